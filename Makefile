@@ -1,0 +1,52 @@
+# One set of targets, used by people, by pre-commit and by .ci/run.
+# `make demo` and `make test` are the README's two quickstart commands; each installs first.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+STAMP  := $(VENV)/.installed
+EXTRAS ?= dev
+
+.PHONY: help install demo test test-fast lint typecheck importlint check ci bench clean
+
+help:  ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install mergegate with the dev extra
+
+demo: install  ## the main job: decide example reviews (exit code = the gate's answer)
+	$(BIN)/mergegate parse examples/reviews/approve.md examples/reviews/soft-approval.md; \
+	  echo "mergegate parse exited $$? (0 = every review approves; 1 = a real no; 3 = undecidable)"
+
+test: install  ## the whole test suite, slow and real-agent markers included
+	$(BIN)/pytest
+
+test-fast: install  ## the quick unit suite only
+	$(BIN)/pytest -m "not slow and not real_cli and not real_model"
+
+lint: install  ## ruff lint + format check
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: install  ## mypy --strict over the package
+	$(BIN)/mypy
+
+importlint: install  ## the layer contract of ARCHITECTURE §4
+	$(BIN)/lint-imports
+
+check: lint typecheck importlint  ## every static gate
+
+ci: check test  ## what .ci/run runs
+
+bench: install  ## benchmarks (ratios against a baseline measured in the same run)
+	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit $$?; done
+
+clean:  ## remove the virtualenv and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""`python -m mergegate` runs the command line."""
+
+from mergegate.cli import main
+
+main()

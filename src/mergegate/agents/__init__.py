@@ -1,0 +1,26 @@
+"""Agent runs: the process supervisor and one backend module per agent CLI or endpoint.
+
+This is layer L2, the only layer that starts processes or talks to model endpoints.
+"""
+
+from __future__ import annotations
+
+from mergegate.agents.base import (
+    AgentRequest,
+    AgentResult,
+    Backend,
+    BackendCapabilities,
+    HelpSignal,
+    RunStatus,
+    Usage,
+)
+
+__all__ = [
+    "AgentRequest",
+    "AgentResult",
+    "Backend",
+    "BackendCapabilities",
+    "HelpSignal",
+    "RunStatus",
+    "Usage",
+]

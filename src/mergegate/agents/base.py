@@ -1,0 +1,157 @@
+"""The one small interface every agent backend implements, and the result it normalizes to.
+
+A backend turns an `AgentRequest` into an `AgentResult`. CLI backends (claude, codex, gemini,
+opencode, aider, command) build an argv and read the CLI's events through the supervisor;
+HTTP backends (openai, local) talk to an endpoint. Whatever the transport, the result is judged
+from the agent's own final event, never from an exit code alone: a run without a terminal event
+is a failure.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AgentRequest",
+    "AgentResult",
+    "Backend",
+    "BackendCapabilities",
+    "HelpSignal",
+    "RunStatus",
+    "Usage",
+]
+
+
+class RunStatus(StrEnum):
+    """How an agent run ended. Only `OK` is a completed run."""
+
+    OK = "ok"
+    """A terminal event that says success."""
+    ERROR = "error"
+    """The agent reported an error (API error, failed turn), or ended without a terminal event."""
+    TIMEOUT = "timeout"
+    """Wall-clock limit reached; the process group was killed."""
+    STALLED = "stalled"
+    """No output growth for the stall timeout; the process group was killed."""
+    CRASHED = "crashed"
+    """The process died (non-zero exit or signal) without a terminal event."""
+    KILLED = "killed"
+    """Stopped from outside (cancelled by the orchestrator, or a signal we did not send)."""
+    MISSING = "missing"
+    """The CLI is not installed or the endpoint is unreachable."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Usage(_Frozen):
+    """Token usage of one run (this run only: cumulative counters are turned into deltas)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
+
+
+class HelpSignal(_Frozen):
+    """A `>>>HELP<<<` (or namespaced) line found as a whole line of assistant text."""
+
+    marker: str
+    """The marker as matched, e.g. `>>>HELP<<<`."""
+    context: dict[str, Any] | None = None
+    """Optional JSON object from the next line of assistant text."""
+    offset_s: float = 0.0
+    """Seconds since the run started."""
+
+
+class AgentRequest(_Frozen):
+    """One agent invocation. Backends ignore what they cannot honour and say so in `warnings`."""
+
+    prompt: str
+    cwd: Path
+    timeout_s: float = 1800.0
+    stall_timeout_s: float = 300.0
+    resume_session_id: str | None = None
+    """Continue this session (same working directory) instead of starting a new one."""
+    read_only: bool = False
+    """Reviewer mode: the backend uses the CLI's own read-only flags; the supervisor also
+    compares HEAD, index and `git status` before and after and voids a run that changed them."""
+    attempt: int = 1
+    review_id: str | None = None
+    model: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment for the agent (added after the parent's agent variables are scrubbed)."""
+    attempt_dir: Path | None = None
+    """Where the attempt's prompt, logs and raw output go; a temporary directory if unset."""
+    response_format: dict[str, Any] | None = None
+    """Optional output constraint for backends that support it (a JSON Schema, or
+    `{"type": "grammar", "grammar": GBNF}`); CLI backends ignore it."""
+
+
+class AgentResult(_Frozen):
+    """The normalized outcome of one agent run, whatever the backend."""
+
+    backend: str
+    status: RunStatus
+    text: str = ""
+    """The final assistant message (not the whole transcript)."""
+    session_id: str | None = None
+    exit_code: int | None = None
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = None
+    """An estimate where the CLI computes it client-side (e.g. Claude Code); None if unknown."""
+    turns: int | None = None
+    signals: tuple[HelpSignal, ...] = ()
+    duration_s: float = 0.0
+    log_path: Path | None = None
+    error: str | None = None
+    """Why the run is not `ok`, in one or two lines."""
+    warnings: tuple[str, ...] = ()
+    pid: int | None = None
+    worktree_changed: bool = False
+    """True when a read-only run changed HEAD, the index or the working tree (the run is void)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is RunStatus.OK and not self.worktree_changed
+
+    @property
+    def requested_help(self) -> bool:
+        return bool(self.signals)
+
+
+class BackendCapabilities(_Frozen):
+    """What a backend supports; rendered as the backend matrix in the docs."""
+
+    resume: bool = False
+    read_only: bool = False
+    usage: bool = False
+    cost: bool = False
+    sessions: bool = False
+    edits_files: bool = True
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """An agent backend. Built-ins register the way a third-party plugin would."""
+
+    name: str
+    capabilities: BackendCapabilities
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        """Run the agent once. Never raises for agent failures: they are a `status`."""
+        ...

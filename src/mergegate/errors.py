@@ -1,0 +1,83 @@
+"""The one exception tree of mergegate. Each CLI-facing error carries its exit code.
+
+::
+
+    MergegateError                 exit 1 unless a subclass says otherwise
+    ├── UsageError                 exit 2  bad arguments, unreadable or invalid input file
+    │   └── ConfigError            exit 2  invalid configuration (names the key and the file)
+    ├── UndecidableError           exit 3  no verdict after the allowed retries
+    │   └── HandoffError           exit 3  a JSON handoff that stayed invalid
+    ├── AgentError                 exit 4  timeout, stall, crash, missing CLI
+    └── EscalationError            exit 5  revision cap or stall: a person must decide
+
+Library code raises these; only the CLI turns them into exit codes and messages. Errors that
+come from untrusted text keep that text (or a bounded sample of it) on the exception so a
+caller can show it, never so it is trusted.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from mergegate.decisions import ExitCode
+
+__all__ = [
+    "AgentError",
+    "ConfigError",
+    "EscalationError",
+    "HandoffError",
+    "MergegateError",
+    "UndecidableError",
+    "UsageError",
+]
+
+
+class MergegateError(Exception):
+    """Base of every error mergegate raises on purpose."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.NO
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(MergegateError):
+    """The user asked for something impossible: bad arguments, unreadable or invalid file."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(UsageError):
+    """Configuration that cannot be used. The message names the key and the file."""
+
+    def __init__(self, message: str, *, key: str | None = None, path: str | None = None) -> None:
+        where = ", ".join(part for part in (f"key {key!r}" if key else "", path or "") if part)
+        super().__init__(f"{message} ({where})" if where else message)
+        self.key = key
+        self.path = path
+
+
+class UndecidableError(MergegateError):
+    """No authoritative answer could be read from an agent after the allowed retries."""
+
+    exit_code = ExitCode.UNDECIDABLE
+
+
+class HandoffError(UndecidableError):
+    """A JSON handoff between components stayed invalid after its retries."""
+
+
+class AgentError(MergegateError):
+    """An agent run failed for infrastructure reasons: timeout, stall, crash, missing CLI."""
+
+    exit_code = ExitCode.AGENT_FAILURE
+
+
+class EscalationError(MergegateError):
+    """A bounded loop hit its cap or stalled; a person must take over."""
+
+    exit_code = ExitCode.ESCALATED

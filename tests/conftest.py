@@ -1,0 +1,45 @@
+"""Shared fixtures. Tests never touch the user's state or a paid agent."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from pathlib import Path
+
+import pytest
+
+REAL_MARKERS = ("real_cli", "real_model")
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point mergegate's state dir at a temporary directory and drop agent variables."""
+    monkeypatch.setenv("MERGEGATE_STATE_DIR", str(tmp_path / ".mergegate-state"))
+    for name in list(os.environ):
+        if name == "CLAUDECODE" or name.startswith(("CLAUDE_CODE_", "ANTHROPIC_", "OPENAI_")):
+            monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """`../shared` beside the checkout (skips when absent)."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not beside this checkout")
+    return SHARED
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, None]:
+    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model test may not skip."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if (
+        os.environ.get("MERGEGATE_REQUIRE_REAL") == "1"
+        and report.skipped
+        and any(item.get_closest_marker(m) for m in REAL_MARKERS)
+    ):
+        report.outcome = "failed"
+        report.longrepr = f"MERGEGATE_REQUIRE_REAL=1 but the test skipped: {report.longrepr}"

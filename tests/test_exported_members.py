@@ -1,0 +1,34 @@
+"""The public API is what `__all__` lists; this pins it so changes are deliberate."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import mergegate
+
+EXPECTED_TOP_LEVEL = {
+    "AgentError",
+    "ConfigError",
+    "Decision",
+    "EscalationError",
+    "ExitCode",
+    "HandoffError",
+    "MergegateError",
+    "UndecidableError",
+    "UsageError",
+    "__version__",
+    "worst_exit_code",
+}
+
+
+def test_top_level_exports_are_pinned() -> None:
+    assert set(mergegate.__all__) == EXPECTED_TOP_LEVEL
+
+
+@pytest.mark.parametrize("module", ["mergegate", "mergegate.agents", "mergegate.errors"])
+def test_every_exported_name_exists(module: str) -> None:
+    mod = importlib.import_module(module)
+    missing = [name for name in mod.__all__ if not hasattr(mod, name)]
+    assert missing == []
