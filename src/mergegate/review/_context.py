@@ -1,0 +1,45 @@
+"""What a reviewer is shown: the diff, the affected files (diff only past a size limit), the
+spec, the still-open findings. Pure functions over values the loop fetched from git."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mergegate.review.reports import fence
+from mergegate.verdicts import Finding
+
+__all__ = ["render_changes", "render_findings"]
+
+
+def render_changes(
+    diff: str, files: Mapping[str, str | None], *, size_limit: int
+) -> tuple[str, bool]:
+    """The diff plus the full affected files, or the diff alone when that exceeds `size_limit`.
+
+    Returns the text and whether the affected files were left out.
+    """
+    diff_block = "### Diff\n\n" + fence(diff or "(empty diff)\n", "diff")
+    file_blocks = [
+        f"### {path}\n\n" + (fence(text, "") if text is not None else "(deleted)\n")
+        for path, text in files.items()
+    ]
+    full = diff_block + "\n### Affected files (after the change)\n\n" + "\n".join(file_blocks)
+    if len(full.encode("utf-8")) <= size_limit:
+        return full, False
+    note = (
+        f"\n(The affected files are left out: the change is larger than {size_limit} bytes. "
+        "Review the diff.)\n"
+    )
+    return diff_block + note, True
+
+
+def render_findings(findings: Sequence[Finding], *, empty: str = "None.") -> str:
+    """Findings as a list an agent can act on, each with its stable id."""
+    if not findings:
+        return empty
+    lines = []
+    for f in findings:
+        where = f" — {f.file}:{f.line}" if f.file and f.line else (f" — {f.file}" if f.file else "")
+        detail = f"\n  {f.detail.strip()}" if f.detail.strip() else ""
+        lines.append(f"- [{f.id}] ({f.severity.value}) {f.title}{where}{detail}")
+    return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""Findings across revision rounds: what is open, resolved, deferred, and whether we stall.
+
+A finding keeps its id across rounds (ids come from the verdict library: the reviewer's own id
+in the JSON trailer, or one derived from content). The ledger is what the fix prompt, the
+scoped re-review, the stall detector and the escalation package all read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from mergegate.verdicts import Finding
+
+__all__ = ["FindingLedger", "FindingRecord", "FindingStatus"]
+
+
+class FindingStatus(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    DEFERRED = "deferred"
+    """Blocking, but outside the fix diff of a scoped re-review: recorded, not blocking."""
+    ADVISORY = "advisory"
+    """Never blocks (minor under the policy, or architectural pushback)."""
+
+
+@dataclass
+class FindingRecord:
+    """One finding and everything that happened to it."""
+
+    finding: Finding
+    stage: str
+    status: FindingStatus
+    first_round: int
+    history: list[tuple[int, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            **self.finding.model_dump(mode="json"),
+            "stage": self.stage,
+            "status": self.status.value,
+            "first_round": self.first_round,
+            "history": [{"round": r, "event": e} for r, e in self.history],
+        }
+
+
+@dataclass(frozen=True)
+class _Review:
+    round: int
+    stage: str
+    findings: tuple[Finding, ...]
+    blocking_ids: frozenset[str]
+    scope_files: frozenset[str] | None
+
+
+class FindingLedger:
+    """Tracks findings by id over rounds and detects a revision loop that does not converge."""
+
+    def __init__(self, *, defer_out_of_scope: bool = True) -> None:
+        self._records: dict[str, FindingRecord] = {}
+        self._defer_out_of_scope = defer_out_of_scope
+        self._open_blocking_per_round: dict[int, int] = {}
+        self._reopened: list[str] = []
+
+    @property
+    def records(self) -> tuple[FindingRecord, ...]:
+        return tuple(self._records.values())
+
+    def record_review(
+        self,
+        *,
+        round: int,
+        stage: str,
+        findings: tuple[Finding, ...],
+        blocking_ids: frozenset[str],
+        scope_files: frozenset[str] | None = None,
+    ) -> None:
+        """Fold one valid (non-malformed) stage review into the ledger.
+
+        `scope_files` is the set of files a scoped re-review looked at; a new blocking finding
+        on another file is deferred (when configured) instead of blocking.
+        """
+        review = _Review(round, stage, findings, blocking_ids, scope_files)
+        seen = {f.id for f in findings}
+        for finding in findings:
+            self._record_finding(review, finding)
+        for record in self._records.values():
+            if (
+                record.stage == stage
+                and record.status is FindingStatus.OPEN
+                and record.finding.id not in seen
+            ):
+                record.status = FindingStatus.RESOLVED
+                record.history.append((round, "resolved (not reported by the re-review)"))
+        self._open_blocking_per_round[round] = len(self.open_blocking())
+
+    def _record_finding(self, review: _Review, finding: Finding) -> None:
+        record = self._records.get(finding.id)
+        blocking = finding.id in review.blocking_ids
+        if record is None:
+            status = self._initial_status(review, finding, blocking=blocking)
+            record = FindingRecord(finding, review.stage, status, review.round)
+            record.history.append((review.round, f"reported ({status.value})"))
+            self._records[finding.id] = record
+            return
+        if record.status is FindingStatus.RESOLVED:
+            self._reopened.append(finding.id)
+            record.history.append((review.round, "came back after it was resolved"))
+            record.status = FindingStatus.OPEN if blocking else FindingStatus.ADVISORY
+        else:
+            record.history.append((review.round, "still reported"))
+        record.finding = finding
+
+    def _initial_status(self, review: _Review, finding: Finding, *, blocking: bool) -> FindingStatus:
+        if not blocking:
+            return FindingStatus.ADVISORY
+        out_of_scope = (
+            review.scope_files is not None
+            and self._defer_out_of_scope
+            and (finding.file is None or finding.file not in review.scope_files)
+        )
+        return FindingStatus.DEFERRED if out_of_scope else FindingStatus.OPEN
+
+    def open_blocking(self) -> tuple[Finding, ...]:
+        return tuple(
+            r.finding for r in self._records.values() if r.status is FindingStatus.OPEN
+        )
+
+    def stall_reason(self, round: int) -> str | None:
+        """Why the loop is not converging after `round`, or None.
+
+        Stalled when the same finding came back after being resolved, or when the number of
+        open blocking findings did not decrease since the previous round.
+        """
+        if self._reopened:
+            return f"finding(s) came back after being resolved: {', '.join(self._reopened)}"
+        now = self._open_blocking_per_round.get(round)
+        before = self._open_blocking_per_round.get(round - 1)
+        if now is not None and before is not None and now > 0 and now >= before:
+            return f"open blocking findings did not decrease ({before} -> {now})"
+        return None

@@ -1,0 +1,81 @@
+"""The gate policy: which verdicts and findings block a stage.
+
+Soft wording is never approval — that is decided by the verdict parser and is not
+configurable. What the policy table decides is whether a `fixes` verdict blocks and which
+finding severities block. Architectural concerns are advisory (seed 004): they are capped at
+`important` and never block on their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import Finding, Severity, Verdict
+
+__all__ = ["GatePolicy", "StageGate", "cap_architectural", "gate_stage", "is_advisory"]
+
+_ADVISORY_PREFIXES = ("architecture:", "architectural:", "[architecture]")
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """What blocks. Defaults: "With fixes", critical and important block; minor never alone."""
+
+    with_fixes_blocks: bool = True
+    blocking_severities: frozenset[Severity] = frozenset({Severity.CRITICAL, Severity.IMPORTANT})
+    minor_blocks: bool = False
+
+    @classmethod
+    def from_names(
+        cls, *, with_fixes_blocks: bool, blocking_severities: Iterable[str], minor_blocks: bool
+    ) -> GatePolicy:
+        severities = frozenset(Severity(name) for name in blocking_severities)
+        return cls(with_fixes_blocks, severities, minor_blocks)
+
+    def blocks(self, finding: Finding) -> bool:
+        if is_advisory(finding):
+            return False
+        if finding.severity is Severity.MINOR:
+            return self.minor_blocks
+        return finding.severity in self.blocking_severities
+
+
+@dataclass(frozen=True)
+class StageGate:
+    """The gate's answer for one review stage."""
+
+    passes: bool
+    blocking: tuple[Finding, ...]
+    reason: str
+
+
+def is_advisory(finding: Finding) -> bool:
+    """Architectural pushback is advisory: the approach was decided at planning time."""
+    return finding.title.strip().lower().startswith(_ADVISORY_PREFIXES)
+
+
+def cap_architectural(finding: Finding) -> Finding:
+    """Cap an architectural finding at `important` (a reviewer may not make it critical)."""
+    if is_advisory(finding) and finding.severity is Severity.CRITICAL:
+        return finding.model_copy(update={"severity": Severity.IMPORTANT})
+    return finding
+
+
+def gate_stage(verdict: Verdict, policy: GatePolicy) -> StageGate:
+    """Decide one stage. Only an approve without blocking findings passes."""
+    findings = tuple(cap_architectural(f) for f in verdict.findings)
+    blocking = tuple(f for f in findings if policy.blocks(f))
+    decision = verdict.decision
+    if decision is Decision.APPROVE:
+        if blocking:
+            return StageGate(False, blocking, f"approved, but {len(blocking)} finding(s) block")
+        return StageGate(True, (), "approved")
+    if decision is Decision.FIXES:
+        if policy.with_fixes_blocks or blocking:
+            return StageGate(False, blocking, "approval conditional on fixes")
+        return StageGate(True, (), "fixes requested, none blocking under the policy")
+    if decision is Decision.REJECT:
+        return StageGate(False, blocking, "rejected")
+    return StageGate(False, (), f"no verdict ({decision.value})")

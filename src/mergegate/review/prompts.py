@@ -1,0 +1,58 @@
+"""Versioned prompt templates for reviewers and implementers.
+
+Each template is a file in `templates/` named `<name>.v<N>.md`. A prompt records the template's
+name, version and sha256, so every report can say exactly which words the agent was given.
+Templates use `string.Template` placeholders (`$name`): code under review is full of braces, so
+`str.format` would be a trap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+
+__all__ = ["PromptTemplate", "RenderedPrompt", "load_template"]
+
+_TEMPLATE_VERSIONS: dict[str, int] = {
+    "spec-review": 1,
+    "quality-review": 1,
+    "retry": 1,
+    "fix": 1,
+}
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A prompt as sent to an agent, with the identity of its template."""
+
+    text: str
+    template: str
+    version: int
+    template_sha256: str
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """One versioned template. `render` fills every placeholder or raises `KeyError`."""
+
+    name: str
+    version: int
+    source: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
+
+    def render(self, **values: str) -> RenderedPrompt:
+        text = Template(self.source).substitute(values)
+        return RenderedPrompt(text, self.name, self.version, self.sha256)
+
+
+def load_template(name: str) -> PromptTemplate:
+    """Load the current version of a built-in template by name."""
+    version = _TEMPLATE_VERSIONS[name]
+    filename = f"{name}.v{version}.md"
+    source = resources.files(__package__).joinpath("templates", filename).read_text("utf-8")
+    return PromptTemplate(name, version, source)
