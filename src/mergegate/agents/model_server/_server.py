@@ -134,9 +134,16 @@ class ModelServer:
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> str:
-        """Bind and serve in the background (idempotent); return the base URL."""
+        """Bind and serve in the background (idempotent); return the base URL.
+
+        Raises `UsageError` when the address cannot be bound (e.g. the port is in use).
+        """
         if self._http is None:
-            self._http = _Http((self._host, self._port), self)
+            try:
+                self._http = _Http((self._host, self._port), self)
+            except OSError as exc:
+                where = f"{self._host}:{self._port}"
+                raise UsageError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
             self._thread = threading.Thread(
                 target=self._http.serve_forever,
                 kwargs={"poll_interval": 0.05},
