@@ -208,3 +208,13 @@ def test_views_read_each_api_history() -> None:
 def test_views_tolerate_malformed_bodies(body: object) -> None:
     view = view_request(Api.ANTHROPIC_MESSAGES, body)
     assert (view.prompt, view.turns_since_prompt, view.tool_names) == ("", 0, ())
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "model-server"
+
+
+@pytest.mark.parametrize("name", ["claude-write.toml", "codex-shell.json"])
+def test_documented_example_scripts_load(name: str) -> None:
+    script = load_script(EXAMPLES / name)
+    assert any(turn.tool_calls for turn in script.turns)
+    assert any(turn.match is None for turn in script.turns)
