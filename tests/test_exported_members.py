@@ -27,7 +27,30 @@ def test_top_level_exports_are_pinned() -> None:
     assert set(mergegate.__all__) == EXPECTED_TOP_LEVEL
 
 
-@pytest.mark.parametrize("module", ["mergegate", "mergegate.agents", "mergegate.errors"])
+EXPECTED_MODEL_SERVER = {
+    "Api",
+    "Fault",
+    "FaultKind",
+    "ModelServer",
+    "RecordedRequest",
+    "Script",
+    "ToolCall",
+    "Turn",
+    "TurnUsage",
+    "estimate_tokens",
+    "load_script",
+}
+
+
+def test_model_server_exports_are_pinned() -> None:
+    mod = importlib.import_module("mergegate.agents.model_server")
+    assert set(mod.__all__) == EXPECTED_MODEL_SERVER
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["mergegate", "mergegate.agents", "mergegate.agents.model_server", "mergegate.errors"],
+)
 def test_every_exported_name_exists(module: str) -> None:
     mod = importlib.import_module(module)
     missing = [name for name in mod.__all__ if not hasattr(mod, name)]

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from mergegate.cli._app import cli
+from mergegate.cli.model_server import model_server
 
 __all__ = ["cli", "main"]
+
+cli.add_command(model_server)
 
 
 def main() -> None:
