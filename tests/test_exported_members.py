@@ -71,6 +71,11 @@ EXPECTED_MODULE_EXPORTS = {
         "get_backend",
     },
     "mergegate.agents.command": {"CommandBackend", "split_command"},
+    "mergegate.agents.claude": {"READ_ONLY_TOOLS", "ClaudeBackend", "ClaudeParser"},
+    "mergegate.agents.codex": {"CodexBackend", "CodexParser", "usage_delta"},
+    "mergegate.agents.gemini": {"GeminiBackend", "GeminiParser"},
+    "mergegate.agents.opencode": {"OpenCodeBackend", "OpenCodeParser"},
+    "mergegate.agents.aider": {"AiderBackend", "AiderParser", "parse_token_count"},
 }
 
 

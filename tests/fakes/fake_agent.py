@@ -60,6 +60,13 @@ def main() -> int:  # noqa: C901, PLR0911, PLR0912 - one flat dispatch reads bes
         if "--mode" in argv
         else os.environ.get("FAKE_AGENT_MODE", "ok")
     )
+    if mode == "replay":  # print a captured CLI transcript, then exit or hang as told
+        with open(os.environ["FAKE_AGENT_REPLAY"], "rb") as handle:
+            sys.stdout.buffer.write(handle.read())
+        sys.stdout.flush()
+        if os.environ.get("FAKE_AGENT_HANG") == "1":
+            time.sleep(600)
+        return int(os.environ.get("FAKE_AGENT_EXIT", "0"))
     if mode == "ok":
         print("fake agent says hello", flush=True)
         return 0

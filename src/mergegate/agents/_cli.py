@@ -8,13 +8,14 @@ judged from the terminal event; the exit code only explains a run that has none.
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from mergegate.agents.base import (
     AgentRequest,
@@ -35,7 +36,17 @@ from mergegate.agents.supervisor import (
     supervise,
 )
 
-__all__ = ["CliBackend", "EventParser", "ParsedRun", "RunContext", "judge", "stderr_excerpt"]
+__all__ = [
+    "CliBackend",
+    "EventParser",
+    "ParsedRun",
+    "RunContext",
+    "as_int",
+    "judge",
+    "parse_event",
+    "positional",
+    "stderr_excerpt",
+]
 
 _EXTERNAL_KILLS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
 _EXCERPT_CHARS = 600
@@ -91,6 +102,29 @@ class RunContext:
     """The session this run resumes (`request.resume_session_id`) or starts with a chosen id."""
     on_session: Callable[[str], None]
     detector: HelpDetector
+
+
+def parse_event(line: str) -> dict[str, Any] | None:
+    """One JSON object per line; anything else (log lines, blank lines) is None."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def as_int(value: object) -> int:
+    """A token count from untrusted JSON: ints (not bools) only, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def positional(prompt: str) -> str:
+    """A prompt safe to pass as a positional argument: a leading `-` would read as an option,
+    so such a prompt gets a leading space (harmless to a model)."""
+    return " " + prompt if prompt.startswith("-") else prompt
 
 
 def stderr_excerpt(outcome: ProcessOutcome) -> str:
