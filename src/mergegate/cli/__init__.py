@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from mergegate.cli._app import cli
+from mergegate.cli.agent import agent
+
+cli.add_command(agent)
 
 __all__ = ["cli", "main"]
 
