@@ -29,7 +29,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -82,6 +82,7 @@ A backend may set any of them again through `AgentRequest.env`."""
 
 _READ_SIZE = 1 << 20
 _POLL_S = 0.05
+_MIN_WAIT_S = 0.001
 _DRAIN_S = 0.5
 _KILL_WAIT_S = 5.0
 
@@ -210,9 +211,15 @@ def child_environment(
 def _read_stat(pid: int) -> tuple[str, int, int] | None:
     """(state, pgid, start_ticks) of a pid from /proc, or None if gone or unavailable."""
     try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
         return None
+    try:
+        raw = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     # The command name is in parentheses and may itself hold spaces or parentheses.
     fields = raw[raw.rfind(b")") + 2 :].split()
     try:
@@ -236,15 +243,18 @@ def _boot_id() -> str | None:
 
 def group_members(pgid: int) -> list[int] | None:
     """Live (non-zombie) pids in process group `pgid`; None when /proc is unavailable."""
-    proc = Path("/proc")
-    if not (proc / "self" / "stat").exists():
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    if "self" not in names:
         return None
     members = []
-    for entry in proc.iterdir():
-        if entry.name.isdigit():
-            stat = _read_stat(int(entry.name))
+    for name in names:
+        if name.isdigit():
+            stat = _read_stat(int(name))
             if stat and stat[1] == pgid and stat[0] != "Z":
-                members.append(int(entry.name))
+                members.append(int(name))
     return members
 
 
@@ -530,12 +540,16 @@ def _watch(
         proc.stdout.fileno(): _StreamPump("stdout", out_log, watch.limits, on_line, on_tail),
         proc.stderr.fileno(): _StreamPump("stderr", err_log, watch.limits, on_line, on_tail),
     }
-    with selectors.DefaultSelector() as sel:
+    with selectors.DefaultSelector() as sel, _exit_notifier(proc.pid) as pidfd:
         for fd in pumps:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
+        if pidfd is not None:
+            sel.register(pidfd, selectors.EVENT_READ)  # readable once the leader exits
         try:
             _loop(watch, sel, pumps)
+            if pidfd is not None:
+                sel.unregister(pidfd)  # stays readable from now on: drop it before draining
             leftovers = _clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
             _drain(sel, pumps, time.monotonic() + _DRAIN_S)
         finally:
@@ -568,6 +582,8 @@ def _read_ready(sel: selectors.BaseSelector, pumps: dict[int, _StreamPump], wait
     grew = False
     for key, _ in sel.select(wait):
         fd = int(key.fd)
+        if fd not in pumps:
+            continue  # the pidfd: it only wakes the loop up
         try:
             chunk = os.read(fd, _READ_SIZE)
         except BlockingIOError:
@@ -586,13 +602,18 @@ def _read_ready(sel: selectors.BaseSelector, pumps: dict[int, _StreamPump], wait
 
 def _loop(watch: _Watch, sel: selectors.BaseSelector, pumps: dict[int, _StreamPump]) -> None:
     """Pump output and enforce limits until the leader exits (it is left unreaped)."""
+    idle_wait = _MIN_WAIT_S
     while True:
         now = time.monotonic()
-        if sel.get_map() and _read_ready(sel, pumps, _POLL_S):
-            now = time.monotonic()
-            watch.last_activity = now
-        elif not sel.get_map():
-            time.sleep(_POLL_S)
+        if sel.get_map():
+            if _read_ready(sel, pumps, _POLL_S):
+                now = time.monotonic()
+                watch.last_activity = now
+        else:
+            # No pidfd and both pipes closed: the leader is probably exiting. Back off from
+            # 1 ms so a quick exit is seen at once without spinning on one that lives on.
+            time.sleep(idle_wait)
+            idle_wait = min(idle_wait * 2, _POLL_S)
         if _leader_exited(watch.proc.pid):
             return
         watch.decide(now, any(p.done for p in pumps.values()))
@@ -601,9 +622,24 @@ def _loop(watch: _Watch, sel: selectors.BaseSelector, pumps: dict[int, _StreamPu
             return  # unkillable (e.g. uninterruptible sleep); proc.wait() will block on it
 
 
+@contextlib.contextmanager
+def _exit_notifier(pid: int) -> Iterator[int | None]:
+    """A pidfd that becomes readable when `pid` exits (Linux ≥ 5.3), else None (polling)."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    fd: int | None = None
+    if pidfd_open is not None:
+        with contextlib.suppress(OSError):
+            fd = pidfd_open(pid)
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 def _drain(sel: selectors.BaseSelector, pumps: dict[int, _StreamPump], deadline: float) -> None:
     """Read what the dead group left in the pipes, without waiting on an escaped holder."""
-    while sel.get_map() and time.monotonic() < deadline:
+    while any(key.fd in pumps for key in sel.get_map().values()) and time.monotonic() < deadline:
         _read_ready(sel, pumps, _POLL_S)
 
 
