@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -158,7 +159,15 @@ def test_flood_keeps_the_tail_and_caps_the_log(tmp_path: Path) -> None:
         timeout_s=30.0, stall_timeout_s=None, log_cap_bytes=1 << 20, tail_bytes=64 << 10
     )
     lines: list[int] = []
-    outcome = run_fake("flood", tmp_path, limits, on_line=lambda s, line: lines.append(len(line)))
+    tracemalloc.start()
+    try:
+        outcome = run_fake(
+            "flood", tmp_path, limits, on_line=lambda s, line: lines.append(len(line))
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20  # 30 MiB went through; memory held the tail and a chunk or two
     assert outcome.stdout_bytes == 30 * (1 << 20) + len(b"THE END\n")
     assert len(outcome.stdout_tail) == 64 << 10
     assert outcome.stdout_tail.endswith(b"THE END\n")
