@@ -26,6 +26,7 @@ demo: install  ## the main job: decide example reviews (exit code = the gate's a
 	  echo "mergegate parse exited $$? (0 = every review approves; 1 = a real no; 3 = undecidable)"
 
 test: install  ## the whole test suite, slow and real-agent markers included
+	@bash scripts/install-agent-clis.sh || echo "make: agent CLIs not installed; real_cli tests will skip" >&2
 	$(BIN)/pytest
 
 test-fast: install  ## the quick unit suite only

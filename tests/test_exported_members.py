@@ -27,7 +27,80 @@ def test_top_level_exports_are_pinned() -> None:
     assert set(mergegate.__all__) == EXPECTED_TOP_LEVEL
 
 
-@pytest.mark.parametrize("module", ["mergegate", "mergegate.agents", "mergegate.errors"])
+EXPECTED_MODULE_EXPORTS = {
+    "mergegate.agents.model_server": {
+        "Api",
+        "Fault",
+        "FaultKind",
+        "ModelServer",
+        "RecordedRequest",
+        "Script",
+        "ToolCall",
+        "Turn",
+        "TurnUsage",
+        "estimate_tokens",
+        "load_script",
+    },
+    "mergegate.agents": {
+        "AgentRequest",
+        "AgentResult",
+        "Backend",
+        "BackendCapabilities",
+        "BackendInfo",
+        "HelpSignal",
+        "RunStatus",
+        "Usage",
+        "available_backends",
+        "get_backend",
+    },
+    "mergegate.agents.supervisor": {
+        "SCRUBBED_ENV_NAMES",
+        "SCRUBBED_ENV_PREFIXES",
+        "CommandResult",
+        "Limits",
+        "ProcessOutcome",
+        "ProcessRecord",
+        "StopReason",
+        "Stream",
+        "child_environment",
+        "group_members",
+        "kill_recorded_group",
+        "process_start_ticks",
+        "run_command",
+        "supervise",
+    },
+    "mergegate.agents.git": {"WorktreeSnapshot", "compare_snapshots", "snapshot_worktree"},
+    "mergegate.agents.signals": {
+        "HELP_MARKERS",
+        "HelpDetector",
+        "HelpReconciliation",
+        "reconcile_requested_help",
+        "scan_text",
+    },
+    "mergegate.agents.registry": {
+        "ENTRY_POINT_GROUP",
+        "BackendInfo",
+        "available_backends",
+        "get_backend",
+    },
+    "mergegate.agents.command": {"CommandBackend", "split_command"},
+    "mergegate.agents.claude": {"READ_ONLY_TOOLS", "ClaudeBackend", "ClaudeParser"},
+    "mergegate.agents.codex": {"CodexBackend", "CodexParser", "usage_delta"},
+    "mergegate.agents.gemini": {"GeminiBackend", "GeminiParser"},
+    "mergegate.agents.opencode": {"OpenCodeBackend", "OpenCodeParser"},
+    "mergegate.agents.aider": {"AiderBackend", "AiderParser", "parse_token_count"},
+}
+
+
+@pytest.mark.parametrize("module", sorted(EXPECTED_MODULE_EXPORTS))
+def test_module_exports_are_pinned(module: str) -> None:
+    assert set(importlib.import_module(module).__all__) == EXPECTED_MODULE_EXPORTS[module]
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["mergegate", "mergegate.errors", *sorted(EXPECTED_MODULE_EXPORTS)],
+)
 def test_every_exported_name_exists(module: str) -> None:
     mod = importlib.import_module(module)
     missing = [name for name in mod.__all__ if not hasattr(mod, name)]

@@ -14,13 +14,17 @@ from mergegate.agents.base import (
     RunStatus,
     Usage,
 )
+from mergegate.agents.registry import BackendInfo, available_backends, get_backend
 
 __all__ = [
     "AgentRequest",
     "AgentResult",
     "Backend",
     "BackendCapabilities",
+    "BackendInfo",
     "HelpSignal",
     "RunStatus",
     "Usage",
+    "available_backends",
+    "get_backend",
 ]

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from mergegate.cli._app import cli
+from mergegate.cli.agent import agent
+from mergegate.cli.model_server import model_server
+
+cli.add_command(agent)
+cli.add_command(model_server)
 
 __all__ = ["cli", "main"]
 

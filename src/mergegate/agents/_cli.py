@@ -1,0 +1,331 @@
+"""What every CLI backend shares: attempt directory, supervision, read-only proof, judgement.
+
+A CLI backend supplies three things: the argv after the executable (`build_args`), a parser
+that reads the CLI's lines (`make_parser`), and its capabilities. This module runs it under
+the supervisor and turns the parser's findings and the process outcome into one `AgentResult`,
+judged from the terminal event; the exit code only explains a run that has none.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from mergegate.agents.base import (
+    AgentRequest,
+    AgentResult,
+    BackendCapabilities,
+    HelpSignal,
+    RunStatus,
+    Usage,
+)
+from mergegate.agents.git import compare_snapshots, snapshot_worktree
+from mergegate.agents.signals import HelpDetector
+from mergegate.agents.supervisor import (
+    Limits,
+    ProcessOutcome,
+    StopReason,
+    Stream,
+    child_environment,
+    supervise,
+)
+
+__all__ = [
+    "CliBackend",
+    "EventParser",
+    "ParsedRun",
+    "RunContext",
+    "as_int",
+    "judge",
+    "parse_event",
+    "positional",
+    "stderr_excerpt",
+]
+
+_EXTERNAL_KILLS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
+_EXCERPT_CHARS = 600
+_STOPPED = {
+    StopReason.TIMEOUT: (RunStatus.TIMEOUT, "wall-clock timeout; the process group was killed"),
+    StopReason.STALLED: (
+        RunStatus.STALLED,
+        "no output for the stall timeout; the process group was killed",
+    ),
+    StopReason.CANCELLED: (RunStatus.KILLED, "cancelled; the process group was killed"),
+}
+
+
+@dataclass
+class ParsedRun:
+    """What a parser found in a CLI's output."""
+
+    terminal: bool = False
+    """A terminal event arrived (success or failure)."""
+    ok: bool = False
+    """The terminal event says success."""
+    text: str = ""
+    session_id: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    turns: int | None = None
+    error: str | None = None
+    unreachable: bool = False
+    """The terminal failure means the endpoint could not be reached (status `missing`)."""
+    warnings: list[str] = field(default_factory=list)
+    signals: tuple[HelpSignal, ...] = ()
+
+
+class EventParser(Protocol):
+    """Reads a CLI's output line by line."""
+
+    def feed(self, stream: Stream, line: str) -> bool:
+        """Consume one line; True once it was the terminal event."""
+        ...
+
+    def result(self, outcome: ProcessOutcome) -> ParsedRun:
+        """Everything found, once the process is gone."""
+        ...
+
+
+@dataclass
+class RunContext:
+    """Per-run values a backend may need when building argv or parsing."""
+
+    attempt_dir: Path
+    prompt_file: Path
+    session_id: str | None
+    """The session this run resumes (`request.resume_session_id`) or starts with a chosen id."""
+    on_session: Callable[[str], None]
+    detector: HelpDetector
+
+
+def parse_event(line: str) -> dict[str, Any] | None:
+    """One JSON object per line; anything else (log lines, blank lines) is None."""
+    text = line.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def as_int(value: object) -> int:
+    """A token count from untrusted JSON: ints (not bools) only, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def positional(prompt: str) -> str:
+    """A prompt safe to pass as a positional argument: a leading `-` would read as an option,
+    so such a prompt gets a leading space (harmless to a model)."""
+    return " " + prompt if prompt.startswith("-") else prompt
+
+
+def stderr_excerpt(outcome: ProcessOutcome) -> str:
+    """The last lines of stderr, bounded, for an error message."""
+    text = outcome.stderr_tail[-4 * _EXCERPT_CHARS :].decode("utf-8", "replace").strip()
+    return text[-_EXCERPT_CHARS:]
+
+
+def judge(outcome: ProcessOutcome, parsed: ParsedRun) -> tuple[RunStatus, str | None]:
+    """The run's status: from the terminal event when there is one, else from the outcome."""
+    if outcome.reason is StopReason.MISSING:
+        return RunStatus.MISSING, outcome.error
+    if parsed.terminal:
+        if parsed.ok:
+            return RunStatus.OK, None
+        status = RunStatus.MISSING if parsed.unreachable else RunStatus.ERROR
+        return status, parsed.error or "the agent reported an error"
+    stopped = _STOPPED.get(outcome.reason)
+    if stopped is not None:
+        return stopped
+    return _judge_exit(outcome, parsed)
+
+
+def _judge_exit(outcome: ProcessOutcome, parsed: ParsedRun) -> tuple[RunStatus, str]:
+    detail = parsed.error or stderr_excerpt(outcome)
+    suffix = f": {detail}" if detail else ""
+    sig = outcome.signal
+    if sig is not None:
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = str(sig)
+        status = RunStatus.KILLED if sig in _EXTERNAL_KILLS else RunStatus.CRASHED
+        return status, f"killed by signal {name} without a terminal event{suffix}"
+    if outcome.returncode == 0:
+        return RunStatus.ERROR, f"exited 0 without a terminal event{suffix}"
+    return RunStatus.CRASHED, f"exited {outcome.returncode} without a terminal event{suffix}"
+
+
+class CliBackend:
+    """Base of the backends that drive a CLI through the supervisor."""
+
+    name: ClassVar[str]
+    capabilities: ClassVar[BackendCapabilities]
+    default_executable: ClassVar[str]
+
+    def __init__(
+        self,
+        *,
+        executable: str | Sequence[str] | None = None,
+        extra_args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        kill_grace_s: float = 10.0,
+        done_grace_s: float = 10.0,
+    ) -> None:
+        """`executable` replaces the CLI binary (a path, or an argv prefix such as
+        `["python", "fake_agent.py"]`); `extra_args` are appended to the generated flags."""
+        if isinstance(executable, str):
+            executable = [executable]
+        self.executable = tuple(executable or (self.default_executable,))
+        self.extra_args = tuple(extra_args)
+        self.env = dict(env or {})
+        self.kill_grace_s = kill_grace_s
+        self.done_grace_s = done_grace_s
+
+    # -------------------------------------------------- what a backend implements
+
+    def build_args(self, request: AgentRequest, ctx: RunContext) -> list[str]:
+        """The arguments after the executable."""
+        raise NotImplementedError
+
+    def make_parser(self, request: AgentRequest, ctx: RunContext) -> EventParser:
+        raise NotImplementedError
+
+    def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
+        """Extra environment for this run (after `self.env` and `request.env`)."""
+        del request, ctx
+        return {}
+
+    def initial_session(self, request: AgentRequest) -> str | None:
+        """The session id known before the run starts (resume id, or one chosen up front)."""
+        return request.resume_session_id
+
+    def finalize(self, request: AgentRequest, parsed: ParsedRun) -> ParsedRun:
+        """A hook to adjust the parsed run (e.g. usage deltas); the default keeps it."""
+        del request
+        return parsed
+
+    # -------------------------------------------------- the run
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        """Run the CLI once; agent failures are a `status`, never an exception."""
+        attempt_dir = request.attempt_dir or Path(tempfile.mkdtemp(prefix="mergegate-attempt-"))
+        attempt_dir.mkdir(parents=True, exist_ok=True)
+        prompt_file = attempt_dir / "prompt.txt"
+        prompt_file.write_text(request.prompt, encoding="utf-8")
+        session_file = attempt_dir / "session_id"
+
+        def on_session(session_id: str) -> None:
+            session_file.write_text(session_id + "\n", encoding="utf-8")
+
+        ctx = RunContext(
+            attempt_dir, prompt_file, self.initial_session(request), on_session, HelpDetector()
+        )
+        if ctx.session_id:
+            on_session(ctx.session_id)
+        program = shutil.which(self.executable[0])
+        if program is None:
+            return AgentResult(
+                backend=self.name,
+                status=RunStatus.MISSING,
+                session_id=request.resume_session_id,
+                error=f"{self.executable[0]!r} not found on PATH",
+            )
+        argv = [program, *self.executable[1:], *self.build_args(request, ctx), *self.extra_args]
+        env = child_environment({**self.env, **request.env, **self.run_env(request, ctx)})
+        return self._supervised(request, ctx, argv, env)
+
+    def _supervised(
+        self, request: AgentRequest, ctx: RunContext, argv: list[str], env: dict[str, str]
+    ) -> AgentResult:
+        warnings: list[str] = []
+        before = None
+        if request.read_only:
+            before = snapshot_worktree(request.cwd, exclude=ctx.attempt_dir)
+            if before is None:
+                warnings.append("read-only run in a directory outside git: changes not checked")
+        parser = self.make_parser(request, ctx)
+        limits = Limits(
+            timeout_s=request.timeout_s,
+            stall_timeout_s=request.stall_timeout_s,
+            kill_grace_s=self.kill_grace_s,
+            done_grace_s=self.done_grace_s,
+        )
+        outcome = supervise(
+            argv,
+            cwd=request.cwd,
+            attempt_dir=ctx.attempt_dir,
+            env=env,
+            limits=limits,
+            on_line=parser.feed,
+        )
+        parsed = self.finalize(request, parser.result(outcome))
+        status, error = judge(outcome, parsed)
+        changed = False
+        if before is not None:
+            after = snapshot_worktree(request.cwd, exclude=ctx.attempt_dir)
+            changes = (
+                ["the work tree is no longer a git repository"]
+                if after is None
+                else (compare_snapshots(before, after))
+            )
+            if changes:
+                changed = True
+                error = "read-only run changed the work tree (attempt void): " + "; ".join(
+                    changes[:5]
+                )
+        return self._result(
+            request=request,
+            ctx=ctx,
+            outcome=outcome,
+            parsed=parsed,
+            status=status,
+            error=error,
+            warnings=warnings,
+            changed=changed,
+        )
+
+    def _result(
+        self,
+        *,
+        request: AgentRequest,
+        ctx: RunContext,
+        outcome: ProcessOutcome,
+        parsed: ParsedRun,
+        status: RunStatus,
+        error: str | None,
+        warnings: list[str],
+        changed: bool,
+    ) -> AgentResult:
+        warnings = warnings + parsed.warnings
+        if outcome.output_truncated:
+            warnings.append(f"stdout was {outcome.stdout_bytes} bytes; only the tail was kept")
+        if outcome.oversize_lines:
+            warnings.append(f"{outcome.oversize_lines} oversize line(s) were not parsed")
+        if outcome.leftovers_killed:
+            warnings.append(f"killed {outcome.leftovers_killed} process(es) left in the group")
+        return AgentResult(
+            backend=self.name,
+            status=status,
+            text=parsed.text,
+            session_id=parsed.session_id or ctx.session_id or request.resume_session_id,
+            exit_code=outcome.returncode,
+            usage=parsed.usage,
+            cost_usd=parsed.cost_usd,
+            turns=parsed.turns,
+            signals=parsed.signals,
+            duration_s=outcome.duration_s,
+            log_path=outcome.stdout_log,
+            error=error,
+            warnings=tuple(warnings),
+            pid=outcome.record.pid if outcome.record else None,
+            worktree_changed=changed,
+        )

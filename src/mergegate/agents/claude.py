@@ -1,0 +1,241 @@
+"""The `claude` backend: Claude Code in print mode with `--output-format stream-json`.
+
+Judged from the final `{"type":"result"}` event: `is_error` first (an API failure is
+`subtype:"success"` with `is_error:true`), then `subtype`. The session id is chosen up front
+(`--session-id`) and replaced by the one the events carry; a retry resumes it with `--resume`
+in the same working directory. Reviewers get `--tools Read,Grep,Glob` and
+`--permission-mode dontAsk`. `total_cost_usd` is Claude Code's client-side estimate from list
+prices, so `cost_usd` is an estimate. See docs/agents.md and research/agent-clis.md §3.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from mergegate.agents._cli import (
+    CliBackend,
+    ParsedRun,
+    RunContext,
+    as_int,
+    parse_event,
+    positional,
+)
+from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
+from mergegate.agents.supervisor import ProcessOutcome, Stream
+
+__all__ = ["READ_ONLY_TOOLS", "ClaudeBackend", "ClaudeParser"]
+
+READ_ONLY_TOOLS = "Read,Grep,Glob"
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = [
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+    return "\n".join(texts)
+
+
+def _usage(raw: object) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        input_tokens=as_int(raw.get("input_tokens")),
+        output_tokens=as_int(raw.get("output_tokens")),
+        cache_read_tokens=as_int(raw.get("cache_read_input_tokens")),
+        cache_write_tokens=as_int(raw.get("cache_creation_input_tokens")),
+    )
+
+
+class ClaudeParser:
+    """Reads Claude Code's stream-json (also the one-line `json` and `json --verbose` arrays)."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.parsed = ParsedRun(session_id=ctx.session_id)
+        self.last_text = ""
+        self.delta_messages: set[str] = set()
+        self.retries = 0
+
+    def feed(self, stream: Stream, line: str) -> bool:
+        if stream != "stdout":
+            return False
+        text = line.strip()
+        if text.startswith("["):  # --output-format json --verbose prints one array
+            try:
+                events = json.loads(text)
+            except ValueError:
+                return False
+            items = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+            return any([self._event(e) for e in items])
+        event = parse_event(text)
+        return event is not None and self._event(event)
+
+    def _event(self, event: dict[str, Any]) -> bool:
+        session = event.get("session_id")
+        if isinstance(session, str) and session and session != self.parsed.session_id:
+            self.parsed.session_id = session
+            self.ctx.on_session(session)
+        kind = event.get("type")
+        if kind == "assistant":
+            self._assistant(event)
+        elif kind == "stream_event":
+            self._delta(event)
+        elif kind == "system" and event.get("subtype") == "api_retry":
+            self.retries += 1
+        elif kind == "result":
+            self._result(event)
+            return True
+        return False
+
+    def _assistant(self, event: dict[str, Any]) -> None:
+        message = event.get("message")
+        if event.get("parent_tool_use_id") is not None or not isinstance(message, dict):
+            return  # a sub-agent's message is not the agent's own answer
+        text = _text_of(message)
+        key = str(message.get("id") or "")
+        if event.get("is_api_error_message"):
+            self.parsed.warnings.append(f"API error message: {text[:200]}")
+            return
+        if text:
+            self.last_text = text
+        if key not in self.delta_messages:
+            self.ctx.detector.feed(text, key)
+        self.ctx.detector.end_message(key)
+
+    def _delta(self, event: dict[str, Any]) -> None:
+        inner = event.get("event")
+        if event.get("parent_tool_use_id") is not None or not isinstance(inner, dict):
+            return
+        key = str(event.get("api_message_id") or "")
+        if inner.get("type") == "content_block_start" and key in self.delta_messages:
+            self.ctx.detector.feed("\n", key)  # blocks are separate lines of the message
+        delta = inner.get("delta")
+        if (
+            inner.get("type") == "content_block_delta"
+            and isinstance(delta, dict)
+            and delta.get("type") == "text_delta"
+            and isinstance(delta.get("text"), str)
+        ):
+            self.delta_messages.add(key)
+            self.ctx.detector.feed(delta["text"], key)
+
+    def _result(self, event: dict[str, Any]) -> None:
+        parsed = self.parsed
+        parsed.terminal = True
+        is_error = event.get("is_error") is not False
+        subtype = event.get("subtype")
+        parsed.ok = not is_error and subtype == "success"
+        result = event.get("result")
+        parsed.text = result if isinstance(result, str) else ""
+        if not parsed.ok:
+            parsed.error = self._error_text(event, subtype)
+        elif not parsed.text.strip() and self.last_text:
+            parsed.text = self.last_text
+            parsed.warnings.append("the result event had no text; used the last assistant message")
+        if not self.last_text and not self.delta_messages and parsed.text:
+            self.ctx.detector.feed(parsed.text, "result")  # one-line json output: no messages
+        parsed.usage = _usage(event.get("usage"))
+        cost = event.get("total_cost_usd")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            parsed.cost_usd = float(cost)
+        turns = event.get("num_turns")
+        parsed.turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else None
+        self._result_warnings(event)
+
+    def _error_text(self, event: dict[str, Any], subtype: object) -> str:
+        result = event.get("result")
+        errors = event.get("errors")
+        detail = result if isinstance(result, str) and result else ""
+        if not detail and isinstance(errors, list):
+            detail = "; ".join(str(e) for e in errors[:5])
+        reason = event.get("terminal_reason") or subtype
+        return f"{reason}: {detail[:500]}" if detail else f"claude reported {reason}"
+
+    def _result_warnings(self, event: dict[str, Any]) -> None:
+        denials = event.get("permission_denials")
+        if isinstance(denials, list) and denials:
+            tools = sorted({str(d.get("tool_name")) for d in denials if isinstance(d, dict)})
+            self.parsed.warnings.append(
+                f"{len(denials)} tool call(s) were denied ({', '.join(tools)}); "
+                "the task may be incomplete"
+            )
+        models = event.get("modelUsage")
+        if isinstance(models, dict) and any(
+            isinstance(m, dict) and m.get("costBasis") == "unknown" for m in models.values()
+        ):
+            self.parsed.warnings.append("cost_usd uses an unknown price basis (unrecognised model)")
+        if self.retries:
+            self.parsed.warnings.append(f"{self.retries} API retr(y/ies) during the run")
+
+    def result(self, outcome: ProcessOutcome) -> ParsedRun:
+        del outcome
+        self.parsed.signals = self.ctx.detector.finish()
+        if not self.parsed.terminal:
+            self.parsed.text = self.last_text
+        return self.parsed
+
+
+class ClaudeBackend(CliBackend):
+    """Claude Code (`claude -p`)."""
+
+    name = "claude"
+    capabilities = BackendCapabilities(
+        resume=True, read_only=True, usage=True, cost=True, sessions=True
+    )
+    default_executable = "claude"
+
+    def __init__(
+        self,
+        *,
+        permission_mode: str = "acceptEdits",
+        allowed_tools: Sequence[str] = (),
+        bare: bool = False,
+        partial_messages: bool = False,
+        **options: Any,
+    ) -> None:
+        super().__init__(**options)
+        self.permission_mode = permission_mode
+        self.allowed_tools = tuple(allowed_tools)
+        self.bare = bare
+        self.partial_messages = partial_messages
+
+    def initial_session(self, request: AgentRequest) -> str | None:
+        return request.resume_session_id or str(uuid.uuid4())
+
+    def build_args(self, request: AgentRequest, ctx: RunContext) -> list[str]:
+        # The prompt comes right after -p: options such as --allowedTools are variadic and
+        # would swallow a positional prompt placed after them.
+        args = ["-p", positional(request.prompt), "--output-format", "stream-json", "--verbose"]
+        if request.model:
+            args += ["--model", request.model]
+        if request.resume_session_id:
+            args += ["--resume", request.resume_session_id]
+        elif ctx.session_id:
+            args += ["--session-id", ctx.session_id]
+        if request.read_only:
+            args += ["--tools", READ_ONLY_TOOLS, "--permission-mode", "dontAsk"]
+        else:
+            args += ["--permission-mode", self.permission_mode]
+            if self.allowed_tools:
+                args += ["--allowedTools", ",".join(self.allowed_tools)]
+        if self.bare:
+            args.append("--bare")
+        if self.partial_messages:
+            args.append("--include-partial-messages")
+        return args
+
+    def make_parser(self, request: AgentRequest, ctx: RunContext) -> ClaudeParser:
+        del request
+        return ClaudeParser(ctx)

@@ -1,0 +1,108 @@
+"""Find backends by name: entry points of group `mergegate.backends`, like any plugin.
+
+The built-in backends are registered in mergegate's own `pyproject.toml` exactly as a
+third-party package would register its own:
+
+    [project.entry-points."mergegate.backends"]
+    mybackend = "my_package.module:MyBackend"
+
+An entry point whose module cannot be imported (not installed yet, a missing optional extra)
+is reported as unavailable by `available_backends` and never breaks the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from mergegate.agents.base import Backend, BackendCapabilities
+from mergegate.errors import AgentError, UsageError
+
+__all__ = ["ENTRY_POINT_GROUP", "BackendInfo", "available_backends", "get_backend"]
+
+ENTRY_POINT_GROUP = "mergegate.backends"
+
+# Used only when mergegate runs without installed metadata (e.g. from a source checkout on
+# sys.path); keep in step with pyproject.toml.
+_BUILTIN = {
+    "aider": "mergegate.agents.aider:AiderBackend",
+    "claude": "mergegate.agents.claude:ClaudeBackend",
+    "codex": "mergegate.agents.codex:CodexBackend",
+    "command": "mergegate.agents.command:CommandBackend",
+    "gemini": "mergegate.agents.gemini:GeminiBackend",
+    "local": "mergegate.agents.local:LocalBackend",
+    "openai": "mergegate.agents.openai:OpenAIBackend",
+    "opencode": "mergegate.agents.opencode:OpenCodeBackend",
+}
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """One registered backend, loadable or not."""
+
+    name: str
+    target: str
+    """`module:Class` as registered."""
+    available: bool
+    capabilities: BackendCapabilities | None = None
+    error: str | None = None
+    """Why it cannot be loaded."""
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    if not found:
+        found = {
+            name: EntryPoint(name=name, value=value, group=ENTRY_POINT_GROUP)
+            for name, value in _BUILTIN.items()
+        }
+    return found
+
+
+def _load(ep: EntryPoint) -> type[Any]:
+    try:
+        loaded = ep.load()
+    except (ImportError, AttributeError) as exc:
+        raise AgentError(f"backend {ep.name!r} ({ep.value}) is not available: {exc}") from exc
+    if not isinstance(loaded, type):
+        raise AgentError(f"backend {ep.name!r} ({ep.value}) is not a class")
+    return loaded
+
+
+def available_backends() -> list[BackendInfo]:
+    """Every registered backend, sorted by name, with its capabilities when loadable."""
+    infos = []
+    for name, ep in sorted(_entry_points().items()):
+        try:
+            cls = _load(ep)
+        except AgentError as exc:
+            infos.append(BackendInfo(name, ep.value, False, error=str(exc)))
+            continue
+        caps = getattr(cls, "capabilities", None)
+        infos.append(
+            BackendInfo(
+                name, ep.value, True, caps if isinstance(caps, BackendCapabilities) else None
+            )
+        )
+    return infos
+
+
+def get_backend(name: str, **options: Any) -> Backend:
+    """An instance of backend `name` built with `options`.
+
+    Raises `UsageError` for an unknown name (listing the known ones) or options the backend
+    rejects, and `AgentError` when the backend is registered but cannot be imported.
+    """
+    eps = _entry_points()
+    ep = eps.get(name)
+    if ep is None:
+        raise UsageError(f"unknown backend {name!r}; known backends: {', '.join(sorted(eps))}")
+    cls = _load(ep)
+    try:
+        backend = cls(**options)
+    except TypeError as exc:
+        raise UsageError(f"backend {name!r} does not accept these options: {exc}") from exc
+    if not isinstance(backend, Backend):
+        raise AgentError(f"backend {name!r} ({ep.value}) does not implement the Backend protocol")
+    return backend

@@ -1,0 +1,173 @@
+"""`mergegate agent`: run one agent under the supervisor, list the backends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from mergegate.agents import AgentRequest, available_backends, get_backend
+from mergegate.agents.command import split_command
+from mergegate.decisions import ExitCode
+from mergegate.errors import UsageError
+
+__all__ = ["agent"]
+
+
+@click.group("agent")
+def agent() -> None:
+    """Run coding agents under mergegate's process supervisor."""
+
+
+def _read_prompt(prompt: str | None, prompt_file: Path | None) -> str:
+    if (prompt is None) == (prompt_file is None):
+        raise UsageError("give exactly one of --prompt and --prompt-file")
+    if prompt is not None:
+        return prompt
+    assert prompt_file is not None
+    try:
+        return prompt_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read --prompt-file {prompt_file}: {exc}") from exc
+
+
+def _backend_options(backend: str, cmd: str | None) -> dict[str, object]:
+    if backend == "command":
+        return {"cmd": cmd}
+    return {"executable": split_command(cmd)} if cmd else {}
+
+
+@agent.command("run")
+@click.option(
+    "--backend", "backend_name", required=True, help="Backend name (see `agent backends`)."
+)
+@click.option(
+    "--cmd",
+    help="For `command`: the program and its arguments (split like a shell, never run by one; "
+    "{prompt_file} is replaced). For other backends: replaces the CLI executable.",
+)
+@click.option("--prompt", help="The prompt text.")
+@click.option(
+    "--prompt-file", type=click.Path(path_type=Path, dir_okay=False), help="Read the prompt from F."
+)
+@click.option(
+    "--cwd",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=Path(),
+    show_default="current directory",
+    help="Working directory of the agent.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1800.0,
+    show_default=True,
+    help="Wall-clock limit in seconds.",
+)
+@click.option(
+    "--stall-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    help="Stop after this many seconds without output.",
+)
+@click.option("--resume", "resume_id", help="Resume this session id (same --cwd).")
+@click.option(
+    "--read-only",
+    is_flag=True,
+    help="Reviewer mode: the CLI's read-only flags, and a run that changes HEAD, "
+    "the index or the work tree is void.",
+)
+@click.option("--model", help="Model name passed to the CLI.")
+@click.option(
+    "--attempt-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Where the prompt, logs and process record go (default: a temp dir).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the agent's final text; json: the whole result.",
+)
+@click.pass_context
+def run(
+    ctx: click.Context,
+    *,
+    backend_name: str,
+    cmd: str | None,
+    prompt: str | None,
+    prompt_file: Path | None,
+    cwd: Path,
+    timeout: float,
+    stall_timeout: float,
+    resume_id: str | None,
+    read_only: bool,
+    model: str | None,
+    attempt_dir: Path | None,
+    fmt: str,
+) -> None:
+    """Run one agent and print its result. Exit 0 when it is ok, 4 otherwise, 2 for bad input."""
+    text = _read_prompt(prompt, prompt_file)
+    backend = get_backend(backend_name, **_backend_options(backend_name, cmd))
+    request = AgentRequest(
+        prompt=text,
+        cwd=cwd.resolve(),
+        timeout_s=timeout,
+        stall_timeout_s=stall_timeout,
+        resume_session_id=resume_id,
+        read_only=read_only,
+        model=model,
+        attempt_dir=attempt_dir.resolve() if attempt_dir else None,
+    )
+    result = backend.run(request)
+    if fmt == "json":
+        click.echo(result.model_dump_json(indent=2))
+    else:
+        click.echo(result.text, nl=not result.text.endswith("\n"))
+        for warning in result.warnings:
+            click.echo(f"mergegate: warning: {warning}", err=True)
+        if not result.ok:
+            click.echo(f"mergegate: agent {result.status}: {result.error}", err=True)
+    ctx.exit(int(ExitCode.OK if result.ok else ExitCode.AGENT_FAILURE))
+
+
+_CAPS = ("resume", "read_only", "usage", "cost", "sessions")
+
+
+@agent.command("backends")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+def backends(fmt: str) -> None:
+    """List the registered backends, whether they load, and what each supports."""
+    infos = available_backends()
+    if fmt == "json":
+        rows = [
+            {
+                "name": i.name,
+                "target": i.target,
+                "available": i.available,
+                "capabilities": i.capabilities.model_dump() if i.capabilities else None,
+                "error": i.error,
+            }
+            for i in infos
+        ]
+        click.echo(json.dumps(rows, indent=2))
+        return
+    header = f"{'backend':<10} {'available':<10} " + " ".join(f"{c:<9}" for c in _CAPS)
+    click.echo(header.rstrip())
+    for info in infos:
+        caps = info.capabilities
+        flags = " ".join(
+            f"{('yes' if getattr(caps, c) else 'no') if caps else '-':<9}" for c in _CAPS
+        )
+        click.echo(f"{info.name:<10} {('yes' if info.available else 'no'):<10} {flags}".rstrip())
