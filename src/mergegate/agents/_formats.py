@@ -29,10 +29,12 @@ FILE_EDITS_GRAMMAR = rf"""root    ::= block{{1,8}}
 block   ::= "{HEADER_PREFIX}" path "\n{OPEN_MARKER}\n" line{{0,400}} "{CLOSE_MARKER}\n"
 path    ::= segment ("/" segment){{0,8}}
 segment ::= [A-Za-z0-9_] [A-Za-z0-9_.-]{{0,63}}
-line    ::= [^\n]{{0,300}} "\n"
+line    ::= ([^>\n] [^\n]{{0,299}} | ">"{{1,6}} ([^>\n] [^\n]{{0,290}})?)? "\n"
 """
-"""GBNF for the edit protocol (at most 8 files of 400 lines; path segments never start with
-`.`, so the grammar cannot even spell `..` or `.git`; the applier checks again anyway)."""
+"""GBNF for the edit protocol: at most 8 files of 400 lines. A content line never starts with
+seven `>`, so the end marker cannot be swallowed as content and, once a block is closed, the
+model can only open another block or stop. Path segments never start with `.`, so the grammar
+cannot even spell `..` or `.git` (the applier checks again anyway)."""
 
 _VERDICT_HEAD = r"""root     ::= "Findings:\n" finding{0,6} "\n" tail
 finding  ::= "- " [^\n]{5,200} "\n"

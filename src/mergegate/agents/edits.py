@@ -60,16 +60,15 @@ MAX_FILE_BYTES = 2_000_000
 MAX_PATH_CHARS = 1024
 
 EDIT_PROTOCOL_INSTRUCTIONS = f"""\
-You cannot run tools. To create or change files, answer with one block per file, giving the
-COMPLETE new content of the file (not a diff, not an excerpt):
+You cannot run tools. To create or change a file, answer with one block per file that gives
+the COMPLETE new content of the file (not a diff, not an excerpt), exactly like this:
 
-{HEADER_PREFIX}relative/path/to/file.py
+{HEADER_PREFIX}<path of the file, relative to the repository root>
 {OPEN_MARKER}
-...every line of the new file...
+<every line of the new file>
 {CLOSE_MARKER}
 
-Paths are relative to the repository root. Do not put the blocks inside code fences. Files you
-do not mention stay unchanged. You may write a short explanation before the blocks.
+Do not put the blocks inside code fences. Files you do not mention stay unchanged.
 """
 
 
