@@ -164,6 +164,11 @@ def check_edit_path(root: Path, path: str) -> Path:
         raise ValueError("resolves into .git (symlink)")
     if resolved.is_dir():
         raise ValueError("is a directory")
+    for parent in resolved.parents:
+        if parent == real_root:
+            break
+        if parent.exists() and not parent.is_dir():
+            raise ValueError(f"{parent.relative_to(real_root)} is not a directory")
     return resolved
 
 
@@ -193,6 +198,7 @@ def apply_file_edits(root: Path, edits: Sequence[FileEdit]) -> EditOutcome:
             targets.append((edit, check_edit_path(root, edit.path)))
         except ValueError as exc:
             refused.append((edit.path, str(exc)))
+    refused += _conflicts(targets)
     if refused:
         return EditOutcome(refused=tuple(refused))
     written: list[str] = []
@@ -200,6 +206,18 @@ def apply_file_edits(root: Path, edits: Sequence[FileEdit]) -> EditOutcome:
         _write_atomically(target, edit.content)
         written.append(edit.path)
     return EditOutcome(written=tuple(written))
+
+
+def _conflicts(targets: Sequence[tuple[FileEdit, Path]]) -> list[tuple[str, str]]:
+    """Edits whose target is another edit's directory (`a` and `a/b`): they cannot both hold."""
+    files = {target: edit.path for edit, target in targets}
+    refused: list[tuple[str, str]] = []
+    for edit, target in targets:
+        for parent in target.parents:
+            if parent in files:
+                refused.append((edit.path, f"needs {files[parent]!r} to be a directory"))
+                break
+    return refused
 
 
 def _write_atomically(target: Path, content: str) -> None:
