@@ -4,9 +4,9 @@ Accepted `response_format` values:
 
 - `{"type": "grammar", "grammar": GBNF}` → llama.cpp's `grammar` body field.
 - `{"type": "json_schema", "json_schema": {...}}` → passed through as OpenAI `response_format`.
-- `{"type": "verdict"}` or `{"type": "verdict", "review_id": ID}` → the `verdict_grammar`: a
-  findings list, mergegate's fenced JSON trailer when a review id is given, and the exact last
-  line `Ready to merge? Yes|No|With fixes`.
+- `{"type": "verdict"}`, optionally with `"review_id": ID` and `"max_findings": N` → the
+  `verdict_grammar`: a findings list, mergegate's fenced JSON trailer when a review id is
+  given, and the exact last line `Ready to merge? Yes|No|With fixes`.
 - `{"type": "file_edits"}` → `FILE_EDITS_GRAMMAR`, the whole-file edit protocol.
 - any other mapping is taken as a bare JSON Schema and wrapped as `json_schema`.
 
@@ -36,35 +36,41 @@ seven `>`, so the end marker cannot be swallowed as content and, once a block is
 model can only open another block or stop. Path segments never start with `.`, so the grammar
 cannot even spell `..` or `.git` (the applier checks again anyway)."""
 
-_VERDICT_HEAD = r"""root     ::= "Findings:\n" finding{0,6} "\n" tail
-finding  ::= "- " [^\n]{5,200} "\n"
-"""
+_FINDING = 'finding  ::= "- " [^\\n]{5,200} "\\n"\n'
 _PLAIN_TAIL = 'tail     ::= "Ready to merge? " ("Yes" | "No" | "With fixes")\n'
-_TRAILER_RULES = r"""items    ::= "[]" | "[" item (", " item){0,5} "]"
-item     ::= "{\"id\": \"F" [1-9] "\", \"severity\": \"" sev "\", \"title\": \"" text "\", \"file\": \"" text "\", \"line\": " [0-9]{1,5} "}"
+_TRAILER_RULES = r"""item     ::= "{\"id\": \"F" [1-9] "\", \"severity\": \"" sev "\", \"title\": \"" text "\", \"file\": \"" text "\", \"line\": " [0-9]{1,5} "}"
 sev      ::= "critical" | "important" | "minor"
 text     ::= [^"\\\x00-\x1f]{1,120}
 """  # noqa: E501 - one GBNF rule per line reads better than a wrapped one
+MAX_FINDINGS = 9
 
 
-def verdict_grammar(review_id: str | None = None) -> str:
+def verdict_grammar(review_id: str | None = None, max_findings: int = 6) -> str:
     """GBNF whose output ends with the exact line `Ready to merge? Yes|No|With fixes`.
 
-    With `review_id`, a fenced `json` trailer `{"review_id", "verdict", "findings"}` comes just
-    before that line, and its verdict agrees with it (approve/Yes, request_changes/With fixes,
-    reject/No). `review_id` must be 1-64 characters of `[A-Za-z0-9._-]` (`ValueError`).
+    The answer starts with `Findings:` and at most `max_findings` (0-9) `- ` lines. With
+    `review_id`, a fenced `json` trailer `{"review_id", "verdict", "findings"}` (at most
+    `max_findings` findings) comes just before the last line and agrees with it
+    (approve/Yes, request_changes/With fixes, reject/No). `ValueError` unless `review_id` is
+    1-64 characters of `[A-Za-z0-9._-]`.
     """
+    if not isinstance(max_findings, int) or not 0 <= max_findings <= MAX_FINDINGS:
+        raise ValueError(f"max_findings must be an integer 0-{MAX_FINDINGS}")
+    findings = f" finding{{0,{max_findings}}}" if max_findings else ""
+    head = f'root     ::= "Findings:\\n"{findings} "\\n" tail\n' + _FINDING
     if review_id is None:
-        return _VERDICT_HEAD + _PLAIN_TAIL
+        return head + _PLAIN_TAIL
     if not 0 < len(review_id) <= 64 or not set(review_id) <= _REVIEW_ID_CHARS:
         raise ValueError("review_id must be 1-64 characters of [A-Za-z0-9._-]")
     pairs = (("approve", "Yes"), ("request_changes", "With fixes"), ("reject", "No"))
     closing = "\n```\n\nReady to merge? "
     branches = " | ".join(f"{_rule(word)} {_gbnf(closing + line)}" for word, line in pairs)
-    rules = [_VERDICT_HEAD, f"tail     ::= {branches}\n"]
+    rules = [head, f"tail     ::= {branches}\n"]
     for word, _ in pairs:
         opening = f'```json\n{{"review_id": "{review_id}", "verdict": "{word}", "findings": '
         rules.append(f'{_rule(word)} ::= {_gbnf(opening)} items "}}"\n')
+    more = f' | "[" item (", " item){{0,{max_findings - 1}}} "]"' if max_findings else ""
+    rules.append(f'items    ::= "[]"{more}\n')
     rules.append(_TRAILER_RULES)
     return "".join(rules)
 
@@ -95,7 +101,9 @@ def body_constraints(
         if not isinstance(grammar, str) or not grammar.strip():
             raise ValueError("response_format type 'grammar' needs a non-empty 'grammar' string")
     elif kind == "verdict":
-        grammar = verdict_grammar(response_format.get("review_id"))
+        grammar = verdict_grammar(
+            response_format.get("review_id"), response_format.get("max_findings", 6)
+        )
     elif kind == "file_edits":
         grammar = FILE_EDITS_GRAMMAR
     elif kind == "json_schema":

@@ -29,6 +29,7 @@ __all__ = [
     "assemble",
     "model_cache_dir",
     "model_path",
+    "part_paths",
 ]
 
 _BLOCK = 8 << 20

@@ -126,7 +126,7 @@ def _wait_healthy(address: str, deadline: float) -> None:
     last = "no answer"
     while time.monotonic() < deadline:
         try:
-            response = httpx.get(f"{address}/health", timeout=5.0)
+            response = httpx.get(f"{address}/health", timeout=5.0, trust_env=False)
             if response.status_code == 200:
                 return
             last = f"HTTP {response.status_code}"
@@ -215,6 +215,7 @@ class LocalBackend:
             state_dir=self.state_dir,
             supports_grammar=True,
             extra_body={"seed": self.seed},
+            trust_env=False,
             name=self.name,
         )
         if self.constrain_edits and not request.read_only and request.response_format is None:

@@ -86,11 +86,13 @@ class OpenAIBackend:
         transport: httpx.BaseTransport | None = None,
         supports_grammar: bool = False,
         extra_body: Mapping[str, Any] | None = None,
+        trust_env: bool = True,
         name: str = "openai",
     ) -> None:
         """`transport` replaces the network (e.g. `httpx.MockTransport` in tests);
         `supports_grammar` says the server accepts llama.cpp's `grammar` field;
-        `extra_body` is merged into every request body (e.g. `{"seed": 0}`)."""
+        `extra_body` is merged into every request body (e.g. `{"seed": 0}`);
+        `trust_env=False` ignores proxy variables (for a loopback server)."""
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
@@ -100,6 +102,7 @@ class OpenAIBackend:
         self.transport = transport
         self.supports_grammar = supports_grammar
         self.extra_body = dict(extra_body or {})
+        self.trust_env = trust_env
         self.name = name
 
     def run(self, request: AgentRequest) -> AgentResult:
@@ -180,7 +183,10 @@ class OpenAIBackend:
             request.timeout_s, connect=min(_CONNECT_TIMEOUT_S, request.timeout_s)
         )
         url = f"{self.base_url}/chat/completions"
-        with httpx.Client(transport=self.transport, timeout=timeout, headers=headers) as client:
+        client = httpx.Client(
+            transport=self.transport, timeout=timeout, headers=headers, trust_env=self.trust_env
+        )
+        with client:
             status_code, raw = _send(client, url, body, started + request.timeout_s)
         log_path = _write_log(request, url, body, status_code, raw)
         if status_code >= 400:
