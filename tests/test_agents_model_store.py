@@ -61,7 +61,8 @@ def test_sha_mismatch_is_a_clear_error_and_leaves_nothing(
     spec = spec_for(whole, sha256="0" * 64)
     with pytest.raises(ModelStoreError, match="sha256") as info:
         assemble(spec, parts, tmp_path / "cache")
-    assert "0" * 64 in str(info.value) and hashlib.sha256(whole).hexdigest() in str(info.value)
+    assert "0" * 64 in str(info.value)
+    assert hashlib.sha256(whole).hexdigest() in str(info.value)
     assert list((tmp_path / "cache").iterdir()) == []
 
 
@@ -148,8 +149,10 @@ def test_cache_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
 
 def test_pins_match_the_research_notes() -> None:
     small = MODELS["qwen2.5-coder-0.5b"]
-    assert small.size == 491_400_064 and len(small.parts) == 6
+    assert small.size == 491_400_064
+    assert len(small.parts) == 6
     assert small.sha256.startswith("1d9614638d18")
     big = MODELS["qwen2.5-coder-1.5b"]
-    assert big.size == 1_117_320_768 and len(big.parts) == 22
+    assert big.size == 1_117_320_768
+    assert len(big.parts) == 22
     assert big.sha256.startswith("cc324af070c2")

@@ -70,17 +70,21 @@ def test_success_is_normalized(tmp_path: Path) -> None:
         httpx.Response(200, json=completion("Looks fine.\nReady to merge? Yes"))
     )
     result = backend(endpoint, tmp_path, api_key="sk-test", max_tokens=64).run(review(tmp_path))
-    assert result.status is RunStatus.OK and result.ok
+    assert result.status is RunStatus.OK
+    assert result.ok
     assert result.backend == "openai"
     assert result.text == "Looks fine.\nReady to merge? Yes"
     assert result.turns == 1
-    assert result.usage.input_tokens == 12 and result.usage.output_tokens == 5
+    assert result.usage.input_tokens == 12
+    assert result.usage.output_tokens == 5
     assert result.session_id
     sent = endpoint.requests[0]
     assert str(sent.url) == f"{BASE}/chat/completions"
     assert sent.headers["authorization"] == "Bearer sk-test"
     body = endpoint.bodies[0]
-    assert body["model"] == "test-model" and body["max_tokens"] == 64 and body["stream"] is False
+    assert body["model"] == "test-model"
+    assert body["max_tokens"] == 64
+    assert body["stream"] is False
     assert body["messages"] == [{"role": "user", "content": "review this"}]
 
 
@@ -121,9 +125,9 @@ def test_http_500_is_an_error_with_the_body(tmp_path: Path) -> None:
     endpoint = FakeEndpoint(httpx.Response(500, text="model exploded"))
     result = backend(endpoint, tmp_path).run(review(tmp_path))
     assert result.status is RunStatus.ERROR
-    assert (
-        result.error is not None and "HTTP 500" in result.error and "model exploded" in result.error
-    )
+    assert result.error is not None
+    assert "HTTP 500" in result.error
+    assert "model exploded" in result.error
     assert result.session_id is None
 
 
@@ -133,7 +137,8 @@ def test_connection_refused_is_missing(tmp_path: Path) -> None:
 
     result = backend(FakeEndpoint(refuse), tmp_path).run(review(tmp_path))
     assert result.status is RunStatus.MISSING
-    assert result.error is not None and "unreachable" in result.error
+    assert result.error is not None
+    assert "unreachable" in result.error
 
 
 def test_real_refused_port_is_missing(tmp_path: Path) -> None:
@@ -171,7 +176,8 @@ def test_a_200_without_a_message_is_an_error(
 ) -> None:
     result = backend(FakeEndpoint(response), tmp_path).run(review(tmp_path))
     assert result.status is RunStatus.ERROR
-    assert result.error is not None and message in result.error
+    assert result.error is not None
+    assert message in result.error
 
 
 def test_cut_off_answer_warns(tmp_path: Path) -> None:
@@ -193,7 +199,8 @@ def test_session_continues_the_conversation(tmp_path: Path) -> None:
             prompt="try again", cwd=tmp_path, read_only=True, resume_session_id=first.session_id
         )
     )
-    assert second.ok and second.session_id == first.session_id
+    assert second.ok
+    assert second.session_id == first.session_id
     assert endpoint.bodies[1]["messages"] == [
         {"role": "user", "content": "review this"},
         {"role": "assistant", "content": "first answer"},
@@ -214,7 +221,8 @@ def test_failed_exchange_is_not_recorded(tmp_path: Path) -> None:
     agent = backend(endpoint, tmp_path)
     first = agent.run(review(tmp_path))
     failed = agent.run(review(tmp_path, resume_session_id=first.session_id))
-    assert failed.status is RunStatus.ERROR and failed.session_id == first.session_id
+    assert failed.status is RunStatus.ERROR
+    assert failed.session_id == first.session_id
     agent.run(review(tmp_path, resume_session_id=first.session_id))
     assert [m["content"] for m in endpoint.bodies[2]["messages"]] == [
         "review this",
@@ -228,7 +236,8 @@ def test_unknown_or_hostile_session_id_is_an_error(tmp_path: Path, session_id: s
     endpoint = FakeEndpoint()
     result = backend(endpoint, tmp_path).run(review(tmp_path, resume_session_id=session_id))
     assert result.status is RunStatus.ERROR
-    assert result.error is not None and "cannot resume" in result.error
+    assert result.error is not None
+    assert "cannot resume" in result.error
     assert endpoint.bodies == []
 
 
@@ -237,7 +246,8 @@ def test_exchange_is_logged_in_the_attempt_dir(tmp_path: Path) -> None:
     result = backend(endpoint, tmp_path).run(review(tmp_path, attempt_dir=tmp_path / "attempt"))
     assert result.log_path == tmp_path / "attempt" / "openai-exchange.json"
     record = json.loads(result.log_path.read_text())
-    assert record["status_code"] == 200 and "logged" in record["response"]
+    assert record["status_code"] == 200
+    assert "logged" in record["response"]
 
 
 # ------------------------------------------------------------------ response_format
@@ -303,7 +313,8 @@ def test_invalid_response_format_is_an_error(
     result = backend(endpoint, tmp_path, supports_grammar=True).run(
         review(tmp_path, response_format=response_format)
     )
-    assert result.status is RunStatus.ERROR and endpoint.bodies == []
+    assert result.status is RunStatus.ERROR
+    assert endpoint.bodies == []
 
 
 # ------------------------------------------------------------------ implementer role
@@ -332,7 +343,8 @@ def test_implementer_gets_the_protocol_and_files_are_written(tmp_path: Path) -> 
 def test_reviewer_never_writes(tmp_path: Path) -> None:
     endpoint = FakeEndpoint(httpx.Response(200, json=completion(EDIT_ANSWER)))
     result = implement(tmp_path, endpoint, read_only=True)
-    assert result.ok and result.files_written == ()
+    assert result.ok
+    assert result.files_written == ()
     assert not (tmp_path / "wt").exists()
     assert all(m["role"] != "system" for m in endpoint.bodies[0]["messages"])
 
@@ -341,8 +353,10 @@ def test_escaping_path_fails_the_run_and_writes_nothing(tmp_path: Path) -> None:
     answer = EDIT_ANSWER + "FILE: ../escape.py\n<<<<<<< CONTENT\nx\n>>>>>>> END\n"
     result = implement(tmp_path, FakeEndpoint(httpx.Response(200, json=completion(answer))))
     assert result.status is RunStatus.ERROR
-    assert result.files_refused == ("../escape.py",) and result.files_written == ()
-    assert not (tmp_path / "escape.py").exists() and not (tmp_path / "wt/src/app.py").exists()
+    assert result.files_refused == ("../escape.py",)
+    assert result.files_written == ()
+    assert not (tmp_path / "escape.py").exists()
+    assert not (tmp_path / "wt/src/app.py").exists()
     assert any("../escape.py" in w for w in result.warnings)
 
 
@@ -352,11 +366,13 @@ def test_truncated_edit_fails_the_run(tmp_path: Path) -> None:
         tmp_path, FakeEndpoint(httpx.Response(200, json=completion(answer, finish="length")))
     )
     assert result.status is RunStatus.ERROR
-    assert result.error is not None and "nothing was written" in result.error
+    assert result.error is not None
+    assert "nothing was written" in result.error
     assert not (tmp_path / "wt/a.py").exists()
 
 
 def test_no_blocks_is_ok_with_a_warning(tmp_path: Path) -> None:
     result = implement(tmp_path, FakeEndpoint(httpx.Response(200, json=completion("I refuse."))))
-    assert result.ok and result.files_written == ()
+    assert result.ok
+    assert result.files_written == ()
     assert any("no FILE blocks" in w for w in result.warnings)

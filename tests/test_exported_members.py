@@ -27,7 +27,55 @@ def test_top_level_exports_are_pinned() -> None:
     assert set(mergegate.__all__) == EXPECTED_TOP_LEVEL
 
 
-@pytest.mark.parametrize("module", ["mergegate", "mergegate.agents", "mergegate.errors"])
+EXPECTED_MODULE_EXPORTS = {
+    "mergegate.agents.openai": {
+        "FILE_EDITS_GRAMMAR",
+        "MAX_RESPONSE_BYTES",
+        "OpenAIBackend",
+        "verdict_grammar",
+    },
+    "mergegate.agents.local": {
+        "DEFAULT_MODEL",
+        "MODELS",
+        "LocalBackend",
+        "LocalServer",
+        "LocalServerError",
+        "ServerSettings",
+        "local_server",
+        "stop_local_server",
+    },
+    "mergegate.agents.edits": {
+        "EDIT_PROTOCOL_INSTRUCTIONS",
+        "MAX_FILES",
+        "MAX_FILE_BYTES",
+        "MAX_PATH_CHARS",
+        "MAX_RESPONSE_CHARS",
+        "EditOutcome",
+        "EditProtocolError",
+        "FileEdit",
+        "apply_file_edits",
+        "check_edit_path",
+        "parse_file_edits",
+    },
+}
+
+
+@pytest.mark.parametrize("module", sorted(EXPECTED_MODULE_EXPORTS))
+def test_module_exports_are_pinned(module: str) -> None:
+    assert set(importlib.import_module(module).__all__) == EXPECTED_MODULE_EXPORTS[module]
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "mergegate",
+        "mergegate.agents",
+        "mergegate.errors",
+        "mergegate.agents.openai",
+        "mergegate.agents.local",
+        "mergegate.agents.edits",
+    ],
+)
 def test_every_exported_name_exists(module: str) -> None:
     mod = importlib.import_module(module)
     missing = [name for name in mod.__all__ if not hasattr(mod, name)]
