@@ -89,6 +89,35 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.agents.gemini": {"GeminiBackend", "GeminiParser"},
     "mergegate.agents.opencode": {"OpenCodeBackend", "OpenCodeParser"},
     "mergegate.agents.aider": {"AiderBackend", "AiderParser", "parse_token_count"},
+    "mergegate.agents.openai": {
+        "FILE_EDITS_GRAMMAR",
+        "MAX_RESPONSE_BYTES",
+        "OpenAIBackend",
+        "verdict_grammar",
+    },
+    "mergegate.agents.local": {
+        "DEFAULT_MODEL",
+        "MODELS",
+        "LocalBackend",
+        "LocalServer",
+        "LocalServerError",
+        "ServerSettings",
+        "local_server",
+        "stop_local_server",
+    },
+    "mergegate.agents.edits": {
+        "EDIT_PROTOCOL_INSTRUCTIONS",
+        "MAX_FILES",
+        "MAX_FILE_BYTES",
+        "MAX_PATH_CHARS",
+        "MAX_RESPONSE_CHARS",
+        "EditOutcome",
+        "EditProtocolError",
+        "FileEdit",
+        "apply_file_edits",
+        "check_edit_path",
+        "parse_file_edits",
+    },
 }
 
 
