@@ -44,7 +44,9 @@ class OverwriteRefusedError(UsageError, FileExistsError):
     """A write with `overwrite=False` found the target already there (reports are immutable)."""
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, overwrite: bool = True) -> None:
+def write_atomic(
+    path: str | os.PathLike[str], data: bytes | str, *, overwrite: bool = True
+) -> None:
     """Write `data` to `path` so that readers see either the old file or the whole new one.
 
     Strings are encoded as UTF-8. With `overwrite=False` an existing target raises

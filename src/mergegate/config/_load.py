@@ -54,11 +54,13 @@ def load_config(
     provenance: dict[str, str] = {}
     if source is not None:
         _merge(merged, _read_file(source), str(source), provenance, ())
-    for key, value, label in _env_entries(os.environ if env is None else env):
-        _merge(merged, _nest(key, value), label, provenance, ())
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            _merge(merged, _nest(tuple(key.split(".")), value), f"override {key}", provenance, ())
+    for parts, value, label in _env_entries(os.environ if env is None else env):
+        _merge(merged, _nest(parts, value), label, provenance, ())
+    for dotted, given in (overrides or {}).items():
+        if given is not None:
+            _merge(
+                merged, _nest(tuple(dotted.split(".")), given), f"override {dotted}", provenance, ()
+            )
     _reject_unknown_sections(merged, provenance)
     try:
         config = Config.model_validate(merged)
@@ -111,7 +113,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             return tomllib.load(handle)
     except OSError as exc:
-        raise ConfigError(f"cannot read config file: {exc.strerror or exc}", path=str(path)) from exc
+        raise ConfigError(
+            f"cannot read config file: {exc.strerror or exc}", path=str(path)
+        ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path=str(path)) from exc
 

@@ -1,0 +1,159 @@
+"""One linear pass over untrusted text that finds the top-level JSON objects in it.
+
+The scanner never parses values; it only tracks brackets and strings, so it stays linear in
+the length of the text whatever the input (megabytes of `{` included) and keeps at most
+`MAX_CANDIDATES` spans. `json.loads` then parses each span, whose lengths add up to at most the
+length of the text.
+
+Rules, chosen so that a gate never takes a fragment for an answer:
+
+* Outside any object, a `{` opens a candidate only when the next non-blank character could
+  start a JSON member (`"`, `'` or `}`) or the text ends — so prose like "use {name} here"
+  does not open one.
+* Inside an object, every bracket counts; a closer that does not match the innermost opener
+  closes the nearest matching one (the inner ones are abandoned, json.loads reports them).
+* Strings are followed with their escapes. JSON strings cannot hold a raw newline, so a newline
+  ends a string early: one stray quote cannot swallow the rest of the output.
+* If the text ends while an object is open, the output is truncated — whatever came before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+
+__all__ = ["MAX_CANDIDATES", "ScanResult", "Span", "scan_objects"]
+
+MAX_CANDIDATES = 64
+"""Only the last this-many top-level objects are kept; the last one decides anyway."""
+
+_STRUCTURE = re.compile(r'[{}\[\]"]')
+_STRING_STOP = re.compile(r'["\\\n]')
+# A `{` whose next non-blank character can start a member, or that ends the text. The
+# possessive `*+` never backtracks, so each blank run is read once: linear overall.
+_OBJECT_START = re.compile(r"""\{(?=[ \t\r\n]*+(?:["'}]|\Z))""")
+_OPENERS = {"}": ord("{"), "]": ord("[")}
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Offsets `[start, end)` of one top-level object in the scanned text."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """What one pass found."""
+
+    candidates: tuple[Span, ...]
+    """Closed top-level objects, in order (the last `MAX_CANDIDATES` of them)."""
+    dropped: int
+    """Closed objects before those, not kept."""
+    unclosed_at: int | None
+    """Offset of the outermost `{` still open at the end of the text: the output is truncated."""
+    open_brackets: str
+    """The brackets still open at the end, outermost first (e.g. `{[{`)."""
+    in_string: bool
+    """True when the text ends inside a string."""
+    first_brace: int | None
+    """Offset of the first `{` in the text, whether or not it opened a candidate."""
+
+
+class _Scanner:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.stack = bytearray()  # open brackets; one byte each, so depth costs little memory
+        self.counts = {ord("{"): 0, ord("["): 0}  # how many of each are open (keeps closing O(1))
+        self.start = 0  # offset of the outermost open `{`
+        self.spans: deque[Span] = deque(maxlen=MAX_CANDIDATES)
+        self.closed = 0
+        self.in_string = False
+
+    def run(self) -> ScanResult:
+        text = self.text
+        first = text.find("{")
+        while self.pos < len(text):
+            if not self.stack:
+                if not self._open_top_level():
+                    break
+            elif not self._step_inside():
+                break
+        return ScanResult(
+            candidates=tuple(self.spans),
+            dropped=self.closed - len(self.spans),
+            unclosed_at=self.start if self.stack else None,
+            open_brackets=self.stack.decode("ascii"),
+            in_string=self.in_string,
+            first_brace=first if first >= 0 else None,
+        )
+
+    def _open_top_level(self) -> bool:
+        """Find the next `{` that can start an object; False when there is none."""
+        match = _OBJECT_START.search(self.text, self.pos)
+        if match is None:
+            self.pos = len(self.text)
+            return False
+        self.pos = match.end()
+        self._push(ord("{"))
+        self.start = match.start()
+        return True
+
+    def _step_inside(self) -> bool:
+        """Advance to and handle the next structural character; False at the end of text."""
+        match = _STRUCTURE.search(self.text, self.pos)
+        if match is None:
+            self.pos = len(self.text)
+            return False
+        char = match.group()
+        self.pos = match.end()
+        if char == '"':
+            return self._skip_string()
+        if char in "{[":
+            self._push(ord(char))
+        else:
+            self._close(_OPENERS[char], match.start())
+        return True
+
+    def _skip_string(self) -> bool:
+        text = self.text
+        while True:
+            match = _STRING_STOP.search(text, self.pos)
+            if match is None:
+                self.pos = len(text)
+                self.in_string = True
+                return False
+            char = match.group()
+            if char == "\\":
+                self.pos = match.end() + 1  # the escaped character, whatever it is
+                if self.pos > len(text):
+                    self.in_string = True
+                    return False
+                continue
+            self.pos = match.end()
+            return True  # closing quote, or a raw newline that ends a broken string
+
+    def _push(self, opener: int) -> None:
+        self.stack.append(opener)
+        self.counts[opener] += 1
+
+    def _close(self, opener: int, at: int) -> None:
+        if not self.counts[opener]:
+            return  # a closer with nothing to close: json.loads will say so if it matters
+        # rfind only runs when it will succeed, and everything it passes over is popped, so
+        # each opener is looked at a bounded number of times: the pass stays linear.
+        index = self.stack.rfind(opener)
+        for abandoned in self.stack[index:]:
+            self.counts[abandoned] -= 1
+        del self.stack[index:]
+        if not self.stack:
+            self.spans.append(Span(self.start, at + 1))
+            self.closed += 1
+
+
+def scan_objects(text: str) -> ScanResult:
+    """Find the top-level JSON object candidates of `text` in one linear pass."""
+    return _Scanner(text).run()
