@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from mergegate.cli._app import cli
+from mergegate.cli.handoff import handoff, schema
 
 __all__ = ["cli", "main"]
+
+cli.add_command(handoff)
+cli.add_command(schema)
 
 
 def main() -> None:

@@ -99,6 +99,10 @@ class Schema(ABC):
         Never raises for invalid input: problems are returned.
         """
 
+    def dump(self, value: Any) -> Any:
+        """A validated value as JSON-able data (models become dicts, defaults included)."""
+        return value
+
     def template(self, *, required_only: bool = False) -> str:
         """A format template for retry prompts (see `render_template`)."""
         return render_template(self.json_schema(), required_only=required_only)
@@ -136,6 +140,9 @@ class ModelSchema(Schema):
         if self._json_schema is None:
             self._json_schema = self.adapter.json_schema()
         return self._json_schema
+
+    def dump(self, value: Any) -> Any:
+        return self.adapter.dump_python(value, mode="json")
 
     def validate(
         self,

@@ -12,8 +12,9 @@ Rules, chosen so that a gate never takes a fragment for an answer:
   does not open one.
 * Inside an object, every bracket counts; a closer that does not match the innermost opener
   closes the nearest matching one (the inner ones are abandoned, json.loads reports them).
-* Strings are followed with their escapes. JSON strings cannot hold a raw newline, so a newline
-  ends a string early: one stray quote cannot swallow the rest of the output.
+* Strings are followed with their escapes. A raw newline does not end a string: agents often
+  put one inside a value, and that must surface as a `json_syntax` error with a position, not
+  as a string that never closed.
 * If the text ends while an object is open, the output is truncated — whatever came before.
 """
 
@@ -29,7 +30,7 @@ MAX_CANDIDATES = 64
 """Only the last this-many top-level objects are kept; the last one decides anyway."""
 
 _STRUCTURE = re.compile(r'[{}\[\]"]')
-_STRING_STOP = re.compile(r'["\\\n]')
+_STRING_STOP = re.compile(r'["\\]')
 # A `{` whose next non-blank character can start a member, or that ends the text. The
 # possessive `*+` never backtracks, so each blank run is read once: linear overall.
 _OBJECT_START = re.compile(r"""\{(?=[ \t\r\n]*+(?:["'}]|\Z))""")
@@ -134,7 +135,7 @@ class _Scanner:
                     return False
                 continue
             self.pos = match.end()
-            return True  # closing quote, or a raw newline that ends a broken string
+            return True  # the closing quote
 
     def _push(self, opener: int) -> None:
         self.stack.append(opener)
