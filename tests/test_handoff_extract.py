@@ -61,7 +61,12 @@ ERROR_TABLE: list[tuple[str, str, ErrorKind, str]] = [
         ErrorKind.DUPLICATE_KEY,
         '"a"',
     ),
-    ("missing field", '{"task_id": "T-1", "success": true}', ErrorKind.SCHEMA, "completed_normally"),
+    (
+        "missing field",
+        '{"task_id": "T-1", "success": true}',
+        ErrorKind.SCHEMA,
+        "completed_normally",
+    ),
     ("yes is not a bool", agent(success="yes"), ErrorKind.SCHEMA, 'got "yes"'),
     ("1 is not a bool", agent(success=1), ErrorKind.SCHEMA, "success"),
     ("12 string is not a number", agent(execution_time="12"), ErrorKind.SCHEMA, 'got "12"'),
@@ -173,7 +178,9 @@ def test_huge_integer_is_a_syntax_error() -> None:
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=10,
 )
 _prose = st.text(alphabet=st.characters(blacklist_characters="{}[]\"'"), max_size=40)
@@ -188,7 +195,9 @@ def payload_texts(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         "todos": draw(st.lists(st.text(max_size=10), max_size=3)),
         "code": draw(_json_values),
     }
-    body = json.dumps(data, indent=draw(st.sampled_from([None, 2])), ensure_ascii=draw(st.booleans()))
+    body = json.dumps(
+        data, indent=draw(st.sampled_from([None, 2])), ensure_ascii=draw(st.booleans())
+    )
     return draw(_prose) + body + draw(_prose), data
 
 
