@@ -178,7 +178,7 @@ def test_invalid_env_names_the_variable() -> None:
 
 
 def test_invalid_override_names_the_flag() -> None:
-    with pytest.raises(ConfigError, match="override review.max_rounds"):
+    with pytest.raises(ConfigError, match=r"override review\.max_rounds"):
         load_config(env={}, overrides={"review.max_rounds": 0})
 
 

@@ -253,7 +253,7 @@ def test_stuck_run_starts_fresh_with_the_original_prompt() -> None:
         fresh_sessions.append(session)
         return session
 
-    outcome, ask, _, sink = run([StuckRunError("stalled for 300 s")], fresh=fresh)
+    outcome, _ask, _, sink = run([StuckRunError("stalled for 300 s")], fresh=fresh)
     assert outcome.ok
     assert len(fresh_sessions) == 1
     assert fresh_sessions[0].prompts == ["Do the task, then report as JSON."]

@@ -73,6 +73,11 @@ def extract(
     if not text.strip():
         detail = "the output is empty" if not text else "the output is only whitespace"
         return _failed(name, text, ErrorKind.EMPTY, detail)
+    whole = _whole_object(text)
+    if whole is not None:
+        return _validate(
+            text, whole[0], whole[1], resolved, context=context, strict=strict, count=1
+        )
     scan = scan_objects(text)
     if scan.unclosed_at is not None:
         return _truncated(name, text, scan)
@@ -101,9 +106,8 @@ def _evaluate(
     skip_empty: bool = True,
 ) -> Extraction | None:
     raw = text[span.start : span.end]
-    bounds = (span.start, span.end)
     try:
-        obj = json.loads(raw, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+        obj = _DECODER.decode(raw)
     except _DuplicateKeyError as exc:
         line, column = _line_col(text, span.start)
         detail = (
@@ -117,6 +121,40 @@ def _evaluate(
         return _syntax_failure(schema.name, text, span, exc, count)
     if skip_empty and obj == {}:
         return None
+    return _validate(text, span, obj, schema, context=context, strict=strict, count=count)
+
+
+def _whole_object(text: str) -> tuple[Span, dict[str, Any]] | None:
+    """Fast path: the whole output (blanks aside) is one non-empty, valid JSON object.
+
+    Then the scan would find exactly that one object and nothing else, so it is skipped. Any
+    doubt (prose, fences, invalid JSON, `{}`) returns None and the full rules apply.
+    """
+    start = len(text) - len(text.lstrip())
+    end = len(text.rstrip())
+    if text[start : start + 1] != "{" or text[end - 1 : end] != "}":
+        return None
+    try:
+        obj = _DECODER.decode(text[start:end])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or not obj:
+        return None
+    return Span(start, end), obj
+
+
+def _validate(
+    text: str,
+    span: Span,
+    obj: dict[str, Any],
+    schema: Schema,
+    *,
+    context: Mapping[str, Any] | None,
+    strict: bool,
+    count: int,
+) -> Extraction:
+    raw = text[span.start : span.end]
+    bounds = (span.start, span.end)
     check = schema.validate(raw, obj, strict=strict, context=context)
     if check.ok:
         return Extraction(schema.name, check.value, obj, None, bounds, count)
@@ -145,6 +183,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (use a number or null)")
+
+
+# One decoder for every parse: duplicate keys and NaN/Infinity are errors, not silently taken.
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
 
 
 def _syntax_failure(name: str, text: str, span: Span, exc: Exception, count: int) -> Extraction:

@@ -29,8 +29,10 @@ __all__ = ["MAX_CANDIDATES", "ScanResult", "Span", "scan_objects"]
 MAX_CANDIDATES = 64
 """Only the last this-many top-level objects are kept; the last one decides anyway."""
 
-_STRUCTURE = re.compile(r'[{}\[\]"]')
-_STRING_STOP = re.compile(r'["\\]')
+# Inside an object: a bracket, or a whole string with its escapes. The string branch always
+# matches — up to its closing quote or to the end of the text (group 1 says which) — and its
+# quantifiers are possessive, so no attempt fails and backtracks: the pass stays linear.
+_TOKEN = re.compile(r"""[{}\[\]]|"(?:[^"\\]++|\\.)*+("|\\?\Z)""", re.DOTALL)
 # A `{` whose next non-blank character can start a member, or that ends the text. The
 # possessive `*+` never backtracks, so each blank run is read once: linear overall.
 _OBJECT_START = re.compile(r"""\{(?=[ \t\r\n]*+(?:["'}]|\Z))""")
@@ -77,12 +79,8 @@ class _Scanner:
     def run(self) -> ScanResult:
         text = self.text
         first = text.find("{")
-        while self.pos < len(text):
-            if not self.stack:
-                if not self._open_top_level():
-                    break
-            elif not self._step_inside():
-                break
+        while self.pos < len(text) and self._open_top_level() and self._scan_object():
+            pass
         return ScanResult(
             candidates=tuple(self.spans),
             dropped=self.closed - len(self.spans),
@@ -103,56 +101,46 @@ class _Scanner:
         self.start = match.start()
         return True
 
-    def _step_inside(self) -> bool:
-        """Advance to and handle the next structural character; False at the end of text."""
-        match = _STRUCTURE.search(self.text, self.pos)
-        if match is None:
-            self.pos = len(self.text)
-            return False
-        char = match.group()
-        self.pos = match.end()
-        if char == '"':
-            return self._skip_string()
-        if char in "{[":
-            self._push(ord(char))
-        else:
-            self._close(_OPENERS[char], match.start())
-        return True
-
-    def _skip_string(self) -> bool:
-        text = self.text
+    def _scan_object(self) -> bool:
+        """Follow the object just opened until it closes (True) or the text ends (False)."""
+        text, search, pos = self.text, _TOKEN.search, self.pos
         while True:
-            match = _STRING_STOP.search(text, self.pos)
+            match = search(text, pos)
             if match is None:
                 self.pos = len(text)
-                self.in_string = True
                 return False
-            char = match.group()
-            if char == "\\":
-                self.pos = match.end() + 1  # the escaped character, whatever it is
-                if self.pos > len(text):
+            pos = match.end()
+            char = text[match.start()]
+            if char == '"':
+                if match.group(1) != '"':  # the string runs to the end of the text
                     self.in_string = True
+                    self.pos = len(text)
                     return False
-                continue
-            self.pos = match.end()
-            return True  # the closing quote
+            elif char in "{[":
+                self._push(ord(char))
+            elif self._close(_OPENERS[char], match.start()):
+                self.pos = pos
+                return True
 
     def _push(self, opener: int) -> None:
         self.stack.append(opener)
         self.counts[opener] += 1
 
-    def _close(self, opener: int, at: int) -> None:
+    def _close(self, opener: int, at: int) -> bool:
+        """Close the nearest matching opener; True when that closed a top-level object."""
         if not self.counts[opener]:
-            return  # a closer with nothing to close: json.loads will say so if it matters
+            return False  # a closer with nothing to close: json.loads will say so if it matters
         # rfind only runs when it will succeed, and everything it passes over is popped, so
         # each opener is looked at a bounded number of times: the pass stays linear.
         index = self.stack.rfind(opener)
         for abandoned in self.stack[index:]:
             self.counts[abandoned] -= 1
         del self.stack[index:]
-        if not self.stack:
-            self.spans.append(Span(self.start, at + 1))
-            self.closed += 1
+        if self.stack:
+            return False
+        self.spans.append(Span(self.start, at + 1))
+        self.closed += 1
+        return True
 
 
 def scan_objects(text: str) -> ScanResult:
