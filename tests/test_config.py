@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from mergegate.config import (
     MAX_ATTEMPTS_CEILING,
@@ -220,3 +221,26 @@ def test_state_dir_is_under_the_project_root(tmp_path: Path) -> None:
 
 def test_autouse_fixture_isolates_state(tmp_path: Path) -> None:
     assert state_dir() == tmp_path / ".mergegate-state"
+
+
+def _dotted_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+    keys = []
+    for name, field in model.model_fields.items():
+        if name in ("root", "source"):
+            continue
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys.extend(_dotted_keys(annotation, f"{prefix}{name}."))
+        else:
+            keys.append(f"{prefix}{name}")
+    return keys
+
+
+def test_every_key_is_documented() -> None:
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    missing = []
+    for dotted in _dotted_keys(Config):
+        section, _, key = dotted.rpartition(".")
+        if f"### `[{section}]`" not in docs or f"| `{key}` |" not in docs:
+            missing.append(dotted)
+    assert missing == []
