@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
-EXTRAS ?= dev
+EXTRAS ?= dev,local
 
 .PHONY: help install demo test test-fast lint typecheck importlint check ci bench clean
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install mergegate with the dev extra
+install: $(STAMP)  ## create .venv and install mergegate with the dev and local extras
 
 demo: install  ## the main job: decide example reviews (exit code = the gate's answer)
 	$(BIN)/mergegate parse examples/reviews/approve.md examples/reviews/soft-approval.md; \

@@ -124,6 +124,12 @@ class AgentResult(_Frozen):
     pid: int | None = None
     worktree_changed: bool = False
     """True when a read-only run changed HEAD, the index or the working tree (the run is void)."""
+    files_written: tuple[str, ...] = ()
+    """Paths (relative to `cwd`) that mergegate itself wrote for the agent: backends without
+    tools (openai, local) answer with whole-file edits that mergegate applies."""
+    files_refused: tuple[str, ...] = ()
+    """Paths the agent asked mergegate to write and it refused (outside the tree, `.git`, …);
+    the reasons are in `warnings`. When any path is refused, nothing is written."""
 
     @property
     def ok(self) -> bool:

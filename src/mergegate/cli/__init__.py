@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from mergegate.cli._app import cli
 from mergegate.cli.agent import agent
+from mergegate.cli.handoff import handoff, schema
 from mergegate.cli.model_server import model_server
 
 cli.add_command(agent)
+cli.add_command(handoff)
 cli.add_command(model_server)
+cli.add_command(schema)
 
 __all__ = ["cli", "main"]
 

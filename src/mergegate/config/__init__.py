@@ -1,0 +1,41 @@
+"""Configuration: frozen values and one loader (defaults < file < environment < flags).
+
+See `docs/configuration.md` for every key, its default and its environment variable.
+Layer L0: reads files and the environment, never writes.
+"""
+
+from __future__ import annotations
+
+from mergegate.config._load import (
+    ENV_PREFIX,
+    STATE_DIR_ENV,
+    find_config_file,
+    load_config,
+    state_dir,
+)
+from mergegate.config._models import (
+    MAX_ATTEMPTS_CEILING,
+    MAX_JSON_RETRIES_CEILING,
+    AgentsConfig,
+    Config,
+    HandoffValidationConfig,
+    RetryConfig,
+    ReviewConfig,
+    ReviewPolicyConfig,
+)
+
+__all__ = [
+    "ENV_PREFIX",
+    "MAX_ATTEMPTS_CEILING",
+    "MAX_JSON_RETRIES_CEILING",
+    "STATE_DIR_ENV",
+    "AgentsConfig",
+    "Config",
+    "HandoffValidationConfig",
+    "RetryConfig",
+    "ReviewConfig",
+    "ReviewPolicyConfig",
+    "find_config_file",
+    "load_config",
+    "state_dir",
+]

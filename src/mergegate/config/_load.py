@@ -1,0 +1,242 @@
+"""Loading configuration: one precedence order, defaults < file < environment < flags.
+
+* **File**: `mergegate.toml` in the nearest ancestor directory of the start directory, or the
+  `[tool.mergegate]` table of a `pyproject.toml` there (`mergegate.toml` wins when both exist).
+  The search stops at the repository root (a directory holding `.git`).
+* **Environment**: `MERGEGATE_<SECTION>__<KEY>` (double underscore between levels, any case),
+  e.g. `MERGEGATE_REVIEW__MAX_ROUNDS=2`, `MERGEGATE_REVIEW__POLICY__MINOR_BLOCKS=true`. Values
+  are read as TOML values when they parse (`2`, `true`, `["spec"]`, `{review-verdict = 2}`),
+  otherwise as plain strings (`claude`, `my-reviewer --strict`).
+* **Flags**: `overrides` with dotted keys, e.g. `{"review.max_rounds": 2}`; `None` means "not
+  given" so a CLI can pass every option unconditionally.
+
+Tables merge key by key across layers; any other value replaces the lower layer's.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from mergegate.config._models import SECTIONS, Config
+from mergegate.errors import ConfigError
+
+__all__ = ["ENV_PREFIX", "STATE_DIR_ENV", "find_config_file", "load_config", "state_dir"]
+
+ENV_PREFIX = "MERGEGATE_"
+STATE_DIR_ENV = "MERGEGATE_STATE_DIR"
+CONFIG_FILE = "mergegate.toml"
+PYPROJECT = "pyproject.toml"
+STATE_DIR_NAME = ".mergegate"
+DEFAULTS_LABEL = "defaults"
+
+
+def load_config(
+    start_dir: Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, object] | None = None,
+) -> Config:
+    """Build the configuration for the project around `start_dir` (default: the cwd).
+
+    Raises `ConfigError` (exit 2) naming the key and where it came from — the file, the
+    environment variable or the override — when a value is invalid or a key is unknown.
+    """
+    start = (start_dir or Path.cwd()).resolve()
+    root, source = find_config_file(start)
+    merged: dict[str, Any] = Config().model_dump(mode="python")
+    provenance: dict[str, str] = {}
+    if source is not None:
+        _merge(merged, _read_file(source), str(source), provenance, ())
+    for parts, value, label in _env_entries(os.environ if env is None else env):
+        _merge(merged, _nest(parts, value), label, provenance, ())
+    for dotted, given in (overrides or {}).items():
+        if given is not None:
+            _merge(
+                merged, _nest(tuple(dotted.split(".")), given), f"override {dotted}", provenance, ()
+            )
+    _reject_unknown_sections(merged, provenance)
+    try:
+        config = Config.model_validate(merged)
+    except ValidationError as exc:
+        raise _config_error(exc, provenance) from None
+    return config.model_copy(update={"root": root, "source": source})
+
+
+def find_config_file(start: Path) -> tuple[Path, Path | None]:
+    """Return `(project_root, config_file_or_None)` for a directory.
+
+    Walks from `start` upwards; the first directory with `mergegate.toml`, or a
+    `pyproject.toml` holding `[tool.mergegate]`, is the root. The walk stops at a directory
+    holding `.git` (the root then, even without a file); with neither, `start` is the root.
+    """
+    for directory in (start, *start.parents):
+        candidate = directory / CONFIG_FILE
+        if candidate.is_file():
+            return directory, candidate
+        pyproject = directory / PYPROJECT
+        if pyproject.is_file() and _pyproject_table(pyproject) is not None:
+            return directory, pyproject
+        if (directory / ".git").exists():
+            return directory, None
+    return start, None
+
+
+def state_dir(
+    config_or_cwd: Config | Path | str | None = None, *, env: Mapping[str, str] | None = None
+) -> Path:
+    """Where mergegate keeps its state: `$MERGEGATE_STATE_DIR`, else `<project root>/.mergegate`.
+
+    Pass a loaded `Config` (its root is used) or a directory to search from (default: cwd).
+    Nothing is created here; writers create what they need.
+    """
+    environ = os.environ if env is None else env
+    override = environ.get(STATE_DIR_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
+    if isinstance(config_or_cwd, Config):
+        root = config_or_cwd.root or find_config_file(Path.cwd().resolve())[0]
+    else:
+        start = Path(config_or_cwd) if config_or_cwd is not None else Path.cwd()
+        root = find_config_file(start.resolve())[0]
+    return root / STATE_DIR_NAME
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read config file: {exc.strerror or exc}", path=str(path)
+        ) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}", path=str(path)) from exc
+
+
+def _pyproject_table(path: Path) -> dict[str, Any] | None:
+    tool = _read_toml(path).get("tool", {})
+    table = tool.get("mergegate") if isinstance(tool, dict) else None
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError("[tool.mergegate] must be a table", key="tool.mergegate", path=str(path))
+    return table
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    if path.name == PYPROJECT:
+        return _pyproject_table(path) or {}
+    return _read_toml(path)
+
+
+def _env_entries(environ: Mapping[str, str]) -> list[tuple[tuple[str, ...], object, str]]:
+    """`MERGEGATE_A__B=v` → `(("a", "b"), parsed v, label)`; other variables are ignored."""
+    entries = []
+    for name in sorted(environ):
+        if not name.upper().startswith(ENV_PREFIX):
+            continue
+        rest = name[len(ENV_PREFIX) :]
+        if "__" not in rest:
+            continue  # MERGEGATE_STATE_DIR and friends are not config keys
+        parts = tuple(part.lower() for part in rest.split("__"))
+        if any(not part for part in parts):
+            raise ConfigError("empty key part in environment variable", path=f"environment {name}")
+        entries.append((parts, _parse_env_value(environ[name]), f"environment variable {name}"))
+    return entries
+
+
+def _parse_env_value(raw: str) -> object:
+    """A TOML value if the text is one (`2`, `true`, `["a"]`), else the text itself."""
+    try:
+        parsed = tomllib.loads(f"value = {raw}")
+    except tomllib.TOMLDecodeError:
+        return raw
+    if set(parsed) != {"value"}:
+        return raw  # the text smuggled in more than one value: keep it as a plain string
+    return parsed["value"]
+
+
+def _nest(parts: tuple[str, ...], value: object) -> dict[str, Any]:
+    nested: dict[str, Any] = {parts[-1]: value}
+    for part in reversed(parts[:-1]):
+        nested = {part: nested}
+    return nested
+
+
+def _merge(
+    base: dict[str, Any],
+    incoming: Mapping[str, Any],
+    label: str,
+    provenance: dict[str, str],
+    prefix: tuple[str, ...],
+) -> None:
+    """Merge `incoming` into `base` in place, tables key by key; remember who set each key."""
+    for key, value in incoming.items():
+        path = (*prefix, str(key))
+        current = base.get(key)
+        if isinstance(value, Mapping) and isinstance(current, dict):
+            _merge(current, value, label, provenance, path)
+            provenance.setdefault(".".join(path), label)
+        else:
+            base[key] = dict(value) if isinstance(value, Mapping) else value
+            provenance[".".join(path)] = label
+
+
+def _reject_unknown_sections(merged: Mapping[str, Any], provenance: Mapping[str, str]) -> None:
+    for key in merged:
+        if key not in SECTIONS:
+            hint = _did_you_mean(key, SECTIONS)
+            raise ConfigError(
+                f"unknown section{hint}; known sections: {', '.join(SECTIONS)}",
+                key=key,
+                path=provenance.get(key, DEFAULTS_LABEL),
+            )
+
+
+def _config_error(exc: ValidationError, provenance: Mapping[str, str]) -> ConfigError:
+    problems = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(str(part) for part in err["loc"])
+        key = ".".join(loc)
+        where = _source_of(loc, provenance)
+        if err["type"] == "extra_forbidden":
+            message = f"unknown key{_did_you_mean(loc[-1], _known_keys(loc[:-1]))}"
+        else:
+            message = f"{err['msg']} (got {err['input']!r})"
+        problems.append((key, where, message))
+    key, where, message = problems[0]
+    if len(problems) > 1:
+        rest = "; ".join(f"{k}: {m} [{w}]" for k, w, m in problems[1:])
+        message = f"{message}; also {rest}"
+    return ConfigError(message, key=key, path=where)
+
+
+def _source_of(loc: tuple[str, ...], provenance: Mapping[str, str]) -> str:
+    for end in range(len(loc), 0, -1):
+        label = provenance.get(".".join(loc[:end]))
+        if label is not None:
+            return label
+    return DEFAULTS_LABEL
+
+
+def _known_keys(section_loc: tuple[str, ...]) -> list[str]:
+    model: type[BaseModel] = Config
+    for part in section_loc:
+        field = model.model_fields.get(part)
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return [name for name in model.model_fields if name not in ("root", "source")]
+
+
+def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,156 @@
+"""The configuration values: frozen pydantic models, one per section of `mergegate.toml`.
+
+Every section forbids unknown keys (a typo is an error, not a silently ignored setting) and
+validates strictly (a TOML string is not a number). Defaults are the documented ones in
+`docs/configuration.md`; a test checks that every field there is documented.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "MAX_ATTEMPTS_CEILING",
+    "MAX_JSON_RETRIES_CEILING",
+    "AgentsConfig",
+    "BackendValue",
+    "Config",
+    "HandoffValidationConfig",
+    "RetryConfig",
+    "ReviewConfig",
+    "ReviewPolicyConfig",
+]
+
+MAX_JSON_RETRIES_CEILING = 5
+"""Hard ceiling on retries of one handoff (seed 002: "hard limit of 5 retries")."""
+MAX_ATTEMPTS_CEILING = MAX_JSON_RETRIES_CEILING + 1
+"""The first attempt plus at most `MAX_JSON_RETRIES_CEILING` retries."""
+
+Severity = Literal["critical", "important", "minor"]
+BackendValue = str | int | float | bool | list[str]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class RetryConfig(_Section):
+    """`[retry]`: seed 002's `retry_settings`, in snake_case."""
+
+    max_json_retries: int = Field(MAX_JSON_RETRIES_CEILING, ge=0, le=MAX_JSON_RETRIES_CEILING)
+    """Retries after the first attempt, for handoff types without an entry in `max_attempts`."""
+    json_retry_delay: float = Field(1.0, ge=0.0, le=3600.0)
+    """Base delay in seconds before a retry."""
+    use_exponential_backoff: bool = True
+    """Double the delay on each retry (with jitter), up to `max_backoff_delay`."""
+    max_backoff_delay: float = Field(30.0, ge=0.0, le=3600.0)
+    """No single wait is longer than this, jitter included."""
+    retry_prompt_reduction: bool = True
+    """Shrink the retry prompt on later attempts: full → minimal template → JSON only."""
+    enable_partial_recovery: Literal[False] = False
+    """Accepted for seed compatibility, and only as `false`: truncated JSON is never completed."""
+    max_attempts: dict[str, int] = Field(default_factory=lambda: {"review-verdict": 2})
+    """Total attempts (first ask + retries) per handoff type, 1..6; overrides `max_json_retries`.
+    The review verdict defaults to 2 (one retry). Tables from files merge over the default."""
+
+    @field_validator("max_attempts")
+    @classmethod
+    def _attempts_within_ceiling(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, attempts in value.items():
+            if not 1 <= attempts <= MAX_ATTEMPTS_CEILING:
+                raise ValueError(
+                    f"max_attempts[{name!r}] must be between 1 and {MAX_ATTEMPTS_CEILING} "
+                    f"(the first attempt plus at most {MAX_JSON_RETRIES_CEILING} retries), "
+                    f"got {attempts}"
+                )
+        return value
+
+    def attempts_for(self, handoff_type: str) -> int:
+        """How many attempts (first ask included) a handoff of this type may make."""
+        attempts = self.max_attempts.get(handoff_type, self.max_json_retries + 1)
+        return max(1, min(attempts, MAX_ATTEMPTS_CEILING))
+
+
+class HandoffValidationConfig(_Section):
+    """`[handoff_validation]`: seed 002's keys of the same name."""
+
+    strict_schema_validation: bool = True
+    """Fields a schema does not declare are errors (catches `sucess`); false ignores them.
+    Types are strict either way: `"yes"` is never a boolean, `"12"` never a number."""
+    log_all_handoffs: bool = True
+    """Append the debug record of every handoff, recovered ones included, to
+    `<state>/handoffs.jsonl`."""
+    save_failed_handoffs: bool = True
+    """Write a file per escalated or fatal handoff (record and raw outputs)."""
+    failed_handoff_dir: str = "failed_handoffs"
+    """Where failed handoffs go; relative paths are under the state directory."""
+    schemas: dict[str, str] = Field(default_factory=dict)
+    """Extra schema names: name = path of a JSON Schema file (relative to the project root)."""
+
+
+class ReviewPolicyConfig(_Section):
+    """`[review.policy]`: what blocks a merge. Soft wording is never approval (not configurable)."""
+
+    with_fixes_blocks: bool = True
+    blocking_severities: tuple[Severity, ...] = Field(("critical", "important"), strict=False)
+    minor_blocks: bool = False
+
+
+class ReviewConfig(_Section):
+    """`[review]`: the review gate and its revision loop."""
+
+    mode: Literal["auto", "manual", "off"] = "auto"
+    reviewer: str = "local"
+    reviewer_cmd: str | None = None
+    implementer: str | None = None
+    implementer_cmd: str | None = None
+    max_rounds: int = Field(3, ge=1, le=50)
+    malformed_retries: int = Field(1, ge=0, le=MAX_JSON_RETRIES_CEILING)
+    fresh_implementer_after: int | None = Field(None, ge=1)
+    fresh_implementer: str | None = None
+    defer_out_of_scope: bool = True
+    diff_size_limit: int = Field(200_000, ge=1)
+    report_dir: str | None = None
+    policy: ReviewPolicyConfig = Field(default_factory=ReviewPolicyConfig)
+    stages: tuple[Literal["spec", "quality"], ...] = Field(("spec", "quality"), strict=False)
+
+    @field_validator("stages")
+    @classmethod
+    def _stages_unique(
+        cls, value: tuple[Literal["spec", "quality"], ...]
+    ) -> tuple[Literal["spec", "quality"], ...]:
+        if not value:
+            raise ValueError("at least one review stage is required")
+        if len(set(value)) != len(value):
+            raise ValueError(f"review stages must not repeat, got {list(value)}")
+        return value
+
+
+class AgentsConfig(_Section):
+    """`[agents]`: limits for every agent run, and free-form per-backend tables."""
+
+    default_timeout_s: float = Field(1800.0, gt=0)
+    default_stall_timeout_s: float = Field(300.0, gt=0)
+    kill_grace_s: float = Field(10.0, ge=0)
+    max_output_bytes: int = Field(50 * 1024 * 1024, ge=1024)
+    backends: dict[str, dict[str, BackendValue]] = Field(default_factory=dict)
+    """`[agents.backends.NAME]` tables, e.g. `model = "..."`; each backend documents its keys."""
+
+
+class Config(_Section):
+    """The whole configuration. Build it with `load_config()`; every value is frozen."""
+
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+    handoff_validation: HandoffValidationConfig = Field(default_factory=HandoffValidationConfig)
+    review: ReviewConfig = Field(default_factory=ReviewConfig)
+    agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    root: Path | None = Field(None, exclude=True)
+    """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
+    source: Path | None = Field(None, exclude=True)
+    """The config file that was read, if any (not a setting)."""
+
+
+SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents")

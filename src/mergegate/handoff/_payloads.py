@@ -1,0 +1,216 @@
+"""The built-in payload schemas (seed 002's handoff points) and their consistency checks.
+
+Every model is strict (`"yes"` is not a boolean, `"12"` is not a number) and forbids unknown
+fields. Consistency rules that a JSON Schema cannot state live in `check_*` functions; their
+findings are `semantic` errors, answered with a targeted correction prompt.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AgentResultPayload",
+    "CodeReviewIssue",
+    "CodeReviewResultPayload",
+    "ReviewFinding",
+    "ReviewVerdictPayload",
+    "SupervisorComplete",
+    "SupervisorDecision",
+    "SupervisorError",
+    "SupervisorExecute",
+    "SupervisorReview",
+    "SupervisorSkip",
+    "check_agent_result",
+    "check_code_review_result",
+    "check_review_verdict",
+    "check_supervisor_decision",
+]
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+# ------------------------------------------------------------------ agent → orchestrator
+
+
+class AgentResultPayload(_Payload):
+    """`agent-result`: what an implementer agent reports when it stops."""
+
+    task_id: NonEmpty
+    success: bool
+    completed_normally: bool
+    todos: list[str] = Field(default_factory=list)
+    """Work left undone; empty when the task is finished."""
+    scratchpad_path: str | None = None
+    execution_time: float | None = Field(None, ge=0)
+    requested_help: bool = False
+    errors: list[str] = Field(default_factory=list)
+
+
+def check_agent_result(value: Any, context: Mapping[str, Any] | None) -> list[str]:
+    """A success must have completed normally and must not report errors."""
+    del context
+    problems = []
+    if value.success and not value.completed_normally:
+        problems.append(
+            "success is true but completed_normally is false: a run that did not complete "
+            "normally is not a success (set success to false, or completed_normally to true)"
+        )
+    if value.success and value.errors:
+        problems.append(
+            f"success is true but errors lists {len(value.errors)} error(s): "
+            "a successful run reports no errors"
+        )
+    return problems
+
+
+# ------------------------------------------------------------------ supervisor → orchestrator
+# One model per action: which fields are required depends on the action, and a discriminated
+# union says so in the JSON Schema too.
+
+
+class _SupervisorBase(_Payload):
+    session_id: NonEmpty
+    reason: NonEmpty
+    guidance: str | None = None
+
+
+class SupervisorExecute(_SupervisorBase):
+    """Run the agent on a task."""
+
+    action: Literal["execute"]
+    task_id: NonEmpty
+    task_title: NonEmpty
+    subtasks: list[str] = Field(min_length=1)
+    project_root: NonEmpty
+
+
+class SupervisorSkip(_SupervisorBase):
+    """Skip a task."""
+
+    action: Literal["skip"]
+    task_id: NonEmpty
+
+
+class SupervisorReview(_SupervisorBase):
+    """Send a task's work to review."""
+
+    action: Literal["review"]
+    task_id: NonEmpty
+
+
+class SupervisorComplete(_SupervisorBase):
+    """Every task is done."""
+
+    action: Literal["complete"]
+
+
+class SupervisorError(_SupervisorBase):
+    """The supervisor cannot go on; `reason` says why."""
+
+    action: Literal["error"]
+
+
+SupervisorDecision = Annotated[
+    SupervisorExecute | SupervisorSkip | SupervisorReview | SupervisorComplete | SupervisorError,
+    Field(discriminator="action"),
+]
+"""`supervisor-decision`: the next step, with the fields its `action` needs."""
+
+
+def check_supervisor_decision(value: Any, context: Mapping[str, Any] | None) -> list[str]:
+    """When the caller knows the session, the decision must be about that session."""
+    expected = (context or {}).get("session_id")
+    if expected and value.session_id != expected:
+        return [f"session_id is {value.session_id!r} but this session is {expected!r}"]
+    return []
+
+
+# ------------------------------------------------------------------ code review → supervisor
+
+
+class CodeReviewIssue(_Payload):
+    severity: Literal["critical", "high", "medium", "low"]
+    description: NonEmpty
+    file: str | None = None
+    line: int | None = Field(None, ge=1)
+
+
+class CodeReviewResultPayload(_Payload):
+    """`code-review-result`: one step of a multi-step code review."""
+
+    status: Literal["analyze_complete", "pause_for_code_review"]
+    issues_found: list[CodeReviewIssue] = Field(default_factory=list)
+    confidence: NonEmpty
+    step_number: int = Field(ge=1)
+    total_steps: int = Field(ge=1)
+    findings: str
+    code_review_status: dict[str, Any] = Field(default_factory=dict)
+
+
+def check_code_review_result(value: Any, context: Mapping[str, Any] | None) -> list[str]:
+    """Steps must be in range; a complete analysis is the last step."""
+    del context
+    problems = []
+    if value.step_number > value.total_steps:
+        problems.append(
+            f"step_number ({value.step_number}) is greater than total_steps ({value.total_steps})"
+        )
+    elif value.status == "analyze_complete" and value.step_number < value.total_steps:
+        problems.append(
+            f"status is analyze_complete but this is step {value.step_number} of "
+            f"{value.total_steps}: use pause_for_code_review until the last step"
+        )
+    return problems
+
+
+# ------------------------------------------------------------------ reviewer verdict trailer
+
+
+class ReviewFinding(_Payload):
+    id: NonEmpty
+    severity: Literal["critical", "important", "minor"]
+    title: NonEmpty
+    file: str | None = None
+    line: int | None = Field(None, ge=1)
+    detail: str | None = None
+
+
+class ReviewVerdictPayload(_Payload):
+    """`review-verdict`: the JSON trailer mergegate asks its reviewers for."""
+
+    review_id: NonEmpty
+    verdict: Literal["approve", "request_changes", "reject"]
+    findings: list[ReviewFinding] = Field(default_factory=list)
+
+
+def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[str]:
+    """The nonce must match; an approval has no blocking findings; changes need findings."""
+    problems = []
+    expected = (context or {}).get("review_id")
+    if expected and value.review_id != expected:
+        problems.append(
+            f"review_id is {value.review_id!r} but this review's id is {expected!r}: "
+            "copy the review_id given in the request"
+        )
+    blocking = [f.id for f in value.findings if f.severity in ("critical", "important")]
+    if value.verdict == "approve" and blocking:
+        problems.append(
+            f"verdict is approve but findings {', '.join(blocking)} are critical or important: "
+            "either request changes or lower their severity"
+        )
+    if value.verdict == "request_changes" and not value.findings:
+        problems.append("verdict is request_changes but findings is empty: list each change")
+    counts = Counter(f.id for f in value.findings)
+    repeated = sorted(i for i, n in counts.items() if n > 1)
+    if repeated:
+        problems.append(f"finding ids must be unique; repeated: {', '.join(repeated)}")
+    return problems
