@@ -13,12 +13,15 @@ environment would otherwise point it at another repository).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mergegate.errors import UsageError
+
 from mergegate.agents.supervisor import child_environment, run_command
 
-__all__ = ["WorktreeSnapshot", "compare_snapshots", "snapshot_worktree"]
+__all__ = ["GitRepository", "WorktreeSnapshot", "compare_snapshots", "snapshot_worktree"]
 
 _GIT_REDIRECTS = (
     "GIT_DIR",
@@ -138,3 +141,63 @@ def compare_snapshots(before: WorktreeSnapshot, after: WorktreeSnapshot) -> list
         if before.file_hashes[path] != after.file_hashes[path]:
             changes.append(f"content changed: {path}")
     return changes
+
+
+_MAX_FILE_BYTES = 2 << 20
+# Used only when the repository has no identity configured, so a fix commit never fails on it.
+_FALLBACK_IDENTITY = ("-c", "user.name=mergegate", "-c", "user.email=mergegate@localhost")
+
+
+class GitRepository:
+    """The git operations of the review loop, on one work tree. Git errors are `UsageError`s
+    (a bad ref or a non-repository is the user's input), never silent."""
+
+    def __init__(self, path: Path, *, exclude: Sequence[Path] = ()) -> None:
+        ok, top = _git(path, "rev-parse", "--show-toplevel")
+        if not ok:
+            raise UsageError(f"not a git work tree: {path}")
+        self.root = Path(top.decode().strip())
+        self._exclude = [p for p in (_relative_prefix(self.root, e) for e in exclude) if p]
+
+    def _run(self, *args: str) -> bytes:
+        ok, out = _git(self.root, *args)
+        if not ok:
+            raise UsageError(f"git {' '.join(args[:3])} failed in {self.root}")
+        return out
+
+    def resolve(self, ref: str) -> str:
+        """The commit id `ref` names."""
+        ok, out = _git(self.root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+        if not ok:
+            raise UsageError(f"unknown git revision: {ref!r}")
+        return out.decode().strip()
+
+    def diff(self, base: str, head: str) -> str:
+        out = self._run("diff", "--no-color", "--no-ext-diff", "--no-renames", base, head)
+        return out.decode("utf-8", "replace")
+
+    def changed_files(self, base: str, head: str) -> list[str]:
+        out = self._run("diff", "--name-only", "--no-renames", "-z", base, head)
+        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+    def read_file(self, rev: str, path: str) -> str | None:
+        """The file at `rev`, or None when it does not exist there (or is too large)."""
+        ok, out = _git(self.root, "cat-file", "blob", f"{rev}:{path}")
+        if not ok or len(out) > _MAX_FILE_BYTES:
+            return None
+        return out.decode("utf-8", "replace")
+
+    def commit_all(self, message: str) -> str | None:
+        """Commit every change in the work tree (excluded paths aside) as one commit.
+
+        Returns the new commit id, or None when there was nothing to commit.
+        """
+        pathspec = [".", *(f":(exclude){p}" for p in self._exclude)]
+        self._run("add", "-A", "--", *pathspec)
+        ok, _ = _git(self.root, "diff", "--cached", "--quiet")
+        if ok:
+            return None
+        configured, _ = _git(self.root, "config", "user.email")
+        identity = () if configured else _FALLBACK_IDENTITY
+        self._run(*identity, "commit", "--no-verify", "-q", "-m", message)
+        return self.resolve("HEAD")
