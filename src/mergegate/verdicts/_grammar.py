@@ -53,6 +53,7 @@ _COUNT_LABELS = frozenset(
     "blocking issues|blocking findings|p0".split("|")
 )
 _NUMBER = re.compile(r"\d{1,6}")
+_LIST_MARK = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +179,10 @@ def _label_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
             yield from _colon_values(cell)
         return
     yield from _colon_values(stripped)
+    alone = _drop_parens(_strip_decor(clean_value(stripped))).rstrip("?:. ")
+    kind = label_kind(alone)
+    if kind is not None and kind is not LabelKind.STATUS:
+        yield alone, kind, ""  # a label standing alone; its answer is on the next line
 
 
 def _colon_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
@@ -200,17 +205,38 @@ def _colon_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
 def _from_label(
     index: int, line: Line, label: str, kind: LabelKind, raw_value: str
 ) -> Candidate | None:
-    value = _strip_decor(clean_value(raw_value))
+    value = _strip_value_decor(clean_value(raw_value))
     hit = first_hit(value, at_start=kind is not LabelKind.VERDICT)
+    if hit is None and kind is LabelKind.STATUS and _starts_with_workflow_word(value):
+        # 'Status: review complete, can merge after P0 is fixed': the state word opens the
+        # value and the verdict follows in the same sentence.
+        hit = first_hit(value[_first_clause_break(value) :].lstrip(), at_start=False)
+        value = value[_first_clause_break(value) :].lstrip()
     if hit is None or hit.decision is None:
         return None
     if hit.phrase in ("yes", "no") and kind is LabelKind.STATUS:
         return None
     dialect = _dialect_of(kind, label, hit, line)
     cand = _make(index, line, hit, value, dialect, f"'{label}'", strong=kind is not LabelKind.STATUS)
+    if line.indent >= 2 and not _LIST_MARK.match(line.raw):
+        cand = replace(cand, local=True)  # a nested key ('  security:\n    status: PASS')
     if label.startswith(("overall", "final")):
         cand = replace(cand, local=False)
     return cand
+
+
+def _starts_with_workflow_word(value: str) -> bool:
+    """The first clause holds a workflow word (complete, resolved…) and no verdict word."""
+    first = value[: _first_clause_break(value)]
+    found = hits(first)
+    return bool(found) and all(h.decision is None for h in found)
+
+
+def _first_clause_break(value: str) -> int:
+    for i, ch in enumerate(value):
+        if ch in ",，;；、—":
+            return i + 1
+    return len(value)
 
 
 def _dialect_of(kind: LabelKind, label: str, hit: Hit, line: Line) -> str:
@@ -248,7 +274,7 @@ def _heading_phrase(index: int, line: Line, text: str) -> Candidate | None:
 
 def _bare_phrase(index: int, line: Line, text: str) -> Candidate | None:
     """A line that starts with a verdict ('LGTM', 'NACK -- …'; in a verdict section any)."""
-    value = _strip_decor(clean_value(text))
+    value = _strip_value_decor(clean_value(text))
     hit = first_hit(value, at_start=True)
     section = line.section
     in_verdict_section = section is not None and section.verdict_like
@@ -292,7 +318,7 @@ def _frontmatter(doc: Doc) -> Iterator[Candidate]:
         label = key.strip().replace("_", " ")
         if label_kind(label) is None:
             continue
-        value = _strip_decor(clean_value(raw_value))
+        value = _strip_value_decor(clean_value(raw_value))
         hit = first_hit(value, at_start=True)
         if hit is None or hit.decision is None:
             continue
@@ -345,6 +371,15 @@ def _strip_decor(text: str) -> str:
     """Drop leading list markers, numbering, emoji and punctuation: '- ✅ 1. approved'."""
     i = 0
     while i < len(text) and not text[i].isalpha():
+        i += 1
+    return text[i:].strip()
+
+
+def _strip_value_decor(text: str) -> str:
+    """Drop a leading list marker, emoji and punctuation, but keep numbers ('36 passed')."""
+    text = _LIST_MARK.sub("", text, count=1) if _LIST_MARK.match(text) else text
+    i = 0
+    while i < len(text) and not text[i].isalnum():
         i += 1
     return text[i:].strip()
 

@@ -86,7 +86,7 @@ _EXAMPLE_HEADING_WORDS = (
 # Headings that scope a verdict to one part: 'Alternative 2', 'Decision 3: ...', 'File: a.py'.
 _LOCAL_HEADING = re.compile(
     r"(?:alternative|option|approach|candidate|proposal|variant|finding|issue|item|decision|"
-    r"criterion|requirement|risk)s?[ \t]*(?:\d|#|[a-z](?![a-z]))|"
+    r"criterion|requirement|risk)s?(?:[ \t]*(?:\d|#)|[ \t]+[a-z](?![a-z]))|"
     r"(?:file|module|component|function|class)[ \t]*:|"
     r"(?:alternative|option|approach|candidate|proposal|variant)s?(?![a-z])"
 )

@@ -80,7 +80,7 @@ nice-to-have nice to have optional
 """
 # Words that are also ordinary verbs/adverbs: they decide only when the clause ends there.
 _AMBIGUOUS = frozenset(
-    "yes no merge go ship proceed pass passes clean accept block fail fails 是 否 予 non não "
+    "yes no merge go ship proceed pass passes clean accept block fail fails revise 是 否 non não "
     "sim si sí oui 예 네 はい いいえ".split()
 )
 
@@ -190,6 +190,8 @@ def hits(value: str) -> list[Hit]:
 
 def is_clause_end(value: str, end: int) -> bool:
     """True when the clause stops at `end` or continues with 'to …'/'for …' (APPROVED FOR …)."""
+    if value[end : end + 1] in ("-", "/") and value[end + 1 : end + 2].isalnum():
+        return False  # 'non-accepting', 'pass/fail': part of a word or an alternative
     rest = value[end:].lstrip(" ")
     if not rest or rest[0] in _CLAUSE_END:
         return True
