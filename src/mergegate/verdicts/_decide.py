@@ -21,7 +21,7 @@ from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._grammar import DIALECTS, Candidate, critical_counts, find_candidates
 from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
-from mergegate.verdicts._text import bound, norm
+from mergegate.verdicts._text import bound, has_lookalike, norm
 from mergegate.verdicts._trailer import Trailer, find_trailers
 
 __all__ = ["extract_findings", "parse_verdict"]
@@ -184,6 +184,8 @@ def _nothing_found(doc: Doc, had_local: bool, warnings: list[str]) -> _Outcome:
             + ", ".join(seen)
             + "); heuristics do not decide"
         )
+    if any(line.live and has_lookalike(line.raw) for line in doc.lines):
+        warnings.append("look-alike or zero-width characters appear in live text")
     return _Outcome(Decision.MALFORMED, reasons=reasons)
 
 

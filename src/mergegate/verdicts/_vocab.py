@@ -63,14 +63,18 @@ no blockers no blocking no new no critical not a blocker not blocking pass rate
 完成 已完成 完了 완료 是否 但是 不仅 是不是 可能性
 """
 # Phrases that make an approval conditional or soft ("Yes, once…", "APPROVED WITH …").
-_QUALIFIERS = """
-after once pending provided providing if unless until subject to conditional conditionally
-on condition as long as assuming contingent but however except before when only when with
-fixes required must be fixed must fix should fix needs to be needs to address to be addressed
-with fixes with changes revise
-后 後 条件 待 前提 须 需 修复 조건 후 전제 단 después de tras una vez siempre que si
-con condiciones condicional após depois de desde que se après une fois sous réserve à condition
-"""
+_QUALIFIERS = (
+    "after|once|pending|provided|providing|if|unless|until|subject to|conditional|conditionally|"
+    "on condition|as long as|assuming|contingent|but|however|except|before|only when|"
+    "required|must be fixed|must fix|should fix|needs to be|needs to address|to be addressed|"
+    "with fixes|with changes|with minor|with major|with some|with suggestions|with comments|"
+    "with caveats|with concerns|with conditions|with reservations|with warnings|"
+    "with modifications|with revisions|with required|with mandatory|with follow-ups|"
+    "with follow-up|with the following|with a few|with recommendations|revise|"
+    "后|後|条件|待|前提|须|需|修复|조건|후|전제|단|después de|tras|una vez|siempre que|si|"
+    "con condiciones|condicional|após|depois de|desde que|se|après|une fois|sous réserve|"
+    "à condition"
+).split("|")
 # Extras that are explicitly non-blocking; removed before qualifiers are looked for.
 _NON_BLOCKING = """
 with commendations with commendation with nits with minor nits with notes with praise with kudos
@@ -142,9 +146,9 @@ def _alternation(phrases: list[str]) -> re.Pattern[str]:
 
 
 _DECIDING_RE = _alternation(list(_DECIDING))
-_QUALIFIER_RE = _alternation(list(_split(_QUALIFIERS)) + [p for p in _DECIDING if _DECIDING[p]])
+_QUALIFIER_RE = _alternation(_QUALIFIERS + [p for p in _DECIDING if _DECIDING[p]])
 _NON_BLOCKING_RE = _alternation(list(_split(_NON_BLOCKING)))
-_MARKUP = str.maketrans({c: " " for c in "*_`~#>[]{}\"'“”‘’«»「」『』【】"})
+_MARKUP = str.maketrans({**{c: " " for c in "*_`~#>[]{}\"“”«»「」『』【】"}, "’": "'", "‘": "'"})
 _CLAUSE_END = frozenset(".,;:!?()—–-→/|。，；：！？、）")
 _CONTINUATIONS = ("to ", "for ", "with ", "on ", "as ", "in ", "and ", "但", "，")
 
@@ -238,8 +242,10 @@ def qualifier_of(value: str, hit: Hit) -> str | None:
     Looks at the whole value except the approving phrase itself, after removing extras that are
     explicitly non-blocking ('with commendations', "doesn't block the merge").
     """
-    rest = value[: hit.start] + " " + value[hit.end :]
-    rest = _NON_BLOCKING_RE.sub(" ", rest)
+    after = _NON_BLOCKING_RE.sub(" ", value[hit.end :]).lstrip(" -—:")
+    if after.startswith("with "):
+        return " ".join(after.split()[:3])  # 'APPROVED WITH X' is not an approval
+    rest = _NON_BLOCKING_RE.sub(" ", value[: hit.start] + " " + value[hit.end :])
     for match in _QUALIFIER_RE.finditer(rest):
         phrase = match.group(0)
         decision = _DECIDING.get(phrase, F)
