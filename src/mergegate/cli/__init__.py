@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from mergegate.cli._app import cli
+from mergegate.cli.parse import parse
 
 __all__ = ["cli", "main"]
+
+cli.add_command(parse)
 
 
 def main() -> None:

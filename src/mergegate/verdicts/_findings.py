@@ -94,6 +94,10 @@ def _finding_from_item(line: Line, current: Severity | None) -> Finding | None:
 
 def _title_of(body: str) -> str:
     text = body.replace("**", "").replace("`", "").strip()
+    location = _FILE_LINE.match(text)
+    if location is not None:
+        rest = text[location.end() :].lstrip(" —–-:")
+        text = rest or text
     for stop in (". ", " — ", ": "):
         cut = text.find(stop)
         if 0 < cut < 160:

@@ -257,9 +257,10 @@ def _next_value(doc: Doc, index: int) -> str:
     for nxt in doc.lines[index + 1 : index + 4]:
         if nxt.blank:
             continue
-        if not nxt.live or nxt.heading_level:
-            return ""
-        return norm(nxt.raw)
+        text = norm(nxt.raw)
+        if not nxt.live or nxt.heading_level or any(True for _ in _label_values(text)):
+            return ""  # the next line speaks for itself
+        return text
     return ""
 
 
