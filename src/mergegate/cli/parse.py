@@ -9,11 +9,18 @@ from typing import Any
 import click
 
 from mergegate.decisions import ExitCode, worst_exit_code
-from mergegate.verdicts import DIALECTS, Verdict, parse_verdict
+from mergegate.verdicts import DIALECTS, parse_verdict
 
 __all__ = ["parse"]
 
 _MAX_READ_BYTES = 64 * 1024 * 1024
+# Invisible and direction-changing characters: shown escaped so the output cannot lie.
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e")
+_INVISIBLE |= frozenset("\u2066\u2067\u2068\u2069\ufeff")
+# Invisible and direction-changing characters: shown escaped so the output cannot lie.
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+)
 
 
 @click.command("parse")
@@ -95,7 +102,9 @@ def _text(item: dict[str, Any]) -> str:
     name = _safe(item["file"])
     if "error" in item:
         return f"{name}: unreadable — {_safe(item['error'])}"
-    lines = [f"{name}: {item['decision'].upper()}" + (f" ({item['dialect']})" if item["dialect"] else "")]
+    lines = [
+        f"{name}: {item['decision'].upper()}" + (f" ({item['dialect']})" if item["dialect"] else "")
+    ]
     evidence = item["evidence"]
     if evidence:
         lines.append(f"  line {evidence['line']}: {_safe(evidence['text'])}")
@@ -105,9 +114,8 @@ def _text(item: dict[str, Any]) -> str:
         lines.append(f"  findings: {len(item['findings'])}")
         for finding in item["findings"][:10]:
             where = f" ({_safe(finding['file'])})" if finding["file"] else ""
-            lines.append(
-                f"    [{finding['severity']}] {finding['id']} {_safe(finding['title'])[:100]}{where}"
-            )
+            title = _safe(finding["title"])[:100]
+            lines.append(f"    [{finding['severity']}] {finding['id']} {title}{where}")
     return "\n".join(lines)
 
 
@@ -118,7 +126,7 @@ def _safe(text: object) -> str:
         code = ord(ch)
         if code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or ch in "\u2028\u2029":
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        elif ch in "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff":
+        elif ch in _INVISIBLE:
             out.append(f"\\u{code:04x}")
         else:
             out.append(ch)

@@ -234,9 +234,9 @@ def _with_review_id(
             Decision.MALFORMED,
             reasons=[
                 f"no JSON trailer carries review_id {review_id!r}; a prose approval alone is "
-                "not accepted when a review_id is expected"
-            ]
-            + prose.reasons,
+                "not accepted when a review_id is expected",
+                *prose.reasons,
+            ],
         )
     prose.reasons.append(f"no JSON trailer carries review_id {review_id!r}; the prose no stands")
     return prose

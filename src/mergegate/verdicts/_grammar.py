@@ -42,15 +42,35 @@ _SEPARATORS = (":", "?", "=")
 _CLI_FLAG = re.compile(r"--verdict[= ]+[\"']?([a-z_-]{2,30})")
 _JSON_KV = re.compile(r"\"([a-z_ -]{1,40})\"[ \t]*:[ \t]*(?:\"([^\"\\]{0,200})\"|(true|false))")
 _JSON_BOOL_KEYS = frozenset(
-    "approved approve lgtm ready_to_merge merge_ready mergeable ready approval".split()
+    [
+        "approved",
+        "approve",
+        "lgtm",
+        "ready_to_merge",
+        "merge_ready",
+        "mergeable",
+        "ready",
+        "approval",
+    ]
 )
-_JSON_TOP_KEYS = frozenset("verdict decision overall_verdict overall_assessment".split())
+_JSON_TOP_KEYS = frozenset(["verdict", "decision", "overall_verdict", "overall_assessment"])
 _EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
-_LINE_START_ANYWHERE = frozenset({"lgtm", "nack", "ack", "acked", "nak", "nacked", "ship it", "shipit"})
+_LINE_START_ANYWHERE = frozenset(
+    {"lgtm", "nack", "ack", "acked", "nak", "nacked", "ship it", "shipit"}
+)
 _BMAD = frozenset({"pass", "concerns", "fail", "waived"})
 _COUNT_LABELS = frozenset(
-    "critical|critical issues|critical findings|critical count|criticals|blockers|"
-    "blocking issues|blocking findings|p0".split("|")
+    [
+        "critical",
+        "critical issues",
+        "critical findings",
+        "critical count",
+        "criticals",
+        "blockers",
+        "blocking issues",
+        "blocking findings",
+        "p0",
+    ]
 )
 _NUMBER = re.compile(r"\d{1,6}")
 _LIST_MARK = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
@@ -120,7 +140,9 @@ def _flag_and_json(index: int, line: Line, text: str) -> Iterator[Candidate]:
             value = clean_value(match.group(1).replace("-", " "))
             hit = first_hit(value, at_start=True)
             if hit and hit.decision:
-                yield _make(index, line, hit, value, "cli-flag", "--verdict flag", strong=True)
+                yield _make(
+                    index, line, hit, value, dialect="cli-flag", where="--verdict flag", strong=True
+                )
     if '":' in text or '" :' in text:
         for match in _JSON_KV.finditer(text):
             cand = _json_pair(index, line, match)
@@ -135,7 +157,9 @@ def _json_pair(index: int, line: Line, match: re.Match[str]) -> Candidate | None
         if key not in _JSON_BOOL_KEYS:
             return None
         decision = Decision.APPROVE if match.group(3) == "true" else Decision.REJECT
-        return _candidate(index, line, decision, "json", f'"{key}": {match.group(3)}', True)
+        return _candidate(
+            index, line, decision, dialect="json", what=f'"{key}": {match.group(3)}', strong=True
+        )
     kind = label_kind(label)
     if kind is None:
         return None
@@ -145,17 +169,24 @@ def _json_pair(index: int, line: Line, match: re.Match[str]) -> Candidate | None
     hit = first_hit(value, at_start=True)
     if hit is None or hit.decision is None:
         return None
-    return _make(index, line, hit, value, "json", f'"{key}"', strong=kind is not LabelKind.STATUS)
+    return _make(
+        index,
+        line,
+        hit,
+        value,
+        dialect="json",
+        where=f'"{key}"',
+        strong=kind is not LabelKind.STATUS,
+    )
 
 
 def _labelled(doc: Doc, index: int, line: Line, text: str) -> Candidate | None:
     body = line.heading_text if line.heading_level else line.raw
     ntext = norm(body) if line.heading_level else text
-    for label, kind, value in _label_values(ntext):
-        if not value.strip(" -*"):
-            value = _next_value(doc, index)
-            if not value:
-                continue
+    for label, kind, own_value in _label_values(ntext):
+        value = own_value if own_value.strip(" -*") else _next_value(doc, index)
+        if not value:
+            continue
         cand = _from_label(index, line, label, kind, value)
         if cand is not None:
             return cand
@@ -217,7 +248,15 @@ def _from_label(
     if hit.phrase in ("yes", "no") and kind is LabelKind.STATUS:
         return None
     dialect = _dialect_of(kind, label, hit, line)
-    cand = _make(index, line, hit, value, dialect, f"'{label}'", strong=kind is not LabelKind.STATUS)
+    cand = _make(
+        index,
+        line,
+        hit,
+        value,
+        dialect=dialect,
+        where=f"'{label}'",
+        strong=kind is not LabelKind.STATUS,
+    )
     if line.indent >= 2 and not _LIST_MARK.match(line.raw):
         cand = replace(cand, local=True)  # a nested key ('  security:\n    status: PASS')
     if label.startswith(("overall", "final")):
@@ -270,7 +309,7 @@ def _heading_phrase(index: int, line: Line, text: str) -> Candidate | None:
     hit = first_hit(value, at_start=True)
     if hit is None or hit.decision is None or hit.end < len(value.rstrip(" .!")):
         return None
-    return _make(index, line, hit, value, "verdict-line", "heading", strong=True)
+    return _make(index, line, hit, value, dialect="verdict-line", where="heading", strong=True)
 
 
 def _bare_phrase(index: int, line: Line, text: str) -> Candidate | None:
@@ -284,9 +323,11 @@ def _bare_phrase(index: int, line: Line, text: str) -> Candidate | None:
         if rest.startswith(":"):
             return None  # 'Approved by: …' is a label, not a verdict
         if hit.phrase in _LINE_START_ANYWHERE:
-            return _make(index, line, hit, value, "lgtm", "line start")
+            return _make(index, line, hit, value, dialect="lgtm", where="line start")
         if in_verdict_section:
-            return _make(index, line, hit, value, "verdict-section", "verdict section")
+            return _make(
+                index, line, hit, value, dialect="verdict-section", where="verdict section"
+            )
     if in_verdict_section and section is not None and "summary" not in section.text:
         return _emphasized(index, line, text)
     return None
@@ -303,7 +344,9 @@ def _emphasized(index: int, line: Line, text: str) -> Candidate | None:
         if hit.decision is None or hit.start != 0 or hit.end != len(span.rstrip(" .!")):
             continue
         value = clean_value(text)
-        return _make(index, line, hit, value, "verdict-section", "verdict section (emphasis)")
+        return _make(
+            index, line, hit, value, dialect="verdict-section", where="verdict section (emphasis)"
+        )
     return None
 
 
@@ -323,14 +366,22 @@ def _frontmatter(doc: Doc) -> Iterator[Candidate]:
         hit = first_hit(value, at_start=True)
         if hit is None or hit.decision is None:
             continue
-        yield _make(index, line, hit, value, "frontmatter", f"frontmatter '{key.strip()}'", True)
+        yield _make(
+            index,
+            line,
+            hit,
+            value,
+            dialect="frontmatter",
+            where=f"frontmatter '{key.strip()}'",
+            strong=True,
+        )
 
 
 # --------------------------------------------------------------------------- helpers
 
 
 def _make(
-    index: int, line: Line, hit: Hit, value: str, dialect: str, where: str, strong: bool = False
+    index: int, line: Line, hit: Hit, value: str, *, dialect: str, where: str, strong: bool = False
 ) -> Candidate:
     assert hit.decision is not None
     decision = hit.decision
@@ -355,7 +406,7 @@ def _make(
 
 
 def _candidate(
-    index: int, line: Line, decision: Decision, dialect: str, what: str, strong: bool
+    index: int, line: Line, decision: Decision, *, dialect: str, what: str, strong: bool
 ) -> Candidate:
     return Candidate(
         index=index,
@@ -397,4 +448,3 @@ def _drop_parens(text: str) -> str:
         elif depth == 0:
             out.append(ch)
     return " ".join("".join(out).split())
-

@@ -238,10 +238,10 @@ def _in_fence(doc: Doc, index: int, state: _State, text: str) -> bool:
     match = _FENCE.fullmatch(text)
     if state.fence is not None:
         char, length, begin, info = state.fence
-        if match and match.group(1)[0] == char and len(match.group(1)) >= length:
-            if not match.group(2).strip():
-                doc.blocks.append(Block(info=info, start=begin + 1, end=index, closed=True))
-                state.fence = None
+        closes = match is not None and match.group(1)[0] == char and len(match.group(1)) >= length
+        if closes and match is not None and not match.group(2).strip():
+            doc.blocks.append(Block(info=info, start=begin + 1, end=index, closed=True))
+            state.fence = None
         return True
     if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
         info = match.group(2).strip().split(" ", 1)[0].casefold() if match.group(2) else ""

@@ -25,6 +25,12 @@ __all__ = [
     "qualifier_of",
 ]
 
+
+def _bar(block: str) -> list[str]:
+    """Phrases written '|'-separated over several lines."""
+    return [p for p in block.replace("\n", "").split("|") if p]
+
+
 A, F, R, N = Decision.APPROVE, Decision.FIXES, Decision.REJECT, None
 
 _APPROVE = """
@@ -33,7 +39,8 @@ accepted accept mergeable merge-ready merge ready ready to merge ready for merge
 good to merge good to go safe to merge safe to ship ok to merge okay to merge recommend merge
 recommend merging recommend approval recommended for merge can be merged can merge
 zero findings no findings no issues no issues found pass passes merge go ship proceed yes clean
-是 通过 通過 可合并 可以合并 可合入 可以合入 批准 同意合并 准予合并 承認 承认 合格 マージ可 マージ可能
+是 通过 通過 可合并 可以合并 可合入 可以合入 批准 同意合并 准予合并
+承認 承认 合格 マージ可 マージ可能
 問題なし はい 승인 통과 병합 가능 머지 가능 예 네 aprobado aprobada aprobar apto sí
 aprovado aprovada aprovar sim approuvé approuvée accepté acceptée oui validé
 """
@@ -63,18 +70,20 @@ no blockers no blocking no new no critical not a blocker not blocking pass rate
 完成 已完成 完了 완료 是否 但是 不仅 是不是 可能性
 """
 # Phrases that make an approval conditional or soft ("Yes, once…", "APPROVED WITH …").
-_QUALIFIERS = (
-    "after|once|pending|provided|providing|if|unless|until|subject to|conditional|conditionally|"
-    "on condition|as long as|assuming|contingent|but|however|except|before|only when|"
-    "required|must be fixed|must fix|should fix|needs to be|needs to address|to be addressed|"
-    "with fixes|with changes|with minor|with major|with some|with suggestions|with comments|"
-    "with caveats|with concerns|with conditions|with reservations|with warnings|"
-    "with modifications|with revisions|with required|with mandatory|with follow-ups|"
-    "with follow-up|with the following|with a few|with recommendations|revise|"
-    "后|後|条件|待|前提|须|需|修复|조건|후|전제|단|después de|tras|una vez|siempre que|si|"
-    "con condiciones|condicional|após|depois de|desde que|se|après|une fois|sous réserve|"
-    "à condition"
-).split("|")
+_QUALIFIERS = _bar(
+    """
+after|once|pending|provided|providing|if|unless|until|subject to|conditional|conditionally|
+on condition|as long as|assuming|contingent|but|however|except|before|only when|required|
+must be fixed|must fix|should fix|needs to be|needs to address|to be addressed|with fixes|
+with changes|with minor|with major|with some|with suggestions|with comments|with caveats|
+with concerns|with conditions|with reservations|with warnings|with modifications|
+with revisions|with required|with mandatory|with follow-ups|with follow-up|
+with the following|with a few|with recommendations|revise|
+后|後|条件|待|前提|须|需|修复|조건|후|전제|단|
+después de|tras|una vez|siempre que|si|con condiciones|condicional|após|depois de|desde que|
+se|après|une fois|sous réserve|à condition
+"""
+)
 # Extras that are explicitly non-blocking; removed before qualifiers are looked for.
 _NON_BLOCKING = """
 with commendations with commendation with nits with minor nits with notes with praise with kudos
@@ -84,8 +93,12 @@ nice-to-have nice to have optional
 """
 # Words that are also ordinary verbs/adverbs: they decide only when the clause ends there.
 _AMBIGUOUS = frozenset(
-    "yes no merge go ship proceed pass passes clean accept block fail fails revise 是 否 non não "
-    "sim si sí oui 예 네 はい いいえ".split()
+    _bar(
+        """
+yes|no|merge|go|ship|proceed|pass|passes|clean|accept|block|fail|fails|revise|是|否|non|não|
+sim|si|sí|oui|예|네|はい|いいえ
+"""
+    )
 )
 
 
@@ -105,7 +118,8 @@ def _split(block: str) -> tuple[str, ...]:
 
 
 _KNOWN_MULTI = frozenset(
-    """looks good to me|ship it|merge ready|ready to merge|ready for merge|ready to ship|
+    _bar(
+        """looks good to me|ship it|merge ready|ready to merge|ready for merge|ready to ship|
 good to merge|good to go|safe to merge|safe to ship|ok to merge|okay to merge|recommend merge|
 recommend merging|recommend approval|recommended for merge|can be merged|can merge|
 zero findings|no findings|no issues|no issues found|병합 가능|머지 가능|with fixes|fixes required|
@@ -124,8 +138,10 @@ needs to address|to be addressed|with changes|después de|una vez|siempre que|co
 depois de|desde que|une fois|sous réserve|à condition|with commendations|with commendation|
 with nits|with minor nits|with notes|with praise|with kudos|non blocking|don't block|
 do not block|does not block|doesn't block|won't block|will not block|0 blockers|zero blockers|
-nice to have""".replace("\n", "").split("|")
+nice to have"""
+    )
 )
+
 
 def _table(block: str, decision: Decision | None) -> dict[str, Decision | None]:
     return dict.fromkeys(_split(block), decision)
@@ -148,7 +164,7 @@ def _alternation(phrases: list[str]) -> re.Pattern[str]:
 _DECIDING_RE = _alternation(list(_DECIDING))
 _QUALIFIER_RE = _alternation(_QUALIFIERS + [p for p in _DECIDING if _DECIDING[p]])
 _NON_BLOCKING_RE = _alternation(list(_split(_NON_BLOCKING)))
-_MARKUP = str.maketrans({**{c: " " for c in "*_`~#>[]{}\"“”«»「」『』【】"}, "’": "'", "‘": "'"})
+_MARKUP = str.maketrans({**{c: " " for c in '*_`~#>[]{}"“”«»「」『』【】'}, "’": "'", "‘": "'"})
 _CLAUSE_END = frozenset(".,;:!?()—–-→/|。，；：！？、）")
 _CONTINUATIONS = ("to ", "for ", "with ", "on ", "as ", "in ", "and ", "但", "，")
 
@@ -211,19 +227,13 @@ def first_hit(value: str, *, at_start: bool, max_words: int = 6) -> Hit | None:
     """
     clause_end = _first_clause_end(value)
     for hit in hits(value):
-        if hit.start > clause_end:
+        misplaced = hit.start != 0 if at_start else len(value[: hit.start].split()) > max_words
+        if hit.start > clause_end or misplaced or hit.decision is None:
             return None
-        if at_start and hit.start != 0:
+        if not hit.ambiguous or is_clause_end(value, hit.end):
+            return hit
+        if at_start:
             return None
-        if not at_start and len(value[: hit.start].split()) > max_words:
-            return None
-        if hit.decision is None:
-            return None
-        if hit.ambiguous and not is_clause_end(value, hit.end):
-            if at_start:
-                return None
-            continue
-        return hit
     return None
 
 
@@ -257,29 +267,35 @@ def qualifier_of(value: str, hit: Hit) -> str | None:
 
 # Labels. Values are normalized label texts (see `label_kind`).
 _YESNO_LABELS = frozenset(
-    """ready to merge|ready for merge|merge-ready|merge ready|mergeable|can merge|ok to merge|
+    _bar(
+        """ready to merge|ready for merge|merge-ready|merge ready|mergeable|can merge|ok to merge|
 safe to merge|ship it|lgtm|approve|approved|merge|merge?|可合并|是否可合并|能否合并|可否合并|
 可以合并吗|合并|マージ可否|マージ|병합 가능 여부|병합 가능|병합|머지|listo para merge|
-listo para fusionar|pronto para merge|pronto para merge?|prêt à fusionner|prêt pour merge""".replace(
-        "\n", ""
-    ).split("|")
+listo para fusionar|pronto para merge|pronto para merge?|prêt à fusionner|prêt pour merge"""
+    )
 )
 _VERDICT_LABELS = frozenset(
-    """verdict|decision|conclusion|recommendation|assessment|judgement|judgment|approval|ruling|
+    _bar(
+        """verdict|decision|conclusion|recommendation|assessment|judgement|judgment|approval|ruling|
 final call|merge decision|review decision|gate decision|overall|final|判定|结论|結論|判断|
 审查结论|评审结论|审核结论|决定|결론|판정|결정|최종 판정|veredicto|veredito|decisión|decisão|
-conclusión|conclusão|recomendación|recomendação|décision|avis|verdict final""".replace(
-        "\n", ""
-    ).split("|")
+conclusión|conclusão|recomendación|recomendação|décision|avis|verdict final"""
+    )
 )
 _STATUS_LABELS = frozenset(
-    """status|result|results|outcome|quality|code quality|spec|spec compliance|gate|review|
+    _bar(
+        """status|result|results|outcome|quality|code quality|spec|spec compliance|gate|review|
 review result|gate result|状态|结果|結果|状態|ステータス|상태|결과|estado|resultado|statut|
-résultat""".replace("\n", "").split("|")
+résultat"""
+    )
 )
 _MODIFIERS = frozenset(
-    "overall final review code pr gate merge one-line aggregate consensus round re-review the my "
-    "our 最终 最終 최종 総合 综合 整体".split()
+    _bar(
+        """
+overall|final|review|code|pr|gate|merge|one-line|aggregate|consensus|round|re-review|the|my|
+our|最终|最終|최종|総合|综合|整体
+"""
+    )
 )
 
 
