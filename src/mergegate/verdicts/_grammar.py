@@ -53,7 +53,6 @@ _JSON_BOOL_KEYS = frozenset(
         "approval",
     ]
 )
-_JSON_TOP_KEYS = frozenset(["verdict", "decision", "overall_verdict", "overall_assessment"])
 _EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
 _LINE_START_ANYWHERE = frozenset(
     {"lgtm", "nack", "ack", "acked", "nak", "nacked", "ship it", "shipit"}
@@ -154,17 +153,15 @@ def _json_pair(index: int, line: Line, match: re.Match[str]) -> Candidate | None
     key = match.group(1).strip()
     label = key.replace("_", " ")
     if match.group(3) is not None:
-        if key not in _JSON_BOOL_KEYS:
+        if key not in _JSON_BOOL_KEYS or _nested_json(line, match):
             return None
         decision = Decision.APPROVE if match.group(3) == "true" else Decision.REJECT
         return _candidate(
             index, line, decision, dialect="json", what=f'"{key}": {match.group(3)}', strong=True
         )
     kind = label_kind(label)
-    if kind is None:
-        return None
-    if kind is LabelKind.STATUS and key not in _JSON_TOP_KEYS and line.indent > 2:
-        return None  # a per-item status inside a list of objects
+    if kind is None or (not key.startswith(("overall", "final")) and _nested_json(line, match)):
+        return None  # a per-item status/verdict inside a list of objects
     value = clean_value(match.group(2) or "")
     hit = first_hit(value, at_start=True)
     if hit is None or hit.decision is None:
@@ -178,6 +175,13 @@ def _json_pair(index: int, line: Line, match: re.Match[str]) -> Candidate | None
         where=f'"{key}"',
         strong=kind is not LabelKind.STATUS,
     )
+
+
+def _nested_json(line: Line, match: re.Match[str]) -> bool:
+    """True when the key sits below the top-level object (in an array or a nested object)."""
+    prefix = match.string[: match.start()]
+    depth = prefix.count("{") + prefix.count("[") - prefix.count("}") - prefix.count("]")
+    return "[" in prefix or depth > 1 or line.indent > 2
 
 
 def _labelled(doc: Doc, index: int, line: Line, text: str) -> Candidate | None:
