@@ -89,7 +89,7 @@ def _decide(
         return _with_review_id(doc, trailers, prose, review_id, warnings)
     broken = [t for t in trailers if t.decision is None]
     last_index = prose.index if prose.index is not None else -1
-    if broken and broken[-1].index > last_index:
+    if broken and broken[-1].end_index > last_index:
         return _Outcome(Decision.MALFORMED, "json", broken[-1].index, [str(broken[-1].problem)])
     final = [t for t in trailers if t.decision is not None and _nothing_live_after(doc, t)]
     if final:

@@ -38,7 +38,7 @@ DIALECTS: tuple[str, ...] = (
     "verdict-section",
 )
 
-_SEPARATORS = (":", "?", "=")
+_SEPARATOR_RE = re.compile(r"[:?=]")
 _CLI_FLAG = re.compile(r"--verdict[= ]+[\"']?([a-z_-]{2,30})")
 _JSON_KV = re.compile(r"\"([a-z_ -]{1,40})\"[ \t]*:[ \t]*(?:\"([^\"\\]{0,200})\"|(true|false))")
 _JSON_BOOL_KEYS = frozenset(
@@ -57,6 +57,8 @@ _EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
 _LINE_START_ANYWHERE = frozenset(
     {"lgtm", "nack", "ack", "acked", "nak", "nacked", "ship it", "shipit"}
 )
+_MAYBE_LABEL = re.compile(r"[:?=|\"*_]|--verdict")
+_ANYWHERE_HINT = re.compile(r"[^a-z]{0,12}(?:lgtm|n?ack|nak|ship)")
 _BMAD = frozenset({"pass", "concerns", "fail", "waived"})
 _COUNT_LABELS = frozenset(
     [
@@ -116,7 +118,15 @@ def critical_counts(doc: Doc) -> list[tuple[int, int]]:
 
 
 def _line_candidates(doc: Doc, index: int, line: Line) -> Iterator[Candidate]:
-    text = norm(line.raw)
+    text = line.low
+    section = line.section
+    if not (
+        line.heading_level
+        or _MAYBE_LABEL.search(text)
+        or (section is not None and section.verdict_like)
+        or _ANYWHERE_HINT.match(text)
+    ):
+        return  # no separator, no emphasis, no heading, no verdict section: nothing to find
     found = False
     for cand in _flag_and_json(index, line, text):
         found = True
@@ -187,7 +197,7 @@ def _nested_json(line: Line, match: re.Match[str]) -> bool:
 def _labelled(doc: Doc, index: int, line: Line, text: str) -> Candidate | None:
     body = line.heading_text if line.heading_level else line.raw
     ntext = norm(body) if line.heading_level else text
-    for label, kind, own_value in _label_values(ntext):
+    for label, kind, own_value in _label_values(ntext, alone_ok=line.heading_level > 0):
         value = own_value if own_value.strip(" -*") else _next_value(doc, index)
         if not value:
             continue
@@ -199,8 +209,12 @@ def _labelled(doc: Doc, index: int, line: Line, text: str) -> Candidate | None:
     return None
 
 
-def _label_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
-    """(label, kind, value) for each way the line reads as 'label: value'."""
+def _label_values(text: str, *, alone_ok: bool = False) -> Iterator[tuple[str, LabelKind, str]]:
+    """(label, kind, value) for each way the line reads as 'label: value'.
+
+    A label standing alone (its answer on the next line) is only considered for headings
+    (`alone_ok`) and emphasized lines ('**Ready to merge?**', '1. **Overall conclusion**').
+    """
     stripped = text.strip()
     if stripped.startswith("|") or " | " in stripped:
         cells = [c.strip() for c in stripped.strip("|").split("|")]
@@ -214,6 +228,8 @@ def _label_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
             yield from _colon_values(cell)
         return
     yield from _colon_values(stripped)
+    if len(stripped) > 80 or not (alone_ok or "*" in stripped or "__" in stripped):
+        return
     alone = _drop_parens(_strip_decor(clean_value(stripped))).rstrip("?:. ")
     kind = label_kind(alone)
     if kind is not None and kind is not LabelKind.STATUS:
@@ -221,13 +237,10 @@ def _label_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
 
 
 def _colon_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
-    seen = 0
-    for pos, ch in enumerate(text[:120]):
-        if ch not in _SEPARATORS:
-            continue
-        seen += 1
-        if seen > 4:
+    for seen, sep in enumerate(_SEPARATOR_RE.finditer(text, 0, 120)):
+        if seen >= 4:
             return
+        pos, ch = sep.start(), sep.group(0)
         label = _drop_parens(_strip_decor(clean_value(text[:pos]))).rstrip("?: ")
         if ch == "?" and label_kind(label) is not LabelKind.YESNO:
             continue
@@ -300,7 +313,7 @@ def _next_value(doc: Doc, index: int) -> str:
     for nxt in doc.lines[index + 1 : index + 4]:
         if nxt.blank:
             continue
-        text = norm(nxt.raw)
+        text = nxt.low
         if not nxt.live or nxt.heading_level or any(True for _ in _label_values(text)):
             return ""  # the next line speaks for itself
         return text
@@ -318,9 +331,11 @@ def _heading_phrase(index: int, line: Line, text: str) -> Candidate | None:
 
 def _bare_phrase(index: int, line: Line, text: str) -> Candidate | None:
     """A line that starts with a verdict ('LGTM', 'NACK -- …'; in a verdict section any)."""
+    section = line.section
+    if (section is None or not section.verdict_like) and not _ANYWHERE_HINT.match(text):
+        return None
     value = _strip_value_decor(clean_value(text))
     hit = first_hit(value, at_start=True)
-    section = line.section
     in_verdict_section = section is not None and section.verdict_like
     if hit is not None and hit.decision is not None:
         rest = value[hit.end :].lstrip()

@@ -56,6 +56,9 @@ _INSTRUCTION_PHRASES = (
     "template",
     "placeholder",
 )
+_INSTRUCTION_RE = re.compile("|".join(re.escape(p) for p in _INSTRUCTION_PHRASES))
+# Cheap pre-check: a template needs an alternative separator or braces.
+_TEMPLATE_HINT = re.compile(r"[/|{]| or ")
 _EXAMPLE_HEADING_WORDS = (
     "example",
     "template",
@@ -147,6 +150,14 @@ class Line:
     frontmatter: bool = False
     indent: int = 0
     blank: bool = False
+    _low: str | None = None
+
+    @property
+    def low(self) -> str:
+        """The normalized text (NFKC, case-folded), computed once."""
+        if self._low is None:
+            self._low = norm(self.raw)
+        return self._low
 
 
 @dataclass(slots=True)
@@ -178,6 +189,8 @@ class _State:
     in_list: bool = False
     instruction_tail: bool = False
     sections: list[Section] = field(default_factory=list)
+    local: bool = False  # some enclosing heading scopes its lines to a part
+    example: bool = False  # some enclosing heading is an example/template/instructions
 
 
 def structure(raw_lines: tuple[str, ...], first_number: int) -> Doc:
@@ -210,6 +223,9 @@ def _mark_frontmatter(doc: Doc) -> int:
 def _classify(doc: Doc, index: int, state: _State) -> None:
     line = doc.lines[index]
     text = line.raw
+    if _plain(text, state):
+        _classify_plain(line, state)
+        return
     stripped = text.strip()
     line.blank = not stripped
     line.indent = len(text) - len(text.lstrip(" \t"))
@@ -224,17 +240,48 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
     line.live = _live_by_shape(line, state)
     if line.live:
         _apply_heading(line, index, state)
-    line.section = state.sections[-1] if state.sections else None
-    if line.section is not None:
-        line.local = any(s.local for s in state.sections)
-        if any(s.example for s in state.sections) and not line.heading_level:
-            line.live = False
+    _inherit_section(line, state)
     if line.live and not line.heading_level:
         line.live = not _is_instruction_or_template(line, state)
     state.prev_blank = False
 
 
+def _plain(text: str, state: _State) -> bool:
+    """The common case, decided cheaply: a paragraph line starting with a letter, outside any
+    fence, comment or hunk, with no fence/comment/heading/list syntax in it."""
+    return (
+        text[:1].isalpha()
+        and state.fence is None
+        and not state.comment
+        and not state.hunk
+        and "<!--" not in text
+        and "```" not in text
+        and "~~~" not in text
+    )
+
+
+def _classify_plain(line: Line, state: _State) -> None:
+    state.in_indented = False
+    state.in_list = False
+    state.hunk = False
+    _inherit_section(line, state)
+    if line.live:
+        line.live = not _is_instruction_or_template(line, state)
+    state.prev_blank = False
+
+
+def _inherit_section(line: Line, state: _State) -> None:
+    if not state.sections:
+        return
+    line.section = state.sections[-1]
+    line.local = state.local
+    if state.example and not line.heading_level:
+        line.live = False
+
+
 def _in_fence(doc: Doc, index: int, state: _State, text: str) -> bool:
+    if state.fence is None and "```" not in text and "~~~" not in text:
+        return False
     match = _FENCE.fullmatch(text)
     if state.fence is not None:
         char, length, begin, info = state.fence
@@ -327,9 +374,14 @@ def _apply_heading(line: Line, index: int, state: _State) -> None:
     while state.sections and state.sections[-1].level >= level:
         state.sections.pop()
     state.sections.append(section)
+    state.local = any(s.local for s in state.sections)
+    state.example = any(s.example for s in state.sections)
 
 
 def _heading_of(text: str) -> tuple[int, str]:
+    first = text.lstrip(" ")[:1]
+    if first not in ("#", "["):
+        return 0, ""
     match = _HEADING.fullmatch(text)
     if match:
         return len(match.group(1)), (match.group(2) or "").strip()
@@ -352,12 +404,14 @@ def _starts_with_any(text: str, words: tuple[str, ...]) -> bool:
 
 
 def _is_instruction_or_template(line: Line, state: _State) -> bool:
-    low = norm(line.raw)
-    if _TEMPLATE.search(low) or ("{" in low and "}" in low and "status" in low):
-        return True
+    low = line.low
     if state.instruction_tail:
         return True
-    if any(phrase in low for phrase in _INSTRUCTION_PHRASES):
+    if _TEMPLATE_HINT.search(low) and (
+        _TEMPLATE.search(low) or ("{" in low and "}" in low and "status" in low)
+    ):
+        return True
+    if _INSTRUCTION_RE.search(low):
         # An instruction ending in ':' introduces the example that follows it.
         state.instruction_tail = low.rstrip(" *_`").endswith(":")
         return True

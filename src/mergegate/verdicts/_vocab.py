@@ -166,7 +166,29 @@ _QUALIFIER_RE = _alternation(_QUALIFIERS + [p for p in _DECIDING if _DECIDING[p]
 _NON_BLOCKING_RE = _alternation(list(_split(_NON_BLOCKING)))
 _MARKUP = str.maketrans({**{c: " " for c in '*_`~#>[]{}"“”«»「」『』【】'}, "’": "'", "‘": "'"})
 _CLAUSE_END = frozenset(".,;:!?()—–-→/|。，；：！？、）")
-_CONTINUATIONS = ("to ", "for ", "with ", "on ", "as ", "in ", "and ", "但", "，")
+# After an ambiguous word these still end its clause: 'APPROVED FOR …', 'Yes if …', 'Yes once …'.
+_CONTINUATIONS = (
+    "to ",
+    "for ",
+    "with ",
+    "on ",
+    "as ",
+    "in ",
+    "and ",
+    "if ",
+    "once ",
+    "after ",
+    "pending",
+    "provided",
+    "unless ",
+    "until ",
+    "when ",
+    "but ",
+    "subject to",
+    "assuming",
+    "但",
+    "，",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +247,16 @@ def first_hit(value: str, *, at_start: bool, max_words: int = 6) -> Hit | None:
     within `max_words` words. Neutral words (completed, resolved…) stop the search: a value
     that starts with a workflow word is not a verdict. An ambiguous word must end its clause.
     """
-    clause_end = _first_clause_end(value)
-    for hit in hits(value):
+    if at_start:
+        match = _DECIDING_RE.match(value)
+        if match is None:
+            return None
+        hit = Hit(match.group(0), _DECIDING[match.group(0)], 0, match.end())
+        if hit.decision is None or (hit.ambiguous and not is_clause_end(value, hit.end)):
+            return None
+        return hit
+    clause_end = _first_clause_end(value[:400])
+    for hit in hits(value[: clause_end + 1]):
         misplaced = hit.start != 0 if at_start else len(value[: hit.start].split()) > max_words
         if hit.start > clause_end or misplaced or hit.decision is None:
             return None
@@ -238,6 +268,7 @@ def first_hit(value: str, *, at_start: bool, max_words: int = 6) -> Hit | None:
 
 
 def _first_clause_end(value: str) -> int:
+    """Index of the first sentence/clause break ('. ', ';', '—', ' - ') or len(value)."""
     for i, ch in enumerate(value):
         if ch in ".;。；!！" and (i + 1 == len(value) or value[i + 1] in " \t"):
             return i
