@@ -57,6 +57,7 @@ _EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
 _LINE_START_ANYWHERE = frozenset(
     {"lgtm", "nack", "ack", "acked", "nak", "nacked", "ship it", "shipit"}
 )
+_YAML_KEY = re.compile(r"[a-z][a-z0-9_-]{0,40}")
 _MAYBE_LABEL = re.compile(r"[:?=|\"*_]|--verdict")
 _ANYWHERE_HINT = re.compile(r"[^a-z]{0,12}(?:lgtm|n?ack|nak|ship)")
 _BMAD = frozenset({"pass", "concerns", "fail", "waived"})
@@ -379,7 +380,7 @@ def _frontmatter(doc: Doc) -> Iterator[Candidate]:
             continue
         key, _, raw_value = norm(line.raw).partition(":")
         label = key.strip().replace("_", " ")
-        if label_kind(label) is None:
+        if not _YAML_KEY.fullmatch(key.strip()) or label_kind(label) is None:
             continue
         value = _strip_value_decor(clean_value(raw_value))
         hit = first_hit(value, at_start=True)

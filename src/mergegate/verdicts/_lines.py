@@ -211,6 +211,8 @@ def _mark_frontmatter(doc: Doc) -> int:
     if not lines or lines[0].raw.strip() != "---":
         return 0
     for i in range(1, min(len(lines), 400)):
+        if lines[i].raw.lstrip().startswith(("```", "~~~", "#")):
+            return 0  # markdown inside: a horizontal rule, not YAML frontmatter
         if lines[i].raw.strip() in ("---", "..."):
             for j in range(i + 1):
                 lines[j].frontmatter = True
@@ -241,7 +243,7 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
     if line.live:
         _apply_heading(line, index, state)
     _inherit_section(line, state)
-    if line.live and not line.heading_level:
+    if line.live and (not line.heading_level or state.instruction_tail):
         line.live = not _is_instruction_or_template(line, state)
     state.prev_blank = False
 
@@ -275,8 +277,8 @@ def _inherit_section(line: Line, state: _State) -> None:
         return
     line.section = state.sections[-1]
     line.local = state.local
-    if state.example and not line.heading_level:
-        line.live = False
+    if state.example:
+        line.live = False  # examples, templates, instructions and their subsections
 
 
 def _in_fence(doc: Doc, index: int, state: _State, text: str) -> bool:

@@ -63,7 +63,7 @@ def find_trailers(doc: Doc, text: str) -> list[Trailer]:
     """Every fenced json block (and a whole-JSON document) that talks about a verdict."""
     out: list[Trailer] = []
     for block in doc.blocks:
-        if block.info not in ("json", "jsonc", "json5", ""):
+        if block.info not in ("json", "jsonc", "json5"):
             continue
         body = "\n".join(line.raw for line in doc.lines[block.start : block.end])
         if '"verdict"' not in body:
@@ -71,7 +71,9 @@ def find_trailers(doc: Doc, text: str) -> list[Trailer]:
         trailer = _parse(body, block.start - 1, block.end + 1, closed=block.closed)
         out.append(trailer)
     stripped = text.strip()
-    if not out and stripped.startswith("{") and '"verdict"' in stripped[:MAX_TRAILER_CHARS]:
+    first = next((line.raw for line in doc.lines if not line.blank), "")
+    # A whole-JSON document starts at column 0 (an indented one is an indented code block).
+    if not out and first.startswith("{") and '"verdict"' in stripped[:MAX_TRAILER_CHARS]:
         out.append(_parse(stripped, 0, len(doc.lines), closed=stripped.endswith("}")))
     return out
 
