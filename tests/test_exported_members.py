@@ -27,7 +27,26 @@ def test_top_level_exports_are_pinned() -> None:
     assert set(mergegate.__all__) == EXPECTED_TOP_LEVEL
 
 
-@pytest.mark.parametrize("module", ["mergegate", "mergegate.agents", "mergegate.errors"])
+EXPECTED_VERDICTS = {
+    "DIALECTS",
+    "Evidence",
+    "Finding",
+    "Severity",
+    "Verdict",
+    "extract_findings",
+    "parse_verdict",
+}
+
+
+def test_verdicts_exports_are_pinned() -> None:
+    import mergegate.verdicts
+
+    assert set(mergegate.verdicts.__all__) == EXPECTED_VERDICTS
+
+
+@pytest.mark.parametrize(
+    "module", ["mergegate", "mergegate.agents", "mergegate.errors", "mergegate.verdicts"]
+)
 def test_every_exported_name_exists(module: str) -> None:
     mod = importlib.import_module(module)
     missing = [name for name in mod.__all__ if not hasattr(mod, name)]

@@ -103,7 +103,8 @@ def test_last_live_verdict_decides_multi_round() -> None:
     text = "## Round 1\n**Verdict:** BLOCKED\n\n## Round 2\n**Verdict:** PASS — closed.\n"
     verdict = parse_verdict(text)
     assert verdict.decision is A
-    assert verdict.evidence is not None and verdict.evidence.line == 5
+    assert verdict.evidence is not None
+    assert verdict.evidence.line == 5
     flipped = "## Round 1\n**Verdict:** PASS\n\n## Round 2\n**Verdict:** BLOCKED\n"
     assert parse_verdict(flipped).decision is R
 

@@ -350,8 +350,9 @@ def _indented_code(line: Line, state: _State) -> bool:
         elif line.indent == 0:
             state.in_list = False
         return False
-    if state.in_list:
-        return False
+    if state.in_list and (not state.prev_blank or _LIST_ITEM.match(text.lstrip(" \t"))):
+        return False  # a nested list item or a lazy continuation line
+    # Fail closed: an indented paragraph after a blank line is read as code even in a list.
     if state.in_indented or state.prev_blank:
         state.in_indented = True
         return True

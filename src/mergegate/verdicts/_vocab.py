@@ -248,23 +248,25 @@ def first_hit(value: str, *, at_start: bool, max_words: int = 6) -> Hit | None:
     that starts with a workflow word is not a verdict. An ambiguous word must end its clause.
     """
     if at_start:
-        match = _DECIDING_RE.match(value)
-        if match is None:
-            return None
-        hit = Hit(match.group(0), _DECIDING[match.group(0)], 0, match.end())
-        if hit.decision is None or (hit.ambiguous and not is_clause_end(value, hit.end)):
-            return None
-        return hit
+        return _hit_at_start(value)
     clause_end = _first_clause_end(value[:400])
     for hit in hits(value[: clause_end + 1]):
-        misplaced = hit.start != 0 if at_start else len(value[: hit.start].split()) > max_words
+        misplaced = len(value[: hit.start].split()) > max_words
         if hit.start > clause_end or misplaced or hit.decision is None:
             return None
         if not hit.ambiguous or is_clause_end(value, hit.end):
             return hit
-        if at_start:
-            return None
     return None
+
+
+def _hit_at_start(value: str) -> Hit | None:
+    match = _DECIDING_RE.match(value)
+    if match is None:
+        return None
+    hit = Hit(match.group(0), _DECIDING[match.group(0)], 0, match.end())
+    if hit.decision is None or (hit.ambiguous and not is_clause_end(value, hit.end)):
+        return None
+    return hit
 
 
 def _first_clause_end(value: str) -> int:
