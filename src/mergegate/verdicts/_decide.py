@@ -21,7 +21,7 @@ from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._grammar import DIALECTS, Candidate, critical_counts, find_candidates
 from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
-from mergegate.verdicts._text import bound, has_lookalike, norm
+from mergegate.verdicts._text import bound, has_lookalike
 from mergegate.verdicts._trailer import Trailer, find_trailers
 
 __all__ = ["extract_findings", "parse_verdict"]
@@ -176,7 +176,7 @@ def _nothing_found(doc: Doc, had_local: bool, warnings: list[str]) -> _Outcome:
     if had_local:
         reasons.append("only verdicts scoped to a part of the document were found")
     seen = sorted(
-        {w for line in doc.lines if line.live for w in _HINT_WORDS if w in norm(line.raw)}
+        {w for line in doc.lines if line.live for w in _HINT_WORDS if w in line.low}
     )
     if seen:
         warnings.append(
