@@ -175,9 +175,7 @@ def _nothing_found(doc: Doc, had_local: bool, warnings: list[str]) -> _Outcome:
     reasons = ["no authoritative verdict found"]
     if had_local:
         reasons.append("only verdicts scoped to a part of the document were found")
-    seen = sorted(
-        {w for line in doc.lines if line.live for w in _HINT_WORDS if w in line.low}
-    )
+    seen = sorted({w for line in doc.lines if line.live for w in _HINT_WORDS if w in line.low})
     if seen:
         warnings.append(
             "verdict-like words appear outside any recognized verdict statement ("
