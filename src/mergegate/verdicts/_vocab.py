@@ -56,6 +56,7 @@ requer alterações avec réserves modifications demandées à corriger
 """
 _REJECT = """
 no no-go nogo not go not approved not approve disapproved reject rejected rejects fail failed
+failing
 fails block blocked nack nak nacked do not merge don't merge dont merge not ready
 not ready to merge not mergeable not merge-ready cannot merge can't merge must not merge
 should not merge not safe to merge denied veto vetoed
