@@ -28,6 +28,15 @@ def test_top_level_exports_are_pinned() -> None:
 
 
 EXPECTED_MODULE_EXPORTS = {
+    "mergegate.verdicts": {
+        "DIALECTS",
+        "Evidence",
+        "Finding",
+        "Severity",
+        "Verdict",
+        "extract_findings",
+        "parse_verdict",
+    },
     "mergegate.agents.model_server": {
         "Api",
         "Fault",

@@ -1,0 +1,109 @@
+"""Typed values the verdict parser returns. Frozen, JSON-ready, no behaviour beyond views."""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from mergegate.decisions import Decision
+
+__all__ = ["Evidence", "Finding", "Severity", "Verdict", "finding_id"]
+
+EVIDENCE_MAX_CHARS = 300
+
+
+class Severity(StrEnum):
+    """How much a finding blocks: critical and important block a merge, minor does not."""
+
+    CRITICAL = "critical"
+    IMPORTANT = "important"
+    MINOR = "minor"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Evidence(_Frozen):
+    """Where the deciding verdict was found: a 1-based line number and that line (bounded)."""
+
+    line: int
+    text: str
+
+    @classmethod
+    def at(cls, line: int, text: str) -> Evidence:
+        """Evidence for `line`, its text stripped and cut to `EVIDENCE_MAX_CHARS`."""
+        text = text.strip()
+        if len(text) > EVIDENCE_MAX_CHARS:
+            text = text[: EVIDENCE_MAX_CHARS - 1] + "…"
+        return cls(line=line, text=text)
+
+
+def finding_id(severity: Severity, title: str, file: str | None) -> str:
+    """A stable id derived from content: the same finding gets the same id in every round."""
+    norm_title = " ".join(title.casefold().split())
+    key = f"{severity.value}\x1f{norm_title}\x1f{(file or '').strip()}"
+    return "F-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]
+
+
+class Finding(_Frozen):
+    """One issue a reviewer raised. `id` is derived from severity, title and file."""
+
+    id: str
+    severity: Severity
+    title: str
+    file: str | None = None
+    line: int | None = None
+    detail: str = ""
+
+    @classmethod
+    def make(
+        cls,
+        severity: Severity,
+        title: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        detail: str = "",
+    ) -> Finding:
+        """Build a finding whose id is derived from its content."""
+        title = title.strip()[:300]
+        return cls(
+            id=finding_id(severity, title, file),
+            severity=severity,
+            title=title,
+            file=file,
+            line=line,
+            detail=detail.strip()[:2000],
+        )
+
+
+class Verdict(_Frozen):
+    """The typed answer for one reviewer output. Only `decision is APPROVE` proceeds."""
+
+    decision: Decision
+    dialect: str | None = None
+    evidence: Evidence | None = None
+    reasons: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def approved(self) -> bool:
+        """True only for an authoritative, unconditional approval."""
+        return self.decision is Decision.APPROVE
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view: decision, approved, dialect, evidence, reasons, findings, warnings."""
+        return {
+            "decision": self.decision.value,
+            "approved": self.approved,
+            "dialect": self.dialect,
+            "evidence": self.evidence.model_dump() if self.evidence else None,
+            "reasons": list(self.reasons),
+            "findings": [f.model_dump(mode="json") for f in self.findings],
+            "warnings": list(self.warnings),
+        }

@@ -1,0 +1,134 @@
+"""Bounding, splitting and normalizing untrusted reviewer text.
+
+Everything here is linear in the input: the text is capped, each line is capped, and matching
+happens on a normalized copy (NFKC, case-folded) while the original is kept for evidence and for
+the look-alike check.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = [
+    "MAX_INPUT_CHARS",
+    "MAX_LINE_CHARS",
+    "BoundedText",
+    "bound",
+    "has_lookalike",
+    "norm",
+    "words_of",
+]
+
+MAX_INPUT_CHARS = 1_000_000
+"""Only the last 1 M characters are read: verdicts sit at the end (real reviews are well under
+100 KB), and hostile input is cut so that time stays bounded whatever the input size."""
+
+MAX_LINE_CHARS = 2_000
+"""A verdict line is short; only the first 2 000 characters of a line are examined."""
+
+# Format characters that render as nothing; inside a verdict word they hide a spoof.
+_ZERO_WIDTH = frozenset(
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200d\u200e\u200f"
+    "\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069"
+    "\u3164\ufeff\uffa0"
+)
+_DROP_ZERO_WIDTH = str.maketrans(dict.fromkeys(_ZERO_WIDTH))
+# Scripts whose letters look like Latin ones (а/a, о/o, Υ/Y ...).
+_LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU")
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedText:
+    """The part of the input that is processed, split into lines (without line ends)."""
+
+    lines: tuple[str, ...]
+    first_line_number: int
+    warnings: tuple[str, ...]
+
+
+def bound(text: str) -> BoundedText:
+    """Keep the last `MAX_INPUT_CHARS` characters, split into lines, cap each line.
+
+    Line numbers of the kept part stay those of the full input, so evidence points at the
+    real line.
+    """
+    warnings: list[str] = []
+    first = 1
+    if len(text) > MAX_INPUT_CHARS:
+        total = len(text)
+        cut = total - MAX_INPUT_CHARS
+        # Start at the first whole line inside the kept window.
+        newline = text.find("\n", cut - 1)
+        start = newline + 1 if newline >= 0 else cut
+        first = 1 + text.count("\n", 0, start)
+        text = text[start:]
+        warnings.append(
+            f"input is {total:,} characters; only the last {MAX_INPUT_CHARS:,} were read "
+            f"(from line {first})"
+        )
+    raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    long_lines = sum(1 for line in raw if len(line) > MAX_LINE_CHARS)
+    if long_lines:
+        warnings.append(
+            f"{long_lines} line(s) longer than {MAX_LINE_CHARS:,} characters were only "
+            "read up to that length"
+        )
+    lines = tuple(line[:MAX_LINE_CHARS] for line in raw)
+    return BoundedText(lines=lines, first_line_number=first, warnings=tuple(warnings))
+
+
+def norm(text: str) -> str:
+    """NFKC + case-fold + zero-width removal, for matching only (never for display)."""
+    if text.isascii():
+        return text.lower()  # NFKC and case-folding are the identity/lower() on ASCII
+    return unicodedata.normalize("NFKC", text).casefold().translate(_DROP_ZERO_WIDTH)
+
+
+def has_lookalike(text: str) -> bool:
+    """True when `text` hides a Latin word behind zero-width or look-alike characters.
+
+    Flags: any zero-width/format character; a word that NFKC maps onto ASCII letters but is not
+    ASCII (fullwidth ＹＥＳ, mathematical 𝐘𝐞𝐬, ligatures); a word mixing ASCII letters with
+    Cyrillic/Greek/... letters. Plain CJK, accented Latin and punctuation are not flagged.
+    """
+    if text.isascii():
+        return False
+    if text.translate(_DROP_ZERO_WIDTH) != text:
+        return True
+    return any(_word_is_lookalike(word) for word in words_of(text))
+
+
+def _word_is_lookalike(word: str) -> bool:
+    if word.isascii():
+        return False
+    has_ascii_letter = any("a" <= ch.lower() <= "z" for ch in word)
+    if has_ascii_letter and any(_is_lookalike_letter(ch) for ch in word if not ch.isascii()):
+        return True
+    for ch in word:
+        if ch.isascii():
+            continue
+        mapped = unicodedata.normalize("NFKC", ch)
+        if mapped != ch and mapped.isascii() and mapped.isalnum():
+            return True
+    return False
+
+
+def _is_lookalike_letter(ch: str) -> bool:
+    name = unicodedata.name(ch, "")
+    return name.startswith(_LOOKALIKE_SCRIPTS)
+
+
+def words_of(text: str) -> list[str]:
+    """Maximal runs of letters/digits (zero-width characters kept inside the run)."""
+    words: list[str] = []
+    current: list[str] = []
+    for ch in text:
+        if ch.isalnum() or ch in _ZERO_WIDTH:
+            current.append(ch)
+        elif current:
+            words.append("".join(current))
+            current = []
+    if current:
+        words.append("".join(current))
+    return words

@@ -1,0 +1,167 @@
+"""Table tests: one table per dialect. Each row is (text, expected decision)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import DIALECTS, parse_verdict
+
+A, F, R, M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+
+SUPERPOWERS = [
+    ("### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** fine.\n", A),
+    ("**Ready to merge?** Yes\n", A),
+    ("Ready to merge: yes\n", A),
+    ("**Ready to merge?**\n\nYes\n", A),
+    ("## Ready to merge?\nNo\n", R),
+    ("**Ready to merge? No**\n", R),
+    ("**Ready to merge? With fixes**\n", F),
+    ("**Ready to merge: With fixes**\n\nAPPROVED WITH MINOR SUGGESTIONS.\n", F),
+    ("**Ready to merge?** **No** — with fixes.\n", R),
+    ("**Ready to merge?** Yes — after the warning above is addressed.\n", F),
+]
+VERDICT_LINE = [
+    ("Verdict: APPROVE\n", A),
+    ("**Verdict:** REQUEST_CHANGES\n", F),
+    ("Verdict: reject_for_revision\n", R),
+    ("## Verdict: PASS\n", A),
+    ("## Verdict\n\n`APPROVE`. The plan can enter implementation.\n", A),
+    ("**Verdict:** BLOCK\n\nBlocking findings follow.\n", R),
+    ("**Verdict: overall NOT GO.** Self-test PASS is not GO.\n", R),
+    ("**Verdict:** Merge\n\nLong reasoning.\n", A),
+    ("Verdict: NO-GO\n", R),
+    ("**Verdict:** Conditional NACK — gaps remain.\n", F),
+    ("Decision: **APPROVED - PROCEED TO NEXT PHASE**\n", A),
+    ("**Overall conclusion:** Request changes before merge.\n", F),
+]
+STATUS_LINE = [
+    ("**Status:** ✅ APPROVED - solid implementation\n", A),
+    ("**Status:** issues_found\n", F),
+    ("**Result: FAIL**\n", R),
+    ("**Date:** 2026-03-28 | **Result: ZERO FINDINGS**\n", A),
+    ("Status: completed\n", M),
+    ("Status: resolved\n", M),
+    ("**Gate status:** ✅ 144 tests pass · ✅ ruff clean\n", M),
+    ("Result: `36 passed, 1 warning`\n", M),
+]
+FRONTMATTER = [
+    ("---\nstatus: clean\nfindings:\n  critical: 0\n---\n# Review\n", A),
+    ("---\nstatus: passed\ncritical: 2\n---\n# Review\n", F),
+    ("---\nstatus: issues_found\n---\nbody\n", F),
+    ("---\nstatus: completed\ngates:\n  build: pass\n---\nbody\n", M),
+]
+MEGAZORD = [
+    ("## REVIEW COMPLETE\n\n**Task:** 3-1 Task 2\n**Status:** passed\n**Critical:** 0\n", A),
+    ("## REVIEW COMPLETE\n\n**Task:** 3-1 Task 2\n**Status:** passed\n**Critical:** 1\n", F),
+    ("## REVIEW COMPLETE\n\n**Status:** issues_found\n**Critical:** 2\n", F),
+]
+JSON_VERDICTS = [
+    ('{"summary": {"overall_assessment": "approve_with_nits"}}\n', A),
+    ('{"approved": false, "reason": "tests fail"}\n', R),
+    ('{"verdict": "request_changes"}\n', F),
+    ('[{"file": "a.py", "status": "pass"}]\n', M),
+]
+BMAD = [
+    ("gate: PASS\nstatus_reason: all good\n", A),
+    ("gate: CONCERNS\nstatus_reason: coverage low\n", F),
+    ("gate: FAIL\n", R),
+    ("gate: WAIVED\n", F),
+    ("gate: CONCERNS\nnfr:\n  security:\n    status: PASS\n", F),
+]
+LGTM = [
+    ("LGTM\n", A),
+    ("LGTM with notes. Ship it.\n", A),
+    ("NACK -- the symlink escape must be fixed first.\n", R),
+    ("Ack.\n", A),
+]
+CLI_FLAG = [
+    ("Body.\n\nssf review --report r.md --verdict pass\n", A),
+    ("**Ready to merge?** No\n\nssf review --verdict fail\n", R),
+]
+I18N = [
+    ("## Verdict\n\n**merge-ready（M0 / 本地）：是**\n", A),
+    ("**Status:** 评审完成，待修复 P0 后可合并\n", F),
+    ("判定: **CI greenを条件とするGO**\n", F),
+    ("结论：通过\n", A),
+    ("结论：不通过\n", R),
+    ("结论：需修改\n", F),
+    ("判定: 承認\n", A),
+    ("判定: 却下\n", R),
+    ("判定: マージ可\n", A),
+    ("판정: 승인\n", A),
+    ("판정: 거절\n", R),
+    ("병합 가능: 예\n", A),
+    ("Veredicto: aprobado\n", A),
+    ("Veredicto: rechazado\n", R),
+    ("Veredicto: aprobado después de corregir los tests\n", F),
+    ("Veredito: aprovado\n", A),
+    ("Veredito: reprovado\n", R),
+    ("Veredito: aprovado após os ajustes\n", F),
+    ("Décision : approuvé\n", A),
+    ("Décision : rejeté\n", R),
+    ("Décision : approuvé après correction\n", F),
+]
+
+TABLES = {
+    "superpowers": SUPERPOWERS,
+    "verdict-line": VERDICT_LINE,
+    "status-line": STATUS_LINE,
+    "frontmatter": FRONTMATTER,
+    "megazord": MEGAZORD,
+    "json": JSON_VERDICTS,
+    "bmad": BMAD,
+    "lgtm": LGTM,
+    "cli-flag": CLI_FLAG,
+    "i18n": I18N,
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(t, e, id=f"{name}-{i}")
+        for name, rows in TABLES.items()
+        for i, (t, e) in enumerate(rows)
+    ],
+)
+def test_dialect_table(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, (verdict.reasons, verdict.warnings)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text"),
+    [
+        ("superpowers", "**Ready to merge? Yes**\n"),
+        ("verdict-line", "Verdict: APPROVE\n"),
+        ("status-line", "**Status:** APPROVED\n"),
+        ("frontmatter", "---\nstatus: clean\n---\nbody\n"),
+        ("megazord", "## REVIEW COMPLETE\n\n**Status:** passed\n**Critical:** 0\n"),
+        ("json", '{"verdict": "approve"}'),
+        ("bmad", "gate: PASS\n"),
+        ("lgtm", "LGTM\n"),
+        ("cli-flag", "tool --verdict pass\n"),
+        ("verdict-section", "## Verdict\n\nRound 3 is **passed**.\n"),
+    ],
+)
+def test_each_dialect_is_named_and_restrictable(dialect: str, text: str) -> None:
+    assert dialect in DIALECTS
+    verdict = parse_verdict(text, dialect=dialect)
+    assert verdict.decision is A
+    assert verdict.dialect == dialect
+    others = [d for d in DIALECTS if d != dialect]
+    assert all(not parse_verdict(text, dialect=d).approved or d == dialect for d in others[:1])
+
+
+def test_restricting_the_dialect_hides_other_grammars() -> None:
+    text = "**Ready to merge? Yes**\n"
+    assert parse_verdict(text, dialect="bmad").decision is M
+    assert parse_verdict(text, dialect="superpowers").decision is A
+
+
+def test_unknown_dialect_is_a_usage_error() -> None:
+    from mergegate.errors import UsageError
+
+    with pytest.raises(UsageError):
+        parse_verdict("LGTM", dialect="nope")
