@@ -28,6 +28,24 @@ def test_top_level_exports_are_pinned() -> None:
 
 
 EXPECTED_MODULE_EXPORTS = {
+    "mergegate.review": {
+        "AttemptSummary",
+        "FindingLedger",
+        "FindingRecord",
+        "FindingStatus",
+        "GatePolicy",
+        "PromptTemplate",
+        "RenderedPrompt",
+        "Repository",
+        "ReviewLoop",
+        "ReviewOptions",
+        "ReviewOutcome",
+        "ReviewStatus",
+        "RoundSummary",
+        "StageGate",
+        "gate_stage",
+        "load_template",
+    },
     "mergegate.verdicts": {
         "DIALECTS",
         "Evidence",
@@ -78,7 +96,12 @@ EXPECTED_MODULE_EXPORTS = {
         "run_command",
         "supervise",
     },
-    "mergegate.agents.git": {"WorktreeSnapshot", "compare_snapshots", "snapshot_worktree"},
+    "mergegate.agents.git": {
+        "GitRepository",
+        "WorktreeSnapshot",
+        "compare_snapshots",
+        "snapshot_worktree",
+    },
     "mergegate.agents.signals": {
         "HELP_MARKERS",
         "HelpDetector",

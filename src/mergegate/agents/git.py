@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mergegate.errors import UsageError
-
 from mergegate.agents.supervisor import child_environment, run_command
+from mergegate.errors import UsageError
 
 __all__ = ["GitRepository", "WorktreeSnapshot", "compare_snapshots", "snapshot_worktree"]
 

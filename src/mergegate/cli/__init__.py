@@ -7,11 +7,13 @@ from mergegate.cli.agent import agent
 from mergegate.cli.handoff import handoff, schema
 from mergegate.cli.model_server import model_server
 from mergegate.cli.parse import parse
+from mergegate.cli.review import review
 
 cli.add_command(agent)
 cli.add_command(handoff)
 cli.add_command(model_server)
 cli.add_command(parse)
+cli.add_command(review)
 cli.add_command(schema)
 
 __all__ = ["cli", "main"]

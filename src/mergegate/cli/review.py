@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -15,50 +17,182 @@ from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.review import GatePolicy, ReviewLoop, ReviewOptions, ReviewOutcome
-from mergegate.review.render import render_outcome_text
+
+__all__ = ["review"]
 
 
-def _backend(name: str | None, cmd: str | None, role: str, config: Config) -> Backend:
+def _backend(name: str | None, cmd: str | None, config: Config) -> Backend | None:
     if cmd:
         return get_backend("command", cmd=cmd)
     if not name:
-        raise UsageError(f"no {role}: pass --{role} NAME or --{role}-cmd, or set review.{role}")
+        return None
     return get_backend(name, **config.agents.backends.get(name, {}))
 
 
-def _progress(fmt: str) -> object:
+def _pick(
+    flag_name: str | None, flag_cmd: str | None, conf_name: str | None, conf_cmd: str | None
+) -> tuple[str | None, str | None]:
+    """Flags beat the config file as a pair: `--reviewer X` ignores a configured command."""
+    if flag_name or flag_cmd:
+        return flag_name, flag_cmd
+    return conf_name, conf_cmd
+
+
+def _progress(fmt: str) -> Callable[[str], None]:
     def emit(message: str) -> None:
         if fmt == "text":
-            click.echo(f"mergegate: {message}", err=True)
+            click.echo(f"mergegate: {click.unstyle(message)}", err=True)
 
     return emit
+
+
+def _print_text(outcome: ReviewOutcome) -> None:
+    click.echo(f"{outcome.decision.value.upper()} ({outcome.status.value}): {outcome.message}")
+    for record in outcome.findings:
+        title = " ".join(str(record.get("title", "")).split())[:200]
+        click.echo(
+            f"  [{record.get('severity')}] {record.get('id')} {record.get('status')}: {title}"
+        )
+    for i, text in enumerate(outcome.outputs, start=1):
+        excerpt = " ".join(text.split())[:300] or "(no output)"
+        click.echo(f"  output of attempt {i} (excerpt): {excerpt!r}")
+    click.echo(f"reports: {outcome.report_dir}")
+
+
+def _options(config: Config, opts: dict[str, Any], spec: str | None) -> ReviewOptions:
+    review = config.review
+    policy = GatePolicy.from_names(
+        with_fixes_blocks=review.policy.with_fixes_blocks,
+        blocking_severities=[str(s) for s in review.policy.blocking_severities],
+        minor_blocks=review.policy.minor_blocks,
+    )
+    return ReviewOptions(
+        base=opts["base"] or "HEAD~1",
+        head=opts["head"] or "HEAD",
+        spec=spec,
+        fix=bool(opts["fix"]),
+        max_rounds=review.max_rounds,
+        malformed_retries=review.malformed_retries,
+        policy=policy,
+        defer_out_of_scope=review.defer_out_of_scope,
+        diff_size_limit=review.diff_size_limit,
+        fresh_implementer_after=review.fresh_implementer_after,
+        timeout_s=config.agents.default_timeout_s,
+        stall_timeout_s=config.agents.default_stall_timeout_s,
+    )
+
+
+def _read_spec(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read --spec {path}: {exc}") from exc
+
+
+def _report_root(config: Config, given: Path | None) -> Path:
+    if given is not None:
+        return given
+    if config.review.report_dir:
+        return Path(config.review.report_dir)
+    return state_dir(config) / "reviews"
+
+
+def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("review.mode = manual needs a person at a terminal (no TTY here)")
+    _print_text(outcome)
+    return click.confirm("Accept this change?", default=False)
 
 
 @click.command("review")
 @click.option("--base", default=None, help="Base ref of the change (default: HEAD~1).")
 @click.option("--head", default=None, help="Head ref of the change (default: HEAD).")
-@click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Task text and acceptance criteria; enables the spec-compliance stage.")
-@click.option("--reviewer", default=None, help="Reviewer backend name (e.g. claude, codex, local).")
+@click.option(
+    "--spec",
+    "spec_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Task text and acceptance criteria; enables the spec-compliance stage.",
+)
+@click.option("--reviewer", default=None, help="Reviewer backend (default: review.reviewer).")
 @click.option("--reviewer-cmd", default=None, help='Reviewer as a program: "PROGRAM ARGS".')
 @click.option("--fix", is_flag=True, help="Drive fix rounds until approval or a cap.")
-@click.option("--implementer", default=None, help="Implementer backend name for --fix.")
+@click.option("--implementer", default=None, help="Implementer backend for --fix.")
 @click.option("--implementer-cmd", default=None, help='Implementer as a program: "PROGRAM ARGS".')
-@click.option("--max-rounds", type=click.IntRange(1, 20), default=None,
-              help="Cap on review rounds (default 3).")
-@click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where reports go (default: .mergegate/reviews).")
-@click.option("--repo", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              default=Path("."), show_default=True, help="The git repository.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option(
+    "--max-rounds", type=click.IntRange(1, 50), default=None, help="Cap on review rounds (3)."
+)
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where reports go (default: .mergegate/reviews).",
+)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The git repository to review.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 @click.pass_context
-def review_command(ctx: click.Context, **opts: object) -> None:
+def review(ctx: click.Context, /, **opts: Any) -> None:
     """Review a change and decide, in code, whether it may merge.
 
     \b
     Exit codes: 0 approved; 1 changes requested or rejected; 2 usage error;
-    3 reviewer output undecidable after the retry; 4 agent failure; 5 escalated
-    to a person (revision cap or stall).
+    3 reviewer output undecidable after the retry; 4 agent failure;
+    5 escalated to a person (revision cap or stall).
     """
-    raise NotImplementedError
+    overrides = {"review.max_rounds": opts["max_rounds"]}
+    config = load_config(opts["repo"], overrides=overrides)
+    if config.review.mode == "off":
+        click.echo("mergegate: review is off (review.mode = off); not reviewing", err=True)
+        ctx.exit(int(ExitCode.OK))
+    reviewer = _backend(
+        *_pick(
+            opts["reviewer"],
+            opts["reviewer_cmd"],
+            config.review.reviewer,
+            config.review.reviewer_cmd,
+        ),
+        config,
+    )
+    if reviewer is None:
+        raise UsageError("no reviewer: pass --reviewer NAME or --reviewer-cmd")
+    implementer = _backend(
+        *_pick(
+            opts["implementer"],
+            opts["implementer_cmd"],
+            config.review.implementer,
+            config.review.implementer_cmd,
+        ),
+        config,
+    )
+    if opts["fix"] and implementer is None:
+        raise UsageError("--fix needs --implementer NAME or --implementer-cmd")
+    fresh = _backend(config.review.fresh_implementer, None, config)
+    root = _report_root(config, opts["report_dir"])
+    repo = GitRepository(opts["repo"], exclude=[root, state_dir(config)])
+    loop = ReviewLoop(
+        repo,
+        reviewer,
+        _options(config, opts, _read_spec(opts["spec_file"])),
+        report_root=root,
+        implementer=implementer,
+        fresh_implementer=fresh,
+        progress=_progress(opts["fmt"]),
+    )
+    outcome = loop.run()
+    code = outcome.exit_code
+    if config.review.mode == "manual":
+        code = ExitCode.OK if _confirm_on_tty(outcome) else ExitCode.NO
+    if opts["fmt"] == "json":
+        click.echo(json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False))
+    elif config.review.mode != "manual":
+        _print_text(outcome)
+    ctx.exit(int(code))

@@ -111,7 +111,9 @@ class FindingLedger:
             record.history.append((review.round, "still reported"))
         record.finding = finding
 
-    def _initial_status(self, review: _Review, finding: Finding, *, blocking: bool) -> FindingStatus:
+    def _initial_status(
+        self, review: _Review, finding: Finding, *, blocking: bool
+    ) -> FindingStatus:
         if not blocking:
             return FindingStatus.ADVISORY
         out_of_scope = (
@@ -122,9 +124,7 @@ class FindingLedger:
         return FindingStatus.DEFERRED if out_of_scope else FindingStatus.OPEN
 
     def open_blocking(self) -> tuple[Finding, ...]:
-        return tuple(
-            r.finding for r in self._records.values() if r.status is FindingStatus.OPEN
-        )
+        return tuple(r.finding for r in self._records.values() if r.status is FindingStatus.OPEN)
 
     def stall_reason(self, round: int) -> str | None:
         """Why the loop is not converging after `round`, or None.

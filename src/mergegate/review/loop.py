@@ -243,13 +243,17 @@ class ReviewLoop:
         self, results: dict[str, _StageResult], failing: list[str], round_no: int
     ) -> ReviewOutcome | None:
         worst = _worst_decision([results[s].verdict for s in failing])
-        status = ReviewStatus.REJECTED if worst is Decision.REJECT else ReviewStatus.CHANGES_REQUESTED
+        status = (
+            ReviewStatus.REJECTED if worst is Decision.REJECT else ReviewStatus.CHANGES_REQUESTED
+        )
         reasons = "; ".join(f"{s}: {results[s].gate.reason}" for s in failing)
         if not self.options.fix:
             return self._finish(status, worst, reasons)
         if not self._fixable(results, failing):
             return self._finish(
-                status, worst, f"{reasons}; the reviewer listed no findings, so there is nothing to fix"
+                status,
+                worst,
+                f"{reasons}; the reviewer listed no findings, so there is nothing to fix",
             )
         if round_no > 1 and (stall := self.ledger.stall_reason(round_no)):
             return self._escalate(f"revision loop stalled: {stall}")
@@ -258,7 +262,9 @@ class ReviewLoop:
         return None
 
     def _fixable(self, results: dict[str, _StageResult], failing: list[str]) -> bool:
-        return bool(self.ledger.open_blocking()) or any(results[s].verdict.findings for s in failing)
+        return bool(self.ledger.open_blocking()) or any(
+            results[s].verdict.findings for s in failing
+        )
 
     # ------------------------------------------------------------------ one stage
     def _review_stage(self, summary: RoundSummary, stage: str) -> _StageResult:
@@ -273,11 +279,20 @@ class ReviewLoop:
             review_id = self.new_review_id()
             prompt = self._stage_prompt(stage, summary, changes, open_findings, review_id)
             if attempt > 1 and session is not None and self.reviewer.capabilities.sessions:
-                prompt = load_template("retry").render(problem=self._last_problem, review_id=review_id)
+                prompt = load_template("retry").render(
+                    problem=self._last_problem, review_id=review_id
+                )
             else:
                 session = None  # a backend without sessions gets a fresh, complete dispatch
             result = self._run_reviewer(prompt.text, review_id, attempt, session)
-            verdict = self._judge(summary, stage, attempt, review_id, prompt, result)
+            verdict = self._judge(
+                summary=summary,
+                stage=stage,
+                attempt=attempt,
+                review_id=review_id,
+                prompt=prompt,
+                result=result,
+            )
             outputs.append(result.text)
             if verdict.decision.is_verdict:
                 if attempt > 1:
@@ -288,7 +303,9 @@ class ReviewLoop:
             self._last_problem = describe_problem(verdict)
             session = result.session_id
             if attempt < attempts:
-                again = "retrying once" if attempts == 2 else f"retrying ({attempts - attempt} left)"
+                again = (
+                    "retrying once" if attempts == 2 else f"retrying ({attempts - attempt} left)"
+                )
                 self.progress(f"{stage} review output {self._last_problem} — {again}")
         raise _Stop(
             ReviewStatus.UNDECIDABLE,
@@ -297,7 +314,6 @@ class ReviewLoop:
             "the reviewer may not be following the template — check the reviewer and re-run",
             outputs,
         )
-
 
     def _changes(self, summary: RoundSummary) -> tuple[str, frozenset[str]]:
         key = f"{summary.base_sha}..{summary.head_sha}"
@@ -346,6 +362,7 @@ class ReviewLoop:
 
     def _judge(
         self,
+        *,
         summary: RoundSummary,
         stage: str,
         attempt: int,
@@ -356,15 +373,41 @@ class ReviewLoop:
         if not result.ok:
             why = result.error or result.status.value
             if result.worktree_changed:
-                why = "the reviewer changed the working tree (a read-only run may not); attempt void"
-            self._write_attempt(summary, stage, attempt, review_id, prompt, result, None, why)
-            raise _Stop(ReviewStatus.AGENT_FAILED, Decision.MALFORMED, f"{stage} reviewer: {why}", [result.text])
+                why = (
+                    "the reviewer changed the working tree (a read-only run may not); attempt void"
+                )
+            self._write_attempt(
+                summary=summary,
+                stage=stage,
+                attempt=attempt,
+                review_id=review_id,
+                prompt=prompt,
+                result=result,
+                verdict=None,
+                note=why,
+            )
+            raise _Stop(
+                ReviewStatus.AGENT_FAILED,
+                Decision.MALFORMED,
+                f"{stage} reviewer: {why}",
+                [result.text],
+            )
         verdict = parse_verdict(result.text, review_id=review_id)
-        self._write_attempt(summary, stage, attempt, review_id, prompt, result, verdict, "")
+        self._write_attempt(
+            summary=summary,
+            stage=stage,
+            attempt=attempt,
+            review_id=review_id,
+            prompt=prompt,
+            result=result,
+            verdict=verdict,
+            note="",
+        )
         return verdict
 
     def _write_attempt(
         self,
+        *,
         summary: RoundSummary,
         stage: str,
         attempt: int,
@@ -435,7 +478,9 @@ class ReviewLoop:
         )
         backend, session = self._implementer_for(summary.round)
         prompt = load_template("fix").render(findings=render_findings(findings))
-        self.progress(f"round {summary.round}: asking {backend.name} to fix {len(findings)} finding(s)")
+        self.progress(
+            f"round {summary.round}: asking {backend.name} to fix {len(findings)} finding(s)"
+        )
         result = backend.run(
             AgentRequest(
                 prompt=prompt.text,
@@ -446,18 +491,22 @@ class ReviewLoop:
                 resume_session_id=session,
             )
         )
-        self.writer.write_json(f"r{summary.round:02d}-fix.json", {
-            "template": f"{prompt.template}.v{prompt.version}",
-            "template_sha256": prompt.template_sha256,
-            "findings": [f.id for f in findings],
-            "prompt": prompt.text,
-            "agent": result.model_dump(mode="json"),
-        })
+        self.writer.write_json(
+            f"r{summary.round:02d}-fix.json",
+            {
+                "template": f"{prompt.template}.v{prompt.version}",
+                "template_sha256": prompt.template_sha256,
+                "findings": [f.id for f in findings],
+                "prompt": prompt.text,
+                "agent": result.model_dump(mode="json"),
+            },
+        )
         if not result.ok:
             raise _Stop(
                 ReviewStatus.AGENT_FAILED,
                 Decision.FIXES,
-                f"implementer failed in round {summary.round}: {result.error or result.status.value}",
+                f"implementer failed in round {summary.round}: "
+                f"{result.error or result.status.value}",
                 [],
             )
         self._implementer_session = result.session_id
@@ -477,14 +526,22 @@ class ReviewLoop:
     def _escalate(self, why: str) -> ReviewOutcome:
         self.progress(f"escalating to a person: {why}")
         package = "escalation"
-        self.writer.write_json(f"{package}/open-findings.json", [r.to_dict() for r in self.ledger.records])
+        self.writer.write_json(
+            f"{package}/open-findings.json", [r.to_dict() for r in self.ledger.records]
+        )
         for i, (key, diff) in enumerate(self.diffs.items(), start=1):
             self.writer.write_text(f"{package}/diff-{i:02d}.diff", f"# {key}\n{diff}")
-        self.writer.write_text(f"{package}/README.md", _escalation_readme(why, self.run_id, self.ledger))
+        self.writer.write_text(
+            f"{package}/README.md", _escalation_readme(why, self.run_id, self.ledger)
+        )
         return self._finish(ReviewStatus.NEEDS_MANUAL_REVIEW, Decision.FIXES, why)
 
     def _finish(
-        self, status: ReviewStatus, decision: Decision, message: str, outputs: list[str] | None = None
+        self,
+        status: ReviewStatus,
+        decision: Decision,
+        message: str,
+        outputs: list[str] | None = None,
     ) -> ReviewOutcome:
         outcome = ReviewOutcome(
             run_id=self.run_id,

@@ -112,7 +112,10 @@ class AttemptReport:
         }
 
     def to_markdown(self) -> str:
-        title = f"# Review {self.run_id}: round {self.round}, {self.stage} stage, attempt {self.attempt}"
+        title = (
+            f"# Review {self.run_id}: round {self.round}, {self.stage} stage, "
+            f"attempt {self.attempt}"
+        )
         parts = [frontmatter(self.metadata()), title, ""]
         if self.note:
             parts += [f"**Note:** {_escape_inline(self.note)}", ""]
@@ -124,10 +127,11 @@ class AttemptReport:
         if not findings:
             parts.append("None.")
         for f in findings:
-            where = f" ({_escape_inline(str(f.get('file')))}:{f.get('line')})" if f.get("file") else ""
-            parts.append(
-                f"- **{f.get('severity')}** `{f.get('id')}` {_escape_inline(str(f.get('title')))}{where}"
+            where = (
+                f" ({_escape_inline(str(f.get('file')))}:{f.get('line')})" if f.get("file") else ""
             )
+            title = _escape_inline(str(f.get("title")))
+            parts.append(f"- **{f.get('severity')}** `{f.get('id')}` {title}{where}")
         parts += ["", "## Reviewer output", "", fence(self.output)]
         return "\n".join(parts)
 
@@ -170,7 +174,9 @@ class ReportWriter:
     def write_summary(self, summary: Mapping[str, Any], lines: Sequence[str]) -> Path:
         self.write_json("summary.json", dict(summary))
         meta = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
-        body = "\n".join([frontmatter(meta), f"# Review summary {summary.get('run_id')}", "", *lines])
+        body = "\n".join(
+            [frontmatter(meta), f"# Review summary {summary.get('run_id')}", "", *lines]
+        )
         return self.write_text("summary.md", body + "\n")
 
 

@@ -1,0 +1,26 @@
+"""A scripted agent for end-to-end tests of `mergegate review` (run by the `command` backend).
+
+Usage: scripted_agent.py SCRIPT.json STATE_DIR
+SCRIPT is a JSON list; each call answers with the next item:
+  {"text": "...", "write": {"path": "content"}, "exit": 0}
+`{review_id}` in the text is replaced by $MERGEGATE_REVIEW_ID (the nonce mergegate asked for).
+Every prompt received is saved as STATE_DIR/prompt-N.txt.
+"""
+
+import json
+import os
+import pathlib
+import sys
+
+script = json.loads(pathlib.Path(sys.argv[1]).read_text())
+state = pathlib.Path(sys.argv[2])
+state.mkdir(parents=True, exist_ok=True)
+n = len(list(state.glob("prompt-*.txt")))
+prompt = pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).read_text()
+(state / f"prompt-{n + 1}.txt").write_text(prompt)
+step = script[min(n, len(script) - 1)]
+for rel, content in step.get("write", {}).items():
+    pathlib.Path(rel).write_text(content)
+text = step.get("text", "").replace("{review_id}", os.environ.get("MERGEGATE_REVIEW_ID", ""))
+sys.stdout.write(text)
+sys.exit(step.get("exit", 0))

@@ -1,0 +1,177 @@
+"""End to end: `mergegate review` in temporary git repositories with scripted agents."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from mergegate.cli import cli
+
+FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
+
+
+def approve(findings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    trailer = {"review_id": "{review_id}", "verdict": "approve", "findings": findings or []}
+    return {"text": "No issues.\n\nReady to merge? Yes\n\n```json\n" + json.dumps(trailer) + "\n```\n"}
+
+
+def with_fixes(fid: str = "F-1", title: str = "Missing test for empty input") -> dict[str, Any]:
+    finding = {"id": fid, "severity": "important", "title": title, "file": "app.py",
+               "line": 1, "detail": "add a test"}
+    trailer = {"review_id": "{review_id}", "verdict": "request_changes", "findings": [finding]}
+    return {"text": f"### Important\n- {title}\n\nReady to merge? With fixes\n\n```json\n"
+            + json.dumps(trailer) + "\n```\n"}
+
+
+def git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    (root / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+    git(root, "commit", "-qam", "add sub")
+    return root
+
+
+def agent_cmd(tmp_path: Path, name: str, steps: list[dict[str, Any]]) -> str:
+    script = tmp_path / f"{name}.json"
+    script.write_text(json.dumps(steps))
+    return f"{sys.executable} {FAKE} {script} {tmp_path / (name + '-state')}"
+
+
+def review(repo: Path, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    reports = tmp_path / "reports"
+    result = CliRunner().invoke(
+        cli,
+        ["review", "--repo", str(repo), "--base", "HEAD~1", "--report-dir", str(reports),
+         "--format", "json", *extra],
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, json.loads(result.stdout)
+
+
+def decisions(out: dict[str, Any]) -> list[str]:
+    return [a["decision"] for r in out["rounds"] for a in r["attempts"]]
+
+
+def test_approve(repo: Path, tmp_path: Path) -> None:
+    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", [approve()]))
+    assert (code, out["decision"]) == (0, "approve")
+    assert decisions(out) == ["approve"]
+    report = Path(out["rounds"][0]["attempts"][0]["report"])
+    text = report.read_text()
+    assert text.startswith("---\n") and '"review_id": ' not in text.split("---")[1]
+    assert "template_sha256:" in text and "base_sha:" in text
+
+
+def test_malformed_then_approve_retries_once(repo: Path, tmp_path: Path) -> None:
+    steps = [{"text": "The code looks good overall."}, approve()]
+    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", steps))
+    assert code == 0
+    assert decisions(out) == ["malformed", "approve"]
+    retry_prompt = (tmp_path / "rv-state" / "prompt-2.txt").read_text()
+    assert "could not be used" in retry_prompt  # the parse error is fed back
+
+
+def test_malformed_twice_stops_with_exit_3(repo: Path, tmp_path: Path) -> None:
+    steps = [{"text": "Solid work."}, {"text": "Great work!"}]
+    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", steps))
+    assert code == 3
+    assert out["status"] == "undecidable"
+    assert decisions(out) == ["malformed", "malformed"]
+
+
+def test_empty_then_approve(repo: Path, tmp_path: Path) -> None:
+    steps = [{"text": ""}, approve()]
+    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", steps))
+    assert code == 0
+    assert decisions(out) == ["empty", "approve"]
+
+
+def test_with_fixes_without_fix_mode_exits_1(repo: Path, tmp_path: Path) -> None:
+    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", [with_fixes()]))
+    assert code == 1
+    assert out["decision"] == "fixes"
+    assert len(out["findings"]) == 1
+    assert out["findings"][0]["title"] == "Missing test for empty input"
+
+
+def test_soft_approval_is_not_approval(repo: Path, tmp_path: Path) -> None:
+    steps = [{"text": "**Ready to merge: With fixes**\n\nAPPROVED WITH MINOR SUGGESTIONS."}]
+    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", steps))
+    assert code != 0
+    assert out["decision"] != "approve"
+
+
+def test_fix_loop_reaches_approval_with_a_scoped_rereview(repo: Path, tmp_path: Path) -> None:
+    reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), approve()])
+    fixed = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n# tested\n"
+    implementer = agent_cmd(tmp_path, "impl", [{"text": "F-1: fixed", "write": {"app.py": fixed}}])
+    code, out = review(repo, tmp_path, "--reviewer-cmd", reviewer, "--fix",
+                       "--implementer-cmd", implementer)
+    assert code == 0, out
+    assert [r["scoped"] for r in out["rounds"]] == [False, True]
+    assert out["rounds"][0]["fix_commit"] == git(repo, "rev-parse", "HEAD")
+    assert "mergegate: fix round 1" in git(repo, "log", "-1", "--format=%B")
+    fix_prompt = (tmp_path / "impl-state" / "prompt-1.txt").read_text()
+    ids = re.findall(r"\[(F-[0-9a-f]+)\]", fix_prompt)
+    assert len(ids) == 1 and "Missing test for empty input" in fix_prompt
+    rereview = (tmp_path / "rv-state" / "prompt-2.txt").read_text()
+    assert "SCOPED RE-REVIEW" in rereview and f"[{ids[0]}]" in rereview
+    assert "+# tested" in rereview and "+def sub" not in rereview  # only the fix diff
+
+
+def test_no_fix_after_malformed(repo: Path, tmp_path: Path) -> None:
+    reviewer = agent_cmd(tmp_path, "rv", [{"text": "CRITICAL bug!"}, {"text": "still prose"}])
+    implementer = agent_cmd(tmp_path, "impl", [{"text": "fixed", "write": {"x.py": "1"}}])
+    code, out = review(repo, tmp_path, "--reviewer-cmd", reviewer, "--fix",
+                       "--implementer-cmd", implementer)
+    assert code == 3
+    assert not (tmp_path / "impl-state").exists()  # the implementer never ran
+
+
+def test_cap_escalates_with_a_package(repo: Path, tmp_path: Path) -> None:
+    reviewer = agent_cmd(tmp_path, "rv", [with_fixes("F-1"), with_fixes("F-2", "Another nit")])
+    steps = [{"text": f"fixed {i}", "write": {"app.py": f"# v{i}\n"}} for i in range(5)]
+    implementer = agent_cmd(tmp_path, "impl", steps)
+    code, out = review(repo, tmp_path, "--reviewer-cmd", reviewer, "--fix",
+                       "--implementer-cmd", implementer, "--max-rounds", "2")
+    assert code == 5
+    assert out["status"] == "needs_manual_review"
+    package = Path(out["report_dir"]) / "escalation"
+    assert (package / "README.md").read_text().startswith("# Review")
+    history = json.loads((package / "open-findings.json").read_text())
+    assert {f["title"] for f in history} >= {"Missing test for empty input"}
+    assert all(f["history"] for f in history)
+
+
+def test_reviewer_that_writes_voids_the_attempt(repo: Path, tmp_path: Path) -> None:
+    steps = [{**approve(), "write": {"app.py": "hacked\n"}}]
+    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", steps))
+    assert code == 4
+    assert out["status"] == "agent_failed"
+    assert "working tree" in out["message"] or "changed" in out["message"]
+
+
+def test_reports_are_never_overwritten(repo: Path, tmp_path: Path) -> None:
+    review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", [approve()]))
+    runs = list((tmp_path / "reports").iterdir())
+    review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv2", [approve()]))
+    assert set(runs) < set((tmp_path / "reports").iterdir())
