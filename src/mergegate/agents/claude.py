@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from mergegate.agents._cli import (
@@ -203,13 +204,37 @@ class ClaudeBackend(CliBackend):
         allowed_tools: Sequence[str] = (),
         bare: bool = False,
         partial_messages: bool = False,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config_home: str | Path | None = None,
         **options: Any,
     ) -> None:
+        """`base_url` points Claude Code at another Anthropic Messages endpoint
+        (`ANTHROPIC_BASE_URL`; also turns off its non-essential traffic and auto-updater),
+        `api_key` is sent as `x-api-key` (`ANTHROPIC_API_KEY`), and `config_home` is its
+        config directory (`CLAUDE_CONFIG_DIR`: settings, hooks, sessions; resume needs the
+        same one). The other options are `CliBackend`'s."""
         super().__init__(**options)
         self.permission_mode = permission_mode
         self.allowed_tools = tuple(allowed_tools)
         self.bare = bare
         self.partial_messages = partial_messages
+        self.base_url = base_url
+        self.api_key = api_key
+        self.config_home = Path(config_home) if config_home is not None else None
+
+    def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
+        del request, ctx
+        env: dict[str, str] = {}
+        if self.base_url:
+            env["ANTHROPIC_BASE_URL"] = self.base_url
+            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+            env["DISABLE_AUTOUPDATER"] = "1"
+        if self.api_key:
+            env["ANTHROPIC_API_KEY"] = self.api_key
+        if self.config_home is not None:
+            env["CLAUDE_CONFIG_DIR"] = str(self.config_home)
+        return env
 
     def initial_session(self, request: AgentRequest) -> str | None:
         return request.resume_session_id or str(uuid.uuid4())
@@ -218,8 +243,9 @@ class ClaudeBackend(CliBackend):
         # The prompt comes right after -p: options such as --allowedTools are variadic and
         # would swallow a positional prompt placed after them.
         args = ["-p", positional(request.prompt), "--output-format", "stream-json", "--verbose"]
-        if request.model:
-            args += ["--model", request.model]
+        model = self.model_for(request)
+        if model:
+            args += ["--model", model]
         if request.resume_session_id:
             args += ["--resume", request.resume_session_id]
         elif ctx.session_id:
