@@ -119,6 +119,17 @@ class RealCli:
         fields = {"timeout_s": 60.0, "stall_timeout_s": 30.0, **request}
         return backend.run(AgentRequest(prompt=prompt, cwd=cwd, **fields))
 
+    def cli_args(self, server: ModelServer, key_env: str) -> list[str]:
+        """`mergegate agent run` options that point the CLI at `server` (the key is read from
+        the environment variable `key_env`)."""
+        base_url = server.url if self.name == "claude" else server.openai_base_url
+        model = CLAUDE_MODEL if self.name == "claude" else CODEX_MODEL
+        return [
+            *("--backend", self.name, "--cmd", str(self.binary)),
+            *("--base-url", base_url, "--api-key-env", key_env),
+            *("--config-home", str(self.config_home), "--model", model),
+        ]
+
     def write_call(self, path: Path, content: str) -> ToolCall:
         """A tool call that makes this CLI create `path` holding `content`."""
         if self.name == "claude":
