@@ -68,6 +68,8 @@ class ClaudeParser:
         self.last_text = ""
         self.delta_messages: set[str] = set()
         self.retries = 0
+        self.api_errors: list[str] = []
+        """Synthetic API-error messages: a warning when the run recovered, else the error."""
 
     def feed(self, stream: Stream, line: str) -> bool:
         if stream != "stdout":
@@ -107,7 +109,7 @@ class ClaudeParser:
         text = _text_of(message)
         key = str(message.get("id") or "")
         if event.get("is_api_error_message"):
-            self.parsed.warnings.append(f"API error message: {text[:200]}")
+            self.api_errors.append(text[:200])
             return
         if text:
             self.last_text = text
@@ -179,12 +181,16 @@ class ClaudeParser:
             self.parsed.warnings.append("cost_usd uses an unknown price basis (unrecognised model)")
         if self.retries:
             self.parsed.warnings.append(f"{self.retries} API retr(y/ies) during the run")
+        if self.parsed.ok:
+            self.parsed.warnings.extend(f"API error message: {e}" for e in self.api_errors[:5])
 
     def result(self, outcome: ProcessOutcome) -> ParsedRun:
         del outcome
         self.parsed.signals = self.ctx.detector.finish()
         if not self.parsed.terminal:
             self.parsed.text = self.last_text
+            if self.api_errors:
+                self.parsed.error = self.api_errors[-1]
         return self.parsed
 
 
