@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mergegate.agents import AgentRequest
 from mergegate.agents._cli import RunContext
 from mergegate.agents.aider import AiderBackend
 from mergegate.agents.claude import ClaudeBackend
-from mergegate.agents.codex import CodexBackend
+from mergegate.agents.codex import API_KEY_ENV, CodexBackend, config_overrides
 from mergegate.agents.gemini import GeminiBackend
 from mergegate.agents.opencode import OpenCodeBackend
 from mergegate.agents.signals import HelpDetector
+from mergegate.errors import UsageError
 
 
 def ctx(tmp_path: Path, session: str | None = None) -> RunContext:
@@ -84,3 +87,66 @@ def test_aider(tmp_path: Path) -> None:
         assert flag in args
     assert args[-1] == "a.py"
     assert "--dry-run" not in be.build_args(req(tmp_path), c)
+
+
+def test_claude_endpoint_options_become_its_environment(tmp_path: Path) -> None:
+    be = ClaudeBackend(
+        base_url="http://127.0.0.1:8080", api_key="k", config_home=tmp_path / "c", model="m1"
+    )
+    env = be.run_env(req(tmp_path), ctx(tmp_path))
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:8080"
+    assert env["ANTHROPIC_API_KEY"] == "k"
+    assert env["CLAUDE_CONFIG_DIR"] == str(tmp_path / "c")
+    assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+    args = be.build_args(req(tmp_path), ctx(tmp_path, "s"))
+    assert args[args.index("--model") + 1] == "m1"  # the backend's default model ...
+    args = be.build_args(req(tmp_path, model="m2"), ctx(tmp_path, "s"))
+    assert args[args.index("--model") + 1] == "m2"  # ... unless the request names one
+    assert ClaudeBackend().run_env(req(tmp_path), ctx(tmp_path)) == {}
+
+
+def test_codex_endpoint_is_a_provider_defined_by_overrides(tmp_path: Path) -> None:
+    be = CodexBackend(
+        base_url="http://127.0.0.1:8080/v1",
+        api_key="k",
+        config_home=tmp_path / "codex-home",
+        provider_options={"request_max_retries": 0},
+        config={"model_reasoning_effort": "low"},
+    )
+    args = be.build_args(req(tmp_path, resume_session_id="t1"), ctx(tmp_path))
+    overrides = [args[i + 1] for i, arg in enumerate(args) if arg == "-c"]
+    assert overrides == [
+        'model_provider="mergegate"',
+        'model_providers.mergegate.name="mergegate"',
+        'model_providers.mergegate.base_url="http://127.0.0.1:8080/v1"',
+        'model_providers.mergegate.wire_api="responses"',
+        f'model_providers.mergegate.env_key="{API_KEY_ENV}"',
+        "model_providers.mergegate.request_max_retries=0",
+        'model_reasoning_effort="low"',
+    ]
+    assert max(i for i, arg in enumerate(args) if arg == "-c") < args.index("resume")
+    env = be.run_env(req(tmp_path), ctx(tmp_path))
+    assert env == {API_KEY_ENV: "k", "CODEX_HOME": str(tmp_path / "codex-home")}
+    assert (tmp_path / "codex-home").is_dir()  # Codex refuses a CODEX_HOME that is missing
+    assert "-c" not in CodexBackend().build_args(req(tmp_path), ctx(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("value", "toml"),
+    [(True, "true"), (0, "0"), (1.5, "1.5"), ('a "quoted"\nline', '"a \\"quoted\\"\\nline"')],
+)
+def test_codex_config_values_are_toml_literals(value: object, toml: str) -> None:
+    assert config_overrides({"k.x": value}) == ["-c", f"k.x={toml}"]  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize("key", ["", "a b", "a=b", "a..b", "x.'y'"])
+def test_codex_config_keys_must_be_dotted_names(key: str) -> None:
+    with pytest.raises(UsageError):
+        config_overrides({key: 1})
+
+
+def test_codex_rejects_what_toml_cannot_say(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        config_overrides({"k": float("nan")})
+    with pytest.raises(UsageError):
+        CodexBackend(provider_options={"request_max_retries": 0})  # without a base_url

@@ -166,6 +166,18 @@ def test_codex_failed_turn(tmp_path: Path, exit_code: int) -> None:
     assert "429" in (result.error or "")
 
 
+@pytest.mark.parametrize("exit_code", [1, 0])
+def test_real_5xx_captures_are_errors(tmp_path: Path, exit_code: int) -> None:
+    claude = replay(tmp_path, "claude", "claude_error_500.jsonl", exit_code)
+    assert claude.status is RunStatus.ERROR
+    assert "500 scripted outage" in (claude.error or "")
+    assert claude.session_id
+    codex = replay(tmp_path, "codex", "codex_error_500.jsonl", exit_code)
+    assert codex.status is RunStatus.ERROR
+    assert "high demand" in (codex.error or "")  # Codex's words for any 5xx
+    assert codex.session_id
+
+
 def test_codex_unreachable_is_missing(tmp_path: Path) -> None:
     be = CodexBackend(executable=[sys.executable, str(FAKE)], max_reconnects=1, done_grace_s=0.3)
     result = replay(tmp_path, "codex", "codex_unreachable.jsonl", hang=True, instance=be)
@@ -298,3 +310,16 @@ def test_missing_cli_is_missing(tmp_path: Path, name: str) -> None:
     result = be.run(AgentRequest(prompt="x", cwd=tmp_path))
     assert result.status is RunStatus.MISSING
     assert "not found" in (result.error or "")
+
+
+def test_claude_api_error_is_the_error_not_also_a_warning(tmp_path: Path) -> None:
+    result = replay(tmp_path, "claude", "claude_error_500.jsonl", 1)
+    assert result.status is RunStatus.ERROR
+    assert not any("API error message" in w for w in result.warnings)
+    # Cut before the result event: the synthetic API-error message explains the failure.
+    lines = (DATA / "claude_error_500.jsonl").read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(line for line in lines if '"type":"result"' not in line) + "\n")
+    crashed = replay(tmp_path, "claude", cut, 1)
+    assert crashed.status is RunStatus.CRASHED
+    assert "500 scripted outage" in (crashed.error or "")

@@ -7,6 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mergegate.cli import cli
@@ -134,3 +135,15 @@ def test_backends_lists_capabilities() -> None:
     by_name = {row["name"]: row for row in data}
     assert by_name["codex"]["capabilities"]["cost"] is False
     assert by_name["opencode"]["available"] is True
+
+
+def test_endpoint_options_exit_2_when_unusable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MG_NO_SUCH_KEY", raising=False)
+    unset = invoke("run", "--backend", "claude", "--api-key-env", "MG_NO_SUCH_KEY", "--prompt", "x")
+    assert unset.exit_code == 2
+    assert "MG_NO_SUCH_KEY" in unset.stderr
+    # Backends without an endpoint option say so instead of ignoring it.
+    url = "http://127.0.0.1:9"
+    other = invoke("run", "--backend", "gemini", "--base-url", url, "--prompt", "x")
+    assert other.exit_code == 2
+    assert "base_url" in other.stderr

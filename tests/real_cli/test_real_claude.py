@@ -1,4 +1,6 @@
-"""The real Claude Code CLI (`claude -p`) against `ModelServer`: text, file edits, faults, resume.
+"""Claude Code through `ClaudeBackend`: what only Claude does (the wire protocol it speaks,
+Write/Read/Edit tool calls, cost and turns, resume scoped by directory) and the
+`mergegate agent run` command.
 
 Observed on Claude Code 2.1.330: one `POST /v1/messages?beta=true` (stream) per model turn;
 no `count_tokens` call in `-p` mode; tools offered include `Bash`, `Edit`, `Read`, `Write`.
@@ -6,149 +8,116 @@ no `count_tokens` call in `-p` mode; tools offered include `Bash`, `Edit`, `Read
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from pathlib import Path
 
 import pytest
+from _realcli import CLAUDE_MODEL, DUMMY_KEY, GitRepo, RealCli, isolated_env
+from click.testing import CliRunner
 
-from mergegate.agents.model_server import (
-    Api,
-    Fault,
-    FaultKind,
-    ModelServer,
-    Script,
-    ToolCall,
-    Turn,
-)
+from mergegate.agents import RunStatus
+from mergegate.agents.model_server import Api, ModelServer, Script, ToolCall, Turn
+from mergegate.cli import cli
 
 pytestmark = pytest.mark.real_cli
 
 
-def _result(run: Any) -> dict[str, Any]:
-    results = run.of_type("result")
-    assert len(results) == 1, run.describe()
-    result: dict[str, Any] = results[0]
-    return result
-
-
-def test_plain_text_answer(claude: Any, tmp_path: Any) -> None:
-    script = Script(turns=[Turn(text="PLAIN_OK from the scripted model")])
-    with ModelServer(script) as server:
-        run = claude(server, "say something", cwd=tmp_path)
-    result = _result(run)
-    assert run.exit_code == 0, run.describe()
-    assert (result["subtype"], result["is_error"]) == ("success", False)
-    assert result["result"] == "PLAIN_OK from the scripted model"
-    init = run.of_type("system")[0]
-    assert result["session_id"] == init["session_id"]
-    (request,) = server.requests
-    assert (request.api, request.path, request.query, request.stream) == (
-        Api.ANTHROPIC_MESSAGES,
-        "/v1/messages",
-        "beta=true",
-        True,
-    )
-    assert "say something" in request.prompt
-    assert {"Bash", "Edit", "Read", "Write"} <= set(request.tool_names)
-    assert request.headers["x-claude-code-session-id"] == init["session_id"]
-    # Usage normalization input: the server's deterministic counts reach the result.
-    assert result["usage"]["output_tokens"] > 0
-
-
-def test_write_and_edit_tool_calls_change_the_file(claude: Any, git_repo: Any) -> None:
-    target = str(git_repo.path / "notes.txt")
+def test_write_read_edit_change_the_files(claude_cli: RealCli, git_repo: GitRepo) -> None:
+    notes = str(git_repo.path / "notes.txt")
     hello = str(git_repo.path / "hello.txt")
+    write = {"file_path": notes, "content": "d\n"}
+    read = {"file_path": hello}
+    edit = {"file_path": hello, "old_string": "hello world", "new_string": "hello from claude"}
     script = Script(
         turns=[
-            Turn(
-                match="EDIT_FILES",
-                tool_calls=[
-                    ToolCall(name="Write", arguments={"file_path": target, "content": "draft\n"})
-                ],
-            ),
+            Turn(match="EDIT_FILES", tool_calls=[ToolCall(name="Write", arguments=write)]),
             # Claude Code refuses to Edit a file it has not Read in this session.
-            Turn(
-                match="EDIT_FILES",
-                tool_calls=[ToolCall(name="Read", arguments={"file_path": hello})],
-            ),
-            Turn(
-                match="EDIT_FILES",
-                tool_calls=[
-                    ToolCall(
-                        name="Edit",
-                        arguments={
-                            "file_path": hello,
-                            "old_string": "hello world",
-                            "new_string": "hello from a real CLI",
-                        },
-                    )
-                ],
-            ),
+            Turn(match="EDIT_FILES", tool_calls=[ToolCall(name="Read", arguments=read)]),
+            Turn(match="EDIT_FILES", tool_calls=[ToolCall(name="Edit", arguments=edit)]),
             Turn(match="EDIT_FILES", text="EDITS_DONE"),
         ]
     )
     with ModelServer(script) as server:
-        run = claude(
-            server, "EDIT_FILES please", "--permission-mode", "acceptEdits", cwd=git_repo.path
-        )
-    result = _result(run)
-    assert (result["is_error"], result["result"]) == (False, "EDITS_DONE"), run.describe()
-    assert git_repo.read("notes.txt") == "draft\n"
-    assert git_repo.read("hello.txt") == "hello from a real CLI\n"
-    tool_uses = [
-        block["name"]
-        for event in run.of_type("assistant")
-        for block in event["message"]["content"]
-        if block["type"] == "tool_use"
-    ]
-    assert tool_uses == ["Write", "Read", "Edit"]
-    tool_errors = [
-        block
-        for event in run.of_type("user")
-        for block in event["message"]["content"]
-        if block.get("is_error")
-    ]
-    assert tool_errors == []
+        result = claude_cli.run(server, "EDIT_FILES please", git_repo.path)
+    assert result.status is RunStatus.OK, result
+    assert (result.text, result.turns, result.warnings) == ("EDITS_DONE", 4, ())
+    assert git_repo.read("notes.txt") == "d\n"
+    assert git_repo.read("hello.txt") == "hello from claude\n"
+    assert result.cost_usd is not None
+    assert result.cost_usd > 0
+    assert result.usage.output_tokens > 0
+    # The wire protocol, as Claude Code speaks it.
     assert [r.turn for r in server.requests] == [0, 1, 2, 3]
-    assert result["permission_denials"] == []
-
-
-@pytest.mark.parametrize(
-    ("fault", "status"),
-    [
-        (Fault(kind=FaultKind.RATE_LIMIT, retry_after_s=0.1, message="scripted rate limit"), 429),
-        (Fault(kind=FaultKind.HTTP_ERROR, status=500, message="scripted outage"), 500),
-    ],
-)
-def test_api_fault_is_reported_as_an_error(
-    claude: Any, tmp_path: Any, fault: Fault, status: int
-) -> None:
-    with ModelServer(Script(turns=[Turn(fault=fault)])) as server:
-        run = claude(server, "hello", cwd=tmp_path, env={"CLAUDE_CODE_MAX_RETRIES": "1"})
-    result = _result(run)
-    # Claude Code 2.1.330: subtype "success" but is_error true, and exit 1 (agent-clis.md §3).
-    assert result["is_error"] is True, run.describe()
-    assert result["api_error_status"] == status
-    assert result["terminal_reason"] == "api_error"
-    assert run.exit_code == 1
-    # One try plus the one retry allowed, all answered with the fault.
-    assert [r.status for r in server.requests] == [status, status]
-    if status == 429:
-        assert run.of_type("system")[1]["subtype"] == "api_retry"
-
-
-def test_resume_keeps_the_session(claude: Any, git_repo: Any) -> None:
-    script = Script(
-        turns=[
-            Turn(match="FIRST_ASK", text="first answer"),
-            Turn(match="SECOND_ASK", text="second"),
-        ]
+    first = server.requests[0]
+    assert (first.api, first.path, first.query, first.stream, first.model) == (
+        Api.ANTHROPIC_MESSAGES,
+        "/v1/messages",
+        "beta=true",
+        True,
+        CLAUDE_MODEL,
     )
+    assert {"Bash", "Edit", "Read", "Write"} <= set(first.tool_names)
+    assert {r.headers["x-claude-code-session-id"] for r in server.requests} == {result.session_id}
+    tool_results = [
+        block
+        for message in server.requests[-1].body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert len(tool_results) == 3
+    assert not any(block.get("is_error") for block in tool_results)
+
+
+def test_resume_of_an_unknown_session_is_an_error_and_other_dirs_are_found(
+    claude_cli: RealCli, git_repo: GitRepo, tmp_path: Path
+) -> None:
+    script = Script(turns=[Turn(text="an answer")], when_exhausted="repeat_last")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    unknown = "00000000-0000-4000-8000-000000000000"
     with ModelServer(script) as server:
-        first = claude(server, "FIRST_ASK", cwd=git_repo.path)
-        session = _result(first)["session_id"]
-        second = claude(server, "SECOND_ASK", "--resume", session, cwd=git_repo.path)
-    result = _result(second)
-    assert (result["result"], result["session_id"]) == ("second", session), second.describe()
-    last = server.requests[-1]
-    # The resumed request carries the whole conversation.
-    assert [m["role"] for m in last.body["messages"]] == ["user", "assistant", "user"]
+        first = claude_cli.run(server, "FIRST", git_repo.path)
+        lost = claude_cli.run(server, "AGAIN", git_repo.path, resume_session_id=unknown)
+        moved = claude_cli.run(server, "MOVED", elsewhere, resume_session_id=first.session_id)
+    assert first.ok, first
+    # An unknown id: a `result` with error_during_execution, exit 1, no model call.
+    assert lost.status is RunStatus.ERROR, lost
+    assert lost.error is not None
+    assert "No conversation found" in lost.error
+    assert lost.session_id == unknown
+    # 2.1.330 finds a session started in another directory (older builds did not, see
+    # agent-clis.md §2.10) and runs it in the new one: mergegate resumes in the same cwd
+    # itself rather than relying on either behaviour.
+    assert moved.status is RunStatus.OK, moved
+    assert moved.session_id == first.session_id
+    assert "FIRST" in json.dumps(server.requests[-1].body)
+    assert len(server.requests) == 2
+
+
+def test_agent_run_command_json_and_resume(
+    claude_cli: RealCli, git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in isolated_env(claude_cli.home).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("MG_TEST_KEY", DUMMY_KEY)
+    script = Script(
+        turns=[Turn(match="FIRST_ASK", text="first"), Turn(match="SECOND_ASK", text="second")]
+    )
+    runner = CliRunner()
+    with ModelServer(script) as server:
+        common = [*claude_cli.cli_args(server, "MG_TEST_KEY"), "--cwd", str(git_repo.path)]
+        common += ["--timeout", "60", "--stall-timeout", "30", "--format", "json"]
+        first = runner.invoke(cli, ["agent", "run", *common, "--prompt", "FIRST_ASK"])
+        assert first.exit_code == 0, first.output
+        session = json.loads(first.output)["session_id"]
+        second = runner.invoke(
+            cli, ["agent", "run", *common, "--prompt", "SECOND_ASK", "--resume", session]
+        )
+    assert second.exit_code == 0, second.output
+    result = json.loads(second.output)
+    assert (result["backend"], result["status"], result["text"]) == ("claude", "ok", "second")
+    assert result["session_id"] == session
+    assert result["turns"] == 1
+    assert result["usage"]["input_tokens"] > 0
+    assert server.requests[-1].headers["x-api-key"] == "<redacted>"

@@ -1,26 +1,25 @@
-"""The real Codex CLI (`codex exec --json`) against `ModelServer` through a custom provider with
-`wire_api = "responses"`: text, a shell edit, an apply_patch edit, a fault, resume.
+"""Codex through `CodexBackend`: what only Codex does (the Responses protocol through a `-c`
+custom provider, shell and apply_patch edits, usage as a thread total turned into per-run
+deltas) and the `mergegate agent run` command.
 
-Observed on Codex 0.169.0: one `POST /v1/responses` (stream) per model turn; with an unknown
-model the tools offered are `exec_command`, `write_stdin`, ... (no separate `apply_patch`
-tool: an `apply_patch` heredoc sent through `exec_command` is intercepted and applied by Codex).
+Observed on Codex 0.169.0: one `POST /v1/responses` (stream) per model turn; the tools offered
+are `exec_command`, `write_stdin`, ... (no separate `apply_patch` tool, even for gpt-5 model
+names: an `apply_patch` heredoc sent through `exec_command` is intercepted and applied).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from _realcli import CODEX_MODEL, DUMMY_KEY, GitRepo, RealCli, isolated_env
+from click.testing import CliRunner
 
-from mergegate.agents.model_server import (
-    Api,
-    Fault,
-    FaultKind,
-    ModelServer,
-    Script,
-    ToolCall,
-    Turn,
-)
+from mergegate.agents import RunStatus, Usage
+from mergegate.agents.model_server import Api, ModelServer, Script, ToolCall, Turn
+from mergegate.cli import cli
 
 pytestmark = pytest.mark.real_cli
 
@@ -35,96 +34,93 @@ EOF
 """
 
 
-def _final_text(run: Any) -> str:
-    messages = [
-        e["item"]["text"]
-        for e in run.of_type("item.completed")
-        if e["item"]["type"] == "agent_message"
-    ]
-    return messages[-1] if messages else ""
+def _events(log: Path | None, kind: str) -> list[dict[str, Any]]:
+    assert log is not None
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    return [e for e in events if e.get("type") == kind]
 
 
-def test_plain_text_answer(codex: Any, tmp_path: Any) -> None:
-    with ModelServer(Script(turns=[Turn(text="CODEX_OK from the script")])) as server:
-        run = codex(server, "say something", cwd=tmp_path)
-    assert run.exit_code == 0, run.describe()
-    assert len(run.of_type("turn.completed")) == 1, run.describe()
-    assert _final_text(run) == "CODEX_OK from the script"
-    usage = run.of_type("turn.completed")[0]["usage"]
-    assert usage["output_tokens"] > 0
-    (request,) = server.requests
-    assert (request.api, request.path, request.stream) == (Api.RESPONSES, "/v1/responses", True)
-    assert request.prompt.endswith("say something")
-    assert "exec_command" in request.tool_names
-    thread = run.of_type("thread.started")[0]["thread_id"]
-    assert request.headers["session-id"] == thread
-
-
-def test_shell_tool_call_writes_a_file(codex: Any, git_repo: Any) -> None:
-    command = ToolCall(
-        name="exec_command", arguments={"cmd": "printf 'made by codex\\n' > made.txt"}
-    )
-    script = Script(
-        turns=[Turn(match="MAKE_FILE", tool_calls=[command]), Turn(match="MAKE_FILE", text="MADE")]
-    )
-    with ModelServer(script) as server:
-        run = codex(server, "MAKE_FILE now", cwd=git_repo.path)
-    assert _final_text(run) == "MADE", run.describe()
-    assert git_repo.read("made.txt") == "made by codex\n"
-    executions = [
-        e["item"] for e in run.of_type("item.completed") if e["item"]["type"] == "command_execution"
-    ]
-    assert [(x["exit_code"], x["status"]) for x in executions] == [(0, "completed")]
-    # The second request carries the function call and its output back.
-    kinds = [item.get("type") for item in server.requests[1].body["input"]]
-    assert kinds[-2:] == ["function_call", "function_call_output"]
-
-
-def test_apply_patch_edits_a_file(codex: Any, git_repo: Any) -> None:
+def test_shell_and_apply_patch_edit_the_files(codex_cli: RealCli, git_repo: GitRepo) -> None:
+    shell = ToolCall(name="exec_command", arguments={"cmd": "printf 'made\\n' > made.txt"})
     patch = ToolCall(name="exec_command", arguments={"cmd": PATCH})
     script = Script(
-        turns=[Turn(match="PATCH_IT", tool_calls=[patch]), Turn(match="PATCH_IT", text="PATCHED")]
-    )
-    with ModelServer(script) as server:
-        run = codex(server, "PATCH_IT", cwd=git_repo.path)
-    assert _final_text(run) == "PATCHED", run.describe()
-    assert git_repo.read("hello.txt") == "hello from codex\n"
-    changes = [
-        e["item"]["changes"]
-        for e in run.of_type("item.completed")
-        if e["item"]["type"] == "file_change"
-    ]
-    assert changes == [[{"path": str(git_repo.path / "hello.txt"), "kind": "update"}]]
-
-
-def test_rate_limit_fails_the_turn(codex: Any, tmp_path: Any) -> None:
-    fault = Fault(kind=FaultKind.RATE_LIMIT, retry_after_s=0.1, message="scripted rate limit")
-    with ModelServer(Script(turns=[Turn(fault=fault)])) as server:
-        run = codex(server, "hello", cwd=tmp_path, retries=0)
-    failed = run.of_type("turn.failed")
-    assert len(failed) == 1, run.describe()
-    assert "429" in failed[0]["error"]["message"]
-    assert run.of_type("turn.completed") == []
-    assert run.exit_code == 1
-    assert {r.status for r in server.requests} == {429}
-
-
-def test_resume_keeps_the_thread(codex: Any, git_repo: Any) -> None:
-    script = Script(
         turns=[
-            Turn(match="FIRST_ASK", text="first answer"),
-            Turn(match="SECOND_ASK", text="second"),
+            Turn(match="EDIT_FILES", tool_calls=[shell]),
+            Turn(match="EDIT_FILES", tool_calls=[patch]),
+            Turn(match="EDIT_FILES", text="EDITS_DONE"),
         ]
     )
     with ModelServer(script) as server:
-        first = codex(server, "FIRST_ASK", cwd=git_repo.path)
-        thread = first.of_type("thread.started")[0]["thread_id"]
-        # Exec options go before `resume` (agent-clis.md §4).
-        second = codex(server, "resume", thread, "SECOND_ASK", cwd=git_repo.path)
-    assert second.of_type("thread.started")[0]["thread_id"] == thread, second.describe()
-    assert _final_text(second) == "second"
-    first_usage = first.of_type("turn.completed")[0]["usage"]["input_tokens"]
-    second_usage = second.of_type("turn.completed")[0]["usage"]["input_tokens"]
-    # Codex reports the thread total, so the resumed run's count includes the first run's.
-    assert second_usage > first_usage
-    assert server.requests[-1].prompt.endswith("SECOND_ASK")
+        result = codex_cli.run(server, "EDIT_FILES now", git_repo.path)
+    assert result.status is RunStatus.OK, result
+    assert (result.text, result.exit_code) == ("EDITS_DONE", 0)
+    assert git_repo.read("made.txt") == "made\n"
+    assert git_repo.read("hello.txt") == "hello from codex\n"
+    # The only warning is Codex's own note about the unknown model name.
+    assert [w for w in result.warnings if "Model metadata" not in w] == []
+    # The wire protocol, through the provider mergegate defined with -c overrides.
+    assert [r.turn for r in server.requests] == [0, 1, 2]
+    first = server.requests[0]
+    assert (first.api, first.path, first.stream, first.model) == (
+        Api.RESPONSES,
+        "/v1/responses",
+        True,
+        CODEX_MODEL,
+    )
+    assert "exec_command" in first.tool_names
+    assert first.headers["authorization"] == "<redacted>"  # api_key → the provider's env_key
+    assert {r.headers["session-id"] for r in server.requests} == {result.session_id}
+    items = [e["item"] for e in _events(result.log_path, "item.completed")]
+    changes = [item["changes"] for item in items if item["type"] == "file_change"]
+    assert changes == [[{"path": str(git_repo.path / "hello.txt"), "kind": "update"}]]
+
+
+def test_resumed_usage_is_this_runs_share_of_the_thread_total(
+    codex_cli: RealCli, git_repo: GitRepo
+) -> None:
+    script = Script(
+        turns=[Turn(match="FIRST_ASK", text="first"), Turn(match="SECOND_ASK", text="second")]
+    )
+    repo = git_repo.path
+    with ModelServer(script) as server:
+        backend = codex_cli.backend(server)
+        first = codex_cli.run(server, "FIRST_ASK", repo, backend=backend)
+        session = first.session_id
+        second = codex_cli.run(
+            server, "SECOND_ASK", repo, backend=backend, resume_session_id=session
+        )
+        # A fresh backend instance has not seen the thread's earlier total.
+        third = codex_cli.run(server, "SECOND_ASK", repo, resume_session_id=session)
+    assert (first.ok, second.ok, third.ok) == (True, True, True)
+    (completed,) = _events(second.log_path, "turn.completed")
+    raw = completed["usage"]
+    # Codex reports the thread total; mergegate reports the delta against the first run.
+    assert raw["input_tokens"] > first.usage.input_tokens
+    assert second.usage.input_tokens == raw["input_tokens"] - first.usage.input_tokens
+    assert second.usage.output_tokens == raw["output_tokens"] - first.usage.output_tokens
+    assert second.usage != Usage()
+    assert any("running total" in w for w in third.warnings)
+    assert not any("running total" in w for w in second.warnings)
+
+
+def test_agent_run_command_json(
+    codex_cli: RealCli, git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in isolated_env(codex_cli.home).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("MG_TEST_KEY", DUMMY_KEY)
+    with ModelServer(Script(turns=[Turn(text="CODEX_OK\n>>>HELP<<<")])) as server:
+        args = [*codex_cli.cli_args(server, "MG_TEST_KEY"), "--cwd", str(git_repo.path)]
+        args += ["--prompt", "hi", "--read-only", "--format", "json"]
+        outcome = CliRunner().invoke(cli, ["agent", "run", *args])
+    assert outcome.exit_code == 0, outcome.output
+    result = json.loads(outcome.output)
+    assert (result["backend"], result["status"], result["text"]) == (
+        "codex",
+        "ok",
+        "CODEX_OK\n>>>HELP<<<",
+    )
+    assert [s["marker"] for s in result["signals"]] == [">>>HELP<<<"]
+    assert result["session_id"]
+    assert result["worktree_changed"] is False
+    assert server.requests[0].headers["authorization"] == "<redacted>"

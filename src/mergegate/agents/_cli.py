@@ -179,9 +179,11 @@ class CliBackend:
         env: Mapping[str, str] | None = None,
         kill_grace_s: float = 10.0,
         done_grace_s: float = 10.0,
+        model: str | None = None,
     ) -> None:
         """`executable` replaces the CLI binary (a path, or an argv prefix such as
-        `["python", "fake_agent.py"]`); `extra_args` are appended to the generated flags."""
+        `["python", "fake_agent.py"]`); `extra_args` are appended to the generated flags;
+        `model` is the model used when the request names none."""
         if isinstance(executable, str):
             executable = [executable]
         self.executable = tuple(executable or (self.default_executable,))
@@ -189,6 +191,11 @@ class CliBackend:
         self.env = dict(env or {})
         self.kill_grace_s = kill_grace_s
         self.done_grace_s = done_grace_s
+        self.model = model
+
+    def model_for(self, request: AgentRequest) -> str | None:
+        """The model of this run: the request's, else the backend's default, else the CLI's."""
+        return request.model or self.model
 
     # -------------------------------------------------- what a backend implements
 

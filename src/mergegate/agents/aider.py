@@ -181,8 +181,9 @@ class AiderBackend(CliBackend):
             "--no-gitignore",
             "--no-suggest-shell-commands",
         ]
-        if request.model:
-            args += ["--model", request.model]
+        model = self.model_for(request)
+        if model:
+            args += ["--model", model]
         if request.read_only:
             args.append("--dry-run")
         if request.resume_session_id:

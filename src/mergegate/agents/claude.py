@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from mergegate.agents._cli import (
@@ -67,6 +68,8 @@ class ClaudeParser:
         self.last_text = ""
         self.delta_messages: set[str] = set()
         self.retries = 0
+        self.api_errors: list[str] = []
+        """Synthetic API-error messages: a warning when the run recovered, else the error."""
 
     def feed(self, stream: Stream, line: str) -> bool:
         if stream != "stdout":
@@ -106,7 +109,7 @@ class ClaudeParser:
         text = _text_of(message)
         key = str(message.get("id") or "")
         if event.get("is_api_error_message"):
-            self.parsed.warnings.append(f"API error message: {text[:200]}")
+            self.api_errors.append(text[:200])
             return
         if text:
             self.last_text = text
@@ -178,12 +181,16 @@ class ClaudeParser:
             self.parsed.warnings.append("cost_usd uses an unknown price basis (unrecognised model)")
         if self.retries:
             self.parsed.warnings.append(f"{self.retries} API retr(y/ies) during the run")
+        if self.parsed.ok:
+            self.parsed.warnings.extend(f"API error message: {e}" for e in self.api_errors[:5])
 
     def result(self, outcome: ProcessOutcome) -> ParsedRun:
         del outcome
         self.parsed.signals = self.ctx.detector.finish()
         if not self.parsed.terminal:
             self.parsed.text = self.last_text
+            if self.api_errors:
+                self.parsed.error = self.api_errors[-1]
         return self.parsed
 
 
@@ -203,13 +210,37 @@ class ClaudeBackend(CliBackend):
         allowed_tools: Sequence[str] = (),
         bare: bool = False,
         partial_messages: bool = False,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config_home: str | Path | None = None,
         **options: Any,
     ) -> None:
+        """`base_url` points Claude Code at another Anthropic Messages endpoint
+        (`ANTHROPIC_BASE_URL`; also turns off its non-essential traffic and auto-updater),
+        `api_key` is sent as `x-api-key` (`ANTHROPIC_API_KEY`), and `config_home` is its
+        config directory (`CLAUDE_CONFIG_DIR`: settings, hooks, sessions; resume needs the
+        same one). The other options are `CliBackend`'s."""
         super().__init__(**options)
         self.permission_mode = permission_mode
         self.allowed_tools = tuple(allowed_tools)
         self.bare = bare
         self.partial_messages = partial_messages
+        self.base_url = base_url
+        self.api_key = api_key
+        self.config_home = Path(config_home) if config_home is not None else None
+
+    def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
+        del request, ctx
+        env: dict[str, str] = {}
+        if self.base_url:
+            env["ANTHROPIC_BASE_URL"] = self.base_url
+            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+            env["DISABLE_AUTOUPDATER"] = "1"
+        if self.api_key:
+            env["ANTHROPIC_API_KEY"] = self.api_key
+        if self.config_home is not None:
+            env["CLAUDE_CONFIG_DIR"] = str(self.config_home)
+        return env
 
     def initial_session(self, request: AgentRequest) -> str | None:
         return request.resume_session_id or str(uuid.uuid4())
@@ -218,8 +249,9 @@ class ClaudeBackend(CliBackend):
         # The prompt comes right after -p: options such as --allowedTools are variadic and
         # would swallow a positional prompt placed after them.
         args = ["-p", positional(request.prompt), "--output-format", "stream-json", "--verbose"]
-        if request.model:
-            args += ["--model", request.model]
+        model = self.model_for(request)
+        if model:
+            args += ["--model", model]
         if request.resume_session_id:
             args += ["--resume", request.resume_session_id]
         elif ctx.session_id:

@@ -11,6 +11,11 @@ Reviewers run with `--sandbox read-only`. Options go before `resume` (they are i
 
 from __future__ import annotations
 
+import json
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from mergegate.agents._cli import (
@@ -23,10 +28,39 @@ from mergegate.agents._cli import (
 )
 from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
 from mergegate.agents.supervisor import ProcessOutcome, Stream
+from mergegate.errors import UsageError
 
-__all__ = ["CodexBackend", "CodexParser", "usage_delta"]
+__all__ = ["API_KEY_ENV", "CodexBackend", "CodexParser", "config_overrides", "usage_delta"]
 
 _MAX_WARNINGS = 20
+API_KEY_ENV = "MERGEGATE_CODEX_API_KEY"
+"""The variable that carries `api_key` to Codex (the custom provider's `env_key`)."""
+_KEY = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+
+ConfigValue = str | int | float | bool
+
+
+def _toml_value(key: str, value: ConfigValue) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise UsageError(f"codex config {key}: {value} is not a TOML number")
+        return repr(value)
+    # A JSON string is a valid TOML basic string (same escapes, \uXXXX included).
+    return json.dumps(value, ensure_ascii=False)
+
+
+def config_overrides(config: Mapping[str, ConfigValue]) -> list[str]:
+    """`-c key=value` arguments (values as TOML literals) for dotted config keys."""
+    args = []
+    for key, value in config.items():
+        if not _KEY.fullmatch(key):
+            raise UsageError(f"codex config key {key!r} is not a dotted name")
+        args += ["-c", f"{key}={_toml_value(key, value)}"]
+    return args
 
 
 def _usage(raw: object) -> Usage:
@@ -132,18 +166,72 @@ class CodexBackend(CliBackend):
     default_executable = "codex"
 
     def __init__(
-        self, *, sandbox: str = "workspace-write", max_reconnects: int = 5, **options: Any
+        self,
+        *,
+        sandbox: str = "workspace-write",
+        max_reconnects: int = 5,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config_home: str | Path | None = None,
+        provider: str = "mergegate",
+        provider_options: Mapping[str, ConfigValue] | None = None,
+        config: Mapping[str, ConfigValue] | None = None,
+        **options: Any,
     ) -> None:
+        """`base_url` points Codex at an OpenAI Responses endpoint through a custom provider
+        named `provider`, defined per run with `-c` overrides (the built-in `openai`
+        provider's `base_url` cannot be overridden); `provider_options` adds keys to it
+        (`request_max_retries`, `stream_max_retries`, `stream_idle_timeout_ms`, ...).
+        `api_key` reaches it through `MERGEGATE_CODEX_API_KEY` (its `env_key`; without a key
+        no Authorization header is sent). `config_home` is `CODEX_HOME` (config, auth,
+        sessions; resume needs the same one). `config` is any other `-c key=value`."""
         super().__init__(**options)
         self.sandbox = sandbox
         self.max_reconnects = max_reconnects
+        self.base_url = base_url
+        self.api_key = api_key
+        self.config_home = Path(config_home) if config_home is not None else None
+        self.provider = provider
+        self.provider_options = dict(provider_options or {})
+        self.config = dict(config or {})
+        self._overrides = config_overrides(self._config())
         self._thread_totals: dict[str, Usage] = {}
+
+    def _config(self) -> dict[str, ConfigValue]:
+        config: dict[str, ConfigValue] = {}
+        if self.base_url:
+            prefix = f"model_providers.{self.provider}"
+            config["model_provider"] = self.provider
+            config[f"{prefix}.name"] = self.provider
+            config[f"{prefix}.base_url"] = self.base_url
+            config[f"{prefix}.wire_api"] = "responses"
+            if self.api_key:
+                config[f"{prefix}.env_key"] = API_KEY_ENV
+            config.update({f"{prefix}.{k}": v for k, v in self.provider_options.items()})
+        elif self.provider_options:
+            raise UsageError("codex provider_options need a base_url")
+        config.update(self.config)
+        return config
+
+    def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
+        del request, ctx
+        env: dict[str, str] = {}
+        if self.api_key:
+            env[API_KEY_ENV] = self.api_key
+            if not self.base_url:
+                env["CODEX_API_KEY"] = self.api_key  # the built-in provider's CI key
+        if self.config_home is not None:
+            # Codex refuses a CODEX_HOME that does not exist (exit 1, before any event).
+            self.config_home.mkdir(parents=True, exist_ok=True)
+            env["CODEX_HOME"] = str(self.config_home)
+        return env
 
     def build_args(self, request: AgentRequest, ctx: RunContext) -> list[str]:
         del ctx
-        args = ["exec", "--json", "--skip-git-repo-check"]
-        if request.model:
-            args += ["-m", request.model]
+        args = ["exec", "--json", "--skip-git-repo-check", *self._overrides]
+        model = self.model_for(request)
+        if model:
+            args += ["-m", model]
         args += ["--sandbox", "read-only" if request.read_only else self.sandbox]
         if request.resume_session_id:
             args += ["resume", request.resume_session_id]

@@ -127,8 +127,9 @@ class GeminiBackend(CliBackend):
     def build_args(self, request: AgentRequest, ctx: RunContext) -> list[str]:
         # `--prompt=TEXT` keeps a prompt that starts with "-" from reading as an option.
         args = [f"--prompt={request.prompt}", "--output-format", "stream-json"]
-        if request.model:
-            args += ["--model", request.model]
+        model = self.model_for(request)
+        if model:
+            args += ["--model", model]
         mode = "plan" if request.read_only else self.approval_mode
         args += ["--approval-mode", mode]
         if request.resume_session_id:

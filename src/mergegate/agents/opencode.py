@@ -138,8 +138,9 @@ class OpenCodeBackend(CliBackend):
     def build_args(self, request: AgentRequest, ctx: RunContext) -> list[str]:
         del ctx
         args = ["run", "--format", "json"]
-        if request.model:
-            args += ["--model", request.model]
+        model = self.model_for(request)
+        if model:
+            args += ["--model", model]
         if request.read_only:
             args += ["--agent", "plan"]
         elif self.agent:

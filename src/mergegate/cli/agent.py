@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -32,10 +33,28 @@ def _read_prompt(prompt: str | None, prompt_file: Path | None) -> str:
         raise UsageError(f"cannot read --prompt-file {prompt_file}: {exc}") from exc
 
 
-def _backend_options(backend: str, cmd: str | None) -> dict[str, object]:
+def _backend_options(
+    backend: str,
+    cmd: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    config_home: Path | None,
+) -> dict[str, object]:
+    options: dict[str, object] = {}
     if backend == "command":
-        return {"cmd": cmd}
-    return {"executable": split_command(cmd)} if cmd else {}
+        options["cmd"] = cmd
+    elif cmd:
+        options["executable"] = split_command(cmd)
+    if base_url:
+        options["base_url"] = base_url
+    if api_key_env:
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise UsageError(f"--api-key-env {api_key_env}: the variable is not set")
+        options["api_key"] = key
+    if config_home is not None:
+        options["config_home"] = config_home.resolve()
+    return options
 
 
 @agent.command("run")
@@ -81,6 +100,22 @@ def _backend_options(backend: str, cmd: str | None) -> dict[str, object]:
 )
 @click.option("--model", help="Model name passed to the CLI.")
 @click.option(
+    "--base-url",
+    help="Point the CLI at this endpoint (claude: an Anthropic Messages base URL; codex: an "
+    "OpenAI Responses base URL ending in /v1), e.g. the URL `mergegate model-server` prints.",
+)
+@click.option(
+    "--api-key-env",
+    metavar="NAME",
+    help="Pass the API key held in environment variable NAME to the CLI (claude, codex).",
+)
+@click.option(
+    "--config-home",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The CLI's own config directory (claude: CLAUDE_CONFIG_DIR; codex: CODEX_HOME); "
+    "resume with the same one.",
+)
+@click.option(
     "--attempt-dir",
     type=click.Path(path_type=Path, file_okay=False),
     help="Where the prompt, logs and process record go (default: a temp dir).",
@@ -107,12 +142,16 @@ def run(
     resume_id: str | None,
     read_only: bool,
     model: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    config_home: Path | None,
     attempt_dir: Path | None,
     fmt: str,
 ) -> None:
     """Run one agent and print its result. Exit 0 when it is ok, 4 otherwise, 2 for bad input."""
     text = _read_prompt(prompt, prompt_file)
-    backend = get_backend(backend_name, **_backend_options(backend_name, cmd))
+    options = _backend_options(backend_name, cmd, base_url, api_key_env, config_home)
+    backend = get_backend(backend_name, **options)
     request = AgentRequest(
         prompt=text,
         cwd=cwd.resolve(),
