@@ -494,17 +494,7 @@ def supervise(
     if attempt_dir is not None:
         attempt_dir.mkdir(parents=True, exist_ok=True)
     try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=child_environment() if env is None else dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            close_fds=True,
-            bufsize=0,
-        )
+        proc = _spawn(argv, cwd, env)
     except OSError as exc:
         return ProcessOutcome(
             StopReason.MISSING, None, None, time.monotonic() - started, error=f"{argv[0]}: {exc}"
@@ -522,6 +512,24 @@ def supervise(
             # Only reached when a callback raised: never leave the group behind.
             _killpg(record.pgid, signal.SIGKILL)
             proc.wait()
+
+
+def _spawn(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None
+) -> subprocess.Popen[bytes]:
+    """Start a child the one way this module does: stdin closed, stdout/stderr piped
+    unbuffered, its own session (so its whole group can be killed), inherited fds closed."""
+    return subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=child_environment() if env is None else dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+        bufsize=0,
+    )
 
 
 def _watch(
@@ -692,15 +700,7 @@ def run_command(
     """
     args = tuple(argv)
     try:
-        proc = subprocess.Popen(
-            list(args),
-            cwd=cwd,
-            env=child_environment() if env is None else dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        proc = _spawn(args, cwd, env)
     except OSError as exc:
         return CommandResult(args, None, b"", str(exc).encode(), missing=True)
     try:
