@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mergegate.verdicts._text import norm
+from mergegate.verdicts._text import has_lookalike, norm
 
 __all__ = ["Block", "Doc", "Line", "Section", "structure"]
 
@@ -370,7 +370,10 @@ def _apply_heading(line: Line, index: int, state: _State) -> None:
         level=level,
         text=low,
         line_index=index,
-        verdict_like=_starts_with_any(_strip_decor(low), _VERDICT_HEADING_WORDS),
+        # Fail closed: a heading that spells 'Verdict' with look-alikes is not a verdict
+        # section, or 'No findings.' under it would approve without an authoritative word.
+        verdict_like=not has_lookalike(text)
+        and _starts_with_any(_strip_decor(low), _VERDICT_HEADING_WORDS),
         local=bool(_LOCAL_HEADING.match(_strip_decor(low))),
         example=any(word in low for word in _EXAMPLE_HEADING_WORDS),
     )
