@@ -215,3 +215,70 @@ def test_reports_are_never_overwritten(repo: Path, tmp_path: Path) -> None:
     runs = list((tmp_path / "reports").iterdir())
     review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv2", [approve()]))
     assert set(runs) < set((tmp_path / "reports").iterdir())
+
+
+def test_full_rereview_reviews_the_whole_change_again(repo: Path, tmp_path: Path) -> None:
+    reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), approve()])
+    fixed = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n# tested\n"
+    implementer = agent_cmd(tmp_path, "impl", [{"text": "F-1: fixed", "write": {"app.py": fixed}}])
+    base = git(repo, "rev-parse", "HEAD~1")
+    code, out = review(
+        repo,
+        tmp_path,
+        *("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer),
+        *("--rereview", "full"),
+    )
+    assert code == 0, out
+    assert [r["scoped"] for r in out["rounds"]] == [False, False]
+    assert [r["base_sha"] for r in out["rounds"]] == [base, base]
+    assert out["rounds"][1]["head_sha"] == git(repo, "rev-parse", "HEAD")
+    rereview = (tmp_path / "rv-state" / "prompt-2.txt").read_text()
+    assert "FULL RE-REVIEW" in rereview
+    assert "SCOPED" not in rereview
+    assert "+def sub" in rereview  # the whole change, not only the fix
+    assert "+# tested" in rereview
+
+
+def test_full_rereview_does_not_defer_findings_outside_the_fix(repo: Path, tmp_path: Path) -> None:
+    elsewhere = with_fixes("F-9", "Unchecked input elsewhere")
+    elsewhere["text"] = elsewhere["text"].replace('"app.py"', '"other.py"')
+    start, first_base = git(repo, "rev-parse", "HEAD"), git(repo, "rev-parse", "HEAD~1")
+    status_of_new: dict[str, str] = {}
+    for mode in ("scoped", "full"):
+        git(repo, "reset", "-q", "--hard", start)
+        reviewer = agent_cmd(tmp_path, f"rv-{mode}", [with_fixes(), elsewhere])
+        implementer = agent_cmd(
+            tmp_path, f"im-{mode}", [{"text": "fixed", "write": {"app.py": "# v2\n"}}]
+        )
+        _, out = review(
+            repo,
+            tmp_path,
+            *("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer),
+            *("--rereview", mode, "--max-rounds", "2"),
+            *("--report-dir", str(tmp_path / f"reports-{mode}")),
+        )
+        # Round 2 reviews the fix commit (scoped) or the whole change again (full).
+        assert out["rounds"][1]["base_sha"] == (start if mode == "scoped" else first_base)
+        by_title = {f["title"]: f["status"] for f in out["findings"]}
+        assert by_title["Missing test for empty input"] == "resolved"
+        status_of_new[mode] = by_title["Unchecked input elsewhere"]
+    # Scoped: a new blocking finding on a file the fix did not touch is deferred, not open.
+    # Full: the whole change was reviewed, so it is open.
+    assert status_of_new == {"scoped": "deferred", "full": "open"}
+
+
+def test_rereview_flag_beats_the_config_file(repo: Path, tmp_path: Path) -> None:
+    (repo / "mergegate.toml").write_text('[review]\nrereview = "full"\n')
+    reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), approve()])
+    implementer = agent_cmd(tmp_path, "impl", [{"text": "fixed", "write": {"app.py": "# v2\n"}}])
+    fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)
+    code, out = review(repo, tmp_path, *fix)
+    assert code == 0, out
+    assert out["rounds"][1]["scoped"] is False  # from the file
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    reviewer2 = agent_cmd(tmp_path, "rv2", [with_fixes(), approve()])
+    implementer2 = agent_cmd(tmp_path, "impl2", [{"text": "ok", "write": {"app.py": "# v3\n"}}])
+    fix2 = ("--reviewer-cmd", reviewer2, "--fix", "--implementer-cmd", implementer2)
+    code, out = review(repo, tmp_path, *fix2, "--rereview", "scoped")
+    assert code == 0, out
+    assert out["rounds"][1]["scoped"] is True

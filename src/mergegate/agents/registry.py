@@ -12,6 +12,7 @@ is reported as unavailable by `available_backends` and never breaks the others.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
@@ -91,13 +92,18 @@ def available_backends() -> list[BackendInfo]:
 def get_backend(name: str, **options: Any) -> Backend:
     """An instance of backend `name` built with `options`.
 
-    Raises `UsageError` for an unknown name (listing the known ones) or options the backend
-    rejects, and `AgentError` when the backend is registered but cannot be imported.
+    An option `api_key_env = "VAR"` is replaced by `api_key` read from that environment
+    variable, so a config file can name a key without holding it.
+
+    Raises `UsageError` for an unknown name (listing the known ones), options the backend
+    rejects or an unset `api_key_env` variable, and `AgentError` when the backend is registered
+    but cannot be imported.
     """
     eps = _entry_points()
     ep = eps.get(name)
     if ep is None:
         raise UsageError(f"unknown backend {name!r}; known backends: {', '.join(sorted(eps))}")
+    options = _key_from_env(name, options)
     cls = _load(ep)
     try:
         backend = cls(**options)
@@ -106,3 +112,16 @@ def get_backend(name: str, **options: Any) -> Backend:
     if not isinstance(backend, Backend):
         raise AgentError(f"backend {name!r} ({ep.value}) does not implement the Backend protocol")
     return backend
+
+
+def _key_from_env(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    variable = options.get("api_key_env")
+    if variable is None:
+        return options
+    if "api_key" in options:
+        raise UsageError(f"backend {name!r}: give api_key or api_key_env, not both")
+    key = os.environ.get(variable) if isinstance(variable, str) and variable else None
+    if not key:
+        raise UsageError(f"backend {name!r}: api_key_env {variable!r}: the variable is not set")
+    rest = {k: v for k, v in options.items() if k != "api_key_env"}
+    return {**rest, "api_key": key}

@@ -79,6 +79,7 @@ def _options(config: Config, opts: dict[str, Any], spec: str | None) -> ReviewOp
         fresh_implementer_after=review.fresh_implementer_after,
         timeout_s=config.agents.default_timeout_s,
         stall_timeout_s=config.agents.default_stall_timeout_s,
+        rereview=review.rereview,
     )
 
 
@@ -124,6 +125,13 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     "--max-rounds", type=click.IntRange(1, 50), default=None, help="Cap on review rounds (3)."
 )
 @click.option(
+    "--rereview",
+    type=click.Choice(["scoped", "full"]),
+    default=None,
+    help="Later rounds re-review only the fix diff (scoped) or the whole change (full) "
+    "(default: review.rereview, scoped).",
+)
+@click.option(
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
@@ -148,7 +156,7 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     3 reviewer output undecidable after the retry; 4 agent failure;
     5 escalated to a person (revision cap or stall).
     """
-    overrides = {"review.max_rounds": opts["max_rounds"]}
+    overrides = {"review.max_rounds": opts["max_rounds"], "review.rereview": opts["rereview"]}
     config = load_config(opts["repo"], overrides=overrides)
     if config.review.mode == "off":
         click.echo("mergegate: review is off (review.mode = off); not reviewing", err=True)

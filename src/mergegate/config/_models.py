@@ -112,6 +112,8 @@ class ReviewConfig(_Section):
     fresh_implementer_after: int | None = Field(None, ge=1)
     fresh_implementer: str | None = None
     defer_out_of_scope: bool = True
+    rereview: Literal["scoped", "full"] = "scoped"
+    """Later rounds re-review only the fix diff (`scoped`) or the whole change (`full`)."""
     diff_size_limit: int = Field(200_000, ge=1)
     report_dir: str | None = None
     policy: ReviewPolicyConfig = Field(default_factory=ReviewPolicyConfig)

@@ -5,8 +5,9 @@ verdict library; a malformed or empty review is retried (once by default) in the
 with the parse error fed back, and then stops the run — it never becomes fix work. With `fix`,
 a non-approving valid verdict becomes a fix prompt built only from its findings; mergegate
 commits the implementer's changes as one fix commit per round and re-reviews **only the fix
-diff** plus the still-open findings. Every loop is capped and a loop that stops converging is
-escalated to a person with a package on disk.
+diff** plus the still-open findings (or, with `rereview="full"`, the whole change again). Every
+loop is capped and a loop that stops converging is escalated to a person with a package on disk.
+Every agent run's usage (tokens, duration) is recorded per attempt and totalled per run.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.decisions import Decision, ExitCode
 from mergegate.review._context import render_changes, render_findings
+from mergegate.review._usage import UsageTotal, usage_of
 from mergegate.review.ledger import FindingLedger
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import RenderedPrompt, load_template
@@ -87,6 +89,9 @@ class ReviewOptions:
     fresh_implementer_after: int | None = None
     timeout_s: float = 1800.0
     stall_timeout_s: float = 300.0
+    rereview: Literal["scoped", "full"] = "scoped"
+    """Later rounds review only the fix diff (`scoped`) or the whole change base..new head
+    (`full`, where nothing is deferred as out of scope)."""
 
 
 @dataclass
@@ -97,6 +102,9 @@ class AttemptSummary:
     review_id: str
     report: str
     note: str = ""
+    usage: dict[str, int] = field(default_factory=dict)
+    """The reviewer's tokens for this attempt, as its backend reported them."""
+    duration_s: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -135,6 +143,8 @@ class ReviewOutcome:
     report_dir: Path
     outputs: list[str] = field(default_factory=list)
     """Raw reviewer outputs shown to the user when the run is undecidable."""
+    usage: dict[str, dict[str, object]] = field(default_factory=dict)
+    """Totals per role (`reviewer`, `implementer`): runs, tokens, duration."""
 
     @property
     def exit_code(self) -> ExitCode:
@@ -150,6 +160,7 @@ class ReviewOutcome:
             "rounds": [r.to_dict() for r in self.rounds],
             "findings": self.findings,
             "report_dir": str(self.report_dir),
+            "usage": self.usage,
         }
 
 
@@ -211,19 +222,21 @@ class ReviewLoop:
         self.diffs: dict[str, str] = {}
         self._implementer_session: str | None = None
         self._last_problem = ""
+        self._implementer_usage = UsageTotal()
 
     # ------------------------------------------------------------------ the run
     def run(self) -> ReviewOutcome:
         opts = self.options
-        base = self.repo.resolve(opts.base)
+        base = first_base = self.repo.resolve(opts.base)
         head = self.repo.resolve(opts.head)
+        scoped = opts.rereview == "scoped"
         stages = [s for s in ("spec", "quality") if s != "spec" or opts.spec]
         if not opts.spec:
             self.progress("no --spec given: skipping the spec-compliance stage")
         round_no = 1
         try:
             while True:
-                summary = RoundSummary(round_no, base, head, scoped=round_no > 1)
+                summary = RoundSummary(round_no, base, head, scoped=scoped and round_no > 1)
                 self.rounds.append(summary)
                 results = {s: self._review_stage(summary, s) for s in stages}
                 failing = [s for s, r in results.items() if not r.gate.passes]
@@ -235,7 +248,8 @@ class ReviewLoop:
                 new_head = self._fix_round(summary, results, failing)
                 if new_head is None:
                     return self._escalate("the implementer changed nothing")
-                base, head, stages, round_no = head, new_head, failing, round_no + 1
+                base = head if scoped else first_base
+                head, stages, round_no = new_head, failing, round_no + 1
         except _Stop as stop_:
             return self._finish(stop_.status, stop_.decision, stop_.message, stop_.outputs)
 
@@ -335,6 +349,12 @@ class ReviewLoop:
                 "This is a SCOPED RE-REVIEW of a fix commit. Review only this fix and whether "
                 "it resolves the still-open findings below; report a finding again (same id) "
                 "only if it is still present.\n\n" + changes
+            )
+        elif summary.round > 1:
+            changes = (
+                "This is a FULL RE-REVIEW of the whole change after fix commit(s). Check "
+                "whether the still-open findings below are resolved; report a finding again "
+                "(same id) only if it is still present.\n\n" + changes
             )
         return load_template(STAGE_TEMPLATES[stage]).render(
             spec=spec,
@@ -440,10 +460,21 @@ class ReviewLoop:
             agent=result.model_dump(mode="json", exclude={"text"}),
             severity_counts=counts,
             note=note,
+            usage=usage_of(result),
+            duration_s=result.duration_s,
         )
         path = self.writer.write_attempt(report)
         summary.attempts.append(
-            AttemptSummary(stage, attempt, decision, review_id, str(path), note)
+            AttemptSummary(
+                stage,
+                attempt,
+                decision,
+                review_id,
+                str(path),
+                note,
+                usage=usage_of(result),
+                duration_s=round(result.duration_s, 3),
+            )
         )
 
     def _record(
@@ -501,6 +532,7 @@ class ReviewLoop:
                 "agent": result.model_dump(mode="json"),
             },
         )
+        self._implementer_usage.add(usage_of(result), result.duration_s)
         if not result.ok:
             raise _Stop(
                 ReviewStatus.AGENT_FAILED,
@@ -552,13 +584,36 @@ class ReviewLoop:
             findings=[r.to_dict() for r in self.ledger.records],
             report_dir=self.writer.run_dir,
             outputs=outputs or [],
+            usage=self._usage_totals(),
         )
         lines = [f"**Status:** {status.value} — {message}", ""]
         for rnd in self.rounds:
             for a in rnd.attempts:
-                lines.append(f"- round {rnd.round} {a.stage} attempt {a.attempt}: `{a.decision}`")
+                lines.append(
+                    f"- round {rnd.round} {a.stage} attempt {a.attempt}: `{a.decision}` "
+                    f"({_tokens(a.usage)}, {a.duration_s:.1f} s)"
+                )
+        for role, total in outcome.usage.items():
+            lines.append(
+                f"- {role} total: {total['runs']} run(s), {total['input_tokens']} input and "
+                f"{total['output_tokens']} output tokens, {total['duration_s']} s"
+            )
         self.writer.write_summary(outcome.to_dict(), lines)
         return outcome
+
+    def _usage_totals(self) -> dict[str, dict[str, object]]:
+        reviewer = UsageTotal()
+        for rnd in self.rounds:
+            for a in rnd.attempts:
+                reviewer.add(a.usage, a.duration_s)
+        totals = {"reviewer": reviewer.to_dict()}
+        if self._implementer_usage.runs:
+            totals["implementer"] = self._implementer_usage.to_dict()
+        return totals
+
+
+def _tokens(usage: dict[str, int]) -> str:
+    return f"{usage.get('input_tokens', 0)} input / {usage.get('output_tokens', 0)} output tokens"
 
 
 def _worst_decision(verdicts: list[Verdict]) -> Decision:

@@ -79,6 +79,9 @@ class AttemptReport:
     agent: Mapping[str, Any] = field(default_factory=dict)
     severity_counts: Mapping[str, int] = field(default_factory=dict)
     note: str = ""
+    usage: Mapping[str, int] = field(default_factory=dict)
+    """The reviewer's token counts for this attempt (input, output, cache read/write)."""
+    duration_s: float = 0.0
 
     @property
     def stem(self) -> str:
@@ -99,6 +102,8 @@ class AttemptReport:
             "head_sha": self.head_sha,
             "backend": self.backend,
             "counts": dict(self.severity_counts),
+            "usage": dict(self.usage),
+            "duration_s": round(self.duration_s, 3),
         }
 
     def to_json(self) -> dict[str, object]:

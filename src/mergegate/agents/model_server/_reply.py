@@ -7,11 +7,24 @@ from the request's sequence number) so recorded outputs are reproducible.
 from __future__ import annotations
 
 import json
+import re
+import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mergegate.agents.model_server._script import ToolCall, Turn
+from mergegate.agents.model_server._script import MAX_ECHO_TOKEN_CHARS, ToolCall, Turn
 
-__all__ = ["Reply", "ReplyError", "ResolvedCall", "chunks", "estimate_tokens", "make_reply"]
+__all__ = [
+    "Reply",
+    "ReplyError",
+    "ResolvedCall",
+    "chunks",
+    "echo_text",
+    "estimate_tokens",
+    "make_reply",
+]
+
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "._-")
 
 
 class ReplyError(ValueError):
@@ -69,17 +82,62 @@ def estimate_tokens(chars: int) -> int:
     return max(1, (chars + 3) // 4)
 
 
-def make_reply(*, seq: int, model: str, turn: Turn, request_chars: int) -> Reply:
-    """Build the reply to request number `seq` from `turn`."""
+def echo_text(text: str, echo: Mapping[str, str], prompt: str) -> str:
+    """`text` with each placeholder of `echo` replaced by the token after its marker in `prompt`.
+
+    The token is the run of `[A-Za-z0-9._-]` right after the marker's *last* occurrence (a
+    prompt template puts its nonce after the material it quotes), cut at
+    `MAX_ECHO_TOKEN_CHARS`. Linear in the prompt and the text: one `rfind` per marker, one
+    bounded scan, one substitution pass. Raises `ReplyError` naming the first placeholder whose
+    marker is missing or is followed by no token.
+    """
+    if not echo:
+        return text
+    values = {
+        placeholder: _token_after(prompt, placeholder, marker)
+        for placeholder, marker in echo.items()
+    }
+    # One pass over the text, longest placeholder first: a value is never searched again, so
+    # one placeholder's value cannot be mistaken for another placeholder.
+    pattern = re.compile("|".join(re.escape(p) for p in sorted(values, key=len, reverse=True)))
+    return pattern.sub(lambda m: values[m.group(0)], text)
+
+
+def _token_after(prompt: str, placeholder: str, marker: str) -> str:
+    start = prompt.rfind(marker)
+    if start < 0:
+        raise ReplyError(
+            f"echo {placeholder!r}: marker {marker!r} is not in the latest user prompt"
+        )
+    start += len(marker)
+    end = start
+    limit = min(len(prompt), start + MAX_ECHO_TOKEN_CHARS)
+    while end < limit and prompt[end] in _TOKEN_CHARS:
+        end += 1
+    if end == start:
+        raise ReplyError(
+            f"echo {placeholder!r}: no token ([A-Za-z0-9._-]) follows marker {marker!r} "
+            "in the latest user prompt"
+        )
+    return prompt[start:end]
+
+
+def make_reply(*, seq: int, model: str, turn: Turn, request_chars: int, prompt: str = "") -> Reply:
+    """Build the reply to request number `seq` from `turn`.
+
+    `prompt` is the request's latest user prompt, which `turn.echo` copies tokens from
+    (`ReplyError` when a marker is missing).
+    """
+    text = echo_text(turn.text, turn.echo, prompt)
     calls = tuple(_resolve(seq, n, call) for n, call in enumerate(turn.tool_calls))
-    output_chars = len(turn.text) + sum(len(c.name) + len(c.arguments_json) for c in calls)
+    output_chars = len(text) + sum(len(c.name) + len(c.arguments_json) for c in calls)
     usage = turn.usage
     input_tokens = usage.input_tokens if usage and usage.input_tokens is not None else None
     output_tokens = usage.output_tokens if usage and usage.output_tokens is not None else None
     return Reply(
         seq=seq,
         model=model,
-        text=turn.text,
+        text=text,
         calls=calls,
         input_tokens=estimate_tokens(request_chars) if input_tokens is None else input_tokens,
         output_tokens=estimate_tokens(output_chars) if output_tokens is None else output_tokens,

@@ -16,9 +16,25 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from mergegate.errors import UsageError
 
-__all__ = ["Fault", "FaultKind", "Script", "ToolCall", "Turn", "TurnUsage", "load_script"]
+__all__ = [
+    "MAX_ECHO_ENTRIES",
+    "MAX_ECHO_MARKER_CHARS",
+    "MAX_ECHO_TOKEN_CHARS",
+    "Fault",
+    "FaultKind",
+    "Script",
+    "ToolCall",
+    "Turn",
+    "TurnUsage",
+    "load_script",
+]
 
 MAX_SCRIPT_BYTES = 8 * 1024 * 1024
+MAX_ECHO_ENTRIES = 16
+MAX_ECHO_MARKER_CHARS = 200
+"""Longest placeholder or marker of an `echo` entry."""
+MAX_ECHO_TOKEN_CHARS = 256
+"""Longest token an `echo` copies from the prompt (a longer run is cut here)."""
 
 
 class _Model(BaseModel):
@@ -92,11 +108,30 @@ class Turn(_Model):
     """Delay between stream events."""
     fault: Fault | None = None
     usage: TurnUsage | None = None
+    echo: dict[str, str] = Field(default_factory=dict, max_length=MAX_ECHO_ENTRIES)
+    """Placeholder in `text` -> marker in the latest user prompt. Each placeholder is replaced
+    by the token right after the marker's last occurrence (a run of `[A-Za-z0-9._-]`, at most
+    `MAX_ECHO_TOKEN_CHARS`): how a scripted reviewer answers with the `review_id` nonce of the
+    prompt it was given. A marker that is not in the prompt (or has no token after it) makes
+    the request fail with HTTP 500 naming it."""
 
     @model_validator(mode="after")
     def _says_something(self) -> Turn:
         if not self.text and not self.tool_calls and self.fault is None:
             raise ValueError("a turn needs text, tool_calls or a fault")
+        return self
+
+    @model_validator(mode="after")
+    def _echo_placeholders_are_used(self) -> Turn:
+        for placeholder, marker in self.echo.items():
+            for what, value in (("placeholder", placeholder), ("marker", marker)):
+                if not 0 < len(value) <= MAX_ECHO_MARKER_CHARS:
+                    raise ValueError(
+                        f"echo {what} {value[:40]!r} must have 1 to {MAX_ECHO_MARKER_CHARS} "
+                        "characters"
+                    )
+            if placeholder not in self.text:
+                raise ValueError(f"echo placeholder {placeholder!r} does not occur in the text")
         return self
 
 

@@ -284,19 +284,26 @@ class _Handler(BaseHTTPRequestHandler):
             message = "mergegate model-server: the script is exhausted (no turn left)"
             self._send_error(incoming.api, 500, message)
             return
-        fault = selection.fault
-        status = _fault_status(fault) if fault else 200
-        self._record(seq, incoming, status, view=view, selection=selection)
-        owner.wait(turn.latency_s)
         try:
             reply = make_reply(
                 seq=seq,
                 model=view.model or owner.script.model,
                 turn=turn,
                 request_chars=len(incoming.raw),
+                prompt=view.prompt,
             )
-            self._deliver(owner, incoming, view, reply, fault=fault, delay=turn.event_delay_s)
         except ReplyError as exc:
+            # Recorded with the status the client gets: the turn cannot be sent as scripted.
+            self._record(seq, incoming, 500, view=view, selection=selection)
+            self._send_error(incoming.api, 500, f"mergegate model-server: {exc}")
+            return
+        fault = selection.fault
+        status = _fault_status(fault) if fault else 200
+        self._record(seq, incoming, status, view=view, selection=selection)
+        owner.wait(turn.latency_s)
+        try:
+            self._deliver(owner, incoming, view, reply, fault=fault, delay=turn.event_delay_s)
+        except ReplyError as exc:  # e.g. free-form tool arguments for the Anthropic API
             self._send_error(incoming.api, 500, f"mergegate model-server: {exc}")
 
     def _deliver(
