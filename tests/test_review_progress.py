@@ -201,6 +201,23 @@ def test_escalation_and_agent_failure_events(tmp_path: Path) -> None:
     assert [e.ok for e in finished] == [False]
 
 
+def test_the_ledger_records_architectural_findings_capped_and_advisory(tmp_path: Path) -> None:
+    arch = finding("A-1", "Architecture: use an event bus", severity="critical")
+    events: list[ReviewEvent] = []
+    outcome = ReviewLoop(
+        MemoryRepo(tmp_path),
+        ScriptedBackend([lambda r: trailer_text(r, "approve", [arch])]),
+        ReviewOptions(base="HEAD~1"),
+        report_root=tmp_path / "reports",
+        events=events.append,
+    ).run()
+    assert outcome.status.value == "approved"
+    (record,) = outcome.findings
+    assert (record["severity"], record["status"]) == ("important", "advisory")
+    (result,) = [e for e in events if e.kind is EventKind.STAGE_RESULT]
+    assert result.details[0].startswith("[important]")
+
+
 # ---------------------------------------------------------------- choosing a renderer
 @pytest.mark.parametrize(
     ("isatty", "env", "expected"),

@@ -16,8 +16,6 @@ from mergegate.verdicts import Finding, Severity, Verdict
 
 __all__ = ["GatePolicy", "StageGate", "cap_architectural", "gate_stage", "is_advisory"]
 
-_ADVISORY_PREFIXES = ("architecture:", "architectural:", "[architecture]")
-
 
 @dataclass(frozen=True)
 class GatePolicy:
@@ -54,8 +52,11 @@ class StageGate:
 
 
 def is_advisory(finding: Finding) -> bool:
-    """Architectural pushback is advisory: the approach was decided at planning time."""
-    return finding.title.strip().lower().startswith(_ADVISORY_PREFIXES)
+    """Architectural pushback is advisory: the approach was decided at planning time.
+
+    (`Finding.advisory`; the verdict parser uses the same rule, so an approving trailer that
+    lists only architectural concerns stays an approval.)"""
+    return finding.advisory
 
 
 def cap_architectural(finding: Finding) -> Finding:

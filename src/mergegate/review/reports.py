@@ -23,6 +23,9 @@ from mergegate.errors import UsageError
 __all__ = ["AttemptReport", "ReportWriter", "fence"]
 
 _BACKTICKS = re.compile(r"`{3,}")
+# Characters a JSON string may hold raw but YAML may not (DEL, C1 controls — NEL is a line
+# break to YAML —, line/paragraph separators, BOM, non-characters, lone surrogates).
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
 def fence(text: str, info: str = "text") -> str:
@@ -40,11 +43,16 @@ def _yaml_scalar(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return json.dumps(value)
-    return json.dumps(str(value), ensure_ascii=False)
+    quoted = json.dumps(str(value), ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
 def frontmatter(values: Mapping[str, object]) -> str:
-    """YAML frontmatter with every scalar JSON-quoted (YAML 1.2 reads JSON strings as is)."""
+    """YAML frontmatter with every scalar JSON-quoted (YAML 1.2 reads JSON strings as is).
+
+    Characters YAML does not accept raw are written as `\\uXXXX` escapes, which both YAML and
+    JSON read back as the same character, so any value round-trips.
+    """
     lines = ["---"]
     for key, value in values.items():
         if isinstance(value, Mapping):
