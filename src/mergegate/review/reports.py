@@ -164,16 +164,18 @@ class ReportWriter:
 
     def write_attempt(self, report: AttemptReport) -> Path:
         base = self.run_dir / report.stem
-        write_atomic(base.with_suffix(".prompt.md"), report.prompt, overwrite=False)
-        write_atomic(base.with_suffix(".json"), _dumps(report.to_json()), overwrite=False)
+        write_atomic(base.with_suffix(".prompt.md"), _storable(report.prompt), overwrite=False)
+        write_atomic(
+            base.with_suffix(".json"), _storable(_dumps(report.to_json())), overwrite=False
+        )
         path = base.with_suffix(".md")
-        write_atomic(path, report.to_markdown(), overwrite=False)
+        write_atomic(path, _storable(report.to_markdown()), overwrite=False)
         return path
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.run_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text, overwrite=False)
+        write_atomic(path, _storable(text), overwrite=False)
         return path
 
     def write_json(self, name: str, value: object) -> Path:
@@ -186,6 +188,16 @@ class ReportWriter:
             [frontmatter(meta), f"# Review summary {summary.get('run_id')}", "", *lines]
         )
         return self.write_text("summary.md", body + "\n")
+
+
+def _storable(text: str) -> str:
+    """`text` as valid UTF-8. JSON decoding can yield lone surrogates (`"\\ud800"`), which
+    UTF-8 cannot encode; they become U+FFFD rather than losing the whole record."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def _dumps(value: object) -> str:
