@@ -656,7 +656,8 @@ def _round_message(summary: RoundSummary, stages: list[str]) -> str:
 
 
 def _finding_line(finding: Finding, status: str) -> str:
-    where = f" ({finding.file}:{finding.line})" if finding.file else ""
+    line = f":{finding.line}" if finding.line is not None else ""
+    where = f" ({finding.file}{line})" if finding.file else ""
     return f"[{finding.severity.value}] {finding.id} {status}: {finding.title}{where}"
 
 
