@@ -30,6 +30,7 @@ def test_top_level_exports_are_pinned() -> None:
 EXPECTED_MODULE_EXPORTS = {
     "mergegate.review": {
         "AttemptSummary",
+        "EventKind",
         "FindingLedger",
         "FindingRecord",
         "FindingStatus",
@@ -37,6 +38,7 @@ EXPECTED_MODULE_EXPORTS = {
         "PromptTemplate",
         "RenderedPrompt",
         "Repository",
+        "ReviewEvent",
         "ReviewLoop",
         "ReviewOptions",
         "ReviewOutcome",
@@ -46,6 +48,7 @@ EXPECTED_MODULE_EXPORTS = {
         "gate_stage",
         "load_template",
     },
+    "mergegate.review.events": {"EventKind", "ReviewEvent"},
     "mergegate.verdicts": {
         "DIALECTS",
         "Evidence",

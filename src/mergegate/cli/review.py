@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ import click
 from mergegate.agents.base import Backend
 from mergegate.agents.git import GitRepository
 from mergegate.agents.registry import get_backend
+from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
 from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
@@ -38,25 +39,20 @@ def _pick(
     return conf_name, conf_cmd
 
 
-def _progress(fmt: str) -> Callable[[str], None]:
-    def emit(message: str) -> None:
-        if fmt == "text":
-            click.echo(f"mergegate: {click.unstyle(message)}", err=True)
-
-    return emit
-
-
 def _print_text(outcome: ReviewOutcome) -> None:
-    click.echo(f"{outcome.decision.value.upper()} ({outcome.status.value}): {outcome.message}")
+    """The outcome for a person. Reviewer text (titles, ids, outputs) goes through `clean`."""
+    message = clean(outcome.message, 1000)
+    click.echo(f"{outcome.decision.value.upper()} ({outcome.status.value}): {message}")
     for record in outcome.findings:
-        title = " ".join(str(record.get("title", "")).split())[:200]
-        click.echo(
-            f"  [{record.get('severity')}] {record.get('id')} {record.get('status')}: {title}"
+        severity, fid, status = (
+            clean(str(record.get(k)), 40) for k in ("severity", "id", "status")
         )
+        title = clean(str(record.get("title", "")), 200)
+        click.echo(f"  [{severity}] {fid} {status}: {title}")
     for i, text in enumerate(outcome.outputs, start=1):
-        excerpt = " ".join(text.split())[:300] or "(no output)"
-        click.echo(f"  output of attempt {i} (excerpt): {excerpt!r}")
-    click.echo(f"reports: {outcome.report_dir}")
+        excerpt = clean(text, 300) or "(no output)"
+        click.echo(f'  output of attempt {i} (excerpt): "{excerpt}"')
+    click.echo(f"reports: {clean(str(outcome.report_dir), 1000)}")
 
 
 def _options(config: Config, opts: dict[str, Any], spec: str | None) -> ReviewOptions:
@@ -147,6 +143,15 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
+@click.option(
+    "--progress",
+    type=click.Choice(MODES),
+    default="auto",
+    show_default=True,
+    help="Progress on stderr: rich (live spinner and results), plain (one 'mergegate: ...' "
+    "line per step, for logs), none; auto is rich on a terminal and plain when stderr is not "
+    "a TTY, CI is set or TERM=dumb.",
+)
 @click.pass_context
 def review(ctx: click.Context, /, **opts: Any) -> None:
     """Review a change and decide, in code, whether it may merge.
@@ -186,16 +191,18 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     fresh = _backend(config.review.fresh_implementer, None, config)
     root = _report_root(config, opts["report_dir"])
     repo = GitRepository(opts["repo"], exclude=[root, state_dir(config)])
-    loop = ReviewLoop(
-        repo,
-        reviewer,
-        _options(config, opts, _read_spec(opts["spec_file"])),
-        report_root=root,
-        implementer=implementer,
-        fresh_implementer=fresh,
-        progress=_progress(opts["fmt"]),
-    )
-    outcome = loop.run()
+    mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
+    with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
+        loop = ReviewLoop(
+            repo,
+            reviewer,
+            _options(config, opts, _read_spec(opts["spec_file"])),
+            report_root=root,
+            implementer=implementer,
+            fresh_implementer=fresh,
+            events=on_event,
+        )
+        outcome = loop.run()
     code = outcome.exit_code
     if config.review.mode == "manual":
         code = ExitCode.OK if _confirm_on_tty(outcome) else ExitCode.NO

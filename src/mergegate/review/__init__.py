@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.ledger import FindingLedger, FindingRecord, FindingStatus
 from mergegate.review.loop import (
     AttemptSummary,
@@ -17,6 +18,7 @@ from mergegate.review.prompts import PromptTemplate, RenderedPrompt, load_templa
 
 __all__ = [
     "AttemptSummary",
+    "EventKind",
     "FindingLedger",
     "FindingRecord",
     "FindingStatus",
@@ -24,6 +26,7 @@ __all__ = [
     "PromptTemplate",
     "RenderedPrompt",
     "Repository",
+    "ReviewEvent",
     "ReviewLoop",
     "ReviewOptions",
     "ReviewOutcome",

@@ -23,6 +23,7 @@ from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.decisions import Decision, ExitCode
 from mergegate.review._context import render_changes, render_findings
 from mergegate.review._usage import UsageTotal, usage_of
+from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.ledger import FindingLedger
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import RenderedPrompt, load_template
@@ -195,7 +196,12 @@ def describe_problem(verdict: Verdict) -> str:
 
 
 class ReviewLoop:
-    """Runs the review gate (and, with `options.fix`, the revision loop) for one change."""
+    """Runs the review gate (and, with `options.fix`, the revision loop) for one change.
+
+    Progress is reported twice over: `events` receives a typed `ReviewEvent` per step (for
+    live displays), and `progress` receives each event's message as one plain line. Both carry
+    raw reviewer text; a renderer must escape it.
+    """
 
     def __init__(
         self,
@@ -207,6 +213,7 @@ class ReviewLoop:
         implementer: Backend | None = None,
         fresh_implementer: Backend | None = None,
         progress: Callable[[str], None] = lambda _msg: None,
+        events: Callable[[ReviewEvent], None] | None = None,
         run_id: str | None = None,
         new_review_id: Callable[[], str] = _new_review_id,
     ) -> None:
@@ -215,6 +222,7 @@ class ReviewLoop:
         self.repo, self.reviewer, self.options = repo, reviewer, options
         self.implementer, self.fresh_implementer = implementer, fresh_implementer
         self.progress, self.new_review_id = progress, new_review_id
+        self._on_event = events
         self.run_id = run_id or _new_run_id()
         self.writer = ReportWriter(report_root, self.run_id)
         self.ledger = FindingLedger(defer_out_of_scope=options.defer_out_of_scope)
@@ -224,6 +232,21 @@ class ReviewLoop:
         self._last_problem = ""
         self._implementer_usage = UsageTotal()
 
+    def _emit(
+        self,
+        kind: EventKind,
+        message: str,
+        *,
+        round: int = 0,
+        stage: str = "",
+        attempt: int = 0,
+        ok: bool | None = None,
+        details: tuple[str, ...] = (),
+    ) -> None:
+        if self._on_event is not None:
+            self._on_event(ReviewEvent(kind, message, round, stage, attempt, ok, details))
+        self.progress(message)
+
     # ------------------------------------------------------------------ the run
     def run(self) -> ReviewOutcome:
         opts = self.options
@@ -232,12 +255,13 @@ class ReviewLoop:
         scoped = opts.rereview == "scoped"
         stages = [s for s in ("spec", "quality") if s != "spec" or opts.spec]
         if not opts.spec:
-            self.progress("no --spec given: skipping the spec-compliance stage")
+            self._emit(EventKind.NOTICE, "no --spec given: skipping the spec-compliance stage")
         round_no = 1
         try:
             while True:
                 summary = RoundSummary(round_no, base, head, scoped=scoped and round_no > 1)
                 self.rounds.append(summary)
+                self._emit(EventKind.ROUND_STARTED, _round_message(summary, stages), round=round_no)
                 results = {s: self._review_stage(summary, s) for s in stages}
                 failing = [s for s, r in results.items() if not r.gate.passes]
                 if not failing and not self.ledger.open_blocking():
@@ -298,7 +322,22 @@ class ReviewLoop:
                 )
             else:
                 session = None  # a backend without sessions gets a fresh, complete dispatch
+            self._emit(
+                EventKind.AGENT_STARTED,
+                f"round {summary.round}: {stage} review, attempt {attempt} ({self.reviewer.name})",
+                round=summary.round,
+                stage=stage,
+                attempt=attempt,
+            )
             result = self._run_reviewer(prompt.text, review_id, attempt, session)
+            self._emit(
+                EventKind.AGENT_FINISHED,
+                f"{stage} reviewer finished ({result.status.value})",
+                round=summary.round,
+                stage=stage,
+                attempt=attempt,
+                ok=result.ok,
+            )
             verdict = self._judge(
                 summary=summary,
                 stage=stage,
@@ -310,7 +349,13 @@ class ReviewLoop:
             outputs.append(result.text)
             if verdict.decision.is_verdict:
                 if attempt > 1:
-                    self.progress(f"{stage} review: {verdict.decision.value} (retry succeeded)")
+                    self._emit(
+                        EventKind.NOTICE,
+                        f"{stage} review: {verdict.decision.value} (retry succeeded)",
+                        round=summary.round,
+                        stage=stage,
+                        attempt=attempt,
+                    )
                 gate = gate_stage(verdict, self.options.policy)
                 self._record(summary, stage, verdict, gate, files)
                 return _StageResult(verdict, gate)
@@ -320,7 +365,13 @@ class ReviewLoop:
                 again = (
                     "retrying once" if attempts == 2 else f"retrying ({attempts - attempt} left)"
                 )
-                self.progress(f"{stage} review output {self._last_problem} — {again}")
+                self._emit(
+                    EventKind.RETRY,
+                    f"{stage} review output {self._last_problem} — {again}",
+                    round=summary.round,
+                    stage=stage,
+                    attempt=attempt,
+                )
         raise _Stop(
             ReviewStatus.UNDECIDABLE,
             verdict.decision,
@@ -337,7 +388,11 @@ class ReviewLoop:
         files = {p: self.repo.read_file(summary.head_sha, p) for p in paths}
         text, trimmed = render_changes(diff, files, size_limit=self.options.diff_size_limit)
         if trimmed:
-            self.progress(f"change larger than {self.options.diff_size_limit} bytes: diff only")
+            self._emit(
+                EventKind.NOTICE,
+                f"change larger than {self.options.diff_size_limit} bytes: diff only",
+                round=summary.round,
+            )
         return text, frozenset(paths)
 
     def _stage_prompt(
@@ -488,11 +543,19 @@ class ReviewLoop:
         self.ledger.record_review(
             round=summary.round,
             stage=stage,
-            findings=verdict.findings,
+            findings=gate.findings,  # as the policy saw them: architectural ones capped
             blocking_ids=frozenset(f.id for f in gate.blocking),
             scope_files=files if summary.scoped else None,
         )
-        self.progress(f"{stage} review: {verdict.decision.value} — {gate.reason}")
+        status = {r.finding.id: r.status.value for r in self.ledger.records}
+        self._emit(
+            EventKind.STAGE_RESULT,
+            f"{stage} review: {verdict.decision.value} — {gate.reason}",
+            round=summary.round,
+            stage=stage,
+            ok=gate.passes,
+            details=tuple(_finding_line(f, status.get(f.id, "")) for f in gate.findings),
+        )
 
     def _stage_of(self, finding: Finding) -> str:
         for record in self.ledger.records:
@@ -509,8 +572,12 @@ class ReviewLoop:
         )
         backend, session = self._implementer_for(summary.round)
         prompt = load_template("fix").render(findings=render_findings(findings))
-        self.progress(
-            f"round {summary.round}: asking {backend.name} to fix {len(findings)} finding(s)"
+        self._emit(
+            EventKind.AGENT_STARTED,
+            f"round {summary.round}: asking {backend.name} to fix {len(findings)} finding(s)",
+            round=summary.round,
+            stage="fix",
+            attempt=1,
         )
         result = backend.run(
             AgentRequest(
@@ -521,6 +588,14 @@ class ReviewLoop:
                 attempt=summary.round,
                 resume_session_id=session,
             )
+        )
+        self._emit(
+            EventKind.AGENT_FINISHED,
+            f"implementer finished ({result.status.value})",
+            round=summary.round,
+            stage="fix",
+            attempt=1,
+            ok=result.ok,
         )
         self.writer.write_json(
             f"r{summary.round:02d}-fix.json",
@@ -545,6 +620,13 @@ class ReviewLoop:
         ids = ", ".join(f.id for f in findings)
         sha = self.repo.commit_all(f"mergegate: fix round {summary.round}\n\nFindings: {ids}\n")
         summary.fix_commit = sha
+        if sha is not None:
+            self._emit(
+                EventKind.FIX_COMMITTED,
+                f"round {summary.round}: fix committed as {sha[:12]}",
+                round=summary.round,
+                stage="fix",
+            )
         return sha
 
     def _implementer_for(self, round_no: int) -> tuple[Backend, str | None]:
@@ -556,7 +638,7 @@ class ReviewLoop:
 
     # ------------------------------------------------------------------ endings
     def _escalate(self, why: str) -> ReviewOutcome:
-        self.progress(f"escalating to a person: {why}")
+        self._emit(EventKind.ESCALATED, f"escalating to a person: {why}", ok=False)
         package = "escalation"
         self.writer.write_json(
             f"{package}/open-findings.json", [r.to_dict() for r in self.ledger.records]
@@ -599,6 +681,12 @@ class ReviewLoop:
                 f"{total['output_tokens']} output tokens, {total['duration_s']} s"
             )
         self.writer.write_summary(outcome.to_dict(), lines)
+        self._emit(
+            EventKind.FINISHED,
+            f"{status.value}: {message}",
+            round=len(self.rounds),
+            ok=status is ReviewStatus.APPROVED,
+        )
         return outcome
 
     def _usage_totals(self) -> dict[str, dict[str, object]]:
@@ -614,6 +702,23 @@ class ReviewLoop:
 
 def _tokens(usage: dict[str, int]) -> str:
     return f"{usage.get('input_tokens', 0)} input / {usage.get('output_tokens', 0)} output tokens"
+
+
+def _round_message(summary: RoundSummary, stages: list[str]) -> str:
+    span = f"{summary.base_sha[:12]}..{summary.head_sha[:12]}"
+    if summary.scoped:
+        what = f"scoped re-review of the fix {span}"
+    elif summary.round > 1:
+        what = f"full re-review {span}"
+    else:
+        what = f"reviewing {span}"
+    return f"round {summary.round}: {what} (stages: {', '.join(stages)})"
+
+
+def _finding_line(finding: Finding, status: str) -> str:
+    line = f":{finding.line}" if finding.line is not None else ""
+    where = f" ({finding.file}{line})" if finding.file else ""
+    return f"[{finding.severity.value}] {finding.id} {status}: {finding.title}{where}"
 
 
 def _worst_decision(verdicts: list[Verdict]) -> Decision:

@@ -16,8 +16,6 @@ from mergegate.verdicts import Finding, Severity, Verdict
 
 __all__ = ["GatePolicy", "StageGate", "cap_architectural", "gate_stage", "is_advisory"]
 
-_ADVISORY_PREFIXES = ("architecture:", "architectural:", "[architecture]")
-
 
 @dataclass(frozen=True)
 class GatePolicy:
@@ -49,11 +47,16 @@ class StageGate:
     passes: bool
     blocking: tuple[Finding, ...]
     reason: str
+    findings: tuple[Finding, ...] = ()
+    """Every finding of the verdict as the policy saw it (architectural ones capped)."""
 
 
 def is_advisory(finding: Finding) -> bool:
-    """Architectural pushback is advisory: the approach was decided at planning time."""
-    return finding.title.strip().lower().startswith(_ADVISORY_PREFIXES)
+    """Architectural pushback is advisory: the approach was decided at planning time.
+
+    (`Finding.advisory`; the verdict parser uses the same rule, so an approving trailer that
+    lists only architectural concerns stays an approval.)"""
+    return finding.advisory
 
 
 def cap_architectural(finding: Finding) -> Finding:
@@ -70,12 +73,13 @@ def gate_stage(verdict: Verdict, policy: GatePolicy) -> StageGate:
     decision = verdict.decision
     if decision is Decision.APPROVE:
         if blocking:
-            return StageGate(False, blocking, f"approved, but {len(blocking)} finding(s) block")
-        return StageGate(True, (), "approved")
+            reason = f"approved, but {len(blocking)} finding(s) block"
+            return StageGate(False, blocking, reason, findings)
+        return StageGate(True, (), "approved", findings)
     if decision is Decision.FIXES:
         if policy.with_fixes_blocks or blocking:
-            return StageGate(False, blocking, "approval conditional on fixes")
-        return StageGate(True, (), "fixes requested, none blocking under the policy")
+            return StageGate(False, blocking, "approval conditional on fixes", findings)
+        return StageGate(True, (), "fixes requested, none blocking under the policy", findings)
     if decision is Decision.REJECT:
-        return StageGate(False, blocking, "rejected")
-    return StageGate(False, (), f"no verdict ({decision.value})")
+        return StageGate(False, blocking, "rejected", findings)
+    return StageGate(False, (), f"no verdict ({decision.value})", findings)

@@ -23,6 +23,9 @@ from mergegate.errors import UsageError
 __all__ = ["AttemptReport", "ReportWriter", "fence"]
 
 _BACKTICKS = re.compile(r"`{3,}")
+# Characters a JSON string may hold raw but YAML may not (DEL, C1 controls — NEL is a line
+# break to YAML —, line/paragraph separators, BOM, non-characters, lone surrogates).
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
 def fence(text: str, info: str = "text") -> str:
@@ -40,14 +43,21 @@ def _yaml_scalar(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return json.dumps(value)
-    return json.dumps(str(value), ensure_ascii=False)
+    quoted = json.dumps(str(value), ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
 def frontmatter(values: Mapping[str, object]) -> str:
-    """YAML frontmatter with every scalar JSON-quoted (YAML 1.2 reads JSON strings as is)."""
+    """YAML frontmatter with every scalar JSON-quoted (YAML 1.2 reads JSON strings as is).
+
+    Characters YAML does not accept raw are written as `\\uXXXX` escapes, which both YAML and
+    JSON read back as the same character, so any value round-trips.
+    """
     lines = ["---"]
     for key, value in values.items():
-        if isinstance(value, Mapping):
+        if isinstance(value, Mapping) and not value:
+            lines.append(f"{key}: {{}}")  # a bare `key:` would read back as null
+        elif isinstance(value, Mapping):
             lines.append(f"{key}:")
             lines.extend(f"  {k}: {_yaml_scalar(v)}" for k, v in value.items())
         else:
@@ -161,16 +171,18 @@ class ReportWriter:
 
     def write_attempt(self, report: AttemptReport) -> Path:
         base = self.run_dir / report.stem
-        write_atomic(base.with_suffix(".prompt.md"), report.prompt, overwrite=False)
-        write_atomic(base.with_suffix(".json"), _dumps(report.to_json()), overwrite=False)
+        write_atomic(base.with_suffix(".prompt.md"), _storable(report.prompt), overwrite=False)
+        write_atomic(
+            base.with_suffix(".json"), _storable(_dumps(report.to_json())), overwrite=False
+        )
         path = base.with_suffix(".md")
-        write_atomic(path, report.to_markdown(), overwrite=False)
+        write_atomic(path, _storable(report.to_markdown()), overwrite=False)
         return path
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.run_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text, overwrite=False)
+        write_atomic(path, _storable(text), overwrite=False)
         return path
 
     def write_json(self, name: str, value: object) -> Path:
@@ -183,6 +195,16 @@ class ReportWriter:
             [frontmatter(meta), f"# Review summary {summary.get('run_id')}", "", *lines]
         )
         return self.write_text("summary.md", body + "\n")
+
+
+def _storable(text: str) -> str:
+    """`text` as valid UTF-8. JSON decoding can yield lone surrogates (`"\\ud800"`), which
+    UTF-8 cannot encode; they become U+FFFD rather than losing the whole record."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def _dumps(value: object) -> str:

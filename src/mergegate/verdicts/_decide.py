@@ -195,7 +195,8 @@ def _from_trailer(trailer: Trailer, prose: _Outcome, warnings: list[str]) -> _Ou
     assert trailer.decision is not None
     decision = trailer.decision
     reasons = [f"JSON trailer verdict → {decision.value}"]
-    blocking = [f for f in trailer.findings if f.severity is not Severity.MINOR]
+    # Minor and architectural (advisory, seed 004) findings do not turn an approval into fixes.
+    blocking = [f for f in trailer.findings if f.severity is not Severity.MINOR and not f.advisory]
     if decision is Decision.APPROVE and blocking:
         decision = Decision.FIXES
         reasons.append(f"the trailer approves but lists {len(blocking)} blocking finding(s)")

@@ -42,6 +42,9 @@ class Evidence(_Frozen):
         return cls(line=line, text=text)
 
 
+_ADVISORY_PREFIXES = ("architecture:", "architectural:", "[architecture]")
+
+
 def finding_id(severity: Severity, title: str, file: str | None) -> str:
     """A stable id derived from content: the same finding gets the same id in every round."""
     norm_title = " ".join(title.casefold().split())
@@ -58,6 +61,13 @@ class Finding(_Frozen):
     file: str | None = None
     line: int | None = None
     detail: str = ""
+
+    @property
+    def advisory(self) -> bool:
+        """Architectural pushback (a title starting `Architecture:`, `Architectural:` or
+        `[Architecture]`) is advisory and never blocks: the approach was decided at planning
+        time (seed 004)."""
+        return self.title.strip().lower().startswith(_ADVISORY_PREFIXES)
 
     @classmethod
     def make(
