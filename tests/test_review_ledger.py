@@ -182,3 +182,48 @@ def test_invariants_over_any_sequence_of_rounds(rounds: list[list[Finding]]) -> 
         counts.append(len(open_ids))
         if number > 1 and 0 < counts[-1] >= counts[-2]:
             assert ledger.stall_reason(number) is not None
+
+
+def test_a_reworded_finding_that_names_the_known_id_keeps_it() -> None:
+    ledger = FindingLedger()
+    review(ledger, 1, BUG)
+    reworded = Finding.make(
+        Severity.IMPORTANT, "Loop stops one item early", file="app.py", ref=BUG.id
+    )
+    assert reworded.id != BUG.id
+    review(ledger, 2, reworded, scope={"app.py"})
+    assert [r.finding.id for r in ledger.records] == [BUG.id]
+    record = ledger.records[0]
+    assert record.status is FindingStatus.OPEN
+    assert record.finding.title == "Loop stops one item early"
+    assert "still reported" in record.history[-1][1]
+    assert ledger.stall_reason(2) is not None  # not fixed, only reworded: no progress
+
+
+def test_the_reviewers_own_id_follows_a_finding_across_rounds() -> None:
+    ledger = FindingLedger()
+    first = Finding.make(Severity.IMPORTANT, "Missing test", file="app.py", ref="missing-test")
+    review(ledger, 1, first)
+    reworded = Finding.make(
+        Severity.IMPORTANT, "No test for empty input", file="app.py", ref="missing-test"
+    )
+    review(ledger, 2, reworded, scope={"app.py"})
+    assert [r.finding.id for r in ledger.records] == [first.id]
+
+
+def test_a_ref_never_joins_findings_of_another_stage() -> None:
+    ledger = FindingLedger()
+    review(ledger, 1, BUG, stage="spec")
+    other = Finding.make(Severity.IMPORTANT, "Other", file="app.py", ref=BUG.id)
+    review(ledger, 1, other, stage="quality")
+    assert {r.finding.id for r in ledger.records} == {BUG.id, other.id}
+
+
+def test_a_resolved_finding_named_again_by_ref_came_back() -> None:
+    ledger = FindingLedger()
+    review(ledger, 1, BUG, CRASH)
+    review(ledger, 2, CRASH, scope={"app.py"})
+    back = Finding.make(Severity.IMPORTANT, "Reworded off-by-one", file="app.py", ref=BUG.id)
+    review(ledger, 3, back, CRASH, scope={"app.py"})
+    assert status(ledger)[BUG.id] is FindingStatus.OPEN
+    assert "came back" in (ledger.stall_reason(3) or "")

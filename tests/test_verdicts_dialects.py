@@ -165,3 +165,17 @@ def test_unknown_dialect_is_a_usage_error() -> None:
 
     with pytest.raises(UsageError):
         parse_verdict("LGTM", dialect="nope")
+
+
+def test_trailer_finding_ids_are_kept_as_bounded_refs_not_identity() -> None:
+    long_id = "x" * 500
+    text = (
+        "Ready to merge? With fixes\n\n```json\n"
+        '{"verdict": "request_changes", "findings": ['
+        '{"id": "missing-test", "severity": "important", "title": "Missing test"},'
+        f'{{"id": "{long_id}", "severity": "minor", "title": "Nit"}},'
+        '{"severity": "minor", "title": "No id"}]}\n```\n'
+    )
+    findings = parse_verdict(text).findings
+    assert [f.ref for f in findings] == ["missing-test", "x" * 64, None]
+    assert all(f.id.startswith("F-") for f in findings)

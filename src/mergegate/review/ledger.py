@@ -1,8 +1,9 @@
 """Findings across revision rounds: what is open, resolved, deferred, and whether we stall.
 
-A finding keeps its id across rounds (ids come from the verdict library: the reviewer's own id
-in the JSON trailer, or one derived from content). The ledger is what the fix prompt, the
-scoped re-review, the stall detector and the escalation package all read.
+A finding keeps its id across rounds: ids are derived from content by the verdict library, and
+a reworded finding whose trailer `id` names a known one (see `FindingLedger._canonical`) keeps
+the known id. The ledger is what the fix prompt, the scoped re-review, the stall detector and
+the escalation package all read.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ class FindingLedger:
         `scope_files` is the set of files a scoped re-review looked at; a new blocking finding
         on another file is deferred (when configured) instead of blocking.
         """
+        canonical = [self._canonical(f, stage) for f in findings]
+        findings = tuple(c for c, _ in canonical)
+        blocking_ids = frozenset(c.id for c, orig in canonical if orig in blocking_ids)
         review = _Review(round, stage, findings, blocking_ids, scope_files)
         seen = {f.id for f in findings}
         for finding in findings:
@@ -93,6 +97,21 @@ class FindingLedger:
                 record.status = FindingStatus.RESOLVED
                 record.history.append((round, "resolved (not reported by the re-review)"))
         self._open_blocking_per_round[round] = len(self.open_blocking())
+
+    def _canonical(self, finding: Finding, stage: str) -> tuple[Finding, str]:
+        """The finding under the id the ledger already knows it by, and its original id.
+
+        Ids are derived from content, so a reworded finding gets a new one. The reviewer is
+        shown each open finding's id and asked to reuse it; when its trailer `id` (`ref`)
+        names a finding of the same stage, by our id or by the reviewer's own earlier id, it
+        is that finding — reworded, not new.
+        """
+        if finding.id in self._records or not finding.ref:
+            return finding, finding.id
+        for record in self._records.values():
+            if record.stage == stage and finding.ref in (record.finding.id, record.finding.ref):
+                return finding.model_copy(update={"id": record.finding.id}), finding.id
+        return finding, finding.id
 
     def _record_finding(self, review: _Review, finding: Finding) -> None:
         record = self._records.get(finding.id)

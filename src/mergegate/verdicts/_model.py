@@ -42,6 +42,7 @@ class Evidence(_Frozen):
         return cls(line=line, text=text)
 
 
+REF_MAX_CHARS = 64
 _ADVISORY_PREFIXES = ("architecture:", "architectural:", "[architecture]")
 
 
@@ -61,6 +62,9 @@ class Finding(_Frozen):
     file: str | None = None
     line: int | None = None
     detail: str = ""
+    ref: str | None = None
+    """The reviewer's own id for this finding (JSON trailer `id`), bounded. Not the identity
+    (`id` is): a hint that lets a revision loop follow a finding the reviewer reworded."""
 
     @property
     def advisory(self) -> bool:
@@ -78,9 +82,11 @@ class Finding(_Frozen):
         file: str | None = None,
         line: int | None = None,
         detail: str = "",
+        ref: str | None = None,
     ) -> Finding:
-        """Build a finding whose id is derived from its content."""
+        """Build a finding whose id is derived from its content (`ref`: the reviewer's id)."""
         title = title.strip()[:300]
+        ref = " ".join(ref.split())[:REF_MAX_CHARS] if ref else None
         return cls(
             id=finding_id(severity, title, file),
             severity=severity,
@@ -88,6 +94,7 @@ class Finding(_Frozen):
             file=file,
             line=line,
             detail=detail.strip()[:2000],
+            ref=ref or None,
         )
 
 

@@ -97,7 +97,9 @@ def _parse(body: str, index: int, end_index: int, *, closed: bool) -> Trailer:
         where = ".".join(str(p) for p in first["loc"]) or "(root)"
         return broken(f"JSON verdict is invalid at {where}: {first['msg']}")
     findings = tuple(
-        Finding.make(Severity(f.severity), f.title, file=f.file, line=f.line, detail=f.detail)
+        Finding.make(
+            Severity(f.severity), f.title, file=f.file, line=f.line, detail=f.detail, ref=f.id
+        )
         for f in model.findings
     )
     return Trailer(index, end_index, _VERDICTS[model.verdict], model.review_id, findings, None)
