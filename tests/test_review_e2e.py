@@ -282,3 +282,42 @@ def test_rereview_flag_beats_the_config_file(repo: Path, tmp_path: Path) -> None
     code, out = review(repo, tmp_path, *fix2, "--rereview", "scoped")
     assert code == 0, out
     assert out["rounds"][1]["scoped"] is True
+
+
+def test_a_scoped_rereview_blocked_only_by_deferred_findings_approves(
+    repo: Path, tmp_path: Path
+) -> None:
+    elsewhere = with_fixes("F-9", "Unchecked input elsewhere")
+    elsewhere["text"] = elsewhere["text"].replace('"app.py"', '"other.py"')
+    reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), elsewhere])
+    implementer = agent_cmd(tmp_path, "impl", [{"text": "fixed", "write": {"app.py": "# v2\n"}}])
+    fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)
+    code, out = review(repo, tmp_path, *fix)
+    assert code == 0, out
+    assert out["decision"] == "approve"
+    assert len(out["rounds"]) == 2  # no fix round was spent on the out-of-scope finding
+    deferred = [f for f in out["findings"] if f["status"] == "deferred"]
+    assert [f["title"] for f in deferred] == ["Unchecked input elsewhere"]
+    assert deferred[0]["id"] in out["message"]
+    # The implementer ran once, on the in-scope finding only.
+    assert not (tmp_path / "impl-state" / "prompt-2.txt").exists()
+
+
+def test_a_rejection_outside_the_fix_still_blocks(repo: Path, tmp_path: Path) -> None:
+    rejected = with_fixes("F-9", "Deletes user data")
+    rejected["text"] = (
+        rejected["text"]
+        .replace('"app.py"', '"other.py"')
+        .replace("request_changes", "reject")
+        .replace("Ready to merge? With fixes", "Ready to merge? No")
+    )
+    reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), rejected])
+    implementer = agent_cmd(tmp_path, "impl", [{"text": "fixed", "write": {"app.py": "# v2\n"}}])
+    fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)
+    code, out = review(repo, tmp_path, *fix, "--max-rounds", "2")
+    # Deferral never turns a rejection into approval: the loop goes on and hits the cap.
+    assert code == 5, out
+    assert out["status"] == "needs_manual_review"
+    assert [f["status"] for f in out["findings"] if f["title"] == "Deletes user data"] == [
+        "deferred"
+    ]

@@ -75,11 +75,12 @@ class FindingLedger:
         findings: tuple[Finding, ...],
         blocking_ids: frozenset[str],
         scope_files: frozenset[str] | None = None,
-    ) -> None:
+    ) -> dict[str, FindingStatus]:
         """Fold one valid (non-malformed) stage review into the ledger.
 
         `scope_files` is the set of files a scoped re-review looked at; a new blocking finding
-        on another file is deferred (when configured) instead of blocking.
+        on another file is deferred (when configured) instead of blocking. Returns the status
+        of each reported finding, keyed by the id it was reported with.
         """
         canonical = [self._canonical(f, stage) for f in findings]
         findings = tuple(c for c, _ in canonical)
@@ -97,6 +98,7 @@ class FindingLedger:
                 record.status = FindingStatus.RESOLVED
                 record.history.append((round, "resolved (not reported by the re-review)"))
         self._open_blocking_per_round[round] = len(self.open_blocking())
+        return {orig: self._records[c.id].status for c, orig in canonical}
 
     def _canonical(self, finding: Finding, stage: str) -> tuple[Finding, str]:
         """The finding under the id the ledger already knows it by, and its original id.

@@ -24,7 +24,7 @@ from mergegate.decisions import Decision, ExitCode
 from mergegate.review._context import render_changes, render_findings
 from mergegate.review._usage import UsageTotal, usage_of
 from mergegate.review.events import EventKind, ReviewEvent
-from mergegate.review.ledger import FindingLedger
+from mergegate.review.ledger import FindingLedger, FindingStatus
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import RenderedPrompt, load_template
 from mergegate.review.reports import AttemptReport, ReportWriter
@@ -265,7 +265,7 @@ class ReviewLoop:
                 results = {s: self._review_stage(summary, s) for s in stages}
                 failing = [s for s, r in results.items() if not r.gate.passes]
                 if not failing and not self.ledger.open_blocking():
-                    return self._finish(ReviewStatus.APPROVED, Decision.APPROVE, "approved")
+                    return self._finish(ReviewStatus.APPROVED, Decision.APPROVE, self._approved())
                 stop = self._why_not_fix(results, failing, round_no)
                 if stop is not None:
                     return stop
@@ -276,6 +276,13 @@ class ReviewLoop:
                 head, stages, round_no = new_head, failing, round_no + 1
         except _Stop as stop_:
             return self._finish(stop_.status, stop_.decision, stop_.message, stop_.outputs)
+
+    def _approved(self) -> str:
+        deferred = [r for r in self.ledger.records if r.status is FindingStatus.DEFERRED]
+        if not deferred:
+            return "approved"
+        ids = ", ".join(r.finding.id for r in deferred)
+        return f"approved; {len(deferred)} out-of-scope finding(s) deferred for later: {ids}"
 
     def _why_not_fix(
         self, results: dict[str, _StageResult], failing: list[str], round_no: int
@@ -357,7 +364,7 @@ class ReviewLoop:
                         attempt=attempt,
                     )
                 gate = gate_stage(verdict, self.options.policy)
-                self._record(summary, stage, verdict, gate, files)
+                gate = self._record(summary, stage, verdict, gate, files)
                 return _StageResult(verdict, gate)
             self._last_problem = describe_problem(verdict)
             session = result.session_id
@@ -539,23 +546,25 @@ class ReviewLoop:
         verdict: Verdict,
         gate: StageGate,
         files: frozenset[str],
-    ) -> None:
-        self.ledger.record_review(
+    ) -> StageGate:
+        """Fold the stage's findings into the ledger; return the gate, deferral applied."""
+        status = self.ledger.record_review(
             round=summary.round,
             stage=stage,
             findings=gate.findings,  # as the policy saw them: architectural ones capped
             blocking_ids=frozenset(f.id for f in gate.blocking),
             scope_files=files if summary.scoped else None,
         )
-        status = {r.finding.id: r.status.value for r in self.ledger.records}
+        gate = _with_deferral(verdict, gate, status)
         self._emit(
             EventKind.STAGE_RESULT,
             f"{stage} review: {verdict.decision.value} — {gate.reason}",
             round=summary.round,
             stage=stage,
             ok=gate.passes,
-            details=tuple(_finding_line(f, status.get(f.id, "")) for f in gate.findings),
+            details=tuple(_finding_line(f, status[f.id].value) for f in gate.findings),
         )
+        return gate
 
     def _stage_of(self, finding: Finding) -> str:
         for record in self.ledger.records:
@@ -719,6 +728,22 @@ def _finding_line(finding: Finding, status: str) -> str:
     line = f":{finding.line}" if finding.line is not None else ""
     where = f" ({finding.file}{line})" if finding.file else ""
     return f"[{finding.severity.value}] {finding.id} {status}: {finding.title}{where}"
+
+
+def _with_deferral(
+    verdict: Verdict, gate: StageGate, status: dict[str, FindingStatus]
+) -> StageGate:
+    """A scoped re-review whose only blockers are deferred (outside the fix diff) passes.
+
+    The reviewer may say "With fixes" for them, but they are recorded for later, not fix work
+    for this loop; a rejection still blocks.
+    """
+    if gate.passes or not gate.blocking or verdict.decision is not Decision.FIXES:
+        return gate
+    if any(status[f.id] is not FindingStatus.DEFERRED for f in gate.blocking):
+        return gate
+    reason = f"only out-of-scope findings block ({len(gate.blocking)} deferred)"
+    return StageGate(True, (), reason, gate.findings)
 
 
 def _worst_decision(verdicts: list[Verdict]) -> Decision:
