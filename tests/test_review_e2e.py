@@ -321,3 +321,30 @@ def test_a_rejection_outside_the_fix_still_blocks(repo: Path, tmp_path: Path) ->
     assert [f["status"] for f in out["findings"] if f["title"] == "Deletes user data"] == [
         "deferred"
     ]
+
+
+@pytest.mark.parametrize(
+    ("stages", "expected"),
+    [('["quality"]', ["quality"]), ('["quality", "spec"]', ["quality", "spec"])],
+)
+def test_review_stages_come_from_the_config(
+    repo: Path, tmp_path: Path, stages: str, expected: list[str]
+) -> None:
+    (repo / "mergegate.toml").write_text(f"[review]\nstages = {stages}\n")
+    spec = tmp_path / "spec.md"
+    spec.write_text("Add sub(a, b).\n")
+    reviewer = agent_cmd(tmp_path, "rv", [approve(), approve()])
+    code, out = review(repo, tmp_path, "--reviewer-cmd", reviewer, "--spec", str(spec))
+    assert code == 0, out
+    assert [a["stage"] for a in out["rounds"][0]["attempts"]] == expected
+
+
+def test_a_spec_only_review_without_a_spec_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
+    (repo / "mergegate.toml").write_text('[review]\nstages = ["spec"]\n')
+    reviewer = agent_cmd(tmp_path, "rv", [approve()])
+    result = CliRunner().invoke(
+        cli, ["review", "--repo", str(repo), "--reviewer-cmd", reviewer, "--progress", "none"]
+    )
+    assert result.exit_code == 2
+    assert "pass --spec" in result.stderr
+    assert not (tmp_path / "rv-state").exists()  # no reviewer ran

@@ -76,6 +76,7 @@ def _options(config: Config, opts: dict[str, Any], spec: str | None) -> ReviewOp
         timeout_s=config.agents.default_timeout_s,
         stall_timeout_s=config.agents.default_stall_timeout_s,
         rereview=review.rereview,
+        stages=tuple(review.stages),
     )
 
 

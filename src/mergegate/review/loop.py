@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.decisions import Decision, ExitCode
+from mergegate.errors import UsageError
 from mergegate.review._context import render_changes, render_findings
 from mergegate.review._usage import UsageTotal, usage_of
 from mergegate.review.events import EventKind, ReviewEvent
@@ -91,6 +92,8 @@ class ReviewOptions:
     timeout_s: float = 1800.0
     stall_timeout_s: float = 300.0
     rereview: Literal["scoped", "full"] = "scoped"
+    stages: tuple[str, ...] = ("spec", "quality")
+    """The stages to run, in order (`spec` runs only with a `spec`)."""
     """Later rounds review only the fix diff (`scoped`) or the whole change base..new head
     (`full`, where nothing is deferred as out of scope)."""
 
@@ -253,9 +256,11 @@ class ReviewLoop:
         base = first_base = self.repo.resolve(opts.base)
         head = self.repo.resolve(opts.head)
         scoped = opts.rereview == "scoped"
-        stages = [s for s in ("spec", "quality") if s != "spec" or opts.spec]
-        if not opts.spec:
+        stages = [s for s in opts.stages if s != "spec" or opts.spec]
+        if not opts.spec and "spec" in opts.stages:
             self._emit(EventKind.NOTICE, "no --spec given: skipping the spec-compliance stage")
+        if not stages:
+            raise UsageError("nothing to review: the only configured stage is spec; pass --spec")
         round_no = 1
         try:
             while True:
