@@ -70,6 +70,19 @@ def test_with_fixes_may_be_made_non_blocking_but_findings_still_block() -> None:
     assert not gate_stage(verdict(Decision.REJECT), policy).passes
 
 
+def test_a_conditional_approval_without_findings_blocks_under_any_policy() -> None:
+    lenient = GatePolicy(with_fixes_blocks=False, blocking_severities=frozenset())
+    for text in (
+        "Ready to merge? Yes, once CI is green.\n",
+        "Verdict: APPROVED WITH MINOR SUGGESTIONS\n",
+    ):
+        v = parse_verdict(text)
+        assert v.decision is Decision.FIXES
+        gate = gate_stage(v, lenient)
+        assert not gate.passes
+        assert "without findings" in gate.reason
+
+
 def test_unknown_severity_name_is_an_error() -> None:
     with pytest.raises(ValueError, match="severe"):
         GatePolicy.from_names(
@@ -148,7 +161,7 @@ def test_only_approve_or_permitted_fixes_ever_pass(v: Verdict, policy: GatePolic
     gate = gate_stage(v, policy)
     if gate.passes:
         assert v.decision is Decision.APPROVE or (
-            v.decision is Decision.FIXES and not policy.with_fixes_blocks
+            v.decision is Decision.FIXES and not policy.with_fixes_blocks and v.findings
         )
         assert gate.blocking == ()
         assert not any(policy.blocks(f) for f in gate.findings)

@@ -1,8 +1,9 @@
 """The gate policy: which verdicts and findings block a stage.
 
 Soft wording is never approval — that is decided by the verdict parser and is not
-configurable. What the policy table decides is whether a `fixes` verdict blocks and which
-finding severities block. Architectural concerns are advisory (seed 004): they are capped at
+configurable. What the policy table decides is whether a `fixes` verdict blocks when every
+finding it lists is non-blocking (a `fixes` verdict listing no findings always blocks), and
+which finding severities block. Architectural concerns are advisory (seed 004): they are capped at
 `important` and never block on their own.
 """
 
@@ -77,9 +78,21 @@ def gate_stage(verdict: Verdict, policy: GatePolicy) -> StageGate:
             return StageGate(False, blocking, reason, findings)
         return StageGate(True, (), "approved", findings)
     if decision is Decision.FIXES:
-        if policy.with_fixes_blocks or blocking:
-            return StageGate(False, blocking, "approval conditional on fixes", findings)
-        return StageGate(True, (), "fixes requested, none blocking under the policy", findings)
+        return _gate_fixes(findings, blocking, policy)
     if decision is Decision.REJECT:
         return StageGate(False, blocking, "rejected", findings)
     return StageGate(False, (), f"no verdict ({decision.value})", findings)
+
+
+def _gate_fixes(
+    findings: tuple[Finding, ...], blocking: tuple[Finding, ...], policy: GatePolicy
+) -> StageGate:
+    if policy.with_fixes_blocks or blocking:
+        return StageGate(False, blocking, "approval conditional on fixes", findings)
+    if not findings:
+        # Soft or qualified wording alone ("Yes, once CI is green", "approved with minor
+        # suggestions") is never approval: with_fixes_blocks=false only lets the listed
+        # findings be weighed, and there are none to weigh.
+        reason = "conditional approval without findings: blocks under any policy"
+        return StageGate(False, (), reason, findings)
+    return StageGate(True, (), "fixes requested, none blocking under the policy", findings)
