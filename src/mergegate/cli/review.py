@@ -142,7 +142,13 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     help="The git repository to review.",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Result on stdout: a readable summary, or one JSON object (decision, exit_code, "
+    "rounds, findings, report_dir, usage).",
 )
 @click.option(
     "--progress",
