@@ -175,6 +175,12 @@ def _new_run_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+def _reviewer_format(review_id: str) -> dict[str, object]:
+    """The `AgentRequest.response_format` of a reviewer run: the verdict shape with the
+    JSON trailer for `review_id` (see `mergegate.agents.openai.verdict_grammar`)."""
+    return {"type": "verdict", "review_id": review_id}
+
+
 def describe_problem(verdict: Verdict) -> str:
     """Why a review could not be used, in the words seed 000 uses."""
     if verdict.decision is Decision.EMPTY:
@@ -357,6 +363,10 @@ class ReviewLoop:
             attempt=attempt,
             review_id=review_id,
             resume_session_id=session,
+            # The review shape as an output constraint: grammar-capable backends (local, a
+            # llama.cpp server) enforce it, every other backend ignores it (CLI agents) or
+            # says in a warning that it was not enforced (openai without grammar support).
+            response_format=_reviewer_format(review_id),
         )
         return self.reviewer.run(request)
 
