@@ -30,6 +30,7 @@ from mergegate.agents.scripted import ScriptedBackend
 from mergegate.agents.signals import HelpDetector
 from mergegate.decisions import Decision
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewStatus
+from mergegate.review._context import render_files
 from mergegate.verdicts import parse_verdict
 
 LINES = {"approve": "Yes", "request_changes": "With fixes", "reject": "No"}
@@ -41,10 +42,11 @@ EXPECTED = {
 
 
 class MemoryRepo:
-    """Two commits of one file, enough for the loop (no fix rounds here)."""
+    """Two commits of one file, enough for the loop; a fix "commit" is recorded, not made."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.commits: list[str] = []
 
     def resolve(self, ref: str) -> str:
         return ("b" if ref == "base" else "h") * 40
@@ -59,7 +61,8 @@ class MemoryRepo:
         return "x = 1\ny = 2\n"
 
     def commit_all(self, message: str) -> str | None:
-        return None
+        self.commits.append(message)
+        return f"{len(self.commits)}" * 40
 
 
 def approving(request: AgentRequest) -> str:
@@ -97,6 +100,29 @@ def test_the_retry_after_malformed_output_asks_for_the_new_review_id(tmp_path: P
     # The format's review id is a valid grammar review id.
     assert retry.review_id is not None
     assert f'\\"review_id\\": \\"{retry.review_id}\\"' in verdict_grammar(retry.review_id)
+
+
+def with_fixes(request: AgentRequest) -> str:
+    finding = {"severity": "important", "title": "y is not tested", "file": "app.py", "line": 2}
+    trailer = {"review_id": request.review_id, "verdict": "request_changes", "findings": [finding]}
+    return f"Findings:\n- y\n\n```json\n{json.dumps(trailer)}\n```\n\nReady to merge? With fixes"
+
+
+def test_the_fix_prompt_carries_the_files_of_the_change(tmp_path: Path) -> None:
+    """A toolless implementer (openai, local) answers with whole files: it must see them."""
+    reviewer = ScriptedBackend([with_fixes, approving])
+    implementer = ScriptedBackend(["FILE: app.py\n<<<<<<< CONTENT\nx = 1\n>>>>>>> END\n"])
+    repo = MemoryRepo(tmp_path)
+    options = ReviewOptions(base="base", fix=True)
+    loop = ReviewLoop(
+        repo, reviewer, options, report_root=tmp_path / "reports", implementer=implementer
+    )
+    assert loop.run().status is ReviewStatus.APPROVED
+    (request,) = implementer.requests
+    assert request.response_format is None  # the implementer's backend picks its own format
+    assert "y is not tested" in request.prompt
+    assert "### app.py\n\n```\nx = 1\ny = 2\n```" in request.prompt
+    assert repo.commits[0].startswith("mergegate: fix round 1")
 
 
 # ------------------------------------------------------------------ every backend tolerates it
@@ -258,3 +284,15 @@ def test_free_finding_lines_never_turn_the_answer_into_an_approval(
 def test_a_different_review_id_never_approves() -> None:
     text = grammar_shaped("mg-old", "approve", [], [])
     assert parse_verdict(text, review_id="mg-new").decision is Decision.MALFORMED
+
+
+def test_files_past_the_size_limit_are_named_not_shown() -> None:
+    files = {"a.py": "x = 1\n" * 50, "gone.py": None}
+    shown = render_files(files, size_limit=10_000)
+    assert "### a.py" in shown
+    assert "### gone.py\n\n(deleted)" in shown
+    named = render_files(files, size_limit=100)
+    assert "x = 1" not in named
+    assert "- a.py\n- gone.py" in named
+    assert "Larger than 100 bytes" in named
+    assert render_files({}, size_limit=100) == "None."

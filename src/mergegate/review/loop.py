@@ -20,7 +20,7 @@ from typing import Protocol
 
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.decisions import Decision, ExitCode
-from mergegate.review._context import render_changes, render_findings
+from mergegate.review._context import render_changes, render_files, render_findings
 from mergegate.review.ledger import FindingLedger
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import RenderedPrompt, load_template
@@ -487,7 +487,9 @@ class ReviewLoop:
             f for s in failing for f in results[s].verdict.findings
         )
         backend, session = self._implementer_for(summary.round)
-        prompt = load_template("fix").render(findings=render_findings(findings))
+        prompt = load_template("fix").render(
+            findings=render_findings(findings), files=self._change_files(summary.head_sha)
+        )
         self.progress(
             f"round {summary.round}: asking {backend.name} to fix {len(findings)} finding(s)"
         )
@@ -524,6 +526,12 @@ class ReviewLoop:
         sha = self.repo.commit_all(f"mergegate: fix round {summary.round}\n\nFindings: {ids}\n")
         summary.fix_commit = sha
         return sha
+
+    def _change_files(self, head: str) -> str:
+        """Every file the change (all rounds so far) touched, as it is at `head`."""
+        paths = self.repo.changed_files(self.rounds[0].base_sha, head)
+        files = {p: self.repo.read_file(head, p) for p in paths}
+        return render_files(files, size_limit=self.options.diff_size_limit)
 
     def _implementer_for(self, round_no: int) -> tuple[Backend, str | None]:
         after = self.options.fresh_implementer_after
