@@ -14,7 +14,8 @@ grammar support on:
 - `response_format={"type": "verdict"}` (optionally with `"review_id"`) forces the review shape
   ending in the exact `Ready to merge? Yes|No|With fixes` line (and mergegate's JSON trailer);
 - an implementer request without a `response_format` gets the whole-file edit grammar, since
-  a 0.5B model does not follow the protocol reliably from instructions alone.
+  a 0.5B model does not follow the protocol reliably from instructions alone; when the model
+  starts its blocks over, the first block of each file is its answer (`parse_until_repeat`).
 
 A prompt that does not leave room for the answer in the context window is refused before any
 token is generated, and an answer cut off by a full context is an `error` — never a silently
@@ -228,6 +229,7 @@ class LocalBackend:
             extra_body={"seed": self.seed},
             trust_env=False,
             name=self.name,
+            repeat_ends_edits=True,
         )
         request = self._constrained(request)
         too_long = _context_problem(server, request.prompt, self.max_tokens)
