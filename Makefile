@@ -21,9 +21,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install mergegate with the dev and local extras
 
-demo: install  ## the main job: decide example reviews (exit code = the gate's answer)
-	$(BIN)/mergegate parse examples/reviews/approve.md examples/reviews/soft-approval.md; \
-	  echo "mergegate parse exited $$? (0 = every review approves; 1 = a real no; 3 = undecidable)"
+demo: install  ## the main job: a real review of an example change by the offline local model
+	@MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo.sh; code=$$?; \
+	  [ $$code -le 1 ] || exit $$code  # 0 approved and 1 "no" are both answers of the gate
 
 test: install  ## the whole test suite, slow and real-agent markers included
 	@bash scripts/install-agent-clis.sh || echo "make: agent CLIs not installed; real_cli tests will skip" >&2

@@ -16,6 +16,7 @@ from mergegate.agents.edits import (
     apply_file_edits,
     check_edit_path,
     parse_file_edits,
+    parse_until_repeat,
 )
 
 
@@ -239,3 +240,25 @@ def _unique(edits: list[FileEdit]) -> list[FileEdit]:
     for edit in edits:
         seen.setdefault(edit.path, edit)
     return list(seen.values())
+
+
+# ------------------------------------------------------------------ a model that starts over
+
+
+def test_until_repeat_keeps_the_first_block_of_each_file_and_ignores_the_rest() -> None:
+    first = block("a.py", "x = 1") + block("b.py", "y = 2")
+    again = block("a.py", "x = 3") + "FILE: b.py\n<<<<<<< CONTENT\ny = "  # cut off mid-block
+    edits, repeat = parse_until_repeat(first + "note\n" + again)
+    assert [(e.path, e.content) for e in edits] == [("a.py", "x = 1\n"), ("b.py", "y = 2\n")]
+    assert repeat == 10  # the line of the repeated `FILE: a.py`
+    with pytest.raises(EditProtocolError, match="appears twice"):
+        parse_file_edits(first + again)  # the strict parser still refuses the whole answer
+
+
+def test_until_repeat_is_strict_before_the_repeat() -> None:
+    assert parse_until_repeat(block("a.py", "x")) == (parse_file_edits(block("a.py", "x")), None)
+    with pytest.raises(EditProtocolError, match="no '>>>>>>> END'"):
+        parse_until_repeat("FILE: a.py\n<<<<<<< CONTENT\nx\n")
+    content_header = block("a.py", "FILE: a.py", "<<<<<<< CONTENT", "z")
+    edits, repeat = parse_until_repeat(content_header)
+    assert (len(edits), repeat) == (1, None)  # a header inside content is content

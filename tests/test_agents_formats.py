@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from mergegate.agents._formats import FILE_EDITS_GRAMMAR, body_constraints, verdict_grammar
+from mergegate.agents.edits import parse_file_edits
 
 
 def test_plain_verdict_grammar_ends_with_the_verdict_line() -> None:
@@ -60,3 +61,14 @@ def test_verdict_format_passes_its_options() -> None:
     )
     assert body == {"grammar": verdict_grammar("abc", 3)}
     assert warnings == []
+
+
+def test_edit_grammar_allows_notes_after_the_blocks_that_cannot_start_another() -> None:
+    assert "root    ::= block{1,8} note{0,8}" in FILE_EDITS_GRAMMAR
+    assert 'note    ::= ([^F<>\\n] [^\\n]{0,299} | "F" ([^I\\n] [^\\n]{0,298})?) "\\n"' in (
+        FILE_EDITS_GRAMMAR
+    )
+    # What the grammar lets a model write after its blocks is ignored by the parser.
+    answer = "FILE: a.py\n<<<<<<< CONTENT\nx = 1\n>>>>>>> END\nF-1: fixed\n=======\nDone.\n"
+    edits = parse_file_edits(answer)
+    assert [(e.path, e.content) for e in edits] == [("a.py", "x = 1\n")]

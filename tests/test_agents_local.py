@@ -18,7 +18,7 @@ import pytest
 
 from mergegate.agents import local
 from mergegate.agents._model_store import MODELS, ModelSpec
-from mergegate.agents.base import AgentRequest, Backend, RunStatus
+from mergegate.agents.base import AgentRequest, AgentResult, Backend, RunStatus, Usage
 from mergegate.agents.edits import parse_file_edits
 from mergegate.agents.local import LocalBackend, LocalServer, local_server, stop_local_server
 
@@ -191,3 +191,41 @@ def test_real_implementer_edit_round_trips(server: LocalServer, tmp_path: Path) 
     history = json.loads((state / "sessions/local" / f"{result.session_id}.json").read_text())
     roles = [message["role"] for message in history["messages"]]
     assert roles == ["system", "user", "assistant", "user", "assistant"]
+
+
+# ------------------------------------------------------------------ no model needed
+
+
+def test_a_review_without_a_findings_cap_gets_the_local_default(tmp_path: Path) -> None:
+    backend = LocalBackend(review_findings=2)
+    review = AgentRequest(
+        prompt="p", cwd=tmp_path, read_only=True, response_format={"type": "verdict"}
+    )
+    assert backend._constrained(review).response_format == {"type": "verdict", "max_findings": 2}
+    capped = review.model_copy(update={"response_format": {"type": "verdict", "max_findings": 5}})
+    assert backend._constrained(capped).response_format == {"type": "verdict", "max_findings": 5}
+    implement = AgentRequest(prompt="p", cwd=tmp_path)
+    assert backend._constrained(implement).response_format == {"type": "file_edits"}
+    plain_review = AgentRequest(prompt="p", cwd=tmp_path, read_only=True)
+    assert backend._constrained(plain_review).response_format is None
+
+
+@pytest.mark.parametrize(("prompt", "output", "status"), [(900, 124, "error"), (900, 123, "ok")])
+def test_an_answer_stopped_by_a_full_context_is_an_error(
+    prompt: int, output: int, status: str
+) -> None:
+    ok = AgentResult(
+        backend="local",
+        status=RunStatus.OK,
+        text="Findings:\n- cut",
+        usage=Usage(input_tokens=prompt - 24, cache_read_tokens=24, output_tokens=output),
+    )
+    result = local._context_overflow(ok, n_ctx=1024)
+    assert result.status.value == status
+    if status == "error":
+        assert result.error is not None
+        assert "context window (1024 tokens) filled up" in result.error
+        assert "n_ctx" in result.error
+        assert result.text == ok.text  # kept for the report, but never a usable answer
+    else:
+        assert result == ok

@@ -376,3 +376,20 @@ def test_no_blocks_is_ok_with_a_warning(tmp_path: Path) -> None:
     assert result.ok
     assert result.files_written == ()
     assert any("no FILE blocks" in w for w in result.warnings)
+
+
+def test_a_repeating_implementer_writes_the_first_block_of_each_file(tmp_path: Path) -> None:
+    repeated = EDIT_ANSWER + "FILE: src/app.py\n<<<<<<< CONTENT\nprint('again')\n"
+    strict = implement(tmp_path, FakeEndpoint(httpx.Response(200, json=completion(repeated))))
+    assert strict.status is RunStatus.ERROR
+    assert not (tmp_path / "wt/src/app.py").exists()
+    lenient = backend(
+        FakeEndpoint(httpx.Response(200, json=completion(repeated))),
+        tmp_path,
+        repeat_ends_edits=True,
+    ).run(AgentRequest(prompt="do it", cwd=tmp_path / "wt"))
+    assert lenient.ok, lenient.error
+    assert lenient.files_written == ("src/app.py",)
+    assert (tmp_path / "wt/src/app.py").read_text() == "print('hi')\n"
+    assert any("starts repeating" in w for w in lenient.warnings)
+    assert lenient.text == repeated  # the whole answer is kept for the report

@@ -158,6 +158,7 @@ EXPECTED_MODULE_EXPORTS = {
         "apply_file_edits",
         "check_edit_path",
         "parse_file_edits",
+        "parse_until_repeat",
     },
     "mergegate.durable": {
         "OverwriteRefusedError",

@@ -48,6 +48,7 @@ __all__ = [
     "apply_file_edits",
     "check_edit_path",
     "parse_file_edits",
+    "parse_until_repeat",
 ]
 
 HEADER_PREFIX = "FILE: "
@@ -106,6 +107,23 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 
 def parse_file_edits(text: str) -> list[FileEdit]:
     """Parse every block of `text` (strictly; see the module docstring). May return `[]`."""
+    edits, _ = _parse(text, stop_at_repeat=False)
+    return edits
+
+
+def parse_until_repeat(text: str) -> tuple[list[FileEdit], int | None]:
+    """Like `parse_file_edits`, but a header naming a file already given ends the answer.
+
+    A small model under the edit grammar, asked for a summary it cannot write, starts its
+    blocks over until its token budget runs out. The first occurrence of each file is its
+    answer; everything from the repeated header on is ignored, even a truncated block.
+    Returns the edits and the line number of the repeated header (None if nothing repeats).
+    Every other rule stays strict.
+    """
+    return _parse(text, stop_at_repeat=True)
+
+
+def _parse(text: str, *, stop_at_repeat: bool) -> tuple[list[FileEdit], int | None]:
     if len(text) > MAX_RESPONSE_CHARS:
         raise EditProtocolError(f"answer is longer than {MAX_RESPONSE_CHARS} characters")
     edits: list[FileEdit] = []
@@ -115,6 +133,8 @@ def parse_file_edits(text: str) -> list[FileEdit]:
         if not line.startswith(HEADER_PREFIX):
             continue
         path = line[len(HEADER_PREFIX) :].rstrip(" \t")
+        if stop_at_repeat and path in seen:
+            return edits, number
         _check_header(path, number, seen)
         _, marker = next(lines, (number + 1, ""))
         if marker.rstrip(" \t") != OPEN_MARKER:
@@ -123,7 +143,7 @@ def parse_file_edits(text: str) -> list[FileEdit]:
         seen.add(path)
         if len(edits) > MAX_FILES:
             raise EditProtocolError(f"more than {MAX_FILES} files", line=number)
-    return edits
+    return edits, None
 
 
 def _check_header(path: str, number: int, seen: set[str]) -> None:

@@ -14,7 +14,12 @@ grammar support on:
 - `response_format={"type": "verdict"}` (optionally with `"review_id"`) forces the review shape
   ending in the exact `Ready to merge? Yes|No|With fixes` line (and mergegate's JSON trailer);
 - an implementer request without a `response_format` gets the whole-file edit grammar, since
-  a 0.5B model does not follow the protocol reliably from instructions alone.
+  a 0.5B model does not follow the protocol reliably from instructions alone; when the model
+  starts its blocks over, the first block of each file is its answer (`parse_until_repeat`).
+
+A prompt that does not leave room for the answer in the context window is refused before any
+token is generated, and an answer cut off by a full context is an `error` — never a silently
+shortened review (llama.cpp stops at the context end with `finish_reason=length`).
 
 A missing extra is a `missing` run whose error says `pip install 'mergegate[local]'`.
 """
@@ -64,7 +69,9 @@ class ServerSettings:
     """What identifies a running server: another model or setting means a restart."""
 
     model: str = DEFAULT_MODEL
-    n_ctx: int = 4096
+    n_ctx: int = 8192
+    """Context window in tokens (prompt + answer). 8192 holds both review templates with a
+    change of about 20 KB; the KV cache for it is about 100 MB."""
     threads: int = 2
     cache_dir: Path | None = None
     verbose: bool = False
@@ -178,17 +185,21 @@ class LocalBackend:
         self,
         model: str = DEFAULT_MODEL,
         *,
-        max_tokens: int = 512,
+        max_tokens: int = 1024,
         temperature: float = 0.0,
         seed: int = 0,
-        n_ctx: int = 4096,
+        n_ctx: int = ServerSettings.n_ctx,
         threads: int = 2,
         cache_dir: Path | None = None,
         state_dir: Path | None = None,
         constrain_edits: bool = True,
+        review_findings: int = 3,
     ) -> None:
         """`model` is a key of `MODELS`; `cache_dir` overrides the model cache;
-        `constrain_edits` applies the edit grammar to implementer requests without a format."""
+        `constrain_edits` applies the edit grammar to implementer requests without a format;
+        `review_findings` is the `max_findings` of a verdict format that does not set one (a
+        small model repeats itself: 3 findings keep a review under ~500 tokens, so within
+        `max_tokens`, and its wall time about halved against the grammar's default of 6)."""
         self.settings = ServerSettings(
             model=model, n_ctx=n_ctx, threads=threads, cache_dir=cache_dir
         )
@@ -197,6 +208,7 @@ class LocalBackend:
         self.seed = seed
         self.state_dir = state_dir
         self.constrain_edits = constrain_edits
+        self.review_findings = review_findings
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Start (or reuse) the server, then run the request against it."""
@@ -217,13 +229,72 @@ class LocalBackend:
             extra_body={"seed": self.seed},
             trust_env=False,
             name=self.name,
+            repeat_ends_edits=True,
         )
-        if self.constrain_edits and not request.read_only and request.response_format is None:
-            request = request.model_copy(update={"response_format": {"type": "file_edits"}})
-        result = delegate.run(request)
+        request = self._constrained(request)
+        too_long = _context_problem(server, request.prompt, self.max_tokens)
+        if too_long is not None:
+            return self._failed(RunStatus.ERROR, too_long, started)
+        result = _context_overflow(delegate.run(request), self.settings.n_ctx)
         return result.model_copy(update={"duration_s": time.monotonic() - started})
+
+    def _constrained(self, request: AgentRequest) -> AgentRequest:
+        """The request with the output constraints this small model needs."""
+        fmt = request.response_format
+        if self.constrain_edits and not request.read_only and fmt is None:
+            fmt = {"type": "file_edits"}
+        elif fmt is not None and fmt.get("type") == "verdict" and "max_findings" not in fmt:
+            fmt = {**fmt, "max_findings": self.review_findings}
+        return request.model_copy(update={"response_format": fmt})
 
     def _failed(self, status: RunStatus, error: str, started: float) -> AgentResult:
         return AgentResult(
             backend=self.name, status=status, error=error, duration_s=time.monotonic() - started
         )
+
+
+_REMEDY = (
+    "review a smaller change, lower review.diff_size_limit (diff only), or raise "
+    "[agents.backends.local] n_ctx"
+)
+
+
+def _context_problem(server: LocalServer, prompt: str, max_tokens: int) -> str | None:
+    """Why `prompt` cannot be answered within the context window, or None.
+
+    Counts the prompt's tokens with the server's own tokenizer (fast: no model evaluation),
+    so an oversized review fails at once instead of after minutes of prompt processing.
+    The chat template and an earlier session add a little more; `_context_overflow` catches
+    what this estimate misses.
+    """
+    n_ctx = server.settings.n_ctx
+    try:
+        response = httpx.post(
+            f"{server.address}/tokenize", json={"content": prompt}, timeout=60.0, trust_env=False
+        )
+        tokens = len(response.json()["tokens"])
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return None  # no estimate: the server's own limits still apply
+    if tokens + max_tokens <= n_ctx:
+        return None
+    return (
+        f"the prompt is {tokens} tokens and the answer needs up to {max_tokens}, more than the "
+        f"local model's context window of {n_ctx} tokens; nothing was sent. {_REMEDY}"
+    )
+
+
+def _context_overflow(result: AgentResult, n_ctx: int) -> AgentResult:
+    """An answer that stopped because the context window was full is an `error`, not a
+    shorter answer: a truncated review or edit must never pass for a complete one."""
+    used = result.usage.total_tokens
+    if result.status is not RunStatus.OK or used < n_ctx:
+        return result
+    return result.model_copy(
+        update={
+            "status": RunStatus.ERROR,
+            "error": (
+                f"the local model's context window ({n_ctx} tokens) filled up before the "
+                f"answer was complete ({used} tokens used); {_REMEDY}"
+            ),
+        }
+    )

@@ -43,6 +43,7 @@ from mergegate.agents.edits import (
     EditProtocolError,
     apply_file_edits,
     parse_file_edits,
+    parse_until_repeat,
 )
 
 __all__ = [
@@ -88,11 +89,14 @@ class OpenAIBackend:
         extra_body: Mapping[str, Any] | None = None,
         trust_env: bool = True,
         name: str = "openai",
+        repeat_ends_edits: bool = False,
     ) -> None:
         """`transport` replaces the network (e.g. `httpx.MockTransport` in tests);
         `supports_grammar` says the server accepts llama.cpp's `grammar` field;
         `extra_body` is merged into every request body (e.g. `{"seed": 0}`);
-        `trust_env=False` ignores proxy variables (for a loopback server)."""
+        `trust_env=False` ignores proxy variables (for a loopback server);
+        `repeat_ends_edits` takes an implementer's answer up to the first block that repeats a
+        file (`edits.parse_until_repeat`, for small models that start over) instead of failing."""
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
@@ -104,6 +108,7 @@ class OpenAIBackend:
         self.extra_body = dict(extra_body or {})
         self.trust_env = trust_env
         self.name = name
+        self.repeat_ends_edits = repeat_ends_edits
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Send the prompt (continuing a session if asked) and normalize the answer."""
@@ -138,7 +143,7 @@ class OpenAIBackend:
             log_path=log_path,
         )
         if not request.read_only:
-            result = _apply_edits(result, request.cwd)
+            result = _apply_edits(result, request.cwd, until_repeat=self.repeat_ends_edits)
         return result.model_copy(update={"duration_s": time.monotonic() - started})
 
     def _messages(self, store: SessionStore, request: AgentRequest) -> list[dict[str, str]]:
@@ -269,14 +274,21 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _apply_edits(result: AgentResult, cwd: Path) -> AgentResult:
+def _apply_edits(result: AgentResult, cwd: Path, *, until_repeat: bool) -> AgentResult:
     """Parse the implementer's answer and write its files; fail the run if that is impossible."""
+    repeat: int | None = None
     try:
-        edits = parse_file_edits(result.text)
+        if until_repeat:
+            edits, repeat = parse_until_repeat(result.text)
+        else:
+            edits = parse_file_edits(result.text)
     except EditProtocolError as exc:
         return result.model_copy(
             update={"status": RunStatus.ERROR, "error": f"{exc} (nothing was written)"}
         )
+    if repeat is not None:
+        note = f"line {repeat}: the answer starts repeating its files; the rest was ignored"
+        result = result.model_copy(update={"warnings": (*result.warnings, note)})
     if not edits:
         return result.model_copy(
             update={"warnings": (*result.warnings, "the answer contains no FILE blocks")}

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from mergegate.review.reports import fence
 from mergegate.verdicts import Finding
 
-__all__ = ["render_changes", "render_findings"]
+__all__ = ["render_changes", "render_files", "render_findings"]
 
 
 def render_changes(
@@ -31,6 +31,25 @@ def render_changes(
         "Review the diff.)\n"
     )
     return diff_block + note, True
+
+
+def render_files(files: Mapping[str, str | None], *, size_limit: int) -> str:
+    """The current content of `files` for an implementer, or only their paths past `size_limit`.
+
+    Agents without tools (openai, local) answer with whole files: without the content in the
+    prompt they would rewrite a file blind and drop what they cannot see.
+    """
+    if not files:
+        return "None."
+    blocks = [
+        f"### {path}\n\n" + (fence(text, "") if text is not None else "(deleted)\n")
+        for path, text in files.items()
+    ]
+    full = "\n".join(blocks)
+    if len(full.encode("utf-8")) <= size_limit:
+        return full
+    paths = "\n".join(f"- {path}" for path in files)
+    return f"(Larger than {size_limit} bytes, so not shown; read them in the work tree.)\n{paths}"
 
 
 def render_findings(findings: Sequence[Finding], *, empty: str = "None.") -> str:

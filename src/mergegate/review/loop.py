@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.decisions import Decision, ExitCode
 from mergegate.errors import UsageError
-from mergegate.review._context import render_changes, render_findings
+from mergegate.review._context import render_changes, render_files, render_findings
 from mergegate.review._usage import UsageTotal, usage_of
 from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.ledger import FindingLedger, FindingStatus
@@ -188,6 +188,12 @@ def _new_review_id() -> str:
 
 def _new_run_id() -> str:
     return uuid.uuid4().hex[:12]
+
+
+def _reviewer_format(review_id: str) -> dict[str, object]:
+    """The `AgentRequest.response_format` of a reviewer run: the verdict shape with the
+    JSON trailer for `review_id` (see `mergegate.agents.openai.verdict_grammar`)."""
+    return {"type": "verdict", "review_id": review_id}
 
 
 def describe_problem(verdict: Verdict) -> str:
@@ -444,6 +450,10 @@ class ReviewLoop:
             attempt=attempt,
             review_id=review_id,
             resume_session_id=session,
+            # The review shape as an output constraint: grammar-capable backends (local, a
+            # llama.cpp server) enforce it, every other backend ignores it (CLI agents) or
+            # says in a warning that it was not enforced (openai without grammar support).
+            response_format=_reviewer_format(review_id),
         )
         return self.reviewer.run(request)
 
@@ -585,7 +595,9 @@ class ReviewLoop:
             f for s in failing for f in results[s].verdict.findings
         )
         backend, session = self._implementer_for(summary.round)
-        prompt = load_template("fix").render(findings=render_findings(findings))
+        prompt = load_template("fix").render(
+            findings=render_findings(findings), files=self._change_files(summary.head_sha)
+        )
         self._emit(
             EventKind.AGENT_STARTED,
             f"round {summary.round}: asking {backend.name} to fix {len(findings)} finding(s)",
@@ -642,6 +654,12 @@ class ReviewLoop:
                 stage="fix",
             )
         return sha
+
+    def _change_files(self, head: str) -> str:
+        """Every file the change (all rounds so far) touched, as it is at `head`."""
+        paths = self.repo.changed_files(self.rounds[0].base_sha, head)
+        files = {p: self.repo.read_file(head, p) for p in paths}
+        return render_files(files, size_limit=self.options.diff_size_limit)
 
     def _implementer_for(self, round_no: int) -> tuple[Backend, str | None]:
         after = self.options.fresh_implementer_after

@@ -19,7 +19,7 @@ _TEMPLATE_VERSIONS: dict[str, int] = {
     "spec-review": 1,
     "quality-review": 1,
     "retry": 1,
-    "fix": 1,
+    "fix": 2,
 }
 
 
