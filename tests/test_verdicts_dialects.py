@@ -179,3 +179,14 @@ def test_trailer_finding_ids_are_kept_as_bounded_refs_not_identity() -> None:
     findings = parse_verdict(text).findings
     assert [f.ref for f in findings] == ["missing-test", "x" * 64, None]
     assert all(f.id.startswith("F-") for f in findings)
+
+
+def test_a_trailer_line_below_one_means_no_line() -> None:
+    text = (
+        "Ready to merge? With fixes\n\n```json\n"
+        '{"verdict": "request_changes", "findings": ['
+        '{"severity": "important", "title": "A", "file": "a.py", "line": 0},'
+        '{"severity": "important", "title": "B", "file": "a.py", "line": -3},'
+        '{"severity": "important", "title": "C", "file": "a.py", "line": 7}]}\n```\n'
+    )
+    assert [f.line for f in parse_verdict(text).findings] == [None, None, 7]

@@ -92,7 +92,7 @@ class Finding(_Frozen):
             severity=severity,
             title=title,
             file=file,
-            line=line,
+            line=line if line is not None and line > 0 else None,  # lines are 1-based
             detail=detail.strip()[:2000],
             ref=ref or None,
         )
