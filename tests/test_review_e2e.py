@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from _gitrepo import change_repo, git
 from mergegate.cli import cli
 
 FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
@@ -41,26 +41,11 @@ def with_fixes(fid: str = "F-1", title: str = "Missing test for empty input") ->
     }
 
 
-def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
-    (root / "app.py").write_text(
-        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
-    )
-    git(root, "commit", "-qam", "add sub")
-    return root
+    add = "def add(a, b):\n    return a + b\n"
+    sub = add + "\n\ndef sub(a, b):\n    return a - b\n"
+    return change_repo(tmp_path / "repo", {"app.py": add}, {"app.py": sub}, message="add sub")
 
 
 def agent_cmd(tmp_path: Path, name: str, steps: list[dict[str, Any]]) -> str:

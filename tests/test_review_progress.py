@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import unicodedata
 from io import StringIO
@@ -21,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from _gitrepo import change_repo
 from mergegate.agents.base import AgentRequest
 from mergegate.agents.scripted import ScriptedBackend
 from mergegate.cli import cli
@@ -360,23 +360,9 @@ def test_both_renderers_are_safe_for_any_text(message: str, title: str) -> None:
 
 
 # ---------------------------------------------------------------- the CLI
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    (root / "app.py").write_text("x = 1\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
-    (root / "app.py").write_text("x = 2\n")
-    git(root, "commit", "-qam", "change")
-    return root
+    return change_repo(tmp_path / "repo", {"app.py": "x = 1\n"}, {"app.py": "x = 2\n"})
 
 
 def reviewer_cmd(tmp_path: Path, titles: list[str]) -> str:

@@ -7,13 +7,13 @@ fixed token counts, and answer with the prompt's own `review_id` (`Turn.echo`).
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from _gitrepo import change_repo
 from mergegate.agents.model_server import ModelServer, Script, Turn, TurnUsage
 from mergegate.cli import cli
 
@@ -23,26 +23,11 @@ APPROVE = f"Fine.\n\nReady to merge? Yes\n\n```json\n{TRAILER}\n```\n"
 USAGE = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0}
 
 
-def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
-    (root / "app.py").write_text(
-        "def add(a, b):\n    return a + b\n\n\ndef neg(a):\n    return -a\n"
-    )
-    git(root, "commit", "-qam", "add neg")
-    return root
+    add = "def add(a, b):\n    return a + b\n"
+    neg = add + "\n\ndef neg(a):\n    return -a\n"
+    return change_repo(tmp_path / "repo", {"app.py": add}, {"app.py": neg}, message="add neg")
 
 
 def review_with(server: ModelServer, repo: Path, tmp_path: Path) -> tuple[int, dict[str, Any]]:

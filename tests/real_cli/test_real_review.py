@@ -20,7 +20,6 @@ in a prompt joins that prompt's group, so markers must not overlap):
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ import pytest
 from _realcli import CLAUDE_MODEL, DUMMY_KEY, RealCli, isolated_env
 from click.testing import CliRunner
 
+from _gitrepo import change_repo, git
 from mergegate.agents.model_server import Api, ModelServer, RecordedRequest, Script, ToolCall, Turn
 from mergegate.cli import cli
 
@@ -78,24 +78,12 @@ def reviewer_turn(marker: str, text: str) -> Turn:
     return Turn(match=marker, text=text, echo=ECHO)
 
 
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def change(tmp_path: Path) -> Path:
     """A repository whose last commit adds `spread()` to stats.py."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "t@example.com")
-    git(repo, "config", "user.name", "t")
-    (repo / "stats.py").write_text(ORIGINAL)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "mean")
-    (repo / "stats.py").write_text(CHANGED)
-    git(repo, "commit", "-qam", "add spread")
+    repo = change_repo(
+        tmp_path / "repo", {"stats.py": ORIGINAL}, {"stats.py": CHANGED}, message="add spread"
+    )
     # The config file is local to this test run: keep it out of fix commits and diffs.
     (repo / ".git" / "info" / "exclude").write_text("mergegate.toml\n")
     return repo
