@@ -16,8 +16,8 @@ from string import Template
 __all__ = ["PromptTemplate", "RenderedPrompt", "load_template"]
 
 _TEMPLATE_VERSIONS: dict[str, int] = {
-    "spec-review": 1,
-    "quality-review": 1,
+    "spec-review": 2,
+    "quality-review": 2,
     "retry": 1,
     "fix": 2,
 }
