@@ -177,6 +177,18 @@ class _Stop(Exception):
 
 
 @dataclass(frozen=True)
+class _Attempt:
+    """One reviewer attempt of a stage: what was asked and what came back."""
+
+    summary: RoundSummary
+    stage: str
+    attempt: int
+    review_id: str
+    prompt: RenderedPrompt
+    result: AgentResult
+
+
+@dataclass(frozen=True)
 class _StageResult:
     verdict: Verdict
     gate: StageGate
@@ -356,14 +368,7 @@ class ReviewLoop:
                 attempt=attempt,
                 ok=result.ok,
             )
-            verdict = self._judge(
-                summary=summary,
-                stage=stage,
-                attempt=attempt,
-                review_id=review_id,
-                prompt=prompt,
-                result=result,
-            )
+            verdict = self._judge(_Attempt(summary, stage, attempt, review_id, prompt, result))
             outputs.append(result.text)
             if verdict.decision.is_verdict:
                 if attempt > 1:
@@ -457,75 +462,41 @@ class ReviewLoop:
         )
         return self.reviewer.run(request)
 
-    def _judge(
-        self,
-        *,
-        summary: RoundSummary,
-        stage: str,
-        attempt: int,
-        review_id: str,
-        prompt: RenderedPrompt,
-        result: AgentResult,
-    ) -> Verdict:
+    def _judge(self, att: _Attempt) -> Verdict:
+        """Parse one attempt's output and record it; a failed run stops the review."""
+        result = att.result
         if not result.ok:
             why = result.error or result.status.value
             if result.worktree_changed:
                 why = (
                     "the reviewer changed the working tree (a read-only run may not); attempt void"
                 )
-            self._write_attempt(
-                summary=summary,
-                stage=stage,
-                attempt=attempt,
-                review_id=review_id,
-                prompt=prompt,
-                result=result,
-                verdict=None,
-                note=why,
-            )
+            self._write_attempt(att, None, note=why)
             raise _Stop(
                 ReviewStatus.AGENT_FAILED,
                 Decision.MALFORMED,
-                f"{stage} reviewer: {why}",
+                f"{att.stage} reviewer: {why}",
                 [result.text],
             )
-        verdict = parse_verdict(result.text, review_id=review_id)
-        self._write_attempt(
-            summary=summary,
-            stage=stage,
-            attempt=attempt,
-            review_id=review_id,
-            prompt=prompt,
-            result=result,
-            verdict=verdict,
-            note="",
-        )
+        verdict = parse_verdict(result.text, review_id=att.review_id)
+        self._write_attempt(att, verdict, note="")
         return verdict
 
-    def _write_attempt(
-        self,
-        *,
-        summary: RoundSummary,
-        stage: str,
-        attempt: int,
-        review_id: str,
-        prompt: RenderedPrompt,
-        result: AgentResult,
-        verdict: Verdict | None,
-        note: str,
-    ) -> None:
+    def _write_attempt(self, att: _Attempt, verdict: Verdict | None, *, note: str) -> None:
+        summary, prompt, result = att.summary, att.prompt, att.result
         decision = verdict.decision.value if verdict else "none"
+        usage = usage_of(result)
         counts = {s.value: 0 for s in Severity}
         for f in verdict.findings if verdict else ():
             counts[f.severity.value] += 1
         report = AttemptReport(
             run_id=self.run_id,
             round=summary.round,
-            stage=stage,
-            attempt=attempt,
+            stage=att.stage,
+            attempt=att.attempt,
             status=_attempt_status(verdict, self.options.policy),
             decision=decision,
-            review_id=review_id,
+            review_id=att.review_id,
             template=f"{prompt.template}.v{prompt.version}",
             template_sha256=prompt.template_sha256,
             base_sha=summary.base_sha,
@@ -537,19 +508,19 @@ class ReviewLoop:
             agent=result.model_dump(mode="json", exclude={"text"}),
             severity_counts=counts,
             note=note,
-            usage=usage_of(result),
+            usage=usage,
             duration_s=result.duration_s,
         )
         path = self.writer.write_attempt(report)
         summary.attempts.append(
             AttemptSummary(
-                stage,
-                attempt,
+                att.stage,
+                att.attempt,
                 decision,
-                review_id,
+                att.review_id,
                 str(path),
                 note,
-                usage=usage_of(result),
+                usage=usage,
                 duration_s=round(result.duration_s, 3),
             )
         )
