@@ -28,6 +28,20 @@ def test_top_level_exports_are_pinned() -> None:
 
 
 EXPECTED_MODULE_EXPORTS = {
+    "mergegate.plans": {
+        "AcceptanceCriterion",
+        "Artifact",
+        "Check",
+        "KeyLink",
+        "MustHaves",
+        "Phase",
+        "Plan",
+        "PlanFormat",
+        "SourceRef",
+        "Task",
+        "Unit",
+        "Verify",
+    },
     "mergegate.review": {
         "AttemptSummary",
         "EventKind",
