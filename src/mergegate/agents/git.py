@@ -13,6 +13,8 @@ environment would otherwise point it at another repository).
 from __future__ import annotations
 
 import hashlib
+import shutil
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,3 +202,239 @@ class GitRepository:
         identity = () if configured else _FALLBACK_IDENTITY
         self._run(*identity, "commit", "--no-verify", "-q", "-m", message)
         return self.resolve("HEAD")
+
+
+# ---------------------------------------------------------------- run engine operations
+# Appended for `mergegate run` (issue 12): worktrees, one commit per task, trailers, merges.
+# Every operation that changes the world checks for its own mark first, so a step that
+# re-runs after a crash finds its work done instead of doing it twice.
+
+__all__ += [
+    "GitError",
+    "MergeResult",
+    "add_worktree",
+    "branch_tip",
+    "checked_out_branches",
+    "commit_with_key",
+    "create_branch",
+    "find_trailer_commit",
+    "merge_no_ff",
+    "prune_worktrees",
+    "remove_worktree",
+    "reset_clean",
+    "run_git",
+]
+
+
+class GitError(UsageError):
+    """A git command the run engine needs failed (the message holds git's own words)."""
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """A `--no-ff` merge: the merge commit, or the conflict that stopped it."""
+
+    commit: str | None
+    """The merge commit (new, or found by its trailer when `already` is True)."""
+    already: bool = False
+    conflicts: tuple[str, ...] = ()
+    """Paths git could not merge; non-empty means nothing was merged."""
+    ours: str = ""
+    """The integration branch tip the merge was tried on."""
+    theirs: str = ""
+    """The unit branch tip."""
+    base: str = ""
+    """Their merge base."""
+
+    @property
+    def conflicted(self) -> bool:
+        return bool(self.conflicts)
+
+
+def run_git(cwd: Path, *args: str, timeout: float = 120.0) -> str:
+    """Run git in `cwd` through the supervisor; stdout (stripped) or `GitError` with stderr."""
+    env = child_environment()
+    for name in _GIT_REDIRECTS:
+        env.pop(name, None)
+    result = run_command(["git", *args], cwd, timeout=timeout, env=env)
+    if not result.ok:
+        detail = result.stderr.decode("utf-8", "replace").strip()[-600:]
+        raise GitError(f"git {' '.join(args[:3])} failed in {cwd}: {detail or result.returncode}")
+    return result.stdout.decode("utf-8", "replace").strip()
+
+
+def _try_git(cwd: Path, *args: str) -> tuple[bool, str]:
+    try:
+        return True, run_git(cwd, *args)
+    except GitError as exc:
+        return False, str(exc)
+
+
+def _identity(cwd: Path) -> tuple[str, ...]:
+    configured, _ = _git(cwd, "config", "user.email")
+    return () if configured else _FALLBACK_IDENTITY
+
+
+def branch_tip(repo: Path, branch: str) -> str | None:
+    """The commit `branch` points at, or None when there is no such branch."""
+    ok, out = _git(repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}^{{commit}}")
+    return out.decode().strip() if ok else None
+
+
+def create_branch(repo: Path, branch: str, sha: str) -> str:
+    """Create `branch` at `sha` unless it exists; return the branch's tip either way."""
+    tip = branch_tip(repo, branch)
+    if tip is not None:
+        return tip
+    run_git(repo, "branch", "--no-track", branch, sha)
+    return sha
+
+
+def checked_out_branches(repo: Path) -> dict[str, Path]:
+    """Branch name -> the work tree that has it checked out (main tree and linked ones)."""
+    out = run_git(repo, "worktree", "list", "--porcelain")
+    found: dict[str, Path] = {}
+    path: Path | None = None
+    for line in out.splitlines():
+        if line.startswith("worktree "):
+            path = Path(line[len("worktree ") :])
+        elif line.startswith("branch refs/heads/") and path is not None:
+            found[line[len("branch refs/heads/") :]] = path
+    return found
+
+
+# `git worktree add` and `prune` race inside one repository (prune removes the admin folder
+# of a work tree being added), so this process makes them one at a time.
+_WORKTREE_LOCK = threading.Lock()
+
+
+def add_worktree(repo: Path, path: Path, branch: str, base: str) -> str:
+    """A work tree at `path` on `branch` (created at `base` when new); returns its HEAD.
+
+    Idempotent: an existing work tree of that branch is kept as it is; a directory left half
+    made by a crash is removed and made again.
+    """
+    with _WORKTREE_LOCK:
+        if checked_out_branches(repo).get(branch) == path.resolve():
+            return run_git(path, "rev-parse", "HEAD")
+        if path.exists():
+            shutil.rmtree(path)
+            run_git(repo, "worktree", "prune")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if branch_tip(repo, branch) is None:
+            run_git(repo, "worktree", "add", "-q", "-b", branch, str(path), base)
+        else:
+            run_git(repo, "worktree", "add", "-q", str(path), branch)
+    return run_git(path, "rev-parse", "HEAD")
+
+
+def remove_worktree(repo: Path, path: Path) -> None:
+    """Remove the work tree at `path` (changes in it are discarded); absent is fine."""
+    with _WORKTREE_LOCK:
+        if path.exists():
+            ok, _ = _try_git(repo, "worktree", "remove", "--force", "--force", str(path))
+            if not ok and path.exists():
+                shutil.rmtree(path)
+        run_git(repo, "worktree", "prune")
+
+
+def prune_worktrees(repo: Path) -> None:
+    """Forget work trees whose directories are gone."""
+    with _WORKTREE_LOCK:
+        run_git(repo, "worktree", "prune")
+
+
+def reset_clean(worktree: Path, sha: str) -> None:
+    """Put the work tree exactly at `sha`: HEAD, index and files; untracked files removed
+    (ignored ones are kept, so build caches survive)."""
+    run_git(worktree, "reset", "-q", "--hard", sha)
+    run_git(worktree, "clean", "-q", "-f", "-d")
+
+
+def _head_has_key(worktree: Path, key: str) -> str | None:
+    ok, out = _try_git(worktree, "log", "-1", "--format=%H%x00%B", "HEAD")
+    if not ok or "\0" not in out:
+        return None
+    sha, body = out.split("\0", 1)
+    return sha if key in body.splitlines() else None
+
+
+def commit_with_key(
+    worktree: Path, message: str, key: str, *, squash_onto: str | None = None, amend: bool = False
+) -> str | None:
+    """Commit every change of the work tree as one commit whose message ends with `key`.
+
+    Idempotent by `key` (a trailer line such as `Mergegate-Task: run/unit/T1`): when HEAD
+    already carries it, HEAD is returned and nothing is done. `squash_onto` first folds any
+    commits the agent made since that commit into the one new commit; `amend` folds the
+    changes into HEAD instead (HEAD's message is kept and `key` added). Returns None when
+    there is nothing to commit.
+    """
+    done = _head_has_key(worktree, key)
+    if done is not None:
+        return done
+    if squash_onto is not None:
+        run_git(worktree, "reset", "-q", "--soft", squash_onto)
+    run_git(worktree, "add", "-A", "--", ".")
+    unchanged, _ = _git(worktree, "diff", "--cached", "--quiet")
+    if unchanged:
+        return None
+    if amend:
+        previous = run_git(worktree, "log", "-1", "--format=%B", "HEAD")
+        message = previous.rstrip() + "\n" + key + "\n"
+        args = ["commit", "--amend", "--no-verify", "-q", "-m", message]
+    else:
+        args = ["commit", "--no-verify", "-q", "-m", message.rstrip() + "\n\n" + key + "\n"]
+    run_git(worktree, *_identity(worktree), *args)
+    return run_git(worktree, "rev-parse", "HEAD")
+
+
+def find_trailer_commit(repo: Path, ref: str, line: str) -> str | None:
+    """The newest commit reachable from `ref` whose message has `line` as a whole line."""
+    ok, out = _try_git(repo, "log", "--format=%H", "--fixed-strings", f"--grep={line}", ref, "--")
+    if not ok:
+        return None
+    for sha in out.split():
+        body = run_git(repo, "log", "-1", "--format=%B", sha)
+        if line in body.splitlines():
+            return sha
+    return None
+
+
+def merge_no_ff(repo: Path, into: str, branch: str, message: str, key: str) -> MergeResult:
+    """Merge `branch` into `into` with a merge commit carrying `key`, exactly once.
+
+    Checks for `key` on `into` first (a merge made before a crash is found, not redone). The
+    merge is computed without a checkout (`git merge-tree --write-tree`) and published with a
+    compare-and-swap `update-ref`, so no work tree is touched and a racing writer fails loudly.
+    A conflict merges nothing and returns the conflicting paths.
+    """
+    done = find_trailer_commit(repo, f"refs/heads/{into}", key)
+    if done is not None:
+        return MergeResult(done, already=True)
+    ours = run_git(repo, "rev-parse", f"refs/heads/{into}")
+    theirs = run_git(repo, "rev-parse", f"refs/heads/{branch}")
+    base = run_git(repo, "merge-base", ours, theirs)
+    env = child_environment()
+    for name in _GIT_REDIRECTS:
+        env.pop(name, None)
+    result = run_command(
+        ["git", "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs],
+        repo,
+        timeout=300.0,
+        env=env,
+    )
+    lines = result.stdout.decode("utf-8", "replace").splitlines()
+    if result.returncode == 1:
+        return MergeResult(
+            None, conflicts=tuple(p for p in lines[1:] if p), ours=ours, theirs=theirs, base=base
+        )
+    if not result.ok or not lines:
+        detail = result.stderr.decode("utf-8", "replace").strip()[-600:]
+        raise GitError(f"git merge-tree failed in {repo}: {detail}")
+    body = message.rstrip() + "\n\n" + key + "\n"
+    commit = run_git(
+        repo, *_identity(repo), "commit-tree", lines[0], "-p", ours, "-p", theirs, "-m", body
+    )
+    run_git(repo, "update-ref", "-m", f"mergegate: {key}", f"refs/heads/{into}", commit, ours)
+    return MergeResult(commit, ours=ours, theirs=theirs, base=base)

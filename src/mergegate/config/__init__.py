@@ -22,6 +22,7 @@ from mergegate.config._models import (
     RetryConfig,
     ReviewConfig,
     ReviewPolicyConfig,
+    RunConfig,
 )
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
+    "RunConfig",
     "find_config_file",
     "load_config",
     "state_dir",

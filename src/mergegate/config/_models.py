@@ -22,6 +22,7 @@ __all__ = [
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
+    "RunConfig",
 ]
 
 MAX_JSON_RETRIES_CEILING = 5
@@ -142,6 +143,28 @@ class AgentsConfig(_Section):
     """`[agents.backends.NAME]` tables, e.g. `model = "..."`; each backend documents its keys."""
 
 
+class RunConfig(_Section):
+    """`[run]`: how `mergegate run` executes a plan (flags override some of these)."""
+
+    concurrency: int = Field(2, ge=1, le=64)
+    """Units running at once within a wave (`--concurrency`)."""
+    on_escalation: Literal["continue", "stop"] = "continue"
+    """`continue`: independent units finish and the run stops at the phase boundary; `stop`:
+    no agent starts after the first escalation."""
+    fix_commits: Literal["separate", "amend"] = "separate"
+    """Fix rounds commit separately, or fold into the task's commit (seed 004, pitfall 6)."""
+    check_timeout_s: float = Field(600.0, gt=0)
+    """Wall-clock limit of one task check, unless the check sets its own."""
+    max_wall_s: float | None = Field(None, gt=0)
+    """Budget: the whole run's wall time."""
+    task_wall_s: float | None = Field(None, gt=0)
+    """Budget: one task's wall time (implement, checks, review and fixes)."""
+    max_tokens: int | None = Field(None, ge=1)
+    """Budget: tokens the run's agents may use (where backends report them)."""
+    max_cost_usd: float | None = Field(None, gt=0)
+    """Budget: cost the run's agents may spend (where backends report it)."""
+
+
 class Config(_Section):
     """The whole configuration. Build it with `load_config()`; every value is frozen."""
 
@@ -149,10 +172,11 @@ class Config(_Section):
     handoff_validation: HandoffValidationConfig = Field(default_factory=HandoffValidationConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
     root: Path | None = Field(None, exclude=True)
     """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
     source: Path | None = Field(None, exclude=True)
     """The config file that was read, if any (not a setting)."""
 
 
-SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents")
+SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "run")

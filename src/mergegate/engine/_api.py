@@ -1,0 +1,376 @@
+"""What the CLI calls: create a run, execute or resume it, answer, cancel, report.
+
+One run executes per process: `execute` installs the run's `Runtime`, launches the durable
+engine on the run's own database (which recovers whatever a crash left pending), starts the
+current generation's run workflow unless it exists, waits for it and writes the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mergegate.agents.git import (
+    GitError,
+    branch_tip,
+    checked_out_branches,
+    create_branch,
+    prune_worktrees,
+    run_git,
+)
+from mergegate.agents.supervisor import ProcessRecord, kill_recorded_group
+from mergegate.config import Config
+from mergegate.decisions import ExitCode
+from mergegate.durable import write_atomic, write_json_atomic
+from mergegate.engine._backends import AgentSpec, make_backend
+from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
+from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
+from mergegate.engine._steps import RESULT_FILE
+from mergegate.engine._summary import (
+    PLAN_SNAPSHOT,
+    build_report,
+    load_plan_snapshot,
+    run_outcome,
+    write_run_summary,
+)
+from mergegate.engine._workflows import run_workflow
+from mergegate.engine.events import EventSink, RunEvent
+from mergegate.errors import UsageError
+from mergegate.plans import Plan
+from mergegate.store import (
+    DurableEngine,
+    EngineConfig,
+    RunRecord,
+    RunState,
+    RunStore,
+    WorkflowState,
+    cancel_from_outside,
+    new_run_id,
+    sqlite_url,
+)
+
+__all__ = [
+    "RunRequest",
+    "answer_checkpoints",
+    "cancel_run",
+    "create_run",
+    "dry_run_lines",
+    "execute_run",
+    "kill_orphans",
+    "list_runs",
+    "run_report",
+]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything `mergegate run` was asked to do."""
+
+    plan: Plan
+    repo: Path
+    state_dir: Path
+    implementer: AgentSpec
+    reviewer: AgentSpec | None
+    options: RunOptions
+    plan_path: str | None = None
+    into: str | None = None
+    run_id: str | None = None
+
+
+# ---------------------------------------------------------------- creating a run
+
+
+def _repo_root(path: Path) -> Path:
+    try:
+        return Path(run_git(path, "rev-parse", "--show-toplevel"))
+    except GitError:
+        raise UsageError(f"not a git repository: {path}") from None
+
+
+def _integration_branch(repo: Path, run_id: str, into: str | None) -> tuple[str, str]:
+    """The branch units merge into and the commit it starts from; refuses a branch checked
+    out in a work tree (moving it under a person's feet would corrupt their checkout)."""
+    branch = into or f"mergegate/{run_id}"
+    try:
+        run_git(repo, "check-ref-format", "--branch", branch)
+    except GitError:
+        raise UsageError(f"not a valid branch name: {branch!r}") from None
+    holder = checked_out_branches(repo).get(branch)
+    if holder is not None:
+        raise UsageError(
+            f"branch {branch!r} is checked out in {holder}; mergegate merges without a checkout "
+            "and will not move a branch under a work tree. Check out another branch, or pass "
+            "--into a new branch name."
+        )
+    tip = branch_tip(repo, branch)
+    if tip is not None:
+        return branch, tip
+    try:
+        head = run_git(repo, "rev-parse", "--verify", "HEAD^{commit}")
+    except GitError:
+        raise UsageError(f"the repository {repo} has no commit to start from") from None
+    create_branch(repo, branch, head)
+    return branch, head
+
+
+def create_run(request: RunRequest) -> RunRecord:
+    """Validate the plan, make the integration branch and the run's folder; the run's card."""
+    validate_plan(request.plan)
+    selected_phases(request.plan, request.options.phase)
+    if request.reviewer is None and request.options.review_mode != "off":
+        raise UsageError(
+            "no reviewer: pass --reviewer NAME or --reviewer-cmd (or set review.mode = off)"
+        )
+    repo = _repo_root(request.repo)
+    run_id = request.run_id or new_run_id()
+    into, base = _integration_branch(repo, run_id, request.into)
+    record = RunRecord(
+        run_id=run_id,
+        plan=request.plan.title or request.plan_path or "(untitled plan)",
+        plan_path=request.plan_path,
+        repo=str(repo),
+        into=into,
+        base_sha=base,
+        agents={"implementer": request.implementer, "reviewer": request.reviewer},
+        options=request.options.to_dict(),
+    )
+    store = RunStore(request.state_dir)
+    store.create(record)
+    write_atomic(
+        store.run_dir(run_id) / PLAN_SNAPSHOT,
+        request.plan.model_dump_json(indent=2, by_alias=True) + "\n",
+    )
+    return record
+
+
+def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
+    """What a run would do, and nothing run: phases, waves, units, tasks, checks."""
+    validate_plan(plan)
+    lines = [f"plan: {plan.title or '(untitled)'} ({plan.format.value})"]
+    for phase in selected_phases(plan, options.phase):
+        lines.append(f"phase {phase.id}: {phase.name}".rstrip(": "))
+        for number, wave in enumerate(compute_waves(phase), start=1):
+            lines.append(f"  wave {number} (up to {options.concurrency} at once)")
+            for unit in wave:
+                deps = f" after {', '.join(unit.depends_on)}" if unit.depends_on else ""
+                done = " [already completed]" if unit.completed else ""
+                lines.append(f"    unit {unit.id}: {unit.name}{deps}{done}".rstrip())
+                for task in unit.tasks:
+                    kind = f" [{task.type}]" if task.is_checkpoint else ""
+                    lines.append(f"      task {task.id}: {task.name}{kind}")
+                    lines += [f"        check: {c.run}" for c in task_checks(task)]
+    lines.append(
+        f"review: {options.review_mode}; fix commits: {options.fix_commits}; "
+        f"on escalation: {options.on_escalation}"
+    )
+    return lines
+
+
+# ---------------------------------------------------------------- running
+
+
+def kill_orphans(run_dir: Path) -> int:
+    """Kill agent and check process groups a crashed orchestrator left running: every
+    recorded process of an attempt without a result. Returns how many were signalled."""
+    killed = 0
+    for record_file in run_dir.rglob("process.json"):
+        if (record_file.parent / RESULT_FILE).exists():
+            continue
+        try:
+            record = ProcessRecord.model_validate_json(record_file.read_text("utf-8"))
+        except ValueError:
+            continue
+        if kill_recorded_group(record):
+            killed += 1
+    return killed
+
+
+def _runtime(
+    store: RunStore, record: RunRecord, config: Config, events: EventSink, human: Human | None
+) -> Runtime:
+    implementer = make_backend(record.agents.get("implementer"), config)
+    if implementer is None:
+        raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
+    return Runtime(
+        record=record,
+        store=store,
+        plan=load_plan_snapshot(store, record.run_id),
+        repo=Path(record.repo),
+        config=config,
+        options=RunOptions.from_dict(record.options),
+        implementer=implementer,
+        reviewer=make_backend(record.agents.get("reviewer"), config),
+        events=events,
+        human=human,
+    )
+
+
+def _seed_usage(rt: Runtime) -> None:
+    for path in rt.run_dir.rglob(RESULT_FILE):
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if isinstance(usage, dict):
+            rt.usage.add(
+                sum(int(v) for v in usage.values() if isinstance(v, int)), data.get("cost_usd")
+            )
+
+
+def execute_run(
+    state_dir: Path,
+    run_id: str,
+    config: Config,
+    *,
+    listener: Callable[[RunEvent], None] | None = None,
+    human: Human | None = None,
+    tick: Callable[[], None] = lambda: None,
+) -> dict[str, Any]:
+    """Run (or continue) the run's current generation to its end; the run report."""
+    store = RunStore(state_dir)
+    record = store.load(run_id)
+    if record.status not in (RunState.RUNNING,):
+        return build_report(store, run_id)
+    kill_orphans(store.run_dir(run_id))
+    events = EventSink(listener)
+    rt = _runtime(store, record, config, events, human)
+    if rt.options.review_mode == "off":
+        events.notice_once(
+            "review is off (review.mode = off): tasks merge on implementer success "
+            "and passing checks"
+        )
+    _seed_usage(rt)
+    install(rt)
+    engine = DurableEngine(
+        EngineConfig(sqlite_url(store.database_path(run_id)), concurrency=rt.options.concurrency)
+    )
+    wf_id = f"{run_id}/g{record.generation}"
+    try:
+        engine.launch()
+        if engine.status(wf_id) is None:
+            engine.start(run_workflow, wf_id, {"generation": record.generation})
+        state = engine.wait(wf_id, tick=tick)
+        message = _failure_message(engine, wf_id, state)
+    finally:
+        engine.shutdown()
+        uninstall()
+    return _finish(store, run_id, state, message)
+
+
+def _failure_message(engine: DurableEngine, wf_id: str, state: str | None) -> str:
+    if state != WorkflowState.ERROR:
+        return ""
+    try:
+        engine.result(wf_id)
+    except Exception as exc:  # the workflow's own error, recorded by DBOS
+        return f"the run stopped on an error: {type(exc).__name__}: {exc}"
+    return "the run stopped on an error"
+
+
+def _finish(store: RunStore, run_id: str, state: str | None, message: str) -> dict[str, Any]:
+    record = store.load(run_id)
+    cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
+    if cancelled:
+        record.status = RunState.CANCELLED
+    report = build_report(store, run_id) if not cancelled else None
+    units = (report or build_report(store, run_id))["units"]
+    status, code = run_outcome(units, cancelled)
+    if state == WorkflowState.ERROR:
+        status, code = RunState.FAILED, ExitCode.AGENT_FAILURE
+    record.status, record.exit_code = status, int(code)
+    record.message = message or record.message
+    record.finished = datetime.now(UTC).isoformat(timespec="seconds")
+    store.save(record)
+    report = build_report(store, run_id)
+    write_run_summary(report)
+    return report
+
+
+# ---------------------------------------------------------------- people, cancel, queries
+
+
+def answer_checkpoints(
+    state_dir: Path, run_id: str, answers: list[tuple[str, str, str]]
+) -> RunRecord:
+    """Record people's answers (`UNIT/TASK` or `TASK`, approve|reject, note) and, when the
+    run waits for a person, start its next generation. Unknown tasks are a usage error."""
+    store = RunStore(state_dir)
+    record = store.load(run_id)
+    plan = load_plan_snapshot(store, run_id)
+    path = store.run_dir(run_id) / "answers.json"
+    known = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    for key, answer, note in answers:
+        if answer not in ("approve", "reject"):
+            raise UsageError(f"--answer {key}={answer}: the answer must be approve or reject")
+        full = _checkpoint_key(plan, key)
+        known[full] = {"answer": answer, "note": note, "at": time.time()}
+    write_json_atomic(path, known)
+    if answers and record.status == RunState.WAITING_FOR_HUMAN:
+        record.generation += 1
+        record.status, record.exit_code, record.finished = RunState.RUNNING, None, None
+        store.save(record)
+    return record
+
+
+def _checkpoint_key(plan: Plan, key: str) -> str:
+    matches = []
+    for phase in plan.phases:
+        for unit in phase.units:
+            for task in unit.tasks:
+                if task.is_checkpoint and key in (task.id, f"{unit.id}/{task.id}"):
+                    matches.append(f"{unit.id}/{task.id}")
+    if len(matches) != 1:
+        what = "no checkpoint task" if not matches else "more than one checkpoint task"
+        raise UsageError(f"--answer {key!r}: {what} has that id (use UNIT/TASK)")
+    return matches[0]
+
+
+def cancel_run(state_dir: Path, run_id: str, *, clean: bool = False) -> dict[str, Any]:
+    """Stop a run: no agent starts any more, every recorded agent group is killed, the
+    workflows are cancelled, the run is marked cancelled. Work trees of unfinished units are
+    kept for inspection unless `clean`."""
+    store = RunStore(state_dir)
+    record = store.load(run_id)
+    run_dir = store.run_dir(run_id)
+    write_atomic(run_dir / "STOP", "cancelled by mergegate cancel\n")
+    killed = kill_orphans(run_dir)
+    cancel_from_outside(sqlite_url(store.database_path(run_id)))
+    if record.status in (RunState.RUNNING, RunState.WAITING_FOR_HUMAN):
+        record.status, record.exit_code = RunState.CANCELLED, int(ExitCode.AGENT_FAILURE)
+        record.message = "cancelled by mergegate cancel"
+        record.finished = datetime.now(UTC).isoformat(timespec="seconds")
+        store.save(record)
+    removed = _clean_worktrees(store, record) if clean else []
+    report = build_report(store, run_id)
+    write_run_summary(report)
+    return {**report, "killed_groups": killed, "removed_worktrees": removed}
+
+
+def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
+    root = store.root.parent / "worktrees" / record.run_id
+    removed = []
+    if root.is_dir():
+        for path in sorted(root.iterdir()):
+            try:
+                run_git(Path(record.repo), "worktree", "remove", "--force", "--force", str(path))
+            except GitError:
+                shutil.rmtree(path, ignore_errors=True)
+            removed.append(str(path))
+        shutil.rmtree(root, ignore_errors=True)
+    prune_worktrees(Path(record.repo))
+    return removed
+
+
+def run_report(state_dir: Path, run_id: str) -> dict[str, Any]:
+    return build_report(RunStore(state_dir), run_id)
+
+
+def list_runs(state_dir: Path) -> list[dict[str, object]]:
+    return [r.summary() for r in RunStore(state_dir).list()]
