@@ -10,7 +10,8 @@ fix prompt reuses the unit's last task), and the kind from the environment and p
 SCRIPT maps "<unit>/<task>" (or "*") to {"implement": [...], "fix": [...], "review": [...]};
 each call takes the next step of its list (the last one repeats). A step is
   {"text": "...", "write": {"path": "content"}, "sleep": 0.5, "exit": 0}
-Defaults: implement writes `<unit>-<task>.txt`; review approves; fix appends a line.
+Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt`; review
+approves; fix rewrites that file.
 `{review_id}` in a text becomes the nonce mergegate asked for.
 
 Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, pid, time)
@@ -77,12 +78,12 @@ log("start")
 entry = script.get(f"{unit}/{task}") or script.get("*") or {}
 steps = entry.get(kind) or []
 step = steps[min(n, len(steps)) - 1] if steps else {}
-if not steps and kind == "implement":
-    step = {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "done"}
-if not steps and kind == "review":
-    step = {"text": approve()}
-if not steps and kind == "fix":
-    step = {"write": {f"{unit}-{task}.txt": f"{unit} {task} fixed {n}\n"}, "text": "fixed"}
+defaults = {
+    "implement": {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "done"},
+    "review": {"text": "APPROVE"},
+    "fix": {"write": {f"{unit}-{task}.txt": f"{unit} {task} fixed {n}\n"}, "text": "fixed"},
+}
+step = {**defaults[kind], **step}
 time.sleep(step.get("sleep", 0))
 for rel, content in step.get("write", {}).items():
     path = pathlib.Path(rel)

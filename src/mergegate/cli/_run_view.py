@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.live import Live
@@ -19,7 +20,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from mergegate.cli._progress import Mode, clean
-from mergegate.engine import RunEvent
+
+if TYPE_CHECKING:  # the engine (and DBOS) load only when a run command runs
+    from mergegate.engine import RunEvent
 
 __all__ = ["open_run_view"]
 

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -15,19 +15,14 @@ from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
 from mergegate.config import Config, load_config, state_dir
 from mergegate.durable import read_json_validated
-from mergegate.engine import (
-    RunOptions,
-    RunRequest,
-    answer_checkpoints,
-    cancel_run,
-    create_run,
-    dry_run_lines,
-    execute_run,
-    list_runs,
-    run_report,
-)
 from mergegate.errors import UsageError
 from mergegate.plans import Plan
+
+if TYPE_CHECKING:
+    from mergegate.engine import RunOptions
+
+# The engine (and DBOS, ~0.3 s to import) is imported inside the commands, so every other
+# mergegate command starts as fast as before.
 
 __all__ = ["cancel", "resume", "run", "runs", "status"]
 
@@ -76,6 +71,8 @@ def _agent(
 
 
 def _options(config: Config, opts: dict[str, Any]) -> RunOptions:
+    from mergegate.engine import RunOptions
+
     run, review, agents = config.run, config.review, config.agents
     return RunOptions(
         concurrency=opts.get("concurrency") or run.concurrency,
@@ -134,6 +131,8 @@ def _emit(report: dict[str, Any], fmt: str) -> None:
 
 
 def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> dict[str, Any]:
+    from mergegate.engine import execute_run
+
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     console = Console(file=sys.stderr)
     with open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (listener, tick):
@@ -188,6 +187,8 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     Exit codes: 0 every unit merged; 2 usage error; 3 a review stayed undecidable;
     4 agent failure (or cancelled); 5 escalated to a person, or waiting for one.
     """
+    from mergegate.engine import RunRequest, create_run, dry_run_lines
+
     config = load_config(opts["repo"])
     plan = load_plan(plan_file)
     options = _options(config, opts)
@@ -244,6 +245,8 @@ def _parse_answer(text: str) -> tuple[str, str]:
 @click.pass_context
 def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
     """Continue RUN after a crash or a stop, or answer its checkpoint tasks and go on."""
+    from mergegate.engine import answer_checkpoints
+
     state = state_dir(load_config(opts["repo"]))
     parsed = [(*_parse_answer(a), opts["note"]) for a in opts["answers"]]
     record = answer_checkpoints(state, run_id, parsed)
@@ -260,6 +263,8 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
 @_FORMAT
 def status(run_id: str, repo: Path, fmt: str) -> None:
     """Where RUN stands: its units, their status and merge commits."""
+    from mergegate.engine import run_report
+
     _emit(run_report(state_dir(load_config(repo)), run_id), fmt)
 
 
@@ -268,6 +273,8 @@ def status(run_id: str, repo: Path, fmt: str) -> None:
 @_FORMAT
 def runs(repo: Path, fmt: str) -> None:
     """Every run in this repository's state directory, oldest first."""
+    from mergegate.engine import list_runs
+
     found = list_runs(state_dir(load_config(repo)))
     if fmt == "json":
         click.echo(json.dumps(found, indent=2))
@@ -288,4 +295,6 @@ def runs(repo: Path, fmt: str) -> None:
 @_FORMAT
 def cancel(run_id: str, clean_: bool, repo: Path, fmt: str) -> None:
     """Stop RUN: kill its agents, cancel its workflows, mark it cancelled (work trees kept)."""
+    from mergegate.engine import cancel_run
+
     _emit(cancel_run(state_dir(load_config(repo)), run_id, clean=clean_), fmt)

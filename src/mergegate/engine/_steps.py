@@ -203,7 +203,7 @@ class DurableBackend:
 # ---------------------------------------------------------------- git
 
 
-@step("mergegate.commit")
+@step("mergegate.commit", retries=3)
 def commit_step(call: dict[str, Any]) -> str | None:
     """One commit, idempotent by its key trailer; None when there was nothing to commit."""
     return commit_with_key(
@@ -252,13 +252,13 @@ class DurableRepository:
         return sha
 
 
-@step("mergegate.branch")
+@step("mergegate.branch", retries=3)
 def branch_step(repo: str, branch: str, sha: str) -> str:
     """Create `branch` at `sha` unless it exists; its tip."""
     return create_branch(Path(repo), branch, sha)
 
 
-@step("mergegate.tip")
+@step("mergegate.tip", retries=3)
 def tip_step(repo: str, branch: str) -> str:
     """The integration branch's tip at the start of a wave."""
     tip = branch_tip(Path(repo), branch)
@@ -267,18 +267,18 @@ def tip_step(repo: str, branch: str) -> str:
     return tip
 
 
-@step("mergegate.worktree")
+@step("mergegate.worktree", retries=3)
 def worktree_step(repo: str, path: str, branch: str, base: str) -> str:
     """The unit's work tree (made, or found after a crash); its HEAD."""
     return add_worktree(Path(repo), Path(path), branch, base)
 
 
-@step("mergegate.remove_worktree")
+@step("mergegate.remove_worktree", retries=3)
 def remove_worktree_step(repo: str, path: str) -> None:
     remove_worktree(Path(repo), Path(path))
 
 
-@step("mergegate.merge")
+@step("mergegate.merge", retries=3)
 def merge_step(repo: str, into: str, branch: str, message: str, key: str) -> dict[str, Any]:
     """Merge a unit into the integration branch exactly once (see `merge_no_ff`)."""
     result: MergeResult = merge_no_ff(Path(repo), into, branch, message, key)

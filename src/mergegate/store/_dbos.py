@@ -104,8 +104,16 @@ def workflow(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return DBOS.workflow(name=name, max_recovery_attempts=_MAX_RECOVERY_ATTEMPTS)
 
 
-def step(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Declare a step: its result is recorded once it returns, and never recomputed."""
+def step(name: str, *, retries: int = 0) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Declare a step: its result is recorded once it returns, and never recomputed.
+
+    `retries` re-runs a step that raised (after 0.5 s, then 1 s, ...): for idempotent git
+    steps, which can meet a lock left for a moment by a git process of a crashed run.
+    """
+    if retries:
+        return DBOS.step(
+            name=name, retries_allowed=True, max_attempts=retries + 1, interval_seconds=0.5
+        )
     return DBOS.step(name=name)
 
 
