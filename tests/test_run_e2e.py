@@ -236,3 +236,145 @@ def test_runs_lists_every_run(repo: Path, tmp_path: Path) -> None:
             "plan": "test plan",
         }
     ]
+
+
+def test_failing_check_is_fed_to_a_fix_round_then_amend_folds_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    plan = make_plan({"P1": {"A": {"checks": {"T1": ["grep -q fixed A-T1.txt"]}}}})
+    impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")
+    code, out, err = invoke(run_args(repo, impl, rev, "--fix-commits", "amend"), plan, tmp_path)
+    assert code == 0, err
+    assert out is not None
+    kinds = [e["kind"] for e in events(tmp_path, "impl") if e["event"] == "start"]
+    assert kinds == ["implement", "fix"]
+    fix_prompt = (tmp_path / "impl-state" / "log.jsonl").exists()
+    assert fix_prompt
+    task = out["units"][0]["tasks"][0]
+    assert task["decision"] == "approved"
+    # amend: the fix is folded into the one task commit
+    commits = git(repo, "log", "--format=%s", f"{out['into']}^2", "--not", f"{out['into']}^1")
+    assert commits.splitlines() == ["T1: do T1"]
+    assert git(repo, "show", f"{out['into']}:A-T1.txt").startswith("A T1 fixed")
+
+
+def test_a_check_that_keeps_failing_the_same_way_escalates(repo: Path, tmp_path: Path) -> None:
+    plan = make_plan({"P1": {"A": {"checks": {"T1": ["echo broken; exit 3"]}}}})
+    impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")
+    code, out, _ = invoke(run_args(repo, impl, rev), plan, tmp_path)
+    assert code == 5
+    assert out is not None
+    unit = out["units"][0]
+    assert unit["status"] == "needs_manual_review"
+    assert "stalled" in unit["reason"]
+    assert events(tmp_path, "rev") == []  # no reviewer for a change whose checks fail
+    summary = Path(unit["summary"]).read_text()
+    assert "CHECK-1" in summary
+
+
+def test_task_wall_budget_stops_cleanly(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MERGEGATE_RUN__TASK_WALL_S", "1")
+    plan = make_plan({"P1": {"A": {}}})
+    impl = agent(tmp_path, "impl")
+    rev = agent(tmp_path, "rev", {"*": {"review": [{"sleep": 1.5, "text": "APPROVE"}]}})
+    code, out, _ = invoke(run_args(repo, impl, rev), plan, tmp_path)
+    assert code == 5
+    assert out is not None
+    unit = out["units"][0]
+    assert unit["status"] == "needs_manual_review"
+    assert "budget" in unit["reason"]
+
+
+def test_dry_run_prints_the_plan_and_runs_nothing(repo: Path, tmp_path: Path) -> None:
+    plan = make_plan({"P1": {"A": {"checks": {"T1": ["pytest -q"]}}, "B": {"depends_on": ["A"]}}})
+    impl = agent(tmp_path, "impl")
+    from click.testing import CliRunner
+
+    from mergegate.cli import cli
+
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan.model_dump_json())
+    result = CliRunner().invoke(
+        cli, ["run", str(plan_file), "--repo", str(repo), "--implementer-cmd", impl, "--dry-run"]
+    )
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert "  wave 1 (up to 2 at once)" in lines
+    assert "    unit B: unit B after A" in lines
+    assert "        check: pytest -q" in lines
+    assert events(tmp_path, "impl") == []
+    assert "mergegate/" not in git(repo, "branch", "--list")
+
+
+@pytest.mark.parametrize(
+    ("phases", "message"),
+    [
+        ({"P1": {"A": {"depends_on": ["Z"]}}}, "unknown unit"),
+        ({"P1": {"A": {"depends_on": ["B"]}, "B": {"depends_on": ["A"]}}}, "cycle"),
+        ({"P1": {"A": {"depends_on": ["B"]}}, "P2": {"B": {}}}, "later phase"),
+    ],
+)
+def test_a_plan_the_engine_cannot_run_is_a_usage_error(
+    repo: Path, tmp_path: Path, phases: dict[str, object], message: str
+) -> None:
+    impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")
+    code, _, err = invoke(run_args(repo, impl, rev), make_plan(phases), tmp_path)  # type: ignore[arg-type]
+    assert code == 2
+    assert message in err
+
+
+def test_into_a_checked_out_branch_is_refused(repo: Path, tmp_path: Path) -> None:
+    impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")
+    plan = make_plan({"P1": {"A": {}}})
+    code, _, err = invoke(run_args(repo, impl, rev, "--into", "main"), plan, tmp_path)
+    assert code == 2
+    assert "checked out" in err
+
+
+def test_cancel_kills_agents_and_keeps_work_trees_unless_clean(repo: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    plan = make_plan({"P1": {"A": {}}})
+    impl = agent(tmp_path, "impl", {"*": {"implement": [{"sleep": 60}]}})
+    rev = agent(tmp_path, "rev")
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan.model_dump_json())
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mergegate",
+            *run_args(repo, impl, rev)[:1],
+            str(plan_file),
+            *run_args(repo, impl, rev)[1:],
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+    deadline = time.monotonic() + 30
+    while not any(e["event"] == "start" for e in events(tmp_path, "impl")):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    state = Path(os.environ["MERGEGATE_STATE_DIR"])
+    run_id = next((state / "runs").iterdir()).name
+    code, out, _ = invoke(["cancel", run_id, "--repo", str(repo), "--format", "json"])
+    assert code == 0
+    assert out is not None
+    assert out["killed_groups"] >= 1
+    stdout, _ = proc.communicate(timeout=60)
+    final = __import__("json").loads(stdout)
+    assert final["status"] == "cancelled"
+    assert proc.returncode == 4
+    assert final["units"][0]["status"] == "cancelled", final["units"][0]
+    assert "A" in git(repo, "worktree", "list")  # kept for inspection
+    code, out, _ = invoke(["cancel", run_id, "--repo", str(repo), "--clean", "--format", "json"])
+    assert out is not None
+    assert len(out["removed_worktrees"]) == 1
+    assert git(repo, "worktree", "list").count("\n") == 0

@@ -162,7 +162,16 @@ def agent_step(call: dict[str, Any]) -> dict[str, Any]:
     result = backend.run(request.model_copy(update=update))
     write_json_atomic(attempt_dir / RESULT_FILE, result)
     rt.usage.add(result.usage.total_tokens, result.cost_usd)
-    return {"result": result.model_dump(mode="json"), "stopped": None}
+    stopped = None
+    if not result.ok and rt.stop_file().exists():
+        stopped = stop_reason(call.get("deadline"))  # killed by `cancel`: not an agent failure
+    elif (
+        result.status is RunStatus.TIMEOUT
+        and update.get("timeout_s", request.timeout_s) < request.timeout_s
+    ):
+        # the limit was the budget's, not the agent's: a clean budget stop, not an agent failure
+        stopped = stop_reason(call.get("deadline")) or "budget: wall time reached"
+    return {"result": result.model_dump(mode="json"), "stopped": stopped}
 
 
 class DurableBackend:
