@@ -146,10 +146,10 @@ def agent_step(call: dict[str, Any]) -> dict[str, Any]:
     assert backend is not None
     why = stop_reason(call.get("deadline"))
     if why is not None:
-        stopped = AgentResult(
+        refused = AgentResult(
             backend=backend.name, status=RunStatus.KILLED, error=f"stopped: {why}"
         )
-        return {"result": stopped.model_dump(mode="json"), "stopped": why}
+        return {"result": refused.model_dump(mode="json"), "stopped": why}
     attempt_dir = Path(call["attempt_dir"])
     _keep_lost_attempt(attempt_dir)
     attempt_dir.mkdir(parents=True)
@@ -162,7 +162,7 @@ def agent_step(call: dict[str, Any]) -> dict[str, Any]:
     result = backend.run(request.model_copy(update=update))
     write_json_atomic(attempt_dir / RESULT_FILE, result)
     rt.usage.add(result.usage.total_tokens, result.cost_usd)
-    stopped = None
+    stopped: str | None = None
     if not result.ok and rt.stop_file().exists():
         stopped = stop_reason(call.get("deadline"))  # killed by `cancel`: not an agent failure
     elif (
