@@ -270,9 +270,15 @@ def _try_git(cwd: Path, *args: str) -> tuple[bool, str]:
         return False, str(exc)
 
 
+_IDENTITIES: dict[Path, tuple[str, ...]] = {}
+
+
 def _identity(cwd: Path) -> tuple[str, ...]:
-    configured, _ = _git(cwd, "config", "user.email")
-    return () if configured else _FALLBACK_IDENTITY
+    """`-c user.*` flags when the repository has no identity (asked once per work tree)."""
+    if cwd not in _IDENTITIES:
+        configured, _ = _git(cwd, "config", "user.email")
+        _IDENTITIES[cwd] = () if configured else _FALLBACK_IDENTITY
+    return _IDENTITIES[cwd]
 
 
 def branch_tip(repo: Path, branch: str) -> str | None:
@@ -351,12 +357,11 @@ def reset_clean(worktree: Path, sha: str) -> None:
     run_git(worktree, "clean", "-q", "-f", "-d")
 
 
-def _head_has_key(worktree: Path, key: str) -> str | None:
-    ok, out = _try_git(worktree, "log", "-1", "--format=%H%x00%B", "HEAD")
-    if not ok or "\0" not in out:
-        return None
-    sha, body = out.split("\0", 1)
-    return sha if key in body.splitlines() else None
+def _head(worktree: Path) -> tuple[str, list[str]]:
+    """HEAD's commit id and message lines."""
+    out = run_git(worktree, "log", "-1", "--format=%H%x00%B", "HEAD")
+    sha, _, body = out.partition("\0")
+    return sha, body.splitlines()
 
 
 def commit_with_key(
@@ -370,22 +375,26 @@ def commit_with_key(
     changes into HEAD instead (HEAD's message is kept and `key` added). Returns None when
     there is nothing to commit.
     """
-    done = _head_has_key(worktree, key)
-    if done is not None:
-        return done
-    if squash_onto is not None:
+    head, lines = _head(worktree)
+    if key in lines:
+        return head
+    if squash_onto is not None and head != squash_onto:
         run_git(worktree, "reset", "-q", "--soft", squash_onto)
     run_git(worktree, "add", "-A", "--", ".")
-    unchanged, _ = _git(worktree, "diff", "--cached", "--quiet")
-    if unchanged:
-        return None
     if amend:
-        previous = run_git(worktree, "log", "-1", "--format=%B", "HEAD")
-        message = previous.rstrip() + "\n" + key + "\n"
+        unchanged, _ = _git(worktree, "diff", "--cached", "--quiet")
+        if unchanged:
+            return None  # an amend would succeed with no change: nothing to fold in
+        message = "\n".join(lines).rstrip() + "\n" + key + "\n"
         args = ["commit", "--amend", "--no-verify", "-q", "-m", message]
     else:
         args = ["commit", "--no-verify", "-q", "-m", message.rstrip() + "\n\n" + key + "\n"]
-    run_git(worktree, *_identity(worktree), *args)
+    committed, _ = _try_git(worktree, *_identity(worktree), *args)
+    if not committed:
+        unchanged, _ = _git(worktree, "diff", "--cached", "--quiet")
+        if unchanged:
+            return None  # nothing to commit (git refuses an empty commit)
+        run_git(worktree, *_identity(worktree), *args)  # fails again, with git's reason
     return run_git(worktree, "rev-parse", "HEAD")
 
 

@@ -142,6 +142,10 @@ def create_run(request: RunRequest) -> RunRecord:
     )
     store = RunStore(request.state_dir)
     store.create(record)
+    # the queue's row exists before the first real launch, so DBOS's queue manager (which
+    # looks for new queues once a second) serves it at once
+    with DurableEngine(_engine_config(store, run_id, request.options)):
+        pass
     write_atomic(
         store.run_dir(run_id) / PLAN_SNAPSHOT,
         request.plan.model_dump_json(indent=2, by_alias=True) + "\n",
@@ -175,11 +179,17 @@ def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
 # ---------------------------------------------------------------- running
 
 
+def _engine_config(store: RunStore, run_id: str, options: RunOptions) -> EngineConfig:
+    return EngineConfig(sqlite_url(store.database_path(run_id)), concurrency=options.concurrency)
+
+
 def kill_orphans(run_dir: Path) -> int:
     """Kill agent and check process groups a crashed orchestrator left running: every
     recorded process of an attempt without a result. Returns how many were signalled."""
     killed = 0
-    for record_file in run_dir.rglob("process.json"):
+    attempts = run_dir.glob("*/*/*/attempts/*/process.json")  # <phase>/<unit>/<task>/…
+    checks = run_dir.glob("*/*/*/checks/*/*/process.json")
+    for record_file in (*attempts, *checks):
         if (record_file.parent / RESULT_FILE).exists():
             continue
         try:
@@ -246,11 +256,10 @@ def execute_run(
             "review is off (review.mode = off): tasks merge on implementer success "
             "and passing checks"
         )
-    _seed_usage(rt)
+    if rt.options.max_tokens is not None or rt.options.max_cost_usd is not None:
+        _seed_usage(rt)  # budgets count what earlier processes of this run spent
     install(rt)
-    engine = DurableEngine(
-        EngineConfig(sqlite_url(store.database_path(run_id)), concurrency=rt.options.concurrency)
-    )
+    engine = DurableEngine(_engine_config(store, run_id, rt.options))
     wf_id = f"{run_id}/g{record.generation}"
     try:
         engine.launch()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.agents.git import GitRepository
-from mergegate.durable import write_atomic, write_json_atomic
+from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
 from mergegate.engine._plan import report_stem
 from mergegate.engine._runtime import Runtime

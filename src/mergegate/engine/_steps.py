@@ -36,7 +36,8 @@ from mergegate.agents.git import (
     reset_clean,
 )
 from mergegate.agents.supervisor import Limits, supervise
-from mergegate.durable import read_json_validated, write_json_atomic
+from mergegate.durable import read_json_validated
+from mergegate.engine._files import write_json_atomic
 from mergegate.engine._runtime import current
 from mergegate.errors import UsageError
 from mergegate.plans import Check
@@ -124,14 +125,16 @@ def _remaining(deadline: float | None) -> float | None:
     return max(1.0, min(ends) - time.time()) if ends else None
 
 
-def _keep_lost_attempt(path: Path) -> None:
-    """An attempt folder already there belongs to a run lost in a crash: keep it aside."""
+def _keep_lost_attempt(path: Path) -> bool:
+    """An attempt folder already there belongs to a run lost in a crash: keep it aside.
+    True when there was one (the step is running again)."""
     if not path.exists():
-        return
+        return False
     n = 1
     while (lost := path.with_name(f"{path.name}.lost-{n}")).exists():
         n += 1
     path.rename(lost)
+    return True
 
 
 # ---------------------------------------------------------------- agents
@@ -151,9 +154,11 @@ def agent_step(call: dict[str, Any]) -> dict[str, Any]:
         )
         return {"result": refused.model_dump(mode="json"), "stopped": why}
     attempt_dir = Path(call["attempt_dir"])
-    _keep_lost_attempt(attempt_dir)
+    again = _keep_lost_attempt(attempt_dir)
     attempt_dir.mkdir(parents=True)
-    if call.get("reset_to"):
+    if again and call.get("reset_to"):
+        # the lost attempt may have half-edited the tree: start from the last recorded commit
+        # (a first attempt finds the tree as the previous step recorded it)
         reset_clean(request.cwd, call["reset_to"])
     left = _remaining(call.get("deadline"))
     update: dict[str, Any] = {"attempt_dir": attempt_dir}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.decisions import ExitCode
-from mergegate.durable import write_atomic, write_json_atomic
+from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._plan import report_stem, selected_phases
 from mergegate.engine._reports import inline
 from mergegate.plans import Plan

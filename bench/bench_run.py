@@ -1,0 +1,223 @@
+"""`mergegate run` overhead, parallel efficiency and resume time, as ratios of the same run.
+
+1. Orchestration overhead per task: a run of instant scripted agents (a shell script that
+   writes a file, or prints an approval with the nonce). mergegate's time = wall time minus
+   the agents' own time (the supervised processes' durations, from each attempt's record);
+   per task, and as a share of a 60-second agent task. Goal: <= 150 ms per task on SQLite.
+2. Parallel efficiency: 4 units of a 2-second sleeping implementer at concurrency 4, against
+   the same unit alone (ideal: the same wall time). Goal: >= 0.9.
+3. Resume: a 1,000-task run killed in its last task (999 done), resumed in-process; mergegate's
+   time to replay and finish = wall time minus the agents' own time. Goal: < 2 s.
+
+Usage: bench_run.py [--quick]   (--quick: a 200-task resume run instead of 1,000)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mergegate.config import load_config
+from mergegate.engine import RunOptions, RunRequest, create_run, execute_run
+from mergegate.plans import Phase, Plan, PlanFormat, Task, Unit
+
+AGENT = """#!/bin/sh
+# instant scripted agent: reviewer approves with the nonce; implementer writes a new file
+if [ -n "$MERGEGATE_REVIEW_ID" ]; then
+  printf 'Ready to merge? Yes\\n\\n```json\\n{"review_id": "%s", "verdict": "approve", "findings": []}\\n```\\n' "$MERGEGATE_REVIEW_ID"
+else
+  if [ -n "$AGENT_SLEEP" ] && grep -q "$AGENT_SLEEP_ON" "$MERGEGATE_PROMPT_FILE"; then sleep "$AGENT_SLEEP"; fi
+  echo "$$" > "f-$$-$(basename "$MERGEGATE_PROMPT_FILE" .txt).txt"
+  echo done
+fi
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def make_repo(root: Path) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "b@example.com")
+    git(root, "config", "user.name", "b")
+    (root / "README.md").write_text("bench\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    return root
+
+
+def plan_of(shape: list[list[int]]) -> Plan:
+    """shape[phase][unit] = number of tasks."""
+    phases = []
+    for p, units in enumerate(shape, start=1):
+        built = [
+            Unit(
+                id=f"p{p}u{u}",
+                tasks=tuple(
+                    Task(id=f"t{t}", name=f"task {t}", action="write a file")
+                    for t in range(1, n + 1)
+                ),
+            )
+            for u, n in enumerate(units, start=1)
+        ]
+        phases.append(Phase(id=f"p{p}", units=tuple(built)))
+    return Plan(format=PlanFormat.NATIVE, title="bench", phases=tuple(phases))
+
+
+def agents_time(run_dir: Path) -> float:
+    total = 0.0
+    for path in run_dir.rglob("result.json"):
+        data = json.loads(path.read_text())
+        total += float(data.get("duration_s") or 0.0)
+    return total
+
+
+def start(
+    root: Path, name: str, plan: Plan, agent: Path, concurrency: int
+) -> tuple[Path, str, Path]:
+    repo = make_repo(root / name)
+    state = root / f"{name}-state"
+    record = create_run(
+        RunRequest(
+            plan=plan,
+            repo=repo,
+            state_dir=state,
+            implementer={"cmd": str(agent)},
+            reviewer={"cmd": str(agent)},
+            options=RunOptions(concurrency=concurrency),
+        )
+    )
+    return state, record.run_id, repo
+
+
+def timed_run(
+    root: Path, name: str, plan: Plan, agent: Path, concurrency: int
+) -> tuple[float, float, dict[str, Any]]:
+    state, run_id, repo = start(root, name, plan, agent, concurrency)
+    t0 = time.perf_counter()
+    report = execute_run(state, run_id, load_config(repo))
+    wall = time.perf_counter() - t0
+    assert report["status"] == "completed", report["status"]
+    return wall, agents_time(state / "runs" / run_id), report
+
+
+def overhead(root: Path, agent: Path) -> float:
+    tasks = 30
+    wall, own, _ = timed_run(root, "overhead", plan_of([[tasks]]), agent, 1)
+    per_task = (wall - own) / tasks
+    print(f"1. overhead: {tasks} tasks (1 unit), wall {wall:.2f} s, agents' own {own:.2f} s")
+    print(
+        f"   mergegate per task: {per_task * 1000:.0f} ms (goal <= 150 ms); "
+        f"share of a 60 s agent task: {per_task / 60:.2%}"
+    )
+    return per_task
+
+
+def parallel(root: Path, agent: Path) -> float:
+    os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"] = "2", "write a file"
+    try:
+        one, _, _ = timed_run(root, "par1", plan_of([[1]]), agent, 4)
+        four, _, _ = timed_run(root, "par4", plan_of([[1, 1, 1, 1]]), agent, 4)
+    finally:
+        del os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"]
+    efficiency = one / four
+    print(
+        f"2. parallel: 1 unit {one:.2f} s; 4 units at concurrency 4 {four:.2f} s; "
+        f"efficiency {efficiency:.2f} of ideal (goal >= 0.9)"
+    )
+    return efficiency
+
+
+def resume(root: Path, agent: Path, total: int) -> float:
+    per_phase = 20
+    phases = (total - per_phase) // per_phase
+    shape = [[10, 10] for _ in range(phases)] + [[per_phase]]
+    plan = plan_of(shape)
+    state, run_id, repo = start(root, "resume", plan, agent, 2)
+    last = f"task {per_phase}\n"
+    os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"] = (
+        "600",
+        f"# Task t{per_phase}: {last.strip()}",
+    )
+    env = {**os.environ, "MERGEGATE_STATE_DIR": str(state)}
+    # run it as a process (resume of a created run), kill it in the last task
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mergegate",
+            "resume",
+            run_id,
+            "--repo",
+            str(repo),
+            "--progress",
+            "none",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    last_dir = (
+        state
+        / "runs"
+        / run_id
+        / f"p{phases + 1}"
+        / f"p{phases + 1}u1"
+        / f"t{per_phase}"
+        / "attempts"
+    )
+    while not last_dir.is_dir():
+        time.sleep(0.2)
+        assert proc.poll() is None, "the run ended before its last task"
+    built = time.perf_counter() - t0
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    del os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"]
+    subprocess.run(
+        ["pkill", "-KILL", "-f", "f-$$"], check=False
+    )  # nothing: orphans are killed by resume
+    before = agents_time(state / "runs" / run_id)
+    os.environ["MERGEGATE_STATE_DIR"] = str(state)
+    t0 = time.perf_counter()
+    report = execute_run(state, run_id, load_config(repo))
+    wall = time.perf_counter() - t0
+    own = agents_time(state / "runs" / run_id) - before
+    assert report["status"] == "completed", report["status"]
+    done = sum(len(u["tasks"]) for u in report["units"])
+    print(
+        f"3. resume: {done} tasks ({total - 1} done before the kill; building them took {built:.0f} s)"
+    )
+    print(
+        f"   resume wall {wall:.2f} s, agents' own {own:.2f} s, mergegate {wall - own:.2f} s (goal < 2 s)"
+    )
+    return wall - own
+
+
+def main() -> None:
+    total = 200 if "--quick" in sys.argv else 1000
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        agent = root / "agent.sh"
+        agent.write_text(AGENT)
+        agent.chmod(0o755)
+        os.environ["MERGEGATE_STATE_DIR"] = str(root / "default-state")
+        overhead(root, agent)
+        parallel(root, agent)
+        resume(root, agent, total)
+
+
+if __name__ == "__main__":
+    main()
