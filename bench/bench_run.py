@@ -31,9 +31,12 @@ from mergegate.plans import Phase, Plan, PlanFormat, Task, Unit
 AGENT = """#!/bin/sh
 # instant scripted agent: reviewer approves with the nonce; implementer writes a new file
 if [ -n "$MERGEGATE_REVIEW_ID" ]; then
-  printf 'Ready to merge? Yes\\n\\n```json\\n{"review_id": "%s", "verdict": "approve", "findings": []}\\n```\\n' "$MERGEGATE_REVIEW_ID"
+  trailer='{"review_id": "%s", "verdict": "approve", "findings": []}'
+  printf "Ready to merge? Yes\\n\\n\\`\\`\\`json\\n$trailer\\n\\`\\`\\`\\n" "$MERGEGATE_REVIEW_ID"
 else
-  if [ -n "$AGENT_SLEEP" ] && grep -q "$AGENT_SLEEP_ON" "$MERGEGATE_PROMPT_FILE"; then sleep "$AGENT_SLEEP"; fi
+  if [ -n "$AGENT_SLEEP" ] && grep -q "$AGENT_SLEEP_ON" "$MERGEGATE_PROMPT_FILE"; then
+    sleep "$AGENT_SLEEP"
+  fi
   echo "$$" > "f-$$-$(basename "$MERGEGATE_PROMPT_FILE" .txt).txt"
   echo done
 fi
@@ -198,10 +201,12 @@ def resume(root: Path, agent: Path, total: int) -> float:
     assert report["status"] == "completed", report["status"]
     done = sum(len(u["tasks"]) for u in report["units"])
     print(
-        f"3. resume: {done} tasks ({total - 1} done before the kill; building them took {built:.0f} s)"
+        f"3. resume: {done} tasks ({total - 1} done before the kill; "
+        f"building them took {built:.0f} s)"
     )
     print(
-        f"   resume wall {wall:.2f} s, agents' own {own:.2f} s, mergegate {wall - own:.2f} s (goal < 2 s)"
+        f"   resume wall {wall:.2f} s, agents' own {own:.2f} s, "
+        f"mergegate {wall - own:.2f} s (goal < 2 s)"
     )
     return wall - own
 
