@@ -170,7 +170,7 @@ def resume(root: Path, agent: Path, total: int) -> float:
         ],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=(root / "resume-build.log").open("w"),
     )
     last_dir = (
         state
@@ -183,7 +183,9 @@ def resume(root: Path, agent: Path, total: int) -> float:
     )
     while not last_dir.is_dir():
         time.sleep(0.2)
-        assert proc.poll() is None, "the run ended before its last task"
+        if proc.poll() is not None:
+            log = (root / "resume-build.log").read_text()[-2000:]
+            raise SystemExit(f"the run ended before its last task:\n{log}")
     built = time.perf_counter() - t0
     time.sleep(0.5)
     proc.send_signal(signal.SIGKILL)
