@@ -37,7 +37,8 @@ else
   if [ -n "$AGENT_SLEEP" ] && grep -q "$AGENT_SLEEP_ON" "$MERGEGATE_PROMPT_FILE"; then
     sleep "$AGENT_SLEEP"
   fi
-  echo "$$" > "f-$$-$(basename "$MERGEGATE_PROMPT_FILE" .txt).txt"
+  # the content is unique per attempt (its prompt file's path), so a reused pid still changes it
+  echo "$MERGEGATE_PROMPT_FILE" > "f-$$.txt"
   echo done
 fi
 """
