@@ -30,12 +30,12 @@ from typing import Any
 import httpx
 
 from mergegate.agents.base import Backend
-from mergegate.agents.git import GitRepository
 from mergegate.agents.local import local_server, stop_local_server
-from mergegate.agents.model_server import ModelServer, Script, Turn
 from mergegate.agents.registry import get_backend
 from mergegate.errors import AgentError
+from mergegate.git import GitRepository
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewOutcome
+from mergegate.testing.model_server import ModelServer, Script, Turn
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CLAUDE_MODEL = "claude-sonnet-4-5"

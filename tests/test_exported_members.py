@@ -72,7 +72,7 @@ EXPECTED_MODULE_EXPORTS = {
         "extract_findings",
         "parse_verdict",
     },
-    "mergegate.agents.model_server": {
+    "mergegate.testing.model_server": {
         "Api",
         "Fault",
         "FaultKind",
@@ -85,6 +85,15 @@ EXPECTED_MODULE_EXPORTS = {
         "estimate_tokens",
         "load_script",
     },
+    "mergegate.testing": {
+        "ModelServer",
+        "ScriptedBackend",
+        "ScriptedReply",
+        "Script",
+        "Turn",
+        "load_script",
+    },
+    "mergegate.testing.scripted": {"ScriptedBackend", "ScriptedReply"},
     "mergegate.agents": {
         "AgentRequest",
         "AgentResult",
@@ -97,7 +106,7 @@ EXPECTED_MODULE_EXPORTS = {
         "available_backends",
         "get_backend",
     },
-    "mergegate.agents.supervisor": {
+    "mergegate.processes": {
         "SCRUBBED_ENV_NAMES",
         "SCRUBBED_ENV_PREFIXES",
         "CommandResult",
@@ -113,7 +122,7 @@ EXPECTED_MODULE_EXPORTS = {
         "run_command",
         "supervise",
     },
-    "mergegate.agents.git": {
+    "mergegate.git": {
         "GitRepository",
         "WorktreeSnapshot",
         "compare_snapshots",
@@ -174,7 +183,7 @@ EXPECTED_MODULE_EXPORTS = {
         "parse_file_edits",
         "parse_until_repeat",
     },
-    "mergegate.durable": {
+    "mergegate.atomic_files": {
         "OverwriteRefusedError",
         "append_jsonl",
         "read_json_validated",

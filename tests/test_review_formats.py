@@ -26,11 +26,11 @@ from mergegate.agents.command import CommandBackend
 from mergegate.agents.gemini import GeminiBackend
 from mergegate.agents.openai import OpenAIBackend, verdict_grammar
 from mergegate.agents.opencode import OpenCodeBackend
-from mergegate.agents.scripted import ScriptedBackend
 from mergegate.agents.signals import HelpDetector
 from mergegate.decisions import Decision
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewStatus
 from mergegate.review._context import render_files
+from mergegate.testing.scripted import ScriptedBackend
 from mergegate.verdicts import parse_verdict
 
 LINES = {"approve": "Yes", "request_changes": "With fixes", "reject": "No"}

@@ -22,7 +22,6 @@ from rich.console import Console
 
 from _gitrepo import change_repo
 from mergegate.agents.base import AgentRequest
-from mergegate.agents.scripted import ScriptedBackend
 from mergegate.cli import cli
 from mergegate.cli._progress import (
     MAX_DETAIL_LINES,
@@ -32,6 +31,7 @@ from mergegate.cli._progress import (
     clean,
 )
 from mergegate.review import EventKind, ReviewEvent, ReviewLoop, ReviewOptions
+from mergegate.testing.scripted import ScriptedBackend
 
 FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
 

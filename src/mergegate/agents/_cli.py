@@ -25,9 +25,9 @@ from mergegate.agents.base import (
     RunStatus,
     Usage,
 )
-from mergegate.agents.git import compare_snapshots, snapshot_worktree
 from mergegate.agents.signals import HelpDetector
-from mergegate.agents.supervisor import (
+from mergegate.git import compare_snapshots, snapshot_worktree
+from mergegate.processes import (
     Limits,
     ProcessOutcome,
     StopReason,

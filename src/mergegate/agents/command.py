@@ -23,8 +23,8 @@ from typing import Any
 
 from mergegate.agents._cli import CliBackend, ParsedRun, RunContext, stderr_excerpt
 from mergegate.agents.base import AgentRequest, BackendCapabilities
-from mergegate.agents.supervisor import ProcessOutcome, StopReason, Stream
 from mergegate.errors import UsageError
+from mergegate.processes import ProcessOutcome, StopReason, Stream
 
 __all__ = ["CommandBackend", "split_command"]
 

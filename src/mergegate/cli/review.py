@@ -11,12 +11,12 @@ from typing import Any
 import click
 
 from mergegate.agents.base import Backend
-from mergegate.agents.git import GitRepository
 from mergegate.agents.registry import get_backend
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
 from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
+from mergegate.git import GitRepository
 from mergegate.review import GatePolicy, ReviewLoop, ReviewOptions, ReviewOutcome
 
 __all__ = ["review"]

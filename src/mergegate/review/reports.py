@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mergegate.durable import write_atomic
+from mergegate.atomic_files import write_atomic
 from mergegate.errors import UsageError
 
 __all__ = ["AttemptReport", "ReportWriter", "fence"]

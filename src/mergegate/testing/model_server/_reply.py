@@ -12,7 +12,7 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mergegate.agents.model_server._script import MAX_ECHO_TOKEN_CHARS, ToolCall, Turn
+from mergegate.testing.model_server._script import MAX_ECHO_TOKEN_CHARS, ToolCall, Turn
 
 __all__ = [
     "Reply",

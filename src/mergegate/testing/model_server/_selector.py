@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from mergegate.agents.model_server._conversation import RequestView
-from mergegate.agents.model_server._script import Fault, Script, Turn
+from mergegate.testing.model_server._conversation import RequestView
+from mergegate.testing.model_server._script import Fault, Script, Turn
 
 __all__ = ["Selection", "TurnSelector"]
 

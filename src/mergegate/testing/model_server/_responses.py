@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mergegate.agents.model_server._reply import Reply, ResolvedCall, chunks
-from mergegate.agents.model_server._sse import SseEvent, named_event
+from mergegate.testing.model_server._reply import Reply, ResolvedCall, chunks
+from mergegate.testing.model_server._sse import SseEvent, named_event
 
 __all__ = ["response_body", "response_events"]
 

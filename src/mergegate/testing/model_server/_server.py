@@ -21,14 +21,14 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from mergegate.agents.model_server import _anthropic, _chat, _responses
-from mergegate.agents.model_server._conversation import Api, RequestView, view_request
-from mergegate.agents.model_server._log import RecordedRequest, RequestLog, redact_headers
-from mergegate.agents.model_server._reply import Reply, ReplyError, estimate_tokens, make_reply
-from mergegate.agents.model_server._script import Fault, FaultKind, Script
-from mergegate.agents.model_server._selector import Selection, TurnSelector
-from mergegate.agents.model_server._sse import SseEvent
 from mergegate.errors import UsageError
+from mergegate.testing.model_server import _anthropic, _chat, _responses
+from mergegate.testing.model_server._conversation import Api, RequestView, view_request
+from mergegate.testing.model_server._log import RecordedRequest, RequestLog, redact_headers
+from mergegate.testing.model_server._reply import Reply, ReplyError, estimate_tokens, make_reply
+from mergegate.testing.model_server._script import Fault, FaultKind, Script
+from mergegate.testing.model_server._selector import Selection, TurnSelector
+from mergegate.testing.model_server._sse import SseEvent
 
 __all__ = ["ModelServer"]
 

@@ -5,7 +5,7 @@ without writing it, unlike `git write-tree`), and `git status --porcelain=v1 -z
 --untracked-files=all` with a content hash of every file it lists. Any difference after a
 reviewer run means the reviewer changed the work tree, and the attempt is void.
 
-Git runs through `mergegate.agents.supervisor.run_command`, with `--no-optional-locks` (so
+Git runs through `mergegate.processes.run_command`, with `--no-optional-locks` (so
 `status` does not refresh the index) and without inherited `GIT_DIR`-style variables (a git hook
 environment would otherwise point it at another repository).
 """
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mergegate.agents.supervisor import child_environment, run_command
 from mergegate.errors import UsageError
+from mergegate.processes import child_environment, run_command
 
 __all__ = ["GitRepository", "WorktreeSnapshot", "compare_snapshots", "snapshot_worktree"]
 

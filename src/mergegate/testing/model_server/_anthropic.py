@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mergegate.agents.model_server._reply import Reply, chunks
-from mergegate.agents.model_server._sse import SseEvent, named_event
+from mergegate.testing.model_server._reply import Reply, chunks
+from mergegate.testing.model_server._sse import SseEvent, named_event
 
 __all__ = ["count_tokens_body", "error_body", "message_body", "message_events", "models_body"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mergegate.agents.model_server._reply import Reply, chunks
-from mergegate.agents.model_server._sse import SseEvent, data_event
+from mergegate.testing.model_server._reply import Reply, chunks
+from mergegate.testing.model_server._sse import SseEvent, data_event
 
 __all__ = ["completion_body", "completion_events", "error_body", "models_body"]
 

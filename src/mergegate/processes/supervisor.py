@@ -1,4 +1,4 @@
-"""The one module that starts processes: agent CLIs, fake agents, git.
+"""The one module that starts processes: agent CLIs, fake agents, and the tools other modules run.
 
 Every child is started the same way: an argv list (never a shell string), stdin closed
 (`/dev/null`, so no CLI waits on an open pipe), its own session and process group

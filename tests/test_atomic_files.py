@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from mergegate.durable import (
+from mergegate.atomic_files import (
     OverwriteRefusedError,
     append_jsonl,
     read_json_validated,

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from mergegate.agents.model_server._conversation import Api
-from mergegate.agents.model_server._script import FaultKind
+from mergegate.testing.model_server._conversation import Api
+from mergegate.testing.model_server._script import FaultKind
 
 __all__ = ["RecordedRequest", "RequestLog", "redact_headers"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mergegate.agents.supervisor import (
+from mergegate.processes import (
     Limits,
     ProcessRecord,
     StopReason,

@@ -8,10 +8,10 @@ See docs/model-server.md.
 
 from __future__ import annotations
 
-from mergegate.agents.model_server._conversation import Api
-from mergegate.agents.model_server._log import RecordedRequest
-from mergegate.agents.model_server._reply import estimate_tokens
-from mergegate.agents.model_server._script import (
+from mergegate.testing.model_server._conversation import Api
+from mergegate.testing.model_server._log import RecordedRequest
+from mergegate.testing.model_server._reply import estimate_tokens
+from mergegate.testing.model_server._script import (
     Fault,
     FaultKind,
     Script,
@@ -20,7 +20,7 @@ from mergegate.agents.model_server._script import (
     TurnUsage,
     load_script,
 )
-from mergegate.agents.model_server._server import ModelServer
+from mergegate.testing.model_server._server import ModelServer
 
 __all__ = [
     "Api",
