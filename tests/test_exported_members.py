@@ -52,6 +52,7 @@ EXPECTED_MODULE_EXPORTS = {
         "PromptTemplate",
         "RenderedPrompt",
         "Repository",
+        "ReviewAgents",
         "ReviewEvent",
         "ReviewLoop",
         "ReviewOptions",
@@ -61,6 +62,7 @@ EXPECTED_MODULE_EXPORTS = {
         "StageGate",
         "gate_stage",
         "load_template",
+        "report_root",
     },
     "mergegate.review.events": {"EventKind", "ReviewEvent"},
     "mergegate.verdicts": {
@@ -139,6 +141,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ENTRY_POINT_GROUP",
         "BackendInfo",
         "available_backends",
+        "backend_from_config",
         "get_backend",
     },
     "mergegate.agents.command": {"CommandBackend", "split_command"},
@@ -191,6 +194,8 @@ EXPECTED_MODULE_EXPORTS = {
         "write_json_atomic",
     },
     "mergegate.config": {
+        "DEFAULT_AGENTS",
+        "DEFAULT_REVIEW",
         "ENV_PREFIX",
         "MAX_ATTEMPTS_CEILING",
         "MAX_JSON_RETRIES_CEILING",

@@ -14,6 +14,8 @@ from mergegate.config._load import (
     state_dir,
 )
 from mergegate.config._models import (
+    DEFAULT_AGENTS,
+    DEFAULT_REVIEW,
     MAX_ATTEMPTS_CEILING,
     MAX_JSON_RETRIES_CEILING,
     AgentsConfig,
@@ -25,6 +27,8 @@ from mergegate.config._models import (
 )
 
 __all__ = [
+    "DEFAULT_AGENTS",
+    "DEFAULT_REVIEW",
     "ENV_PREFIX",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",

@@ -7,7 +7,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from mergegate.config import DEFAULT_AGENTS
 
 __all__ = ["CommandResult", "Limits", "ProcessOutcome", "ProcessRecord", "StopReason", "Stream"]
 
@@ -29,19 +31,20 @@ class StopReason(StrEnum):
 
 
 class Limits(BaseModel):
-    """Time and size limits of one supervised run."""
+    """Time and size limits of one supervised run. Defaults are the `[agents]` configuration's;
+    limits are finite (an infinite grace would never send SIGKILL)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    timeout_s: float = 1800.0
+    timeout_s: float = Field(DEFAULT_AGENTS.default_timeout_s, gt=0)
     """Wall-clock limit."""
-    stall_timeout_s: float | None = 300.0
+    stall_timeout_s: float | None = Field(DEFAULT_AGENTS.default_stall_timeout_s, gt=0)
     """Stop when neither stdout nor stderr grew for this long; None disables it."""
-    kill_grace_s: float = 10.0
+    kill_grace_s: float = Field(DEFAULT_AGENTS.kill_grace_s, ge=0)
     """Seconds between SIGTERM and SIGKILL to the group."""
-    done_grace_s: float = 10.0
+    done_grace_s: float = Field(10.0, ge=0)
     """Seconds a process may linger after its terminal event before its group is stopped."""
-    log_cap_bytes: int = 64 << 20
+    log_cap_bytes: int = Field(DEFAULT_AGENTS.max_output_bytes, ge=0)
     """Per stream: bytes written to the log file before only the tail is kept."""
     tail_bytes: int = 1 << 20
     """Per stream: bytes of the end of the output kept in memory."""

@@ -8,11 +8,11 @@ from mergegate.review.loop import (
     AttemptSummary,
     Repository,
     ReviewLoop,
-    ReviewOptions,
     ReviewOutcome,
     ReviewStatus,
     RoundSummary,
 )
+from mergegate.review.options import ReviewAgents, ReviewOptions, report_root
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import PromptTemplate, RenderedPrompt, load_template
 
@@ -26,6 +26,7 @@ __all__ = [
     "PromptTemplate",
     "RenderedPrompt",
     "Repository",
+    "ReviewAgents",
     "ReviewEvent",
     "ReviewLoop",
     "ReviewOptions",
@@ -35,4 +36,5 @@ __all__ = [
     "StageGate",
     "gate_stage",
     "load_template",
+    "report_root",
 ]

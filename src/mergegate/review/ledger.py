@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from mergegate.config import DEFAULT_REVIEW
 from mergegate.verdicts import Finding
 
 __all__ = ["FindingLedger", "FindingRecord", "FindingStatus"]
@@ -57,7 +58,7 @@ class _Review:
 class FindingLedger:
     """Tracks findings by id over rounds and detects a revision loop that does not converge."""
 
-    def __init__(self, *, defer_out_of_scope: bool = True) -> None:
+    def __init__(self, *, defer_out_of_scope: bool = DEFAULT_REVIEW.defer_out_of_scope) -> None:
         self._records: dict[str, FindingRecord] = {}
         self._defer_out_of_scope = defer_out_of_scope
         self._open_blocking_per_round: dict[int, int] = {}

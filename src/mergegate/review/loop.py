@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.decisions import Decision, ExitCode
@@ -26,6 +26,7 @@ from mergegate.review._context import render_changes, render_files, render_findi
 from mergegate.review._usage import UsageTotal, usage_of
 from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.ledger import FindingLedger, FindingStatus
+from mergegate.review.options import ReviewOptions
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import RenderedPrompt, load_template
 from mergegate.review.reports import AttemptReport, ReportWriter
@@ -35,7 +36,6 @@ __all__ = [
     "AttemptSummary",
     "Repository",
     "ReviewLoop",
-    "ReviewOptions",
     "ReviewOutcome",
     "ReviewStatus",
     "RoundSummary",
@@ -73,29 +73,6 @@ _STATUS_EXIT = {
     ReviewStatus.AGENT_FAILED: ExitCode.AGENT_FAILURE,
     ReviewStatus.NEEDS_MANUAL_REVIEW: ExitCode.ESCALATED,
 }
-
-
-@dataclass(frozen=True)
-class ReviewOptions:
-    """How one review run behaves (the CLI builds this from config and flags)."""
-
-    base: str
-    head: str = "HEAD"
-    spec: str | None = None
-    fix: bool = False
-    max_rounds: int = 3
-    malformed_retries: int = 1
-    policy: GatePolicy = field(default_factory=GatePolicy)
-    defer_out_of_scope: bool = True
-    diff_size_limit: int = 200_000
-    fresh_implementer_after: int | None = None
-    timeout_s: float = 1800.0
-    stall_timeout_s: float = 300.0
-    rereview: Literal["scoped", "full"] = "scoped"
-    stages: tuple[str, ...] = ("spec", "quality")
-    """The stages to run, in order (`spec` runs only with a `spec`)."""
-    """Later rounds review only the fix diff (`scoped`) or the whole change base..new head
-    (`full`, where nothing is deferred as out of scope)."""
 
 
 @dataclass
@@ -449,9 +426,8 @@ class ReviewLoop:
         request = AgentRequest(
             prompt=prompt,
             cwd=self.repo.root,
-            timeout_s=self.options.timeout_s,
-            stall_timeout_s=self.options.stall_timeout_s,
             read_only=True,
+            **self.options.agent_limits(),
             attempt=attempt,
             review_id=review_id,
             resume_session_id=session,
@@ -580,9 +556,8 @@ class ReviewLoop:
             AgentRequest(
                 prompt=prompt.text,
                 cwd=self.repo.root,
-                timeout_s=self.options.timeout_s,
-                stall_timeout_s=self.options.stall_timeout_s,
                 attempt=summary.round,
+                **self.options.agent_limits(),
                 resume_session_id=session,
             )
         )
