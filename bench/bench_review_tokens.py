@@ -25,7 +25,6 @@ import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -576,12 +575,12 @@ def _figures(outcome: ReviewOutcome, mode: str) -> RunFigures:
     if outcome.decision.value != "approve" or shape != expected:
         raise SystemExit(f"{mode}: unexpected run {shape}: {outcome.message}")
     second = outcome.rounds[1].attempts
-    total: dict[str, Any] = outcome.usage["reviewer"]
+    total = outcome.usage["reviewer"].usage
     return RunFigures(
-        round2_input=sum(a.usage["input_tokens"] + a.usage["cache_read_tokens"] for a in second),
-        round2_output=sum(a.usage["output_tokens"] for a in second),
-        run_input=int(total["input_tokens"]) + int(total["cache_read_tokens"]),
-        run_output=int(total["output_tokens"]),
+        round2_input=sum(a.usage.input_tokens + a.usage.cache_read_tokens for a in second),
+        round2_output=sum(a.usage.output_tokens for a in second),
+        run_input=total.input_tokens + total.cache_read_tokens,
+        run_output=total.output_tokens,
         round2_prompt=Path(second[0].report).with_suffix(".prompt.md"),
     )
 

@@ -29,7 +29,7 @@ from mergegate.agents.opencode import OpenCodeBackend
 from mergegate.agents.signals import HelpDetector
 from mergegate.decisions import Decision
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewStatus
-from mergegate.review._context import render_files
+from mergegate.review._render import render_files
 from mergegate.testing.scripted import ScriptedBackend
 from mergegate.verdicts import parse_verdict
 

@@ -213,7 +213,7 @@ def test_the_ledger_records_architectural_findings_capped_and_advisory(tmp_path:
     ).run()
     assert outcome.status.value == "approved"
     (record,) = outcome.findings
-    assert (record["severity"], record["status"]) == ("important", "advisory")
+    assert (record.finding.severity.value, record.status.value) == ("important", "advisory")
     (result,) = [e for e in events if e.kind is EventKind.STAGE_RESULT]
     assert result.details[0].startswith("[important]")
 

@@ -31,10 +31,11 @@ def _print_text(outcome: ReviewOutcome) -> None:
     message = clean(outcome.message, 1000)
     click.echo(f"{outcome.decision.value.upper()} ({outcome.status.value}): {message}")
     for record in outcome.findings:
+        finding = record.finding
         severity, fid, status = (
-            clean(str(record.get(k)), 40) for k in ("severity", "id", "status")
+            clean(v, 40) for v in (finding.severity.value, finding.id, record.status.value)
         )
-        title = clean(str(record.get("title", "")), 200)
+        title = clean(finding.title, 200)
         click.echo(f"  [{severity}] {fid} {status}: {title}")
     for i, text in enumerate(outcome.outputs, start=1):
         excerpt = clean(text, 300) or "(no output)"
@@ -86,7 +87,15 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where reports go (default: .mergegate/reviews).",
+    help="Where runs go, one directory per run (default: review.report_dir, else "
+    ".mergegate/reviews).",
+)
+@click.option(
+    "--run-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="This run's own directory, for every record of the run (it must be new or empty); "
+    "instead of a new directory under --report-dir.",
 )
 @click.option(
     "--repo",
@@ -143,8 +152,11 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
         spec=_read_spec(opts["spec_file"]),
         fix=bool(opts["fix"]),
     )
+    if opts["run_dir"] is not None and opts["report_dir"] is not None:
+        raise UsageError("give --run-dir or --report-dir, not both")
+    run_dir = opts["run_dir"].resolve() if opts["run_dir"] is not None else None
     root = report_root(config, opts["report_dir"])
-    repo = GitRepository(opts["repo"], exclude=[root, state_dir(config)])
+    repo = GitRepository(opts["repo"], exclude=[run_dir or root, state_dir(config)])
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
         loop = ReviewLoop(
@@ -152,6 +164,7 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
             agents.reviewer,
             options,
             report_root=root,
+            run_dir=run_dir,
             implementer=agents.implementer,
             fresh_implementer=agents.fresh_implementer,
             events=on_event,
