@@ -80,3 +80,17 @@ def test_a_limit_that_is_not_finite_or_negative(
         proc = mergegate(*command, cwd=repo, state=tmp_path / "st")
         assert_one_clear_line(proc, key, "mergegate.toml")
     assert written(tmp_path, repo) == []
+
+
+@pytest.mark.parametrize("range_", [("HEAD", "HEAD"), ("HEAD~1", "HEAD~1")])
+def test_a_review_of_an_empty_range(tmp_path: Path, repo: Path, range_: tuple[str, str]) -> None:
+    base, head = range_
+    reviewer = f"{sys.executable} -c \"open('{tmp_path / 'ran'}', 'w')\""
+    proc = mergegate(
+        *("review", "--base", base, "--head", head, "--reviewer-cmd", reviewer),
+        *("--progress", "none"),
+        cwd=repo,
+        state=tmp_path / "st",
+    )
+    assert_one_clear_line(proc, "nothing to review", f"{base}..{head}", "changes no file")
+    assert written(tmp_path, repo) == []  # no run directory, no state, and no reviewer ran
