@@ -52,7 +52,8 @@ PAYLOADS = ("pwned-title", "/etc/passwd")  # carried inside escape sequences: mu
 # ---------------------------------------------------------------- helpers
 def trailer_text(request: AgentRequest, verdict: str, findings: list[dict[str, Any]]) -> str:
     line = {"approve": "Yes", "request_changes": "With fixes"}[verdict]
-    trailer = {"review_id": request.review_id, "verdict": verdict, "findings": findings}
+    review_id = request.env["MERGEGATE_REVIEW_ID"]  # the nonce the loop gave this attempt
+    trailer = {"review_id": review_id, "verdict": verdict, "findings": findings}
     return f"Review.\n\nReady to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
 
 

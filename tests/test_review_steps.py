@@ -238,3 +238,32 @@ def test_decide_is_pure_and_names_every_next_step(tmp_path: Path) -> None:
     stop = decide(states[3], no_fix)
     assert isinstance(stop, ReviewStop)
     assert stop.status is ReviewStatus.CHANGES_REQUESTED
+
+
+def test_raise_for_status_raises_the_error_that_carries_the_exit_code(tmp_path: Path) -> None:
+    from mergegate.decisions import ExitCode
+    from mergegate.errors import AgentError, EscalationError
+
+    approved = run(tmp_path / "a", ScriptedBackend(REVIEWER), ScriptedBackend(IMPLEMENTER), [])
+    approved.raise_for_status()  # approved: nothing to raise
+    capped = ReviewLoop(
+        MemoryRepo(tmp_path),
+        ScriptedBackend([answer("request_changes", finding("Missing test for x"))]),
+        OPTIONS.model_copy(update={"max_rounds": 1, "spec": None}),
+        run_dir=tmp_path / "capped",
+        implementer=ScriptedBackend(IMPLEMENTER),
+    ).run()
+    assert capped.status is ReviewStatus.NEEDS_MANUAL_REVIEW
+    with pytest.raises(EscalationError, match="revision cap reached") as escalated:
+        capped.raise_for_status()
+    assert escalated.value.exit_code is ExitCode.ESCALATED == capped.exit_code
+    failed = ReviewLoop(
+        MemoryRepo(tmp_path),
+        ScriptedBackend([]),  # an exhausted script is an agent error
+        OPTIONS.model_copy(update={"spec": None}),
+        run_dir=tmp_path / "failed",
+        implementer=ScriptedBackend(IMPLEMENTER),
+    ).run()
+    with pytest.raises(AgentError) as agent:
+        failed.raise_for_status()
+    assert agent.value.exit_code is ExitCode.AGENT_FAILURE == failed.exit_code

@@ -102,7 +102,6 @@ class AgentRequest(_Frozen):
     """Reviewer mode: the backend uses the CLI's own read-only flags; the supervisor also
     compares HEAD, index and `git status` before and after and voids a run that changed them."""
     attempt: int = 1
-    review_id: str | None = None
     model: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment for the agent (added after the parent's agent variables are scrubbed)."""

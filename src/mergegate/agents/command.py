@@ -95,11 +95,8 @@ class CommandBackend(CliBackend):
         return _CommandParser(ctx)
 
     def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
-        env = {
+        return {
             "MERGEGATE_PROMPT_FILE": str(ctx.prompt_file),
             "MERGEGATE_ATTEMPT": str(request.attempt),
             "MERGEGATE_SESSION_ID": ctx.session_id or "",
         }
-        if request.review_id:
-            env["MERGEGATE_REVIEW_ID"] = request.review_id
-        return env

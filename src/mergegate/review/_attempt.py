@@ -32,6 +32,8 @@ from mergegate.verdicts import Finding, Severity, Verdict, parse_verdict
 __all__ = ["describe_problem", "review_attempt"]
 
 STAGE_TEMPLATES = {"spec": "spec-review", "quality": "quality-review"}
+REVIEW_ID_ENV = "MERGEGATE_REVIEW_ID"
+"""The environment variable that carries a reviewer attempt's `review_id`."""
 
 
 def describe_problem(verdict: Verdict) -> str:
@@ -108,8 +110,11 @@ def _ask(
         cwd=ctx.repo.root,
         read_only=True,
         attempt=step.attempt,
-        review_id=review_id,
         resume_session_id=session,
+        # The nonce the verdict's JSON trailer must carry, for programs (`command` agents)
+        # that answer without reading the prompt's words; it is a review concept, so the
+        # agent layer only passes it on like any variable.
+        env={REVIEW_ID_ENV: review_id},
         attempt_dir=attempt_dir,
         # The review shape as an output constraint: grammar-capable backends (local, a
         # llama.cpp server) enforce it, every other backend ignores it (CLI agents) or

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.agents.base import Usage
 from mergegate.decisions import Decision, ExitCode
+from mergegate.errors import AgentError, EscalationError, MergegateError, UndecidableError
 from mergegate.review._usage import UsageTotal
 from mergegate.review.ledger import FindingRecord, LedgerState
 from mergegate.verdicts import Finding
@@ -52,6 +53,13 @@ _STATUS_EXIT = {
     ReviewStatus.UNDECIDABLE: ExitCode.UNDECIDABLE,
     ReviewStatus.AGENT_FAILED: ExitCode.AGENT_FAILURE,
     ReviewStatus.NEEDS_MANUAL_REVIEW: ExitCode.ESCALATED,
+}
+
+
+_STATUS_ERROR: dict[ReviewStatus, type[MergegateError]] = {
+    ReviewStatus.UNDECIDABLE: UndecidableError,
+    ReviewStatus.AGENT_FAILED: AgentError,
+    ReviewStatus.NEEDS_MANUAL_REVIEW: EscalationError,
 }
 
 
@@ -211,6 +219,19 @@ class ReviewOutcome:
     @property
     def exit_code(self) -> ExitCode:
         return _STATUS_EXIT[self.status]
+
+    def raise_for_status(self) -> None:
+        """Raise the error of `mergegate.errors` that carries this outcome's exit code, unless
+        the change was approved (like httpx's `Response.raise_for_status`): `EscalationError`
+        (5) when a person must decide, `AgentError` (4), `UndecidableError` (3), and
+        `MergegateError` (1) for a real "no"."""
+        if self.status is ReviewStatus.APPROVED:
+            return
+        error = _STATUS_ERROR.get(self.status, MergegateError)
+        raise error(
+            f"review {self.run_id}: {self.status.value}: {self.message} "
+            f"(reports: {self.report_dir})"
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
