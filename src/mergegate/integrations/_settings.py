@@ -26,6 +26,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, Literal
 
@@ -261,9 +262,12 @@ def _remove_one(doc: _Doc, text: str, ours: Callable[[object], bool]) -> str | N
     return remove_entry(text, array, g)
 
 
-def _drop_empty_containers(doc: _Doc, text: str, touched: set[str]) -> str:
-    """Remove event lists emptied by this edit, then `hooks` if that left it empty."""
-    for event in sorted(touched):
+def _drop_empty_containers(
+    doc: _Doc, text: str, events: set[str], *, hooks_object: bool = True
+) -> str:
+    """Remove the event lists in `events` that are empty, then `hooks` if that left it empty
+    (and `hooks_object`)."""
+    for event in sorted(events):
         root = _parse(doc, text)
         hooks = _hooks_object(doc, root)
         array = None if hooks is None else _event_array(doc, hooks, event)
@@ -271,12 +275,13 @@ def _drop_empty_containers(doc: _Doc, text: str, touched: set[str]) -> str:
             text = remove_entry(text, hooks, hooks.keys.index(event))
     root = _parse(doc, text)
     hooks = _hooks_object(doc, root)
-    if touched and hooks is not None and not hooks.children:
+    if hooks_object and hooks is not None and not hooks.children:
         text = remove_entry(text, root, root.keys.index("hooks"))
     return text
 
 
-def _remove_all(doc: _Doc, text: str, ours: Callable[[object], bool]) -> tuple[str, int]:
+def _remove_all(doc: _Doc, text: str, ours: Callable[[object], bool]) -> tuple[str, int, set[str]]:
+    """`text` without mergegate's hooks (emptied groups removed, emptied lists kept)."""
     removed = 0
     touched: set[str] = set()
     for _ in range(_MAX_EDITS):
@@ -290,9 +295,23 @@ def _remove_all(doc: _Doc, text: str, ours: Callable[[object], bool]) -> tuple[s
         text, removed = updated, removed + 1
     else:  # pragma: no cover - a settings file with more than 1000 mergegate hooks
         raise UsageError(f"{doc.path}: too many mergegate hooks to remove")
-    if removed:
-        text = _drop_empty_containers(doc, text, touched)
-    return text, removed
+    return text, removed, touched
+
+
+def _removal_candidates(doc: _Doc, text: str, touched: set[str]) -> list[str]:
+    """What the file may look like without mergegate's hooks, the likeliest first: every
+    list it emptied removed and `hooks` too if emptied; then each way of keeping some of
+    them (a file can have held `"hooks": {}` or an empty list before the install)."""
+    events = sorted(touched)
+    subsets = [
+        {e for i, e in enumerate(events) if not mask >> i & 1} for mask in range(2 ** len(events))
+    ]
+    candidates = [
+        _drop_empty_containers(doc, text, dropped, hooks_object=drop_hooks)
+        for dropped in subsets
+        for drop_hooks in (True, False)
+    ]
+    return list(dict.fromkeys(candidates))
 
 
 def _add_all(doc: _Doc, text: str, groups: Mapping[str, dict[str, Any]]) -> str:
@@ -333,6 +352,23 @@ def _backup(doc: _Doc, now: datetime) -> Path:
     raise UsageError(f"{doc.path}: too many backups for {stamp}")  # pragma: no cover
 
 
+def _newest_backup(path: Path) -> str | None:
+    """The text of the most recent `<name>.mergegate-backup-*` beside `path`, if any."""
+    backups = sorted(path.parent.glob(glob_escape(path.name) + ".mergegate-backup-*"), key=_order)
+    if not backups:
+        return None
+    try:
+        return backups[-1].read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _order(backup: Path) -> tuple[str, int]:
+    """Backups in the order they were made: by time stamp, then by their `-N` counter."""
+    stamp, _, counter = backup.name.rpartition(".mergegate-backup-")[2].partition("-")
+    return stamp, int(counter) if counter.isdigit() else 0
+
+
 def _write(doc: _Doc, text: str, now: datetime) -> Path | None:
     backup = _backup(doc, now) if doc.existed else None
     write_atomic(doc.path, text, mode=doc.mode)
@@ -360,7 +396,11 @@ def install_hooks(
 
     if not ours(entry.command):
         raise UsageError(f"the hook command must run 'mergegate hook {tool}': {entry.command!r}")
-    text, removed = _remove_all(doc, doc.original, ours) if doc.existed else (doc.original, 0)
+    removed = 0
+    text = doc.original
+    if doc.existed:
+        text, removed, touched = _remove_all(doc, doc.original, ours)
+        text = _removal_candidates(doc, text, touched)[0] if removed else text
     group = {"matcher": matcher, "hooks": [entry.to_json()]}
     text = _add_all(doc, text, dict.fromkeys(events, group))
     _check(doc, doc.original, text, ours)
@@ -390,9 +430,15 @@ def uninstall_hooks(
     def ours(command: object) -> bool:
         return is_mergegate_hook(command, tool)
 
-    text, removed = _remove_all(doc, doc.original, ours)
+    stripped, removed, touched = _remove_all(doc, doc.original, ours)
     if not removed:
         return SettingsChange(doc.path, changed=False)
+    # An install creates `hooks` or an event list when it is missing, and the uninstall
+    # removes what it empties. When the file had them, empty, before the install (say
+    # `"hooks": {}`), the install's backup shows it: keep them then, so the bytes come back.
+    candidates = _removal_candidates(doc, stripped, touched)
+    previous = _newest_backup(doc.path)
+    text = next((c for c in candidates if c == previous), candidates[0])
     _check(doc, doc.original, text, ours)
     if _count_ours(json.loads(text), ours):  # pragma: no cover - a bug guard
         raise UsageError(f"{doc.path}: mergegate hooks remain after uninstall")
