@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from _gitrepo import git
 
 ROOT = Path(__file__).resolve().parents[1]
