@@ -404,3 +404,67 @@ def test_any_result_gives_one_json_line_and_approves_only_with_the_parser(
     context = answer.output.get("hookSpecificOutput", {}).get("additionalContext", "")
     for shown in (answer.output.get("reason", ""), context):
         assert "<" not in shown  # nothing can close or open the CLI's wrapper tags
+
+
+# ---------------------------------------------------------------- Gemini CLI
+def gemini_input(result: str, agent: str = "code_reviewer", session: str = "g-1") -> dict[str, Any]:
+    """An AfterTool input as Gemini CLI 0.61.0 builds it (`fireAfterToolEvent` and the
+    `invoke_agent` tool's result in packages/core; read in its source, not recorded)."""
+    return {
+        "session_id": session,
+        "transcript_path": "/home/user/.gemini/tmp/project/chats/session.json",
+        "cwd": "/home/user/project",
+        "hook_event_name": "AfterTool",
+        "timestamp": "2026-11-23T10:00:00.000Z",
+        "tool_name": "invoke_agent",
+        "tool_input": {"agent_name": agent, "prompt": "Review the Phase 1 change."},
+        "tool_response": {
+            "llmContent": [
+                {
+                    "text": f"Subagent '{agent}' finished.\nTermination Reason: GOAL\n"
+                    f"Result:\n{result}"
+                }
+            ],
+            "returnDisplay": {"state": "completed"},
+        },
+    }
+
+
+def test_gemini_after_tool_gates_an_invoked_reviewer(tmp_path: Path) -> None:
+    state = HookState(tmp_path / "gemini")
+    approve = recorded("post-tool-use-approve")["tool_response"]["content"][0]["text"]
+    approved = decide_hook(gemini_input(approve), options(), state, "gemini")
+    assert approved.action == "approve"
+    assert approved.output["hookSpecificOutput"]["hookEventName"] == "AfterTool"
+    assert "code review APPROVED" in approved.output["hookSpecificOutput"]["additionalContext"]
+    first = decide_hook(gemini_input("Looks fine."), options(), state, "gemini")
+    assert first.output["decision"] == "block"  # Gemini reads "block" as "deny"
+    assert "Retry the review ONCE" in first.output["reason"]
+    assert '"Looks fine."' in first.output["reason"]  # the wrapper is not part of the review
+    second = decide_hook(gemini_input(""), options(), state, "gemini")
+    assert second.action == "stop"
+    investigator = gemini_input("Found 3 files.", agent="codebase_investigator")
+    investigator["tool_input"]["prompt"] = "Find the Python files."
+    assert decide_hook(investigator, options(), state, "gemini").output == {}
+
+
+def test_gemini_ignores_claude_tools_and_the_other_way_round(tmp_path: Path) -> None:
+    state = HookState(tmp_path / "x")
+    claude_input = recorded("post-tool-use-malformed")
+    assert decide_hook(claude_input, options(), state, "gemini").output == {}
+    assert decide_hook(gemini_input("no verdict"), options(), state, "claude-code").output == {}
+
+
+def test_mergegate_hook_gemini_runs_as_a_command(project: Path) -> None:
+    payload = {**gemini_input("Great work!"), "cwd": str(project)}
+    proc = subprocess.run(
+        [str(BIN / "mergegate"), "hook", "gemini"],
+        input=json.dumps(payload).encode(),
+        cwd=project,
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0
+    answer = json.loads(proc.stdout)
+    assert answer["decision"] == "block"
+    assert "Retry the review ONCE" in answer["reason"]

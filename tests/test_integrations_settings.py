@@ -21,6 +21,7 @@ from mergegate.integrations import (
     claude_settings_path,
     install_hooks,
     is_mergegate_hook,
+    settings_path,
     uninstall_hooks,
 )
 from mergegate.integrations._jsontext import JsonTextError, parse_spans
@@ -329,3 +330,31 @@ def test_the_commands_edit_the_project_and_the_user_settings(tmp_path: Path) -> 
     assert refused.returncode == 2
     assert "not valid JSON" in refused.stderr
     assert broken.read_text() == "{oops"
+
+
+def test_gemini_settings_get_one_after_tool_entry_and_lose_it_again(tmp_path: Path) -> None:
+    path = tmp_path / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    original = '{\n  "general": {"vimMode": true},\n  "hooks": {"BeforeTool": []}\n}\n'
+    path.write_text(original)
+    entry = HookEntry(command="mergegate hook gemini")
+    install_hooks(path, entry, tool="gemini")
+    hooks = json.loads(path.read_text())["hooks"]
+    assert hooks["AfterTool"] == [
+        {
+            "matcher": "invoke_agent",
+            "hooks": [
+                {
+                    "type": "command",
+                    "name": "mergegate",
+                    "command": "mergegate hook gemini",
+                    "timeout": 30000,
+                    "description": "mergegate: checking the review verdict",
+                }
+            ],
+        }
+    ]
+    assert uninstall_hooks(path, tool="claude-code").changed is False  # not its entries
+    uninstall_hooks(path, tool="gemini")
+    assert path.read_text() == original
+    assert settings_path("gemini", "project", tmp_path) == path

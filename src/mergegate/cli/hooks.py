@@ -18,8 +18,8 @@ from mergegate.integrations import (
     HookOptions,
     SettingsChange,
     answer_hook,
-    claude_settings_path,
     install_hooks,
+    settings_path,
     uninstall_hooks,
 )
 from mergegate.integrations._hook import MAX_INPUT_BYTES
@@ -128,13 +128,15 @@ def _scope_options(func: Any) -> Any:
             "scope",
             flag_value="project",
             default=True,
-            help="The project's .claude/settings.json (shared with the team; the default).",
+            help="The project's settings, shared with the team (the default): "
+            ".claude/settings.json, or .gemini/settings.json for Gemini CLI.",
         ),
         click.option(
             "--user",
             "scope",
             flag_value="user",
-            help="Your own settings.json ($CLAUDE_CONFIG_DIR, else ~/.claude).",
+            help="Your own settings.json: $CLAUDE_CONFIG_DIR, else ~/.claude; "
+            "~/.gemini for Gemini CLI.",
         ),
         click.option(
             "--settings",
@@ -149,11 +151,11 @@ def _scope_options(func: Any) -> Any:
     return func
 
 
-def _settings_path(scope: str, settings_file: Path | None) -> Path:
+def _settings_path(tool: str, scope: str, settings_file: Path | None) -> Path:
     if settings_file is not None:
         return settings_file
     root = find_config_file(Path.cwd().resolve())[0]
-    return claude_settings_path("user" if scope == "user" else "project", root)
+    return settings_path(tool, "user" if scope == "user" else "project", root)
 
 
 def _command(
@@ -196,9 +198,9 @@ def hooks() -> None:
 @_scope_options
 @click.option(
     "--matcher",
-    default=DEFAULT_MATCHER,
-    show_default=True,
-    help="Which tools the hook runs for (a regex over tool names).",
+    default=None,
+    help="Which tools the hook runs for, a regex over tool names (default: the subagent "
+    f"tool, {DEFAULT_MATCHER} for Claude Code, invoke_agent for Gemini CLI).",
 )
 @_marker_options
 @click.option(
@@ -220,7 +222,7 @@ def install(
     tool: str,
     scope: str,
     settings_file: Path | None,
-    matcher: str,
+    matcher: str | None,
     subagent_types: tuple[str, ...],
     prompt_markers: tuple[str, ...],
     result_markers: tuple[str, ...],
@@ -230,10 +232,12 @@ def install(
     """Add the hook to a settings file (merging; a backup of the old file is kept).
 
     \b
-    Writes a PreToolUse and a PostToolUse entry, both running `mergegate hook TOOL` for
-    the subagent tool (Task|Agent) with onFailure=block: if mergegate cannot run, the
-    subagent call is blocked instead of passing unchecked. Other hooks and settings are
-    left byte for byte. Installing again replaces mergegate's own entries.
+    Claude Code: a PreToolUse and a PostToolUse entry running `mergegate hook claude-code`
+    for the subagent tool (Task|Agent), with onFailure=block: if mergegate cannot run, the
+    subagent call is blocked instead of passing unchecked.
+    Gemini CLI: an AfterTool entry running `mergegate hook gemini` for invoke_agent.
+    Other hooks and settings are left byte for byte; installing again replaces
+    mergegate's own entries.
     """
     flags = {
         "subagent-type": subagent_types,
@@ -244,7 +248,7 @@ def install(
         command=_command(executable, tool, flags, timeout_s),
         timeout_s=int(timeout_s or _DEFAULT_TIMEOUT_S) + _SETTINGS_TIMEOUT_MARGIN_S,
     )
-    path = _settings_path(scope, settings_file)
+    path = _settings_path(tool, scope, settings_file)
     _report(install_hooks(path, entry, tool=tool, matcher=matcher))
 
 
@@ -253,5 +257,5 @@ def install(
 @_scope_options
 def uninstall(*, tool: str, scope: str, settings_file: Path | None) -> None:
     """Remove exactly mergegate's hook entries from a settings file (a backup is kept)."""
-    path = _settings_path(scope, settings_file)
+    path = _settings_path(tool, scope, settings_file)
     _report(uninstall_hooks(path, tool=tool))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,10 +41,12 @@ from mergegate.verdicts import Verdict, parse_verdict
 __all__ = [
     "HOOK_TOOLS",
     "MAX_INPUT_BYTES",
+    "PROFILES",
     "SUBAGENT_TOOLS",
     "HookAnswer",
     "HookOptions",
     "SubagentCall",
+    "ToolProfile",
     "answer_hook",
     "decide_hook",
     "default_options",
@@ -52,10 +55,82 @@ __all__ = [
     "read_call",
 ]
 
-HOOK_TOOLS: tuple[str, ...] = ("claude-code",)
-"""Agent CLIs whose hooks `mergegate hook TOOL` answers."""
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 """Claude Code's subagent tool: `Task` before 2.x, `Agent` since."""
+_GEMINI_RESULT = re.compile(
+    r"\ASubagent '[^'\n]{0,200}' finished\.\nTermination Reason: [^\n]{0,200}\nResult:\n"
+)
+
+
+def _text_of(response: Any) -> str:
+    """The subagent's final text from `tool_response` (a string, a content list, or an object
+    with `content` or `result`); `""` when there is none."""
+    if isinstance(response, str):
+        return response
+    content: Any = response
+    if isinstance(response, dict):
+        content = response.get("content", response.get("result", ""))
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict)
+            and b.get("type", "text") == "text"
+            and isinstance(b.get("text"), str)
+        ]
+        return "\n".join(texts)
+    return ""
+
+
+def _gemini_text(response: Any) -> str:
+    """`tool_response.llmContent` (a string or text parts), without Gemini's wrapper."""
+    content = response.get("llmContent") if isinstance(response, dict) else response
+    if isinstance(content, dict):
+        content = [content]
+    text = _text_of({"content": content})
+    return _GEMINI_RESULT.sub("", text, count=1)
+
+
+@dataclass(frozen=True)
+class ToolProfile:
+    """How one agent CLI's hook input names the subagent call and its result."""
+
+    name: str
+    subagent_tools: frozenset[str]
+    result_event: str
+    """The event that carries the subagent's result."""
+    launch_event: str | None
+    """The event before the call, where a background review is moved to the foreground."""
+    type_key: str
+    """The `tool_input` key naming the subagent."""
+    result_text: Callable[[Any], str]
+    """The subagent's final text in `tool_response` (`""` when there is none)."""
+
+
+PROFILES: dict[str, ToolProfile] = {
+    "claude-code": ToolProfile(
+        name="claude-code",
+        subagent_tools=SUBAGENT_TOOLS,
+        result_event="PostToolUse",
+        launch_event="PreToolUse",
+        type_key="subagent_type",
+        result_text=_text_of,
+    ),
+    # Gemini CLI 0.61: subagents run through the `invoke_agent` tool ({agent_name, prompt});
+    # the result is `tool_response.llmContent`, wrapped as "Subagent 'X' finished. ...".
+    "gemini": ToolProfile(
+        name="gemini",
+        subagent_tools=frozenset({"invoke_agent"}),
+        result_event="AfterTool",
+        launch_event=None,
+        type_key="agent_name",
+        result_text=_gemini_text,
+    ),
+}
+HOOK_TOOLS: tuple[str, ...] = tuple(PROFILES)
+"""Agent CLIs whose hooks `mergegate hook TOOL` answers."""
 MAX_INPUT_BYTES = 32 * 1024 * 1024
 _KEY_CHARS = 100
 _LOG_TEXT_CHARS = 200
@@ -144,41 +219,19 @@ class HookAnswer:
 
 
 # ---------------------------------------------------------------- reading the input
-def _text_of(response: Any) -> str:
-    """The subagent's final text from `tool_response` (a string, a content list, or an object
-    with `content` or `result`); `""` when there is none."""
-    if isinstance(response, str):
-        return response
-    content: Any = response
-    if isinstance(response, dict):
-        content = response.get("content", response.get("result", ""))
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            b["text"]
-            for b in content
-            if isinstance(b, dict)
-            and b.get("type", "text") == "text"
-            and isinstance(b.get("text"), str)
-        ]
-        return "\n".join(texts)
-    return ""
-
-
 def _str(data: Mapping[str, Any], key: str) -> str:
     value = data.get(key)
     return value if isinstance(value, str) else ""
 
 
-def read_call(payload: Any) -> SubagentCall | None:
+def read_call(payload: Any, profile: ToolProfile = PROFILES["claude-code"]) -> SubagentCall | None:
     """The subagent call in a decoded hook input, or None when it is about another tool.
 
     Raises `ValueError` when the input is not a hook input at all (not an object, no event).
     """
     if not isinstance(payload, dict) or not isinstance(payload.get("hook_event_name"), str):
         raise ValueError("not a hook input (no hook_event_name)")
-    if payload.get("tool_name") not in SUBAGENT_TOOLS:
+    if payload.get("tool_name") not in profile.subagent_tools:
         return None
     tool_input = payload.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
@@ -190,12 +243,12 @@ def read_call(payload: Any) -> SubagentCall | None:
         session_id=_str(payload, "session_id"),
         tool_name=payload["tool_name"],
         tool_use_id=_str(payload, "tool_use_id"),
-        subagent_type=_str(tool_input, "subagent_type"),
+        subagent_type=_str(tool_input, profile.type_key),
         description=_str(tool_input, "description"),
         prompt=_str(tool_input, "prompt"),
         tool_input=tool_input,
         status=status if isinstance(status, str) else None,
-        result=_text_of(response) if event == "PostToolUse" else None,
+        result=profile.result_text(response) if event == profile.result_event else None,
     )
 
 
@@ -275,9 +328,13 @@ def _post_tool_use(
     return answer, verdict
 
 
-def decide_hook(payload: Any, options: HookOptions, state: HookState) -> HookAnswer:
-    """The answer to one decoded hook input. Raises on input that is not a hook input."""
-    call = read_call(payload)
+def decide_hook(
+    payload: Any, options: HookOptions, state: HookState, tool: str = "claude-code"
+) -> HookAnswer:
+    """The answer to one decoded hook input for `tool` (a `HOOK_TOOLS` name). Raises on input
+    that is not a hook input."""
+    profile = PROFILES[tool]
+    call = read_call(payload, profile)
     if call is None:
         return _pass("ignore")
     key = options.review_key(call)
@@ -291,9 +348,9 @@ def decide_hook(payload: Any, options: HookOptions, state: HookState) -> HookAns
     }
     if key is None:
         return _with_log(_pass("ignore"), log)
-    if call.event == "PreToolUse":
+    if call.event == profile.launch_event:
         return _with_log(_pre_tool_use(call), log)
-    if call.event != "PostToolUse":
+    if call.event != profile.result_event:
         return _with_log(_pass("ignore"), log)
     answer, verdict = _post_tool_use(call, key, state, state.clock())
     if verdict is not None:
@@ -351,7 +408,7 @@ def _run(
         return error_answer(f"unreadable hook input: {exc}")
     try:
         holder.append(hook_state_for(payload, tool))
-        return decide_hook(payload, load_options(payload), holder[-1])
+        return decide_hook(payload, load_options(payload), holder[-1], tool)
     except ValueError as exc:
         return error_answer(f"unreadable hook input: {exc}")
     except MergegateError as exc:

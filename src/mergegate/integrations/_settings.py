@@ -44,18 +44,26 @@ from mergegate.integrations._jsontext import (
 __all__ = [
     "DEFAULT_MATCHER",
     "HOOK_EVENTS",
+    "TOOL_HOOKS",
     "HookEntry",
     "SettingsChange",
     "claude_settings_path",
     "install_hooks",
     "is_mergegate_hook",
+    "settings_path",
     "uninstall_hooks",
 ]
 
 HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse")
-"""PreToolUse keeps review subagents in the foreground; PostToolUse gates their result."""
+"""Claude Code: PreToolUse keeps review subagents in the foreground; PostToolUse gates their
+result."""
 DEFAULT_MATCHER = "Task|Agent"
-"""The subagent tool: `Task` in Claude Code releases before 2.x, `Agent` since."""
+"""Claude Code's subagent tool: `Task` in releases before 2.x, `Agent` since."""
+TOOL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
+    "claude-code": (HOOK_EVENTS, DEFAULT_MATCHER),
+    "gemini": (("AfterTool",), "invoke_agent"),
+}
+"""Per agent CLI: the hook events mergegate installs, and the matcher for its subagent tool."""
 MAX_SETTINGS_BYTES = 4 * 1024 * 1024
 _MAX_EDITS = 1000
 
@@ -70,7 +78,16 @@ class HookEntry:
     timeout_s: int = 30
     status_message: str = "mergegate: checking the review verdict"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, tool: str = "claude-code") -> dict[str, Any]:
+        """The entry in `tool`'s settings format."""
+        if tool == "gemini":  # timeouts in milliseconds; no failure policy to set
+            return {
+                "type": "command",
+                "name": "mergegate",
+                "command": self.command,
+                "timeout": self.timeout_s * 1000,
+                "description": self.status_message,
+            }
         # `onFailure: block`: if the command cannot start (not on PATH), is killed by the
         # timeout or prints invalid JSON, Claude Code blocks instead of carrying on (fail closed).
         return {
@@ -92,6 +109,17 @@ class SettingsChange:
     removed: int = 0
     backup: Path | None = None
     created: bool = False
+
+
+def settings_path(
+    tool: str, scope: Scope, project_root: Path, env: Mapping[str, str] | None = None
+) -> Path:
+    """Where `tool` reads hooks: Claude Code as `claude_settings_path`; Gemini CLI
+    `<project>/.gemini/settings.json` or `~/.gemini/settings.json`."""
+    if tool == "gemini":
+        base = project_root if scope == "project" else Path.home()
+        return base / ".gemini" / "settings.json"
+    return claude_settings_path(scope, project_root, env)
 
 
 def claude_settings_path(
@@ -380,11 +408,12 @@ def install_hooks(
     entry: HookEntry,
     *,
     tool: str = "claude-code",
-    matcher: str = DEFAULT_MATCHER,
-    events: tuple[str, ...] = HOOK_EVENTS,
+    matcher: str | None = None,
+    events: tuple[str, ...] | None = None,
     now: datetime | None = None,
 ) -> SettingsChange:
-    """Add one `{matcher, hooks: [entry]}` group per event to the settings file at `path`.
+    """Add one `{matcher, hooks: [entry]}` group per event to the settings file at `path`
+    (events and matcher default to `TOOL_HOOKS[tool]`).
 
     mergegate hooks already there are replaced (an install is idempotent). Nothing is written
     when the file would not change. Raises `UsageError` for a file it must not edit.
@@ -401,7 +430,9 @@ def install_hooks(
     if doc.existed:
         text, removed, touched = _remove_all(doc, doc.original, ours)
         text = _removal_candidates(doc, text, touched)[0] if removed else text
-    group = {"matcher": matcher, "hooks": [entry.to_json()]}
+    default_events, default_matcher = TOOL_HOOKS[tool]
+    events = events or default_events
+    group = {"matcher": matcher or default_matcher, "hooks": [entry.to_json(tool)]}
     text = _add_all(doc, text, dict.fromkeys(events, group))
     _check(doc, doc.original, text, ours)
     if doc.existed and text == doc.original:
