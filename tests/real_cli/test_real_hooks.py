@@ -185,3 +185,39 @@ def test_a_retry_that_approves_says_so(claude_cli: RealCli, project: Path, tmp_p
     requests, _decisions = run_orchestrator(claude_cli, project, tmp_path, turns)
     second = tool_result_text(main_requests(requests)[2])
     assert "code review APPROVED (retry succeeded)" in second
+
+
+def test_a_hook_that_cannot_run_blocks_the_review_instead_of_passing_it(
+    claude_cli: RealCli, project: Path, tmp_path: Path
+) -> None:
+    """mergegate missing where Claude Code looks for it: `onFailure: block` refuses the call."""
+    reinstall = subprocess.run(
+        [
+            str(BIN / "mergegate"),
+            "hooks",
+            "install",
+            "claude-code",
+            "--mergegate",
+            "/nonexistent/mergegate",
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert reinstall.returncode == 0, reinstall.stderr
+    turns = [
+        Turn(match="MAIN_ORCHESTRATOR", tool_calls=[review_call("SUB_NEVER")]),
+        Turn(match="MAIN_ORCHESTRATOR", text="ORCHESTRATOR_DONE"),
+        Turn(match="SUB_NEVER", text=APPROVE),
+    ]
+    state = tmp_path / "mergegate-state"
+    state.mkdir()
+    (state / "hooks" / "claude-code").mkdir(parents=True)
+    (state / "hooks" / "claude-code" / "decisions.jsonl").write_text("")
+    requests, decisions = run_orchestrator(claude_cli, project, tmp_path, turns)
+    assert decisions == []
+    assert not [r for r in requests if "SUB_NEVER" in r.prompt]  # the review never ran
+    seen = tool_result_text(main_requests(requests)[1])
+    assert "onFailure" in seen
+    assert "/nonexistent/mergegate" in seen
