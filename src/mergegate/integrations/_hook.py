@@ -15,6 +15,9 @@ Wire format: Claude Code's command hooks (observed on 2.1.330, see docs/integrat
   a result the hook cannot see (still running in the background, remote) → block.
 * Anything else (another tool, a subagent that is not a reviewer) → `{}`: carry on.
 
+Gemini CLI (0.61, from its source) speaks the same JSON: `AfterTool` on `invoke_agent` is its
+`PostToolUse` (`ToolProfile` says how each CLI names the call and its result).
+
 Never fails open: unreadable input, a crash, a state that cannot be read or written, or the
 deadline passing all give a blocking answer that says so (`answer_hook`). Each answer is one
 line of ASCII JSON, so no agent text can forge it.
