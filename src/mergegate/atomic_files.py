@@ -45,11 +45,16 @@ class OverwriteRefusedError(UsageError, FileExistsError):
 
 
 def write_atomic(
-    path: str | os.PathLike[str], data: bytes | str, *, overwrite: bool = True
+    path: str | os.PathLike[str],
+    data: bytes | str,
+    *,
+    overwrite: bool = True,
+    mode: int = 0o644,
 ) -> None:
     """Write `data` to `path` so that readers see either the old file or the whole new one.
 
-    Strings are encoded as UTF-8. With `overwrite=False` an existing target raises
+    Strings are encoded as UTF-8. The file gets permission bits `mode` (pass an edited file's
+    own mode to keep a private file private). With `overwrite=False` an existing target raises
     `OverwriteRefusedError` and is left untouched; the check and the write are one atomic
     `link(2)`, so two writers racing for the same name cannot both win. On any failure the
     temporary file is removed and the target is unchanged.
@@ -62,8 +67,8 @@ def write_atomic(
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            # mkstemp creates 0600; mergegate's files are ordinary readable project files.
-            os.fchmod(handle.fileno(), 0o644)
+            # mkstemp creates 0600; mergegate's own files are ordinary readable project files.
+            os.fchmod(handle.fileno(), mode)
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())

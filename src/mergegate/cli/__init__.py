@@ -5,12 +5,15 @@ from __future__ import annotations
 from mergegate.cli._app import cli
 from mergegate.cli.agent import agent
 from mergegate.cli.handoff import handoff, schema
+from mergegate.cli.hooks import hook, hooks
 from mergegate.cli.model_server import model_server
 from mergegate.cli.parse import parse
 from mergegate.cli.review import review
 
 cli.add_command(agent)
 cli.add_command(handoff)
+cli.add_command(hook)
+cli.add_command(hooks)
 cli.add_command(model_server)
 cli.add_command(parse)
 cli.add_command(review)

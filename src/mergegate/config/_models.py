@@ -24,6 +24,7 @@ __all__ = [
     "BackendValue",
     "Config",
     "HandoffValidationConfig",
+    "HooksConfig",
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
@@ -156,6 +157,19 @@ class AgentsConfig(_Section):
     """`[agents.backends.NAME]` tables, e.g. `model = "..."`; each backend documents its keys."""
 
 
+class HooksConfig(_Section):
+    """`[hooks]`: which subagent results the agent-CLI hooks (`mergegate hook ...`) gate."""
+
+    subagent_types: tuple[str, ...] = Field(("*review*",), strict=False)
+    """Glob patterns (case-insensitive) for subagent types that are code reviewers."""
+    prompt_markers: tuple[str, ...] = Field(("Ready to merge?",), strict=False)
+    """A subagent whose prompt contains one of these texts (case-insensitive) is a reviewer."""
+    result_markers: tuple[str, ...] = Field(("Ready to merge?",), strict=False)
+    """A subagent result containing one of these texts (case-insensitive) is a review."""
+    timeout_s: float = Field(20.0, gt=0, le=300)
+    """The hook answers "blocked: timed out" after this many seconds, whatever it was doing."""
+
+
 class Config(_Section):
     """The whole configuration. Build it with `load_config()`; every value is frozen."""
 
@@ -163,13 +177,14 @@ class Config(_Section):
     handoff_validation: HandoffValidationConfig = Field(default_factory=HandoffValidationConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
     root: Path | None = Field(None, exclude=True)
     """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
     source: Path | None = Field(None, exclude=True)
     """The config file that was read, if any (not a setting)."""
 
 
-SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents")
+SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "hooks")
 
 DEFAULT_AGENTS = AgentsConfig()
 """The `[agents]` defaults, read by the library's own defaults so each is written once."""
