@@ -234,6 +234,8 @@ EXPECTED_MODULE_EXPORTS = {
         "SupervisorSkip",
         "UnknownSchemaError",
         "Validation",
+        "VerifierJudgement",
+        "VerifierVerdictPayload",
         "default_registry",
         "extract",
         "level_for_retry",

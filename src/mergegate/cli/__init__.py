@@ -8,6 +8,7 @@ from mergegate.cli.handoff import handoff, schema
 from mergegate.cli.model_server import model_server
 from mergegate.cli.parse import parse
 from mergegate.cli.review import review
+from mergegate.cli.verify import verify
 
 cli.add_command(agent)
 cli.add_command(handoff)
@@ -15,6 +16,7 @@ cli.add_command(model_server)
 cli.add_command(parse)
 cli.add_command(review)
 cli.add_command(schema)
+cli.add_command(verify)
 
 __all__ = ["cli", "main"]
 
