@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import getpass
 import json
+import re
+import shlex
 import sys
 import uuid
 from collections.abc import Sequence
@@ -82,6 +84,10 @@ def _verifier(name: str | None, cmd: str | None, config: Config) -> Backend | No
     return None
 
 
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "phase"
+
+
 def _who(given: str | None) -> str:
     if given:
         return given
@@ -99,7 +105,7 @@ def _now() -> datetime:
 
 
 def _dry_run_dict(phase: Phase, items: Sequence[CriterionChecks]) -> dict[str, Any]:
-    commands = list(dict.fromkeys(" ".join(s.argv) for i in items for s in i.checks if s.argv))
+    commands = list(dict.fromkeys(shlex.join(s.argv) for i in items for s in i.checks if s.argv))
     checked = sum(1 for i in items if i.checks)
     alone = sum(1 for i in items if i.checks and i.judgement is None)
     return {
@@ -474,7 +480,11 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
             _print_dry_run(data)
         ctx.exit(int(ExitCode.OK))
     root = state_dir(config)
-    base_dir = opts["report_dir"] or phase_state_dir(root, loaded.path, phase.id)
+    base_dir = (
+        opts["report_dir"] / _slug(phase.id)
+        if opts["report_dir"]
+        else phase_state_dir(root, loaded.path, phase.id)
+    )
     context = _Context(loaded, phase, opts["repo"], base_dir, root)
     result, run_dir = _verify_or_follow_up(context, opts, config)
     _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])

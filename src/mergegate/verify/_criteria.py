@@ -218,9 +218,9 @@ def _native_check(
     cid: str, check: Check, unit: str, task: str, source: SourceRef | None
 ) -> CriterionChecks:
     form = classify_command(check.run)
-    # A native check is mergegate's own format: its author states the exit code that passes,
-    # so a pipeline runs too (under `sh -c`), as written.
-    argv = form.argv or ("sh", "-c", form.text)
+    # A native check is mergegate's own format: a shell command whose author states the exit
+    # code that passes, so it always runs under `sh -c` as written (pipelines and builtins too).
+    argv = ("sh", "-c", form.text)
     spec = CheckSpec(
         kind=CheckKind.COMMAND,
         description=f"run `{form.text}` (passes on exit {check.expect_exit})",
