@@ -233,7 +233,7 @@ _IMPORTISH = re.compile(
     r"^\s*(import\b.*|export\s*\{[^}]*\}\s*(from\s*.+)?;?|export\s*\*.*|package\s+\w+|"
     r"\"use (client|server|strict)\";?|'use (client|server|strict)';?|[)}\s;]*)$"
 )
-_JSX_RETURN = re.compile(r"\breturn\s*\(?\s*(null|<[^;]{0,2000}?>)\s*\)?\s*;?", re.DOTALL)
+_JSX_RETURN = re.compile(r"\breturn\s*\(?\s*(null|<[^;]{0,2000}>)\s*\)?\s*;?", re.DOTALL)
 _EMPTY_JSX = re.compile(
     r"^(null|<>\s*</>|<\s*[\w.]+[^<>]*/>|<\s*([\w.]+)[^<>]*>\s*([^<>{}]{0,60})\s*</\s*\2\s*>)$",
     re.DOTALL,
