@@ -69,6 +69,10 @@ def test_prose_takes_only_automated_and_run_lines() -> None:
         "npm test || true",
         "make a; make b",
         "sleep 100 &",
+        "grep -c cameraMode src/stores/uiStore.ts",
+        "head -40 CHANGELOG.md",
+        "npm view megazord-cli",
+        "cd web && wc -l src/x.ts",
     ],
 )
 def test_commands_whose_exit_status_is_not_theirs_are_not_checks(text: str) -> None:
@@ -79,8 +83,14 @@ def test_commands_whose_exit_status_is_not_theirs_are_not_checks(text: str) -> N
 
 def test_plain_commands_run_as_argv_and_shell_syntax_under_sh() -> None:
     assert classify_command("go test ./...").argv == ("go", "test", "./...")
-    assert classify_command('grep "a|b" f').argv == ("grep", "a|b", "f")  # quoted: no pipe
-    for text in ("cd web && npm test", "npx vitest run src/*/x.test.ts", "make 2>&1", "echo $HOME"):
+    quoted = classify_command('go test -run "A|B" ./...')  # a quoted `|` is no pipe
+    assert quoted.argv == ("go", "test", "-run", "A|B", "./...")
+    for text in (
+        "cd web && npm test",
+        "npx vitest run src/*/x.test.ts",
+        "make 2>&1",
+        "make $TARGET",
+    ):
         form = classify_command(text)
         assert form.argv == ("sh", "-c", text)
         assert form.via_shell

@@ -97,6 +97,16 @@ _PYTHON_MODULES = frozenset({"pytest", "unittest", "mypy", "ruff", "compileall",
 _UNDECIDABLE_TOKENS = frozenset({"|", "||", ";", "&", "|&", ";;", ";&"})
 _SHELL_TOKENS = frozenset({"&&", ">", ">>", "<", ">&", "<&", "&>", "(", ")", "<<", "<<<"})
 _SHELL_WORD = re.compile(r"[$`*?\[\]{}~]")
+# Programs that print something for a reader to judge: their exit status is not the verdict
+# (`grep -c X` exits 1 on a count of 0 and 0 on any other count; `head`, `cat`, `wc` always 0).
+_INSPECTION = frozenset(
+    """grep egrep fgrep rg ag ack wc head tail cat less more ls tree find stat file echo printf
+    sed awk jq yq sort uniq cut tr diff curl wget open xdg-open""".split()
+)
+_INSPECTION_SUBCOMMANDS = {
+    "npm": frozenset({"view", "info", "ls", "list", "outdated"}),
+    "git": frozenset({"log", "show", "diff", "status", "grep", "blame", "ls-files"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +140,34 @@ def classify_command(text: str) -> CommandForm:
             problem=f"uses {' '.join(bad)}: its exit status is not the check's own "
             "(a pipeline ends with `head`/`wc`, a list with its last command)",
         )
+    inspection = _inspection(tokens)
+    if inspection:
+        return CommandForm(
+            command,
+            problem=f"`{inspection}` prints something for a reader to judge; its exit status "
+            "is not the check's verdict",
+        )
     if any(t in _SHELL_TOKENS for t in tokens) or _SHELL_WORD.search(command):
         return CommandForm(command, argv=("sh", "-c", command), via_shell=True)
     return CommandForm(command, argv=tuple(shlex.split(command)))
+
+
+def _inspection(tokens: list[str]) -> str | None:
+    """The first inspection program among the commands of an `&&` chain, if any."""
+    start = True
+    for i, token in enumerate(tokens):
+        if token in _SHELL_TOKENS:
+            start = token == "&&"
+            continue
+        if start:
+            name = token.rsplit("/", 1)[-1]
+            subs = _INSPECTION_SUBCOMMANDS.get(name)
+            if name in _INSPECTION:
+                return name
+            if subs is not None and i + 1 < len(tokens) and tokens[i + 1] in subs:
+                return f"{name} {tokens[i + 1]}"
+        start = False
+    return None
 
 
 def _is_runner(command: str) -> bool:
