@@ -100,8 +100,40 @@ _SHELL_WORD = re.compile(r"[$`*?\[\]{}~]")
 # Programs that print something for a reader to judge: their exit status is not the verdict
 # (`grep -c X` exits 1 on a count of 0 and 0 on any other count; `head`, `cat`, `wc` always 0).
 _INSPECTION = frozenset(
-    """grep egrep fgrep rg ag ack wc head tail cat less more ls tree find stat file echo printf
-    sed awk jq yq sort uniq cut tr diff curl wget open xdg-open""".split()
+    [
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "ack",
+        "wc",
+        "head",
+        "tail",
+        "cat",
+        "less",
+        "more",
+        "ls",
+        "tree",
+        "find",
+        "stat",
+        "file",
+        "echo",
+        "printf",
+        "sed",
+        "awk",
+        "jq",
+        "yq",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "diff",
+        "curl",
+        "wget",
+        "open",
+        "xdg-open",
+    ]
 )
 _INSPECTION_SUBCOMMANDS = {
     "npm": frozenset({"view", "info", "ls", "list", "outdated"}),
@@ -123,44 +155,55 @@ class CommandForm:
 def classify_command(text: str) -> CommandForm:
     """Split `text` into what would run; `problem` says why it must not run as a check."""
     command = " ".join(text.split())
-    if not command:
-        return CommandForm(command, problem="an empty command")
-    if len(command) > _MAX_COMMAND_CHARS:
-        return CommandForm(command, problem=f"longer than {_MAX_COMMAND_CHARS} characters")
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError as exc:
-        return CommandForm(command, problem=f"cannot be split into words ({exc})")
-    bad = sorted({t for t in tokens if t in _UNDECIDABLE_TOKENS})
-    if bad:
-        return CommandForm(
-            command,
-            problem=f"uses {' '.join(bad)}: its exit status is not the check's own "
-            "(a pipeline ends with `head`/`wc`, a list with its last command)",
-        )
-    inspection = _inspection(tokens)
-    if inspection:
-        return CommandForm(
-            command,
-            problem=f"`{inspection}` prints something for a reader to judge; its exit status "
-            "is not the check's verdict",
-        )
+    tokens, problem = _tokens(command)
+    if problem is None:
+        problem = _undecidable(tokens)
+    if problem is not None:
+        return CommandForm(command, problem=problem)
     if any(t in _SHELL_TOKENS for t in tokens) or _SHELL_WORD.search(command):
         return CommandForm(command, argv=("sh", "-c", command), via_shell=True)
     return CommandForm(command, argv=tuple(shlex.split(command)))
 
 
+def _tokens(command: str) -> tuple[list[str], str | None]:
+    if not command:
+        return [], "an empty command"
+    if len(command) > _MAX_COMMAND_CHARS:
+        return [], f"longer than {_MAX_COMMAND_CHARS} characters"
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        return list(lexer), None
+    except ValueError as exc:
+        return [], f"cannot be split into words ({exc})"
+
+
+def _undecidable(tokens: list[str]) -> str | None:
+    """Why the command's exit status would not be its verdict, or None."""
+    bad = sorted({t for t in tokens if t in _UNDECIDABLE_TOKENS})
+    if bad:
+        return (
+            f"uses {' '.join(bad)}: its exit status is not the check's own "
+            "(a pipeline ends with `head`/`wc`, a list with its last command)"
+        )
+    inspection = _inspection(tokens)
+    if inspection:
+        return (
+            f"`{inspection}` prints something for a reader to judge; its exit status is not "
+            "the check's verdict"
+        )
+    return None
+
+
 def _inspection(tokens: list[str]) -> str | None:
     """The first inspection program among the commands of an `&&` chain, if any."""
     start = True
-    for i, token in enumerate(tokens):
-        if token in _SHELL_TOKENS:
-            start = token == "&&"
+    for i, word in enumerate(tokens):
+        if word in _SHELL_TOKENS:
+            start = word == "&&"
             continue
         if start:
-            name = token.rsplit("/", 1)[-1]
+            name = word.rsplit("/", 1)[-1]
             subs = _INSPECTION_SUBCOMMANDS.get(name)
             if name in _INSPECTION:
                 return name
