@@ -4,6 +4,7 @@ an answer)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -279,3 +280,36 @@ def test_native_checks_run_as_shell_commands(repo: Path, tmp_path: Path) -> None
     code, data = as_json(repo, tmp_path, plan)
     assert (code, data["status"]) == (0, "passed")
     assert data["criteria"][0]["evidence"][0]["argv"][:2] == ["sh", "-c"]
+
+
+def test_on_a_terminal_questions_are_asked_one_by_one(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The package re-exports the command as `mergegate.cli.verify`; patch the module itself.
+    verify_cli = importlib.import_module("mergegate.cli.verify")
+    monkeypatch.setattr(verify_cli, "_interactive", lambda opts: True)
+    plan = write_plan(
+        tmp_path, phase("1", "src/app/core.py", success=("It adds", "It is fast enough"))
+    )
+    result = CliRunner().invoke(
+        cli,
+        [
+            "verify",
+            str(plan),
+            "--repo",
+            str(repo),
+            "--report-dir",
+            str(tmp_path / "r"),
+            "--who",
+            "grace",
+        ],
+        input="pass\nran it by hand\nskip\n",
+    )
+    assert result.exit_code == 5, result.output
+    assert "2 question(s) for a person" in result.output
+    [answer] = load_answers(tmp_path / "r" / "1" / "answers.jsonl")
+    assert (answer.criterion_id, answer.result, answer.who) == ("sc-1", "pass", "grace")
+    assert answer.note == "ran it by hand"
+    # the follow-up record shows the answer and still asks about sc-2
+    assert result.output.count("HUMAN_NEEDED") == 2
+    assert "1 of 3 criteria need a person" in result.output
