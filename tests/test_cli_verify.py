@@ -172,12 +172,17 @@ def test_answer_then_pass(repo: Path, tmp_path: Path) -> None:
         repo, tmp_path, plan, "--answer", "sc-1=pass", "--note", "tried it", "--who", "ada"
     )
     assert (code, data["status"]) == (0, "passed")
+    assert not any("verified again" in w for w in data["warnings"])  # same tree: no re-run
     sc = next(c for c in data["criteria"] if c["id"] == "sc-1")
     assert sc["decided_by"] == "person"
     assert "ada answered pass" in sc["evidence"][-1]["detail"]
     ledger = tmp_path / "reports" / "1" / "answers.jsonl"
     [answer] = load_answers(ledger)
     assert (answer.who, answer.note) == ("ada", "tried it")
+    (repo / "src/app/core.py").write_text("def add(a, b):\n    return b + a\n")
+    code, data = as_json(repo, tmp_path, plan, "--answer", "sc-1=pass")
+    assert (code, data["status"]) == (0, "passed")
+    assert any("verified again" in w for w in data["warnings"])  # the tree changed
 
 
 def test_accept_gaps_needs_a_reason_and_is_never_passed(repo: Path, tmp_path: Path) -> None:

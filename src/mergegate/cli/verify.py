@@ -299,9 +299,10 @@ def _new_run(ctx: _Context) -> tuple[str, Path]:
     return run_id, ctx.base_dir / "runs" / run_id
 
 
-def _exclude(ctx: _Context) -> tuple[str, ...]:
+def _exclude(ctx: _Context, gsd: Path | None) -> tuple[str, ...]:
+    """Tree paths mergegate itself writes to: its state, the plan, the GSD report copy."""
     excluded = []
-    for path in (ctx.state_root, ctx.loaded.root):
+    for path in (ctx.state_root, ctx.loaded.root, *([gsd] if gsd else [])):
         try:
             excluded.append(path.resolve().relative_to(ctx.repo.resolve()).as_posix())
         except ValueError:
@@ -319,7 +320,7 @@ def _options(ctx: _Context, opts: dict[str, Any], **extra: Any) -> VerifyOptions
         pass_env=tuple(opts["pass_env"]),
         base=opts["base"],
         gsd_phase_dir=gsd,
-        exclude=_exclude(ctx),
+        exclude=_exclude(ctx, gsd),
         **extra,
     )
 
@@ -450,8 +451,8 @@ def _interactive(opts: dict[str, Any]) -> bool:
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where this phase's runs and answers are kept (default: under the state "
-    "directory, one folder per plan and phase).",
+    help="Keep runs and answers under DIR/<phase>/ (default: the state directory, one "
+    "folder per plan and phase).",
 )
 @click.option(
     "--no-gsd-copy",
