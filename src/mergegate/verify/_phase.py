@@ -167,7 +167,8 @@ def reverify(
     """Apply answers (and an acceptance) to an earlier result without running anything again.
 
     The caller must make sure the tree is the one `previous` verified (compare
-    `previous.tree` with `tree_fingerprint(repo)`); otherwise run `verify_phase` again.
+    `previous.tree` with `tree_state(repo, exclude).fingerprint`); otherwise run
+    `verify_phase` again.
     """
     base = previous.model_copy(
         update={
