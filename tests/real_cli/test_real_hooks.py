@@ -22,7 +22,7 @@ import pytest
 from _realcli import RealCli
 
 from mergegate.agents import RunStatus
-from mergegate.agents.model_server import ModelServer, RecordedRequest, Script, ToolCall, Turn
+from mergegate.testing.model_server import ModelServer, RecordedRequest, Script, ToolCall, Turn
 
 pytestmark = pytest.mark.real_cli
 

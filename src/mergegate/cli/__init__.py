@@ -9,6 +9,7 @@ from mergegate.cli.hooks import hook, hooks
 from mergegate.cli.model_server import model_server
 from mergegate.cli.parse import parse
 from mergegate.cli.review import review
+from mergegate.cli.verify import verify
 
 cli.add_command(agent)
 cli.add_command(handoff)
@@ -18,6 +19,7 @@ cli.add_command(model_server)
 cli.add_command(parse)
 cli.add_command(review)
 cli.add_command(schema)
+cli.add_command(verify)
 
 __all__ = ["cli", "main"]
 
