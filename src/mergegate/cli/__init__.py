@@ -7,12 +7,14 @@ from mergegate.cli.agent import agent
 from mergegate.cli.handoff import handoff, schema
 from mergegate.cli.model_server import model_server
 from mergegate.cli.parse import parse
+from mergegate.cli.plan import plan
 from mergegate.cli.review import review
 
 cli.add_command(agent)
 cli.add_command(handoff)
 cli.add_command(model_server)
 cli.add_command(parse)
+cli.add_command(plan)
 cli.add_command(review)
 cli.add_command(schema)
 

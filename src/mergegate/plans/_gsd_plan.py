@@ -1,0 +1,505 @@
+"""One GSD-family `*-PLAN.md` file → one `Unit` (ids and dependencies resolved by `_gsd`).
+
+Three body shapes are read:
+
+* the template: XML-ish sections (`<objective>`, `<tasks>` with `<task type=...>` blocks,
+  `<verification>`, `<success_criteria>`, PAUL's `<acceptance_criteria>` with `## AC-N`
+  gherkin items and `<boundaries>`), scanned by `_tags`;
+* Markdown tasks: `### Task N: ...` headings with `**File(s):**` labels, an `Acceptance
+  Criteria` table of `AC-N` rows and a `Boundaries` list (PAUL's free-form plans);
+* a retro-written checklist: `- [x]` items under a `Tasks` heading, checks under
+  `Verification`. Ticks are not evidence: such a unit is never marked completed for them.
+
+The frontmatter keeps its raw text: `plan: 01` stays `01`. Keys the model has no field for
+are kept in `Unit.extra`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import JsonValue
+
+from mergegate.plans._document import Document
+from mergegate.plans._errors import Notes
+from mergegate.plans._frontmatter import Frontmatter, Node, read_frontmatter, to_json
+from mergegate.plans._markdown import (
+    Heading,
+    file_block,
+    headings,
+    label_at,
+    list_items,
+    split_paths,
+)
+from mergegate.plans._model import (
+    AcceptanceCriterion,
+    Artifact,
+    Check,
+    KeyLink,
+    MustHaves,
+    Task,
+    Unit,
+    Verify,
+)
+from mergegate.plans._tags import Element, TagIndex
+
+__all__ = ["PlanFile", "PlanName", "parse_plan_name", "read_gsd_plan"]
+
+_NUMBERED = re.compile(r"^(?P<phase>[^-]+)-(?P<plan>\d+)(?:-(?P<slug>.+))?-PLAN\.md$")
+_UNNUMBERED = re.compile(r"^(?P<phase>[^-]+)(?:-.+)?-PLAN\.md$")
+_SECTIONS = frozenset(
+    {
+        "objective", "execution_context", "context", "tasks", "task", "verification",
+        "success_criteria", "output", "acceptance_criteria", "boundaries", "skills",
+    }
+)  # fmt: skip
+_TASK_PARTS = frozenset(
+    {
+        "name", "files", "read_first", "action", "behavior", "verify", "acceptance_criteria",
+        "done", "what-built", "how-to-verify", "resume-signal", "options", "decision",
+        "context",
+    }
+)  # fmt: skip
+_MAPPED_KEYS = frozenset(
+    {"wave", "depends_on", "files_modified", "files-modified", "autonomous", "requirements",
+     "must_haves"}
+)  # fmt: skip
+_TASK_HEADING = re.compile(r"^Task[ \t]+[\w.-]+\b", re.I)
+_AC_HEADING = re.compile(r"^(AC-\d+)[ \t]*[:.\-—–]?[ \t]*(.*)$", re.I)
+_AC_ROW = re.compile(r"^[ \t]*\|[ \t]*\**(AC-\d+)\**[ \t]*\|[ \t]*(.*?)[ \t]*\|")
+_AUTOMATED = re.compile(r"<automated>(.*?)</automated>", re.I)
+_FILE_LABEL = re.compile(
+    r"^(?:test[ \t]+)?files?(?:[ \t]+to[ \t]+(?:modify|create|change))?$", re.I
+)
+_NAME_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class PlanName:
+    """What a plan file's name says: `04-02-PLAN.md` → phase `04`, plan `02`, stem `04-02`."""
+
+    phase: str | None
+    plan: str | None
+    stem: str
+    """GSD's own plan id: the name without `-PLAN.md` (a SUMMARY with this stem marks it done)."""
+
+
+@dataclass(frozen=True)
+class PlanFile:
+    """A parsed plan before ids are resolved across the tree."""
+
+    unit: Unit
+    """`id` is provisional; `depends_on` holds the raw texts."""
+    name: PlanName
+    plan_number: str | None
+
+
+def parse_plan_name(file_name: str) -> PlanName:
+    stem = file_name.removesuffix("PLAN.md").removesuffix("-")
+    numbered = _NUMBERED.match(file_name)
+    if numbered:
+        return PlanName(numbered["phase"], numbered["plan"], stem)
+    unnumbered = _UNNUMBERED.match(file_name)
+    return PlanName(unnumbered["phase"] if unnumbered else None, None, stem)
+
+
+def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
+    """Parse one plan file. Raises `PlanError` only for unreadable frontmatter."""
+    front = read_frontmatter(doc, notes)
+    root = front.root if front else Node({}, 1)
+    body_start = front.body_start if front else 0
+    tags = TagIndex(doc)
+    sections = {
+        el.name: el for el in reversed(tags.elements(_SECTIONS, body_start, len(doc.lines)))
+    }
+    fields: dict[str, Any] = {}
+    if "task" in sections or "tasks" in sections:
+        fields.update(_template_body(doc, tags, sections, body_start, notes))
+    else:
+        fields.update(_markdown_body(doc, body_start, notes))
+    fields.update(_frontmatter_fields(doc, front, notes))
+    tasks = fields.get("tasks", ())
+    if not tasks:
+        notes.warn(
+            "no-tasks",
+            "no tasks found (no <task> blocks, 'Task N' headings or task checklist)",
+            doc.ref(body_start),
+        )
+    if any(task.is_checkpoint for task in tasks):
+        fields["autonomous"] = False
+    declared = root.get("plan")
+    plan_number = name.plan or (declared.text().strip() if declared else "") or None
+    unit = Unit(id=name.stem, source=doc.ref(0), **fields)
+    return PlanFile(unit=unit, name=name, plan_number=plan_number)
+
+
+# ---------------------------------------------------------------- frontmatter
+
+
+def _frontmatter_fields(doc: Document, front: Frontmatter | None, notes: Notes) -> dict[str, Any]:
+    if front is None:
+        notes.warn(
+            "no-frontmatter",
+            "no frontmatter: phase and plan come from the file name; no wave or depends_on",
+            doc.ref(0),
+        )
+        return {}
+    root = front.root
+    fields: dict[str, Any] = {"extra": _extra(root)}
+    wave = root.get("wave")
+    if wave is None or wave.value is None:
+        notes.warn(
+            "no-wave", "no `wave` in frontmatter; GSD runs such a plan in wave 1", doc.ref(0)
+        )
+    elif isinstance(wave.value, int) and not isinstance(wave.value, bool):
+        fields["wave"] = wave.value
+    else:
+        notes.warn(
+            "bad-wave", f"`wave: {wave.text()}` is not a number; ignored", doc.ref(wave.line - 1)
+        )
+    depends = root.get("depends_on")
+    if depends is None:
+        notes.warn("no-depends-on", "no `depends_on` in frontmatter; taken as none", doc.ref(0))
+    else:
+        fields["depends_on"] = tuple(
+            item.text().strip() for item in depends.items() if item.text().strip()
+        )
+    files = root.get("files_modified") or root.get("files-modified")
+    if files is not None:
+        fields["files"] = tuple(_strings(files))
+    autonomous = root.get("autonomous")
+    if autonomous is not None:
+        fields["autonomous"] = (
+            autonomous.value is not False and autonomous.text().lower() != "false"
+        )
+    requirements = root.get("requirements")
+    if requirements is not None:
+        fields["requirements"] = tuple(_strings(requirements, split_commas=True))
+    must = root.get("must_haves")
+    if must is not None:
+        fields["must_haves"] = _must_haves(doc, must, notes)
+    return fields
+
+
+def _extra(root: Node) -> dict[str, JsonValue]:
+    extra: dict[str, JsonValue] = {}
+    for key, node in root.value.items():
+        if key in _MAPPED_KEYS:
+            continue
+        # phase and plan keep their text as written: `plan: 01` is "01", not 1.
+        extra[key] = node.text() if key in ("phase", "plan") else to_json(node)
+    return extra
+
+
+def _strings(node: Node, *, split_commas: bool = False) -> list[str]:
+    values: list[str] = []
+    for item in node.items():
+        text = (
+            item.text().strip() if not isinstance(item.value, dict | list) else str(to_json(item))
+        )
+        parts = text.split(",") if split_commas else [text]
+        values.extend(part.strip() for part in parts if part.strip())
+    return values
+
+
+def _must_haves(doc: Document, node: Node, notes: Notes) -> MustHaves:
+    truths = []
+    for item in (node.get("truths") or Node([], node.line)).items():
+        value = to_json(item)
+        if isinstance(value, dict):  # `- Foo: bar` unquoted: YAML made it a mapping
+            value = "; ".join(f"{k}: {v}" for k, v in value.items())
+        if str(value).strip():
+            truths.append(str(value).strip())
+    artifacts = []
+    for item in (node.get("artifacts") or Node([], node.line)).items():
+        artifact = _artifact(doc, item, notes)
+        if artifact is not None:
+            artifacts.append(artifact)
+    links = []
+    for item in (node.get("key_links") or Node([], node.line)).items():
+        link = _key_link(doc, item, notes)
+        if link is not None:
+            links.append(link)
+    return MustHaves(truths=tuple(truths), artifacts=tuple(artifacts), key_links=tuple(links))
+
+
+def _opt(item: Node, key: str) -> str | None:
+    child = item.get(key)
+    return None if child is None or child.value is None else child.text()
+
+
+def _artifact(doc: Document, item: Node, notes: Notes) -> Artifact | None:
+    if not isinstance(item.value, dict):
+        path = item.text().strip()
+        return Artifact(path=path, source=doc.ref(item.line - 1)) if path else None
+    found = _opt(item, "path")
+    if not found:
+        notes.warn(
+            "artifact-without-path",
+            "must_haves artifact without `path`; skipped",
+            doc.ref(item.line - 1),
+        )
+        return None
+    lines = item.get("min_lines")
+    exports = item.get("exports")
+    return Artifact(
+        path=found,
+        provides=_opt(item, "provides"),
+        min_lines=lines.value
+        if lines and isinstance(lines.value, int) and not isinstance(lines.value, bool)
+        else None,
+        contains=_opt(item, "contains"),
+        exports=tuple(_strings(exports)) if exports else (),
+        source=doc.ref(item.line - 1),
+    )
+
+
+def _key_link(doc: Document, item: Node, notes: Notes) -> KeyLink | None:
+    if not isinstance(item.value, dict) or not (_opt(item, "from") or _opt(item, "to")):
+        notes.warn(
+            "key-link-incomplete",
+            "must_haves key_link without `from`/`to`; skipped",
+            doc.ref(item.line - 1),
+        )
+        return None
+    return KeyLink(
+        from_=_opt(item, "from") or "",
+        to=_opt(item, "to") or "",
+        via=_opt(item, "via"),
+        pattern=_opt(item, "pattern"),
+        source=doc.ref(item.line - 1),
+    )
+
+
+# ---------------------------------------------------------------- template body
+
+
+def _template_body(
+    doc: Document, tags: TagIndex, sections: dict[str, Element], body_start: int, notes: Notes
+) -> dict[str, Any]:
+    holder = sections.get("tasks")
+    lo, hi = (holder.inner_start, holder.inner_end) if holder else (body_start, len(doc.lines))
+    task_elements = tags.elements(frozenset({"task"}), lo, hi)
+    for element in (holder, *task_elements):
+        if element is not None and not element.closed:
+            notes.warn(
+                "unclosed-tag",
+                f"<{element.name}> is never closed; read up to line {element.end + 1}",
+                doc.ref(element.start),
+            )
+    fields: dict[str, Any] = {
+        "tasks": tuple(_task(doc, tags, el, n, notes) for n, el in enumerate(task_elements, 1))
+    }
+    if "objective" in sections:
+        fields["objective"] = sections["objective"].text
+        fields["name"] = _first_sentence(sections["objective"].text)
+    if "verification" in sections:
+        fields["verification"] = _verify(doc, tags, sections["verification"])
+    if "success_criteria" in sections:
+        fields["success_criteria"] = _criteria(doc, sections["success_criteria"])
+    if "acceptance_criteria" in sections:
+        fields["acceptance_criteria"] = _ac_items(doc, sections["acceptance_criteria"])
+    if "boundaries" in sections:
+        fields["boundaries"] = _lines(doc, sections["boundaries"])
+    return fields
+
+
+def _task(doc: Document, tags: TagIndex, el: Element, number: int, notes: Notes) -> Task:
+    parts: dict[str, Element] = {}
+    for part in tags.elements(_TASK_PARTS, el.inner_start, el.inner_end):
+        parts.setdefault(part.name, part)
+    kind = el.attrs.get("type", "").strip()
+    if not kind:
+        notes.warn(
+            "task-without-type", f"task {number} has no type; taken as `auto`", doc.ref(el.start)
+        )
+        kind = "auto"
+    name = " ".join(parts["name"].text.split()) if "name" in parts else ""
+    if not name:
+        name = f"Task {number} ({kind})"
+        notes.warn(
+            "task-without-name", f"task {number} has no <name>; called {name!r}", doc.ref(el.start)
+        )
+    extra: dict[str, JsonValue] = {k: v for k, v in el.attrs.items() if k != "type"}
+    for key in ("what-built", "how-to-verify", "resume-signal", "options", "decision", "context"):
+        if key in parts:
+            extra[key] = parts[key].text
+    return Task(
+        id=str(number),
+        name=name,
+        type=kind,
+        files=tuple(split_paths(parts["files"].text)) if "files" in parts else (),
+        read_first=tuple(split_paths(parts["read_first"].text)) if "read_first" in parts else (),
+        action=parts["action"].text if "action" in parts else "",
+        behavior=parts["behavior"].text if "behavior" in parts else "",
+        verify=_verify(doc, tags, parts["verify"]) if "verify" in parts else Verify(),
+        done=parts["done"].text if "done" in parts else "",
+        acceptance_criteria=_criteria(doc, parts["acceptance_criteria"])
+        if "acceptance_criteria" in parts
+        else (),
+        source=doc.ref(el.start),
+        extra=extra,
+    )
+
+
+def _verify(doc: Document, tags: TagIndex, el: Element) -> Verify:
+    commands: list[Check] = []
+    if el.start == el.end:
+        commands = [
+            Check(run=m.group(1).strip(), source=doc.ref(el.start))
+            for m in _AUTOMATED.finditer(el.text)
+        ]
+    else:
+        for auto in tags.elements(frozenset({"automated"}), el.inner_start, el.inner_end):
+            if auto.text.strip():
+                commands.append(Check(run=auto.text.strip(), source=doc.ref(auto.start)))
+    text = re.sub(r"</?automated>", "", el.text, flags=re.I).strip()
+    return Verify(text=text, commands=tuple(commands))
+
+
+def _criteria(doc: Document, el: Element) -> tuple[AcceptanceCriterion, ...]:
+    if el.start != el.end:
+        items = list_items(doc, el.inner_start, el.inner_end)
+        if items:
+            top = min(item.indent for item in items)
+            return tuple(
+                AcceptanceCriterion(text=item.text, source=doc.ref(item.index))
+                for item in items
+                if item.indent == top
+            )
+    return (AcceptanceCriterion(text=el.text, source=doc.ref(el.start)),) if el.text else ()
+
+
+def _ac_items(doc: Document, el: Element) -> tuple[AcceptanceCriterion, ...]:
+    """PAUL's `## AC-N: title` items, each with its Given/When/Then block."""
+    heads = [h for h in headings(doc, el.inner_start, el.inner_end) if _AC_HEADING.match(h.text)]
+    if not heads:
+        return _criteria(doc, el)
+    found = []
+    for k, head in enumerate(heads):
+        end = heads[k + 1].index if k + 1 < len(heads) else el.inner_end
+        match = _AC_HEADING.match(head.text)
+        assert match is not None
+        body = doc.text(head.index + 1, end).strip()
+        text = f"{match.group(2).strip()}\n{body}".strip()
+        found.append(
+            AcceptanceCriterion(id=match.group(1).upper(), text=text, source=doc.ref(head.index))
+        )
+    return tuple(found)
+
+
+def _lines(doc: Document, el: Element) -> tuple[str, ...]:
+    items = list_items(doc, el.inner_start, el.inner_end) if el.start != el.end else []
+    if items:
+        return tuple(item.text for item in items)
+    return tuple(
+        line.strip()
+        for line in el.text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    )
+
+
+def _first_sentence(text: str) -> str:
+    for line in text.splitlines():
+        stripped = line.strip().lstrip("#").strip()
+        if stripped and not line.lstrip().startswith("#") and not stripped.endswith(":"):
+            return stripped[:_NAME_LIMIT]
+    return ""
+
+
+# ---------------------------------------------------------------- Markdown body
+
+
+def _markdown_body(doc: Document, start: int, notes: Notes) -> dict[str, Any]:
+    heads = headings(doc, start)
+    fields: dict[str, Any] = {}
+    title = next((h for h in heads if h.level == 1), None)
+    if title is not None:
+        fields["name"] = title.text[:_NAME_LIMIT]
+    task_heads = [h for h in heads if 2 <= h.level <= 4 and _TASK_HEADING.match(h.text)]
+    if task_heads:
+        fields["tasks"] = tuple(
+            _heading_task(doc, heads, h, n) for n, h in enumerate(task_heads, 1)
+        )
+    for head in heads:
+        key = head.text.strip().lower().rstrip(":")
+        lo, hi = head.index + 1, _section_end(doc, heads, head)
+        if key == "tasks" and not task_heads:
+            fields["tasks"] = _checklist_tasks(doc, lo, hi, notes)
+        elif key in ("goal", "objective"):
+            fields["objective"] = doc.text(lo, hi).strip()
+        elif key == "acceptance criteria":
+            fields["acceptance_criteria"] = _ac_rows(doc, lo, hi)
+        elif key == "verification":
+            items = list_items(doc, lo, hi)
+            fields["verification"] = Verify(text=doc.text(lo, hi).strip())
+            fields.setdefault(
+                "success_criteria",
+                tuple(
+                    AcceptanceCriterion(text=item.text, source=doc.ref(item.index))
+                    for item in items
+                ),
+            )
+        elif key == "boundaries":
+            fields["boundaries"] = tuple(item.text for item in list_items(doc, lo, hi))
+    return fields
+
+
+def _section_end(doc: Document, heads: list[Heading], head: Heading) -> int:
+    later = (h.index for h in heads if h.index > head.index and h.level <= head.level)
+    return next(later, len(doc.lines))
+
+
+def _heading_task(doc: Document, heads: list[Heading], head: Heading, number: int) -> Task:
+    end = _section_end(doc, heads, head)
+    changes = []
+    for i in range(head.index + 1, end):
+        label = label_at(doc, i)
+        if label is not None and _FILE_LABEL.match(label.name):
+            changes.extend(file_block(doc, label, end))
+    return Task(
+        id=str(number),
+        name=head.text,
+        files=tuple(dict.fromkeys(change.path for change in changes)),
+        file_changes=tuple(changes),
+        action=doc.text(head.index + 1, end).strip(),
+        source=doc.ref(head.index),
+    )
+
+
+def _checklist_tasks(doc: Document, start: int, end: int, notes: Notes) -> tuple[Task, ...]:
+    items = list_items(doc, start, end)
+    if not items:
+        return ()
+    top = min(item.indent for item in items)
+    chosen = [item for item in items if item.indent == top]
+    if chosen and all(item.box == "x" for item in chosen):
+        notes.warn(
+            "ticked-checklist",
+            f"all {len(chosen)} task boxes are ticked; ticks are not evidence the work is done",
+            doc.ref(chosen[0].index),
+        )
+    return tuple(
+        Task(id=str(n), name=item.text, source=doc.ref(item.index))
+        for n, item in enumerate(chosen, 1)
+    )
+
+
+def _ac_rows(doc: Document, start: int, end: int) -> tuple[AcceptanceCriterion, ...]:
+    found = []
+    for i in range(start, end):
+        match = None if doc.fenced[i] else _AC_ROW.match(doc.lines[i])
+        if match:
+            found.append(
+                AcceptanceCriterion(
+                    id=match.group(1).upper(), text=match.group(2), source=doc.ref(i)
+                )
+            )
+    if found:
+        return tuple(found)
+    return tuple(
+        AcceptanceCriterion(text=item.text, source=doc.ref(item.index))
+        for item in list_items(doc, start, end)
+    )
