@@ -36,17 +36,35 @@ from mergegate.plans._model import (
 )
 from mergegate.plans._native import dump_native, read_native
 from mergegate.plans._order import CycleError, unit_waves, wave_conflicts
+from mergegate.plans._reports import (
+    CommandResult,
+    Gap,
+    GapArtifact,
+    HumanCheck,
+    PhaseVerification,
+    TaskRecord,
+    TruthResult,
+    UnitSummary,
+    render_summary,
+    render_verification,
+)
+from mergegate.plans._writeback import summary_name, verification_name, write_phase_reports
 
 __all__ = [
     "AcceptanceCriterion",
     "Artifact",
     "Check",
+    "CommandResult",
     "CycleError",
     "FileChange",
+    "Gap",
+    "GapArtifact",
+    "HumanCheck",
     "ImportResult",
     "KeyLink",
     "MustHaves",
     "Phase",
+    "PhaseVerification",
     "Plan",
     "PlanError",
     "PlanFormat",
@@ -55,12 +73,20 @@ __all__ = [
     "SourceRef",
     "Step",
     "Task",
+    "TaskRecord",
+    "TruthResult",
     "Unit",
+    "UnitSummary",
     "Verify",
     "check_plan",
     "dump_native",
     "load_plan",
     "read_native",
+    "render_summary",
+    "render_verification",
+    "summary_name",
     "unit_waves",
+    "verification_name",
     "wave_conflicts",
+    "write_phase_reports",
 ]

@@ -98,8 +98,6 @@ def _split(path: Path, prefix: str, parts: list[str], notes: Notes) -> Plan:
 
 def _file(path: Path, rel: str, notes: Notes) -> Plan:
     doc = read_document(path, rel)
-    for index in doc.unclosed_fences:
-        notes.warn("unclosed-fence", "code fence is never closed; read as text", doc.ref(index))
     if path.suffix.lower() in (".yaml", ".yml"):
         if not is_native(doc):
             raise PlanError(
@@ -112,7 +110,9 @@ def _file(path: Path, rel: str, notes: Notes) -> Plan:
         )
     kind = classify(doc, path.name)
     if kind == "gsd":
-        return import_gsd_file(path, notes)
+        return import_gsd_file(path, notes)  # warns about its own fences
+    for index in doc.unclosed_fences:
+        notes.warn("unclosed-fence", "code fence is never closed; read as text", doc.ref(index))
     if kind == "spectacular":
         return import_spectacular([doc], notes)
     if kind == "superpowers":

@@ -21,7 +21,7 @@ from pathlib import Path
 from mergegate.plans._errors import PlanError
 from mergegate.plans._model import SourceRef
 
-__all__ = ["MAX_FILE_BYTES", "Document", "fence_mask", "read_document"]
+__all__ = ["MAX_FILE_BYTES", "Document", "fence_mask", "is_fence_delimiter", "read_document"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """The largest plan file read (the largest real plan seen is ~100 KB)."""
@@ -48,7 +48,9 @@ class Document:
 
     def ref(self, index: int) -> SourceRef:
         """The source reference of the 0-based line `index`."""
-        return SourceRef(file=self.rel, line=max(index, 0) + 1)
+        # Built without re-validation: the fields are a str and a positive int by construction,
+        # and a large plan makes one of these per element.
+        return SourceRef.model_construct(file=self.rel, line=max(index, 0) + 1)
 
     def live(self, index: int) -> bool:
         """True when line `index` is structure (not inside a code fence)."""
@@ -74,6 +76,11 @@ def read_document(path: Path, rel: str, *, max_bytes: int = MAX_FILE_BYTES) -> D
         line = data.count(b"\n", 0, exc.start) + 1
         raise PlanError(f"not UTF-8 text (byte {exc.start})", file=rel, line=line) from exc
     return Document.from_text(rel, text.removeprefix("\ufeff"))
+
+
+def is_fence_delimiter(line: str) -> bool:
+    """True for a line that opens or closes a code fence (list-marker prefix allowed)."""
+    return _FENCE.match(line) is not None
 
 
 def fence_mask(lines: tuple[str, ...]) -> tuple[tuple[bool, ...], tuple[int, ...]]:

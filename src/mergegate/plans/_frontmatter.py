@@ -91,6 +91,8 @@ def read_frontmatter(doc: Document, notes: Notes) -> Frontmatter | None:
     try:
         root = _from_yaml(text, first_line=2)
         loose = False
+    except _TooManyValues as exc:
+        raise PlanError(f"frontmatter has more than {_MAX_NODES} values", file=doc.rel) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = 2 + (mark.line if mark is not None else 0)
@@ -139,10 +141,14 @@ def _from_yaml(text: str, *, first_line: int) -> Node:
         loader.dispose()
 
 
+class _TooManyValues(Exception):
+    """More nodes than `_MAX_NODES` (aliases can make a small block huge)."""
+
+
 def _convert(loader: yaml.SafeLoader, node: yaml.Node, first: int, budget: list[int]) -> Node:
     budget[0] -= 1
     if budget[0] < 0:
-        raise yaml.YAMLError("frontmatter has too many values")
+        raise _TooManyValues
     line = first + node.start_mark.line
     if isinstance(node, yaml.MappingNode):
         mapping: dict[str, Node] = {}
@@ -235,9 +241,22 @@ class _Loose:
             items.append(self.value(line, indent, rest or None))
         return Node(items, start)
 
+    def scalar(self, text: str, line: int) -> Node:
+        """A one-line value; flow mappings, anchors, tags and unbalanced brackets are refused."""
+        text = text.strip()
+        if text[:1] in ("{", "&", "*", "!", "%", "@", "`") or text.startswith("[") != text.endswith(
+            "]"
+        ):
+            raise self.fail(line, f"cannot read value {text[:40]!r}")
+        if text[:1] in ("'", '"') and (len(text) < 2 or text[-1] != text[0]):
+            raise self.fail(line, f"unterminated quote in {text[:40]!r}")
+        if text.startswith("["):
+            return Node([self.scalar(part, line) for part in _split_inline(text[1:-1])], line)
+        return _loose_scalar(text, line)
+
     def value(self, line: int, indent: int, rest: str | None) -> Node:
         if rest is not None and rest not in ("|", ">", "|-", ">-"):
-            return _loose_scalar(rest, line)
+            return self.scalar(rest, line)
         child = self.rows[self.pos] if self.pos < len(self.rows) else None
         if rest is not None:  # a block scalar: every more-indented line
             taken = []
@@ -256,8 +275,6 @@ class _Loose:
 
 def _loose_scalar(text: str, line: int) -> Node:
     text = text.strip()
-    if text.startswith("[") and text.endswith("]"):
-        return Node([_loose_scalar(part, line) for part in _split_inline(text[1:-1])], line)
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         inner = text[1:-1]
         return Node(inner, line, raw=inner)

@@ -257,8 +257,6 @@ class _UnitIndex:
     def resolve(self, raw: str, own_phase: str, own_draft: int) -> str:
         """The unit id `raw` names (`01` = plan 01 of the same phase), or `raw` unchanged."""
         text = raw.strip().strip("\"'").strip()
-        if text in self.ids:
-            return text
         match = _DEPENDENCY.match(text)
         key = None
         if match:
@@ -266,9 +264,13 @@ class _UnitIndex:
         elif text.isdigit() and len(text) < 12:
             key = (own_phase, int(text))
         candidates = self.by_key.get(key, []) if key else []
+        same = [unit for k, unit in candidates if k == own_draft]
+        if same:  # a repeated phase number: the plan of one's own phase
+            return same[0]
+        if text in self.ids:
+            return text
         if candidates:
-            same = [unit for k, unit in candidates if k == own_draft]
-            return (same or [candidates[0][1]])[0]
+            return candidates[0][1]
         return self.by_stem.get(text, text)
 
 

@@ -27,11 +27,13 @@ from mergegate.plans._errors import Notes
 from mergegate.plans._frontmatter import Frontmatter, Node, read_frontmatter, to_json
 from mergegate.plans._markdown import (
     Heading,
+    consulted,
     file_block,
     headings,
     label_at,
     list_items,
     split_paths,
+    touched,
 )
 from mergegate.plans._model import (
     AcceptanceCriterion,
@@ -51,7 +53,7 @@ _NUMBERED = re.compile(r"^(?P<phase>[^-]+)-(?P<plan>\d+)(?:-(?P<slug>.+))?-PLAN\
 _UNNUMBERED = re.compile(r"^(?P<phase>[^-]+)(?:-.+)?-PLAN\.md$")
 _SECTIONS = frozenset(
     {
-        "objective", "execution_context", "context", "tasks", "task", "verification",
+        "objective", "execution_context", "context", "tasks", "verification",
         "success_criteria", "output", "acceptance_criteria", "boundaries", "skills",
     }
 )  # fmt: skip
@@ -115,7 +117,7 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
         el.name: el for el in reversed(tags.elements(_SECTIONS, body_start, len(doc.lines)))
     }
     fields: dict[str, Any] = {}
-    if "task" in sections or "tasks" in sections:
+    if "tasks" in sections or tags.count("task", body_start):
         fields.update(_template_body(doc, tags, sections, body_start, notes))
     else:
         fields.update(_markdown_body(doc, body_start, notes))
@@ -130,7 +132,8 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
     if any(task.is_checkpoint for task in tasks):
         fields["autonomous"] = False
     declared = root.get("plan")
-    plan_number = name.plan or (declared.text().strip() if declared else "") or None
+    written = declared.text().strip() if declared and declared.value is not None else ""
+    plan_number = name.plan or written or None
     unit = Unit(id=name.stem, source=doc.ref(0), **fields)
     return PlanFile(unit=unit, name=name, plan_number=plan_number)
 
@@ -310,6 +313,12 @@ def _task(doc: Document, tags: TagIndex, el: Element, number: int, notes: Notes)
     parts: dict[str, Element] = {}
     for part in tags.elements(_TASK_PARTS, el.inner_start, el.inner_end):
         parts.setdefault(part.name, part)
+        if not part.closed:
+            notes.warn(
+                "unclosed-tag",
+                f"<{part.name}> is never closed; read up to line {part.end + 1}",
+                doc.ref(part.start),
+            )
     kind = el.attrs.get("type", "").strip()
     if not kind:
         notes.warn(
@@ -462,8 +471,9 @@ def _heading_task(doc: Document, heads: list[Heading], head: Heading, number: in
     return Task(
         id=str(number),
         name=head.text,
-        files=tuple(dict.fromkeys(change.path for change in changes)),
+        files=touched(changes),
         file_changes=tuple(changes),
+        read_first=consulted(changes),
         action=doc.text(head.index + 1, end).strip(),
         source=doc.ref(head.index),
     )

@@ -150,7 +150,7 @@ def _top_items(doc: Document, start: int, end: int) -> list[Item]:
 def _plan_list(doc: Document, start: int, end: int) -> dict[str, str]:
     plans = {}
     for item in list_items(doc, start, end):
-        match = _PLAN_ENTRY.match(item.text)
+        match = _PLAN_ENTRY.match(item.text.replace("-PLAN.md", ""))
         if match:
             plans[match.group("id")] = match.group("text").strip()
     return plans

@@ -23,11 +23,13 @@ __all__ = [
     "Item",
     "Label",
     "clean_path",
+    "consulted",
     "file_block",
     "headings",
     "label_at",
     "list_items",
     "split_paths",
+    "touched",
 ]
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -218,3 +220,21 @@ def _file_change(text: str) -> FileChange:
     path, lines = clean_path(parts[0])
     target = clean_path(parts[1])[0] if len(parts) > 1 else None
     return FileChange(path=path, action=action, lines=lines, to=target or None)
+
+
+_READ_VERBS = frozenset({"reference", "ref", "read", "see", "context", "consult"})
+_WRITE_VERBS = frozenset(
+    {"", "create", "new", "modify", "update", "edit", "change", "add", "test", "tests",
+     "move", "rename", "delete", "remove"}
+)  # fmt: skip
+
+
+def touched(changes: list[FileChange]) -> tuple[str, ...]:
+    """The paths a file list says will be written (`Reference:`/`Check:` entries are not)."""
+    paths = (p for c in changes if c.action in _WRITE_VERBS for p in (c.path, c.to) if p)
+    return tuple(dict.fromkeys(paths))
+
+
+def consulted(changes: list[FileChange]) -> tuple[str, ...]:
+    """The paths a file list names only to be read (`- Reference: a.py (lines 1-9)`)."""
+    return tuple(dict.fromkeys(c.path for c in changes if c.action in _READ_VERBS))

@@ -116,8 +116,16 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 
 
+_BREAKS = frozenset("\x85\u2028\u2029")
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    # PyYAML writes NEL and the Unicode line separators raw in plain, single-quoted and block
+    # scalars, where its own reader takes them for line breaks; only "..." escapes them.
+    if _BREAKS.intersection(value):
+        style: str | None = '"'
+    else:
+        style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

@@ -20,10 +20,18 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from mergegate.plans._document import Document
+from mergegate.plans._document import Document, is_fence_delimiter
 from mergegate.plans._errors import Notes, PlanError
 from mergegate.plans._frontmatter import read_frontmatter, to_json
-from mergegate.plans._markdown import Heading, file_block, headings, label_at, list_items
+from mergegate.plans._markdown import (
+    Heading,
+    consulted,
+    file_block,
+    headings,
+    label_at,
+    list_items,
+    touched,
+)
 from mergegate.plans._model import (
     AcceptanceCriterion,
     Check,
@@ -215,8 +223,9 @@ def _task(doc: Document, head: Heading, end: int, notes: Notes) -> tuple[Task, d
     task = Task(
         id=match["id"],
         name=match["name"].strip(),
-        files=tuple(dict.fromkeys(change.path for change in changes)),
+        files=touched(changes),
         file_changes=tuple(changes),
+        read_first=consulted(changes),
         action=doc.text(head.index + 1, end).strip(),
         verify=Verify(text="\n\n".join(t for t in gate_text if t), commands=tuple(gates)),
         acceptance_criteria=tuple(criteria),
@@ -232,7 +241,7 @@ def _fence_commands(doc: Document, start: int, end: int) -> list[Check]:
     pending_at = start
     for i in range(start, end):
         line = doc.lines[i].strip()
-        if not doc.fenced[i] or line.startswith(("```", "~~~")):
+        if not doc.fenced[i] or is_fence_delimiter(line):
             continue
         if not line or (line.startswith("#") and not pending):
             continue

@@ -17,9 +17,17 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from mergegate.plans._document import Document
+from mergegate.plans._document import Document, is_fence_delimiter
 from mergegate.plans._errors import Notes, PlanError
-from mergegate.plans._markdown import Heading, file_block, headings, label_at, list_items
+from mergegate.plans._markdown import (
+    Heading,
+    consulted,
+    file_block,
+    headings,
+    label_at,
+    list_items,
+    touched,
+)
 from mergegate.plans._model import (
     Check,
     FileChange,
@@ -141,8 +149,9 @@ def _task(doc: Document, heads: list[Heading], head: Heading, number: int, notes
     return Task(
         id=str(number),
         name=head.text,
-        files=tuple(dict.fromkeys(p for c in changes for p in (c.path, c.to) if p)),
+        files=touched(changes),
         file_changes=tuple(changes),
+        read_first=consulted(changes),
         action=doc.text(head.index + 1, end).strip(),
         steps=steps,
         verify=Verify(text=verify_text, commands=accepted),
@@ -184,7 +193,7 @@ def _checks(doc: Document, start: int, end: int) -> tuple[Check, ...]:
             command, i = _command(doc, i, end, run.group("cmd"))
             pending = (command, i) if command else None
         elif expected and pending is not None:
-            text = expected.group("text").strip()
+            text = expected.group("text").strip() or _fence_below(doc, i, end)
             checks.append(
                 Check(
                     run=pending[0],
@@ -201,17 +210,19 @@ def _checks(doc: Document, start: int, end: int) -> tuple[Check, ...]:
 def _command(doc: Document, i: int, end: int, inline: str) -> tuple[str, int]:
     """The command of a `Run:` line at `i`: inline (backticks dropped) or the fence below."""
     text = inline.strip()
-    if text:
-        if text.startswith("`") and text.count("`") >= 2:
-            text = text[1 : text.index("`", 1)]
-        return text.strip(), i
+    if text.startswith("`") and text.count("`") >= 2:
+        return text[1 : text.index("`", 1)].strip(), i
+    return text or _fence_below(doc, i, end), i
+
+
+def _fence_below(doc: Document, i: int, end: int) -> str:
+    """The content of the fenced block right below line `i` (blank lines between allowed)."""
     j = i + 1
     while j < end and not doc.lines[j].strip():
         j += 1
     if j >= end or not doc.fenced[j]:
-        return "", i
+        return ""
     k = j + 1
-    while k < end and doc.fenced[k] and not doc.lines[k].strip().startswith(("```", "~~~")):
+    while k < end and doc.fenced[k] and not is_fence_delimiter(doc.lines[k]):
         k += 1
-    lines = [line.strip() for line in doc.lines[j + 1 : k] if line.strip()]
-    return "\n".join(lines), i
+    return "\n".join(line.strip() for line in doc.lines[j + 1 : k] if line.strip())

@@ -66,6 +66,11 @@ class TagIndex:
             if closer:
                 self._closes[closer.group(1).lower()].append(i)
 
+    def count(self, name: str, start: int = 0) -> int:
+        """How many `<name ...>` openers there are from line `start` on."""
+        positions = self._opens.get(name, [])
+        return len(positions) - bisect_left(positions, start)
+
     def elements(self, names: frozenset[str], start: int, end: int) -> list[Element]:
         """The outermost known blocks in lines `start`..`end` (exclusive), in order."""
         openers = sorted(
