@@ -72,6 +72,7 @@ _TASK_HEADING = re.compile(r"^Task[ \t]+[\w.-]+\b", re.I)
 _AC_HEADING = re.compile(r"^(AC-\d+)[ \t]*[:.\-—–]?[ \t]*(.*)$", re.I)
 _AC_ROW = re.compile(r"^[ \t]*\|[ \t]*\**(AC-\d+)\**[ \t]*\|[ \t]*(.*?)[ \t]*\|")
 _AUTOMATED = re.compile(r"<automated>(.*?)</automated>", re.I)
+_INLINE_PART = re.compile(r"<([a-z][\w-]{0,40})>(.*?)</\1>")
 _FILE_LABEL = re.compile(
     r"^(?:test[ \t]+)?files?(?:[ \t]+to[ \t]+(?:modify|create|change))?$", re.I
 )
@@ -311,7 +312,11 @@ def _template_body(
 
 def _task(doc: Document, tags: TagIndex, el: Element, number: int, notes: Notes) -> Task:
     parts: dict[str, Element] = {}
-    for part in tags.elements(_TASK_PARTS, el.inner_start, el.inner_end):
+    if el.start == el.end:
+        found = _inline_parts(el)
+    else:
+        found = tags.elements(_TASK_PARTS, el.inner_start, el.inner_end)
+    for part in found:
         parts.setdefault(part.name, part)
         if not part.closed:
             notes.warn(
@@ -351,6 +356,15 @@ def _task(doc: Document, tags: TagIndex, el: Element, number: int, notes: Notes)
         source=doc.ref(el.start),
         extra=extra,
     )
+
+
+def _inline_parts(el: Element) -> list[Element]:
+    """Children of a one-line `<task ...><name>...</name>...</task>`."""
+    return [
+        Element(m.group(1), {}, el.start, el.start, el.start, el.start, m.group(2).strip(), True)
+        for m in _INLINE_PART.finditer(el.text)
+        if m.group(1) in _TASK_PARTS
+    ]
 
 
 def _verify(doc: Document, tags: TagIndex, el: Element) -> Verify:

@@ -141,8 +141,10 @@ def is_native(doc: Document) -> bool:
 
 def read_native(doc: Document) -> Plan:
     """Read and validate a native plan file. Raises `PlanError` with the line of the fault."""
-    loader = _Loader("\n".join(doc.lines))
+    loader: _Loader | None = None
     try:
+        # The reader refuses raw control characters already while it is being built.
+        loader = _Loader("\n".join(doc.lines))
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -151,9 +153,10 @@ def read_native(doc: Document) -> Plan:
             f"not valid YAML: {exc.problem or exc.context}", file=doc.rel, line=line
         ) from exc
     except yaml.YAMLError as exc:
-        raise PlanError(f"not valid YAML: {exc}", file=doc.rel) from exc
+        raise PlanError(f"not valid YAML: {_first_line(exc)}", file=doc.rel) from exc
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if not isinstance(data, dict) or _MARKER not in data:
         raise PlanError(
             f"not a mergegate plan: no top-level `{_MARKER}: {NATIVE_VERSION}`", file=doc.rel
@@ -174,6 +177,10 @@ def read_native(doc: Document) -> Plan:
         raise PlanError(
             _describe(loader, data, exc), file=doc.rel, line=_error_line(loader, data, exc)
         ) from exc
+
+
+def _first_line(exc: yaml.YAMLError) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _prepare(loader: _Loader, obj: Any, rel: str, key: str | None, line: int) -> None:
