@@ -606,7 +606,7 @@ def test_broken_yaml_falls_back_with_a_warning_or_fails_with_the_line(tmp_path: 
     assert warning.source is not None
     assert warning.source.line == 7
 
-    hopeless = "---\nphase: 01-a\n  : : [\n---\n"
+    hopeless = "---\nphase: 01-a\nplan: [01\nwave: 1\n---\n"
     with pytest.raises(PlanError) as caught:
         load_plan(tree(tmp_path / "other", {"phases/01-a/01-01-PLAN.md": hopeless}))
     assert str(caught.value).startswith("phases/01-a/01-01-PLAN.md:")
@@ -664,3 +664,41 @@ def test_quick_and_research_directories(tmp_path: Path) -> None:
     )
     plan = load_plan(root).plan
     assert [(p.id, p.directory) for p in plan.phases] == [("001", "quick/001-fix-typo")]
+
+
+def test_frontmatter_value_shapes(tmp_path: Path) -> None:
+    text = textwrap.dedent(
+        """\
+        ---
+        phase: 03-c
+        plan: 02
+        wave: 2
+        depends_on: "03-01, 01-01"
+        requirements: A-1, A-2
+        must_haves:
+          artifacts:
+            - path: src/c.py
+              contains: ["def c", "class C"]
+              exports: "c, C"
+            - src/d.py
+        ---
+
+        <tasks>
+        <task type="auto"><name>Task 1: C</name><done>c</done></task>
+        </tasks>
+        """
+    )
+    root = tree(
+        tmp_path,
+        {
+            "phases/03-c/03-02-PLAN.md": text,
+            "phases/03-c/03-01-PLAN.md": plan_file(phase="03-c"),
+            "phases/01-a/01-01-PLAN.md": plan_file(phase="01-a"),
+        },
+    )
+    found = unit(load_plan(root), "03-02")
+    assert found.depends_on == ("03-01", "01-01")
+    assert found.requirements == ("A-1", "A-2")
+    first, second = found.must_haves.artifacts
+    assert (first.contains, first.exports) == ("def c\nclass C", ("c", "C"))
+    assert second.path == "src/d.py"

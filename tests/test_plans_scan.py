@@ -80,7 +80,7 @@ def test_frontmatter_keeps_raw_text_and_lines() -> None:
     [
         ("---\nphase: 1\n", 1, "never closed"),
         ("---\n- a\n- b\n---\n", 2, "not a mapping"),
-        ("---\na: [\n---\n", 2, "not YAML"),
+        ("---\n- a\nb: c\n---\n", 3, "not YAML"),
     ],
 )
 def test_frontmatter_errors(text: str, line: int, words: str) -> None:

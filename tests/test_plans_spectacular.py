@@ -237,3 +237,34 @@ def test_superpowers_banner_over_a_spectacular_body(tmp_path: Path) -> None:
     assert result.plan.format == PlanFormat.SPECTACULAR
     assert [u.id for _, u in result.plan.units()] == ["1", "2"]
     assert [w.code for w in result.warnings] == ["declared-total-mismatch"]
+
+
+def test_dash_headings_and_dependency_lists(tmp_path: Path) -> None:
+    text = """\
+        # Plan
+
+        ## Phase 1 - Base
+
+        **Strategy**: **Sequential**
+
+        ### Task 1 - Base thing
+        **Files**: `a.py`
+
+        ## Phase 2 — Top
+
+        **Strategy**: Parallel
+
+        ### Task 2: Top thing
+        **Files**: `b.py`
+        **Dependencies**:
+        - Task 1 (base)
+        - Phase 1 complete
+        """
+    plan = load_plan(write(tmp_path, text)).plan
+    assert [(p.id, p.name, p.extra["strategy"]) for p in plan.phases] == [
+        ("1", "Base", "sequential"),
+        ("2", "Top", "parallel"),
+    ]
+    top = plan.phases[1].units[0]
+    assert (top.name, top.depends_on) == ("Top thing", ("1",))
+    assert top.extra["dependencies"] == "Task 1 (base) Phase 1 complete"

@@ -199,3 +199,20 @@ def test_a_markdown_file_without_tasks_is_not_a_plan(tmp_path: Path) -> None:
                 tmp_path, "# Design\n\nSome prose.\n\n```\n### Task 1: in code\n```\n", "design.md"
             )
         )
+
+
+def test_task_headings_need_a_number(tmp_path: Path) -> None:
+    text = """\
+        # Plan
+
+        ## Task list
+
+        ## Task 1 Set up
+
+        **Files:**
+        - Create: `a.py`
+
+        ## Task overview
+        """
+    tasks = load_plan(write(tmp_path, text)).plan.phases[0].units[0].tasks
+    assert [t.name for t in tasks] == ["Task 1 Set up"]

@@ -247,21 +247,39 @@ class _Loose:
         return Node(items, start)
 
     def scalar(self, text: str, line: int) -> Node:
-        """A one-line value; flow mappings, anchors, tags and unbalanced brackets are refused."""
+        """A one-line value as text; only unbalanced brackets and quotes are refused.
+
+        Models write values YAML refuses (`` `code` first``, `@path`, `a: b` in a list item);
+        as text they mean what their author meant, which is what GSD's own reader does.
+        """
         text = text.strip()
-        if text[:1] in ("{", "&", "*", "!", "%", "@", "`") or text.startswith("[") != text.endswith(
-            "]"
-        ):
-            raise self.fail(line, f"cannot read value {text[:40]!r}")
+        if text.startswith("[") != text.endswith("]"):
+            raise self.fail(line, f"unbalanced brackets in {text[:40]!r}")
         if text[:1] in ("'", '"') and (len(text) < 2 or text[-1] != text[0]):
             raise self.fail(line, f"unterminated quote in {text[:40]!r}")
         if text.startswith("["):
             return Node([self.scalar(part, line) for part in _split_inline(text[1:-1])], line)
         return _loose_scalar(text, line)
 
+    def continued(self, node: Node, indent: int) -> Node:
+        """A plain scalar folded over more-indented lines that start no structure."""
+        if not isinstance(node.value, str) or node.raw is None:
+            return node
+        parts = [node.value]
+        while self.pos < len(self.rows):
+            _, col, text = self.rows[self.pos]
+            if col <= indent or text.startswith("- ") or text == "-" or _KEY.match(text):
+                break
+            parts.append(text)
+            self.pos += 1
+        if len(parts) == 1:
+            return node
+        joined = " ".join(parts)
+        return Node(joined, node.line, raw=joined)
+
     def value(self, line: int, indent: int, rest: str | None) -> Node:
         if rest is not None and rest not in ("|", ">", "|-", ">-"):
-            return self.scalar(rest, line)
+            return self.continued(self.scalar(rest, line), indent)
         child = self.rows[self.pos] if self.pos < len(self.rows) else None
         if rest is not None:  # a block scalar: every more-indented line
             taken = []

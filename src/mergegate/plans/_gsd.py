@@ -135,7 +135,7 @@ def _roadmaps(dirs: list[_Dir]) -> list[Roadmap]:
     found = []
     for directory in dirs:
         for name in sorted(directory.names):
-            if name == "ROADMAP.md" or name.endswith("-ROADMAP.md"):
+            if "ROADMAP" in name.upper():  # ROADMAP.md, v1.0-ROADMAP.md, archive spellings
                 doc = read_document(directory.path / name, _join(directory.rel, name))
                 found.append(read_roadmap(doc))
     return found

@@ -68,7 +68,7 @@ _MAPPED_KEYS = frozenset(
     {"wave", "depends_on", "files_modified", "files-modified", "autonomous", "requirements",
      "must_haves"}
 )  # fmt: skip
-_TASK_HEADING = re.compile(r"^Task[ \t]+[\w.-]+\b", re.I)
+_TASK_HEADING = re.compile(r"^Task[ \t]+\d[\w.-]*\b", re.I)
 _AC_HEADING = re.compile(r"^(AC-\d+)[ \t]*[:.\-—–]?[ \t]*(.*)$", re.I)
 _AC_ROW = re.compile(r"^[ \t]*\|[ \t]*\**(AC-\d+)\**[ \t]*\|[ \t]*(.*?)[ \t]*\|")
 _AUTOMATED = re.compile(r"<automated>(.*?)</automated>", re.I)
@@ -167,9 +167,7 @@ def _frontmatter_fields(doc: Document, front: Frontmatter | None, notes: Notes) 
     if depends is None:
         notes.warn("no-depends-on", "no `depends_on` in frontmatter; taken as none", doc.ref(0))
     else:
-        fields["depends_on"] = tuple(
-            item.text().strip() for item in depends.items() if item.text().strip()
-        )
+        fields["depends_on"] = tuple(_strings(depends, split_commas=True))
     files = root.get("files_modified") or root.get("files-modified")
     if files is not None:
         fields["files"] = tuple(_strings(files))
@@ -248,14 +246,17 @@ def _artifact(doc: Document, item: Node, notes: Notes) -> Artifact | None:
         return None
     lines = item.get("min_lines")
     exports = item.get("exports")
+    contains = item.get("contains")
+    if contains is not None and contains.value is None:
+        contains = None
     return Artifact(
         path=found,
         provides=_opt(item, "provides"),
         min_lines=lines.value
         if lines and isinstance(lines.value, int) and not isinstance(lines.value, bool)
         else None,
-        contains=_opt(item, "contains"),
-        exports=tuple(_strings(exports)) if exports else (),
+        contains="\n".join(_strings(contains)) if contains else None,
+        exports=tuple(_strings(exports, split_commas=True)) if exports else (),
         source=doc.ref(item.line - 1),
     )
 

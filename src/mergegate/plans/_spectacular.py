@@ -45,7 +45,9 @@ from mergegate.plans._model import (
 
 __all__ = ["PHASE_HEADING", "import_spectacular", "strategies_from_tables"]
 
-PHASE_HEADING = re.compile(r"^Phase[ \t]+(?P<id>\d+(?:[.-]\d+)*)[ \t]*:[ \t]*(?P<name>.+)$", re.I)
+PHASE_HEADING = re.compile(
+    r"^Phase[ \t]+(?P<id>\d+(?:\.\d+)*)[ \t]*(?::|[ \t][—–-])[ \t]*(?P<name>.+)$", re.I
+)
 _TASK = re.compile(r"^Task[ \t]+(?P<id>\d+(?:[.-]\d+)*)[ \t]*[:.—–-][ \t]*(?P<name>.+)$", re.I)
 _TASK_REF = re.compile(
     r"\btasks?[ \t-]+(?P<ids>\d+(?:[.-]\d+)*(?:(?:[ \t]*(?:,|&|and)[ \t]*)\d+(?:[.-]\d+)*)*)",
@@ -215,7 +217,8 @@ def _task(doc: Document, head: Heading, end: int, notes: Notes) -> tuple[Task, d
             gate_text.append(doc.text(lab.index + 1, stop).strip())
             gates.extend(_fence_commands(doc, lab.index + 1, stop))
         elif name in ("dependencies", "depends on", "dependency"):
-            info["depends"] = lab.value
+            below = " ".join(item.text for item in list_items(doc, lab.index + 1, stop))
+            info["depends"] = f"{lab.value} {below}".strip()
         elif lab.value:
             info["extra"][name.replace(" ", "_")] = lab.value
     if not changes:

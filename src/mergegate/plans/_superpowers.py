@@ -43,7 +43,7 @@ from mergegate.plans._model import (
 __all__ = ["TASK_HEADING", "import_superpowers"]
 
 TASK_HEADING = re.compile(
-    r"^Task[ \t]+(?P<id>[\w.-]{1,20}?)[ \t]*(?:[:.—–-]|$)[ \t]*(?P<title>.*)$", re.I
+    r"^Task[ \t]+(?P<id>\d[\w.-]{0,19}?)[ \t]*(?:[:.—–-]|[ \t]|$)[ \t]*(?P<title>.*)$", re.I
 )
 _STEP = re.compile(
     r"^[ \t]*(?:[-*+][ \t]+\[[ xX]\][ \t]+)?\*\*Step[ \t]+(?P<n>[\w.]+)[ \t]*[:.]?"
