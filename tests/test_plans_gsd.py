@@ -350,6 +350,22 @@ def test_checkpoint_without_name_and_wave_conflict(tmp_path: Path) -> None:
     assert "runs after 01-01" in conflict.message
 
 
+def test_task_named_by_attribute(tmp_path: Path) -> None:
+    body = (
+        '<tasks>\n<task id="T1" title="Extract the module">\n  <done>x</done>\n</task>\n</tasks>\n'
+    )
+    result = load_plan(
+        tree(tmp_path, {"phases/01-a/01-01-PLAN.md": plan_file(phase="01-a", body=body)})
+    )
+    task = unit(result, "01-01").tasks[0]
+    assert (task.name, task.type, task.extra) == (
+        "Extract the module",
+        "auto",
+        {"id": "T1", "title": "Extract the module"},
+    )
+    assert codes(result) == ["task-without-type"]
+
+
 def test_unclosed_tags_end_at_the_next_sibling(tmp_path: Path) -> None:
     body = """\
         <tasks>

@@ -152,3 +152,28 @@ def test_adversarial_input_is_scanned_in_linear_time(tmp_path: Path) -> None:
     assert len(tasks) == n
     assert sum(w.code == "unclosed-tag" for w in result.warnings) >= n
     assert sum(w.code == "unclosed-fence" for w in result.warnings) == n
+
+
+def test_an_indented_fence_ends_with_its_block() -> None:
+    # Mis-nested fences (a ```bash inside a ``` example) leave the last ``` open; it must not
+    # swallow the </action>, </task> and every task after it.
+    d = doc(
+        "<task>\n"
+        "  <action>\n"
+        "    ```\n"
+        "    <step>\n"
+        "    ```bash\n"
+        "    run\n"
+        "    ```\n"
+        "    </step>\n"
+        "    ```\n"
+        "    more text\n"
+        "  </action>\n"
+        "</task>\n"
+        "<task>\n"
+    )
+    assert d.fenced[2:10] == (True, True, True, True, True, False, True, True)
+    assert d.fenced[10:] == (False,) * 4  # the open ``` ends where </action> dedents
+    assert d.unclosed_fences == ()
+    tags = TagIndex(d)
+    assert len(tags.elements(frozenset({"task"}), 0, len(d.lines))) == 2

@@ -7,14 +7,19 @@ structure. Fences may open inside list items (`   - ```bash`). A fence that is n
 treated as text rather than swallowing the rest of the file (the importer warns), because an
 unclosed fence in a plan is a typo far more often than intent.
 
-Pairing fences is linear: one pass collects candidate delimiter lines, and a suffix maximum
-of delimiter lengths answers "is there any closer left?" in O(1), so a file of unclosed
-openers cannot make the scan quadratic.
+A fence opened with indentation also ends at the first non-blank line indented less than its
+opener (its container ended), which keeps a mis-nested fence inside an `<action>` block.
+
+Pairing fences is linear: one pass collects candidate delimiter lines, a suffix maximum of
+delimiter lengths answers "is there any closer left?" in O(1), and a monotonic stack gives
+every line's next less-indented line, so a file of unclosed openers cannot make the scan
+quadratic.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,33 +111,64 @@ def fence_mask(lines: tuple[str, ...]) -> tuple[tuple[bool, ...], tuple[int, ...
         suffix[k] = best
     mask = [False] * len(lines)
     unclosed: list[int] = []
+    starts = [c[0] for c in cands]
+    dedent = _next_dedent(lines)
     k = 0
     while k < len(cands):
         start, char, length, _ = cands[k]
-        closer = _find_closer(cands, suffix, k, char, length)
-        if closer is None:
+        limit = dedent[start]
+        closer = _find_closer(cands, suffix, k, char=char, length=length, limit=limit)
+        if closer is not None:
+            end = cands[closer][0]
+            k = closer + 1
+        elif limit < len(lines):
+            # An indented fence ends with its container: the first less-indented line. Real
+            # plans nest fences the way no renderer pairs them; this keeps the damage inside
+            # the block (an <action>) instead of swallowing the rest of the file.
+            end = limit - 1
+            k = bisect_left(starts, limit)
+        else:
             unclosed.append(start)
             k += 1
             continue
-        end = cands[closer][0]
         for i in range(start, end + 1):
             mask[i] = True
-        k = closer + 1
     return tuple(mask), tuple(unclosed)
+
+
+def _next_dedent(lines: tuple[str, ...]) -> list[int]:
+    """For each indented line, the index of the next non-blank line indented less (or n)."""
+    n = len(lines)
+    widths = [len(line) - len(line.lstrip(" \t")) if line.strip() else -1 for line in lines]
+    found = [n] * n
+    stack: list[int] = []  # indices of later non-blank lines, widths increasing towards the top
+    for i in range(n - 1, -1, -1):
+        width = widths[i]
+        if width < 0:
+            continue
+        while stack and widths[stack[-1]] >= width:
+            stack.pop()
+        found[i] = stack[-1] if stack and width > 0 else n
+        stack.append(i)
+    return found
 
 
 def _find_closer(
     cands: list[tuple[int, str, int, bool]],
     suffix: list[dict[str, int]],
     k: int,
+    *,
     char: str,
     length: int,
+    limit: int,
 ) -> int | None:
     if suffix[k + 1][char] < length:
         return None
     # Every candidate passed over here lies inside the fence and is never looked at again.
     for j in range(k + 1, len(cands)):
-        _, other, other_length, bare = cands[j]
+        line, other, other_length, bare = cands[j]
+        if line >= limit:
+            return None
         if bare and other == char and other_length >= length:
             return j
-    return None  # pragma: no cover - the suffix maximum guarantees a match
+    return None

@@ -332,6 +332,7 @@ def _task(doc: Document, tags: TagIndex, el: Element, number: int, notes: Notes)
         )
         kind = "auto"
     name = " ".join(parts["name"].text.split()) if "name" in parts else ""
+    name = name or " ".join((el.attrs.get("title") or el.attrs.get("name") or "").split())
     if not name:
         name = f"Task {number} ({kind})"
         notes.warn(
