@@ -216,3 +216,25 @@ def test_task_headings_need_a_number(tmp_path: Path) -> None:
         """
     tasks = load_plan(write(tmp_path, text)).plan.phases[0].units[0].tasks
     assert [t.name for t in tasks] == ["Task 1 Set up"]
+
+
+def test_one_bullet_may_list_several_files(tmp_path: Path) -> None:
+    text = """\
+        # Plan
+
+        ### Task 1: Check
+
+        **Files:**
+
+        - Modify: `server.py:21-40, 120-142, 1140-1165`
+        - Verify: `server.py`, `static/app.js`
+        - Create: `prototype\\fixtures\\outline.txt`
+        """
+    task = load_plan(write(tmp_path, text)).plan.phases[0].units[0].tasks[0]
+    assert task.file_changes == (
+        FileChange(path="server.py", action="modify", lines="21-40, 120-142, 1140-1165"),
+        FileChange(path="server.py", action="verify"),
+        FileChange(path="static/app.js", action="verify"),
+        FileChange(path="prototype\\fixtures\\outline.txt", action="create"),
+    )
+    assert task.files == ("server.py", "prototype\\fixtures\\outline.txt")

@@ -192,10 +192,10 @@ _BULLET = re.compile(r"^[ \t]*[-*+][ \t]+(?!\[[ xX]\])(?P<text>.*)$")
 def file_block(doc: Document, label: Label, end: int) -> list[FileChange]:
     """The files a `**Files:**` label lists: inline after the colon and/or in the bullets below.
 
-    Bullets may carry a verb (`- Modify: \\`a.py:12-40\\``, `- Move: a → b`); a blank line after
+    Bullets may carry a verb (`- Modify: a.py:12-40`, `- Move: a → b`); a blank line after
     the first bullet, a checkbox item or any other line ends the block.
     """
-    changes = [_file_change(part) for part in split_paths(label.value)] if label.value else []
+    changes = [c for part in _inline_parts(label.value) for c in _file_changes(part)]
     seen_item = False
     for i in range(label.index + 1, end):
         line = doc.lines[i]
@@ -207,15 +207,26 @@ def file_block(doc: Document, label: Label, end: int) -> list[FileChange]:
         if bullet is None:
             break
         seen_item = True
-        change = _file_change(bullet.group("text"))
-        if change.path:
-            changes.append(change)
+        changes.extend(_file_changes(bullet.group("text")))
     return [change for change in changes if change.path]
 
 
-def _file_change(text: str) -> FileChange:
+def _inline_parts(value: str) -> list[str]:
+    """Entries written after the label itself (`**Files:** a.py, b.py`)."""
+    return [part for part in value.split(",") if part.strip()] if value.strip() else []
+
+
+def _file_changes(text: str) -> list[FileChange]:
+    """One bullet: usually one path, sometimes several (`- Verify: a.py, b.py` backticked)."""
     verb = _VERB.match(text.strip())
     action, rest = (verb.group("verb").lower(), verb.group("rest")) if verb else ("", text)
+    quoted = _BACKTICKED.findall(_PARENTHESES.sub("", rest))  # not "(or `b` instead)"
+    if len(quoted) > 1 and not _ARROW.search(rest):
+        return [_file_change(f"`{path}`", action) for path in quoted]
+    return [_file_change(rest, action)]
+
+
+def _file_change(rest: str, action: str) -> FileChange:
     parts = _ARROW.split(rest, maxsplit=1)
     path, lines = clean_path(parts[0])
     target = clean_path(parts[1])[0] if len(parts) > 1 else None
