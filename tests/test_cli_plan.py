@@ -186,3 +186,20 @@ def test_rich_tree_on_a_terminal(tmp_path: Path) -> None:
     assert "Build it" in result.stdout
     assert "plan: Demo plan" in result.stdout
     assert "pwned" not in result.stdout
+
+
+def test_unreadable_frontmatter_shows_the_rest_and_exits_2(tmp_path: Path) -> None:
+    phase = tmp_path / ".planning" / "phases" / "01-a"
+    phase.mkdir(parents=True)
+    (phase / "01-01-PLAN.md").write_text(
+        '---\nplan: [01\n---\n<task type="auto"><name>A</name><done>d</done></task>\n',
+        encoding="utf-8",
+    )
+    code, out, err = invoke("plan", "show", str(tmp_path), "--format", "json")
+    assert code == 2
+    assert err.startswith("mergegate: .planning/phases/01-a/01-01-PLAN.md:2: error: frontmatter")
+    data = json.loads(out)
+    assert data["phases"][0]["units"][0]["tasks"][0]["name"] == "A"
+    code, out, _ = invoke("plan", "check", str(tmp_path))
+    assert code == 2
+    assert out.splitlines()[0].startswith(".planning/phases/01-a/01-01-PLAN.md:2: error:")

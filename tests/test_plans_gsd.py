@@ -622,16 +622,38 @@ def test_broken_yaml_falls_back_with_a_warning_or_fails_with_the_line(tmp_path: 
     assert warning.source is not None
     assert warning.source.line == 7
 
-    hopeless = "---\nphase: 01-a\nplan: [01\nwave: 1\n---\n"
-    with pytest.raises(PlanError) as caught:
-        load_plan(tree(tmp_path / "other", {"phases/01-a/01-01-PLAN.md": hopeless}))
-    assert str(caught.value).startswith("phases/01-a/01-01-PLAN.md:")
-    assert "frontmatter" in str(caught.value)
+    # Frontmatter nothing can read: the unit keeps its tasks, the import records an *error*.
+    hopeless = (
+        '---\nphase: 01-a\nplan: [01\nwave: 1\n---\n<task type="auto"><name>A</name></task>\n'
+    )
+    other = tree(
+        tmp_path / "other",
+        {
+            "phases/01-a/01-01-PLAN.md": hopeless,
+            "phases/01-a/01-02-PLAN.md": plan_file(phase="01-a", plan="02"),
+        },
+    )
+    result = load_plan(other)
+    (error,) = result.errors
+    assert error.code == "unreadable-frontmatter"
+    assert str(error).startswith("phases/01-a/01-01-PLAN.md:3: error: frontmatter is not YAML")
+    broken = unit(result, "01-01")
+    assert ([t.name for t in broken.tasks], broken.wave, broken.extra) == (
+        ["A"],
+        None,
+        {"frontmatter": "unreadable"},
+    )
+    assert unit(result, "01-02").wave == 1  # the rest of the tree is read as usual
 
 
 def test_unclosed_frontmatter_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(PlanError, match=r"^phases/01-a/01-01-PLAN\.md:1: frontmatter"):
-        load_plan(tree(tmp_path, {"phases/01-a/01-01-PLAN.md": "---\nphase: 01\n\n# no end\n"}))
+    result = load_plan(
+        tree(tmp_path, {"phases/01-a/01-01-PLAN.md": "---\nphase: 01\n\n# no end\n"})
+    )
+    assert [str(e) for e in result.errors] == [
+        "phases/01-a/01-01-PLAN.md:1: error: frontmatter opened here is never closed with '---'; "
+        "this plan's wave, depends_on and must_haves are unknown"
+    ]
 
 
 def test_no_tasks_is_a_warning_on_import(tmp_path: Path) -> None:

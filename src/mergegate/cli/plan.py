@@ -60,11 +60,14 @@ def plan() -> None:
 @plan.command("show")
 @click.argument("path", type=click.Path(exists=True, path_type=str))
 @_FORMAT
-def show(path: str, fmt: str) -> None:
+@click.pass_context
+def show(ctx: click.Context, path: str, fmt: str) -> None:
     """Print the plan at PATH: phases, waves, units and tasks.
 
     \b
-    Warnings the import collected go to stderr, each with file:line.
+    Warnings the import collected go to stderr, each with file:line. A part that could not be
+    read at all (a GSD plan's unreadable frontmatter) is an error: the rest is still shown,
+    and the exit code is 2.
     --format json prints {"format", "phases": [{"id", "name", "success_criteria",
     "units": [{"id", "wave", "depends_on", "must_haves", "source": {"file", "line"},
     "tasks": [{"name", "type", "files", "action", "verify", "done", "source"}]}]}]}
@@ -74,16 +77,16 @@ def show(path: str, fmt: str) -> None:
     result = load_plan(path)
     for warning in result.warnings:
         click.echo(f"mergegate: {clean(str(warning), 500)}", err=True)
+    code = ExitCode.USAGE if result.errors else ExitCode.OK
     if fmt == "json":
         data = result.plan.model_dump(mode="json", by_alias=True)
         click.echo(json.dumps(data, indent=2, ensure_ascii=True))
-        return
-    mode = choose_mode("auto", isatty=sys.stdout.isatty(), env=os.environ)
-    if mode == "rich":
+    elif choose_mode("auto", isatty=sys.stdout.isatty(), env=os.environ) == "rich":
         Console(highlight=False, emoji=False).print(_tree(result.plan))
     else:
         for line in _lines(result.plan):
             click.echo(line)
+    ctx.exit(int(code))
 
 
 @plan.command("check")
@@ -104,9 +107,8 @@ def check(ctx: click.Context, path: str, strict: bool, fmt: str) -> None:
     Exit codes: 0 clean (warnings allowed); 1 warnings with --strict; 2 errors or bad input.
     """
     result = load_plan(path)
-    found = check_plan(result.plan)
-    issues = [*(i for i in found if i.severity == Severity.ERROR), *result.warnings]
-    issues += [i for i in found if i.severity != Severity.ERROR]
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    issues = sorted([*result.warnings, *check_plan(result.plan)], key=lambda i: rank[i.severity])
     counts = {severity: sum(i.severity == severity for i in issues) for severity in Severity}
     if fmt == "json":
         payload = {

@@ -99,8 +99,9 @@ def read_frontmatter(doc: Document, notes: Notes) -> Frontmatter | None:
         try:
             root = _Loose(doc.lines[1:end], first_line=2, rel=doc.rel).parse()
         except PlanError as loose_error:
-            message = f"frontmatter is not YAML: {_reason(exc)}"
-            raise PlanError(message, file=doc.rel, line=line) from loose_error
+            # The lenient reader knows the exact line; YAML often notices a line or two later.
+            message = f"frontmatter is not YAML ({_reason(exc)}): {loose_error.reason}"
+            raise PlanError(message, file=doc.rel, line=loose_error.line) from loose_error
         notes.warn(
             "frontmatter-not-yaml",
             f"frontmatter is not valid YAML ({_reason(exc)}); read with the lenient GSD reader",
@@ -196,7 +197,7 @@ class _Loose:
         self.rel = rel
 
     def fail(self, line: int, what: str) -> PlanError:
-        return PlanError(f"frontmatter: {what}", file=self.rel, line=line)
+        return PlanError(what, file=self.rel, line=line)
 
     def parse(self) -> Node:
         if not self.rows:
@@ -253,6 +254,8 @@ class _Loose:
         as text they mean what their author meant, which is what GSD's own reader does.
         """
         text = text.strip()
+        if text.startswith("[") and not text.endswith("]") and "]" in text:
+            text = text[: text.rindex("]") + 1]  # `["a"] (updated)`: the list, not the remark
         if text.startswith("[") != text.endswith("]"):
             raise self.fail(line, f"unbalanced brackets in {text[:40]!r}")
         if text[:1] in ("'", '"') and (len(text) < 2 or text[-1] != text[0]):

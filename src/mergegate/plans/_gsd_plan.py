@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from mergegate.plans._document import Document
-from mergegate.plans._errors import Notes
+from mergegate.plans._errors import Notes, PlanError
 from mergegate.plans._frontmatter import Frontmatter, Node, read_frontmatter, to_json
 from mergegate.plans._markdown import (
     Heading,
@@ -109,8 +109,21 @@ def parse_plan_name(file_name: str) -> PlanName:
 
 
 def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
-    """Parse one plan file. Raises `PlanError` only for unreadable frontmatter."""
-    front = read_frontmatter(doc, notes)
+    """Parse one plan file; frontmatter nothing can read is an import *error* on the unit.
+
+    Such a unit keeps its tasks (so the rest of a tree stays usable) but its wave,
+    dependencies and must-haves are unknown, and `ImportResult.errors` says so: a plan with
+    import errors must not run.
+    """
+    try:
+        front = read_frontmatter(doc, notes)
+    except PlanError as exc:
+        notes.error(
+            "unreadable-frontmatter",
+            f"{exc.reason}; this plan's wave, depends_on and must_haves are unknown",
+            doc.ref(exc.line - 1),
+        )
+        front = Frontmatter(Node({}, 1), _after_frontmatter(doc), loose=True)
     root = front.root if front else Node({}, 1)
     body_start = front.body_start if front else 0
     tags = TagIndex(doc)
@@ -142,7 +155,14 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
 # ---------------------------------------------------------------- frontmatter
 
 
+def _after_frontmatter(doc: Document) -> int:
+    closing = (i for i in range(1, len(doc.lines)) if doc.lines[i].strip() in ("---", "..."))
+    return next(closing, 1) + 1
+
+
 def _frontmatter_fields(doc: Document, front: Frontmatter | None, notes: Notes) -> dict[str, Any]:
+    if front is not None and front.loose and not front.root.value:
+        return {"extra": {"frontmatter": "unreadable"}}  # reported where it was read
     if front is None:
         notes.warn(
             "no-frontmatter",

@@ -307,7 +307,15 @@ class PlanIssue(_Frozen):
 
 
 class ImportResult(_Frozen):
-    """A plan as read, plus every warning the importer collected on the way."""
+    """A plan as read, plus every issue the importer collected on the way.
+
+    `warnings` holds warnings and, for parts that could not be read at all (a GSD plan's
+    unreadable frontmatter), errors: a result with `errors` must not be run.
+    """
 
     plan: Plan
     warnings: tuple[PlanIssue, ...] = ()
+
+    @property
+    def errors(self) -> tuple[PlanIssue, ...]:
+        return tuple(issue for issue in self.warnings if issue.severity == Severity.ERROR)
