@@ -55,6 +55,10 @@ def load_plan(path: str | os.PathLike[str]) -> ImportResult:
     for phase in plan.phases:
         for issue in wave_conflicts(phase):
             notes.warn(issue.code, issue.message, issue.source)
+    if plan.source is None:  # plan-level messages need a place to point at too
+        first = next((p.source for p in plan.phases if p.source), None)
+        first = first or next((u.source for _, u in plan.units() if u.source), None)
+        plan = plan.model_copy(update={"source": first})
     return ImportResult(plan=plan, warnings=notes.issues)
 
 

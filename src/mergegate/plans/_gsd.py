@@ -32,6 +32,7 @@ __all__ = ["MAX_TREE_FILES", "import_gsd", "import_gsd_file", "planning_root"]
 MAX_TREE_FILES = 20_000
 """Directory entries looked at before a tree is refused as not a planning directory."""
 MAX_TREE_BYTES = 256 * 1024 * 1024
+"""Bytes of plan and roadmap files read from one tree, all files together."""
 _MAX_DEPTH = 8
 _ROOT_NAMES = (".planning", ".paul")
 _SKIP_DIRS = frozenset({"research", "codebase", "debug", "todos", "node_modules", "intel"})
@@ -46,6 +47,22 @@ def planning_root(path: Path) -> Path | None:
         if (path / name).is_dir():
             return path / name
     return None
+
+
+class _Budget:
+    """What is left of `MAX_TREE_BYTES` while one tree is read."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TREE_BYTES
+
+    def read(self, path: Path, rel: str) -> Document:
+        try:
+            self.left -= path.stat().st_size
+        except OSError as exc:
+            raise PlanError(f"cannot read: {exc.strerror or exc}", file=rel) from exc
+        if self.left < 0:
+            raise PlanError(f"the tree holds more than {MAX_TREE_BYTES} bytes of plans", file=rel)
+        return read_document(path, rel)
 
 
 @dataclass(frozen=True)
@@ -68,10 +85,11 @@ def import_gsd(path: Path, notes: Notes) -> Plan:
     """Import the planning tree at (or held by) directory `path`; paths relative to `path`."""
     root = planning_root(path) or path
     dirs = _walk(root, path)
-    roadmaps = _roadmaps(dirs)
+    budget = _Budget()
+    roadmaps = _roadmaps(dirs, budget)
     current_rel = _join(root.relative_to(path).as_posix() if root != path else "", "ROADMAP.md")
     current = next((r for r in roadmaps if r.rel == current_rel), None)
-    drafts = [_draft(d, root, roadmaps, notes) for d in dirs if _plan_names(d)]
+    drafts = [_draft(d, root, roadmaps, notes, budget) for d in dirs if _plan_names(d)]
     if not drafts and (current is None or not current.phases):
         raise PlanError("no *-PLAN.md files and no roadmap phases found", file=_rel(root, path))
     phases = _phases(drafts, current)
@@ -87,7 +105,7 @@ def import_gsd_file(path: Path, notes: Notes) -> Plan:
         names = frozenset(e.name for e in os.scandir(directory) if e.name.endswith(".md"))
     except OSError as exc:
         raise PlanError(f"cannot list: {exc.strerror or exc}", file=path.name) from exc
-    draft = _draft(_Dir(directory, "", names), directory, [], notes, only=path.name)
+    draft = _draft(_Dir(directory, "", names), directory, [], notes, _Budget(), only=path.name)
     phases = _phases([draft], None)
     return Plan(format=PlanFormat.GSD, title=path.name, phases=tuple(phases), source=None)
 
@@ -131,12 +149,12 @@ def _plan_names(directory: _Dir) -> list[str]:
     return sorted(n for n in directory.names if n.endswith("-PLAN.md") or n == "PLAN.md")
 
 
-def _roadmaps(dirs: list[_Dir]) -> list[Roadmap]:
+def _roadmaps(dirs: list[_Dir], budget: _Budget) -> list[Roadmap]:
     found = []
     for directory in dirs:
         for name in sorted(directory.names):
             if "ROADMAP" in name.upper():  # ROADMAP.md, v1.0-ROADMAP.md, archive spellings
-                doc = read_document(directory.path / name, _join(directory.rel, name))
+                doc = budget.read(directory.path / name, _join(directory.rel, name))
                 found.append(read_roadmap(doc))
     return found
 
@@ -146,11 +164,17 @@ def _join(rel: str, name: str) -> str:
 
 
 def _draft(
-    directory: _Dir, root: Path, roadmaps: list[Roadmap], notes: Notes, *, only: str | None = None
+    directory: _Dir,
+    root: Path,
+    roadmaps: list[Roadmap],
+    notes: Notes,
+    budget: _Budget,
+    *,
+    only: str | None = None,
 ) -> _PhaseDraft:
     files = []
     for name in [only] if only else _plan_names(directory):
-        doc = read_document(directory.path / name, _join(directory.rel, name))
+        doc = budget.read(directory.path / name, _join(directory.rel, name))
         _warn_unclosed_fences(doc, notes)
         files.append(read_gsd_plan(doc, parse_plan_name(name), notes))
     dir_name = directory.path.name
@@ -158,7 +182,7 @@ def _draft(
     if directory.path == root and root.name in _ROOT_NAMES:
         prefix = files[0].name.phase or "0"
     entry = _roadmap_entry(directory, prefix, roadmaps)
-    return _PhaseDraft(directory, prefix, files, entry, _verification(directory, notes))
+    return _PhaseDraft(directory, prefix, files, entry, _verification(directory, notes, budget))
 
 
 def _warn_unclosed_fences(doc: Document, notes: Notes) -> None:
@@ -188,11 +212,11 @@ def _roadmap_entry(directory: _Dir, prefix: str, roadmaps: list[Roadmap]) -> Roa
     return best[1] if best else None
 
 
-def _verification(directory: _Dir, notes: Notes) -> str | None:
+def _verification(directory: _Dir, notes: Notes, budget: _Budget) -> str | None:
     names = sorted(n for n in directory.names if n.endswith("VERIFICATION.md"))
     if not names:
         return None
-    doc = read_document(directory.path / names[0], _join(directory.rel, names[0]))
+    doc = budget.read(directory.path / names[0], _join(directory.rel, names[0]))
     try:
         front = read_frontmatter(doc, Notes())
     except PlanError as exc:
