@@ -115,6 +115,7 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
     dependencies and must-haves are unknown, and `ImportResult.errors` says so: a plan with
     import errors must not run.
     """
+    unreadable = False
     try:
         front = read_frontmatter(doc, notes)
     except PlanError as exc:
@@ -123,6 +124,7 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
             f"{exc.reason}; this plan's wave, depends_on and must_haves are unknown",
             doc.ref(exc.line - 1),
         )
+        unreadable = True
         front = Frontmatter(Node({}, 1), _after_frontmatter(doc), loose=True)
     root = front.root if front else Node({}, 1)
     body_start = front.body_start if front else 0
@@ -135,7 +137,10 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
         fields.update(_template_body(doc, tags, sections, body_start, notes))
     else:
         fields.update(_markdown_body(doc, body_start, notes))
-    fields.update(_frontmatter_fields(doc, front, notes))
+    if unreadable:
+        fields["extra"] = {"frontmatter": "unreadable"}
+    else:
+        fields.update(_frontmatter_fields(doc, front, notes))
     tasks = fields.get("tasks", ())
     if not tasks:
         notes.warn(
@@ -157,12 +162,10 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
 
 def _after_frontmatter(doc: Document) -> int:
     closing = (i for i in range(1, len(doc.lines)) if doc.lines[i].strip() in ("---", "..."))
-    return next(closing, 1) + 1
+    return next(closing, 0) + 1  # unclosed: the body starts after the opening line
 
 
 def _frontmatter_fields(doc: Document, front: Frontmatter | None, notes: Notes) -> dict[str, Any]:
-    if front is not None and front.loose and not front.root.value:
-        return {"extra": {"frontmatter": "unreadable"}}  # reported where it was read
     if front is None:
         notes.warn(
             "no-frontmatter",
