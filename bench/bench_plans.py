@@ -7,8 +7,9 @@ file's bytes (what any importer has to do at least). Reported: the best of sever
 * import      — `load_plan(tree)` (scanning, YAML, model validation, dependency resolution);
 * show json   — import + the JSON `plan show --format json` prints;
 
-each as seconds and as a ratio to the baseline, plus one end-to-end `mergegate plan show
---format json` process (interpreter start and imports included). The issue's target: the import
+each as seconds and as a ratio to the baseline, plus the whole `mergegate plan show --format
+json` process next to a `mergegate --version` process (interpreter start and module imports,
+which the import target does not include). The issue's target: the import
 under 0.5 s. Plans are shaped like real ones (frontmatter with must_haves, objective, context,
 three tasks with fenced code, `<automated>` checks, acceptance criteria; ~9 KB each).
 
@@ -205,23 +206,19 @@ def main() -> int:
         shown = best(
             lambda: json.dumps(load_plan(tree).plan.model_dump(mode="json", by_alias=True))
         )
-        start = time.perf_counter()
-        cli = Path(sys.executable).with_name("mergegate")
-        done = subprocess.run(
-            [str(cli), "plan", "show", str(tree), "--format", "json"],
-            capture_output=True,
-            check=True,
-        )
-        process = time.perf_counter() - start
+        cli = str(Path(sys.executable).with_name("mergegate"))
+        command = [cli, "plan", "show", str(tree), "--format", "json"]
+        done = subprocess.run(command, capture_output=True, check=True)
         assert json.loads(done.stdout)["format"] == "gsd"
+        startup = best(lambda: subprocess.run([cli, "--version"], capture_output=True, check=True))
+        process = best(lambda: subprocess.run(command, capture_output=True, check=True))
     print(f"GSD tree: {PHASES} phases, {units} units, {tasks} tasks, {size / 1e6:.2f} MB")
     print(f"{'step':<14}{'seconds':>10}{'x read bytes':>14}")
     print(f"{'read bytes':<14}{base:>10.4f}{1.0:>14.1f}")
     print(f"{'import':<14}{ours:>10.4f}{ours / base:>14.1f}")
     print(f"{'show json':<14}{shown:>10.4f}{shown / base:>14.1f}")
-    print(
-        f"{'CLI process':<14}{process:>10.4f}{process / base:>14.1f}  (one run, startup included)"
-    )
+    print(f"{'CLI startup':<14}{startup:>10.4f}{startup / base:>14.1f}  (mergegate --version)")
+    print(f"{'CLI show json':<14}{process:>10.4f}{process / base:>14.1f}  (the whole process)")
     verdict = "ok" if ours < TARGET_S else "TOO SLOW"
     print(f"import under {TARGET_S} s: {verdict}")
     return 0 if ours < TARGET_S else 1
