@@ -1,14 +1,9 @@
 """One GSD-family `*-PLAN.md` file → one `Unit` (ids and dependencies resolved by `_gsd`).
 
-Three body shapes are read:
-
-* the template: XML-ish sections (`<objective>`, `<tasks>` with `<task type=...>` blocks,
-  `<verification>`, `<success_criteria>`, PAUL's `<acceptance_criteria>` with `## AC-N`
-  gherkin items and `<boundaries>`), scanned by `_tags`;
-* Markdown tasks: `### Task N: ...` headings with `**File(s):**` labels, an `Acceptance
-  Criteria` table of `AC-N` rows and a `Boundaries` list (PAUL's free-form plans);
-* a retro-written checklist: `- [x]` items under a `Tasks` heading, checks under
-  `Verification`. Ticks are not evidence: such a unit is never marked completed for them.
+The body is the template: XML-ish sections (`<objective>`, `<tasks>` with `<task type=...>`
+blocks, `<verification>`, `<success_criteria>`, PAUL's `<acceptance_criteria>` with `## AC-N`
+gherkin items and `<boundaries>`), scanned by `_tags`. Plan files without `<task>` blocks are
+read from their Markdown by `_gsd_markdown`.
 
 The frontmatter keeps its raw text: `plan: 01` stays `01`. Keys the model has no field for
 are kept in `Unit.extra`.
@@ -25,16 +20,8 @@ from pydantic import JsonValue
 from mergegate.plans._document import Document
 from mergegate.plans._errors import Notes, PlanError
 from mergegate.plans._frontmatter import Frontmatter, Node, read_frontmatter, to_json
-from mergegate.plans._markdown import (
-    Heading,
-    consulted,
-    file_block,
-    headings,
-    label_at,
-    list_items,
-    split_paths,
-    touched,
-)
+from mergegate.plans._gsd_markdown import NAME_LIMIT, markdown_body
+from mergegate.plans._markdown import headings, list_items, split_paths
 from mergegate.plans._model import (
     AcceptanceCriterion,
     Artifact,
@@ -68,15 +55,9 @@ _MAPPED_KEYS = frozenset(
     {"wave", "depends_on", "files_modified", "files-modified", "autonomous", "requirements",
      "must_haves"}
 )  # fmt: skip
-_TASK_HEADING = re.compile(r"^Task[ \t]+\d[\w.-]*\b", re.I)
 _AC_HEADING = re.compile(r"^(AC-\d+)[ \t]*[:.\-—–]?[ \t]*(.*)$", re.I)
-_AC_ROW = re.compile(r"^[ \t]*\|[ \t]*\**(AC-\d+)\**[ \t]*\|[ \t]*(.*?)[ \t]*\|")
 _AUTOMATED = re.compile(r"<automated>(.*?)</automated>", re.I)
 _INLINE_PART = re.compile(r"<([a-z][\w-]{0,40})>(.*?)</\1>")
-_FILE_LABEL = re.compile(
-    r"^(?:test[ \t]+)?files?(?:[ \t]+to[ \t]+(?:modify|create|change))?$", re.I
-)
-_NAME_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -136,7 +117,7 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
     if "tasks" in sections or tags.count("task", body_start):
         fields.update(_template_body(doc, tags, sections, body_start, notes))
     else:
-        fields.update(_markdown_body(doc, body_start, notes))
+        fields.update(markdown_body(doc, body_start, notes))
     if unreadable:
         fields["extra"] = {"frontmatter": "unreadable"}
     else:
@@ -453,102 +434,5 @@ def _first_sentence(text: str) -> str:
     for line in text.splitlines():
         stripped = line.strip().lstrip("#").strip()
         if stripped and not line.lstrip().startswith("#") and not stripped.endswith(":"):
-            return stripped[:_NAME_LIMIT]
+            return stripped[:NAME_LIMIT]
     return ""
-
-
-# ---------------------------------------------------------------- Markdown body
-
-
-def _markdown_body(doc: Document, start: int, notes: Notes) -> dict[str, Any]:
-    heads = headings(doc, start)
-    fields: dict[str, Any] = {}
-    title = next((h for h in heads if h.level == 1), None)
-    if title is not None:
-        fields["name"] = title.text[:_NAME_LIMIT]
-    task_heads = [h for h in heads if 2 <= h.level <= 4 and _TASK_HEADING.match(h.text)]
-    if task_heads:
-        fields["tasks"] = tuple(
-            _heading_task(doc, heads, h, n) for n, h in enumerate(task_heads, 1)
-        )
-    for head in heads:
-        key = head.text.strip().lower().rstrip(":")
-        lo, hi = head.index + 1, _section_end(doc, heads, head)
-        if key == "tasks" and not task_heads:
-            fields["tasks"] = _checklist_tasks(doc, lo, hi, notes)
-        elif key in ("goal", "objective"):
-            fields["objective"] = doc.text(lo, hi).strip()
-        elif key == "acceptance criteria":
-            fields["acceptance_criteria"] = _ac_rows(doc, lo, hi)
-        elif key == "verification":
-            items = list_items(doc, lo, hi)
-            fields["verification"] = Verify(text=doc.text(lo, hi).strip())
-            fields.setdefault(
-                "success_criteria",
-                tuple(
-                    AcceptanceCriterion(text=item.text, source=doc.ref(item.index))
-                    for item in items
-                ),
-            )
-        elif key == "boundaries":
-            fields["boundaries"] = tuple(item.text for item in list_items(doc, lo, hi))
-    return fields
-
-
-def _section_end(doc: Document, heads: list[Heading], head: Heading) -> int:
-    later = (h.index for h in heads if h.index > head.index and h.level <= head.level)
-    return next(later, len(doc.lines))
-
-
-def _heading_task(doc: Document, heads: list[Heading], head: Heading, number: int) -> Task:
-    end = _section_end(doc, heads, head)
-    changes = []
-    for i in range(head.index + 1, end):
-        label = label_at(doc, i)
-        if label is not None and _FILE_LABEL.match(label.name):
-            changes.extend(file_block(doc, label, end))
-    return Task(
-        id=str(number),
-        name=head.text,
-        files=touched(changes),
-        file_changes=tuple(changes),
-        read_first=consulted(changes),
-        action=doc.text(head.index + 1, end).strip(),
-        source=doc.ref(head.index),
-    )
-
-
-def _checklist_tasks(doc: Document, start: int, end: int, notes: Notes) -> tuple[Task, ...]:
-    items = list_items(doc, start, end)
-    if not items:
-        return ()
-    top = min(item.indent for item in items)
-    chosen = [item for item in items if item.indent == top]
-    if chosen and all(item.box == "x" for item in chosen):
-        notes.warn(
-            "ticked-checklist",
-            f"all {len(chosen)} task boxes are ticked; ticks are not evidence the work is done",
-            doc.ref(chosen[0].index),
-        )
-    return tuple(
-        Task(id=str(n), name=item.text, source=doc.ref(item.index))
-        for n, item in enumerate(chosen, 1)
-    )
-
-
-def _ac_rows(doc: Document, start: int, end: int) -> tuple[AcceptanceCriterion, ...]:
-    found = []
-    for i in range(start, end):
-        match = None if doc.fenced[i] else _AC_ROW.match(doc.lines[i])
-        if match:
-            found.append(
-                AcceptanceCriterion(
-                    id=match.group(1).upper(), text=match.group(2), source=doc.ref(i)
-                )
-            )
-    if found:
-        return tuple(found)
-    return tuple(
-        AcceptanceCriterion(text=item.text, source=doc.ref(item.index))
-        for item in list_items(doc, start, end)
-    )
