@@ -140,6 +140,7 @@ def test_a_standard_tree(tmp_path: Path) -> None:
             "phases/01-foundation/01-02-PLAN.md": plan_file(plan="02", wave="2", depends='["01"]'),
             "phases/01-foundation/01-CONTEXT.md": '# not a plan\n<task type="auto">\n',
             "phases/01-foundation/01-VERIFICATION.md": "---\nstatus: gaps_found\nscore: 1/2\n---\n",
+            "phases/03-not-planned-yet/03-CONTEXT.md": "# Context only\n",
             "phases/14.1-inserted-work/14.1-01-PLAN.md": plan_file(
                 phase="14.1-inserted-work", depends="\n          - 01-02"
             ),
@@ -192,7 +193,7 @@ def test_a_standard_tree(tmp_path: Path) -> None:
     inserted = plan.phases[2]
     assert (inserted.name, inserted.goal) == ("Inserted Work (INSERTED)", "Something urgent")
     assert plan.phases[1].units == ()
-    assert plan.phases[1].directory is None
+    assert plan.phases[1].directory == "phases/03-not-planned-yet"  # planned next, no plans yet
     assert result.warnings == ()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def import_gsd(path: Path, notes: Notes) -> Plan:
     drafts = [_draft(d, root, roadmaps, notes, budget) for d in dirs if _plan_names(d)]
     if not drafts and (current is None or not current.phases):
         raise PlanError("no *-PLAN.md files and no roadmap phases found", file=_rel(root, path))
-    phases = _phases(drafts, current)
+    phases = _phases(drafts, current, dirs)
     title = current.title if current and current.title else path.resolve().name
     source = current.phases[0].source if current and current.phases else None
     return Plan(format=PlanFormat.GSD, title=title, phases=tuple(phases), source=source)
@@ -233,7 +234,9 @@ def _verification(directory: _Dir, notes: Notes, budget: _Budget) -> str | None:
 # ---------------------------------------------------------------- assembly
 
 
-def _phases(drafts: list[_PhaseDraft], current: Roadmap | None) -> list[Phase]:
+def _phases(
+    drafts: list[_PhaseDraft], current: Roadmap | None, dirs: Sequence[_Dir] = ()
+) -> list[Phase]:
     ids = _phase_ids(drafts)
     units = _resolve_units(drafts, ids)
     order = {normal_id(e.id): n for n, e in enumerate(current.phases)} if current else {}
@@ -244,7 +247,7 @@ def _phases(drafts: list[_PhaseDraft], current: Roadmap | None) -> list[Phase]:
     for entry in current.phases if current else ():
         if normal_id(entry.id) not in known:
             known.add(normal_id(entry.id))
-            keyed.append(((entry.id, ""), _roadmap_phase(entry)))
+            keyed.append(((entry.id, ""), _roadmap_phase(entry, _planned_dir(entry, dirs))))
     keyed.sort(
         key=lambda pair: (
             sort_key(pair[0][0], order.get(normal_id(pair[0][0]), len(order))),
@@ -367,13 +370,26 @@ def _phase(draft: _PhaseDraft, phase_id: str, units: list[Unit]) -> Phase:
     )
 
 
-def _roadmap_phase(entry: RoadmapPhase) -> Phase:
+def _planned_dir(entry: RoadmapPhase, dirs: Sequence[_Dir]) -> str | None:
+    """The directory of a phase that has no plans yet (only CONTEXT.md, say), if there is one."""
+    wanted = normal_id(entry.id)
+    found = [
+        d.rel
+        for d in dirs
+        if d.rel.startswith(("phases/", ".planning/phases/", ".paul/phases/"))
+        and normal_id(d.path.name.split("-", 1)[0]) == wanted
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _roadmap_phase(entry: RoadmapPhase, directory: str | None) -> Phase:
     return Phase(
         id=entry.id,
         name=entry.name,
         goal=entry.goal,
         success_criteria=entry.success_criteria,
         requirements=entry.requirements,
+        directory=directory,
         source=entry.source,
         extra=dict(entry.extra),
     )
