@@ -57,10 +57,6 @@ class Document:
         # and a large plan makes one of these per element.
         return SourceRef.model_construct(file=self.rel, line=max(index, 0) + 1)
 
-    def live(self, index: int) -> bool:
-        """True when line `index` is structure (not inside a code fence)."""
-        return not self.fenced[index]
-
     def text(self, start: int, end: int) -> str:
         """Lines `start` to `end` (exclusive) joined, without surrounding blank lines."""
         return "\n".join(self.lines[start:end]).strip("\n")

@@ -71,7 +71,6 @@ class Item:
     """The item's text, continuation lines joined with a space."""
     box: str | None
     """`" "` or `"x"` for checkbox items, None otherwise (recorded, never trusted)."""
-    ordered: bool
 
 
 def headings(doc: Document, start: int = 0, end: int | None = None) -> list[Heading]:
@@ -136,7 +135,6 @@ def _item(index: int, match: re.Match[str], text: str) -> Item:
         indent=len(match.group("indent").expandtabs(4)),
         text=text.strip(),
         box=None if box is None else box.lower(),
-        ordered=match.group("marker")[0].isdigit(),
     )
 
 
