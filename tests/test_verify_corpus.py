@@ -1,32 +1,19 @@
-"""`mergegate verify --dry-run` on the real GSD phases of the shared corpus.
-
-Needs the importers: `mergegate.cli.verify.load_plan` reads only the JSON plan model until the
-lead points it at `mergegate.plans` (branch `plans`); until then this test skips and says so.
-"""
+"""`mergegate verify --dry-run` on the real GSD phases of the shared corpus, imported by
+`mergegate.plans`: every criterion is listed with the checks derived from it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from mergegate.cli import cli
 from mergegate.cli.verify import LoadedPlan, load_plan
-from mergegate.errors import UsageError
 
 
 def _load(path: Path) -> LoadedPlan:
-    try:
-        return load_plan(path)
-    except UsageError as exc:
-        if "not a plan model" in str(exc) or "cannot read plan" in str(exc):
-            pytest.skip(
-                "the plan importers (branch `plans`) are not on this branch: load_plan reads "
-                "only the JSON plan model until the lead points it at mergegate.plans"
-            )
-        raise
+    return load_plan(path)
 
 
 def test_dry_run_lists_every_criterion_of_the_corpus_gsd_phases(

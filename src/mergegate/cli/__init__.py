@@ -8,6 +8,7 @@ from mergegate.cli.handoff import handoff, schema
 from mergegate.cli.hooks import hook, hooks
 from mergegate.cli.model_server import model_server
 from mergegate.cli.parse import parse
+from mergegate.cli.plan import plan
 from mergegate.cli.review import review
 from mergegate.cli.verify import verify
 
@@ -17,6 +18,7 @@ cli.add_command(hook)
 cli.add_command(hooks)
 cli.add_command(model_server)
 cli.add_command(parse)
+cli.add_command(plan)
 cli.add_command(review)
 cli.add_command(schema)
 cli.add_command(verify)

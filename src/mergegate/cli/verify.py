@@ -23,6 +23,7 @@ from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan
+from mergegate.plans import load_plan as import_plan
 from mergegate.verify import (
     Answer,
     CriterionChecks,
@@ -57,19 +58,24 @@ class LoadedPlan:
 def load_plan(path: Path) -> LoadedPlan:
     """Read PLAN. The one place `verify` loads plans.
 
-    For now PLAN is a JSON file of the plan model (`Plan.model_validate_json`); the lead wires
-    this to the importers (`mergegate.plans`) so GSD/superpowers/spectacular/native plans load
-    here too. Raises `UsageError` (exit 2) for an unreadable or invalid file.
+    PLAN is anything `mergegate.plans.load_plan` imports (a GSD `.planning` tree, a
+    superpowers or spectacular plan, a native YAML file) or a JSON file of the plan model.
+    Raises `UsageError` (exit 2) for an unreadable, unknown or broken plan.
     """
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read plan {path}: {exc.strerror or exc}") from exc
-    try:
-        plan = Plan.model_validate_json(raw)
-    except ValueError as exc:
-        first = str(exc).splitlines()[:3]
-        raise UsageError(f"{path} is not a plan model (JSON): {' '.join(first)}") from exc
+    if path.suffix == ".json":
+        try:
+            plan = Plan.model_validate_json(path.read_bytes())
+        except OSError as exc:
+            raise UsageError(f"cannot read plan {path}: {exc.strerror or exc}") from exc
+        except ValueError as exc:
+            first = str(exc).splitlines()[:3]
+            raise UsageError(f"{path} is not a plan model (JSON): {' '.join(first)}") from exc
+    else:
+        imported = import_plan(path)
+        if imported.errors:
+            count, issue = len(imported.errors), imported.errors[0]
+            raise UsageError(f"{path}: the plan has {count} error(s); first: {issue}")
+        plan = imported.plan
     root = path if path.is_dir() else path.parent
     return LoadedPlan(plan, path, root)
 
