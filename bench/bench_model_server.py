@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from mergegate.agents.model_server import ModelServer, Script, Turn
+from mergegate.testing.model_server import ModelServer, Script, Turn
 
 REQUESTS = 300
 BODY = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "hi " * 200}]}

@@ -25,17 +25,16 @@ import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from mergegate.agents.base import Backend
-from mergegate.agents.git import GitRepository
 from mergegate.agents.local import local_server, stop_local_server
-from mergegate.agents.model_server import ModelServer, Script, Turn
 from mergegate.agents.registry import get_backend
 from mergegate.errors import AgentError
+from mergegate.git import GitRepository
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewOutcome
+from mergegate.testing.model_server import ModelServer, Script, Turn
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CLAUDE_MODEL = "claude-sonnet-4-5"
@@ -576,12 +575,12 @@ def _figures(outcome: ReviewOutcome, mode: str) -> RunFigures:
     if outcome.decision.value != "approve" or shape != expected:
         raise SystemExit(f"{mode}: unexpected run {shape}: {outcome.message}")
     second = outcome.rounds[1].attempts
-    total: dict[str, Any] = outcome.usage["reviewer"]
+    total = outcome.usage["reviewer"].usage
     return RunFigures(
-        round2_input=sum(a.usage["input_tokens"] + a.usage["cache_read_tokens"] for a in second),
-        round2_output=sum(a.usage["output_tokens"] for a in second),
-        run_input=int(total["input_tokens"]) + int(total["cache_read_tokens"]),
-        run_output=int(total["output_tokens"]),
+        round2_input=sum(a.usage.input_tokens + a.usage.cache_read_tokens for a in second),
+        round2_output=sum(a.usage.output_tokens for a in second),
+        run_input=total.input_tokens + total.cache_read_tokens,
+        run_output=total.output_tokens,
         round2_prompt=Path(second[0].report).with_suffix(".prompt.md"),
     )
 

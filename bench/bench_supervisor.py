@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mergegate.agents import AgentRequest
 from mergegate.agents.command import CommandBackend
-from mergegate.agents.supervisor import supervise
+from mergegate.processes import supervise
 
 RUNS = 30
 COMMANDS = {"true": ["true"], "python -c pass": [sys.executable, "-c", "pass"]}

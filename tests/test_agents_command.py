@@ -50,7 +50,8 @@ def test_ok_text_is_stdout(tmp_path: Path) -> None:
 
 def test_variables_and_placeholder(tmp_path: Path) -> None:
     be = backend("env", "--prompt={prompt_file}")
-    result = be.run(request(tmp_path, attempt=3, review_id="r-123", resume_session_id="s-9"))
+    env = {"MERGEGATE_REVIEW_ID": "r-123"}  # a review passes its nonce like any variable
+    result = be.run(request(tmp_path, attempt=3, env=env, resume_session_id="s-9"))
     seen = json.loads(result.text)
     prompt_file = str(tmp_path / "attempt" / "prompt.txt")
     assert f"--prompt={prompt_file}" in seen["argv"]

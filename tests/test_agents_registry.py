@@ -33,3 +33,21 @@ def test_a_key_and_a_key_variable_together_are_refused(monkeypatch: pytest.Monke
     monkeypatch.setenv("MG_TEST_REVIEW_KEY", "x")
     with pytest.raises(UsageError, match="not both"):
         get_backend("claude", api_key="y", api_key_env="MG_TEST_REVIEW_KEY")
+
+
+def test_backend_from_config_uses_the_table_and_flags_win() -> None:
+    from mergegate.agents.command import CommandBackend
+    from mergegate.agents.registry import backend_from_config
+    from mergegate.config import AgentsConfig
+
+    agents = AgentsConfig(
+        backends={"claude": {"model": "from-table", "kill_grace_s": 3.0}, "command": {"env": []}}
+    )
+    claude = backend_from_config(agents, "claude", model="from-flag")
+    assert isinstance(claude, ClaudeBackend)
+    assert (claude.model, claude.kill_grace_s) == ("from-flag", 3.0)
+    command = backend_from_config(AgentsConfig(), "ignored", cmd="agent --flag")
+    assert isinstance(command, CommandBackend)
+    assert command.argv == ["agent", "--flag"]
+    with pytest.raises(UsageError, match="no backend"):
+        backend_from_config(AgentsConfig())

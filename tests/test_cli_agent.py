@@ -147,3 +147,27 @@ def test_endpoint_options_exit_2_when_unusable(monkeypatch: pytest.MonkeyPatch) 
     other = invoke("run", "--backend", "gemini", "--base-url", url, "--prompt", "x")
     assert other.exit_code == 2
     assert "base_url" in other.stderr
+
+
+def test_run_honours_the_config_file(tmp_path: Path) -> None:
+    """`[agents]` limits and the backend's `[agents.backends.NAME]` table apply, as for review."""
+    (tmp_path / ".git").mkdir()  # the project root: the config search stops here
+    (tmp_path / "mergegate.toml").write_text(
+        "[agents]\n"
+        "default_stall_timeout_s = 0.5\n"
+        "kill_grace_s = 0.2\n"
+        "max_output_bytes = 4096\n"
+        "[agents.backends.command]\n"
+        f"cmd = {json.dumps(fake('ignore-term'))}\n"
+    )
+    args = ("run", "--backend", "command", "--prompt", "x", "--cwd", str(tmp_path))
+    stubborn = invoke(*args, "--format", "json", "--attempt-dir", str(tmp_path / "a1"))
+    assert stubborn.exit_code == 4
+    result = json.loads(stubborn.stdout)
+    assert result["status"] == "stalled"  # the configured stall timeout, no flag given
+    assert result["duration_s"] < 5  # SIGKILL after the configured 0.2 s, not the default 10 s
+    flood = invoke(*args, "--cmd", fake("flood"), "--attempt-dir", str(tmp_path / "a2"))
+    log = (tmp_path / "a2" / "agent.stdout.log").read_bytes()
+    assert flood.exit_code == 0
+    assert len(log) < 2 << 20  # capped at max_output_bytes (plus the marker and the tail)
+    assert b"log capped at 4096 bytes" in log

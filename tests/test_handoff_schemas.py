@@ -31,6 +31,7 @@ BUILTINS = [
     "envelope",
     "review-verdict",
     "supervisor-decision",
+    "verifier-verdict",
 ]
 
 

@@ -224,6 +224,13 @@ def test_full_rereview_reviews_the_whole_change_again(repo: Path, tmp_path: Path
     assert "+# tested" in rereview
 
 
+@pytest.fixture
+def deferral(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opt in to `review.defer_out_of_scope` (off by default: it weakens the gate)."""
+    monkeypatch.setenv("MERGEGATE_REVIEW__DEFER_OUT_OF_SCOPE", "true")
+
+
+@pytest.mark.usefixtures("deferral")
 def test_full_rereview_does_not_defer_findings_outside_the_fix(repo: Path, tmp_path: Path) -> None:
     elsewhere = with_fixes("F-9", "Unchecked input elsewhere")
     elsewhere["text"] = elsewhere["text"].replace('"app.py"', '"other.py"')
@@ -269,6 +276,7 @@ def test_rereview_flag_beats_the_config_file(repo: Path, tmp_path: Path) -> None
     assert out["rounds"][1]["scoped"] is True
 
 
+@pytest.mark.usefixtures("deferral")
 def test_a_scoped_rereview_blocked_only_by_deferred_findings_approves(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -288,6 +296,48 @@ def test_a_scoped_rereview_blocked_only_by_deferred_findings_approves(
     assert not (tmp_path / "impl-state" / "prompt-2.txt").exists()
 
 
+def test_by_default_an_out_of_scope_with_fixes_blocks_and_goes_to_the_next_fix_round(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`review.defer_out_of_scope` is off by default: "With fixes" is a no, wherever it points."""
+    two = with_fixes("F-1", "Missing test for empty input")
+    second = {**json.loads(two["text"].split("```json\n")[1].split("\n```")[0])["findings"][0]}
+    second.update(id="F-2", title="Missing test for negatives")
+    trailer = {"review_id": "{review_id}", "verdict": "request_changes"}
+    trailer["findings"] = [{**second, "id": "F-1", "title": "Missing test for empty input"}, second]
+    two["text"] = "Ready to merge? With fixes\n\n```json\n" + json.dumps(trailer) + "\n```\n"
+    elsewhere = with_fixes("F-9", "Unchecked input elsewhere")
+    elsewhere["text"] = elsewhere["text"].replace('"app.py"', '"other.py"')
+    fixes = [
+        {"text": "fixed", "write": {"app.py": "# v2\n"}},
+        {"text": "fixed too", "write": {"other.py": "# checked\n"}},
+    ]
+    reviewer = agent_cmd(tmp_path, "rv", [two, elsewhere, approve()])
+    implementer = agent_cmd(tmp_path, "impl", fixes)
+    fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)
+    code, out = review(repo, tmp_path, *fix)
+    assert code == 0, out
+    assert len(out["rounds"]) == 3  # round 2's out-of-scope finding cost a fix round
+    assert "Unchecked input elsewhere" in (tmp_path / "impl-state" / "prompt-2.txt").read_text()
+    assert {f["title"]: f["status"] for f in out["findings"]} == {
+        "Missing test for empty input": "resolved",
+        "Missing test for negatives": "resolved",
+        "Unchecked input elsewhere": "resolved",
+    }
+    # One finding swapped for another out of scope is no progress: the loop escalates.
+    git(repo, "reset", "-q", "--hard", "HEAD~2")
+    reviewer = agent_cmd(tmp_path, "rv2", [with_fixes(), elsewhere])
+    implementer = agent_cmd(tmp_path, "impl2", fixes)
+    fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)
+    code, out = review(repo, tmp_path, *fix, "--report-dir", str(tmp_path / "r2"))
+    assert code == 5, out
+    assert out["status"] == "needs_manual_review"
+    assert [f["status"] for f in out["findings"] if f["title"] == "Unchecked input elsewhere"] == [
+        "open"
+    ]
+
+
+@pytest.mark.usefixtures("deferral")
 def test_a_rejection_outside_the_fix_still_blocks(repo: Path, tmp_path: Path) -> None:
     rejected = with_fixes("F-9", "Deletes user data")
     rejected["text"] = (

@@ -26,11 +26,11 @@ from mergegate.agents.command import CommandBackend
 from mergegate.agents.gemini import GeminiBackend
 from mergegate.agents.openai import OpenAIBackend, verdict_grammar
 from mergegate.agents.opencode import OpenCodeBackend
-from mergegate.agents.scripted import ScriptedBackend
 from mergegate.agents.signals import HelpDetector
 from mergegate.decisions import Decision
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewStatus
-from mergegate.review._context import render_files
+from mergegate.review._render import render_files
+from mergegate.testing.scripted import ScriptedBackend
 from mergegate.verdicts import parse_verdict
 
 LINES = {"approve": "Yes", "request_changes": "With fixes", "reject": "No"}
@@ -39,6 +39,11 @@ EXPECTED = {
     "request_changes": Decision.FIXES,
     "reject": Decision.REJECT,
 }
+
+
+def review_id(request: AgentRequest) -> str | None:
+    """The nonce the loop gave this reviewer attempt (in its environment, for programs)."""
+    return request.env.get("MERGEGATE_REVIEW_ID")
 
 
 class MemoryRepo:
@@ -66,7 +71,7 @@ class MemoryRepo:
 
 
 def approving(request: AgentRequest) -> str:
-    trailer = {"review_id": request.review_id, "verdict": "approve", "findings": []}
+    trailer = {"review_id": review_id(request), "verdict": "approve", "findings": []}
     return f"Findings:\n\n```json\n{json.dumps(trailer)}\n```\n\nReady to merge? Yes"
 
 
@@ -86,8 +91,8 @@ def test_every_reviewer_request_asks_for_the_verdict_shape_with_its_review_id(
     assert len(reviewer.requests) == 2  # spec stage, then quality stage
     for request in reviewer.requests:
         assert request.read_only
-        assert request.response_format == {"type": "verdict", "review_id": request.review_id}
-    assert reviewer.requests[0].review_id != reviewer.requests[1].review_id
+        assert request.response_format == {"type": "verdict", "review_id": review_id(request)}
+    assert review_id(reviewer.requests[0]) != review_id(reviewer.requests[1])
 
 
 def test_the_retry_after_malformed_output_asks_for_the_new_review_id(tmp_path: Path) -> None:
@@ -95,16 +100,16 @@ def test_the_retry_after_malformed_output_asks_for_the_new_review_id(tmp_path: P
     first, retry = reviewer.requests
     assert retry.resume_session_id is not None  # same session, the parse error fed back
     assert "could not be used" in retry.prompt
-    assert retry.review_id != first.review_id
-    assert retry.response_format == {"type": "verdict", "review_id": retry.review_id}
+    assert review_id(retry) != review_id(first)
+    assert retry.response_format == {"type": "verdict", "review_id": review_id(retry)}
     # The format's review id is a valid grammar review id.
-    assert retry.review_id is not None
-    assert f'\\"review_id\\": \\"{retry.review_id}\\"' in verdict_grammar(retry.review_id)
+    assert review_id(retry) is not None
+    assert f'\\"review_id\\": \\"{review_id(retry)}\\"' in verdict_grammar(review_id(retry))
 
 
 def with_fixes(request: AgentRequest) -> str:
     finding = {"severity": "important", "title": "y is not tested", "file": "app.py", "line": 2}
-    trailer = {"review_id": request.review_id, "verdict": "request_changes", "findings": [finding]}
+    trailer = {"review_id": review_id(request), "verdict": "request_changes", "findings": [finding]}
     return f"Findings:\n- y\n\n```json\n{json.dumps(trailer)}\n```\n\nReady to merge? With fixes"
 
 
@@ -140,7 +145,9 @@ CLI_BACKENDS = [
 @pytest.mark.parametrize("make", CLI_BACKENDS)
 def test_cli_backends_ignore_the_format(make: Any, tmp_path: Path) -> None:
     backend = make()
-    plain = AgentRequest(prompt="review", cwd=tmp_path, read_only=True, review_id="mg-1")
+    plain = AgentRequest(
+        prompt="review", cwd=tmp_path, read_only=True, env={"MERGEGATE_REVIEW_ID": "mg-1"}
+    )
     shaped = plain.model_copy(update={"response_format": {"type": "verdict", "review_id": "mg-1"}})
     ctx = RunContext(tmp_path, tmp_path / "prompt.txt", None, lambda s: None, HelpDetector())
     assert backend.build_args(shaped, ctx) == backend.build_args(plain, ctx)

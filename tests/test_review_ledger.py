@@ -69,7 +69,7 @@ def test_resolution_is_per_stage() -> None:
 
 
 def test_new_blocking_finding_outside_the_fix_is_deferred() -> None:
-    ledger = FindingLedger()
+    ledger = FindingLedger(defer_out_of_scope=True)
     review(ledger, 1, BUG)
     no_file = Finding.make(Severity.CRITICAL, "Design leaks memory")
     review(ledger, 2, ELSEWHERE, no_file, CRASH, scope={"app.py"})
@@ -86,6 +86,15 @@ def test_first_round_findings_are_never_deferred() -> None:
     ledger = FindingLedger()
     review(ledger, 1, ELSEWHERE)  # a full review has no scope
     assert status(ledger) == {ELSEWHERE.id: FindingStatus.OPEN}
+
+
+def test_deferral_is_off_by_default() -> None:
+    """Binary by default: a blocking finding outside the fix diff blocks like any other."""
+    ledger = FindingLedger()
+    review(ledger, 1, BUG)
+    review(ledger, 2, ELSEWHERE, scope={"app.py"})
+    assert status(ledger)[ELSEWHERE.id] is FindingStatus.OPEN
+    assert ledger.open_blocking() == (ELSEWHERE,)
 
 
 def test_deferral_can_be_turned_off() -> None:

@@ -22,7 +22,6 @@ from rich.console import Console
 
 from _gitrepo import change_repo
 from mergegate.agents.base import AgentRequest
-from mergegate.agents.scripted import ScriptedBackend
 from mergegate.cli import cli
 from mergegate.cli._progress import (
     MAX_DETAIL_LINES,
@@ -32,6 +31,7 @@ from mergegate.cli._progress import (
     clean,
 )
 from mergegate.review import EventKind, ReviewEvent, ReviewLoop, ReviewOptions
+from mergegate.testing.scripted import ScriptedBackend
 
 FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
 
@@ -52,7 +52,8 @@ PAYLOADS = ("pwned-title", "/etc/passwd")  # carried inside escape sequences: mu
 # ---------------------------------------------------------------- helpers
 def trailer_text(request: AgentRequest, verdict: str, findings: list[dict[str, Any]]) -> str:
     line = {"approve": "Yes", "request_changes": "With fixes"}[verdict]
-    trailer = {"review_id": request.review_id, "verdict": verdict, "findings": findings}
+    review_id = request.env["MERGEGATE_REVIEW_ID"]  # the nonce the loop gave this attempt
+    trailer = {"review_id": review_id, "verdict": verdict, "findings": findings}
     return f"Review.\n\nReady to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
 
 
@@ -213,7 +214,7 @@ def test_the_ledger_records_architectural_findings_capped_and_advisory(tmp_path:
     ).run()
     assert outcome.status.value == "approved"
     (record,) = outcome.findings
-    assert (record["severity"], record["status"]) == ("important", "advisory")
+    assert (record.finding.severity.value, record.status.value) == ("important", "advisory")
     (result,) = [e for e in events if e.kind is EventKind.STAGE_RESULT]
     assert result.details[0].startswith("[important]")
 

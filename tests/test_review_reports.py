@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mergegate.durable import OverwriteRefusedError
+from mergegate.atomic_files import OverwriteRefusedError
 from mergegate.errors import UsageError
 from mergegate.review.reports import AttemptReport, ReportWriter, frontmatter
 

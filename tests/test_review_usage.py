@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from _gitrepo import change_repo
-from mergegate.agents.model_server import ModelServer, Script, Turn, TurnUsage
 from mergegate.cli import cli
+from mergegate.testing.model_server import ModelServer, Script, Turn, TurnUsage
 
 ECHO = {"{{review_id}}": '"review_id": "'}
 TRAILER = '{"review_id": "{{review_id}}", "verdict": "approve", "findings": []}'

@@ -10,7 +10,10 @@
     ├── AgentError                 exit 4  timeout, stall, crash, missing CLI
     └── EscalationError            exit 5  revision cap or stall: a person must decide
 
-Library code raises these; only the CLI turns them into exit codes and messages. Errors that
+Library code raises these; only the CLI turns them into exit codes and messages. A review's
+answer is a value (`ReviewOutcome`), not an exception; `ReviewOutcome.raise_for_status()`
+raises the matching error (`EscalationError`, `AgentError`, `UndecidableError`, or the base
+class for a real "no") for callers who want one. Errors that
 come from untrusted text keep that text (or a bounded sample of it) on the exception so a
 caller can show it, never so it is trusted.
 """

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mergegate.agents.model_server import ModelServer, Script
+from mergegate.testing.model_server import ModelServer, Script
 
 
 def parse_sse(text: str) -> list[tuple[str | None, str]]:

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mergegate.agents.model_server import Script, ToolCall, Turn, TurnUsage, estimate_tokens
-from mergegate.agents.model_server._anthropic import message_events
-from mergegate.agents.model_server._reply import make_reply
-from mergegate.agents.model_server._responses import response_events
+from mergegate.testing.model_server import Script, ToolCall, Turn, TurnUsage, estimate_tokens
+from mergegate.testing.model_server._anthropic import message_events
+from mergegate.testing.model_server._reply import make_reply
+from mergegate.testing.model_server._responses import response_events
 
 WRITE = ToolCall(name="Write", arguments={"file_path": "/w/a.txt", "content": "line\n" * 5})
 TEXT = "The quick brown fox jumps over the lazy dog; 0123456789."

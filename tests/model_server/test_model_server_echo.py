@@ -12,11 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from mergegate.agents.model_server import Script, Turn, load_script
-from mergegate.agents.model_server._reply import ReplyError, echo_text, make_reply
-from mergegate.agents.model_server._script import MAX_ECHO_TOKEN_CHARS
 from mergegate.decisions import Decision
 from mergegate.review import load_template
+from mergegate.testing.model_server import Script, Turn, load_script
+from mergegate.testing.model_server._reply import ReplyError, echo_text, make_reply
+from mergegate.testing.model_server._script import MAX_ECHO_TOKEN_CHARS
 from mergegate.verdicts import parse_verdict
 
 MARKER = '"review_id": "'

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mergegate.agents.model_server import (
+from mergegate.errors import UsageError
+from mergegate.testing.model_server import (
     Api,
     Fault,
     FaultKind,
@@ -19,7 +20,6 @@ from mergegate.agents.model_server import (
     Script,
     Turn,
 )
-from mergegate.errors import UsageError
 
 STREAM_BODY: dict[str, Any] = {
     "model": "m",

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from mergegate.agents.model_server import Fault, FaultKind, Script, ToolCall, Turn, load_script
-from mergegate.agents.model_server._conversation import Api, view_request
-from mergegate.agents.model_server._selector import TurnSelector
 from mergegate.errors import UsageError
+from mergegate.testing.model_server import Fault, FaultKind, Script, ToolCall, Turn, load_script
+from mergegate.testing.model_server._conversation import Api, view_request
+from mergegate.testing.model_server._selector import TurnSelector
 
 SCRIPT_DATA = {
     "model": "scripted",

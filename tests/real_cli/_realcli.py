@@ -18,7 +18,7 @@ from typing import Any
 
 from mergegate.agents import AgentRequest, AgentResult, Backend, get_backend
 from mergegate.agents._cli import CliBackend, RunContext
-from mergegate.agents.model_server import ModelServer, ToolCall
+from mergegate.testing.model_server import ModelServer, ToolCall
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_HINT = "run scripts/install-agent-clis.sh (or set MERGEGATE_{}_BIN)"

@@ -12,7 +12,7 @@ import pytest
 from _realcli import GitRepo, RealCli, processes_of
 
 from mergegate.agents import RunStatus
-from mergegate.agents.model_server import Fault, FaultKind, ModelServer, Script, Turn
+from mergegate.testing.model_server import Fault, FaultKind, ModelServer, Script, Turn
 
 pytestmark = pytest.mark.real_cli
 

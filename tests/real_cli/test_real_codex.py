@@ -18,8 +18,8 @@ from _realcli import CODEX_MODEL, DUMMY_KEY, GitRepo, RealCli, isolated_env
 from click.testing import CliRunner
 
 from mergegate.agents import RunStatus, Usage
-from mergegate.agents.model_server import Api, ModelServer, Script, ToolCall, Turn
 from mergegate.cli import cli
+from mergegate.testing.model_server import Api, ModelServer, Script, ToolCall, Turn
 
 pytestmark = pytest.mark.real_cli
 

@@ -28,8 +28,8 @@ from _realcli import CLAUDE_MODEL, DUMMY_KEY, RealCli, isolated_env
 from click.testing import CliRunner
 
 from _gitrepo import change_repo, git
-from mergegate.agents.model_server import Api, ModelServer, RecordedRequest, Script, ToolCall, Turn
 from mergegate.cli import cli
+from mergegate.testing.model_server import Api, ModelServer, RecordedRequest, Script, ToolCall, Turn
 
 pytestmark = pytest.mark.real_cli
 

@@ -1,6 +1,8 @@
-"""Agent runs: the process supervisor and one backend module per agent CLI or endpoint.
+"""Agent backends: one module per agent CLI or endpoint, and what backends share.
 
-This is layer L2, the only layer that starts processes or talks to model endpoints.
+Layer L2. CLI backends run through `mergegate.processes` (the supervisor) and prove read-only
+runs with `mergegate.git`; HTTP backends talk to model endpoints. The test doubles (scripted
+backend, scripted model server) live in `mergegate.testing`.
 """
 
 from __future__ import annotations

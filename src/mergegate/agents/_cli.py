@@ -25,9 +25,9 @@ from mergegate.agents.base import (
     RunStatus,
     Usage,
 )
-from mergegate.agents.git import compare_snapshots, snapshot_worktree
 from mergegate.agents.signals import HelpDetector
-from mergegate.agents.supervisor import (
+from mergegate.git import compare_snapshots, snapshot_worktree
+from mergegate.processes import (
     Limits,
     ProcessOutcome,
     StopReason,
@@ -177,13 +177,14 @@ class CliBackend:
         executable: str | Sequence[str] | None = None,
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
-        kill_grace_s: float = 10.0,
-        done_grace_s: float = 10.0,
+        kill_grace_s: float | None = None,
+        done_grace_s: float | None = None,
         model: str | None = None,
     ) -> None:
         """`executable` replaces the CLI binary (a path, or an argv prefix such as
         `["python", "fake_agent.py"]`); `extra_args` are appended to the generated flags;
-        `model` is the model used when the request names none."""
+        `model` is the model used when the request names none. `kill_grace_s` (default: the
+        request's) and `done_grace_s` (default: the supervisor's) tune stopping for this CLI."""
         if isinstance(executable, str):
             executable = [executable]
         self.executable = tuple(executable or (self.default_executable,))
@@ -263,8 +264,9 @@ class CliBackend:
         limits = Limits(
             timeout_s=request.timeout_s,
             stall_timeout_s=request.stall_timeout_s,
-            kill_grace_s=self.kill_grace_s,
-            done_grace_s=self.done_grace_s,
+            kill_grace_s=request.kill_grace_s if self.kill_grace_s is None else self.kill_grace_s,
+            log_cap_bytes=request.max_output_bytes,
+            **({} if self.done_grace_s is None else {"done_grace_s": self.done_grace_s}),
         )
         outcome = supervise(
             argv,

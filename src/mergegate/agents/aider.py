@@ -21,7 +21,7 @@ from typing import Any
 from mergegate.agents._cli import CliBackend, ParsedRun, RunContext
 from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
 from mergegate.agents.signals import scan_text
-from mergegate.agents.supervisor import ProcessOutcome, Stream
+from mergegate.processes import ProcessOutcome, Stream
 
 __all__ = ["AiderBackend", "AiderParser", "parse_token_count"]
 

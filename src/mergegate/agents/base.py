@@ -15,6 +15,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mergegate.config import DEFAULT_AGENTS, AgentsConfig
+
 __all__ = [
     "AgentRequest",
     "AgentResult",
@@ -79,19 +81,27 @@ class HelpSignal(_Frozen):
 
 
 class AgentRequest(_Frozen):
-    """One agent invocation. Backends ignore what they cannot honour and say so in `warnings`."""
+    """One agent invocation. Backends ignore what they cannot honour and say so in `warnings`.
+
+    The limits default to the `[agents]` configuration's defaults; `AgentRequest.limits_from`
+    gives a loaded configuration's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     prompt: str
     cwd: Path
-    timeout_s: float = 1800.0
-    stall_timeout_s: float = 300.0
+    timeout_s: float = Field(DEFAULT_AGENTS.default_timeout_s, gt=0)
+    stall_timeout_s: float = Field(DEFAULT_AGENTS.default_stall_timeout_s, gt=0)
+    kill_grace_s: float = Field(DEFAULT_AGENTS.kill_grace_s, ge=0)
+    """Seconds between SIGTERM and SIGKILL when the run's process group is stopped."""
+    max_output_bytes: int = Field(DEFAULT_AGENTS.max_output_bytes, ge=0)
+    """Per stream: bytes of a CLI agent's output logged before only the tail is kept."""
     resume_session_id: str | None = None
     """Continue this session (same working directory) instead of starting a new one."""
     read_only: bool = False
     """Reviewer mode: the backend uses the CLI's own read-only flags; the supervisor also
     compares HEAD, index and `git status` before and after and voids a run that changed them."""
     attempt: int = 1
-    review_id: str | None = None
     model: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment for the agent (added after the parent's agent variables are scrubbed)."""
@@ -100,6 +110,17 @@ class AgentRequest(_Frozen):
     response_format: dict[str, Any] | None = None
     """Optional output constraint for backends that support it (a JSON Schema, or
     `{"type": "grammar", "grammar": GBNF}`); CLI backends ignore it."""
+
+    @staticmethod
+    def limits_from(agents: AgentsConfig) -> dict[str, Any]:
+        """The request fields a configuration's `[agents]` section sets, as keyword arguments:
+        `AgentRequest(prompt=..., cwd=..., **AgentRequest.limits_from(config.agents))`."""
+        return {
+            "timeout_s": agents.default_timeout_s,
+            "stall_timeout_s": agents.default_stall_timeout_s,
+            "kill_grace_s": agents.kill_grace_s,
+            "max_output_bytes": agents.max_output_bytes,
+        }
 
 
 class AgentResult(_Frozen):

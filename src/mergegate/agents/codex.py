@@ -27,8 +27,8 @@ from mergegate.agents._cli import (
     positional,
 )
 from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
-from mergegate.agents.supervisor import ProcessOutcome, Stream
 from mergegate.errors import UsageError
+from mergegate.processes import ProcessOutcome, Stream
 
 __all__ = ["API_KEY_ENV", "CodexBackend", "CodexParser", "config_overrides", "usage_delta"]
 

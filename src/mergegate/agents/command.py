@@ -23,8 +23,8 @@ from typing import Any
 
 from mergegate.agents._cli import CliBackend, ParsedRun, RunContext, stderr_excerpt
 from mergegate.agents.base import AgentRequest, BackendCapabilities
-from mergegate.agents.supervisor import ProcessOutcome, StopReason, Stream
 from mergegate.errors import UsageError
+from mergegate.processes import ProcessOutcome, StopReason, Stream
 
 __all__ = ["CommandBackend", "split_command"]
 
@@ -95,11 +95,8 @@ class CommandBackend(CliBackend):
         return _CommandParser(ctx)
 
     def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
-        env = {
+        return {
             "MERGEGATE_PROMPT_FILE": str(ctx.prompt_file),
             "MERGEGATE_ATTEMPT": str(request.attempt),
             "MERGEGATE_SESSION_ID": ctx.session_id or "",
         }
-        if request.review_id:
-            env["MERGEGATE_REVIEW_ID"] = request.review_id
-        return env

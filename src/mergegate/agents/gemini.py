@@ -15,7 +15,7 @@ from typing import Any
 
 from mergegate.agents._cli import CliBackend, ParsedRun, RunContext, as_int, parse_event
 from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
-from mergegate.agents.supervisor import ProcessOutcome, Stream
+from mergegate.processes import ProcessOutcome, Stream
 
 __all__ = ["GeminiBackend", "GeminiParser"]
 

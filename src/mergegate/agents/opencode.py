@@ -20,7 +20,7 @@ from mergegate.agents._cli import (
     positional,
 )
 from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
-from mergegate.agents.supervisor import ProcessOutcome, Stream
+from mergegate.processes import ProcessOutcome, Stream
 
 __all__ = ["OpenCodeBackend", "OpenCodeParser"]
 

@@ -18,9 +18,16 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from mergegate.agents.base import Backend, BackendCapabilities
+from mergegate.config import AgentsConfig
 from mergegate.errors import AgentError, UsageError
 
-__all__ = ["ENTRY_POINT_GROUP", "BackendInfo", "available_backends", "get_backend"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BackendInfo",
+    "available_backends",
+    "backend_from_config",
+    "get_backend",
+]
 
 ENTRY_POINT_GROUP = "mergegate.backends"
 
@@ -112,6 +119,25 @@ def get_backend(name: str, **options: Any) -> Backend:
     if not isinstance(backend, Backend):
         raise AgentError(f"backend {name!r} ({ep.value}) does not implement the Backend protocol")
     return backend
+
+
+def backend_from_config(
+    agents: AgentsConfig, name: str | None = None, *, cmd: str | None = None, **options: Any
+) -> Backend:
+    """The backend a configuration names, built the one way every command builds it.
+
+    With `cmd`, the `command` backend running it; otherwise backend `name`. Either way its
+    `[agents.backends.NAME]` table gives the options, and `options` (from flags) win over the
+    table. Raises like `get_backend`, and `UsageError` when neither a name nor a command is
+    given.
+    """
+    if cmd:
+        return get_backend(
+            "command", **{**agents.backends.get("command", {}), **options, "cmd": cmd}
+        )
+    if not name:
+        raise UsageError("no backend: give a backend name or a command")
+    return get_backend(name, **{**agents.backends.get(name, {}), **options})
 
 
 def _key_from_env(name: str, options: dict[str, Any]) -> dict[str, Any]:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
-from mergegate.agents import AgentRequest, available_backends, get_backend
+from mergegate.agents import AgentRequest, available_backends
 from mergegate.agents.command import split_command
+from mergegate.agents.registry import backend_from_config
+from mergegate.config import load_config
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 
@@ -39,10 +42,12 @@ def _backend_options(
     base_url: str | None,
     api_key_env: str | None,
     config_home: Path | None,
-) -> dict[str, object]:
-    options: dict[str, object] = {}
+) -> dict[str, Any]:
+    """Backend options given as flags; they win over the `[agents.backends.NAME]` table."""
+    options: dict[str, Any] = {}
     if backend == "command":
-        options["cmd"] = cmd
+        if cmd:
+            options["cmd"] = cmd
     elif cmd:
         options["executable"] = split_command(cmd)
     if base_url:
@@ -80,16 +85,15 @@ def _backend_options(
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
-    default=1800.0,
-    show_default=True,
-    help="Wall-clock limit in seconds.",
+    default=None,
+    help="Wall-clock limit in seconds (default: agents.default_timeout_s, 1800).",
 )
 @click.option(
     "--stall-timeout",
     type=click.FloatRange(min=0, min_open=True),
-    default=300.0,
-    show_default=True,
-    help="Stop after this many seconds without output.",
+    default=None,
+    help="Stop after this many seconds without output "
+    "(default: agents.default_stall_timeout_s, 300).",
 )
 @click.option("--resume", "resume_id", help="Resume this session id (same --cwd).")
 @click.option(
@@ -137,8 +141,8 @@ def run(
     prompt: str | None,
     prompt_file: Path | None,
     cwd: Path,
-    timeout: float,
-    stall_timeout: float,
+    timeout: float | None,
+    stall_timeout: float | None,
     resume_id: str | None,
     read_only: bool,
     model: str | None,
@@ -148,19 +152,28 @@ def run(
     attempt_dir: Path | None,
     fmt: str,
 ) -> None:
-    """Run one agent and print its result. Exit 0 when it is ok, 4 otherwise, 2 for bad input."""
+    """Run one agent and print its result. Exit 0 when it is ok, 4 otherwise, 2 for bad input.
+
+    The configuration around --cwd applies as for every command: the backend's
+    `[agents.backends.NAME]` table (flags win) and the `[agents]` limits (--timeout and
+    --stall-timeout win).
+    """
     text = _read_prompt(prompt, prompt_file)
+    overrides = {
+        "agents.default_timeout_s": timeout,
+        "agents.default_stall_timeout_s": stall_timeout,
+    }
+    config = load_config(cwd, overrides=overrides)
     options = _backend_options(backend_name, cmd, base_url, api_key_env, config_home)
-    backend = get_backend(backend_name, **options)
+    backend = backend_from_config(config.agents, backend_name, **options)
     request = AgentRequest(
         prompt=text,
         cwd=cwd.resolve(),
-        timeout_s=timeout,
-        stall_timeout_s=stall_timeout,
         resume_session_id=resume_id,
         read_only=read_only,
         model=model,
         attempt_dir=attempt_dir.resolve() if attempt_dir else None,
+        **AgentRequest.limits_from(config.agents),
     )
     result = backend.run(request)
     if fmt == "json":

@@ -19,10 +19,13 @@ from mergegate.config import load_config
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.handoff import Extraction, Schema, extract, registry_for
+from mergegate.plans import Plan
 
 __all__ = ["handoff", "schema"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+PLAN_SCHEMA = "plan"
+"""`mergegate schema plan`: the plan model, beside the handoff schemas."""
 
 
 @click.group("handoff")
@@ -87,12 +90,21 @@ def check(
     help="Print the format template used in retry prompts instead of the JSON Schema.",
 )
 def schema(name: str | None, template: bool) -> None:
-    """Print the JSON Schema of a handoff schema NAME; without NAME, list the names."""
+    """Print the JSON Schema of a handoff schema NAME; without NAME, list the names.
+
+    `plan` is the schema of the plan model (`mergegate plan show --format json`).
+    """
     registry = registry_for(load_config())
     if name is None:
         for known in registry.names():
             description = registry.get(known).description.splitlines()
             click.echo(f"{known:<22} {description[0] if description else ''}".rstrip())
+        click.echo(f"{PLAN_SCHEMA:<22} the plan model (mergegate plan show --format json)")
+        return
+    if name == PLAN_SCHEMA and PLAN_SCHEMA not in registry.names():
+        if template:
+            raise UsageError("the plan schema has no retry template; see docs/plans.md")
+        click.echo(json.dumps(Plan.model_json_schema(by_alias=True), indent=2, ensure_ascii=False))
         return
     found = registry.get(name)
     if template:

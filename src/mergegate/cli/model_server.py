@@ -9,7 +9,7 @@ from types import FrameType
 
 import click
 
-from mergegate.agents.model_server import ModelServer, load_script
+from mergegate.testing.model_server import ModelServer, load_script
 
 __all__ = ["model_server"]
 

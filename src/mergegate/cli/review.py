@@ -10,33 +10,20 @@ from typing import Any
 
 import click
 
-from mergegate.agents.base import Backend
-from mergegate.agents.git import GitRepository
-from mergegate.agents.registry import get_backend
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
-from mergegate.config import Config, load_config, state_dir
+from mergegate.config import load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
-from mergegate.review import GatePolicy, ReviewLoop, ReviewOptions, ReviewOutcome
+from mergegate.git import GitRepository
+from mergegate.review import (
+    ReviewAgents,
+    ReviewLoop,
+    ReviewOptions,
+    ReviewOutcome,
+    report_root,
+)
 
 __all__ = ["review"]
-
-
-def _backend(name: str | None, cmd: str | None, config: Config) -> Backend | None:
-    if cmd:
-        return get_backend("command", cmd=cmd)
-    if not name:
-        return None
-    return get_backend(name, **config.agents.backends.get(name, {}))
-
-
-def _pick(
-    flag_name: str | None, flag_cmd: str | None, conf_name: str | None, conf_cmd: str | None
-) -> tuple[str | None, str | None]:
-    """Flags beat the config file as a pair: `--reviewer X` ignores a configured command."""
-    if flag_name or flag_cmd:
-        return flag_name, flag_cmd
-    return conf_name, conf_cmd
 
 
 def _print_text(outcome: ReviewOutcome) -> None:
@@ -44,40 +31,16 @@ def _print_text(outcome: ReviewOutcome) -> None:
     message = clean(outcome.message, 1000)
     click.echo(f"{outcome.decision.value.upper()} ({outcome.status.value}): {message}")
     for record in outcome.findings:
+        finding = record.finding
         severity, fid, status = (
-            clean(str(record.get(k)), 40) for k in ("severity", "id", "status")
+            clean(v, 40) for v in (finding.severity.value, finding.id, record.status.value)
         )
-        title = clean(str(record.get("title", "")), 200)
+        title = clean(finding.title, 200)
         click.echo(f"  [{severity}] {fid} {status}: {title}")
     for i, text in enumerate(outcome.outputs, start=1):
         excerpt = clean(text, 300) or "(no output)"
         click.echo(f'  output of attempt {i} (excerpt): "{excerpt}"')
     click.echo(f"reports: {clean(str(outcome.report_dir), 1000)}")
-
-
-def _options(config: Config, opts: dict[str, Any], spec: str | None) -> ReviewOptions:
-    review = config.review
-    policy = GatePolicy.from_names(
-        with_fixes_blocks=review.policy.with_fixes_blocks,
-        blocking_severities=[str(s) for s in review.policy.blocking_severities],
-        minor_blocks=review.policy.minor_blocks,
-    )
-    return ReviewOptions(
-        base=opts["base"] or "HEAD~1",
-        head=opts["head"] or "HEAD",
-        spec=spec,
-        fix=bool(opts["fix"]),
-        max_rounds=review.max_rounds,
-        malformed_retries=review.malformed_retries,
-        policy=policy,
-        defer_out_of_scope=review.defer_out_of_scope,
-        diff_size_limit=review.diff_size_limit,
-        fresh_implementer_after=review.fresh_implementer_after,
-        timeout_s=config.agents.default_timeout_s,
-        stall_timeout_s=config.agents.default_stall_timeout_s,
-        rereview=review.rereview,
-        stages=tuple(review.stages),
-    )
 
 
 def _read_spec(path: Path | None) -> str | None:
@@ -87,14 +50,6 @@ def _read_spec(path: Path | None) -> str | None:
         return path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read --spec {path}: {exc}") from exc
-
-
-def _report_root(config: Config, given: Path | None) -> Path:
-    if given is not None:
-        return given
-    if config.review.report_dir:
-        return Path(config.review.report_dir)
-    return state_dir(config) / "reviews"
 
 
 def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
@@ -132,7 +87,15 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where reports go (default: .mergegate/reviews).",
+    help="Where runs go, one directory per run (default: review.report_dir, else "
+    ".mergegate/reviews).",
+)
+@click.option(
+    "--run-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="This run's own directory, for every record of the run (it must be new or empty); "
+    "instead of a new directory under --report-dir.",
 )
 @click.option(
     "--repo",
@@ -173,40 +136,37 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     if config.review.mode == "off":
         click.echo("mergegate: review is off (review.mode = off); not reviewing", err=True)
         ctx.exit(int(ExitCode.OK))
-    reviewer = _backend(
-        *_pick(
-            opts["reviewer"],
-            opts["reviewer_cmd"],
-            config.review.reviewer,
-            config.review.reviewer_cmd,
-        ),
+    agents = ReviewAgents.from_config(
         config,
+        reviewer=opts["reviewer"],
+        reviewer_cmd=opts["reviewer_cmd"],
+        implementer=opts["implementer"],
+        implementer_cmd=opts["implementer_cmd"],
     )
-    if reviewer is None:
-        raise UsageError("no reviewer: pass --reviewer NAME or --reviewer-cmd")
-    implementer = _backend(
-        *_pick(
-            opts["implementer"],
-            opts["implementer_cmd"],
-            config.review.implementer,
-            config.review.implementer_cmd,
-        ),
-        config,
-    )
-    if opts["fix"] and implementer is None:
+    if opts["fix"] and agents.implementer is None:
         raise UsageError("--fix needs --implementer NAME or --implementer-cmd")
-    fresh = _backend(config.review.fresh_implementer, None, config)
-    root = _report_root(config, opts["report_dir"])
-    repo = GitRepository(opts["repo"], exclude=[root, state_dir(config)])
+    options = ReviewOptions.from_config(
+        config,
+        base=opts["base"] or "HEAD~1",
+        head=opts["head"] or "HEAD",
+        spec=_read_spec(opts["spec_file"]),
+        fix=bool(opts["fix"]),
+    )
+    if opts["run_dir"] is not None and opts["report_dir"] is not None:
+        raise UsageError("give --run-dir or --report-dir, not both")
+    run_dir = opts["run_dir"].resolve() if opts["run_dir"] is not None else None
+    root = report_root(config, opts["report_dir"])
+    repo = GitRepository(opts["repo"], exclude=[run_dir or root, state_dir(config)])
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
         loop = ReviewLoop(
             repo,
-            reviewer,
-            _options(config, opts, _read_spec(opts["spec_file"])),
+            agents.reviewer,
+            options,
             report_root=root,
-            implementer=implementer,
-            fresh_implementer=fresh,
+            run_dir=run_dir,
+            implementer=agents.implementer,
+            fresh_implementer=agents.fresh_implementer,
             events=on_event,
         )
         outcome = loop.run()

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
+from mergegate.atomic_files import read_json_validated
 from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
 from mergegate.config import Config, load_config, state_dir
-from mergegate.durable import read_json_validated
 from mergegate.errors import UsageError
 from mergegate.plans import Plan
 

@@ -14,11 +14,14 @@ from mergegate.config._load import (
     state_dir,
 )
 from mergegate.config._models import (
+    DEFAULT_AGENTS,
+    DEFAULT_REVIEW,
     MAX_ATTEMPTS_CEILING,
     MAX_JSON_RETRIES_CEILING,
     AgentsConfig,
     Config,
     HandoffValidationConfig,
+    HooksConfig,
     RetryConfig,
     ReviewConfig,
     ReviewPolicyConfig,
@@ -26,6 +29,8 @@ from mergegate.config._models import (
 )
 
 __all__ = [
+    "DEFAULT_AGENTS",
+    "DEFAULT_REVIEW",
     "ENV_PREFIX",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
@@ -33,6 +38,7 @@ __all__ = [
     "AgentsConfig",
     "Config",
     "HandoffValidationConfig",
+    "HooksConfig",
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",

@@ -118,6 +118,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
         ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", path=str(path)) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"not UTF-8 (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "TOML files are UTF-8",
+            path=str(path),
+        ) from None
 
 
 def _pyproject_table(path: Path) -> dict[str, Any] | None:

@@ -1,8 +1,11 @@
 """The configuration values: frozen pydantic models, one per section of `mergegate.toml`.
 
 Every section forbids unknown keys (a typo is an error, not a silently ignored setting) and
-validates strictly (a TOML string is not a number). Defaults are the documented ones in
-`docs/configuration.md`; a test checks that every field there is documented.
+validates strictly (a TOML string is not a number; `inf` and `nan` are not limits). Defaults are
+the documented ones in `docs/configuration.md`; a test checks that every field there is
+documented. These fields are the one place each default is written: the library's own defaults
+(`AgentRequest`, the supervisor's `Limits`, `ReviewOptions`) are read from `DEFAULT_AGENTS` and
+`DEFAULT_REVIEW`.
 """
 
 from __future__ import annotations
@@ -13,12 +16,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "DEFAULT_AGENTS",
+    "DEFAULT_REVIEW",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
     "AgentsConfig",
     "BackendValue",
     "Config",
     "HandoffValidationConfig",
+    "HooksConfig",
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
@@ -35,7 +41,8 @@ BackendValue = str | int | float | bool | list[str]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    # allow_inf_nan=False: TOML has `inf` and `nan`, and neither is a time or size limit.
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class RetryConfig(_Section):
@@ -112,7 +119,10 @@ class ReviewConfig(_Section):
     malformed_retries: int = Field(1, ge=0, le=MAX_JSON_RETRIES_CEILING)
     fresh_implementer_after: int | None = Field(None, ge=1)
     fresh_implementer: str | None = None
-    defer_out_of_scope: bool = True
+    defer_out_of_scope: bool = False
+    """Opt-in, and it weakens the gate: a scoped re-review's new blocking finding on a file the
+    fix did not touch is deferred (recorded, not blocking) instead of going to the next fix
+    round. Off, such a "With fixes" blocks like any other (the seeds: "With fixes" → stop)."""
     rereview: Literal["scoped", "full"] = "scoped"
     """Later rounds re-review only the fix diff (`scoped`) or the whole change (`full`)."""
     diff_size_limit: int = Field(200_000, ge=1)
@@ -136,9 +146,14 @@ class AgentsConfig(_Section):
     """`[agents]`: limits for every agent run, and free-form per-backend tables."""
 
     default_timeout_s: float = Field(1800.0, gt=0)
+    """Wall-clock limit of one agent run."""
     default_stall_timeout_s: float = Field(300.0, gt=0)
+    """A run with no output growth for this long is stalled and stopped."""
     kill_grace_s: float = Field(10.0, ge=0)
+    """Seconds between SIGTERM and SIGKILL when a run's process group is stopped."""
     max_output_bytes: int = Field(50 * 1024 * 1024, ge=1024)
+    """Per stream (stdout, stderr): bytes of a CLI agent's output written to its log before
+    only the tail is kept."""
     backends: dict[str, dict[str, BackendValue]] = Field(default_factory=dict)
     """`[agents.backends.NAME]` tables, e.g. `model = "..."`; each backend documents its keys."""
 
@@ -165,6 +180,19 @@ class RunConfig(_Section):
     """Budget: cost the run's agents may spend (where backends report it)."""
 
 
+class HooksConfig(_Section):
+    """`[hooks]`: which subagent results the agent-CLI hooks (`mergegate hook ...`) gate."""
+
+    subagent_types: tuple[str, ...] = Field(("*review*",), strict=False)
+    """Glob patterns (case-insensitive) for subagent types that are code reviewers."""
+    prompt_markers: tuple[str, ...] = Field(("Ready to merge?",), strict=False)
+    """A subagent whose prompt contains one of these texts (case-insensitive) is a reviewer."""
+    result_markers: tuple[str, ...] = Field(("Ready to merge?",), strict=False)
+    """A subagent result containing one of these texts (case-insensitive) is a review."""
+    timeout_s: float = Field(20.0, gt=0, le=300)
+    """The hook answers "blocked: timed out" after this many seconds, whatever it was doing."""
+
+
 class Config(_Section):
     """The whole configuration. Build it with `load_config()`; every value is frozen."""
 
@@ -173,10 +201,16 @@ class Config(_Section):
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
     root: Path | None = Field(None, exclude=True)
     """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
     source: Path | None = Field(None, exclude=True)
     """The config file that was read, if any (not a setting)."""
 
 
-SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "run")
+SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "hooks", "run")
+
+DEFAULT_AGENTS = AgentsConfig()
+"""The `[agents]` defaults, read by the library's own defaults so each is written once."""
+DEFAULT_REVIEW = ReviewConfig()
+"""The `[review]` defaults, read by `ReviewOptions`."""

@@ -16,18 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mergegate.agents.git import (
-    GitError,
-    branch_tip,
-    checked_out_branches,
-    create_branch,
-    prune_worktrees,
-    run_git,
-)
-from mergegate.agents.supervisor import ProcessRecord, kill_recorded_group
+from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.config import Config
 from mergegate.decisions import ExitCode
-from mergegate.durable import write_atomic, write_json_atomic
 from mergegate.engine._backends import AgentSpec, make_backend
 from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
 from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
@@ -42,7 +33,16 @@ from mergegate.engine._summary import (
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.errors import UsageError
+from mergegate.git import (
+    GitError,
+    branch_tip,
+    checked_out_branches,
+    create_branch,
+    prune_worktrees,
+    run_git,
+)
 from mergegate.plans import Plan
+from mergegate.processes import ProcessRecord, kill_recorded_group
 from mergegate.store import (
     DurableEngine,
     EngineConfig,

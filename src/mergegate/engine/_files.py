@@ -2,7 +2,7 @@
 fsynced. They are rebuilt from the durable state whenever a run is replayed, so a power cut
 costs nothing that `resume` does not write again; an fsync per file would cost more than the
 rest of a task's orchestration. Records that are the only copy of something (review reports,
-the plan snapshot, the run's card) go through `mergegate.durable`, which fsyncs.
+the plan snapshot, the run's card) go through `mergegate.atomic_files`, which fsyncs.
 """
 
 from __future__ import annotations

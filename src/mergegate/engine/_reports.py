@@ -23,11 +23,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mergegate.agents.git import GitRepository
 from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
 from mergegate.engine._plan import report_stem
 from mergegate.engine._runtime import Runtime
+from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
 

@@ -125,7 +125,7 @@ def review_task(cursor: Cursor, *, base: str, spec: str, fix: bool, max_rounds: 
     )
     outcome = loop.run()
     head = outcome.rounds[-1].head_sha if outcome.rounds else cursor.head
-    open_findings = [f for f in outcome.findings if f.get("status") == "open"]
+    open_findings = [f.to_dict() for f in outcome.findings if f.status.value == "open"]
     return TaskReview(
         status=outcome.status.value,
         message=outcome.message,

@@ -24,7 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus
-from mergegate.agents.git import (
+from mergegate.atomic_files import read_json_validated
+from mergegate.engine._files import write_json_atomic
+from mergegate.engine._runtime import current
+from mergegate.errors import UsageError
+from mergegate.git import (
     GitRepository,
     MergeResult,
     add_worktree,
@@ -35,12 +39,8 @@ from mergegate.agents.git import (
     remove_worktree,
     reset_clean,
 )
-from mergegate.agents.supervisor import Limits, supervise
-from mergegate.durable import read_json_validated
-from mergegate.engine._files import write_json_atomic
-from mergegate.engine._runtime import current
-from mergegate.errors import UsageError
 from mergegate.plans import Check
+from mergegate.processes import Limits, supervise
 from mergegate.store import step
 
 __all__ = [

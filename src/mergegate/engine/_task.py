@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
-from mergegate.agents.git import GitRepository
 from mergegate.decisions import ExitCode
 from mergegate.engine._outcomes import TaskOutcome
 from mergegate.engine._plan import task_checks, task_spec
@@ -28,6 +27,7 @@ from mergegate.engine._steps import (
     human_step,
 )
 from mergegate.engine.events import RunEvent
+from mergegate.git import GitRepository
 from mergegate.plans import Task
 from mergegate.review import ReviewStatus
 from mergegate.review.reports import fence

@@ -7,7 +7,8 @@
   shorter prompts each time, backoff with jitter, at most 5 retries — and returns a
   `HandoffOutcome` carrying seed 002's debug record.
 * Schemas: built-in `agent-result`, `supervisor-decision`, `code-review-result`,
-  `review-verdict` and `envelope`; register pydantic models or JSON Schema files by name.
+  `review-verdict`, `verifier-verdict` and `envelope`; register pydantic models or JSON
+  Schema files by name.
 
 Layer L1: pure validation, plus the records a handoff leaves under the state directory.
 See `docs/handoffs.md`.
@@ -30,6 +31,8 @@ from mergegate.handoff._payloads import (
     SupervisorExecute,
     SupervisorReview,
     SupervisorSkip,
+    VerifierJudgement,
+    VerifierVerdictPayload,
 )
 from mergegate.handoff._prompts import level_for_retry, retry_prompt
 from mergegate.handoff._records import (
@@ -100,6 +103,8 @@ __all__ = [
     "SupervisorSkip",
     "UnknownSchemaError",
     "Validation",
+    "VerifierJudgement",
+    "VerifierVerdictPayload",
     "default_registry",
     "extract",
     "level_for_retry",

@@ -25,10 +25,13 @@ __all__ = [
     "SupervisorExecute",
     "SupervisorReview",
     "SupervisorSkip",
+    "VerifierJudgement",
+    "VerifierVerdictPayload",
     "check_agent_result",
     "check_code_review_result",
     "check_review_verdict",
     "check_supervisor_decision",
+    "check_verifier_verdict",
 ]
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -213,4 +216,54 @@ def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[
     repeated = sorted(i for i, n in counts.items() if n > 1)
     if repeated:
         problems.append(f"finding ids must be unique; repeated: {', '.join(repeated)}")
+    return problems
+
+
+# ------------------------------------------------------------------ verifier verdict trailer
+
+
+class VerifierJudgement(_Payload):
+    """The verifier's answer for one criterion it was asked about."""
+
+    id: NonEmpty
+    result: Literal["pass", "fail", "uncertain"]
+    evidence: NonEmpty
+    """What the verifier looked at and found (file:line, a quoted line, a command's output)."""
+    question: str | None = None
+    """For `uncertain`: what a person should check, in one sentence."""
+
+
+class VerifierVerdictPayload(_Payload):
+    """`verifier-verdict`: the JSON trailer `mergegate verify` asks its verifier agent for."""
+
+    verification_id: NonEmpty
+    criteria: list[VerifierJudgement] = Field(min_length=1)
+
+
+def check_verifier_verdict(value: Any, context: Mapping[str, Any] | None) -> list[str]:
+    """The nonce must match; every criterion asked about is answered exactly once, no other.
+
+    Context keys: `verification_id` (the nonce of this request) and `criteria` (the ids asked
+    about); either may be absent, and then that rule is not applied.
+    """
+    problems = []
+    ctx = context or {}
+    expected = ctx.get("verification_id")
+    if expected and value.verification_id != expected:
+        problems.append(
+            f"verification_id is {value.verification_id!r} but this request's id is "
+            f"{expected!r}: copy the verification_id given in the request"
+        )
+    counts = Counter(j.id for j in value.criteria)
+    repeated = sorted(i for i, n in counts.items() if n > 1)
+    if repeated:
+        problems.append(f"criterion ids must appear once; repeated: {', '.join(repeated)}")
+    asked = ctx.get("criteria")
+    if asked is not None:
+        missing = [i for i in asked if i not in counts]
+        unknown = sorted(i for i in counts if i not in set(asked))
+        if missing:
+            problems.append(f"no answer for criteria: {', '.join(missing)}")
+        if unknown:
+            problems.append(f"answers for criteria that were not asked about: {', '.join(unknown)}")
     return problems

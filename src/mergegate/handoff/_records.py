@@ -23,8 +23,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
+from mergegate.atomic_files import append_jsonl, write_json_atomic
 from mergegate.config import Config, state_dir
-from mergegate.durable import append_jsonl, write_json_atomic
 
 __all__ = [
     "AttemptRecord",

@@ -30,10 +30,12 @@ from mergegate.handoff._payloads import (
     CodeReviewResultPayload,
     ReviewVerdictPayload,
     SupervisorDecision,
+    VerifierVerdictPayload,
     check_agent_result,
     check_code_review_result,
     check_review_verdict,
     check_supervisor_decision,
+    check_verifier_verdict,
 )
 from mergegate.handoff._template import render_template
 
@@ -307,6 +309,7 @@ def _builtin_schemas() -> list[Schema]:
         ),
         ModelSchema("code-review-result", CodeReviewResultPayload, check=check_code_review_result),
         ModelSchema("review-verdict", ReviewVerdictPayload, check=check_review_verdict),
+        ModelSchema("verifier-verdict", VerifierVerdictPayload, check=check_verifier_verdict),
         ModelSchema("envelope", Envelope),
     ]
 

@@ -1,36 +1,92 @@
 """Plans: one typed model of phases, units and tasks, read from the formats agents already write.
 
-Layer L1: pure values (importers read files but decide nothing about the world).
+`load_plan(path)` imports a GSD-family planning tree (`.planning/`, `.paul/`), a superpowers
+plan, a spectacular plan (single or split) or a native mergegate plan (YAML) into one `Plan`;
+`check_plan` lints it; `unit_waves` gives the order its units run in; `dump_native` writes it
+back as a native file. `render_summary`/`render_verification` produce GSD-compatible reports
+and `write_phase_reports` puts them beside the plans, so GSD and mergegate can take turns.
+
+Layer L1: pure values and text. The importers read files and the one write-back function
+writes through `mergegate.atomic_files`; nothing here starts a process or decides about the world.
 """
 
 from __future__ import annotations
 
+from mergegate.plans._check import check_plan
+from mergegate.plans._detect import load_plan
+from mergegate.plans._errors import PlanError
 from mergegate.plans._model import (
     AcceptanceCriterion,
     Artifact,
     Check,
+    FileChange,
+    ImportResult,
     KeyLink,
     MustHaves,
     Phase,
     Plan,
     PlanFormat,
+    PlanIssue,
+    Severity,
     SourceRef,
+    Step,
     Task,
     Unit,
     Verify,
 )
+from mergegate.plans._native import dump_native, read_native
+from mergegate.plans._order import CycleError, unit_waves, wave_conflicts
+from mergegate.plans._reports import (
+    CommandResult,
+    Gap,
+    GapArtifact,
+    HumanCheck,
+    PhaseVerification,
+    TaskRecord,
+    TruthResult,
+    UnitSummary,
+    render_summary,
+    render_verification,
+)
+from mergegate.plans._writeback import summary_name, verification_name, write_phase_reports
 
 __all__ = [
     "AcceptanceCriterion",
     "Artifact",
     "Check",
+    "CommandResult",
+    "CycleError",
+    "FileChange",
+    "Gap",
+    "GapArtifact",
+    "HumanCheck",
+    "ImportResult",
     "KeyLink",
     "MustHaves",
     "Phase",
+    "PhaseVerification",
     "Plan",
+    "PlanError",
     "PlanFormat",
+    "PlanIssue",
+    "Severity",
     "SourceRef",
+    "Step",
     "Task",
+    "TaskRecord",
+    "TruthResult",
     "Unit",
+    "UnitSummary",
     "Verify",
+    "check_plan",
+    "dump_native",
+    "load_plan",
+    "read_native",
+    "render_summary",
+    "render_verification",
+    "summary_name",
+    "unit_waves",
+    "verification_name",
+    "wave_conflicts",
+    "write_phase_reports",
 ]

@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from pydantic import BaseModel, ConfigDict, Field
 
-from mergegate.agents.base import AgentResult, Usage
+from mergegate.agents.base import Usage
 
-__all__ = ["UsageTotal", "usage_of"]
-
-
-def usage_of(result: AgentResult) -> dict[str, int]:
-    """The token counts of one run, as the backend reported them (zeros when it reports none)."""
-    return result.usage.model_dump()
+__all__ = ["UsageTotal"]
 
 
-@dataclass
-class UsageTotal:
-    """The sum over several agent runs."""
+class UsageTotal(BaseModel):
+    """The sum over several agent runs (a frozen value: `add` returns a new total)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     runs: int = 0
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = Field(default_factory=Usage)
     duration_s: float = 0.0
 
-    def add(self, usage: dict[str, int], duration_s: float) -> None:
-        self.runs += 1
-        summed = {k: v + usage.get(k, 0) for k, v in self.usage.model_dump().items()}
-        self.usage = Usage.model_validate(summed)
-        self.duration_s += duration_s
+    def add(self, usage: Usage, duration_s: float) -> UsageTotal:
+        summed = {k: v + getattr(usage, k) for k, v in self.usage.model_dump().items()}
+        return UsageTotal(
+            runs=self.runs + 1,
+            usage=Usage.model_validate(summed),
+            duration_s=self.duration_s + duration_s,
+        )
 
     def to_dict(self) -> dict[str, object]:
+        """The JSON view: runs, each token count, total_tokens, duration_s (rounded to ms)."""
         return {
             "runs": self.runs,
             **self.usage.model_dump(),

@@ -8,32 +8,38 @@ the escalation package all read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from mergegate.config import DEFAULT_REVIEW
 from mergegate.verdicts import Finding
 
-__all__ = ["FindingLedger", "FindingRecord", "FindingStatus"]
+__all__ = ["FindingLedger", "FindingRecord", "FindingStatus", "LedgerState"]
 
 
 class FindingStatus(StrEnum):
     OPEN = "open"
     RESOLVED = "resolved"
     DEFERRED = "deferred"
-    """Blocking, but outside the fix diff of a scoped re-review: recorded, not blocking."""
+    """Blocking, but outside the fix diff of a scoped re-review: recorded, not blocking
+    (only with `review.defer_out_of_scope`)."""
     ADVISORY = "advisory"
     """Never blocks (minor under the policy, or architectural pushback)."""
 
 
-@dataclass
-class FindingRecord:
-    """One finding and everything that happened to it."""
+class FindingRecord(BaseModel):
+    """One finding and everything that happened to it (a frozen value: the ledger replaces it)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     finding: Finding
     stage: str
     status: FindingStatus
     first_round: int
-    history: list[tuple[int, str]] = field(default_factory=list)
+    history: tuple[tuple[int, str], ...] = ()
+    """(round, event) pairs, oldest first."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -43,6 +49,19 @@ class FindingRecord:
             "first_round": self.first_round,
             "history": [{"round": r, "event": e} for r, e in self.history],
         }
+
+    def _with(self, round: int, event: str, **changes: object) -> FindingRecord:
+        return self.model_copy(update={**changes, "history": (*self.history, (round, event))})
+
+
+class LedgerState(BaseModel):
+    """Everything a ledger knows, as a frozen, JSON-round-trippable value."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    records: tuple[FindingRecord, ...] = ()
+    open_blocking_per_round: dict[int, int] = Field(default_factory=dict)
+    reopened: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,11 +76,26 @@ class _Review:
 class FindingLedger:
     """Tracks findings by id over rounds and detects a revision loop that does not converge."""
 
-    def __init__(self, *, defer_out_of_scope: bool = True) -> None:
-        self._records: dict[str, FindingRecord] = {}
+    def __init__(
+        self,
+        *,
+        defer_out_of_scope: bool = DEFAULT_REVIEW.defer_out_of_scope,
+        state: LedgerState | None = None,
+    ) -> None:
+        """A ledger, empty or continuing `state` (see `state()`)."""
+        state = state or LedgerState()
+        self._records: dict[str, FindingRecord] = {r.finding.id: r for r in state.records}
         self._defer_out_of_scope = defer_out_of_scope
-        self._open_blocking_per_round: dict[int, int] = {}
-        self._reopened: list[str] = []
+        self._open_blocking_per_round: dict[int, int] = dict(state.open_blocking_per_round)
+        self._reopened: list[str] = list(state.reopened)
+
+    def state(self) -> LedgerState:
+        """What this ledger knows, as a value (records are frozen, so nothing is shared)."""
+        return LedgerState(
+            records=self.records,
+            open_blocking_per_round=dict(self._open_blocking_per_round),
+            reopened=tuple(self._reopened),
+        )
 
     @property
     def records(self) -> tuple[FindingRecord, ...]:
@@ -89,14 +123,11 @@ class FindingLedger:
         seen = {f.id for f in findings}
         for finding in findings:
             self._record_finding(review, finding)
-        for record in self._records.values():
-            if (
-                record.stage == stage
-                and record.status is FindingStatus.OPEN
-                and record.finding.id not in seen
-            ):
-                record.status = FindingStatus.RESOLVED
-                record.history.append((round, "resolved (not reported by the re-review)"))
+        for fid, record in list(self._records.items()):
+            if record.stage == stage and record.status is FindingStatus.OPEN and fid not in seen:
+                self._records[fid] = record._with(
+                    round, "resolved (not reported by the re-review)", status=FindingStatus.RESOLVED
+                )
         self._open_blocking_per_round[round] = len(self.open_blocking())
         return {orig: self._records[c.id].status for c, orig in canonical}
 
@@ -120,17 +151,21 @@ class FindingLedger:
         blocking = finding.id in review.blocking_ids
         if record is None:
             status = self._initial_status(review, finding, blocking=blocking)
-            record = FindingRecord(finding, review.stage, status, review.round)
-            record.history.append((review.round, f"reported ({status.value})"))
-            self._records[finding.id] = record
+            self._records[finding.id] = FindingRecord(
+                finding=finding,
+                stage=review.stage,
+                status=status,
+                first_round=review.round,
+                history=((review.round, f"reported ({status.value})"),),
+            )
             return
         if record.status is FindingStatus.RESOLVED:
             self._reopened.append(finding.id)
-            record.history.append((review.round, "came back after it was resolved"))
-            record.status = FindingStatus.OPEN if blocking else FindingStatus.ADVISORY
+            status = FindingStatus.OPEN if blocking else FindingStatus.ADVISORY
+            record = record._with(review.round, "came back after it was resolved", status=status)
         else:
-            record.history.append((review.round, "still reported"))
-        record.finding = finding
+            record = record._with(review.round, "still reported")
+        self._records[finding.id] = record.model_copy(update={"finding": finding})
 
     def _initial_status(
         self, review: _Review, finding: Finding, *, blocking: bool

@@ -12,19 +12,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mergegate.config import DEFAULT_REVIEW, ReviewPolicyConfig
 from mergegate.decisions import Decision
 from mergegate.verdicts import Finding, Severity, Verdict
 
 __all__ = ["GatePolicy", "StageGate", "cap_architectural", "gate_stage", "is_advisory"]
 
 
+_DEFAULT = DEFAULT_REVIEW.policy
+
+
 @dataclass(frozen=True)
 class GatePolicy:
-    """What blocks. Defaults: "With fixes", critical and important block; minor never alone."""
+    """What blocks. Defaults (`[review.policy]`'s): "With fixes", critical and important block;
+    minor never alone."""
 
-    with_fixes_blocks: bool = True
-    blocking_severities: frozenset[Severity] = frozenset({Severity.CRITICAL, Severity.IMPORTANT})
-    minor_blocks: bool = False
+    with_fixes_blocks: bool = _DEFAULT.with_fixes_blocks
+    blocking_severities: frozenset[Severity] = frozenset(
+        Severity(name) for name in _DEFAULT.blocking_severities
+    )
+    minor_blocks: bool = _DEFAULT.minor_blocks
+
+    @classmethod
+    def from_config(cls, policy: ReviewPolicyConfig) -> GatePolicy:
+        """The policy a `[review.policy]` section describes."""
+        return cls.from_names(
+            with_fixes_blocks=policy.with_fixes_blocks,
+            blocking_severities=policy.blocking_severities,
+            minor_blocks=policy.minor_blocks,
+        )
 
     @classmethod
     def from_names(

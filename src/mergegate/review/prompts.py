@@ -20,6 +20,9 @@ _TEMPLATE_VERSIONS: dict[str, int] = {
     "quality-review": 2,
     "retry": 1,
     "fix": 2,
+    "rereview-scoped": 1,
+    "rereview-full": 1,
+    "no-spec": 1,
 }
 
 

@@ -10,17 +10,29 @@ values are JSON-quoted, so nothing in it can end the block or forge a field.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mergegate.durable import write_atomic
+from mergegate.atomic_files import OverwriteRefusedError, write_atomic
 from mergegate.errors import UsageError
 
-__all__ = ["AttemptReport", "ReportWriter", "fence"]
+if TYPE_CHECKING:
+    from mergegate.review.ledger import FindingRecord
+    from mergegate.review.state import ReviewOutcome
+
+__all__ = [
+    "AttemptReport",
+    "ReportWriter",
+    "escalation_readme",
+    "fence",
+    "frontmatter",
+    "summary_lines",
+]
 
 _BACKTICKS = re.compile(r"`{3,}")
 # Characters a JSON string may hold raw but YAML may not (DEL, C1 controls — NEL is a line
@@ -158,7 +170,12 @@ def _escape_inline(text: str) -> str:
 
 
 class ReportWriter:
-    """Writes one run's reports under `root/<run_id>/`. Never overwrites anything."""
+    """Writes one run's records under its directory. Never overwrites anything.
+
+    `ReportWriter(root, run_id)` starts a run in `root/<run_id>/` (which must not exist);
+    `ReportWriter.at(run_dir)` writes into a run directory someone else made (the review steps,
+    and a run continued after a crash).
+    """
 
     def __init__(self, root: Path, run_id: str) -> None:
         self.run_dir = root / run_id
@@ -169,32 +186,115 @@ class ReportWriter:
         except OSError as exc:
             raise UsageError(f"cannot create report directory {self.run_dir}: {exc}") from exc
 
-    def write_attempt(self, report: AttemptReport) -> Path:
-        base = self.run_dir / report.stem
-        write_atomic(base.with_suffix(".prompt.md"), _storable(report.prompt), overwrite=False)
-        write_atomic(
-            base.with_suffix(".json"), _storable(_dumps(report.to_json())), overwrite=False
-        )
-        path = base.with_suffix(".md")
+    @classmethod
+    def at(cls, run_dir: Path) -> ReportWriter:
+        """A writer for an existing (or not yet created) run directory; creates nothing."""
+        writer = cls.__new__(cls)
+        writer.run_dir = run_dir
+        return writer
+
+    def claim(self, stem: str) -> Path:
+        """A fresh directory for one agent attempt: `<stem>/`, or `<stem>-rerun2/`, … when a
+        run that crashed already used the name (its partial records stay as they are)."""
+        for n in itertools.count(1):
+            path = self.run_dir / (stem if n == 1 else f"{stem}-rerun{n}")
+            try:
+                path.mkdir(parents=True)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise UsageError(f"cannot create attempt directory {path}: {exc}") from exc
+            return path
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def write_attempt(self, report: AttemptReport, *, stem: str | None = None) -> Path:
+        """The attempt's report, its JSON twin and its prompt, named `<stem>.*` (default: the
+        report's own `rNN-<stage>-aN`)."""
+        base = self.run_dir / (stem or report.stem)
+        write_atomic(Path(f"{base}.prompt.md"), _storable(report.prompt), overwrite=False)
+        write_atomic(Path(f"{base}.json"), _storable(_dumps(report.to_json())), overwrite=False)
+        path = Path(f"{base}.md")
         write_atomic(path, _storable(report.to_markdown()), overwrite=False)
         return path
 
-    def write_text(self, name: str, text: str) -> Path:
+    def write_text(self, name: str, text: str, *, same_ok: bool = False) -> Path:
+        """Write `name` once. With `same_ok`, an existing file with exactly this text is kept
+        (a step run again after a crash writes the same record); any other is refused."""
         path = self.run_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _storable(text), overwrite=False)
+        data = _storable(text)
+        try:
+            write_atomic(path, data, overwrite=False)
+        except OverwriteRefusedError:
+            if not (same_ok and _holds(path, data)):
+                raise
         return path
 
-    def write_json(self, name: str, value: object) -> Path:
-        return self.write_text(name, _dumps(value))
+    def write_json(self, name: str, value: object, *, same_ok: bool = False) -> Path:
+        return self.write_text(name, _dumps(value), same_ok=same_ok)
 
     def write_summary(self, summary: Mapping[str, Any], lines: Sequence[str]) -> Path:
-        self.write_json("summary.json", dict(summary))
+        """`summary.json` and `summary.md`; writing the same summary again is a no-op."""
+        self.write_json("summary.json", dict(summary), same_ok=True)
         meta = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
         body = "\n".join(
             [frontmatter(meta), f"# Review summary {summary.get('run_id')}", "", *lines]
         )
-        return self.write_text("summary.md", body + "\n")
+        return self.write_text("summary.md", body + "\n", same_ok=True)
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return path.read_bytes() == text.encode("utf-8")
+    except OSError:
+        return False
+
+
+def summary_lines(outcome: ReviewOutcome) -> list[str]:
+    """The body of `summary.md`: the status, one line per attempt, the usage totals."""
+    lines = [f"**Status:** {outcome.status.value} — {_escape_inline(outcome.message)}", ""]
+    for rnd in outcome.rounds:
+        for a in rnd.attempts:
+            lines.append(
+                f"- round {rnd.round} {a.stage} attempt {a.attempt}: `{a.decision}` "
+                f"({a.usage.input_tokens} input / {a.usage.output_tokens} output tokens, "
+                f"{a.duration_s:.1f} s)"
+            )
+    for role, total in outcome.usage.items():
+        lines.append(
+            f"- {role} total: {total.runs} run(s), {total.usage.input_tokens} input and "
+            f"{total.usage.output_tokens} output tokens, {round(total.duration_s, 3)} s"
+        )
+    return lines
+
+
+def escalation_readme(why: str, run_id: str, records: Sequence[FindingRecord]) -> str:
+    """`escalation/README.md`: why a person must decide, the open findings, what to do next."""
+    open_ = [r for r in records if r.status.value in ("open", "deferred")]
+    lines = [
+        f"# Review {run_id} needs a person",
+        "",
+        f"**Why:** {_escape_inline(why)}",
+        "",
+        "## Open findings",
+        "",
+    ]
+    lines += [
+        f"- `{r.finding.id}` ({r.finding.severity.value}, {r.status.value}, {r.stage}): "
+        f"{_escape_inline(r.finding.title)[:200]}"
+        for r in open_
+    ] or ["None."]
+    lines += [
+        "",
+        "## What to do next",
+        "",
+        "1. Read the reviews (`r*-*.md` beside this folder) and the diffs here.",
+        "2. Decide each open finding: fix it by hand, or accept it and note why.",
+        "3. Re-run `mergegate review` on the result; it starts a new run and keeps this one.",
+        "",
+        "`open-findings.json` has every finding with its history across rounds.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _storable(text: str) -> str:

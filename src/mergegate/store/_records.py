@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mergegate.durable import read_json_validated, write_json_atomic
+from mergegate.atomic_files import read_json_validated, write_json_atomic
 from mergegate.errors import UsageError
 
 __all__ = ["RunRecord", "RunState", "RunStore", "new_run_id"]

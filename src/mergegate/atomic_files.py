@@ -1,0 +1,163 @@
+"""Durable files: every file mergegate writes is written atomically and read back validated.
+
+The seeds retry a failed `open(...).write(...)` in a loop; that cannot fix a half-written file
+left by a crash. Here a write either replaces the whole file or leaves the old one untouched:
+
+* `write_atomic` writes a temporary file in the target's directory, fsyncs it, renames it over
+  the target (or links it into place when `overwrite=False`), then fsyncs the directory so the
+  rename itself survives a power cut.
+* `append_jsonl` appends one whole line per call (`O_APPEND`, a single `write`, fsync), so
+  concurrent writers of an event log never interleave inside a line.
+* `read_json_validated` reads a JSON file into a pydantic model or raises `UsageError` (exit 2)
+  with a message that names the file and what is wrong.
+
+Layer L0: imports only `mergegate.errors` and pydantic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from mergegate.errors import UsageError
+
+__all__ = [
+    "OverwriteRefusedError",
+    "append_jsonl",
+    "read_json_validated",
+    "write_atomic",
+    "write_json_atomic",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+_MAX_ERRORS_SHOWN = 10
+
+
+class OverwriteRefusedError(UsageError, FileExistsError):
+    """A write with `overwrite=False` found the target already there (reports are immutable)."""
+
+
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: bytes | str,
+    *,
+    overwrite: bool = True,
+    mode: int = 0o644,
+) -> None:
+    """Write `data` to `path` so that readers see either the old file or the whole new one.
+
+    Strings are encoded as UTF-8. The file gets permission bits `mode` (pass an edited file's
+    own mode to keep a private file private). With `overwrite=False` an existing target raises
+    `OverwriteRefusedError` and is left untouched; the check and the write are one atomic
+    `link(2)`, so two writers racing for the same name cannot both win. On any failure the
+    temporary file is removed and the target is unchanged.
+    """
+    target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    directory = target.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            # mkstemp creates 0600; mergegate's own files are ordinary readable project files.
+            os.fchmod(handle.fileno(), mode)
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            _link_no_overwrite(tmp, target)
+        _fsync_dir(directory)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def _link_no_overwrite(tmp: Path, target: Path) -> None:
+    """Put `tmp` at `target` only if nothing is there yet (the temp file is removed later)."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise OverwriteRefusedError(f"refusing to overwrite existing file {target}") from None
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Persist the directory entry created by the rename; not every platform can open a
+    # directory for fsync, and the data itself is already durable, so failures are ignored.
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platform dependent
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:  # pragma: no cover - platform dependent
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def _to_jsonable(obj: Any) -> Any:
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    return obj
+
+
+def write_json_atomic(path: str | os.PathLike[str], obj: Any, *, overwrite: bool = True) -> None:
+    """Write `obj` (a pydantic model or JSON-able value) as indented UTF-8 JSON, atomically."""
+    text = json.dumps(_to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
+    write_atomic(path, text + "\n", overwrite=overwrite)
+
+
+def append_jsonl(path: str | os.PathLike[str], obj: Any) -> None:
+    """Append `obj` as one compact JSON line; the line is written by a single `write`."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(_to_jsonable(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    data = (line + "\n").encode("utf-8")
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        written = os.write(fd, data)
+        if written != len(data):  # pragma: no cover - only on a full disk
+            raise OSError(f"short write to {target}: {written} of {len(data)} bytes")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_json_validated(path: str | os.PathLike[str], model: type[M]) -> M:
+    """Read `path` as JSON into `model`; raise `UsageError` (exit 2) naming the file and the fault.
+
+    Unreadable files, invalid JSON and values that do not match the model all raise; nothing
+    is returned half-validated.
+    """
+    target = Path(path)
+    try:
+        raw = target.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {target}: {exc.strerror or exc}") from exc
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise UsageError(_describe_invalid(target, model, exc)) from exc
+
+
+def _describe_invalid(target: Path, model: type[BaseModel], exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False)
+    if any(err["type"] == "json_invalid" for err in errors):
+        return f"{target}: invalid JSON: {errors[0]['msg']}"
+    lines = [f"{target}: does not match {model.__name__}:"]
+    for err in errors[:_MAX_ERRORS_SHOWN]:
+        where = ".".join(str(part) for part in err["loc"]) or "(root)"
+        lines.append(f"  {where}: {err['msg']}")
+    if len(errors) > _MAX_ERRORS_SHOWN:
+        lines.append(f"  ... and {len(errors) - _MAX_ERRORS_SHOWN} more")
+    return "\n".join(lines)

@@ -1,0 +1,520 @@
+"""`mergegate verify`: a phase's deliverables checked against its criteria, in code."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import re
+import shlex
+import sys
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mergegate.agents.base import Backend
+from mergegate.agents.registry import get_backend
+from mergegate.cli._progress import clean
+from mergegate.config import Config, load_config, state_dir
+from mergegate.decisions import ExitCode
+from mergegate.errors import UsageError
+from mergegate.plans import Phase, Plan
+from mergegate.plans import load_plan as import_plan
+from mergegate.verify import (
+    Answer,
+    CriterionChecks,
+    GapAcceptance,
+    Result,
+    VerificationResult,
+    VerificationStatus,
+    VerifyOptions,
+    derive_checks,
+    find_phase,
+    gsd_phase_dir,
+    latest_result,
+    load_answers,
+    phase_state_dir,
+    record_answer,
+    reverify,
+    tree_state,
+    verify_phase,
+)
+
+__all__ = ["load_plan", "verify"]
+
+
+@dataclass(frozen=True)
+class LoadedPlan:
+    plan: Plan
+    path: Path
+    root: Path
+    """The directory plan source paths are relative to."""
+
+
+def load_plan(path: Path) -> LoadedPlan:
+    """Read PLAN. The one place `verify` loads plans.
+
+    PLAN is anything `mergegate.plans.load_plan` imports (a GSD `.planning` tree, a
+    superpowers or spectacular plan, a native YAML file) or a JSON file of the plan model.
+    Raises `UsageError` (exit 2) for an unreadable, unknown or broken plan.
+    """
+    if path.suffix == ".json":
+        try:
+            plan = Plan.model_validate_json(path.read_bytes())
+        except OSError as exc:
+            raise UsageError(f"cannot read plan {path}: {exc.strerror or exc}") from exc
+        except ValueError as exc:
+            first = str(exc).splitlines()[:3]
+            raise UsageError(f"{path} is not a plan model (JSON): {' '.join(first)}") from exc
+    else:
+        imported = import_plan(path)
+        if imported.errors:
+            count, issue = len(imported.errors), imported.errors[0]
+            raise UsageError(f"{path}: the plan has {count} error(s); first: {issue}")
+        plan = imported.plan
+    root = path if path.is_dir() else path.parent
+    return LoadedPlan(plan, path, root)
+
+
+def _verifier(name: str | None, cmd: str | None, config: Config) -> Backend | None:
+    if name and cmd:
+        raise UsageError("give --verifier NAME or --verifier-cmd CMD, not both")
+    if cmd:
+        return get_backend("command", cmd=cmd)
+    if name:
+        return get_backend(name, **config.agents.backends.get(name, {}))
+    return None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "phase"
+
+
+def _who(given: str | None) -> str:
+    if given:
+        return given
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+# ---------------------------------------------------------------- dry run
+
+
+def _dry_run_dict(phase: Phase, items: Sequence[CriterionChecks]) -> dict[str, Any]:
+    commands = list(dict.fromkeys(shlex.join(s.argv) for i in items for s in i.checks if s.argv))
+    checked = sum(1 for i in items if i.checks)
+    alone = sum(1 for i in items if i.checks and i.judgement is None)
+    return {
+        "phase": phase.id,
+        "name": phase.name,
+        "commands": commands,
+        "criteria": [
+            {
+                "id": i.criterion.id,
+                "kind": i.criterion.kind.value,
+                "source": _source(i),
+                "text": i.criterion.text,
+                "checks": [s.model_dump(mode="json", exclude_defaults=True) for s in i.checks],
+                "judgement": i.judgement,
+                "unchecked": list(i.unchecked),
+            }
+            for i in items
+        ],
+        "summary": {
+            "criteria": len(items),
+            "with_program_check": checked,
+            "decided_by_program_alone": alone,
+            "without_program_check": len(items) - checked,
+            "share_with_program_check": round(checked / len(items), 4) if items else 0.0,
+        },
+    }
+
+
+def _source(item: CriterionChecks) -> str | None:
+    src = item.criterion.source
+    return f"{src.file}:{src.line}" if src else None
+
+
+def _print_dry_run(data: dict[str, Any]) -> None:
+    click.echo(f"Phase {clean(data['phase'], 60)}: {clean(data['name'], 120)} (dry run)")
+    click.echo(f"\nCommands a real run would start ({len(data['commands'])}):")
+    for command in data["commands"]:
+        click.echo(f"  $ {clean(command, 300)}")
+    click.echo("\nCriteria:")
+    for c in data["criteria"]:
+        click.echo(f"  {clean(c['id'], 80)} [{c['kind']}] {clean(c['source'] or '', 120)}")
+        click.echo(f"      {clean(c['text'], 160)}")
+        for check in c["checks"]:
+            click.echo(f"      - {check['kind']}: {clean(check['description'], 200)}")
+        if not c["checks"]:
+            click.echo("      - no program check")
+        for note in c["unchecked"]:
+            click.echo(f"      - not checkable by program: {clean(note, 200)}")
+        if c["judgement"]:
+            click.echo(f"      - needs judgement: {clean(c['judgement'], 200)}")
+    s = data["summary"]
+    click.echo(
+        f"\n{s['with_program_check']} of {s['criteria']} criteria "
+        f"({s['share_with_program_check']:.0%}) have a program check; "
+        f"{s['decided_by_program_alone']} are decided by program checks alone; "
+        f"{s['without_program_check']} without one are left to the verifier agent or a person."
+    )
+
+
+# ---------------------------------------------------------------- results
+
+
+def _result_dict(result: VerificationResult, report: Path) -> dict[str, Any]:
+    data = result.model_dump(mode="json")
+    criteria = data.pop("criteria")
+    return {
+        "status": data["status"],
+        "exit_code": int(result.exit_code),
+        "reason": data["reason"],
+        "phase": data["phase_id"],
+        "counts": data["counts"],
+        "criteria": criteria,
+        "questions": [c.id for c in result.questions],
+        "warnings": data["warnings"],
+        "report": str(report),
+        "run_id": data["run_id"],
+    }
+
+
+_SIGN = {Result.PASS: "✓", Result.FAIL: "✗", Result.UNCERTAIN: "?", Result.UNVERIFIED: "?"}
+
+
+def _print_result(result: VerificationResult, report: Path) -> None:
+    click.echo(f"{result.status.value.upper()}: {clean(result.reason, 400)}")
+    for c in result.criteria:
+        by = f" ({c.decided_by}-judged)" if c.decided_by in ("agent", "person") else ""
+        click.echo(f"  {_SIGN[c.result]} {clean(c.id, 80)} [{c.kind.value}] {c.result.value}{by}")
+        if c.result is Result.FAIL:
+            for e in c.evidence:
+                if e.outcome.value == "fail":
+                    click.echo(f"      {clean(e.detail, 300)}")
+        elif c.question:
+            click.echo(f"      {clean(c.question, 300)}")
+    for warning in result.warnings:
+        click.echo(f"warning: {clean(warning, 400)}", err=True)
+    click.echo(f"report: {clean(str(report), 1000)}")
+
+
+def _emit(result: VerificationResult, report: Path, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(_result_dict(result, report), indent=2, ensure_ascii=False))
+    else:
+        _print_result(result, report)
+
+
+# ---------------------------------------------------------------- answers
+
+
+def _parse_answers(values: Sequence[str]) -> list[tuple[str, str]]:
+    parsed = []
+    for value in values:
+        cid, sep, verdict = value.partition("=")
+        if not sep or verdict.strip().lower() not in ("pass", "fail") or not cid.strip():
+            raise UsageError(f"--answer {value!r}: write ID=pass or ID=fail")
+        parsed.append((cid.strip(), verdict.strip().lower()))
+    return parsed
+
+
+def _answers_for(
+    previous: VerificationResult, given: Sequence[tuple[str, str]], note: str, who: str
+) -> list[Answer]:
+    by_id = {c.id: c for c in previous.criteria}
+    answers = []
+    for cid, verdict in given:
+        criterion = by_id.get(cid)
+        if criterion is None:
+            open_ids = ", ".join(c.id for c in previous.questions) or "none"
+            raise UsageError(f"no criterion {cid!r} in the last verification; open: {open_ids}")
+        if criterion.decided_by == "program":
+            raise UsageError(
+                f"{cid} was decided by program evidence ({criterion.result.value}); a person "
+                "cannot overrule it (use --accept-gaps --reason to complete with gaps)"
+            )
+        answers.append(
+            Answer(
+                criterion_id=cid,
+                result=verdict,
+                note=note,
+                who=who,
+                at=_now(),
+                fingerprint=criterion.fingerprint,
+            )
+        )
+    return answers
+
+
+def _ask_on_tty(result: VerificationResult, who: str) -> list[Answer]:
+    """Ask each open question, one by one; an empty answer skips it."""
+    answers = []
+    click.echo(f"\n{len(result.questions)} question(s) for a person (empty answer skips):")
+    for c in result.questions:
+        click.echo(f"\n{clean(c.id, 80)} [{c.kind.value}] {clean(c.source or '', 120)}")
+        click.echo(f"  {clean(c.text, 600)}")
+        click.echo(f"  {clean(c.question or '', 600)}")
+        verdict = click.prompt(
+            "  pass, fail or skip",
+            type=click.Choice(["pass", "fail", "skip"]),
+            default="skip",
+            show_choices=False,
+        )
+        if verdict == "skip":
+            continue
+        note = click.prompt("  note (optional)", default="", show_default=False)
+        answers.append(
+            Answer(
+                criterion_id=c.id,
+                result=verdict,
+                note=note,
+                who=who,
+                at=_now(),
+                fingerprint=c.fingerprint,
+            )
+        )
+    return answers
+
+
+# ---------------------------------------------------------------- the command
+
+
+@dataclass(frozen=True)
+class _Context:
+    loaded: LoadedPlan
+    phase: Phase
+    repo: Path
+    base_dir: Path
+    state_root: Path
+
+
+def _new_run(ctx: _Context) -> tuple[str, Path]:
+    run_id = uuid.uuid4().hex[:12]
+    return run_id, ctx.base_dir / "runs" / run_id
+
+
+def _exclude(ctx: _Context, gsd: Path | None) -> tuple[str, ...]:
+    """Tree paths mergegate itself writes to: its state, the plan, the GSD report copy."""
+    excluded = []
+    for path in (ctx.state_root, ctx.loaded.root, *([gsd] if gsd else [])):
+        try:
+            excluded.append(path.resolve().relative_to(ctx.repo.resolve()).as_posix())
+        except ValueError:
+            continue
+    return tuple(e for e in excluded if e != ".")
+
+
+def _options(ctx: _Context, opts: dict[str, Any], **extra: Any) -> VerifyOptions:
+    gsd = (
+        None if opts["no_gsd_copy"] else gsd_phase_dir(ctx.loaded.plan, ctx.phase, ctx.loaded.root)
+    )
+    return VerifyOptions(
+        run_commands=not opts["no_commands"],
+        command_timeout_s=opts["command_timeout"],
+        pass_env=tuple(opts["pass_env"]),
+        base=opts["base"],
+        gsd_phase_dir=gsd,
+        exclude=_exclude(ctx, gsd),
+        **extra,
+    )
+
+
+def _follow_up(
+    ctx: _Context, opts: dict[str, Any], config: Config, answers: list[Answer]
+) -> tuple[VerificationResult, Path]:
+    """Apply answers or an acceptance: to the last result when the tree is unchanged, else by
+    verifying again (recorded answers apply to unchanged criteria)."""
+    ledger = ctx.base_dir / "answers.jsonl"
+    for answer in answers:
+        record_answer(ledger, answer)
+    acceptance = _acceptance(opts)
+    previous = latest_result(ctx.base_dir / "runs")
+    run_id, run_dir = _new_run(ctx)
+    recorded = tuple(load_answers(ledger))
+    options = _options(ctx, opts, answers=recorded, acceptance=acceptance, run_id=run_id)
+    same_tree = (
+        previous is not None
+        and previous.tree is not None
+        and tree_state(ctx.repo, options.exclude).fingerprint == previous.tree
+    )
+    if previous is not None and same_tree:
+        result = reverify(
+            previous,
+            run_dir=run_dir,
+            answers=recorded,
+            acceptance=acceptance,
+            gsd_phase_dir=options.gsd_phase_dir,
+            run_id=run_id,
+        )
+        return result, run_dir
+    note = "the tree changed since the last verification (or there was none): verified again"
+    options = _options(
+        ctx, opts, answers=recorded, acceptance=acceptance, run_id=run_id, extra_warnings=(note,)
+    )
+    return _full_run(ctx, opts, config, run_dir, options), run_dir
+
+
+def _acceptance(opts: dict[str, Any]) -> GapAcceptance | None:
+    if not opts["accept_gaps"]:
+        return None
+    reason = (opts["reason"] or "").strip()
+    if not reason:
+        raise UsageError("--accept-gaps needs --reason TEXT: say why the gaps are acceptable")
+    return GapAcceptance(reason=reason, who=_who(opts["who"]), at=_now())
+
+
+def _full_run(
+    ctx: _Context, opts: dict[str, Any], config: Config, run_dir: Path, options: VerifyOptions
+) -> VerificationResult:
+    verifier = _verifier(opts["verifier"], opts["verifier_cmd"], config)
+    return verify_phase(
+        ctx.loaded.plan, ctx.phase.id, ctx.repo, run_dir=run_dir, verifier=verifier, options=options
+    )
+
+
+def _interactive(opts: dict[str, Any]) -> bool:
+    return (
+        opts["fmt"] == "text"
+        and not opts["no_input"]
+        and sys.stdin.isatty()
+        and sys.stdout.isatty()
+    )
+
+
+@click.command("verify")
+@click.argument("plan_path", metavar="PLAN", type=click.Path(path_type=Path))
+@click.option(
+    "--phase", "phase_id", default=None, help="The phase to verify (default: the only one)."
+)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The integrated tree to verify (checks and commands run here).",
+)
+@click.option("--verifier", default=None, help="Verifier agent backend for criteria in prose.")
+@click.option("--verifier-cmd", default=None, help='Verifier as a program: "PROGRAM ARGS".')
+@click.option(
+    "--base", default=None, help="Revision the phase started from: the verifier sees BASE..HEAD."
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="List every criterion, its checks and every command; run nothing.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Result on stdout: readable lines, or one JSON object (status, criteria[] with id, "
+    "source, kind, result, evidence).",
+)
+@click.option(
+    "--no-commands", is_flag=True, help="Do not run command checks; their criteria stay unverified."
+)
+@click.option(
+    "--command-timeout",
+    type=click.FloatRange(min=1),
+    default=600.0,
+    show_default=True,
+    help="Seconds each command check may run.",
+)
+@click.option(
+    "--pass-env",
+    multiple=True,
+    metavar="NAME",
+    help="Let plan commands see this environment variable (repeatable; none by default).",
+)
+@click.option(
+    "--answer",
+    "answers",
+    multiple=True,
+    metavar="ID=pass|fail",
+    help="Record a person's answer to an open criterion (repeatable).",
+)
+@click.option("--note", default="", help="A note stored with --answer.")
+@click.option("--who", default=None, help="Who answers or accepts (default: the login name).")
+@click.option(
+    "--accept-gaps", is_flag=True, help="Complete the phase with its gaps (needs --reason)."
+)
+@click.option("--reason", default=None, help="Why the gaps are accepted.")
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep runs and answers under DIR/<phase>/ (default: the state directory, one "
+    "folder per plan and phase).",
+)
+@click.option(
+    "--no-gsd-copy",
+    is_flag=True,
+    help="Do not write <NN>-VERIFICATION.md into a GSD phase directory.",
+)
+@click.option("--no-input", is_flag=True, help="Never ask questions, even on a terminal.")
+@click.pass_context
+def verify(ctx: click.Context, /, **opts: Any) -> None:
+    """Verify a phase of PLAN against the tree with checks mergegate runs itself.
+
+    PLAN is, for now, a JSON file of the plan model (see docs/verify.md).
+
+    \b
+    Exit codes: 0 passed (or complete_with_gaps after --accept-gaps); 1 gaps found;
+    2 usage or plan error (a path outside the repository); 5 human needed or not verifiable.
+    """
+    config = load_config(opts["repo"])
+    loaded = load_plan(opts["plan_path"])
+    phase = find_phase(loaded.plan, opts["phase_id"])
+    if opts["dry_run"]:
+        data = _dry_run_dict(phase, derive_checks(loaded.plan, phase))
+        if opts["fmt"] == "json":
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            _print_dry_run(data)
+        ctx.exit(int(ExitCode.OK))
+    root = state_dir(config)
+    base_dir = (
+        opts["report_dir"] / _slug(phase.id)
+        if opts["report_dir"]
+        else phase_state_dir(root, loaded.path, phase.id)
+    )
+    context = _Context(loaded, phase, opts["repo"], base_dir, root)
+    result, run_dir = _verify_or_follow_up(context, opts, config)
+    _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
+    if result.status is VerificationStatus.HUMAN_NEEDED and result.questions and _interactive(opts):
+        answers = _ask_on_tty(result, _who(opts["who"]))
+        if answers:
+            result, run_dir = _follow_up(context, {**opts, "accept_gaps": False}, config, answers)
+            _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
+    ctx.exit(int(result.exit_code))
+
+
+def _verify_or_follow_up(
+    ctx: _Context, opts: dict[str, Any], config: Config
+) -> tuple[VerificationResult, Path]:
+    given = _parse_answers(opts["answers"])
+    if given or opts["accept_gaps"]:
+        previous = latest_result(ctx.base_dir / "runs")
+        if given and previous is None:
+            raise UsageError("no earlier verification of this phase to answer: run verify first")
+        who = _who(opts["who"])
+        answers = _answers_for(previous, given, opts["note"], who) if previous else []
+        return _follow_up(ctx, opts, config, answers)
+    run_id, run_dir = _new_run(ctx)
+    recorded = tuple(load_answers(ctx.base_dir / "answers.jsonl"))
+    options = _options(ctx, opts, answers=recorded, run_id=run_id)
+    return _full_run(ctx, opts, config, run_dir, options), run_dir

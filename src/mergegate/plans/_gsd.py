@@ -1,0 +1,395 @@
+"""A GSD-family planning tree (`.planning/`, PAUL's `.paul/`) → one `Plan`.
+
+Every directory under the root that holds `*-PLAN.md` files is a phase (`phases/NN-slug/`,
+archived `milestones/v1.0-phases/NN-slug/`, parallel-milestone layouts, `quick/` tasks); its id
+is the directory name before the first dash. Phases are matched to roadmap sections by id —
+the current `ROADMAP.md` first, then archived `*-ROADMAP.md` files, preferring the section
+whose name matches the directory's slug — and sorted numerically (opaque ids keep roadmap
+order). Phases the current roadmap details but no directory holds yet appear without units.
+
+A unit is `completed` when GSD's own rule says so: a `<plan-id>-SUMMARY.md` sits beside its
+`<plan-id>-PLAN.md`. `depends_on` entries are resolved to unit ids (`01` means plan 01 of the
+same phase); entries that name no unit are kept as written for `plan check` to report.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mergegate.plans._document import Document, read_document
+from mergegate.plans._errors import Notes, PlanError
+from mergegate.plans._frontmatter import read_frontmatter
+from mergegate.plans._gsd_plan import PlanFile, parse_plan_name, read_gsd_plan
+from mergegate.plans._gsd_roadmap import Roadmap, RoadmapPhase, read_roadmap
+from mergegate.plans._ids import normal_id, slug, sort_key
+from mergegate.plans._model import Phase, Plan, PlanFormat, Unit
+
+__all__ = ["MAX_TREE_FILES", "import_gsd", "import_gsd_file", "planning_root"]
+
+MAX_TREE_FILES = 20_000
+"""Directory entries looked at before a tree is refused as not a planning directory."""
+MAX_TREE_BYTES = 256 * 1024 * 1024
+"""Bytes of plan and roadmap files read from one tree, all files together."""
+_MAX_DEPTH = 8
+_ROOT_NAMES = (".planning", ".paul")
+_SKIP_DIRS = frozenset({"research", "codebase", "debug", "todos", "node_modules", "intel"})
+_DEPENDENCY = re.compile(r"^(?P<phase>[^-\s]+)-(?P<plan>\d+)(?:-[\w-]*)?$")
+
+
+def planning_root(path: Path) -> Path | None:
+    """`path` itself when it is a planning directory, else the one it holds, else None."""
+    if path.name in _ROOT_NAMES:
+        return path
+    for name in _ROOT_NAMES:
+        if (path / name).is_dir():
+            return path / name
+    return None
+
+
+class _Budget:
+    """What is left of `MAX_TREE_BYTES` while one tree is read."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TREE_BYTES
+
+    def read(self, path: Path, rel: str) -> Document:
+        try:
+            self.left -= path.stat().st_size
+        except OSError as exc:
+            raise PlanError(f"cannot read: {exc.strerror or exc}", file=rel) from exc
+        if self.left < 0:
+            raise PlanError(f"the tree holds more than {MAX_TREE_BYTES} bytes of plans", file=rel)
+        return read_document(path, rel)
+
+
+@dataclass(frozen=True)
+class _Dir:
+    path: Path
+    rel: str
+    names: frozenset[str]
+
+
+@dataclass
+class _PhaseDraft:
+    directory: _Dir
+    prefix: str
+    files: list[PlanFile]
+    entry: RoadmapPhase | None
+    status: str | None
+
+
+def import_gsd(path: Path, notes: Notes) -> Plan:
+    """Import the planning tree at (or held by) directory `path`; paths relative to `path`."""
+    root = planning_root(path) or path
+    dirs = _walk(root, path)
+    budget = _Budget()
+    roadmaps = _roadmaps(dirs, budget)
+    current_rel = _join(root.relative_to(path).as_posix() if root != path else "", "ROADMAP.md")
+    current = next((r for r in roadmaps if r.rel == current_rel), None)
+    drafts = [_draft(d, root, roadmaps, notes, budget) for d in dirs if _plan_names(d)]
+    if not drafts and (current is None or not current.phases):
+        raise PlanError("no *-PLAN.md files and no roadmap phases found", file=_rel(root, path))
+    phases = _phases(drafts, current, dirs)
+    title = current.title if current and current.title else path.resolve().name
+    source = current.phases[0].source if current and current.phases else None
+    return Plan(format=PlanFormat.GSD, title=title, phases=tuple(phases), source=source)
+
+
+def import_gsd_file(path: Path, notes: Notes) -> Plan:
+    """Import one `*-PLAN.md` file as a plan of one phase (its directory) and one unit."""
+    directory = path.parent
+    try:
+        names = frozenset(e.name for e in os.scandir(directory) if e.name.endswith(".md"))
+    except OSError as exc:
+        raise PlanError(f"cannot list: {exc.strerror or exc}", file=path.name) from exc
+    draft = _draft(_Dir(directory, "", names), directory, [], notes, _Budget(), only=path.name)
+    phases = _phases([draft], None)
+    return Plan(format=PlanFormat.GSD, title=path.name, phases=tuple(phases), source=None)
+
+
+def _rel(path: Path, base: Path) -> str:
+    return path.relative_to(base).as_posix() if path != base else path.name
+
+
+def _walk(root: Path, base: Path) -> list[_Dir]:
+    found: list[_Dir] = []
+    stack = [(root, 0)]
+    seen = 0
+    while stack:
+        directory, depth = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            raise PlanError(
+                f"cannot list: {exc.strerror or exc}", file=_rel(directory, base)
+            ) from exc
+        seen += len(entries)
+        if seen > MAX_TREE_FILES:
+            raise PlanError(f"more than {MAX_TREE_FILES} entries; not read", file=_rel(root, base))
+        names = []
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if (
+                    depth < _MAX_DEPTH
+                    and not entry.name.startswith(".")
+                    and entry.name not in _SKIP_DIRS
+                ):
+                    stack.append((Path(entry.path), depth + 1))
+            elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".md"):
+                names.append(entry.name)
+        rel = directory.relative_to(base).as_posix() if directory != base else ""
+        found.append(_Dir(directory, rel, frozenset(names)))
+    return sorted(found, key=lambda d: d.rel)
+
+
+def _plan_names(directory: _Dir) -> list[str]:
+    return sorted(n for n in directory.names if n.endswith("-PLAN.md") or n == "PLAN.md")
+
+
+def _roadmaps(dirs: list[_Dir], budget: _Budget) -> list[Roadmap]:
+    found = []
+    for directory in dirs:
+        for name in sorted(directory.names):
+            if "ROADMAP" in name.upper():  # ROADMAP.md, v1.0-ROADMAP.md, archive spellings
+                doc = budget.read(directory.path / name, _join(directory.rel, name))
+                found.append(read_roadmap(doc))
+    return found
+
+
+def _join(rel: str, name: str) -> str:
+    return f"{rel}/{name}" if rel else name
+
+
+def _draft(
+    directory: _Dir,
+    root: Path,
+    roadmaps: list[Roadmap],
+    notes: Notes,
+    budget: _Budget,
+    *,
+    only: str | None = None,
+) -> _PhaseDraft:
+    files = []
+    for name in [only] if only else _plan_names(directory):
+        doc = budget.read(directory.path / name, _join(directory.rel, name))
+        _warn_unclosed_fences(doc, notes)
+        files.append(read_gsd_plan(doc, parse_plan_name(name), notes))
+    dir_name = directory.path.name
+    prefix = dir_name.split("-", 1)[0]
+    if directory.path == root and root.name in _ROOT_NAMES:
+        prefix = files[0].name.phase or "0"
+    entry = _roadmap_entry(directory, prefix, roadmaps)
+    return _PhaseDraft(directory, prefix, files, entry, _verification(directory, notes, budget))
+
+
+def _warn_unclosed_fences(doc: Document, notes: Notes) -> None:
+    for index in doc.unclosed_fences:
+        notes.warn("unclosed-fence", "code fence is never closed; read as text", doc.ref(index))
+
+
+def _roadmap_entry(directory: _Dir, prefix: str, roadmaps: list[Roadmap]) -> RoadmapPhase | None:
+    wanted = normal_id(prefix)
+    dir_slug = slug(directory.path.name.split("-", 1)[1]) if "-" in directory.path.name else ""
+    best: tuple[tuple[int, int, int], RoadmapPhase] | None = None
+    for rank, roadmap in enumerate(roadmaps):
+        milestone = roadmap.rel.rsplit("/", 1)[-1].removesuffix("ROADMAP.md").rstrip("-")
+        for entry in roadmap.phases:
+            if normal_id(entry.id) != wanted:
+                continue
+            name_slug = slug(entry.name)
+            score = (
+                2
+                if name_slug == dir_slug
+                else int(bool(name_slug) and dir_slug.startswith(name_slug)),
+                int(bool(milestone) and f"{milestone}-phases" in directory.rel),
+                int(not milestone) * 2 - rank,
+            )
+            if best is None or score > best[0]:
+                best = (score, entry)
+    return best[1] if best else None
+
+
+def _verification(directory: _Dir, notes: Notes, budget: _Budget) -> str | None:
+    names = sorted(n for n in directory.names if n.endswith("VERIFICATION.md"))
+    if not names:
+        return None
+    doc = budget.read(directory.path / names[0], _join(directory.rel, names[0]))
+    try:
+        front = read_frontmatter(doc, Notes())
+    except PlanError as exc:
+        notes.warn(
+            "unreadable-verification",
+            f"verification report not read: {exc.reason}",
+            doc.ref(exc.line - 1),
+        )
+        return "unknown"
+    status = front.root.get("status") if front else None
+    return status.text().strip() if status is not None and status.text().strip() else "unknown"
+
+
+# ---------------------------------------------------------------- assembly
+
+
+def _phases(
+    drafts: list[_PhaseDraft], current: Roadmap | None, dirs: Sequence[_Dir] = ()
+) -> list[Phase]:
+    ids = _phase_ids(drafts)
+    units = _resolve_units(drafts, ids)
+    order = {normal_id(e.id): n for n, e in enumerate(current.phases)} if current else {}
+    keyed = [
+        ((d.prefix, d.directory.rel), _phase(d, ids[k], units[k])) for k, d in enumerate(drafts)
+    ]
+    known = {normal_id(d.prefix) for d in drafts}
+    for entry in current.phases if current else ():
+        if normal_id(entry.id) not in known:
+            known.add(normal_id(entry.id))
+            keyed.append(((entry.id, ""), _roadmap_phase(entry, _planned_dir(entry, dirs))))
+    keyed.sort(
+        key=lambda pair: (
+            sort_key(pair[0][0], order.get(normal_id(pair[0][0]), len(order))),
+            pair[0][1],
+        )
+    )
+    return [phase for _, phase in keyed]
+
+
+def _phase_ids(drafts: list[_PhaseDraft]) -> list[str]:
+    counts: dict[str, int] = {}
+    for draft in drafts:
+        counts[normal_id(draft.prefix)] = counts.get(normal_id(draft.prefix), 0) + 1
+    ids = [d.prefix if counts[normal_id(d.prefix)] == 1 else d.directory.path.name for d in drafts]
+    if len(set(ids)) != len(ids):  # the same directory name under two parents
+        ids = [d.prefix if counts[normal_id(d.prefix)] == 1 else d.directory.rel for d in drafts]
+    return ids
+
+
+class _UnitIndex:
+    """Unit ids by (phase, plan number) and by GSD stem, to resolve `depends_on` entries."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.by_key: dict[tuple[str, int], list[tuple[int, str]]] = {}
+        self.by_stem: dict[str, str] = {}
+
+    def add(self, unit_id: str, draft: int, phase: str, plan: PlanFile) -> None:
+        self.ids.add(unit_id)
+        self.by_stem.setdefault(plan.name.stem, unit_id)
+        if plan.plan_number and plan.plan_number.isdigit() and len(plan.plan_number) < 12:
+            self.by_key.setdefault((phase, int(plan.plan_number)), []).append((draft, unit_id))
+
+    def resolve(self, raw: str, own_phase: str, own_draft: int) -> str:
+        """The unit id `raw` names (`01` = plan 01 of the same phase), or `raw` unchanged."""
+        text = raw.strip().strip("\"'").strip()
+        match = _DEPENDENCY.match(text)
+        key = None
+        if match:
+            key = (normal_id(match.group("phase")), int(match.group("plan")))
+        elif text.isdigit() and len(text) < 12:
+            key = (own_phase, int(text))
+        candidates = self.by_key.get(key, []) if key else []
+        same = [unit for k, unit in candidates if k == own_draft]
+        if same:  # a repeated phase number: the plan of one's own phase
+            return same[0]
+        if text in self.ids:
+            return text
+        if candidates:
+            return candidates[0][1]
+        return self.by_stem.get(text, text)
+
+
+def _resolve_units(drafts: list[_PhaseDraft], ids: list[str]) -> list[list[Unit]]:
+    index = _UnitIndex()
+    names: list[list[str]] = []
+    for k, draft in enumerate(drafts):
+        row = []
+        for plan in draft.files:
+            unit_id = _unit_id(draft, plan)
+            if unit_id in index.ids:  # repeated phase numbers: qualify by the phase
+                unit_id = f"{ids[k] if ids[k] != draft.prefix else draft.directory.rel}/{unit_id}"
+            index.add(unit_id, k, normal_id(plan.name.phase or draft.prefix), plan)
+            row.append(unit_id)
+        names.append(row)
+    resolved: list[list[Unit]] = []
+    for k, draft in enumerate(drafts):
+        row_units = []
+        for unit_id, plan in zip(names[k], draft.files, strict=True):
+            own = normal_id(plan.name.phase or draft.prefix)
+            deps = tuple(index.resolve(raw, own, k) for raw in plan.unit.depends_on)
+            update: dict[str, object] = {
+                "id": unit_id,
+                "depends_on": deps,
+                "completed": _completed(draft, plan),
+            }
+            description = draft.entry.plans.get(unit_id) if draft.entry else None
+            if description:
+                update["name"] = description
+            row_units.append(plan.unit.model_copy(update=update))
+        resolved.append(sorted(row_units, key=_unit_order))
+    return resolved
+
+
+def _unit_id(draft: _PhaseDraft, plan: PlanFile) -> str:
+    if plan.plan_number is None:
+        return plan.name.stem or draft.prefix
+    return f"{plan.name.phase or draft.prefix}-{plan.plan_number}"
+
+
+def _unit_order(unit: Unit) -> tuple[int, str]:
+    tail = unit.id.rsplit("-", 1)[-1]
+    return (int(tail) if tail.isdigit() and len(tail) < 12 else 0, unit.id)
+
+
+def _completed(draft: _PhaseDraft, plan: PlanFile) -> bool:
+    stem = plan.name.stem
+    return (f"{stem}-SUMMARY.md" if stem else "SUMMARY.md") in draft.directory.names
+
+
+def _phase(draft: _PhaseDraft, phase_id: str, units: list[Unit]) -> Phase:
+    entry = draft.entry
+    dir_name = draft.directory.path.name
+    name = (
+        entry.name
+        if entry
+        else (dir_name.split("-", 1)[1].replace("-", " ") if "-" in dir_name else dir_name)
+    )
+    return Phase(
+        id=phase_id,
+        name=name,
+        goal=entry.goal if entry else "",
+        success_criteria=entry.success_criteria if entry else (),
+        requirements=entry.requirements if entry else (),
+        units=tuple(units),
+        directory=draft.directory.rel,
+        verification_status=draft.status,
+        source=entry.source if entry else (units[0].source if units else None),
+        extra=dict(entry.extra) if entry else {},
+    )
+
+
+def _planned_dir(entry: RoadmapPhase, dirs: Sequence[_Dir]) -> str | None:
+    """The directory of a phase that has no plans yet (only CONTEXT.md, say), if there is one."""
+    wanted = normal_id(entry.id)
+    found = [
+        d.rel
+        for d in dirs
+        if d.rel.startswith(("phases/", ".planning/phases/", ".paul/phases/"))
+        and normal_id(d.path.name.split("-", 1)[0]) == wanted
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _roadmap_phase(entry: RoadmapPhase, directory: str | None) -> Phase:
+    return Phase(
+        id=entry.id,
+        name=entry.name,
+        goal=entry.goal,
+        success_criteria=entry.success_criteria,
+        requirements=entry.requirements,
+        directory=directory,
+        source=entry.source,
+        extra=dict(entry.extra),
+    )

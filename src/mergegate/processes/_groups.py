@@ -1,0 +1,149 @@
+"""Process groups seen through /proc: who is in a group, when a process started, and killing
+a group safely (never a recycled pid)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from mergegate.processes._values import ProcessRecord
+
+__all__ = [
+    "KILL_WAIT_S",
+    "POLL_S",
+    "boot_id",
+    "clear_group",
+    "group_members",
+    "kill_recorded_group",
+    "killpg",
+    "leader_exited",
+    "process_start_ticks",
+    "read_stat",
+]
+
+POLL_S = 0.05
+KILL_WAIT_S = 5.0
+
+
+def read_stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, pgid, start_ticks) of a pid from /proc, or None if gone or unavailable."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        raw = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    # The command name is in parentheses and may itself hold spaces or parentheses.
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    try:
+        return fields[0].decode(), int(fields[2]), int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def process_start_ticks(pid: int) -> int | None:
+    """The start time of `pid` in clock ticks since boot, or None (gone, or not Linux)."""
+    stat = read_stat(pid)
+    return stat[2] if stat else None
+
+
+def boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
+
+
+def group_members(pgid: int) -> list[int] | None:
+    """Live (non-zombie) pids in process group `pgid`; None when /proc is unavailable."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    if "self" not in names:
+        return None
+    members = []
+    for name in names:
+        if name.isdigit():
+            stat = read_stat(int(name))
+            if stat and stat[1] == pgid and stat[0] != "Z":
+                members.append(int(name))
+    return members
+
+
+def killpg(pgid: int, sig: int) -> bool:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    return True
+
+
+def leader_exited(pid: int) -> bool:
+    """True once `pid` has exited; it stays unreaped (a zombie) so its ids cannot be reused."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def clear_group(pgid: int, leader: int, grace_s: float) -> int:
+    """Kill what is left in the group after the leader exited; returns how many were left."""
+    seen = group_members(pgid)
+    if seen is None:
+        # No /proc: we cannot see the group, so signal it blindly (the zombie leader pins it).
+        killpg(pgid, signal.SIGKILL)
+        return 0
+    members = [pid for pid in seen if pid != leader]
+    if not members:
+        return 0
+    killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        if not [pid for pid in (group_members(pgid) or []) if pid != leader]:
+            return len(members)
+        time.sleep(POLL_S)
+    killpg(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + KILL_WAIT_S
+    while time.monotonic() < deadline and [p for p in group_members(pgid) or [] if p != leader]:
+        time.sleep(POLL_S)
+    return len(members)
+
+
+def kill_recorded_group(record: ProcessRecord, grace_s: float = 2.0) -> bool:
+    """Kill a group left over by a crashed orchestrator; True if something was signalled.
+
+    Safe against recycled pids: it signals only when the recorded leader is still the same
+    process (same boot, same start time), or, with the leader gone, when every remaining
+    member of the group started after it. Without /proc it refuses (returns False).
+    """
+    boot = boot_id()
+    if record.start_ticks is None or boot is None or boot != record.boot_id:
+        return False
+    leader = read_stat(record.pid)
+    if (
+        leader is not None
+        and leader[0] != "Z"
+        and (leader[2] != record.start_ticks or leader[1] != record.pgid)
+    ):
+        return False  # the pid was recycled by an unrelated process
+    members = group_members(record.pgid) or []
+    if not members:
+        return False
+    if any((process_start_ticks(pid) or 0) < record.start_ticks for pid in members):
+        return False
+    killpg(record.pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and group_members(record.pgid):
+        time.sleep(POLL_S)
+    if group_members(record.pgid):
+        killpg(record.pgid, signal.SIGKILL)
+    return True

@@ -1,0 +1,345 @@
+"""The one module that starts processes: agent CLIs, fake agents, and the tools other modules run.
+
+Every child is started the same way: an argv list (never a shell string), stdin closed
+(`/dev/null`, so no CLI waits on an open pipe), its own session and process group
+(`start_new_session=True`) so the whole tree can be signalled, and an environment scrubbed of
+the parent agent's variables (`SCRUBBED_ENV_NAMES`, `SCRUBBED_ENV_PREFIXES`).
+
+`supervise` runs one agent: stdout and stderr are read concurrently by one selector loop (raw
+chunks, split on ``\\n`` here, so a multi-megabyte line never trips a reader limit), written to
+log files in the attempt directory and handed line by line to the backend's parser. It stops
+the run on a wall timeout, a stall (no byte on stdout *or* stderr for the stall timeout), a
+cancel event, or a short grace after the backend reported the terminal event (CLIs hang after
+their last event). Stopping is SIGTERM to the group, a grace, then SIGKILL. Processes left in
+the group after the leader exits (a grandchild that ignores SIGTERM) are killed too, while the
+unreaped leader still pins the group id, so no recycled id is ever signalled.
+
+The `ProcessRecord` (pid, pgid, start time) is written to the attempt directory and passed to
+an `on_start` hook before the supervisor waits, so a later orchestrator can kill a group left
+over by a crash with `kill_recorded_group`, which checks the start time first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from mergegate.processes._environment import child_environment
+from mergegate.processes._groups import (
+    KILL_WAIT_S,
+    POLL_S,
+    boot_id,
+    clear_group,
+    killpg,
+    leader_exited,
+    process_start_ticks,
+)
+from mergegate.processes._pump import LineCallback, StreamPump, TailCallback
+from mergegate.processes._values import (
+    CommandResult,
+    Limits,
+    ProcessOutcome,
+    ProcessRecord,
+    StopReason,
+)
+
+__all__ = ["run_command", "supervise"]
+
+_READ_SIZE = 1 << 20
+_MIN_WAIT_S = 0.001
+_DRAIN_S = 0.5
+
+
+@dataclass
+class _Watch:
+    """Mutable state of one supervised run."""
+
+    proc: subprocess.Popen[bytes]
+    record: ProcessRecord
+    limits: Limits
+    started: float
+    cancel: threading.Event | None
+    last_activity: float = 0.0
+    reason: StopReason | None = None
+    done_at: float | None = None
+    term_at: float | None = None
+    kill_at: float | None = None
+
+    def decide(self, now: float, done: bool) -> None:
+        """Set the stop reason the first time a limit is hit."""
+        if done and self.done_at is None:
+            self.done_at = now
+        if self.reason is not None:
+            return
+        limits = self.limits
+        if self.cancel is not None and self.cancel.is_set():
+            self.reason = StopReason.CANCELLED
+        elif self.done_at is not None and now - self.done_at >= limits.done_grace_s:
+            self.reason = StopReason.DONE
+        elif now - self.started >= limits.timeout_s:
+            self.reason = StopReason.TIMEOUT
+        elif (
+            limits.stall_timeout_s is not None
+            and now - self.last_activity >= limits.stall_timeout_s
+        ):
+            self.reason = StopReason.STALLED
+
+    def remaining_grace(self) -> float:
+        """Grace left for what remains of the group once the leader exited."""
+        if self.term_at is None:
+            return self.limits.kill_grace_s
+        if self.kill_at is not None:
+            return 0.0
+        return max(0.0, self.limits.kill_grace_s - (time.monotonic() - self.term_at))
+
+    def escalate(self, now: float) -> None:
+        """SIGTERM the group once a reason is set, SIGKILL it after the grace."""
+        if self.reason is None:
+            return
+        if self.term_at is None:
+            self.term_at = now
+            killpg(self.record.pgid, signal.SIGTERM)
+        elif self.kill_at is None and now - self.term_at >= self.limits.kill_grace_s:
+            self.kill_at = now
+            killpg(self.record.pgid, signal.SIGKILL)
+
+
+def _make_record(proc: subprocess.Popen[bytes], argv: Sequence[str], cwd: Path) -> ProcessRecord:
+    return ProcessRecord(
+        pid=proc.pid,
+        pgid=proc.pid,  # start_new_session makes the child its own group (and session) leader
+        start_ticks=process_start_ticks(proc.pid),
+        boot_id=boot_id(),
+        started_at=time.time(),
+        argv=tuple(argv),
+        cwd=str(cwd),
+    )
+
+
+def _open_log(attempt_dir: Path | None, name: str) -> tuple[IO[bytes] | None, Path | None]:
+    if attempt_dir is None:
+        return None, None
+    path = attempt_dir / name
+    return path.open("wb"), path
+
+
+def supervise(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    attempt_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    on_line: LineCallback | None = None,
+    on_tail: TailCallback | None = None,
+    on_start: Callable[[ProcessRecord], None] | None = None,
+    cancel: threading.Event | None = None,
+    log_prefix: str = "agent",
+) -> ProcessOutcome:
+    """Run `argv` to completion under the limits; never raises for the child's failures.
+
+    `env` is the child's whole environment (default: `child_environment()`). With an
+    `attempt_dir`, writes `<log_prefix>.stdout.log`, `<log_prefix>.stderr.log` and
+    `process.json` (the `ProcessRecord`) there. No process of the group survives the return.
+    """
+    limits = limits or Limits()
+    started = time.monotonic()
+    if not argv:
+        return ProcessOutcome(StopReason.MISSING, None, None, 0.0, error="empty argv")
+    if attempt_dir is not None:
+        attempt_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        proc = _spawn(argv, cwd, env)
+    except OSError as exc:
+        return ProcessOutcome(
+            StopReason.MISSING, None, None, time.monotonic() - started, error=f"{argv[0]}: {exc}"
+        )
+    record = _make_record(proc, argv, cwd)
+    try:
+        if attempt_dir is not None:
+            (attempt_dir / "process.json").write_text(record.model_dump_json(indent=2) + "\n")
+        if on_start is not None:
+            on_start(record)
+        watch = _Watch(proc, record, limits, started, cancel, last_activity=started)
+        return _watch(watch, attempt_dir, log_prefix, on_line, on_tail)
+    finally:
+        if proc.returncode is None:
+            # Only reached when a callback raised: never leave the group behind.
+            killpg(record.pgid, signal.SIGKILL)
+            proc.wait()
+
+
+def _spawn(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None
+) -> subprocess.Popen[bytes]:
+    """Start a child the one way this module does: stdin closed, stdout/stderr piped
+    unbuffered, its own session (so its whole group can be killed), inherited fds closed."""
+    return subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=child_environment() if env is None else dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+        bufsize=0,
+    )
+
+
+def _watch(
+    watch: _Watch,
+    attempt_dir: Path | None,
+    log_prefix: str,
+    on_line: LineCallback | None,
+    on_tail: TailCallback | None,
+) -> ProcessOutcome:
+    proc = watch.proc
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    out_log, out_path = _open_log(attempt_dir, f"{log_prefix}.stdout.log")
+    err_log, err_path = _open_log(attempt_dir, f"{log_prefix}.stderr.log")
+    pumps = {
+        proc.stdout.fileno(): StreamPump("stdout", out_log, watch.limits, on_line, on_tail),
+        proc.stderr.fileno(): StreamPump("stderr", err_log, watch.limits, on_line, on_tail),
+    }
+    with selectors.DefaultSelector() as sel, _exit_notifier(proc.pid) as pidfd:
+        for fd in pumps:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        if pidfd is not None:
+            sel.register(pidfd, selectors.EVENT_READ)  # readable once the leader exits
+        try:
+            _loop(watch, sel, pumps)
+            if pidfd is not None:
+                sel.unregister(pidfd)  # stays readable from now on: drop it before draining
+            leftovers = clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
+            _drain(sel, pumps, time.monotonic() + _DRAIN_S)
+        finally:
+            for pump in pumps.values():
+                pump.close()
+            proc.stdout.close()
+            proc.stderr.close()
+    returncode = proc.wait()
+    stdout_pump, stderr_pump = pumps.values()  # inserted in this order above
+    return ProcessOutcome(
+        reason=watch.reason or StopReason.EXITED,
+        record=watch.record,
+        returncode=returncode,
+        duration_s=time.monotonic() - watch.started,
+        stdout_tail=stdout_pump.tail_bytes(),
+        stderr_tail=stderr_pump.tail_bytes(),
+        stdout_bytes=stdout_pump.total,
+        stderr_bytes=stderr_pump.total,
+        stdout_log=out_path,
+        stderr_log=err_path,
+        terminal_seen=stdout_pump.done or stderr_pump.done,
+        signalled=watch.term_at is not None,
+        leftovers_killed=leftovers,
+        oversize_lines=stdout_pump.oversize_lines + stderr_pump.oversize_lines,
+    )
+
+
+def _read_ready(sel: selectors.BaseSelector, pumps: dict[int, StreamPump], wait: float) -> bool:
+    """Read whatever is ready; True if any byte arrived."""
+    grew = False
+    for key, _ in sel.select(wait):
+        fd = int(key.fd)
+        if fd not in pumps:
+            continue  # the pidfd: it only wakes the loop up
+        try:
+            chunk = os.read(fd, _READ_SIZE)
+        except BlockingIOError:
+            continue
+        except OSError as exc:
+            if exc.errno != errno.EIO:
+                raise
+            chunk = b""
+        if chunk:
+            pumps[fd].feed(chunk)
+            grew = True
+        else:
+            sel.unregister(fd)
+    return grew
+
+
+def _loop(watch: _Watch, sel: selectors.BaseSelector, pumps: dict[int, StreamPump]) -> None:
+    """Pump output and enforce limits until the leader exits (it is left unreaped)."""
+    idle_wait = _MIN_WAIT_S
+    while True:
+        now = time.monotonic()
+        if sel.get_map():
+            if _read_ready(sel, pumps, POLL_S):
+                now = time.monotonic()
+                watch.last_activity = now
+        else:
+            # No pidfd and both pipes closed: the leader is probably exiting. Back off from
+            # 1 ms so a quick exit is seen at once without spinning on one that lives on.
+            time.sleep(idle_wait)
+            idle_wait = min(idle_wait * 2, POLL_S)
+        if leader_exited(watch.proc.pid):
+            return
+        watch.decide(now, any(p.done for p in pumps.values()))
+        watch.escalate(now)
+        if watch.kill_at is not None and now - watch.kill_at > KILL_WAIT_S:
+            return  # unkillable (e.g. uninterruptible sleep); proc.wait() will block on it
+
+
+@contextlib.contextmanager
+def _exit_notifier(pid: int) -> Iterator[int | None]:
+    """A pidfd that becomes readable when `pid` exits (Linux ≥ 5.3), else None (polling)."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    fd: int | None = None
+    if pidfd_open is not None:
+        with contextlib.suppress(OSError):
+            fd = pidfd_open(pid)
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _drain(sel: selectors.BaseSelector, pumps: dict[int, StreamPump], deadline: float) -> None:
+    """Read what the dead group left in the pipes, without waiting on an escaped holder."""
+    while any(key.fd in pumps for key in sel.get_map().values()) and time.monotonic() < deadline:
+        _read_ready(sel, pumps, POLL_S)
+
+
+def run_command(
+    argv: Sequence[str],
+    cwd: Path,
+    timeout: float = 60.0,
+    env: Mapping[str, str] | None = None,
+) -> CommandResult:
+    """Run a short tool (git) to completion: stdin closed, own group, killed on timeout.
+
+    Output is held in memory, so this is for commands with bounded output only.
+    """
+    args = tuple(argv)
+    try:
+        proc = _spawn(args, cwd, env)
+    except OSError as exc:
+        return CommandResult(args, None, b"", str(exc).encode(), missing=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return CommandResult(args, proc.returncode, out, err, timed_out=True)
+    finally:
+        if proc.returncode is None:
+            killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(Exception):
+                proc.wait()
+    return CommandResult(args, proc.returncode, out, err)

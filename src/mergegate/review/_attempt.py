@@ -1,0 +1,355 @@
+"""The step that runs one reviewer attempt of one stage and folds its verdict into the state.
+
+A malformed or empty answer is recorded (the next attempt retries it in the same session with
+the parse problem fed back); a valid verdict is gated by the policy and recorded in the ledger;
+a failed reviewer run is recorded and ends the run (`decide` says so). Every attempt writes its
+records under a fresh attempt directory of the run and never overwrites one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mergegate.agents.base import AgentRequest, AgentResult
+from mergegate.decisions import Decision
+from mergegate.review._decide import ReviewAttempt, StepResult, decide
+from mergegate.review._render import render_changes, render_findings
+from mergegate.review.context import ReviewContext
+from mergegate.review.events import EventKind
+from mergegate.review.ledger import FindingLedger, FindingStatus
+from mergegate.review.policy import GatePolicy, StageGate, gate_stage
+from mergegate.review.prompts import RenderedPrompt, load_template
+from mergegate.review.reports import AttemptReport
+from mergegate.review.state import (
+    AttemptSummary,
+    ReviewState,
+    RoundSummary,
+    StageProgress,
+    StageResult,
+)
+from mergegate.verdicts import Finding, Severity, Verdict, parse_verdict
+
+__all__ = ["describe_problem", "review_attempt"]
+
+STAGE_TEMPLATES = {"spec": "spec-review", "quality": "quality-review"}
+REVIEW_ID_ENV = "MERGEGATE_REVIEW_ID"
+"""The environment variable that carries a reviewer attempt's `review_id`."""
+
+
+def describe_problem(verdict: Verdict) -> str:
+    """Why a review could not be used, in the words seed 000 uses."""
+    if verdict.decision is Decision.EMPTY:
+        return "no output"
+    reason = verdict.reasons[0] if verdict.reasons else "no verdict found"
+    return f"missing 'Ready to merge?' field ({reason})"
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """One reviewer attempt: what was asked, where its records go, and what came back."""
+
+    step: ReviewAttempt
+    stem: str
+    review_id: str
+    prompt: RenderedPrompt
+    result: AgentResult
+
+
+def review_attempt(ctx: ReviewContext, state: ReviewState) -> StepResult:
+    """Run the next reviewer attempt (`decide` must answer a `ReviewAttempt`); return the new
+    state and, when this attempt ended the run (agent failure, retries spent), its stop."""
+    step = decide(state, ctx.options)
+    if not isinstance(step, ReviewAttempt):
+        raise ValueError(f"the next step of this run is not a reviewer attempt: {step!r}")
+    rnd = state.current
+    if not rnd.progress:
+        ctx.emit(EventKind.ROUND_STARTED, _round_message(rnd), round=rnd.round)
+    progress = rnd.progress_of(step.stage) or StageProgress(stage=step.stage)
+    changes, files = _changes(ctx, rnd, notice=step.attempt == 1)
+    asked = _ask(ctx, state, step, progress, changes)
+    if not asked.result.ok:
+        return StepResult.after(_failed(ctx, state, asked, progress), ctx.options)
+    verdict = parse_verdict(asked.result.text, review_id=asked.review_id)
+    summary = _write_attempt(ctx, state, asked, verdict, note="")
+    rnd = rnd.model_copy(update={"attempts": (*rnd.attempts, summary)})
+    if verdict.decision.is_verdict:
+        new = _judged(ctx, state.with_round(rnd), asked, verdict, files)
+    else:
+        new = state.with_round(_unusable(ctx, rnd, asked, verdict, progress))
+    return StepResult.after(new, ctx.options)
+
+
+def _ask(
+    ctx: ReviewContext,
+    state: ReviewState,
+    step: ReviewAttempt,
+    progress: StageProgress,
+    changes: str,
+) -> _Asked:
+    reviewer = ctx.agents.reviewer
+    rnd = state.current
+    review_id = ctx.new_review_id()
+    # A retry resumes the reviewer's session with the problem fed back; a backend without
+    # sessions gets a fresh, complete dispatch instead.
+    session = progress.session_id if reviewer.capabilities.sessions else None
+    if step.attempt > 1 and session is not None:
+        prompt = load_template("retry").render(problem=progress.problem, review_id=review_id)
+    else:
+        session = None
+        prompt = _stage_prompt(ctx, state, step.stage, changes, review_id)
+    ctx.emit(
+        EventKind.AGENT_STARTED,
+        f"round {rnd.round}: {step.stage} review, attempt {step.attempt} ({reviewer.name})",
+        round=rnd.round,
+        stage=step.stage,
+        attempt=step.attempt,
+    )
+    attempt_dir = ctx.writer.claim(f"r{rnd.round:02d}-{step.stage}-a{step.attempt}")
+    request = AgentRequest(
+        prompt=prompt.text,
+        cwd=ctx.repo.root,
+        read_only=True,
+        attempt=step.attempt,
+        resume_session_id=session,
+        # The nonce the verdict's JSON trailer must carry, for programs (`command` agents)
+        # that answer without reading the prompt's words; it is a review concept, so the
+        # agent layer only passes it on like any variable.
+        env={REVIEW_ID_ENV: review_id},
+        attempt_dir=attempt_dir,
+        # The review shape as an output constraint: grammar-capable backends (local, a
+        # llama.cpp server) enforce it, every other backend ignores it (CLI agents) or
+        # says in a warning that it was not enforced (openai without grammar support).
+        response_format={"type": "verdict", "review_id": review_id},
+        **ctx.options.agent_limits(),
+    )
+    result = reviewer.run(request)
+    ctx.emit(
+        EventKind.AGENT_FINISHED,
+        f"{step.stage} reviewer finished ({result.status.value})",
+        round=rnd.round,
+        stage=step.stage,
+        attempt=step.attempt,
+        ok=result.ok,
+    )
+    return _Asked(step, attempt_dir.name, review_id, prompt, result)
+
+
+def _failed(
+    ctx: ReviewContext, state: ReviewState, asked: _Asked, progress: StageProgress
+) -> ReviewState:
+    """A reviewer run that failed: recorded, and the stage ends with the failure."""
+    result = asked.result
+    why = result.error or result.status.value
+    if result.worktree_changed:
+        why = "the reviewer changed the working tree (a read-only run may not); attempt void"
+    summary = _write_attempt(ctx, state, asked, None, note=why)
+    progress = progress.model_copy(
+        update={
+            "attempts": asked.step.attempt,
+            "failure": why,
+            "outputs": (*progress.outputs, result.text),
+        }
+    )
+    return state.with_round(_with_progress(state.current, progress, summary))
+
+
+def _unusable(
+    ctx: ReviewContext,
+    rnd: RoundSummary,
+    asked: _Asked,
+    verdict: Verdict,
+    progress: StageProgress,
+) -> RoundSummary:
+    """A malformed or empty answer: recorded, to be retried while retries are left."""
+    step = asked.step
+    problem = describe_problem(verdict)
+    attempts = 1 + max(0, ctx.options.malformed_retries)
+    if step.attempt < attempts:
+        again = "retrying once" if attempts == 2 else f"retrying ({attempts - step.attempt} left)"
+        ctx.emit(
+            EventKind.RETRY,
+            f"{step.stage} review output {problem} — {again}",
+            round=rnd.round,
+            stage=step.stage,
+            attempt=step.attempt,
+        )
+    progress = progress.model_copy(
+        update={
+            "attempts": step.attempt,
+            "session_id": asked.result.session_id,
+            "problem": problem,
+            "outputs": (*progress.outputs, asked.result.text),
+        }
+    )
+    return _with_progress(rnd, progress)
+
+
+def _judged(
+    ctx: ReviewContext,
+    state: ReviewState,
+    asked: _Asked,
+    verdict: Verdict,
+    files: frozenset[str],
+) -> ReviewState:
+    """A valid verdict: gated by the policy, folded into the ledger, the stage done."""
+    step, rnd = asked.step, state.current
+    if step.attempt > 1:
+        ctx.emit(
+            EventKind.NOTICE,
+            f"{step.stage} review: {verdict.decision.value} (retry succeeded)",
+            round=rnd.round,
+            stage=step.stage,
+            attempt=step.attempt,
+        )
+    gate = gate_stage(verdict, ctx.options.policy)
+    ledger = FindingLedger(defer_out_of_scope=ctx.options.defer_out_of_scope, state=state.ledger)
+    status = ledger.record_review(
+        round=rnd.round,
+        stage=step.stage,
+        findings=gate.findings,  # as the policy saw them: architectural ones capped
+        blocking_ids=frozenset(f.id for f in gate.blocking),
+        scope_files=files if rnd.scoped else None,
+    )
+    gate = _with_deferral(verdict, gate, status)
+    ctx.emit(
+        EventKind.STAGE_RESULT,
+        f"{step.stage} review: {verdict.decision.value} — {gate.reason}",
+        round=rnd.round,
+        stage=step.stage,
+        ok=gate.passes,
+        details=tuple(_finding_line(f, status[f.id].value) for f in gate.findings),
+    )
+    result = StageResult(
+        decision=verdict.decision, passes=gate.passes, reason=gate.reason, findings=verdict.findings
+    )
+    progress = (rnd.progress_of(step.stage) or StageProgress(stage=step.stage)).model_copy(
+        update={"attempts": step.attempt, "result": result}
+    )
+    new = state.with_round(_with_progress(rnd, progress))
+    return new.model_copy(update={"ledger": ledger.state()})
+
+
+def _with_progress(
+    rnd: RoundSummary, progress: StageProgress, summary: AttemptSummary | None = None
+) -> RoundSummary:
+    others = tuple(p for p in rnd.progress if p.stage != progress.stage)
+    attempts = rnd.attempts if summary is None else (*rnd.attempts, summary)
+    return rnd.model_copy(update={"progress": (*others, progress), "attempts": attempts})
+
+
+def _changes(ctx: ReviewContext, rnd: RoundSummary, *, notice: bool) -> tuple[str, frozenset[str]]:
+    diff = ctx.repo.diff(rnd.base_sha, rnd.head_sha)
+    paths = ctx.repo.changed_files(rnd.base_sha, rnd.head_sha)
+    files = {p: ctx.repo.read_file(rnd.head_sha, p) for p in paths}
+    limit = ctx.options.diff_size_limit
+    text, trimmed = render_changes(diff, files, size_limit=limit)
+    if trimmed and notice:
+        ctx.emit(EventKind.NOTICE, f"change larger than {limit} bytes: diff only", round=rnd.round)
+    return text, frozenset(paths)
+
+
+def _stage_prompt(
+    ctx: ReviewContext, state: ReviewState, stage: str, changes: str, review_id: str
+) -> RenderedPrompt:
+    rnd = state.current
+    spec = ctx.options.spec or load_template("no-spec").render().text.strip()
+    if rnd.round > 1:
+        note = load_template("rereview-scoped" if rnd.scoped else "rereview-full")
+        changes = note.render().text.strip() + "\n\n" + changes
+    open_findings = render_findings(
+        [
+            r.finding
+            for r in state.ledger.records
+            if r.status is FindingStatus.OPEN and r.stage == stage
+        ]
+    )
+    return load_template(STAGE_TEMPLATES[stage]).render(
+        spec=spec,
+        changes=changes,
+        open_findings=open_findings,
+        review_id=review_id,
+        base_sha=rnd.base_sha[:12],
+        head_sha=rnd.head_sha[:12],
+    )
+
+
+def _write_attempt(
+    ctx: ReviewContext, state: ReviewState, asked: _Asked, verdict: Verdict | None, *, note: str
+) -> AttemptSummary:
+    rnd, prompt, result = state.current, asked.prompt, asked.result
+    decision = verdict.decision.value if verdict else "none"
+    counts = {s.value: 0 for s in Severity}
+    for f in verdict.findings if verdict else ():
+        counts[f.severity.value] += 1
+    report = AttemptReport(
+        run_id=state.run_id,
+        round=rnd.round,
+        stage=asked.step.stage,
+        attempt=asked.step.attempt,
+        status=_attempt_status(verdict, ctx.options.policy),
+        decision=decision,
+        review_id=asked.review_id,
+        template=f"{prompt.template}.v{prompt.version}",
+        template_sha256=prompt.template_sha256,
+        base_sha=rnd.base_sha,
+        head_sha=rnd.head_sha,
+        backend=ctx.agents.reviewer.name,
+        prompt=prompt.text,
+        output=result.text,
+        parsed=verdict.to_dict() if verdict else {},
+        agent=result.model_dump(mode="json", exclude={"text"}),
+        severity_counts=counts,
+        note=note,
+        usage=result.usage.model_dump(),
+        duration_s=result.duration_s,
+    )
+    path = ctx.writer.write_attempt(report, stem=asked.stem)
+    return AttemptSummary(
+        stage=asked.step.stage,
+        attempt=asked.step.attempt,
+        decision=decision,
+        review_id=asked.review_id,
+        report=str(path),
+        note=note,
+        usage=result.usage,
+        duration_s=round(result.duration_s, 3),
+    )
+
+
+def _round_message(rnd: RoundSummary) -> str:
+    span = f"{rnd.base_sha[:12]}..{rnd.head_sha[:12]}"
+    if rnd.scoped:
+        what = f"scoped re-review of the fix {span}"
+    elif rnd.round > 1:
+        what = f"full re-review {span}"
+    else:
+        what = f"reviewing {span}"
+    return f"round {rnd.round}: {what} (stages: {', '.join(rnd.stages)})"
+
+
+def _finding_line(finding: Finding, status: str) -> str:
+    line = f":{finding.line}" if finding.line is not None else ""
+    where = f" ({finding.file}{line})" if finding.file else ""
+    return f"[{finding.severity.value}] {finding.id} {status}: {finding.title}{where}"
+
+
+def _with_deferral(
+    verdict: Verdict, gate: StageGate, status: dict[str, FindingStatus]
+) -> StageGate:
+    """With `defer_out_of_scope` (opt-in), a scoped re-review whose only blockers are deferred
+    (outside the fix diff) passes; they are recorded for later, not fix work for this loop. A
+    rejection still blocks."""
+    if gate.passes or not gate.blocking or verdict.decision is not Decision.FIXES:
+        return gate
+    if any(status[f.id] is not FindingStatus.DEFERRED for f in gate.blocking):
+        return gate
+    reason = f"only out-of-scope findings block ({len(gate.blocking)} deferred)"
+    return StageGate(True, (), reason, gate.findings)
+
+
+def _attempt_status(verdict: Verdict | None, policy: GatePolicy) -> str:
+    if verdict is None:
+        return "agent_error"
+    if verdict.decision in (Decision.MALFORMED, Decision.EMPTY):
+        return verdict.decision.value
+    return "passed" if gate_stage(verdict, policy).passes else "issues_found"

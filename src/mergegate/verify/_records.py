@@ -1,0 +1,459 @@
+"""Records of a verification: `VERIFICATION.md` with GSD-compatible frontmatter, its JSON
+twin, the verifier's prompts and raw outputs, and the append-only ledger of people's answers.
+
+Everything is written atomically; a run directory's files are never overwritten. The copy in
+a GSD phase directory (`<NN>-VERIFICATION.md`, GSD's own convention) replaces only a report
+mergegate wrote itself (`verifier: "mergegate"` in its frontmatter), never GSD's.
+
+Untrusted text (plan words, the verifier's answers, command output) is escaped: frontmatter
+values are JSON-quoted, table cells and prose lines have markdown metacharacters escaped, and
+command output sits in a fence longer than any backtick run it contains. The frontmatter is
+shaped so that a strict gate reading it (`mergegate parse`, GSD tools) sees `passed` only with
+no open gaps and no `human_verification` list.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from mergegate.atomic_files import append_jsonl, write_atomic
+from mergegate.errors import UsageError
+from mergegate.plans import Phase, Plan, PlanFormat
+from mergegate.verify._model import (
+    Answer,
+    CriterionResult,
+    Result,
+    VerificationResult,
+    VerificationStatus,
+)
+from mergegate.verify._paths import check_plan_path
+from mergegate.verify._verifier import AgentAttempt
+
+__all__ = [
+    "gsd_phase_dir",
+    "gsd_report_name",
+    "latest_result",
+    "load_answers",
+    "phase_state_dir",
+    "record_answer",
+    "render_markdown",
+    "write_attempts",
+    "write_gsd_copy",
+    "write_result",
+]
+
+REPORT_NAME = "VERIFICATION.md"
+JSON_NAME = "verification.json"
+VERIFIER_MARK = "mergegate"
+_BACKTICKS = re.compile(r"`{3,}")
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+
+
+# ---------------------------------------------------------------- escaping
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    quoted = json.dumps(str(value), ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
+
+
+def _yaml_lines(key: str, value: object, indent: str) -> list[str]:
+    if isinstance(value, Mapping):
+        if not value:
+            return [f"{indent}{key}: {{}}"]
+        lines = [f"{indent}{key}:"]
+        for k, v in value.items():
+            lines += _yaml_lines(str(k), v, indent + "  ")
+        return lines
+    if isinstance(value, list | tuple):
+        if not value:
+            return [f"{indent}{key}: []"]
+        lines = [f"{indent}{key}:"]
+        for item in value:
+            lines += _yaml_item(item, indent + "  ")
+        return lines
+    return [f"{indent}{key}: {_scalar(value)}"]
+
+
+def _yaml_item(item: object, indent: str) -> list[str]:
+    if not isinstance(item, Mapping) or not item:
+        return [f"{indent}- {_scalar(item)}"]
+    lines: list[str] = []
+    for n, (k, v) in enumerate(item.items()):
+        sub = _yaml_lines(str(k), v, indent + "  ")
+        if n == 0:
+            sub[0] = f"{indent}- {sub[0].lstrip()}"
+        lines += sub
+    return lines
+
+
+def frontmatter(values: Mapping[str, object]) -> str:
+    """YAML frontmatter with JSON-quoted scalars: no value can end the block or add a key."""
+    lines = ["---"]
+    for key, value in values.items():
+        lines += _yaml_lines(key, value, "")
+    return "\n".join([*lines, "---"]) + "\n"
+
+
+def _inline(text: str, limit: int = 400) -> str:
+    """One line of untrusted text, safe in markdown prose and table cells."""
+    flat = " ".join(str(text).split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", flat)
+
+
+def _fence(text: str, info: str = "text") -> str:
+    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{ticks}{info}\n{body}{ticks}"
+
+
+# ---------------------------------------------------------------- the report
+
+
+_MARK = {
+    Result.PASS: "✓ pass",
+    Result.FAIL: "✗ fail",
+    Result.UNCERTAIN: "? uncertain",
+    Result.UNVERIFIED: "? unverified",
+}
+
+
+def _mark(c: CriterionResult) -> str:
+    mark = _MARK[c.result]
+    if c.result is Result.PASS and c.decided_by in ("agent", "person"):
+        mark += f" ({c.decided_by}-judged)"
+    return mark
+
+
+def _meta(result: VerificationResult) -> dict[str, object]:
+    counts = result.counts
+    meta: dict[str, object] = {
+        "phase": result.phase_id + (f"-{_slug(result.phase_name)}" if result.phase_name else ""),
+        "verified": result.verified_at.isoformat().replace("+00:00", "Z"),
+        "status": result.status.value,
+        "score": f"{counts.passed}/{counts.criteria} criteria verified",
+        "re_verification": bool(result.answers),
+        "verifier": VERIFIER_MARK,
+        "run_id": result.run_id,
+        "head": result.head,
+        "counts": counts.model_dump(),
+    }
+    gaps = [_gap(c) for c in result.criteria if c.result is Result.FAIL]
+    if gaps:
+        meta["gaps"] = gaps
+    open_ = result.questions
+    if open_ and result.status is not VerificationStatus.PASSED:
+        meta["human_verification"] = [
+            {
+                "test": c.question or c.text,
+                "expected": c.text,
+                "why_human": c.judgement or "no program could decide it",
+                "criterion": c.id,
+            }
+            for c in open_
+        ]
+    if result.answers:
+        meta["human_answers"] = [
+            {
+                "criterion": a.criterion_id,
+                "result": a.result,
+                "who": a.who,
+                "at": a.at.isoformat(),
+                "note": a.note,
+            }
+            for a in result.answers
+        ]
+    if result.acceptance is not None:
+        meta["accepted_gaps"] = {
+            "reason": result.acceptance.reason,
+            "who": result.acceptance.who,
+            "at": result.acceptance.at.isoformat(),
+        }
+    return meta
+
+
+def _gap(c: CriterionResult) -> dict[str, object]:
+    failing = [e.detail for e in c.evidence if e.outcome.value == "fail"]
+    return {
+        "truth": c.text,
+        "status": "failed",
+        "reason": "; ".join(failing)[:1000] or "failed",
+        "criterion": c.id,
+        "source": c.source,
+        "decided_by": c.decided_by,
+    }
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
+
+
+def render_markdown(result: VerificationResult) -> str:
+    """`VERIFICATION.md`: frontmatter, summary, gaps, questions, criteria and evidence."""
+    c = result.counts
+    title = f"# Phase {_inline(result.phase_id)}"
+    if result.phase_name:
+        title += f": {_inline(result.phase_name)}"
+    parts = [
+        frontmatter(_meta(result)),
+        f"{title} — Verification",
+        "",
+        f"**Status:** {result.status.value} — {_inline(result.reason, 600)}",
+        f"**Verified:** {result.verified_at.isoformat()} by mergegate (run `{result.run_id}`)",
+        f"**Tree:** {result.repo} at {result.head or '(not a git tree)'}",
+        f"**Criteria:** {c.criteria} — {c.passed} pass ({c.by_program} by program, "
+        f"{c.by_agent} by the verifier agent, {c.by_person} by a person), {c.failed} fail, "
+        f"{c.uncertain} uncertain, {c.unverified} unverified; {c.checks_run} program checks ran",
+    ]
+    if result.goal:
+        parts.append(f"**Goal:** {_inline(result.goal, 600)}")
+    if not result.commands_run:
+        parts.append("**Commands:** not run (`--no-commands`); their criteria stay unverified")
+    parts += _gaps_section(result) + _questions_section(result)
+    parts += _table("Criteria decided by program evidence", result, {"program"})
+    parts += _table(
+        "Agent-judged (the verifier agent's word, not program evidence)", result, {"agent"}
+    )
+    parts += _table("Decided by a person", result, {"person"})
+    parts += _table("Open", result, {None})
+    parts += _evidence_section(result) + _tail(result)
+    return "\n".join(parts) + "\n"
+
+
+def _gaps_section(result: VerificationResult) -> list[str]:
+    gaps = [c for c in result.criteria if c.result is Result.FAIL]
+    if not gaps:
+        return []
+    lines = ["", "## Gaps", ""]
+    for g in gaps:
+        reason = "; ".join(e.detail for e in g.evidence if e.outcome.value == "fail")
+        lines.append(f"- `{g.id}` ({g.kind.value}): {_inline(g.text, 200)} — {_inline(reason)}")
+    return lines
+
+
+def _questions_section(result: VerificationResult) -> list[str]:
+    if not result.questions:
+        return []
+    lines = [
+        "",
+        "## Questions for a person",
+        "",
+        "Answer with `mergegate verify PLAN --phase "
+        f"{result.phase_id} --answer ID=pass|fail [--note TEXT]`.",
+        "",
+    ]
+    for q in result.questions:
+        lines.append(f"- `{q.id}`: {_inline(q.text, 300)} — {_inline(q.question or '', 300)}")
+    return lines
+
+
+def _table(title: str, result: VerificationResult, by: set[str | None]) -> list[str]:
+    rows = [c for c in result.criteria if c.decided_by in by]
+    if not rows:
+        return []
+    lines = [
+        "",
+        f"## {title}",
+        "",
+        "| id | kind | source | result | evidence |",
+        "|---|---|---|---|---|",
+    ]
+    for c in rows:
+        evidence = "; ".join(_inline(e.detail, 200) for e in c.evidence) or "none"
+        lines.append(
+            f"| `{c.id}` | {c.kind.value} | {_inline(c.source or '')} | {_mark(c)} | {evidence} |"
+        )
+    return lines
+
+
+def _evidence_section(result: VerificationResult) -> list[str]:
+    lines = ["", "## Evidence", ""]
+    for c in result.criteria:
+        lines += [
+            f"### `{c.id}` — {_mark(c)}",
+            "",
+            f"{c.kind.value} from {_inline(c.source or 'the plan')}:",
+            "",
+        ]
+        lines += [f"> {_inline(line, 1000)}" for line in c.text.splitlines()[:20] or [""]]
+        lines.append("")
+        if c.judgement:
+            lines.append(f"Needs judgement: {_inline(c.judgement)}")
+        lines += [f"- not checkable by program: {_inline(u)}" for u in c.unchecked]
+        for e in c.evidence:
+            lines.append(f"- **{e.by}** `{e.check}` {e.outcome.value}: {_inline(e.detail, 600)}")
+            if e.command is not None:
+                lines.append(f"  - ran `{_inline(' '.join(e.argv), 300)}` → exit {e.exit_code}")
+            if e.excerpt:
+                lines += ["", _fence(e.excerpt), ""]
+        lines.append("")
+    return lines
+
+
+def _tail(result: VerificationResult) -> list[str]:
+    lines = []
+    if result.verifier is not None:
+        v = result.verifier
+        lines += [
+            "## Verifier agent",
+            "",
+            f"`{_inline(v.backend)}`: {v.status} after {v.attempts} attempt(s); "
+            f"verification id `{v.verification_id}`; template {v.template} "
+            f"({v.template_sha256[:12]}). {_inline(v.detail, 600)}",
+            "",
+        ]
+    if result.acceptance is not None:
+        a = result.acceptance
+        lines += [
+            "## Gaps accepted by a person",
+            "",
+            f"{_inline(a.who)} at {a.at.isoformat()}: {_inline(a.reason, 1000)}",
+            "",
+            "The phase is `complete_with_gaps`, not `passed`.",
+            "",
+        ]
+    if result.warnings:
+        lines += ["## Warnings", ""] + [f"- {_inline(w, 600)}" for w in result.warnings] + [""]
+    return lines
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _storable(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def write_result(run_dir: Path, result: VerificationResult) -> Path:
+    """Write `VERIFICATION.md` and `verification.json` into `run_dir`; never overwrite."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    write_atomic(run_dir / JSON_NAME, _storable(data) + "\n", overwrite=False)
+    path = run_dir / REPORT_NAME
+    write_atomic(path, _storable(render_markdown(result)), overwrite=False)
+    return path
+
+
+def write_attempts(run_dir: Path, attempts: Sequence[AgentAttempt]) -> tuple[str, ...]:
+    """Each verifier attempt's prompt and raw output, under `verifier/`; returns the names."""
+    names = []
+    for a in attempts:
+        base = f"verifier/a{a.number}"
+        write_atomic(run_dir / f"{base}.prompt.md", _storable(a.prompt), overwrite=False)
+        record = {"problem": a.problem, "agent": a.agent, "output": a.output}
+        text = json.dumps(record, indent=2, ensure_ascii=False, default=str)
+        write_atomic(run_dir / f"{base}.json", _storable(text) + "\n", overwrite=False)
+        names += [f"{base}.prompt.md", f"{base}.json"]
+    return tuple(names)
+
+
+def gsd_report_name(phase_dir: Path) -> str:
+    """`<NN>-VERIFICATION.md` from a GSD phase directory name (`04-project-detection` → 04)."""
+    match = re.match(r"^(\d+(?:\.\d+)?)", phase_dir.name)
+    return f"{match.group(1) if match else phase_dir.name}-{REPORT_NAME}"
+
+
+def write_gsd_copy(phase_dir: Path, result: VerificationResult) -> tuple[Path | None, str | None]:
+    """Write the report into a GSD phase directory: (path, None), or (None, why not)."""
+    path = phase_dir / gsd_report_name(phase_dir)
+    if path.exists() and not _ours(path):
+        return None, (
+            f"{path} exists and was not written by mergegate; left as it is "
+            "(the report is in the run directory)"
+        )
+    write_atomic(path, _storable(render_markdown(result)))
+    return path, None
+
+
+def _ours(path: Path) -> bool:
+    try:
+        head = path.read_text("utf-8", "replace")[:4000]
+    except OSError:
+        return False
+    block = head.split("\n---", 1)[0] if head.startswith("---") else ""
+    return f'verifier: "{VERIFIER_MARK}"' in block
+
+
+def record_answer(ledger: Path, answer: Answer) -> None:
+    """Append a person's answer to the ledger (one JSON line, never rewritten)."""
+    append_jsonl(ledger, answer)
+
+
+def load_answers(ledger: Path) -> list[Answer]:
+    """Every answer in the ledger, oldest first; a corrupt line is a `UsageError` (exit 2)."""
+    if not ledger.exists():
+        return []
+    answers = []
+    try:
+        lines = ledger.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the answers ledger {ledger}: {exc}") from exc
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            answers.append(Answer.model_validate_json(line))
+        except ValidationError as exc:
+            raise UsageError(f"{ledger}:{number}: not an answer record: {exc}") from exc
+    return answers
+
+
+def phase_state_dir(state_dir: Path, plan_path: Path, phase_id: str) -> Path:
+    """Where a plan's phase keeps its runs (`runs/<run_id>/`) and answers (`answers.jsonl`).
+
+    Keyed by the plan's resolved path, so `mergegate verify --answer` and the run engine find
+    the same ledger for the same plan.
+    """
+    resolved = str(plan_path.resolve())
+    key = f"{_slug(plan_path.stem) or 'plan'}-{hashlib.sha256(resolved.encode()).hexdigest()[:12]}"
+    return state_dir / "verify" / key / (_slug(phase_id) or "phase")
+
+
+def latest_result(runs_dir: Path) -> VerificationResult | None:
+    """The newest `verification.json` under `runs_dir/*/` (by `verified_at`), or None."""
+    newest: VerificationResult | None = None
+    for path in sorted(runs_dir.glob(f"*/{JSON_NAME}")):
+        try:
+            result = VerificationResult.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError) as exc:
+            raise UsageError(f"{path}: not a verification record: {exc}") from exc
+        if newest is None or result.verified_at >= newest.verified_at:
+            newest = result
+    return newest
+
+
+def gsd_phase_dir(plan: Plan, phase: Phase, plan_root: Path) -> Path | None:
+    """The GSD phase directory of `phase` (the folder holding its PLAN files), or None.
+
+    None for other formats, or when the units' files are not all in one folder.
+    """
+    if plan.format is not PlanFormat.GSD:
+        return None
+    folders = {
+        check_plan_path(u.source.file, what=f"unit {u.id} source").parent.as_posix()
+        for u in phase.units
+        if u.source is not None
+    }
+    if len(folders) != 1:
+        return None
+    folder = plan_root / folders.pop()
+    return folder if folder.is_dir() else None

@@ -1,0 +1,201 @@
+"""The verifier agent: one read-only call per phase for what no program can check.
+
+It gets the criteria that need judgement (with the program evidence gathered so far), the
+phase's diff and a fresh nonce, and must end with a `verifier-verdict` JSON trailer carrying
+that nonce and one answer per criterion. The trailer is parsed by `mergegate.handoff.extract`
+(strict: duplicate keys, truncation, a wrong nonce, a missing or extra criterion all fail).
+A malformed answer is retried once, in the same session when the backend has sessions, with
+the exact problem fed back; after that the criteria stay unverified. An agent run that fails
+(timeout, crash, a write in a read-only run) is not retried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any, Literal
+
+from mergegate.agents.base import AgentRequest, AgentResult, Backend
+from mergegate.handoff import VerifierJudgement, VerifierVerdictPayload, extract
+from mergegate.handoff import default_registry as handoff_schemas
+
+__all__ = ["AgentAttempt", "AgentJudging", "Question", "ask_verifier", "new_verification_id"]
+
+TEMPLATE = "verifier"
+TEMPLATE_VERSION = 1
+RETRY_TEMPLATE = "verifier-retry"
+MAX_DIFF_CHARS = 200_000
+_MAX_TEXT = 4000
+
+
+@dataclass(frozen=True)
+class Question:
+    """One criterion put to the verifier: its words, why it needs judgement, what was found."""
+
+    id: str
+    kind: str
+    text: str
+    source: str | None
+    why: str
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AgentAttempt:
+    """One call: what was sent, what came back, and why it could not be used (if so)."""
+
+    number: int
+    prompt: str
+    output: str
+    problem: str | None
+    agent: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentJudging:
+    """The verifier's answers (empty unless `status` is `ok`) and every attempt."""
+
+    status: Literal["ok", "malformed", "agent_failed"]
+    verification_id: str
+    judgements: dict[str, VerifierJudgement]
+    attempts: tuple[AgentAttempt, ...]
+    detail: str = ""
+    template_sha256: str = ""
+
+
+def new_verification_id() -> str:
+    return f"mgv-{uuid.uuid4().hex[:16]}"
+
+
+def _template(name: str) -> str:
+    filename = f"{name}.v{TEMPLATE_VERSION}.md"
+    return resources.files(__package__).joinpath("templates", filename).read_text("utf-8")
+
+
+def template_sha256() -> str:
+    return hashlib.sha256(_template(TEMPLATE).encode()).hexdigest()
+
+
+def _bounded(text: str, limit: int = _MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _render_questions(questions: Sequence[Question]) -> str:
+    blocks = []
+    for q in questions:
+        lines = [f"### `{q.id}` ({q.kind}{', ' + q.source if q.source else ''})", ""]
+        lines += ["> " + line for line in _bounded(q.text).splitlines() or [""]]
+        lines += ["", f"Needs judgement because {q.why}."]
+        if q.evidence:
+            lines += ["", "Program evidence so far:"]
+            lines += [f"- {_bounded(e, 600)}" for e in q.evidence]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def render_prompt(
+    phase: str, questions: Sequence[Question], diff: str | None, verification_id: str
+) -> str:
+    if diff is None:
+        changes = "(no diff given: judge from the working tree as it is)"
+    elif len(diff) > MAX_DIFF_CHARS:
+        changes = (
+            f"```diff\n{diff[:MAX_DIFF_CHARS]}\n```\n(diff cut at {MAX_DIFF_CHARS} characters)"
+        )
+    else:
+        changes = f"```diff\n{diff}\n```" if diff.strip() else "(the diff is empty)"
+    return Template(_template(TEMPLATE)).substitute(
+        phase=phase,
+        criteria=_render_questions(questions),
+        changes=changes,
+        verification_id=verification_id,
+    )
+
+
+def _response_format() -> dict[str, Any]:
+    schema = handoff_schemas().get("verifier-verdict").json_schema()
+    return {"type": "json_schema", "json_schema": {"name": "verifier_verdict", "schema": schema}}
+
+
+def ask_verifier(
+    backend: Backend,
+    questions: Sequence[Question],
+    *,
+    phase: str,
+    diff: str | None,
+    cwd: Path,
+    attempt_dir: Path | None,
+    timeout_s: float,
+    stall_timeout_s: float,
+    retries: int = 1,
+    new_id: Callable[[], str] = new_verification_id,
+) -> AgentJudging:
+    """Ask once, retry a malformed answer `retries` times, and return what came of it."""
+    nonce = new_id()
+    ids = [q.id for q in questions]
+    full = render_prompt(phase, questions, diff, nonce)
+    attempts: list[AgentAttempt] = []
+    session: str | None = None
+    prompt = full
+    for number in range(1, retries + 2):
+        request = AgentRequest(
+            prompt=prompt,
+            cwd=cwd,
+            timeout_s=timeout_s,
+            stall_timeout_s=stall_timeout_s,
+            read_only=True,
+            attempt=number,
+            # The nonce, for command verifiers that answer without reading the prompt (the same
+            # variable a reviewer command reads its review_id from).
+            env={"MERGEGATE_REVIEW_ID": nonce, "MERGEGATE_VERIFICATION_ID": nonce},
+            resume_session_id=session,
+            attempt_dir=attempt_dir / f"a{number}" if attempt_dir else None,
+            response_format=_response_format(),
+        )
+        result = backend.run(request)
+        agent = result.model_dump(mode="json", exclude={"text"})
+        if not result.ok:
+            why = _failure(result)
+            attempts.append(AgentAttempt(number, prompt, result.text, why, agent))
+            return _judging("agent_failed", nonce, {}, attempts, why)
+        parsed = extract(
+            result.text,
+            "verifier-verdict",
+            context={"verification_id": nonce, "criteria": ids},
+        )
+        if parsed.ok:
+            value: VerifierVerdictPayload = parsed.value
+            attempts.append(AgentAttempt(number, prompt, result.text, None, agent))
+            return _judging("ok", nonce, {j.id: j for j in value.criteria}, attempts, "")
+        assert parsed.error is not None
+        problem = f"{parsed.error.type.value}: {parsed.error.details}"
+        attempts.append(AgentAttempt(number, prompt, result.text, problem, agent))
+        retry = Template(_template(RETRY_TEMPLATE)).substitute(
+            problem=problem, ids=", ".join(ids), verification_id=nonce
+        )
+        if backend.capabilities.sessions and result.session_id:
+            session, prompt = result.session_id, retry
+        else:
+            session, prompt = None, f"{full}\n\n---\n\n{retry}"
+    return _judging("malformed", nonce, {}, attempts, attempts[-1].problem or "malformed")
+
+
+def _failure(result: AgentResult) -> str:
+    if result.worktree_changed:
+        return "the verifier changed the working tree (a read-only run may not); answer void"
+    return f"verifier run {result.status.value}: {result.error or 'no detail'}"
+
+
+def _judging(
+    status: Literal["ok", "malformed", "agent_failed"],
+    nonce: str,
+    judgements: dict[str, VerifierJudgement],
+    attempts: list[AgentAttempt],
+    detail: str,
+) -> AgentJudging:
+    return AgentJudging(status, nonce, judgements, tuple(attempts), detail, template_sha256())

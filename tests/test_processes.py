@@ -1,0 +1,309 @@
+"""The supervisor against a fake agent for every fault; no process may survive a test."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from mergegate.processes import (
+    Limits,
+    ProcessRecord,
+    StopReason,
+    child_environment,
+    group_members,
+    kill_recorded_group,
+    process_start_ticks,
+    run_command,
+    supervise,
+)
+
+FAKE = Path(__file__).parent / "fakes" / "fake_agent.py"
+FAST = Limits(timeout_s=5.0, stall_timeout_s=None, kill_grace_s=0.5, done_grace_s=0.5)
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for its reaper does not count)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != b"Z"
+
+
+def wait_dead(pid: int, within: float = 3.0) -> bool:
+    """Reparented grandchildren are reaped by init asynchronously; allow it a moment."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.02)
+    return not alive(pid)
+
+
+def run_fake(mode: str, tmp_path: Path, limits: Limits = FAST, **kwargs: object):  # type: ignore[no-untyped-def]
+    env = child_environment({"FAKE_AGENT_MODE": mode, "FAKE_AGENT_PIDFILE": str(tmp_path / "pids")})
+    outcome = supervise(
+        [sys.executable, str(FAKE)],
+        cwd=tmp_path,
+        attempt_dir=tmp_path / "attempt",
+        env=env,
+        limits=limits,
+        **kwargs,  # type: ignore[arg-type]
+    )
+    assert outcome.record is not None
+    assert wait_dead(outcome.record.pid)
+    assert not group_members(outcome.record.pgid)
+    return outcome
+
+
+def child_pids(tmp_path: Path) -> list[int]:
+    path = tmp_path / "pids"
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
+
+
+def test_clean_exit_logs_and_records(tmp_path: Path) -> None:
+    starts: list[ProcessRecord] = []
+    outcome = run_fake("ok", tmp_path, on_start=starts.append)
+    assert outcome.reason is StopReason.EXITED
+    assert outcome.returncode == 0
+    assert outcome.stdout_tail == b"fake agent says hello\n"
+    assert outcome.stdout_log is not None
+    assert outcome.stdout_log.read_bytes() == b"fake agent says hello\n"
+    record = ProcessRecord.model_validate_json((tmp_path / "attempt" / "process.json").read_text())
+    assert starts == [record]
+    assert record.pgid == record.pid == outcome.record.pid  # type: ignore[union-attr]
+    assert record.start_ticks is not None
+
+
+def test_hang_without_output_times_out(tmp_path: Path) -> None:
+    limits = Limits(timeout_s=1.0, stall_timeout_s=None, kill_grace_s=0.5)
+    outcome = run_fake("hang", tmp_path, limits)
+    assert outcome.reason is StopReason.TIMEOUT
+    assert outcome.signal == signal.SIGTERM
+    assert outcome.signalled
+
+
+def test_output_then_silence_is_a_stall(tmp_path: Path) -> None:
+    limits = Limits(timeout_s=10.0, stall_timeout_s=1.0, kill_grace_s=0.5)
+    outcome = run_fake("stall", tmp_path, limits)
+    assert outcome.reason is StopReason.STALLED
+    assert outcome.stdout_tail == b"working...\n"
+    assert outcome.duration_s < 5
+
+
+def test_stderr_counts_as_liveness(tmp_path: Path) -> None:
+    limits = Limits(timeout_s=10.0, stall_timeout_s=0.6, kill_grace_s=0.5)
+    outcome = run_fake("stderr-busy", tmp_path, limits)
+    assert outcome.reason is StopReason.EXITED
+    assert outcome.stdout_tail == b"done\n"
+
+
+def test_grandchild_that_ignores_sigterm_is_killed_after_leader_exits(tmp_path: Path) -> None:
+    outcome = run_fake("grandchild", tmp_path)
+    (child,) = child_pids(tmp_path)
+    assert outcome.reason is StopReason.EXITED
+    assert outcome.returncode == 0
+    assert outcome.leftovers_killed == 1
+    assert wait_dead(child)
+
+
+def test_grandchild_of_a_hung_leader_is_killed_on_timeout(tmp_path: Path) -> None:
+    limits = Limits(timeout_s=1.0, stall_timeout_s=None, kill_grace_s=0.5)
+    outcome = run_fake("grandchild-hang", tmp_path, limits)
+    (child,) = child_pids(tmp_path)
+    assert outcome.reason is StopReason.TIMEOUT
+    assert wait_dead(child)
+
+
+def test_leader_ignoring_sigterm_gets_sigkill(tmp_path: Path) -> None:
+    limits = Limits(timeout_s=0.8, stall_timeout_s=None, kill_grace_s=0.4)
+    outcome = run_fake("ignore-term", tmp_path, limits)
+    assert outcome.reason is StopReason.TIMEOUT
+    assert outcome.signal == signal.SIGKILL
+
+
+def test_terminal_event_then_hang_is_stopped_after_done_grace(tmp_path: Path) -> None:
+    def on_line(stream: str, line: str) -> bool:
+        return stream == "stdout" and '"type": "result"' in line
+
+    outcome = run_fake("hang-after-terminal", tmp_path, on_line=on_line)
+    assert outcome.reason is StopReason.DONE
+    assert outcome.terminal_seen
+    assert outcome.duration_s < 4
+
+
+def test_crash_by_signal(tmp_path: Path) -> None:
+    outcome = run_fake("crash-signal", tmp_path)
+    assert outcome.reason is StopReason.EXITED
+    assert outcome.signal == signal.SIGSEGV
+    assert not outcome.signalled
+
+
+def test_flood_keeps_the_tail_and_caps_the_log(tmp_path: Path) -> None:
+    limits = Limits(
+        timeout_s=30.0, stall_timeout_s=None, log_cap_bytes=1 << 20, tail_bytes=64 << 10
+    )
+    lines: list[int] = []
+    tracemalloc.start()
+    try:
+        outcome = run_fake(
+            "flood", tmp_path, limits, on_line=lambda s, line: lines.append(len(line))
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20  # 30 MiB went through; memory held the tail and a chunk or two
+    assert outcome.stdout_bytes == 30 * (1 << 20) + len(b"THE END\n")
+    assert len(outcome.stdout_tail) == 64 << 10
+    assert outcome.stdout_tail.endswith(b"THE END\n")
+    assert outcome.output_truncated
+    assert len(lines) == 30 * 1024 + 1
+    assert outcome.stdout_log is not None
+    log = outcome.stdout_log.read_bytes()
+    assert len(log) < (1 << 20) + (64 << 10) + 200
+    assert b"[mergegate: log capped at" in log
+    assert log.endswith(b"THE END\n")
+
+
+def test_oversize_line_is_not_handed_to_the_parser(tmp_path: Path) -> None:
+    limits = Limits(timeout_s=30.0, stall_timeout_s=None, max_line_bytes=4096)
+    seen: list[str] = []
+    outcome = run_fake("flood", tmp_path, limits, on_line=lambda s, line: seen.append(line))
+    # every flood line is 1023 bytes, under the cap: all parsed
+    assert outcome.oversize_lines == 0
+    assert seen[-1] == "THE END"
+    tiny = Limits(timeout_s=30.0, stall_timeout_s=None, max_line_bytes=100)
+    seen.clear()
+    outcome = run_fake("flood", tmp_path, tiny, on_line=lambda s, line: seen.append(line))
+    assert outcome.oversize_lines == 30 * 1024
+    assert seen == ["THE END"]
+
+
+def test_stdin_is_closed(tmp_path: Path) -> None:
+    outcome = run_fake("stdin", tmp_path)
+    text = outcome.stdout_tail.decode()
+    assert text.startswith("stdin-eof bytes=0 ")
+    assert float(text.split("waited=")[1]) < 1.0
+
+
+def test_cancel_event_stops_the_group(tmp_path: Path) -> None:
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    outcome = run_fake("hang", tmp_path, cancel=cancel)
+    timer.join()
+    assert outcome.reason is StopReason.CANCELLED
+
+
+def test_callback_error_kills_the_group(tmp_path: Path) -> None:
+    records: list[ProcessRecord] = []
+
+    def boom(stream: str, line: str) -> bool:
+        raise RuntimeError("parser bug")
+
+    with pytest.raises(RuntimeError, match="parser bug"):
+        supervise(
+            [sys.executable, str(FAKE), "--mode", "stall"],
+            cwd=tmp_path,
+            limits=FAST,
+            on_line=boom,
+            on_start=records.append,
+        )
+    assert wait_dead(records[0].pid)
+
+
+def test_missing_executable(tmp_path: Path) -> None:
+    outcome = supervise(["/nonexistent/agent-cli"], cwd=tmp_path, limits=FAST)
+    assert outcome.reason is StopReason.MISSING
+    assert outcome.record is None
+    assert "agent-cli" in (outcome.error or "")
+
+
+def test_environment_is_scrubbed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
+    monkeypatch.setenv("KEEP_ME", "yes")
+    outcome = supervise([sys.executable, str(FAKE), "--mode", "env"], cwd=tmp_path, limits=FAST)
+    env = json.loads(outcome.stdout_tail)["env"]
+    assert env["CLAUDECODE"] is None
+    assert env["CLAUDE_CODE_ENTRYPOINT"] is None
+    assert env["KEEP_ME"] == "yes"
+
+
+def test_child_environment_adds_after_scrubbing() -> None:
+    env = child_environment({"CLAUDE_CODE_MAX_RETRIES": "3"}, base={"CLAUDE_CODE_X": "1", "A": "b"})
+    assert env == {"A": "b", "CLAUDE_CODE_MAX_RETRIES": "3"}
+
+
+def test_kill_recorded_group_kills_a_leftover(tmp_path: Path) -> None:
+    # An orphaned agent: started in its own group by "a previous orchestrator" (this test).
+    proc = subprocess.Popen(
+        [sys.executable, str(FAKE), "--mode", "grandchild-hang"],
+        env=child_environment({"FAKE_AGENT_PIDFILE": str(tmp_path / "pids")}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    time.sleep(0.5)
+    (child,) = child_pids(tmp_path)
+    record = ProcessRecord(
+        pid=proc.pid,
+        pgid=proc.pid,
+        start_ticks=process_start_ticks(proc.pid),
+        boot_id=Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
+        started_at=time.time(),
+        argv=("x",),
+        cwd=str(tmp_path),
+    )
+    assert kill_recorded_group(record, grace_s=0.5)
+    proc.wait(timeout=5)
+    assert wait_dead(child)
+
+
+def test_kill_recorded_group_refuses_a_recycled_pid(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True
+    )
+    try:
+        ticks = process_start_ticks(proc.pid)
+        assert ticks is not None
+        record = ProcessRecord(
+            pid=proc.pid,
+            pgid=proc.pid,
+            start_ticks=ticks - 1,  # "the process we recorded started earlier": a recycled pid
+            boot_id=Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
+            started_at=time.time(),
+            argv=("x",),
+            cwd=str(tmp_path),
+        )
+        assert not kill_recorded_group(record, grace_s=0.1)
+        assert alive(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_run_command(tmp_path: Path) -> None:
+    result = run_command([sys.executable, "-c", "print('hi')"], tmp_path)
+    assert result.ok
+    assert result.stdout == b"hi\n"
+    slow = run_command([sys.executable, "-c", "import time; time.sleep(10)"], tmp_path, timeout=0.3)
+    assert slow.timed_out
+    assert not slow.ok
+    missing = run_command(["/nonexistent/tool"], tmp_path)
+    assert missing.missing
