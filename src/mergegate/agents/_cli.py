@@ -319,6 +319,11 @@ class CliBackend:
             warnings.append(f"{outcome.oversize_lines} oversize line(s) were not parsed")
         if outcome.leftovers_killed:
             warnings.append(f"killed {outcome.leftovers_killed} process(es) left in the group")
+        if outcome.escapees_killed:
+            warnings.append(
+                f"killed {outcome.escapees_killed} process(es) that escaped the group "
+                "(setsid, double fork) and outlived the agent"
+            )
         return AgentResult(
             backend=self.name,
             status=status,
