@@ -126,10 +126,16 @@ EXPECTED_MODULE_EXPORTS = {
         "supervise",
     },
     "mergegate.git": {
+        "CONFIG_OVERRIDES",
+        "GIT_ENVIRONMENT",
         "GitRepository",
         "WorktreeSnapshot",
         "compare_snapshots",
+        "driver_overrides",
+        "run_git",
         "snapshot_worktree",
+        "throwaway_checkout",
+        "verify_unchanged",
     },
     "mergegate.agents.signals": {
         "HELP_MARKERS",

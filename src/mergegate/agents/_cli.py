@@ -26,7 +26,7 @@ from mergegate.agents.base import (
     Usage,
 )
 from mergegate.agents.signals import HelpDetector
-from mergegate.git import compare_snapshots, snapshot_worktree
+from mergegate.git import WorktreeSnapshot, snapshot_worktree, verify_unchanged
 from mergegate.processes import (
     Limits,
     ProcessOutcome,
@@ -254,11 +254,7 @@ class CliBackend:
         self, request: AgentRequest, ctx: RunContext, argv: list[str], env: dict[str, str]
     ) -> AgentResult:
         warnings: list[str] = []
-        before = None
-        if request.read_only:
-            before = snapshot_worktree(request.cwd, exclude=ctx.attempt_dir)
-            if before is None:
-                warnings.append("read-only run in a directory outside git: changes not checked")
+        before = _read_only_snapshots(request, ctx, warnings) if request.read_only else []
         parser = self.make_parser(request, ctx)
         limits = Limits(
             timeout_s=request.timeout_s,
@@ -276,19 +272,9 @@ class CliBackend:
         )
         parsed = self.finalize(request, parser.result(outcome))
         status, error = judge(outcome, parsed)
-        changed = False
-        if before is not None:
-            after = snapshot_worktree(request.cwd, exclude=ctx.attempt_dir)
-            changes = (
-                ["the work tree is no longer a git repository"]
-                if after is None
-                else (compare_snapshots(before, after))
-            )
-            if changes:
-                changed = True
-                error = "read-only run changed the work tree (attempt void): " + "; ".join(
-                    changes[:5]
-                )
+        changes = [c for snap in before for c in verify_unchanged(snap, exclude=ctx.attempt_dir)]
+        if changes:
+            error = "read-only run changed the repository: " + "; ".join(changes[:5])
         return self._result(
             request=request,
             ctx=ctx,
@@ -297,7 +283,7 @@ class CliBackend:
             status=status,
             error=error,
             warnings=warnings,
-            changed=changed,
+            changed=bool(changes),
         )
 
     def _result(
@@ -341,3 +327,17 @@ class CliBackend:
             pid=outcome.record.pid if outcome.record else None,
             worktree_changed=changed,
         )
+
+
+def _read_only_snapshots(
+    request: AgentRequest, ctx: RunContext, warnings: list[str]
+) -> list[WorktreeSnapshot]:
+    """Snapshots of `cwd` and of every protected repository, taken before a read-only run."""
+    snapshots = []
+    for path in (request.cwd, *request.protected_repos):
+        snapshot = snapshot_worktree(path, exclude=ctx.attempt_dir)
+        if snapshot is None:
+            warnings.append(f"read-only run in a directory outside git ({path}): not checked")
+        else:
+            snapshots.append(snapshot)
+    return snapshots

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -54,6 +55,9 @@ class Repository(Protocol):
     def changed_files(self, base: str, head: str) -> list[str]: ...
     def read_file(self, rev: str, path: str) -> str | None: ...
     def commit_all(self, message: str) -> str | None: ...
+    def checkout(self, rev: str) -> AbstractContextManager[Path]:
+        """A throwaway checkout of `rev` for a read-only reviewer (the same path each time)."""
+        ...
 
 
 class ReviewStatus(StrEnum):
@@ -359,7 +363,7 @@ class ReviewLoop:
                 stage=stage,
                 attempt=attempt,
             )
-            result = self._run_reviewer(prompt.text, review_id, attempt, session)
+            result = self._run_reviewer(prompt.text, review_id, attempt, session, summary.head_sha)
             self._emit(
                 EventKind.AGENT_FINISHED,
                 f"{stage} reviewer finished ({result.status.value})",
@@ -444,11 +448,22 @@ class ReviewLoop:
         )
 
     def _run_reviewer(
-        self, prompt: str, review_id: str, attempt: int, session: str | None
+        self, prompt: str, review_id: str, attempt: int, session: str | None, head: str
     ) -> AgentResult:
-        request = AgentRequest(
+        # The reviewer works in a throwaway checkout of the commit under review: the user's
+        # working tree and .git are out of its reach, and are checked unchanged all the same.
+        with self.repo.checkout(head) as checkout:
+            return self.reviewer.run(
+                self._reviewer_request(prompt, review_id, attempt, session, checkout)
+            )
+
+    def _reviewer_request(
+        self, prompt: str, review_id: str, attempt: int, session: str | None, cwd: Path
+    ) -> AgentRequest:
+        return AgentRequest(
             prompt=prompt,
-            cwd=self.repo.root,
+            cwd=cwd,
+            protected_repos=(self.repo.root,),
             timeout_s=self.options.timeout_s,
             stall_timeout_s=self.options.stall_timeout_s,
             read_only=True,
@@ -460,7 +475,6 @@ class ReviewLoop:
             # says in a warning that it was not enforced (openai without grammar support).
             response_format=_reviewer_format(review_id),
         )
-        return self.reviewer.run(request)
 
     def _judge(self, att: _Attempt) -> Verdict:
         """Parse one attempt's output and record it; a failed run stops the review."""
@@ -470,6 +484,7 @@ class ReviewLoop:
             if result.worktree_changed:
                 why = (
                     "the reviewer changed the working tree (a read-only run may not); attempt void"
+                    f" ({result.error})"  # which files: a planted hook, .git/config, …
                 )
             self._write_attempt(att, None, note=why)
             raise _Stop(
