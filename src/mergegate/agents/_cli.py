@@ -9,6 +9,7 @@ judged from the terminal event; the exit code only explains a run that has none.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import tempfile
@@ -246,6 +247,9 @@ class CliBackend:
                 session_id=request.resume_session_id,
                 error=f"{self.executable[0]!r} not found on PATH",
             )
+        # `which` found a relative path (`./reviewer.sh`) from our directory; the agent runs in
+        # `request.cwd` (a throwaway checkout, for a reviewer), so hand it the absolute one.
+        program = os.path.abspath(program)
         argv = [program, *self.executable[1:], *self.build_args(request, ctx), *self.extra_args]
         env = child_environment({**self.env, **request.env, **self.run_env(request, ctx)})
         return self._supervised(request, ctx, argv, env)

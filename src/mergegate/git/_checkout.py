@@ -81,9 +81,14 @@ def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Ite
     agent left in it. Raises `UsageError` when `rev` is not a commit of `source` or git fails.
     """
     sha = _must(source, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
-    objects = Path(_must(source, "rev-parse", "--path-format=absolute", "--git-path", "objects"))
-    shallow = Path(_must(source, "rev-parse", "--path-format=absolute", "--git-path", "shallow"))
-    object_format = _must(source, "rev-parse", "--show-object-format")
+    paths = _must(
+        source,
+        *("rev-parse", "--path-format=absolute", "--git-path", "objects"),
+        *("--git-path", "shallow", "--show-object-format"),
+    ).split("\n")
+    if len(paths) != 3:
+        raise UsageError(f"cannot make a throwaway checkout of {source}: unexpected git paths")
+    objects, shallow, object_format = paths
     if where is None:
         where = Path(tempfile.mkdtemp(prefix="mergegate-checkout-")) / "work"
     where.mkdir()  # fails if it exists: a checkout in use is never reused under an agent
@@ -92,7 +97,7 @@ def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Ite
         info = where / ".git" / "objects" / "info"
         info.mkdir(parents=True, exist_ok=True)
         (info / "alternates").write_text(f"{objects}\n", encoding="utf-8")
-        if shallow.is_file():
+        if os.path.isfile(shallow):
             shutil.copyfile(shallow, where / ".git" / "shallow")
         _must(where, "checkout", "-q", "--detach", sha)
         yield where

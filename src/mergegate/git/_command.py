@@ -12,7 +12,8 @@ external diff drivers and textconv on `diff`. So every git command mergegate run
   filter, merge driver and configured hook (git ≥ 2.54 `hook.<name>.command`, which
   `core.hooksPath` does not cover) named in the effective config, the values that turn it off.
   The names are read with `git config --list --name-only -z` right before each command — that
-  reads files and runs nothing.
+  reads files and runs nothing (`git config` and `git rev-parse`, which run nothing either, skip
+  it and get the fixed list only).
 * **Options**: `--no-pager` and `--no-optional-locks` on every call; diffs add
   `--no-ext-diff --no-textconv` (`diff.external`, `diff.<driver>.command` and `.textconv` are
   disabled by these flags; git has no way to unset a key from the command line, and an empty
@@ -156,6 +157,9 @@ def git_environment(
 
 
 _LIST_NAMES = ("config", "--list", "--name-only", "-z")
+_RUN_NOTHING = frozenset({"config", "rev-parse"})
+"""Commands that read config and refs and never start a hook, filter, diff driver or
+fsmonitor: they run with the fixed overrides only, without listing the driver names first."""
 
 
 def _git_argv(args: Iterable[str]) -> list[str]:
@@ -168,7 +172,10 @@ def run_git(cwd: Path, *args: str, timeout: float = 60.0) -> CommandResult:
     First lists the effective config's keys (`git config --list --name-only -z`, includes
     followed: it reads files and runs nothing) to switch off each driver and hook they name;
     when that fails (a malformed config), its failure is returned and `ARGS` never runs.
+    `git config` and `git rev-parse`, which run nothing, skip the listing.
     """
+    if args and args[0] in _RUN_NOTHING:
+        return run_command(_git_argv(args), cwd, timeout, git_environment())
     listed = run_command(_git_argv(_LIST_NAMES), cwd, timeout, git_environment())
     if not listed.ok:
         return listed

@@ -199,7 +199,9 @@ class RunTree:
         self.leader_start = leader_start
         self.seen: dict[int, int] = {}
         """Every descendant of the leader seen while it ran: pid -> start ticks."""
-        self._next_observe = 0.0
+        # The first walk waits a period: a run shorter than that has nothing to remember that
+        # its tag, group and session do not already tell (and pays no /proc scan for it).
+        self._next_observe = time.monotonic() + OBSERVE_S
 
     def observe(self, now: float) -> None:
         """Remember the leader's current descendants (at most every `OBSERVE_S`)."""
@@ -219,6 +221,10 @@ class RunTree:
         with _registry_lock:
             table = process_table()
             targets = self._targets(table, pgid) if table is not None else {}
+        if table is not None:
+            self._reap(targets, pgid, table)  # what the group sweep killed
+        if not targets:
+            return 0
         for pid, start in targets.items():
             _signal(pid, start, signal.SIGTERM)
         self._wait(targets, pgid, time.monotonic() + grace_s)
@@ -265,9 +271,11 @@ class RunTree:
                 return
             time.sleep(POLL_S)
 
-    def _reap(self, targets: Mapping[int, int], pgid: int) -> None:
+    def _reap(
+        self, targets: Mapping[int, int], pgid: int, table: Mapping[int, ProcStat] | None = None
+    ) -> None:
         """`waitpid` each zombie child of ours that belongs to this run, by pid."""
-        table = process_table()
+        table = process_table() if table is None else table
         if table is None:
             return
         me = os.getpid()
