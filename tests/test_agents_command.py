@@ -191,3 +191,18 @@ def test_registry_knows_command_and_tolerates_unimportable_entries() -> None:
     for info in unavailable:
         with pytest.raises(AgentError):
             get_backend(info.name)
+
+
+def test_a_relative_program_is_found_from_our_directory_whatever_the_agents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reviewer runs in a throwaway checkout: `./reviewer.sh` means the one beside the user.
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "reviewer.sh").write_text("#!/bin/sh\necho REVIEWED\n")
+    (here / "reviewer.sh").chmod(0o755)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(here)
+    result = CommandBackend(cmd="./reviewer.sh").run(request(elsewhere))
+    assert (result.ok, result.text.strip()) == (True, "REVIEWED")

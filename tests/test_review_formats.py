@@ -8,6 +8,7 @@ model producing that shape is tested in `test_agents_local.py` and `test_review_
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,9 @@ class MemoryRepo:
     def commit_all(self, message: str) -> str | None:
         self.commits.append(message)
         return f"{len(self.commits)}" * 40
+
+    def checkout(self, rev: str) -> contextlib.nullcontext[Path]:
+        return contextlib.nullcontext(self.root)
 
 
 def approving(request: AgentRequest) -> str:

@@ -6,6 +6,7 @@ title, 8-bit CSI), rich markup, bidi overrides and huge lines must never reach a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -84,6 +85,9 @@ class MemoryRepo:
     def commit_all(self, message: str) -> str | None:
         self.commits += 1
         return f"{self.commits:x}" * 40
+
+    def checkout(self, rev: str) -> contextlib.nullcontext[Path]:
+        return contextlib.nullcontext(self.root)
 
 
 def run_loop(tmp_path: Path, reviewer_replies: list[Any], *, fix: bool) -> list[ReviewEvent]:

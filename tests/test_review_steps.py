@@ -4,6 +4,7 @@ any completed step again."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -77,6 +78,9 @@ class MemoryRepo:
     def commit_all(self, message: str) -> str | None:
         self.commits.append(message)
         return f"{len(self.commits):x}" * 40
+
+    def checkout(self, rev: str) -> contextlib.nullcontext[Path]:
+        return contextlib.nullcontext(self.root)
 
 
 # A whole fix loop: a malformed spec review retried, a quality "With fixes", a fix round,

@@ -2,8 +2,8 @@
 
 Usage: run_agent.py SCRIPT.json STATE_DIR
 
-It works out where it is from what mergegate gives it: the unit from its working directory
-(the unit's work tree is named after the unit), the task from `# Task <id>:` in the prompt (a
+It works out where it is from what mergegate gives it: the unit from the task block in its
+prompt, else from its working directory (the unit's work tree is named after the unit), the task from `# Task <id>:` in the prompt (a
 fix prompt reuses the unit's last task), and the kind from the environment and prompt:
 `review` (MERGEGATE_REVIEW_ID is set), `fix` (a fix prompt) or `implement`.
 
@@ -37,7 +37,9 @@ state = pathlib.Path(sys.argv[2])
 state.mkdir(parents=True, exist_ok=True)
 prompt = pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).read_text()
 review_id = os.environ.get("MERGEGATE_REVIEW_ID", "")
-unit = pathlib.Path.cwd().name
+# A reviewer works in a throwaway checkout: the task block in its prompt names the unit.
+named = re.search(r"; phase \S+; unit (\S+)", prompt)
+unit = named.group(1) if named else pathlib.Path.cwd().name
 if review_id:
     kind = "review"
 elif prompt.startswith(("A code review of your change", "The checks mergegate ran")):

@@ -9,6 +9,7 @@ judged from the terminal event; the exit code only explains a run that has none.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import tempfile
@@ -26,7 +27,7 @@ from mergegate.agents.base import (
     Usage,
 )
 from mergegate.agents.signals import HelpDetector
-from mergegate.git import compare_snapshots, snapshot_worktree
+from mergegate.git import WorktreeSnapshot, snapshot_worktree, verify_unchanged
 from mergegate.processes import (
     Limits,
     ProcessOutcome,
@@ -225,7 +226,11 @@ class CliBackend:
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Run the CLI once; agent failures are a `status`, never an exception."""
-        attempt_dir = request.attempt_dir or Path(tempfile.mkdtemp(prefix="mergegate-attempt-"))
+        # Absolute: the agent's working directory is not mergegate's (a reviewer runs in a
+        # throwaway checkout), and `{prompt_file}` must name the same file from there.
+        attempt_dir = (
+            request.attempt_dir or Path(tempfile.mkdtemp(prefix="mergegate-attempt-"))
+        ).absolute()
         attempt_dir.mkdir(parents=True, exist_ok=True)
         prompt_file = attempt_dir / "prompt.txt"
         prompt_file.write_text(request.prompt, encoding="utf-8")
@@ -247,6 +252,9 @@ class CliBackend:
                 session_id=request.resume_session_id,
                 error=f"{self.executable[0]!r} not found on PATH",
             )
+        # `which` found a relative path (`./reviewer.sh`) from our directory; the agent runs in
+        # `request.cwd` (a throwaway checkout, for a reviewer), so hand it the absolute one.
+        program = os.path.abspath(program)
         argv = [program, *self.executable[1:], *self.build_args(request, ctx), *self.extra_args]
         env = child_environment({**self.env, **request.env, **self.run_env(request, ctx)})
         return self._supervised(request, ctx, argv, env)
@@ -255,11 +263,7 @@ class CliBackend:
         self, request: AgentRequest, ctx: RunContext, argv: list[str], env: dict[str, str]
     ) -> AgentResult:
         warnings: list[str] = []
-        before = None
-        if request.read_only:
-            before = snapshot_worktree(request.cwd, exclude=ctx.attempt_dir)
-            if before is None:
-                warnings.append("read-only run in a directory outside git: changes not checked")
+        before = _read_only_snapshots(request, ctx, warnings) if request.read_only else []
         parser = self.make_parser(request, ctx)
         limits = Limits(
             timeout_s=request.timeout_s,
@@ -278,19 +282,9 @@ class CliBackend:
         )
         parsed = self.finalize(request, parser.result(outcome))
         status, error = judge(outcome, parsed)
-        changed = False
-        if before is not None:
-            after = snapshot_worktree(request.cwd, exclude=ctx.attempt_dir)
-            changes = (
-                ["the work tree is no longer a git repository"]
-                if after is None
-                else (compare_snapshots(before, after))
-            )
-            if changes:
-                changed = True
-                error = "read-only run changed the work tree (attempt void): " + "; ".join(
-                    changes[:5]
-                )
+        changes = [c for snap in before for c in verify_unchanged(snap, exclude=ctx.attempt_dir)]
+        if changes:
+            error = "read-only run changed the repository: " + "; ".join(changes[:5])
         return self._result(
             request=request,
             ctx=ctx,
@@ -299,7 +293,7 @@ class CliBackend:
             status=status,
             error=error,
             warnings=warnings,
-            changed=changed,
+            changed=bool(changes),
         )
 
     def _result(
@@ -321,6 +315,11 @@ class CliBackend:
             warnings.append(f"{outcome.oversize_lines} oversize line(s) were not parsed")
         if outcome.leftovers_killed:
             warnings.append(f"killed {outcome.leftovers_killed} process(es) left in the group")
+        if outcome.escapees_killed:
+            warnings.append(
+                f"killed {outcome.escapees_killed} process(es) that escaped the group "
+                "(setsid, double fork) and outlived the agent"
+            )
         return AgentResult(
             backend=self.name,
             status=status,
@@ -338,3 +337,17 @@ class CliBackend:
             pid=outcome.record.pid if outcome.record else None,
             worktree_changed=changed,
         )
+
+
+def _read_only_snapshots(
+    request: AgentRequest, ctx: RunContext, warnings: list[str]
+) -> list[WorktreeSnapshot]:
+    """Snapshots of `cwd` and of every protected repository, taken before a read-only run."""
+    snapshots = []
+    for path in (request.cwd, *request.protected_repos):
+        snapshot = snapshot_worktree(path, exclude=ctx.attempt_dir)
+        if snapshot is None:
+            warnings.append(f"read-only run in a directory outside git ({path}): not checked")
+        else:
+            snapshots.append(snapshot)
+    return snapshots

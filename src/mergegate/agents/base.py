@@ -99,8 +99,12 @@ class AgentRequest(_Frozen):
     resume_session_id: str | None = None
     """Continue this session (same working directory) instead of starting a new one."""
     read_only: bool = False
-    """Reviewer mode: the backend uses the CLI's own read-only flags; the supervisor also
-    compares HEAD, index and `git status` before and after and voids a run that changed them."""
+    """Reviewer mode: the backend uses the CLI's own read-only flags; mergegate also compares
+    the repository at `cwd` before and after (HEAD, index, `git status`, every file under
+    `.git`, the effective git config) and voids a run that changed any of it."""
+    protected_repos: tuple[Path, ...] = ()
+    """More repositories a read-only run must leave unchanged, checked like `cwd`: the user's
+    repository when the agent works in a throwaway checkout (it can still write by path)."""
     attempt: int = 1
     model: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
@@ -144,7 +148,8 @@ class AgentResult(_Frozen):
     warnings: tuple[str, ...] = ()
     pid: int | None = None
     worktree_changed: bool = False
-    """True when a read-only run changed HEAD, the index or the working tree (the run is void)."""
+    """True when a read-only run changed HEAD, the index, the working tree, a file under `.git`
+    or the git config, of `cwd` or of a protected repository (the run is void)."""
     files_written: tuple[str, ...] = ()
     """Paths (relative to `cwd`) that mergegate itself wrote for the agent: backends without
     tools (openai, local) answer with whole-file edits that mergegate applies."""

@@ -38,8 +38,11 @@ from mergegate.git import (
     branch_tip,
     checked_out_branches,
     create_branch,
+    head_commit,
     prune_worktrees,
-    run_git,
+    remove_worktree,
+    repository_root,
+    valid_branch_name,
 )
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord, kill_recorded_group
@@ -87,20 +90,15 @@ class RunRequest:
 
 
 def _repo_root(path: Path) -> Path:
-    try:
-        return Path(run_git(path, "rev-parse", "--show-toplevel"))
-    except GitError:
-        raise UsageError(f"not a git repository: {path}") from None
+    return repository_root(path)
 
 
 def _integration_branch(repo: Path, run_id: str, into: str | None) -> tuple[str, str]:
     """The branch units merge into and the commit it starts from; refuses a branch checked
     out in a work tree (moving it under a person's feet would corrupt their checkout)."""
     branch = into or f"mergegate/{run_id}"
-    try:
-        run_git(repo, "check-ref-format", "--branch", branch)
-    except GitError:
-        raise UsageError(f"not a valid branch name: {branch!r}") from None
+    if not valid_branch_name(repo, branch):
+        raise UsageError(f"not a valid branch name: {branch!r}")
     holder = checked_out_branches(repo).get(branch)
     if holder is not None:
         raise UsageError(
@@ -111,10 +109,9 @@ def _integration_branch(repo: Path, run_id: str, into: str | None) -> tuple[str,
     tip = branch_tip(repo, branch)
     if tip is not None:
         return branch, tip
-    try:
-        head = run_git(repo, "rev-parse", "--verify", "HEAD^{commit}")
-    except GitError:
-        raise UsageError(f"the repository {repo} has no commit to start from") from None
+    head = head_commit(repo)
+    if head is None:
+        raise UsageError(f"the repository {repo} has no commit to start from")
     create_branch(repo, branch, head)
     return branch, head
 
@@ -368,7 +365,7 @@ def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
     if root.is_dir():
         for path in sorted(root.iterdir()):
             try:
-                run_git(Path(record.repo), "worktree", "remove", "--force", "--force", str(path))
+                remove_worktree(Path(record.repo), path)
             except GitError:
                 shutil.rmtree(path, ignore_errors=True)
             removed.append(str(path))

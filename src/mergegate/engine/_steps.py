@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -249,6 +250,9 @@ class DurableRepository:
 
     def read_file(self, rev: str, path: str) -> str | None:
         return self._git.read_file(rev, path)
+
+    def checkout(self, rev: str) -> AbstractContextManager[Path]:
+        return self._git.checkout(rev)
 
     def commit_all(self, message: str) -> str | None:
         cur = self.cursor

@@ -7,7 +7,8 @@ Layer L2, below `mergegate.git` and `mergegate.agents`, which run their programs
 * `_values`: `Limits`, `StopReason`, `ProcessRecord`, `ProcessOutcome`, `CommandResult`;
 * `_environment`: the scrubbed environment of a child;
 * `_pump`: one output stream (capped log, tail, line splitting);
-* `_groups`: process groups through /proc, and killing a group left by a crash.
+* `_groups`: process groups through /proc, and killing a group left by a crash;
+* `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from mergegate.processes._environment import (
     child_environment,
 )
 from mergegate.processes._groups import group_members, kill_recorded_group, process_start_ticks
+from mergegate.processes._reaper import TREE_ENV, become_subreaper, is_subreaper
 from mergegate.processes._values import (
     CommandResult,
     Limits,
@@ -31,14 +33,17 @@ from mergegate.processes.supervisor import run_command, supervise
 __all__ = [
     "SCRUBBED_ENV_NAMES",
     "SCRUBBED_ENV_PREFIXES",
+    "TREE_ENV",
     "CommandResult",
     "Limits",
     "ProcessOutcome",
     "ProcessRecord",
     "StopReason",
     "Stream",
+    "become_subreaper",
     "child_environment",
     "group_members",
+    "is_subreaper",
     "kill_recorded_group",
     "process_start_ticks",
     "run_command",

@@ -7,19 +7,23 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from mergegate.processes._values import ProcessRecord
 
 __all__ = [
     "KILL_WAIT_S",
     "POLL_S",
+    "ProcStat",
     "boot_id",
     "clear_group",
     "group_members",
     "kill_recorded_group",
     "killpg",
     "leader_exited",
+    "proc_stat",
     "process_start_ticks",
+    "process_table",
     "read_stat",
 ]
 
@@ -27,8 +31,21 @@ POLL_S = 0.05
 KILL_WAIT_S = 5.0
 
 
-def read_stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, pgid, start_ticks) of a pid from /proc, or None if gone or unavailable."""
+class ProcStat(NamedTuple):
+    """The fields of `/proc/<pid>/stat` the supervisor uses."""
+
+    state: str
+    ppid: int
+    pgid: int
+    sid: int
+    start_ticks: int
+
+
+def proc_stat(pid: int) -> ProcStat | None:
+    """State, parent, group and start time of a pid from /proc; None if gone or unavailable.
+
+    A zombie keeps them until it is reaped, which is what lets the reaper attribute one.
+    """
     try:
         fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
@@ -42,9 +59,31 @@ def read_stat(pid: int) -> tuple[str, int, int] | None:
     # The command name is in parentheses and may itself hold spaces or parentheses.
     fields = raw[raw.rfind(b")") + 2 :].split()
     try:
-        return fields[0].decode(), int(fields[2]), int(fields[19])
+        state, ppid, pgid, sid = fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3])
+        return ProcStat(state, ppid, pgid, sid, int(fields[19]))
     except (IndexError, ValueError):
         return None
+
+
+def read_stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, pgid, start_ticks) of a pid from /proc, or None if gone or unavailable."""
+    stat = proc_stat(pid)
+    return (stat.state, stat.pgid, stat.start_ticks) if stat else None
+
+
+def process_table() -> dict[int, ProcStat] | None:
+    """Every visible process by pid; None when /proc is unavailable (not Linux)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    if "self" not in names:
+        return None
+    table = {}
+    for name in names:
+        if name.isdigit() and (stat := proc_stat(int(name))) is not None:
+            table[int(name)] = stat
+    return table
 
 
 def process_start_ticks(pid: int) -> int | None:

@@ -89,6 +89,9 @@ class ProcessOutcome:
     """The supervisor sent SIGTERM/SIGKILL to the group while the leader ran."""
     leftovers_killed: int = 0
     """Processes still in the group after the leader exited, and therefore killed."""
+    escapees_killed: int = 0
+    """Processes of the run found outside its group when it ended (`setsid`, a double fork),
+    and therefore killed."""
     oversize_lines: int = 0
     error: str | None = None
 

@@ -14,6 +14,12 @@ their last event). Stopping is SIGTERM to the group, a grace, then SIGKILL. Proc
 the group after the leader exits (a grandchild that ignores SIGTERM) are killed too, while the
 unreaped leader still pins the group id, so no recycled id is ever signalled.
 
+Processes that left the group (`setsid`, a double fork, `nohup`) are found by `_reaper`:
+mergegate becomes the subreaper of its agents, tags each agent's tree in its environment, and
+kills what carries the tag (or was seen in the tree) when the run ends, so nothing an agent
+started outlives `supervise`. Every child is registered under one lock held across `Popen`,
+so the reaper never touches a child of ours, and never reaps by anything but a specific pid.
+
 The `ProcessRecord` (pid, pgid, start time) is written to the attempt directory and passed to
 an `on_start` hook before the supervisor waits, so a later orchestrator can kill a group left
 over by a crash with `kill_recorded_group`, which checks the start time first.
@@ -45,6 +51,14 @@ from mergegate.processes._groups import (
     process_start_ticks,
 )
 from mergegate.processes._pump import LineCallback, StreamPump, TailCallback
+from mergegate.processes._reaper import (
+    RunTree,
+    become_subreaper,
+    forget_child,
+    new_tag,
+    registering,
+    tag_environment,
+)
 from mergegate.processes._values import (
     CommandResult,
     Limits,
@@ -69,6 +83,7 @@ class _Watch:
     limits: Limits
     started: float
     cancel: threading.Event | None
+    tree: RunTree
     last_activity: float = 0.0
     reason: StopReason | None = None
     done_at: float | None = None
@@ -148,9 +163,11 @@ def supervise(
 ) -> ProcessOutcome:
     """Run `argv` to completion under the limits; never raises for the child's failures.
 
-    `env` is the child's whole environment (default: `child_environment()`). With an
-    `attempt_dir`, writes `<log_prefix>.stdout.log`, `<log_prefix>.stderr.log` and
-    `process.json` (the `ProcessRecord`) there. No process of the group survives the return.
+    `env` is the child's whole environment (default: `child_environment()`), to which the
+    run's tag (`MERGEGATE_TREE`) is added. With an `attempt_dir`, writes
+    `<log_prefix>.stdout.log`, `<log_prefix>.stderr.log` and `process.json` (the
+    `ProcessRecord`) there. No process of the run survives the return: not the group, and not
+    a descendant that left it (see `_reaper`). The first call makes this process a subreaper.
     """
     limits = limits or Limits()
     started = time.monotonic()
@@ -158,43 +175,52 @@ def supervise(
         return ProcessOutcome(StopReason.MISSING, None, None, 0.0, error="empty argv")
     if attempt_dir is not None:
         attempt_dir.mkdir(parents=True, exist_ok=True)
+    become_subreaper()
+    tag = new_tag()
     try:
-        proc = _spawn(argv, cwd, env)
+        proc = _spawn(argv, cwd, tag_environment(child_environment() if env is None else env, tag))
     except OSError as exc:
         return ProcessOutcome(
             StopReason.MISSING, None, None, time.monotonic() - started, error=f"{argv[0]}: {exc}"
         )
     record = _make_record(proc, argv, cwd)
+    tree = RunTree(proc.pid, tag, record.start_ticks)
     try:
         if attempt_dir is not None:
             (attempt_dir / "process.json").write_text(record.model_dump_json(indent=2) + "\n")
         if on_start is not None:
             on_start(record)
-        watch = _Watch(proc, record, limits, started, cancel, last_activity=started)
+        watch = _Watch(proc, record, limits, started, cancel, tree, last_activity=started)
         return _watch(watch, attempt_dir, log_prefix, on_line, on_tail)
     finally:
         if proc.returncode is None:
-            # Only reached when a callback raised: never leave the group behind.
+            # Only reached when a callback raised: never leave the group (or its escapees).
             killpg(record.pgid, signal.SIGKILL)
+            tree.sweep(record.pgid, 0.0)
             proc.wait()
+        forget_child(proc.pid)
 
 
 def _spawn(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None
 ) -> subprocess.Popen[bytes]:
     """Start a child the one way this module does: stdin closed, stdout/stderr piped
-    unbuffered, its own session (so its whole group can be killed), inherited fds closed."""
-    return subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=child_environment() if env is None else dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        close_fds=True,
-        bufsize=0,
-    )
+    unbuffered, its own session (so its whole group can be killed), inherited fds closed.
+    The child is registered (for the reaper) before the registry lock is released."""
+    with registering() as register:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=child_environment() if env is None else dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+            bufsize=0,
+        )
+        register(proc.pid)
+    return proc
 
 
 def _watch(
@@ -224,6 +250,7 @@ def _watch(
             if pidfd is not None:
                 sel.unregister(pidfd)  # stays readable from now on: drop it before draining
             leftovers = clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
+            escapees = watch.tree.sweep(watch.record.pgid, watch.remaining_grace())
             _drain(sel, pumps, time.monotonic() + _DRAIN_S)
         finally:
             for pump in pumps.values():
@@ -246,6 +273,7 @@ def _watch(
         terminal_seen=stdout_pump.done or stderr_pump.done,
         signalled=watch.term_at is not None,
         leftovers_killed=leftovers,
+        escapees_killed=escapees,
         oversize_lines=stdout_pump.oversize_lines + stderr_pump.oversize_lines,
     )
 
@@ -289,6 +317,7 @@ def _loop(watch: _Watch, sel: selectors.BaseSelector, pumps: dict[int, StreamPum
             idle_wait = min(idle_wait * 2, POLL_S)
         if leader_exited(watch.proc.pid):
             return
+        watch.tree.observe(now)
         watch.decide(now, any(p.done for p in pumps.values()))
         watch.escalate(now)
         if watch.kill_at is not None and now - watch.kill_at > KILL_WAIT_S:
@@ -342,4 +371,6 @@ def run_command(
             killpg(proc.pid, signal.SIGKILL)
             with contextlib.suppress(Exception):
                 proc.wait()
+        if proc.returncode is not None:
+            forget_child(proc.pid)
     return CommandResult(args, proc.returncode, out, err)

@@ -105,24 +105,28 @@ def _ask(
         attempt=step.attempt,
     )
     attempt_dir = ctx.writer.claim(f"r{rnd.round:02d}-{step.stage}-a{step.attempt}")
-    request = AgentRequest(
-        prompt=prompt.text,
-        cwd=ctx.repo.root,
-        read_only=True,
-        attempt=step.attempt,
-        resume_session_id=session,
-        # The nonce the verdict's JSON trailer must carry, for programs (`command` agents)
-        # that answer without reading the prompt's words; it is a review concept, so the
-        # agent layer only passes it on like any variable.
-        env={REVIEW_ID_ENV: review_id},
-        attempt_dir=attempt_dir,
-        # The review shape as an output constraint: grammar-capable backends (local, a
-        # llama.cpp server) enforce it, every other backend ignores it (CLI agents) or
-        # says in a warning that it was not enforced (openai without grammar support).
-        response_format={"type": "verdict", "review_id": review_id},
-        **ctx.options.agent_limits(),
-    )
-    result = reviewer.run(request)
+    # The reviewer works in a throwaway checkout of the commit under review: the user's
+    # working tree and .git are out of its reach, and are checked unchanged all the same.
+    with ctx.repo.checkout(rnd.head_sha) as checkout:
+        request = AgentRequest(
+            prompt=prompt.text,
+            cwd=checkout,
+            protected_repos=(ctx.repo.root,),
+            read_only=True,
+            attempt=step.attempt,
+            resume_session_id=session,
+            # The nonce the verdict's JSON trailer must carry, for programs (`command` agents)
+            # that answer without reading the prompt's words; it is a review concept, so the
+            # agent layer only passes it on like any variable.
+            env={REVIEW_ID_ENV: review_id},
+            attempt_dir=attempt_dir,
+            # The review shape as an output constraint: grammar-capable backends (local, a
+            # llama.cpp server) enforce it, every other backend ignores it (CLI agents) or
+            # says in a warning that it was not enforced (openai without grammar support).
+            response_format={"type": "verdict", "review_id": review_id},
+            **ctx.options.agent_limits(),
+        )
+        result = reviewer.run(request)
     ctx.emit(
         EventKind.AGENT_FINISHED,
         f"{step.stage} reviewer finished ({result.status.value})",
@@ -141,7 +145,10 @@ def _failed(
     result = asked.result
     why = result.error or result.status.value
     if result.worktree_changed:
-        why = "the reviewer changed the working tree (a read-only run may not); attempt void"
+        why = (
+            "the reviewer changed the working tree (a read-only run may not); attempt void"
+            f" ({result.error})"  # which files: a planted hook, .git/config, …
+        )
     summary = _write_attempt(ctx, state, asked, None, note=why)
     progress = progress.model_copy(
         update={

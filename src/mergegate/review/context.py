@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -32,6 +33,9 @@ class Repository(Protocol):
     def changed_files(self, base: str, head: str) -> list[str]: ...
     def read_file(self, rev: str, path: str) -> str | None: ...
     def commit_all(self, message: str) -> str | None: ...
+    def checkout(self, rev: str) -> AbstractContextManager[Path]:
+        """A throwaway checkout of `rev` for a read-only reviewer (the same path each time)."""
+        ...
 
 
 def new_review_id() -> str:

@@ -1,0 +1,76 @@
+"""Git: the one package that runs git, and the proof that a read-only run stayed read-only.
+
+Layer L2, above `mergegate.processes` (every git command goes through `run_command`). Its
+parts:
+
+* `_command`: the one place git is run — every call with the same environment and config
+  overrides, so no repository hook and no program named by config an agent could write runs
+  (`CONFIG_OVERRIDES`, `GIT_ENVIRONMENT`, `driver_overrides`; the full table of keys that make
+  git run a program is in docs/sandbox.md);
+* `_snapshot`: `snapshot_worktree` / `verify_unchanged` / `compare_snapshots` — HEAD, index,
+  status and file hashes, plus every file under `.git` and every config file outside it, read
+  byte by byte before git is run again;
+* `_checkout`: `throwaway_checkout`, a separate repository holding one commit, where reviewers
+  run so the user's working tree and `.git` are out of their reach;
+* `_repository`: `GitRepository`, the operations of the review loop;
+* `_worktrees`: the run engine's branches, work trees, keyed commits and exactly-once merges.
+"""
+
+from __future__ import annotations
+
+from mergegate.git._checkout import throwaway_checkout
+from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
+from mergegate.git._repository import GitRepository
+from mergegate.git._snapshot import (
+    WorktreeSnapshot,
+    compare_snapshots,
+    snapshot_worktree,
+    verify_unchanged,
+)
+from mergegate.git._worktrees import (
+    GitError,
+    MergeResult,
+    add_worktree,
+    advance_branch,
+    branch_tip,
+    checked_out_branches,
+    commit_with_key,
+    create_branch,
+    find_trailer_commit,
+    head_commit,
+    merge_no_ff,
+    prune_worktrees,
+    remove_worktree,
+    repository_root,
+    reset_clean,
+    valid_branch_name,
+)
+
+__all__ = [
+    "CONFIG_OVERRIDES",
+    "GIT_ENVIRONMENT",
+    "GitError",
+    "GitRepository",
+    "MergeResult",
+    "WorktreeSnapshot",
+    "add_worktree",
+    "advance_branch",
+    "branch_tip",
+    "checked_out_branches",
+    "commit_with_key",
+    "compare_snapshots",
+    "create_branch",
+    "driver_overrides",
+    "find_trailer_commit",
+    "head_commit",
+    "merge_no_ff",
+    "prune_worktrees",
+    "remove_worktree",
+    "repository_root",
+    "reset_clean",
+    "run_git",
+    "snapshot_worktree",
+    "throwaway_checkout",
+    "valid_branch_name",
+    "verify_unchanged",
+]

@@ -1,0 +1,183 @@
+"""The one place mergegate runs git: every call with the same environment and overrides, so no
+repository hook, and no program named by configuration an agent could write, ever runs.
+
+An agent can write `.git/config`, `.git/hooks/`, `.gitattributes` and (with `$HOME` writable)
+the global git config. Git executes programs named there: hooks on commit, checkout, ref and
+index updates; `core.fsmonitor` on every `status`; filter drivers on `add` and checkout;
+external diff drivers and textconv on `diff`. So every git command mergegate runs carries:
+
+* **Config overrides** as `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` (command-line
+  scope: they outrank every config file, and unlike `-c` they take any key, even a driver name
+  containing `=`). `CONFIG_OVERRIDES` is the fixed list; `driver_overrides` adds, for every
+  filter, merge driver and configured hook (git ≥ 2.54 `hook.<name>.command`, which
+  `core.hooksPath` does not cover) named in the effective config, the values that turn it off.
+  The names are read with `git config --list --name-only -z` right before each command — that
+  reads files and runs nothing (`git config` and `git rev-parse`, which run nothing either, skip
+  it and get the fixed list only).
+* **Options**: `--no-pager` and `--no-optional-locks` on every call; diffs add
+  `--no-ext-diff --no-textconv` (`diff.external`, `diff.<driver>.command` and `.textconv` are
+  disabled by these flags; git has no way to unset a key from the command line, and an empty
+  value would run an empty command that prints an empty diff).
+* **Environment** (`GIT_ENVIRONMENT`, `REMOVED_ENVIRONMENT`): no system config, no terminal
+  prompt, no transport at all (`GIT_ALLOW_PROTOCOL` empty: mergegate never fetches or pushes,
+  so `core.sshCommand`, `core.gitProxy`, `remote.*.uploadpack`, `url.*.insteadOf` to `ext::`,
+  credential helpers and askpass programs are unreachable), no lazy fetch of a partial clone,
+  no replace refs, and no inherited variable that redirects git or names a program.
+
+The global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is kept on purpose: it holds
+`user.name`/`user.email` for fix commits, `safe.directory`, `core.excludesFile` and
+`core.autocrlf`, which a fix commit must honour; every key in it that runs a program is
+overridden like the repository's own. The system config is dropped (`GIT_CONFIG_NOSYSTEM`).
+docs/sandbox.md has the whole table: each key that makes git run a program, and how it is
+neutralised or why mergegate never reaches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from mergegate.processes import CommandResult, child_environment, run_command
+
+__all__ = [
+    "CONFIG_OVERRIDES",
+    "GIT_ENVIRONMENT",
+    "REMOVED_ENVIRONMENT",
+    "driver_overrides",
+    "git_environment",
+    "run_git",
+]
+
+CONFIG_OVERRIDES: tuple[tuple[str, str], ...] = (
+    ("core.hooksPath", "/dev/null"),  # no hook file is ever found (`--no-verify` is not enough:
+    # it skips pre-commit and commit-msg only; post-commit, post-checkout and
+    # reference-transaction would still run)
+    ("core.fsmonitor", ""),  # empty, not `false`: git ≤ 2.35 read `false` as a hook path
+    ("core.editor", ":"),  # `:` is git's "no editor"
+    ("sequence.editor", ":"),
+    ("core.pager", "cat"),
+    ("core.askPass", ""),
+    ("credential.helper", ""),  # an empty value resets the list of helpers
+    ("commit.gpgSign", "false"),  # so `gpg.program` / `gpg.<format>.program` never runs
+    ("tag.gpgSign", "false"),
+    ("log.showSignature", "false"),
+    ("core.useReplaceRefs", "false"),  # a planted refs/replace/ would swap blobs under us
+    ("submodule.recurse", "false"),  # checkout and status stay in this repository
+    ("status.submoduleSummary", "false"),
+    ("gc.auto", "0"),  # a fix commit never starts a (detached, hook-running) auto gc
+    ("maintenance.auto", "false"),
+    ("protocol.allow", "never"),
+)
+"""Config values every git command runs with, whatever the config files say."""
+
+GIT_ENVIRONMENT: Mapping[str, str] = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_EDITOR": ":",
+    "GIT_SEQUENCE_EDITOR": ":",
+    "GIT_ALLOW_PROTOCOL": "",  # set and empty: no transport is allowed, whatever the config says
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+}
+"""Variables set for every git command."""
+
+REMOVED_ENVIRONMENT: frozenset[str] = frozenset(
+    {
+        # A git hook's environment would point git at another repository.
+        "GIT_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_WORK_TREE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+        "GIT_CONFIG",
+        "GIT_CONFIG_SYSTEM",
+        # Programs git would run.
+        "GIT_EXTERNAL_DIFF",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "GIT_PROXY_COMMAND",
+    }
+)
+"""Variables removed from every git command's environment."""
+
+_FILTER_KEYS = ("clean", "smudge", "process")
+
+
+def driver_overrides(names: Iterable[str]) -> list[tuple[str, str]]:
+    """The overrides that switch off every driver and hook named in config keys `names`.
+
+    A filter gets empty `clean`/`smudge`/`process` (git then passes the content through) and
+    `required=false` (else an empty filter fails the command); a merge driver becomes `false`
+    (a conflict, never a silent result: mergegate does not merge, this is defence in depth); a
+    configured hook gets `enabled=false`.
+    """
+    named: dict[str, set[str]] = {"filter": set(), "merge": set(), "hook": set()}
+    for name in names:
+        first, last = name.find("."), name.rfind(".")
+        section = name[:first].lower()
+        if first != last and section in named:  # `section.subsection.key`: a named driver
+            named[section].add(name[first + 1 : last])
+    overrides: list[tuple[str, str]] = []
+    for driver in sorted(named["filter"]):
+        overrides += [(f"filter.{driver}.{key}", "") for key in _FILTER_KEYS]
+        overrides.append((f"filter.{driver}.required", "false"))
+    overrides += [(f"merge.{driver}.driver", "false") for driver in sorted(named["merge"])]
+    overrides += [(f"hook.{hook}.enabled", "false") for hook in sorted(named["hook"])]
+    return overrides
+
+
+def git_environment(
+    overrides: Iterable[tuple[str, str]] = (), base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a git command: `base` (default: the scrubbed parent environment)
+    with `GIT_ENVIRONMENT` set, `REMOVED_ENVIRONMENT` removed, and `CONFIG_OVERRIDES` plus
+    `overrides` appended to any `GIT_CONFIG_COUNT` list already there."""
+    env = child_environment(base=base)
+    for name in REMOVED_ENVIRONMENT:
+        env.pop(name, None)
+    env.update(GIT_ENVIRONMENT)
+    try:
+        count = int(env.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        count = 0  # malformed: git would refuse it; start our own list over it
+    for key, value in (*CONFIG_OVERRIDES, *overrides):
+        env[f"GIT_CONFIG_KEY_{count}"] = key
+        env[f"GIT_CONFIG_VALUE_{count}"] = value
+        count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
+    return env
+
+
+_LIST_NAMES = ("config", "--list", "--name-only", "-z")
+_RUN_NOTHING = frozenset({"config", "rev-parse"})
+"""Commands that read config and refs and never start a hook, filter, diff driver or
+fsmonitor: they run with the fixed overrides only, without listing the driver names first."""
+
+
+def _git_argv(args: Iterable[str]) -> list[str]:
+    return ["git", "--no-pager", "--no-optional-locks", *args]
+
+
+def run_git(cwd: Path, *args: str, timeout: float = 60.0) -> CommandResult:
+    """Run `git ARGS` in `cwd` with every override.
+
+    First lists the effective config's keys (`git config --list --name-only -z`, includes
+    followed: it reads files and runs nothing) to switch off each driver and hook they name;
+    when that fails (a malformed config), its failure is returned and `ARGS` never runs.
+    `git config` and `git rev-parse`, which run nothing, skip the listing.
+    """
+    if args and args[0] in _RUN_NOTHING:
+        return run_command(_git_argv(args), cwd, timeout, git_environment())
+    listed = run_command(_git_argv(_LIST_NAMES), cwd, timeout, git_environment())
+    if not listed.ok:
+        return listed
+    names = [n.decode("utf-8", "surrogateescape") for n in listed.stdout.split(b"\0") if n]
+    return run_command(_git_argv(args), cwd, timeout, git_environment(driver_overrides(names)))

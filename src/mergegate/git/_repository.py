@@ -1,0 +1,111 @@
+"""`GitRepository`: the git operations of the review loop on the user's work tree."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from mergegate.errors import UsageError
+from mergegate.git._checkout import remove_tree, throwaway_checkout
+from mergegate.git._command import run_git
+from mergegate.git._snapshot import relative_prefix
+
+__all__ = ["GitRepository"]
+
+_MAX_FILE_BYTES = 2 << 20
+# Used only when the repository has no identity configured, so a fix commit never fails on it.
+_FALLBACK_IDENTITY = ("-c", "user.name=mergegate", "-c", "user.email=mergegate@localhost")
+# Content only: no external diff program, no textconv (both would run configured commands).
+_DIFF = ("diff", "--no-ext-diff", "--no-textconv")
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    return f": {lines[-1]}" if lines else ""
+
+
+class GitRepository:
+    """The git operations of the review loop, on one work tree. Git errors are `UsageError`s
+    (a bad ref or a non-repository is the user's input), never silent. Every git command runs
+    through `mergegate.git._command` (no hooks, no configured programs)."""
+
+    def __init__(self, path: Path, *, exclude: Sequence[Path] = ()) -> None:
+        result = run_git(path, "rev-parse", "--show-toplevel")
+        if not result.ok:
+            # git's own reason matters here ("dubious ownership", a malformed config …).
+            raise UsageError(f"not a git work tree: {path}{_last_line(result.stderr)}")
+        self.root = Path(result.stdout.decode().strip())
+        self._exclude = [p for p in (relative_prefix(self.root, e) for e in exclude) if p]
+        self._scratch: Path | None = None
+        self._scratch_lock = threading.Lock()
+
+    def _run(self, *args: str) -> bytes:
+        result = run_git(self.root, *args)
+        if not result.ok:
+            raise UsageError(
+                f"git {' '.join(args[:3])} failed in {self.root}{_last_line(result.stderr)}"
+            )
+        return result.stdout
+
+    def resolve(self, ref: str) -> str:
+        """The commit id `ref` names."""
+        result = run_git(self.root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+        if not result.ok:
+            raise UsageError(f"unknown git revision: {ref!r}")
+        return result.stdout.decode().strip()
+
+    def diff(self, base: str, head: str) -> str:
+        out = self._run(*_DIFF, "--no-color", "--no-renames", base, head)
+        return out.decode("utf-8", "replace")
+
+    def changed_files(self, base: str, head: str) -> list[str]:
+        out = self._run(*_DIFF, "--name-only", "--no-renames", "-z", base, head)
+        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+    def read_file(self, rev: str, path: str) -> str | None:
+        """The file at `rev`, or None when it does not exist there (or is too large)."""
+        result = run_git(self.root, "cat-file", "blob", f"{rev}:{path}")
+        if not result.ok or len(result.stdout) > _MAX_FILE_BYTES:
+            return None
+        return result.stdout.decode("utf-8", "replace")
+
+    def commit_all(self, message: str) -> str | None:
+        """Commit every change in the work tree (excluded paths aside) as one commit.
+
+        Returns the new commit id, or None when there was nothing to commit. No hook runs
+        (`core.hooksPath=/dev/null`, and `--no-verify` besides), no filter, no signing program.
+        """
+        pathspec = [".", *(f":(exclude){p}" for p in self._exclude)]
+        self._run("add", "-A", "--", *pathspec)
+        if run_git(self.root, *_DIFF, "--cached", "--quiet").ok:
+            return None
+        configured = run_git(self.root, "config", "user.email").ok
+        identity = () if configured else _FALLBACK_IDENTITY
+        self._run(*identity, "commit", "--no-verify", "-q", "-m", message)
+        return self.resolve("HEAD")
+
+    @contextlib.contextmanager
+    def checkout(self, rev: str, name: str = "review") -> Iterator[Path]:
+        """A throwaway checkout of `rev` (see `throwaway_checkout`), removed on exit.
+
+        Its path is the same for every call with the same `name` on this object, so an agent
+        session that is resumed (Claude Code keys sessions by directory) finds its directory
+        again; two checkouts of one name cannot be open at once (`UsageError`).
+        """
+        where = self._scratch_dir() / name
+        if where.exists():
+            raise UsageError(f"the throwaway checkout {where} is already in use")
+        with throwaway_checkout(self.root, rev, where) as path:
+            yield path
+
+    def _scratch_dir(self) -> Path:
+        with self._scratch_lock:
+            if self._scratch is None:
+                self._scratch = Path(tempfile.mkdtemp(prefix="mergegate-review-"))
+                # Removed when this object goes away (or at exit), checkouts and all.
+                weakref.finalize(self, remove_tree, self._scratch)
+            return self._scratch

@@ -1,0 +1,357 @@
+"""Prove a read-only run stayed read-only: snapshot a repository, then check it is unchanged.
+
+A snapshot holds two kinds of state:
+
+* **Files read directly** (sha256 of the bytes, plus the permission bits, so `chmod +x` on a
+  planted hook counts): everything under the git directory that carries behaviour or state —
+  `config`, `hooks/`, `info/` (attributes, exclude, sparse-checkout, grafts), `refs/`,
+  `packed-refs`, `HEAD`, `shallow`, `objects/info/` (alternates), `modules/` (a submodule's
+  own config and hooks), `worktrees/` — and the config files outside it that make up the
+  effective config: the global and XDG config and attributes/ignore files, `$GIT_CONFIG_GLOBAL`,
+  and every `include.path` / `includeIf.*.path` target, whether or not it exists yet.
+  Left out, because git itself writes them in routine use and they run nothing: the index (its
+  content is compared through `ls-files`), `logs/`, the object store below `objects/` (content
+  addressed; hashing it would cost more than the review), lock files, `FETCH_HEAD`,
+  `ORIG_HEAD` and the fsmonitor daemon's files.
+* **What git says**: HEAD, a hash of the index (`git ls-files --stage -z`, which reads the index
+  without writing it), and `git status --porcelain=v1 -z --untracked-files=all` with a content
+  hash of every file it lists.
+
+`verify_unchanged(before)` re-reads the files first and returns their differences **without
+running git** when there are any: a planted `core.fsmonitor` would otherwise run inside the
+check itself. Only when every file is unchanged does it ask git (which runs with the overrides
+of `_command` anyway). Any difference voids a read-only run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mergegate.git._command import run_git
+
+__all__ = [
+    "WorktreeSnapshot",
+    "compare_snapshots",
+    "relative_prefix",
+    "snapshot_worktree",
+    "verify_unchanged",
+]
+
+_HASH_CHUNK = 1 << 20
+_SKIPPED_FILES = frozenset({"index", "FETCH_HEAD", "ORIG_HEAD", "fsmonitor--daemon.ipc"})
+_SKIPPED_DIRS = frozenset({"logs", "fsmonitor--daemon"})
+_HOME_FILES = (".gitconfig", ".config/git/config", ".config/git/attributes", ".config/git/ignore")
+_PATH_KEYS = ("core.attributesfile", "core.excludesfile")
+
+
+@dataclass(frozen=True)
+class WorktreeSnapshot:
+    """The state of a git work tree at one moment."""
+
+    toplevel: Path
+    head: str
+    """The commit id, or `(none)` in a repository without commits."""
+    index_hash: str
+    status: tuple[str, ...]
+    """`git status` entries (`XY path`), sorted."""
+    file_hashes: dict[str, str] = field(default_factory=dict)
+    """sha256 of each path `status` lists (`-` for a deleted or unreadable one)."""
+    git_dir: Path | None = None
+    """The (common) git directory whose files `git_files` holds."""
+    git_files: dict[str, str] = field(default_factory=dict)
+    """Files under `git_dir`, by path relative to it (see the module docstring)."""
+    config_files: dict[str, str] = field(default_factory=dict)
+    """Config files outside the repository, by absolute path (`absent` if missing)."""
+
+
+# ---------------------------------------------------------------------- reading files directly
+
+
+def _digest(fd: int) -> str:
+    digest = hashlib.sha256()
+    while chunk := os.read(fd, _HASH_CHUNK):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _kind(mode: int, path: Path) -> str | None:
+    """The fingerprint of anything but a regular file, which alone is ever opened."""
+    if stat.S_ISLNK(mode):
+        return "link:" + hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if not stat.S_ISREG(mode):
+        return f"special:{stat.S_IFMT(mode):o}"  # a planted FIFO would block a read forever
+    return None
+
+
+def _hash_entry(path: Path) -> str:
+    """A fingerprint of one directory entry (content and permission bits), never following a
+    symlink; `-` when it is missing or unreadable."""
+    try:
+        info = path.lstat()
+        kind = _kind(info.st_mode, path)
+        if kind is not None:
+            return kind
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return "-"
+    try:
+        same = stat.S_ISREG(os.fstat(fd).st_mode)  # not swapped since the lstat
+        return f"{_digest(fd)}:{stat.S_IMODE(info.st_mode):o}" if same else "special"
+    except OSError:
+        return "-"
+    finally:
+        os.close(fd)
+
+
+def _hash_config(path: Path) -> str:
+    """A config file outside the repository: its link (if it is one) and its content.
+    (`os.path` here: unlike `Path.exists`, it never raises on a directory we may not read.)"""
+    if not os.path.lexists(path):
+        return "absent"
+    if not os.path.islink(path):
+        return _hash_entry(path)
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop on Python < 3.13
+        return _hash_entry(path) + "->-"
+    return _hash_entry(path) + "->" + _hash_entry(target)
+
+
+def _is_git_dir(path: Path, git_dir: Path) -> bool:
+    """`git_dir` itself, a linked worktree's own directory, or a submodule's git directory
+    (under `modules/`, holding a HEAD file): where git keeps its index, logs and objects. A
+    ref named `index` or `objects/x` lives under `refs/` and is never taken for one."""
+    if path in (git_dir, git_dir / "lfs") or path.parent == git_dir / "worktrees":
+        return True
+    try:
+        rel = path.relative_to(git_dir / "modules")
+    except ValueError:
+        return False
+    return "refs" not in rel.parts and os.path.isfile(path / "HEAD")
+
+
+def _walk_git_dir(git_dir: Path) -> Iterator[Path]:
+    """Every file and symlink under `git_dir` that the read-only check covers."""
+    for root, dirs, names in os.walk(git_dir):
+        here = Path(root)
+        files = names
+        if here.name == "objects" and _is_git_dir(here.parent, git_dir):
+            dirs[:] = [d for d in dirs if d == "info"]  # alternates yes, objects no
+            files = []
+        elif _is_git_dir(here, git_dir):
+            dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS]
+            files = [f for f in names if f not in _SKIPPED_FILES]
+        for name in files:
+            if not name.endswith(".lock"):  # no ref or config name may end in .lock
+                yield here / name
+        for name in dirs:
+            if os.path.islink(here / name):
+                yield here / name  # os.walk does not descend into it; its target is recorded
+
+
+def hash_git_dir(git_dir: Path) -> dict[str, str]:
+    """Fingerprints of the files `_walk_git_dir` covers, by path relative to `git_dir`."""
+    return {p.relative_to(git_dir).as_posix(): _hash_entry(p) for p in _walk_git_dir(git_dir)}
+
+
+def hash_config_files(paths: Iterable[Path]) -> dict[str, str]:
+    return {str(path): _hash_config(path) for path in paths}
+
+
+# ---------------------------------------------------------------------- asking git (before only)
+
+
+def _git(cwd: Path, *args: str) -> tuple[bool, bytes]:
+    result = run_git(cwd, *args)
+    return result.ok, result.stdout
+
+
+def _home_config_paths(env: Mapping[str, str]) -> list[Path]:
+    home = Path(env.get("HOME") or Path.home())
+    paths = [home / rel for rel in _HOME_FILES]
+    xdg = env.get("XDG_CONFIG_HOME")
+    if xdg:
+        paths += [Path(xdg) / "git" / name for name in ("config", "attributes", "ignore")]
+    if env.get("GIT_CONFIG_GLOBAL"):
+        paths.append(Path(env["GIT_CONFIG_GLOBAL"]))
+    return paths
+
+
+def _expand(value: str, origin: Path, home: Path) -> Path:
+    if value.startswith("~/"):
+        return home / value[2:]
+    path = Path(value)
+    return path if path.is_absolute() else origin.parent / path
+
+
+def _referenced_paths(cwd: Path, home: Path) -> list[Path]:
+    """Include targets (existing or not) and configured attributes/excludes files, read from
+    `git config --list --show-origin -z` while the config is still trusted (before a run)."""
+    ok, out = _git(cwd, "config", "--list", "--show-origin", "-z")
+    if not ok:
+        return []
+    paths = []
+    fields = out.split(b"\0")
+    for origin_raw, entry in zip(fields[0::2], fields[1::2], strict=False):
+        key, _, value = entry.decode("utf-8", "surrogateescape").partition("\n")
+        key = key.lower()
+        wanted = key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
+        origin = origin_raw.decode("utf-8", "surrogateescape")
+        if (wanted or key in _PATH_KEYS) and value and origin.startswith("file:"):
+            paths.append(_expand(value, cwd / origin[5:], home))  # origins may be relative
+    return paths
+
+
+def config_paths(cwd: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+    """The config files outside the repository that shape its effective config."""
+    source = os.environ if env is None else env
+    home = Path(source.get("HOME") or Path.home())
+    found = _home_config_paths(source) + _referenced_paths(cwd, home)
+    return sorted({p.absolute() for p in found})
+
+
+def _parse_status(raw: bytes) -> list[tuple[str, str]]:
+    """(XY, path) pairs from `status --porcelain=v1 -z`; a rename's source path is kept too."""
+    entries: list[tuple[str, str]] = []
+    fields = raw.split(b"\0")
+    i = 0
+    while i < len(fields):
+        item = fields[i]
+        i += 1
+        if len(item) < 4:
+            continue
+        code = item[:2].decode("ascii", "replace")
+        entries.append((code, item[3:].decode("utf-8", "surrogateescape")))
+        if code[0] in "RC" and i < len(fields):  # the next field is the rename's source
+            entries.append((code, fields[i].decode("utf-8", "surrogateescape")))
+            i += 1
+    return entries
+
+
+def relative_prefix(toplevel: Path, exclude: Path | None) -> str | None:
+    """`exclude` as a `status` path prefix, or None when it is outside `toplevel`."""
+    if exclude is None:
+        return None
+    try:
+        rel = exclude.resolve().relative_to(toplevel.resolve())
+    except ValueError:
+        return None
+    return rel.as_posix().rstrip("/") + "/"
+
+
+def _locate(cwd: Path) -> tuple[Path, Path] | None:
+    """(toplevel, common git dir) of the work tree holding `cwd`."""
+    ok, out = _git(
+        cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"
+    )
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    if not ok or len(lines) != 2:
+        return None
+    return Path(lines[0]), Path(lines[1])
+
+
+def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapshot | None:
+    """Snapshot the work tree holding `cwd`; None when `cwd` is not inside a git work tree.
+
+    Paths under `exclude` (the attempt directory, when it lives inside the tree) are ignored.
+    """
+    located = _locate(cwd)
+    if located is None:
+        return None
+    toplevel, git_dir = located
+    files = hash_git_dir(git_dir)
+    if os.path.isfile(toplevel / ".git"):  # a linked worktree's pointer to its git directory
+        files["../.git"] = _hash_entry(toplevel / ".git")
+    configs = hash_config_files(config_paths(toplevel))
+    ok, head = _git(toplevel, "rev-parse", "--verify", "-q", "HEAD")
+    _, index = _git(toplevel, "ls-files", "--stage", "-z")
+    _, status_raw = _git(
+        toplevel,
+        *("status", "--porcelain=v1", "-z", "--untracked-files=all"),
+        "--ignore-submodules=dirty",  # a submodule's HEAD counts; no git runs inside it
+    )
+    skip = relative_prefix(toplevel, exclude)
+    entries = [
+        (code, p) for code, p in _parse_status(status_raw) if not (skip and p.startswith(skip))
+    ]
+    return WorktreeSnapshot(
+        toplevel=toplevel,
+        head=head.decode().strip() if ok else "(none)",
+        index_hash=hashlib.sha256(index).hexdigest(),
+        status=tuple(sorted(f"{code} {p}" for code, p in entries)),
+        file_hashes={p: _hash_entry(toplevel / p) for _, p in entries},
+        git_dir=git_dir,
+        git_files=files,
+        config_files=configs,
+    )
+
+
+# ---------------------------------------------------------------------- comparing
+
+
+def _file_changes(label: str, before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
+    changes = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path, "absent"), after.get(path, "absent")
+        if old == new:
+            continue
+        what = "created" if old == "absent" else "removed" if new == "absent" else "changed"
+        changes.append(f"{label}{path} {what}")
+    return changes
+
+
+def _direct_changes(before: WorktreeSnapshot) -> list[str]:
+    """What changed among the files read directly; runs no git."""
+    changes: list[str] = []
+    if before.git_dir is not None:
+        files = hash_git_dir(before.git_dir)
+        if "../.git" in before.git_files:
+            files["../.git"] = _hash_entry(before.toplevel / ".git")
+        changes += _file_changes(f"{before.git_dir}/", before.git_files, files)
+    paths = [Path(p) for p in before.config_files]
+    changes += _file_changes("git config file ", before.config_files, hash_config_files(paths))
+    return changes
+
+
+def compare_snapshots(before: WorktreeSnapshot, after: WorktreeSnapshot) -> list[str]:
+    """Human-readable differences; empty when the work tree is unchanged."""
+    changes: list[str] = []
+    if before.head != after.head:
+        changes.append(f"HEAD moved: {before.head[:12]} -> {after.head[:12]}")
+    if before.index_hash != after.index_hash:
+        changes.append("the index changed")
+    if before.status != after.status:
+        added = sorted(set(after.status) - set(before.status))
+        removed = sorted(set(before.status) - set(after.status))
+        changes.append(f"git status changed: +{added[:5]} -{removed[:5]}")
+    for path in sorted(set(before.file_hashes) & set(after.file_hashes)):
+        if before.file_hashes[path] != after.file_hashes[path]:
+            changes.append(f"content changed: {path}")
+    if before.git_dir is not None and before.git_dir == after.git_dir:
+        changes += _file_changes(f"{before.git_dir}/", before.git_files, after.git_files)
+    if before.config_files:
+        changes += _file_changes("git config file ", before.config_files, after.config_files)
+    return changes
+
+
+def verify_unchanged(before: WorktreeSnapshot, exclude: Path | None = None) -> list[str]:
+    """Differences since `before`; empty when nothing changed.
+
+    The git directory and the config files are read first, byte by byte; if any of them
+    changed, those changes are returned and git is never run (a planted `core.fsmonitor` or
+    hook must not run inside the check). Otherwise git is asked for HEAD, index and status.
+    """
+    direct = _direct_changes(before)
+    if direct:
+        return direct
+    after = snapshot_worktree(before.toplevel, exclude)
+    if after is None:
+        return ["the work tree is no longer a git repository"]
+    return compare_snapshots(before, after)

@@ -1,0 +1,293 @@
+"""Escaped descendants: mergegate as subreaper, a tag on every agent's tree, and a sweep that
+kills what an agent left behind when its run ends.
+
+A process group is not a tree. An agent can leave its group and session (`setsid`), its parent
+(a double fork) and ignore SIGHUP (`nohup`); the group sweep in `_groups` then misses it and it
+outlives the run (an approved review once left `setsid sleep 778` running). Three mechanisms
+find such a process:
+
+* **Subreaper.** `become_subreaper()` sets `PR_SET_CHILD_SUBREAPER` on the mergegate process
+  (Linux ≥ 3.4) the first time it supervises. An orphan of an agent's tree is then reparented
+  to mergegate instead of init: it stays our descendant, and its zombie is ours to reap (a
+  container whose init does not reap does not fill with zombies of killed escapees).
+* **Tag.** Every supervised child gets `MERGEGATE_TREE` with a fresh tag for its run appended
+  (colon-separated, so a nested mergegate's agents carry the outer tags too). Descendants
+  inherit it through fork, exec and `setsid`; `/proc/<pid>/environ` shows it whoever the parent
+  is now, and whether or not mergegate is a subreaper.
+* **Observation.** While the run lasts its tree is walked every `OBSERVE_S` and each descendant
+  is remembered by (pid, start time), so one that later clears its environment (`env -i`) is
+  still known if it was seen attached.
+
+`RunTree.sweep` kills the processes that started after the run's leader and carry its tag,
+were seen in its tree, or are in its process group or session (the leader's session: a job
+control `setpgid` stays in it) — and every process below them — with
+SIGTERM, the grace, SIGKILL, each signal sent through a pidfd after checking the recorded
+start time (never to a recycled pid). It reaps, by pid, only zombies it can attribute to the
+run; it never calls `waitpid(-1)`, which would steal the exit status of a `subprocess.Popen`
+child (ours, or a library user's).
+
+The children the supervisor starts are registered under one lock held across `Popen`
+(`registering`), and a sweep takes the same lock to choose its targets, so it never sees a
+child that was forked and not yet registered, and never signals or reaps a registered one. The
+processes of another live run carry another tag and are left to that run.
+
+Not caught: an escapee that leaves the session and clears its environment before its tree is
+first observed (a cgroup per run would catch it; docs/sandbox.md says why this is not a
+cgroup). Such a process that exits on its own before the sweep stays an unreaped zombie of
+mergegate (it holds a pid, nothing runs): it cannot be told from a child the importing program
+started itself, whose exit status a reap would steal. Without /proc (not Linux) the sweep does
+nothing and the group sweep is all there is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+from mergegate.processes._groups import KILL_WAIT_S, POLL_S, ProcStat, proc_stat, process_table
+
+__all__ = [
+    "OBSERVE_S",
+    "TREE_ENV",
+    "RunTree",
+    "become_subreaper",
+    "forget_child",
+    "is_subreaper",
+    "new_tag",
+    "registering",
+    "tag_environment",
+]
+
+TREE_ENV = "MERGEGATE_TREE"
+"""The variable that carries the tags of the supervised runs a process descends from."""
+OBSERVE_S = 0.5
+"""How often a running agent's tree is walked (a full /proc scan costs a few milliseconds)."""
+
+_PR_SET_CHILD_SUBREAPER = 36
+_PR_GET_CHILD_SUBREAPER = 37
+
+_registry_lock = threading.Lock()
+_children: set[int] = set()
+_flag_lock = threading.Lock()
+_subreaper_pids: set[int] = set()
+"""The pid the flag was set for: a forked child of mergegate is not a subreaper until it asks."""
+
+
+def _prctl(option: int, arg: object) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(option, arg, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def become_subreaper() -> bool:
+    """Make this process the subreaper of its descendants, once; True if it is one.
+
+    Idempotent and thread-safe. The flag belongs to the process, not to mergegate: an importing
+    program that supervises agents also becomes the parent of orphans of *any* of its children
+    (see docs/sandbox.md); mergegate reaps only those it can attribute to its own runs.
+    """
+    with _flag_lock:
+        if os.getpid() in _subreaper_pids:
+            return True
+        if _prctl(_PR_SET_CHILD_SUBREAPER, 1):
+            _subreaper_pids.add(os.getpid())
+            return True
+        return False
+
+
+def is_subreaper() -> bool:
+    """What the kernel says (`PR_GET_CHILD_SUBREAPER`); False off Linux."""
+    value = ctypes.c_int(0)
+    return _prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(value)) and value.value == 1
+
+
+@contextlib.contextmanager
+def registering() -> Iterator[Callable[[int], None]]:
+    """Hold the registry lock across a `Popen`; register the child's pid before leaving."""
+    with _registry_lock:
+        yield _children.add
+
+
+def forget_child(pid: int) -> None:
+    """The child was reaped by its `Popen`: its pid may be reused from now on."""
+    with _registry_lock:
+        _children.discard(pid)
+
+
+def new_tag() -> str:
+    return f"{os.getpid()}.{uuid.uuid4().hex[:16]}"
+
+
+def tag_environment(env: Mapping[str, str], tag: str) -> dict[str, str]:
+    """`env` with `tag` appended to `MERGEGATE_TREE`."""
+    tagged = dict(env)
+    previous = tagged.get(TREE_ENV)
+    tagged[TREE_ENV] = f"{previous}:{tag}" if previous else tag
+    return tagged
+
+
+def _carries(pid: int, tag: bytes) -> bool:
+    """True when `pid`'s environment has `tag` in `MERGEGATE_TREE` (unreadable: False)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return False
+    prefix = TREE_ENV.encode() + b"="
+    for entry in raw.split(b"\0"):
+        if entry.startswith(prefix):
+            return tag in entry[len(prefix) :].split(b":")
+    return False
+
+
+def _descendants(roots: Iterable[int], table: Mapping[int, ProcStat]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid, stat in table.items():
+        children.setdefault(stat.ppid, []).append(pid)
+    found: set[int] = set()
+    stack = list(roots)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _signal(pid: int, start_ticks: int, sig: int) -> None:
+    """Signal `pid` only if it is still the process that started at `start_ticks`."""
+    fd: int | None = None
+    with contextlib.suppress(OSError):
+        fd = os.pidfd_open(pid)  # pins the process: the check below cannot go stale
+    try:
+        stat = proc_stat(pid)
+        if stat is None or stat.start_ticks != start_ticks:
+            return
+        if fd is not None:
+            signal.pidfd_send_signal(fd, sig)
+        else:
+            os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _running(pid: int, start_ticks: int) -> bool:
+    stat = proc_stat(pid)
+    return stat is not None and stat.state != "Z" and stat.start_ticks == start_ticks
+
+
+class RunTree:
+    """The processes of one supervised run, for the sweep when the run ends."""
+
+    def __init__(self, leader: int, tag: str, leader_start: int | None) -> None:
+        self.leader = leader
+        self.tag = tag.encode()
+        self.leader_start = leader_start
+        self.seen: dict[int, int] = {}
+        """Every descendant of the leader seen while it ran: pid -> start ticks."""
+        # The first walk waits a period: a run shorter than that has nothing to remember that
+        # its tag, group and session do not already tell (and pays no /proc scan for it).
+        self._next_observe = time.monotonic() + OBSERVE_S
+
+    def observe(self, now: float) -> None:
+        """Remember the leader's current descendants (at most every `OBSERVE_S`)."""
+        if self.leader_start is None or now < self._next_observe:
+            return
+        self._next_observe = now + OBSERVE_S
+        table = process_table()
+        if table is None:
+            return
+        for pid in _descendants([self.leader], table):
+            self.seen[pid] = table[pid].start_ticks
+
+    def sweep(self, pgid: int, grace_s: float) -> int:
+        """Kill what is left of the run outside the leader; returns how many were running."""
+        if self.leader_start is None:
+            return 0
+        with _registry_lock:
+            table = process_table()
+            targets = self._targets(table, pgid) if table is not None else {}
+        if table is not None:
+            self._reap(targets, pgid, table)  # what the group sweep killed
+        if not targets:
+            return 0
+        for pid, start in targets.items():
+            _signal(pid, start, signal.SIGTERM)
+        self._wait(targets, pgid, time.monotonic() + grace_s)
+        for pid, start in targets.items():
+            if _running(pid, start):
+                _signal(pid, start, signal.SIGKILL)
+        self._wait(targets, pgid, time.monotonic() + KILL_WAIT_S)
+        return len(targets)
+
+    def _targets(self, table: Mapping[int, ProcStat], pgid: int) -> dict[int, int]:
+        """Running processes of this run, and everything below them (registry lock held)."""
+        me = os.getpid()
+        floor = self.leader_start or 0
+
+        def eligible(pid: int) -> bool:
+            stat = table[pid]
+            return (
+                pid != me
+                and pid not in _children
+                and stat.state != "Z"
+                and stat.start_ticks >= floor
+            )
+
+        roots = {
+            pid
+            for pid, stat in table.items()
+            if eligible(pid)
+            and (
+                pgid in (stat.pgid, stat.sid)  # the run's group, or its session
+                or self.seen.get(pid) == stat.start_ticks
+                or _carries(pid, self.tag)
+            )
+        }
+        found = roots | _descendants(roots, table)
+        return {pid: table[pid].start_ticks for pid in found if pid in table and eligible(pid)}
+
+    def _wait(self, targets: Mapping[int, int], pgid: int, deadline: float) -> None:
+        """Until no target runs (or the deadline), reaping the run's zombies that are ours."""
+        while True:
+            self._reap(targets, pgid)
+            if not any(_running(pid, start) for pid, start in targets.items()):
+                return
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(POLL_S)
+
+    def _reap(
+        self, targets: Mapping[int, int], pgid: int, table: Mapping[int, ProcStat] | None = None
+    ) -> None:
+        """`waitpid` each zombie child of ours that belongs to this run, by pid."""
+        table = process_table() if table is None else table
+        if table is None:
+            return
+        me = os.getpid()
+        for pid, stat in table.items():
+            if stat.ppid != me or stat.state != "Z":
+                continue
+            ours = (
+                pgid in (stat.pgid, stat.sid)
+                or targets.get(pid) == stat.start_ticks
+                or self.seen.get(pid) == stat.start_ticks
+            )
+            with _registry_lock:
+                if ours and pid not in _children:
+                    with contextlib.suppress(ChildProcessError):
+                        os.waitpid(pid, os.WNOHANG)
