@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -137,7 +138,7 @@ def test_sigkill_at_random_moments_then_resume_converges(tmp_path: Path) -> None
         )
     code, out = finished or _finish(proc)
     assert len(kills) >= KILLS, f"the run finished after only {len(kills)} kills"
-    assert code == 0, out
+    assert code == 0, [(u["id"], u["status"], u["reason"]) for u in out["units"]] + [out["message"]]
     assert out["status"] == "completed"
     run_id = out["run_id"]
     # every unit merged exactly once
@@ -148,17 +149,23 @@ def test_sigkill_at_random_moments_then_resume_converges(tmp_path: Path) -> None
     assert git(repo, "rev-parse", f"{out['into']}^{{tree}}") == git(
         ref_repo, "rev-parse", f"{ref['into']}^{{tree}}"
     )
-    # no completed review ran twice: a review id (a deterministic nonce) seen twice must have
-    # been in flight (started, and not yet recorded) when a kill came
+    # no completed review ran twice: an attempt folder run again (`-rerunN`) must belong to
+    # an attempt that was in flight (started, and not yet recorded) when a kill came
     runs: dict[str, list[dict[str, Any]]] = {}
     for entry in events(crash_dir, "rev-x"):
-        runs.setdefault(entry["review_id"], []).append(entry)
-    for review_id, entries in runs.items():
+        runs.setdefault(re.sub(r"-rerun\d+$", "", entry["attempt"]), []).append(entry)
+    assert runs
+    for attempt, entries in runs.items():
         starts = sorted(e["time"] for e in entries if e["event"] == "start")
         ends = sorted(e["time"] for e in entries if e["event"] == "end")
         for first_start, later_start in itertools.pairwise(starts):
             first_end = min([t for t in ends if t >= first_start], default=later_start)
-            assert any(first_start <= k <= first_end + 0.5 for k in kills), (review_id, entries)
-    # nothing left behind: no agent process, no work tree
+            assert any(first_start <= k <= first_end + 0.5 for k in kills), (attempt, entries)
+    # ... and no review folder (a review's records) was opened twice without a crash in it
+    lost = list(Path(out["run_dir"]).rglob("review*.lost-*"))
+    assert len(lost) <= len(kills)
+    # nothing left behind: no agent process, no work tree, no throwaway checkout
     assert _agents_alive(str(crash_dir)) == []
     assert git(repo, "worktree", "list").count("\n") == 0
+    leftovers = state / "worktrees" / run_id
+    assert not leftovers.exists() or list(leftovers.iterdir()) == []

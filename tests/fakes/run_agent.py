@@ -3,8 +3,9 @@
 Usage: run_agent.py SCRIPT.json STATE_DIR
 
 It works out where it is from what mergegate gives it: the unit from the task block in its
-prompt, else from its working directory (the unit's work tree is named after the unit), the task from `# Task <id>:` in the prompt (a
-fix prompt reuses the unit's last task), and the kind from the environment and prompt:
+prompt, else from its working directory (the unit's work tree is named after the unit), the
+task from `# Task <id>:` in the prompt (a fix prompt reuses the unit's last task), and the
+kind from the environment and prompt:
 `review` (MERGEGATE_REVIEW_ID is set), `fix` (a fix prompt) or `implement`.
 
 SCRIPT maps "<unit>/<task>" (or "*") to {"implement": [...], "fix": [...], "review": [...]};
@@ -14,7 +15,8 @@ Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt`; rev
 approves; fix rewrites that file.
 `{review_id}` in a text becomes the nonce mergegate asked for.
 
-Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, pid, time)
+Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, attempt (the
+attempt folder mergegate gave it), pid, time)
 to STATE_DIR/log.jsonl, so tests can check overlap and count invocations.
 """
 
@@ -69,6 +71,7 @@ def log(event: str) -> None:
         "task": task,
         "n": n,
         "review_id": review_id,
+        "attempt": str(pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).parent),
         "pid": os.getpid(),
         "time": time.time(),
     }

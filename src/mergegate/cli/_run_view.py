@@ -1,9 +1,10 @@
 """How `mergegate run` shows a run: a live table on a terminal, plain lines in CI.
 
-The live view has one row per unit: its phase, the task and step it is in, the elapsed time
-and the tokens its agents used; notices and results scroll above it. Plain mode prints one
-`mergegate: ...` line per event. Event text quotes agents and plans (untrusted): everything
-goes through `clean`, and through `rich.markup.escape` where markup is parsed.
+The live view has one row per unit: its phase, the task and step it is in, the elapsed time and
+the tokens its agents used (summed from `usage` events, where backends report tokens); notices
+and results scroll above it. Plain mode prints one `mergegate: ...` line per event. Event text
+quotes agents and plans (untrusted): everything goes through `clean`, and through
+`rich.markup.escape` where markup is parsed.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class _Row:
     phase: str
     task: str = ""
     step: str = "queued"
+    tokens: int = 0
     started: float = field(default_factory=time.monotonic)
 
 
@@ -49,16 +51,18 @@ class _LiveView:
 
     def _table(self) -> Table:
         table = Table(box=None, pad_edge=False, show_edge=False)
-        for column in ("unit", "phase", "task", "step", "elapsed"):
+        for column in ("unit", "phase", "task", "step", "elapsed", "tokens"):
             table.add_column(column)
         for unit, row in self.rows.items():
             elapsed = f"{time.monotonic() - row.started:5.0f}s"
-            table.add_row(
-                *(escape(clean(v, 40)) for v in (unit, row.phase, row.task, row.step)), elapsed
-            )
+            cells = (escape(clean(v, 40)) for v in (unit, row.phase, row.task, row.step))
+            table.add_row(*cells, elapsed, f"{row.tokens:,}" if row.tokens else "-")
         return table
 
     def __call__(self, event: RunEvent) -> None:
+        if event.kind == "usage":
+            self.rows.setdefault(event.unit, _Row(event.phase)).tokens += event.tokens
+            return
         if event.unit:
             row = self.rows.setdefault(event.unit, _Row(event.phase))
             row.phase = event.phase or row.phase
@@ -83,7 +87,12 @@ def open_run_view(
     if mode == "none":
         yield None, lambda: None
     elif mode == "plain":
-        yield (lambda event: write(_line(event))), lambda: None
+
+        def plain(event: RunEvent) -> None:
+            if event.kind != "usage":  # token counts are for the live table
+                write(_line(event))
+
+        yield plain, lambda: None
     else:
         view = _LiveView(console)
         with view.live:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import sys
@@ -11,15 +12,14 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from mergegate.atomic_files import read_json_validated
 from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
+from mergegate.cli.verify import load_plan
 from mergegate.config import Config, load_config, state_dir
 from mergegate.errors import UsageError
-from mergegate.plans import Plan
 
 if TYPE_CHECKING:
-    from mergegate.engine import RunOptions
+    from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions
 
 # The engine (and DBOS, ~0.3 s to import) is imported inside the commands, so every other
 # mergegate command starts as fast as before.
@@ -51,43 +51,30 @@ _PROGRESS = click.option(
 )
 
 
-def load_plan(path: Path) -> Plan:
-    """PLAN → the typed plan. (Until the importers land this reads the plan model as JSON;
-    the importers' `load_plan(path)` replaces this one function.)"""
-    if not path.is_file():
-        raise UsageError(f"no plan file at {path}")
-    return read_json_validated(path, Plan)
-
-
 def _agent(
-    name: str | None, cmd: str | None, conf_name: str | None, conf_cmd: str | None
-) -> dict[str, Any] | None:
+    name: str | None, cmd: str | None, conf_name: str | None = None, conf_cmd: str | None = None
+) -> AgentSpec | None:
     """Flags beat the config file as a pair."""
+    from mergegate.engine import AgentSpec
+
+    if name and cmd:
+        raise UsageError(f"give a name or a command, not both: {name!r} and {cmd!r}")
     if name or cmd:
-        return {"name": name, "cmd": cmd}
+        return AgentSpec(name=name, cmd=cmd)
     if conf_name or conf_cmd:
-        return {"name": conf_name, "cmd": conf_cmd}
+        return AgentSpec(name=conf_name, cmd=conf_cmd)
     return None
 
 
 def _options(config: Config, opts: dict[str, Any]) -> RunOptions:
     from mergegate.engine import RunOptions
 
-    run, review, agents = config.run, config.review, config.agents
-    return RunOptions(
-        concurrency=opts.get("concurrency") or run.concurrency,
-        review_mode=review.mode,
-        on_escalation=run.on_escalation,
-        fix_commits=opts.get("fix_commits") or run.fix_commits,
-        max_rounds=opts.get("max_rounds") or review.max_rounds,
+    return RunOptions.from_config(
+        config,
+        concurrency=opts.get("concurrency"),
         phase=opts.get("phase"),
-        agent_timeout_s=agents.default_timeout_s,
-        stall_timeout_s=agents.default_stall_timeout_s,
-        check_timeout_s=run.check_timeout_s,
-        run_wall_s=run.max_wall_s,
-        task_wall_s=run.task_wall_s,
-        max_tokens=run.max_tokens,
-        max_cost_usd=run.max_cost_usd,
+        max_rounds=opts.get("max_rounds"),
+        fix_commits=opts.get("fix_commits"),
     )
 
 
@@ -113,14 +100,25 @@ def _print_report(report: dict[str, Any]) -> None:
         f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
         f"into {report['into']}"
     )
+    click.echo(f"  {'phase/unit':<36} {'status':<20} {'merge':<12} reason")
     for unit in report["units"]:
         merge = (unit.get("merge_commit") or "-")[:12]
         reason = clean(unit.get("reason") or "", 160)
-        click.echo(
-            f"  {clean(unit['phase'], 30)}/{clean(unit['id'], 40)}  "
-            f"{unit['status']:<20} {merge:<12} {reason}".rstrip()
-        )
-    click.echo(f"reports: {report['run_dir']}")
+        where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
+        click.echo(f"  {where:<36} {unit['status']:<20} {merge:<12} {reason}".rstrip())
+    for phase in report["phases"]:
+        found = phase.get("verification")
+        if found:
+            click.echo(
+                f"  phase {clean(phase['id'], 30)} verification: {found['status']} — "
+                f"{clean(found['reason'], 200)}"
+            )
+            click.echo(f"    report: {clean(found['report'], 1000)}")
+            if found.get("questions"):
+                click.echo(f"    open: {clean(', '.join(found['questions']), 400)}")
+    if report.get("message"):
+        click.echo(f"  {clean(report['message'], 400)}")
+    click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
 
 
 def _emit(report: dict[str, Any], fmt: str) -> None:
@@ -140,14 +138,39 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
         return execute_run(state, run_id, config, listener=listener, human=human, tick=tick)
 
 
+def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
+    from mergegate.engine import RunAgents
+
+    review = config.review
+    implementer = _agent(
+        opts["implementer"], opts["implementer_cmd"], review.implementer, review.implementer_cmd
+    )
+    if implementer is None:
+        raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
+    return RunAgents(
+        implementer=implementer,
+        reviewer=_agent(
+            opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd
+        ),
+        verifier=_agent(opts["verifier"], opts["verifier_cmd"]),
+    )
+
+
 @click.command("run")
-@click.argument("plan_file", metavar="PLAN", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("plan_file", metavar="PLAN", type=click.Path(path_type=Path))
 @click.option(
     "--implementer", default=None, help="Implementer backend (default: review.implementer)."
 )
 @click.option("--implementer-cmd", default=None, help='Implementer as a program: "PROGRAM ARGS".')
 @click.option("--reviewer", default=None, help="Reviewer backend (default: review.reviewer).")
 @click.option("--reviewer-cmd", default=None, help='Reviewer as a program: "PROGRAM ARGS".')
+@click.option(
+    "--verifier",
+    default=None,
+    help="Verifier agent for criteria in prose at each phase boundary (default: none; "
+    "they are left to a person, never passed).",
+)
+@click.option("--verifier-cmd", default=None, help='Verifier as a program: "PROGRAM ARGS".')
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 64),
@@ -181,39 +204,39 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
 @click.pass_context
 def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     """Execute PLAN: implementer agents, a two-stage review after every task, bounded fix
-    rounds, and one --no-ff merge per unit into the integration branch.
+    rounds, one --no-ff merge per unit into the integration branch, and a verification of
+    every phase before the next one starts.
+
+    PLAN is anything `mergegate plan show` reads (a GSD `.planning` tree, a superpowers or
+    spectacular plan, a native YAML plan) or a JSON file of the plan model.
 
     \b
-    Exit codes: 0 every unit merged; 2 usage error; 3 a review stayed undecidable;
-    4 agent failure (or cancelled); 5 escalated to a person, or waiting for one.
+    Exit codes: 0 every unit merged and every phase verified; 2 usage error; 3 a review
+    stayed undecidable; 4 agent failure (or cancelled); 5 escalated to a person, or waiting
+    for one (a checkpoint, or a phase whose verification did not pass).
     """
     from mergegate.engine import RunRequest, create_run, dry_run_lines
 
     config = load_config(opts["repo"])
-    plan = load_plan(plan_file)
+    loaded = load_plan(plan_file)
     options = _options(config, opts)
     if opts["dry_run"]:
-        for line in dry_run_lines(plan, options):
-            click.echo(line)
+        for line in dry_run_lines(loaded.plan, options):
+            indent = len(line) - len(line.lstrip(" "))  # plan text is cleaned, the layout kept
+            click.echo(" " * indent + clean(line, 2000))
         ctx.exit(0)
     _require_terminal_for_manual(config)
-    review = config.review
-    implementer = _agent(
-        opts["implementer"], opts["implementer_cmd"], review.implementer, review.implementer_cmd
-    )
-    if implementer is None:
-        raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
-    reviewer = _agent(opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd)
+    agents = _agents(config, opts)
     state = state_dir(config)
     record = create_run(
         RunRequest(
-            plan=plan,
+            plan=loaded.plan,
             repo=opts["repo"],
             state_dir=state,
-            implementer=implementer,
-            reviewer=reviewer,
+            agents=agents,
             options=options,
-            plan_path=str(plan_file),
+            plan_path=loaded.path,
+            plan_root=loaded.root,
             into=opts["into"],
         )
     )
@@ -223,11 +246,37 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     ctx.exit(int(report["exit_code"] or 0))
 
 
-def _parse_answer(text: str) -> tuple[str, str]:
-    key, sep, answer = text.rpartition("=")
-    if not sep or not key:
-        raise UsageError(f"--answer {text!r}: expected TASK=approve|reject")
-    return key, answer
+def _answers(opts: dict[str, Any]) -> Answers:
+    from mergegate.engine import Answers
+
+    checkpoints, criteria = [], []
+    for text in opts["answers"]:
+        key, sep, answer = text.rpartition("=")
+        answer = answer.strip().lower()
+        if not sep or not key.strip():
+            raise UsageError(f"--answer {text!r}: expected TASK=approve|reject or ID=pass|fail")
+        if answer in ("approve", "reject"):
+            checkpoints.append((key.strip(), answer))
+        elif answer in ("pass", "fail"):
+            criteria.append((key.strip(), answer))
+        else:
+            raise UsageError(f"--answer {text!r}: the answer is approve, reject, pass or fail")
+    if opts["accept_gaps"] and not (opts["reason"] or "").strip():
+        raise UsageError("--accept-gaps needs --reason TEXT: say why the gaps are acceptable")
+    return Answers(
+        checkpoints=checkpoints,
+        criteria=criteria,
+        accept_gaps=opts["reason"].strip() if opts["accept_gaps"] else None,
+        note=opts["note"],
+        who=opts["who"] or _login(),
+    )
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
 
 
 @click.command("resume")
@@ -236,20 +285,29 @@ def _parse_answer(text: str) -> tuple[str, str]:
     "--answer",
     "answers",
     multiple=True,
-    help="A checkpoint's answer: TASK=approve|reject (or UNIT/TASK=...).",
+    metavar="KEY=ANSWER",
+    help="A checkpoint task's answer, TASK=approve|reject (or UNIT/TASK=...); or an open "
+    "criterion's, ID=pass|fail, of the phase whose verification stopped the run.",
 )
 @click.option("--note", default="", help="A note recorded with the answers.")
+@click.option("--who", default=None, help="Who answers (default: the login name).")
+@click.option(
+    "--accept-gaps",
+    is_flag=True,
+    help="Complete the stopped phase with its gaps (needs --reason; never recorded as passed).",
+)
+@click.option("--reason", default=None, help="Why the gaps are accepted.")
 @_REPO
 @_FORMAT
 @_PROGRESS
 @click.pass_context
 def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
-    """Continue RUN after a crash or a stop, or answer its checkpoint tasks and go on."""
-    from mergegate.engine import answer_checkpoints
+    """Continue RUN after a crash or a stop; with answers, record them first and go on from
+    where the run waited for a person."""
+    from mergegate.engine import prepare_resume
 
     state = state_dir(load_config(opts["repo"]))
-    parsed = [(*_parse_answer(a), opts["note"]) for a in opts["answers"]]
-    record = answer_checkpoints(state, run_id, parsed)
+    record = prepare_resume(state, run_id, _answers(opts))
     config = load_config(Path(record.repo))
     _require_terminal_for_manual(config)
     report = _execute(config, state, run_id, opts)

@@ -1,33 +1,39 @@
 """The run engine (layer L3): `mergegate run` executes a plan with implementer agents, a strict
-two-stage review after every task, bounded fix rounds and exactly-once merges, on durable
-state (`mergegate.store`). See docs/run.md.
+two-stage review after every task (through `mergegate.review`'s steps), bounded fix rounds,
+exactly-once merges and a verification at every phase boundary (`mergegate.verify`), on
+durable state (`mergegate.store`). See docs/run.md.
 """
 
 from __future__ import annotations
 
+from mergegate.engine._agents import AgentSpec, Budget, Metered, RunAgents, build_backend
 from mergegate.engine._api import (
+    Answers,
     RunRequest,
-    answer_checkpoints,
     cancel_run,
     create_run,
     dry_run_lines,
     execute_run,
     kill_orphans,
     list_runs,
+    prepare_resume,
     run_report,
 )
-from mergegate.engine._backends import AgentSpec, make_backend
-from mergegate.engine._plan import compute_waves, task_spec, validate_plan
+from mergegate.engine._plan import compute_waves, task_checks, task_spec, validate_plan
 from mergegate.engine._runtime import RunOptions
 from mergegate.engine.events import EventSink, RunEvent
 
 __all__ = [
     "AgentSpec",
+    "Answers",
+    "Budget",
     "EventSink",
+    "Metered",
+    "RunAgents",
     "RunEvent",
     "RunOptions",
     "RunRequest",
-    "answer_checkpoints",
+    "build_backend",
     "cancel_run",
     "compute_waves",
     "create_run",
@@ -35,8 +41,9 @@ __all__ = [
     "execute_run",
     "kill_orphans",
     "list_runs",
-    "make_backend",
+    "prepare_resume",
     "run_report",
+    "task_checks",
     "task_spec",
     "validate_plan",
 ]

@@ -1,28 +1,27 @@
 """What the CLI calls: create a run, execute or resume it, answer, cancel, report.
 
-One run executes per process: `execute` installs the run's `Runtime`, launches the durable
+One run executes per process: `execute_run` installs the run's `Runtime`, launches the durable
 engine on the run's own database (which recovers whatever a crash left pending), starts the
 current generation's run workflow unless it exists, waits for it and writes the summary.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.config import Config
 from mergegate.decisions import ExitCode
-from mergegate.engine._backends import AgentSpec, make_backend
+from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
 from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
-from mergegate.engine._steps import RESULT_FILE
 from mergegate.engine._summary import (
     PLAN_SNAPSHOT,
     build_report,
@@ -30,17 +29,17 @@ from mergegate.engine._summary import (
     run_outcome,
     write_run_summary,
 )
+from mergegate.engine._verification import acceptance_path, answers_ledger, verification_dir
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.errors import UsageError
 from mergegate.git import (
-    GitError,
     branch_tip,
     checked_out_branches,
     create_branch,
     head_commit,
-    prune_worktrees,
-    remove_worktree,
+    remove_tree,
+    remove_workspace,
     repository_root,
     valid_branch_name,
 )
@@ -57,16 +56,18 @@ from mergegate.store import (
     new_run_id,
     sqlite_url,
 )
+from mergegate.verify import GapAcceptance, answers_for, latest_result, record_answer
 
 __all__ = [
+    "Answers",
     "RunRequest",
-    "answer_checkpoints",
     "cancel_run",
     "create_run",
     "dry_run_lines",
     "execute_run",
     "kill_orphans",
     "list_runs",
+    "prepare_resume",
     "run_report",
 ]
 
@@ -78,19 +79,17 @@ class RunRequest:
     plan: Plan
     repo: Path
     state_dir: Path
-    implementer: AgentSpec
-    reviewer: AgentSpec | None
+    agents: RunAgents
     options: RunOptions
-    plan_path: str | None = None
+    plan_path: Path | None = None
+    """The plan as given (file or directory): keys the answers ledger `verify` shares."""
+    plan_root: Path | None = None
+    """The directory the plan's source paths are relative to (GSD write-back)."""
     into: str | None = None
     run_id: str | None = None
 
 
 # ---------------------------------------------------------------- creating a run
-
-
-def _repo_root(path: Path) -> Path:
-    return repository_root(path)
 
 
 def _integration_branch(repo: Path, run_id: str, into: str | None) -> tuple[str, str]:
@@ -120,22 +119,23 @@ def create_run(request: RunRequest) -> RunRecord:
     """Validate the plan, make the integration branch and the run's folder; the run's card."""
     validate_plan(request.plan)
     selected_phases(request.plan, request.options.phase)
-    if request.reviewer is None and request.options.review_mode != "off":
+    if not request.agents.reviewer and request.options.review_mode != "off":
         raise UsageError(
             "no reviewer: pass --reviewer NAME or --reviewer-cmd (or set review.mode = off)"
         )
-    repo = _repo_root(request.repo)
+    repo = repository_root(request.repo)
     run_id = request.run_id or new_run_id()
     into, base = _integration_branch(repo, run_id, request.into)
     record = RunRecord(
         run_id=run_id,
-        plan=request.plan.title or request.plan_path or "(untitled plan)",
-        plan_path=request.plan_path,
+        plan=request.plan.title or str(request.plan_path or "") or "(untitled plan)",
+        plan_path=str(request.plan_path.resolve()) if request.plan_path else None,
+        plan_root=str(request.plan_root.resolve()) if request.plan_root else None,
         repo=str(repo),
         into=into,
         base_sha=base,
-        agents={"implementer": request.implementer, "reviewer": request.reviewer},
-        options=request.options.to_dict(),
+        agents=request.agents.model_dump(mode="json"),
+        options=request.options.model_dump(mode="json"),
     )
     store = RunStore(request.state_dir)
     store.create(record)
@@ -166,6 +166,7 @@ def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
                     kind = f" [{task.type}]" if task.is_checkpoint else ""
                     lines.append(f"      task {task.id}: {task.name}{kind}")
                     lines += [f"        check: {c.run}" for c in task_checks(task)]
+        lines.append(f"  then: verify phase {phase.id} on the integration branch")
     lines.append(
         f"review: {options.review_mode}; fix commits: {options.fix_commits}; "
         f"on escalation: {options.on_escalation}"
@@ -180,55 +181,59 @@ def _engine_config(store: RunStore, run_id: str, options: RunOptions) -> EngineC
     return EngineConfig(sqlite_url(store.database_path(run_id)), concurrency=options.concurrency)
 
 
+def _live_folders(run_dir: Path) -> list[Path]:
+    """The folders where a process may still run: units that had not finished, and the
+    phases' verifications."""
+    found = list(run_dir.glob("*/verify"))
+    for unit_file in run_dir.glob("*/*/unit.json"):
+        try:
+            status = json.loads(unit_file.read_text("utf-8")).get("status")
+        except (OSError, ValueError):
+            status = None
+        if status in (None, "running", "ready", "pending"):
+            found.append(unit_file.parent)
+    return found
+
+
 def kill_orphans(run_dir: Path) -> int:
     """Kill agent and check process groups a crashed orchestrator left running: every
-    recorded process of an attempt without a result. Returns how many were signalled."""
+    recorded process of an unfinished unit or a verification whose leader is still the
+    same process (`kill_recorded_group` checks). Returns how many were signalled."""
     killed = 0
-    attempts = run_dir.glob("*/*/*/attempts/*/process.json")  # <phase>/<unit>/<task>/…
-    checks = run_dir.glob("*/*/*/checks/*/*/process.json")
-    for record_file in (*attempts, *checks):
-        if (record_file.parent / RESULT_FILE).exists():
-            continue
-        try:
-            record = ProcessRecord.model_validate_json(record_file.read_text("utf-8"))
-        except ValueError:
-            continue
-        if kill_recorded_group(record):
-            killed += 1
+    for folder in _live_folders(run_dir):
+        for record_file in folder.rglob("process.json"):
+            try:
+                record = ProcessRecord.model_validate_json(record_file.read_text("utf-8"))
+            except (OSError, ValueError):
+                continue
+            if kill_recorded_group(record):
+                killed += 1
     return killed
 
 
 def _runtime(
     store: RunStore, record: RunRecord, config: Config, events: EventSink, human: Human | None
 ) -> Runtime:
-    implementer = make_backend(record.agents.get("implementer"), config)
+    agents = RunAgents.model_validate(record.agents)
+    implementer = build_backend(agents.implementer, config)
     if implementer is None:
         raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
+    reviewer = build_backend(agents.reviewer, config)
+    fresh = build_backend(AgentSpec(name=config.review.fresh_implementer), config)
     return Runtime(
         record=record,
         store=store,
         plan=load_plan_snapshot(store, record.run_id),
         repo=Path(record.repo),
         config=config,
-        options=RunOptions.from_dict(record.options),
+        options=RunOptions.model_validate(record.options),
         implementer=implementer,
-        reviewer=make_backend(record.agents.get("reviewer"), config),
+        reviewer=reviewer,
+        verifier=build_backend(agents.verifier, config),
+        fresh_implementer=fresh,
         events=events,
         human=human,
     )
-
-
-def _seed_usage(rt: Runtime) -> None:
-    for path in rt.run_dir.rglob(RESULT_FILE):
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
-            continue
-        usage = data.get("usage") if isinstance(data, dict) else None
-        if isinstance(usage, dict):
-            rt.usage.add(
-                sum(int(v) for v in usage.values() if isinstance(v, int)), data.get("cost_usd")
-            )
 
 
 def execute_run(
@@ -248,13 +253,14 @@ def execute_run(
     kill_orphans(store.run_dir(run_id))
     events = EventSink(listener)
     rt = _runtime(store, record, config, events, human)
+    remove_tree(rt.checkouts)  # throwaway checkouts of a crashed process: nothing runs in them
     if rt.options.review_mode == "off":
         events.notice_once(
             "review is off (review.mode = off): tasks merge on implementer success "
             "and passing checks"
         )
-    if rt.options.max_tokens is not None or rt.options.max_cost_usd is not None:
-        _seed_usage(rt)  # budgets count what earlier processes of this run spent
+    assert rt.budget is not None
+    rt.budget.seed()  # budgets count what earlier processes of this run spent
     install(rt)
     engine = DurableEngine(_engine_config(store, run_id, rt.options))
     wf_id = f"{run_id}/g{record.generation}"
@@ -267,7 +273,17 @@ def execute_run(
     finally:
         engine.shutdown()
         uninstall()
+        _tidy(rt)
     return _finish(store, run_id, state, message)
+
+
+def _tidy(rt: Runtime) -> None:
+    """Remove what only a running process uses: the throwaway checkouts and the write-back
+    work tree (the units' work trees stay: they belong to units a person must look at)."""
+    remove_tree(rt.checkouts)
+    remove_tree(rt.worktrees / ".writeback")
+    with contextlib.suppress(OSError):
+        rt.worktrees.rmdir()  # only when empty
 
 
 def _failure_message(engine: DurableEngine, wf_id: str, state: str | None) -> str:
@@ -285,9 +301,8 @@ def _finish(store: RunStore, run_id: str, state: str | None, message: str) -> di
     cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
     if cancelled:
         record.status = RunState.CANCELLED
-    report = build_report(store, run_id) if not cancelled else None
-    units = (report or build_report(store, run_id))["units"]
-    status, code = run_outcome(units, cancelled)
+    report = build_report(store, run_id)
+    status, code = run_outcome(report["units"], report["phases"], cancelled)
     if state == WorkflowState.ERROR:
         status, code = RunState.FAILED, ExitCode.AGENT_FAILURE
     record.status, record.exit_code = status, int(code)
@@ -299,43 +314,96 @@ def _finish(store: RunStore, run_id: str, state: str | None, message: str) -> di
     return report
 
 
-# ---------------------------------------------------------------- people, cancel, queries
+# ---------------------------------------------------------------- people
 
 
-def answer_checkpoints(
-    state_dir: Path, run_id: str, answers: list[tuple[str, str, str]]
-) -> RunRecord:
-    """Record people's answers (`UNIT/TASK` or `TASK`, approve|reject, note) and, when the
-    run waits for a person, start its next generation. Unknown tasks are a usage error."""
+@dataclass(frozen=True)
+class Answers:
+    """What a person says on `resume`: checkpoint answers (`TASK` or `UNIT/TASK` → approve or
+    reject), answers to open criteria of the phase the run waits at (`ID` → pass or fail),
+    and an acceptance of that phase's gaps (a reason)."""
+
+    checkpoints: Sequence[tuple[str, str]] = ()
+    criteria: Sequence[tuple[str, str]] = ()
+    accept_gaps: str | None = None
+    note: str = ""
+    who: str = "unknown"
+
+
+def prepare_resume(state_dir: Path, run_id: str, answers: Answers) -> RunRecord:
+    """Record a person's answers, and start the next generation of a run that waits for a
+    person (it goes on from where it stopped). Unknown tasks or criteria are a usage error."""
     store = RunStore(state_dir)
     record = store.load(run_id)
     plan = load_plan_snapshot(store, run_id)
-    path = store.run_dir(run_id) / "answers.json"
-    known = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-    for key, answer, note in answers:
-        if answer not in ("approve", "reject"):
-            raise UsageError(f"--answer {key}={answer}: the answer must be approve or reject")
-        full = _checkpoint_key(plan, key)
-        known[full] = {"answer": answer, "note": note, "at": time.time()}
-    write_json_atomic(path, known)
-    if answers and record.status == RunState.WAITING_FOR_HUMAN:
+    run_dir = store.run_dir(run_id)
+    if answers.checkpoints:
+        _record_checkpoints(run_dir, plan, answers.checkpoints, answers.note)
+    if answers.criteria or answers.accept_gaps:
+        phase_id = _waiting_phase(run_dir, plan, record)
+        if answers.criteria:
+            _record_criteria(store, record, phase_id, answers)
+        if answers.accept_gaps:
+            gaps = GapAcceptance(reason=answers.accept_gaps, who=answers.who, at=_now())
+            write_json_atomic(acceptance_path(run_dir, phase_id), gaps)
+    if record.status == RunState.WAITING_FOR_HUMAN:
         record.generation += 1
         record.status, record.exit_code, record.finished = RunState.RUNNING, None, None
         store.save(record)
     return record
 
 
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def _record_checkpoints(
+    run_dir: Path, plan: Plan, given: Sequence[tuple[str, str]], note: str
+) -> None:
+    path = run_dir / "answers.json"
+    known = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    for key, answer in given:
+        if answer not in ("approve", "reject"):
+            raise UsageError(f"--answer {key}={answer}: the answer must be approve or reject")
+        known[_checkpoint_key(plan, key)] = {"answer": answer, "note": note, "at": time.time()}
+    write_json_atomic(path, known)
+
+
 def _checkpoint_key(plan: Plan, key: str) -> str:
     matches = []
-    for phase in plan.phases:
-        for unit in phase.units:
-            for task in unit.tasks:
-                if task.is_checkpoint and key in (task.id, f"{unit.id}/{task.id}"):
-                    matches.append(f"{unit.id}/{task.id}")
+    for unit, task in plan.tasks():
+        if task.is_checkpoint and key in (task.id, f"{unit.id}/{task.id}"):
+            matches.append(f"{unit.id}/{task.id}")
     if len(matches) != 1:
         what = "no checkpoint task" if not matches else "more than one checkpoint task"
         raise UsageError(f"--answer {key!r}: {what} has that id (use UNIT/TASK)")
     return matches[0]
+
+
+def _waiting_phase(run_dir: Path, plan: Plan, record: RunRecord) -> str:
+    """The phase whose verification stopped the run (answers and acceptances are for it)."""
+    for phase in reversed(selected_phases(plan, record.options.get("phase"))):
+        path = run_dir / phase.id / "phase.json"
+        if path.is_file():
+            verification = json.loads(path.read_text("utf-8")).get("verification")
+            if verification and verification["status"] not in ("passed", "complete_with_gaps"):
+                return phase.id
+    raise UsageError(
+        f"run {record.run_id} does not wait at a phase's verification: nothing to answer there"
+    )
+
+
+def _record_criteria(store: RunStore, record: RunRecord, phase_id: str, given: Answers) -> None:
+    run_dir = store.run_dir(record.run_id)
+    previous = latest_result(verification_dir(run_dir, phase_id, 1).parent)
+    if previous is None:
+        raise UsageError(f"phase {phase_id} has no verification to answer yet")
+    ledger = answers_ledger(store, record, phase_id)
+    for answer in answers_for(previous, given.criteria, note=given.note, who=given.who, at=_now()):
+        record_answer(ledger, answer)
+
+
+# ---------------------------------------------------------------- cancel, queries
 
 
 def cancel_run(state_dir: Path, run_id: str, *, clean: bool = False) -> dict[str, Any]:
@@ -360,17 +428,15 @@ def cancel_run(state_dir: Path, run_id: str, *, clean: bool = False) -> dict[str
 
 
 def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
+    """Remove the run's workspaces (and its throwaway checkouts); their paths."""
     root = store.root.parent / "worktrees" / record.run_id
     removed = []
     if root.is_dir():
         for path in sorted(root.iterdir()):
-            try:
-                remove_worktree(Path(record.repo), path)
-            except GitError:
-                shutil.rmtree(path, ignore_errors=True)
-            removed.append(str(path))
-        shutil.rmtree(root, ignore_errors=True)
-    prune_worktrees(Path(record.repo))
+            if not path.name.startswith("."):
+                removed.append(str(path))
+            remove_workspace(path)
+        remove_tree(root)
     return removed
 
 

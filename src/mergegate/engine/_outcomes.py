@@ -76,9 +76,15 @@ class UnitOutcome(_Value):
     reason: str = ""
     branch: str = ""
     worktree: str = ""
+    """The unit's workspace (a repository of its own, borrowing the user's objects)."""
+    base: str = ""
+    """The integration branch's commit the unit started from."""
     head: str = ""
     merge_commit: str | None = None
     tasks: list[TaskOutcome] = Field(default_factory=list)
     exit_code: int = 0
     escalation: str | None = None
     """The folder of the package a person needs (conflict, open findings)."""
+    started: float | None = None
+    finished: float | None = None
+    """When the unit started and finished its tasks (recorded; GSD summaries use them)."""

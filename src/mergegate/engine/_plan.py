@@ -8,7 +8,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mergegate.errors import UsageError
-from mergegate.plans import Check, Phase, Plan, Task, Unit
+from mergegate.plans import (
+    Check,
+    CycleError,
+    Phase,
+    Plan,
+    Severity,
+    Task,
+    Unit,
+    check_plan,
+    unit_waves,
+)
 
 __all__ = [
     "compute_waves",
@@ -22,30 +32,19 @@ __all__ = [
 
 
 def validate_plan(plan: Plan) -> None:
-    """Reject plans the engine cannot run, naming what is wrong (exit 2)."""
+    """Refuse a plan the engine cannot run, naming what is wrong (exit 2): every error of
+    `check_plan` (duplicate ids, unknown, circular or later-phase dependencies, units without
+    tasks, nothing to verify against), and ids that cannot name a folder or a branch."""
     if not plan.phases:
         raise UsageError("the plan has no phases")
-    seen_units: dict[str, str] = {}
-    for phase in plan.phases:
-        for unit in phase.units:
-            if unit.id in seen_units:
-                raise UsageError(
-                    f"unit id {unit.id!r} appears twice "
-                    f"(phases {seen_units[unit.id]!r} and {phase.id!r})"
-                )
-            seen_units[unit.id] = phase.id
-            _validate_ids(unit)
-    order = {p.id: i for i, p in enumerate(plan.phases)}
-    for phase in plan.phases:
-        for unit in phase.units:
-            for dep in unit.depends_on:
-                if dep not in seen_units:
-                    raise UsageError(f"unit {unit.id!r} depends on unknown unit {dep!r}")
-                if order[seen_units[dep]] > order[phase.id]:
-                    raise UsageError(
-                        f"unit {unit.id!r} depends on {dep!r}, which is in a later phase"
-                    )
-        compute_waves(phase)  # raises on a cycle
+    errors = [issue for issue in check_plan(plan) if issue.severity is Severity.ERROR]
+    if errors:
+        more = f" (and {len(errors) - 1} more: see mergegate plan check)" if len(errors) > 1 else ""
+        first = errors[0]
+        where = f" ({first.source})" if first.source else ""
+        raise UsageError(f"the plan cannot run: {first.message}{where}{more}")
+    for _, unit in plan.units():
+        _validate_ids(unit)
 
 
 def _validate_ids(unit: Unit) -> None:
@@ -58,29 +57,11 @@ def _validate_ids(unit: Unit) -> None:
 
 
 def compute_waves(phase: Phase) -> list[list[Unit]]:
-    """The phase's units in waves: a unit runs after every unit it depends on in this phase
-    (dependencies on earlier phases are already merged). A declared `wave` is a lower bound.
-    Each wave keeps plan order."""
-    units = {u.id: u for u in phase.units}
-    level: dict[str, int] = {}
-
-    def wave_of(unit: Unit, path: tuple[str, ...]) -> int:
-        if unit.id in level:
-            return level[unit.id]
-        if unit.id in path:
-            cycle = " -> ".join((*path, unit.id))
-            raise UsageError(f"phase {phase.id!r}: dependency cycle {cycle}")
-        deps = [units[d] for d in unit.depends_on if d in units]
-        value = max([wave_of(d, (*path, unit.id)) + 1 for d in deps] + [unit.wave or 1, 1])
-        level[unit.id] = value
-        return value
-
-    for unit in phase.units:
-        wave_of(unit, ())
-    waves: dict[int, list[Unit]] = {}
-    for unit in phase.units:
-        waves.setdefault(level[unit.id], []).append(unit)
-    return [waves[k] for k in sorted(waves)]
+    """The phase's units in run order (`mergegate.plans.unit_waves`); a cycle is exit 2."""
+    try:
+        return [list(wave) for wave in unit_waves(phase)]
+    except CycleError as exc:
+        raise UsageError(f"phase {phase.id!r}: {exc}") from None
 
 
 def selected_phases(plan: Plan, only: str | None) -> list[Phase]:
@@ -102,8 +83,9 @@ def phase_of_unit(plan: Plan, unit_id: str) -> Phase:
 
 
 def task_checks(task: Task) -> tuple[Check, ...]:
-    """The commands mergegate runs itself after the task: its checks and verify commands."""
-    return (*task.checks, *task.verify.commands)
+    """The commands mergegate runs itself after the task: its checks and verify commands
+    (a step the plan expects to fail, a test-first "red" step, is never an acceptance check)."""
+    return tuple(c for c in (*task.checks, *task.verify.commands) if not c.expect_failure)
 
 
 def task_spec(plan: Plan, phase: Phase, unit: Unit, task: Task) -> str:

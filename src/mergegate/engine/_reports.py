@@ -173,7 +173,8 @@ def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: dict[
         f"git merge --no-ff {rt.unit_branch(unit.id)}",
         "```",
         "",
-        f"The unit's work tree is kept at `{inline(str(rt.unit_worktree(unit.id)), 500)}`.",
+        f"The unit's workspace (a repository of its own) is kept at "
+        f"`{inline(str(rt.unit_worktree(unit.id)), 500)}`.",
     ]
     write_atomic(folder / "README.md", "\n".join(readme) + "\n")
     return folder

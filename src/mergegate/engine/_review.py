@@ -1,137 +1,177 @@
-"""The ONE adapter between the run engine and the review machinery.
+"""A task's review, run as durable steps over the review's own step API.
 
-`review_task` reviews one task's commit (base = the task's start commit, head = its commit,
-spec = the task block) with `mergegate.review.ReviewLoop`, and, in auto mode, drives its fix
-rounds. The loop's agent runs and fix commits go through `DurableBackend` and
-`DurableRepository`, so each reviewer attempt and each fix round is its own recorded step: a
-crash in round 2 replays round 1 from the record and re-runs only what was in flight.
+The review of one task is a `ReviewState` moved along by `mergegate.review`'s steps; here each
+of those steps — one reviewer attempt, or one fix round — is one recorded step of the task's
+workflow, and the state it returns is its recorded result:
 
-When the review steps over a serialisable state land (the engine-ready-structure issue), this
-function is the only place to switch.
+    state = None
+    while True:
+        out = review_step(call(state))     # the first step opens the review (start_review),
+        state = out["state"]               # the one that ends it closes it (finish_review)
+        if out["outcome"]: break
+
+A completed attempt or fix round is never run again: a replay gets its recorded state back.
+One that was in flight at a crash runs again: the review writes its records under a fresh
+attempt folder (never over the lost one); a fix round first puts the work tree back at the
+commit under review (the lost round may have edited or committed), and its commit carries
+`Mergegate-Fix: <run>/<unit>/<task>/<review>/rNN`, so a retried commit finds itself.
+
+The reviewer runs in a throwaway checkout of the commit under review (`GitRepository.checkout`,
+kept under the run's work trees); the implementer's session is the unit's, resumed into the
+fix rounds; every agent is held to the run's budgets (`Metered`).
 """
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
-from mergegate.engine._runtime import current
-from mergegate.engine._steps import Cursor, DurableBackend, DurableRepository
+from mergegate.engine._agents import Metered
+from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._steps import keep_lost_attempt
 from mergegate.engine.events import RunEvent
-from mergegate.review import GatePolicy, ReviewEvent, ReviewLoop, ReviewOptions, ReviewStatus
+from mergegate.git import GitRepository, commit_with_key, reset_clean
+from mergegate.review import (
+    FixRound,
+    ReviewAgents,
+    ReviewContext,
+    ReviewEvent,
+    ReviewOptions,
+    ReviewState,
+    ReviewStop,
+    decide,
+    finish_review,
+    run_step,
+    start_review,
+)
+from mergegate.store import step
 
-__all__ = ["TaskReview", "review_task"]
+__all__ = ["ReviewCall", "TaskRepository", "review_step"]
 
-
-@dataclass(frozen=True)
-class TaskReview:
-    """What the engine needs from one review of a task."""
-
-    status: str
-    """A `ReviewStatus` value."""
-    message: str
-    head: str
-    """The commit the last round reviewed (after the loop's fix commits)."""
-    rounds: int
-    open_findings: list[dict[str, Any]]
-    report_dir: str
-    outcome: dict[str, Any]
-
-    @property
-    def approved(self) -> bool:
-        return self.status == ReviewStatus.APPROVED.value
-
-
-def _options(cursor: Cursor, base: str, spec: str, fix: bool, max_rounds: int) -> ReviewOptions:
-    rt = current()
-    review = rt.config.review
-    return ReviewOptions(
-        base=base,
-        head=cursor.head,
-        spec=spec,
-        fix=fix,
-        max_rounds=max_rounds,
-        malformed_retries=review.malformed_retries,
-        policy=GatePolicy.from_names(
-            with_fixes_blocks=review.policy.with_fixes_blocks,
-            blocking_severities=[str(s) for s in review.policy.blocking_severities],
-            minor_blocks=review.policy.minor_blocks,
-        ),
-        defer_out_of_scope=review.defer_out_of_scope,
-        diff_size_limit=review.diff_size_limit,
-        timeout_s=rt.options.agent_timeout_s,
-        stall_timeout_s=rt.options.stall_timeout_s,
-        rereview=review.rereview,
-        stages=tuple(review.stages),
-    )
+ReviewCall = dict[str, Any]
+"""What one review step takes (JSON): `state` (None for the first), `options`, `run_dir`,
+`worktree`, `unit`, `phase`, `task`, `key` (the task's `<run>/<unit>/<task>`), `session`
+(the unit's implementer session), `deadline`, `amend`."""
 
 
-def _review_name(cursor: Cursor) -> str:
-    """A report folder name not used yet (a review replayed after a crash writes anew)."""
-    name, n = "review", 1
-    while (cursor.task_dir / name).exists():
-        n += 1
-        name = f"review.{n}"
-    return name
+class TaskRepository:
+    """The review's `Repository` on a unit's work tree: reads go to `GitRepository`; a fix
+    round's commit is keyed (`key`), and folded into the task commit with `amend`."""
+
+    def __init__(self, git: GitRepository, *, key: str, amend: bool) -> None:
+        self.git = git
+        self.root = git.root
+        self.key = key
+        self.amend = amend
+
+    def resolve(self, ref: str) -> str:
+        return self.git.resolve(ref)
+
+    def diff(self, base: str, head: str) -> str:
+        return self.git.diff(base, head)
+
+    def changed_files(self, base: str, head: str) -> list[str]:
+        return self.git.changed_files(base, head)
+
+    def read_file(self, rev: str, path: str) -> str | None:
+        return self.git.read_file(rev, path)
+
+    def checkout(self, rev: str) -> AbstractContextManager[Path]:
+        return self.git.checkout(rev)
+
+    def commit_all(self, message: str) -> str | None:
+        return commit_with_key(self.root, message, self.key, amend=self.amend)
 
 
-def _nonce(cursor: Cursor) -> str:
-    """The next review nonce: derived from the run's secret salt, so a replayed review asks
-    for (and parses its recorded answer with) the same id."""
-    cursor.nonces += 1
-    salt = current().record.salt
-    digest = hashlib.sha256(f"{salt}:{cursor.key}:{cursor.nonces}".encode()).hexdigest()
-    return f"mg-{digest[:16]}"
-
-
-def _forward(cursor: Cursor) -> Any:
-    rt = current()
-
+def _forward(rt: Runtime, call: ReviewCall) -> Any:
     def on_event(event: ReviewEvent) -> None:
-        step = "fix" if event.stage == "fix" else "review"
         rt.events.emit(
             RunEvent(
                 "step",
                 event.message,
-                phase=cursor.phase,
-                unit=cursor.unit,
-                task=cursor.task,
-                step=step,
+                phase=call["phase"],
+                unit=call["unit"],
+                task=call["task"],
+                step="fix" if event.stage == "fix" else "review",
             )
         )
 
     return on_event
 
 
-def review_task(cursor: Cursor, *, base: str, spec: str, fix: bool, max_rounds: int) -> TaskReview:
-    """Review the task's commit `base..cursor.head` against `spec`; with `fix`, run the
-    bounded fix rounds. Advances `cursor.head` past the loop's fix commits."""
-    rt = current()
+def _agents(rt: Runtime, options: ReviewOptions, deadline: float | None) -> list[Metered]:
+    """Reviewer, implementer (fix mode), fresh implementer — each held to the budgets."""
     assert rt.reviewer is not None
-    reviewer = DurableBackend("reviewer", rt.reviewer.name, rt.reviewer.capabilities, cursor)
-    implementer = DurableBackend(
-        "implementer", rt.implementer.name, rt.implementer.capabilities, cursor
+    meters = [rt.metered(rt.reviewer, deadline)]
+    if options.fix:
+        meters.append(rt.metered(rt.implementer, deadline))
+        if rt.fresh_implementer is not None:
+            meters.append(rt.metered(rt.fresh_implementer, deadline))
+    return meters
+
+
+def _opened(ctx: ReviewContext, call: ReviewCall) -> ReviewState:
+    """The review's first state; a folder left by a first step lost in a crash is kept aside."""
+    keep_lost_attempt(ctx.run_dir)
+    state = start_review(ctx, run_id=Path(call["run_dir"]).name)
+    return state.model_copy(update={"implementer_session": call["session"]})
+
+
+def _fix_marker(call: ReviewCall, round_no: int) -> Path:
+    return Path(call["task_dir"]) / "steps" / f"{Path(call['run_dir']).name}-r{round_no:02d}-fix"
+
+
+def _prepare_fix(call: ReviewCall, state: ReviewState, round_no: int, worktree: Path) -> None:
+    """A fix round that ran before (lost in a crash) starts again from the commit under
+    review: whatever the lost round edited or committed is discarded."""
+    marker = _fix_marker(call, round_no)
+    if marker.exists():
+        reset_clean(worktree, state.current.head_sha)
+    else:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+
+
+@step("mergegate.review")
+def review_step(call: ReviewCall) -> dict[str, Any]:
+    """One step of a task's review: the next reviewer attempt or fix round.
+
+    Returns `{state, outcome, stopped, tokens}`: the review's new state (JSON); its outcome
+    (`ReviewOutcome.to_dict()`) when this step ended the review, else None; why an agent was
+    stopped (a budget, a stop request), else None; the tokens its agents used.
+    """
+    rt = current()
+    worktree = Path(call["worktree"])
+    options = ReviewOptions.model_validate(call["options"])
+    meters = _agents(rt, options, call["deadline"])
+    key = f"Mergegate-Fix: {call['key']}/{Path(call['run_dir']).name}"
+    repo = TaskRepository(rt.repository(worktree, call["unit"]), key=key, amend=call["amend"])
+    ctx = ReviewContext(
+        repo=repo,
+        agents=ReviewAgents(*meters),
+        options=options,
+        run_dir=Path(call["run_dir"]),
+        events=_forward(rt, call),
     )
-    loop = ReviewLoop(
-        DurableRepository(cursor, amend=rt.options.fix_commits == "amend"),
-        reviewer,
-        _options(cursor, base, spec, fix, max_rounds),
-        report_root=cursor.task_dir,
-        implementer=implementer if fix else None,
-        events=_forward(cursor),
-        run_id=_review_name(cursor),
-        new_review_id=lambda: _nonce(cursor),
-    )
-    outcome = loop.run()
-    head = outcome.rounds[-1].head_sha if outcome.rounds else cursor.head
-    open_findings = [f.to_dict() for f in outcome.findings if f.status.value == "open"]
-    return TaskReview(
-        status=outcome.status.value,
-        message=outcome.message,
-        head=head,
-        rounds=len(outcome.rounds),
-        open_findings=open_findings,
-        report_dir=str(outcome.report_dir),
-        outcome=outcome.to_dict(),
-    )
+    if call["state"] is None:
+        state = _opened(ctx, call)
+    else:
+        state = ReviewState.model_validate(call["state"])
+    next_ = decide(state, options)
+    stop: ReviewStop | None = next_ if isinstance(next_, ReviewStop) else None
+    if stop is None:
+        assert not isinstance(next_, ReviewStop)
+        if isinstance(next_, FixRound):
+            repo.key = f"{key}/r{next_.round:02d}"
+            _prepare_fix(call, state, next_.round, worktree)
+        result = run_step(ctx, state, next_)
+        state, stop = result.state, result.stop
+    stopped = next((m.stopped for m in meters if m.stopped), None)
+    outcome = finish_review(ctx, state, stop).to_dict() if stop is not None else None
+    return {
+        "state": state.model_dump(mode="json"),
+        "outcome": outcome,
+        "stopped": stopped,
+        "tokens": sum(m.tokens for m in meters),
+    }

@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from mergegate.agents.base import Backend
 from mergegate.config import Config
+from mergegate.engine._agents import Budget, Metered
 from mergegate.engine.events import EventSink, RunEvent
+from mergegate.git import GitRepository
 from mergegate.plans import Phase, Plan, Task, Unit
+from mergegate.review import ReviewAgents, ReviewOptions
 from mergegate.store import RunRecord, RunStore
 
 __all__ = ["Human", "RunOptions", "Runtime", "current", "install", "uninstall"]
@@ -26,45 +31,53 @@ Human = Callable[[str], bool]
 """Shows a person a text on the terminal and returns their yes/no (review.mode = manual)."""
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    """How a run behaves; recorded in `run.json` so `resume` behaves the same."""
+class RunOptions(BaseModel):
+    """How a run behaves; recorded in `run.json` so `resume` behaves the same (the review
+    options too: a replay must decide exactly as the interrupted run did)."""
 
-    concurrency: int = 2
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    concurrency: int = Field(2, ge=1)
     review_mode: Literal["auto", "manual", "off"] = "auto"
     on_escalation: Literal["continue", "stop"] = "continue"
     fix_commits: Literal["separate", "amend"] = "separate"
-    max_rounds: int = 3
     phase: str | None = None
-    agent_timeout_s: float = 1800.0
-    stall_timeout_s: float = 300.0
-    check_timeout_s: float = 600.0
+    check_timeout_s: float = Field(600.0, gt=0)
     run_wall_s: float | None = None
     task_wall_s: float | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+    review: ReviewOptions = Field(default_factory=lambda: ReviewOptions(base="HEAD"))
+    """The review of every task: caps, policy, stages, agent limits (base/head/spec per task)."""
 
     @classmethod
-    def from_dict(cls, values: dict[str, object]) -> RunOptions:
-        known = {k: v for k, v in values.items() if k in cls.__dataclass_fields__}
-        return cls(**known)  # type: ignore[arg-type]
-
-
-@dataclass
-class Usage:
-    """Tokens and cost spent by the run so far (this process's view, seeded from records)."""
-
-    tokens: int = 0
-    cost_usd: float = 0.0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, tokens: int, cost: float | None) -> None:
-        with self.lock:
-            self.tokens += tokens
-            self.cost_usd += cost or 0.0
+    def from_config(
+        cls,
+        config: Config,
+        *,
+        concurrency: int | None = None,
+        phase: str | None = None,
+        max_rounds: int | None = None,
+        fix_commits: Literal["separate", "amend"] | None = None,
+    ) -> RunOptions:
+        """The options `config` describes; the arguments (flags) win where given."""
+        run = config.run
+        review = ReviewOptions.from_config(config, base="HEAD")
+        if max_rounds is not None:
+            review = review.model_copy(update={"max_rounds": max_rounds})
+        return cls(
+            concurrency=concurrency or run.concurrency,
+            review_mode=config.review.mode,
+            on_escalation=run.on_escalation,
+            fix_commits=fix_commits or run.fix_commits,
+            phase=phase,
+            check_timeout_s=run.check_timeout_s,
+            run_wall_s=run.max_wall_s,
+            task_wall_s=run.task_wall_s,
+            max_tokens=run.max_tokens,
+            max_cost_usd=run.max_cost_usd,
+            review=review,
+        )
 
 
 @dataclass
@@ -79,10 +92,27 @@ class Runtime:
     options: RunOptions
     implementer: Backend
     reviewer: Backend | None
+    verifier: Backend | None = None
+    fresh_implementer: Backend | None = None
     events: EventSink = field(default_factory=EventSink)
     human: Human | None = None
-    usage: Usage = field(default_factory=Usage)
+    budget: Budget | None = None
     worktree_root: Path | None = None
+    _repos: dict[Path, GitRepository] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.budget is None:
+            opts = self.options
+            self.budget = Budget(
+                started=self.record.started_epoch,
+                stop_file=self.stop_file(),
+                run_wall_s=opts.run_wall_s,
+                task_wall_s=opts.task_wall_s,
+                max_tokens=opts.max_tokens,
+                max_cost_usd=opts.max_cost_usd,
+                ledger=self.run_dir / "usage.jsonl",
+            )
 
     @property
     def run_id(self) -> str:
@@ -95,6 +125,12 @@ class Runtime:
     @property
     def worktrees(self) -> Path:
         return self.worktree_root or (self.store.root.parent / "worktrees" / self.run_id)
+
+    @property
+    def checkouts(self) -> Path:
+        """Where reviewers' throwaway checkouts go (one folder per unit): under the run's
+        work trees, so a crash leaves nothing in /tmp and `cancel --clean` removes them."""
+        return self.worktrees / ".checkouts"
 
     def phase(self, phase_id: str) -> Phase:
         return next(p for p in self.plan.phases if p.id == phase_id)
@@ -114,7 +150,32 @@ class Runtime:
     def unit_worktree(self, unit_id: str) -> Path:
         return self.worktrees / unit_id
 
-    def emit(self, kind: str, message: str, **fields: str) -> None:
+    def repository(self, worktree: Path, unit_id: str) -> GitRepository:
+        """The unit work tree's repository (one per work tree in this process: it owns the
+        folder of the reviewers' throwaway checkouts, the same path for every review of the
+        unit, so a resumed reviewer session finds its directory again)."""
+        with self._lock:
+            found = self._repos.get(worktree)
+            if found is None:
+                found = GitRepository(worktree, scratch=self.checkouts / unit_id)
+                self._repos[worktree] = found
+            return found
+
+    def metered(self, backend: Backend, deadline: float | None) -> Metered:
+        assert self.budget is not None
+        return Metered(backend, self.budget, deadline)
+
+    def review_agents(self, deadline: float | None, *, fix: bool) -> ReviewAgents:
+        """The review's agents, each held to the budgets (a fresh set per step)."""
+        assert self.reviewer is not None
+        fresh = self.fresh_implementer
+        return ReviewAgents(
+            self.metered(self.reviewer, deadline),
+            self.metered(self.implementer, deadline) if fix else None,
+            self.metered(fresh, deadline) if fix and fresh is not None else None,
+        )
+
+    def emit(self, kind: str, message: str, **fields: str | int) -> None:
         self.events.emit(RunEvent(kind, message, **fields))  # type: ignore[arg-type]
 
     def stop_file(self) -> Path:

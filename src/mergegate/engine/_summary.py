@@ -14,13 +14,14 @@ from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._plan import report_stem, selected_phases
 from mergegate.engine._reports import inline
-from mergegate.plans import Plan
+from mergegate.plans import Phase, Plan
 from mergegate.store import RunRecord, RunState, RunStore
 
 __all__ = ["build_report", "load_plan_snapshot", "run_outcome", "write_run_summary"]
 
 PLAN_SNAPSHOT = "plan.json"
 _EXIT_ORDER = (ExitCode.AGENT_FAILURE, ExitCode.UNDECIDABLE, ExitCode.ESCALATED)
+_PASSING = ("passed", "complete_with_gaps")
 
 
 def load_plan_snapshot(store: RunStore, run_id: str) -> Plan:
@@ -80,12 +81,34 @@ def _unit_entry(
         "status": data["status"],
         "reason": data.get("reason", ""),
         "branch": data.get("branch", ""),
+        "workspace": data.get("worktree") or None,
         "merge_commit": data.get("merge_commit"),
         "summary": str(run_dir / phase_id / unit_id / "SUMMARY.md"),
         "escalation": data.get("escalation"),
         "tasks": tasks,
         "exit_code": data.get("exit_code", 0),
     }
+
+
+def _phase_entry(run_dir: Path, phase: Phase, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    path = run_dir / phase.id / "phase.json"
+    recorded = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    done = all(
+        e["status"] == "merged"
+        or (e["status"] == "skipped" and e["reason"].startswith("already completed"))
+        for e in entries
+    )
+    started = any((run_dir / phase.id / e["id"] / "unit.json").is_file() for e in entries)
+    verification = recorded.get("verification")
+    if not started:
+        status = "not_started"
+    elif not done:
+        status = "incomplete"
+    elif verification is not None and verification["status"] not in _PASSING:
+        status = "not_verified"
+    else:
+        status = "completed"
+    return {"id": phase.id, "name": phase.name, "status": status, "verification": verification}
 
 
 def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
@@ -108,18 +131,10 @@ def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
             )
             for u in phase.units
         ]
-        done = all(
-            e["status"] == "merged"
-            or (e["status"] == "skipped" and e["reason"].startswith("already completed"))
-            for e in entries
-        )
-        started = any((run_dir / phase.id / u.id / "unit.json").is_file() for u in phase.units)
-        status = (
-            "completed" if done and started else ("not_started" if not started else "incomplete")
-        )
-        phases.append({"id": phase.id, "name": phase.name, "status": status})
+        entry = _phase_entry(run_dir, phase, entries)
+        phases.append(entry)
         units += entries
-        if started and not done and stopped_at is None:
+        if entry["status"] in ("incomplete", "not_verified") and stopped_at is None:
             stopped_at = phase.id
     return {
         "run_id": record.run_id,
@@ -137,8 +152,10 @@ def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
     }
 
 
-def run_outcome(units: list[dict[str, Any]], cancelled: bool) -> tuple[RunState, ExitCode]:
-    """The run's state and exit code from its units' statuses."""
+def run_outcome(
+    units: list[dict[str, Any]], phases: list[dict[str, Any]], cancelled: bool
+) -> tuple[RunState, ExitCode]:
+    """The run's state and exit code from its units' statuses and its phases' verification."""
     if cancelled:
         return RunState.CANCELLED, ExitCode.AGENT_FAILURE
     codes = {int(u.get("exit_code") or 0) for u in units}
@@ -153,7 +170,7 @@ def run_outcome(units: list[dict[str, Any]], cancelled: bool) -> tuple[RunState,
                 )
                 return state, code
             return RunState.FAILED, code
-    if "waiting_for_human" in statuses:
+    if "waiting_for_human" in statuses or any(p["status"] == "not_verified" for p in phases):
         return RunState.WAITING_FOR_HUMAN, ExitCode.ESCALATED
     if statuses - {"merged", "skipped"}:
         return RunState.ESCALATED, ExitCode.ESCALATED
@@ -179,6 +196,15 @@ def write_run_summary(report: dict[str, Any]) -> Path:
             f"| {inline(u['phase'], 40)} | {inline(u['id'], 40)} | {u['status']} "
             f"| `{(u['merge_commit'] or '-')[:12]}` | {inline(u['reason'], 160)} |"
         )
+    verified = [p for p in report["phases"] if p.get("verification")]
+    if verified:
+        lines += ["", "| phase | verification | reason | report |", "|---|---|---|---|"]
+        for p in verified:
+            v = p["verification"]
+            lines.append(
+                f"| {inline(p['id'], 40)} | {v['status']} | {inline(v['reason'], 200)} "
+                f"| {inline(v['report'], 300)} |"
+            )
     lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
     write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n")
     return run_dir / "SUMMARY.md"

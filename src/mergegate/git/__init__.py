@@ -13,12 +13,13 @@ parts:
 * `_checkout`: `throwaway_checkout`, a separate repository holding one commit, where reviewers
   run so the user's working tree and `.git` are out of their reach;
 * `_repository`: `GitRepository`, the operations of the review loop;
-* `_worktrees`: the run engine's branches, work trees, keyed commits and exactly-once merges.
+* `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
+  objects), keyed commits, publishing and exactly-once merges.
 """
 
 from __future__ import annotations
 
-from mergegate.git._checkout import throwaway_checkout
+from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
 from mergegate.git._repository import GitRepository
 from mergegate.git._snapshot import (
@@ -27,10 +28,10 @@ from mergegate.git._snapshot import (
     snapshot_worktree,
     verify_unchanged,
 )
-from mergegate.git._worktrees import (
+from mergegate.git._workspaces import (
     GitError,
     MergeResult,
-    add_worktree,
+    add_workspace,
     advance_branch,
     branch_tip,
     checked_out_branches,
@@ -39,8 +40,8 @@ from mergegate.git._worktrees import (
     find_trailer_commit,
     head_commit,
     merge_no_ff,
-    prune_worktrees,
-    remove_worktree,
+    publish,
+    remove_workspace,
     repository_root,
     reset_clean,
     valid_branch_name,
@@ -53,7 +54,7 @@ __all__ = [
     "GitRepository",
     "MergeResult",
     "WorktreeSnapshot",
-    "add_worktree",
+    "add_workspace",
     "advance_branch",
     "branch_tip",
     "checked_out_branches",
@@ -64,8 +65,9 @@ __all__ = [
     "find_trailer_commit",
     "head_commit",
     "merge_no_ff",
-    "prune_worktrees",
-    "remove_worktree",
+    "publish",
+    "remove_tree",
+    "remove_workspace",
     "repository_root",
     "reset_clean",
     "run_git",

@@ -34,7 +34,7 @@ from pathlib import Path
 from mergegate.errors import UsageError
 from mergegate.git._command import run_git
 
-__all__ = ["remove_tree", "throwaway_checkout"]
+__all__ = ["init_borrowing", "remove_tree", "throwaway_checkout"]
 
 
 def _must(cwd: Path, *args: str) -> str:
@@ -72,6 +72,26 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def init_borrowing(source: Path, where: Path) -> None:
+    """Make the empty directory `where` a repository of its own that reads every object of
+    `source` (through `objects/info/alternates`) and writes its own: `git init --template=`
+    (no hooks, no template files, the same object format), alternates, `shallow` copied."""
+    paths = _must(
+        source,
+        *("rev-parse", "--path-format=absolute", "--git-path", "objects"),
+        *("--git-path", "shallow", "--show-object-format"),
+    ).split("\n")
+    if len(paths) != 3:
+        raise UsageError(f"cannot borrow the objects of {source}: unexpected git paths")
+    objects, shallow, object_format = paths
+    _must(where, "init", "-q", "--template=", f"--object-format={object_format}", ".")
+    info = where / ".git" / "objects" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "alternates").write_text(f"{objects}\n", encoding="utf-8")
+    if os.path.isfile(shallow):
+        shutil.copyfile(shallow, where / ".git" / "shallow")
+
+
 @contextlib.contextmanager
 def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Iterator[Path]:
     """Check out commit `rev` of the repository at `source` in a repository of its own.
@@ -81,24 +101,11 @@ def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Ite
     agent left in it. Raises `UsageError` when `rev` is not a commit of `source` or git fails.
     """
     sha = _must(source, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
-    paths = _must(
-        source,
-        *("rev-parse", "--path-format=absolute", "--git-path", "objects"),
-        *("--git-path", "shallow", "--show-object-format"),
-    ).split("\n")
-    if len(paths) != 3:
-        raise UsageError(f"cannot make a throwaway checkout of {source}: unexpected git paths")
-    objects, shallow, object_format = paths
     if where is None:
         where = Path(tempfile.mkdtemp(prefix="mergegate-checkout-")) / "work"
     where.mkdir()  # fails if it exists: a checkout in use is never reused under an agent
     try:
-        _must(where, "init", "-q", "--template=", f"--object-format={object_format}", ".")
-        info = where / ".git" / "objects" / "info"
-        info.mkdir(parents=True, exist_ok=True)
-        (info / "alternates").write_text(f"{objects}\n", encoding="utf-8")
-        if os.path.isfile(shallow):
-            shutil.copyfile(shallow, where / ".git" / "shallow")
+        init_borrowing(source, where)
         _must(where, "checkout", "-q", "--detach", sha)
         yield where
     finally:

@@ -53,7 +53,7 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 
-ENGINE_SCHEMA = 1
+ENGINE_SCHEMA = 2
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 QUEUE = "mergegate-units"

@@ -55,6 +55,9 @@ class RunRecord(BaseModel):
     plan: str = ""
     """The plan's title, or the file it came from."""
     plan_path: str | None = None
+    """The plan as it was given (a file or a `.planning` directory), resolved."""
+    plan_root: str | None = None
+    """The directory the plan's source paths are relative to (GSD write-back goes there)."""
     repo: str
     into: str
     """The integration branch units merge into."""
@@ -64,10 +67,8 @@ class RunRecord(BaseModel):
     exit_code: int | None = None
     message: str = ""
     agents: dict[str, Any] = Field(default_factory=dict)
-    """How to rebuild the implementer and reviewer on `resume` (names, commands)."""
+    """How to rebuild the implementer, reviewer and verifier on `resume` (names, commands)."""
     options: dict[str, Any] = Field(default_factory=dict)
-    salt: str = Field(default_factory=lambda: secrets.token_hex(16), repr=False)
-    """Seed of the per-review nonces (so a replayed review parses its recorded answer)."""
 
     def summary(self) -> dict[str, object]:
         """The `runs --format json` entry."""

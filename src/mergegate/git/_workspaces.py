@@ -1,25 +1,33 @@
-"""The run engine's git: branches, work trees, one keyed commit per step, exactly-once merges.
+"""The run engine's git: workspaces, one keyed commit per step, exactly-once merges.
+
+A unit of a plan works in a **workspace**: a repository of its own that reads every object of
+the user's repository (`objects/info/alternates`, as a throwaway checkout does) and writes its
+own, on the unit's branch. Not a linked worktree: linked worktrees share the repository's
+`.git` (refs, worktree records), so one unit's commit would show as a change to `.git` in the
+read-only check of another unit's reviewer running at the same time, and an agent's `git`
+mistakes would land in the user's `.git`. A unit's commits reach the user's repository only
+when mergegate publishes them (`publish`: a bundle of the new objects, unbundled — git checks
+every object — and the unit branch set to the recorded commit), between waves.
 
 Every command goes through `mergegate.git._command.run_git` (no hook, no configured program
 ever runs). Every operation that changes the world looks for its own mark first (a branch, a
-work tree, a trailer line such as `Mergegate-Task: <run>/<unit>/<task>`), so a step that runs
+workspace, a trailer line such as `Mergegate-Task: <run>/<unit>/<task>`), so a step that runs
 again after a crash finds its work done instead of doing it twice.
 """
 
 from __future__ import annotations
 
-import shutil
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from mergegate.errors import UsageError
+from mergegate.git._checkout import init_borrowing, remove_tree
 from mergegate.git._command import run_git
 
 __all__ = [
     "GitError",
     "MergeResult",
-    "add_worktree",
+    "add_workspace",
     "advance_branch",
     "branch_tip",
     "checked_out_branches",
@@ -28,13 +36,14 @@ __all__ = [
     "find_trailer_commit",
     "head_commit",
     "merge_no_ff",
-    "prune_worktrees",
-    "remove_worktree",
+    "publish",
+    "remove_workspace",
     "repository_root",
     "reset_clean",
     "valid_branch_name",
 ]
 
+_PUBLISH_REF = "refs/mergegate/publish"
 # Used only when the repository has no identity configured, so a commit never fails on it.
 _FALLBACK_IDENTITY = ("-c", "user.name=mergegate", "-c", "user.email=mergegate@localhost")
 
@@ -145,64 +154,65 @@ def checked_out_branches(repo: Path) -> dict[str, Path]:
     return found
 
 
-# ---------------------------------------------------------------- work trees
-
-# `git worktree add` and `prune` race inside one repository (prune removes the admin folder
-# of a work tree being added), so this process makes them one at a time.
-_WORKTREE_LOCK = threading.Lock()
+# ---------------------------------------------------------------- workspaces
 
 
-def _worktree_head(path: Path, branch: str | None) -> str | None:
-    """HEAD of the work tree at `path` when it is a live work tree (on `branch`, if given)."""
-    if not (path / ".git").is_file():
+def _workspace_head(path: Path, branch: str | None) -> str | None:
+    """HEAD of the workspace at `path` when it is one (on `branch`, if given), else None."""
+    if not (path / ".git" / "objects" / "info" / "alternates").is_file():
         return None
-    ok, out = _ok(path, "rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD", "HEAD")
+    # --symbolic-full-name applies to the arguments after it: the commit first, then the name
+    ok, out = _ok(path, "rev-parse", "--show-toplevel", "HEAD", "--symbolic-full-name", "HEAD")
     lines = out.splitlines()
     if not ok or len(lines) != 3 or Path(lines[0]) != path.resolve():
         return None
-    if branch is not None and lines[1] != f"refs/heads/{branch}":
+    if branch is not None and lines[2] != f"refs/heads/{branch}":
         return None
-    return lines[2]
+    return lines[1]
 
 
-def add_worktree(repo: Path, path: Path, branch: str | None, base: str) -> str:
-    """A work tree at `path` on `branch` (created at `base` when new), or detached at `base`
+def add_workspace(repo: Path, path: Path, branch: str | None, base: str) -> str:
+    """A workspace at `path` on `branch` (made at `base` when new), or detached at `base`
     when `branch` is None; returns its HEAD.
 
-    Idempotent: a live work tree of that branch is kept as it is; a directory left half made
-    by a crash is removed and made again.
+    Idempotent: a workspace already there is kept as it is; a directory left half made by a
+    crash is removed and made again.
     """
-    with _WORKTREE_LOCK:
-        head = _worktree_head(path, branch)
-        if head is not None:
-            return head
-        if path.exists():
-            shutil.rmtree(path)
-            _must(repo, "worktree", "prune")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if branch is None:
-            _must(repo, "worktree", "add", "-q", "--detach", str(path), base)
-        elif branch_tip(repo, branch) is None:
-            _must(repo, "worktree", "add", "-q", "-b", branch, str(path), base)
-        else:
-            _must(repo, "worktree", "add", "-q", str(path), branch)
-    return _must(path, "rev-parse", "HEAD")
+    head = _workspace_head(path, branch)
+    if head is not None:
+        return head
+    remove_tree(path)
+    path.mkdir(parents=True)
+    init_borrowing(repo, path)
+    _carry_settings(repo, path)
+    if branch is None:
+        _must(path, "checkout", "-q", "--detach", base)
+    else:
+        _must(path, "checkout", "-q", "-b", branch, base)
+    return base
 
 
-def remove_worktree(repo: Path, path: Path) -> None:
-    """Remove the work tree at `path` (changes in it are discarded); absent is fine."""
-    with _WORKTREE_LOCK:
-        if path.exists():
-            ok, _ = _ok(repo, "worktree", "remove", "--force", "--force", str(path))
-            if not ok and path.exists():
-                shutil.rmtree(path)
-        _must(repo, "worktree", "prune")
+def _quoted(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def prune_worktrees(repo: Path) -> None:
-    """Forget work trees whose directories are gone."""
-    with _WORKTREE_LOCK:
-        _must(repo, "worktree", "prune")
+def _carry_settings(repo: Path, path: Path) -> None:
+    """What a workspace takes from the user's repository: the committer identity (commits in
+    it are the user's, as in their repository) and the local ignore rules (`info/exclude`),
+    so the agent's untracked build output is left out of its commits just the same."""
+    ok, out = _ok(repo, "config", "--get-regexp", r"^user\.(name|email)$")
+    found = dict(line.split(" ", 1) for line in out.splitlines() if " " in line) if ok else {}
+    if found:
+        lines = ["[user]"]
+        lines += [f"\t{key.split('.', 1)[1]} = {_quoted(value)}" for key, value in found.items()]
+        with (path / ".git" / "config").open("a", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+    ok, common = _ok(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    exclude = Path(common) / "info" / "exclude"
+    if ok and exclude.is_file():
+        target = path / ".git" / "info" / "exclude"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(exclude.read_bytes())
 
 
 def reset_clean(worktree: Path, sha: str) -> None:
@@ -210,6 +220,32 @@ def reset_clean(worktree: Path, sha: str) -> None:
     (ignored ones are kept, so build caches survive)."""
     _must(worktree, "reset", "-q", "--hard", sha)
     _must(worktree, "clean", "-q", "-f", "-d")
+
+
+def remove_workspace(path: Path) -> None:
+    """Remove a workspace, whatever is in it (absent is fine)."""
+    remove_tree(path)
+
+
+def publish(repo: Path, workspace: Path, sha: str, base: str, *, branch: str | None = None) -> None:
+    """Bring commit `sha` of `workspace` (and what it needs beyond `base`) into `repo`, and
+    point `repo`'s `branch` at it (when given).
+
+    The objects travel as a bundle (`git bundle create` / `unbundle`: local files, no
+    transport; unbundling checks every object), so nothing an agent planted in the
+    workspace's object store reaches the repository unchecked.
+    """
+    if sha != base and not run_git(repo, "cat-file", "-e", f"{sha}^{{commit}}").ok:
+        bundle = workspace / ".git" / "mergegate-publish.bundle"
+        # a bundle carries refs, not bare commits: name the commit for it
+        _must(workspace, "update-ref", _PUBLISH_REF, sha)
+        _must(workspace, "bundle", "create", "-q", str(bundle), _PUBLISH_REF, f"^{base}")
+        try:
+            _must(repo, "bundle", "unbundle", str(bundle))
+        finally:
+            bundle.unlink(missing_ok=True)
+    if branch is not None:
+        _must(repo, "update-ref", "-m", "mergegate: publish", f"refs/heads/{branch}", sha)
 
 
 # ---------------------------------------------------------------- keyed commits
@@ -270,8 +306,9 @@ def find_trailer_commit(repo: Path, ref: str, line: str) -> str | None:
 # ---------------------------------------------------------------- merges
 
 
-def merge_no_ff(repo: Path, into: str, branch: str, message: str, key: str) -> MergeResult:
-    """Merge `branch` into `into` with a merge commit carrying `key`, exactly once.
+def merge_no_ff(repo: Path, into: str, theirs: str, message: str, key: str) -> MergeResult:
+    """Merge commit `theirs` (the unit's recorded, approved head: never whatever its branch
+    points at now) into `into` with a merge commit carrying `key`, exactly once.
 
     Checks for `key` on `into` first (a merge made before a crash is found, not redone). The
     merge is computed without a checkout (`git merge-tree --write-tree`) and published with a
@@ -281,8 +318,7 @@ def merge_no_ff(repo: Path, into: str, branch: str, message: str, key: str) -> M
     done = find_trailer_commit(repo, f"refs/heads/{into}", key)
     if done is not None:
         return MergeResult(done, already=True)
-    tips = _must(repo, "rev-parse", f"refs/heads/{into}", f"refs/heads/{branch}").split()
-    ours, theirs = tips[0], tips[1]
+    ours = _must(repo, "rev-parse", "--verify", f"refs/heads/{into}^{{commit}}")
     base = _must(repo, "merge-base", ours, theirs)
     result = run_git(
         repo,
