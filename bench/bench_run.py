@@ -9,11 +9,17 @@
 3. Resume: a 1,000-task run killed in its last task (999 done), resumed in-process; mergegate's
    time to replay and finish = wall time minus the agents' own time. Goal: < 2 s.
 
-Usage: bench_run.py [--quick]   (--quick: a 200-task resume run instead of 1,000)
+Every plan's tasks carry a check (`true`) so each phase has a program check to be verified
+against (a phase nothing can check is never verified, and the run would stop there).
+
+Usage: bench_run.py [--quick] [--count]
+  --quick   a 200-task resume run instead of 1,000
+  --count   also count process spawns and fsyncs per task in the overhead run, by program
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import signal
@@ -25,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.config import load_config
-from mergegate.engine import RunOptions, RunRequest, create_run, execute_run
-from mergegate.plans import Phase, Plan, PlanFormat, Task, Unit
+from mergegate.engine import AgentSpec, RunAgents, RunOptions, RunRequest, create_run, execute_run
+from mergegate.plans import Check, Phase, Plan, PlanFormat, Task, Unit
+from mergegate.processes import supervisor
 
 AGENT = """#!/bin/sh
 # instant scripted agent: reviewer approves with the nonce; implementer writes a new file
@@ -69,7 +76,12 @@ def plan_of(shape: list[list[int]]) -> Plan:
             Unit(
                 id=f"p{p}u{u}",
                 tasks=tuple(
-                    Task(id=f"t{t}", name=f"task {t}", action="write a file")
+                    Task(
+                        id=f"t{t}",
+                        name=f"task {t}",
+                        action="write a file",
+                        checks=(Check(run="true"),),
+                    )
                     for t in range(1, n + 1)
                 ),
             )
@@ -80,8 +92,13 @@ def plan_of(shape: list[list[int]]) -> Plan:
 
 
 def agents_time(run_dir: Path) -> float:
+    """The agents' and checks' own time: each supervised process's recorded duration (an
+    implementer's or check's `result.json`, a reviewer attempt's JSON report)."""
     total = 0.0
     for path in run_dir.rglob("result.json"):
+        data = json.loads(path.read_text())
+        total += float(data.get("duration_s") or 0.0)
+    for path in run_dir.rglob("r[0-9][0-9]-*-a[0-9]*.json"):
         data = json.loads(path.read_text())
         total += float(data.get("duration_s") or 0.0)
     return total
@@ -92,14 +109,14 @@ def start(
 ) -> tuple[Path, str, Path]:
     repo = make_repo(root / name)
     state = root / f"{name}-state"
+    spec = AgentSpec(cmd=str(agent))
     record = create_run(
         RunRequest(
             plan=plan,
             repo=repo,
             state_dir=state,
-            implementer={"cmd": str(agent)},
-            reviewer={"cmd": str(agent)},
-            options=RunOptions(concurrency=concurrency),
+            agents=RunAgents(implementer=spec, reviewer=spec),
+            options=RunOptions.from_config(load_config(repo), concurrency=concurrency),
         )
     )
     return state, record.run_id, repo
@@ -116,15 +133,66 @@ def timed_run(
     return wall, agents_time(state / "runs" / run_id), report
 
 
-def overhead(root: Path, agent: Path) -> float:
-    tasks = 30
-    wall, own, _ = timed_run(root, "overhead", plan_of([[tasks]]), agent, 1)
-    per_task = (wall - own) / tasks
-    print(f"1. overhead: {tasks} tasks (1 unit), wall {wall:.2f} s, agents' own {own:.2f} s")
+class Counter:
+    """Counts process spawns (by program and first arguments) and fsyncs while active."""
+
+    def __init__(self) -> None:
+        self.spawns: collections.Counter[str] = collections.Counter()
+        self.fsyncs = 0
+
+    def __enter__(self) -> Counter:
+        self._spawn, self._fsync = supervisor._spawn, os.fsync
+
+        def spawn(argv: Any, *args: Any, **kwargs: Any) -> Any:
+            words = [w for w in argv[:6] if not w.startswith("-")]
+            name = Path(words[0]).name
+            self.spawns[" ".join([name, *words[1:2]]) if name == "git" else name] += 1
+            return self._spawn(argv, *args, **kwargs)
+
+        def fsync(fd: int) -> None:
+            self.fsyncs += 1
+            self._fsync(fd)
+
+        supervisor._spawn = spawn  # type: ignore[assignment]
+        os.fsync = fsync
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        supervisor._spawn = self._spawn  # type: ignore[assignment]
+        os.fsync = self._fsync
+
+
+def _overhead_run(root: Path, agent: Path, tasks: int) -> tuple[float, Counter]:
+    with Counter() as counter:
+        wall, own, _ = timed_run(root, f"overhead{tasks}", plan_of([[tasks]]), agent, 1)
+    return wall - own, counter
+
+
+def overhead(root: Path, agent: Path, count: bool) -> float:
+    """Per task: the slope between a 10-task and a 40-task run of one unit (what one more task
+    costs), so the run's fixed costs (starting DBOS, verifying the phase, merging) are
+    reported apart instead of being spread over the tasks."""
+    small, large = 10, 40
+    m_small, c_small = _overhead_run(root, agent, small)
+    m_large, c_large = _overhead_run(root, agent, large)
+    per_task = (m_large - m_small) / (large - small)
+    fixed = m_small - small * per_task
+    spawns = (sum(c_large.spawns.values()) - sum(c_small.spawns.values())) / (large - small)
+    fsyncs = (c_large.fsyncs - c_small.fsyncs) / (large - small)
     print(
-        f"   mergegate per task: {per_task * 1000:.0f} ms (goal <= 150 ms); "
-        f"share of a 60 s agent task: {per_task / 60:.2%}"
+        f"1. overhead: mergegate's time (wall minus the agents' own) {m_small:.2f} s for "
+        f"{small} tasks, {m_large:.2f} s for {large} tasks (one unit)"
     )
+    print(
+        f"   per task: {per_task * 1000:.0f} ms (goal <= 150 ms); share of a 60 s agent "
+        f"task: {per_task / 60:.2%}; fixed per run: {fixed:.2f} s"
+    )
+    print(f"   per task: {spawns:.1f} process spawns, {fsyncs:.1f} fsyncs")
+    if count:
+        for name, n in c_large.spawns.most_common():
+            extra = (n - c_small.spawns.get(name, 0)) / (large - small)
+            if extra:
+                print(f"     {extra:5.1f}  {name}")
     return per_task
 
 
@@ -143,7 +211,8 @@ def parallel(root: Path, agent: Path) -> float:
     return efficiency
 
 
-def resume(root: Path, agent: Path, total: int) -> float:
+def build_killed_run(root: Path, agent: Path, total: int) -> tuple[Path, str, Path, float]:
+    """A run of `total` tasks, killed (SIGKILL) while its last task's implementer runs."""
     per_phase = 20
     phases = (total - per_phase) // per_phase
     shape = [[10, 10] for _ in range(phases)] + [[per_phase]]
@@ -192,9 +261,12 @@ def resume(root: Path, agent: Path, total: int) -> float:
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     del os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"]
-    subprocess.run(
-        ["pkill", "-KILL", "-f", "f-$$"], check=False
-    )  # nothing: orphans are killed by resume
+    # the killed run's sleeping agent is left running: resume kills it (its process record)
+    return state, run_id, repo, built
+
+
+def resume(root: Path, agent: Path, total: int) -> float:
+    state, run_id, repo, built = build_killed_run(root, agent, total)
     before = agents_time(state / "runs" / run_id)
     os.environ["MERGEGATE_STATE_DIR"] = str(state)
     t0 = time.perf_counter()
@@ -222,7 +294,7 @@ def main() -> None:
         agent.write_text(AGENT)
         agent.chmod(0o755)
         os.environ["MERGEGATE_STATE_DIR"] = str(root / "default-state")
-        overhead(root, agent)
+        overhead(root, agent, "--count" in sys.argv)
         parallel(root, agent)
         resume(root, agent, total)
 

@@ -303,6 +303,7 @@ EXPECTED_MODULE_EXPORTS = {
         "OverwriteRefusedError",
         "append_jsonl",
         "read_json_validated",
+        "sync_directory",
         "write_atomic",
         "write_json_atomic",
     },

@@ -16,6 +16,7 @@ import pytest
 
 from mergegate.errors import UsageError
 from mergegate.store import (
+    POLL_S,
     DurableEngine,
     EngineConfig,
     RunRecord,
@@ -189,3 +190,19 @@ def test_run_records_round_trip_and_list_in_start_order(tmp_path: Path) -> None:
         store.load("missing")
     with pytest.raises(UsageError, match="not a run id"):
         store.run_dir("../etc")
+
+
+def test_recovery_and_awaited_children_are_polled_as_often_as_the_queue(tmp_path: Path) -> None:
+    """Two private DBOS names the engine sets (see mergegate.store._dbos): the internal queue
+    recovery uses, and the interval a workflow polls a child another thread runs. At DBOS's
+    defaults (1 s each) every resume, and every recovered task a unit waits for, took a second
+    longer. An upgrade that renames them fails here, not in a benchmark."""
+    from dbos import _core as dbos_core
+    from dbos._dbos import _get_or_create_dbos_registry
+    from dbos._utils import INTERNAL_QUEUE_NAME
+
+    config = EngineConfig(sqlite_url(tmp_path / "db.sqlite"))
+    with DurableEngine(config):
+        queue = _get_or_create_dbos_registry().internal_queue_map[INTERNAL_QUEUE_NAME]
+        assert queue._polling_interval_sec == POLL_S
+        assert dbos_core.DEFAULT_POLLING_INTERVAL == POLL_S

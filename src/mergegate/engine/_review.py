@@ -56,32 +56,56 @@ ReviewCall = dict[str, Any]
 
 
 class TaskRepository:
-    """The review's `Repository` on a unit's work tree: reads go to `GitRepository`; a fix
-    round's commit is keyed (`key`), and folded into the task commit with `amend`."""
+    """The review's `Repository` on a unit's workspace: reads go to `GitRepository`; a fix
+    round's commit is keyed (`key`), and folded into the task commit with `amend`.
 
-    def __init__(self, git: GitRepository, *, key: str, amend: bool) -> None:
+    Reads between two commits are kept in `reads` (one dict per review, across its steps):
+    the spec and the quality attempt of a round read the same diff and files, and between
+    them nothing but reviewers — who work in throwaway checkouts — runs in the workspace. A
+    commit (a fix round) clears it."""
+
+    def __init__(
+        self, git: GitRepository, *, key: str, amend: bool, reads: dict[tuple[str, ...], Any]
+    ) -> None:
         self.git = git
         self.root = git.root
         self.key = key
         self.amend = amend
+        self.reads = reads
+
+    def _kept(self, *what: str) -> Any:
+        return self.reads.get(what, _MISSING)
 
     def resolve(self, ref: str) -> str:
         return self.git.resolve(ref)
 
     def diff(self, base: str, head: str) -> str:
-        return self.git.diff(base, head)
+        found = self._kept("diff", base, head)
+        if found is _MISSING:
+            found = self.reads[("diff", base, head)] = self.git.diff(base, head)
+        return str(found)
 
     def changed_files(self, base: str, head: str) -> list[str]:
-        return self.git.changed_files(base, head)
+        found = self._kept("changed", base, head)
+        if found is _MISSING:
+            found = self.reads[("changed", base, head)] = self.git.changed_files(base, head)
+        return list(found)
 
     def read_file(self, rev: str, path: str) -> str | None:
-        return self.git.read_file(rev, path)
+        found = self._kept("read", rev, path)
+        if found is _MISSING:
+            found = self.reads[("read", rev, path)] = self.git.read_file(rev, path)
+        return None if found is None else str(found)
 
     def checkout(self, rev: str) -> AbstractContextManager[Path]:
         return self.git.checkout(rev)
 
     def commit_all(self, message: str) -> str | None:
+        self.reads.clear()
         return commit_with_key(self.root, message, self.key, amend=self.amend)
+
+
+_MISSING = object()
 
 
 def _forward(rt: Runtime, call: ReviewCall) -> Any:
@@ -146,7 +170,12 @@ def review_step(call: ReviewCall) -> dict[str, Any]:
     options = ReviewOptions.model_validate(call["options"])
     meters = _agents(rt, options, call["deadline"])
     key = f"Mergegate-Fix: {call['key']}/{Path(call['run_dir']).name}"
-    repo = TaskRepository(rt.repository(worktree, call["unit"]), key=key, amend=call["amend"])
+    repo = TaskRepository(
+        rt.repository(worktree, call["unit"]),
+        key=key,
+        amend=call["amend"],
+        reads=rt.review_reads(call["run_dir"]),
+    )
     ctx = ReviewContext(
         repo=repo,
         agents=ReviewAgents(*meters),

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -99,6 +99,7 @@ class Runtime:
     budget: Budget | None = None
     worktree_root: Path | None = None
     _repos: dict[Path, GitRepository] = field(default_factory=dict, repr=False)
+    _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -160,6 +161,16 @@ class Runtime:
                 found = GitRepository(worktree, scratch=self.checkouts / unit_id)
                 self._repos[worktree] = found
             return found
+
+    def review_reads(self, review_dir: str) -> dict[tuple[str, ...], Any]:
+        """The reads kept for one review (see `_review.TaskRepository`); a review that ended
+        is forgotten when the next one starts, so at most a few are held."""
+        with self._lock:
+            if review_dir not in self._reads:
+                if len(self._reads) > 16:
+                    self._reads.clear()
+                self._reads[review_dir] = {}
+            return self._reads[review_dir]
 
     def metered(self, backend: Backend, deadline: float | None) -> Metered:
         assert self.budget is not None

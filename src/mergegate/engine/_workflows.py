@@ -186,6 +186,7 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
         out = out.model_copy(update={"finished": clock_step()})
         written = gsd_summary_step(phase_id, unit.id, out.dump())
         out = out.model_copy(update={"head": written or out.head})
+    _publish(rt, out)
     if out.status == "needs_manual_review" and rt.options.on_escalation == "stop":
         request_stop_step(f"on_escalation = stop: unit {unit.id} escalated ({out.reason})")
     write_unit_records(rt, out)
@@ -326,7 +327,6 @@ def _units(rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any]) -> dict
         )
         for unit, handle in _start_wave(rt, phase, wave, done, gen):
             done[unit.id] = UnitOutcome.model_validate(wait_result(handle))
-            _publish(rt, done[unit.id])
         for unit in wave:
             out = done[unit.id]
             if out.status == "ready":

@@ -319,7 +319,6 @@ def merge_no_ff(repo: Path, into: str, theirs: str, message: str, key: str) -> M
     if done is not None:
         return MergeResult(done, already=True)
     ours = _must(repo, "rev-parse", "--verify", f"refs/heads/{into}^{{commit}}")
-    base = _must(repo, "merge-base", ours, theirs)
     result = run_git(
         repo,
         *("merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs),
@@ -327,6 +326,7 @@ def merge_no_ff(repo: Path, into: str, theirs: str, message: str, key: str) -> M
     )
     lines = result.stdout.decode("utf-8", "replace").splitlines()
     if result.returncode == 1:
+        base = _must(repo, "merge-base", ours, theirs)  # for the person who resolves it
         return MergeResult(
             None, conflicts=tuple(p for p in lines[1:] if p), ours=ours, theirs=theirs, base=base
         )
@@ -338,4 +338,4 @@ def merge_no_ff(repo: Path, into: str, theirs: str, message: str, key: str) -> M
         repo, *_identity(repo), "commit-tree", lines[0], "-p", ours, "-p", theirs, "-m", body
     )
     advance_branch(repo, into, ours, commit, key)
-    return MergeResult(commit, ours=ours, theirs=theirs, base=base)
+    return MergeResult(commit, ours=ours, theirs=theirs)
