@@ -438,6 +438,7 @@ EXPECTED_MODULE_EXPORTS = {
         "VerdictEvent",
         "VerificationEvent",
         "Wave",
+        "fit_line",
         "handoff_event",
         "parse_event",
         "read_events",

@@ -46,6 +46,7 @@ __all__ = [
     "HandoffEvents",
     "MemorySink",
     "UnknownEvent",
+    "fit_line",
     "handoff_event",
     "parse_event",
     "read_events",
@@ -118,11 +119,12 @@ class EventLog:
         return cls(run_dir / EVENTS_FILE, **options)
 
     def emit(self, event: EventBase) -> None:
-        """Append `event`; then hand it to the mirror. A line over `MAX_LINE_BYTES` is a bug
-        in a model's bounds and raises `ValueError` before anything is written."""
-        data = (event.model_dump_json() + "\n").encode("utf-8")
-        if len(data) > MAX_LINE_BYTES:
-            raise ValueError(f"{event.kind} event of {len(data)} bytes exceeds {MAX_LINE_BYTES}")
+        """Append `event` as one line of at most `MAX_LINE_BYTES`; then hand it to the mirror.
+
+        Each text field is already cut by its model; an event that still does not fit (many
+        long findings of escaped control characters) has its texts and lists cut further,
+        with the usual visible mark, until it does."""
+        event, data = fit_line(event)
         with self._lock:
             self._append(data)
             if self.mirror is not None:
@@ -139,6 +141,36 @@ class EventLog:
                 os.fsync(fd)
         finally:
             os.close(fd)
+
+
+_KEEP = frozenset({"kind", "schema_version", "event_id", "at", "started_at"})
+
+
+def fit_line(event: EventBase) -> tuple[EventBase, bytes]:
+    """`event` and its JSON line; when the line is over the bound, a copy whose texts and
+    lists were cut (texts to 2,000, 1,000, … characters, lists halved) until it fits."""
+    limit = 2_000
+    data = (event.model_dump_json() + "\n").encode("utf-8")
+    while len(data) > MAX_LINE_BYTES and limit >= 8:
+        values = {
+            k: v if k in _KEEP else _shrink(v, limit)
+            for k, v in event.model_dump(mode="json").items()
+        }
+        event = type(event).model_validate(values)
+        data = (event.model_dump_json() + "\n").encode("utf-8")
+        limit //= 2
+    return event, data
+
+
+def _shrink(value: Any, limit: int) -> Any:
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[: max(1, limit - 16)]}…[+{len(value) - limit} chars]"
+    if isinstance(value, list):
+        return [_shrink(v, limit) for v in value[: max(1, len(value) // 2)]]
+    if isinstance(value, dict):
+        items = list(value.items())[: max(1, len(value) // 2)]
+        return {_shrink(k, limit): _shrink(v, limit) for k, v in items}
+    return value
 
 
 def parse_event(data: Mapping[str, Any]) -> Event:
@@ -254,7 +286,10 @@ def _parse_line(target: Path, number: int, data: dict[str, Any]) -> Event:
         return parse_event(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(root)"
+        loc = list(first["loc"])
+        if loc and loc[0] == data.get("kind"):  # the union's tag, not a field
+            loc = loc[1:]
+        where = ".".join(str(p) for p in loc) or "(root)"
         raise EventLogError(
             f"{target}:{number}: invalid {data.get('kind')} event: {where}: {first['msg']}"
         ) from None
