@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from mergegate.agents import AgentResult, HelpSignal, RunStatus, Usage
 from mergegate.events import (
@@ -76,15 +76,10 @@ MINIMAL: dict[str, dict[str, Any]] = {
     },
 }
 
-_ADAPTER: Any = None
+_ADAPTER: TypeAdapter[KnownEvent] = TypeAdapter(KnownEvent)
 
 
 def make(kind: str, **fields: Any) -> EventBase:
-    from pydantic import TypeAdapter
-
-    global _ADAPTER
-    if _ADAPTER is None:
-        _ADAPTER = TypeAdapter(KnownEvent)
     event: EventBase = _ADAPTER.validate_python(
         {"kind": kind, "run_id": "r1", "at": T0, **MINIMAL[kind], **fields}
     )
