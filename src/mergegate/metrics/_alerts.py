@@ -31,7 +31,6 @@ from mergegate.events import (
     EventSink,
     VerdictEvent,
 )
-from mergegate.metrics._compute import ComponentMetrics
 from mergegate.metrics._operations import Operation, Operations
 
 __all__ = [
@@ -86,11 +85,39 @@ def evaluate_alerts(events: Iterable[Event], rules: AlertRules | None = None) ->
     return raised
 
 
+@dataclass
+class _Tally:
+    """A component's counts, kept up to date as its operations change (so a live check costs
+    the same on the thousandth attempt as on the first)."""
+
+    operations: int = 0
+    succeeded: int = 0
+    exhausted: int = 0
+    retries: int = 0
+    """Summed over succeeded operations."""
+    longest: tuple[float, str] = (0.0, "")
+    counted: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+
+    def update(self, op: Operation) -> None:
+        old = self.counted.get(id(op))
+        if old is None:
+            self.operations += 1
+            old = (0, 0, 0)
+        new = (int(op.succeeded), int(op.exhausted), op.attempts - 1 if op.succeeded else 0)
+        self.succeeded += new[0] - old[0]
+        self.exhausted += new[1] - old[1]
+        self.retries += new[2] - old[2]
+        self.counted[id(op)] = new
+        for t in op.tries.values():
+            self.longest = max(self.longest, (t.duration_s, t.where))
+
+
 class _RunState:
     """What the rules need of one run, folded in one event at a time."""
 
     def __init__(self) -> None:
         self.ops = Operations()
+        self.tallies: dict[str, _Tally] = {}
         self.checks: dict[tuple[object, ...], list[CheckRun]] = {}
         self.findings: dict[tuple[object, ...], dict[int, set[str]]] = {}
         """(task, operation, stage) → round → finding ids reported in it."""
@@ -142,9 +169,11 @@ class AlertMonitor:
         state = self.runs[run_id]
         alerts: list[Alert] = []
         for component, ops in state.ops.by_component().items():
-            alerts += self._component(run_id, component, ops)
+            tally = state.tallies[component] = _Tally()
             for op in ops:
+                tally.update(op)
                 alerts += self._circular(run_id, op)
+            alerts += self._component(run_id, component, tally)
         alerts += self._check_alerts(run_id, state)
         alerts += self._finding_alerts(run_id, state)
         return alerts
@@ -153,8 +182,9 @@ class AlertMonitor:
         state = self.runs[run_id]
         alerts: list[Alert] = []
         if op is not None:
-            same = [o for o in state.ops.ops.values() if o.component == op.component]
-            alerts += self._component(run_id, op.component, same) + self._circular(run_id, op)
+            tally = state.tallies.setdefault(op.component, _Tally())
+            tally.update(op)
+            alerts += self._component(run_id, op.component, tally) + self._circular(run_id, op)
         if other == "check":
             alerts += self._check_alerts(run_id, state)
         elif other == "finding":
@@ -163,10 +193,9 @@ class AlertMonitor:
 
     # ------------------------------------------------------------ rules
 
-    def _component(self, run_id: str, component: str, ops: list[Operation]) -> list[Alert]:
-        rules, stats = self.rules, ComponentMetrics.of(component, ops)
-        alerts = []
-        rate = stats.retry_exhaustion_rate
+    def _component(self, run_id: str, component: str, tally: _Tally) -> list[Alert]:
+        rules, alerts = self.rules, []
+        rate = tally.exhausted / tally.operations if tally.operations else None
         if rate is not None and rate > rules.retry_exhaustion_rate:
             alerts.append(
                 Alert(
@@ -175,11 +204,11 @@ class AlertMonitor:
                     component=component,
                     value=rate,
                     threshold=rules.retry_exhaustion_rate,
-                    message=f"{component}: {stats.exhausted} of {stats.operations} operation(s) "
+                    message=f"{component}: {tally.exhausted} of {tally.operations} operation(s) "
                     f"exhausted their retries ({rate:.1%} > {rules.retry_exhaustion_rate:.1%})",
                 )
             )
-        average = stats.average_retries
+        average = tally.retries / tally.succeeded if tally.succeeded else None
         if average is not None and average > rules.average_retries:
             alerts.append(
                 Alert(
@@ -192,8 +221,7 @@ class AlertMonitor:
                     f"(> {rules.average_retries:g})",
                 )
             )
-        slow = [t for op in ops for t in op.tries.values()]
-        return alerts + self._slow(run_id, component, [(t.duration_s, t.where) for t in slow])
+        return alerts + self._slow(run_id, component, [tally.longest])
 
     def _slow(self, run_id: str, component: str, spans: list[tuple[float, str]]) -> list[Alert]:
         limit = self.rules.component_seconds

@@ -113,13 +113,12 @@ class Operations:
 
     def __init__(self) -> None:
         self.ops: dict[tuple[object, ...], Operation] = {}
+        self._components: dict[str, list[Operation]] = {}
         self._handoff_serial: dict[tuple[object, ...], int] = {}
 
     def by_component(self) -> dict[str, list[Operation]]:
-        grouped: dict[str, list[Operation]] = {}
-        for op in self.ops.values():
-            grouped.setdefault(op.component, []).append(op)
-        return grouped
+        """Operations by component, in the order they started (kept as events arrive)."""
+        return self._components
 
     def add(self, event: EventBase) -> Operation | None:
         """Fold `event` in; the operation it touched, if any."""
@@ -152,6 +151,7 @@ class Operations:
         op = self.ops.get(key)
         if op is None:
             op = self.ops[key] = Operation(component, key)
+            self._components.setdefault(component, []).append(op)
         return op
 
     def _agent(self, event: AgentAttempt) -> Operation:
