@@ -195,13 +195,9 @@ def main() -> None:
             ("stats 100 runs", best(stats_many), base_many),
         ]
         size = (big / "report.html").stat().st_size
-        print(
-            f"run: {len(lines)} events, {attempts} agent attempts; "
-            f"100 runs: {sum(len((r / 'events.jsonl').read_bytes().splitlines()) for r in many)} events"
-        )
-        print(
-            f"baseline json.loads: {base * 1000:.1f} ms (one run), {base_many * 1000:.1f} ms (100 runs)"
-        )
+        total = sum(len((r / "events.jsonl").read_bytes().splitlines()) for r in many)
+        print(f"run: {len(lines)} events, {attempts} agent attempts; 100 runs: {total} events")
+        print(f"baseline json.loads: {base * 1000:.1f} ms (one run), {base_many * 1000:.1f} ms")
         for name, seconds, against in rows:
             print(f"{name:16s} {seconds * 1000:9.1f} ms  {seconds / against:6.1f}x baseline")
         print(f"report size: {size / 1024:.0f} KiB ({size / attempts:.0f} bytes per attempt)")
