@@ -470,6 +470,7 @@ EXPECTED_MODULE_EXPORTS = {
     },
     "mergegate.review.stream": {
         "is_review_run",
+        "progress_event",
         "review_events",
     },
     "mergegate.cli.stats": {"stats"},

@@ -469,3 +469,27 @@ def test_metrics_from_a_real_review_runs_records(tmp_path: Path) -> None:
     assert data["components"]["reviewer"]["attempts"] == 3
     assert data["components"]["reviewer"]["average_retries"] == 0.5
     assert data["fix_rounds"] == 1
+
+
+def test_live_review_progress_maps_to_step_and_notice_events() -> None:
+    from mergegate.events import Notice, StepProgress
+    from mergegate.review import EventKind, ReviewEvent
+    from mergegate.review.stream import progress_event
+
+    step = progress_event(
+        ReviewEvent(
+            EventKind.RETRY,
+            "spec review output no output — retrying once",
+            round=1,
+            stage="spec",
+            attempt=1,
+        ),
+        run_id="r1",
+        task="T1",
+    )
+    assert isinstance(step, StepProgress)
+    assert (step.step, step.round, step.stage, step.task) == ("retry", 1, "spec", "T1")
+    assert step.message.startswith("spec review output")
+    notice = progress_event(ReviewEvent(EventKind.NOTICE, "no --spec given"), run_id="r1")
+    assert isinstance(notice, Notice)
+    assert notice.message == "no --spec given"

@@ -27,17 +27,36 @@ from mergegate.events import (
     EventBase,
     FindingRef,
     FixRound,
+    Notice,
     ReviewFinished,
+    StepProgress,
     VerdictEvent,
 )
+from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.ledger import FindingRecord
 from mergegate.review.loop import STATE_DIR, load_state
 from mergegate.review.state import AttemptSummary, ReviewState, RoundSummary
 
-__all__ = ["is_review_run", "review_events"]
+__all__ = ["is_review_run", "progress_event", "review_events"]
 
 _SUMMARY = "summary.json"
 _VALID = ("approve", "fixes", "reject")
+
+
+def progress_event(event: ReviewEvent, **context: Any) -> StepProgress | Notice:
+    """A live `ReviewEvent` as a stream event, message and all (a notice stays a notice; every
+    other kind is a `step` named after it). `context` places it (run_id, phase, unit, task).
+    The facts — attempts, verdicts, fix rounds — come from `review_events` once the review
+    is recorded; these lines are the progress a live view shows."""
+    if event.kind is EventKind.NOTICE:
+        return Notice(**context, message=event.message)
+    return StepProgress(
+        **context,
+        step=event.kind.value,
+        message=event.message,
+        round=event.round,
+        stage=event.stage,
+    )
 
 
 def is_review_run(path: Path) -> bool:
