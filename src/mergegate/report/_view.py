@@ -164,7 +164,8 @@ def build_timeline(events: Sequence[EventBase]) -> Timeline:
     rows = _rows(spans, attempts, x_of)
     for i, row in enumerate(rows):
         row.y = AXIS_H + i * ROW_H
-    ticks = [Tick(LABEL_W + PLOT_W * k / 5, _seconds(span * k / 5)) for k in range(6)]
+    unit, per = (("s", 1.0) if span < 120 else ("min", 60.0)) if span < 7200 else ("h", 3600.0)
+    ticks = [Tick(LABEL_W + PLOT_W * k / 5, f"{span * k / 5 / per:.1f} {unit}") for k in range(6)]
     height = AXIS_H + len(rows) * ROW_H + 4
     return Timeline(rows, ticks, LABEL_W + PLOT_W + 20, height, len(attempts), span)
 
@@ -177,7 +178,7 @@ def _rows(spans: _Spans, attempts: list[AgentAttempt], x_of: XOf) -> list[Row]:
             spans.touch(owner, a.started_at or a.at, a.at)
         lanes.setdefault(owner, {}).setdefault(a.role, []).append(a)
     rows: list[Row] = []
-    for key in spans.order:
+    for key in _tree_order(spans.order):
         level = key[0]
         name = key[-1] or (key[1] or "run")
         status = spans.status.get(key, "")
@@ -196,6 +197,34 @@ def _rows(spans: _Spans, attempts: list[AgentAttempt], x_of: XOf) -> list[Row]:
                 Row(label=role, level="lane", bars=[_bar(a, x_of) for a in lanes[key][role]])
             )
     return rows
+
+
+def _tree_order(keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Phases, each followed by its units, each followed by its tasks; every level in the
+    order it first appeared (parallel units interleave in time, not on the page)."""
+    seen = {k: i for i, k in enumerate(keys)}
+
+    def parent(key: tuple[str, ...]) -> tuple[str, ...] | None:
+        if key[0] == "unit":
+            found = ("phase", key[1], key[2])
+        elif key[0] == "task":
+            found = ("unit", key[1], key[2], key[3])
+            if found not in seen:
+                found = ("phase", key[1], key[2])
+        else:
+            return None
+        return found if found in seen else None
+
+    children: dict[tuple[str, ...] | None, list[tuple[str, ...]]] = {}
+    for key in keys:
+        children.setdefault(parent(key), []).append(key)
+    ordered: list[tuple[str, ...]] = []
+    stack = list(reversed(children.get(None, [])))
+    while stack:
+        key = stack.pop()
+        ordered.append(key)
+        stack.extend(reversed(children.get(key, [])))
+    return ordered
 
 
 def _bar(a: AgentAttempt, x_of: XOf) -> Bar:
