@@ -205,6 +205,7 @@ def _tree_order(keys: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     seen = {k: i for i, k in enumerate(keys)}
 
     def parent(key: tuple[str, ...]) -> tuple[str, ...] | None:
+        found: tuple[str, ...]
         if key[0] == "unit":
             found = ("phase", key[1], key[2])
         elif key[0] == "task":
