@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-REAL_MARKERS = ("real_cli", "real_model")
+REAL_MARKERS = ("real_cli", "real_model", "browser")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
@@ -33,7 +33,7 @@ def shared_dir() -> Path:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, None]:
-    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model test may not skip."""
+    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model/browser test may not skip."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if (

@@ -21,6 +21,7 @@ __all__ = [
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
     "AgentsConfig",
+    "AlertsConfig",
     "BackendValue",
     "Config",
     "HandoffValidationConfig",
@@ -170,6 +171,29 @@ class HooksConfig(_Section):
     """The hook answers "blocked: timed out" after this many seconds, whatever it was doing."""
 
 
+class AlertsConfig(_Section):
+    """`[alerts]`: seed 002's alert conditions, raised as `alert` events while a run goes on and
+    listed in its summary and report (see docs/observability.md)."""
+
+    enabled: bool = True
+    retry_exhaustion_rate: float = Field(0.05, ge=0.0, le=1.0)
+    """Alert when more than this share of a component's operations failed on their last
+    allowed attempt (seed: "retry exhaustion rate > 5%")."""
+    average_retries: float = Field(2.0, ge=0.0)
+    """Alert when a component needed more than this many retries on average before it
+    succeeded (seed: "average retries > 2")."""
+    component_seconds: float = Field(300.0, gt=0.0)
+    """Alert when one attempt of a component (an agent run, a check, a handoff attempt) took
+    longer than this (seed: "any component timeout > 300s")."""
+    circular_repeats: int = Field(3, ge=2, le=100)
+    """Alert when the same failure repeats on this many attempts in a row (a circular retry)."""
+    finding_rounds: int = Field(3, ge=2, le=100)
+    """Alert when one finding is reported in this many review rounds, or comes back after a
+    round that did not report it (a circular fix loop)."""
+    fail_on_alert: bool = False
+    """Make `mergegate run` (and `stats --fail-on-alert`) exit 5 when an alert was raised."""
+
+
 class Config(_Section):
     """The whole configuration. Build it with `load_config()`; every value is frozen."""
 
@@ -178,13 +202,14 @@ class Config(_Section):
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig)
     root: Path | None = Field(None, exclude=True)
     """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
     source: Path | None = Field(None, exclude=True)
     """The config file that was read, if any (not a setting)."""
 
 
-SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "hooks")
+SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "hooks", "alerts")
 
 DEFAULT_AGENTS = AgentsConfig()
 """The `[agents]` defaults, read by the library's own defaults so each is written once."""
