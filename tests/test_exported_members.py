@@ -290,7 +290,9 @@ EXPECTED_MODULE_EXPORTS = {
         "write_json_atomic",
     },
     "mergegate.config": {
+        "DATABASE_URL_ENV",
         "DEFAULT_AGENTS",
+        "DEFAULT_ENGINE",
         "DEFAULT_REVIEW",
         "ENV_PREFIX",
         "MAX_ATTEMPTS_CEILING",
@@ -298,6 +300,8 @@ EXPECTED_MODULE_EXPORTS = {
         "STATE_DIR_ENV",
         "AgentsConfig",
         "Config",
+        "DatabaseUrl",
+        "EngineSettings",
         "HandoffValidationConfig",
         "HooksConfig",
         "RetryConfig",
@@ -305,6 +309,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ReviewPolicyConfig",
         "find_config_file",
         "load_config",
+        "redact_url",
         "state_dir",
     },
     "mergegate.handoff": {
