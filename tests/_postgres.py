@@ -45,7 +45,7 @@ __all__ = [
 PG_USER = "postgres"
 """The database superuser of a throwaway cluster, and the OS user it runs as under root."""
 BIN_ENV = "MERGEGATE_PG_BIN"
-"""Optional: the directory holding `initdb`, `pg_ctl` and `postgres` (then the only one looked at)."""
+"""Optional: the directory of `initdb`, `pg_ctl` and `postgres` (then the only one looked at)."""
 _START_ATTEMPTS = 5
 _NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
