@@ -99,6 +99,8 @@ def test_a_dead_workers_unit_is_recovered_onto_a_survivor(pg_fleet: Fleet, via: 
     assert fleet.recover(dead, via) == ["unit-0"]
     assert fleet.wait_done(["unit-0"]) == {"unit-0": ("SUCCESS", survivor)}
     assert fleet.recover(dead, via) == []  # nothing is left under the dead id
+    # Back on its own queue (with its limits), not on DBOS's internal one.
+    assert fleet.client.retrieve_workflow("unit-0").get_status().queue_name == QUEUE
     events = fleet.events(item="unit-0")
     assert [(e.name, e.executor) for e in events] == [
         ("a", dead),  # completed before the kill: not executed again

@@ -7,12 +7,18 @@ engine will rely on for a fleet, on Postgres as on SQLite.
                         [--poll S] [--queue NAME]
         Launch DBOS as executor EXECUTOR, register the queue with those limits, and take
         units from it until SIGTERM. Appends `ready EXECUTOR PID` to MARKERS once launched.
+        On SIGTERM it leaves at once: units it was running stay PENDING under its id.
     fleet_app.py recover DB DEAD [--via internal|public]
         Re-enqueue the workflows executor DEAD left PENDING, for any live worker to take:
         `internal` launches DBOS (as `admin-<pid>`, listening to no queue) and calls
         `DBOS._recover_pending_workflows([DEAD])`; `public` uses only a `DBOSClient`
         (`list_workflows` + `resume_workflows` back onto each workflow's own queue).
         Prints the ids it re-enqueued, one a line.
+    fleet_app.py enqueue DB N [--sleep S] [--prefix P]
+        Enqueue units P0..P(N-1) (`fleet.unit`, step b sleeping S) through a `DBOSClient`,
+        without launching DBOS, the way `mergegate run --queue` will submit a run.
+    fleet_app.py status DB
+        One line per workflow: id, status, executor id (what `mergegate status` will show).
     fleet_app.py steps DB N
         Launch DBOS as `local` and run one workflow of N instant steps; print the seconds the
         workflow took (the step checkpoint latency, for the benchmark).
@@ -33,6 +39,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from dbos import DBOS, DBOSClient, DBOSConfig
 
@@ -124,7 +131,9 @@ def worker(args: argparse.Namespace) -> int:
     _mark("ready", "-")
     stop.wait()
     DBOS.destroy()
-    return 0
+    # Workflows still running stay PENDING under this executor id (recovered by the next
+    # process with the same id); leave now rather than let their threads fail noisily.
+    os._exit(0)
 
 
 def recover(args: argparse.Namespace) -> int:
@@ -161,6 +170,32 @@ def _recover_public(db: str, dead: str) -> list[str]:
         client.destroy()
 
 
+def enqueue(args: argparse.Namespace) -> int:
+    client = DBOSClient(system_database_url=args.db, application_name=APP)
+    try:
+        for i in range(args.n):
+            options: Any = {
+                "queue_name": QUEUE,
+                "workflow_name": "fleet.unit",
+                "workflow_id": f"{args.prefix}{i}",
+                "app_version": VERSION,
+            }
+            client.enqueue(options, f"{args.prefix}{i}", args.sleep)
+    finally:
+        client.destroy()
+    return 0
+
+
+def status(args: argparse.Namespace) -> int:
+    client = DBOSClient(system_database_url=args.db, application_name=APP)
+    try:
+        for wf in client.list_workflows(load_input=False, load_output=False):
+            print(f"{wf.workflow_id:<12} {wf.status:<10} {wf.executor_id}")
+    finally:
+        client.destroy()
+    return 0
+
+
 def steps(args: argparse.Namespace) -> int:
     DBOS(config=_config(args.db, "local", 0.1))
     DBOS.launch()
@@ -191,6 +226,15 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("dead")
     r.add_argument("--via", choices=("internal", "public"), default="internal")
     r.set_defaults(run=recover)
+    e = sub.add_parser("enqueue")
+    e.add_argument("db")
+    e.add_argument("n", type=int)
+    e.add_argument("--sleep", type=float, default=0.0)
+    e.add_argument("--prefix", default="unit-")
+    e.set_defaults(run=enqueue)
+    t = sub.add_parser("status")
+    t.add_argument("db")
+    t.set_defaults(run=status)
     s = sub.add_parser("steps")
     s.add_argument("db")
     s.add_argument("n", type=int)
