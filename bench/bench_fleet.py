@@ -13,7 +13,9 @@ SQLite's synchronous writes), on 127.0.0.1, stopped by its pid at the end.
    onto the workers' queue in one statement, so every worker starts from the same backlog.
    Units per second from the release to the last completion seen, with 1, 2, 4 and 8 worker
    processes on Postgres and 1 on SQLite (a SQLite file is one machine's), at a
-   `worker_concurrency` of 4 and of 32. Machine CPU busy (/proc/stat) says where it stops.
+   `worker_concurrency` of 4 and of 32; and 4 workers with a `global_concurrency` that never
+   binds (DBOS's other dequeue path). Machine CPU busy (/proc/stat, everything on the machine)
+   says where it stops.
 
 Ratios are against SQLite (WAL) and against one Postgres worker, measured in the same run.
 
@@ -104,9 +106,16 @@ def wait_all(fleet: Fleet, ids: list[str], tick_s: float, timeout_s: float = 600
         time.sleep(tick_s)
 
 
-def start_workers(fleet: Fleet, count: int, concurrency: int) -> None:
+def start_workers(
+    fleet: Fleet, count: int, concurrency: int, global_concurrency: int | None = None
+) -> None:
     for i in range(count):
-        fleet.start(f"w{i + 1}", worker_concurrency=concurrency, wait=False)
+        fleet.start(
+            f"w{i + 1}",
+            worker_concurrency=concurrency,
+            global_concurrency=global_concurrency,
+            wait=False,
+        )
     for i in range(count):
         fleet.wait_ready(f"w{i + 1}", fleet.workers[f"w{i + 1}"].pid)
 
@@ -134,11 +143,18 @@ def dispatch(db: str, root: Path, concurrency: int) -> tuple[float, list[float]]
 
 
 def throughput(
-    label: str, db: str, root: Path, *, workers: int, units: int, concurrency: int
+    label: str,
+    db: str,
+    root: Path,
+    *,
+    workers: int,
+    units: int,
+    concurrency: int,
+    global_concurrency: int | None = None,
 ) -> Throughput:
     fleet = Fleet(db, root)
     try:
-        start_workers(fleet, workers, concurrency)
+        start_workers(fleet, workers, concurrency, global_concurrency)
         ids = [f"u-{i}" for i in range(units)]
         for wf_id in ids:
             options: Any = {
@@ -233,6 +249,22 @@ def throughput_series(cluster: PostgresCluster, tmp: Path, units: int, concurren
         results.append(
             throughput("PostgreSQL", db, sub, workers=workers, units=units, concurrency=concurrency)
         )
+    # The same 4 workers with a global limit that never binds: what DBOS's other dequeue path
+    # costs (REPEATABLE READ, NOWAIT, a count of every worker's units, backoff on conflicts).
+    sub = tmp / f"t{concurrency}-pg4-global"
+    sub.mkdir()
+    db = fresh_postgres(cluster, f"b_tp{concurrency}_4g")
+    results.append(
+        throughput(
+            "PG+global",
+            db,
+            sub,
+            workers=4,
+            units=units,
+            concurrency=concurrency,
+            global_concurrency=4 * concurrency,
+        )
+    )
     base_lite, base_pg = results[0].per_s, results[1].per_s
     for r in results:
         print(
