@@ -290,7 +290,9 @@ EXPECTED_MODULE_EXPORTS = {
         "write_json_atomic",
     },
     "mergegate.config": {
+        "DATABASE_URL_ENV",
         "DEFAULT_AGENTS",
+        "DEFAULT_ENGINE",
         "DEFAULT_REVIEW",
         "ENV_PREFIX",
         "MAX_ATTEMPTS_CEILING",
@@ -299,6 +301,8 @@ EXPECTED_MODULE_EXPORTS = {
         "AgentsConfig",
         "AlertsConfig",
         "Config",
+        "DatabaseUrl",
+        "EngineSettings",
         "HandoffValidationConfig",
         "HooksConfig",
         "RetryConfig",
@@ -306,6 +310,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ReviewPolicyConfig",
         "find_config_file",
         "load_config",
+        "redact_url",
         "state_dir",
     },
     "mergegate.handoff": {

@@ -15,8 +15,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from mergegate.config._database import DatabaseUrl
+
 __all__ = [
     "DEFAULT_AGENTS",
+    "DEFAULT_ENGINE",
     "DEFAULT_REVIEW",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
@@ -24,6 +27,7 @@ __all__ = [
     "AlertsConfig",
     "BackendValue",
     "Config",
+    "EngineSettings",
     "HandoffValidationConfig",
     "HooksConfig",
     "RetryConfig",
@@ -192,10 +196,38 @@ class AlertsConfig(_Section):
     round that did not report it (a circular fix loop)."""
     fail_on_alert: bool = False
     """Make `mergegate run` (and `stats --fail-on-alert`) exit 5 when an alert was raised."""
+class EngineSettings(_Section):
+    """`[engine]`: where durable run state lives (DBOS's system database) and how units are
+    taken from its queue. One machine needs none of it; a fleet sets `database_url` to one
+    Postgres and starts workers with distinct `executor_id`s (docs/fleet.md)."""
+
+    # A validation error's text must not quote the URL it rejects (its password).
+    model_config = ConfigDict(**_Section.model_config, hide_input_in_errors=True)
+
+    database_url: DatabaseUrl | None = None
+    """Unset: each run keeps its state in its own SQLite file under the state directory.
+    `postgresql://...`: every run's state in that database, shared by a fleet of workers.
+    `sqlite:////<absolute path>`: one SQLite file for every run of this machine. Also
+    `MERGEGATE_DATABASE_URL`. Its password is never shown (`DatabaseUrl`)."""
+    executor_id: str = Field("local", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    """This process's identity in the database: pending work recorded under it is recovered
+    by the next process that starts with the same id (one stable id per worker host)."""
+    global_concurrency: int | None = Field(None, ge=1, le=10_000)
+    """Units running at once across every worker of a run's queue; unset: no fleet-wide cap."""
+    worker_concurrency: int | None = Field(None, ge=1, le=64)
+    """Units one worker process runs at once; unset: the run's concurrency. DBOS 3.4 keeps it
+    with the queue in the database, so every worker of a queue applies the same number."""
+    polling_interval_s: float = Field(0.1, ge=0.01, le=10.0)
+    """How often a worker looks for queued units (DBOS's own default, 1 s, would add up to a
+    second to every dispatch)."""
 
 
 class Config(_Section):
     """The whole configuration. Build it with `load_config()`; every value is frozen."""
+
+    # `[engine] database_url` may hold a password: a ValidationError's text never quotes input
+    # (`load_config` reports inputs itself, redacted).
+    model_config = ConfigDict(**_Section.model_config, hide_input_in_errors=True)
 
     retry: RetryConfig = Field(default_factory=RetryConfig)
     handoff_validation: HandoffValidationConfig = Field(default_factory=HandoffValidationConfig)
@@ -203,15 +235,26 @@ class Config(_Section):
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
     root: Path | None = Field(None, exclude=True)
     """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
     source: Path | None = Field(None, exclude=True)
     """The config file that was read, if any (not a setting)."""
 
 
-SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "hooks", "alerts")
+SECTIONS: tuple[str, ...] = (
+    "retry",
+    "handoff_validation",
+    "review",
+    "agents",
+    "hooks",
+    "alerts",
+    "engine",
+)
 
 DEFAULT_AGENTS = AgentsConfig()
 """The `[agents]` defaults, read by the library's own defaults so each is written once."""
 DEFAULT_REVIEW = ReviewConfig()
 """The `[review]` defaults, read by `ReviewOptions`."""
+DEFAULT_ENGINE = EngineSettings()
+"""The `[engine]` defaults, read by the durable store's own defaults (poll interval, executor)."""
