@@ -134,10 +134,15 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
     found = _answer_clause_problem(clause)
     if found is not None:
         return found
-    if heading and not _only_restates(clause, title=heading == 1):
-        return _M, f"a heading with more than its answer ('{clause.strip()[:40]}') is a title"
+    if heading and not _only_restates(rest, title=heading == 1):
+        return _M, f"a heading with more than its answer ('{rest.strip()[:40]}') is a title"
     for sentence in _sentences(later):
-        found = sentence_problem(sentence, same_line=True)
+        # A later sentence that says yes again ('… Ship it, after X') or opens with a
+        # contrast ('… — but rename the flag') is read like the answer itself.
+        again = any(h.decision is _A and not h.ambiguous for h in hits(sentence))
+        again = again or sig.CONTRAST_OPENING.match(sentence) is not None
+        found = _answer_clause_problem(sentence) if again else None
+        found = found or sentence_problem(sentence, same_line=True)
         if found is not None:
             return found
     return None

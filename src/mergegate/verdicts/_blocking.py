@@ -86,7 +86,7 @@ def find_blocking(
 
 
 def _line_blocking(line: Line, section: _Section) -> str | None:
-    text = clean_value(line.low)
+    text = line.clean
     body = strip_decor(text)
     if line.heading_level:
         return _heading(line, section)

@@ -24,6 +24,7 @@ nothing found is `malformed`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
@@ -36,14 +37,14 @@ from mergegate.verdicts._grammar import DIALECTS, Site, find_sites
 from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
-from mergegate.verdicts._signals import withdrawal_in
+from mergegate.verdicts._signals import heading_condition, withdrawal_in
 from mergegate.verdicts._text import bound, has_lookalike
-from mergegate.verdicts._vocab import LabelKind, clean_value
+from mergegate.verdicts._vocab import LabelKind
 
 __all__ = ["extract_findings", "parse_verdict"]
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
-_HINT_WORDS = ("approve", "lgtm", "ready to merge", "reject", "verdict", "pass", "fail", "merge")
+_HINT_RE = re.compile(r"approve|lgtm|ready to merge|reject|verdict|pass|fail|merge")
 _STRENGTH = {_R: 3, _F: 2, _M: 1, _A: 0}
 
 
@@ -315,6 +316,7 @@ def _first_refusal(
         _clean_confirmed(facts, in_scope, start),
         _trailer_blocking(trailer),
         _blocking(facts, in_scope, start),
+        _qualified_from_above(doc, in_scope),
         _after(doc, in_scope, facts.covered),
     )
     for check in checks:
@@ -332,6 +334,8 @@ def _whole_input(
             None,
             "the input was cut to the window: an approval in a cut input is never trusted",
         )
+    if any(block.live and not block.closed for block in doc.blocks):
+        return _M, None, "the output ends inside a code block: it was cut off"
     looks = [s for s in in_scope if s.lookalike]
     if looks:
         return (
@@ -385,7 +389,7 @@ def _body_counts(doc: Doc, start: int) -> list[int]:
     out = []
     for line in doc.lines[start:]:
         if line.live and ":" in line.raw:
-            label, _, value = clean_value(line.low).partition(":")
+            label, _, value = line.clean.partition(":")
             label = label.strip(" -")
             value = value.strip()
             if (
@@ -440,15 +444,14 @@ def _after(
 ) -> tuple[Decision, int | None, str] | None:
     """Live text after the first approving site may not withdraw, contradict or condition it."""
     body = [s for s in in_scope if not s.frontmatter]
-    if not body:
-        return None
-    first = body[0].index
+    # A frontmatter verdict is stated before the whole body: all of it comes after.
+    first = body[0].index if body else doc.frontmatter_end
     site_lines = {s.index for s in body}
     for index in range(first + 1, len(doc.lines)):
         line = doc.lines[index]
         if not line.live or line.blank or index in site_lines or index in covered:
             continue
-        text = clean_value(line.low)
+        text = line.clean
         if line.local:
             found = withdrawal_in(text)
             problem = (_R, f"withdrawn ('{found}')") if found else None
@@ -457,6 +460,45 @@ def _after(
         if problem is not None:
             decision, why = problem
             return decision, index, f"line {line.number} after the approval: {why}"
+    return None
+
+
+_VERDICTISH = re.compile(
+    r"(?<![a-z])(?:verdict|decision|conclusion|recommendation|assessment|ready to merge|merge|"
+    r"approval|status|result|outcome|summary)(?![a-z])|结论|判定|評価|결론|veredicto|dictamen|"
+    r"conclusión|décision|fazit"
+)
+
+
+def _qualified_from_above(
+    doc: Doc, in_scope: list[Site]
+) -> tuple[Decision, int | None, str] | None:
+    """A heading or label line just above an approval, or the heading of its verdict
+    section, may not qualify it ('## Verdict, once CI is green' → 'APPROVE')."""
+    for site in in_scope:
+        if site.frontmatter:
+            continue
+        above = [_section_heading(doc, site.index), _line_above(doc, site.index)]
+        for index in (i for i in above if i is not None):
+            text = doc.lines[index].clean
+            condition = heading_condition(text) if _VERDICTISH.search(text) else None
+            if condition is not None:
+                number = doc.lines[index].number
+                return _F, index, f"line {number} above the approval qualifies it ('{condition}')"
+    return None
+
+
+def _section_heading(doc: Doc, index: int) -> int | None:
+    section = doc.lines[index].section
+    return section.line_index if section is not None and section.line_index != index else None
+
+
+def _line_above(doc: Doc, index: int) -> int | None:
+    for above in range(index - 1, max(index - 3, -1), -1):
+        line = doc.lines[above]
+        if line.blank:
+            continue
+        return above if line.live and len(line.raw) <= 100 else None
     return None
 
 
@@ -475,7 +517,9 @@ def _where(facts: _Facts, site: Site) -> str:
 
 def _nothing_found(doc: Doc, warnings: list[str]) -> _Outcome:
     reasons = ["no authoritative verdict found"]
-    seen = sorted({w for line in doc.lines if line.live for w in _HINT_WORDS if w in line.low})
+    seen = sorted(
+        {m.group(0) for line in doc.lines if line.live for m in _HINT_RE.finditer(line.low)}
+    )
     if seen:
         warnings.append(
             "verdict-like words appear outside any recognized verdict statement ("

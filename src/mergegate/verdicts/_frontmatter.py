@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mergegate.verdicts._answer import read_answer
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import Answer, read_answer
 from mergegate.verdicts._grammar import Site
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._signals import COUNT_LABEL
 from mergegate.verdicts._text import has_lookalike, norm
-from mergegate.verdicts._vocab import clean_value, label_kind
+from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
 __all__ = ["FrontMatter", "read_frontmatter"]
 
@@ -78,9 +79,14 @@ def _top_level(found: FrontMatter, doc: Doc, index: int, key: str, raw_value: st
     kind = label_kind(key.replace("_", " "))
     if kind is None or not value:
         return
-    answer = read_answer(clean_value(value.strip("'\"")), kind)
+    cleaned = clean_value(value.strip("'\""))
+    answer = read_answer(cleaned, kind)
     if answer is None:
-        return
+        words = hits(cleaned)
+        if not any(ch.isalpha() for ch in cleaned) or (words and words[0].decision is None):
+            return  # a workflow state ('completed', 'review-complete'): no verdict
+        # The report's own status field holds something outside any verdict vocabulary.
+        answer = Answer(Decision.MALFORMED, "", "a status outside the verdict vocabulary")
     reason = f"frontmatter '{key}' says '{answer.phrase}'"
     if answer.why:
         reason += f" ({answer.why})"

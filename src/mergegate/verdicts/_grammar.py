@@ -25,11 +25,12 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import Answer, read_answer, strip_decor
+from mergegate.verdicts._answer import Answer, after_approval, read_answer, strip_decor
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import (
     AMBIGUOUS,
+    FIRST_WORDS,
     LabelKind,
     alternation,
     clean_value,
@@ -92,7 +93,12 @@ def find_sites(doc: Doc) -> list[Site]:
             found.extend(table.row(doc, index, line))
             continue
         table.close(found)
-        found.extend(_line_sites(doc, index, line))
+        if line.heading_level or line.section is not None or _MAYBE.search(line.low):
+            found.extend(_line_sites(doc, index, line))
+        elif len(line.raw) <= 80 and _opens_with_verdict_word(line.low):
+            site = _bare(doc, index, line)  # 'Not approved.', 'LGTM'
+            if site is not None:
+                found.append(site)
     table.close(found)
     return found
 
@@ -104,8 +110,14 @@ def _line_sites(doc: Doc, index: int, line: Line) -> Iterator[Site]:
     text = line.low
     section = line.section
     in_verdict = section is not None and section.verdict_like
-    if not (line.heading_level or in_verdict or _MAYBE.search(text) or _BARE_HINT.match(text)):
-        return  # no separator, emphasis, heading or verdict section: nothing to find
+    if not (line.heading_level or in_verdict or _MAYBE.search(text)):
+        # No separator, emphasis, heading or verdict section: only a short line that opens
+        # with a verdict word can be one ('Not approved.', 'LGTM').
+        if len(text) <= 80 and _opens_with_verdict_word(text):
+            site = _bare(doc, index, line)
+            if site is not None:
+                yield site
+        return
     flag = _cli_flag(index, line, text)
     if flag is not None:
         yield flag
@@ -287,7 +299,7 @@ def _next_answer(doc: Doc, index: int, kind: LabelKind) -> Answer | None:
             break
         if any(True for _ in _label_values(nxt.low)):
             return None  # the next line speaks for itself
-        return read_answer(clean_value(nxt.low), kind)
+        return read_answer(nxt.clean, kind)
     return _checkbox_answer(boxes) if boxes else None
 
 
@@ -396,6 +408,8 @@ class _Table:
 
     def close(self, found: list[Site]) -> None:
         """End of a table: a verdict column with several rows holds per-part verdicts."""
+        if not self.header_seen:
+            return
         several = self.rows > 1
         found.extend(replace(s, part=True) if several else s for s in self.sites)
         self.columns = {}
@@ -406,7 +420,6 @@ class _Table:
 
 # --------------------------------------------------------------------------- bare verdicts
 
-_BARE_HINT = re.compile(r".{0,60}$|[^a-z]{0,12}(?:lgtm|n?ack|nak|ship)")
 _LGTM_FAMILY = frozenset(phrases("lgtm|looks good to me|ship it|shipit|ack|acked"))
 _NEGATIVE_FAMILY = frozenset(phrases("nack|nak|nacked"))
 # Phrases that may stand alone on a line as a verdict: never an ordinary word, never a
@@ -419,7 +432,7 @@ def _bare(doc: Doc, index: int, line: Line) -> Site | None:
     del doc
     if line.heading_level:
         return None
-    text = clean_value(line.low)
+    text = line.clean
     value = strip_decor(_without_list_mark(text))
     hit = first_hit(value, at_start=True)
     if hit is not None and hit.decision is not None:
@@ -437,6 +450,18 @@ def _bare(doc: Doc, index: int, line: Line) -> Site | None:
     if _in_verdict_section(line):
         return _section_line(index, line, value, hit is not None)
     return None
+
+
+def _opens_with_verdict_word(text: str) -> bool:
+    """Cheap: does the first word (after decoration) start some verdict phrase?"""
+    match = _FIRST_WORD.search(text[:40])
+    if match is None:
+        return False
+    word = match.group(0)
+    return word in FIRST_WORDS or word[0] in FIRST_WORDS
+
+
+_FIRST_WORD = re.compile(r"[^\W\d_][^\W_]*")
 
 
 def _in_verdict_section(line: Line) -> bool:
@@ -459,7 +484,6 @@ def _lgtm(index: int, line: Line, value: str, phrase: str) -> Site | None:
 
 
 def _section_line(index: int, line: Line, value: str, opens_with_word: bool) -> Site | None:
-    """In a verdict section: a line that opens with a verdict, or a bold span that is one."""
     if opens_with_word and not any(value.startswith(c) for c in _FINDINGS_CLAIMS):
         answer = read_answer(value, LabelKind.OPINION)
         if answer is not None:
@@ -523,7 +547,15 @@ def _cli_flag(index: int, line: Line, text: str) -> Site | None:
     if hit is None or hit.decision is None:
         return None
     answer = Answer(hit.decision, hit.phrase)
+    tail = _CLI_ARGS.sub(" ", text[match.end() :])
+    if answer.decision is _A and tail.strip(" '\"`"):
+        problem = after_approval(clean_value(tail))  # '… --verdict pass, once CI is green'
+        if problem is not None:
+            answer = Answer(problem[0], hit.phrase, problem[1])
     return _site(index, line, answer, dialect="cli-flag", where="--verdict flag", kind=None)
+
+
+_CLI_ARGS = re.compile(r"(?:^|\s)--?[a-z][\w-]*(?:[= ]+(?:\"[^\"]*\"|'[^']*'|[^\s-][^\s]*))?")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -111,6 +111,8 @@ def _fenced(doc: Doc, block: Any) -> JsonVerdict | None:
 
 def _unfenced(doc: Doc) -> Iterator[JsonVerdict]:
     """Objects written straight into live prose, found in one linear scan."""
+    if not any("{" in whole for whole in doc.full):
+        return
     starts: list[int] = []
     parts: list[str] = []
     offset = 0

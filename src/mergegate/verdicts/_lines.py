@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.verdicts._text import has_lookalike, norm
+from mergegate.verdicts._vocab import LabelKind, clean_value, label_kind
 
 __all__ = ["Block", "Doc", "Line", "Section", "structure"]
 
@@ -72,6 +73,17 @@ _EXAMPLE_INTRO = re.compile(
 )
 # Cheap pre-check: a template needs an alternative separator or braces.
 _TEMPLATE_HINT = re.compile(r"[/|{]| or ")
+# One cheap search that every instruction, template or example line passes.
+_ANY_HINT = re.compile(
+    "|".join(
+        [
+            _TEMPLATE_HINT.pattern,
+            _INSTRUCTION_RE.pattern,
+            _EXAMPLE_WORDS.pattern,
+            r"(?:examples?|samples?|illustration|ex\.|例|예시|ejemplo|exemplo|exemple|beispiel|esempio)",
+        ]
+    )
+)
 _EXAMPLE_HEADING_WORDS = (
     "example",
     "template",
@@ -161,6 +173,10 @@ _VERDICT_HEADING_WORDS = (
 )
 
 
+_VERDICT_KINDS = (LabelKind.VERDICT, LabelKind.QUESTION, LabelKind.OPINION)
+_WORDS = re.compile(r"[^\W_]+")
+
+
 @dataclass(slots=True)
 class Section:
     """A heading and what it implies for the lines under it."""
@@ -193,6 +209,7 @@ class Line:
     capped: bool = False
     """The line was longer than `MAX_LINE_CHARS` and only its start was read."""
     _low: str | None = None
+    _clean: str | None = None
 
     @property
     def low(self) -> str:
@@ -200,6 +217,13 @@ class Line:
         if self._low is None:
             self._low = norm(self.raw)
         return self._low
+
+    @property
+    def clean(self) -> str:
+        """`low` with markup removed (`_vocab.clean_value`), computed once."""
+        if self._clean is None:
+            self._clean = clean_value(self.low)
+        return self._clean
 
 
 @dataclass(slots=True)
@@ -239,6 +263,7 @@ class _State:
     in_list: bool = False
     instruction_tail: bool = False
     instruction_gap: bool = False  # blank lines right after an instruction's paragraph
+    example_gap: bool = False  # an example intro's paragraph, across one blank gap
     sections: list[Section] = field(default_factory=list)
     local: bool = False  # some enclosing heading scopes its lines to something else
     part: bool = False  # some enclosing heading scopes its lines to one part of the change
@@ -316,7 +341,8 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
         state.hunk = False
         # 'Use this format:' + blank + a fence: the fence is still what the instruction shows.
         state.instruction_gap = state.instruction_tail or state.instruction_gap
-        state.instruction_tail = False
+        state.instruction_tail = state.example_gap and state.instruction_tail
+        state.example_gap = False
         return
     state.instruction_gap = False
     line.live = _live_by_shape(line, state)
@@ -424,6 +450,7 @@ def _in_comment(line: Line, state: _State) -> bool:
         state.comment = True
     line.raw = "".join(out).rstrip() if state.comment else "".join(out)
     line._low = None
+    line._clean = None
     # A line with a comment stripped may still carry live text before/after the comment.
     return not line.raw.strip()
 
@@ -479,7 +506,7 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
         line_index=index,
         # Fail closed: a heading that spells 'Verdict' with look-alikes is not a verdict
         # section, or 'No findings.' under it would approve without an authoritative word.
-        verdict_like=not has_lookalike(text) and _starts_with_any(bare, _VERDICT_HEADING_WORDS),
+        verdict_like=not has_lookalike(text) and _verdict_heading(bare),
         local=bool(_LOCAL_HEADING.match(bare) or (level >= 3 and _FINDING_ID.match(bare))),
         example=any(word in low for word in _EXAMPLE_HEADING_WORDS),
         round=bool(_ROUND_HEADING.search(low) or _ROUND_FIRST_WORD.match(bare)),
@@ -519,10 +546,24 @@ def _starts_with_any(text: str, words: tuple[str, ...]) -> bool:
     return any(text.startswith(word) for word in words)
 
 
+def _verdict_heading(text: str) -> bool:
+    """'Verdict', 'Conclusion …', or a verdict label in its first words ('10.3 Review
+    Decision', 'Merge readiness')."""
+    if _starts_with_any(text, _VERDICT_HEADING_WORDS):
+        return True
+    words = _WORDS.findall(text[:80])
+    return any(
+        label_kind(" ".join(words[:n])) in _VERDICT_KINDS for n in range(2, min(len(words), 3) + 1)
+    )
+
+
 def _is_instruction_or_template(line: Line, state: _State) -> bool:
     low = line.low
     if state.instruction_tail:
+        state.example_gap = False
         return True
+    if not _ANY_HINT.search(low):
+        return False  # the common case, in one search
     if _TEMPLATE_HINT.search(low) and (
         _TEMPLATE.search(low) or ("{" in low and "}" in low and "status" in low)
     ):
@@ -538,7 +579,9 @@ def _is_instruction_or_template(line: Line, state: _State) -> bool:
         state.instruction_tail = low.rstrip(" *_`").endswith(":")
         return True
     if _EXAMPLE_INTRO.match(low):
-        # 'Example lines', 'Sample output' — an example introduced without a colon.
+        # 'Example lines', 'Sample output' — an example introduced without a colon; the
+        # example may follow after a blank line.
         state.instruction_tail = True
+        state.example_gap = True
         return True
     return False

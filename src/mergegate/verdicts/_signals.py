@@ -28,12 +28,14 @@ from mergegate.verdicts._vocab import alternation, first_hit, phrases
 
 __all__ = [
     "BLOCKING_SECTION",
+    "CONTRAST_OPENING",
     "COUNT_LABEL",
     "NONE_ITEM",
     "blocking_in",
     "condition_in",
     "contrary_in",
     "doubt_in",
+    "heading_condition",
     "negated_before",
     "non_blocking_extra",
     "withdrawal_in",
@@ -69,9 +71,9 @@ def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
 _ALWAYS = re.compile(
     r"(?<![a-z])(?:as soon as|provided that|as long as|"
     r"so long as|subject to|contingent (?:on|upon)|on condition|only if|only when|"
-    r"not until|prior to (?:merg|landing|release)|"
-    r"before (?:(?:the |this |it |we )?(?:merg|land|ship|release|approv|going live)|"
-    r"(?:this|it) (?:is |gets )?(?:merged|lands|ships))|"
+    r"not until|prior to (?:merg\w*|landing|release)|"
+    r"before (?:(?:the |this |it |we )?(?:merg\w*|land\w*|ship\w*|release\w*|approv\w*|"
+    r"going live)|(?:this|it) (?:is |gets )?(?:merged|lands|ships))|"
     r"(?:merge|merging|ship it|ship|land it|approve|approval)(?: it| this)? (?:when|after|once|"
     r"if)(?![a-z])|"
     r"(?:fix|address|resolve|correct|rename|add|remove|update|change)(?![a-z])[^.;]{0,60}"
@@ -88,7 +90,7 @@ _ALWAYS = re.compile(
 # Also anywhere after an approval, unless the sentence tells what already happened ('the
 # test was flaky until round 2'): time and condition words that point ahead.
 _AHEAD = re.compile(r"(?<![a-z])(?:once|until|till|unless|pending|provided|providing)(?![a-z])")
-_PAST = re.compile(r"(?<![a-z])(?:was|were|had|did|been|became|used to)(?![a-z])")
+_PAST = re.compile(r"(?<![a-z])(?:was|were|had|did|been|became|used to|until now|so far)(?![a-z])")
 # In the answer's own clause ('Yes, but …', 'APPROVED once …', '通过，但 …') every condition or
 # contrast word makes the answer conditional …
 _ANSWER_CONDITION = re.compile(
@@ -104,11 +106,31 @@ _ANSWER_CONDITION = re.compile(
     r"(?<![期对等接招款])待|一旦|如果|若|只要|前提|条件|れば|たら|なら|後に|前に|ただし|但し|次第|"
     r"けど|후|전에|단,|하지만|조건"
 )
+# On the verdict's own line, later sentences may not put a condition or time on it either
+# ('LGTM. Ship it — after the migration is reverted'); contrast words are allowed there ('I
+# had concerns before, but the second commit resolved them').
+_SAME_LINE_CONDITION = re.compile(
+    r"(?<![a-z])(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
+    r"assuming|subject to|conditional|conditionally|contingent|as long as|as soon as|"
+    r"on condition|only if|expected|hopefully|eventually|given that|prior to|"
+    r"dès que|une fois|après|quand|lorsque|cuando|una vez|después|tras|siempre que|quando|"
+    r"depois|após|desde que|sobald|nachdem|wenn|falls|bevor|vorausgesetzt|sofern|dopo|purché|"
+    r"когда|после|если)(?![a-z])|"
+    r"之后|以后|修复后|修改后|完成后|一旦|如果|只要|前提|条件|れば|たら|なら|後に|次第|후|조건"
+)
 # … and so does every obligation word that is not negated ('Yes — no changes needed' stays).
 _ANSWER_OBLIGATION = re.compile(
     r"(?<![a-z])(?:must|should|need|needs|needed|required|requires|require|have to|has to|"
-    r"debe|deben|requiere|deve|devem|requer|doit|doivent|muss|müssen|deve|нужно|надо)"
-    r"(?![a-z])|必须|需要|需|须|必要|필요"
+    r"missing|debe|deben|requiere|falta|faltan|deve|devem|requer|doit|doivent|il faut|faut|"
+    r"manque|muss|müssen|fehlt|fehlen|erst|manca|mancano|нужно|надо)"
+    r"(?![a-z])|必须|需要|需|须|必要|필요|缺少"
+)
+# A later sentence on the verdict's line that opens with a contrast is the answer going on
+# ('LGTM. Ship it. — but rename the flag', '… — mais il faut corriger le test').
+CONTRAST_OPENING = re.compile(
+    r"[ \t—–,;:-]*(?:but|though|although|however|except|yet|mais|pero|sin embargo|mas|porém|"
+    r"aber|jedoch|ma|però|но|однако)(?![a-z])|"
+    r"[ \t—–,;:-]*(?:但|但是|不过|然而|しかし|ただし|하지만)"
 )
 _DOUBT = re.compile(
     r"\?|(?<![a-z])(?:not sure|unsure|i think|i believe|i guess|i suppose|maybe|perhaps|"
@@ -117,6 +139,16 @@ _DOUBT = re.compile(
     r"probablemente|talvez|provavelmente|peut être|probablement|vielleicht|wahrscheinlich|"
     r"forse|возможно)(?![a-z])|也许|可能|大概|暂时|基本|原则上|たぶん|多分|おそらく|一応|아마|일단"
 )
+
+
+_CLAUSE_EDGE = re.compile(r"[,.;:!?。，；：]")
+
+
+def _past(text: str, at: int) -> bool:
+    """The clause around `at` tells what already happened ('the test was flaky until …')."""
+    start = max((m.end() for m in _CLAUSE_EDGE.finditer(text, 0, at)), default=0)
+    stop = _CLAUSE_EDGE.search(text, at)
+    return _PAST.search(text, start, stop.start() if stop else len(text)) is not None
 
 
 _MERGE_WORD = re.compile(
@@ -140,15 +172,42 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
         return found.group(0).strip()
     if answer_clause:
         found = _ANSWER_CONDITION.search(text)
-        if found is not None:
-            return found.group(0).strip()
-        return _first_live(_ANSWER_OBLIGATION, text)
-    found = _AHEAD.search(text)
-    if found is None or _PAST.search(text) or negated_before(text, found.start()):
+        return found.group(0).strip() if found else _first_live(_ANSWER_OBLIGATION, text)
+    if same_line:
+        same = _ahead(_SAME_LINE_CONDITION, text) or _first_live(_ANSWER_OBLIGATION, text)
+        if same is not None:
+            return same
+    ahead = _ahead(_AHEAD, text)
+    if ahead is None:
         return None
-    if same_line or _MERGE_WORD.search(text):
-        return found.group(0).strip()
-    return None
+    opens = not _AHEAD.split(text, 1)[0].strip(" -*_>•")  # 'Pending the security review.'
+    return ahead if same_line or opens or _MERGE_WORD.search(text) else None
+
+
+def _ahead(pattern: re.Pattern[str], text: str) -> str | None:
+    """The first match of a time/condition word that is neither negated nor about the past."""
+    found = pattern.search(text)
+    if found is None or _past(text, found.start()) or negated_before(text, found.start()):
+        return None
+    return found.group(0).strip()
+
+
+_HEADING_CONDITION = re.compile(
+    r"(?<![a-z])(?:once|if|unless|until|till|pending|provided|as soon as|as long as|only if|"
+    r"subject to|conditional|conditionally|but|though|dès que|sobald|una vez|desde que|"
+    r"pero|mais|aber|mas|nachdem|wenn|falls)(?![a-z])|[,;—–-][ \t]*(?:after|when|before|"
+    r"après|después|após|cuando|quand)(?![a-z])|"
+    r"(?<![a-z])(?:after|when|before)[ \t]+(?:[^ \t]+[ \t]+){0,6}?(?:is|are|passes|pass|lands|"
+    r"land|gets|get|will|goes|turns|becomes|has|have)(?![a-z])|"
+    r"一旦|如果|但|れば|たら|之后|后再|修复后"
+)
+
+
+def heading_condition(text: str) -> str | None:
+    """A condition in a heading (or a label line) above a verdict ('## Verdict, once CI is
+    green'), or None. A bare 'after' is left out: 'Verdict after fixes' names a round."""
+    found = _ALWAYS.search(text) or _HEADING_CONDITION.search(text)
+    return found.group(0).strip(" ,;—–-") if found is not None else None
 
 
 def doubt_in(text: str) -> str | None:
@@ -212,8 +271,8 @@ nicht genehmigt"""
 _LABEL_ANYWHERE = re.compile(
     r"(?<![a-z])(?:verdict|decision|ready to merge|final answer|my answer|conclusion|"
     r"判定|结论|結論|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
-    r"(?: is| is now| now| remains| changes to| changed to| becomes| stays)?[ \t]*[:?=→]?"
-    r"(?: is| is now| now)?[ \t]*"
+    r"(?:[ \t]+(?:is now|is|now|remains|changes to|changed to|becomes|stays)(?![a-z]))*"
+    r"[ \t]*[:?=→]?[ \t]*(?:(?:is now|is|now)[ \t]+)?"
 )
 
 
@@ -306,7 +365,7 @@ _NON_BLOCKING_ALONE = re.compile(
     r"[ (\[—–-]*(?:nits? only|non blocking|nonblocking|not blocking|0 blocking|zero blocking|"
     r"0 blockers|no blockers|nits|optional)[ )\].]*"
 )
-_EXTRA_STOP = re.compile(r"[.;—]|\s-\s|$")
+_EXTRA_STOP = re.compile(r"[.;,—，；。]|\s-\s|$")
 _OBLIGATION = re.compile(
     r"(?<![a-z])(?:must|required|require|requires|before merg|blocking|blocker|critical|"
     r"should be fixed|need to be fixed|needs to be fixed)(?![a-z])|必须|须|需"
@@ -329,11 +388,17 @@ def non_blocking_extra(text: str) -> int:
     if match is None:
         return 0
     stop = _EXTRA_STOP.search(body, match.end())
-    end = stop.start() if stop is not None else len(body)
-    clause = body[:end]
-    if _NON_BLOCKING_MARK.search(clause) and _first_live(_OBLIGATION, clause) is None:
-        return lead + end
-    return 0
+    clause = body[: stop.start() if stop is not None else len(body)]
+    marks = list(_NON_BLOCKING_MARK.finditer(clause))
+    if not marks or len(clause[: marks[0].start()].split()) > 7:
+        return 0
+    # The extra ends with its last non-blocking word (and a closing bracket): what follows
+    # ('with nits once CI is green') is checked like any other text after the answer.
+    end = marks[-1].end()
+    end += len(clause[end:]) - len(clause[end:].lstrip(" )]"))
+    if _first_live(_OBLIGATION, clause[:end]) is not None:
+        return 0
+    return lead + end
 
 
 def _is_whole(text: str, end: int) -> bool:

@@ -26,6 +26,7 @@ from mergegate.decisions import Decision
 
 __all__ = [
     "AMBIGUOUS",
+    "FIRST_WORDS",
     "Hit",
     "LabelKind",
     "clean_value",
@@ -179,6 +180,12 @@ def alternation(words: list[str] | tuple[str, ...]) -> re.Pattern[str]:
 
 
 _DECIDING_RE = alternation(list(_DECIDING))
+_WORD = re.compile(r"[^\W\d_][^\W_]*")
+FIRST_WORDS = frozenset(
+    p[0] if _is_cjk(p) else m.group(0) for p in _DECIDING if (m := _WORD.match(p)) is not None
+)
+"""The first word of every deciding phrase (the first character of a CJK one): a cheap
+test of whether a line could open with a verdict."""
 _CLAUSE_END = frozenset(".,;:!?()—–-→/|。，；：！？、）")
 # After an ambiguous word these still end its clause: 'APPROVED FOR …', 'Yes if …'. The
 # condition check decides what the continuation means.
@@ -238,6 +245,8 @@ def is_clause_end(value: str, end: int) -> bool:
     rest = value[end:].lstrip(" ")
     if not rest or rest[0] in _CLAUSE_END:
         return True
+    if value[end - 1 : end].isascii() and not rest[0].isascii():
+        return True  # a Latin word followed by CJK text: 'clean 合并之后再补文档'
     return any(rest.startswith(c) and _edge(rest, len(c)) for c in _CONTINUATIONS)
 
 
