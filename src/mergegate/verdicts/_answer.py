@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
-from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits
+from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
 __all__ = ["Answer", "after_approval", "read_answer", "strip_decor"]
 
@@ -186,9 +186,14 @@ def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
 
 
 def _conflicting(clause: str) -> Hit | None:
+    """A no in the answer's own clause ('Yes and no', 'approved, changes requested'). An
+    ordinary word ('no', 'fail') counts only where it ends its clause."""
     for hit in hits(clause):
-        unambiguous_no = hit.decision in (_F, _R) and hit.phrase not in AMBIGUOUS
-        if unambiguous_no and not sig.negated_before(clause, hit.start, words=2):
+        if hit.decision not in (_F, _R):
+            continue
+        if hit.phrase in AMBIGUOUS and not is_clause_end(clause, hit.end):
+            continue
+        if not sig.negated_before(clause, hit.start, words=2):
             return hit
     return None
 

@@ -125,10 +125,8 @@ def _item_blocking(line: Line, body: str, section: _Section) -> str | None:
         found = _open_item(content)
         if found:
             return f"a blocking section lists '{found[:60]}'"
-    if item is None:
-        if section.heading_level == 7 and line.indent == 0:
-            section.open = False  # a paragraph ends a bold pseudo-heading's list
-        return None
+    if item is None and section.heading_level == 7 and line.indent == 0:
+        section.open = False  # a paragraph ends a bold pseudo-heading's list
     tagged = _TAG.match(content)
     if tagged is None:
         return None

@@ -29,15 +29,14 @@ from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.errors import UsageError
-from mergegate.verdicts._answer import sentence_problem
-from mergegate.verdicts._blocking import find_blocking
 from mergegate.verdicts._findings import findings_of
-from mergegate.verdicts._frontmatter import FrontMatter, read_frontmatter
-from mergegate.verdicts._grammar import DIALECTS, Site, find_sites
+from mergegate.verdicts._frontmatter import read_frontmatter
+from mergegate.verdicts._grammar import DIALECTS, find_sites
 from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
-from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
-from mergegate.verdicts._signals import heading_condition, withdrawal_in
+from mergegate.verdicts._model import Evidence, Finding, Verdict
+from mergegate.verdicts._refusals import Facts, first_refusal
+from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import bound, has_lookalike
 from mergegate.verdicts._vocab import LabelKind
 
@@ -55,22 +54,6 @@ class _Outcome:
     index: int | None = None
     reasons: list[str] = field(default_factory=list)
     findings: tuple[Finding, ...] | None = None
-
-
-@dataclass(slots=True)
-class _Facts:
-    """Everything read from one document."""
-
-    doc: Doc
-    front: FrontMatter
-    sites: list[Site]
-    """Document-level sites (prose, frontmatter, JSON), in document order."""
-    broken: list[JsonVerdict]
-    trailers: dict[int, JsonVerdict]
-    """The JSON verdicts behind JSON sites, by line index."""
-    warnings: list[str]
-    covered: frozenset[int] = frozenset()
-    """Lines inside JSON verdicts: read as JSON, never as prose."""
 
 
 def parse_verdict(
@@ -120,7 +103,7 @@ def extract_findings(text: str) -> tuple[Finding, ...]:
 # --------------------------------------------------------------------------- reading
 
 
-def _read(doc: Doc, dialect: str | None, review_id: str | None, warnings: list[str]) -> _Facts:
+def _read(doc: Doc, dialect: str | None, review_id: str | None, warnings: list[str]) -> Facts:
     front = read_frontmatter(doc)
     jsons = find_json_verdicts(doc)
     # Lines inside a JSON verdict are read as JSON, never as prose 'label: value' lines.
@@ -145,7 +128,7 @@ def _read(doc: Doc, dialect: str | None, review_id: str | None, warnings: list[s
                 "zero-width or damaged (U+FFFD) characters; refused"
             )
     ruling = [s for s in sites if not s.local]
-    return _Facts(doc, front, ruling, broken, trailers, warnings, frozenset(covered))
+    return Facts(doc, front, ruling, broken, trailers, warnings, frozenset(covered))
 
 
 def _json_sites(
@@ -199,7 +182,7 @@ def _json_sites(
 # --------------------------------------------------------------------------- deciding
 
 
-def _decide(facts: _Facts, review_id: str | None) -> _Outcome:
+def _decide(facts: Facts, review_id: str | None) -> _Outcome:
     doc = facts.doc
     if not facts.sites:
         if facts.broken:
@@ -228,7 +211,7 @@ def _scope_start(doc: Doc, sites: list[Site]) -> int:
     return max((r for r in doc.rounds if r <= last), default=0)
 
 
-def _frontmatter_vs_body(in_scope: list[Site], facts: _Facts) -> list[Site]:
+def _frontmatter_vs_body(in_scope: list[Site], facts: Facts) -> list[Site]:
     """When the frontmatter status and a body status line disagree, the record shown to be
     newer decides (`updated:`, `resolutions:`, `human_uat_*`); otherwise both stand, so the
     non-passing one wins."""
@@ -249,9 +232,7 @@ def _frontmatter_vs_body(in_scope: list[Site], facts: _Facts) -> list[Site]:
     return [s for s in in_scope if s not in stale]
 
 
-def _refusal(
-    facts: _Facts, in_scope: list[Site], no: list[Site], review_id: str | None
-) -> _Outcome:
+def _refusal(facts: Facts, in_scope: list[Site], no: list[Site], review_id: str | None) -> _Outcome:
     # The document's own statements name the decision; a part's no only keeps it from
     # approving (README: local verdicts are not the document's verdict).
     named = [s for s in no if not s.part] or no
@@ -283,7 +264,7 @@ def _refusal(
     return outcome
 
 
-def _approval(facts: _Facts, in_scope: list[Site], start: int, review_id: str | None) -> _Outcome:
+def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | None) -> _Outcome:
     last = in_scope[-1]
     outcome = _Outcome(_A, last.dialect, last.index, [_where(facts, s) for s in in_scope[-3:]])
     trailer = next(
@@ -291,7 +272,7 @@ def _approval(facts: _Facts, in_scope: list[Site], start: int, review_id: str | 
     )
     if trailer is not None:
         outcome.findings = trailer.findings
-    refusal = _first_refusal(facts, in_scope, start, review_id, trailer)
+    refusal = first_refusal(facts, in_scope, start, review_id, trailer)
     if refusal is not None:
         decision, index, why = refusal
         outcome.decision = decision
@@ -301,217 +282,7 @@ def _approval(facts: _Facts, in_scope: list[Site], start: int, review_id: str | 
     return outcome
 
 
-def _first_refusal(
-    facts: _Facts,
-    in_scope: list[Site],
-    start: int,
-    review_id: str | None,
-    trailer: JsonVerdict | None,
-) -> tuple[Decision, int | None, str] | None:
-    """The first reason, in rule order, why an all-approving document still does not approve."""
-    doc = facts.doc
-    checks = (
-        _whole_input(doc, in_scope, start),
-        _authority(facts, in_scope, review_id),
-        _clean_confirmed(facts, in_scope, start),
-        _trailer_blocking(trailer),
-        _blocking(facts, in_scope, start),
-        _qualified_from_above(doc, in_scope),
-        _after(doc, in_scope, facts.covered),
-    )
-    for check in checks:
-        if check is not None:
-            return check
-    return None
-
-
-def _whole_input(
-    doc: Doc, in_scope: list[Site], start: int
-) -> tuple[Decision, int | None, str] | None:
-    if doc.cut:
-        return (
-            _M,
-            None,
-            "the input was cut to the window: an approval in a cut input is never trusted",
-        )
-    if any(block.live and not block.closed for block in doc.blocks):
-        return _M, None, "the output ends inside a code block: it was cut off"
-    looks = [s for s in in_scope if s.lookalike]
-    if looks:
-        return (
-            _M,
-            looks[0].index,
-            "the approving verdict uses look-alike, zero-width or damaged (U+FFFD) characters",
-        )
-    capped = next(
-        (i for i in range(start, len(doc.lines)) if doc.lines[i].live and doc.lines[i].capped), None
-    )
-    if capped is not None or any(s.capped for s in in_scope):
-        return _M, capped, "a live line longer than the line cap could not be read whole"
-    return None
-
-
-def _authority(
-    facts: _Facts, in_scope: list[Site], review_id: str | None
-) -> tuple[Decision, int | None, str] | None:
-    if facts.broken:
-        bad = facts.broken[-1]
-        return _M, bad.index, f"a JSON verdict cannot be read: {bad.problem}"
-    if all(s.part for s in in_scope):
-        return _M, None, "only verdicts about parts of the change (a file, a track) were found"
-    if review_id is not None and not any(
-        s.index in facts.trailers and facts.trailers[s.index].trailer for s in in_scope
-    ):
-        return (
-            _M,
-            None,
-            f"no JSON trailer carries review_id {review_id!r}; a prose approval alone is not "
-            "accepted when a review_id is expected",
-        )
-    return None
-
-
-def _clean_confirmed(
-    facts: _Facts, in_scope: list[Site], start: int
-) -> tuple[Decision, int | None, str] | None:
-    """'clean' approves only where the finding counts say there is nothing (GSD reviews)."""
-    clean = [s for s in in_scope if s.clean and not s.part]
-    if not clean:
-        return None
-    counts = [c for _, _, c in facts.front.counts]
-    counts.extend(_body_counts(facts.doc, start))
-    if not counts:
-        return _M, clean[0].index, "'clean' without finding counts is a status word, not a verdict"
-    return None
-
-
-def _body_counts(doc: Doc, start: int) -> list[int]:
-    out = []
-    for line in doc.lines[start:]:
-        if line.live and ":" in line.raw:
-            label, _, value = line.clean.partition(":")
-            label = label.strip(" -")
-            value = value.strip()
-            if (
-                label in ("critical", "total issues", "total", "critical issues")
-                and value[:1].isdigit()
-            ):
-                out.append(
-                    int(value.split()[0].rstrip(".,") or 0)
-                    if value.split()[0].rstrip(".,").isdigit()
-                    else 0
-                )
-    return out
-
-
-def _trailer_blocking(trailer: JsonVerdict | None) -> tuple[Decision, int | None, str] | None:
-    if trailer is None:
-        return None
-    if trailer.blocking is not None:
-        return _F, trailer.index, f"the JSON verdict reports blocking content ({trailer.blocking})"
-    # Minor and architectural (advisory, seed 004) findings do not turn an approval into fixes.
-    blocking = [f for f in trailer.findings if f.severity is not Severity.MINOR and not f.advisory]
-    if blocking:
-        return (
-            _F,
-            trailer.index,
-            f"the trailer approves but lists {len(blocking)} blocking finding(s)",
-        )
-    return None
-
-
-def _blocking(
-    facts: _Facts, in_scope: list[Site], start: int
-) -> tuple[Decision, int | None, str] | None:
-    for site in in_scope:
-        json_found = facts.trailers.get(site.index)
-        if json_found is not None and json_found.blocking is not None:
-            return (
-                _F,
-                site.index,
-                f"the JSON verdict reports blocking content ({json_found.blocking})",
-            )
-    found = find_blocking(facts.doc, start, facts.front, facts.covered)
-    if found is None:
-        return None
-    index, why = found
-    number = facts.doc.lines[index].number
-    return _F, index, f"blocking content at line {number}: {why}; not an approval"
-
-
-def _after(
-    doc: Doc, in_scope: list[Site], covered: frozenset[int]
-) -> tuple[Decision, int | None, str] | None:
-    """Live text after the first approving site may not withdraw, contradict or condition it."""
-    body = [s for s in in_scope if not s.frontmatter]
-    # A frontmatter verdict is stated before the whole body: all of it comes after.
-    first = body[0].index if body else doc.frontmatter_end
-    site_lines = {s.index for s in body}
-    for index in range(first + 1, len(doc.lines)):
-        line = doc.lines[index]
-        if not line.live or line.blank or index in site_lines or index in covered:
-            continue
-        text = line.clean
-        if line.local:
-            found = withdrawal_in(text)
-            problem = (_R, f"withdrawn ('{found}')") if found else None
-        else:
-            problem = _line_problem(text)
-        if problem is not None:
-            decision, why = problem
-            return decision, index, f"line {line.number} after the approval: {why}"
-    return None
-
-
-_VERDICTISH = re.compile(
-    r"(?<![a-z])(?:verdict|decision|conclusion|recommendation|assessment|ready to merge|merge|"
-    r"approval|status|result|outcome|summary)(?![a-z])|结论|判定|評価|결론|veredicto|dictamen|"
-    r"conclusión|décision|fazit"
-)
-
-
-def _qualified_from_above(
-    doc: Doc, in_scope: list[Site]
-) -> tuple[Decision, int | None, str] | None:
-    """A heading or label line just above an approval, or the heading of its verdict
-    section, may not qualify it ('## Verdict, once CI is green' → 'APPROVE')."""
-    for site in in_scope:
-        if site.frontmatter:
-            continue
-        above = [_section_heading(doc, site.index), _line_above(doc, site.index)]
-        for index in (i for i in above if i is not None):
-            text = doc.lines[index].clean
-            condition = heading_condition(text) if _VERDICTISH.search(text) else None
-            if condition is not None:
-                number = doc.lines[index].number
-                return _F, index, f"line {number} above the approval qualifies it ('{condition}')"
-    return None
-
-
-def _section_heading(doc: Doc, index: int) -> int | None:
-    section = doc.lines[index].section
-    return section.line_index if section is not None and section.line_index != index else None
-
-
-def _line_above(doc: Doc, index: int) -> int | None:
-    for above in range(index - 1, max(index - 3, -1), -1):
-        line = doc.lines[above]
-        if line.blank:
-            continue
-        return above if line.live and len(line.raw) <= 100 else None
-    return None
-
-
-def _line_problem(text: str) -> tuple[Decision, str] | None:
-    for sentence in text.replace("。", "。\n").replace(". ", ".\n").split("\n"):
-        if sentence.strip():
-            found = sentence_problem(sentence)
-            if found is not None:
-                return found
-    return None
-
-
-def _where(facts: _Facts, site: Site) -> str:
+def _where(facts: Facts, site: Site) -> str:
     return f"line {facts.doc.lines[site.index].number}: {site.reason} → {site.decision.value}"
 
 

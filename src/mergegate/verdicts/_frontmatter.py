@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import Answer, read_answer
-from mergegate.verdicts._grammar import Site
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._signals import COUNT_LABEL
+from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 

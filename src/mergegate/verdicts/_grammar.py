@@ -21,20 +21,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import NamedTuple
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import Answer, after_approval, read_answer, strip_decor
+from mergegate.verdicts._answer import Answer, read_answer
+from mergegate.verdicts._bare import bare_site, cli_flag, heading_phrase, opens_with_verdict_word
 from mergegate.verdicts._lines import Doc, Line
-from mergegate.verdicts._text import has_lookalike, norm
+from mergegate.verdicts._site import (
+    LIST_MARK,
+    Site,
+    drop_parens,
+    make_site,
+    strip_label,
+    without_list_mark,
+)
+from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import (
-    AMBIGUOUS,
-    FIRST_WORDS,
     LabelKind,
-    alternation,
     clean_value,
-    first_hit,
     label_kind,
     phrases,
 )
@@ -57,27 +62,6 @@ DIALECTS: tuple[str, ...] = (
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
 
 
-@dataclass(frozen=True, slots=True)
-class Site:
-    """One place where the document states a verdict, and what it answers there."""
-
-    index: int
-    decision: Decision
-    dialect: str
-    reason: str
-    kind: LabelKind | None = None
-    local: bool = False
-    """About something other than the change (an alternative, an option, a finding)."""
-    part: bool = False
-    """About one part of the change (a file, a track, a dimension): a no counts, a yes alone
-    does not."""
-    lookalike: bool = False
-    frontmatter: bool = False
-    clean: bool = False
-    """Approves with 'clean': only where finding counts confirm it."""
-    capped: bool = False
-
-
 # --------------------------------------------------------------------------- entry point
 
 
@@ -95,8 +79,8 @@ def find_sites(doc: Doc) -> list[Site]:
         table.close(found)
         if line.heading_level or line.section is not None or _MAYBE.search(line.low):
             found.extend(_line_sites(doc, index, line))
-        elif len(line.raw) <= 80 and _opens_with_verdict_word(line.low):
-            site = _bare(doc, index, line)  # 'Not approved.', 'LGTM'
+        elif len(line.raw) <= 80 and opens_with_verdict_word(line.low):
+            site = bare_site(doc, index, line)  # 'Not approved.', 'LGTM'
             if site is not None:
                 found.append(site)
     table.close(found)
@@ -113,46 +97,25 @@ def _line_sites(doc: Doc, index: int, line: Line) -> Iterator[Site]:
     if not (line.heading_level or in_verdict or _MAYBE.search(text)):
         # No separator, emphasis, heading or verdict section: only a short line that opens
         # with a verdict word can be one ('Not approved.', 'LGTM').
-        if len(text) <= 80 and _opens_with_verdict_word(text):
-            site = _bare(doc, index, line)
+        if len(text) <= 80 and opens_with_verdict_word(text):
+            site = bare_site(doc, index, line)
             if site is not None:
                 yield site
         return
-    flag = _cli_flag(index, line, text)
+    flag = cli_flag(index, line, text)
     if flag is not None:
         yield flag
         return
-    for finder in (_labelled, _question_anywhere, _bare):
+    for finder in (_labelled, _question_anywhere, bare_site):
         site = finder(doc, index, line)
         if site is not None:
             yield site
             return
 
 
-def _site(
-    index: int, line: Line, answer: Answer, *, dialect: str, where: str, kind: LabelKind | None
-) -> Site:
-    reason = f"{where} says '{answer.phrase}'" if answer.phrase else f"{where} has no answer"
-    if answer.why:
-        reason += f" ({answer.why})"
-    return Site(
-        index=index,
-        decision=answer.decision,
-        dialect=dialect,
-        reason=reason,
-        kind=kind,
-        local=line.local,
-        part=line.part,
-        lookalike=has_lookalike(line.raw),
-        clean=answer.clean,
-        capped=line.capped,
-    )
-
-
 # --------------------------------------------------------------------------- labelled lines
 
 _SEPARATOR = re.compile(r"[:?=]|[ \t][—–-][ \t]|[—–]")
-_LIST_MARK = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 _CHECKBOX = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\[([ xX✓✔])\][ \t]*(.*)")
 _KEY_VALUE = re.compile(r"([a-z][a-z0-9_.-]{0,40})=([^\s,;]{1,80})")
 # Labels about one part of the change: their no counts, their yes alone does not approve.
@@ -185,14 +148,14 @@ def _labelled(doc: Doc, index: int, line: Line) -> Site | None:
         if site is not None:
             return site
     if line.heading_level:
-        return _heading_phrase(index, line)
+        return heading_phrase(index, line)
     return None
 
 
 def _label_values(text: str) -> Iterator[_Pair]:
     """Each way the line reads as 'label: value'. A label standing alone (its answer on the
     next line) yields an empty value."""
-    stripped = _without_list_mark(text).strip()
+    stripped = without_list_mark(text).strip()
     if " | " in stripped and not stripped.startswith("|"):
         # '**Date:** 2026-03-28 | **Result: ZERO FINDINGS**': cells on one line.
         for cell in stripped.split(" | ")[:6]:
@@ -202,7 +165,9 @@ def _label_values(text: str) -> Iterator[_Pair]:
         if seen >= 4:
             return
         pos, char = sep.start(), sep.group(0).strip()
-        label = _drop_parens(_strip_label(stripped[:pos])).rstrip("?: ")
+        if _OTHER_SCOPE.search(stripped[:pos]):
+            return  # 'Verdict (PR #12): …', 'For PR #12: Ready to merge? …'
+        label = drop_parens(strip_label(stripped[:pos])).rstrip("?: ")
         kind = label_kind(label)
         if kind is None and label not in _PART_LABELS:
             continue
@@ -214,7 +179,7 @@ def _label_values(text: str) -> Iterator[_Pair]:
             value = pair.group(2) if pair is not None else value
         yield _Pair(label, kind, value, char)
         return
-    alone = _drop_parens(_strip_label(stripped)).rstrip("?:. ")
+    alone = drop_parens(strip_label(stripped)).rstrip("?:. ")
     kind = label_kind(alone) if len(stripped) <= 80 else None
     # Without a question mark, 'Ready to merge' is a statement, read as a verdict phrase.
     if kind in (LabelKind.VERDICT, LabelKind.OPINION) or (kind is _QUESTION and "?" in text):
@@ -241,10 +206,10 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
             if answer is None:
                 return None
     dialect = _dialect_of(kind, label, line)
-    site = _site(index, line, answer, dialect=dialect, where=where, kind=kind)
+    site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind)
     if kind is None:
         site = replace(site, part=True)
-    if line.indent >= 2 and not _LIST_MARK.match(line.raw) and not heading:
+    if line.indent >= 2 and not LIST_MARK.match(line.raw) and not heading:
         site = replace(site, local=True)  # a nested key ('  security:\n    status: PASS')
     if label.startswith(("overall", "final")):
         site = replace(site, local=False, part=False)
@@ -349,6 +314,7 @@ def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
         return None
     before = text[: match.start()]
     after = text[match.end() :]
+    scoped = _OTHER_SCOPE.search(before) is not None
     quoted = before.count('"') % 2 == 1 or before.count("“") > before.count("”")
     lead = _ANSWER_LEAD.match(after)
     answer_text = after[lead.end() :] if lead is not None else after
@@ -360,7 +326,17 @@ def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
         answer = _next_answer(doc, index, _QUESTION)
     if answer is None:
         answer = Answer(_M, "", "a verdict question without an answer")
-    return _site(index, line, answer, dialect="superpowers", where="question", kind=_QUESTION)
+    site = make_site(index, line, answer, dialect="superpowers", where="question", kind=_QUESTION)
+    return replace(site, local=True) if scoped else site
+
+
+# A verdict scoped to another change or part: 'For PR #12: Ready to merge? Yes',
+# 'Verdict (previous round): APPROVE'. Not this document's verdict.
+_OTHER_SCOPE = re.compile(
+    r"(?<![a-z])(?:for|re|regarding|about|on)\b[^:?]{0,40}(?:#\d|pr\b|mr\b|pull request|"
+    r"merge request|issue|ticket|branch)|#\d{1,7}|(?<![a-z])(?:previous|earlier|prior|last|old)"
+    r" (?:round|review|pr|version|draft)"
+)
 
 
 # --------------------------------------------------------------------------- tables
@@ -379,7 +355,7 @@ class _Table:
         cells = [c.strip() for c in line.low.strip().strip("|").split("|")]
         if all(set(c) <= set(":- ") for c in cells):
             return  # the separator row
-        label = _drop_parens(_strip_label(clean_value(cells[0]))).rstrip("?: ")
+        label = drop_parens(strip_label(clean_value(cells[0]))).rstrip("?: ")
         kind = label_kind(label)
         header = not self.header_seen
         self.header_seen = True
@@ -390,7 +366,7 @@ class _Table:
                 return
         if header:
             for col, cell in enumerate(cells):
-                name = _drop_parens(_strip_label(clean_value(cell))).rstrip("?: ")
+                name = drop_parens(strip_label(clean_value(cell))).rstrip("?: ")
                 col_kind = label_kind(name)
                 if col_kind not in (None, LabelKind.OPINION) and col > 0:
                     self.columns[col] = (name, col_kind)
@@ -401,7 +377,7 @@ class _Table:
                 answer = _answer_of(cells[col], col_kind, heading=0)
                 if answer is not None:
                     where = f"table column '{name}'"
-                    site = _site(
+                    site = make_site(
                         index, line, answer, dialect="verdict-line", where=where, kind=col_kind
                     )
                     self.sites.append(site)
@@ -416,173 +392,3 @@ class _Table:
         self.header_seen = False
         self.rows = 0
         self.sites = []
-
-
-# --------------------------------------------------------------------------- bare verdicts
-
-_LGTM_FAMILY = frozenset(phrases("lgtm|looks good to me|ship it|shipit|ack|acked"))
-_NEGATIVE_FAMILY = frozenset(phrases("nack|nak|nacked"))
-# Phrases that may stand alone on a line as a verdict: never an ordinary word, never a
-# claim about findings ('No issues.' alone is not a verdict).
-_FINDINGS_CLAIMS = frozenset(phrases("no findings|no issues|no issues found|zero findings|clean"))
-_TERMINAL = re.compile(r"[ \t.!。！✅❌⚠️🟢🔴🟡*_`]*$")
-
-
-def _bare(doc: Doc, index: int, line: Line) -> Site | None:
-    del doc
-    if line.heading_level:
-        return None
-    text = line.clean
-    value = strip_decor(_without_list_mark(text))
-    hit = first_hit(value, at_start=True)
-    if hit is not None and hit.decision is not None:
-        rest = value[hit.end :]
-        if rest.lstrip().startswith(":"):
-            return None  # 'Approved by: …' is a label, not a verdict
-        if hit.phrase in _LGTM_FAMILY or hit.phrase in _NEGATIVE_FAMILY:
-            return _lgtm(index, line, value, hit.phrase)
-        whole = _TERMINAL.fullmatch(rest) is not None
-        plain = hit.phrase not in AMBIGUOUS and hit.phrase not in _FINDINGS_CLAIMS
-        placed = not _LIST_MARK.match(line.raw) or _in_verdict_section(line)
-        answer = read_answer(value, LabelKind.VERDICT) if whole and plain and placed else None
-        if answer is not None:
-            return _site(index, line, answer, dialect="verdict-line", where="line", kind=None)
-    if _in_verdict_section(line):
-        return _section_line(index, line, value, hit is not None)
-    return None
-
-
-def _opens_with_verdict_word(text: str) -> bool:
-    """Cheap: does the first word (after decoration) start some verdict phrase?"""
-    match = _FIRST_WORD.search(text[:40])
-    if match is None:
-        return False
-    word = match.group(0)
-    return word in FIRST_WORDS or word[0] in FIRST_WORDS
-
-
-_FIRST_WORD = re.compile(r"[^\W\d_][^\W_]*")
-
-
-def _in_verdict_section(line: Line) -> bool:
-    section = line.section
-    return section is not None and section.verdict_like
-
-
-def _lgtm(index: int, line: Line, value: str, phrase: str) -> Site | None:
-    if phrase in _NEGATIVE_FAMILY:
-        answer = Answer(_R, phrase)
-    elif phrase in ("ack", "acked") and _TERMINAL.fullmatch(value[len(phrase) :]) is None:
-        # 'ACK — received the patch' acknowledges receipt; only a bare ACK is a verdict.
-        answer = Answer(_M, phrase, "an ACK followed by more text is a receipt, not a verdict")
-    else:
-        found = read_answer(value, LabelKind.VERDICT)
-        if found is None:
-            return None
-        answer = found
-    return _site(index, line, answer, dialect="lgtm", where="line start", kind=None)
-
-
-def _section_line(index: int, line: Line, value: str, opens_with_word: bool) -> Site | None:
-    if opens_with_word and not any(value.startswith(c) for c in _FINDINGS_CLAIMS):
-        answer = read_answer(value, LabelKind.OPINION)
-        if answer is not None:
-            where = "verdict section"
-            return _site(index, line, answer, dialect="verdict-section", where=where, kind=None)
-    section = line.section
-    if section is not None and "summary" in section.text:
-        return None
-    for match in _EMPHASIS.finditer(line.low):
-        span = clean_value(next(g for g in match.groups() if g is not None))
-        hit = first_hit(span, at_start=True)
-        if hit is None or hit.decision is None or hit.end != len(span.rstrip(" .!")):
-            continue
-        tail = clean_value(line.low[match.end() :])
-        answer = read_answer(f"{span} {tail}", LabelKind.OPINION)
-        if answer is None:
-            continue
-        where = "verdict section (emphasis)"
-        return _site(index, line, answer, dialect="verdict-section", where=where, kind=None)
-    return None
-
-
-_EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
-
-
-def _heading_phrase(index: int, line: Line) -> Site | None:
-    """A heading that is itself a verdict: '## Ready to merge', '## LGTM', '## Approved'."""
-    value = strip_decor(clean_value(norm(line.heading_text)))
-    hit = first_hit(value, at_start=True)
-    if hit is None or hit.decision is None or hit.phrase in _FINDINGS_CLAIMS:
-        return None
-    if hit.phrase in AMBIGUOUS:
-        return None  # '## Issues', '## Merge': an ordinary word as a title
-    answer = read_answer(value, LabelKind.VERDICT, heading=line.heading_level)
-    if answer is None:
-        return None
-    return _site(index, line, answer, dialect="verdict-line", where="heading", kind=None)
-
-
-# --------------------------------------------------------------------------- cli flag
-
-_CLI_FLAG = re.compile(r"--verdict[= ]+[\"']?([a-z_-]{2,30})")
-_NOT_RUN = alternation(
-    phrases(
-        """did not run|didn't run|not run|never ran|would run|could run|you can run|to run|
-not executed|skipped|next step|example|e.g.|dry run|do not run|don't run|would submit|
-will run|should run|must run|run this|run:"""
-    )
-)
-
-
-def _cli_flag(index: int, line: Line, text: str) -> Site | None:
-    """A recorded submit command '… --verdict pass', unless the line says it did not run."""
-    if "--verdict" not in text:
-        return None
-    match = _CLI_FLAG.search(text)
-    if match is None or _NOT_RUN.search(text[: match.start()]):
-        return None
-    value = clean_value(match.group(1))
-    hit = first_hit(value, at_start=True)
-    if hit is None or hit.decision is None:
-        return None
-    answer = Answer(hit.decision, hit.phrase)
-    tail = _CLI_ARGS.sub(" ", text[match.end() :])
-    if answer.decision is _A and tail.strip(" '\"`"):
-        problem = after_approval(clean_value(tail))  # '… --verdict pass, once CI is green'
-        if problem is not None:
-            answer = Answer(problem[0], hit.phrase, problem[1])
-    return _site(index, line, answer, dialect="cli-flag", where="--verdict flag", kind=None)
-
-
-_CLI_ARGS = re.compile(r"(?:^|\s)--?[a-z][\w-]*(?:[= ]+(?:\"[^\"]*\"|'[^']*'|[^\s-][^\s]*))?")
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _without_list_mark(text: str) -> str:
-    mark = _LIST_MARK.match(text)
-    return text[mark.end() :] if mark is not None else text
-
-
-def _strip_label(text: str) -> str:
-    """Drop leading list markers, numbering, emoji and punctuation: '- ✅ 1. verdict'."""
-    i = 0
-    while i < len(text) and not text[i].isalpha():
-        i += 1
-    return clean_value(text[i:]).strip()
-
-
-def _drop_parens(text: str) -> str:
-    """'merge-ready (m0 / debug)' → 'merge-ready'. Bounded: one pass, no nesting."""
-    out: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            out.append(ch)
-    return " ".join("".join(out).split())

@@ -46,7 +46,7 @@ __all__ = [
 _NEGATORS = re.compile(
     r"(?<![a-z0-9])(?:no|not|none|nothing|nobody|never|neither|nor|without|zero|0|cannot|"
     r"sin|ningún|ninguna|nada|sem|nenhum|nenhuma|sans|aucun|aucune|rien|pas|kein|keine|"
-    r"keinen|nicht|nichts|ohne|нет|не|без)(?![a-z0-9])|n't(?![a-z])|[无無不没沒未非别別]|없"
+    r"keinen|nicht|nichts|ohne|нет|не|без)(?![a-z0-9])|n't(?!\w)|[无無不没沒未非别別]|없"
 )
 
 
@@ -69,39 +69,39 @@ def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
 
 # Anywhere after an approval: these tie the merge to something that has not happened.
 _ALWAYS = re.compile(
-    r"(?<![a-z])(?:as soon as|provided that|as long as|"
+    r"(?<!\w)(?:as soon as|provided that|as long as|"
     r"so long as|subject to|contingent (?:on|upon)|on condition|only if|only when|"
     r"not until|prior to (?:merg\w*|landing|release)|"
     r"before (?:(?:the |this |it |we )?(?:merg\w*|land\w*|ship\w*|release\w*|approv\w*|"
     r"going live)|(?:this|it) (?:is |gets )?(?:merged|lands|ships))|"
     r"(?:merge|merging|ship it|ship|land it|approve|approval)(?: it| this)? (?:when|after|once|"
-    r"if)(?![a-z])|"
-    r"(?:fix|address|resolve|correct|rename|add|remove|update|change)(?![a-z])[^.;]{0,60}"
-    r"(?<![a-z])first(?=[ )]*(?:[.;,!]|$))|"
+    r"if)(?!\w)|"
+    r"(?:fix|address|resolve|correct|rename|add|remove|update|change)(?!\w)[^.;]{0,60}"
+    r"(?<!\w)first(?=[ )]*(?:[.;,!]|$))|"
     r"dès que|une fois que|sous réserve|à condition|pourvu que|avant (?:de )?(?:fusionner|"
     r"merger|la fusion|le merge|intégrer)|sobald|vorausgesetzt|sofern|bevor (?:ge)?merg|"
     r"vor dem (?:merge|mergen|zusammenführen)|una vez que|siempre que|siempre y cuando|"
     r"antes de (?:hacer )?(?:merge|fusionar|integrar|mergear)|desde que|contanto que|"
     r"antes do merge|antes de (?:fazer )?(?:merge|integrar)|purché|prima del merge|"
-    r"после исправления|перед слиянием)(?![a-z])|"
+    r"после исправления|перед слиянием)(?!\w)|"
     r"合并前|合并之前|合入前|修复后|修改后|修正后|之后再|后再合并|后可合并|后合并|才能合并|前提是|"
     r"条件是|一旦|マージ前|マージする前|修正後|対応後|次第|병합 전|수정 후|조건으로|후에 병합"
 )
 # Also anywhere after an approval, unless the sentence tells what already happened ('the
 # test was flaky until round 2'): time and condition words that point ahead.
-_AHEAD = re.compile(r"(?<![a-z])(?:once|until|till|unless|pending|provided|providing)(?![a-z])")
-_PAST = re.compile(r"(?<![a-z])(?:was|were|had|did|been|became|used to|until now|so far)(?![a-z])")
+_AHEAD = re.compile(r"(?<!\w)(?:once|until|till|unless|pending|provided|providing)(?!\w)")
+_PAST = re.compile(r"(?<!\w)(?:was|were|had|did|been|became|used to|until now|so far)(?!\w)")
 # In the answer's own clause ('Yes, but …', 'APPROVED once …', '通过，但 …') every condition or
 # contrast word makes the answer conditional …
 _ANSWER_CONDITION = re.compile(
-    r"(?<![a-z])(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
+    r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
     r"assuming|but|though|although|however|except|excepting|first|before|please|subject to|"
     r"conditional|conditionally|contingent|as long as|as soon as|on condition|only if|expected|"
     r"hopefully|eventually|modulo|barring|given that|prior to|"
     r"dès que|une fois|après|avant|mais|pourvu|sous réserve|si|quand|lorsque|pero|cuando|"
     r"una vez|después|tras|antes|siempre que|salvo|excepto|sin embargo|mas|quando|depois|"
     r"após|desde que|se|porém|exceto|sobald|aber|nachdem|wenn|falls|bevor|vorausgesetzt|erst|"
-    r"jedoch|außer|sofern|ma|dopo|prima|purché|но|когда|после|если|до)(?![a-z])|"
+    r"jedoch|außer|sofern|ma|dopo|prima|purché|но|когда|после|если|до)(?!\w)|"
     r"但|不过|然而|之后|以后|修复后|修改后|完成后|合并后|通过后|后再|后可|合并前|之前|前须|前需|"
     r"(?<![期对等接招款])待|一旦|如果|若|只要|前提|条件|れば|たら|なら|後に|前に|ただし|但し|次第|"
     r"けど|후|전에|단,|하지만|조건"
@@ -110,34 +110,34 @@ _ANSWER_CONDITION = re.compile(
 # ('LGTM. Ship it — after the migration is reverted'); contrast words are allowed there ('I
 # had concerns before, but the second commit resolved them').
 _SAME_LINE_CONDITION = re.compile(
-    r"(?<![a-z])(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
+    r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
     r"assuming|subject to|conditional|conditionally|contingent|as long as|as soon as|"
     r"on condition|only if|expected|hopefully|eventually|given that|prior to|"
     r"dès que|une fois|après|quand|lorsque|cuando|una vez|después|tras|siempre que|quando|"
     r"depois|após|desde que|sobald|nachdem|wenn|falls|bevor|vorausgesetzt|sofern|dopo|purché|"
-    r"когда|после|если)(?![a-z])|"
+    r"когда|после|если)(?!\w)|"
     r"之后|以后|修复后|修改后|完成后|一旦|如果|只要|前提|条件|れば|たら|なら|後に|次第|후|조건"
 )
 # … and so does every obligation word that is not negated ('Yes — no changes needed' stays).
 _ANSWER_OBLIGATION = re.compile(
-    r"(?<![a-z])(?:must|should|need|needs|needed|required|requires|require|have to|has to|"
+    r"(?<!\w)(?:must|should|need|needs|needed|required|requires|require|have to|has to|"
     r"missing|debe|deben|requiere|falta|faltan|deve|devem|requer|doit|doivent|il faut|faut|"
     r"manque|muss|müssen|fehlt|fehlen|erst|manca|mancano|нужно|надо)"
-    r"(?![a-z])|必须|需要|需|须|必要|필요|缺少"
+    r"(?!\w)|必须|需要|需|须|必要|필요|缺少"
 )
 # A later sentence on the verdict's line that opens with a contrast is the answer going on
 # ('LGTM. Ship it. — but rename the flag', '… — mais il faut corriger le test').
 CONTRAST_OPENING = re.compile(
     r"[ \t—–,;:-]*(?:but|though|although|however|except|yet|mais|pero|sin embargo|mas|porém|"
-    r"aber|jedoch|ma|però|но|однако)(?![a-z])|"
+    r"aber|jedoch|ma|però|но|однако)(?!\w)|"
     r"[ \t—–,;:-]*(?:但|但是|不过|然而|しかし|ただし|하지만)"
 )
 _DOUBT = re.compile(
-    r"\?|(?<![a-z])(?:not sure|unsure|i think|i believe|i guess|i suppose|maybe|perhaps|"
+    r"\?|(?<!\w)(?:not sure|unsure|i think|i believe|i guess|i suppose|maybe|perhaps|"
     r"probably|possibly|tentative|tentatively|for now|mostly|partially|partly|in principle|"
     r"kind of|sort of|somewhat|arguably|might|ish|quizás|tal vez|"
     r"probablemente|talvez|provavelmente|peut être|probablement|vielleicht|wahrscheinlich|"
-    r"forse|возможно)(?![a-z])|也许|可能|大概|暂时|基本|原则上|たぶん|多分|おそらく|一応|아마|일단"
+    r"forse|возможно)(?!\w)|也许|可能|大概|暂时|基本|原则上|たぶん|多分|おそらく|一応|아마|일단"
 )
 
 
@@ -152,8 +152,8 @@ def _past(text: str, at: int) -> bool:
 
 
 _MERGE_WORD = re.compile(
-    r"(?<![a-z])(?:merg\w*|ship|shipping|land|landing|approv\w*|lgtm|release|go in|"
-    r"ready)(?![a-z])|合并|合入|マージ|병합|fusion|fusionar"
+    r"(?<!\w)(?:merg\w*|ship|shipping|land|landing|approv\w*|lgtm|release|go in|"
+    r"ready)(?!\w)|合并|合入|マージ|병합|fusion|fusionar"
 )
 
 
@@ -193,12 +193,12 @@ def _ahead(pattern: re.Pattern[str], text: str) -> str | None:
 
 
 _HEADING_CONDITION = re.compile(
-    r"(?<![a-z])(?:once|if|unless|until|till|pending|provided|as soon as|as long as|only if|"
+    r"(?<!\w)(?:once|if|unless|until|till|pending|provided|as soon as|as long as|only if|"
     r"subject to|conditional|conditionally|but|though|dès que|sobald|una vez|desde que|"
-    r"pero|mais|aber|mas|nachdem|wenn|falls)(?![a-z])|[,;—–-][ \t]*(?:after|when|before|"
-    r"après|después|após|cuando|quand)(?![a-z])|"
-    r"(?<![a-z])(?:after|when|before)[ \t]+(?:[^ \t]+[ \t]+){0,6}?(?:is|are|passes|pass|lands|"
-    r"land|gets|get|will|goes|turns|becomes|has|have)(?![a-z])|"
+    r"pero|mais|aber|mas|nachdem|wenn|falls)(?!\w)|[,;—–-][ \t]*(?:after|when|before|"
+    r"après|después|após|cuando|quand)(?!\w)|"
+    r"(?<!\w)(?:after|when|before)[ \t]+(?:[^ \t]+[ \t]+){0,6}?(?:is|are|passes|pass|lands|"
+    r"land|gets|get|will|goes|turns|becomes|has|have)(?!\w)|"
     r"一旦|如果|但|れば|たら|之后|后再|修复后"
 )
 
@@ -219,7 +219,7 @@ def doubt_in(text: str) -> str | None:
 # --------------------------------------------------------------------------- withdrawals
 
 _WITHDRAWAL = re.compile(
-    r"(?<![a-z])(?:(?:retract|retracting|retracted|withdraw|withdrawing|withdrawn|rescind|"
+    r"(?<!\w)(?:(?:retract|retracting|retracted|withdraw|withdrawing|withdrawn|rescind|"
     r"rescinding|take back|taking back)(?: my| the| this| that| our)?(?: earlier| previous| "
     r"prior| above| initial| first)?(?: approval| approve| verdict| lgtm| ack| yes| sign ?off|"
     r" recommendation| go)|(?:revoke|revoking|cancel|cancelling|reverse|reversing|pull|pulling)"
@@ -234,7 +234,7 @@ _WITHDRAWAL = re.compile(
     r"retiro (?:mi|la) aprobaci|no hacer merge|no fusionar|no mergear|no aprobar|"
     r"retiro minha aprova|não fazer merge|não mergear|não aprovar|je retire|ne pas fusionner|"
     r"ne pas merger|pas de merge|nicht mergen|nicht zusammenführen|widerrufe|non fare merge|"
-    r"не мержить|не сливать|отзываю)(?![a-z])|"
+    r"не мержить|не сливать|отзываю)(?!\w)|"
     r"撤回|收回|撤销批准|取消批准|不要合并|请勿合并|先不要合并|暂不合并|不能合并|不可合并|不建议合并|"
     r"マージしない|承認を取り消|取り消します|병합하지 마|병합하지 말|승인 철회|철회"
 )
@@ -269,9 +269,10 @@ nicht genehmigt"""
 # A verdict label anywhere on a line, followed by its answer: 'After another look, Verdict:
 # REJECT', 'my verdict is now: request changes', 'ready to merge? no'.
 _LABEL_ANYWHERE = re.compile(
-    r"(?<![a-z])(?:verdict|decision|ready to merge|final answer|my answer|conclusion|"
+    r"(?<!\w)(?:verdict|decision|ready to merge|final answer|my answer|conclusion|"
     r"判定|结论|結論|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
-    r"(?:[ \t]+(?:is now|is|now|remains|changes to|changed to|becomes|stays)(?![a-z]))*"
+    r"(?:[ \t]+(?:is now|is|now|remains|changes to|changed to|becomes|stays|to)"
+    r"(?!\w))*"
     r"[ \t]*[:?=→]?[ \t]*(?:(?:is now|is|now)[ \t]+)?"
 )
 
@@ -294,14 +295,15 @@ def contrary_in(text: str) -> tuple[Decision, str] | None:
 # --------------------------------------------------------------------------- blocking content
 
 _BLOCKING = re.compile(
-    r"(?<![a-z])(?:must fix|must be fixed|must be addressed|must be resolved|"
+    r"(?<!\w)(?:must fix|must be fixed|must be addressed|must be resolved|"
     r"(?:must|needs? to|has to|have to|should) be (?:fixed|addressed|resolved|corrected|changed|"
     r"done|landed|reverted) (?:before|prior to)|(?:blocks|blocking|block) (?:the )?"
     r"(?:merge|merging|release|ship)|merge blocker|is a blocker|are blockers|is blocking|"
     r"blocking (?:issue|issues|finding|findings|bug|bugs|problem|problems|defect|defects)|"
-    r"showstopper|show stopper|blockers? remain|debe corregirse antes|debe arreglarse antes|"
+    r"showstopper|show stopper|blockers? remain|(?:a|one|two|three|\d+) (?:remaining |open |real )?"
+    r"blockers?|debe corregirse antes|debe arreglarse antes|"
     r"bloquea el merge|deve ser corrigido antes|bloqueia o merge|doit être corrigé avant|"
-    r"muss vor dem merge|blockiert den merge|блокирует)(?![a-z])|"
+    r"muss vor dem merge|blockiert den merge|блокирует)(?!\w)|"
     r"必须修复|必须修改|必须在合并前|合并前必须|阻塞合并|阻断合并|阻塞性问题|阻断性问题|阻塞性|"
     r"マージ前に修正が必要|修正必須|必須修正|ブロッカー|병합 전 수정 필요|반드시 수정|차단 이슈"
 )
@@ -309,8 +311,8 @@ _BLOCKING = re.compile(
 
 _SAYS_NONE = re.compile(r"[ \t]*[:=][ \t]*(?:none|0|n/a|no|nothing|无|なし|없음)(?![a-z0-9])")
 _DONE_IN_CLAUSE = re.compile(
-    r"(?<![a-z])(?:fixed|resolved|addressed|closed|executed|verified|done|completed|landed|"
-    r"implemented)(?![a-z])|已修复|已解决|修正済み|対応済み"
+    r"(?<!\w)(?:fixed|resolved|addressed|closed|executed|verified|done|completed|landed|"
+    r"implemented)(?!\w)|已修复|已解决|修正済み|対応済み"
 )
 
 
@@ -352,13 +354,13 @@ NONE_ITEM = re.compile(
 
 # --------------------------------------------------------------------------- non-blocking extras
 
-_WITH = re.compile(r"(?:with|con|com|avec|mit|和|带)(?![a-z])")
+_WITH = re.compile(r"(?:with|con|com|avec|mit|和|带)(?!\w)")
 _NON_BLOCKING_MARK = re.compile(
-    r"(?<![a-z])(?:nit|nits|nitpicks?|notes?|commendations?|praise|kudos|optional|opcional|"
+    r"(?<!\w)(?:nit|nits|nitpicks?|notes?|commendations?|praise|kudos|optional|opcional|"
     r"opcionales|opcionais|optionnel|optionnelle|optionnels|optionnelles|optionalen?|"
     r"facoltativ[aeio]|0 blocking|zero blocking|no blocking|none blocking|non blocking|"
     r"nonblocking|not blocking|non bloquant[es]*|no bloqueantes?|não bloqueantes?|"
-    r"nicht blockierend|0 blockers|zero blockers|no blockers)(?![a-z])|"
+    r"nicht blockierend|0 blockers|zero blockers|no blockers)(?!\w)|"
     r"非阻塞|非阻断|不阻塞|可选|任意"
 )
 _NON_BLOCKING_ALONE = re.compile(
@@ -367,8 +369,8 @@ _NON_BLOCKING_ALONE = re.compile(
 )
 _EXTRA_STOP = re.compile(r"[.;,—，；。]|\s-\s|$")
 _OBLIGATION = re.compile(
-    r"(?<![a-z])(?:must|required|require|requires|before merg|blocking|blocker|critical|"
-    r"should be fixed|need to be fixed|needs to be fixed)(?![a-z])|必须|须|需"
+    r"(?<!\w)(?:must|required|require|requires|before merg|blocking|blocker|critical|"
+    r"should be fixed|need to be fixed|needs to be fixed)(?!\w)|必须|须|需"
 )
 
 
