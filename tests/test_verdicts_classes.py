@@ -297,3 +297,42 @@ def test_a_bom_anywhere_but_the_start_is_still_a_lookalike() -> None:
 def test_a_cut_line_never_approves() -> None:
     text = "Ready to merge? Yes " + "x" * 5000 + " once CI is green\n"
     assert parse_verdict(text).decision is not A
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Approved.\n\nActually, I need to take that back.\n",
+        "Approved\n\nSeverity: Critical — token leaks into logs\n",
+        "Approved\n\n| # | Severity | Finding |\n|---|---|---|\n| 1 | Critical | token leak |\n",
+        "Ready to merge? Yes and no\n",
+        "Verdict: APPROVE\n\nAfter re-running the suite I must change my verdict to REJECT.\n",
+        "Verdict: APPROVE\n\n**P0** — data loss on retry\n",
+        "Verdict: APPROVE\n\nThere is one blocker: the migration.\n",
+        "For PR #12: Ready to merge? Yes\n",
+        "Verdict (PR #12): APPROVE\n",
+        "Next: `ssf review --verdict pass`\n",
+        "Вердикт: одобрено, но нужно добавить тесты\n",
+        "LGTM with notes. Ship it. — mais il faut corriger le test\n",
+        "**Ready with nits** once CI is green\n",
+        "## Verdict, once CI is green\n\n**Ready to ship**\n",
+        "### Verdict when the nightly job passes\n\nAPPROVE.\n",
+        "---\nstatus: Yes? I am not sure\n---\n\n**Status:** clean\n\nCritical: 0\n",
+    ],
+)
+def test_more_shapes_of_the_classes_never_approve(text: str) -> None:
+    assert parse_verdict(text).decision is not A
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Approved\n\n| Severity | Count |\n|---|---|\n| Critical | 0 |\n| Minor | 2 |\n",
+        "Approved\n\n| # | Severity | Finding |\n|---|---|---|\n| 1 | Critical | leak (fixed) |\n",
+        "Verdict: APPROVE — no blockers, 0 blocking, no changes needed.\n",
+        "Вердикт: одобрено\n",
+        "## Verdict after fixes\n\n**Ready to ship**\n",
+    ],
+)
+def test_and_their_harmless_neighbours_still_approve(text: str) -> None:
+    assert parse_verdict(text).decision is A

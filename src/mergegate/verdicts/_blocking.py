@@ -98,11 +98,16 @@ def _line_blocking(line: Line, section: _Section) -> str | None:
     count = _count(text, body)
     if count is not None:
         return None if count is _COUNTED else count
-    found = _item_blocking(line, body, section)
-    if found is not None:
-        return found
+    return _item_blocking(line, body, section) or _stated_blocking(text, body)
+
+
+def _stated_blocking(text: str, body: str) -> str | None:
+    """'Blocking: <x>', 'Severity: Critical', a table row of blocking severity, or blocking
+    prose ('must be fixed before merge')."""
     if _BLOCKING_LABEL.match(body):
         return _blocking_label(body)
+    if _SEVERITY_CELL.search(text) and _open_item(body) is not None:
+        return f"a table row of blocking severity: '{body[:60]}'"
     phrase = blocking_in(text)
     return f"'{phrase}'" if phrase is not None else None
 
@@ -176,7 +181,12 @@ def _count_label_end(body: str) -> int:
 
 _BLOCKING_LABEL = re.compile(
     r"(?:critical|blocking|blockers?|must fix|must-fix|merge blockers?|p0)"
-    r"(?: issues?| findings?)?[ \t]*:"
+    r"(?: issues?| findings?)?[ \t]*:|(?:severity|priority|level)[ \t]*:[ \t]*"
+    r"(?=(?:critical|blocker|blocking|p0|must fix)(?![a-z]))"
+)
+# A table row naming a blocking severity in a cell of its own: '| 1 | Critical | leak |'.
+_SEVERITY_CELL = re.compile(
+    r"\|[ \t]*[^\w|]*(?:critical|blocker|blocking|p0|must fix|showstopper)[^\w|]*[ \t]*\|"
 )
 
 

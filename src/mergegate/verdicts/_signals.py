@@ -229,6 +229,7 @@ _WITHDRAWAL = re.compile(
     r"shouldn't|mustn't|can't|won't) (?:be )?merge|please don't|please do not|"
     r"not (?:yet )?(?:ready|safe|ok|okay) to (?:merge|ship|land)|hold (?:off|the merge)|"
     r"on second thought|on reflection|i was wrong|scratch that|changed my mind|"
+    r"(?:take|taking|took) (?:that|it|this) back|"
     r"disregard (?:my|the|that) (?:approval|verdict|previous)|(?:cannot|can't|won't|unable to) "
     r"approve|not approving|approval (?:is )?(?:withdrawn|retracted|revoked)|"
     r"retiro (?:mi|la) aprobaci|no hacer merge|no fusionar|no mergear|no aprobar|"
