@@ -336,3 +336,10 @@ def test_more_shapes_of_the_classes_never_approve(text: str) -> None:
 )
 def test_and_their_harmless_neighbours_still_approve(text: str) -> None:
     assert parse_verdict(text).decision is A
+
+
+def test_a_request_of_an_earlier_round_that_was_met_is_history_not_a_no() -> None:
+    text = "Ready to merge? Yes\n\nRound 1 requested changes to the parser; all were addressed.\n"
+    assert parse_verdict(text).decision is A
+    edited = "Ready to merge? Yes\n\nEdit: changes requested — the earlier fix was not applied.\n"
+    assert parse_verdict(edited).decision is F

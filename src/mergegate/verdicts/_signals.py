@@ -287,10 +287,30 @@ def contrary_in(text: str) -> tuple[Decision, str] | None:
             assert hit.decision is not None
             return hit.decision, (match.group(0) + hit.phrase).strip()
     for found in _CONTRARY.finditer(text):
-        if not negated_before(text, found.start(), words=2):
-            phrase = found.group(0)
-            return _CONTRARY_DECISION.get(phrase, Decision.FIXES), phrase
+        if negated_before(text, found.start(), words=2) or _told_as_history(text, found.start()):
+            continue  # 'round 1 requested changes; all addressed'
+        phrase = found.group(0)
+        return _CONTRARY_DECISION.get(phrase, Decision.FIXES), phrase
     return None
+
+
+_EARLIER = re.compile(
+    r"(?<!\w)(?:previously|earlier|last round|round \d|first round|prior|originally|initially|"
+    r"first review|previous review)(?!\w)"
+)
+_MET = re.compile(r"(?<!\w)(?:addressed|resolved|fixed|done|closed|implemented|applied)(?!\w)")
+
+
+def _told_as_history(text: str, at: int) -> bool:
+    """The line recounts an earlier round whose request was met ('Round 1 requested
+    changes; all were addressed'): both an earlier-round word and a not-negated 'met' word."""
+    del at
+    met = _MET.search(text)
+    return (
+        _EARLIER.search(text) is not None
+        and met is not None
+        and not negated_before(text, met.start(), words=3)
+    )
 
 
 # --------------------------------------------------------------------------- blocking content
@@ -348,9 +368,10 @@ COUNT_LABEL = re.compile(
 )
 # A finding item that says there is nothing: '(none)', 'None.', '无。', 'なし'.
 NONE_ITEM = re.compile(
-    r"[ \t(]*(?:none|n/a|nothing|no issues?|no critical issues?|no blocking issues?|none found|"
-    r"no findings|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|無|なし|없음|-|—)"
-    r"(?: found| identified| reported| remaining)?[ \t).。!]*"
+    r"[ \t(]*(?:none|n/a|nothing(?: critical| blocking| to report| to flag)?|"
+    r"no (?:critical |blocking |major |new |open |remaining )?(?:issues?|findings?|problems?|"
+    r"blockers?|concerns?)|zero|0|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|無|なし|없음|"
+    r"-|—)(?: found| identified| reported| remaining| at this time| in this change)?[ \t).。!]*"
 )
 
 # --------------------------------------------------------------------------- non-blocking extras
