@@ -25,6 +25,7 @@ from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._signals import (
     BLOCKING_SECTION,
     COUNT_LABEL,
+    DONE,
     NONE_ITEM,
     blocking_in,
     negated_before,
@@ -42,10 +43,6 @@ _TAG = re.compile(
 _COUNT = re.compile(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
 _TALLY = re.compile(
     r"(?:^|[|·/,(;]|\*\*|\s)[ \t*_`]*(\d{1,6})[ \t*_`]+(critical|blocking|blockers?|p0)(?![a-z])"
-)
-_DONE = re.compile(
-    r"(?<![a-z])(?:fixed|resolved|addressed|closed|done|verified fixed|no longer)(?![a-z])|"
-    r"✅|~~|已修复|已解决|修正済み|対応済み|해결|수정 완료|corregido|corrigido|corrigé|behoben"
 )
 _STILL_OPEN = re.compile(r"(?<![a-z])(?:not|un|still open|remains|remaining|reopened)")
 _OTHER_SEVERITY = re.compile(
@@ -144,7 +141,7 @@ def _open_item(text: str) -> str | None:
     text = strip_decor(text)
     if not text or NONE_ITEM.fullmatch(text):
         return None
-    done = _DONE.search(text)
+    done = DONE.search(text)
     if done is not None and not _STILL_OPEN.search(text[: done.start()][-20:]):
         return None
     return text
@@ -160,7 +157,7 @@ def _count(text: str, body: str) -> str | None:
             return f"{body[:label_end].strip()}: {count}" if count > 0 else _COUNTED
         if body[label_end : label_end + 2].strip(" ").startswith(":"):
             return None
-    if _DONE.search(text):
+    if DONE.search(text):
         return None  # 'all 3 critical issues are fixed'
     for tally in _TALLY.finditer(text):
         if int(tally.group(1)) > 0:

@@ -30,6 +30,7 @@ __all__ = [
     "BLOCKING_SECTION",
     "CONTRAST_OPENING",
     "COUNT_LABEL",
+    "DONE",
     "NONE_ITEM",
     "blocking_in",
     "condition_in",
@@ -298,14 +299,19 @@ _EARLIER = re.compile(
     r"(?<!\w)(?:previously|earlier|last round|round \d|first round|prior|originally|initially|"
     r"first review|previous review)(?!\w)"
 )
-_MET = re.compile(r"(?<!\w)(?:addressed|resolved|fixed|done|closed|implemented|applied)(?!\w)")
+DONE = re.compile(
+    r"(?<!\w)(?:fixed|resolved|addressed|closed|done|completed|implemented|applied|landed|"
+    r"executed|verified fixed|fix verified|no longer)(?!\w)|"
+    r"✅|~~|已修复|已解决|修正済み|対応済み|해결|수정 완료|corregido|corrigido|corrigé|behoben"
+)
+"""Words that report work as done: 'fixed', 'resolved', '✅', '~~struck~~', '已修复' …"""
 
 
 def _told_as_history(text: str, at: int) -> bool:
     """The line recounts an earlier round whose request was met ('Round 1 requested
     changes; all were addressed'): both an earlier-round word and a not-negated 'met' word."""
     del at
-    met = _MET.search(text)
+    met = DONE.search(text)
     return (
         _EARLIER.search(text) is not None
         and met is not None
@@ -315,41 +321,49 @@ def _told_as_history(text: str, at: int) -> bool:
 
 # --------------------------------------------------------------------------- blocking content
 
-_BLOCKING = re.compile(
-    r"(?<!\w)(?:must fix|must be fixed|must be addressed|must be resolved|"
+# Stated as an obligation: blocking whatever else the clause says.
+_MUST_FIX = re.compile(
+    r"(?<!\w)(?:must be fixed|must be addressed|must be resolved|"
     r"(?:must|needs? to|has to|have to|should) be (?:fixed|addressed|resolved|corrected|changed|"
-    r"done|landed|reverted) (?:before|prior to)|(?:blocks|blocking|block) (?:the )?"
-    r"(?:merge|merging|release|ship)|merge blocker|is a blocker|are blockers|is blocking|"
-    r"blocking (?:issue|issues|finding|findings|bug|bugs|problem|problems|defect|defects)|"
-    r"showstopper|show stopper|blockers? remain|(?:a|one|two|three|\d+) (?:remaining |open |real )?"
-    r"blockers?|debe corregirse antes|debe arreglarse antes|"
+    r"done|landed|reverted) (?:before|prior to)|(?:blocks|block) (?:the )?"
+    r"(?:merge|merging|release|ship)|is blocking|debe corregirse antes|debe arreglarse antes|"
     r"bloquea el merge|deve ser corrigido antes|bloqueia o merge|doit être corrigé avant|"
     r"muss vor dem merge|blockiert den merge|блокирует)(?!\w)|"
-    r"必须修复|必须修改|必须在合并前|合并前必须|阻塞合并|阻断合并|阻塞性问题|阻断性问题|阻塞性|"
-    r"マージ前に修正が必要|修正必須|必須修正|ブロッカー|병합 전 수정 필요|반드시 수정|차단 이슈"
+    r"必须修复|必须修改|必须在合并前|合并前必须|阻塞合并|阻断合并|"
+    r"マージ前に修正が必要|병합 전 수정 필요|반드시 수정"
+)
+# Named as a thing: blocking unless its clause reports it done ('all must-fix items executed
+# and verified', 'the blocking issue is resolved').
+_BLOCKER_NOUN = re.compile(
+    r"(?<!\w)(?:must fix|blocking (?:the )?(?:merge|merging|release|ship)|merge blocker|"
+    r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
+    r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
+    r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?)(?!\w)|"
+    r"阻塞性问题|阻断性问题|阻塞性|修正必須|必須修正|ブロッカー|차단 이슈"
 )
 
 
 _SAYS_NONE = re.compile(r"[ \t]*[:=][ \t]*(?:none|0|n/a|no|nothing|无|なし|없음)(?![a-z0-9])")
-_DONE_IN_CLAUSE = re.compile(
-    r"(?<!\w)(?:fixed|resolved|addressed|closed|executed|verified|done|completed|landed|"
-    r"implemented)(?!\w)|已修复|已解决|修正済み|対応済み"
-)
 
 
 def blocking_in(text: str) -> str | None:
     """Blocking content on a line ('must be fixed before merge', 'MUST FIX', 'blocks the
-    merge'), unless negated in its clause ('nothing blocks the merge') or reported done in
-    it ('all must-fix items executed and verified'), or None."""
-    for match in _BLOCKING.finditer(text):
-        if negated_before(text, match.start()) or _SAYS_NONE.match(text, match.end()):
-            continue
-        before = re.split(r"[.;!?。；]\s", text[max(0, match.start() - 200) : match.start()])[-1]
-        after = re.split(r"[.;!?。；]\s", text[match.end() : match.end() + 200])[0]
-        if _DONE_IN_CLAUSE.search(before) or _DONE_IN_CLAUSE.search(after):
-            continue  # 'all three must-fix items executed and verified'
-        return match.group(0).strip()
+    merge'), unless negated in its clause ('nothing blocks the merge'); a blocker named as a
+    thing also not when its clause reports it done ('all must-fix items executed'), or None."""
+    for pattern, done_counts in ((_MUST_FIX, False), (_BLOCKER_NOUN, True)):
+        for match in pattern.finditer(text):
+            if negated_before(text, match.start()) or _SAYS_NONE.match(text, match.end()):
+                continue
+            if done_counts and _reported_done(text, match.start(), match.end()):
+                continue
+            return match.group(0).strip()
     return None
+
+
+def _reported_done(text: str, start: int, end: int) -> bool:
+    before = re.split(r"[.;!?。；]\s", text[max(0, start - 200) : start])[-1]
+    after = re.split(r"[.;!?。；]\s", text[end : end + 200])[0]
+    return DONE.search(before) is not None or DONE.search(after) is not None
 
 
 # Headings (and bold pseudo-headings) that open a list of blocking findings.
