@@ -196,6 +196,8 @@ class AlertsConfig(_Section):
     round that did not report it (a circular fix loop)."""
     fail_on_alert: bool = False
     """Make `mergegate run` (and `stats --fail-on-alert`) exit 5 when an alert was raised."""
+
+
 class EngineSettings(_Section):
     """`[engine]`: where durable run state lives (DBOS's system database) and how units are
     taken from its queue. One machine needs none of it; a fleet sets `database_url` to one

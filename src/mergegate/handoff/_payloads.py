@@ -13,10 +13,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mergegate.verdicts import ReviewVerdict, Severity, TrailerFinding
+
 __all__ = [
     "AgentResultPayload",
     "CodeReviewIssue",
     "CodeReviewResultPayload",
+    "CodeReviewSeverity",
     "ReviewFinding",
     "ReviewVerdictPayload",
     "SupervisorComplete",
@@ -140,11 +143,23 @@ def check_supervisor_decision(value: Any, context: Mapping[str, Any] | None) -> 
 # ------------------------------------------------------------------ code review → supervisor
 
 
+CodeReviewSeverity = Literal["critical", "high", "medium", "low"]
+"""The four-level scale of seed 002's code-review-result step (its wire format, kept as
+is). It is an input vocabulary, not a second severity type: `CodeReviewIssue.level` maps it
+onto the package's one `Severity` (critical → critical, high/medium → important,
+low → minor), the same table prose findings are read with."""
+
+
 class CodeReviewIssue(_Payload):
-    severity: Literal["critical", "high", "medium", "low"]
+    severity: CodeReviewSeverity
     description: NonEmpty
     file: str | None = None
     line: int | None = Field(None, ge=1)
+
+    @property
+    def level(self) -> Severity:
+        """This issue's severity on the package's one scale."""
+        return Severity.from_word(self.severity)
 
 
 class CodeReviewResultPayload(_Payload):
@@ -178,21 +193,10 @@ def check_code_review_result(value: Any, context: Mapping[str, Any] | None) -> l
 # ------------------------------------------------------------------ reviewer verdict trailer
 
 
-class ReviewFinding(_Payload):
-    id: NonEmpty
-    severity: Literal["critical", "important", "minor"]
-    title: NonEmpty
-    file: str | None = None
-    line: int | None = Field(None, ge=1)
-    detail: str | None = None
-
-
-class ReviewVerdictPayload(_Payload):
-    """`review-verdict`: the JSON trailer mergegate asks its reviewers for."""
-
-    review_id: NonEmpty
-    verdict: Literal["approve", "request_changes", "reject"]
-    findings: list[ReviewFinding] = Field(default_factory=list)
+# The verdict trailer is defined once, in `mergegate.verdicts` (issue 10: one verdict
+# contract); the `review-verdict` schema is that model, not a copy of it.
+ReviewFinding = TrailerFinding
+ReviewVerdictPayload = ReviewVerdict
 
 
 def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[str]:
@@ -204,7 +208,11 @@ def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[
             f"review_id is {value.review_id!r} but this review's id is {expected!r}: "
             "copy the review_id given in the request"
         )
-    blocking = [f.id for f in value.findings if f.severity in ("critical", "important")]
+    blocking = [
+        f.id or f.title
+        for f in value.findings
+        if f.severity in (Severity.CRITICAL, Severity.IMPORTANT)
+    ]
     if value.verdict == "approve" and blocking:
         problems.append(
             f"verdict is approve but findings {', '.join(blocking)} are critical or important: "
@@ -212,7 +220,7 @@ def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[
         )
     if value.verdict == "request_changes" and not value.findings:
         problems.append("verdict is request_changes but findings is empty: list each change")
-    counts = Counter(f.id for f in value.findings)
+    counts = Counter(f.id for f in value.findings if f.id is not None)
     repeated = sorted(i for i, n in counts.items() if n > 1)
     if repeated:
         problems.append(f"finding ids must be unique; repeated: {', '.join(repeated)}")
