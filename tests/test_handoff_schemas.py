@@ -26,6 +26,7 @@ from mergegate.handoff import (
 )
 
 BUILTINS = [
+    "advice",
     "agent-result",
     "code-review-result",
     "envelope",
@@ -314,7 +315,7 @@ def test_registry_resolves_paths(tmp_path: Path) -> None:
     assert default_registry().resolve(str(path)).name == "deploy-plan"
     with pytest.raises(UsageError, match="cannot read schema file"):
         default_registry().resolve(str(tmp_path / "absent.json"))
-    with pytest.raises(UnknownSchemaError, match="known schemas: agent-result"):
+    with pytest.raises(UnknownSchemaError, match="known schemas: advice, agent-result"):
         default_registry().resolve("no-such-schema")
 
 
