@@ -179,6 +179,9 @@ class AdvisorProgress(_Value):
     records: tuple[AttemptRecord, ...] = ()
     original_error: ErrorInfo | None = None
     started_at: datetime | None = None
+    finished_at: datetime | None = None
+    recorded: bool = False
+    """Its debug record went to the recorder (log, events, failure file)."""
 
 
 class ConsultationState(_Value):
@@ -281,6 +284,7 @@ def consult_advisors(
     for advisor in advisors:
         if state.progress(advisor.name).status == "pending":
             state = job.consult(state, advisor)
+        state = job.record(state, advisor.name)
     outcome = job.outcome(state, advisors)
     write_json_atomic(attempt_dir / OUTCOME_FILE, outcome, overwrite=False)
     if outcome.ok:
@@ -416,9 +420,17 @@ class _Job:
             state = self.save(state.replace(progress))
         if progress.status == "pending":
             progress = progress.model_copy(update={"status": "failed"})
-            state = self.save(state.replace(progress))
+        progress = progress.model_copy(update={"finished_at": self.clock()})
+        return self.save(state.replace(progress))
+
+    def record(self, state: ConsultationState, name: str) -> ConsultationState:
+        """Hand a finished advisor's debug record to the recorder, once (at least once when a
+        crash falls between the two writes)."""
+        progress = state.progress(name)
+        if progress.status == "pending" or progress.recorded:
+            return state
         self.finish_record(progress, state.max_attempts)
-        return state
+        return self.save(state.replace(progress.model_copy(update={"recorded": True})))
 
     def attempt(
         self, advisor: Advisor, progress: AdvisorProgress, n: int, cap: int, policy: RetryPolicy
@@ -552,6 +564,7 @@ class _Job:
 
     def handoff_record(self, progress: AdvisorProgress, cap: int) -> HandoffRecord:
         started = progress.started_at or self.clock()
+        finished = progress.finished_at or self.clock()
         return HandoffRecord(
             handoff_type="advice",
             component="advisor",
@@ -561,7 +574,7 @@ class _Job:
             final_status="recovered" if progress.status == "answered" else "escalated",
             max_attempts=cap,
             started_at=started,
-            finished_at=max(self.clock(), started),
+            finished_at=max(finished, started),
         )
 
     def template(self, advisor: Advisor) -> AgentRequest:
