@@ -74,6 +74,15 @@ def wait_for(condition: Callable[[], bool], timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+def process_pid(path: Path) -> int | None:
+    """The pid in a supervisor's `process.json`, once the file is complete (None before)."""
+    try:
+        pid: int = json.loads(path.read_text())["pid"]
+    except (OSError, ValueError, KeyError):
+        return None
+    return pid
+
+
 def start_python(code: str, cwd: Path) -> subprocess.Popen[bytes]:
     """`code` in a child Python process (its own session), mergegate importable; its output
     goes to `cwd/child.log`."""

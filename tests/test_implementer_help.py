@@ -18,6 +18,7 @@ from _implementer import (
     advice_json,
     events,
     gone,
+    process_pid,
     result_json,
     scripted_agent,
     sigkill,
@@ -377,10 +378,11 @@ def test_a_process_killed_mid_consultation_resumes_with_the_persisted_count(
     child = start_python(code, tmp_path)
     process = root / "advisors" / "advisor" / "a2" / "process.json"
     try:
-        wait_for(lambda: advisor.calls() == 2 and process.exists())
+        wait_for(lambda: advisor.calls() == 2 and process_pid(process) is not None)
     finally:
         sigkill(child)
-    leftover = json.loads(process.read_text())["pid"]
+    leftover = process_pid(process)
+    assert leftover is not None
     state = json.loads((root / STATE_FILE).read_text())
     assert state["advisors"][0]["attempts"] == 2  # counted before the attempt ran
     assert not (root / OUTCOME_FILE).exists()

@@ -13,6 +13,7 @@ import pytest
 from _implementer import (
     events,
     gone,
+    process_pid,
     result_json,
     scripted_agent,
     sigkill,
@@ -422,10 +423,11 @@ def test_a_process_killed_mid_retry_resumes_without_exceeding_the_cap(tmp_path: 
     )
     child = start_python(code, tmp_path)
     try:
-        wait_for(lambda: agent.calls() == 2 and (root / "ask-02" / "process.json").exists())
+        wait_for(lambda: agent.calls() == 2 and process_pid(root / "ask-02" / "process.json"))
     finally:
         sigkill(child)
-    leftover = json.loads((root / "ask-02" / "process.json").read_text())["pid"]
+    leftover = process_pid(root / "ask-02" / "process.json")
+    assert leftover is not None
     assert json.loads((root / PROGRESS_FILE).read_text())["asks_started"] == 2
     config = load_config(env={"MERGEGATE_RETRY__MAX_ATTEMPTS": "{agent-result = 3}"})
     got = collect_agent_result(
