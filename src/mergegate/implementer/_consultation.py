@@ -549,17 +549,17 @@ class _Job:
             )
         ]
         self.recorder.finish(record, outputs)
-        self.recorder.emit(
-            {
-                "type": "handoff.finished",
-                "component": "advisor",
-                "handoff_type": "advice",
-                "session_id": record.session_id,
-                "final_status": record.final_status,
-                "attempts": len(record.retry_attempts),
-                "error_type": progress.last_error_type,
-                "timestamp": record.finished_at.isoformat(),
-            }
+        emit(
+            self.recorder,
+            "handoff.finished",
+            level="info" if record.final_status == "recovered" else "warning",
+            clock=lambda: record.finished_at,
+            component="advisor",
+            handoff_type="advice",
+            session_id=record.session_id,
+            final_status=record.final_status,
+            attempts=len(record.retry_attempts),
+            error_type=progress.last_error_type,
         )
 
     def handoff_record(self, progress: AdvisorProgress, cap: int) -> HandoffRecord:

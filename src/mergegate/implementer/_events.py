@@ -14,6 +14,8 @@ Events go to the `EventSink` of the `HandoffRecorder` a step is given — by def
 * `advice.finished` (info; warning when no advisor answered): task_id, request, action,
   advised_by, failed
 * `advice.resumed` (info): task_id, request, attempts (per advisor, from the state file)
+* `handoff.finished` (component `advisor`, handoff_type `advice`): one per advisor, as the retry
+  loop emits for other handoffs
 * `advice.leftover_killed` (warning): task_id, advisor, pid
 * `result.leftover_killed` (warning): task_id, attempt, pid — an agent a crash left running
 """
