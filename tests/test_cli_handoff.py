@@ -133,7 +133,7 @@ def test_schema_command_lists_and_rejects() -> None:
     assert "supervisor-decision" in out
     code, _, err = invoke("schema", "bogus")
     assert code == 2
-    assert "known schemas: agent-result" in err
+    assert "known schemas: advice, agent-result" in err
 
 
 def test_schema_template() -> None:

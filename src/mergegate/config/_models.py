@@ -160,6 +160,28 @@ class AgentsConfig(_Section):
     only the tail is kept."""
     backends: dict[str, dict[str, BackendValue]] = Field(default_factory=dict)
     """`[agents.backends.NAME]` tables, e.g. `model = "..."`; each backend documents its keys."""
+    advisors: tuple[str, ...] = Field((), strict=False)
+    """Backends consulted when an implementer asks for help: `NAME` or `NAME:MODEL` (the
+    model overrides the backend table's), each with its `[agents.backends.NAME]` options."""
+    advisor_cmds: tuple[str, ...] = Field((), strict=False)
+    """Advisor programs for the `command` backend; `{prompt_file}` is the request's file."""
+    advisor_attempts: int = Field(3, ge=1, le=3)
+    """Attempts per advisor (an invalid `advice` reply is asked again in its session), with
+    exponential backoff between them; the count survives a crash."""
+    max_help_requests: int = Field(2, ge=0, le=10)
+    """Help requests answered per task; one more escalates the task to a person."""
+    transport_retries: int = Field(2, ge=0, le=5)
+    """Retries, with backoff, of an agent call whose endpoint could not be reached (status
+    `missing`) before the call counts as failed."""
+    stuck_restarts: int = Field(1, ge=0, le=3)
+    """Fresh starts (clean work tree, new session) after a timeout or stall before escalating."""
+
+    @field_validator("advisors", "advisor_cmds")
+    @classmethod
+    def _entries_not_blank(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not entry.strip() for entry in value):
+            raise ValueError("entries must not be empty")
+        return value
 
 
 class HooksConfig(_Section):

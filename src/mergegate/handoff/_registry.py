@@ -28,11 +28,13 @@ from mergegate.errors import ConfigError, UsageError
 from mergegate.handoff._envelope import Envelope
 from mergegate.handoff._failures import ErrorKind
 from mergegate.handoff._payloads import (
+    AdvicePayload,
     AgentResultPayload,
     CodeReviewResultPayload,
     ReviewVerdictPayload,
     SupervisorDecision,
     VerifierVerdictPayload,
+    check_advice,
     check_agent_result,
     check_code_review_result,
     check_review_verdict,
@@ -307,6 +309,7 @@ class SchemaRegistry:
 def _builtin_schemas() -> list[Schema]:
     return [
         ModelSchema("agent-result", AgentResultPayload, check=check_agent_result),
+        ModelSchema("advice", AdvicePayload, check=check_advice),
         ModelSchema(
             "supervisor-decision",
             SupervisorDecision,
