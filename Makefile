@@ -29,12 +29,14 @@ demo-review: install  ## the second example: a real review of an example change 
 	@MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo-review.sh; code=$$?; \
 	  [ $$code -le 1 ] || exit $$code  # 0 approved and 1 "no" are both answers of the gate
 
-test: install  ## the whole test suite, slow and real-agent markers included
+test: install  ## the whole test suite, slow, real-agent and browser markers included
 	@bash scripts/install-agent-clis.sh || echo "make: agent CLIs not installed; real_cli tests will skip" >&2
+	@bash scripts/install-browser.sh || echo "make: chromium not installed; browser tests will skip" >&2
+	@bash scripts/install-postgres.sh >/dev/null || echo "make: PostgreSQL not installed; fleet tests will skip" >&2
 	$(BIN)/pytest
 
 test-fast: install  ## the quick unit suite only
-	$(BIN)/pytest -m "not slow and not real_cli and not real_model"
+	$(BIN)/pytest -m "not slow and not real_cli and not real_model and not browser and not fleet"
 
 lint: install  ## ruff lint + format check
 	$(BIN)/ruff check src tests bench

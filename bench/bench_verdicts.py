@@ -1,13 +1,25 @@
 """Throughput of `parse_verdict` on large and hostile inputs, against a plain regex scan.
 
-Run with `make bench` (or `.venv/bin/python bench/bench_verdicts.py`). For every input it prints
-the input size, parse time, MB/s, seconds per MB of input, and the ratio to a baseline measured
-in the same run: one `re.findall` for a 'Ready to merge? …' line over the same text. The parser
-reads at most the last `MAX_INPUT_CHARS` characters; the figures are per MB of *input*.
+Run with `make bench` (or `.venv/bin/python bench/bench_verdicts.py`). Two tables:
+
+1. **Linearity per shape.** Every shape (a realistic review, ~250 KB realistic reviews
+   repeated, repeated JSON trailers, short lines, fences, label lines, …) is built at 1/8,
+   1/4, 1/2 and 1 MB — all inside the input window — and parsed; the table prints seconds
+   per MB at each size and the ratio of the largest input's s/MB to the smallest's. Linear
+   time means a flat s/MB, a ratio near 1 (issue 9 measured the old parser at 0.6/0.9/1.6/5.8 s
+   for 1k/2k/4k/8k repeated trailers: quadratic).
+2. **Past the window.** The same shapes at 10 MB: the parser reads only the last
+   `MAX_INPUT_CHARS` characters, so time stays bounded whatever the input size. Each row also
+   shows the ratio to a baseline measured in the same run: one `re.findall` for a
+   'Ready to merge? …' line over the same text.
+
+Exit status 1 when a shape is not linear (ratio above 2.0) or a 10 MB input takes more than
+1 s per MB.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -17,6 +29,8 @@ from mergegate.verdicts._text import MAX_INPUT_CHARS
 
 MB = 1_000_000
 _BASELINE = re.compile(r"Ready to merge\?\s*(Yes|No|With fixes)")
+_SIZES = (MB // 8, MB // 4, MB // 2, MB)
+_LINEAR_LIMIT = 2.0
 
 _REVIEW_CHUNK = """## Review of `src/service/handler.py`
 
@@ -43,24 +57,56 @@ def handle(request):
 
 > Earlier reviewer note: consider caching the lookup.
 
+**Verdict:** APPROVE — the retry cap is the only follow-up.
+
 The implementation is careful about state, and the tests cover the edge cases we discussed.
 """
+_TRAILER = (
+    "```json\n"
+    + json.dumps(
+        {
+            "review_id": "mg-bench",
+            "verdict": "approve",
+            "findings": [
+                {"id": "F1", "severity": "minor", "title": "t" * 80, "file": "a.py", "line": 3}
+            ],
+        }
+    )
+    + "\n```\n\nReady to merge? Yes\n"
+)
 
 
-def _inputs() -> list[tuple[str, str]]:
-    review = _REVIEW_CHUNK * (3 * MB // len(_REVIEW_CHUNK)) + "\n**Ready to merge? Yes**\n"
-    return [
-        ("realistic review, 3 MB", review),
-        ("unclosed braces, 10 MB", "{" * (10 * MB)),
-        ("thousands of fences, 4 MB", "```\n" * (MB)),
-        ("one giant line, 10 MB", "a" * (10 * MB)),
-        ("10 MB of short lines", "x\n" * (5 * MB)),
-        ("truncated JSON trailer, 2 MB", '```json\n{"verdict": "approve", "x": "' + "y" * 2 * MB),
-        ("many label lines, 5 MB", "**Status:** looks fine: ok = yes?\n" * (5 * MB // 34)),
-    ]
+def _realistic_250k() -> str:
+    """A ~250 KB review: many reviewed files, each with findings, tables, code and a verdict
+    line, ending with the overall verdict."""
+    parts = []
+    for i in range(250_000 // len(_REVIEW_CHUNK) + 1):
+        parts.append(_REVIEW_CHUNK.replace("handler.py", f"handler_{i}.py"))
+    return "".join(parts)[:250_000] + "\n\n## Overall verdict\n\n**Ready to merge? Yes**\n"
 
 
-def _timed(fn: Callable[[], object], repeat: int = 3) -> float:
+_REALISTIC_250K = _realistic_250k()
+
+
+def _fill(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "realistic review": lambda n: _fill(_REVIEW_CHUNK, n) + "\n**Ready to merge? Yes**\n",
+    "250 KB realistic reviews": lambda n: _fill(_REALISTIC_250K, n),
+    "repeated JSON trailers": lambda n: _fill(_TRAILER, n),
+    "short lines": lambda n: _fill("x\n", n),
+    "fences": lambda n: _fill("```\n", n),
+    "label lines": lambda n: _fill("**Status:** looks fine: ok = yes?\n", n),
+    "unclosed braces": lambda n: "{" * n,
+    "one giant line": lambda n: "a" * n,
+    "html comments": lambda n: _fill("<!-- Verdict: APPROVE --><!---->", n),
+    "questions": lambda n: _fill("Is it ready to merge? Yes? No. Ready to merge?\n", n),
+}
+
+
+def _timed(fn: Callable[[], object], repeat: int = 1) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -69,22 +115,46 @@ def _timed(fn: Callable[[], object], repeat: int = 3) -> float:
     return best
 
 
-def main() -> int:
-    print(f"parser reads at most the last {MAX_INPUT_CHARS / MB:.1f} M characters of an input")
-    print(f"{'input':32} {'MB':>6} {'parse s':>8} {'MB/s':>8} {'s/MB':>7} {'x baseline':>10}")
+def _linearity() -> bool:
+    sizes = " ".join(f"{s / MB:>6.3f}MB" for s in _SIZES)
+    print(f"s/MB at {sizes}   largest/smallest")
+    ok = True
+    for name, build in SHAPES.items():
+        per_mb = []
+        for size in _SIZES:
+            text = build(size)
+            mb = len(text.encode("utf-8")) / MB
+            per_mb.append(_timed(lambda text=text: parse_verdict(text), repeat=2) / mb)
+        ratio = per_mb[-1] / per_mb[0] if per_mb[0] > 0 else 1.0
+        ok = ok and (ratio <= _LINEAR_LIMIT or per_mb[-1] < 0.01)
+        cells = " ".join(f"{v:8.3f}" for v in per_mb)
+        print(f"  {name:26} {cells}   {ratio:5.2f}")
+    return ok
+
+
+def _past_the_window() -> float:
+    print(f"\nparser reads at most the last {MAX_INPUT_CHARS / MB:.1f} M characters of an input")
+    print(f"{'input (10 MB)':28} {'parse s':>8} {'MB/s':>8} {'s/MB':>7} {'x baseline':>10}")
     worst = 0.0
-    for name, text in _inputs():
+    for name, build in SHAPES.items():
+        text = build(10 * MB)
         size = len(text.encode("utf-8")) / MB
-        ours = _timed(lambda text=text: parse_verdict(text), repeat=1)
-        base = _timed(lambda text=text: _BASELINE.findall(text))
+        ours = _timed(lambda text=text: parse_verdict(text))
+        base = _timed(lambda text=text: _BASELINE.findall(text), repeat=3)
         per_mb = ours / size
         worst = max(worst, per_mb)
         print(
-            f"{name:32} {size:6.1f} {ours:8.3f} {size / ours:8.1f} {per_mb:7.3f} "
-            f"{ours / base:10.1f}"
+            f"  {name:26} {ours:8.3f} {size / ours:8.1f} {per_mb:7.3f} "
+            f"{ours / max(base, 1e-9):10.1f}"
         )
     print(f"worst: {worst:.3f} s per MB of input (goal: well under 1 s per MB)")
-    return 0 if worst < 1.0 else 1
+    return worst
+
+
+def main() -> int:
+    linear = _linearity()
+    worst = _past_the_window()
+    return 0 if linear and worst < 1.0 else 1
 
 
 if __name__ == "__main__":

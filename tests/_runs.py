@@ -1,133 +1,175 @@
-"""Helpers for `mergegate run` tests: a repository, plans built in Python, scripted agents."""
+"""Run directories with event streams, for the stats, report and browser tests.
+
+`plan_run` writes what a plan run's engine would emit (phases, units, tasks, implementer and
+reviewer attempts, verdicts, checks, a fix round, a merge); `HOSTILE` is agent text that tries
+every way of running something in a page.
+"""
 
 from __future__ import annotations
 
-import json
-import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-from click.testing import CliRunner
+from mergegate.events import (
+    AgentAttempt,
+    CheckRun,
+    EventBase,
+    EventLog,
+    FindingRef,
+    FixRound,
+    HelpAdvice,
+    HelpRequested,
+    MergeResult,
+    PhaseFinished,
+    PhaseStarted,
+    RunFinished,
+    RunStarted,
+    TaskFinished,
+    TaskStarted,
+    UnitMerged,
+    UnitStarted,
+    VerdictEvent,
+    VerificationEvent,
+)
 
-from _gitrepo import git, write_files
-from mergegate.cli import cli
-from mergegate.plans import Check, Phase, Plan, PlanFormat, Task, Unit
+__all__ = ["HOSTILE", "T0", "plan_run", "write_run"]
 
-__all__ = [
-    "AGENT",
-    "agent",
-    "approve",
-    "events",
-    "invoke",
-    "make_plan",
-    "repo_with",
-    "trailers",
-    "with_fixes",
-]
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
-AGENT = Path(__file__).parent / "fakes" / "run_agent.py"
+HOSTILE = (
+    "<script>document.title='PWNED';console.log('PWNED-script')</script>"
+    "<img src=x onerror=\"console.log('PWNED-img');"
+    "document.body.appendChild(document.createElement('pwned'))\">"
+    "[click me](javascript:console.log('PWNED-link')) <a href=\"javascript:alert(1)\">x</a>"
+    "<svg onload=\"console.log('PWNED-svg')\"></svg></title></style></textarea>"
+    "<iframe src=\"javascript:console.log('PWNED-frame')\"></iframe>"
+    "\"'><body onload=console.log('PWNED-body')>]]><!--"
+)
 
 
-def repo_with(root: Path, files: dict[str, str] | None = None) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    write_files(root, files or {"README.md": "base\n"})
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
-    return root
+def write_run(state_dir: Path, run_id: str, events: list[EventBase]) -> Path:
+    run_dir = state_dir / "runs" / run_id
+    log = EventLog.in_run_dir(run_dir, fsync=False)
+    for event in events:
+        log.emit(event)
+    return run_dir
 
 
-def make_plan(phases: dict[str, dict[str, Any]], title: str = "test plan") -> Plan:
-    """{"P1": {"U1": {"tasks": ["T1", ...], "depends_on": [...], "checks": {"T1": ["cmd"]}}}}
+def plan_run(
+    run_id: str,
+    *,
+    tasks: int = 3,
+    reviews_per_task: int = 2,
+    start: datetime = T0,
+    text: str = "",
+) -> list[EventBase]:
+    """One phase, one unit per task; each task: an implementer attempt, `reviews_per_task`
+    reviewer attempts (malformed first when there are two or more, then approve), a check.
+    `text` goes into every field that carries agent or plan text."""
+    now = start
+    events: list[EventBase] = [RunStarted(run_id=run_id, at=now, plan=f"plan {text}")]
+    events.append(PhaseStarted(run_id=run_id, phase="01", name=f"phase {text}", at=now))
 
-    A task without checks of its own gets `true`: a plan needs a program check to verify each
-    phase against (a phase nothing can check is never verified), and these tests are about
-    everything else."""
-    built = []
-    for pid, units in phases.items():
-        built_units = []
-        for uid, spec in units.items():
-            tasks = []
-            for tid in spec.get("tasks", ["T1"]):
-                kind = "checkpoint:human-verify" if tid.startswith("CP") else "auto"
-                given = spec.get("checks", {}).get(tid, ["true"])
-                checks = tuple(Check(run=c) for c in given) if kind == "auto" else ()
-                tasks.append(
-                    Task(
-                        id=tid,
-                        name=f"do {tid}",
-                        type=kind,
-                        action=f"Make {uid} {tid}.",
-                        checks=checks,
-                    )
-                )
-            built_units.append(
-                Unit(
-                    id=uid,
-                    name=f"unit {uid}",
-                    depends_on=tuple(spec.get("depends_on", ())),
-                    tasks=tuple(tasks),
+    def tick(seconds: float) -> datetime:
+        nonlocal now
+        now += timedelta(seconds=seconds)
+        return now
+
+    for n in range(1, tasks + 1):
+        where = {"run_id": run_id, "phase": "01", "unit": f"u{n}{text[:20]}", "task": f"T{n}"}
+        events.append(UnitStarted(**{**where, "task": ""}, at=now, name=text))
+        events.append(TaskStarted(**where, at=now, name=f"task {text}", number=n))
+        begun = now
+        events.append(
+            AgentAttempt(
+                **where,
+                role="implementer",
+                backend="claude",
+                model="sonnet",
+                started_at=begun,
+                at=tick(20),
+                duration_s=20,
+                status="ok",
+                tokens_in=1000 * n,
+                tokens_out=200,
+                cost_usd=0.01 * n,
+                error=text,
+                requested_help=bool(text),
+            )
+        )
+        if text:
+            events.append(HelpRequested(**where, at=now, context=text))
+            events.append(
+                HelpAdvice(**where, advisor="local", status="ok", guidance=text, at=tick(1))
+            )
+        events.append(
+            CheckRun(**where, command=f"pytest -q {text}", passed=True, duration_s=2, at=tick(2))
+        )
+        for attempt in range(1, reviews_per_task + 1):
+            begun = now
+            decision = "approve" if attempt == reviews_per_task else "malformed"
+            events.append(
+                AgentAttempt(
+                    **where,
+                    role="reviewer",
+                    backend="local",
+                    round=1,
+                    stage="quality",
+                    attempt=attempt,
+                    max_attempts=reviews_per_task,
+                    started_at=begun,
+                    at=tick(10),
+                    duration_s=10,
+                    status="ok",
+                    tokens_in=3000,
+                    tokens_out=300,
                 )
             )
-        built.append(Phase(id=pid, name=f"phase {pid}", units=tuple(built_units)))
-    return Plan(format=PlanFormat.NATIVE, title=title, phases=tuple(built))
-
-
-def approve() -> dict[str, Any]:
-    return {"text": "APPROVE"}
-
-
-def with_fixes(*titles: str) -> dict[str, Any]:
-    """A "With fixes" review listing one important finding per title (default: one)."""
-    findings = [
-        {
-            "id": f"F-{i}",
-            "severity": "important",
-            "title": t,
-            "file": "x.py",
-            "line": 1,
-            "detail": "do it",
-        }
-        for i, t in enumerate(titles or ("Missing test",), start=1)
-    ]
-    trailer = {"review_id": "{review_id}", "verdict": "request_changes", "findings": findings}
-    bullets = "".join(f"- {t}\n" for t in titles or ("Missing test",))
-    verdict = "Ready to merge? With fixes"
-    text = f"### Important\n{bullets}\n{verdict}\n\n```json\n{json.dumps(trailer)}\n```\n"
-    return {"text": text}
-
-
-def agent(tmp_path: Path, name: str, script: dict[str, Any] | None = None) -> str:
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(script or {}))
-    return f"{sys.executable} {AGENT} {path} {tmp_path / (name + '-state')}"
-
-
-def events(tmp_path: Path, name: str) -> list[dict[str, Any]]:
-    log = tmp_path / f"{name}-state" / "log.jsonl"
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
-def invoke(
-    args: list[str], plan: Plan | None = None, tmp_path: Path | None = None
-) -> tuple[int, dict[str, Any] | None, str]:
-    """Run the CLI in-process; (exit code, the JSON object printed or None, stderr)."""
-    argv = list(args)
-    if plan is not None:
-        assert tmp_path is not None
-        plan_file = tmp_path / "plan.json"
-        plan_file.write_text(plan.model_dump_json(by_alias=True))
-        argv.insert(1, str(plan_file))
-    result = CliRunner().invoke(cli, argv)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    out = result.stdout.strip()
-    parsed = json.loads(out) if out.startswith("{") else None
-    return result.exit_code, parsed, result.stderr
-
-
-def trailers(repo: Path, branch: str) -> list[str]:
-    log = git(repo, "log", "--format=%B", branch)
-    return [line for line in log.splitlines() if line.startswith("Mergegate-Unit:")]
+            events.append(
+                VerdictEvent(
+                    **where,
+                    round=1,
+                    stage="quality",
+                    attempt=attempt,
+                    max_attempts=reviews_per_task,
+                    decision=decision,
+                    dialect="superpowers" if decision == "approve" else "",
+                    evidence_line=12,
+                    evidence=f"Ready to merge? Yes {text}",
+                    reason=text,
+                    findings=[
+                        FindingRef(
+                            id="F-abc123",
+                            severity="minor",
+                            title=f"nit {text}",
+                            file=f"src/{text}.py",
+                            line=3,
+                            status="advisory",
+                        )
+                    ],
+                    at=now,
+                )
+            )
+        if text:
+            events.append(FixRound(**where, round=1, findings=("F-abc123",), error=text, at=now))
+        events.append(TaskFinished(**where, decision="approved", at=now))
+        events.append(
+            MergeResult(
+                **{**where, "task": ""}, into="main", outcome="merged", commit="c0ffee", at=tick(1)
+            )
+        )
+        events.append(UnitMerged(**{**where, "task": ""}, into="main", commit="c0ffee", at=now))
+    events.append(
+        VerificationEvent(
+            run_id=run_id,
+            phase="01",
+            status="passed",
+            criteria=3,
+            passed=3,
+            reason=text,
+            at=tick(3),
+        )
+    )
+    events.append(PhaseFinished(run_id=run_id, phase="01", status="completed", at=now))
+    events.append(RunFinished(run_id=run_id, status="completed", message=text, at=tick(1)))
+    return events

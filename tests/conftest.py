@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
-REAL_MARKERS = ("real_cli", "real_model")
+from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
+
+REAL_MARKERS = ("real_cli", "real_model", "browser", "fleet")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
@@ -29,11 +32,36 @@ def shared_dir() -> Path:
     return SHARED
 
 
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """One throwaway PostgreSQL cluster for the session (127.0.0.1, a free port), started on
+    first use and stopped by its pid at the end; skips when the binaries are missing."""
+    try:
+        cluster = start_cluster()
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(
+    postgres_cluster: PostgresCluster, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A fresh database of the session's cluster, for this test only (dropped afterwards):
+    `postgresql://postgres:<password>@127.0.0.1:<port>/<name>`."""
+    name = "t_" + hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
+    postgres_cluster.drop_database(name)  # a leftover of an interrupted earlier session
+    url = postgres_cluster.create_database(name)
+    yield url
+    postgres_cluster.drop_database(name)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, None]:
-    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model test may not skip."""
+    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model/browser/fleet test may not skip."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if (

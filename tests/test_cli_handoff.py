@@ -133,7 +133,7 @@ def test_schema_command_lists_and_rejects() -> None:
     assert "supervisor-decision" in out
     code, _, err = invoke("schema", "bogus")
     assert code == 2
-    assert "known schemas: agent-result" in err
+    assert "known schemas: advice, agent-result" in err
 
 
 def test_schema_template() -> None:
@@ -150,3 +150,80 @@ def test_invalid_config_exits_2(tmp_path: Path) -> None:
     assert code == 2
     assert "handoff_validation.strict_schema_validation" in err
     assert "mergegate.toml" in err
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        (
+            "https://example.com/schemas/agent.json",
+            "has a remote $ref 'https://example.com/schemas/agent.json': mergegate never "
+            "fetches schemas",
+        ),
+        ("other.json#/definitions/x", "has a remote $ref 'other.json#/definitions/x'"),
+        ("#/$defs/missing", "has a dangling $ref '#/$defs/missing': nothing there"),
+    ],
+)
+def test_a_schema_file_with_a_remote_or_dangling_ref_is_exit_2(
+    tmp_path: Path, ref: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 9 (5): never fetch (it used to traceback after trying the network)."""
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a schema reference was fetched")
+
+    monkeypatch.setattr("urllib.request.urlopen", no_network)
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": ref}}}))
+    code, out, err = invoke("handoff", "check", "--schema", str(schema), stdin='{"a": 1}')
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1
+    assert err.startswith("mergegate: error: JSON Schema (")
+    assert message in err
+
+
+def test_a_local_ref_that_resolves_is_fine(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    document = {
+        "$defs": {"name": {"type": "string"}},
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/name"}},
+        "required": ["a"],
+    }
+    schema.write_text(json.dumps(document))
+    assert invoke("handoff", "check", "--schema", str(schema), stdin='{"a": "x"}')[0] == 0
+    assert invoke("handoff", "check", "--schema", str(schema), stdin='{"a": 1}')[0] == 3
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1e999", "1E400"])
+def test_a_number_that_overflows_is_an_invalid_handoff(number: str) -> None:
+    """Issue 9 (5): `1e999` was accepted and printed as `Infinity`, which is not JSON."""
+    text = (
+        '{"task_id": "T-1", "success": true, "completed_normally": true, '
+        f'"execution_time": {number}}}'
+    )
+    code, out, _ = invoke(
+        "handoff", "check", "--schema", "agent-result", "--format", "json", stdin=text
+    )
+    assert code == 3
+    payload = json.loads(out)
+    assert payload["ok"] is False
+    assert payload["data"] is None
+    assert payload["error"]["type"] == "json_syntax"
+    assert f"the number {number} is not a finite JSON number" in payload["error"]["details"]
+    assert "Infinity" not in out
+    code, out, _ = invoke("handoff", "check", "--schema", "agent-result", stdin=text)
+    assert code == 3
+    assert out.startswith("invalid agent-result handoff (json_syntax)")
+
+
+def test_review_verdict_handoff_and_trailer_are_one_contract() -> None:
+    """The `review-verdict` schema is the trailer model of `mergegate.verdicts`."""
+    from mergegate.handoff import ReviewVerdictPayload, default_registry
+    from mergegate.verdicts import ReviewVerdict
+
+    assert ReviewVerdictPayload is ReviewVerdict
+    schema = default_registry().get("review-verdict").json_schema()
+    assert schema == ReviewVerdict.model_json_schema()
+    assert schema["additionalProperties"] is False

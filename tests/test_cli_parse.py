@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mergegate.cli import cli
@@ -101,3 +102,23 @@ def test_text_output_escapes_terminal_sequences(tmp_path: Path) -> None:
     assert "\x07" not in result.output
     assert "\u202e" not in result.output
     assert "\\x1b" in result.output
+
+
+@pytest.mark.parametrize("review_id", ["", "   "])
+def test_an_empty_review_id_is_a_usage_error(tmp_path: Path, review_id: str) -> None:
+    """Issue 9 (5): `parse --review-id ''` is exit 2 with one line, nothing decided."""
+    path = _write(tmp_path, "a.md", "**Ready to merge? Yes**\n")
+    result = CliRunner().invoke(cli, ["parse", "--review-id", review_id, path])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "mergegate: error: --review-id must not be empty: give the nonce the reviewer was asked for"
+    ]
+
+
+def test_a_replacement_character_on_the_verdict_line_is_not_an_approval(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_bytes(b"**Ready to merge? Yes\xff**\n")  # not UTF-8: read as U+FFFD
+    result = CliRunner().invoke(cli, ["parse", "--format", "json", str(path)])
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["decision"] == "malformed"

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mergegate.config import Config, load_config
 from mergegate.errors import AgentError, HandoffError, UsageError
 from mergegate.handoff import (
+    AskFailedError,
     ErrorKind,
     HandoffRecorder,
     InvalidHandoffError,
@@ -386,3 +387,75 @@ def test_recovered_handoff_writes_no_failure_file(tmp_path: Path) -> None:
     assert outcome.ok
     assert outcome.saved_to is None
     assert not (tmp_path / "failed").exists()
+
+
+# ---------------------------------------------------------------- replies obtained before the loop
+
+
+def test_prior_replies_are_used_without_asking_or_waiting() -> None:
+    ask = ScriptedAsk([VALID])
+    sleeps: list[float] = []
+    sink = MemoryEventSink()
+    outcome = request_handoff(
+        ask,
+        "Do the task, then report as JSON.",
+        "agent-result",
+        recorder=HandoffRecorder(events=sink),
+        sleep=sleeps.append,
+        random=lambda: 0.5,
+        replies=["prose only", SYNTAX],
+    )
+    assert outcome.ok
+    assert len(ask.prompts) == 1  # only the third attempt was asked
+    assert "trailing comma" in ask.prompts[0]  # the retry for the second reply's error
+    assert len(sleeps) == 1  # no wait before a reply that was already there
+    attempts = outcome.record.retry_attempts
+    assert [(a.error_type, a.prior) for a in attempts] == [
+        ("no_json", True),
+        ("json_syntax", True),
+        (None, False),
+    ]
+    assert [e["prior"] for e in sink.events if e["type"] == "handoff.attempt"] == [
+        True,
+        True,
+        False,
+    ]
+
+
+def test_a_lost_reply_counts_and_its_prompt_is_sent_again() -> None:
+    ask = ScriptedAsk([SCHEMA])
+    outcome = request_handoff(
+        ask,
+        "the task",
+        "agent-result",
+        recorder=HandoffRecorder.disabled(),
+        max_attempts=3,
+        sleep=lambda _: None,
+        replies=["prose", None],
+    )
+    assert outcome.record.final_status == "escalated"
+    attempts = outcome.record.retry_attempts
+    assert [a.error_type for a in attempts] == ["no_json", "lost", "schema"]
+    assert attempts[1].prompt_used == attempts[2].prompt_used == ask.prompts[0]
+    assert outcome.outputs == ("prose", SCHEMA)
+
+
+def test_a_valid_prior_reply_needs_no_ask() -> None:
+    ask = ScriptedAsk([])
+    outcome = request_handoff(
+        ask, "p", "agent-result", recorder=HandoffRecorder.disabled(), replies=[VALID]
+    )
+    assert outcome.ok
+    assert ask.prompts == []
+
+
+def test_a_failed_ask_ends_the_handoff_fatal_and_returns_its_record() -> None:
+    outcome, ask, _, sink = run([SYNTAX, AskFailedError("the agent crashed")])
+    assert outcome.record.final_status == "fatal"
+    assert [a.error_type for a in outcome.record.retry_attempts] == [
+        "json_syntax",
+        "agent_failed",
+    ]
+    assert outcome.record.retry_attempts[-1].error == "the agent crashed"
+    assert len(ask.prompts) == 2
+    assert [e["final_status"] for e in sink.events if e["type"] == "handoff.finished"] == ["fatal"]

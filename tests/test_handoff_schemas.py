@@ -26,6 +26,7 @@ from mergegate.handoff import (
 )
 
 BUILTINS = [
+    "advice",
     "agent-result",
     "code-review-result",
     "envelope",
@@ -314,7 +315,7 @@ def test_registry_resolves_paths(tmp_path: Path) -> None:
     assert default_registry().resolve(str(path)).name == "deploy-plan"
     with pytest.raises(UsageError, match="cannot read schema file"):
         default_registry().resolve(str(tmp_path / "absent.json"))
-    with pytest.raises(UnknownSchemaError, match="known schemas: agent-result"):
+    with pytest.raises(UnknownSchemaError, match="known schemas: advice, agent-result"):
         default_registry().resolve("no-such-schema")
 
 
@@ -375,3 +376,30 @@ def test_template_of_a_plain_json_schema() -> None:
         == '{"kind": "a|b", "n": <integer> or null, "tags": [...], "meta": {...}}'
     )
     assert render_template(document, required_only=True) == '{"kind": "a|b"}'
+
+
+def test_advice_minimal_and_its_rules() -> None:
+    ok = extract('{"guidance": "use the helper", "action": "continue"}', "advice")
+    assert ok.ok
+    assert ok.value.steps == []
+    blank = extract('{"guidance": "   ", "action": "skip"}', "advice")
+    assert blank.error is not None
+    assert blank.error.type is ErrorKind.SEMANTIC
+    wrong = extract('{"guidance": "x", "action": "proceed"}', "advice")
+    assert wrong.error is not None
+    assert wrong.error.type is ErrorKind.SCHEMA
+
+
+def test_agent_result_must_be_about_the_task_given_in_the_context() -> None:
+    text = '{"task_id": "T-2", "success": false, "completed_normally": false}'
+    assert extract(text, "agent-result").ok
+    other = extract(text, "agent-result", context={"task_id": "T-1"})
+    assert other.error is not None
+    assert "task_id is 'T-2' but this task is 'T-1'" in other.error.details
+    full = extract(
+        '{"task_id": "T-1", "success": true, "completed_normally": true, "notes": "n", '
+        '"files_changed": ["a.py"], "help_context": {"reason": "r"}, "requested_help": true}',
+        "agent-result",
+        context={"task_id": "T-1"},
+    )
+    assert full.ok

@@ -224,7 +224,7 @@ _ITEM = st.fixed_dictionaries(
         "severity": st.sampled_from(["critical", "important", "minor"]),
         "title": _TEXT,
         "file": _TEXT,
-        "line": st.integers(0, 99999),
+        "line": st.integers(1, 99999),
     }
 )
 

@@ -69,7 +69,11 @@ def test_every_attempt_is_recorded_under_the_run_directory_and_none_in_tmp(
     for name, path in attempts.items():
         assert path.parent.parent == run_dir
         record = ProcessRecord.model_validate_json(path.read_text())
-        assert record.cwd == str(repo)
+        if name == "r01-fix":
+            assert record.cwd == str(repo)  # the implementer works in the user's tree
+        else:  # a reviewer works in a throwaway checkout, gone after its attempt
+            assert record.cwd != str(repo)
+            assert not Path(record.cwd).exists()
         assert (path.parent / "prompt.txt").read_text()  # the exact prompt the agent got
         assert (path.parent / "agent.stdout.log").is_file()  # its raw output
         assert (path.parent / "agent.stderr.log").is_file()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from _runs import invoke, make_plan, repo_with
+from _plan_runs import invoke, make_plan, repo_with
 from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus, Usage
 from mergegate.engine import Budget, Metered
 from mergegate.testing.model_server import ModelServer, Script, Turn, TurnUsage

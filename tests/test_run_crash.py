@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from _gitrepo import git
-from _runs import agent, events, make_plan, repo_with, trailers, with_fixes
+from _plan_runs import agent, events, make_plan, repo_with, trailers, with_fixes
 
 KILLS = 20
 SEED = 20261123

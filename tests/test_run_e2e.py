@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from _gitrepo import git
-from _runs import agent, approve, events, invoke, make_plan, repo_with, trailers, with_fixes
+from _plan_runs import agent, approve, events, invoke, make_plan, repo_with, trailers, with_fixes
 
 
 @pytest.fixture

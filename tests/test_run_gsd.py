@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from _gitrepo import git, write_files
-from _runs import agent, events, invoke, repo_with, trailers, with_fixes
+from _plan_runs import agent, events, invoke, repo_with, trailers, with_fixes
 from mergegate.plans import load_plan
 
 ROADMAP = """\

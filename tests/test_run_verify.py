@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from _gitrepo import git
-from _runs import agent, events, invoke, make_plan, repo_with, trailers
+from _plan_runs import agent, events, invoke, make_plan, repo_with, trailers
 from mergegate.cli import cli
 from mergegate.plans import AcceptanceCriterion, Artifact, MustHaves, Plan
 

@@ -268,15 +268,20 @@ def test_to_dict_is_json_ready() -> None:
     assert data["findings"][0]["severity"] == "critical"
 
 
-def test_huge_input_is_capped_with_warning() -> None:
+def test_a_cut_input_never_approves_but_its_no_stands() -> None:
+    """Issue 9, class 7: an approval seen only in a cut input must not approve (this test
+    expected `approve` before: the cut may drop the real verdict or start inside a fence)."""
     from mergegate.verdicts._text import MAX_INPUT_CHARS
 
     text = "x\n" * (MAX_INPUT_CHARS // 2 + 10) + "Ready to merge? Yes\n"
     verdict = parse_verdict(text)
-    assert verdict.decision is A
+    assert verdict.decision is M
     assert any("only the last" in w for w in verdict.warnings)
+    assert any("cut" in r for r in verdict.reasons)
     assert verdict.evidence is not None
     assert verdict.evidence.line == MAX_INPUT_CHARS // 2 + 11
+    no = "x\n" * (MAX_INPUT_CHARS // 2 + 10) + "Ready to merge? No\n"
+    assert parse_verdict(no).decision is R
 
 
 def test_never_raises_on_odd_input() -> None:

@@ -59,7 +59,10 @@ MEGAZORD = [
 JSON_VERDICTS = [
     ('{"summary": {"overall_assessment": "approve_with_nits"}}\n', A),
     ('{"approved": false, "reason": "tests fail"}\n', R),
-    ('{"verdict": "request_changes"}\n', F),
+    ('{"review_id": "r-1", "verdict": "request_changes"}\n', F),
+    # One contract (issue 9 class 6): a trailer without review_id fails `handoff check`, so it
+    # is no trailer here either (it used to count).
+    ('{"verdict": "approve"}\n', M),
     ('[{"file": "a.py", "status": "pass"}]\n', M),
 ]
 BMAD = [
@@ -136,9 +139,9 @@ def test_dialect_table(text: str, expected: Decision) -> None:
         ("superpowers", "**Ready to merge? Yes**\n"),
         ("verdict-line", "Verdict: APPROVE\n"),
         ("status-line", "**Status:** APPROVED\n"),
-        ("frontmatter", "---\nstatus: clean\n---\nbody\n"),
+        ("frontmatter", "---\nstatus: clean\nfindings:\n  critical: 0\n---\nbody\n"),
         ("megazord", "## REVIEW COMPLETE\n\n**Status:** passed\n**Critical:** 0\n"),
-        ("json", '{"verdict": "approve"}'),
+        ("json", '{"review_id": "r-1", "verdict": "approve"}'),
         ("bmad", "gate: PASS\n"),
         ("lgtm", "LGTM\n"),
         ("cli-flag", "tool --verdict pass\n"),
@@ -171,7 +174,7 @@ def test_trailer_finding_ids_are_kept_as_bounded_refs_not_identity() -> None:
     long_id = "x" * 500
     text = (
         "Ready to merge? With fixes\n\n```json\n"
-        '{"verdict": "request_changes", "findings": ['
+        '{"review_id": "r-1", "verdict": "request_changes", "findings": ['
         '{"id": "missing-test", "severity": "important", "title": "Missing test"},'
         f'{{"id": "{long_id}", "severity": "minor", "title": "Nit"}},'
         '{"severity": "minor", "title": "No id"}]}\n```\n'
@@ -181,12 +184,25 @@ def test_trailer_finding_ids_are_kept_as_bounded_refs_not_identity() -> None:
     assert all(f.id.startswith("F-") for f in findings)
 
 
-def test_a_trailer_line_below_one_means_no_line() -> None:
-    text = (
-        "Ready to merge? With fixes\n\n```json\n"
-        '{"verdict": "request_changes", "findings": ['
-        '{"severity": "important", "title": "A", "file": "a.py", "line": 0},'
-        '{"severity": "important", "title": "B", "file": "a.py", "line": -3},'
-        '{"severity": "important", "title": "C", "file": "a.py", "line": 7}]}\n```\n'
+@pytest.mark.parametrize("line", [0, -3])
+def test_a_trailer_line_below_one_is_invalid_in_parse_and_handoff_alike(line: int) -> None:
+    """One contract, one strictness (issue 9 class 6, issue 10 item 5): the trailer used to
+    take `line: 0` as 'no line' while `handoff check --schema review-verdict` refused it. Lines
+    are 1-based or null; the local model's grammar can no longer write 0."""
+    from mergegate.handoff import extract
+
+    body = (
+        '{"review_id": "r-1", "verdict": "request_changes", "findings": ['
+        f'{{"severity": "important", "title": "A", "file": "a.py", "line": {line}}}]}}'
     )
-    assert [f.line for f in parse_verdict(text).findings] == [None, None, 7]
+    text = f"Ready to merge? With fixes\n\n```json\n{body}\n```\n"
+    assert parse_verdict(text, review_id="r-1").findings == ()  # the trailer is not read
+    approving = text.replace("With fixes", "Yes").replace("request_changes", "approve")
+    approving = approving.replace("important", "minor")
+    verdict = parse_verdict(approving, review_id="r-1")
+    assert verdict.decision is M
+    assert any("line" in r for r in verdict.reasons)
+    assert not extract(text, "review-verdict").ok
+    fine = text.replace(f'"line": {line}', '"line": 7')
+    assert [f.line for f in parse_verdict(fine, review_id="r-1").findings] == [7]
+    assert extract(fine, "review-verdict").ok

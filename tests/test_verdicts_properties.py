@@ -118,3 +118,74 @@ def test_with_review_id_a_prose_approval_never_approves(
 ) -> None:
     text = "\n".join([*prose, approval]) + "\n"
     assert parse_verdict(text, review_id=nonce).decision is not Decision.APPROVE
+
+
+_FRAGMENTS = [
+    "---\n",
+    "status: passed\n",
+    "status: clean\n",
+    "findings:\n",
+    "  critical: 1\n",
+    "gaps:\n",
+    "  - x\n",
+    "updated: 1\n",
+    "## Verdict\n",
+    "### Round 2\n",
+    "# Title\n",
+    "Ready to merge? ",
+    "Yes",
+    "No",
+    "With fixes",
+    "- [x] ",
+    "- [ ] ",
+    "\n",
+    "**",
+    "`",
+    "```json\n",
+    "```\n",
+    '{"review_id": "r", "verdict": "approve", "findings": []}',
+    '{"verdict": ',
+    '"approve"',
+    ",",
+    "}",
+    "[",
+    "|",
+    " | Verdict | ",
+    "APPROVED",
+    "LGTM",
+    "NACK",
+    "<!--",
+    "-->",
+    "> ",
+    "    ",
+    "Critical: ",
+    "2",
+    "0",
+    " once CI is green",
+    "，但",
+    " 通过",
+    "结论：",
+    "判定: ",
+    "\ufffd",
+    "\u200b",
+    "\ufeff",
+    " --verdict pass",
+    " I retract my approval.",
+    " must be fixed before merge",
+    "### Critical\n",
+    "- ",
+    "Status: ",
+    "Result: ",
+    "=",
+    "approve",
+    "Not yet",
+    "?",
+    ":",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.sampled_from(_FRAGMENTS), max_size=40), nonce=st.sampled_from([None, "r"]))
+def test_markdown_shaped_noise_never_raises(parts: list[str], nonce: str | None) -> None:
+    verdict = parse_verdict("".join(parts), review_id=nonce)
+    assert verdict.decision in set(Decision)

@@ -6,8 +6,8 @@ SCRIPT is a JSON list; each call answers with the next item:
 `{review_id}` in the text is replaced by $MERGEGATE_REVIEW_ID (the nonce mergegate asked for).
 `shell` runs with `/bin/sh -c` after the writes, with this agent's stdout (so a background
 process it starts holds the supervisor's pipe, as a real agent's would).
-Every prompt received is saved as STATE_DIR/prompt-N.txt, and the working directory of each
-call as STATE_DIR/cwd-N.txt.
+Every prompt received is saved as STATE_DIR/prompt-N.txt, the working directory of each
+call as STATE_DIR/cwd-N.txt, and its MERGEGATE_* variables as STATE_DIR/env-N.json.
 """
 
 import json
@@ -23,6 +23,8 @@ n = len(list(state.glob("prompt-*.txt")))
 prompt = pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).read_text()
 (state / f"prompt-{n + 1}.txt").write_text(prompt)
 (state / f"cwd-{n + 1}.txt").write_text(os.getcwd())
+mergegate_env = {k: v for k, v in os.environ.items() if k.startswith("MERGEGATE_")}
+(state / f"env-{n + 1}.json").write_text(json.dumps(mergegate_env))
 step = script[min(n, len(script) - 1)]
 for rel, content in step.get("write", {}).items():
     pathlib.Path(rel).write_text(content)

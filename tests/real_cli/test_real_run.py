@@ -17,7 +17,7 @@ import pytest
 from _realcli import CLAUDE_MODEL, DUMMY_KEY, RealCli, isolated_env
 
 from _gitrepo import git
-from _runs import agent, make_plan, repo_with, trailers
+from _plan_runs import agent, make_plan, repo_with, trailers
 from mergegate.config import load_config
 from mergegate.engine import AgentSpec, RunAgents, RunOptions, RunRequest, create_run, execute_run
 from mergegate.testing.model_server import ModelServer, Script, ToolCall, Turn

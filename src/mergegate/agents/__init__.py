@@ -2,7 +2,8 @@
 
 Layer L2. CLI backends run through `mergegate.processes` (the supervisor) and prove read-only
 runs with `mergegate.git`; HTTP backends talk to model endpoints. The test doubles (scripted
-backend, scripted model server) live in `mergegate.testing`.
+backend, scripted model server) live in `mergegate.testing`. `SessionAsk` turns any backend into
+the `ask` callable of `mergegate.handoff.request_handoff`, asking again in the same session.
 """
 
 from __future__ import annotations
@@ -16,17 +17,27 @@ from mergegate.agents.base import (
     RunStatus,
     Usage,
 )
+from mergegate.agents.conversation import (
+    AgentRunError,
+    SessionAsk,
+    is_stuck,
+    is_transport_failure,
+)
 from mergegate.agents.registry import BackendInfo, available_backends, get_backend
 
 __all__ = [
     "AgentRequest",
     "AgentResult",
+    "AgentRunError",
     "Backend",
     "BackendCapabilities",
     "BackendInfo",
     "HelpSignal",
     "RunStatus",
+    "SessionAsk",
     "Usage",
     "available_backends",
     "get_backend",
+    "is_stuck",
+    "is_transport_failure",
 ]

@@ -20,6 +20,8 @@ import json
 from typing import Any
 
 from mergegate.agents.edits import CLOSE_MARKER, HEADER_PREFIX, OPEN_MARKER
+from mergegate.decisions import Decision
+from mergegate.verdicts import TRAILER_VERDICTS, Severity, TrailerFinding
 
 __all__ = ["FILE_EDITS_GRAMMAR", "body_constraints", "verdict_grammar"]
 
@@ -43,11 +45,45 @@ again anyway)."""
 
 _FINDING = 'finding  ::= "- " [^\\n]{5,200} "\\n"\n'
 _PLAIN_TAIL = 'tail     ::= "Ready to merge? " ("Yes" | "No" | "With fixes")\n'
-_TRAILER_RULES = r"""item     ::= "{\"id\": \"F" [1-9] "\", \"severity\": \"" sev "\", \"title\": \"" text "\", \"file\": \"" text "\", \"line\": " [0-9]{1,5} "}"
-sev      ::= "critical" | "important" | "minor"
-text     ::= [^"\\\x00-\x1f]{1,120}
-"""  # noqa: E501 - one GBNF rule per line reads better than a wrapped one
 MAX_FINDINGS = 9
+
+# The trailer part is derived from the one trailer contract (`mergegate.verdicts`): the
+# verdict words, the severity values and the finding fields in the model's order. A field
+# the grammar does not write must be optional in the model (checked when this module loads).
+_ANSWER_LINE = {Decision.APPROVE: "Yes", Decision.FIXES: "With fixes", Decision.REJECT: "No"}
+_TEXT = r'text     ::= [^"\\\x00-\x1f]{1,120}' + "\n"
+_FIELD_VALUES = {
+    "id": '"\\"F" [1-9] "\\""',  # a short stable id the ledger can follow
+    "severity": '"\\"" sev "\\""',
+    "title": '"\\"" text "\\""',
+    "file": '"\\"" text "\\""',
+    "line": "[1-9] [0-9]{0,4}",  # 1-based: the contract refuses 0
+}
+
+
+def _trailer_rules() -> str:
+    fields = [name for name in TrailerFinding.model_fields if name in _FIELD_VALUES]
+    missing = [
+        name
+        for name, field in TrailerFinding.model_fields.items()
+        if field.is_required() and name not in fields
+    ]
+    if missing:  # pragma: no cover - a contract change the grammar does not follow yet
+        raise RuntimeError(f"the verdict grammar does not write required fields {missing}")
+    parts = []
+    for position, name in enumerate(fields):
+        lead = "{" if position == 0 else ", "
+        parts.append(f'"{_gbnf_inner(lead)}\\"{name}\\": " {_FIELD_VALUES[name]}')
+    item = "item     ::= " + " ".join(parts) + ' "}"\n'
+    sev = "sev      ::= " + " | ".join(f'"{s.value}"' for s in Severity) + "\n"
+    return item + sev + _TEXT
+
+
+def _gbnf_inner(text: str) -> str:
+    return json.dumps(text)[1:-1]
+
+
+_TRAILER_RULES = _trailer_rules()
 
 
 def verdict_grammar(review_id: str | None = None, max_findings: int = 6) -> str:
@@ -67,7 +103,7 @@ def verdict_grammar(review_id: str | None = None, max_findings: int = 6) -> str:
         return head + _PLAIN_TAIL
     if not 0 < len(review_id) <= 64 or not set(review_id) <= _REVIEW_ID_CHARS:
         raise ValueError("review_id must be 1-64 characters of [A-Za-z0-9._-]")
-    pairs = (("approve", "Yes"), ("request_changes", "With fixes"), ("reject", "No"))
+    pairs = tuple((word, _ANSWER_LINE[decision]) for word, decision in TRAILER_VERDICTS.items())
     closing = "\n```\n\nReady to merge? "
     branches = " | ".join(f"{_rule(word)} {_gbnf(closing + line)}" for word, line in pairs)
     rules = [head, f"tail     ::= {branches}\n"]

@@ -9,8 +9,10 @@ from mergegate.cli.hooks import hook, hooks
 from mergegate.cli.model_server import model_server
 from mergegate.cli.parse import parse
 from mergegate.cli.plan import plan
+from mergegate.cli.report import report
 from mergegate.cli.review import review
 from mergegate.cli.run import cancel, resume, run, runs, status
+from mergegate.cli.stats import stats
 from mergegate.cli.verify import verify
 
 cli.add_command(agent)
@@ -20,10 +22,12 @@ cli.add_command(hooks)
 cli.add_command(model_server)
 cli.add_command(parse)
 cli.add_command(plan)
+cli.add_command(report)
 cli.add_command(review)
 cli.add_command(schema)
 for _command in (run, resume, status, runs, cancel):
     cli.add_command(_command)
+cli.add_command(stats)
 cli.add_command(verify)
 
 __all__ = ["cli", "main"]

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from mergegate.decisions import ExitCode, worst_exit_code
+from mergegate.errors import UsageError
 from mergegate.verdicts import DIALECTS, parse_verdict
 
 __all__ = ["parse"]
@@ -53,8 +54,11 @@ def parse(
 
     \b
     Exit codes: 0 every input approves; 1 a real no (fixes or reject);
-    3 malformed or empty; 2 an unreadable file (the others are still reported).
+    3 malformed or empty; 2 an unreadable file (the others are still reported)
+    or a bad argument (an empty --review-id).
     """
+    if review_id is not None and not review_id.strip():
+        raise UsageError("--review-id must not be empty: give the nonce the reviewer was asked for")
     names = files or ("-",)
     results: list[dict[str, Any]] = []
     codes: list[ExitCode] = []

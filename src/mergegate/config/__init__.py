@@ -6,7 +6,9 @@ Layer L0: reads files and the environment, never writes.
 
 from __future__ import annotations
 
+from mergegate.config._database import DatabaseUrl, redact_url
 from mergegate.config._load import (
+    DATABASE_URL_ENV,
     ENV_PREFIX,
     STATE_DIR_ENV,
     find_config_file,
@@ -15,11 +17,14 @@ from mergegate.config._load import (
 )
 from mergegate.config._models import (
     DEFAULT_AGENTS,
+    DEFAULT_ENGINE,
     DEFAULT_REVIEW,
     MAX_ATTEMPTS_CEILING,
     MAX_JSON_RETRIES_CEILING,
     AgentsConfig,
+    AlertsConfig,
     Config,
+    EngineSettings,
     HandoffValidationConfig,
     HooksConfig,
     RetryConfig,
@@ -29,14 +34,19 @@ from mergegate.config._models import (
 )
 
 __all__ = [
+    "DATABASE_URL_ENV",
     "DEFAULT_AGENTS",
+    "DEFAULT_ENGINE",
     "DEFAULT_REVIEW",
     "ENV_PREFIX",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
     "STATE_DIR_ENV",
     "AgentsConfig",
+    "AlertsConfig",
     "Config",
+    "DatabaseUrl",
+    "EngineSettings",
     "HandoffValidationConfig",
     "HooksConfig",
     "RetryConfig",
@@ -45,5 +55,6 @@ __all__ = [
     "RunConfig",
     "find_config_file",
     "load_config",
+    "redact_url",
     "state_dir",
 ]

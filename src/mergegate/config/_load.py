@@ -6,7 +6,9 @@
 * **Environment**: `MERGEGATE_<SECTION>__<KEY>` (double underscore between levels, any case),
   e.g. `MERGEGATE_REVIEW__MAX_ROUNDS=2`, `MERGEGATE_REVIEW__POLICY__MINOR_BLOCKS=true`. Values
   are read as TOML values when they parse (`2`, `true`, `["spec"]`, `{review-verdict = 2}`),
-  otherwise as plain strings (`claude`, `my-reviewer --strict`).
+  otherwise as plain strings (`claude`, `my-reviewer --strict`). `MERGEGATE_DATABASE_URL` is
+  the conventional short name of `MERGEGATE_ENGINE__DATABASE_URL` (read as plain text); both
+  set to different values is an error.
 * **Flags**: `overrides` with dotted keys, e.g. `{"review.max_rounds": 2}`; `None` means "not
   given" so a CLI can pass every option unconditionally.
 
@@ -24,17 +26,28 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from mergegate.config._database import redact_url
 from mergegate.config._models import SECTIONS, Config
 from mergegate.errors import ConfigError
 
-__all__ = ["ENV_PREFIX", "STATE_DIR_ENV", "find_config_file", "load_config", "state_dir"]
+__all__ = [
+    "DATABASE_URL_ENV",
+    "ENV_PREFIX",
+    "STATE_DIR_ENV",
+    "find_config_file",
+    "load_config",
+    "state_dir",
+]
 
 ENV_PREFIX = "MERGEGATE_"
 STATE_DIR_ENV = "MERGEGATE_STATE_DIR"
+DATABASE_URL_ENV = "MERGEGATE_DATABASE_URL"
+"""The short name of `MERGEGATE_ENGINE__DATABASE_URL`."""
 CONFIG_FILE = "mergegate.toml"
 PYPROJECT = "pyproject.toml"
 STATE_DIR_NAME = ".mergegate"
 DEFAULTS_LABEL = "defaults"
+_SECRET_KEYS = frozenset({"engine.database_url"})
 
 
 def load_config(
@@ -54,8 +67,10 @@ def load_config(
     provenance: dict[str, str] = {}
     if source is not None:
         _merge(merged, _read_file(source), str(source), provenance, ())
-    for parts, value, label in _env_entries(os.environ if env is None else env):
+    environ = os.environ if env is None else env
+    for parts, value, label in _env_entries(environ):
         _merge(merged, _nest(parts, value), label, provenance, ())
+    _merge_database_url_env(merged, environ, provenance)
     for dotted, given in (overrides or {}).items():
         if given is not None:
             _merge(
@@ -158,6 +173,26 @@ def _env_entries(environ: Mapping[str, str]) -> list[tuple[tuple[str, ...], obje
     return entries
 
 
+def _merge_database_url_env(
+    merged: dict[str, Any], environ: Mapping[str, str], provenance: dict[str, str]
+) -> None:
+    """Apply `MERGEGATE_DATABASE_URL` at the environment layer (above the file, below flags)."""
+    raw = environ.get(DATABASE_URL_ENV, "")
+    if not raw:
+        return
+    label = f"environment variable {DATABASE_URL_ENV}"
+    key = "engine.database_url"
+    other = provenance.get(key, "")
+    if other.startswith("environment variable") and merged["engine"]["database_url"] != raw:
+        raise ConfigError(
+            f"{DATABASE_URL_ENV} and {other.removeprefix('environment variable ')} are both set, "
+            "to different URLs; set one",
+            key=key,
+            path=label,
+        )
+    _merge(merged, {"engine": {"database_url": raw}}, label, provenance, ())
+
+
 def _parse_env_value(raw: str) -> object:
     """A TOML value if the text is one (`2`, `true`, `["a"]`), else the text itself."""
     try:
@@ -214,8 +249,11 @@ def _config_error(exc: ValidationError, provenance: Mapping[str, str]) -> Config
         where = _source_of(loc, provenance)
         if err["type"] == "extra_forbidden":
             message = f"unknown key{_did_you_mean(loc[-1], _known_keys(loc[:-1]))}"
+        elif key in _SECRET_KEYS:
+            message = err["msg"]  # never echo a value that may hold a password
         else:
-            message = f"{err['msg']} (got {err['input']!r})"
+            # Belt and braces: any other value that holds a URL loses its password too.
+            message = f"{err['msg']} (got {redact_url(repr(err['input']))})"
         problems.append((key, where, message))
     key, where, message = problems[0]
     if len(problems) > 1:

@@ -15,14 +15,19 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from mergegate.config._database import DatabaseUrl
+
 __all__ = [
     "DEFAULT_AGENTS",
+    "DEFAULT_ENGINE",
     "DEFAULT_REVIEW",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
     "AgentsConfig",
+    "AlertsConfig",
     "BackendValue",
     "Config",
+    "EngineSettings",
     "HandoffValidationConfig",
     "HooksConfig",
     "RetryConfig",
@@ -156,6 +161,28 @@ class AgentsConfig(_Section):
     only the tail is kept."""
     backends: dict[str, dict[str, BackendValue]] = Field(default_factory=dict)
     """`[agents.backends.NAME]` tables, e.g. `model = "..."`; each backend documents its keys."""
+    advisors: tuple[str, ...] = Field((), strict=False)
+    """Backends consulted when an implementer asks for help: `NAME` or `NAME:MODEL` (the
+    model overrides the backend table's), each with its `[agents.backends.NAME]` options."""
+    advisor_cmds: tuple[str, ...] = Field((), strict=False)
+    """Advisor programs for the `command` backend; `{prompt_file}` is the request's file."""
+    advisor_attempts: int = Field(3, ge=1, le=3)
+    """Attempts per advisor (an invalid `advice` reply is asked again in its session), with
+    exponential backoff between them; the count survives a crash."""
+    max_help_requests: int = Field(2, ge=0, le=10)
+    """Help requests answered per task; one more escalates the task to a person."""
+    transport_retries: int = Field(2, ge=0, le=5)
+    """Retries, with backoff, of an agent call whose endpoint could not be reached (status
+    `missing`) before the call counts as failed."""
+    stuck_restarts: int = Field(1, ge=0, le=3)
+    """Fresh starts (clean work tree, new session) after a timeout or stall before escalating."""
+
+    @field_validator("advisors", "advisor_cmds")
+    @classmethod
+    def _entries_not_blank(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not entry.strip() for entry in value):
+            raise ValueError("entries must not be empty")
+        return value
 
 
 class RunConfig(_Section):
@@ -193,8 +220,61 @@ class HooksConfig(_Section):
     """The hook answers "blocked: timed out" after this many seconds, whatever it was doing."""
 
 
+class AlertsConfig(_Section):
+    """`[alerts]`: seed 002's alert conditions, raised as `alert` events while a run goes on and
+    listed in its summary and report (see docs/observability.md)."""
+
+    enabled: bool = True
+    retry_exhaustion_rate: float = Field(0.05, ge=0.0, le=1.0)
+    """Alert when more than this share of a component's operations failed on their last
+    allowed attempt (seed: "retry exhaustion rate > 5%")."""
+    average_retries: float = Field(2.0, ge=0.0)
+    """Alert when a component needed more than this many retries on average before it
+    succeeded (seed: "average retries > 2")."""
+    component_seconds: float = Field(300.0, gt=0.0)
+    """Alert when one attempt of a component (an agent run, a check, a handoff attempt) took
+    longer than this (seed: "any component timeout > 300s")."""
+    circular_repeats: int = Field(3, ge=2, le=100)
+    """Alert when the same failure repeats on this many attempts in a row (a circular retry)."""
+    finding_rounds: int = Field(3, ge=2, le=100)
+    """Alert when one finding is reported in this many review rounds, or comes back after a
+    round that did not report it (a circular fix loop)."""
+    fail_on_alert: bool = False
+    """Make `mergegate run` (and `stats --fail-on-alert`) exit 5 when an alert was raised."""
+
+
+class EngineSettings(_Section):
+    """`[engine]`: where durable run state lives (DBOS's system database) and how units are
+    taken from its queue. One machine needs none of it; a fleet sets `database_url` to one
+    Postgres and starts workers with distinct `executor_id`s (docs/fleet.md)."""
+
+    # A validation error's text must not quote the URL it rejects (its password).
+    model_config = ConfigDict(**_Section.model_config, hide_input_in_errors=True)
+
+    database_url: DatabaseUrl | None = None
+    """Unset: each run keeps its state in its own SQLite file under the state directory.
+    `postgresql://...`: every run's state in that database, shared by a fleet of workers.
+    `sqlite:////<absolute path>`: one SQLite file for every run of this machine. Also
+    `MERGEGATE_DATABASE_URL`. Its password is never shown (`DatabaseUrl`)."""
+    executor_id: str = Field("local", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    """This process's identity in the database: pending work recorded under it is recovered
+    by the next process that starts with the same id (one stable id per worker host)."""
+    global_concurrency: int | None = Field(None, ge=1, le=10_000)
+    """Units running at once across every worker of a run's queue; unset: no fleet-wide cap."""
+    worker_concurrency: int | None = Field(None, ge=1, le=64)
+    """Units one worker process runs at once; unset: the run's concurrency. DBOS 3.4 keeps it
+    with the queue in the database, so every worker of a queue applies the same number."""
+    polling_interval_s: float = Field(0.1, ge=0.01, le=10.0)
+    """How often a worker looks for queued units (DBOS's own default, 1 s, would add up to a
+    second to every dispatch)."""
+
+
 class Config(_Section):
     """The whole configuration. Build it with `load_config()`; every value is frozen."""
+
+    # `[engine] database_url` may hold a password: a ValidationError's text never quotes input
+    # (`load_config` reports inputs itself, redacted).
+    model_config = ConfigDict(**_Section.model_config, hide_input_in_errors=True)
 
     retry: RetryConfig = Field(default_factory=RetryConfig)
     handoff_validation: HandoffValidationConfig = Field(default_factory=HandoffValidationConfig)
@@ -202,15 +282,28 @@ class Config(_Section):
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
     run: RunConfig = Field(default_factory=RunConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
     root: Path | None = Field(None, exclude=True)
     """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
     source: Path | None = Field(None, exclude=True)
     """The config file that was read, if any (not a setting)."""
 
 
-SECTIONS: tuple[str, ...] = ("retry", "handoff_validation", "review", "agents", "hooks", "run")
+SECTIONS: tuple[str, ...] = (
+    "retry",
+    "handoff_validation",
+    "review",
+    "agents",
+    "hooks",
+    "alerts",
+    "engine",
+    "run",
+)
 
 DEFAULT_AGENTS = AgentsConfig()
 """The `[agents]` defaults, read by the library's own defaults so each is written once."""
 DEFAULT_REVIEW = ReviewConfig()
 """The `[review]` defaults, read by `ReviewOptions`."""
+DEFAULT_ENGINE = EngineSettings()
+"""The `[engine]` defaults, read by the durable store's own defaults (poll interval, executor)."""

@@ -6,7 +6,7 @@
 * `request_handoff(ask, prompt, schema)` asks, extracts, and asks again with the exact error —
   shorter prompts each time, backoff with jitter, at most 5 retries — and returns a
   `HandoffOutcome` carrying seed 002's debug record.
-* Schemas: built-in `agent-result`, `supervisor-decision`, `code-review-result`,
+* Schemas: built-in `agent-result`, `advice`, `supervisor-decision`, `code-review-result`,
   `review-verdict`, `verifier-verdict` and `envelope`; register pydantic models or JSON
   Schema files by name.
 
@@ -20,6 +20,7 @@ from mergegate.handoff._envelope import ENVELOPE_VERSION, Envelope, EnvelopeMeta
 from mergegate.handoff._extract import Extraction, extract
 from mergegate.handoff._failures import OUTPUT_SAMPLE_CHARS, ErrorKind, HandoffFailure
 from mergegate.handoff._payloads import (
+    AdvicePayload,
     AgentResultPayload,
     CodeReviewIssue,
     CodeReviewResultPayload,
@@ -57,6 +58,7 @@ from mergegate.handoff._registry import (
 )
 from mergegate.handoff._retry import (
     Ask,
+    AskFailedError,
     HandoffOutcome,
     InvalidHandoffError,
     RetryPolicy,
@@ -68,8 +70,10 @@ from mergegate.handoff._template import render_template
 __all__ = [
     "ENVELOPE_VERSION",
     "OUTPUT_SAMPLE_CHARS",
+    "AdvicePayload",
     "AgentResultPayload",
     "Ask",
+    "AskFailedError",
     "AttemptRecord",
     "Check",
     "CodeReviewIssue",

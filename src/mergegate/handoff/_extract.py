@@ -21,7 +21,8 @@ from typing import Any
 
 from mergegate.handoff._failures import ErrorKind, HandoffFailure, output_sample
 from mergegate.handoff._registry import Schema, SchemaRegistry, default_registry
-from mergegate.handoff._scan import ScanResult, Span, scan_objects
+from mergegate.verdicts import DuplicateKeyError, read_json
+from mergegate.verdicts._scan import ScanResult, Span, scan_objects
 
 __all__ = ["Extraction", "extract"]
 
@@ -46,12 +47,6 @@ class Extraction:
     @property
     def ok(self) -> bool:
         return self.error is None
-
-
-class _DuplicateKeyError(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
 
 
 def extract(
@@ -107,8 +102,8 @@ def _evaluate(
 ) -> Extraction | None:
     raw = text[span.start : span.end]
     try:
-        obj = _DECODER.decode(raw)
-    except _DuplicateKeyError as exc:
+        obj = read_json(raw)
+    except DuplicateKeyError as exc:
         line, column = _line_col(text, span.start)
         detail = (
             f"the JSON object starting at line {line}, column {column} repeats the key "
@@ -135,7 +130,7 @@ def _whole_object(text: str) -> tuple[Span, dict[str, Any]] | None:
     if text[start : start + 1] != "{" or text[end - 1 : end] != "}":
         return None
     try:
-        obj = _DECODER.decode(text[start:end])
+        obj = read_json(text[start:end])
     except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict) or not obj:
@@ -170,23 +165,6 @@ def _validate(
         type=check.kind, details=detail, output_sample=output_sample(text), line=line, column=column
     )
     return Extraction(schema.name, None, obj, failure, bounds, count)
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKeyError(key)
-        result[key] = value
-    return result
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON (use a number or null)")
-
-
-# One decoder for every parse: duplicate keys and NaN/Infinity are errors, not silently taken.
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
 
 
 def _syntax_failure(name: str, text: str, span: Span, exc: Exception, count: int) -> Extraction:

@@ -13,10 +13,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mergegate.verdicts import ReviewVerdict, Severity, TrailerFinding
+
 __all__ = [
+    "AdvicePayload",
     "AgentResultPayload",
     "CodeReviewIssue",
     "CodeReviewResultPayload",
+    "CodeReviewSeverity",
     "ReviewFinding",
     "ReviewVerdictPayload",
     "SupervisorComplete",
@@ -27,6 +31,7 @@ __all__ = [
     "SupervisorSkip",
     "VerifierJudgement",
     "VerifierVerdictPayload",
+    "check_advice",
     "check_agent_result",
     "check_code_review_result",
     "check_review_verdict",
@@ -44,24 +49,49 @@ class _Payload(BaseModel):
 # ------------------------------------------------------------------ agent → orchestrator
 
 
+MAX_NOTES_CHARS = 20_000
+"""Longest `notes` an agent result may carry (a summary, not a transcript)."""
+MAX_LIST_ITEMS = 500
+"""Longest `todos`, `errors` and `files_changed` lists."""
+
+
 class AgentResultPayload(_Payload):
-    """`agent-result`: what an implementer agent reports when it stops."""
+    """`agent-result`: what an implementer agent reports when it stops.
+
+    `{"task_id", "success", "completed_normally"}` is a complete, valid result; every other
+    field is optional. What the agent claims is a claim: mergegate's own checks decide whether
+    the task passed (`mergegate.implementer.judge_task_result`).
+    """
 
     task_id: NonEmpty
     success: bool
     completed_normally: bool
-    todos: list[str] = Field(default_factory=list)
+    todos: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
     """Work left undone; empty when the task is finished."""
     scratchpad_path: str | None = None
     execution_time: float | None = Field(None, ge=0)
     requested_help: bool = False
-    errors: list[str] = Field(default_factory=list)
+    """The agent asked for help (it also wrote the `>>>HELP<<<` line; the stream wins)."""
+    help_context: dict[str, Any] | None = None
+    """What the agent is stuck on, as it put it on the line after the marker (any JSON object:
+    `reason`, `question`, `tried`, ...)."""
+    errors: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
+    notes: str | None = Field(None, max_length=MAX_NOTES_CHARS)
+    """A short note of what was changed and why."""
+    files_changed: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
+    """Paths the agent says it changed (mergegate reads the real ones from git)."""
 
 
 def check_agent_result(value: Any, context: Mapping[str, Any] | None) -> list[str]:
-    """A success must have completed normally and must not report errors."""
-    del context
+    """A success must have completed normally and must not report errors; with
+    `context={"task_id": ...}` the result must be about that task."""
     problems = []
+    expected = (context or {}).get("task_id")
+    if expected and value.task_id != expected:
+        problems.append(
+            f"task_id is {value.task_id!r} but this task is {expected!r}: "
+            "copy the task_id given in the request"
+        )
     if value.success and not value.completed_normally:
         problems.append(
             "success is true but completed_normally is false: a run that did not complete "
@@ -73,6 +103,33 @@ def check_agent_result(value: Any, context: Mapping[str, Any] | None) -> list[st
             "a successful run reports no errors"
         )
     return problems
+
+
+# ------------------------------------------------------------------ advisor → orchestrator
+
+
+class AdvicePayload(_Payload):
+    """`advice`: an advisor's answer to an implementer's help request.
+
+    `{"guidance": "...", "action": "continue"}` is a complete, valid answer. `continue`: the
+    implementer resumes its session with the guidance; `skip`: the task is set aside (never
+    merged); `escalate`: a person must decide.
+    """
+
+    guidance: NonEmpty = Field(max_length=MAX_NOTES_CHARS)
+    action: Literal["continue", "skip", "escalate"]
+    reason: str | None = Field(None, max_length=MAX_NOTES_CHARS)
+    """Why this action (required in spirit for `skip` and `escalate`, not enforced)."""
+    steps: list[str] = Field(default_factory=list, max_length=50)
+    """Optional concrete next steps for the implementer."""
+
+
+def check_advice(value: Any, context: Mapping[str, Any] | None) -> list[str]:
+    """Guidance must say something (not only whitespace)."""
+    del context
+    if not value.guidance.strip():
+        return ["guidance is only whitespace: write the advice for the implementer"]
+    return []
 
 
 # ------------------------------------------------------------------ supervisor → orchestrator
@@ -140,11 +197,23 @@ def check_supervisor_decision(value: Any, context: Mapping[str, Any] | None) -> 
 # ------------------------------------------------------------------ code review → supervisor
 
 
+CodeReviewSeverity = Literal["critical", "high", "medium", "low"]
+"""The four-level scale of seed 002's code-review-result step (its wire format, kept as
+is). It is an input vocabulary, not a second severity type: `CodeReviewIssue.level` maps it
+onto the package's one `Severity` (critical → critical, high/medium → important,
+low → minor), the same table prose findings are read with."""
+
+
 class CodeReviewIssue(_Payload):
-    severity: Literal["critical", "high", "medium", "low"]
+    severity: CodeReviewSeverity
     description: NonEmpty
     file: str | None = None
     line: int | None = Field(None, ge=1)
+
+    @property
+    def level(self) -> Severity:
+        """This issue's severity on the package's one scale."""
+        return Severity.from_word(self.severity)
 
 
 class CodeReviewResultPayload(_Payload):
@@ -178,21 +247,10 @@ def check_code_review_result(value: Any, context: Mapping[str, Any] | None) -> l
 # ------------------------------------------------------------------ reviewer verdict trailer
 
 
-class ReviewFinding(_Payload):
-    id: NonEmpty
-    severity: Literal["critical", "important", "minor"]
-    title: NonEmpty
-    file: str | None = None
-    line: int | None = Field(None, ge=1)
-    detail: str | None = None
-
-
-class ReviewVerdictPayload(_Payload):
-    """`review-verdict`: the JSON trailer mergegate asks its reviewers for."""
-
-    review_id: NonEmpty
-    verdict: Literal["approve", "request_changes", "reject"]
-    findings: list[ReviewFinding] = Field(default_factory=list)
+# The verdict trailer is defined once, in `mergegate.verdicts` (issue 10: one verdict
+# contract); the `review-verdict` schema is that model, not a copy of it.
+ReviewFinding = TrailerFinding
+ReviewVerdictPayload = ReviewVerdict
 
 
 def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[str]:
@@ -204,7 +262,11 @@ def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[
             f"review_id is {value.review_id!r} but this review's id is {expected!r}: "
             "copy the review_id given in the request"
         )
-    blocking = [f.id for f in value.findings if f.severity in ("critical", "important")]
+    blocking = [
+        f.id or f.title
+        for f in value.findings
+        if f.severity in (Severity.CRITICAL, Severity.IMPORTANT)
+    ]
     if value.verdict == "approve" and blocking:
         problems.append(
             f"verdict is approve but findings {', '.join(blocking)} are critical or important: "
@@ -212,7 +274,7 @@ def check_review_verdict(value: Any, context: Mapping[str, Any] | None) -> list[
         )
     if value.verdict == "request_changes" and not value.findings:
         problems.append("verdict is request_changes but findings is empty: list each change")
-    counts = Counter(f.id for f in value.findings)
+    counts = Counter(f.id for f in value.findings if f.id is not None)
     repeated = sorted(i for i, n in counts.items() if n > 1)
     if repeated:
         problems.append(f"finding ids must be unique; repeated: {', '.join(repeated)}")

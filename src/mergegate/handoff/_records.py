@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mergegate.atomic_files import append_jsonl, write_json_atomic
 from mergegate.config import Config, state_dir
+from mergegate.handoff._failures import output_sample
 
 __all__ = [
     "AttemptRecord",
@@ -52,7 +53,8 @@ class _Record(BaseModel):
 
 
 class ErrorInfo(_Record):
-    """An error as recorded: `type` is an `ErrorKind` value, or `stuck` / `exception`."""
+    """An error as recorded: `type` is an `ErrorKind` value, or `stuck`, `agent_failed`,
+    `exception` or `lost`."""
 
     type: str
     details: str
@@ -71,6 +73,42 @@ class AttemptRecord(_Record):
     error_type: str | None
     duration_s: float
     output_sample: str
+    prior: bool = False
+    """The reply was obtained before the retry loop started (the agent's own run, or an
+    attempt persisted before a crash) rather than asked for by the loop."""
+
+    @classmethod
+    def of(
+        cls,
+        attempt: int,
+        *,
+        timestamp: datetime,
+        prompt: str,
+        prompt_level: PromptLevel,
+        error_type: str | None,
+        error: str | None,
+        output: str,
+        duration_s: float,
+        prior: bool = False,
+    ) -> AttemptRecord:
+        """An attempt as recorded: the prompt (cut past `MAX_PROMPT_CHARS`) with the sha256 of
+        all of it, and the first 500 characters of the output. No `error_type` is a success;
+        a fresh session is the `initial` or `fresh` level."""
+        recorded, digest = prompt_digest(prompt)
+        return cls(
+            attempt=attempt,
+            timestamp=timestamp,
+            prompt_used=recorded,
+            prompt_sha256=digest,
+            prompt_level=prompt_level,
+            fresh_session=prompt_level in ("initial", "fresh"),
+            result="failure" if error_type else "success",
+            error=error,
+            error_type=error_type,
+            duration_s=round(max(0.0, duration_s), 6),
+            output_sample=output_sample(output),
+            prior=prior,
+        )
 
 
 class HandoffRecord(_Record):
@@ -133,6 +171,21 @@ class HandoffRecorder:
                 root / settings.failed_handoff_dir if settings.save_failed_handoffs else None
             ),
             log_path=root / HANDOFF_LOG_FILE if settings.log_all_handoffs else None,
+        )
+
+    @classmethod
+    def for_run(cls, config: Config, run_dir: Path) -> HandoffRecorder:
+        """Everything in one run's directory: events to `<run_dir>/events.jsonl`, the log to
+        `<run_dir>/handoffs.jsonl` (`log_all_handoffs`), failure files to
+        `<run_dir>/<failed_handoff_dir>/` (`save_failed_handoffs`; an absolute
+        `failed_handoff_dir` is used as it is)."""
+        settings = config.handoff_validation
+        return cls(
+            events=JsonlEventSink(run_dir / EVENTS_FILE),
+            failed_dir=(
+                run_dir / settings.failed_handoff_dir if settings.save_failed_handoffs else None
+            ),
+            log_path=run_dir / HANDOFF_LOG_FILE if settings.log_all_handoffs else None,
         )
 
     @classmethod

@@ -16,21 +16,25 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema import validators as jsonschema_validators
 from pydantic import TypeAdapter, ValidationError
+from referencing import Registry
 
 from mergegate.config import Config
 from mergegate.errors import ConfigError, UsageError
 from mergegate.handoff._envelope import Envelope
 from mergegate.handoff._failures import ErrorKind
 from mergegate.handoff._payloads import (
+    AdvicePayload,
     AgentResultPayload,
     CodeReviewResultPayload,
     ReviewVerdictPayload,
     SupervisorDecision,
     VerifierVerdictPayload,
+    check_advice,
     check_agent_result,
     check_code_review_result,
     check_review_verdict,
@@ -188,7 +192,11 @@ class JsonSchemaFile(Schema):
             validator_cls.check_schema(self.document)
         except jsonschema_exceptions.SchemaError as exc:
             raise UsageError(f"invalid JSON Schema{where}: {exc.message}") from exc
-        self.validator = validator_cls(self.document)
+        _check_refs(self.document, where)
+        # Nothing is ever fetched: every reference was checked to be local, and the registry
+        # refuses to retrieve anything should one slip through.
+        registry: Registry[Any] = Registry(retrieve=_never_fetch)  # type: ignore[call-arg]
+        self.validator = validator_cls(self.document, registry=registry)
         self.description = str(self.document.get("description") or self.document.get("title", ""))
 
     @classmethod
@@ -301,6 +309,7 @@ class SchemaRegistry:
 def _builtin_schemas() -> list[Schema]:
     return [
         ModelSchema("agent-result", AgentResultPayload, check=check_agent_result),
+        ModelSchema("advice", AdvicePayload, check=check_advice),
         ModelSchema(
             "supervisor-decision",
             SupervisorDecision,
@@ -347,6 +356,62 @@ def registry_for(config: Config) -> SchemaRegistry:
                 path=str(config.source) if config.source else None,
             ) from exc
     return registry
+
+
+_MAX_REF_NODES = 100_000
+
+
+def _check_refs(document: Mapping[str, Any], where: str) -> None:
+    """Every `$ref`/`$dynamicRef` must point inside the document: a remote reference would be
+    fetched over the network (never), a dangling one fails only at validation time."""
+    anchors: set[str] = set()
+    refs: list[str] = []
+    stack: list[Any] = [document]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > _MAX_REF_NODES:
+            raise UsageError(
+                f"JSON Schema{where} is too large to check (over {_MAX_REF_NODES:,} nodes)"
+            )
+        if isinstance(node, dict):
+            for key in ("$ref", "$dynamicRef"):
+                if isinstance(node.get(key), str):
+                    refs.append(node[key])
+            for key in ("$anchor", "$dynamicAnchor"):
+                if isinstance(node.get(key), str):
+                    anchors.add(node[key])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    for ref in refs:
+        if not ref.startswith("#"):
+            raise UsageError(
+                f"JSON Schema{where} has a remote $ref {ref!r}: mergegate never fetches "
+                "schemas; inline it under $defs and refer to it as '#/$defs/...'"
+            )
+        if not _resolves(document, ref[1:], anchors):
+            raise UsageError(f"JSON Schema{where} has a dangling $ref {ref!r}: nothing there")
+
+
+def _resolves(document: Mapping[str, Any], fragment: str, anchors: set[str]) -> bool:
+    if not fragment.startswith("/"):
+        return fragment == "" or fragment in anchors
+    node: Any = document
+    for raw in fragment[1:].split("/"):
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
+
+
+def _never_fetch(uri: str) -> Any:
+    raise UsageError(f"JSON Schema reference {uri!r} is not in the document; nothing is fetched")
 
 
 def _checked_name(name: str) -> str:

@@ -10,6 +10,10 @@ exception soup). The loop tells three situations apart (seed 002):
   is unusable, so `fresh_ask()` provides a new one and the original prompt is sent again. Without
   `fresh_ask` the handoff is `fatal`.
 
+Replies obtained before the loop started (`replies=`: the agent's own run, or attempts persisted
+before a crash) are used for the first attempts instead of asking, so a loop resumed after a crash
+never asks more often than its cap allows.
+
 Every attempt is recorded and emitted as an event; the outcome carries seed 002's debug record.
 """
 
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import random as _random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +46,7 @@ from mergegate.handoff._registry import Schema, SchemaRegistry, registry_for
 
 __all__ = [
     "Ask",
+    "AskFailedError",
     "HandoffOutcome",
     "InvalidHandoffError",
     "RetryPolicy",
@@ -53,11 +58,17 @@ Ask = Callable[[str], str]
 """Send a prompt to an agent, return its reply text (any backend; may continue a session)."""
 
 
-class StuckRunError(AgentError):
+class AskFailedError(AgentError):
+    """Raised by an `ask` callable whose agent run ended without a reply (it crashed, reported
+    an error, could not be started): the handoff ends `fatal` and its outcome is returned —
+    asking the same agent again for JSON would not help (exit 4 if it escapes)."""
+
+
+class StuckRunError(AskFailedError):
     """Raised by an `ask` callable whose run hung or stalled (exit 4 if it escapes).
 
     The retry loop answers it with a fresh session (`fresh_ask`), never by continuing the
-    stuck one.
+    stuck one; without `fresh_ask` the handoff ends `fatal`.
     """
 
 
@@ -183,14 +194,24 @@ def request_handoff(
     random: Callable[[], float] = _random.random,
     clock: Callable[[], datetime] | None = None,
     timer: Callable[[], float] = time.monotonic,
+    replies: Sequence[str | None] = (),
 ) -> HandoffOutcome:
     """Ask for a handoff until it validates or the budget is spent; never raises for bad output.
 
     `config` supplies the retry settings, strictness and where records go (defaults: built-in
     values, state directory from the cwd); `recorder` overrides the latter
     (`HandoffRecorder.disabled()` writes nothing). `sleep`, `random`, `clock` and `timer` are
-    injectable so tests neither wait nor depend on the time. Exceptions from `ask` other than
-    `StuckRunError` propagate after the record is saved as `fatal`.
+    injectable so tests neither wait nor depend on the time. `AskFailedError` from `ask` ends
+    the handoff `fatal` (`error_type` `agent_failed`, or `stuck` for `StuckRunError` without
+    `fresh_ask`) and the outcome is returned; any other exception propagates after the record
+    is saved as `fatal`.
+
+    `replies` are the replies of the first attempts, obtained before this call: they are used in
+    order instead of calling `ask`, without waiting, and recorded with `prior=True`. The first
+    is the reply to `prompt` itself (e.g. the implementer's own run, whose prompt asked for the
+    handoff); later ones answer the retry prompts this loop would have sent (attempts persisted
+    before a crash). `None` is an attempt whose reply was lost (the process died while it ran):
+    it counts against the cap (`error_type` `lost`) and its prompt is sent again.
     """
     settings = config or Config()
     reg = registry or registry_for(settings)
@@ -210,6 +231,7 @@ def request_handoff(
         random=random,
         clock=clock or _utcnow,
         timer=timer,
+        replies=tuple(replies),
     )
     return loop.run()
 
@@ -224,6 +246,8 @@ class _Try:
 
     extraction: Extraction | None
     stuck: bool = False
+    lost: bool = False
+    failed: bool = False
 
 
 @dataclass
@@ -242,6 +266,7 @@ class _Loop:
     random: Callable[[], float]
     clock: Callable[[], datetime]
     timer: Callable[[], float]
+    replies: tuple[str | None, ...] = ()
     attempts: list[AttemptRecord] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     original_error: ErrorInfo | None = None
@@ -252,11 +277,19 @@ class _Loop:
         ask, prompt = self.ask, self.prompt
         level: PromptLevel = "initial"
         for attempt in range(1, self.policy.max_attempts + 1):
-            if attempt > 1:
+            prior = attempt <= len(self.replies)
+            if attempt > 1 and not prior:
                 self.sleep(self.policy.delay(attempt - 1, self.random()))
-            tried = self._guarded(attempt, ask, prompt, level, started)
+            if prior:
+                tried = self._prior(attempt, self.replies[attempt - 1], prompt, level)
+            else:
+                tried = self._guarded(attempt, ask, prompt, level, started)
             if tried.extraction is not None and tried.extraction.ok:
                 return self._finish("recovered", started)
+            if tried.lost:
+                continue  # nothing came back: the same prompt again
+            if tried.failed:
+                return self._finish("fatal", started)
             if tried.stuck:
                 if self.fresh_ask is None:
                     return self._finish("fatal", started)
@@ -273,6 +306,27 @@ class _Loop:
                 max_attempts=self.policy.max_attempts,
             )
         return self._finish("escalated", started)
+
+    def _prior(self, attempt: int, reply: str | None, prompt: str, level: PromptLevel) -> _Try:
+        """An attempt whose reply was obtained before the loop started (or lost in a crash)."""
+        at, begun = self.clock(), self.timer()
+        if reply is None:
+            self._note(
+                attempt,
+                at=at,
+                prompt=prompt,
+                level=level,
+                begun=begun,
+                extraction=None,
+                error_type="lost",
+                error="the process died while this attempt ran; its reply was lost",
+                reply="",
+                prior=True,
+            )
+            return _Try(None, lost=True)
+        return self._judge(
+            attempt, reply, at=at, prompt=prompt, level=level, begun=begun, prior=True
+        )
 
     def _guarded(
         self, attempt: int, ask: Ask, prompt: str, level: PromptLevel, started: datetime
@@ -294,6 +348,19 @@ class _Loop:
                 reply="",
             )
             return _Try(None, stuck=True)
+        except AskFailedError as exc:
+            self._note(
+                attempt,
+                at=at,
+                prompt=prompt,
+                level=level,
+                begun=begun,
+                extraction=None,
+                error_type="agent_failed",
+                error=str(exc),
+                reply="",
+            )
+            return _Try(None, failed=True)
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
             self._note(
@@ -309,6 +376,19 @@ class _Loop:
             )
             self._finish("fatal", started)
             raise
+        return self._judge(attempt, reply, at=at, prompt=prompt, level=level, begun=begun)
+
+    def _judge(
+        self,
+        attempt: int,
+        reply: str,
+        *,
+        at: datetime,
+        prompt: str,
+        level: PromptLevel,
+        begun: float,
+        prior: bool = False,
+    ) -> _Try:
         self.outputs.append(reply)
         extraction = extract(reply, self.schema, context=self.context, strict=self.strict)
         self.last = extraction
@@ -323,6 +403,7 @@ class _Loop:
             error_type=error.type.value if error else None,
             error=error.details if error else None,
             reply=reply,
+            prior=prior,
         )
         return _Try(extraction)
 
@@ -338,6 +419,7 @@ class _Loop:
         error_type: str | None,
         error: str | None,
         reply: str,
+        prior: bool = False,
     ) -> None:
         duration = max(0.0, self.timer() - begun)
         recorded_prompt, digest = prompt_digest(prompt)
@@ -356,6 +438,7 @@ class _Loop:
                 error_type=error_type,
                 duration_s=round(duration, 6),
                 output_sample=sample,
+                prior=prior,
             )
         )
         if not ok and self.original_error is None and error_type is not None:
@@ -372,6 +455,7 @@ class _Loop:
                 "result": "success" if ok else "failure",
                 "error_type": error_type,
                 "duration_s": round(duration, 6),
+                "prior": prior,
                 "timestamp": at.isoformat(),
             }
         )

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
+from mergegate.verdicts import trailer_example
+
 __all__ = ["PromptTemplate", "RenderedPrompt", "load_template"]
 
 _TEMPLATE_VERSIONS: dict[str, int] = {
@@ -49,6 +51,9 @@ class PromptTemplate:
         return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
     def render(self, **values: str) -> RenderedPrompt:
+        if "review_id" in values and "verdict_trailer" not in values:
+            # The example trailer is derived from the one trailer contract (verdicts).
+            values = {**values, "verdict_trailer": trailer_example(values["review_id"])}
         text = Template(self.source).substitute(values)
         return RenderedPrompt(text, self.name, self.version, self.sha256)
 

@@ -3,20 +3,40 @@
 Pure functions over text (layer L1): no I/O. Only `Decision.APPROVE` proceeds, and only an
 authoritative, unconditional approval found by these grammars becomes one. See
 `docs/verdicts.md` for the dialects and authority rules.
+
+The verdict trailer contract (`ReviewVerdict`, strict, read with `read_json`) is defined here
+once; the `review-verdict` handoff schema, the local model's grammar and the reviewer
+templates are derived from it.
 """
 
 from __future__ import annotations
 
+from mergegate.verdicts._contract import (
+    VERDICT_DECISIONS as TRAILER_VERDICTS,
+)
+from mergegate.verdicts._contract import (
+    ReviewVerdict,
+    TrailerFinding,
+    trailer_example,
+)
 from mergegate.verdicts._decide import extract_findings, parse_verdict
 from mergegate.verdicts._grammar import DIALECTS
+from mergegate.verdicts._json import DuplicateKeyError, NumberRangeError, read_json
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
 
 __all__ = [
     "DIALECTS",
+    "TRAILER_VERDICTS",
+    "DuplicateKeyError",
     "Evidence",
     "Finding",
+    "NumberRangeError",
+    "ReviewVerdict",
     "Severity",
+    "TrailerFinding",
     "Verdict",
     "extract_findings",
     "parse_verdict",
+    "read_json",
+    "trailer_example",
 ]

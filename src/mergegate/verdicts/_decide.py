@@ -1,32 +1,50 @@
-"""The authority rules: which candidate verdict decides the document.
+"""The approval rule: approval by allow-list, never by the absence of a known bad pattern.
 
-1. Empty or whitespace-only → `empty`.
-2. A JSON trailer: with a `review_id`, only a trailer carrying that id counts (others are
-   ignored with a warning) and a prose approval alone is refused; without one, a valid trailer
-   counts when nothing live follows it. A truncated/invalid trailer → `malformed`.
-3. Otherwise the *last* document-level candidate decides (multi-round documents); candidates
-   scoped to a part (alternative, option, file …) never do.
-4. A candidate written with look-alike or zero-width characters never approves; a qualified
-   approval ("Yes, once …") is `fixes`; an approval next to a critical count > 0 is `fixes`.
-5. Nothing found → `malformed`; keyword heuristics may add a warning, never a decision.
+A document approves only when every one of these holds (`docs/verdicts.md` restates them):
+
+(a) authoritative verdict sites are found, and every one of them in the deciding round
+    approves — parts of one review do not outvote each other, any live no is a no. Earlier
+    rounds of a multi-round document ("## Round 2", "Re-review", "Update" …) are superseded;
+    verdicts about alternatives, options or findings are not the document's; a part's
+    approval ("Security: PASS") is never enough on its own;
+(b) each site's answer is an affirmative token from the closed vocabulary, followed only by
+    decoration, a closed-list non-blocking extra or a reason that passes the condition check
+    (`_answer`);
+(c) no live text after the first approving site withdraws, contradicts or conditions it, and
+    no blocking content exists in the deciding round (`_signals`, `_blocking`);
+(d) every JSON verdict in live text reads strictly (`_jsonverdict`), a trailer agrees with
+    the prose and lists no blocking finding; with a `review_id`, a trailer carrying that id
+    is required.
+
+And the input was read whole: an input cut to the window, a line cut to its cap, a verdict
+written with look-alike characters or U+FFFD never approves. Anything else is not `approve`:
+the strongest no among the sites names the decision (`reject` > `fixes` > `malformed`);
+nothing found is `malformed`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.errors import UsageError
 from mergegate.verdicts._findings import findings_of
-from mergegate.verdicts._grammar import DIALECTS, Candidate, critical_counts, find_candidates
+from mergegate.verdicts._frontmatter import read_frontmatter
+from mergegate.verdicts._grammar import DIALECTS, find_sites
+from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
-from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
+from mergegate.verdicts._model import Evidence, Finding, Verdict
+from mergegate.verdicts._refusals import Facts, first_refusal
+from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import bound, has_lookalike
-from mergegate.verdicts._trailer import Trailer, find_trailers
+from mergegate.verdicts._vocab import LabelKind
 
 __all__ = ["extract_findings", "parse_verdict"]
 
-_HINT_WORDS = ("approve", "lgtm", "ready to merge", "reject", "verdict", "pass", "fail", "merge")
+_A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+_HINT_RE = re.compile(r"approve|lgtm|ready to merge|reject|verdict|pass|fail|merge")
+_STRENGTH = {_R: 3, _F: 2, _M: 1, _A: 0}
 
 
 @dataclass(slots=True)
@@ -45,17 +63,20 @@ def parse_verdict(
 
     `dialect` restricts detection to one registered grammar (see `DIALECTS`; an unknown name
     raises `UsageError`). `review_id` is the nonce mergegate put in the reviewer prompt: only a
-    JSON trailer carrying it may approve. Fails closed: anything but an authoritative,
-    unconditional approval is not `approve`.
+    JSON trailer carrying it may approve (an empty one raises `UsageError`). Fails closed:
+    anything but an authoritative, unconditional approval is not `approve`.
     """
     if dialect is not None and dialect not in DIALECTS:
         raise UsageError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+    if review_id is not None and not review_id.strip():
+        raise UsageError("review_id must not be empty: give the nonce the reviewer was asked for")
     if not isinstance(text, str) or not text.strip():
         return Verdict(decision=Decision.EMPTY, reasons=("no output at all",))
     bounded = bound(text)
-    doc = structure(bounded.lines, bounded.first_line_number)
+    doc = structure(bounded.lines, bounded.first_line_number, full=bounded.full, cut=bounded.cut)
     warnings = list(bounded.warnings)
-    outcome = _decide(doc, text, dialect, review_id, warnings)
+    facts = _read(doc, dialect, review_id, warnings)
+    outcome = _decide(facts, review_id)
     findings = outcome.findings if outcome.findings is not None else findings_of(doc)
     evidence = None
     if outcome.index is not None:
@@ -79,103 +100,197 @@ def extract_findings(text: str) -> tuple[Finding, ...]:
     return findings_of(structure(bounded.lines, bounded.first_line_number))
 
 
-def _decide(
-    doc: Doc, text: str, dialect: str | None, review_id: str | None, warnings: list[str]
-) -> _Outcome:
-    candidates = [c for c in find_candidates(doc) if dialect in (None, c.dialect)]
-    trailers = find_trailers(doc, text) if dialect in (None, "json") else []
-    prose = _prose(doc, candidates, warnings)
-    if review_id is not None:
-        return _with_review_id(doc, trailers, prose, review_id, warnings)
-    broken = [t for t in trailers if t.decision is None]
-    last_index = prose.index if prose.index is not None else -1
-    if broken and broken[-1].end_index > last_index:
-        return _Outcome(Decision.MALFORMED, "json", broken[-1].index, [str(broken[-1].problem)])
-    final = [t for t in trailers if t.decision is not None and _nothing_live_after(doc, t)]
-    if final:
-        return _from_trailer(final[-1], prose, warnings)
-    for trailer in trailers:
-        if trailer.decision is not None:
-            warnings.append(
-                f"a JSON verdict at line {doc.lines[trailer.index].number} is followed by more "
-                "text, so it is not the trailer; ignored"
-            )
-    return prose
+# --------------------------------------------------------------------------- reading
 
 
-def _prose(doc: Doc, candidates: list[Candidate], warnings: list[str]) -> _Outcome:
-    ruling = [c for c in candidates if not c.local]
-    local = [c for c in candidates if c.local]
+def _read(doc: Doc, dialect: str | None, review_id: str | None, warnings: list[str]) -> Facts:
+    front = read_frontmatter(doc)
+    jsons = find_json_verdicts(doc)
+    # Lines inside a JSON verdict are read as JSON, never as prose 'label: value' lines.
+    covered = {i for j in jsons for i in range(j.index, j.end_index)}
+    sites = [*front.sites, *(s for s in find_sites(doc) if s.index not in covered)]
+    if dialect is not None:
+        sites = [s for s in sites if s.dialect == dialect]
+    if dialect not in (None, "json"):
+        jsons = []
+    json_sites, trailers, broken = _json_sites(doc, jsons, review_id, warnings)
+    sites = sorted([*sites, *json_sites], key=lambda s: (not s.frontmatter, s.index))
+    local = [s for s in sites if s.local]
     if local:
         warnings.append(
-            f"{len(local)} verdict(s) scoped to a part of the document (alternative, option, "
-            "file …) were not taken as the document's verdict"
+            f"{len(local)} verdict(s) scoped to something other than the change (an "
+            "alternative, an option, a finding …) were not taken as the document's verdict"
         )
-    if not ruling:
-        return _nothing_found(doc, bool(local), warnings)
-    last = ruling[-1]
-    outcome = _Outcome(last.decision, last.dialect, last.index, [_where(doc, last)])
-    if len(ruling) > 1:
+    for site in sites:
+        if site.lookalike:
+            warnings.append(
+                f"line {doc.lines[site.index].number}: verdict words contain look-alike, "
+                "zero-width or damaged (U+FFFD) characters; refused"
+            )
+    ruling = [s for s in sites if not s.local]
+    return Facts(doc, front, ruling, broken, trailers, warnings, frozenset(covered))
+
+
+def _json_sites(
+    doc: Doc, jsons: list[JsonVerdict], review_id: str | None, warnings: list[str]
+) -> tuple[list[Site], dict[int, JsonVerdict], list[JsonVerdict]]:
+    sites: list[Site] = []
+    trailers: dict[int, JsonVerdict] = {}
+    broken = [j for j in jsons if j.decision is None]
+    last_live = max(
+        (i for i, line in enumerate(doc.lines) if line.live and not line.blank), default=-1
+    )
+    for found in jsons:
+        if found.decision is None:
+            continue
+        number = doc.lines[min(found.index, len(doc.lines) - 1)].number
+        if review_id is not None and found.trailer and found.review_id != review_id:
+            warnings.append(
+                f"line {number}: JSON trailer with another review_id "
+                f"({str(found.review_id)[:40]!r}); ignored"
+            )
+            continue
+        if found.decision is _A and found.inline:
+            warnings.append(
+                f"line {number}: a JSON approval written into prose is not a trailer; ignored"
+            )
+            continue
+        if (
+            review_id is None
+            and found.trailer
+            and found.decision is _A
+            and last_live >= found.end_index
+        ):
+            warnings.append(
+                f"a JSON verdict at line {number} is followed by more text, so it is not the "
+                "trailer; ignored"
+            )
+            continue
+        trailers[found.index] = found
+        sites.append(
+            Site(
+                index=found.index,
+                decision=found.decision,
+                dialect="json",
+                reason=found.reason,
+                kind=LabelKind.VERDICT,
+            )
+        )
+    return sites, trailers, broken
+
+
+# --------------------------------------------------------------------------- deciding
+
+
+def _decide(facts: Facts, review_id: str | None) -> _Outcome:
+    doc = facts.doc
+    if not facts.sites:
+        if facts.broken:
+            return _Outcome(_M, "json", facts.broken[-1].index, [str(facts.broken[-1].problem)])
+        return _nothing_found(doc, facts.warnings)
+    start = _scope_start(doc, facts.sites)
+    in_scope = [s for s in facts.sites if s.frontmatter or s.index >= start]
+    if len(in_scope) < len(facts.sites):
+        facts.warnings.append(
+            f"{len(facts.sites) - len(in_scope)} verdict(s) of earlier rounds were superseded "
+            f"by the round starting at line {doc.lines[start].number}"
+        )
+    in_scope = _frontmatter_vs_body(in_scope, facts)
+    no = [s for s in in_scope if s.decision is not _A]
+    if no:
+        return _refusal(facts, in_scope, no, review_id)
+    return _approval(facts, in_scope, start, review_id)
+
+
+def _scope_start(doc: Doc, sites: list[Site]) -> int:
+    """The first line of the deciding round: the last round heading before the last site."""
+    body = [s.index for s in sites if not s.frontmatter]
+    if not body:
+        return 0
+    last = max(body)
+    return max((r for r in doc.rounds if r <= last), default=0)
+
+
+def _frontmatter_vs_body(in_scope: list[Site], facts: Facts) -> list[Site]:
+    """When the frontmatter status and a body status line disagree, the record shown to be
+    newer decides (`updated:`, `resolutions:`, `human_uat_*`); otherwise both stand, so the
+    non-passing one wins."""
+    front = [s for s in in_scope if s.frontmatter and s.kind is LabelKind.STATUS]
+    if not front or not facts.front.newer:
+        return in_scope
+    status = front[-1].decision
+    stale = [
+        s
+        for s in in_scope
+        if not s.frontmatter and s.kind is LabelKind.STATUS and s.decision is not status
+    ]
+    if stale:
+        facts.warnings.append(
+            f"{len(stale)} body status line(s) disagree with the frontmatter, which records a "
+            "later update; the frontmatter decides"
+        )
+    return [s for s in in_scope if s not in stale]
+
+
+def _refusal(facts: Facts, in_scope: list[Site], no: list[Site], review_id: str | None) -> _Outcome:
+    # The document's own statements name the decision; a part's no only keeps it from
+    # approving (README: local verdicts are not the document's verdict).
+    named = [s for s in no if not s.part] or no
+    strongest = max(_STRENGTH[s.decision] for s in named)
+    deciding = [s for s in named if _STRENGTH[s.decision] == strongest][-1]
+    outcome = _Outcome(
+        deciding.decision, deciding.dialect, deciding.index, [_where(facts, deciding)]
+    )
+    approving_trailer = [s for s in in_scope if s.dialect == "json" and s.decision is _A]
+    if approving_trailer and any(s.dialect != "json" for s in no):
+        outcome.decision = _M
+        outcome.reasons.append("the JSON trailer approves but the prose says no; conflicting")
+        facts.warnings.append("JSON trailer and prose verdict conflict")
+    elif len(in_scope) > 1:
         outcome.reasons.append(
-            f"last of {len(ruling)} verdict statements; earlier ones do not decide"
+            f"{len(no)} of {len(in_scope)} verdict statements do not approve; parts of one "
+            "review do not outvote each other"
         )
-    _apply_lookalike(doc, ruling, outcome, warnings)
-    _apply_critical_count(doc, outcome)
+    # Findings from a valid trailer take precedence over findings read from prose.
+    trailer = next(
+        (facts.trailers[s.index] for s in reversed(in_scope) if s.index in facts.trailers), None
+    )
+    if trailer is not None and trailer.trailer:
+        outcome.findings = trailer.findings
+    if review_id is not None and deciding.dialect != "json":
+        outcome.reasons.append(
+            f"no JSON trailer carrying review_id {review_id!r} approves; the prose no stands"
+        )
     return outcome
 
 
-def _where(doc: Doc, cand: Candidate) -> str:
-    return f"line {doc.lines[cand.index].number}: {cand.reason} → {cand.decision.value}"
+def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | None) -> _Outcome:
+    last = in_scope[-1]
+    outcome = _Outcome(_A, last.dialect, last.index, [_where(facts, s) for s in in_scope[-3:]])
+    trailer = next(
+        (facts.trailers[s.index] for s in reversed(in_scope) if s.index in facts.trailers), None
+    )
+    if trailer is not None:
+        outcome.findings = trailer.findings
+    refusal = first_refusal(facts, in_scope, start, review_id, trailer)
+    if refusal is not None:
+        decision, index, why = refusal
+        outcome.decision = decision
+        outcome.reasons.insert(0, why)
+        if index is not None:
+            outcome.index = index
+    return outcome
 
 
-def _apply_lookalike(
-    doc: Doc, ruling: list[Candidate], outcome: _Outcome, warnings: list[str]
-) -> None:
-    for cand in ruling:
-        if cand.lookalike:
-            warnings.append(
-                f"line {doc.lines[cand.index].number}: verdict words contain look-alike or "
-                "zero-width characters; refused"
-            )
-    last = ruling[-1]
-    if last.lookalike and outcome.decision is Decision.APPROVE:
-        outcome.decision = Decision.MALFORMED
-        outcome.reasons.append("the approving verdict uses look-alike/zero-width characters")
+def _where(facts: Facts, site: Site) -> str:
+    return f"line {facts.doc.lines[site.index].number}: {site.reason} → {site.decision.value}"
 
 
-def _apply_critical_count(doc: Doc, outcome: _Outcome) -> None:
-    if outcome.decision is not Decision.APPROVE or outcome.index is None:
-        return
-    lo, hi = _block_of(doc, outcome.index)
-    for index, count in critical_counts(doc):
-        in_block = lo <= index < hi or doc.lines[index].frontmatter
-        if count > 0 and in_block:
-            outcome.decision = Decision.FIXES
-            outcome.reasons.append(
-                f"line {doc.lines[index].number} reports {count} critical/blocking finding(s); "
-                "an approval with critical findings is not an approval"
-            )
-            return
-
-
-def _block_of(doc: Doc, index: int) -> tuple[int, int]:
-    """The level-1/2 section holding `index` (the whole frontmatter for frontmatter lines)."""
-    if doc.lines[index].frontmatter:
-        return 0, doc.frontmatter_end + 1
-    lo = index
-    while lo > 0 and not (0 < doc.lines[lo].heading_level <= 2):
-        lo -= 1
-    hi = index + 1
-    while hi < len(doc.lines) and not (0 < doc.lines[hi].heading_level <= 2):
-        hi += 1
-    return lo, hi
-
-
-def _nothing_found(doc: Doc, had_local: bool, warnings: list[str]) -> _Outcome:
+def _nothing_found(doc: Doc, warnings: list[str]) -> _Outcome:
     reasons = ["no authoritative verdict found"]
-    if had_local:
-        reasons.append("only verdicts scoped to a part of the document were found")
-    seen = sorted({w for line in doc.lines if line.live for w in _HINT_WORDS if w in line.low})
+    seen = sorted(
+        {m.group(0) for line in doc.lines if line.live for m in _HINT_RE.finditer(line.low)}
+    )
     if seen:
         warnings.append(
             "verdict-like words appear outside any recognized verdict statement ("
@@ -184,58 +299,4 @@ def _nothing_found(doc: Doc, had_local: bool, warnings: list[str]) -> _Outcome:
         )
     if any(line.live and has_lookalike(line.raw) for line in doc.lines):
         warnings.append("look-alike or zero-width characters appear in live text")
-    return _Outcome(Decision.MALFORMED, reasons=reasons)
-
-
-def _nothing_live_after(doc: Doc, trailer: Trailer) -> bool:
-    return all(line.blank or not line.live for line in doc.lines[trailer.end_index :])
-
-
-def _from_trailer(trailer: Trailer, prose: _Outcome, warnings: list[str]) -> _Outcome:
-    assert trailer.decision is not None
-    decision = trailer.decision
-    reasons = [f"JSON trailer verdict → {decision.value}"]
-    # Minor and architectural (advisory, seed 004) findings do not turn an approval into fixes.
-    blocking = [f for f in trailer.findings if f.severity is not Severity.MINOR and not f.advisory]
-    if decision is Decision.APPROVE and blocking:
-        decision = Decision.FIXES
-        reasons.append(f"the trailer approves but lists {len(blocking)} blocking finding(s)")
-    if (
-        decision is Decision.APPROVE
-        and prose.index is not None
-        and prose.decision is not Decision.APPROVE
-    ):
-        decision = Decision.MALFORMED
-        reasons.append(f"the prose verdict disagrees ({prose.decision.value}); conflicting")
-        warnings.append("JSON trailer and prose verdict conflict")
-    return _Outcome(decision, "json", trailer.index, reasons, trailer.findings)
-
-
-def _with_review_id(
-    doc: Doc, trailers: list[Trailer], prose: _Outcome, review_id: str, warnings: list[str]
-) -> _Outcome:
-    mine = [t for t in trailers if t.review_id == review_id]
-    for other in trailers:
-        if other.decision is not None and other.review_id != review_id:
-            warnings.append(
-                f"line {doc.lines[other.index].number}: JSON trailer with another review_id "
-                f"({str(other.review_id)[:40]!r}); ignored"
-            )
-    if mine and mine[-1].decision is None:
-        return _Outcome(Decision.MALFORMED, "json", mine[-1].index, [str(mine[-1].problem)])
-    if mine:
-        return _from_trailer(mine[-1], prose, warnings)
-    broken = [t for t in trailers if t.decision is None]
-    if broken:
-        return _Outcome(Decision.MALFORMED, "json", broken[-1].index, [str(broken[-1].problem)])
-    if prose.decision is Decision.APPROVE or not prose.decision.is_verdict:
-        return _Outcome(
-            Decision.MALFORMED,
-            reasons=[
-                f"no JSON trailer carries review_id {review_id!r}; a prose approval alone is "
-                "not accepted when a review_id is expected",
-                *prose.reasons,
-            ],
-        )
-    prose.reasons.append(f"no JSON trailer carries review_id {review_id!r}; the prose no stands")
-    return prose
+    return _Outcome(_M, reasons=reasons)

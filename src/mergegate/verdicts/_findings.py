@@ -8,39 +8,13 @@ from __future__ import annotations
 import re
 
 from mergegate.verdicts._lines import Doc, Line
-from mergegate.verdicts._model import Finding, Severity
+from mergegate.verdicts._model import SEVERITY_WORDS, Finding, Severity
 from mergegate.verdicts._text import norm
 
 __all__ = ["MAX_FINDINGS", "findings_of"]
 
 MAX_FINDINGS = 200
 
-_SEVERITY_WORDS: tuple[tuple[str, Severity], ...] = (
-    ("critical", Severity.CRITICAL),
-    ("blocker", Severity.CRITICAL),
-    ("blocking", Severity.CRITICAL),
-    ("must fix", Severity.CRITICAL),
-    ("p0", Severity.CRITICAL),
-    ("严重", Severity.CRITICAL),
-    ("致命", Severity.CRITICAL),
-    ("important", Severity.IMPORTANT),
-    ("major", Severity.IMPORTANT),
-    ("high", Severity.IMPORTANT),
-    ("should fix", Severity.IMPORTANT),
-    ("p1", Severity.IMPORTANT),
-    ("warning", Severity.IMPORTANT),
-    ("medium", Severity.IMPORTANT),
-    ("重要", Severity.IMPORTANT),
-    ("minor", Severity.MINOR),
-    ("low", Severity.MINOR),
-    ("nit", Severity.MINOR),
-    ("info", Severity.MINOR),
-    ("suggestion", Severity.MINOR),
-    ("nice to have", Severity.MINOR),
-    ("p2", Severity.MINOR),
-    ("p3", Severity.MINOR),
-    ("次要", Severity.MINOR),
-)
 _ITEM = re.compile(r" {0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = re.compile(r"[\[(*_`]*([a-z0-9 ]{2,14}?)[\])*_`]*[ \t]*(?:[:—–-]|\])[ \t*_`]*(.*)")
 _FILE_LINE = re.compile(r"([\w./-]{1,200}\.[a-z0-9]{1,8})(?::(\d{1,7}))?")
@@ -67,7 +41,7 @@ def findings_of(doc: Doc) -> tuple[Finding, ...]:
 
 def _severity_of(text: str) -> Severity | None:
     text = text.lstrip("#*_`[( 0-9.").strip()
-    for word, severity in _SEVERITY_WORDS:
+    for word, severity in SEVERITY_WORDS:
         if text.startswith(word):
             return severity
     return None

@@ -1,29 +1,50 @@
-"""Dialect grammars: each finds candidate verdicts on live lines, with their line and authority.
+"""Dialect grammars: each finds verdict *sites* on live lines, with their line and scope.
 
-Every grammar reads the same structured document (`_lines.Doc`) and yields `Candidate`s; the
-decision rules live in `_decide`. Grammars never look inside non-live lines.
+Every grammar reads the same structured document (`_lines.Doc`) and yields `Site`s; what a
+site answers is read by `_answer.read_answer`, and the decision rules live in `_decide`.
+Grammars never look inside non-live lines. The forms:
+
+* `label: answer` lines in every spelling: `Verdict: APPROVE`, `**Verdict:** **Approved**`,
+  `verdict=approve`, `| Verdict | APPROVE |`, `## Verdict: PASS`, `结论：通过`, `综合判定: …`,
+  a label standing alone with its answer on the next line (or a `- [x]` checklist);
+* a verdict question anywhere on a line (`… "Is it safe to merge?" **Answer:** NO`) — a
+  question without an answer is a site that does not approve;
+* a table whose header names a verdict column (`| Reviewer | Verdict |`);
+* a heading, or a whole line, that is a verdict (`## Ready to merge`, `Not approved.`), a
+  line starting with LGTM/ACK/NACK, a line opening a verdict section (`## Verdict` → `Merge`);
+* a recorded submit command `… --verdict pass`;
+* YAML frontmatter keys (`_frontmatter`) and JSON documents (`_jsonverdict`) have their own
+  modules.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._answer import Answer, read_answer
+from mergegate.verdicts._bare import bare_site, cli_flag, heading_phrase, opens_with_verdict_word
 from mergegate.verdicts._lines import Doc, Line
-from mergegate.verdicts._text import has_lookalike, norm
+from mergegate.verdicts._site import (
+    LIST_MARK,
+    Site,
+    drop_parens,
+    make_site,
+    strip_label,
+    without_list_mark,
+)
+from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import (
-    Hit,
     LabelKind,
     clean_value,
-    first_hit,
-    hits,
     label_kind,
-    qualifier_of,
+    phrases,
 )
 
-__all__ = ["DIALECTS", "Candidate", "critical_counts", "find_candidates"]
+__all__ = ["DIALECTS", "Site", "find_sites"]
 
 DIALECTS: tuple[str, ...] = (
     "superpowers",
@@ -38,433 +59,336 @@ DIALECTS: tuple[str, ...] = (
     "verdict-section",
 )
 
-_SEPARATOR_RE = re.compile(r"[:?=]")
-_CLI_FLAG = re.compile(r"--verdict[= ]+[\"']?([a-z_-]{2,30})")
-_JSON_KV = re.compile(r"\"([a-z_ -]{1,40})\"[ \t]*:[ \t]*(?:\"([^\"\\]{0,200})\"|(true|false))")
-_JSON_BOOL_KEYS = frozenset(
-    [
-        "approved",
-        "approve",
-        "lgtm",
-        "ready_to_merge",
-        "merge_ready",
-        "mergeable",
-        "ready",
-        "approval",
-    ]
-)
-_EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
-_LINE_START_ANYWHERE = frozenset(
-    {"lgtm", "nack", "ack", "acked", "nak", "nacked", "ship it", "shipit"}
-)
-_YAML_KEY = re.compile(r"[a-z][a-z0-9_-]{0,40}")
-_MAYBE_LABEL = re.compile(r"[:?=|\"*_]|--verdict")
-_ANYWHERE_HINT = re.compile(r"[^a-z]{0,12}(?:lgtm|n?ack|nak|ship)")
-_BMAD = frozenset({"pass", "concerns", "fail", "waived"})
-_COUNT_LABELS = frozenset(
-    [
-        "critical",
-        "critical issues",
-        "critical findings",
-        "critical count",
-        "criticals",
-        "blockers",
-        "blocking issues",
-        "blocking findings",
-        "p0",
-    ]
-)
-_NUMBER = re.compile(r"\d{1,6}")
-_LIST_MARK = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
+_A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One verdict statement found in the document."""
-
-    index: int
-    decision: Decision
-    dialect: str
-    reason: str
-    strong: bool = False
-    local: bool = False
-    lookalike: bool = False
-    qualifier: str | None = None
+# --------------------------------------------------------------------------- entry point
 
 
-def find_candidates(doc: Doc) -> list[Candidate]:
-    """Every candidate verdict in document order (frontmatter first, then live lines)."""
-    found = list(_frontmatter(doc))
+def find_sites(doc: Doc) -> list[Site]:
+    """Every verdict site on live lines, in document order (frontmatter excluded)."""
+    found: list[Site] = []
+    table = _Table()
     for index, line in enumerate(doc.lines):
-        if line.live and not line.blank:
-            found.extend(_line_candidates(doc, index, line))
+        if not line.live or line.blank:
+            table.close(found)
+            continue
+        if line.raw.lstrip().startswith("|"):
+            found.extend(table.row(doc, index, line))
+            continue
+        table.close(found)
+        if line.heading_level or line.section is not None or _MAYBE.search(line.low):
+            found.extend(_line_sites(doc, index, line))
+        elif len(line.raw) <= 80 and opens_with_verdict_word(line.low):
+            site = bare_site(doc, index, line)  # 'Not approved.', 'LGTM'
+            if site is not None:
+                found.append(site)
+    table.close(found)
     return found
 
 
-def critical_counts(doc: Doc) -> list[tuple[int, int]]:
-    """(line index, count) for every 'Critical: N' / 'blockers: N' count line."""
-    out: list[tuple[int, int]] = []
-    for index, line in enumerate(doc.lines):
-        if not (line.live or line.frontmatter) or ":" not in line.raw:
-            continue
-        label, _, value = clean_value(norm(line.raw)).partition(":")
-        if _strip_decor(label) in _COUNT_LABELS:
-            match = _NUMBER.match(value.strip())
-            if match:
-                out.append((index, int(match.group(0))))
-    return out
+_MAYBE = re.compile(r"[:?=|*_`#\[]|--verdict|(?:^|\s)(?:lgtm|n?ack|nak|ship)")
 
 
-# --------------------------------------------------------------------------- per line
-
-
-def _line_candidates(doc: Doc, index: int, line: Line) -> Iterator[Candidate]:
+def _line_sites(doc: Doc, index: int, line: Line) -> Iterator[Site]:
     text = line.low
     section = line.section
-    if not (
-        line.heading_level
-        or _MAYBE_LABEL.search(text)
-        or (section is not None and section.verdict_like)
-        or _ANYWHERE_HINT.match(text)
-    ):
-        return  # no separator, no emphasis, no heading, no verdict section: nothing to find
-    found = False
-    for cand in _flag_and_json(index, line, text):
-        found = True
-        yield cand
-    if found:
+    in_verdict = section is not None and section.verdict_like
+    if not (line.heading_level or in_verdict or _MAYBE.search(text)):
+        # No separator, emphasis, heading or verdict section: only a short line that opens
+        # with a verdict word can be one ('Not approved.', 'LGTM').
+        if len(text) <= 80 and opens_with_verdict_word(text):
+            site = bare_site(doc, index, line)
+            if site is not None:
+                yield site
         return
-    labelled = _labelled(doc, index, line, text)
-    if labelled is not None:
-        yield labelled
+    flag = cli_flag(index, line, text)
+    if flag is not None:
+        yield flag
         return
-    bare = _bare_phrase(index, line, text)
-    if bare is not None:
-        yield bare
+    for finder in (_labelled, _question_anywhere, bare_site):
+        site = finder(doc, index, line)
+        if site is not None:
+            yield site
+            return
 
 
-def _flag_and_json(index: int, line: Line, text: str) -> Iterator[Candidate]:
-    if "--verdict" in text:
-        match = _CLI_FLAG.search(text)
-        if match:
-            value = clean_value(match.group(1).replace("-", " "))
-            hit = first_hit(value, at_start=True)
-            if hit and hit.decision:
-                yield _make(
-                    index, line, hit, value, dialect="cli-flag", where="--verdict flag", strong=True
-                )
-    if '":' in text or '" :' in text:
-        for match in _JSON_KV.finditer(text):
-            cand = _json_pair(index, line, match)
-            if cand is not None:
-                yield cand
+# --------------------------------------------------------------------------- labelled lines
 
-
-def _json_pair(index: int, line: Line, match: re.Match[str]) -> Candidate | None:
-    key = match.group(1).strip()
-    label = key.replace("_", " ")
-    if match.group(3) is not None:
-        if key not in _JSON_BOOL_KEYS or _nested_json(line, match):
-            return None
-        decision = Decision.APPROVE if match.group(3) == "true" else Decision.REJECT
-        return _candidate(
-            index, line, decision, dialect="json", what=f'"{key}": {match.group(3)}', strong=True
-        )
-    kind = label_kind(label)
-    if kind is None or (not key.startswith(("overall", "final")) and _nested_json(line, match)):
-        return None  # a per-item status/verdict inside a list of objects
-    value = clean_value(match.group(2) or "")
-    hit = first_hit(value, at_start=True)
-    if hit is None or hit.decision is None:
-        return None
-    return _make(
-        index,
-        line,
-        hit,
-        value,
-        dialect="json",
-        where=f'"{key}"',
-        strong=kind is not LabelKind.STATUS,
+_SEPARATOR = re.compile(r"[:?=]|[ \t][—–-][ \t]|[—–]")
+_CHECKBOX = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\[([ xX✓✔])\][ \t]*(.*)")
+_KEY_VALUE = re.compile(r"([a-z][a-z0-9_.-]{0,40})=([^\s,;]{1,80})")
+# Labels about one part of the change: their no counts, their yes alone does not approve.
+_PART_LABELS = frozenset(
+    phrases(
+        """security|performance|correctness|tests|testing|test coverage|coverage|documentation|
+docs|architecture|maintainability|readability|style|frontend|backend|api|database|migration|
+migrations|accessibility|ux|ui|build|ci|lint|linting|types|typing|type check|safety|
+reliability|observability|compatibility|error handling|concurrency|privacy|scope|
+安全|性能|测试|文档|架构|セキュリティ|テスト|보안|성능|테스트|seguridad|pruebas|segurança|testes|
+sécurité|sicherheit"""
     )
+)
 
 
-def _nested_json(line: Line, match: re.Match[str]) -> bool:
-    """True when the key sits below the top-level object (in an array or a nested object)."""
-    prefix = match.string[: match.start()]
-    depth = prefix.count("{") + prefix.count("[") - prefix.count("}") - prefix.count("]")
-    return "[" in prefix or depth > 1 or line.indent > 2
+class _Pair(NamedTuple):
+    """One way a line reads as 'label: value'."""
+
+    label: str
+    kind: LabelKind | None
+    """None for a part label ('Security: FAIL')."""
+    value: str
+    sep: str
 
 
-def _labelled(doc: Doc, index: int, line: Line, text: str) -> Candidate | None:
-    body = line.heading_text if line.heading_level else line.raw
-    ntext = norm(body) if line.heading_level else text
-    for label, kind, own_value in _label_values(ntext, alone_ok=line.heading_level > 0):
-        value = own_value if own_value.strip(" -*") else _next_value(doc, index)
-        if not value:
-            continue
-        cand = _from_label(index, line, label, kind, value)
-        if cand is not None:
-            return cand
+def _labelled(doc: Doc, index: int, line: Line) -> Site | None:
+    body = norm(line.heading_text) if line.heading_level else line.low
+    for pair in _label_values(body):
+        site = _labelled_site(doc, index, line, pair)
+        if site is not None:
+            return site
     if line.heading_level:
-        return _heading_phrase(index, line, clean_value(ntext))
+        return heading_phrase(index, line)
     return None
 
 
-def _label_values(text: str, *, alone_ok: bool = False) -> Iterator[tuple[str, LabelKind, str]]:
-    """(label, kind, value) for each way the line reads as 'label: value'.
-
-    A label standing alone (its answer on the next line) is only considered for headings
-    (`alone_ok`) and emphasized lines ('**Ready to merge?**', '1. **Overall conclusion**').
-    """
-    stripped = text.strip()
-    if stripped.startswith("|") or " | " in stripped:
-        cells = [c.strip() for c in stripped.strip("|").split("|")]
-        if len(cells) >= 2:
-            label = _strip_decor(clean_value(cells[0]))
-            kind = label_kind(_drop_parens(label).rstrip("?: "))
-            if kind is not None:
-                yield _drop_parens(label).rstrip("?: "), kind, cells[1]
-                return
-        for cell in cells:
-            yield from _colon_values(cell)
+def _label_values(text: str) -> Iterator[_Pair]:
+    """Each way the line reads as 'label: value'. A label standing alone (its answer on the
+    next line) yields an empty value."""
+    stripped = without_list_mark(text).strip()
+    if " | " in stripped and not stripped.startswith("|"):
+        # '**Date:** 2026-03-28 | **Result: ZERO FINDINGS**': cells on one line.
+        for cell in stripped.split(" | ")[:6]:
+            yield from _label_values(cell)
         return
-    yield from _colon_values(stripped)
-    if len(stripped) > 80 or not (alone_ok or "*" in stripped or "__" in stripped):
-        return
-    alone = _drop_parens(_strip_decor(clean_value(stripped))).rstrip("?:. ")
-    kind = label_kind(alone)
-    if kind is not None and kind is not LabelKind.STATUS:
-        yield alone, kind, ""  # a label standing alone; its answer is on the next line
-
-
-def _colon_values(text: str) -> Iterator[tuple[str, LabelKind, str]]:
-    for seen, sep in enumerate(_SEPARATOR_RE.finditer(text, 0, 120)):
+    for seen, sep in enumerate(_SEPARATOR.finditer(stripped, 0, 120)):
         if seen >= 4:
             return
-        pos, ch = sep.start(), sep.group(0)
-        label = _drop_parens(_strip_decor(clean_value(text[:pos]))).rstrip("?: ")
-        if ch == "?" and label_kind(label) is not LabelKind.YESNO:
-            continue
+        pos, char = sep.start(), sep.group(0).strip()
+        if _OTHER_SCOPE.search(stripped[:pos]):
+            return  # 'Verdict (PR #12): …', 'For PR #12: Ready to merge? …'
+        label = drop_parens(strip_label(stripped[:pos])).rstrip("?: ")
         kind = label_kind(label)
-        if kind is not None:
-            yield label, kind, text[pos + 1 :].lstrip(":")
-            return
+        if kind is None and label not in _PART_LABELS:
+            continue
+        if char == "?" and kind is not LabelKind.QUESTION:
+            continue
+        value = stripped[sep.end() :].lstrip(":")
+        if char == "=":
+            pair = _KEY_VALUE.match(stripped)
+            value = pair.group(2) if pair is not None else value
+        yield _Pair(label, kind, value, char)
+        return
+    alone = drop_parens(strip_label(stripped)).rstrip("?:. ")
+    kind = label_kind(alone) if len(stripped) <= 80 else None
+    # Without a question mark, 'Ready to merge' is a statement, read as a verdict phrase.
+    if kind in (LabelKind.VERDICT, LabelKind.OPINION) or (kind is _QUESTION and "?" in text):
+        yield _Pair(alone, kind, "", "")
 
 
-def _from_label(
-    index: int, line: Line, label: str, kind: LabelKind, raw_value: str
-) -> Candidate | None:
-    value = _strip_value_decor(clean_value(raw_value))
-    hit = first_hit(value, at_start=kind is not LabelKind.VERDICT)
-    if hit is None and kind is LabelKind.STATUS and _starts_with_workflow_word(value):
-        # 'Status: review complete, can merge after P0 is fixed': the state word opens the
-        # value and the verdict follows in the same sentence.
-        hit = first_hit(value[_first_clause_break(value) :].lstrip(), at_start=False)
-        value = value[_first_clause_break(value) :].lstrip()
-    if hit is None or hit.decision is None:
-        return None
-    if hit.phrase in ("yes", "no") and kind is LabelKind.STATUS:
-        return None
-    dialect = _dialect_of(kind, label, hit, line)
-    cand = _make(
-        index,
-        line,
-        hit,
-        value,
-        dialect=dialect,
-        where=f"'{label}'",
-        strong=kind is not LabelKind.STATUS,
-    )
-    if line.indent >= 2 and not _LIST_MARK.match(line.raw):
-        cand = replace(cand, local=True)  # a nested key ('  security:\n    status: PASS')
+def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None:
+    label, kind, value, sep = pair
+    heading = line.heading_level
+    where = f"'{label}'"
+    if not clean_value(value).strip(" -"):
+        if not (heading or "*" in line.raw or "_" in line.raw or sep or kind is _QUESTION):
+            return None
+        answer = _next_answer(doc, index, kind or LabelKind.STATUS)
+        if kind is not _QUESTION and (answer is None or answer.decision is _M):
+            return None  # '## Verdict' opens a section; its lines speak for themselves
+        if answer is None:
+            answer = Answer(_M, "", "a verdict question without an answer")
+        where += " (answer on the next line)"
+    else:
+        answer = _answer_of(value, kind, heading=heading)
+        if answer is None:
+            answer = _unreadable(value, kind)
+            if answer is None:
+                return None
+    dialect = _dialect_of(kind, label, line)
+    site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind)
+    if kind is None:
+        site = replace(site, part=True)
+    if line.indent >= 2 and not LIST_MARK.match(line.raw) and not heading:
+        site = replace(site, local=True)  # a nested key ('  security:\n    status: PASS')
     if label.startswith(("overall", "final")):
-        cand = replace(cand, local=False)
-    return cand
+        site = replace(site, local=False, part=False)
+    return site
 
 
-def _starts_with_workflow_word(value: str) -> bool:
-    """The first clause holds a workflow word (complete, resolved…) and no verdict word."""
-    first = value[: _first_clause_break(value)]
-    found = hits(first)
-    return bool(found) and all(h.decision is None for h in found)
+_QUESTION = LabelKind.QUESTION
+_NEGATED_OR_HEDGED = re.compile(
+    r"(?<![a-z])(?:not|no|none|cannot|can't|won't|isn't|aren't|doesn't|never|yet|but|until|"
+    r"unless|pending|if|maybe|perhaps|probably|unsure)(?![a-z])|不|没|未|但|ない|없"
+)
 
 
-def _first_clause_break(value: str) -> int:
-    for i, ch in enumerate(value):
-        if ch in ",，;；、—":
-            return i + 1
-    return len(value)
+def _unreadable(value: str, kind: LabelKind | None) -> Answer | None:
+    """A verdict or a question whose answer holds no verdict word. A question without an
+    answer never approves; a verdict label with descriptive praise ('Architecturally sound
+    evolution') is no site, but one that negates, hedges or names problems is a verdict that
+    does not approve."""
+    if kind is _QUESTION:
+        return Answer(_M, "", "a verdict question without an answer")
+    text = clean_value(value)
+    if kind in (LabelKind.VERDICT, LabelKind.OPINION) and _NOT_YET.search(text):
+        return Answer(_F, "not yet", "not done yet: a request for more work")
+    if kind is LabelKind.VERDICT and _NEGATED_OR_HEDGED.search(text):
+        return Answer(_M, "", "the verdict holds no verdict word but negates or hedges")
+    return None
 
 
-def _dialect_of(kind: LabelKind, label: str, hit: Hit, line: Line) -> str:
-    if kind is LabelKind.YESNO:
+_NOT_YET = re.compile(r"(?<![a-z])not(?: [^ .;,]{1,12}){0,3} yet(?![a-z])|尚未|还没|还不|まだ|아직")
+
+
+def _answer_of(value: str, kind: LabelKind | None, *, heading: int) -> Answer | None:
+    box = _checkbox_answer([value])
+    if box is not None:
+        return box
+    return read_answer(clean_value(value), kind or LabelKind.STATUS, heading=heading)
+
+
+def _next_answer(doc: Doc, index: int, kind: LabelKind) -> Answer | None:
+    """The answer on the next live lines for a label standing alone ('**Ready to merge?**'):
+    the next paragraph line, or the one ticked box of a checklist."""
+    boxes: list[str] = []
+    for nxt in doc.lines[index + 1 : index + 12]:
+        if nxt.blank and not boxes:
+            continue
+        if not nxt.live or nxt.heading_level or nxt.blank:
+            break
+        if _CHECKBOX.match(nxt.low):
+            boxes.append(nxt.low)
+            continue
+        if boxes:
+            break
+        if any(True for _ in _label_values(nxt.low)):
+            return None  # the next line speaks for itself
+        return read_answer(nxt.clean, kind)
+    return _checkbox_answer(boxes) if boxes else None
+
+
+def _checkbox_answer(items: list[str]) -> Answer | None:
+    """Exactly one ticked box is the answer; none or several is no answer."""
+    boxes = [_CHECKBOX.match(item) for item in items]
+    if not boxes or any(box is None for box in boxes):
+        return None
+    ticked = [box.group(2) for box in boxes if box is not None and box.group(1) != " "]
+    if len(ticked) != 1:
+        return Answer(_M, "", f"{len(ticked)} ticked answers in the checklist")
+    return read_answer(clean_value(ticked[0]), _QUESTION) or Answer(
+        _M, "", "the ticked answer is not a verdict"
+    )
+
+
+def _dialect_of(kind: LabelKind | None, label: str, line: Line) -> str:
+    if kind is _QUESTION:
         return "superpowers"
-    if kind is LabelKind.VERDICT:
+    if kind in (LabelKind.VERDICT, LabelKind.OPINION):
         return "verdict-line"
-    if label == "gate" and hit.phrase in _BMAD:
+    if label == "gate":
         return "bmad"
-    section = line.section
-    if section is not None and "review complete" in section.text:
+    if line.section is not None and "review complete" in line.section.text:
         return "megazord"
     return "status-line"
 
 
-def _next_value(doc: Doc, index: int) -> str:
-    """The answer on the next live line for a label standing alone ('**Ready to merge?**')."""
-    for nxt in doc.lines[index + 1 : index + 4]:
-        if nxt.blank:
-            continue
-        text = nxt.low
-        if not nxt.live or nxt.heading_level or any(True for _ in _label_values(text)):
-            return ""  # the next line speaks for itself
-        return text
-    return ""
+# --------------------------------------------------------------------------- questions
+
+_QUESTION_RE = re.compile(
+    r"(?<![a-z])(?:ready to (?:complete|proceed|release|commit|ship|land|merge)[^?]{0,40}|"
+    r"ready for merge|safe to merge|ok to merge|okay to merge|"
+    r"good to merge|mergeable|merge ready|can (?:this|it|we) (?:be )?merged?|should (?:this|it|we)"
+    r" (?:be )?merged?|is (?:this|it) ready(?: to merge)?|ready to ship|ready to land)[ \t*_`]*\?"
+)
+_ANSWER_LEAD = re.compile(r"[\s\"'“”*_`:)\]]*(?:(?:my |the |final )?answer[\s*_`]*:)?[\s*_`]*")
 
 
-def _heading_phrase(index: int, line: Line, text: str) -> Candidate | None:
-    """A heading that is itself a verdict: '## Ready to merge', '## LGTM', '## Approved'."""
-    value = _strip_decor(text)
-    hit = first_hit(value, at_start=True)
-    if hit is None or hit.decision is None or hit.end < len(value.rstrip(" .!")):
+def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
+    """A verdict question later on a line ('… "Is it safe to merge?" **Answer:** NO')."""
+    text = line.low
+    if "?" not in text:
         return None
-    return _make(index, line, hit, value, dialect="verdict-line", where="heading", strong=True)
-
-
-def _bare_phrase(index: int, line: Line, text: str) -> Candidate | None:
-    """A line that starts with a verdict ('LGTM', 'NACK -- …'; in a verdict section any)."""
-    section = line.section
-    if (section is None or not section.verdict_like) and not _ANYWHERE_HINT.match(text):
+    match = _QUESTION_RE.search(text)
+    if match is None:
         return None
-    value = _strip_value_decor(clean_value(text))
-    hit = first_hit(value, at_start=True)
-    in_verdict_section = section is not None and section.verdict_like
-    if hit is not None and hit.decision is not None:
-        rest = value[hit.end :].lstrip()
-        if rest.startswith(":"):
-            return None  # 'Approved by: …' is a label, not a verdict
-        if hit.phrase in _LINE_START_ANYWHERE:
-            return _make(index, line, hit, value, dialect="lgtm", where="line start")
-        if in_verdict_section:
-            return _make(
-                index, line, hit, value, dialect="verdict-section", where="verdict section"
-            )
-    if in_verdict_section and section is not None and "summary" not in section.text:
-        return _emphasized(index, line, text)
-    return None
+    before = text[: match.start()]
+    after = text[match.end() :]
+    scoped = _OTHER_SCOPE.search(before) is not None
+    quoted = before.count('"') % 2 == 1 or before.count("“") > before.count("”")
+    lead = _ANSWER_LEAD.match(after)
+    answer_text = after[lead.end() :] if lead is not None else after
+    if quoted and not re.match(r"\s*[\"”]", after):
+        return None  # the question and its answer are both inside a quotation
+    if answer_text.strip():
+        answer = _answer_of(answer_text, _QUESTION, heading=line.heading_level)
+    else:
+        answer = _next_answer(doc, index, _QUESTION)
+    if answer is None:
+        answer = Answer(_M, "", "a verdict question without an answer")
+    site = make_site(index, line, answer, dialect="superpowers", where="question", kind=_QUESTION)
+    return replace(site, local=True) if scoped else site
 
 
-def _emphasized(index: int, line: Line, text: str) -> Candidate | None:
-    """In a verdict section: a bold/code span that is wholly a verdict ('Round 3 is **passed**')."""
-    for match in _EMPHASIS.finditer(text):
-        span = clean_value(next(g for g in match.groups() if g is not None))
-        found = hits(span)
-        if len(found) != 1:
-            continue
-        hit = found[0]
-        if hit.decision is None or hit.start != 0 or hit.end != len(span.rstrip(" .!")):
-            continue
-        value = clean_value(text)
-        return _make(
-            index, line, hit, value, dialect="verdict-section", where="verdict section (emphasis)"
-        )
-    return None
+# A verdict scoped to another change or part: 'For PR #12: Ready to merge? Yes',
+# 'Verdict (previous round): APPROVE'. Not this document's verdict.
+_OTHER_SCOPE = re.compile(
+    r"(?<![a-z])(?:for|re|regarding|about|on)\b[^:?]{0,40}(?:#\d|pr\b|mr\b|pull request|"
+    r"merge request|issue|ticket|branch)|#\d{1,7}|(?<![a-z])(?:previous|earlier|prior|last|old)"
+    r" (?:round|review|pr|version|draft)"
+)
 
 
-# --------------------------------------------------------------------------- frontmatter
+# --------------------------------------------------------------------------- tables
 
 
-def _frontmatter(doc: Doc) -> Iterator[Candidate]:
-    for index in range(1, max(doc.frontmatter_end, 0)):
-        line = doc.lines[index]
-        if line.raw[:1] in (" ", "\t") or ":" not in line.raw:
-            continue
-        key, _, raw_value = norm(line.raw).partition(":")
-        label = key.strip().replace("_", " ")
-        if not _YAML_KEY.fullmatch(key.strip()) or label_kind(label) is None:
-            continue
-        value = _strip_value_decor(clean_value(raw_value))
-        hit = first_hit(value, at_start=True)
-        if hit is None or hit.decision is None:
-            continue
-        yield _make(
-            index,
-            line,
-            hit,
-            value,
-            dialect="frontmatter",
-            where=f"frontmatter '{key.strip()}'",
-            strong=True,
-        )
+class _Table:
+    """Tables: a row whose first cell is a label, or a column whose header is one."""
 
+    def __init__(self) -> None:
+        self.columns: dict[int, tuple[str, LabelKind | None]] = {}
+        self.header_seen = False
+        self.rows = 0
+        self.sites: list[Site] = []
 
-# --------------------------------------------------------------------------- helpers
+    def row(self, doc: Doc, index: int, line: Line) -> Iterator[Site]:
+        cells = [c.strip() for c in line.low.strip().strip("|").split("|")]
+        if all(set(c) <= set(":- ") for c in cells):
+            return  # the separator row
+        label = drop_parens(strip_label(clean_value(cells[0]))).rstrip("?: ")
+        kind = label_kind(label)
+        header = not self.header_seen
+        self.header_seen = True
+        if len(cells) >= 2 and (kind is not None or label in _PART_LABELS):
+            site = _labelled_site(doc, index, line, _Pair(label, kind, cells[1], "|"))
+            if site is not None:
+                yield site
+                return
+        if header:
+            for col, cell in enumerate(cells):
+                name = drop_parens(strip_label(clean_value(cell))).rstrip("?: ")
+                col_kind = label_kind(name)
+                if col_kind not in (None, LabelKind.OPINION) and col > 0:
+                    self.columns[col] = (name, col_kind)
+            return
+        self.rows += 1 if self.columns else 0
+        for col, (name, col_kind) in self.columns.items():
+            if col < len(cells):
+                answer = _answer_of(cells[col], col_kind, heading=0)
+                if answer is not None:
+                    where = f"table column '{name}'"
+                    site = make_site(
+                        index, line, answer, dialect="verdict-line", where=where, kind=col_kind
+                    )
+                    self.sites.append(site)
 
-
-def _make(
-    index: int, line: Line, hit: Hit, value: str, *, dialect: str, where: str, strong: bool = False
-) -> Candidate:
-    assert hit.decision is not None
-    decision = hit.decision
-    qualifier = None
-    if decision is Decision.APPROVE:
-        qualifier = qualifier_of(value, hit)
-        if qualifier is not None:
-            decision = Decision.FIXES
-    reason = f"{where} says '{hit.phrase}'"
-    if qualifier is not None:
-        reason += f", qualified by '{qualifier}'"
-    return Candidate(
-        index=index,
-        decision=decision,
-        dialect=dialect,
-        reason=reason,
-        strong=strong,
-        local=line.local,
-        lookalike=has_lookalike(line.raw),
-        qualifier=qualifier,
-    )
-
-
-def _candidate(
-    index: int, line: Line, decision: Decision, *, dialect: str, what: str, strong: bool
-) -> Candidate:
-    return Candidate(
-        index=index,
-        decision=decision,
-        dialect=dialect,
-        reason=f"{what}",
-        strong=strong,
-        local=line.local,
-        lookalike=has_lookalike(line.raw),
-    )
-
-
-def _strip_decor(text: str) -> str:
-    """Drop leading list markers, numbering, emoji and punctuation: '- ✅ 1. approved'."""
-    i = 0
-    while i < len(text) and not text[i].isalpha():
-        i += 1
-    return text[i:].strip()
-
-
-def _strip_value_decor(text: str) -> str:
-    """Drop a leading list marker, emoji and punctuation, but keep numbers ('36 passed')."""
-    text = _LIST_MARK.sub("", text, count=1) if _LIST_MARK.match(text) else text
-    i = 0
-    while i < len(text) and not text[i].isalnum():
-        i += 1
-    return text[i:].strip()
-
-
-def _drop_parens(text: str) -> str:
-    """'merge-ready (m0 / debug)' → 'merge-ready'. Bounded: one pass, no nesting."""
-    out: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            out.append(ch)
-    return " ".join("".join(out).split())
+    def close(self, found: list[Site]) -> None:
+        """End of a table: a verdict column with several rows holds per-part verdicts."""
+        if not self.header_seen:
+            return
+        several = self.rows > 1
+        found.extend(replace(s, part=True) if several else s for s in self.sites)
+        self.columns = {}
+        self.header_seen = False
+        self.rows = 0
+        self.sites = []

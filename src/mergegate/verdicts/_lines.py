@@ -2,8 +2,16 @@
 
 A line is *live* when a reviewer's own verdict could stand there. Not live: fenced and indented
 code, block quotes, HTML comments, diff lines, YAML frontmatter (read by its own dialect), echoed
-templates (`Yes/No/With fixes`), instructions addressed to the reviewer and what they introduce,
-and everything under an example/template/instructions heading. One pass, linear in the input.
+templates (`Yes/No/With fixes`), instructions addressed to the reviewer and what they introduce
+(also an example introduced without a colon: "Example lines"), and everything under an
+example/template/instructions heading. A fence opened inside a comment, an example section or
+after an instruction is not live either, and neither is what it holds (`Block.live`).
+
+Headings also say which *round* of a multi-round document a line belongs to (`Section.round`:
+"Round 2", "Re-review", "Update", "Addendum" …) and whether they scope their lines to one part
+of the change (`Section.part`: "File: a.py", "Track B", "Security") or to something that is
+not the change at all (`Section.local`: "Alternative 2", "Option B", "Finding #3").
+One pass, linear in the input.
 """
 
 from __future__ import annotations
@@ -11,7 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mergegate.verdicts._text import has_lookalike, norm
+from mergegate.verdicts._headings import heading_kind
+from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["Block", "Doc", "Line", "Section", "structure"]
 
@@ -42,10 +52,6 @@ _INSTRUCTION_PHRASES = (
     "use this format",
     "following format",
     "format:",
-    "e.g.",
-    "for example",
-    "example:",
-    "such as",
     "should say",
     "should output",
     "should respond",
@@ -53,74 +59,31 @@ _INSTRUCTION_PHRASES = (
     "the reviewer must",
     "the reviewer should",
     "reviewers must",
-    "template",
     "placeholder",
 )
 _INSTRUCTION_RE = re.compile("|".join(re.escape(p) for p in _INSTRUCTION_PHRASES))
+# Words that introduce an example: they make a line not live when they come before its
+# first separator ('For example: Ready to merge? Yes'), not when a verdict's reason uses
+# them ('**Verdict:** Not yet. Auth runs on the default templates').
+_EXAMPLE_WORDS = re.compile(r"e\.g\.|for example|example:|such as|template|for instance")
+_FIRST_SEPARATOR = re.compile(r"[:?=]")
+# A short line that opens with an example word introduces an example, colon or not.
+_EXAMPLE_INTRO = re.compile(
+    r"[ \t>*_`#-]*(?:examples?|samples?|for instance|illustration|e\.g\.|ex\.|例如|示例|样例|"
+    r"例[:：]|例えば|예시|ejemplos?|exemplos?|exemples?|beispiele?|esempio)(?![a-z])[^.!?]{0,60}$"
+)
 # Cheap pre-check: a template needs an alternative separator or braces.
 _TEMPLATE_HINT = re.compile(r"[/|{]| or ")
-_EXAMPLE_HEADING_WORDS = (
-    "example",
-    "template",
-    "sample",
-    "format",
-    "instruction",
-    "prompt",
-    "expected output",
-    "expected behavior",
-    "expected behaviour",
-    "anti-pattern",
-    "how to",
-    "usage",
-    "test scenario",
-    "示例",
-    "模板",
-    "例",
-    "テンプレート",
-    "예시",
-    "템플릿",
-    "ejemplo",
-    "plantilla",
-    "exemplo",
-    "modelo",
-    "exemple",
-    "modèle",
-)
-# Headings that scope a verdict to one part: 'Alternative 2', 'Decision 3: ...', 'File: a.py'.
-_LOCAL_HEADING = re.compile(
-    r"(?:alternative|option|approach|candidate|proposal|variant|finding|issue|item|decision|"
-    r"criterion|requirement|risk)s?(?:[ \t]*(?:\d|#)|[ \t]+[a-z](?![a-z]))|"
-    r"(?:file|module|component|function|class)[ \t]*:|"
-    r"(?:alternative|option|approach|candidate|proposal|variant)s?(?![a-z])"
-)
-_VERDICT_HEADING_WORDS = (
-    "verdict",
-    "decision",
-    "conclusion",
-    "assessment",
-    "recommendation",
-    "summary",
-    "ready to merge",
-    "merge readiness",
-    "final",
-    "overall",
-    "result",
-    "outcome",
-    "判定",
-    "结论",
-    "結論",
-    "总结",
-    "總結",
-    "まとめ",
-    "결론",
-    "판정",
-    "요약",
-    "veredicto",
-    "veredito",
-    "conclusión",
-    "conclusão",
-    "décision",
-    "résumé",
+# One cheap search that every instruction, template or example line passes.
+_ANY_HINT = re.compile(
+    "|".join(
+        [
+            _TEMPLATE_HINT.pattern,
+            _INSTRUCTION_RE.pattern,
+            _EXAMPLE_WORDS.pattern,
+            r"(?:examples?|samples?|illustration|ex\.|例|예시|ejemplo|exemplo|exemple|beispiel|esempio)",
+        ]
+    )
 )
 
 
@@ -134,6 +97,8 @@ class Section:
     verdict_like: bool
     local: bool
     example: bool
+    round: bool = False
+    part: bool = False
 
 
 @dataclass(slots=True)
@@ -147,10 +112,14 @@ class Line:
     heading_text: str = ""
     section: Section | None = None
     local: bool = False
+    part: bool = False
     frontmatter: bool = False
     indent: int = 0
     blank: bool = False
+    capped: bool = False
+    """The line was longer than `MAX_LINE_CHARS` and only its start was read."""
     _low: str | None = None
+    _clean: str | None = None
 
     @property
     def low(self) -> str:
@@ -159,50 +128,87 @@ class Line:
             self._low = norm(self.raw)
         return self._low
 
+    @property
+    def clean(self) -> str:
+        """`low` with markup removed (`_vocab.clean_value`), computed once."""
+        if self._clean is None:
+            self._clean = clean_value(self.low)
+        return self._clean
+
 
 @dataclass(slots=True)
 class Block:
-    """A fenced code block: its info string, body line indexes, and whether it was closed."""
+    """A fenced code block: its info string, body line indexes, whether it was closed, and
+    whether it was opened where a reviewer's own words could stand (not inside an HTML
+    comment, an example/template section or what an instruction introduces)."""
 
     info: str
     start: int
     end: int
     closed: bool
+    live: bool = True
 
 
 @dataclass(slots=True)
 class Doc:
-    """The structured document."""
+    """The structured document. `full` holds the uncapped lines (JSON blocks are read whole);
+    `rounds` the indexes of headings that open a new round; `cut` says the input was longer
+    than the window and its start was dropped."""
 
     lines: list[Line]
     blocks: list[Block] = field(default_factory=list)
     frontmatter_end: int = -1
+    full: tuple[str, ...] = ()
+    rounds: list[int] = field(default_factory=list)
+    cut: bool = False
 
 
 @dataclass(slots=True)
 class _State:
-    fence: tuple[str, int, int, str] | None = None  # char, length, start index, info
+    fence: tuple[str, int, int, str, bool] | None = None  # char, length, start, info, live
     comment: bool = False
     hunk: bool = False
     prev_blank: bool = True
     in_indented: bool = False
     in_list: bool = False
     instruction_tail: bool = False
+    instruction_gap: bool = False  # blank lines right after an instruction's paragraph
+    example_gap: bool = False  # an example intro's paragraph, across one blank gap
     sections: list[Section] = field(default_factory=list)
-    local: bool = False  # some enclosing heading scopes its lines to a part
+    local: bool = False  # some enclosing heading scopes its lines to something else
+    part: bool = False  # some enclosing heading scopes its lines to one part of the change
     example: bool = False  # some enclosing heading is an example/template/instructions
 
 
-def structure(raw_lines: tuple[str, ...], first_number: int) -> Doc:
-    """Classify every line (live or not, heading, section) in one linear pass."""
-    doc = Doc(lines=[Line(number=first_number + i, raw=text) for i, text in enumerate(raw_lines)])
+def structure(
+    raw_lines: tuple[str, ...],
+    first_number: int,
+    *,
+    full: tuple[str, ...] | None = None,
+    cut: bool = False,
+) -> Doc:
+    """Classify every line (live or not, heading, section) in one linear pass.
+
+    `raw_lines` are the (capped) lines that are matched; `full`, when given, the same lines
+    uncapped: a line whose full text is longer is marked `capped`.
+    """
+    doc = Doc(
+        lines=[Line(number=first_number + i, raw=text) for i, text in enumerate(raw_lines)],
+        full=full if full is not None else raw_lines,
+        cut=cut,
+    )
+    if full is not None:
+        for line, whole in zip(doc.lines, full, strict=True):
+            line.capped = len(whole) > len(line.raw)
     start = _mark_frontmatter(doc)
     state = _State()
     for index in range(start, len(doc.lines)):
         _classify(doc, index, state)
     if state.fence is not None:
-        _char, _n, begin, info = state.fence
-        doc.blocks.append(Block(info=info, start=begin + 1, end=len(doc.lines), closed=False))
+        _char, _n, begin, info, live = state.fence
+        doc.blocks.append(
+            Block(info=info, start=begin + 1, end=len(doc.lines), closed=False, live=live)
+        )
     return doc
 
 
@@ -231,17 +237,27 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
     stripped = text.strip()
     line.blank = not stripped
     line.indent = len(text) - len(text.lstrip(" \t"))
-    if _in_fence(doc, index, state, text) or _in_comment(line, state):
+    # Order matters: inside a fence nothing opens a comment; inside a comment nothing opens
+    # a fence (a trailer wrapped in <!-- --> is not a trailer).
+    if state.fence is not None or (not state.comment and _opens_fence(doc, index, state)):
+        _fence_line(doc, index, state, text)
+        line.live = False
+        return
+    if _in_comment(line, state):
         line.live = False
         return
     if line.blank:
         state.prev_blank = True
         state.hunk = False
-        state.instruction_tail = False
+        # 'Use this format:' + blank + a fence: the fence is still what the instruction shows.
+        state.instruction_gap = state.instruction_tail or state.instruction_gap
+        state.instruction_tail = state.example_gap and state.instruction_tail
+        state.example_gap = False
         return
+    state.instruction_gap = False
     line.live = _live_by_shape(line, state)
-    if line.live:
-        _apply_heading(line, index, state)
+    if line.live and _apply_heading(line, index, state):
+        doc.rounds.append(index)
     _inherit_section(line, state)
     if line.live and (not line.heading_level or state.instruction_tail):
         line.live = not _is_instruction_or_template(line, state)
@@ -263,6 +279,7 @@ def _plain(text: str, state: _State) -> bool:
 
 
 def _classify_plain(line: Line, state: _State) -> None:
+    state.instruction_gap = False
     state.in_indented = False
     state.in_list = False
     state.hunk = False
@@ -277,50 +294,75 @@ def _inherit_section(line: Line, state: _State) -> None:
         return
     line.section = state.sections[-1]
     line.local = state.local
+    line.part = state.part
     if state.example:
         line.live = False  # examples, templates, instructions and their subsections
 
 
-def _in_fence(doc: Doc, index: int, state: _State, text: str) -> bool:
-    if state.fence is None and "```" not in text and "~~~" not in text:
+def _opens_fence(doc: Doc, index: int, state: _State) -> bool:
+    """True (and the fence is opened) when this line starts a fenced block."""
+    text = doc.lines[index].raw
+    if "```" not in text and "~~~" not in text:
         return False
     match = _FENCE.fullmatch(text)
-    if state.fence is not None:
-        char, length, begin, info = state.fence
-        closes = match is not None and match.group(1)[0] == char and len(match.group(1)) >= length
-        if closes and match is not None and not match.group(2).strip():
-            doc.blocks.append(Block(info=info, start=begin + 1, end=index, closed=True))
-            state.fence = None
-        return True
-    if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-        info = match.group(2).strip().split(" ", 1)[0].casefold() if match.group(2) else ""
-        state.fence = (match.group(1)[0], len(match.group(1)), index, info)
-        return True
-    return False
+    if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
+        return False
+    info = match.group(2).strip().split(" ", 1)[0].casefold() if match.group(2) else ""
+    live = not (
+        state.example
+        or state.instruction_tail
+        or state.instruction_gap
+        or state.hunk
+        or state.in_indented
+    )
+    state.fence = (match.group(1)[0], len(match.group(1)), index, info, live)
+    return True
+
+
+def _fence_line(doc: Doc, index: int, state: _State, text: str) -> None:
+    """A line inside (or opening) a fence: close the fence when this line closes it."""
+    assert state.fence is not None
+    char, length, begin, info, live = state.fence
+    if begin == index:
+        return
+    match = _FENCE.fullmatch(text) if char in text else None
+    closes = match is not None and match.group(1)[0] == char and len(match.group(1)) >= length
+    if closes and match is not None and not match.group(2).strip():
+        doc.blocks.append(Block(info=info, start=begin + 1, end=index, closed=True, live=live))
+        state.fence = None
 
 
 def _in_comment(line: Line, state: _State) -> bool:
+    """Blank out HTML comments in one forward pass; True when nothing live is left."""
     text = line.raw
-    if state.comment:
-        end = text.find("-->")
-        if end < 0:
-            return True
-        state.comment = False
-        line.raw = " " * (end + 3) + text[end + 3 :]
-        return not line.raw.strip()
-    start = text.find("<!--")
-    if start < 0:
+    if not state.comment and "<!--" not in text:
         return False
-    end = text.find("-->", start + 4)
-    if end < 0:
+    out: list[str] = []
+    pos = 0
+    while pos < len(text):
+        if state.comment:
+            end = text.find("-->", pos)
+            if end < 0:
+                out.append(" " * (len(text) - pos))
+                pos = len(text)
+                break
+            out.append(" " * (end + 3 - pos))
+            pos = end + 3
+            state.comment = False
+            continue
+        start = text.find("<!--", pos)
+        if start < 0:
+            out.append(text[pos:])
+            break
+        out.append(text[pos:start])
+        pos = start + 4
+        out.append("    ")
         state.comment = True
-        line.raw = text[:start]
-    else:
-        line.raw = text[:start] + " " * (end + 3 - start) + text[end + 3 :]
+    line.raw = "".join(out).rstrip() if state.comment else "".join(out)
+    line._low = None
+    line._clean = None
     # A line with a comment stripped may still carry live text before/after the comment.
-    if not line.raw.strip():
-        return True
-    return _in_comment(line, state) if "<!--" in line.raw else False
+    return not line.raw.strip()
 
 
 def _live_by_shape(line: Line, state: _State) -> bool:
@@ -359,29 +401,32 @@ def _indented_code(line: Line, state: _State) -> bool:
     return False
 
 
-def _apply_heading(line: Line, index: int, state: _State) -> None:
+def _apply_heading(line: Line, index: int, state: _State) -> bool:
+    """Open the section of a heading line; True when it opens a new round."""
     level, text = _heading_of(line.raw)
     if not level:
-        return
+        return False
     line.heading_level = level
     line.heading_text = text
     low = norm(text).strip(" *_`:")
+    kind = heading_kind(text, low, level)
     section = Section(
         level=level,
         text=low,
         line_index=index,
-        # Fail closed: a heading that spells 'Verdict' with look-alikes is not a verdict
-        # section, or 'No findings.' under it would approve without an authoritative word.
-        verdict_like=not has_lookalike(text)
-        and _starts_with_any(_strip_decor(low), _VERDICT_HEADING_WORDS),
-        local=bool(_LOCAL_HEADING.match(_strip_decor(low))),
-        example=any(word in low for word in _EXAMPLE_HEADING_WORDS),
+        verdict_like=kind.verdict_like,
+        local=kind.local,
+        example=kind.example,
+        round=kind.round,
+        part=kind.part,
     )
     while state.sections and state.sections[-1].level >= level:
         state.sections.pop()
     state.sections.append(section)
     state.local = any(s.local for s in state.sections)
+    state.part = any(s.part for s in state.sections)
     state.example = any(s.example for s in state.sections)
+    return section.round and not state.example
 
 
 def _heading_of(text: str) -> tuple[int, str]:
@@ -397,28 +442,31 @@ def _heading_of(text: str) -> tuple[int, str]:
     return 0, ""
 
 
-def _strip_decor(text: str) -> str:
-    """Drop leading numbering, emoji and markup from a heading: '5. ✅ **Verdict**' → 'verdict'."""
-    i = 0
-    while i < len(text) and not (text[i].isalpha()):
-        i += 1
-    return text[i:].replace("*", "").replace("`", "").strip()
-
-
-def _starts_with_any(text: str, words: tuple[str, ...]) -> bool:
-    return any(text.startswith(word) for word in words)
-
-
 def _is_instruction_or_template(line: Line, state: _State) -> bool:
     low = line.low
     if state.instruction_tail:
+        state.example_gap = False
         return True
+    if not _ANY_HINT.search(low):
+        return False  # the common case, in one search
     if _TEMPLATE_HINT.search(low) and (
         _TEMPLATE.search(low) or ("{" in low and "}" in low and "status" in low)
     ):
         return True
-    if _INSTRUCTION_RE.search(low):
+    instruction = _INSTRUCTION_RE.search(low)
+    if instruction is None:
+        example = _EXAMPLE_WORDS.search(low)
+        separator = _FIRST_SEPARATOR.search(low)
+        if example is not None and (separator is None or example.start() < separator.start()):
+            instruction = example
+    if instruction is not None:
         # An instruction ending in ':' introduces the example that follows it.
         state.instruction_tail = low.rstrip(" *_`").endswith(":")
+        return True
+    if _EXAMPLE_INTRO.match(low):
+        # 'Example lines', 'Sample output' — an example introduced without a colon; the
+        # example may follow after a blank line.
+        state.instruction_tail = True
+        state.example_gap = True
         return True
     return False

@@ -10,17 +10,61 @@ from pydantic import BaseModel, ConfigDict
 
 from mergegate.decisions import Decision
 
-__all__ = ["Evidence", "Finding", "Severity", "Verdict", "finding_id"]
+__all__ = ["SEVERITY_WORDS", "Evidence", "Finding", "Severity", "Verdict", "finding_id"]
 
 EVIDENCE_MAX_CHARS = 300
 
 
 class Severity(StrEnum):
-    """How much a finding blocks: critical and important block a merge, minor does not."""
+    """How much a finding blocks: critical and important block a merge, minor does not.
+
+    The package's one severity type. Other scales are input vocabularies mapped onto it by
+    `from_word` (`SEVERITY_WORDS`): prose section names, and the four-level scale of the
+    `code-review-result` handoff.
+    """
 
     CRITICAL = "critical"
     IMPORTANT = "important"
     MINOR = "minor"
+
+    @classmethod
+    def from_word(cls, word: str) -> Severity:
+        """The severity a word names ('blocker', 'high', 'P2', 'nit' …); `ValueError` when
+        it names none."""
+        text = word.strip().casefold()
+        for prefix, severity in SEVERITY_WORDS:
+            if text.startswith(prefix):
+                return severity
+        raise ValueError(f"{word!r} names no severity")
+
+
+SEVERITY_WORDS: tuple[tuple[str, Severity], ...] = (
+    ("critical", Severity.CRITICAL),
+    ("blocker", Severity.CRITICAL),
+    ("blocking", Severity.CRITICAL),
+    ("must fix", Severity.CRITICAL),
+    ("p0", Severity.CRITICAL),
+    ("严重", Severity.CRITICAL),
+    ("致命", Severity.CRITICAL),
+    ("important", Severity.IMPORTANT),
+    ("major", Severity.IMPORTANT),
+    ("high", Severity.IMPORTANT),
+    ("should fix", Severity.IMPORTANT),
+    ("p1", Severity.IMPORTANT),
+    ("warning", Severity.IMPORTANT),
+    ("medium", Severity.IMPORTANT),
+    ("重要", Severity.IMPORTANT),
+    ("minor", Severity.MINOR),
+    ("low", Severity.MINOR),
+    ("nit", Severity.MINOR),
+    ("info", Severity.MINOR),
+    ("suggestion", Severity.MINOR),
+    ("nice to have", Severity.MINOR),
+    ("p2", Severity.MINOR),
+    ("p3", Severity.MINOR),
+    ("次要", Severity.MINOR),
+)
+"""Words that name a severity, longest meaning first: one table for prose and payloads."""
 
 
 class _Frozen(BaseModel):

@@ -45,22 +45,33 @@ class BoundedText:
     lines: tuple[str, ...]
     first_line_number: int
     warnings: tuple[str, ...]
+    full: tuple[str, ...] = ()
+    """The same lines, uncapped (JSON blocks are read whole)."""
+    cut: bool = False
+    """True when the input was longer than the window and its start was dropped: an approval
+    can then never be trusted (the dropped part may hold the real verdict, or the cut may
+    start inside a code fence and make an example look live)."""
 
 
 def bound(text: str) -> BoundedText:
     """Keep the last `MAX_INPUT_CHARS` characters, split into lines, cap each line.
 
     Line numbers of the kept part stay those of the full input, so evidence points at the
-    real line.
+    real line. A UTF-8 byte order mark at the very start is dropped: it is an encoding
+    artefact, not a look-alike (the same character anywhere else still is one).
     """
     warnings: list[str] = []
     first = 1
+    cut = False
+    if text.startswith("\ufeff"):
+        text = text[1:]
     if len(text) > MAX_INPUT_CHARS:
+        cut = True
         total = len(text)
-        cut = total - MAX_INPUT_CHARS
+        drop = total - MAX_INPUT_CHARS
         # Start at the first whole line inside the kept window.
-        newline = text.find("\n", cut - 1)
-        start = newline + 1 if newline >= 0 else cut
+        newline = text.find("\n", drop - 1)
+        start = newline + 1 if newline >= 0 else drop
         first = 1 + text.count("\n", 0, start)
         text = text[start:]
         warnings.append(
@@ -75,7 +86,9 @@ def bound(text: str) -> BoundedText:
             "read up to that length"
         )
     lines = tuple(line[:MAX_LINE_CHARS] for line in raw)
-    return BoundedText(lines=lines, first_line_number=first, warnings=tuple(warnings))
+    return BoundedText(
+        lines=lines, first_line_number=first, warnings=tuple(warnings), full=tuple(raw), cut=cut
+    )
 
 
 def norm(text: str) -> str:
@@ -88,13 +101,15 @@ def norm(text: str) -> str:
 def has_lookalike(text: str) -> bool:
     """True when `text` hides a Latin word behind zero-width or look-alike characters.
 
-    Flags: any zero-width/format character; a word that NFKC maps onto ASCII letters but is not
-    ASCII (fullwidth ＹＥＳ, mathematical 𝐘𝐞𝐬, ligatures); a word mixing ASCII letters with
-    Cyrillic/Greek/... letters. Plain CJK, accented Latin and punctuation are not flagged.
+    Flags: any zero-width/format character; U+FFFD (bytes that were not valid UTF-8: the
+    line is damaged, so nothing on it can be read as an approval); a word that NFKC maps onto
+    ASCII letters but is not ASCII (fullwidth ＹＥＳ, mathematical 𝐘𝐞𝐬, ligatures); a word
+    mixing ASCII letters with Cyrillic/Greek/... letters. Plain CJK, accented Latin and
+    punctuation are not flagged.
     """
     if text.isascii():
         return False
-    if text.translate(_DROP_ZERO_WIDTH) != text:
+    if "\ufffd" in text or text.translate(_DROP_ZERO_WIDTH) != text:
         return True
     return any(_word_is_lookalike(word) for word in words_of(text))
 

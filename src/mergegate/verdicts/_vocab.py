@@ -1,9 +1,19 @@
-"""Verdict vocabularies: which words decide what, which words qualify an approval.
+"""Verdict vocabularies: closed lists of the words that decide, per language.
 
-Matching runs on normalized text (NFKC, case-folded, `_` and markup turned into spaces) with
-one literal alternation per table, longest phrase first, bounded by ASCII word edges — linear in
-the (already capped) value. Workflow words (completed, resolved, done, fixed) are consumed as
-*neutral* so they can never be read as a verdict.
+Matching runs on normalized text (NFKC, case-folded, markup removed, `_` and a hyphen between
+two letters turned into a space: `PASS-WITH-FOLLOWUPS` reads as `pass with followups`,
+`needs-work` as `needs work`). Each table is one literal alternation, longest phrase first:
+
+* Latin and Cyrillic phrases are bounded by letters on both sides, so `pass` is not found in
+  `passive` and `no` is not found in `now`.
+* CJK phrases have no word edges, so they are matched *negation-aware*: a phrase right after
+  a negating character (无/不/没/未/非/無/미/불 …) is not that phrase (`无需修改`, "no change
+  needed", does not contain the verdict `需修改`), and neither is a phrase followed by a
+  negating word (`수정 필요 없음`, "no fix needed").
+
+Workflow words (completed, resolved, done, fixed …) and negated findings (no blockers,
+无需修改 …) are consumed as *neutral*, so they can never be read as a verdict. Everything is
+linear in the (already capped) value.
 """
 
 from __future__ import annotations
@@ -15,6 +25,8 @@ from enum import Enum
 from mergegate.decisions import Decision
 
 __all__ = [
+    "AMBIGUOUS",
+    "FIRST_WORDS",
     "Hit",
     "LabelKind",
     "clean_value",
@@ -22,173 +34,167 @@ __all__ = [
     "hits",
     "is_clause_end",
     "label_kind",
-    "qualifier_of",
+    "phrases",
 ]
 
-
-def _bar(block: str) -> list[str]:
-    """Phrases written '|'-separated over several lines."""
-    return [p for p in block.replace("\n", "").split("|") if p]
+_A, _F, _R = Decision.APPROVE, Decision.FIXES, Decision.REJECT
 
 
-A, F, R, N = Decision.APPROVE, Decision.FIXES, Decision.REJECT, None
+def phrases(block: str) -> list[str]:
+    """Phrases written '|'-separated over several lines, normalized like matched text."""
+    return [clean_value(p) for p in block.replace("\n", "").split("|") if p.strip()]
 
-_APPROVE = """
-approved approve approves approving lgtm looks good to me ack acked ship it shipit passed
-accepted accept mergeable merge-ready merge ready ready to merge ready for merge ready to ship
-good to merge good to go safe to merge safe to ship ok to merge okay to merge recommend merge
-recommend merging recommend approval recommended for merge can be merged can merge
-zero findings no findings no issues no issues found pass passes merge go ship proceed yes clean
-是 通过 通過 可合并 可以合并 可合入 可以合入 批准 同意合并 准予合并
-承認 承认 合格 マージ可 マージ可能
-問題なし はい 승인 통과 병합 가능 머지 가능 예 네 aprobado aprobada aprobar apto sí
-aprovado aprovada aprovar sim approuvé approuvée accepté acceptée oui validé
-"""
-_FIXES = """
-with fixes fixes required changes requested changes required request changes requested changes
-requesting changes needs work needs changes needs fixes needs revision needs revisions
-need changes needs rework revise revise and resubmit revision required revisions required
-major revisions minor revisions issues found concerns conditional conditionally approved
-conditional approval conditional go partially approved partial approval approve with changes
-waived 需修改 需要修改 待修复 有条件 条件付き 条件付 要修正 修正が必要 수정 필요 조건부
-con cambios requiere cambios cambios solicitados com ressalvas alterações solicitadas
-requer alterações avec réserves modifications demandées à corriger
-"""
-_REJECT = """
-no no-go nogo not go not approved not approve disapproved reject rejected rejects fail failed
-failing
-fails block blocked nack nak nacked do not merge don't merge dont merge not ready
-not ready to merge not mergeable not merge-ready cannot merge can't merge must not merge
-should not merge not safe to merge denied veto vetoed
-否 不是 不通过 不通過 不可合并 不能合并 拒绝 驳回 不合格 却下 否決 不承認 マージ不可 差し戻し いいえ
-거절 거부 반려 불합격 병합 불가 아니오 아니요 rechazado rechazada rechazar no aprobado
-reprovado reprovada rejeitado não aprovado não rejeté rejetée refusé non approuvé non
-"""
-# Consumed so that they never count: workflow states and look-alike phrases.
-_NEUTRAL = """
-completed complete resolved done fixed finished skipped in progress pending review
-no blockers no blocking no new no critical not a blocker not blocking pass rate
-完成 已完成 完了 완료 是否 但是 不仅 是不是 可能性
-"""
-# Phrases that make an approval conditional or soft ("Yes, once…", "APPROVED WITH …").
-_QUALIFIERS = _bar(
+
+_MARKUP = str.maketrans(
+    {**{c: " " for c in '*_`~#>[]{}"“”«»「」『』【】=\\'}, "’": "'", "‘": "'", "\u00a0": " "}
+)
+# A hyphen (or an underscore, already a space) between two letters joins words of one
+# token: 'pass-with-followups', 'needs-work', 'no-go'. Between digits it stays ('5-6').
+_JOINER = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+def clean_value(text: str) -> str:
+    """Normalize an already NFKC/case-folded value for matching: markup, `_`, `=` and a
+    hyphen between letters become spaces; runs of blanks become one space."""
+    return " ".join(_JOINER.sub(" ", text.translate(_MARKUP)).split())
+
+
+# --------------------------------------------------------------------------- the tables
+
+_APPROVE = phrases(
     """
-after|once|pending|provided|providing|if|unless|until|subject to|conditional|conditionally|
-on condition|as long as|assuming|contingent|but|however|except|before|only when|required|
-must be fixed|must fix|should fix|needs to be|needs to address|to be addressed|with fixes|
-with changes|with minor|with major|with some|with suggestions|with comments|with caveats|
-with concerns|with conditions|with reservations|with warnings|with modifications|
-with revisions|with required|with mandatory|with follow-ups|with follow-up|
-with the following|with a few|with recommendations|revise|
-后|後|条件|待|前提|须|需|修复|조건|후|전제|단|
-después de|tras|una vez|siempre que|si|con condiciones|condicional|após|depois de|desde que|
-se|après|une fois|sous réserve|à condition
+approved|approve|approves|lgtm|looks good to me|ack|acked|ship it|shipit|passed|pass|passes|
+accepted|accept|mergeable|merge ready|merge-ready|ready to merge|ready for merge|ready to ship|
+ready to land|ready to commit|good to merge|good to go|safe to merge|safe to ship|ok to merge|
+okay to merge|recommend merge|recommend merging|recommend approval|recommended for merge|
+can be merged|can merge|zero findings|no findings|no issues|no issues found|merge|go|ship|
+proceed|yes|ready|clean|
+是|通过|通過|可合并|可以合并|可合入|可以合入|批准|同意合并|准予合并|建议合并|同意|
+承認|承认|合格|マージ可|マージ可能|問題なし|はい|
+승인|통과|병합 가능|머지 가능|예|네|
+aprobado|aprobada|aprobar|apto|sí|listo|listo para merge|aceptado|
+aprovado|aprovada|aprovar|sim|pronto para merge|aceito|
+approuvé|approuvée|accepté|acceptée|oui|validé|validée|prêt à fusionner|
+genehmigt|freigegeben|akzeptiert|angenommen|bestanden|ja|
+approvato|approvata|accettato|
+одобрено|одобрен|принято|да|можно мержить
 """
 )
-# Extras that are explicitly non-blocking; removed before qualifiers are looked for.
-_NON_BLOCKING = """
-with commendations with commendation with nits with minor nits with notes with praise with kudos
-non-blocking non blocking nonblocking not blocking don't block do not block does not block
-doesn't block won't block will not block not a blocker no blockers 0 blockers zero blockers
-nice-to-have nice to have optional
+_FIXES = phrases(
+    """
+with fixes|fixes required|fix required|fix first|fixes first|changes requested|
+changes required|changes needed|request changes|requested changes|requesting changes|
+request_changes|needs work|needs changes|needs fixes|needs fix|needs fixing|need fix|
+need fixes|need changes|needs revision|needs revisions|needs rework|needs attention|
+rework required|rework|revise|revise and resubmit|revision required|revisions required|
+major revisions|minor revisions|issues found|issues|concerns|conditional|
+conditionally approved|conditional approval|conditional go|partially approved|
+partial approval|approve with changes|waived|gaps found|gaps|human needed|
+human verification needed|human review needed|not yet|not yet ready|not ready|
+not ready to merge|not ready for merge|not merge ready|not until|almost|nearly|
+needs more work|more work needed|
+需修改|需要修改|需修复|需要修复|待修复|需修正|需要修正|需改进|需要改进|有条件|有条件通过|
+条件通过|修改后合并|修复后合并|退回修改|建议修改|暂不合并|尚未就绪|未就绪|
+条件付き|条件付|要修正|修正が必要|要対応|
+수정 필요|조건부|보완 필요|
+con cambios|requiere cambios|cambios solicitados|cambios requeridos|requiere correcciones|
+requiere limpieza|no listo|todavía no|aún no|
+com ressalvas|alterações solicitadas|requer alterações|requer correções|não está pronto|ainda não|
+avec réserves|modifications demandées|à corriger|pas prêt|pas encore|
+änderungen erforderlich|änderungen angefordert|nachbesserung|nicht bereit|noch nicht|
+modifiche richieste|
+требуются изменения|нужны исправления|не готово|доработать
 """
-# Words that are also ordinary verbs/adverbs: they decide only when the clause ends there.
-_AMBIGUOUS = frozenset(
-    _bar(
+)
+_REJECT = phrases(
+    """
+no|no go|nogo|not go|not approved|not approve|disapproved|reject|rejected|rejects|
+fail|failed|failing|fails|block|blocked|nack|nak|nacked|do not merge|don't merge|dont merge|
+do not ship|not mergeable|cannot merge|can't merge|cannot be merged|must not merge|
+should not merge|not safe to merge|denied|veto|vetoed|absolutely not|definitely not|
+not at all|no way|never|
+否|不是|不通过|不通過|不可合并|不能合并|不予合并|禁止合并|不批准|未通过|拒绝|驳回|不合格|
+却下|否決|不承認|マージ不可|差し戻し|いいえ|
+거절|거부|반려|불합격|병합 불가|아니오|아니요|
+rechazado|rechazada|rechazar|no aprobado|no fusionar|
+reprovado|reprovada|rejeitado|não aprovado|não|
+rejeté|rejetée|refusé|non approuvé|non|
+abgelehnt|nein|nicht genehmigt|nicht bestanden|
+respinto|rifiutato|
+отклонено|отклонен|отклонён|нет|не одобрено
+"""
+)
+# Consumed so that they never count: workflow states, negated findings, look-alike phrases.
+_NEUTRAL = phrases(
+    """
+completed|complete|resolved|done|fixed|finished|skipped|in progress|pending review|
+review complete|review completed|review ready|ready for review|ready for re review|
+no blockers|no blocking|no new|no critical|no change needed|no changes needed|
+no fixes needed|no fix needed|not a blocker|not blocking|non blocking|pass rate|
+issues fixed|issues resolved|tech debt|no go zone|
+完成|已完成|完了|완료|是否|但是|不仅|是不是|可能性|无需修改|无需修复|无需修正|无需更改|
+无须修改|不需要修改|不需修改|不用修改|無需修改|沒有問題|没有问题|修正不要|対応不要|
+수정 불필요|수정 필요 없음
+"""
+)
+AMBIGUOUS = frozenset(
+    phrases(
         """
-yes|no|merge|go|ship|proceed|pass|passes|clean|accept|block|fail|fails|revise|是|否|non|não|
-sim|si|sí|oui|예|네|はい|いいえ
+yes|no|merge|go|ship|proceed|pass|passes|clean|accept|block|fail|fails|revise|ready|
+issues|gaps|concerns|rework|never|almost|nearly|是|否|non|não|sim|sí|oui|ja|nein|да|нет|
+예|네|はい|いいえ|listo|同意
 """
     )
 )
-
-
-def _split(block: str) -> tuple[str, ...]:
-    """Split a table block into phrases, joining words that form a known multi-word phrase."""
-    tokens = block.split()
-    out: list[str] = []
-    i = 0
-    while i < len(tokens):
-        for size in (5, 4, 3, 2, 1):
-            cand = " ".join(tokens[i : i + size])
-            if size == 1 or cand in _KNOWN_MULTI:
-                out.append(cand)
-                i += size
-                break
-    return tuple(out)
-
-
-_KNOWN_MULTI = frozenset(
-    _bar(
-        """looks good to me|ship it|merge ready|ready to merge|ready for merge|ready to ship|
-good to merge|good to go|safe to merge|safe to ship|ok to merge|okay to merge|recommend merge|
-recommend merging|recommend approval|recommended for merge|can be merged|can merge|
-zero findings|no findings|no issues|no issues found|병합 가능|머지 가능|with fixes|fixes required|
-changes requested|changes required|request changes|requested changes|requesting changes|
-needs work|needs changes|needs fixes|needs revision|needs revisions|need changes|needs rework|
-revise and resubmit|revision required|revisions required|major revisions|minor revisions|
-issues found|conditionally approved|conditional approval|conditional go|partially approved|
-partial approval|approve with changes|수정 필요|con cambios|requiere cambios|cambios solicitados|
-com ressalvas|alterações solicitadas|requer alterações|avec réserves|modifications demandées|
-à corriger|not go|not approved|not approve|do not merge|don't merge|dont merge|not ready|
-not ready to merge|not mergeable|not merge-ready|cannot merge|can't merge|must not merge|
-should not merge|not safe to merge|병합 불가|no aprobado|não aprovado|non approuvé|in progress|
-pending review|no blockers|no blocking|no new|no critical|not a blocker|not blocking|pass rate|
-subject to|on condition|as long as|only when|must be fixed|must fix|should fix|needs to be|
-needs to address|to be addressed|with changes|después de|una vez|siempre que|con condiciones|
-depois de|desde que|une fois|sous réserve|à condition|with commendations|with commendation|
-with nits|with minor nits|with notes|with praise|with kudos|non blocking|don't block|
-do not block|does not block|doesn't block|won't block|will not block|0 blockers|zero blockers|
-nice to have"""
-    )
-)
-
-
-def _table(block: str, decision: Decision | None) -> dict[str, Decision | None]:
-    return dict.fromkeys(_split(block), decision)
-
 
 _DECIDING: dict[str, Decision | None] = {
-    **_table(_NEUTRAL, N),
-    **_table(_APPROVE, A),
-    **_table(_FIXES, F),
-    **_table(_REJECT, R),
+    **dict.fromkeys(_NEUTRAL),
+    **dict.fromkeys(_APPROVE, _A),
+    **dict.fromkeys(_FIXES, _F),
+    **dict.fromkeys(_REJECT, _R),
 }
+# Neutral wins where a phrase is in two tables ('no blockers' beats 'no').
+_DECIDING.update(dict.fromkeys(_NEUTRAL))
+
+_LETTER = "a-z0-9à-ÿā-žа-яё"
+_NEGATING_BEFORE = "无無不没沒未非毋别別미불"
+_NEGATING_AFTER = "(?![ \t]?(?:不要|不需要|なし|無し|ない|없음|없다|없습니다|불필요))"
 
 
-def _alternation(phrases: list[str]) -> re.Pattern[str]:
-    ordered = sorted(set(phrases), key=len, reverse=True)
-    body = "|".join(re.escape(p) for p in ordered)
-    return re.compile(rf"(?<![a-z0-9])(?:{body})(?![a-z0-9])")
+def _is_cjk(phrase: str) -> bool:
+    return not ("a" <= phrase[0] <= "z" or "à" <= phrase[0] <= "ž" or "а" <= phrase[0] <= "ё")
 
 
-_DECIDING_RE = _alternation(list(_DECIDING))
-_QUALIFIER_RE = _alternation(_QUALIFIERS + [p for p in _DECIDING if _DECIDING[p]])
-_NON_BLOCKING_RE = _alternation(list(_split(_NON_BLOCKING)))
-_MARKUP = str.maketrans({**{c: " " for c in '*_`~#>[]{}"“”«»「」『』【】'}, "’": "'", "‘": "'"})
+def alternation(words: list[str] | tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for a phrase list: Latin/Cyrillic phrases bounded by letters, CJK phrases
+    negation-aware (see the module docstring). Longest phrase first."""
+    ordered = sorted(set(words), key=len, reverse=True)
+    latin = [re.escape(p) for p in ordered if not _is_cjk(p)]
+    cjk = [re.escape(p) for p in ordered if _is_cjk(p)]
+    parts = []
+    if latin:
+        parts.append(rf"(?<![{_LETTER}])(?:{'|'.join(latin)})(?![{_LETTER}])")
+    if cjk:
+        parts.append(rf"(?<![{_NEGATING_BEFORE}])(?:{'|'.join(cjk)}){_NEGATING_AFTER}")
+    return re.compile("|".join(parts) or "(?!)")
+
+
+_DECIDING_RE = alternation(list(_DECIDING))
+_WORD = re.compile(r"[^\W\d_][^\W_]*")
+FIRST_WORDS = frozenset(
+    p[0] if _is_cjk(p) else m.group(0) for p in _DECIDING if (m := _WORD.match(p)) is not None
+)
+"""The first word of every deciding phrase (the first character of a CJK one): a cheap
+test of whether a line could open with a verdict."""
 _CLAUSE_END = frozenset(".,;:!?()—–-→/|。，；：！？、）")
-# After an ambiguous word these still end its clause: 'APPROVED FOR …', 'Yes if …', 'Yes once …'.
-_CONTINUATIONS = (
-    "to ",
-    "for ",
-    "with ",
-    "on ",
-    "as ",
-    "in ",
-    "and ",
-    "if ",
-    "once ",
-    "after ",
-    "pending",
-    "provided",
-    "unless ",
-    "until ",
-    "when ",
-    "but ",
-    "subject to",
-    "assuming",
-    "但",
-    "，",
+# After an ambiguous word these still end its clause: 'APPROVED FOR …', 'Yes if …'. The
+# condition check decides what the continuation means.
+_CONTINUATIONS = phrases(
+    """
+to|for|with|on|as|in|and|if|once|after|pending|provided|unless|until|when|but|subject to|
+assuming|though|although|however|except|before|but|first|pero|mais|mas|aber|sobald|nachdem|
+dès que|quand|cuando|quando|但|，|一旦|后|後|之后|のち|ただし|但し|하지만|단
+"""
 )
 
 
@@ -204,23 +210,23 @@ class Hit:
     @property
     def ambiguous(self) -> bool:
         """An ordinary word too ('merge', 'pass', 'no'): decides only at a clause end."""
-        return self.phrase in _AMBIGUOUS
+        return self.phrase in AMBIGUOUS
 
 
 class LabelKind(Enum):
     """How much a label says about the whole document, and how its value is read."""
 
-    YESNO = "yesno"
-    """'Ready to merge?': the value's first word is the answer."""
+    QUESTION = "question"
+    """'Ready to merge?': the answer must be the first thing after it; no answer is no
+    verdict (a question is not an approval)."""
     VERDICT = "verdict"
-    """'Verdict:', 'Decision:': the first verdict word of the first clause decides."""
+    """'Verdict:', 'Decision:': the first verdict word of the first clause decides; a value
+    with no verdict word is a verdict that says nothing (not an approval)."""
+    OPINION = "opinion"
+    """'Recommendation:', 'Assessment:', 'Conclusion:': read like a verdict when the value
+    holds a verdict word, ignored otherwise (they also label per-finding advice)."""
     STATUS = "status"
     """'Status:', 'Result:': only a value that starts with a verdict word counts."""
-
-
-def clean_value(text: str) -> str:
-    """Normalize an already NFKC/case-folded value for matching: markup and `_` → spaces."""
-    return " ".join(text.translate(_MARKUP).split())
 
 
 def hits(value: str) -> list[Hit]:
@@ -232,13 +238,20 @@ def hits(value: str) -> list[Hit]:
 
 
 def is_clause_end(value: str, end: int) -> bool:
-    """True when the clause stops at `end` or continues with 'to …'/'for …' (APPROVED FOR …)."""
+    """True when the clause stops at `end` or continues with a word that the condition check
+    reads ('APPROVED FOR …', 'Yes, if …')."""
     if value[end : end + 1] in ("-", "/") and value[end + 1 : end + 2].isalnum():
         return False  # 'non-accepting', 'pass/fail': part of a word or an alternative
     rest = value[end:].lstrip(" ")
     if not rest or rest[0] in _CLAUSE_END:
         return True
-    return rest.startswith(_CONTINUATIONS)
+    if value[end - 1 : end].isascii() and not rest[0].isascii():
+        return True  # a Latin word followed by CJK text: 'clean 合并之后再补文档'
+    return any(rest.startswith(c) and _edge(rest, len(c)) for c in _CONTINUATIONS)
+
+
+def _edge(text: str, at: int) -> bool:
+    return at >= len(text) or not text[at].isalnum() or not text[at - 1].isascii()
 
 
 def first_hit(value: str, *, at_start: bool, max_words: int = 6) -> Hit | None:
@@ -250,7 +263,7 @@ def first_hit(value: str, *, at_start: bool, max_words: int = 6) -> Hit | None:
     """
     if at_start:
         return _hit_at_start(value)
-    clause_end = _first_clause_end(value[:400])
+    clause_end = first_clause_end(value[:400])
     for hit in hits(value[: clause_end + 1]):
         misplaced = len(value[: hit.start].split()) > max_words
         if hit.start > clause_end or misplaced or hit.decision is None:
@@ -270,7 +283,7 @@ def _hit_at_start(value: str) -> Hit | None:
     return hit
 
 
-def _first_clause_end(value: str) -> int:
+def first_clause_end(value: str) -> int:
     """Index of the first sentence/clause break ('. ', ';', '—', ' - ') or len(value)."""
     for i, ch in enumerate(value):
         if ch in ".;。；!！" and (i + 1 == len(value) or value[i + 1] in " \t"):
@@ -280,74 +293,89 @@ def _first_clause_end(value: str) -> int:
     return len(value)
 
 
-def qualifier_of(value: str, hit: Hit) -> str | None:
-    """The phrase that makes an approval conditional or soft, or None when it is unconditional.
+# --------------------------------------------------------------------------- labels
 
-    Looks at the whole value except the approving phrase itself, after removing extras that are
-    explicitly non-blocking ('with commendations', "doesn't block the merge").
-    """
-    after = _NON_BLOCKING_RE.sub(" ", value[hit.end :]).lstrip(" -—:")
-    if after.startswith("with "):
-        return " ".join(after.split()[:3])  # 'APPROVED WITH X' is not an approval
-    rest = _NON_BLOCKING_RE.sub(" ", value[: hit.start] + " " + value[hit.end :])
-    for match in _QUALIFIER_RE.finditer(rest):
-        phrase = match.group(0)
-        decision = _DECIDING.get(phrase, F)
-        if decision is Decision.APPROVE:
-            continue
-        return phrase
-    return None
-
-
-# Labels. Values are normalized label texts (see `label_kind`).
-_YESNO_LABELS = frozenset(
-    _bar(
-        """ready to merge|ready for merge|merge-ready|merge ready|mergeable|can merge|ok to merge|
-safe to merge|ship it|lgtm|approve|approved|merge|merge?|可合并|是否可合并|能否合并|可否合并|
-可以合并吗|合并|マージ可否|マージ|병합 가능 여부|병합 가능|병합|머지|listo para merge|
-listo para fusionar|pronto para merge|pronto para merge?|prêt à fusionner|prêt pour merge"""
+_QUESTION_LABELS = frozenset(
+    phrases(
+        """ready to merge|ready for merge|merge ready|merge-ready|mergeable|can merge|ok to merge|
+safe to merge|ship it|lgtm|approve|approved|merge|good to merge|can this be merged|
+can it be merged|should this be merged|should we merge|is it safe to merge|is this ready|
+is it ready to merge|is this ready to merge|ready to ship|ready to land|
+可合并|是否可合并|能否合并|可否合并|可以合并吗|是否可以合并|合并|マージ可否|マージ|
+병합 가능 여부|병합 가능|병합|머지|listo para merge|listo para fusionar|pronto para merge|
+prêt à fusionner|prêt pour merge|bereit zum mergen|bereit zum merge|готово к слиянию"""
     )
 )
 _VERDICT_LABELS = frozenset(
-    _bar(
-        """verdict|decision|conclusion|recommendation|assessment|judgement|judgment|approval|ruling|
-final call|merge decision|review decision|gate decision|overall|final|判定|结论|結論|判断|
-审查结论|评审结论|审核结论|决定|결론|판정|결정|최종 판정|veredicto|veredito|decisión|decisão|
-conclusión|conclusão|recomendación|recomendação|décision|avis|verdict final"""
+    phrases(
+        """verdict|ruling|final call|merge decision|review decision|
+gate decision|approval decision|final verdict|overall verdict|review verdict|
+判定|结论|結論|裁定|定级|评级|결론|판정|
+veredicto|dictamen|veredito|parecer|verdict final|urteil|verdetto|вердикт|заключение"""
+    )
+)
+_OPINION_LABELS = frozenset(
+    phrases(
+        """recommendation|assessment|conclusion|approval|overall|final|overall assessment|
+decision|judgement|judgment|判断|决定|결정|decisión|decisão|décision|entscheidung|decisione|
+решение|
+final recommendation|overall recommendation|overall conclusion|final assessment|
+建议|意见|结论建议|評価|総評|권고|추천|recomendación|conclusión|recomendação|conclusão|avis|
+conclusion finale|recommandation|fazit|empfehlung|bewertung|esito|raccomandazione|итог|
+рекомендация|оценка"""
     )
 )
 _STATUS_LABELS = frozenset(
-    _bar(
+    phrases(
         """status|result|results|outcome|quality|code quality|spec|spec compliance|gate|review|
-review result|gate result|状态|结果|結果|状態|ステータス|상태|결과|estado|resultado|statut|
-résultat"""
+review result|gate result|review status|
+状态|结果|結果|状態|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
+статус|результат"""
     )
 )
 _MODIFIERS = frozenset(
-    _bar(
+    phrases(
         """
 overall|final|review|code|pr|gate|merge|one-line|aggregate|consensus|round|re-review|the|my|
-our|最终|最終|최종|総合|综合|整体
+our|executive|summary|task|implementation|change|patch|diff|
+最终|最終|최종|総合|综合|整体|総体|总体|總體|本次|审查|评审|审核|审批|代码|合并|レビュー|종합|리뷰|
+final|general|geral|globale|gesamt|общий|итоговый
 """
     )
+)
+_KINDS = (
+    (LabelKind.QUESTION, _QUESTION_LABELS),
+    (LabelKind.VERDICT, _VERDICT_LABELS),
+    (LabelKind.OPINION, _OPINION_LABELS),
+    (LabelKind.STATUS, _STATUS_LABELS),
+)
+# CJK labels are written without spaces: '综合判定', '本次审查结论', '审批建议'.
+_CJK_MODIFIER_RE = re.compile(
+    "^(?:" + "|".join(sorted((m for m in _MODIFIERS if _is_cjk(m)), key=len, reverse=True)) + ")+"
 )
 
 
 def label_kind(label: str) -> LabelKind | None:
-    """Classify a normalized label ('overall verdict', 'ready to merge', 'status') or None."""
-    for kind, table in (
-        (LabelKind.YESNO, _YESNO_LABELS),
-        (LabelKind.VERDICT, _VERDICT_LABELS),
-        (LabelKind.STATUS, _STATUS_LABELS),
-    ):
+    """Classify a normalized label ('overall verdict', 'ready to merge', '综合判定') or None."""
+    label = clean_value(label)
+    for kind, table in _KINDS:
         if label in table:
             return kind
+    if label and _is_cjk(label):
+        core = _CJK_MODIFIER_RE.sub("", label)
+        return label_kind(core) if core != label and core else None
+    return _modified_label(label)
+
+
+def _modified_label(label: str) -> LabelKind | None:
+    """'overall verdict', 'final r6', 'task quality': modifiers before a known label."""
     words = label.split()
     if not words or len(words) > 4:
         return None
     if words[0] in ("overall", "final", "最终", "最終", "최종") and len(words) <= 3:
-        return LabelKind.VERDICT
+        kind = label_kind(" ".join(words[1:])) if len(words) > 1 else None
+        return kind if kind is not None else LabelKind.OPINION
     head = [w for w in words[:-1] if not w.rstrip("0123456789-").endswith(("round", "r"))]
-    if all(w in _MODIFIERS for w in head):
-        return label_kind(words[-1]) if len(words) > 1 else None
+    if all(w in _MODIFIERS for w in head) and len(words) > 1:
+        return label_kind(words[-1])
     return None

@@ -1,0 +1,115 @@
+"""The implementer's prompts: the task (with the HELP marker and the result format), the request
+sent to an advisor, and the guidance that resumes the implementer's session.
+
+Each is a versioned template in `templates/<name>.v<N>.md` with `string.Template` placeholders
+(`$name`; code and JSON are full of braces). A rendered prompt records its template's name,
+version and sha256, so a record can say exactly which words an agent was given. The marker is
+only ever written inline in these templates, never alone on a line: an agent that echoes its
+prompt does not ask for help by doing so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "MAX_SPEC_CHARS",
+    "TEMPLATE_VERSIONS",
+    "RenderedPrompt",
+    "fence",
+    "implementer_prompt",
+    "load_template",
+    "result_format",
+]
+
+TEMPLATE_VERSIONS: dict[str, int] = {"implementer": 1, "advisor": 1, "guidance": 1}
+MAX_SPEC_CHARS = 40_000
+"""Longest task text put into an implementer or advisor prompt (the rest is cut, and says so)."""
+_BACKTICKS = re.compile(r"`{3,}")
+
+
+class RenderedPrompt(BaseModel):
+    """A prompt as sent to an agent, with the identity of its template."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    template: str
+    version: int
+    template_sha256: str
+
+
+@dataclass(frozen=True)
+class _Template:
+    name: str
+    version: int
+    source: str
+
+    def render(self, **values: str) -> RenderedPrompt:
+        text = Template(self.source).substitute(values)
+        digest = hashlib.sha256(self.source.encode("utf-8")).hexdigest()
+        return RenderedPrompt(
+            text=text, template=self.name, version=self.version, template_sha256=digest
+        )
+
+
+def load_template(name: str) -> _Template:
+    """The current version of a built-in template (`implementer`, `advisor`, `guidance`)."""
+    version = TEMPLATE_VERSIONS[name]
+    filename = f"{name}.v{version}.md"
+    source = resources.files(__package__).joinpath("templates", filename).read_text("utf-8")
+    return _Template(name, version, source)
+
+
+def fence(text: str, info: str = "text") -> str:
+    """`text` in a Markdown code fence longer than any backtick run inside it (quoted as data)."""
+    longest = max((len(m.group()) for m in _BACKTICKS.finditer(text)), default=2)
+    ticks = "`" * (longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{ticks}{info}\n{body}{ticks}"
+
+
+def cut(text: str, limit: int, *, keep: str = "head") -> str:
+    """`text` bounded to `limit` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    left = len(text) - limit
+    if keep == "tail":
+        return f"[... {left} earlier characters left out]\n" + text[-limit:]
+    return text[:limit] + f"\n[... {left} more characters left out]"
+
+
+def result_format(task_id: str) -> str:
+    """The `agent-result` format line, with the task id filled in. Placeholders in <angle
+    brackets> are not JSON, so an agent that echoes the line verbatim does not hand in a result."""
+    return (
+        '{"task_id": ' + json.dumps(task_id) + ', "success": <true|false>, '
+        '"completed_normally": <true|false>, "todos": ["<what is left>"], '
+        '"requested_help": <true|false>, "help_context": <the JSON object, or null>, '
+        '"notes": "<what you changed and why>", "files_changed": ["<path>"]}'
+    )
+
+
+def implementer_prompt(*, task_id: str, spec: str, files: str = "None listed.") -> RenderedPrompt:
+    """The implementer's prompt for one task: `spec` (the task as text: title, description,
+    acceptance criteria), the current `files` (already formatted), the HELP marker with its
+    optional JSON context line, and the `agent-result` format it must end with."""
+    return load_template("implementer").render(
+        task_id=task_id,
+        spec=cut(spec, MAX_SPEC_CHARS),
+        files=files,
+        result_format=result_format(task_id),
+    )
+
+
+def json_line(value: Any) -> str:
+    """A value as compact JSON for a prompt (non-ASCII kept readable)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,32 @@
+"""The run report: one self-contained HTML file per run, and finding runs on disk.
+
+* `write_report(run_dir)` — `<run dir>/report.html` from the run's `events.jsonl`: a timeline
+  (phases, units, tasks, one bar per agent attempt), verdicts with their evidence line,
+  findings by severity, checks, verification results, alerts, token and cost charts. Inline
+  CSS and SVG, no script, a strict Content-Security-Policy; every agent text escaped.
+* `resolve_run(run, state_dir)` / `find_runs(state_dir, since=...)` — what `mergegate stats`
+  and `mergegate report` read.
+
+Layer L2 (beside the agent backends): reads events and metrics, writes one file.
+"""
+
+from __future__ import annotations
+
+from mergegate.report._html import (
+    REPORT_FILE,
+    content_security_policy,
+    render_report,
+    write_report,
+)
+from mergegate.report._runs import RUNS_DIR, find_runs, resolve_run, run_started
+
+__all__ = [
+    "REPORT_FILE",
+    "RUNS_DIR",
+    "content_security_policy",
+    "find_runs",
+    "render_report",
+    "resolve_run",
+    "run_started",
+    "write_report",
+]

@@ -1,0 +1,204 @@
+"""The self-contained HTML report of one run: Jinja2 with autoescape, inline CSS and SVG.
+
+Agent text is untrusted, so the page is built to run nothing of it:
+
+* every value goes through Jinja2's autoescape (`Environment(autoescape=True)`); the only
+  value marked safe is the stylesheet, a file of this package;
+* there is no script at all, and the Content-Security-Policy forbids any:
+  `default-src 'none'; style-src 'sha256-…'; img-src data:; base-uri 'none'; form-action 'none'`
+  (the style hash pins our stylesheet, so even an injected `style` attribute would not apply);
+* no link is built from data (the only `href`s are the page's own `#anchors`), so a
+  `javascript:` URL in agent output is only ever text.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, StrictUndefined, Template
+from markupsafe import Markup
+
+from mergegate import __version__
+from mergegate.atomic_files import write_atomic
+from mergegate.errors import UsageError
+from mergegate.events import (
+    SCHEMA_VERSION,
+    Alert,
+    EventBase,
+    EventStream,
+    ReviewFinished,
+    RunFinished,
+    RunStarted,
+    read_events,
+)
+from mergegate.metrics import AlertRules, compute_metrics, evaluate_alerts
+from mergegate.report._view import (
+    ROLES,
+    build_charts,
+    build_tables,
+    build_timeline,
+    findings_by_severity,
+    where,
+)
+
+__all__ = ["REPORT_FILE", "content_security_policy", "render_report", "write_report"]
+
+REPORT_FILE = "report.html"
+
+
+@cache
+def _stylesheet() -> str:
+    text = resources.files(__package__).joinpath("templates", "report.css").read_text("utf-8")
+    if "</" in text:  # pragma: no cover - a packaging mistake, not data
+        raise RuntimeError("the report stylesheet must not contain '</'")
+    return text
+
+
+def content_security_policy() -> str:
+    """The page's policy: nothing may load or run but the report's own stylesheet."""
+    digest = base64.b64encode(hashlib.sha256(_stylesheet().encode("utf-8")).digest()).decode()
+    return (
+        f"default-src 'none'; style-src 'sha256-{digest}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+@cache
+def _template() -> Template:
+    env = Environment(
+        autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    )
+    env.filters.update(
+        secs=_secs,
+        num=lambda n: f"{n:,}",
+        pct=lambda r: "—" if r is None else f"{r:.1%}",
+        ratio=lambda r: "—" if r is None else f"{r:.2f}",
+        usd=lambda v: f"${v:,.4f}",
+        when=lambda t: "—" if t is None else t.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        css=_css_name,
+        where=where,
+    )
+    env.globals["roles"] = ROLES
+    source = resources.files(__package__).joinpath("templates", "report.html.j2").read_text("utf-8")
+    return env.from_string(source)
+
+
+def _secs(value: float) -> str:
+    if value < 120:
+        return f"{value:.1f} s"
+    if value < 7200:
+        return f"{value / 60:.1f} min"
+    return f"{value / 3600:.2f} h"
+
+
+def _css_name(value: object) -> str:
+    """A class-name suffix: letters, digits, `_` and `-` only (anything else becomes `-`)."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "-" for c in str(value))[
+        :40
+    ]
+
+
+@dataclass(frozen=True)
+class _Run:
+    run_id: str
+    status: str
+    plan: str
+    started: datetime | None
+    exit_code: int | None
+    message: str
+
+
+def _run_header(events: Sequence[EventBase], fallback_id: str) -> _Run:
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    finished = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
+    review = next(
+        (e for e in reversed(events) if isinstance(e, ReviewFinished) and not e.task), None
+    )
+    run_id = next((e.run_id for e in events if e.run_id), fallback_id)
+    status = finished.status if finished else (review.status if review else "unfinished")
+    return _Run(
+        run_id=run_id,
+        status=status,
+        plan=started.plan if started else "",
+        started=started.at if started else (events[0].at if events else None),
+        exit_code=finished.exit_code if finished else None,
+        message=finished.message if finished else (review.message if review else ""),
+    )
+
+
+def render_report(
+    stream: EventStream,
+    *,
+    rules: AlertRules | None = None,
+    generated: datetime | None = None,
+) -> str:
+    """The HTML page for one run's stream. Alerts: those in the stream plus any the rules
+    find now (each once)."""
+    events = stream.known()
+    metrics = compute_metrics(stream.events)
+    alerts = _alerts(events, rules)
+    tables, cut = build_tables(events)
+    notes = []
+    if stream.unknown:
+        notes.append(f"{stream.unknown} event(s) of kinds this version does not know were kept out")
+    if stream.replayed:
+        notes.append(f"{stream.replayed} replayed event(s) were counted once")
+    if stream.torn:
+        notes.append("the last line of the stream was cut by a crash and skipped")
+    values: dict[str, Any] = {
+        "csp": content_security_policy(),
+        # our own file (never data), pinned by the CSP hash
+        "css": Markup(_stylesheet()),  # noqa: S704
+        "run": _run_header(events, stream.source.parent.name if stream.source else "run"),
+        "metrics": metrics,
+        "alerts": alerts,
+        "timeline": build_timeline(events),
+        "tables": tables,
+        "cut": cut,
+        "findings": findings_by_severity(events),
+        "charts": build_charts(metrics),
+        "stream_note": "; ".join(notes),
+        "version": __version__,
+        "source": str(stream.source or "events"),
+        "schema_version": SCHEMA_VERSION,
+        "generated": generated or datetime.now(UTC),
+    }
+    return _template().render(values)
+
+
+def _alerts(events: Sequence[EventBase], rules: AlertRules | None) -> list[Alert]:
+    recorded = [e for e in events if isinstance(e, Alert)]
+    seen = {a.key for a in recorded}
+    found = [a for a in evaluate_alerts(events, rules) if a.key not in seen]
+    return recorded + found
+
+
+def write_report(
+    run_dir: Path,
+    *,
+    stream: EventStream | None = None,
+    output: Path | None = None,
+    rules: AlertRules | None = None,
+) -> Path:
+    """Write `<run_dir>/report.html` (or `output`) atomically and return its path.
+
+    The engine calls this at the end of a run; `mergegate report` calls it for any run.
+    `stream` defaults to the run's `events.jsonl`. Raises `UsageError` (exit 2) when the stream
+    cannot be read or the file cannot be written.
+    """
+    if stream is None:
+        stream = read_events(run_dir)
+    target = output or run_dir / REPORT_FILE
+    try:
+        write_atomic(target, render_report(stream, rules=rules))
+    except OSError as exc:
+        raise UsageError(f"cannot write the report {target}: {exc.strerror or exc}") from exc
+    return target

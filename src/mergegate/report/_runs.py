@@ -1,0 +1,67 @@
+"""Finding runs: a run id or a directory, or every run under the state directory's `runs/`."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mergegate.errors import UsageError
+from mergegate.events import EVENTS_FILE, MAX_LINE_BYTES
+
+__all__ = ["RUNS_DIR", "find_runs", "resolve_run", "run_started"]
+
+RUNS_DIR = "runs"
+REVIEWS_DIR = "reviews"
+
+
+def resolve_run(run: str, state_dir: Path) -> Path:
+    """The directory of `run`: a directory path as given, else `<state>/runs/<run>`, else
+    `<state>/reviews/<run>` (a `mergegate review` run). `UsageError` (exit 2) naming where it
+    looked when none exists."""
+    given = Path(run).expanduser()
+    if given.is_dir():
+        return given
+    if "/" in run or run.startswith(".") or not run:
+        raise UsageError(f"no run directory {run!r}")
+    for folder in (RUNS_DIR, REVIEWS_DIR):
+        candidate = state_dir / folder / run
+        if candidate.is_dir():
+            return candidate
+    raise UsageError(
+        f"no run {run!r}: not a directory, and not under {state_dir / RUNS_DIR} "
+        f"or {state_dir / REVIEWS_DIR}"
+    )
+
+
+def find_runs(state_dir: Path, *, since: datetime | None = None) -> list[Path]:
+    """Every run directory under `<state>/runs/` that has an event stream, oldest first;
+    with `since` (timezone-aware), only runs that started at or after it."""
+    root = state_dir / RUNS_DIR
+    if not root.is_dir():
+        return []
+    found = []
+    for path in sorted(root.iterdir()):
+        events = path / EVENTS_FILE
+        if not events.is_file():
+            continue
+        if since is not None and run_started(path) < since:
+            continue
+        found.append(path)
+    return found
+
+
+def run_started(run_dir: Path) -> datetime:
+    """When a run started: the time of the first event of its stream (its file's modification
+    time when that line cannot be read). Always timezone-aware."""
+    path = run_dir / EVENTS_FILE
+    try:
+        with path.open("rb") as handle:
+            first = json.loads(handle.readline(MAX_LINE_BYTES))
+        return _aware(datetime.fromisoformat(first["at"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return datetime.fromtimestamp(path.stat().st_mtime).astimezone()
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)

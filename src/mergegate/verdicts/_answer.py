@@ -1,0 +1,221 @@
+"""Reading the answer after a verdict label: the allow-list rule for one verdict site.
+
+An answer approves only when (rule (b) of `docs/verdicts.md`):
+
+1. it *starts* with an affirmative token from the closed vocabulary (`_vocab`), after
+   decoration (emoji, markup, list markers) and at most one lead-in word (`overall`, `final`);
+2. what follows the token on the line is only decoration, explicitly non-blocking extras from
+   a closed list (`with nits`, `with commendations`, `(0 blocking)` …), or a reason that
+   passes the condition check: no hedge (`Yes? I am not sure`), no condition, contrast or
+   obligation in the answer's own clause (`Yes, once …`, `APPROVED WITH X`, `通过，但 …`), no
+   contrary verdict, withdrawal, blocking content or merge-tied condition in the sentences
+   after it;
+3. in a heading, nothing but decoration follows (`# Ready to merge? Yes — a checklist` is a
+   title that contains the words, not a verdict).
+
+Anything else is not an approval: a non-approving token decides (`fixes`/`reject`), a hedge
+or a heading with more text is `malformed`, a condition is `fixes`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
+
+__all__ = ["Answer", "after_approval", "read_answer", "strip_decor"]
+
+_A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+_LEAD_INS = ("overall ", "final ", "verdict ")
+# A status value that is only one of these says nothing about the whole document.
+_NOT_A_STATUS = frozenset({"yes", "no", "ready", "go", "merge", "proceed", "ship", "y"})
+_SENTENCE_END = re.compile(r"[.!。！](?:\s|$)|\s\?\s")
+_NEUTRAL_HEAD = re.compile(r"[^,;，；、—]*[,;，；、—]")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What one verdict site answers."""
+
+    decision: Decision
+    phrase: str
+    """The deciding token (or '' when the answer is missing)."""
+    why: str | None = None
+    """Why an approving token did not approve ('qualified by once', 'hedged: ?' …)."""
+    clean: bool = False
+    """The answer is 'clean': an approval only where finding counts confirm it."""
+
+
+def strip_decor(text: str) -> str:
+    """Drop a leading list marker, emoji, check marks and punctuation; keep numbers."""
+    i = 0
+    while i < len(text) and not text[i].isalnum():
+        i += 1
+    return text[i:].strip()
+
+
+def read_answer(value: str, kind: LabelKind, *, heading: int = 0) -> Answer | None:
+    """The answer in a cleaned `value` (see `_vocab.clean_value`) after a label of `kind`.
+
+    None when the value holds no verdict word where one would count (the caller decides
+    whether a label without an answer is itself a site).
+    """
+    value = strip_decor(value)
+    for lead in _LEAD_INS:
+        if value.startswith(lead) and first_hit(value[len(lead) :], at_start=True):
+            value = value[len(lead) :]
+            break
+    hit = first_hit(value, at_start=True)
+    if hit is None:
+        return _not_at_start(value, kind)
+    assert hit.decision is not None
+    if kind is LabelKind.STATUS and hit.phrase in _NOT_A_STATUS:
+        return None
+    if hit.decision is not _A:
+        return Answer(hit.decision, hit.phrase)
+    problem = after_approval(value[hit.end :], heading=heading)
+    if problem is not None:
+        return Answer(problem[0], hit.phrase, problem[1])
+    return Answer(_A, hit.phrase, clean=hit.phrase == "clean")
+
+
+def _not_at_start(value: str, kind: LabelKind) -> Answer | None:
+    """No verdict word opens the value: a no later in its first clause still counts."""
+    if kind is LabelKind.STATUS:
+        return _after_workflow_word(value)
+    inner = first_hit(value, at_start=False)
+    if inner is None or inner.decision is None:
+        return None
+    if inner.decision is not _A:
+        return Answer(inner.decision, inner.phrase)
+    if kind not in (LabelKind.VERDICT, LabelKind.QUESTION):
+        return None
+    problem = sig.condition_in(value, answer_clause=True)
+    if problem is not None:
+        return Answer(_F, inner.phrase, f"qualified by '{problem}'")
+    return Answer(_M, inner.phrase, "the approving word does not open the answer")
+
+
+def _after_workflow_word(value: str) -> Answer | None:
+    """'Status: review complete, can merge after P0 is fixed': a workflow word opens the
+    value and the verdict follows in the next clause (conditions anywhere in it count)."""
+    head = _NEUTRAL_HEAD.match(value)
+    if head is None:
+        return None
+    found = hits(value[: head.end()])
+    if not found or any(h.decision is not None for h in found):
+        return None
+    rest = value[head.end() :].strip()
+    inner = first_hit(rest, at_start=False)
+    if inner is None or inner.decision is None:
+        return None
+    if inner.decision is not _A:
+        return Answer(inner.decision, inner.phrase)
+    problem = sig.condition_in(rest, answer_clause=True)
+    if problem is not None:
+        return Answer(_F, inner.phrase, f"qualified by '{problem}'")
+    after = after_approval(rest[inner.end :])
+    return Answer(after[0], inner.phrase, after[1]) if after else Answer(_A, inner.phrase)
+
+
+def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | None:
+    """Why the text after an affirmative token keeps it from approving, or None.
+
+    `heading` is the heading level of the line (0: not a heading). Returns the decision it
+    becomes and the reason.
+    """
+    rest = _skip_extras(tail)
+    end_match = _SENTENCE_END.search(rest)
+    clause = rest[: end_match.start() + 1] if end_match else rest
+    later = rest[len(clause) :]
+    found = _answer_clause_problem(clause)
+    if found is not None:
+        return found
+    if heading and not _only_restates(rest, title=heading == 1):
+        return _M, f"a heading with more than its answer ('{rest.strip()[:40]}') is a title"
+    for sentence in _sentences(later):
+        # A later sentence that says yes again ('… Ship it, after X') or opens with a
+        # contrast ('… — but rename the flag') is read like the answer itself.
+        again = any(h.decision is _A and not h.ambiguous for h in hits(sentence))
+        again = again or sig.CONTRAST_OPENING.match(sentence) is not None
+        found = _answer_clause_problem(sentence) if again else None
+        found = found or sentence_problem(sentence, same_line=True)
+        if found is not None:
+            return found
+    return None
+
+
+def _only_restates(clause: str, *, title: bool) -> bool:
+    """A heading's text after its answer is only decoration, or (below a document title) one
+    more affirmative phrase ('## Decision: APPROVED - PROCEED TO WEEK 5-6')."""
+    rest = strip_decor(clause)
+    if not rest:
+        return True
+    again = first_hit(rest, at_start=True)
+    return not title and again is not None and again.decision is _A
+
+
+def _skip_extras(tail: str) -> str:
+    """Drop decoration and explicitly non-blocking extras right after the token."""
+    rest = tail
+    while True:
+        stripped = rest.lstrip(" *`✅✔☑🟢👍!:-–")
+        extra = sig.non_blocking_extra(stripped)
+        if extra:
+            rest = stripped[extra:]
+            continue
+        return stripped
+
+
+def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
+    doubt = sig.doubt_in(clause)
+    if doubt is not None:
+        return _M, f"hedged ('{doubt}')"
+    condition = sig.condition_in(clause, answer_clause=True)
+    if condition is not None:
+        return _F, f"qualified by '{condition}'"
+    if clause.lstrip(" ,").startswith(("with ", "con ", "com ", "avec ", "mit ")):
+        return _F, f"'{' '.join(clause.split()[:3])}' is not an explicitly non-blocking extra"
+    conflict = _conflicting(clause)
+    if conflict is not None:
+        return _F, f"the same clause also says '{conflict.phrase}'"
+    return sentence_problem(clause)
+
+
+def _conflicting(clause: str) -> Hit | None:
+    """A no in the answer's own clause ('Yes and no', 'approved, changes requested'). An
+    ordinary word ('no', 'fail') counts only where it ends its clause."""
+    for hit in hits(clause):
+        if hit.decision not in (_F, _R):
+            continue
+        if hit.phrase in AMBIGUOUS and not is_clause_end(clause, hit.end):
+            continue
+        if not sig.negated_before(clause, hit.start, words=2):
+            return hit
+    return None
+
+
+def sentence_problem(sentence: str, *, same_line: bool = False) -> tuple[Decision, str] | None:
+    """What a sentence after an approval does to it: withdraw (`reject`), contradict (its
+    decision), condition or block (`fixes`); None when it does none of these. `same_line`:
+    the sentence is on the verdict's own line."""
+    withdrawn = sig.withdrawal_in(sentence)
+    if withdrawn is not None:
+        return _R, f"withdrawn ('{withdrawn}')"
+    contrary = sig.contrary_in(sentence)
+    if contrary is not None:
+        return contrary[0], f"contradicted ('{contrary[1]}')"
+    condition = sig.condition_in(sentence, answer_clause=False, same_line=same_line)
+    if condition is not None:
+        return _F, f"conditioned ('{condition}')"
+    blocking = sig.blocking_in(sentence)
+    if blocking is not None:
+        return _F, f"blocking content ('{blocking}')"
+    return None
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?。！？])\s+", text) if s.strip()]

@@ -1,0 +1,165 @@
+"""Lines that are themselves a verdict: a heading (`## Ready to merge`), a whole line
+(`Not approved.`), a line starting with LGTM/ACK/NACK, a line (or a bold span) opening a verdict
+section (`## Verdict` → `Merge`), and a recorded submit command (`… --verdict pass`)."""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import Answer, after_approval, read_answer, strip_decor
+from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._site import LIST_MARK, Site, make_site, without_list_mark
+from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import (
+    AMBIGUOUS,
+    FIRST_WORDS,
+    LabelKind,
+    alternation,
+    clean_value,
+    first_hit,
+    phrases,
+)
+
+__all__ = ["bare_site", "cli_flag", "heading_phrase", "opens_with_verdict_word"]
+
+_A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+
+# --------------------------------------------------------------------------- bare verdicts
+
+_LGTM_FAMILY = frozenset(phrases("lgtm|looks good to me|ship it|shipit|ack|acked"))
+_NEGATIVE_FAMILY = frozenset(phrases("nack|nak|nacked"))
+# Phrases that may stand alone on a line as a verdict: never an ordinary word, never a
+# claim about findings ('No issues.' alone is not a verdict).
+_FINDINGS_CLAIMS = frozenset(phrases("no findings|no issues|no issues found|zero findings|clean"))
+_TERMINAL = re.compile(r"[ \t.!。！✅❌⚠️🟢🔴🟡*_`]*$")
+
+
+def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
+    del doc
+    if line.heading_level:
+        return None
+    text = line.clean
+    value = strip_decor(without_list_mark(text))
+    hit = first_hit(value, at_start=True)
+    if hit is not None and hit.decision is not None:
+        rest = value[hit.end :]
+        if rest.lstrip().startswith(":"):
+            return None  # 'Approved by: …' is a label, not a verdict
+        if hit.phrase in _LGTM_FAMILY or hit.phrase in _NEGATIVE_FAMILY:
+            return _lgtm(index, line, value, hit.phrase)
+        whole = _TERMINAL.fullmatch(rest) is not None
+        plain = hit.phrase not in AMBIGUOUS and hit.phrase not in _FINDINGS_CLAIMS
+        placed = not LIST_MARK.match(line.raw) or _in_verdict_section(line)
+        answer = read_answer(value, LabelKind.VERDICT) if whole and plain and placed else None
+        if answer is not None:
+            return make_site(index, line, answer, dialect="verdict-line", where="line", kind=None)
+    if _in_verdict_section(line):
+        return _section_line(index, line, value, hit is not None)
+    return None
+
+
+def opens_with_verdict_word(text: str) -> bool:
+    """Cheap: does the first word (after decoration) start some verdict phrase?"""
+    match = _FIRST_WORD.search(text[:40])
+    if match is None:
+        return False
+    word = match.group(0)
+    return word in FIRST_WORDS or word[0] in FIRST_WORDS
+
+
+_FIRST_WORD = re.compile(r"[^\W\d_][^\W_]*")
+
+
+def _in_verdict_section(line: Line) -> bool:
+    section = line.section
+    return section is not None and section.verdict_like
+
+
+def _lgtm(index: int, line: Line, value: str, phrase: str) -> Site | None:
+    if phrase in _NEGATIVE_FAMILY:
+        answer = Answer(_R, phrase)
+    elif phrase in ("ack", "acked") and _TERMINAL.fullmatch(value[len(phrase) :]) is None:
+        # 'ACK — received the patch' acknowledges receipt; only a bare ACK is a verdict.
+        answer = Answer(_M, phrase, "an ACK followed by more text is a receipt, not a verdict")
+    else:
+        found = read_answer(value, LabelKind.VERDICT)
+        if found is None:
+            return None
+        answer = found
+    return make_site(index, line, answer, dialect="lgtm", where="line start", kind=None)
+
+
+def _section_line(index: int, line: Line, value: str, opens_with_word: bool) -> Site | None:
+    if opens_with_word and not any(value.startswith(c) for c in _FINDINGS_CLAIMS):
+        answer = read_answer(value, LabelKind.OPINION)
+        if answer is not None:
+            where = "verdict section"
+            return make_site(index, line, answer, dialect="verdict-section", where=where, kind=None)
+    section = line.section
+    if section is not None and "summary" in section.text:
+        return None
+    for match in _EMPHASIS.finditer(line.low):
+        span = clean_value(next(g for g in match.groups() if g is not None))
+        hit = first_hit(span, at_start=True)
+        if hit is None or hit.decision is None or hit.end != len(span.rstrip(" .!")):
+            continue
+        tail = clean_value(line.low[match.end() :])
+        answer = read_answer(f"{span} {tail}", LabelKind.OPINION)
+        if answer is None:
+            continue
+        where = "verdict section (emphasis)"
+        return make_site(index, line, answer, dialect="verdict-section", where=where, kind=None)
+    return None
+
+
+_EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
+
+
+def heading_phrase(index: int, line: Line) -> Site | None:
+    """A heading that is itself a verdict: '## Ready to merge', '## LGTM', '## Approved'."""
+    value = strip_decor(clean_value(norm(line.heading_text)))
+    hit = first_hit(value, at_start=True)
+    if hit is None or hit.decision is None or hit.phrase in _FINDINGS_CLAIMS:
+        return None
+    if hit.phrase in AMBIGUOUS:
+        return None  # '## Issues', '## Merge': an ordinary word as a title
+    answer = read_answer(value, LabelKind.VERDICT, heading=line.heading_level)
+    if answer is None:
+        return None
+    return make_site(index, line, answer, dialect="verdict-line", where="heading", kind=None)
+
+
+# --------------------------------------------------------------------------- cli flag
+
+_CLI_FLAG = re.compile(r"--verdict[= ]+[\"']?([a-z_-]{2,30})")
+_NOT_RUN = alternation(
+    phrases(
+        """did not run|didn't run|not run|never ran|would run|could run|you can run|to run|
+not executed|skipped|next step|next:|then:|todo:|to do:|example|e.g.|dry run|do not run|
+don't run|would submit|will run|should run|must run|run this|run:|please run|once approved"""
+    )
+)
+
+
+def cli_flag(index: int, line: Line, text: str) -> Site | None:
+    """A recorded submit command '… --verdict pass', unless the line says it did not run."""
+    if "--verdict" not in text:
+        return None
+    match = _CLI_FLAG.search(text)
+    if match is None or _NOT_RUN.search(text[: match.start()]):
+        return None
+    value = clean_value(match.group(1))
+    hit = first_hit(value, at_start=True)
+    if hit is None or hit.decision is None:
+        return None
+    answer = Answer(hit.decision, hit.phrase)
+    tail = _CLI_ARGS.sub(" ", text[match.end() :])
+    if answer.decision is _A and tail.strip(" '\"`"):
+        problem = after_approval(clean_value(tail))  # '… --verdict pass, once CI is green'
+        if problem is not None:
+            answer = Answer(problem[0], hit.phrase, problem[1])
+    return make_site(index, line, answer, dialect="cli-flag", where="--verdict flag", kind=None)
+
+
+_CLI_ARGS = re.compile(r"(?:^|\s)--?[a-z][\w-]*(?:[= ]+(?:\"[^\"]*\"|'[^']*'|[^\s-][^\s]*))?")

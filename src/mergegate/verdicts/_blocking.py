@@ -1,0 +1,198 @@
+"""Blocking content in the deciding part of a document (rule (c) of `docs/verdicts.md`).
+
+An approval next to blocking content is not an approval. Blocking content is:
+
+* a section headed Critical / Blocker(s) / Blocking / Must fix / P0 (in any listed language;
+  a heading or a bold line standing alone) that lists at least one item which is neither a
+  "none" (`(none)`, `None.`, `无。`) nor marked as already fixed;
+* a list item tagged that way (`- **Critical**: …`, `- [BLOCKER] …`, `- MUST FIX: …`), a
+  `Blocking: <something>` line, or blocking prose ("must be fixed before merge", "blocks the
+  merge"), unless negated in its clause;
+* a count above zero: `Critical: 2`, `blockers: 1`, `| Critical | 2 |`, `**2 Blocking** /
+  3 Important`, or in the frontmatter (`findings: critical: 1`), or an open `gaps:` list.
+
+The scan is one pass over the live lines, linear in them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mergegate.verdicts._answer import strip_decor
+from mergegate.verdicts._frontmatter import FrontMatter
+from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._signals import (
+    BLOCKING_SECTION,
+    COUNT_LABEL,
+    DONE,
+    NONE_ITEM,
+    blocking_in,
+    negated_before,
+)
+from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import clean_value
+
+__all__ = ["find_blocking"]
+
+_ITEM = re.compile(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
+_TAG = re.compile(
+    r"[\[(*_`🔴❗⛔ ]*(critical|blocker|blocking|must[ -]?fix|p0|showstopper|严重|阻塞|致命)"
+    r"[\])*_`]*[ \t]*(?:[:—–\]-]|\(|$)"
+)
+_COUNT = re.compile(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
+_TALLY = re.compile(
+    r"(?:^|[|·/,(;]|\*\*|\s)[ \t*_`]*(\d{1,6})[ \t*_`]+(critical|blocking|blockers?|p0)(?![a-z])"
+)
+_STILL_OPEN = re.compile(r"(?<![a-z])(?:not|un|still open|remains|remaining|reopened)")
+_OTHER_SEVERITY = re.compile(
+    r"(?:important|major|high|medium|minor|low|nit|nits|info|suggestions?|warnings?|"
+    r"strengths?|recommendations?|p[1-3]|重要|次要|建议)(?![a-z])"
+)
+
+
+_COUNTED = "counted: zero"
+
+
+@dataclass(slots=True)
+class _Section:
+    open: bool = False
+    heading_level: int = 0
+
+
+def find_blocking(
+    doc: Doc, start: int, front: FrontMatter, covered: frozenset[int] = frozenset()
+) -> tuple[int, str] | None:
+    """(line index, why) of the first blocking content from line `start` on, or None.
+
+    Lines in `covered` (inside JSON verdicts) are left to the JSON reader."""
+    for index, label, count in front.counts:
+        if count > 0:
+            return index, f"the frontmatter reports {label}: {count}"
+    if front.open_gaps is not None:
+        return front.open_gaps, "the frontmatter lists open gaps"
+    section = _Section()
+    for index in range(start, len(doc.lines)):
+        line = doc.lines[index]
+        if not line.live or line.blank or index in covered:
+            continue
+        why = _line_blocking(line, section)
+        if why is not None:
+            return index, why
+    return None
+
+
+def _line_blocking(line: Line, section: _Section) -> str | None:
+    text = line.clean
+    body = strip_decor(text)
+    if line.heading_level:
+        return _heading(line, section)
+    if BLOCKING_SECTION.match(body) and len(body) <= 60:
+        section.open, section.heading_level = True, 7  # a bold line standing alone as heading
+        return None
+    if section.heading_level == 7 and _OTHER_SEVERITY.match(body) and body.endswith(":"):
+        section.open = False
+    count = _count(text, body)
+    if count is not None:
+        return None if count is _COUNTED else count
+    return _item_blocking(line, body, section) or _stated_blocking(text, body)
+
+
+def _stated_blocking(text: str, body: str) -> str | None:
+    """'Blocking: <x>', 'Severity: Critical', a table row of blocking severity, or blocking
+    prose ('must be fixed before merge')."""
+    if _BLOCKING_LABEL.match(body):
+        return _blocking_label(body)
+    if _SEVERITY_CELL.search(text) and _open_item(body) is not None:
+        return f"a table row of blocking severity: '{body[:60]}'"
+    phrase = blocking_in(text)
+    return f"'{phrase}'" if phrase is not None else None
+
+
+def _heading(line: Line, section: _Section) -> str | None:
+    title = strip_decor(clean_value(norm(line.heading_text)))
+    if section.open and line.heading_level > section.heading_level:
+        found = _open_item(title)  # a finding written as a sub-heading
+        return f"a blocking section lists '{found[:60]}'" if found else None
+    section.open = bool(BLOCKING_SECTION.match(title))
+    section.heading_level = line.heading_level
+    return None
+
+
+def _item_blocking(line: Line, body: str, section: _Section) -> str | None:
+    """An item of an open blocking section, or an item tagged as blocking."""
+    item = _ITEM.fullmatch(line.low)
+    content = clean_value(item.group(1)) if item is not None else body
+    if section.open and (item is not None or line.raw.lstrip().startswith(("|", "**"))):
+        found = _open_item(content)
+        if found:
+            return f"a blocking section lists '{found[:60]}'"
+    if item is None and section.heading_level == 7 and line.indent == 0:
+        section.open = False  # a paragraph ends a bold pseudo-heading's list
+    tagged = _TAG.match(content)
+    if tagged is None:
+        return None
+    found = _open_item(content[tagged.end() :])
+    return f"an item tagged '{tagged.group(1)}': '{found[:60]}'" if found else None
+
+
+def _open_item(text: str) -> str | None:
+    """The item's text when it names something still to do, else None."""
+    text = strip_decor(text)
+    if not text or NONE_ITEM.fullmatch(text):
+        return None
+    done = DONE.search(text)
+    if done is not None and not _STILL_OPEN.search(text[: done.start()][-20:]):
+        return None
+    return text
+
+
+def _count(text: str, body: str) -> str | None:
+    """A count above zero: 'Critical: 2', '| Blockers | 1 |', '**2 Blocking** / 3 Important'."""
+    label_end = _count_label_end(body)
+    if label_end:
+        number = _COUNT.match(body, label_end)
+        if number is not None:
+            count = int(number.group(1))
+            return f"{body[:label_end].strip()}: {count}" if count > 0 else _COUNTED
+        if body[label_end : label_end + 2].strip(" ").startswith(":"):
+            return None
+    if DONE.search(text):
+        return None  # 'all 3 critical issues are fixed'
+    for tally in _TALLY.finditer(text):
+        if int(tally.group(1)) > 0:
+            return f"{tally.group(1)} {tally.group(2)}"
+    return None
+
+
+def _count_label_end(body: str) -> int:
+    match = COUNT_LABEL.match(body)
+    if match is None:
+        return 0
+    end = match.end()
+    rest = body[end:]
+    if rest[:1].isalnum():
+        return 0
+    return end
+
+
+_BLOCKING_LABEL = re.compile(
+    r"(?:critical|blocking|blockers?|must fix|must-fix|merge blockers?|p0)"
+    r"(?: issues?| findings?)?[ \t]*:|(?:severity|priority|level)[ \t]*:[ \t]*"
+    r"(?=(?:critical|blocker|blocking|p0|must fix)(?![a-z]))"
+)
+# A table row naming a blocking severity in a cell of its own: '| 1 | Critical | leak |'.
+_SEVERITY_CELL = re.compile(
+    r"\|[ \t]*[^\w|]*(?:critical|blocker|blocking|p0|must fix|showstopper)[^\w|]*[ \t]*\|"
+)
+
+
+def _blocking_label(body: str) -> str | None:
+    """'Blocking: the migration drops a column.' — a label whose value names something."""
+    match = _BLOCKING_LABEL.match(body)
+    if match is None or negated_before(body, match.start()):
+        return None
+    value = _open_item(body[match.end() :])
+    if value is None or value[:1].isdigit():
+        return None
+    return f"'{body[: match.end()]} {value[:60]}'"

@@ -1,0 +1,117 @@
+"""YAML frontmatter: verdict keys, finding counts, open gaps, and whether it is the newer record.
+
+Read line by line (top-level `key: value` pairs, one level of nesting for counts and lists),
+never with a YAML loader: the block is untrusted and a loader's aliases can blow up memory.
+
+GSD reports carry their verdict here (`status: clean | issues_found` for code reviews;
+`passed | gaps_found | human_needed` for verifiers). When the frontmatter and the body's
+`**Status:**` line disagree, the labelling rule says the record shown to be newer decides —
+the frontmatter is newer when it has `updated:`, `resolutions:` or `human_uat_*` keys —
+and otherwise the non-passing one does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import Answer, read_answer
+from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._signals import COUNT_LABEL
+from mergegate.verdicts._site import Site
+from mergegate.verdicts._text import has_lookalike, norm
+from mergegate.verdicts._vocab import clean_value, hits, label_kind
+
+__all__ = ["FrontMatter", "read_frontmatter"]
+
+_KEY = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
+_NUMBER = re.compile(r"[ \t]*(\d{1,6})[ \t]*(?:#.*)?$")
+_NEWER_KEYS = ("updated", "resolutions", "human_uat")
+
+
+@dataclass(slots=True)
+class FrontMatter:
+    """What the frontmatter says."""
+
+    sites: list[Site] = field(default_factory=list)
+    counts: list[tuple[int, str, int]] = field(default_factory=list)
+    """(line index, label, n) for 'critical: 2', 'blockers: 1' (also nested under a key)."""
+    open_gaps: int | None = None
+    """Line index of a `gaps:` list that has items."""
+    newer: bool = False
+    """The frontmatter records a later update than the body (`updated:`, `resolutions:`,
+    `human_uat_*`)."""
+
+
+def read_frontmatter(doc: Doc) -> FrontMatter:
+    """Sites, counts and facts of the frontmatter (empty when there is none)."""
+    found = FrontMatter()
+    parent = ""
+    for index in range(1, max(doc.frontmatter_end, 0)):
+        raw = doc.lines[index].raw
+        nested = raw[:1] in (" ", "\t")
+        text = norm(raw).strip()
+        if not text or text.startswith("#"):
+            continue
+        if nested:
+            _nested(found, index, parent, text)
+            continue
+        match = _KEY.match(text)
+        if match is None:
+            parent = ""
+            continue
+        parent = match.group(1)
+        _top_level(found, doc, index, parent, match.group(2))
+    return found
+
+
+def _top_level(found: FrontMatter, doc: Doc, index: int, key: str, raw_value: str) -> None:
+    value = raw_value.split(" #", 1)[0].strip()
+    if key.startswith(_NEWER_KEYS):
+        found.newer = True
+    number = _NUMBER.match(value)
+    if number is not None and COUNT_LABEL.fullmatch(key.replace("_", " ")):
+        found.counts.append((index, key, int(number.group(1))))
+        return
+    if key == "gaps" and value not in ("", "[]", "null", "~", "none"):
+        found.open_gaps = index
+    kind = label_kind(key.replace("_", " "))
+    if kind is None or not value:
+        return
+    cleaned = clean_value(value.strip("'\""))
+    answer = read_answer(cleaned, kind)
+    if answer is None:
+        words = hits(cleaned)
+        if not any(ch.isalpha() for ch in cleaned) or (words and words[0].decision is None):
+            return  # a workflow state ('completed', 'review-complete'): no verdict
+        # The report's own status field holds something outside any verdict vocabulary.
+        answer = Answer(Decision.MALFORMED, "", "a status outside the verdict vocabulary")
+    reason = f"frontmatter '{key}' says '{answer.phrase}'"
+    if answer.why:
+        reason += f" ({answer.why})"
+    found.sites.append(
+        Site(
+            index=index,
+            decision=answer.decision,
+            dialect="frontmatter",
+            reason=reason,
+            kind=kind,
+            lookalike=has_lookalike(doc.lines[index].raw),
+            frontmatter=True,
+            clean=answer.clean,
+        )
+    )
+
+
+def _nested(found: FrontMatter, index: int, parent: str, text: str) -> None:
+    if parent == "gaps" and text.startswith("-"):
+        found.open_gaps = index if found.open_gaps is None else found.open_gaps
+        return
+    match = _KEY.match(text.lstrip("- "))
+    if match is None:
+        return
+    number = _NUMBER.match(match.group(2))
+    label = match.group(1).replace("_", " ")
+    if number is not None and COUNT_LABEL.fullmatch(label):
+        found.counts.append((index, label, int(number.group(1))))

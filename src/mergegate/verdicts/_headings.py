@@ -1,0 +1,152 @@
+"""What a heading says about the lines under it: a verdict section, an example, a new round
+of a multi-round document, one part of the change, or something that is not the change at
+all (an alternative, an option, a finding)."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from mergegate.verdicts._text import has_lookalike
+from mergegate.verdicts._vocab import LabelKind, label_kind
+
+__all__ = ["HeadingKind", "heading_kind"]
+
+_EXAMPLE_HEADING_WORDS = (
+    "example",
+    "template",
+    "sample",
+    "format",
+    "instruction",
+    "prompt",
+    "expected output",
+    "expected behavior",
+    "expected behaviour",
+    "anti-pattern",
+    "how to",
+    "usage",
+    "test scenario",
+    "示例",
+    "模板",
+    "例",
+    "テンプレート",
+    "예시",
+    "템플릿",
+    "ejemplo",
+    "plantilla",
+    "exemplo",
+    "modelo",
+    "exemple",
+    "modèle",
+)
+# Headings whose verdicts are about something other than the change: 'Alternative 2',
+# 'Decision 3: ...', 'Finding #4'. Their verdicts never decide, either way.
+_LOCAL_HEADING = re.compile(
+    r"(?:alternative|option|approach|candidate|proposal|variant|finding|issue|item|decision|"
+    r"criterion|requirement|risk)s?(?:[ \t]*(?:\d|#)|[ \t]+[a-z](?![a-z]))|"
+    r"(?:alternative|option|approach|candidate|proposal|variant)s?(?![a-z])"
+)
+# A finding written as a sub-heading: '### I1. Race', '#### C2 — Leak', '### F001 [P1] …'.
+_FINDING_ID = re.compile(r"[a-z]{1,3}-?\d{1,4}(?:[.):—–]|[ \t]|$)")
+# Headings that scope a verdict to one part of the change: 'File: a.py', 'Track B'. A part's
+# no is the document's no (parts of one review do not outvote each other); a part's yes is
+# never enough on its own.
+_PART_HEADING = re.compile(
+    r"(?:file|module|component|function|class|package|service|crate|track|area|part|stage|"
+    r"layer|scope)(?:[ \t]*[:#]|[ \t]+[a-z0-9](?![a-z])|[ \t]*\d)"
+)
+# Headings that open a new round of a multi-round document: what came before is superseded.
+# Strong words count anywhere in the heading, weak ones ('Update', 'Edit') only first.
+_ROUND_HEADING = re.compile(
+    r"(?<![a-z])(?:round[ \t-]*(?:\d|[ivx]+\b|one|two|three|four|five|final)|re[ -]?review|"
+    r"re[ -]?check|re[ -]?verif|re[ -]?assess|re[ -]?evaluat|(?:second|third|fourth|"
+    r"final|follow[ -]?up|another) (?:pass|round|look|review|iteration)|addendum|"
+    r"after (?:the )?fix|post[ -]fix|fix(?:es)? (?:confirmation|verified|verification|review)|"
+    r"second review)|"
+    r"第.{1,3}轮|复审|再审|复查|追加审查|补充审查|再レビュー|再確認|追記|再検証|재검토|재리뷰|"
+    r"segunda revisi|nueva revisi|deuxième (?:passe|revue)|nachtrag|zweite runde|erneute prüfung"
+)
+_ROUND_FIRST_WORD = re.compile(
+    r"(?:update|updated|edit|edited|follow[ -]?up|iteration[ \t]*\d|revision[ \t]*\d|"
+    r"pass[ \t]*\d|更新|업데이트|actualizaci|atualiza|mise à jour|aktualisierung)(?![a-z])"
+)
+_VERDICT_HEADING_WORDS = (
+    "verdict",
+    "decision",
+    "conclusion",
+    "assessment",
+    "recommendation",
+    "summary",
+    "ready to merge",
+    "merge readiness",
+    "final",
+    "overall",
+    "result",
+    "outcome",
+    "判定",
+    "结论",
+    "結論",
+    "总结",
+    "總結",
+    "まとめ",
+    "결론",
+    "판정",
+    "요약",
+    "veredicto",
+    "veredito",
+    "conclusión",
+    "conclusão",
+    "décision",
+    "résumé",
+)
+
+
+_VERDICT_KINDS = (LabelKind.VERDICT, LabelKind.QUESTION, LabelKind.OPINION)
+_WORDS = re.compile(r"[^\W_]+")
+
+
+class HeadingKind(NamedTuple):
+    """The facts a heading implies for its section."""
+
+    verdict_like: bool
+    local: bool
+    example: bool
+    round: bool
+    part: bool
+
+
+def heading_kind(text: str, low: str, level: int) -> HeadingKind:
+    """Classify a heading (`text` as written, `low` normalized) of markdown `level`."""
+    bare = _strip_decor(low)
+    return HeadingKind(
+        # Fail closed: a heading that spells 'Verdict' with look-alikes is not a verdict
+        # section, or 'No findings.' under it would approve without an authoritative word.
+        verdict_like=not has_lookalike(text) and _verdict_heading(bare),
+        local=bool(_LOCAL_HEADING.match(bare) or (level >= 3 and _FINDING_ID.match(bare))),
+        example=any(word in low for word in _EXAMPLE_HEADING_WORDS),
+        round=bool(_ROUND_HEADING.search(low) or _ROUND_FIRST_WORD.match(bare)),
+        part=bool(_PART_HEADING.match(bare)),
+    )
+
+
+def _strip_decor(text: str) -> str:
+    """Drop leading numbering, emoji and markup from a heading: '5. ✅ **Verdict**' → 'verdict'."""
+    i = 0
+    while i < len(text) and not (text[i].isalpha()):
+        i += 1
+    return text[i:].replace("*", "").replace("`", "").strip()
+
+
+def _starts_with_any(text: str, words: tuple[str, ...]) -> bool:
+    return any(text.startswith(word) for word in words)
+
+
+def _verdict_heading(text: str) -> bool:
+    """'Verdict', 'Conclusion …', or a verdict label in its first words ('10.3 Review
+    Decision', 'Merge readiness')."""
+    if _starts_with_any(text, _VERDICT_HEADING_WORDS):
+        return True
+    words = _WORDS.findall(text[:80])
+    return any(
+        label_kind(" ".join(words[:n])) in _VERDICT_KINDS for n in range(2, min(len(words), 3) + 1)
+    )

@@ -1,0 +1,236 @@
+"""Why an all-approving document still does not approve: the checks of rules (c) and (d)
+and of reading the input whole, in the order `docs/verdicts.md` gives them. Each returns a
+`Refusal` — the decision it becomes, the line to show, the reason — or None."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._blocking import find_blocking
+from mergegate.verdicts._frontmatter import FrontMatter
+from mergegate.verdicts._jsonverdict import JsonVerdict
+from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._model import Severity
+from mergegate.verdicts._signals import heading_condition, withdrawal_in
+from mergegate.verdicts._site import Site
+
+__all__ = ["Facts", "Refusal", "first_refusal"]
+
+_A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+Refusal = tuple[Decision, int | None, str]
+"""(decision, line index to show or None, reason)."""
+
+
+@dataclass(slots=True)
+class Facts:
+    """Everything read from one document."""
+
+    doc: Doc
+    front: FrontMatter
+    sites: list[Site]
+    """Document-level sites (prose, frontmatter, JSON), in document order."""
+    broken: list[JsonVerdict]
+    trailers: dict[int, JsonVerdict]
+    """The JSON verdicts behind JSON sites, by line index."""
+    warnings: list[str]
+    covered: frozenset[int] = frozenset()
+    """Lines inside JSON verdicts: read as JSON, never as prose."""
+
+
+def first_refusal(
+    facts: Facts,
+    in_scope: list[Site],
+    start: int,
+    review_id: str | None,
+    trailer: JsonVerdict | None,
+) -> Refusal | None:
+    """The first reason, in rule order, why an all-approving document still does not approve."""
+    doc = facts.doc
+    checks: tuple[Callable[[], Refusal | None], ...] = (
+        lambda: _whole_input(doc, in_scope, start),
+        lambda: _authority(facts, in_scope, review_id),
+        lambda: _clean_confirmed(facts, in_scope, start),
+        lambda: _trailer_blocking(trailer),
+        lambda: _blocking(facts, in_scope, start),
+        lambda: _qualified_from_above(doc, in_scope),
+        lambda: _after(doc, in_scope, facts.covered),
+    )
+    for check in checks:
+        refusal = check()
+        if refusal is not None:
+            return refusal
+    return None
+
+
+def _whole_input(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
+    if doc.cut:
+        return (
+            _M,
+            None,
+            "the input was cut to the window: an approval in a cut input is never trusted",
+        )
+    if any(block.live and not block.closed for block in doc.blocks):
+        return _M, None, "the output ends inside a code block: it was cut off"
+    looks = [s for s in in_scope if s.lookalike]
+    if looks:
+        return (
+            _M,
+            looks[0].index,
+            "the approving verdict uses look-alike, zero-width or damaged (U+FFFD) characters",
+        )
+    capped = next(
+        (i for i in range(start, len(doc.lines)) if doc.lines[i].live and doc.lines[i].capped), None
+    )
+    if capped is not None or any(s.capped for s in in_scope):
+        return _M, capped, "a live line longer than the line cap could not be read whole"
+    return None
+
+
+def _authority(facts: Facts, in_scope: list[Site], review_id: str | None) -> Refusal | None:
+    if facts.broken:
+        bad = facts.broken[-1]
+        return _M, bad.index, f"a JSON verdict cannot be read: {bad.problem}"
+    if all(s.part for s in in_scope):
+        return _M, None, "only verdicts about parts of the change (a file, a track) were found"
+    if review_id is not None and not any(
+        s.index in facts.trailers and facts.trailers[s.index].trailer for s in in_scope
+    ):
+        return (
+            _M,
+            None,
+            f"no JSON trailer carries review_id {review_id!r}; a prose approval alone is not "
+            "accepted when a review_id is expected",
+        )
+    return None
+
+
+def _clean_confirmed(facts: Facts, in_scope: list[Site], start: int) -> Refusal | None:
+    """'clean' approves only where the finding counts say there is nothing (GSD reviews)."""
+    clean = [s for s in in_scope if s.clean and not s.part]
+    if not clean:
+        return None
+    counts = [c for _, _, c in facts.front.counts]
+    counts.extend(_body_counts(facts.doc, start))
+    if not counts:
+        return _M, clean[0].index, "'clean' without finding counts is a status word, not a verdict"
+    return None
+
+
+_COUNT_LINE = re.compile(
+    r"[ \t-]*(?:critical|critical issues|total|total issues)[ \t]*:[ \t]*(\d{1,6})"
+)
+
+
+def _body_counts(doc: Doc, start: int) -> list[int]:
+    """Finding counts in the deciding round: 'Critical: 0', 'Total issues: 0'."""
+    counts = []
+    for line in doc.lines[start:]:
+        match = _COUNT_LINE.match(line.clean) if line.live else None
+        if match is not None:
+            counts.append(int(match.group(1)))
+    return counts
+
+
+def _trailer_blocking(trailer: JsonVerdict | None) -> Refusal | None:
+    if trailer is None:
+        return None
+    if trailer.blocking is not None:
+        return _F, trailer.index, f"the JSON verdict reports blocking content ({trailer.blocking})"
+    # Minor and architectural (advisory, seed 004) findings do not turn an approval into fixes.
+    blocking = [f for f in trailer.findings if f.severity is not Severity.MINOR and not f.advisory]
+    if blocking:
+        return (
+            _F,
+            trailer.index,
+            f"the trailer approves but lists {len(blocking)} blocking finding(s)",
+        )
+    return None
+
+
+def _blocking(facts: Facts, in_scope: list[Site], start: int) -> Refusal | None:
+    for site in in_scope:
+        json_found = facts.trailers.get(site.index)
+        if json_found is not None and json_found.blocking is not None:
+            return (
+                _F,
+                site.index,
+                f"the JSON verdict reports blocking content ({json_found.blocking})",
+            )
+    found = find_blocking(facts.doc, start, facts.front, facts.covered)
+    if found is None:
+        return None
+    index, why = found
+    number = facts.doc.lines[index].number
+    return _F, index, f"blocking content at line {number}: {why}; not an approval"
+
+
+def _after(doc: Doc, in_scope: list[Site], covered: frozenset[int]) -> Refusal | None:
+    """Live text after the first approving site may not withdraw, contradict or condition it."""
+    body = [s for s in in_scope if not s.frontmatter]
+    # A frontmatter verdict is stated before the whole body: all of it comes after.
+    first = body[0].index if body else doc.frontmatter_end
+    site_lines = {s.index for s in body}
+    for index in range(first + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if not line.live or line.blank or index in site_lines or index in covered:
+            continue
+        text = line.clean
+        if line.local:
+            found = withdrawal_in(text)
+            problem = (_R, f"withdrawn ('{found}')") if found else None
+        else:
+            problem = _line_problem(text)
+        if problem is not None:
+            decision, why = problem
+            return decision, index, f"line {line.number} after the approval: {why}"
+    return None
+
+
+_VERDICTISH = re.compile(
+    r"(?<![a-z])(?:verdict|decision|conclusion|recommendation|assessment|ready to merge|merge|"
+    r"approval|status|result|outcome|summary)(?![a-z])|结论|判定|評価|결론|veredicto|dictamen|"
+    r"conclusión|décision|fazit"
+)
+
+
+def _qualified_from_above(doc: Doc, in_scope: list[Site]) -> Refusal | None:
+    """A heading or label line just above an approval, or the heading of its verdict
+    section, may not qualify it ('## Verdict, once CI is green' → 'APPROVE')."""
+    for site in in_scope:
+        if site.frontmatter:
+            continue
+        above = [_section_heading(doc, site.index), _line_above(doc, site.index)]
+        for index in (i for i in above if i is not None):
+            text = doc.lines[index].clean
+            condition = heading_condition(text) if _VERDICTISH.search(text) else None
+            if condition is not None:
+                number = doc.lines[index].number
+                return _F, index, f"line {number} above the approval qualifies it ('{condition}')"
+    return None
+
+
+def _section_heading(doc: Doc, index: int) -> int | None:
+    section = doc.lines[index].section
+    return section.line_index if section is not None and section.line_index != index else None
+
+
+def _line_above(doc: Doc, index: int) -> int | None:
+    for above in range(index - 1, max(index - 3, -1), -1):
+        line = doc.lines[above]
+        if line.blank:
+            continue
+        return above if line.live and len(line.raw) <= 100 else None
+    return None
+
+
+def _line_problem(text: str) -> tuple[Decision, str] | None:
+    for sentence in text.replace("。", "。\n").replace(". ", ".\n").split("\n"):
+        if sentence.strip():
+            found = sentence_problem(sentence)
+            if found is not None:
+                return found
+    return None

@@ -1,0 +1,443 @@
+"""What live prose says about an approval: conditions, doubt, withdrawals, blocking content.
+
+These detectors never *make* an approval; they only take one away (principle 1). Each reads
+normalized text (see `_vocab.clean_value`), one clause or line at a time, in time linear in
+it. Every phrase list is closed and per language; a phrase preceded in its clause by a
+negation ("no fixes required before merge", "don't block the merge", "0 blocking") does not
+count.
+
+* `condition_in(text, answer_clause=...)`: the answer clause (the rest of the sentence that
+  holds the affirmative token) may not contain any condition, contrast or obligation word;
+  later sentences may not tie the merge to a condition ("once …", "before merge", "pending").
+* `doubt_in(text)`: hedged answers ("Yes? I am not sure", "probably").
+* `withdrawal_in(text)`: a retraction ("I retract my approval", "please do not merge").
+* `contrary_in(text)`: a verdict that says no, wherever it sits on the line
+  ("After another look, Verdict: REJECT", "changes requested").
+* `blocking_in(text)`: blocking content ("must be fixed before merge", "MUST FIX",
+  "Blocking: …", "2 critical").
+* `non_blocking_extra(text)`: the closed list of extras that keep an approval
+  ("with nits", "with commendations", "(0 blocking)", "con mejoras menores opcionales").
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._vocab import alternation, first_hit, phrases
+
+__all__ = [
+    "BLOCKING_SECTION",
+    "CONTRAST_OPENING",
+    "COUNT_LABEL",
+    "DONE",
+    "NONE_ITEM",
+    "blocking_in",
+    "condition_in",
+    "contrary_in",
+    "doubt_in",
+    "heading_condition",
+    "negated_before",
+    "non_blocking_extra",
+    "withdrawal_in",
+]
+
+# --------------------------------------------------------------------------- negation
+
+_NEGATORS = re.compile(
+    r"(?<![a-z0-9])(?:no|not|none|nothing|nobody|never|neither|nor|without|zero|0|cannot|"
+    r"sin|ningún|ninguna|nada|sem|nenhum|nenhuma|sans|aucun|aucune|rien|pas|kein|keine|"
+    r"keinen|nicht|nichts|ohne|нет|не|без)(?![a-z0-9])|n't(?!\w)|[无無不没沒未非别別]|없"
+)
+
+
+def negated_before(text: str, at: int, *, words: int = 6) -> bool:
+    """True when a negation stands among the `words` words before `at` in its clause."""
+    start = max(text.rfind(sep, 0, at) for sep in (". ", "; ", ", but ", "。", "；", " — "))
+    window = text[max(start, 0) : at]
+    window = " ".join(window.split()[-words:]) if " " in window else window[-12:]
+    return _NEGATORS.search(window) is not None
+
+
+def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
+    for match in pattern.finditer(text):
+        if not negated_before(text, match.start()):
+            return match.group(0).strip()
+    return None
+
+
+# --------------------------------------------------------------------------- conditions
+
+# Anywhere after an approval: these tie the merge to something that has not happened.
+_ALWAYS = re.compile(
+    r"(?<!\w)(?:as soon as|provided that|as long as|"
+    r"so long as|subject to|contingent (?:on|upon)|on condition|only if|only when|"
+    r"not until|prior to (?:merg\w*|landing|release)|"
+    r"before (?:(?:the |this |it |we )?(?:merg\w*|land\w*|ship\w*|release\w*|approv\w*|"
+    r"going live)|(?:this|it) (?:is |gets )?(?:merged|lands|ships))|"
+    r"(?:merge|merging|ship it|ship|land it|approve|approval)(?: it| this)? (?:when|after|once|"
+    r"if)(?!\w)|"
+    r"(?:fix|address|resolve|correct|rename|add|remove|update|change)(?!\w)[^.;]{0,60}"
+    r"(?<!\w)first(?=[ )]*(?:[.;,!]|$))|"
+    r"dès que|une fois que|sous réserve|à condition|pourvu que|avant (?:de )?(?:fusionner|"
+    r"merger|la fusion|le merge|intégrer)|sobald|vorausgesetzt|sofern|bevor (?:ge)?merg|"
+    r"vor dem (?:merge|mergen|zusammenführen)|una vez que|siempre que|siempre y cuando|"
+    r"antes de (?:hacer )?(?:merge|fusionar|integrar|mergear)|desde que|contanto que|"
+    r"antes do merge|antes de (?:fazer )?(?:merge|integrar)|purché|prima del merge|"
+    r"после исправления|перед слиянием)(?!\w)|"
+    r"合并前|合并之前|合入前|修复后|修改后|修正后|之后再|后再合并|后可合并|后合并|才能合并|前提是|"
+    r"条件是|一旦|マージ前|マージする前|修正後|対応後|次第|병합 전|수정 후|조건으로|후에 병합"
+)
+# Also anywhere after an approval, unless the sentence tells what already happened ('the
+# test was flaky until round 2'): time and condition words that point ahead.
+_AHEAD = re.compile(r"(?<!\w)(?:once|until|till|unless|pending|provided|providing)(?!\w)")
+_PAST = re.compile(r"(?<!\w)(?:was|were|had|did|been|became|used to|until now|so far)(?!\w)")
+# In the answer's own clause ('Yes, but …', 'APPROVED once …', '通过，但 …') every condition or
+# contrast word makes the answer conditional …
+_ANSWER_CONDITION = re.compile(
+    r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
+    r"assuming|but|though|although|however|except|excepting|first|before|please|subject to|"
+    r"conditional|conditionally|contingent|as long as|as soon as|on condition|only if|expected|"
+    r"hopefully|eventually|modulo|barring|given that|prior to|"
+    r"dès que|une fois|après|avant|mais|pourvu|sous réserve|si|quand|lorsque|pero|cuando|"
+    r"una vez|después|tras|antes|siempre que|salvo|excepto|sin embargo|mas|quando|depois|"
+    r"após|desde que|se|porém|exceto|sobald|aber|nachdem|wenn|falls|bevor|vorausgesetzt|erst|"
+    r"jedoch|außer|sofern|ma|dopo|prima|purché|но|когда|после|если|до)(?!\w)|"
+    r"但|不过|然而|之后|以后|修复后|修改后|完成后|合并后|通过后|后再|后可|合并前|之前|前须|前需|"
+    r"(?<![期对等接招款])待|一旦|如果|若|只要|前提|条件|れば|たら|なら|後に|前に|ただし|但し|次第|"
+    r"けど|후|전에|단,|하지만|조건"
+)
+# On the verdict's own line, later sentences may not put a condition or time on it either
+# ('LGTM. Ship it — after the migration is reverted'); contrast words are allowed there ('I
+# had concerns before, but the second commit resolved them').
+_SAME_LINE_CONDITION = re.compile(
+    r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
+    r"assuming|subject to|conditional|conditionally|contingent|as long as|as soon as|"
+    r"on condition|only if|expected|hopefully|eventually|given that|prior to|"
+    r"dès que|une fois|après|quand|lorsque|cuando|una vez|después|tras|siempre que|quando|"
+    r"depois|após|desde que|sobald|nachdem|wenn|falls|bevor|vorausgesetzt|sofern|dopo|purché|"
+    r"когда|после|если)(?!\w)|"
+    r"之后|以后|修复后|修改后|完成后|一旦|如果|只要|前提|条件|れば|たら|なら|後に|次第|후|조건"
+)
+# … and so does every obligation word that is not negated ('Yes — no changes needed' stays).
+_ANSWER_OBLIGATION = re.compile(
+    r"(?<!\w)(?:must|should|need|needs|needed|required|requires|require|have to|has to|"
+    r"missing|debe|deben|requiere|falta|faltan|deve|devem|requer|doit|doivent|il faut|faut|"
+    r"manque|muss|müssen|fehlt|fehlen|erst|manca|mancano|нужно|надо)"
+    r"(?!\w)|必须|需要|需|须|必要|필요|缺少"
+)
+# A later sentence on the verdict's line that opens with a contrast is the answer going on
+# ('LGTM. Ship it. — but rename the flag', '… — mais il faut corriger le test').
+CONTRAST_OPENING = re.compile(
+    r"[ \t—–,;:-]*(?:but|though|although|however|except|yet|mais|pero|sin embargo|mas|porém|"
+    r"aber|jedoch|ma|però|но|однако)(?!\w)|"
+    r"[ \t—–,;:-]*(?:但|但是|不过|然而|しかし|ただし|하지만)"
+)
+_DOUBT = re.compile(
+    r"\?|(?<!\w)(?:not sure|unsure|i think|i believe|i guess|i suppose|maybe|perhaps|"
+    r"probably|possibly|tentative|tentatively|for now|mostly|partially|partly|in principle|"
+    r"kind of|sort of|somewhat|arguably|might|ish|quizás|tal vez|"
+    r"probablemente|talvez|provavelmente|peut être|probablement|vielleicht|wahrscheinlich|"
+    r"forse|возможно)(?!\w)|也许|可能|大概|暂时|基本|原则上|たぶん|多分|おそらく|一応|아마|일단"
+)
+
+
+_CLAUSE_EDGE = re.compile(r"[,.;:!?。，；：]")
+
+
+def _past(text: str, at: int) -> bool:
+    """The clause around `at` tells what already happened ('the test was flaky until …')."""
+    start = max((m.end() for m in _CLAUSE_EDGE.finditer(text, 0, at)), default=0)
+    stop = _CLAUSE_EDGE.search(text, at)
+    return _PAST.search(text, start, stop.start() if stop else len(text)) is not None
+
+
+_MERGE_WORD = re.compile(
+    r"(?<!\w)(?:merg\w*|ship|shipping|land|landing|approv\w*|lgtm|release|go in|"
+    r"ready)(?!\w)|合并|合入|マージ|병합|fusion|fusionar"
+)
+
+
+def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> str | None:
+    """The condition that `text` puts on an approval, or None.
+
+    `answer_clause`: `text` is the rest of the answer's own clause, where any condition,
+    contrast or (not negated) obligation word counts. Otherwise conditions tied to the
+    merge count ("before merge", "as soon as" …), and time words that point ahead ("once",
+    "until", "pending") count in the verdict's own line (`same_line`) or next to a merge
+    word; a negated one or one in a sentence about the past does not ("no code fixes
+    required before merge", "the test was flaky until round 2").
+    """
+    found = _ALWAYS.search(text)
+    if found is not None and (answer_clause or not negated_before(text, found.start())):
+        return found.group(0).strip()
+    if answer_clause:
+        found = _ANSWER_CONDITION.search(text)
+        return found.group(0).strip() if found else _first_live(_ANSWER_OBLIGATION, text)
+    if same_line:
+        same = _ahead(_SAME_LINE_CONDITION, text) or _first_live(_ANSWER_OBLIGATION, text)
+        if same is not None:
+            return same
+    ahead = _ahead(_AHEAD, text)
+    if ahead is None:
+        return None
+    opens = not _AHEAD.split(text, 1)[0].strip(" -*_>•")  # 'Pending the security review.'
+    return ahead if same_line or opens or _MERGE_WORD.search(text) else None
+
+
+def _ahead(pattern: re.Pattern[str], text: str) -> str | None:
+    """The first match of a time/condition word that is neither negated nor about the past."""
+    found = pattern.search(text)
+    if found is None or _past(text, found.start()) or negated_before(text, found.start()):
+        return None
+    return found.group(0).strip()
+
+
+_HEADING_CONDITION = re.compile(
+    r"(?<!\w)(?:once|if|unless|until|till|pending|provided|as soon as|as long as|only if|"
+    r"subject to|conditional|conditionally|but|though|dès que|sobald|una vez|desde que|"
+    r"pero|mais|aber|mas|nachdem|wenn|falls)(?!\w)|[,;—–-][ \t]*(?:after|when|before|"
+    r"après|después|após|cuando|quand)(?!\w)|"
+    r"(?<!\w)(?:after|when|before)[ \t]+(?:[^ \t]+[ \t]+){0,6}?(?:is|are|passes|pass|lands|"
+    r"land|gets|get|will|goes|turns|becomes|has|have)(?!\w)|"
+    r"一旦|如果|但|れば|たら|之后|后再|修复后"
+)
+
+
+def heading_condition(text: str) -> str | None:
+    """A condition in a heading (or a label line) above a verdict ('## Verdict, once CI is
+    green'), or None. A bare 'after' is left out: 'Verdict after fixes' names a round."""
+    found = _ALWAYS.search(text) or _HEADING_CONDITION.search(text)
+    return found.group(0).strip(" ,;—–-") if found is not None else None
+
+
+def doubt_in(text: str) -> str | None:
+    """A hedge in the answer clause ('Yes? I am not sure', 'probably'), or None."""
+    found = _DOUBT.search(text)
+    return found.group(0) if found is not None else None
+
+
+# --------------------------------------------------------------------------- withdrawals
+
+_WITHDRAWAL = re.compile(
+    r"(?<!\w)(?:(?:retract|retracting|retracted|withdraw|withdrawing|withdrawn|rescind|"
+    r"rescinding|take back|taking back)(?: my| the| this| that| our)?(?: earlier| previous| "
+    r"prior| above| initial| first)?(?: approval| approve| verdict| lgtm| ack| yes| sign ?off|"
+    r" recommendation| go)|(?:revoke|revoking|cancel|cancelling|reverse|reversing|pull|pulling)"
+    r" (?:my|our)(?: earlier| previous| prior| initial)? (?:approval|verdict|lgtm|ack|yes|"
+    r"sign ?off)|no longer (?:approve|approving|recommend|lgtm|ready|mergeable|safe to merge)|"
+    r"(?:do|does|should|must|can|could|will|shall) ?not (?:be )?merge|(?:don't|dont|doesn't|"
+    r"shouldn't|mustn't|can't|won't) (?:be )?merge|please don't|please do not|"
+    r"not (?:yet )?(?:ready|safe|ok|okay) to (?:merge|ship|land)|hold (?:off|the merge)|"
+    r"on second thought|on reflection|i was wrong|scratch that|changed my mind|"
+    r"(?:take|taking|took) (?:that|it|this) back|"
+    r"disregard (?:my|the|that) (?:approval|verdict|previous)|(?:cannot|can't|won't|unable to) "
+    r"approve|not approving|approval (?:is )?(?:withdrawn|retracted|revoked)|"
+    r"retiro (?:mi|la) aprobaci|no hacer merge|no fusionar|no mergear|no aprobar|"
+    r"retiro minha aprova|não fazer merge|não mergear|não aprovar|je retire|ne pas fusionner|"
+    r"ne pas merger|pas de merge|nicht mergen|nicht zusammenführen|widerrufe|non fare merge|"
+    r"не мержить|не сливать|отзываю)(?!\w)|"
+    r"撤回|收回|撤销批准|取消批准|不要合并|请勿合并|先不要合并|暂不合并|不能合并|不可合并|不建议合并|"
+    r"マージしない|承認を取り消|取り消します|병합하지 마|병합하지 말|승인 철회|철회"
+)
+
+
+def withdrawal_in(text: str) -> str | None:
+    """A retraction of the approval or a request not to merge, or None."""
+    found = _WITHDRAWAL.search(text)
+    return found.group(0).strip() if found is not None else None
+
+
+# --------------------------------------------------------------------------- contrary verdicts
+
+_CONTRARY = alternation(
+    phrases(
+        """changes requested|request changes|requesting changes|requested changes|
+not approved|do not merge|don't merge|nack|nacked|no go|needs work|needs changes|
+not ready to merge|not mergeable|不通过|不予通过|驳回|需要修改|需修改|却下|差し戻し|거절|반려|
+rechazado|no aprobado|reprovado|não aprovado|rejeté|non approuvé|abgelehnt|nicht genehmigt"""
+    )
+)
+_CONTRARY_DECISION = {
+    **dict.fromkeys(
+        phrases(
+            """not approved|do not merge|don't merge|nack|nacked|no go|不通过|不予通过|驳回|却下|
+거절|반려|rechazado|no aprobado|reprovado|não aprovado|rejeté|non approuvé|abgelehnt|
+nicht genehmigt"""
+        ),
+        Decision.REJECT,
+    )
+}
+# A verdict label anywhere on a line, followed by its answer: 'After another look, Verdict:
+# REJECT', 'my verdict is now: request changes', 'ready to merge? no'.
+_LABEL_ANYWHERE = re.compile(
+    r"(?<!\w)(?:verdict|decision|ready to merge|final answer|my answer|conclusion|"
+    r"判定|结论|結論|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
+    r"(?:[ \t]+(?:is now|is|now|remains|changes to|changed to|becomes|stays|to)"
+    r"(?!\w))*"
+    r"[ \t]*[:?=→]?[ \t]*(?:(?:is now|is|now)[ \t]+)?"
+)
+
+
+def contrary_in(text: str) -> tuple[Decision, str] | None:
+    """A non-approving verdict anywhere on the line, with its decision, or None."""
+    for match in _LABEL_ANYWHERE.finditer(text):
+        rest = text[match.end() :].lstrip(" -*:")
+        hit = first_hit(rest, at_start=True)
+        if hit is not None and hit.decision not in (None, Decision.APPROVE):
+            assert hit.decision is not None
+            return hit.decision, (match.group(0) + hit.phrase).strip()
+    for found in _CONTRARY.finditer(text):
+        if negated_before(text, found.start(), words=2) or _told_as_history(text, found.start()):
+            continue  # 'round 1 requested changes; all addressed'
+        phrase = found.group(0)
+        return _CONTRARY_DECISION.get(phrase, Decision.FIXES), phrase
+    return None
+
+
+_EARLIER = re.compile(
+    r"(?<!\w)(?:previously|earlier|last round|round \d|first round|prior|originally|initially|"
+    r"first review|previous review)(?!\w)"
+)
+DONE = re.compile(
+    r"(?<!\w)(?:fixed|resolved|addressed|closed|done|completed|implemented|applied|landed|"
+    r"executed|verified fixed|fix verified|no longer)(?!\w)|"
+    r"✅|~~|已修复|已解决|修正済み|対応済み|해결|수정 완료|corregido|corrigido|corrigé|behoben"
+)
+"""Words that report work as done: 'fixed', 'resolved', '✅', '~~struck~~', '已修复' …"""
+
+
+def _told_as_history(text: str, at: int) -> bool:
+    """The line recounts an earlier round whose request was met ('Round 1 requested
+    changes; all were addressed'): both an earlier-round word and a not-negated 'met' word."""
+    del at
+    met = DONE.search(text)
+    return (
+        _EARLIER.search(text) is not None
+        and met is not None
+        and not negated_before(text, met.start(), words=3)
+    )
+
+
+# --------------------------------------------------------------------------- blocking content
+
+# Stated as an obligation: blocking whatever else the clause says.
+_MUST_FIX = re.compile(
+    r"(?<!\w)(?:must be fixed|must be addressed|must be resolved|"
+    r"(?:must|needs? to|has to|have to|should) be (?:fixed|addressed|resolved|corrected|changed|"
+    r"done|landed|reverted) (?:before|prior to)|(?:blocks|block) (?:the )?"
+    r"(?:merge|merging|release|ship)|is blocking|debe corregirse antes|debe arreglarse antes|"
+    r"bloquea el merge|deve ser corrigido antes|bloqueia o merge|doit être corrigé avant|"
+    r"muss vor dem merge|blockiert den merge|блокирует)(?!\w)|"
+    r"必须修复|必须修改|必须在合并前|合并前必须|阻塞合并|阻断合并|"
+    r"マージ前に修正が必要|병합 전 수정 필요|반드시 수정"
+)
+# Named as a thing: blocking unless its clause reports it done ('all must-fix items executed
+# and verified', 'the blocking issue is resolved').
+_BLOCKER_NOUN = re.compile(
+    r"(?<!\w)(?:must fix|blocking (?:the )?(?:merge|merging|release|ship)|merge blocker|"
+    r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
+    r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
+    r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?)(?!\w)|"
+    r"阻塞性问题|阻断性问题|阻塞性|修正必須|必須修正|ブロッカー|차단 이슈"
+)
+
+
+_SAYS_NONE = re.compile(r"[ \t]*[:=][ \t]*(?:none|0|n/a|no|nothing|无|なし|없음)(?![a-z0-9])")
+
+
+def blocking_in(text: str) -> str | None:
+    """Blocking content on a line ('must be fixed before merge', 'MUST FIX', 'blocks the
+    merge'), unless negated in its clause ('nothing blocks the merge'); a blocker named as a
+    thing also not when its clause reports it done ('all must-fix items executed'), or None."""
+    for pattern, done_counts in ((_MUST_FIX, False), (_BLOCKER_NOUN, True)):
+        for match in pattern.finditer(text):
+            if negated_before(text, match.start()) or _SAYS_NONE.match(text, match.end()):
+                continue
+            if done_counts and _reported_done(text, match.start(), match.end()):
+                continue
+            return match.group(0).strip()
+    return None
+
+
+def _reported_done(text: str, start: int, end: int) -> bool:
+    before = re.split(r"[.;!?。；]\s", text[max(0, start - 200) : start])[-1]
+    after = re.split(r"[.;!?。；]\s", text[end : end + 200])[0]
+    return DONE.search(before) is not None or DONE.search(after) is not None
+
+
+# Headings (and bold pseudo-headings) that open a list of blocking findings.
+BLOCKING_SECTION = re.compile(
+    r"(?:critical|blockers?|blocking|must[ -]?fix|must have fixed|p0|showstoppers?|"
+    r"严重|阻塞|阻断|必须修复|致命|クリティカル|ブロッカー|치명|차단|크리티컬|"
+    r"críticos?|críticas?|bloqueantes?|bloqueadores?|critiques?|bloquants?|kritisch|"
+    r"blockierend|критич)"
+    r"(?: ?(?:issues?|findings?|problems?|bugs?|items?|severity|defects?|gaps?|问题|issue))?"
+    r"(?: ?\([^)]{0,40}\))?[ :：]*$"
+)
+# Count labels: 'Critical: 2', 'blockers: 1', 'Blocking issues: 3'.
+COUNT_LABEL = re.compile(
+    r"(?:critical|criticals|critical issues|critical findings|critical count|blockers|blocker|"
+    r"blocking|blocking issues|blocking findings|p0|must fix|must-fix|严重|阻塞)"
+)
+# A finding item that says there is nothing: '(none)', 'None.', '无。', 'なし'.
+NONE_ITEM = re.compile(
+    r"[ \t(]*(?:none|n/a|nothing(?: critical| blocking| to report| to flag)?|"
+    r"no (?:critical |blocking |major |new |open |remaining )?(?:issues?|findings?|problems?|"
+    r"blockers?|concerns?)|zero|0|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|無|なし|없음|"
+    r"-|—)(?: found| identified| reported| remaining| at this time| in this change)?[ \t).。!]*"
+)
+
+# --------------------------------------------------------------------------- non-blocking extras
+
+_WITH = re.compile(r"(?:with|con|com|avec|mit|和|带)(?!\w)")
+_NON_BLOCKING_MARK = re.compile(
+    r"(?<!\w)(?:nit|nits|nitpicks?|notes?|commendations?|praise|kudos|optional|opcional|"
+    r"opcionales|opcionais|optionnel|optionnelle|optionnels|optionnelles|optionalen?|"
+    r"facoltativ[aeio]|0 blocking|zero blocking|no blocking|none blocking|non blocking|"
+    r"nonblocking|not blocking|non bloquant[es]*|no bloqueantes?|não bloqueantes?|"
+    r"nicht blockierend|0 blockers|zero blockers|no blockers)(?!\w)|"
+    r"非阻塞|非阻断|不阻塞|可选|任意"
+)
+_NON_BLOCKING_ALONE = re.compile(
+    r"[ (\[—–-]*(?:nits? only|non blocking|nonblocking|not blocking|0 blocking|zero blocking|"
+    r"0 blockers|no blockers|nits|optional)[ )\].]*"
+)
+_EXTRA_STOP = re.compile(r"[.;,—，；。]|\s-\s|$")
+_OBLIGATION = re.compile(
+    r"(?<!\w)(?:must|required|require|requires|before merg|blocking|blocker|critical|"
+    r"should be fixed|need to be fixed|needs to be fixed)(?!\w)|必须|须|需"
+)
+
+
+def non_blocking_extra(text: str) -> int:
+    """Length of an explicitly non-blocking extra at the start of `text`, or 0.
+
+    A 'with …' extra (up to its clause end) keeps an approval only when it says it is
+    non-blocking (nits, notes, commendations, optional, 0 blocking …) and names nothing that
+    must be done; anything else after 'with' is a soft approval.
+    """
+    lead = len(text) - len(text.lstrip(" ,(-—–"))
+    body = text[lead:]
+    alone = _NON_BLOCKING_ALONE.match(body)
+    if alone is not None and alone.end() > 0 and _is_whole(body, alone.end()):
+        return lead + alone.end()
+    match = _WITH.match(body)
+    if match is None:
+        return 0
+    stop = _EXTRA_STOP.search(body, match.end())
+    clause = body[: stop.start() if stop is not None else len(body)]
+    marks = list(_NON_BLOCKING_MARK.finditer(clause))
+    if not marks or len(clause[: marks[0].start()].split()) > 7:
+        return 0
+    # The extra ends with its last non-blocking word (and a closing bracket): what follows
+    # ('with nits once CI is green') is checked like any other text after the answer.
+    end = marks[-1].end()
+    end += len(clause[end:]) - len(clause[end:].lstrip(" )]"))
+    if _first_live(_OBLIGATION, clause[:end]) is not None:
+        return 0
+    return lead + end
+
+
+def _is_whole(text: str, end: int) -> bool:
+    return end >= len(text) or not text[end].isalnum()
