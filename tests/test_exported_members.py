@@ -229,6 +229,7 @@ EXPECTED_MODULE_EXPORTS = {
         "group_members",
         "is_subreaper",
         "kill_recorded_group",
+        "kill_recorded_groups",
         "process_start_ticks",
         "run_command",
         "supervise",

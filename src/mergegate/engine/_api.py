@@ -44,7 +44,7 @@ from mergegate.git import (
     valid_branch_name,
 )
 from mergegate.plans import Plan
-from mergegate.processes import ProcessRecord, kill_recorded_group
+from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
     DurableEngine,
     EngineConfig,
@@ -199,16 +199,14 @@ def kill_orphans(run_dir: Path) -> int:
     """Kill agent and check process groups a crashed orchestrator left running: every
     recorded process of an unfinished unit or a verification whose leader is still the
     same process (`kill_recorded_group` checks). Returns how many were signalled."""
-    killed = 0
+    records = []
     for folder in _live_folders(run_dir):
         for record_file in folder.rglob("process.json"):
             try:
-                record = ProcessRecord.model_validate_json(record_file.read_text("utf-8"))
+                records.append(ProcessRecord.model_validate_json(record_file.read_text("utf-8")))
             except (OSError, ValueError):
                 continue
-            if kill_recorded_group(record):
-                killed += 1
-    return killed
+    return kill_recorded_groups(records)
 
 
 def _runtime(
@@ -274,7 +272,7 @@ def execute_run(
         engine.shutdown()
         uninstall()
         _tidy(rt)
-    return _finish(store, run_id, state, message)
+    return _finish(store, run_id, state, message, rt.plan)
 
 
 def _tidy(rt: Runtime) -> None:
@@ -296,12 +294,14 @@ def _failure_message(engine: DurableEngine, wf_id: str, state: str | None) -> st
     return "the run stopped on an error"
 
 
-def _finish(store: RunStore, run_id: str, state: str | None, message: str) -> dict[str, Any]:
+def _finish(
+    store: RunStore, run_id: str, state: str | None, message: str, plan: Plan
+) -> dict[str, Any]:
     record = store.load(run_id)
     cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
     if cancelled:
         record.status = RunState.CANCELLED
-    report = build_report(store, run_id)
+    report = build_report(store, run_id, plan)
     status, code = run_outcome(report["units"], report["phases"], cancelled)
     if state == WorkflowState.ERROR:
         status, code = RunState.FAILED, ExitCode.AGENT_FAILURE
@@ -309,7 +309,7 @@ def _finish(store: RunStore, run_id: str, state: str | None, message: str) -> di
     record.message = message or record.message
     record.finished = datetime.now(UTC).isoformat(timespec="seconds")
     store.save(record)
-    report = build_report(store, run_id)
+    report = build_report(store, run_id, plan)
     write_run_summary(report)
     return report
 

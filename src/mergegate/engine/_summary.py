@@ -7,6 +7,7 @@ run while it runs, after it finished, or after a crash, without touching DBOS.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +59,12 @@ def _unit_entry(
         data["status"], data["reason"] = "cancelled", data.get("reason") or "the run was cancelled"
     phase = next(p for p in plan.phases if p.id == phase_id)
     unit = next(u for u in phase.units if u.id == unit_id)
+    folder = f"{run_dir}{os.sep}{phase_id}{os.sep}{unit_id}"
+    present = set(os.listdir(folder)) if data.get("tasks") else set()
     tasks = []
     for task in data.get("tasks", []):
         stem = report_stem(phase, unit, task["number"])
-        reports = [str(run_dir / phase_id / unit_id / f"{stem}.{ext}") for ext in ("md", "json")]
+        names = [f"{stem}.{ext}" for ext in ("md", "json")]
         tasks.append(
             {
                 "id": task["id"],
@@ -71,7 +74,7 @@ def _unit_entry(
                 "review_status": task.get("review_status"),
                 "commit": task.get("commit"),
                 "head": task.get("head"),
-                "reports": [p for p in reports if Path(p).is_file()]
+                "reports": [f"{folder}{os.sep}{n}" for n in names if n in present]
                 + [f"{r}/summary.md" for r in task.get("reports", [])],
             }
         )
@@ -83,7 +86,7 @@ def _unit_entry(
         "branch": data.get("branch", ""),
         "workspace": data.get("worktree") or None,
         "merge_commit": data.get("merge_commit"),
-        "summary": str(run_dir / phase_id / unit_id / "SUMMARY.md"),
+        "summary": f"{folder}{os.sep}SUMMARY.md",
         "escalation": data.get("escalation"),
         "tasks": tasks,
         "exit_code": data.get("exit_code", 0),
@@ -111,10 +114,11 @@ def _phase_entry(run_dir: Path, phase: Phase, entries: list[dict[str, Any]]) -> 
     return {"id": phase.id, "name": phase.name, "status": status, "verification": verification}
 
 
-def build_report(store: RunStore, run_id: str) -> dict[str, Any]:
-    """The run as one JSON-able object (see docs/run.md for its fields)."""
+def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict[str, Any]:
+    """The run as one JSON-able object (see docs/run.md for its fields); `plan`: the run's
+    plan snapshot, when the caller has it already."""
     record = store.load(run_id)
-    plan = load_plan_snapshot(store, run_id)
+    plan = plan or load_plan_snapshot(store, run_id)
     run_dir = store.run_dir(run_id)
     finished = record.status not in (RunState.RUNNING,)
     phases, units, stopped_at = [], [], None

@@ -147,8 +147,9 @@ def verify_step(call: dict[str, Any]) -> dict[str, Any]:
         )
     if rt.record.plan_path:
         # where `mergegate verify PLAN --answer` looks for the result it answers
-        runs = answers_ledger(rt.store, rt.record, phase_id).parent / "runs"
-        reverify(result, run_dir=runs / result.run_id, run_id=result.run_id)
+        copy = answers_ledger(rt.store, rt.record, phase_id).parent / "runs" / result.run_id
+        keep_lost_attempt(copy)  # a copy a step lost in a crash had written
+        reverify(result, run_dir=copy, run_id=result.run_id)
     return {
         "status": result.status.value,
         "reason": result.reason,

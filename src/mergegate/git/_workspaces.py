@@ -207,9 +207,9 @@ def _carry_settings(repo: Path, path: Path) -> None:
         lines += [f"\t{key.split('.', 1)[1]} = {_quoted(value)}" for key, value in found.items()]
         with (path / ".git" / "config").open("a", encoding="utf-8") as handle:
             handle.write("\n".join(lines) + "\n")
-    ok, common = _ok(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    exclude = Path(common) / "info" / "exclude"
-    if ok and exclude.is_file():
+    objects = (path / ".git" / "objects" / "info" / "alternates").read_text("utf-8").strip()
+    exclude = Path(objects).parent / "info" / "exclude"  # `<common git dir>/objects`
+    if exclude.is_file():
         target = path / ".git" / "info" / "exclude"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(exclude.read_bytes())
@@ -235,7 +235,7 @@ def publish(repo: Path, workspace: Path, sha: str, base: str, *, branch: str | N
     transport; unbundling checks every object), so nothing an agent planted in the
     workspace's object store reaches the repository unchecked.
     """
-    if sha != base and not run_git(repo, "cat-file", "-e", f"{sha}^{{commit}}").ok:
+    if sha != base:  # publishing again only unbundles objects the repository has already
         bundle = workspace / ".git" / "mergegate-publish.bundle"
         # a bundle carries refs, not bare commits: name the commit for it
         _must(workspace, "update-ref", _PUBLISH_REF, sha)
