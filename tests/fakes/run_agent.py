@@ -9,10 +9,12 @@ kind from the environment and prompt:
 `review` (MERGEGATE_REVIEW_ID is set), `fix` (a fix prompt) or `implement`.
 
 SCRIPT maps "<unit>/<task>" (or "*") to {"implement": [...], "fix": [...], "review": [...]};
-each call takes the next step of its list (the last one repeats). A step is
+each new attempt takes the next step of its list (the last one repeats); an attempt run again
+after a crash (the same attempt folder) takes the step it took before. A step is
   {"text": "...", "write": {"path": "content"}, "sleep": 0.5, "exit": 0}
 Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt`; review
-approves; fix rewrites that file.
+approves; fix rewrites that file (with the name of its attempt folder, so a fix step run again
+after a crash writes the same content).
 `{review_id}` in a text becomes the nonce mergegate asked for.
 
 Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, attempt (the
@@ -49,6 +51,13 @@ elif prompt.startswith(("A code review of your change", "The checks mergegate ra
 else:
     kind = "implement"
 
+# The attempt this call is (its folder; a step run again after a crash gets the same one, or
+# the same with `-rerunN`): a call repeating an attempt takes the same scripted step, so the
+# agent's answers follow mergegate's steps, not how many times a crash made it start.
+attempt_path = str(pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).parent)
+identity = re.sub(r"-rerun\d+$", "", attempt_path)
+attempt = pathlib.Path(identity).name
+
 with (state / "lock").open("a") as lock:
     fcntl.flock(lock, fcntl.LOCK_EX)
     counts_file = state / "counts.json"
@@ -57,8 +66,11 @@ with (state / "lock").open("a") as lock:
     task = found.group(1) if found else counts.get(f"last/{unit}", "?")
     counts[f"last/{unit}"] = task
     key = f"{unit}/{task}/{kind}"
-    n = counts.get(key, 0) + 1
-    counts[key] = n
+    if f"seen/{identity}" in counts:
+        n = counts[f"seen/{identity}"]
+    else:
+        n = counts[key] = counts.get(key, 0) + 1
+        counts[f"seen/{identity}"] = n
     counts_file.write_text(json.dumps(counts))
     fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -71,7 +83,7 @@ def log(event: str) -> None:
         "task": task,
         "n": n,
         "review_id": review_id,
-        "attempt": str(pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).parent),
+        "attempt": attempt_path,
         "pid": os.getpid(),
         "time": time.time(),
     }
@@ -86,7 +98,9 @@ step = steps[min(n, len(steps)) - 1] if steps else {}
 defaults = {
     "implement": {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "done"},
     "review": {"text": "APPROVE"},
-    "fix": {"write": {f"{unit}-{task}.txt": f"{unit} {task} fixed {n}\n"}, "text": "fixed"},
+    # named after the attempt (not the call count): a step run again after a crash writes the
+    # same content, as a deterministic agent would
+    "fix": {"write": {f"{unit}-{task}.txt": f"{unit} {task} fixed {attempt}\n"}, "text": "fixed"},
 }
 step = {**defaults[kind], **step}
 time.sleep(step.get("sleep", 0))
