@@ -22,7 +22,6 @@ from mergegate.plans import (
 
 __all__ = [
     "compute_waves",
-    "phase_of_unit",
     "report_stem",
     "selected_phases",
     "task_checks",
@@ -73,13 +72,6 @@ def selected_phases(plan: Plan, only: str | None) -> list[Phase]:
         names = ", ".join(p.id for p in plan.phases)
         raise UsageError(f"no phase {only!r} in the plan (phases: {names})")
     return found
-
-
-def phase_of_unit(plan: Plan, unit_id: str) -> Phase:
-    for phase in plan.phases:
-        if any(u.id == unit_id for u in phase.units):
-            return phase
-    raise KeyError(unit_id)
 
 
 def task_checks(task: Task) -> tuple[Check, ...]:

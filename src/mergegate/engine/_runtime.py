@@ -22,7 +22,7 @@ from mergegate.engine._agents import Budget, Metered
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.git import GitRepository
 from mergegate.plans import Phase, Plan, Task, Unit
-from mergegate.review import ReviewAgents, ReviewOptions
+from mergegate.review import ReviewOptions
 from mergegate.store import RunRecord, RunStore
 
 __all__ = ["Human", "RunOptions", "Runtime", "current", "install", "uninstall"]
@@ -175,16 +175,6 @@ class Runtime:
     def metered(self, backend: Backend, deadline: float | None) -> Metered:
         assert self.budget is not None
         return Metered(backend, self.budget, deadline)
-
-    def review_agents(self, deadline: float | None, *, fix: bool) -> ReviewAgents:
-        """The review's agents, each held to the budgets (a fresh set per step)."""
-        assert self.reviewer is not None
-        fresh = self.fresh_implementer
-        return ReviewAgents(
-            self.metered(self.reviewer, deadline),
-            self.metered(self.implementer, deadline) if fix else None,
-            self.metered(fresh, deadline) if fix and fresh is not None else None,
-        )
 
     def emit(self, kind: str, message: str, **fields: str | int) -> None:
         self.events.emit(RunEvent(kind, message, **fields))  # type: ignore[arg-type]

@@ -30,7 +30,6 @@ from mergegate.git import (
     add_workspace,
     branch_tip,
     commit_with_key,
-    create_branch,
     merge_no_ff,
     publish,
     remove_workspace,
@@ -46,7 +45,6 @@ __all__ = [
     "agent_result",
     "agent_step",
     "answer_step",
-    "branch_step",
     "check_step",
     "clock_step",
     "commit_step",
@@ -162,12 +160,6 @@ def commit_step(call: dict[str, Any]) -> str | None:
         squash_onto=call.get("squash_onto"),
         amend=bool(call.get("amend")),
     )
-
-
-@step("mergegate.branch", retries=3)
-def branch_step(repo: str, branch: str, sha: str) -> str:
-    """Create `branch` at `sha` unless it exists; its tip."""
-    return create_branch(Path(repo), branch, sha)
 
 
 @step("mergegate.tip", retries=3)
