@@ -8,7 +8,7 @@ PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 EXTRAS ?= dev,local
 
-.PHONY: help install demo test test-fast lint typecheck importlint check ci bench clean
+.PHONY: help install demo demo-review test test-fast lint typecheck importlint check ci bench clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -21,8 +21,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install mergegate with the dev and local extras
 
-demo: install  ## the main job: a real review of an example change by the offline local model
+demo: install  ## the main job: a two-phase plan run by the offline local model (implementer and reviewer)
 	@MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo.sh; code=$$?; \
+	  [ $$code -le 1 ] || [ $$code -eq 5 ] || exit $$code  # 0, 1 and 5 (escalated) are answers of the gate
+
+demo-review: install  ## the second example: a real review of an example change by the local model
+	@MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo-review.sh; code=$$?; \
 	  [ $$code -le 1 ] || exit $$code  # 0 approved and 1 "no" are both answers of the gate
 
 test: install  ## the whole test suite, slow, real-agent and browser markers included

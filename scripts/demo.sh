@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# The README's main job: a real `mergegate review` of a small example change, end to end, with
-# the offline `local` model (no network, no API key).
+# The README's main job: `mergegate run` of a small two-phase plan, end to end, with the offline
+# `local` model as implementer and reviewer (no network, no API key).
 #
-# Builds a throwaway git repository under a temporary directory from examples/demo/ (one commit
-# for base/, one for change/), reviews the change against examples/demo/spec.md, then says
-# where the reports are and what the exit code means. Exits with mergegate's exit code.
+# Builds a throwaway git repository under a temporary directory from examples/run/repo/, runs
+# examples/run/plan.yaml on it (each task implemented, committed, checked, reviewed in two
+# stages, fixed in bounded rounds; each unit merged into the integration branch; each phase
+# verified there before the next one starts), then prints the run's status table, the
+# integration branch and where the reports are. Exits with mergegate's exit code.
 #
-#   scripts/demo.sh                                    # the review
-#   scripts/demo.sh --fix --implementer local          # also drive fix rounds (slower)
-#   MERGEGATE=/path/to/mergegate scripts/demo.sh       # another installation
+#   scripts/demo.sh                                     # the run
+#   scripts/demo.sh --max-rounds 3                      # extra arguments go to `mergegate run`
+#   MERGEGATE=/path/to/mergegate scripts/demo.sh        # another installation
 #
-# Extra arguments go to `mergegate review`. MERGEGATE_DEMO_DIR picks the directory to use
-# (default: a new `mktemp -d`); it is kept so the reports can be read afterwards.
+# MERGEGATE_DEMO_DIR picks the directory to use (default: a new `mktemp -d`); it is kept so the
+# reports can be read afterwards. The second example, a single review, is scripts/demo-review.sh.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-example="$root/examples/demo"
+example="$root/examples/run"
 mergegate="${MERGEGATE:-$root/.venv/bin/mergegate}"
 if [ ! -x "$mergegate" ]; then
   echo "demo: $mergegate not found; run 'make install' (or set MERGEGATE)" >&2
@@ -24,7 +26,6 @@ fi
 
 work="${MERGEGATE_DEMO_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mergegate-demo.XXXXXX")}"
 repo="$work/repo"
-reports="$work/reports"
 if [ -e "$repo" ]; then
   echo "demo: $repo already exists; pick an empty MERGEGATE_DEMO_DIR" >&2
   exit 2
@@ -32,50 +33,54 @@ fi
 mkdir -p "$repo"
 
 # A throwaway repository with its own identity: a fresh machine may have no git user.
-g() { git -C "$repo" -c user.name="mergegate demo" -c user.email=demo@example.invalid \
-        -c commit.gpgsign=false "$@"; }
+g() { git -C "$repo" "$@"; }
 g init -q
-cp -R "$example/base/." "$repo/"
+g config user.name "mergegate demo"
+g config user.email demo@example.invalid
+g config commit.gpgsign false
+cp -R "$example/repo/." "$repo/"
 g add -A
-g commit -q -m "temperature: Celsius to Fahrenheit"
-cp -R "$example/change/." "$repo/"
-g add -A
-g commit -q -m "temperature: add fahrenheit_to_celsius"
+g commit -q -m "greetings: an empty project"
 
 echo "demo: a throwaway repository at $repo"
-echo "demo: the change under review (HEAD~1..HEAD):"
-g --no-pager diff --stat HEAD~1 HEAD | sed 's/^/  /'
-echo "demo: the task and its acceptance criteria: $example/spec.md"
-echo "demo: reviewing with the local model (offline; the first run assembles the model"
-echo "      from the installed wheels — a few seconds — then each stage takes ~10-60 s on 2 cores)"
+echo "demo: the plan ($example/plan.yaml):"
+MERGEGATE_STATE_DIR="$work/state" "$mergegate" run "$example/plan.yaml" --repo "$repo" \
+  --implementer local --dry-run | sed 's/^/  /'
+echo "demo: running it with the local model as implementer and reviewer (offline; the first run"
+echo "      assembles the model from the installed wheels — a few seconds — then each agent"
+echo "      call takes ~10-60 s on 2 cores)"
 echo
 
-# Sessions and other state stay in the demo directory, not in ~/.local/state.
+# Sessions, runs and work trees stay in the demo directory, not in the repository or ~/.local.
 set +e
-MERGEGATE_STATE_DIR="$work/state" "$mergegate" review \
-  --repo "$repo" --base HEAD~1 --head HEAD \
-  --spec "$example/spec.md" \
-  --reviewer local \
-  --report-dir "$reports" \
-  "$@"
+MERGEGATE_STATE_DIR="$work/state" "$mergegate" run "$example/plan.yaml" --repo "$repo" \
+  --implementer local --reviewer local --max-rounds 2 --progress plain "$@"
 code=$?
 set -e
 
 case "$code" in
-  0) meaning="approved: every stage approved; the change may merge" ;;
-  1) meaning="changes requested or rejected: a valid verdict that says no (the gate works)" ;;
+  0) meaning="every unit merged and every phase verified on the integration branch" ;;
+  1) meaning="a real 'no'" ;;
   2) meaning="usage error (see the message above)" ;;
-  3) meaning="undecidable: the review was malformed twice; see both outputs above" ;;
+  3) meaning="undecidable: a review stayed malformed after its retry" ;;
   4) meaning="agent failure: the local model did not run (see the error above)" ;;
-  5) meaning="escalated to a person: the fix loop hit its cap or stalled (see escalation/)" ;;
+  5) meaning="escalated to a person: the gate stopped the run (a cap, a stall, or a phase that
+     did not verify) — the reports say why; that is the gate working" ;;
   *) meaning="unexpected exit code" ;;
 esac
 echo
-echo "demo: mergegate review exited $code — $meaning"
-echo "demo: reports (one markdown + JSON per stage attempt, and summary.md): $reports"
-for run in "$reports"/*/; do
-  [ -d "$run" ] && ls -1 "$run" | sed "s|^|  ${run}|"
-done
-echo "demo: the bundled 0.5B model follows the review format (a grammar enforces it) but its"
-echo "      verdict is close to random; point --reviewer at claude, codex, … for a real one."
+echo "demo: mergegate run exited $code — $meaning"
+run_id="$(MERGEGATE_STATE_DIR="$work/state" "$mergegate" runs --repo "$repo" --format json \
+  | python3 -c 'import json, sys; runs = json.load(sys.stdin); print(runs[-1]["run_id"] if runs else "")')"
+if [ -n "$run_id" ]; then
+  echo "demo: the run's status (mergegate status $run_id):"
+  MERGEGATE_STATE_DIR="$work/state" "$mergegate" status "$run_id" --repo "$repo" | sed 's/^/  /'
+  echo "demo: the integration branch mergegate/$run_id:"
+  g --no-pager log --oneline --graph "mergegate/$run_id" | sed 's/^/  /'
+  echo "demo: reports: $work/state/runs/$run_id/SUMMARY.md (the run), <phase>/<unit>/SUMMARY.md"
+  echo "      (each unit, with any Unresolved Review Findings), <phase>/<unit>/*-REVIEW-T<n>.md"
+  echo "      (each task's review), <phase>/verify/g01/VERIFICATION.md (each phase)"
+fi
+echo "demo: the bundled 0.5B model follows the formats (grammars enforce them) but it is a weak"
+echo "      implementer and a close-to-random reviewer; use claude, codex, … for real work."
 exit "$code"

@@ -305,3 +305,54 @@ def test_a_malformed_config_is_a_clear_error(repo: Path) -> None:
     (repo / ".git" / "config").write_text("[core\n\tbroken\n")
     with pytest.raises(UsageError, match=r"not a git work tree: .*bad config"):
         GitRepository(repo)
+
+
+# ---------------------------------------------------------------- the config view is a cache
+
+
+@pytest.mark.parametrize("where", ["repository", "new global file", "include target"])
+def test_a_filter_planted_after_a_cached_listing_never_runs(
+    repo: Path, tmp_path: Path, home: Path, marker: Path, where: str
+) -> None:
+    """The names of the effective config are kept between git commands only while every file
+    git reads config from holds the same bytes: a plant made after a command (in the
+    repository's config, in a global file that did not exist, in an include target that
+    already existed) is seen by the next one."""
+    included = tmp_path / "included.gitconfig"
+    included.write_text("[core]\n\tquotePath = true\n")
+    git(repo, "config", "include.path", str(included))
+    (repo / ".gitattributes").write_text("* filter=late\n")
+    repository = GitRepository(repo)
+    assert repository.changed_files("HEAD~1", "HEAD") == ["app.py"]  # the listing is cached
+    plant = f'[filter "late"]\n\tclean = {program(tmp_path, marker)}\n\trequired = true\n'
+    target = {
+        "repository": repo / ".git" / "config",
+        "new global file": home / ".gitconfig",
+        "include target": included,
+    }[where]
+    with target.open("a") as handle:
+        handle.write(plant)
+    (repo / "app.py").write_text("x = 3\n")
+    control(repo, marker, "diff", "--stat")
+    assert repository.commit_all("fix") is not None
+    assert ran(marker) == []
+    assert git(repo, "cat-file", "blob", "HEAD:app.py") == "x = 3"
+
+
+def test_an_unchanged_config_is_listed_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mergegate.git import _command
+
+    listings = []
+    real = _command.run_command
+
+    def counting(argv: list[str], *args: object, **kwargs: object) -> object:
+        if "--show-origin" in argv:
+            listings.append(argv)
+        return real(argv, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_command, "run_command", counting)
+    repository = GitRepository(repo)
+    for _ in range(3):
+        repository.diff("HEAD~1", "HEAD")
+        snapshot_worktree(repo)
+    assert len(listings) == 1

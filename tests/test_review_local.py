@@ -144,14 +144,14 @@ def test_a_real_local_fix_loop_ends_in_an_answer_and_keeps_everything(
 
 
 def test_the_demo_script_runs_a_real_review_with_its_proof(tmp_path: Path) -> None:
-    """`make demo` runs this script (the README quickstart must stay true): a real
+    """`make demo-review` runs this script (the README's second example): a real
     `mergegate review --reviewer local --spec` of the example change in a throwaway repository,
     ending in a valid verdict with both stage reports on disk."""
     work = tmp_path / "demo"
     mergegate = Path(sys.executable).with_name("mergegate")
     env = {**os.environ, "MERGEGATE": str(mergegate), "MERGEGATE_DEMO_DIR": str(work)}
     done = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "demo.sh")],
+        ["bash", str(ROOT / "scripts" / "demo-review.sh")],
         env=env,
         capture_output=True,
         text=True,

@@ -31,6 +31,7 @@ __all__ = [
     "OverwriteRefusedError",
     "append_jsonl",
     "read_json_validated",
+    "sync_directory",
     "write_atomic",
     "write_json_atomic",
 ]
@@ -50,6 +51,7 @@ def write_atomic(
     *,
     overwrite: bool = True,
     mode: int = 0o644,
+    sync_dir: bool = True,
 ) -> None:
     """Write `data` to `path` so that readers see either the old file or the whole new one.
 
@@ -57,7 +59,9 @@ def write_atomic(
     own mode to keep a private file private). With `overwrite=False` an existing target raises
     `OverwriteRefusedError` and is left untouched; the check and the write are one atomic
     `link(2)`, so two writers racing for the same name cannot both win. On any failure the
-    temporary file is removed and the target is unchanged.
+    temporary file is removed and the target is unchanged. `sync_dir=False` leaves the
+    directory's fsync to the caller (`sync_directory`), who writes several files into one
+    directory and syncs it once after the last.
     """
     target = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -76,7 +80,8 @@ def write_atomic(
             os.replace(tmp, target)
         else:
             _link_no_overwrite(tmp, target)
-        _fsync_dir(directory)
+        if sync_dir:
+            _fsync_dir(directory)
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -88,6 +93,11 @@ def _link_no_overwrite(tmp: Path, target: Path) -> None:
         os.link(tmp, target)
     except FileExistsError:
         raise OverwriteRefusedError(f"refusing to overwrite existing file {target}") from None
+
+
+def sync_directory(directory: str | os.PathLike[str]) -> None:
+    """Make the names written into `directory` durable (after `write_atomic(sync_dir=False)`)."""
+    _fsync_dir(Path(directory))
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -11,6 +11,7 @@ from mergegate.cli.parse import parse
 from mergegate.cli.plan import plan
 from mergegate.cli.report import report
 from mergegate.cli.review import review
+from mergegate.cli.run import cancel, resume, run, runs, status
 from mergegate.cli.stats import stats
 from mergegate.cli.verify import verify
 
@@ -24,6 +25,8 @@ cli.add_command(plan)
 cli.add_command(report)
 cli.add_command(review)
 cli.add_command(schema)
+for _command in (run, resume, status, runs, cancel):
+    cli.add_command(_command)
 cli.add_command(stats)
 cli.add_command(verify)
 

@@ -32,6 +32,7 @@ from mergegate.verify import (
     VerificationResult,
     VerificationStatus,
     VerifyOptions,
+    answers_for,
     derive_checks,
     find_phase,
     gsd_phase_dir,
@@ -233,29 +234,7 @@ def _parse_answers(values: Sequence[str]) -> list[tuple[str, str]]:
 def _answers_for(
     previous: VerificationResult, given: Sequence[tuple[str, str]], note: str, who: str
 ) -> list[Answer]:
-    by_id = {c.id: c for c in previous.criteria}
-    answers = []
-    for cid, verdict in given:
-        criterion = by_id.get(cid)
-        if criterion is None:
-            open_ids = ", ".join(c.id for c in previous.questions) or "none"
-            raise UsageError(f"no criterion {cid!r} in the last verification; open: {open_ids}")
-        if criterion.decided_by == "program":
-            raise UsageError(
-                f"{cid} was decided by program evidence ({criterion.result.value}); a person "
-                "cannot overrule it (use --accept-gaps --reason to complete with gaps)"
-            )
-        answers.append(
-            Answer(
-                criterion_id=cid,
-                result=verdict,
-                note=note,
-                who=who,
-                at=_now(),
-                fingerprint=criterion.fingerprint,
-            )
-        )
-    return answers
+    return answers_for(previous, given, note=note, who=who, at=_now())
 
 
 def _ask_on_tty(result: VerificationResult, who: str) -> list[Answer]:

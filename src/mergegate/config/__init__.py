@@ -30,6 +30,7 @@ from mergegate.config._models import (
     RetryConfig,
     ReviewConfig,
     ReviewPolicyConfig,
+    RunConfig,
 )
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
+    "RunConfig",
     "find_config_file",
     "load_config",
     "redact_url",

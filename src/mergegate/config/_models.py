@@ -33,6 +33,7 @@ __all__ = [
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
+    "RunConfig",
 ]
 
 MAX_JSON_RETRIES_CEILING = 5
@@ -184,6 +185,28 @@ class AgentsConfig(_Section):
         return value
 
 
+class RunConfig(_Section):
+    """`[run]`: how `mergegate run` executes a plan (flags override some of these)."""
+
+    concurrency: int = Field(2, ge=1, le=64)
+    """Units running at once within a wave (`--concurrency`)."""
+    on_escalation: Literal["continue", "stop"] = "continue"
+    """`continue`: independent units finish and the run stops at the phase boundary; `stop`:
+    no agent starts after the first escalation."""
+    fix_commits: Literal["separate", "amend"] = "separate"
+    """Fix rounds commit separately, or fold into the task's commit (seed 004, pitfall 6)."""
+    check_timeout_s: float = Field(600.0, gt=0)
+    """Wall-clock limit of one task check, unless the check sets its own."""
+    max_wall_s: float | None = Field(None, gt=0)
+    """Budget: the whole run's wall time."""
+    task_wall_s: float | None = Field(None, gt=0)
+    """Budget: one task's wall time (implement, checks, review and fixes)."""
+    max_tokens: int | None = Field(None, ge=1)
+    """Budget: tokens the run's agents may use (where backends report them)."""
+    max_cost_usd: float | None = Field(None, gt=0)
+    """Budget: cost the run's agents may spend (where backends report it)."""
+
+
 class HooksConfig(_Section):
     """`[hooks]`: which subagent results the agent-CLI hooks (`mergegate hook ...`) gate."""
 
@@ -257,6 +280,7 @@ class Config(_Section):
     handoff_validation: HandoffValidationConfig = Field(default_factory=HandoffValidationConfig)
     review: ReviewConfig = Field(default_factory=ReviewConfig)
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
     engine: EngineSettings = Field(default_factory=EngineSettings)
@@ -274,6 +298,7 @@ SECTIONS: tuple[str, ...] = (
     "hooks",
     "alerts",
     "engine",
+    "run",
 )
 
 DEFAULT_AGENTS = AgentsConfig()

@@ -12,12 +12,14 @@ parts:
   byte by byte before git is run again;
 * `_checkout`: `throwaway_checkout`, a separate repository holding one commit, where reviewers
   run so the user's working tree and `.git` are out of their reach;
-* `_repository`: `GitRepository`, the operations of the review loop.
+* `_repository`: `GitRepository`, the operations of the review loop;
+* `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
+  objects), keyed commits, publishing and exactly-once merges.
 """
 
 from __future__ import annotations
 
-from mergegate.git._checkout import throwaway_checkout
+from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
 from mergegate.git._repository import GitRepository
 from mergegate.git._snapshot import (
@@ -26,16 +28,51 @@ from mergegate.git._snapshot import (
     snapshot_worktree,
     verify_unchanged,
 )
+from mergegate.git._workspaces import (
+    GitError,
+    MergeResult,
+    add_workspace,
+    advance_branch,
+    branch_tip,
+    checked_out_branches,
+    commit_with_key,
+    create_branch,
+    find_trailer_commit,
+    head_commit,
+    merge_no_ff,
+    publish,
+    remove_workspace,
+    repository_root,
+    reset_clean,
+    valid_branch_name,
+)
 
 __all__ = [
     "CONFIG_OVERRIDES",
     "GIT_ENVIRONMENT",
+    "GitError",
     "GitRepository",
+    "MergeResult",
     "WorktreeSnapshot",
+    "add_workspace",
+    "advance_branch",
+    "branch_tip",
+    "checked_out_branches",
+    "commit_with_key",
     "compare_snapshots",
+    "create_branch",
     "driver_overrides",
+    "find_trailer_commit",
+    "head_commit",
+    "merge_no_ff",
+    "publish",
+    "remove_tree",
+    "remove_workspace",
+    "repository_root",
+    "reset_clean",
     "run_git",
     "snapshot_worktree",
     "throwaway_checkout",
+    "valid_branch_name",
     "verify_unchanged",
 ]

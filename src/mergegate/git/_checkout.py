@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -34,7 +35,9 @@ from pathlib import Path
 from mergegate.errors import UsageError
 from mergegate.git._command import run_git
 
-__all__ = ["remove_tree", "throwaway_checkout"]
+__all__ = ["init_borrowing", "remove_tree", "throwaway_checkout"]
+
+_FULL_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _must(cwd: Path, *args: str) -> str:
@@ -72,6 +75,39 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+_SOURCES: dict[Path, tuple[str, str, str]] = {}
+
+
+def _source_paths(source: Path) -> tuple[str, str, str]:
+    """(objects directory, shallow file, object format) of a repository: fixed for its life,
+    so asked once per process."""
+    key = source.absolute()
+    found = _SOURCES.get(key)
+    if found is None:
+        paths = _must(
+            source,
+            *("rev-parse", "--path-format=absolute", "--git-path", "objects"),
+            *("--git-path", "shallow", "--show-object-format"),
+        ).split("\n")
+        if len(paths) != 3:
+            raise UsageError(f"cannot borrow the objects of {source}: unexpected git paths")
+        found = _SOURCES[key] = (paths[0], paths[1], paths[2])
+    return found
+
+
+def init_borrowing(source: Path, where: Path) -> None:
+    """Make the empty directory `where` a repository of its own that reads every object of
+    `source` (through `objects/info/alternates`) and writes its own: `git init --template=`
+    (no hooks, no template files, the same object format), alternates, `shallow` copied."""
+    objects, shallow, object_format = _source_paths(source)
+    _must(where, "init", "-q", "--template=", f"--object-format={object_format}", ".")
+    info = where / ".git" / "objects" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "alternates").write_text(f"{objects}\n", encoding="utf-8")
+    if os.path.isfile(shallow):
+        shutil.copyfile(shallow, where / ".git" / "shallow")
+
+
 @contextlib.contextmanager
 def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Iterator[Path]:
     """Check out commit `rev` of the repository at `source` in a repository of its own.
@@ -80,26 +116,15 @@ def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Ite
     temporary directory. Yields the checkout's work tree; removes it on exit, whatever the
     agent left in it. Raises `UsageError` when `rev` is not a commit of `source` or git fails.
     """
-    sha = _must(source, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
-    paths = _must(
-        source,
-        *("rev-parse", "--path-format=absolute", "--git-path", "objects"),
-        *("--git-path", "shallow", "--show-object-format"),
-    ).split("\n")
-    if len(paths) != 3:
-        raise UsageError(f"cannot make a throwaway checkout of {source}: unexpected git paths")
-    objects, shallow, object_format = paths
+    # a full object name needs no lookup: the checkout fails on anything but a commit
+    full = _FULL_NAME.fullmatch(rev) is not None
+    sha = rev if full else _must(source, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
     if where is None:
         where = Path(tempfile.mkdtemp(prefix="mergegate-checkout-")) / "work"
     where.mkdir()  # fails if it exists: a checkout in use is never reused under an agent
     try:
-        _must(where, "init", "-q", "--template=", f"--object-format={object_format}", ".")
-        info = where / ".git" / "objects" / "info"
-        info.mkdir(parents=True, exist_ok=True)
-        (info / "alternates").write_text(f"{objects}\n", encoding="utf-8")
-        if os.path.isfile(shallow):
-            shutil.copyfile(shallow, where / ".git" / "shallow")
-        _must(where, "checkout", "-q", "--detach", sha)
+        init_borrowing(source, where)
+        _must(where, "checkout", "-q", "--detach", f"{sha}^{{commit}}" if full else sha)
         yield where
     finally:
         remove_tree(where)

@@ -34,7 +34,10 @@ neutralised or why mergegate never reaches it.
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from mergegate.processes import CommandResult, child_environment, run_command
@@ -43,6 +46,8 @@ __all__ = [
     "CONFIG_OVERRIDES",
     "GIT_ENVIRONMENT",
     "REMOVED_ENVIRONMENT",
+    "ConfigView",
+    "config_view",
     "driver_overrides",
     "git_environment",
     "run_git",
@@ -156,28 +161,144 @@ def git_environment(
     return env
 
 
-_LIST_NAMES = ("config", "--list", "--name-only", "-z")
-_RUN_NOTHING = frozenset({"config", "rev-parse"})
+_LIST = ("config", "--list", "--show-origin", "-z")
+_LOCATE = ("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
+_RUN_NOTHING = frozenset({"config", "rev-parse", "init"})
 """Commands that read config and refs and never start a hook, filter, diff driver or
-fsmonitor: they run with the fixed overrides only, without listing the driver names first."""
+fsmonitor: they run with the fixed overrides only, without listing the driver names first.
+(`init` copies a template directory — mergegate always passes `--template=`, and
+`init.templateDir` would only name files to copy — and writes a fresh config; it runs
+nothing.)"""
+_HOME_FILES = (".gitconfig", ".config/git/config", ".config/git/attributes", ".config/git/ignore")
+_PATH_KEYS = ("core.attributesfile", "core.excludesfile")
+_MAX_CONFIG_BYTES = 1 << 20
 
 
 def _git_argv(args: Iterable[str]) -> list[str]:
     return ["git", "--no-pager", "--no-optional-locks", *args]
 
 
+@dataclass(frozen=True)
+class ConfigView:
+    """What the effective config of one repository holds, as far as mergegate needs it.
+
+    `names` are its keys (for `driver_overrides`); `outside` the files outside the repository
+    that shape it or name behaviour (global config, include targets, attributes and excludes
+    files, whether or not they exist); `watched` every file git reads config from for it —
+    `outside`, the repository's `config` and `config.worktree`, and `HEAD` when an
+    `onbranch:` include follows the branch — with `fingerprint` their contents when `names`
+    was read.
+    """
+
+    names: tuple[str, ...]
+    outside: tuple[Path, ...]
+    watched: tuple[Path, ...]
+    fingerprint: tuple[str, ...]
+
+
+def _content(path: Path) -> str:
+    """A file's bytes, hashed (`absent` when missing, `unreadable`, or too large to be one)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(_MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return "absent"
+    except OSError:
+        return "unreadable"
+    return hashlib.sha256(data).hexdigest()
+
+
+def _fingerprint(paths: Iterable[Path]) -> tuple[str, ...]:
+    return tuple(_content(path) for path in paths)
+
+
+def _home_files(env: Mapping[str, str]) -> list[Path]:
+    home = Path(env.get("HOME") or Path.home())
+    paths = [home / rel for rel in _HOME_FILES]
+    xdg = env.get("XDG_CONFIG_HOME")
+    if xdg:
+        paths += [Path(xdg) / "git" / name for name in ("config", "attributes", "ignore")]
+    if env.get("GIT_CONFIG_GLOBAL"):
+        paths.append(Path(env["GIT_CONFIG_GLOBAL"]))
+    return paths
+
+
+def _expand(value: str, origin: Path, home: Path) -> Path:
+    if value.startswith("~/"):
+        return home / value[2:]
+    path = Path(value)
+    return path if path.is_absolute() else origin.parent / path
+
+
+def _parse_listing(raw: bytes, cwd: Path, home: Path) -> tuple[list[str], list[Path]]:
+    """Key names, and the files include and path keys name, from `config --list
+    --show-origin -z` (origin, then `key\nvalue`, each NUL-terminated)."""
+    names: list[str] = []
+    paths: list[Path] = []
+    fields = raw.split(b"\0")
+    for origin_raw, entry in zip(fields[0::2], fields[1::2], strict=False):
+        key, _, value = entry.decode("utf-8", "surrogateescape").partition("\n")
+        names.append(key)
+        low = key.lower()
+        wanted = low == "include.path" or (low.startswith("includeif.") and low.endswith(".path"))
+        origin = origin_raw.decode("utf-8", "surrogateescape")
+        if (wanted or low in _PATH_KEYS) and value and origin.startswith("file:"):
+            paths.append(_expand(value, cwd / origin[5:], home))  # origins may be relative
+    return names, paths
+
+
+_VIEWS: dict[Path, ConfigView] = {}
+_VIEWS_LOCK = threading.Lock()
+
+
+def config_view(cwd: Path, timeout: float = 60.0) -> ConfigView | CommandResult:
+    """The effective config of the repository holding `cwd` (a failed listing: its result).
+
+    Read with `git config --list --show-origin -z` (reads files, runs nothing) and kept for
+    `cwd` while every file git reads config from for it holds the same bytes, so an agent
+    that writes a config file — or creates one that did not exist — is seen at the next git
+    command. Outside a repository nothing is kept (a `git init` there would add files).
+    """
+    key = cwd.absolute()
+    with _VIEWS_LOCK:
+        cached = _VIEWS.get(key)
+    if cached is not None and _fingerprint(cached.watched) == cached.fingerprint:
+        return cached
+    env = child_environment()
+    home = Path(env.get("HOME") or Path.home())
+    located = run_command(_git_argv(_LOCATE), cwd, timeout, git_environment())
+    listed = run_command(_git_argv(_LIST), cwd, timeout, git_environment())
+    if not listed.ok:
+        return listed
+    names, referenced = _parse_listing(listed.stdout, cwd, home)
+    outside = tuple(sorted({p.absolute() for p in (*_home_files(env), *referenced)}))
+    dirs = located.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if not located.ok or len(dirs) != 2:
+        return ConfigView(tuple(names), outside, (), ())
+    git_dir, common = Path(dirs[0]), Path(dirs[1])
+    watched = (*outside, common / "config", git_dir / "config.worktree")
+    if any(name.lower().startswith("includeif.onbranch:") for name in names):
+        watched += (git_dir / "HEAD",)  # the branch decides which files are included
+    # hashed after the listing: a change in between is seen as a change next time
+    view = ConfigView(tuple(names), outside, watched, _fingerprint(watched))
+    with _VIEWS_LOCK:
+        _VIEWS[key] = view
+    return view
+
+
 def run_git(cwd: Path, *args: str, timeout: float = 60.0) -> CommandResult:
     """Run `git ARGS` in `cwd` with every override.
 
-    First lists the effective config's keys (`git config --list --name-only -z`, includes
-    followed: it reads files and runs nothing) to switch off each driver and hook they name;
-    when that fails (a malformed config), its failure is returned and `ARGS` never runs.
-    `git config` and `git rev-parse`, which run nothing, skip the listing.
+    First reads the effective config's keys (`config_view`: `git config --list`, includes
+    followed, which reads files and runs nothing; kept while the config files are unchanged)
+    to switch off each driver and hook they name; when that fails (a malformed config), its
+    failure is returned and `ARGS` never runs. `git config` and `git rev-parse`, which run
+    nothing, skip it.
     """
     if args and args[0] in _RUN_NOTHING:
         return run_command(_git_argv(args), cwd, timeout, git_environment())
-    listed = run_command(_git_argv(_LIST_NAMES), cwd, timeout, git_environment())
-    if not listed.ok:
-        return listed
-    names = [n.decode("utf-8", "surrogateescape") for n in listed.stdout.split(b"\0") if n]
-    return run_command(_git_argv(args), cwd, timeout, git_environment(driver_overrides(names)))
+    view = config_view(cwd, timeout)
+    if isinstance(view, CommandResult):
+        return view
+    overrides = driver_overrides(view.names)
+    return run_command(_git_argv(args), cwd, timeout, git_environment(overrides))

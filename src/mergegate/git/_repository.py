@@ -33,14 +33,19 @@ class GitRepository:
     (a bad ref or a non-repository is the user's input), never silent. Every git command runs
     through `mergegate.git._command` (no hooks, no configured programs)."""
 
-    def __init__(self, path: Path, *, exclude: Sequence[Path] = ()) -> None:
+    def __init__(
+        self, path: Path, *, exclude: Sequence[Path] = (), scratch: Path | None = None
+    ) -> None:
+        """`scratch`: the folder for throwaway checkouts (created when first needed, and the
+        caller's to remove); default a temporary folder removed with this object."""
         result = run_git(path, "rev-parse", "--show-toplevel")
         if not result.ok:
             # git's own reason matters here ("dubious ownership", a malformed config …).
             raise UsageError(f"not a git work tree: {path}{_last_line(result.stderr)}")
         self.root = Path(result.stdout.decode().strip())
         self._exclude = [p for p in (relative_prefix(self.root, e) for e in exclude) if p]
-        self._scratch: Path | None = None
+        self._scratch: Path | None = scratch
+        self._scratch_given = scratch is not None
         self._scratch_lock = threading.Lock()
 
     def _run(self, *args: str) -> bytes:
@@ -104,6 +109,9 @@ class GitRepository:
 
     def _scratch_dir(self) -> Path:
         with self._scratch_lock:
+            if self._scratch is not None and self._scratch_given:
+                self._scratch.mkdir(parents=True, exist_ok=True)
+                return self._scratch
             if self._scratch is None:
                 self._scratch = Path(tempfile.mkdtemp(prefix="mergegate-review-"))
                 # Removed when this object goes away (or at exit), checkouts and all.

@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mergegate.git._command import run_git
+from mergegate.git._command import config_view, run_git
+from mergegate.processes import CommandResult
 
 __all__ = [
     "WorktreeSnapshot",
@@ -45,8 +47,6 @@ __all__ = [
 _HASH_CHUNK = 1 << 20
 _SKIPPED_FILES = frozenset({"index", "FETCH_HEAD", "ORIG_HEAD", "fsmonitor--daemon.ipc"})
 _SKIPPED_DIRS = frozenset({"logs", "fsmonitor--daemon"})
-_HOME_FILES = (".gitconfig", ".config/git/config", ".config/git/attributes", ".config/git/ignore")
-_PATH_KEYS = ("core.attributesfile", "core.excludesfile")
 
 
 @dataclass(frozen=True)
@@ -173,48 +173,14 @@ def _git(cwd: Path, *args: str) -> tuple[bool, bytes]:
     return result.ok, result.stdout
 
 
-def _home_config_paths(env: Mapping[str, str]) -> list[Path]:
-    home = Path(env.get("HOME") or Path.home())
-    paths = [home / rel for rel in _HOME_FILES]
-    xdg = env.get("XDG_CONFIG_HOME")
-    if xdg:
-        paths += [Path(xdg) / "git" / name for name in ("config", "attributes", "ignore")]
-    if env.get("GIT_CONFIG_GLOBAL"):
-        paths.append(Path(env["GIT_CONFIG_GLOBAL"]))
-    return paths
-
-
-def _expand(value: str, origin: Path, home: Path) -> Path:
-    if value.startswith("~/"):
-        return home / value[2:]
-    path = Path(value)
-    return path if path.is_absolute() else origin.parent / path
-
-
-def _referenced_paths(cwd: Path, home: Path) -> list[Path]:
-    """Include targets (existing or not) and configured attributes/excludes files, read from
-    `git config --list --show-origin -z` while the config is still trusted (before a run)."""
-    ok, out = _git(cwd, "config", "--list", "--show-origin", "-z")
-    if not ok:
+def config_paths(cwd: Path) -> list[Path]:
+    """The files outside the repository that shape its effective config or name behaviour
+    (global config, include targets, attributes and excludes files), existing or not, read
+    while the config is still trusted (before a run); see `_command.config_view`."""
+    view = config_view(cwd)
+    if isinstance(view, CommandResult):
         return []
-    paths = []
-    fields = out.split(b"\0")
-    for origin_raw, entry in zip(fields[0::2], fields[1::2], strict=False):
-        key, _, value = entry.decode("utf-8", "surrogateescape").partition("\n")
-        key = key.lower()
-        wanted = key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
-        origin = origin_raw.decode("utf-8", "surrogateescape")
-        if (wanted or key in _PATH_KEYS) and value and origin.startswith("file:"):
-            paths.append(_expand(value, cwd / origin[5:], home))  # origins may be relative
-    return paths
-
-
-def config_paths(cwd: Path, env: Mapping[str, str] | None = None) -> list[Path]:
-    """The config files outside the repository that shape its effective config."""
-    source = os.environ if env is None else env
-    home = Path(source.get("HOME") or Path.home())
-    found = _home_config_paths(source) + _referenced_paths(cwd, home)
-    return sorted({p.absolute() for p in found})
+    return list(view.outside)
 
 
 def _parse_status(raw: bytes) -> list[tuple[str, str]]:
@@ -246,15 +212,66 @@ def relative_prefix(toplevel: Path, exclude: Path | None) -> str | None:
     return rel.as_posix().rstrip("/") + "/"
 
 
-def _locate(cwd: Path) -> tuple[Path, Path] | None:
-    """(toplevel, common git dir) of the work tree holding `cwd`."""
-    ok, out = _git(
-        cwd, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"
-    )
-    lines = out.decode("utf-8", "surrogateescape").splitlines()
-    if not ok or len(lines) != 2:
+_LOCATIONS: dict[Path, tuple[Path, Path]] = {}
+_OBJECT_NAME = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _read_ref(git_dir: Path, name: str) -> str | None:
+    """A ref's commit from a loose ref file or `packed-refs`; None when neither has it."""
+    ref = git_dir / name
+    if ref.is_file():
+        value = ref.read_bytes().strip()
+        return value.decode() if _OBJECT_NAME.fullmatch(value) else None
+    packed = git_dir / "packed-refs"
+    for line in packed.read_bytes().splitlines() if packed.is_file() else []:
+        value, _, refname = line.partition(b" ")
+        if refname.decode("utf-8", "surrogateescape") == name and _OBJECT_NAME.fullmatch(value):
+            return value.decode()
+    return None
+
+
+def _read_head(toplevel: Path, git_dir: Path) -> str | None:
+    """HEAD's commit read from the files of a plain repository (`.git` a directory, loose or
+    packed refs), or None when git must say it (a linked worktree, reftable, a branch without
+    commits, anything else). The same files are hashed in the snapshot, so a HEAD that moves
+    is seen either way."""
+    if git_dir != toplevel / ".git" or not git_dir.is_dir():
         return None
-    return Path(lines[0]), Path(lines[1])
+    try:
+        head = (git_dir / "HEAD").read_bytes().strip()
+        if _OBJECT_NAME.fullmatch(head):
+            return head.decode()
+        if not head.startswith(b"ref: refs/"):
+            return None
+        return _read_ref(git_dir, head[5:].decode("utf-8", "surrogateescape"))
+    except OSError:
+        return None
+
+
+def _locate(cwd: Path) -> tuple[Path, Path, str] | None:
+    """(toplevel, common git dir, HEAD's commit or `(none)`) of the work tree holding `cwd`.
+
+    Where it is is asked once per `cwd`; HEAD is read from the files when they are plain,
+    else asked in the same `rev-parse` (which prints the paths and then fails on a HEAD
+    without a commit)."""
+    key = cwd.absolute()
+    known = _LOCATIONS.get(key)
+    if known is not None and (head := _read_head(*known)) is not None:
+        return known[0], known[1], head
+    result = run_git(
+        cwd,
+        *("rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"),
+        *("--verify", "-q", "HEAD"),
+    )
+    lines = result.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if result.ok and len(lines) == 3:
+        found = Path(lines[0]), Path(lines[1]), lines[2]
+    elif result.returncode == 1 and len(lines) == 2:
+        found = Path(lines[0]), Path(lines[1]), "(none)"
+    else:
+        return None
+    _LOCATIONS[key] = (found[0], found[1])
+    return found
 
 
 def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapshot | None:
@@ -265,12 +282,11 @@ def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapsho
     located = _locate(cwd)
     if located is None:
         return None
-    toplevel, git_dir = located
+    toplevel, git_dir, head = located
     files = hash_git_dir(git_dir)
     if os.path.isfile(toplevel / ".git"):  # a linked worktree's pointer to its git directory
         files["../.git"] = _hash_entry(toplevel / ".git")
     configs = hash_config_files(config_paths(toplevel))
-    ok, head = _git(toplevel, "rev-parse", "--verify", "-q", "HEAD")
     _, index = _git(toplevel, "ls-files", "--stage", "-z")
     _, status_raw = _git(
         toplevel,
@@ -283,7 +299,7 @@ def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapsho
     ]
     return WorktreeSnapshot(
         toplevel=toplevel,
-        head=head.decode().strip() if ok else "(none)",
+        head=head,
         index_hash=hashlib.sha256(index).hexdigest(),
         status=tuple(sorted(f"{code} {p}" for code, p in entries)),
         file_hashes={p: _hash_entry(toplevel / p) for _, p in entries},

@@ -71,6 +71,9 @@ class UnitSummary(_Value):
     tasks: tuple[TaskRecord, ...] = ()
     deviations: tuple[str, ...] = ()
     issues: tuple[str, ...] = ()
+    unresolved: tuple[str, ...] = ()
+    """Review findings left open when a task escalated (seed 004: "Unresolved Review
+    Findings"); a unit with any has not passed its review."""
 
 
 class TruthResult(_Value):
@@ -223,6 +226,9 @@ def render_summary(summary: UnitSummary) -> str:
     ]
     lines += ["", "## Issues Encountered", ""]
     lines += [f"- {_one_line(i)}" for i in summary.issues] or ["None"]
+    if summary.unresolved:
+        lines += ["", "## Unresolved Review Findings", ""]
+        lines += [f"- {_one_line(finding)}" for finding in summary.unresolved]
     lines += ["", "---", f"*Phase: {summary.phase}*", f"*Completed: {summary.completed.date()}*"]
     return _frontmatter(front) + "\n" + "\n".join(lines) + "\n"
 

@@ -18,7 +18,12 @@ from mergegate.processes._environment import (
     SCRUBBED_ENV_PREFIXES,
     child_environment,
 )
-from mergegate.processes._groups import group_members, kill_recorded_group, process_start_ticks
+from mergegate.processes._groups import (
+    group_members,
+    kill_recorded_group,
+    kill_recorded_groups,
+    process_start_ticks,
+)
 from mergegate.processes._reaper import TREE_ENV, become_subreaper, is_subreaper
 from mergegate.processes._values import (
     CommandResult,
@@ -45,6 +50,7 @@ __all__ = [
     "group_members",
     "is_subreaper",
     "kill_recorded_group",
+    "kill_recorded_groups",
     "process_start_ticks",
     "run_command",
     "supervise",

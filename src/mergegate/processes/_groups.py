@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,6 +20,7 @@ __all__ = [
     "clear_group",
     "group_members",
     "kill_recorded_group",
+    "kill_recorded_groups",
     "killpg",
     "leader_exited",
     "proc_stat",
@@ -155,6 +157,17 @@ def clear_group(pgid: int, leader: int, grace_s: float) -> int:
     while time.monotonic() < deadline and [p for p in group_members(pgid) or [] if p != leader]:
         time.sleep(POLL_S)
     return len(members)
+
+
+def kill_recorded_groups(records: Iterable[ProcessRecord], grace_s: float = 2.0) -> int:
+    """`kill_recorded_group` for each record whose group still has a live member, found with
+    one scan of /proc (a crashed run leaves hundreds of records, nearly all of finished
+    processes); how many groups were signalled. Without /proc: each record on its own."""
+    table = process_table()
+    if table is None:
+        return sum(kill_recorded_group(r, grace_s) for r in records)
+    live = {stat.pgid for stat in table.values() if stat.state != "Z"}
+    return sum(kill_recorded_group(r, grace_s) for r in records if r.pgid in live)
 
 
 def kill_recorded_group(record: ProcessRecord, grace_s: float = 2.0) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mergegate.atomic_files import OverwriteRefusedError, write_atomic
+from mergegate.atomic_files import OverwriteRefusedError, sync_directory, write_atomic
 from mergegate.errors import UsageError
 
 if TYPE_CHECKING:
@@ -211,20 +211,26 @@ class ReportWriter:
         """The attempt's report, its JSON twin and its prompt, named `<stem>.*` (default: the
         report's own `rNN-<stage>-aN`)."""
         base = self.run_dir / (stem or report.stem)
-        write_atomic(Path(f"{base}.prompt.md"), _storable(report.prompt), overwrite=False)
-        write_atomic(Path(f"{base}.json"), _storable(_dumps(report.to_json())), overwrite=False)
-        path = Path(f"{base}.md")
-        write_atomic(path, _storable(report.to_markdown()), overwrite=False)
-        return path
+        files = (
+            (Path(f"{base}.prompt.md"), report.prompt),
+            (Path(f"{base}.json"), _dumps(report.to_json())),
+            (Path(f"{base}.md"), report.to_markdown()),
+        )
+        for path, text in files:  # each file synced; their directory once, after the last
+            write_atomic(path, _storable(text), overwrite=False, sync_dir=False)
+        sync_directory(base.parent)
+        return files[-1][0]
 
-    def write_text(self, name: str, text: str, *, same_ok: bool = False) -> Path:
+    def write_text(
+        self, name: str, text: str, *, same_ok: bool = False, sync_dir: bool = True
+    ) -> Path:
         """Write `name` once. With `same_ok`, an existing file with exactly this text is kept
         (a step run again after a crash writes the same record); any other is refused."""
         path = self.run_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
         data = _storable(text)
         try:
-            write_atomic(path, data, overwrite=False)
+            write_atomic(path, data, overwrite=False, sync_dir=sync_dir)
         except OverwriteRefusedError:
             if not (same_ok and _holds(path, data)):
                 raise
@@ -235,7 +241,7 @@ class ReportWriter:
 
     def write_summary(self, summary: Mapping[str, Any], lines: Sequence[str]) -> Path:
         """`summary.json` and `summary.md`; writing the same summary again is a no-op."""
-        self.write_json("summary.json", dict(summary), same_ok=True)
+        self.write_text("summary.json", _dumps(dict(summary)), same_ok=True, sync_dir=False)
         meta = {k: v for k, v in summary.items() if not isinstance(v, list | dict)}
         body = "\n".join(
             [frontmatter(meta), f"# Review summary {summary.get('run_id')}", "", *lines]

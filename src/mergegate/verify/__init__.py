@@ -36,7 +36,7 @@ from mergegate.verify._model import (
     VerifierRun,
 )
 from mergegate.verify._paths import PlanPathError
-from mergegate.verify._phase import VerifyOptions, reverify, verify_phase
+from mergegate.verify._phase import VerifyOptions, answers_for, reverify, verify_phase
 from mergegate.verify._records import (
     gsd_phase_dir,
     latest_result,
@@ -67,6 +67,7 @@ __all__ = [
     "VerificationStatus",
     "VerifierRun",
     "VerifyOptions",
+    "answers_for",
     "command_environment",
     "derive_checks",
     "find_phase",

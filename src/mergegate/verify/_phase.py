@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mergegate.agents.base import Backend
+from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan
 from mergegate.verify._criteria import derive_checks, find_phase, fingerprint
 from mergegate.verify._inspect import inspect
@@ -44,7 +45,7 @@ from mergegate.verify._verifier import (
     new_verification_id,
 )
 
-__all__ = ["VerifyOptions", "phase_text", "record", "reverify", "verify_phase"]
+__all__ = ["VerifyOptions", "answers_for", "phase_text", "record", "reverify", "verify_phase"]
 
 
 def _now() -> datetime:
@@ -179,6 +180,44 @@ def reverify(
     )
     result = apply_answers(base, [*previous.answers, *answers])
     return record(result, run_dir, gsd_phase_dir)
+
+
+def answers_for(
+    previous: VerificationResult,
+    given: Sequence[tuple[str, str]],
+    *,
+    note: str,
+    who: str,
+    at: datetime,
+) -> list[Answer]:
+    """People's answers (`(criterion id, "pass"|"fail")`) to criteria of `previous`, with the
+    criteria's fingerprints. `UsageError` (exit 2) for an id `previous` does not have, and for
+    a criterion program evidence decided: a person cannot overrule a program."""
+    by_id = {c.id: c for c in previous.criteria}
+    answers = []
+    for cid, verdict in given:
+        criterion = by_id.get(cid)
+        if criterion is None:
+            open_ids = ", ".join(c.id for c in previous.questions) or "none"
+            raise UsageError(f"no criterion {cid!r} in the last verification; open: {open_ids}")
+        if criterion.decided_by == "program":
+            raise UsageError(
+                f"{cid} was decided by program evidence ({criterion.result.value}); a person "
+                "cannot overrule it (accept the gaps with a reason to complete with them)"
+            )
+        if verdict not in ("pass", "fail"):
+            raise UsageError(f"{cid}={verdict}: the answer must be pass or fail")
+        answers.append(
+            Answer(
+                criterion_id=cid,
+                result="pass" if verdict == "pass" else "fail",
+                note=note,
+                who=who,
+                at=at,
+                fingerprint=criterion.fingerprint,
+            )
+        )
+    return answers
 
 
 def record(

@@ -1,0 +1,358 @@
+"""`mergegate run`, `resume`, `status`, `runs`, `cancel`: plans executed on durable state."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.console import Console
+
+from mergegate.cli._progress import MODES, choose_mode, clean
+from mergegate.cli._run_view import open_run_view
+from mergegate.cli.verify import load_plan
+from mergegate.config import Config, load_config, state_dir
+from mergegate.errors import UsageError
+
+if TYPE_CHECKING:
+    from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions
+
+# The engine (and DBOS, ~0.3 s to import) is imported inside the commands, so every other
+# mergegate command starts as fast as before.
+
+__all__ = ["cancel", "resume", "run", "runs", "status"]
+
+_REPO = click.option(
+    "--repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The git repository (its .mergegate/ holds the runs).",
+)
+_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="A readable table, or one JSON object at the end.",
+)
+_PROGRESS = click.option(
+    "--progress",
+    type=click.Choice(MODES),
+    default="auto",
+    show_default=True,
+    help="Progress on stderr: rich (a live table), plain (one line per step), none; auto is "
+    "rich on a terminal and plain in CI.",
+)
+
+
+def _agent(
+    name: str | None, cmd: str | None, conf_name: str | None = None, conf_cmd: str | None = None
+) -> AgentSpec | None:
+    """Flags beat the config file as a pair."""
+    from mergegate.engine import AgentSpec
+
+    if name and cmd:
+        raise UsageError(f"give a name or a command, not both: {name!r} and {cmd!r}")
+    if name or cmd:
+        return AgentSpec(name=name, cmd=cmd)
+    if conf_name or conf_cmd:
+        return AgentSpec(name=conf_name, cmd=conf_cmd)
+    return None
+
+
+def _options(config: Config, opts: dict[str, Any]) -> RunOptions:
+    from mergegate.engine import RunOptions
+
+    return RunOptions.from_config(
+        config,
+        concurrency=opts.get("concurrency"),
+        phase=opts.get("phase"),
+        max_rounds=opts.get("max_rounds"),
+        fix_commits=opts.get("fix_commits"),
+    )
+
+
+def _require_terminal_for_manual(config: Config) -> None:
+    if config.review.mode == "manual" and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "review.mode = manual needs a person at a terminal, and there is none here: "
+            "nothing was run. Run it in a terminal, or set review.mode = auto."
+        )
+
+
+def _ask_person(text: str) -> bool:
+    click.echo(
+        clean(text, 4000)
+        if "\n" not in text
+        else "\n".join(clean(t, 400) for t in text.splitlines())
+    )
+    return click.confirm("Approve this task?", default=False)
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    click.echo(
+        f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
+        f"into {report['into']}"
+    )
+    click.echo(f"  {'phase/unit':<36} {'status':<20} {'merge':<12} reason")
+    for unit in report["units"]:
+        merge = (unit.get("merge_commit") or "-")[:12]
+        reason = clean(unit.get("reason") or "", 160)
+        where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
+        click.echo(f"  {where:<36} {unit['status']:<20} {merge:<12} {reason}".rstrip())
+    for phase in report["phases"]:
+        found = phase.get("verification")
+        if found:
+            click.echo(
+                f"  phase {clean(phase['id'], 30)} verification: {found['status']} — "
+                f"{clean(found['reason'], 200)}"
+            )
+            click.echo(f"    report: {clean(found['report'], 1000)}")
+            if found.get("questions"):
+                click.echo(f"    open: {clean(', '.join(found['questions']), 400)}")
+    if report.get("message"):
+        click.echo(f"  {clean(report['message'], 400)}")
+    click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
+
+
+def _emit(report: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        _print_report(report)
+
+
+def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> dict[str, Any]:
+    from mergegate.engine import execute_run
+
+    mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
+    console = Console(file=sys.stderr)
+    with open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (listener, tick):
+        human = _ask_person if config.review.mode == "manual" else None
+        return execute_run(state, run_id, config, listener=listener, human=human, tick=tick)
+
+
+def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
+    from mergegate.engine import RunAgents
+
+    review = config.review
+    implementer = _agent(
+        opts["implementer"], opts["implementer_cmd"], review.implementer, review.implementer_cmd
+    )
+    if implementer is None:
+        raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
+    return RunAgents(
+        implementer=implementer,
+        reviewer=_agent(
+            opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd
+        ),
+        verifier=_agent(opts["verifier"], opts["verifier_cmd"]),
+    )
+
+
+@click.command("run")
+@click.argument("plan_file", metavar="PLAN", type=click.Path(path_type=Path))
+@click.option(
+    "--implementer", default=None, help="Implementer backend (default: review.implementer)."
+)
+@click.option("--implementer-cmd", default=None, help='Implementer as a program: "PROGRAM ARGS".')
+@click.option("--reviewer", default=None, help="Reviewer backend (default: review.reviewer).")
+@click.option("--reviewer-cmd", default=None, help='Reviewer as a program: "PROGRAM ARGS".')
+@click.option(
+    "--verifier",
+    default=None,
+    help="Verifier agent for criteria in prose at each phase boundary (default: none; "
+    "they are left to a person, never passed).",
+)
+@click.option("--verifier-cmd", default=None, help='Verifier as a program: "PROGRAM ARGS".')
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Units at once in a wave (run.concurrency, 2).",
+)
+@click.option("--phase", default=None, help="Run only this phase (by id).")
+@click.option(
+    "--into", default=None, help="Integration branch (default: mergegate/<run-id>, made from HEAD)."
+)
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(1, 50),
+    default=None,
+    help="Revision rounds per task (review.max_rounds, 3).",
+)
+@click.option(
+    "--fix-commits",
+    type=click.Choice(["separate", "amend"]),
+    default=None,
+    help="Fix commits apart, or folded into the task commit.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print what would run (phases, waves, units, tasks, checks); run nothing.",
+)
+@_REPO
+@_FORMAT
+@_PROGRESS
+@click.pass_context
+def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
+    """Execute PLAN: implementer agents, a two-stage review after every task, bounded fix
+    rounds, one --no-ff merge per unit into the integration branch, and a verification of
+    every phase before the next one starts.
+
+    PLAN is anything `mergegate plan show` reads (a GSD `.planning` tree, a superpowers or
+    spectacular plan, a native YAML plan) or a JSON file of the plan model.
+
+    \b
+    Exit codes: 0 every unit merged and every phase verified; 2 usage error; 3 a review
+    stayed undecidable; 4 agent failure (or cancelled); 5 escalated to a person, or waiting
+    for one (a checkpoint, or a phase whose verification did not pass).
+    """
+    from mergegate.engine import RunRequest, create_run, dry_run_lines
+
+    config = load_config(opts["repo"])
+    loaded = load_plan(plan_file)
+    options = _options(config, opts)
+    if opts["dry_run"]:
+        for line in dry_run_lines(loaded.plan, options):
+            indent = len(line) - len(line.lstrip(" "))  # plan text is cleaned, the layout kept
+            click.echo(" " * indent + clean(line, 2000))
+        ctx.exit(0)
+    _require_terminal_for_manual(config)
+    agents = _agents(config, opts)
+    state = state_dir(config)
+    record = create_run(
+        RunRequest(
+            plan=loaded.plan,
+            repo=opts["repo"],
+            state_dir=state,
+            agents=agents,
+            options=options,
+            plan_path=loaded.path,
+            plan_root=loaded.root,
+            into=opts["into"],
+        )
+    )
+    click.echo(f"mergegate: run {record.run_id} into {record.into}", err=True)
+    report = _execute(config, state, record.run_id, opts)
+    _emit(report, opts["fmt"])
+    ctx.exit(int(report["exit_code"] or 0))
+
+
+def _answers(opts: dict[str, Any]) -> Answers:
+    from mergegate.engine import Answers
+
+    checkpoints, criteria = [], []
+    for text in opts["answers"]:
+        key, sep, answer = text.rpartition("=")
+        answer = answer.strip().lower()
+        if not sep or not key.strip():
+            raise UsageError(f"--answer {text!r}: expected TASK=approve|reject or ID=pass|fail")
+        if answer in ("approve", "reject"):
+            checkpoints.append((key.strip(), answer))
+        elif answer in ("pass", "fail"):
+            criteria.append((key.strip(), answer))
+        else:
+            raise UsageError(f"--answer {text!r}: the answer is approve, reject, pass or fail")
+    if opts["accept_gaps"] and not (opts["reason"] or "").strip():
+        raise UsageError("--accept-gaps needs --reason TEXT: say why the gaps are acceptable")
+    return Answers(
+        checkpoints=checkpoints,
+        criteria=criteria,
+        accept_gaps=opts["reason"].strip() if opts["accept_gaps"] else None,
+        note=opts["note"],
+        who=opts["who"] or _login(),
+    )
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+@click.command("resume")
+@click.argument("run_id", metavar="RUN")
+@click.option(
+    "--answer",
+    "answers",
+    multiple=True,
+    metavar="KEY=ANSWER",
+    help="A checkpoint task's answer, TASK=approve|reject (or UNIT/TASK=...); or an open "
+    "criterion's, ID=pass|fail, of the phase whose verification stopped the run.",
+)
+@click.option("--note", default="", help="A note recorded with the answers.")
+@click.option("--who", default=None, help="Who answers (default: the login name).")
+@click.option(
+    "--accept-gaps",
+    is_flag=True,
+    help="Complete the stopped phase with its gaps (needs --reason; never recorded as passed).",
+)
+@click.option("--reason", default=None, help="Why the gaps are accepted.")
+@_REPO
+@_FORMAT
+@_PROGRESS
+@click.pass_context
+def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
+    """Continue RUN after a crash or a stop; with answers, record them first and go on from
+    where the run waited for a person."""
+    from mergegate.engine import prepare_resume
+
+    state = state_dir(load_config(opts["repo"]))
+    record = prepare_resume(state, run_id, _answers(opts))
+    config = load_config(Path(record.repo))
+    _require_terminal_for_manual(config)
+    report = _execute(config, state, run_id, opts)
+    _emit(report, opts["fmt"])
+    ctx.exit(int(report["exit_code"] or 0))
+
+
+@click.command("status")
+@click.argument("run_id", metavar="RUN")
+@_REPO
+@_FORMAT
+def status(run_id: str, repo: Path, fmt: str) -> None:
+    """Where RUN stands: its units, their status and merge commits."""
+    from mergegate.engine import run_report
+
+    _emit(run_report(state_dir(load_config(repo)), run_id), fmt)
+
+
+@click.command("runs")
+@_REPO
+@_FORMAT
+def runs(repo: Path, fmt: str) -> None:
+    """Every run in this repository's state directory, oldest first."""
+    from mergegate.engine import list_runs
+
+    found = list_runs(state_dir(load_config(repo)))
+    if fmt == "json":
+        click.echo(json.dumps(found, indent=2))
+        return
+    for entry in found:
+        click.echo(
+            f"{entry['run_id']}  {entry['status']:<18} {entry['started']}  "
+            f"{clean(str(entry['plan']), 80)}"
+        )
+
+
+@click.command("cancel")
+@click.argument("run_id", metavar="RUN")
+@click.option(
+    "--clean", "clean_", is_flag=True, help="Also remove the work trees of unfinished units."
+)
+@_REPO
+@_FORMAT
+def cancel(run_id: str, clean_: bool, repo: Path, fmt: str) -> None:
+    """Stop RUN: kill its agents, cancel its workflows, mark it cancelled (work trees kept)."""
+    from mergegate.engine import cancel_run
+
+    _emit(cancel_run(state_dir(load_config(repo)), run_id, clean=clean_), fmt)

@@ -1,0 +1,49 @@
+"""The run engine (layer L3): `mergegate run` executes a plan with implementer agents, a strict
+two-stage review after every task (through `mergegate.review`'s steps), bounded fix rounds,
+exactly-once merges and a verification at every phase boundary (`mergegate.verify`), on
+durable state (`mergegate.store`). See docs/run.md.
+"""
+
+from __future__ import annotations
+
+from mergegate.engine._agents import AgentSpec, Budget, Metered, RunAgents, build_backend
+from mergegate.engine._api import (
+    Answers,
+    RunRequest,
+    cancel_run,
+    create_run,
+    dry_run_lines,
+    execute_run,
+    kill_orphans,
+    list_runs,
+    prepare_resume,
+    run_report,
+)
+from mergegate.engine._plan import compute_waves, task_checks, task_spec, validate_plan
+from mergegate.engine._runtime import RunOptions
+from mergegate.engine.events import EventSink, RunEvent
+
+__all__ = [
+    "AgentSpec",
+    "Answers",
+    "Budget",
+    "EventSink",
+    "Metered",
+    "RunAgents",
+    "RunEvent",
+    "RunOptions",
+    "RunRequest",
+    "build_backend",
+    "cancel_run",
+    "compute_waves",
+    "create_run",
+    "dry_run_lines",
+    "execute_run",
+    "kill_orphans",
+    "list_runs",
+    "prepare_resume",
+    "run_report",
+    "task_checks",
+    "task_spec",
+    "validate_plan",
+]

@@ -1,0 +1,169 @@
+"""The agents of a run: which ones it uses (recorded, so `resume` rebuilds the same), and the
+budgets every agent run of it is held to.
+
+Backends are built the one way every command builds them
+(`mergegate.agents.registry.backend_from_config`); a run records only the names and commands
+it was given (`RunAgents` in `run.json`). `Metered` puts a backend under the run's budgets and
+stop requests, for every role: the implementer, the reviewers inside the review steps, the
+verifier.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from mergegate.agents.base import AgentRequest, AgentResult, Backend, RunStatus
+from mergegate.agents.registry import backend_from_config
+from mergegate.config import Config
+
+__all__ = ["AgentSpec", "Budget", "Metered", "RunAgents", "build_backend"]
+
+
+class AgentSpec(BaseModel):
+    """One agent as the run was asked for it: a backend name, or a command (which wins)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = None
+    cmd: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.name or self.cmd)
+
+    def label(self) -> str:
+        return self.name or f"command ({self.cmd})"
+
+
+class RunAgents(BaseModel):
+    """The agents of a run, recorded in `run.json`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    implementer: AgentSpec
+    reviewer: AgentSpec | None = None
+    verifier: AgentSpec | None = None
+
+
+def build_backend(spec: AgentSpec | None, config: Config) -> Backend | None:
+    """The backend `spec` names, with its `[agents.backends.NAME]` options; None for none."""
+    if not spec:
+        return None
+    return backend_from_config(config.agents, spec.name, cmd=spec.cmd)
+
+
+@dataclass
+class Budget:
+    """The run's limits and what it has spent so far.
+
+    Wall time is measured from the run's start (`started`, recorded in `run.json`) and from a
+    task's recorded start (`deadline`). Tokens and cost are what this process's agents spent
+    plus what the ledger (`usage.jsonl`, one line per agent run) says earlier processes of the
+    run spent; the ledger is kept only when a token or cost budget is set.
+    """
+
+    started: float
+    stop_file: Path
+    run_wall_s: float | None = None
+    task_wall_s: float | None = None
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+    ledger: Path | None = None
+    tokens: int = 0
+    cost_usd: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def stop_reason(self, deadline: float | None) -> str | None:
+        """Why no agent may start now: a stop request or a budget; None to go on."""
+        if self.stop_file.exists():
+            return self.stop_file.read_text("utf-8").strip() or "the run was asked to stop"
+        now = time.time()
+        if self.run_wall_s is not None and now - self.started >= self.run_wall_s:
+            return f"budget: run wall time {self.run_wall_s:g} s reached"
+        if deadline is not None and now >= deadline:
+            return f"budget: task wall time {self.task_wall_s or 0:g} s reached"
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            return f"budget: {self.tokens} tokens used of {self.max_tokens}"
+        if self.max_cost_usd is not None and self.cost_usd >= self.max_cost_usd:
+            return f"budget: ${self.cost_usd:.2f} spent of ${self.max_cost_usd:.2f}"
+        return None
+
+    def remaining_s(self, deadline: float | None) -> float | None:
+        """Seconds left before a wall-time budget ends (at least 1), or None without one."""
+        ends = [d for d in (deadline,) if d is not None]
+        if self.run_wall_s is not None:
+            ends.append(self.started + self.run_wall_s)
+        return max(1.0, min(ends) - time.time()) if ends else None
+
+    @property
+    def metered(self) -> bool:
+        return self.max_tokens is not None or self.max_cost_usd is not None
+
+    def add(self, result: AgentResult) -> None:
+        tokens = result.usage.total_tokens
+        with self._lock:
+            self.tokens += tokens
+            self.cost_usd += result.cost_usd or 0.0
+            if self.ledger is not None and self.metered:
+                # Not fsynced: a power cut may forget the last lines, which only lets a budget
+                # allow a little more; the agents' own records hold the exact figures.
+                line = {"tokens": tokens, "cost_usd": result.cost_usd, "backend": result.backend}
+                with self.ledger.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(line) + "\n")
+
+    def seed(self) -> None:
+        """Count what earlier processes of this run spent (from the ledger)."""
+        if self.ledger is None or not self.ledger.is_file():
+            return
+        for line in self.ledger.read_text("utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a crash
+            self.tokens += int(entry.get("tokens") or 0)
+            self.cost_usd += float(entry.get("cost_usd") or 0.0)
+
+
+class Metered:
+    """A `Backend` held to the run's budgets and stop requests.
+
+    Before a run: a stop request or a spent budget refuses it (a `killed` result saying why,
+    and `stopped` is set). During: its time limit is cut to the wall time left. After: its
+    tokens and cost are counted; a run that failed because the run was asked to stop, or ran
+    out of budgeted time, sets `stopped` too, so the task ends cleanly instead of as an agent
+    failure.
+    """
+
+    def __init__(self, backend: Backend, budget: Budget, deadline: float | None) -> None:
+        self.backend = backend
+        self.name = backend.name
+        self.capabilities = backend.capabilities
+        self.budget = budget
+        self.deadline = deadline
+        self.stopped: str | None = None
+        self.tokens = 0
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        why = self.budget.stop_reason(self.deadline)
+        if why is not None:
+            self.stopped = why
+            return AgentResult(backend=self.name, status=RunStatus.KILLED, error=f"stopped: {why}")
+        left = self.budget.remaining_s(self.deadline)
+        clamped = left is not None and left < request.timeout_s
+        if clamped:
+            request = request.model_copy(update={"timeout_s": left})
+        result = self.backend.run(request)
+        self.budget.add(result)
+        self.tokens += result.usage.total_tokens
+        if not result.ok:
+            if self.budget.stop_file.exists():
+                self.stopped = self.budget.stop_reason(self.deadline)
+            elif clamped and result.status is RunStatus.TIMEOUT:
+                # the limit was the budget's, not the agent's: a budget stop, not a failure
+                self.stopped = self.budget.stop_reason(self.deadline) or "budget: wall time"
+        return result

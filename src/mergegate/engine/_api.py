@@ -1,0 +1,448 @@
+"""What the CLI calls: create a run, execute or resume it, answer, cancel, report.
+
+One run executes per process: `execute_run` installs the run's `Runtime`, launches the durable
+engine on the run's own database (which recovers whatever a crash left pending), starts the
+current generation's run workflow unless it exists, waits for it and writes the summary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mergegate.config import Config
+from mergegate.decisions import ExitCode
+from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
+from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
+from mergegate.engine._summary import (
+    PLAN_SNAPSHOT,
+    build_report,
+    load_plan_snapshot,
+    run_outcome,
+    write_run_summary,
+)
+from mergegate.engine._verification import acceptance_path, answers_ledger, verification_dir
+from mergegate.engine._workflows import run_workflow
+from mergegate.engine.events import EventSink, RunEvent
+from mergegate.errors import UsageError
+from mergegate.git import (
+    branch_tip,
+    checked_out_branches,
+    create_branch,
+    head_commit,
+    remove_tree,
+    remove_workspace,
+    repository_root,
+    valid_branch_name,
+)
+from mergegate.plans import Plan
+from mergegate.processes import ProcessRecord, kill_recorded_groups
+from mergegate.store import (
+    DurableEngine,
+    EngineConfig,
+    RunRecord,
+    RunState,
+    RunStore,
+    WorkflowState,
+    cancel_from_outside,
+    new_run_id,
+    sqlite_url,
+)
+from mergegate.verify import GapAcceptance, answers_for, latest_result, record_answer
+
+__all__ = [
+    "Answers",
+    "RunRequest",
+    "cancel_run",
+    "create_run",
+    "dry_run_lines",
+    "execute_run",
+    "kill_orphans",
+    "list_runs",
+    "prepare_resume",
+    "run_report",
+]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything `mergegate run` was asked to do."""
+
+    plan: Plan
+    repo: Path
+    state_dir: Path
+    agents: RunAgents
+    options: RunOptions
+    plan_path: Path | None = None
+    """The plan as given (file or directory): keys the answers ledger `verify` shares."""
+    plan_root: Path | None = None
+    """The directory the plan's source paths are relative to (GSD write-back)."""
+    into: str | None = None
+    run_id: str | None = None
+
+
+# ---------------------------------------------------------------- creating a run
+
+
+def _integration_branch(repo: Path, run_id: str, into: str | None) -> tuple[str, str]:
+    """The branch units merge into and the commit it starts from; refuses a branch checked
+    out in a work tree (moving it under a person's feet would corrupt their checkout)."""
+    branch = into or f"mergegate/{run_id}"
+    if not valid_branch_name(repo, branch):
+        raise UsageError(f"not a valid branch name: {branch!r}")
+    holder = checked_out_branches(repo).get(branch)
+    if holder is not None:
+        raise UsageError(
+            f"branch {branch!r} is checked out in {holder}; mergegate merges without a checkout "
+            "and will not move a branch under a work tree. Check out another branch, or pass "
+            "--into a new branch name."
+        )
+    tip = branch_tip(repo, branch)
+    if tip is not None:
+        return branch, tip
+    head = head_commit(repo)
+    if head is None:
+        raise UsageError(f"the repository {repo} has no commit to start from")
+    create_branch(repo, branch, head)
+    return branch, head
+
+
+def create_run(request: RunRequest) -> RunRecord:
+    """Validate the plan, make the integration branch and the run's folder; the run's card."""
+    validate_plan(request.plan)
+    selected_phases(request.plan, request.options.phase)
+    if not request.agents.reviewer and request.options.review_mode != "off":
+        raise UsageError(
+            "no reviewer: pass --reviewer NAME or --reviewer-cmd (or set review.mode = off)"
+        )
+    repo = repository_root(request.repo)
+    run_id = request.run_id or new_run_id()
+    into, base = _integration_branch(repo, run_id, request.into)
+    record = RunRecord(
+        run_id=run_id,
+        plan=request.plan.title or str(request.plan_path or "") or "(untitled plan)",
+        plan_path=str(request.plan_path.resolve()) if request.plan_path else None,
+        plan_root=str(request.plan_root.resolve()) if request.plan_root else None,
+        repo=str(repo),
+        into=into,
+        base_sha=base,
+        agents=request.agents.model_dump(mode="json"),
+        options=request.options.model_dump(mode="json"),
+    )
+    store = RunStore(request.state_dir)
+    store.create(record)
+    # the queue's row exists before the first real launch, so DBOS's queue manager (which
+    # looks for new queues once a second) serves it at once
+    with DurableEngine(_engine_config(store, run_id, request.options)):
+        pass
+    write_atomic(
+        store.run_dir(run_id) / PLAN_SNAPSHOT,
+        request.plan.model_dump_json(indent=2, by_alias=True) + "\n",
+    )
+    return record
+
+
+def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
+    """What a run would do, and nothing run: phases, waves, units, tasks, checks."""
+    validate_plan(plan)
+    lines = [f"plan: {plan.title or '(untitled)'} ({plan.format.value})"]
+    for phase in selected_phases(plan, options.phase):
+        lines.append(f"phase {phase.id}: {phase.name}".rstrip(": "))
+        for number, wave in enumerate(compute_waves(phase), start=1):
+            lines.append(f"  wave {number} (up to {options.concurrency} at once)")
+            for unit in wave:
+                deps = f" after {', '.join(unit.depends_on)}" if unit.depends_on else ""
+                done = " [already completed]" if unit.completed else ""
+                lines.append(f"    unit {unit.id}: {unit.name}{deps}{done}".rstrip())
+                for task in unit.tasks:
+                    kind = f" [{task.type}]" if task.is_checkpoint else ""
+                    lines.append(f"      task {task.id}: {task.name}{kind}")
+                    lines += [f"        check: {c.run}" for c in task_checks(task)]
+        lines.append(f"  then: verify phase {phase.id} on the integration branch")
+    lines.append(
+        f"review: {options.review_mode}; fix commits: {options.fix_commits}; "
+        f"on escalation: {options.on_escalation}"
+    )
+    return lines
+
+
+# ---------------------------------------------------------------- running
+
+
+def _engine_config(store: RunStore, run_id: str, options: RunOptions) -> EngineConfig:
+    return EngineConfig(sqlite_url(store.database_path(run_id)), concurrency=options.concurrency)
+
+
+def _live_folders(run_dir: Path) -> list[Path]:
+    """The folders where a process may still run: units that had not finished, and the
+    phases' verifications."""
+    found = list(run_dir.glob("*/verify"))
+    for unit_file in run_dir.glob("*/*/unit.json"):
+        try:
+            status = json.loads(unit_file.read_text("utf-8")).get("status")
+        except (OSError, ValueError):
+            status = None
+        if status in (None, "running", "ready", "pending"):
+            found.append(unit_file.parent)
+    return found
+
+
+def kill_orphans(run_dir: Path) -> int:
+    """Kill agent and check process groups a crashed orchestrator left running: every
+    recorded process of an unfinished unit or a verification whose leader is still the
+    same process (`kill_recorded_group` checks). Returns how many were signalled."""
+    records = []
+    for folder in _live_folders(run_dir):
+        for record_file in folder.rglob("process.json"):
+            try:
+                records.append(ProcessRecord.model_validate_json(record_file.read_text("utf-8")))
+            except (OSError, ValueError):
+                continue
+    return kill_recorded_groups(records)
+
+
+def _runtime(
+    store: RunStore, record: RunRecord, config: Config, events: EventSink, human: Human | None
+) -> Runtime:
+    agents = RunAgents.model_validate(record.agents)
+    implementer = build_backend(agents.implementer, config)
+    if implementer is None:
+        raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
+    reviewer = build_backend(agents.reviewer, config)
+    fresh = build_backend(AgentSpec(name=config.review.fresh_implementer), config)
+    return Runtime(
+        record=record,
+        store=store,
+        plan=load_plan_snapshot(store, record.run_id),
+        repo=Path(record.repo),
+        config=config,
+        options=RunOptions.model_validate(record.options),
+        implementer=implementer,
+        reviewer=reviewer,
+        verifier=build_backend(agents.verifier, config),
+        fresh_implementer=fresh,
+        events=events,
+        human=human,
+    )
+
+
+def execute_run(
+    state_dir: Path,
+    run_id: str,
+    config: Config,
+    *,
+    listener: Callable[[RunEvent], None] | None = None,
+    human: Human | None = None,
+    tick: Callable[[], None] = lambda: None,
+) -> dict[str, Any]:
+    """Run (or continue) the run's current generation to its end; the run report."""
+    store = RunStore(state_dir)
+    record = store.load(run_id)
+    if record.status not in (RunState.RUNNING,):
+        return build_report(store, run_id)
+    kill_orphans(store.run_dir(run_id))
+    events = EventSink(listener)
+    rt = _runtime(store, record, config, events, human)
+    remove_tree(rt.checkouts)  # throwaway checkouts of a crashed process: nothing runs in them
+    if rt.options.review_mode == "off":
+        events.notice_once(
+            "review is off (review.mode = off): tasks merge on implementer success "
+            "and passing checks"
+        )
+    assert rt.budget is not None
+    rt.budget.seed()  # budgets count what earlier processes of this run spent
+    install(rt)
+    engine = DurableEngine(_engine_config(store, run_id, rt.options))
+    wf_id = f"{run_id}/g{record.generation}"
+    try:
+        engine.launch()
+        if engine.status(wf_id) is None:
+            engine.start(run_workflow, wf_id, {"generation": record.generation})
+        state = engine.wait(wf_id, tick=tick)
+        message = _failure_message(engine, wf_id, state)
+    finally:
+        engine.shutdown()
+        uninstall()
+        _tidy(rt)
+    return _finish(store, run_id, state, message, rt.plan)
+
+
+def _tidy(rt: Runtime) -> None:
+    """Remove what only a running process uses: the throwaway checkouts and the write-back
+    work tree (the units' work trees stay: they belong to units a person must look at)."""
+    remove_tree(rt.checkouts)
+    remove_tree(rt.worktrees / ".writeback")
+    with contextlib.suppress(OSError):
+        rt.worktrees.rmdir()  # only when empty
+
+
+def _failure_message(engine: DurableEngine, wf_id: str, state: str | None) -> str:
+    if state != WorkflowState.ERROR:
+        return ""
+    try:
+        engine.result(wf_id)
+    except Exception as exc:  # the workflow's own error, recorded by DBOS
+        return f"the run stopped on an error: {type(exc).__name__}: {exc}"
+    return "the run stopped on an error"
+
+
+def _finish(
+    store: RunStore, run_id: str, state: str | None, message: str, plan: Plan
+) -> dict[str, Any]:
+    record = store.load(run_id)
+    cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
+    if cancelled:
+        record.status = RunState.CANCELLED
+    report = build_report(store, run_id, plan)
+    status, code = run_outcome(report["units"], report["phases"], cancelled)
+    if state == WorkflowState.ERROR:
+        status, code = RunState.FAILED, ExitCode.AGENT_FAILURE
+    record.status, record.exit_code = status, int(code)
+    record.message = message or record.message
+    record.finished = datetime.now(UTC).isoformat(timespec="seconds")
+    store.save(record)
+    report = build_report(store, run_id, plan)
+    write_run_summary(report)
+    return report
+
+
+# ---------------------------------------------------------------- people
+
+
+@dataclass(frozen=True)
+class Answers:
+    """What a person says on `resume`: checkpoint answers (`TASK` or `UNIT/TASK` → approve or
+    reject), answers to open criteria of the phase the run waits at (`ID` → pass or fail),
+    and an acceptance of that phase's gaps (a reason)."""
+
+    checkpoints: Sequence[tuple[str, str]] = ()
+    criteria: Sequence[tuple[str, str]] = ()
+    accept_gaps: str | None = None
+    note: str = ""
+    who: str = "unknown"
+
+
+def prepare_resume(state_dir: Path, run_id: str, answers: Answers) -> RunRecord:
+    """Record a person's answers, and start the next generation of a run that waits for a
+    person (it goes on from where it stopped). Unknown tasks or criteria are a usage error."""
+    store = RunStore(state_dir)
+    record = store.load(run_id)
+    plan = load_plan_snapshot(store, run_id)
+    run_dir = store.run_dir(run_id)
+    if answers.checkpoints:
+        _record_checkpoints(run_dir, plan, answers.checkpoints, answers.note)
+    if answers.criteria or answers.accept_gaps:
+        phase_id = _waiting_phase(run_dir, plan, record)
+        if answers.criteria:
+            _record_criteria(store, record, phase_id, answers)
+        if answers.accept_gaps:
+            gaps = GapAcceptance(reason=answers.accept_gaps, who=answers.who, at=_now())
+            write_json_atomic(acceptance_path(run_dir, phase_id), gaps)
+    if record.status == RunState.WAITING_FOR_HUMAN:
+        record.generation += 1
+        record.status, record.exit_code, record.finished = RunState.RUNNING, None, None
+        store.save(record)
+    return record
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def _record_checkpoints(
+    run_dir: Path, plan: Plan, given: Sequence[tuple[str, str]], note: str
+) -> None:
+    path = run_dir / "answers.json"
+    known = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    for key, answer in given:
+        if answer not in ("approve", "reject"):
+            raise UsageError(f"--answer {key}={answer}: the answer must be approve or reject")
+        known[_checkpoint_key(plan, key)] = {"answer": answer, "note": note, "at": time.time()}
+    write_json_atomic(path, known)
+
+
+def _checkpoint_key(plan: Plan, key: str) -> str:
+    matches = []
+    for unit, task in plan.tasks():
+        if task.is_checkpoint and key in (task.id, f"{unit.id}/{task.id}"):
+            matches.append(f"{unit.id}/{task.id}")
+    if len(matches) != 1:
+        what = "no checkpoint task" if not matches else "more than one checkpoint task"
+        raise UsageError(f"--answer {key!r}: {what} has that id (use UNIT/TASK)")
+    return matches[0]
+
+
+def _waiting_phase(run_dir: Path, plan: Plan, record: RunRecord) -> str:
+    """The phase whose verification stopped the run (answers and acceptances are for it)."""
+    for phase in reversed(selected_phases(plan, record.options.get("phase"))):
+        path = run_dir / phase.id / "phase.json"
+        if path.is_file():
+            verification = json.loads(path.read_text("utf-8")).get("verification")
+            if verification and verification["status"] not in ("passed", "complete_with_gaps"):
+                return phase.id
+    raise UsageError(
+        f"run {record.run_id} does not wait at a phase's verification: nothing to answer there"
+    )
+
+
+def _record_criteria(store: RunStore, record: RunRecord, phase_id: str, given: Answers) -> None:
+    run_dir = store.run_dir(record.run_id)
+    previous = latest_result(verification_dir(run_dir, phase_id, 1).parent)
+    if previous is None:
+        raise UsageError(f"phase {phase_id} has no verification to answer yet")
+    ledger = answers_ledger(store, record, phase_id)
+    for answer in answers_for(previous, given.criteria, note=given.note, who=given.who, at=_now()):
+        record_answer(ledger, answer)
+
+
+# ---------------------------------------------------------------- cancel, queries
+
+
+def cancel_run(state_dir: Path, run_id: str, *, clean: bool = False) -> dict[str, Any]:
+    """Stop a run: no agent starts any more, every recorded agent group is killed, the
+    workflows are cancelled, the run is marked cancelled. Work trees of unfinished units are
+    kept for inspection unless `clean`."""
+    store = RunStore(state_dir)
+    record = store.load(run_id)
+    run_dir = store.run_dir(run_id)
+    write_atomic(run_dir / "STOP", "cancelled by mergegate cancel\n")
+    killed = kill_orphans(run_dir)
+    cancel_from_outside(sqlite_url(store.database_path(run_id)))
+    if record.status in (RunState.RUNNING, RunState.WAITING_FOR_HUMAN):
+        record.status, record.exit_code = RunState.CANCELLED, int(ExitCode.AGENT_FAILURE)
+        record.message = "cancelled by mergegate cancel"
+        record.finished = datetime.now(UTC).isoformat(timespec="seconds")
+        store.save(record)
+    removed = _clean_worktrees(store, record) if clean else []
+    report = build_report(store, run_id)
+    write_run_summary(report)
+    return {**report, "killed_groups": killed, "removed_worktrees": removed}
+
+
+def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
+    """Remove the run's workspaces (and its throwaway checkouts); their paths."""
+    root = store.root.parent / "worktrees" / record.run_id
+    removed = []
+    if root.is_dir():
+        for path in sorted(root.iterdir()):
+            if not path.name.startswith("."):
+                removed.append(str(path))
+            remove_workspace(path)
+        remove_tree(root)
+    return removed
+
+
+def run_report(state_dir: Path, run_id: str) -> dict[str, Any]:
+    return build_report(RunStore(state_dir), run_id)
+
+
+def list_runs(state_dir: Path) -> list[dict[str, object]]:
+    return [r.summary() for r in RunStore(state_dir).list()]

@@ -1,0 +1,180 @@
+"""What a run writes for people: task review reports, a SUMMARY.md per unit, conflict packages.
+
+Layout under `.mergegate/runs/<run-id>/`:
+
+    plan.json                         the plan snapshot the run executes
+    run.json                          the run's card (status, integration branch, agents)
+    SUMMARY.md, summary.json          the run summary (`--format json` prints the same object)
+    <phase>/<unit>/unit.json          where the unit stands
+    <phase>/<unit>/SUMMARY.md         the unit summary ("Unresolved Review Findings")
+    <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task
+    <phase>/<unit>/<task>/attempts/NN-<role>/            every agent attempt (prompt, output,
+                                                         process record, result)
+    <phase>/<unit>/<task>/checks/NN/MM/                  every check run
+    <phase>/<unit>/<task>/review[.n]/                    the review loop's own reports
+    <phase>/<unit>/escalation/        the package for a person (conflict: both sides, paths)
+
+Agent text is untrusted: it is fenced or escaped wherever it lands in markdown.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
+from mergegate.engine._plan import report_stem
+from mergegate.engine._runtime import Runtime
+from mergegate.git import GitRepository
+from mergegate.plans import Unit
+from mergegate.review.reports import fence
+
+__all__ = ["inline", "write_conflict_package", "write_task_report", "write_unit_records"]
+
+_MAX_PACKAGE_PATHS = 50
+
+
+def inline(text: object, limit: int = 300) -> str:
+    """One line of untrusted text, safe in markdown prose."""
+    flat = " ".join(str(text).split())
+    return re.sub(r"([\\`*_{}\[\]<>#|])", r"\\\1", flat)[:limit]
+
+
+def _finding_line(f: dict[str, Any]) -> str:
+    where = f" ({inline(f.get('file'), 200)}:{f.get('line')})" if f.get("file") else ""
+    stage = f" [{inline(f.get('stage'), 20)}]" if f.get("stage") else ""
+    severity, fid = inline(f.get("severity"), 20), inline(f.get("id"), 60)
+    return f"- **{severity}** `{fid}`{stage} {inline(f.get('title'))}{where}"
+
+
+def write_task_report(rt: Runtime, phase_id: str, unit: Unit, task: TaskOutcome) -> Path:
+    """`<phase>-<unit>-REVIEW-T<n>.md` plus its JSON twin, in the unit's folder."""
+    stem = report_stem(rt.phase(phase_id), unit, task.number)
+    folder = rt.unit_dir(phase_id, unit.id)
+    status = "passed" if task.decision == "approved" else "issues_found"
+    lines = [
+        "---",
+        f"run_id: {rt.run_id}",
+        f"phase: {phase_id!r}",
+        f"unit: {unit.id!r}",
+        f"task: {task.number}",
+        f"status: {status}",
+        f"decision: {task.decision}",
+        f"rounds: {task.rounds}",
+        f"open_findings: {len(task.open_findings)}",
+        "---",
+        f"# Review: phase {inline(phase_id)} unit {inline(unit.id)} "
+        f"task {task.number} ({inline(task.id)})",
+        "",
+        f"**Decision:** `{task.decision}` — {inline(task.reason, 500) or 'no reason recorded'}",
+        "",
+        f"- task commit: `{task.commit or '-'}`; final head: `{task.head or '-'}`",
+        f"- review: {task.review_status or 'not reviewed'} in {task.rounds} round(s); "
+        f"tokens: {task.tokens}",
+        "",
+        "## Checks",
+        "",
+    ]
+    lines += [
+        f"- `{inline(c['run'], 200)}`: exit {c['exit']} ({'passed' if c['passed'] else 'FAILED'})"
+        for c in task.checks
+    ] or ["None."]
+    lines += ["", "## Open findings", ""]
+    lines += [_finding_line(f) for f in task.open_findings] or ["None."]
+    lines += ["", "## Review records", ""]
+    lines += [f"- {inline(path, 500)}/summary.md" for path in task.reports] or ["None."]
+    write_atomic(folder / f"{stem}.md", "\n".join(lines) + "\n")
+    write_json_atomic(folder / f"{stem}.json", {"report": stem, **task.dump()})
+    return folder / f"{stem}.md"
+
+
+def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
+    """`unit.json` (where the unit stands) and its `SUMMARY.md`, rewritten as it progresses."""
+    folder = rt.unit_dir(out.phase, out.id)
+    write_json_atomic(folder / "unit.json", out)
+    write_atomic(folder / "SUMMARY.md", unit_summary(rt, out))
+
+
+def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
+    unit = rt.unit(out.phase, out.id)
+    lines = [
+        "---",
+        f"run_id: {rt.run_id}",
+        f"phase: {out.phase!r}",
+        f"unit: {out.id!r}",
+        f"status: {out.status}",
+        f"merge_commit: {out.merge_commit or 'null'}",
+        "---",
+        f"# Unit {inline(out.id)}: {inline(unit.name)}",
+        "",
+        f"**Status:** {out.status}" + (f" — {inline(out.reason, 500)}" if out.reason else ""),
+        "",
+        f"- branch: `{out.branch or '-'}`; integration branch: `{rt.record.into}`",
+        f"- merge commit: `{out.merge_commit or '-'}`",
+        "",
+        "| task | decision | commit | reason |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {inline(t.id, 40)} | {t.decision} | `{(t.commit or t.head or '-')[:12]}` "
+        f"| {inline(t.reason, 120)} |"
+        for t in out.tasks
+    ]
+    unresolved = [t for t in out.tasks if t.decision not in ("approved", "waiting_for_human")]
+    if unresolved:
+        lines += ["", "## Unresolved Review Findings", ""]
+        for t in unresolved:
+            lines += [
+                f"### Task {inline(t.id)}: {inline(t.name)} — {t.decision}",
+                "",
+                f"**Why:** {inline(t.reason, 800)}",
+                "",
+            ]
+            lines += ["**Open findings:**", ""] + (
+                [_finding_line(f) for f in t.open_findings] or ["None recorded."]
+            )
+            lines += ["", "**Implementation notes:**", "", fence(t.notes or "(none)\n")]
+    if out.escalation:
+        lines += ["", f"The package for a person is in `{inline(out.escalation, 500)}`."]
+    return "\n".join(lines) + "\n"
+
+
+def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: dict[str, Any]) -> Path:
+    """Both sides of a merge conflict and the conflicting paths, for the person who resolves it."""
+    folder = rt.unit_dir(phase_id, unit.id) / "escalation"
+    repo = GitRepository(rt.repo)
+    paths = list(merged["conflicts"])
+    for side in ("ours", "theirs", "base"):
+        for path in paths[:_MAX_PACKAGE_PATHS]:
+            text = repo.read_file(merged[side], path)
+            if text is not None:
+                write_atomic(folder / side / path, text)
+    write_json_atomic(
+        folder / "conflict.json",
+        {"unit": unit.id, "into": rt.record.into, "branch": rt.unit_branch(unit.id), **merged},
+    )
+    readme = [
+        f"# Unit {inline(unit.id)} could not be merged into `{rt.record.into}`",
+        "",
+        f"- ours (the integration branch): `{merged['ours']}`",
+        f"- theirs (the unit branch `{rt.unit_branch(unit.id)}`): `{merged['theirs']}`",
+        f"- merge base: `{merged['base']}`",
+        "",
+        "## Conflicting paths",
+        "",
+        *(f"- `{inline(p, 500)}`" for p in paths),
+        "",
+        "The files as each side has them are in `ours/`, `theirs/` and `base/`. Resolve by hand:",
+        "",
+        "```",
+        f"git checkout {rt.record.into}",
+        f"git merge --no-ff {rt.unit_branch(unit.id)}",
+        "```",
+        "",
+        f"The unit's workspace (a repository of its own) is kept at "
+        f"`{inline(str(rt.unit_worktree(unit.id)), 500)}`.",
+    ]
+    write_atomic(folder / "README.md", "\n".join(readme) + "\n")
+    return folder

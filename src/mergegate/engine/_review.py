@@ -1,0 +1,206 @@
+"""A task's review, run as durable steps over the review's own step API.
+
+The review of one task is a `ReviewState` moved along by `mergegate.review`'s steps; here each
+of those steps — one reviewer attempt, or one fix round — is one recorded step of the task's
+workflow, and the state it returns is its recorded result:
+
+    state = None
+    while True:
+        out = review_step(call(state))     # the first step opens the review (start_review),
+        state = out["state"]               # the one that ends it closes it (finish_review)
+        if out["outcome"]: break
+
+A completed attempt or fix round is never run again: a replay gets its recorded state back.
+One that was in flight at a crash runs again: the review writes its records under a fresh
+attempt folder (never over the lost one); a fix round first puts the work tree back at the
+commit under review (the lost round may have edited or committed), and its commit carries
+`Mergegate-Fix: <run>/<unit>/<task>/<review>/rNN`, so a retried commit finds itself.
+
+The reviewer runs in a throwaway checkout of the commit under review (`GitRepository.checkout`,
+kept under the run's work trees); the implementer's session is the unit's, resumed into the
+fix rounds; every agent is held to the run's budgets (`Metered`).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from mergegate.engine._agents import Metered
+from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._steps import keep_lost_attempt
+from mergegate.engine.events import RunEvent
+from mergegate.git import GitRepository, commit_with_key, reset_clean
+from mergegate.review import (
+    FixRound,
+    ReviewAgents,
+    ReviewContext,
+    ReviewEvent,
+    ReviewOptions,
+    ReviewState,
+    ReviewStop,
+    decide,
+    finish_review,
+    run_step,
+    start_review,
+)
+from mergegate.store import step
+
+__all__ = ["ReviewCall", "TaskRepository", "review_step"]
+
+ReviewCall = dict[str, Any]
+"""What one review step takes (JSON): `state` (None for the first), `options`, `run_dir`,
+`worktree`, `unit`, `phase`, `task`, `key` (the task's `<run>/<unit>/<task>`), `session`
+(the unit's implementer session), `deadline`, `amend`."""
+
+
+class TaskRepository:
+    """The review's `Repository` on a unit's workspace: reads go to `GitRepository`; a fix
+    round's commit is keyed (`key`), and folded into the task commit with `amend`.
+
+    Reads between two commits are kept in `reads` (one dict per review, across its steps):
+    the spec and the quality attempt of a round read the same diff and files, and between
+    them nothing but reviewers — who work in throwaway checkouts — runs in the workspace. A
+    commit (a fix round) clears it."""
+
+    def __init__(
+        self, git: GitRepository, *, key: str, amend: bool, reads: dict[tuple[str, ...], Any]
+    ) -> None:
+        self.git = git
+        self.root = git.root
+        self.key = key
+        self.amend = amend
+        self.reads = reads
+
+    def _kept(self, *what: str) -> Any:
+        return self.reads.get(what, _MISSING)
+
+    def resolve(self, ref: str) -> str:
+        return self.git.resolve(ref)
+
+    def diff(self, base: str, head: str) -> str:
+        found = self._kept("diff", base, head)
+        if found is _MISSING:
+            found = self.reads[("diff", base, head)] = self.git.diff(base, head)
+        return str(found)
+
+    def changed_files(self, base: str, head: str) -> list[str]:
+        found = self._kept("changed", base, head)
+        if found is _MISSING:
+            found = self.reads[("changed", base, head)] = self.git.changed_files(base, head)
+        return list(found)
+
+    def read_file(self, rev: str, path: str) -> str | None:
+        found = self._kept("read", rev, path)
+        if found is _MISSING:
+            found = self.reads[("read", rev, path)] = self.git.read_file(rev, path)
+        return None if found is None else str(found)
+
+    def checkout(self, rev: str) -> AbstractContextManager[Path]:
+        return self.git.checkout(rev)
+
+    def commit_all(self, message: str) -> str | None:
+        self.reads.clear()
+        return commit_with_key(self.root, message, self.key, amend=self.amend)
+
+
+_MISSING = object()
+
+
+def _forward(rt: Runtime, call: ReviewCall) -> Any:
+    def on_event(event: ReviewEvent) -> None:
+        rt.events.emit(
+            RunEvent(
+                "step",
+                event.message,
+                phase=call["phase"],
+                unit=call["unit"],
+                task=call["task"],
+                step="fix" if event.stage == "fix" else "review",
+            )
+        )
+
+    return on_event
+
+
+def _agents(rt: Runtime, options: ReviewOptions, deadline: float | None) -> list[Metered]:
+    """Reviewer, implementer (fix mode), fresh implementer — each held to the budgets."""
+    assert rt.reviewer is not None
+    meters = [rt.metered(rt.reviewer, deadline)]
+    if options.fix:
+        meters.append(rt.metered(rt.implementer, deadline))
+        if rt.fresh_implementer is not None:
+            meters.append(rt.metered(rt.fresh_implementer, deadline))
+    return meters
+
+
+def _opened(ctx: ReviewContext, call: ReviewCall) -> ReviewState:
+    """The review's first state; a folder left by a first step lost in a crash is kept aside."""
+    keep_lost_attempt(ctx.run_dir)
+    state = start_review(ctx, run_id=Path(call["run_dir"]).name)
+    return state.model_copy(update={"implementer_session": call["session"]})
+
+
+def _fix_marker(call: ReviewCall, round_no: int) -> Path:
+    return Path(call["task_dir"]) / "steps" / f"{Path(call['run_dir']).name}-r{round_no:02d}-fix"
+
+
+def _prepare_fix(call: ReviewCall, state: ReviewState, round_no: int, worktree: Path) -> None:
+    """A fix round that ran before (lost in a crash) starts again from the commit under
+    review: whatever the lost round edited or committed is discarded."""
+    marker = _fix_marker(call, round_no)
+    if marker.exists():
+        reset_clean(worktree, state.current.head_sha)
+    else:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+
+
+@step("mergegate.review")
+def review_step(call: ReviewCall) -> dict[str, Any]:
+    """One step of a task's review: the next reviewer attempt or fix round.
+
+    Returns `{state, outcome, stopped, tokens}`: the review's new state (JSON); its outcome
+    (`ReviewOutcome.to_dict()`) when this step ended the review, else None; why an agent was
+    stopped (a budget, a stop request), else None; the tokens its agents used.
+    """
+    rt = current()
+    worktree = Path(call["worktree"])
+    options = ReviewOptions.model_validate(call["options"])
+    meters = _agents(rt, options, call["deadline"])
+    key = f"Mergegate-Fix: {call['key']}/{Path(call['run_dir']).name}"
+    repo = TaskRepository(
+        rt.repository(worktree, call["unit"]),
+        key=key,
+        amend=call["amend"],
+        reads=rt.review_reads(call["run_dir"]),
+    )
+    ctx = ReviewContext(
+        repo=repo,
+        agents=ReviewAgents(*meters),
+        options=options,
+        run_dir=Path(call["run_dir"]),
+        events=_forward(rt, call),
+    )
+    if call["state"] is None:
+        state = _opened(ctx, call)
+    else:
+        state = ReviewState.model_validate(call["state"])
+    next_ = decide(state, options)
+    stop: ReviewStop | None = next_ if isinstance(next_, ReviewStop) else None
+    if stop is None:
+        assert not isinstance(next_, ReviewStop)
+        if isinstance(next_, FixRound):
+            repo.key = f"{key}/r{next_.round:02d}"
+            _prepare_fix(call, state, next_.round, worktree)
+        result = run_step(ctx, state, next_)
+        state, stop = result.state, result.stop
+    stopped = next((m.stopped for m in meters if m.stopped), None)
+    outcome = finish_review(ctx, state, stop).to_dict() if stop is not None else None
+    return {
+        "state": state.model_dump(mode="json"),
+        "outcome": outcome,
+        "stopped": stopped,
+        "tokens": sum(m.tokens for m in meters),
+    }

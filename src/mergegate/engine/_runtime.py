@@ -1,0 +1,201 @@
+"""The live context of the run this process executes: what workflows and steps look up.
+
+DBOS passes workflows only their (serialisable) arguments, and recovers pending workflows in
+the background as soon as it launches. So the process installs one `Runtime` before launch: the
+plan snapshot, the repository, the agents rebuilt from the run's card, the options and the
+event sink. One run per process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mergegate.agents.base import Backend
+from mergegate.config import Config
+from mergegate.engine._agents import Budget, Metered
+from mergegate.engine.events import EventSink, RunEvent
+from mergegate.git import GitRepository
+from mergegate.plans import Phase, Plan, Task, Unit
+from mergegate.review import ReviewOptions
+from mergegate.store import RunRecord, RunStore
+
+__all__ = ["Human", "RunOptions", "Runtime", "current", "install", "uninstall"]
+
+Human = Callable[[str], bool]
+"""Shows a person a text on the terminal and returns their yes/no (review.mode = manual)."""
+
+
+class RunOptions(BaseModel):
+    """How a run behaves; recorded in `run.json` so `resume` behaves the same (the review
+    options too: a replay must decide exactly as the interrupted run did)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    concurrency: int = Field(2, ge=1)
+    review_mode: Literal["auto", "manual", "off"] = "auto"
+    on_escalation: Literal["continue", "stop"] = "continue"
+    fix_commits: Literal["separate", "amend"] = "separate"
+    phase: str | None = None
+    check_timeout_s: float = Field(600.0, gt=0)
+    run_wall_s: float | None = None
+    task_wall_s: float | None = None
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+    review: ReviewOptions = Field(default_factory=lambda: ReviewOptions(base="HEAD"))
+    """The review of every task: caps, policy, stages, agent limits (base/head/spec per task)."""
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Config,
+        *,
+        concurrency: int | None = None,
+        phase: str | None = None,
+        max_rounds: int | None = None,
+        fix_commits: Literal["separate", "amend"] | None = None,
+    ) -> RunOptions:
+        """The options `config` describes; the arguments (flags) win where given."""
+        run = config.run
+        review = ReviewOptions.from_config(config, base="HEAD")
+        if max_rounds is not None:
+            review = review.model_copy(update={"max_rounds": max_rounds})
+        return cls(
+            concurrency=concurrency or run.concurrency,
+            review_mode=config.review.mode,
+            on_escalation=run.on_escalation,
+            fix_commits=fix_commits or run.fix_commits,
+            phase=phase,
+            check_timeout_s=run.check_timeout_s,
+            run_wall_s=run.max_wall_s,
+            task_wall_s=run.task_wall_s,
+            max_tokens=run.max_tokens,
+            max_cost_usd=run.max_cost_usd,
+            review=review,
+        )
+
+
+@dataclass
+class Runtime:
+    """Everything the workflows of one run need that is not in their arguments."""
+
+    record: RunRecord
+    store: RunStore
+    plan: Plan
+    repo: Path
+    config: Config
+    options: RunOptions
+    implementer: Backend
+    reviewer: Backend | None
+    verifier: Backend | None = None
+    fresh_implementer: Backend | None = None
+    events: EventSink = field(default_factory=EventSink)
+    human: Human | None = None
+    budget: Budget | None = None
+    worktree_root: Path | None = None
+    _repos: dict[Path, GitRepository] = field(default_factory=dict, repr=False)
+    _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.budget is None:
+            opts = self.options
+            self.budget = Budget(
+                started=self.record.started_epoch,
+                stop_file=self.stop_file(),
+                run_wall_s=opts.run_wall_s,
+                task_wall_s=opts.task_wall_s,
+                max_tokens=opts.max_tokens,
+                max_cost_usd=opts.max_cost_usd,
+                ledger=self.run_dir / "usage.jsonl",
+            )
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+    @property
+    def run_dir(self) -> Path:
+        return self.store.run_dir(self.record.run_id)
+
+    @property
+    def worktrees(self) -> Path:
+        return self.worktree_root or (self.store.root.parent / "worktrees" / self.run_id)
+
+    @property
+    def checkouts(self) -> Path:
+        """Where reviewers' throwaway checkouts go (one folder per unit): under the run's
+        work trees, so a crash leaves nothing in /tmp and `cancel --clean` removes them."""
+        return self.worktrees / ".checkouts"
+
+    def phase(self, phase_id: str) -> Phase:
+        return next(p for p in self.plan.phases if p.id == phase_id)
+
+    def unit(self, phase_id: str, unit_id: str) -> Unit:
+        return next(u for u in self.phase(phase_id).units if u.id == unit_id)
+
+    def task(self, phase_id: str, unit_id: str, index: int) -> Task:
+        return self.unit(phase_id, unit_id).tasks[index]
+
+    def unit_dir(self, phase_id: str, unit_id: str) -> Path:
+        return self.run_dir / phase_id / unit_id
+
+    def unit_branch(self, unit_id: str) -> str:
+        return f"mergegate-unit/{self.run_id}/{unit_id}"
+
+    def unit_worktree(self, unit_id: str) -> Path:
+        return self.worktrees / unit_id
+
+    def repository(self, worktree: Path, unit_id: str) -> GitRepository:
+        """The unit work tree's repository (one per work tree in this process: it owns the
+        folder of the reviewers' throwaway checkouts, the same path for every review of the
+        unit, so a resumed reviewer session finds its directory again)."""
+        with self._lock:
+            found = self._repos.get(worktree)
+            if found is None:
+                found = GitRepository(worktree, scratch=self.checkouts / unit_id)
+                self._repos[worktree] = found
+            return found
+
+    def review_reads(self, review_dir: str) -> dict[tuple[str, ...], Any]:
+        """The reads kept for one review (see `_review.TaskRepository`); a review that ended
+        is forgotten when the next one starts, so at most a few are held."""
+        with self._lock:
+            if review_dir not in self._reads:
+                if len(self._reads) > 16:
+                    self._reads.clear()
+                self._reads[review_dir] = {}
+            return self._reads[review_dir]
+
+    def metered(self, backend: Backend, deadline: float | None) -> Metered:
+        assert self.budget is not None
+        return Metered(backend, self.budget, deadline)
+
+    def emit(self, kind: str, message: str, **fields: str | int) -> None:
+        self.events.emit(RunEvent(kind, message, **fields))  # type: ignore[arg-type]
+
+    def stop_file(self) -> Path:
+        return self.run_dir / "STOP"
+
+
+_installed: list[Runtime] = []
+
+
+def install(runtime: Runtime) -> None:
+    _installed[:] = [runtime]
+
+
+def uninstall() -> None:
+    _installed.clear()
+
+
+def current() -> Runtime:
+    """The runtime installed by `mergegate run`/`resume` (a bug if there is none)."""
+    if not _installed:
+        raise RuntimeError("no mergegate run is installed in this process")
+    return _installed[0]

@@ -1,0 +1,266 @@
+"""The steps of a run outside the review: implementer runs, commits, checks, git, people.
+
+A step's result is recorded when it returns and is never recomputed: after a crash, the
+workflow replays and gets the recorded value back. A step that was in flight when the process
+died runs again, so each one starts by making its own re-run safe:
+
+* an implementer step whose attempt folder already exists is running again: the lost
+  attempt's folder is kept aside (`NN-implementer.lost-K`) and the workspace is reset to the
+  last recorded commit first, so a half-finished edit never leaks into the retry;
+* commit and merge steps look for their own trailer first (`Mergegate-Task:`, `Mergegate-Fix:`,
+  `Mergegate-Unit:`) and return what they find instead of committing twice;
+* workspace and branch steps reuse what exists; publishing the same commit again is a no-op.
+
+The review's own steps (each reviewer attempt, each fix round) are in `_review`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from mergegate.agents.base import AgentRequest, AgentResult
+from mergegate.engine._files import write_json_atomic
+from mergegate.engine._runtime import current
+from mergegate.errors import UsageError
+from mergegate.git import (
+    MergeResult,
+    add_workspace,
+    branch_tip,
+    commit_with_key,
+    merge_no_ff,
+    publish,
+    remove_workspace,
+    reset_clean,
+)
+from mergegate.plans import Check
+from mergegate.processes import Limits, supervise
+from mergegate.store import step
+
+__all__ = [
+    "RESULT_FILE",
+    "AgentCall",
+    "agent_result",
+    "agent_step",
+    "answer_step",
+    "check_step",
+    "clock_step",
+    "commit_step",
+    "human_step",
+    "keep_lost_attempt",
+    "merge_step",
+    "publish_step",
+    "remove_workspace_step",
+    "request_stop_step",
+    "stop_step",
+    "tip_step",
+    "workspace_step",
+]
+
+_OUTPUT_TAIL = 4000
+RESULT_FILE = "result.json"
+
+AgentCall = dict[str, Any]
+"""An implementer run as a step takes it: `request` (an `AgentRequest` as JSON), `attempt_dir`,
+`reset_to` (the last recorded commit), `deadline`, and for a fix of failing checks `commit`
+(`{message, key, amend}`: the fix is committed in the same step)."""
+
+
+# ---------------------------------------------------------------- time and stops
+
+
+@step("mergegate.clock")
+def clock_step() -> float:
+    """Now, recorded (a task's wall-time budget starts at a fixed moment across replays)."""
+    return time.time()
+
+
+@step("mergegate.stop_requested")
+def stop_step() -> str | None:
+    """Why no agent of this run may start now (a stop request, a spent budget), or None."""
+    budget = current().budget
+    assert budget is not None
+    return budget.stop_reason(None)
+
+
+@step("mergegate.request_stop")
+def request_stop_step(reason: str) -> None:
+    """`on_escalation = "stop"`: no agent of this run starts after this."""
+    path = current().stop_file()
+    if not path.exists():
+        path.write_text(reason + "\n", "utf-8")
+
+
+def keep_lost_attempt(path: Path) -> bool:
+    """An attempt folder already there belongs to a run lost in a crash: keep it aside.
+    True when there was one (the step is running again)."""
+    if not path.exists():
+        return False
+    n = 1
+    while (lost := path.with_name(f"{path.name}.lost-{n}")).exists():
+        n += 1
+    path.rename(lost)
+    return True
+
+
+# ---------------------------------------------------------------- the implementer
+
+
+@step("mergegate.agent")
+def agent_step(call: AgentCall) -> dict[str, Any]:
+    """Run the implementer once in the unit's workspace (resuming its session); with
+    `call["commit"]`, commit what it changed as one keyed commit in the same step.
+
+    Returns `{result, stopped, tokens, commit}`: the agent's result as JSON, why it was
+    stopped (a budget, a stop request) or None, its tokens, and the commit (None when the
+    agent changed nothing or no commit was asked for).
+    """
+    rt = current()
+    request = AgentRequest.model_validate(call["request"])
+    attempt_dir = Path(call["attempt_dir"])
+    again = keep_lost_attempt(attempt_dir)
+    attempt_dir.mkdir(parents=True)
+    if again and call.get("reset_to"):
+        # the lost attempt may have half-edited (or committed in) the tree: start over from
+        # the last recorded commit (a first attempt finds the tree as the last step left it)
+        reset_clean(request.cwd, call["reset_to"])
+    agent = rt.metered(rt.implementer, call.get("deadline"))
+    result = agent.run(request.model_copy(update={"attempt_dir": attempt_dir}))
+    write_json_atomic(attempt_dir / RESULT_FILE, result)
+    sha = None
+    commit = call.get("commit")
+    if commit and result.ok:
+        sha = commit_with_key(
+            request.cwd, commit["message"], commit["key"], amend=bool(commit.get("amend"))
+        )
+    return {
+        "result": result.model_dump(mode="json"),
+        "stopped": agent.stopped,
+        "tokens": agent.tokens,
+        "commit": sha,
+    }
+
+
+def agent_result(out: dict[str, Any]) -> AgentResult:
+    return AgentResult.model_validate(out["result"])
+
+
+# ---------------------------------------------------------------- git
+
+
+@step("mergegate.commit", retries=3)
+def commit_step(call: dict[str, Any]) -> str | None:
+    """One commit, idempotent by its key trailer; None when there was nothing to commit."""
+    return commit_with_key(
+        Path(call["worktree"]),
+        call["message"],
+        call["key"],
+        squash_onto=call.get("squash_onto"),
+        amend=bool(call.get("amend")),
+    )
+
+
+@step("mergegate.tip", retries=3)
+def tip_step(repo: str, branch: str) -> str:
+    """The integration branch's tip at the start of a wave."""
+    tip = branch_tip(Path(repo), branch)
+    if tip is None:
+        raise UsageError(f"the integration branch {branch!r} is gone")
+    return tip
+
+
+@step("mergegate.workspace", retries=3)
+def workspace_step(repo: str, path: str, branch: str | None, base: str) -> str:
+    """A unit's workspace (made, or found after a crash); its HEAD. `branch` None: detached."""
+    return add_workspace(Path(repo), Path(path), branch, base)
+
+
+@step("mergegate.remove_workspace", retries=3)
+def remove_workspace_step(path: str) -> None:
+    remove_workspace(Path(path))
+
+
+@step("mergegate.publish", retries=3)
+def publish_step(repo: str, workspace: str, branch: str, sha: str, base: str) -> None:
+    """The unit's commits into the user's repository, its branch at the recorded head."""
+    publish(Path(repo), Path(workspace), sha, base, branch=branch)
+
+
+@step("mergegate.merge", retries=3)
+def merge_step(repo: str, into: str, sha: str, message: str, key: str) -> dict[str, Any]:
+    """Merge a unit's approved head into the integration branch exactly once."""
+    result: MergeResult = merge_no_ff(Path(repo), into, sha, message, key)
+    return {
+        "commit": result.commit,
+        "already": result.already,
+        "conflicts": list(result.conflicts),
+        "ours": result.ours,
+        "theirs": result.theirs,
+        "base": result.base,
+    }
+
+
+# ---------------------------------------------------------------- checks and people
+
+
+def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> dict[str, Any]:
+    rt = current()
+    keep_lost_attempt(attempt_dir)
+    outcome = supervise(
+        ["/bin/sh", "-c", check.run],
+        cwd=worktree,
+        attempt_dir=attempt_dir,
+        limits=Limits(
+            timeout_s=check.timeout_s or rt.options.check_timeout_s,
+            stall_timeout_s=None,
+            kill_grace_s=5.0,
+        ),
+        log_prefix="check",
+    )
+    output = (outcome.stdout_tail + outcome.stderr_tail).decode("utf-8", "replace")
+    result = {
+        "run": check.run,
+        "expect_exit": check.expect_exit,
+        "exit": outcome.returncode,
+        "reason": outcome.reason.value,
+        "passed": outcome.reason.value == "exited" and outcome.returncode == check.expect_exit,
+        "output": output[-_OUTPUT_TAIL:],
+        "duration_s": round(outcome.duration_s, 3),
+    }
+    write_json_atomic(attempt_dir / RESULT_FILE, result)
+    return result
+
+
+@step("mergegate.check")
+def check_step(worktree: str, checks: list[dict[str, Any]], folder: str) -> list[dict[str, Any]]:
+    """Run the task's machine checks in the workspace, each under the supervisor.
+
+    A check is plan text for a shell (`/bin/sh -c`), run with the check's time limit, no
+    stall limit, bounded output and a scrubbed environment.
+    """
+    return [
+        _run_check(Check.model_validate(raw), Path(worktree), Path(folder) / f"{i:02d}")
+        for i, raw in enumerate(checks, start=1)
+    ]
+
+
+@step("mergegate.answer")
+def answer_step(run_dir: str, key: str) -> dict[str, Any] | None:
+    """A person's recorded answer to a checkpoint task (`resume --answer`), if any."""
+    path = Path(run_dir) / "answers.json"
+    if not path.is_file():
+        return None
+    answers = json.loads(path.read_text("utf-8"))
+    found = answers.get(key)
+    return dict(found) if isinstance(found, dict) else None
+
+
+@step("mergegate.human")
+def human_step(text: str) -> bool:
+    """Show a review to the person at the terminal; their yes/no (review.mode = manual)."""
+    human = current().human
+    if human is None:
+        raise UsageError("review.mode = manual needs a person at a terminal (no TTY here)")
+    return human(text)

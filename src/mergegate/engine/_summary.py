@@ -1,0 +1,214 @@
+"""The run's result as one object (`--format json`, `status --format json`, summary.json).
+
+Built from the run's own records (run.json, plan.json, unit.json files), so `status` can show a
+run while it runs, after it finished, or after a crash, without touching DBOS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mergegate.decisions import ExitCode
+from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.engine._plan import report_stem, selected_phases
+from mergegate.engine._reports import inline
+from mergegate.plans import Phase, Plan
+from mergegate.store import RunRecord, RunState, RunStore
+
+__all__ = ["build_report", "load_plan_snapshot", "run_outcome", "write_run_summary"]
+
+PLAN_SNAPSHOT = "plan.json"
+_EXIT_ORDER = (ExitCode.AGENT_FAILURE, ExitCode.UNDECIDABLE, ExitCode.ESCALATED)
+_PASSING = ("passed", "complete_with_gaps")
+
+
+def load_plan_snapshot(store: RunStore, run_id: str) -> Plan:
+    return Plan.model_validate_json((store.run_dir(run_id) / PLAN_SNAPSHOT).read_text("utf-8"))
+
+
+def _unit_entry(
+    *,
+    run_dir: Path,
+    record: RunRecord,
+    plan: Plan,
+    phase_id: str,
+    unit_id: str,
+    finished: bool,
+    stopped_at: str | None,
+) -> dict[str, Any]:
+    path = run_dir / phase_id / unit_id / "unit.json"
+    if path.is_file():
+        data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    else:
+        reason = (
+            f"not started: the run stopped at the end of phase {stopped_at}"
+            if finished and stopped_at
+            else ""
+        )
+        data = {
+            "id": unit_id,
+            "phase": phase_id,
+            "status": "skipped" if finished else "pending",
+            "reason": reason,
+            "tasks": [],
+        }
+    if data["status"] in ("running", "ready", "pending") and record.status == RunState.CANCELLED:
+        data["status"], data["reason"] = "cancelled", data.get("reason") or "the run was cancelled"
+    phase = next(p for p in plan.phases if p.id == phase_id)
+    unit = next(u for u in phase.units if u.id == unit_id)
+    folder = f"{run_dir}{os.sep}{phase_id}{os.sep}{unit_id}"
+    present = set(os.listdir(folder)) if data.get("tasks") else set()
+    tasks = []
+    for task in data.get("tasks", []):
+        stem = report_stem(phase, unit, task["number"])
+        names = [f"{stem}.{ext}" for ext in ("md", "json")]
+        tasks.append(
+            {
+                "id": task["id"],
+                "name": task.get("name", ""),
+                "decision": task["decision"],
+                "reason": task.get("reason", ""),
+                "review_status": task.get("review_status"),
+                "commit": task.get("commit"),
+                "head": task.get("head"),
+                "reports": [f"{folder}{os.sep}{n}" for n in names if n in present]
+                + [f"{r}/summary.md" for r in task.get("reports", [])],
+            }
+        )
+    return {
+        "id": unit_id,
+        "phase": phase_id,
+        "status": data["status"],
+        "reason": data.get("reason", ""),
+        "branch": data.get("branch", ""),
+        "workspace": data.get("worktree") or None,
+        "merge_commit": data.get("merge_commit"),
+        "summary": f"{folder}{os.sep}SUMMARY.md",
+        "escalation": data.get("escalation"),
+        "tasks": tasks,
+        "exit_code": data.get("exit_code", 0),
+    }
+
+
+def _phase_entry(run_dir: Path, phase: Phase, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    path = run_dir / phase.id / "phase.json"
+    recorded = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    done = all(
+        e["status"] == "merged"
+        or (e["status"] == "skipped" and e["reason"].startswith("already completed"))
+        for e in entries
+    )
+    started = any((run_dir / phase.id / e["id"] / "unit.json").is_file() for e in entries)
+    verification = recorded.get("verification")
+    if not started:
+        status = "not_started"
+    elif not done:
+        status = "incomplete"
+    elif verification is not None and verification["status"] not in _PASSING:
+        status = "not_verified"
+    else:
+        status = "completed"
+    return {"id": phase.id, "name": phase.name, "status": status, "verification": verification}
+
+
+def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict[str, Any]:
+    """The run as one JSON-able object (see docs/run.md for its fields); `plan`: the run's
+    plan snapshot, when the caller has it already."""
+    record = store.load(run_id)
+    plan = plan or load_plan_snapshot(store, run_id)
+    run_dir = store.run_dir(run_id)
+    finished = record.status not in (RunState.RUNNING,)
+    phases, units, stopped_at = [], [], None
+    for phase in selected_phases(plan, record.options.get("phase")):
+        entries = [
+            _unit_entry(
+                run_dir=run_dir,
+                record=record,
+                plan=plan,
+                phase_id=phase.id,
+                unit_id=u.id,
+                finished=finished,
+                stopped_at=stopped_at,
+            )
+            for u in phase.units
+        ]
+        entry = _phase_entry(run_dir, phase, entries)
+        phases.append(entry)
+        units += entries
+        if entry["status"] in ("incomplete", "not_verified") and stopped_at is None:
+            stopped_at = phase.id
+    return {
+        "run_id": record.run_id,
+        "status": record.status.value,
+        "exit_code": record.exit_code,
+        "message": record.message,
+        "into": record.into,
+        "base": record.base_sha,
+        "plan": record.plan,
+        "started": record.started,
+        "finished": record.finished,
+        "run_dir": str(run_dir),
+        "phases": phases,
+        "units": units,
+    }
+
+
+def run_outcome(
+    units: list[dict[str, Any]], phases: list[dict[str, Any]], cancelled: bool
+) -> tuple[RunState, ExitCode]:
+    """The run's state and exit code from its units' statuses and its phases' verification."""
+    if cancelled:
+        return RunState.CANCELLED, ExitCode.AGENT_FAILURE
+    codes = {int(u.get("exit_code") or 0) for u in units}
+    statuses = {u["status"] for u in units} - {"pending"}  # not reached: the run stopped before
+    for code in _EXIT_ORDER:
+        if int(code) in codes:
+            if code is ExitCode.ESCALATED:
+                state = (
+                    RunState.ESCALATED
+                    if statuses - {"merged", "skipped", "waiting_for_human"}
+                    else RunState.WAITING_FOR_HUMAN
+                )
+                return state, code
+            return RunState.FAILED, code
+    if "waiting_for_human" in statuses or any(p["status"] == "not_verified" for p in phases):
+        return RunState.WAITING_FOR_HUMAN, ExitCode.ESCALATED
+    if statuses - {"merged", "skipped"}:
+        return RunState.ESCALATED, ExitCode.ESCALATED
+    return RunState.COMPLETED, ExitCode.OK
+
+
+def write_run_summary(report: dict[str, Any]) -> Path:
+    """`SUMMARY.md` and `summary.json` in the run's folder."""
+    run_dir = Path(report["run_dir"])
+    write_json_atomic(run_dir / "summary.json", report)
+    lines = [
+        f"# Run {report['run_id']}: {report['status']} (exit {report['exit_code']})",
+        "",
+        f"- plan: {inline(report['plan'])}",
+        f"- integration branch: `{report['into']}` (from `{report['base'][:12]}`)",
+        f"- started {report['started']}, finished {report['finished'] or '-'}",
+    ]
+    if report["message"]:
+        lines.append(f"- {inline(report['message'], 500)}")
+    lines += ["", "| phase | unit | status | merge commit | reason |", "|---|---|---|---|---|"]
+    for u in report["units"]:
+        lines.append(
+            f"| {inline(u['phase'], 40)} | {inline(u['id'], 40)} | {u['status']} "
+            f"| `{(u['merge_commit'] or '-')[:12]}` | {inline(u['reason'], 160)} |"
+        )
+    verified = [p for p in report["phases"] if p.get("verification")]
+    if verified:
+        lines += ["", "| phase | verification | reason | report |", "|---|---|---|---|"]
+        for p in verified:
+            v = p["verification"]
+            lines.append(
+                f"| {inline(p['id'], 40)} | {v['status']} | {inline(v['reason'], 200)} "
+                f"| {inline(v['report'], 300)} |"
+            )
+    lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
+    write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n")
+    return run_dir / "SUMMARY.md"

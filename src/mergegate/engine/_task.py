@@ -1,0 +1,417 @@
+"""The task pipeline: implement → commit → check → review → fix rounds → decision.
+
+One task is one durable workflow (a child of its unit's), under a stable id
+`<run>/<unit>/<task>`: once it finished, a replay of its unit (after a crash, or a new
+generation after `resume --answer`) gets its recorded outcome in one read, never its steps.
+
+After the implementer's commit, the task goes round until it ends: the checks run whenever the
+head moved since they last ran (a failing check is a blocking finding from a program: its
+output goes to a fix round, and the same failure after a fix is a stall), and the review runs
+whenever the head moved since it was last reviewed. Check fixes and review rounds share one
+cap (`review.max_rounds`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from mergegate.agents.base import AgentRequest, AgentResult
+from mergegate.decisions import ExitCode
+from mergegate.engine._outcomes import TaskOutcome
+from mergegate.engine._plan import task_checks, task_spec
+from mergegate.engine._review import review_step
+from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._steps import (
+    agent_result,
+    agent_step,
+    check_step,
+    clock_step,
+    commit_step,
+    human_step,
+)
+from mergegate.engine.events import RunEvent
+from mergegate.plans import Task
+from mergegate.review import ReviewState, ReviewStatus
+from mergegate.review.reports import fence
+from mergegate.store import workflow
+
+__all__ = ["task_workflow"]
+
+_NOTES_CHARS = 4000
+_FILES_LIMIT = 100_000
+
+
+def _files_block(rt: Runtime, worktree: Path, unit: str, head: str, paths: list[str]) -> str:
+    repo = rt.repository(worktree, unit)
+    blocks, size = [], 0
+    for path in paths:
+        text = repo.read_file(head, path)
+        if text is None:
+            continue
+        size += len(text)
+        if size > _FILES_LIMIT:
+            blocks.append(f"(further files left out: read them in the work tree: {path} …)")
+            break
+        blocks.append(f"### {path}\n\n" + fence(text, ""))
+    return "\n".join(blocks) or "None yet."
+
+
+def implement_prompt(spec: str, files: str) -> str:
+    return (
+        "You are the implementer of one task of a plan. Work in the current directory (a git "
+        "work tree for this unit of the plan). Do not commit: mergegate commits your changes "
+        "as one commit per task, then runs the task's checks and a two-stage review.\n\n"
+        f"{spec}\n## The task's files as they are now\n\n{files}\n\n"
+        "When you are done, reply with a short note of what you changed and why."
+    )
+
+
+def check_fix_prompt(failing: list[dict[str, Any]], files: str) -> str:
+    lines = [
+        "The checks mergegate ran after your change failed. Fix the cause so that they pass, "
+        "and change nothing else. Do not commit: mergegate commits your changes itself.",
+        "",
+        "## Failing checks",
+        "",
+    ]
+    for i, check in enumerate(failing, start=1):
+        lines.append(
+            f"- [CHECK-{i}] (critical) `{check['run']}` exited {check['exit']} "
+            f"(expected {check['expect_exit']}; {check['reason']}); the end of its output:"
+        )
+        lines.append(fence(check["output"] or "(no output)\n"))
+    lines += ["## The files of the change, as they are now", "", files, ""]
+    lines.append("When you are done, reply with one line per check saying what you changed.")
+    return "\n".join(lines)
+
+
+class _Pipeline:
+    """The steps of one task, in order. Every field changes only from recorded step results,
+    so a replay walks the same path."""
+
+    def __init__(self, rt: Runtime, args: dict[str, Any]) -> None:
+        self.rt = rt
+        self.phase_id, self.unit_id, self.index = args["phase"], args["unit"], args["index"]
+        self.task: Task = rt.task(self.phase_id, self.unit_id, self.index)
+        self.worktree = Path(args["worktree"])
+        self.task_dir = rt.unit_dir(self.phase_id, self.unit_id) / self.task.id
+        self.key = f"{rt.run_id}/{self.unit_id}/{self.task.id}"
+        self.start = self.head = args["start"]
+        self.session: str | None = args.get("session")
+        self.spec = task_spec(
+            rt.plan, rt.phase(self.phase_id), rt.unit(self.phase_id, self.unit_id), self.task
+        )
+        self.commit: str | None = None
+        self.notes = ""
+        self.checks: list[dict[str, Any]] = []
+        self.check_rounds = 0
+        self.checked: str | None = None
+        self.last_failure: str | None = None
+        self.reviewed: str | None = None
+        self.review: dict[str, Any] | None = None
+        self.reports: list[str] = []
+        self.review_rounds = 0
+        self.rounds_left = rt.options.review.max_rounds
+        self.attempts = 0
+        self.deadline: float | None = None
+        self.tokens = 0
+        self.stopped: str | None = None
+
+    # ------------------------------------------------------------ pieces
+    def emit(self, step: str, message: str) -> None:
+        self.rt.events.emit(
+            RunEvent(
+                "step",
+                message,
+                phase=self.phase_id,
+                unit=self.unit_id,
+                task=self.task.id,
+                step=step,
+            )
+        )
+
+    def count(self, tokens: int) -> None:
+        """Tokens an agent step used: for the task's record and the live view."""
+        self.tokens += tokens
+        if tokens:
+            event = RunEvent(
+                "usage",
+                "",
+                phase=self.phase_id,
+                unit=self.unit_id,
+                task=self.task.id,
+                tokens=tokens,
+            )
+            self.rt.events.emit(event)
+
+    def outcome(self, decision: str, reason: str = "", code: ExitCode = ExitCode.OK) -> TaskOutcome:
+        review = self.review or {}
+        findings = [f for f in review.get("findings", []) if f.get("status") == "open"]
+        return TaskOutcome(
+            id=self.task.id,
+            number=self.index + 1,
+            name=self.task.name,
+            decision=decision,
+            reason=reason,
+            review_status=review.get("status"),
+            start=self.start,
+            head=self.head,
+            commit=self.commit,
+            session=self.session,
+            notes=self.notes[-_NOTES_CHARS:],
+            open_findings=findings + _check_findings(self.checks),
+            checks=self.checks,
+            reports=self.reports,
+            rounds=self.review_rounds + self.check_rounds,
+            tokens=self.tokens,
+            exit_code=int(code),
+        )
+
+    def escalate(self, reason: str) -> TaskOutcome:
+        return self.outcome("needs_manual_review", reason, ExitCode.ESCALATED)
+
+    def ended_by_stop(self) -> TaskOutcome:
+        reason = self.stopped or "stopped"
+        if reason.startswith("budget"):
+            return self.escalate(reason)
+        return self.outcome("cancelled", reason, ExitCode.AGENT_FAILURE)
+
+    def agent_failed(self, result: AgentResult, what: str) -> TaskOutcome:
+        if self.stopped:
+            return self.ended_by_stop()
+        why = result.error or result.status.value
+        return self.outcome("failed", f"{what}: {why}", ExitCode.AGENT_FAILURE)
+
+    def files(self, paths: list[str] | None = None) -> str:
+        if paths is None:
+            repo = self.rt.repository(self.worktree, self.unit_id)
+            paths = repo.changed_files(self.start, self.head)
+        return _files_block(self.rt, self.worktree, self.unit_id, self.head, paths)
+
+    def run_agent(
+        self, prompt: str, commit: dict[str, Any] | None = None
+    ) -> tuple[AgentResult, str | None]:
+        """The implementer, resuming the unit's session, as one recorded step (with its
+        commit, for a fix of failing checks)."""
+        self.attempts += 1
+        request = AgentRequest(
+            prompt=prompt,
+            cwd=self.worktree,
+            resume_session_id=self.session,
+            **self.rt.options.review.agent_limits(),
+        )
+        out = agent_step(
+            {
+                "request": request.model_dump(mode="json"),
+                "attempt_dir": str(self.task_dir / "attempts" / f"{self.attempts:02d}-implementer"),
+                "reset_to": self.head,
+                "deadline": self.deadline,
+                "commit": commit,
+            }
+        )
+        self.count(out["tokens"])
+        self.stopped = self.stopped or out["stopped"]
+        result = agent_result(out)
+        self.session = result.session_id or self.session
+        return result, out["commit"]
+
+    # ------------------------------------------------------------ steps
+    def implement(self) -> TaskOutcome | None:
+        if self.rt.options.task_wall_s is not None:
+            self.deadline = clock_step() + self.rt.options.task_wall_s
+        self.emit("implement", f"implementing {self.task.id}: {self.task.name}")
+        files = self.files(list(self.task.files)) if self.task.files else "None listed."
+        result, _ = self.run_agent(implement_prompt(self.spec, files))
+        if not result.ok:
+            return self.agent_failed(result, "the implementer failed")
+        self.notes = result.text
+        self.emit("commit", f"committing {self.task.id}")
+        sha = commit_step(
+            {
+                "worktree": str(self.worktree),
+                "message": f"{self.task.id}: {self.task.name}",
+                "key": f"Mergegate-Task: {self.key}",
+                "squash_onto": self.start,
+            }
+        )
+        if sha is None:
+            return self.escalate("the implementer changed nothing")
+        self.commit = self.head = sha
+        return None
+
+    def checks_round(self) -> TaskOutcome | None:
+        """Run the checks on the current head; on failure, a fix round (bounded, stall-
+        detected)."""
+        checks = task_checks(self.task)
+        self.check_rounds += 1
+        self.emit("check", f"running {len(checks)} check(s) of {self.task.id}")
+        folder = self.task_dir / "checks" / f"{self.check_rounds:02d}"
+        self.checks = check_step(
+            str(self.worktree), [c.model_dump(mode="json") for c in checks], str(folder)
+        )
+        self.checked = self.head
+        failing = [c for c in self.checks if not c["passed"]]
+        if not failing:
+            self.last_failure = None
+            return None
+        signature = _signature(failing)
+        if signature == self.last_failure:
+            return self.escalate("checks still fail the same way after a fix (stalled)")
+        self.last_failure = signature
+        if self.rounds_left <= 1:
+            cap = self.rt.options.review.max_rounds
+            return self.escalate(f"checks still fail at the revision cap ({cap} rounds)")
+        return self.fix_checks(failing)
+
+    def fix_checks(self, failing: list[dict[str, Any]]) -> TaskOutcome | None:
+        self.emit("fix", f"{len(failing)} check(s) failed: asking for a fix")
+        names = ", ".join(c["run"] for c in failing)[:300]
+        result, sha = self.run_agent(
+            check_fix_prompt(failing, self.files()),
+            commit={
+                "message": f"mergegate: fix failing checks\n\nChecks: {names}\n",
+                "key": f"Mergegate-Fix: {self.key}/checks-{self.check_rounds:02d}",
+                "amend": self.rt.options.fix_commits == "amend",
+            },
+        )
+        if not result.ok:
+            return self.agent_failed(result, "the implementer failed to fix the checks")
+        self.notes = result.text
+        if sha is None:
+            return self.escalate("checks fail and the implementer changed nothing")
+        self.head = sha
+        self.rounds_left -= 1
+        return None
+
+    def run_review(self) -> TaskOutcome | None:
+        """Review (and fix) the task's change; None when it must go round again."""
+        mode = self.rt.options.review_mode
+        number = len(self.reports) + 1
+        run_dir = self.task_dir / ("review" if number == 1 else f"review-{number}")
+        options = self.rt.options.review.model_copy(
+            update={
+                "base": self.start,
+                "head": self.head,
+                "spec": self.spec,
+                "fix": mode == "auto",
+                "max_rounds": max(1, self.rounds_left),
+            }
+        )
+        self.emit("review", f"reviewing {self.task.id} ({mode})")
+        call = {
+            "options": options.model_dump(mode="json"),
+            "run_dir": str(run_dir),
+            "task_dir": str(self.task_dir),
+            "worktree": str(self.worktree),
+            "phase": self.phase_id,
+            "unit": self.unit_id,
+            "task": self.task.id,
+            "key": self.key,
+            "session": self.session,
+            "deadline": self.deadline,
+            "amend": self.rt.options.fix_commits == "amend",
+            "state": None,
+        }
+        while True:
+            out = review_step(call)
+            self.count(out["tokens"])
+            self.stopped = self.stopped or out["stopped"]
+            call["state"] = out["state"]
+            if out["outcome"] is not None:
+                break
+        return self.reviewed_as(ReviewState.model_validate(out["state"]), out["outcome"])
+
+    def reviewed_as(self, state: ReviewState, review: dict[str, Any]) -> TaskOutcome | None:
+        self.review = review
+        self.reports.append(review["report_dir"])
+        self.head = self.reviewed = state.current.head_sha
+        self.session = state.implementer_session or self.session
+        self.review_rounds += len(state.rounds)
+        self.rounds_left -= len(state.rounds)
+        status, mode = review["status"], self.rt.options.review_mode
+        if status == ReviewStatus.APPROVED.value:
+            return self.ask_person(review) if mode == "manual" else None
+        if mode == "manual" and status in (
+            ReviewStatus.CHANGES_REQUESTED.value,
+            ReviewStatus.REJECTED.value,
+        ):
+            return self.ask_person(review)
+        return self.review_failed(review)
+
+    def ask_person(self, review: dict[str, Any]) -> TaskOutcome:
+        status = review["status"]
+        self.emit("waiting", f"{self.task.id}: review {status}; asking the person at the terminal")
+        lines = [f"Task {self.task.id} ({self.task.name}): review {status}: {review['message']}"]
+        lines += [
+            f"  [{f.get('severity')}] {f.get('id')}: {f.get('title')}"
+            for f in review["findings"]
+            if f.get("status") == "open"
+        ]
+        lines.append(f"reports: {review['report_dir']}")
+        if human_step("\n".join(lines)):
+            return self.outcome("approved", "approved by a person after the review")
+        return self.escalate("rejected by a person after the review")
+
+    def review_failed(self, review: dict[str, Any]) -> TaskOutcome:
+        status, message = review["status"], review["message"]
+        if status == ReviewStatus.UNDECIDABLE.value:
+            return self.outcome("undecidable", message, ExitCode.UNDECIDABLE)
+        if status == ReviewStatus.AGENT_FAILED.value:
+            if self.stopped:
+                return self.ended_by_stop()
+            return self.outcome("failed", message, ExitCode.AGENT_FAILURE)
+        return self.escalate(message)
+
+    # ------------------------------------------------------------ the whole task
+    def next(self) -> TaskOutcome | None:
+        """The next step of the task; an outcome when it ended."""
+        if task_checks(self.task) and self.checked != self.head:
+            return self.checks_round()
+        if self.rt.options.review_mode == "off":
+            return self.outcome("approved", "not reviewed (review.mode = off); checks pass")
+        if self.reviewed != self.head:
+            if self.rounds_left <= 0:
+                cap = self.rt.options.review.max_rounds
+                return self.escalate(f"revision cap reached ({cap} rounds)")
+            return self.run_review()
+        message = (self.review or {}).get("message") or "approved"
+        return self.outcome("approved", message)
+
+    def run(self) -> TaskOutcome:
+        ended = self.implement()
+        while ended is None:
+            ended = self.next()
+        return ended
+
+
+def _signature(failing: list[dict[str, Any]]) -> str:
+    text = "\n".join(f"{c['run']}\0{c['exit']}\0{c['output']}" for c in failing)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _check_findings(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"CHECK-{i}",
+            "severity": "critical",
+            "status": "open",
+            "stage": "check",
+            "title": f"check `{c['run']}` exited {c['exit']} (expected {c['expect_exit']})",
+        }
+        for i, c in enumerate((c for c in checks if not c["passed"]), start=1)
+    ]
+
+
+@workflow("mergegate.task")
+def task_workflow(args: dict[str, Any]) -> dict[str, Any]:
+    """Run one task of a unit in the unit's work tree; its `TaskOutcome` as a dict."""
+    rt = current()
+    pipeline = _Pipeline(rt, args)
+    outcome = pipeline.run()
+    pipeline.emit(
+        "done",
+        f"{outcome.id}: {outcome.decision}" + (f" ({outcome.reason})" if outcome.reason else ""),
+    )
+    return outcome.dump()

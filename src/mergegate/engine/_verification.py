@@ -1,0 +1,282 @@
+"""Verification at every phase boundary, and the write-back of GSD's own reports.
+
+After a phase's units merged, `verify_step` runs `mergegate.verify.verify_phase` on the
+integration branch's tip, in a throwaway checkout of it (plan commands and the verifier agent
+never reach the user's work tree or `.git`). Its answers come from the ledger `mergegate
+verify --answer` writes (`phase_state_dir`), so a person can answer with either command; a
+phase whose status is not `passed` (or `complete_with_gaps`, after a person accepted the gaps)
+stops the run before the next phase.
+
+GSD write-back (for a GSD `.planning` plan): a unit's `<NN>-<MM>-SUMMARY.md` is committed on
+the unit's branch before it merges, and the phase's `<NN>-VERIFICATION.md` is committed on the
+integration branch after its verification — into the tree the reports describe, not into the
+user's working copy. GSD counts a unit with a SUMMARY.md as done; written into a working copy
+that does not hold the unit's code, it would make the next GSD (or mergegate) run skip work
+that is not there. On the branches, the reports arrive exactly when the code does. A plan that
+lives outside the repository gets its reports in its own directory, for merged units only.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mergegate.engine._outcomes import UnitOutcome
+from mergegate.engine._reports import inline
+from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._steps import keep_lost_attempt
+from mergegate.git import (
+    add_workspace,
+    advance_branch,
+    branch_tip,
+    commit_with_key,
+    find_trailer_commit,
+    publish,
+    remove_tree,
+    reset_clean,
+    throwaway_checkout,
+)
+from mergegate.plans import (
+    Phase,
+    Plan,
+    PlanFormat,
+    TaskRecord,
+    Unit,
+    UnitSummary,
+    write_phase_reports,
+)
+from mergegate.store import RunRecord, RunStore, step
+from mergegate.verify import (
+    GapAcceptance,
+    VerificationResult,
+    VerifyOptions,
+    load_answers,
+    phase_state_dir,
+    reverify,
+    verify_phase,
+)
+
+__all__ = [
+    "PASSING",
+    "acceptance_path",
+    "answers_ledger",
+    "gsd_summary_step",
+    "gsd_verification_step",
+    "verification_dir",
+    "verify_step",
+]
+
+PASSING = ("passed", "complete_with_gaps")
+"""Verification statuses after which the next phase may start."""
+
+
+def answers_ledger(store: RunStore, record: RunRecord, phase_id: str) -> Path:
+    """The phase's answers ledger: the one `mergegate verify PLAN --answer` writes, when the
+    run was given a plan path; otherwise one in the run's folder."""
+    if record.plan_path:
+        state = store.root.parent
+        return phase_state_dir(state, Path(record.plan_path), phase_id) / "answers.jsonl"
+    return store.run_dir(record.run_id) / phase_id / "answers.jsonl"
+
+
+def acceptance_path(run_dir: Path, phase_id: str) -> Path:
+    """Where `resume --accept-gaps` records a person's acceptance of the phase's gaps."""
+    return run_dir / phase_id / "acceptance.json"
+
+
+def verification_dir(run_dir: Path, phase_id: str, generation: int) -> Path:
+    return run_dir / phase_id / "verify" / f"g{generation:02d}"
+
+
+def _acceptance(rt: Runtime, phase_id: str) -> GapAcceptance | None:
+    path = acceptance_path(rt.run_dir, phase_id)
+    if not path.is_file():
+        return None
+    return GapAcceptance.model_validate_json(path.read_bytes())
+
+
+def _options(rt: Runtime, phase_id: str, base: str, generation: int) -> VerifyOptions:
+    review = rt.options.review
+    return VerifyOptions(
+        command_timeout_s=rt.options.check_timeout_s,
+        base=base,
+        verifier_timeout_s=review.timeout_s,
+        verifier_stall_timeout_s=review.stall_timeout_s,
+        answers=tuple(load_answers(answers_ledger(rt.store, rt.record, phase_id))),
+        acceptance=_acceptance(rt, phase_id),
+        run_id=f"{rt.run_id}-{phase_id}-g{generation:02d}",
+    )
+
+
+def _with_completed(plan: Plan, phase_id: str, done: set[str]) -> Plan:
+    """The plan with the units this run merged recorded as complete (verification warns
+    about units that are not: their artifacts may not exist yet)."""
+    phases = tuple(
+        p.model_copy(
+            update={
+                "units": tuple(
+                    u.model_copy(update={"completed": True}) if u.id in done else u for u in p.units
+                )
+            }
+        )
+        if p.id == phase_id
+        else p
+        for p in plan.phases
+    )
+    return plan.model_copy(update={"phases": phases})
+
+
+@step("mergegate.verify")
+def verify_step(call: dict[str, Any]) -> dict[str, Any]:
+    """Verify phase `call["phase"]` on the integration tip `call["tip"]` (the phase's diff
+    from `call["base"]`); `{status, reason, report, questions, counts}`."""
+    rt = current()
+    phase_id, generation = call["phase"], call["generation"]
+    folder = verification_dir(rt.run_dir, phase_id, generation)
+    keep_lost_attempt(folder)  # a verification lost in a crash: kept, and run again
+    where = rt.checkouts / f"verify-{phase_id}"
+    remove_tree(where)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    verifier = rt.metered(rt.verifier, None) if rt.verifier is not None else None
+    options = _options(rt, phase_id, call["base"], generation)
+    plan = _with_completed(rt.plan, phase_id, set(call["completed"]))
+    with throwaway_checkout(rt.repo, call["tip"], where) as tree:
+        result = verify_phase(
+            plan, phase_id, tree, run_dir=folder, verifier=verifier, options=options
+        )
+    if rt.record.plan_path:
+        # where `mergegate verify PLAN --answer` looks for the result it answers
+        copy = answers_ledger(rt.store, rt.record, phase_id).parent / "runs" / result.run_id
+        keep_lost_attempt(copy)  # a copy a step lost in a crash had written
+        reverify(result, run_dir=copy, run_id=result.run_id)
+    return {
+        "status": result.status.value,
+        "reason": result.reason,
+        "report": str(folder / "VERIFICATION.md"),
+        "questions": [c.id for c in result.questions],
+        "counts": result.counts.model_dump(mode="json"),
+    }
+
+
+# ---------------------------------------------------------------- GSD write-back
+
+
+def gsd_phase_dir(rt: Runtime, phase: Phase, tree: Path) -> Path | None:
+    """The phase's GSD directory inside `tree` (a checkout of the repository), or None when
+    the plan is not GSD, the phase has no directory, or the plan is not in the repository."""
+    if rt.plan.format is not PlanFormat.GSD or not phase.directory or not rt.record.plan_root:
+        return None
+    try:
+        inside = Path(rt.record.plan_root).resolve().relative_to(rt.repo.resolve())
+    except ValueError:
+        return None
+    return tree / inside / phase.directory
+
+
+def outside_phase_dir(rt: Runtime, phase: Phase) -> Path | None:
+    """The phase's GSD directory on disk when the plan lives outside the repository."""
+    if rt.plan.format is not PlanFormat.GSD or not phase.directory or not rt.record.plan_root:
+        return None
+    root = Path(rt.record.plan_root).resolve()
+    if root.is_relative_to(rt.repo.resolve()):
+        return None
+    return root / phase.directory
+
+
+def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitSummary:
+    """GSD's SUMMARY.md values for a unit the run finished (merged, or escalated)."""
+    tasks = tuple(TaskRecord(name=t.name or t.id, commit=t.commit) for t in out.tasks)
+    unresolved = tuple(
+        f"Task {inline(t.id)} ({t.decision}): {inline(t.reason, 300)}"
+        + "".join(
+            f"; [{inline(f.get('severity'), 20)}] {inline(f.get('title'), 200)}"
+            for f in t.open_findings
+        )
+        for t in out.tasks
+        if t.decision not in ("approved", "waiting_for_human")
+    )
+    repo = rt.repository(Path(out.worktree), unit.id)
+    first = out.tasks[0].start if out.tasks and out.tasks[0].start else out.head
+    files = tuple(repo.changed_files(first, out.head)) if first and out.head else ()
+    merged = not unresolved
+    return UnitSummary(
+        phase=Path(phase.directory or phase.id).name,
+        plan=unit.id.split("-", 1)[1] if "-" in unit.id else unit.id,
+        one_liner=unit.name or unit.objective or f"unit {unit.id}",
+        completed=datetime.fromtimestamp(out.finished or 0, UTC),
+        started=datetime.fromtimestamp(out.started, UTC) if out.started else None,
+        files_modified=files,
+        requirements_completed=unit.requirements if merged else (),
+        tasks=tasks,
+        issues=(f"escalated: {inline(out.reason, 300)}",) if not merged else (),
+        unresolved=unresolved,
+    )
+
+
+@step("mergegate.gsd_summary", retries=2)
+def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> str | None:
+    """Write the unit's GSD SUMMARY.md and commit it on the unit's branch (keyed, so a retry
+    finds it); the new head, or None when the plan has no place for it. Its content follows
+    from the recorded outcome alone, so writing it again changes nothing."""
+    rt = current()
+    phase, unit = rt.phase(phase_id), rt.unit(phase_id, unit_id)
+    out = UnitOutcome.model_validate(outcome)
+    worktree = Path(out.worktree)
+    target = gsd_phase_dir(rt, phase, worktree)
+    if target is None:
+        return None
+    summary = unit_summary(rt, phase, unit, out)
+    write_phase_reports(target, phase, summaries=[(unit, summary)], replace=True)
+    key = f"Mergegate-Summary: {rt.run_id}/{unit.id}"
+    message = f"docs({unit.id}): summary of the unit ({out.status})"
+    return commit_with_key(worktree, message, key)
+
+
+def write_outside_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> None:
+    """A merged unit's SUMMARY.md beside a plan that lives outside the repository (never over
+    an existing file)."""
+    target = outside_phase_dir(rt, phase)
+    if target is not None and target.is_dir():
+        write_phase_reports(target, phase, summaries=[(unit, unit_summary(rt, phase, unit, out))])
+
+
+@step("mergegate.gsd_verification", retries=2)
+def gsd_verification_step(phase_id: str, generation: int) -> str | None:
+    """Commit the phase's `<NN>-VERIFICATION.md` on the integration branch (compare and swap,
+    keyed); the new tip, or None when the plan has no place for it."""
+    rt = current()
+    phase = rt.phase(phase_id)
+    folder = verification_dir(rt.run_dir, phase_id, generation)
+    result = VerificationResult.model_validate_json((folder / "verification.json").read_bytes())
+    outside = outside_phase_dir(rt, phase)
+    if outside is not None:
+        if outside.is_dir():
+            copy = folder / "gsd-copy"
+            keep_lost_attempt(copy)
+            reverify(result, run_dir=copy, gsd_phase_dir=outside, run_id=result.run_id)
+        return None
+    key = f"Mergegate-Verification: {rt.run_id}/{phase_id}/g{generation:02d}"
+    into = rt.record.into
+    done = find_trailer_commit(rt.repo, f"refs/heads/{into}", key)
+    if done is not None:
+        return done
+    tip = branch_tip(rt.repo, into)
+    assert tip is not None
+    tree = rt.worktrees / ".writeback"
+    add_workspace(rt.repo, tree, None, tip)
+    reset_clean(tree, tip)
+    target = gsd_phase_dir(rt, phase, tree)
+    if target is None:
+        return None
+    target.mkdir(parents=True, exist_ok=True)
+    copy = folder / "gsd-copy"
+    keep_lost_attempt(copy)
+    reverify(result, run_dir=copy, gsd_phase_dir=target, run_id=result.run_id)
+    message = f"docs({phase_id}): verification {result.status.value}"
+    sha = commit_with_key(tree, message, key)
+    if sha is None or sha == tip:
+        return tip
+    publish(rt.repo, tree, sha, tip)
+    advance_branch(rt.repo, into, tip, sha, key)
+    return sha

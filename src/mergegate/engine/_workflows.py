@@ -1,0 +1,387 @@
+"""Run, phase and unit: the durable workflows above the task pipeline.
+
+* `run_workflow` runs the selected phases in order and stops at the first phase boundary after
+  which something is not merged (escalated, failed, waiting for a person) or the phase's
+  verification did not pass.
+* `phase_workflow` runs the phase's units in waves by `depends_on`: each unit of a wave is put
+  on the queue (at most `--concurrency` run at once) on its own branch made from the
+  integration branch at the start of the wave; then the approved units are merged `--no-ff`,
+  in plan order, exactly once. Dependants of a unit that did not merge are skipped with the
+  reason; independent units go on. When every unit merged, the phase is verified on the
+  integration branch (`_verification`).
+* `unit_workflow` makes the unit's work tree and runs its tasks in order, one implementer
+  session resumed from task to task; a checkpoint task waits for a person's answer.
+
+Ids: `<run>/g<generation>/<phase>` and `<run>/g<generation>/<unit>` (a new generation starts
+when `resume` continues a run that waited for a person); tasks keep `<run>/<unit>/<task>`
+across generations, so finished tasks are never run again, and a later generation takes the
+units an earlier one merged, and the phases it verified, from the run's records.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mergegate.decisions import ExitCode
+from mergegate.engine._files import write_json_atomic
+from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
+from mergegate.engine._plan import compute_waves, selected_phases
+from mergegate.engine._reports import (
+    write_conflict_package,
+    write_task_report,
+    write_unit_records,
+)
+from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._steps import (
+    answer_step,
+    clock_step,
+    merge_step,
+    publish_step,
+    remove_workspace_step,
+    request_stop_step,
+    stop_step,
+    tip_step,
+    workspace_step,
+)
+from mergegate.engine._task import task_workflow
+from mergegate.engine._verification import (
+    PASSING,
+    gsd_summary_step,
+    gsd_verification_step,
+    outside_phase_dir,
+    verify_step,
+    write_outside_summary,
+)
+from mergegate.plans import Phase, PlanFormat, Unit
+from mergegate.store import child_id, enqueue, step, wait_result, workflow
+
+__all__ = [
+    "ALREADY_DONE",
+    "PHASE_FILE",
+    "phase_complete",
+    "phase_workflow",
+    "run_workflow",
+    "satisfied",
+    "unit_workflow",
+]
+
+ALREADY_DONE = "already completed"
+PHASE_FILE = "phase.json"
+
+
+# ---------------------------------------------------------------- unit
+
+
+def _checkpoint(rt: Runtime, unit: Unit, index: int) -> TaskOutcome:
+    task = unit.tasks[index]
+    base = TaskOutcome(id=task.id, number=index + 1, name=task.name, decision="waiting_for_human")
+    answer = answer_step(str(rt.run_dir), f"{unit.id}/{task.id}")
+    if answer is None:
+        rt.emit(
+            "unit",
+            f"{unit.id}: {task.id} waits for a person ({task.type})",
+            unit=unit.id,
+            task=task.id,
+            step="waiting",
+        )
+        return base.model_copy(
+            update={
+                "reason": f"{task.type}: answer with mergegate resume {rt.run_id} "
+                f"--answer {unit.id}/{task.id}=approve|reject",
+                "exit_code": int(ExitCode.ESCALATED),
+            }
+        )
+    note = answer.get("note", "")
+    said = f"{': ' + note if note else ''}"
+    if answer.get("answer") == "approve":
+        return base.model_copy(
+            update={
+                "decision": "approved",
+                "reason": f"approved by a person{said}",
+                "answer": answer,
+            }
+        )
+    return base.model_copy(
+        update={
+            "decision": "needs_manual_review",
+            "reason": f"rejected by a person{said}",
+            "answer": answer,
+            "exit_code": int(ExitCode.ESCALATED),
+        }
+    )
+
+
+def _unit_status(tasks: list[TaskOutcome]) -> tuple[str, str, int]:
+    for task in tasks:
+        if task.decision == "approved":
+            continue
+        status = {
+            "needs_manual_review": "needs_manual_review",
+            "waiting_for_human": "waiting_for_human",
+            "cancelled": "cancelled",
+        }.get(task.decision, "failed")
+        return status, f"{task.id}: {task.reason}", task.exit_code
+    return "ready", "", 0
+
+
+def _run_tasks(rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome) -> UnitOutcome:
+    head, session = out.head, None
+    for index, task in enumerate(unit.tasks):
+        if task.is_checkpoint:
+            outcome = _checkpoint(rt, unit, index)
+        else:
+            with child_id(f"{rt.run_id}/{unit.id}/{task.id}"):
+                raw = task_workflow(
+                    {
+                        "phase": phase_id,
+                        "unit": unit.id,
+                        "index": index,
+                        "start": head,
+                        "session": session,
+                        "worktree": out.worktree,
+                    }
+                )
+            outcome = TaskOutcome.model_validate(raw)
+            write_task_report(rt, phase_id, unit, outcome)
+        out.tasks.append(outcome)
+        write_unit_records(rt, out)
+        if outcome.head:  # an escalated task's commits too: published for the person
+            head, session = outcome.head, outcome.session
+        if outcome.decision != "approved":
+            break
+    status, reason, code = _unit_status(out.tasks)
+    return out.model_copy(
+        update={"status": status, "reason": reason, "exit_code": code, "head": head}
+    )
+
+
+@workflow("mergegate.unit")
+def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
+    """Run one unit's tasks in its own work tree; its `UnitOutcome` (status `ready` when every
+    task was approved: the phase merges it)."""
+    rt = current()
+    phase_id, unit = args["phase"], rt.unit(args["phase"], args["unit"])
+    out = UnitOutcome(id=unit.id, phase=phase_id, status="running", branch=rt.unit_branch(unit.id))
+    why = stop_step()
+    if why is not None:
+        out = out.model_copy(update={"status": "skipped", "reason": f"not started: {why}"})
+        write_unit_records(rt, out)
+        return out.dump()
+    path = rt.unit_worktree(unit.id)
+    head = workspace_step(str(rt.repo), str(path), out.branch, args["base"])
+    gsd = rt.plan.format is PlanFormat.GSD
+    out = out.model_copy(
+        update={
+            "worktree": str(path),
+            "base": head,
+            "head": head,
+            "started": clock_step() if gsd else None,
+        }
+    )
+    write_unit_records(rt, out)
+    rt.emit("unit", f"{unit.id}: started in {path}", unit=unit.id, phase=phase_id, step="start")
+    out = _run_tasks(rt, phase_id, unit, out)
+    if gsd and out.status in ("ready", "needs_manual_review"):
+        out = out.model_copy(update={"finished": clock_step()})
+        written = gsd_summary_step(phase_id, unit.id, out.dump())
+        out = out.model_copy(update={"head": written or out.head})
+    _publish(rt, out)
+    if out.status == "needs_manual_review" and rt.options.on_escalation == "stop":
+        request_stop_step(f"on_escalation = stop: unit {unit.id} escalated ({out.reason})")
+    write_unit_records(rt, out)
+    return out.dump()
+
+
+# ---------------------------------------------------------------- phase
+
+
+def satisfied(out: UnitOutcome | dict[str, Any]) -> bool:
+    """Merged, or done before this run (dependants may go on)."""
+    status = out.status if isinstance(out, UnitOutcome) else out["status"]
+    reason = out.reason if isinstance(out, UnitOutcome) else out["reason"]
+    return status == "merged" or (status == "skipped" and reason.startswith(ALREADY_DONE))
+
+
+def _blocked_by(unit: Unit, done: dict[str, UnitOutcome]) -> str | None:
+    for dep in unit.depends_on:
+        found = done.get(dep)
+        if found is not None and not satisfied(found):
+            return f"skipped: depends on {dep}, which is {found.status}"
+    return None
+
+
+def _start_wave(
+    rt: Runtime, phase: Phase, wave: list[Unit], done: dict[str, UnitOutcome], gen: int
+) -> list[tuple[Unit, Any]]:
+    waiting = [u for u in wave if u.id not in done]
+    if not waiting:
+        return []
+    tip = tip_step(str(rt.repo), rt.record.into)
+    handles = []
+    for unit in waiting:
+        skip = None
+        if unit.completed:
+            skip = f"{ALREADY_DONE} (the plan's own record says so)"
+        elif (blocked := _blocked_by(unit, done)) is not None:
+            skip = blocked
+        if skip is not None:
+            done[unit.id] = UnitOutcome(id=unit.id, phase=phase.id, status="skipped", reason=skip)
+            write_unit_records(rt, done[unit.id])
+            continue
+        args = {"phase": phase.id, "unit": unit.id, "base": tip}
+        handles.append((unit, enqueue(unit_workflow, f"{rt.run_id}/g{gen}/{unit.id}", args)))
+    return handles
+
+
+@step("mergegate.outside_summary")
+def outside_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> None:
+    rt = current()
+    write_outside_summary(
+        rt, rt.phase(phase_id), rt.unit(phase_id, unit_id), UnitOutcome.model_validate(outcome)
+    )
+
+
+def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutcome:
+    rt.emit(
+        "merge",
+        f"{unit.id}: merging into {rt.record.into}",
+        unit=unit.id,
+        phase=phase.id,
+        step="merge",
+    )
+    key = f"Mergegate-Unit: {rt.run_id}/{unit.id}"
+    message = f"Merge unit {unit.id}{': ' + unit.name if unit.name else ''} ({phase.id})"
+    merged = merge_step(str(rt.repo), rt.record.into, out.head, message, key)
+    if merged["conflicts"]:
+        folder = write_conflict_package(rt, phase.id, unit, merged)
+        reason = (
+            f"merge conflict with {rt.record.into} in {len(merged['conflicts'])} path(s): "
+            + ", ".join(merged["conflicts"][:5])
+        )
+        return out.model_copy(
+            update={
+                "status": "needs_manual_review",
+                "reason": reason,
+                "exit_code": int(ExitCode.ESCALATED),
+                "escalation": str(folder),
+            }
+        )
+    remove_workspace_step(out.worktree)
+    merged_out = out.model_copy(update={"status": "merged", "merge_commit": merged["commit"]})
+    if outside_phase_dir(rt, phase) is not None:
+        outside_summary_step(phase.id, unit.id, merged_out.dump())
+    return merged_out
+
+
+def _publish(rt: Runtime, out: UnitOutcome) -> None:
+    """A finished unit's commits into the user's repository, on its branch: the approved ones
+    to merge, an escalated unit's for the person who looks at it. Reviewers still running in
+    other workspaces are not disturbed: their read-only check covers their own workspace."""
+    if out.worktree and out.head and out.base and out.head != out.base:
+        publish_step(str(rt.repo), out.worktree, out.branch, out.head, out.base)
+
+
+@step("mergegate.prior")
+def prior_step(phase_id: str) -> dict[str, Any] | None:
+    """What an earlier generation of the run recorded for this phase (None: nothing yet)."""
+    path = current().run_dir / phase_id / PHASE_FILE
+    if not path.is_file():
+        return None
+    found: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return found
+
+
+def _record_phase(rt: Runtime, result: dict[str, Any]) -> None:
+    write_json_atomic(rt.run_dir / result["id"] / PHASE_FILE, result)
+
+
+def _verify(
+    rt: Runtime, phase: Phase, base: str, gen: int, units: list[dict[str, Any]]
+) -> dict[str, Any]:
+    tip = tip_step(str(rt.repo), rt.record.into)
+    rt.emit("phase", f"phase {phase.id}: verifying on {rt.record.into}", phase=phase.id)
+    done = [u["id"] for u in units if satisfied(u)]
+    call = {"phase": phase.id, "generation": gen, "tip": tip, "base": base, "completed": done}
+    found = verify_step(call)
+    if rt.plan.format is PlanFormat.GSD:
+        gsd_verification_step(phase.id, gen)
+    rt.emit(
+        "phase",
+        f"phase {phase.id}: verification {found['status']} ({found['reason']}); "
+        f"report: {found['report']}",
+        phase=phase.id,
+    )
+    return found
+
+
+def _units(rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any]) -> dict[str, UnitOutcome]:
+    done = {
+        u["id"]: UnitOutcome.model_validate(u) for u in earlier.get("units", []) if satisfied(u)
+    }
+    for number, wave in enumerate(compute_waves(phase), start=1):
+        rt.emit(
+            "wave",
+            f"phase {phase.id}, wave {number}: {', '.join(u.id for u in wave)}",
+            phase=phase.id,
+        )
+        for unit, handle in _start_wave(rt, phase, wave, done, gen):
+            done[unit.id] = UnitOutcome.model_validate(wait_result(handle))
+        for unit in wave:
+            out = done[unit.id]
+            if out.status == "ready":
+                done[unit.id] = _merge(rt, phase, unit, out)
+                write_unit_records(rt, done[unit.id])
+            if done[unit.id].status == "needs_manual_review" and rt.options.on_escalation == "stop":
+                request_stop_step(f"on_escalation = stop: unit {unit.id} escalated")
+    return done
+
+
+@workflow("mergegate.phase")
+def phase_workflow(args: dict[str, Any]) -> dict[str, Any]:
+    """Run one phase's units in waves, merge them, verify the phase:
+    `{id, base, units: [UnitOutcome], verification}` (verification None when not run)."""
+    rt = current()
+    phase, gen = rt.phase(args["phase"]), args["generation"]
+    earlier = (prior_step(phase.id) if gen > 1 else None) or {}
+    if (earlier.get("verification") or {}).get("status") in PASSING:
+        return earlier  # merged and verified by an earlier generation of this run
+    base = earlier.get("base") or tip_step(str(rt.repo), rt.record.into)
+    _record_phase(rt, {**earlier, "id": phase.id, "base": base})
+    done = _units(rt, phase, gen, earlier)
+    units = [done[u.id].dump() for u in phase.units]
+    ran = any(u["status"] == "merged" for u in units)
+    verification = None
+    if ran and all(satisfied(u) for u in units):
+        verification = _verify(rt, phase, base, gen, units)
+    result = {"id": phase.id, "base": base, "units": units, "verification": verification}
+    _record_phase(rt, result)
+    return result
+
+
+# ---------------------------------------------------------------- run
+
+
+def phase_complete(result: dict[str, Any]) -> bool:
+    """Every unit merged (or done before), and the verification passed if it ran."""
+    if not all(satisfied(u) for u in result["units"]):
+        return False
+    verification = result.get("verification")
+    return verification is None or verification["status"] in PASSING
+
+
+@workflow("mergegate.run")
+def run_workflow(args: dict[str, Any]) -> dict[str, Any]:
+    """Run the plan's (selected) phases in order; `{phases: [...]}` for the ones that ran."""
+    rt = current()
+    gen = args["generation"]
+    results = []
+    for phase in selected_phases(rt.plan, rt.options.phase):
+        rt.emit("phase", f"phase {phase.id} {phase.name}".rstrip(), phase=phase.id)
+        with child_id(f"{rt.run_id}/g{gen}/{phase.id}"):
+            result = phase_workflow({"phase": phase.id, "generation": gen})
+        results.append(result)
+        if not phase_complete(result):
+            rt.emit("run", f"stopping at the end of phase {phase.id}")
+            break
+    return {"phases": results}

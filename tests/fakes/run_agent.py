@@ -1,0 +1,116 @@
+"""A scripted agent for `mergegate run` tests (driven by the `command` backend).
+
+Usage: run_agent.py SCRIPT.json STATE_DIR
+
+It works out where it is from what mergegate gives it: the unit from the task block in its
+prompt, else from its working directory (the unit's work tree is named after the unit), the
+task from `# Task <id>:` in the prompt (a fix prompt reuses the unit's last task), and the
+kind from the environment and prompt:
+`review` (MERGEGATE_REVIEW_ID is set), `fix` (a fix prompt) or `implement`.
+
+SCRIPT maps "<unit>/<task>" (or "*") to {"implement": [...], "fix": [...], "review": [...]};
+each new attempt takes the next step of its list (the last one repeats); an attempt run again
+after a crash (the same attempt folder) takes the step it took before. A step is
+  {"text": "...", "write": {"path": "content"}, "sleep": 0.5, "exit": 0}
+Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt`; review
+approves; fix rewrites that file (with the name of its attempt folder, so a fix step run again
+after a crash writes the same content).
+`{review_id}` in a text becomes the nonce mergegate asked for.
+
+Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, attempt (the
+attempt folder mergegate gave it), pid, time)
+to STATE_DIR/log.jsonl, so tests can check overlap and count invocations.
+"""
+
+import fcntl
+import json
+import os
+import pathlib
+import re
+import sys
+import time
+
+
+def approve() -> str:
+    trailer = {"review_id": "{review_id}", "verdict": "approve", "findings": []}
+    return "No issues.\n\nReady to merge? Yes\n\n```json\n" + json.dumps(trailer) + "\n```\n"
+
+
+script = json.loads(pathlib.Path(sys.argv[1]).read_text())
+state = pathlib.Path(sys.argv[2])
+state.mkdir(parents=True, exist_ok=True)
+prompt = pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).read_text()
+review_id = os.environ.get("MERGEGATE_REVIEW_ID", "")
+# A reviewer works in a throwaway checkout: the task block in its prompt names the unit.
+named = re.search(r"; phase \S+; unit (\S+)", prompt)
+unit = named.group(1) if named else pathlib.Path.cwd().name
+if review_id:
+    kind = "review"
+elif prompt.startswith(("A code review of your change", "The checks mergegate ran")):
+    kind = "fix"
+else:
+    kind = "implement"
+
+# The attempt this call is (its folder; a step run again after a crash gets the same one, or
+# the same with `-rerunN`): a call repeating an attempt takes the same scripted step, so the
+# agent's answers follow mergegate's steps, not how many times a crash made it start.
+attempt_path = str(pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).parent)
+identity = re.sub(r"-rerun\d+$", "", attempt_path)
+attempt = pathlib.Path(identity).name
+
+with (state / "lock").open("a") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    counts_file = state / "counts.json"
+    counts = json.loads(counts_file.read_text()) if counts_file.exists() else {}
+    found = re.search(r"^# Task (\S+):", prompt, re.M)
+    task = found.group(1) if found else counts.get(f"last/{unit}", "?")
+    counts[f"last/{unit}"] = task
+    key = f"{unit}/{task}/{kind}"
+    if f"seen/{identity}" in counts:
+        n = counts[f"seen/{identity}"]
+    else:
+        n = counts[key] = counts.get(key, 0) + 1
+        counts[f"seen/{identity}"] = n
+    counts_file.write_text(json.dumps(counts))
+    fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def log(event: str) -> None:
+    line = {
+        "event": event,
+        "kind": kind,
+        "unit": unit,
+        "task": task,
+        "n": n,
+        "review_id": review_id,
+        "attempt": attempt_path,
+        "pid": os.getpid(),
+        "time": time.time(),
+    }
+    with (state / "log.jsonl").open("a") as handle:
+        handle.write(json.dumps(line) + "\n")
+
+
+log("start")
+entry = script.get(f"{unit}/{task}") or script.get("*") or {}
+steps = entry.get(kind) or []
+step = steps[min(n, len(steps)) - 1] if steps else {}
+defaults = {
+    "implement": {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "done"},
+    "review": {"text": "APPROVE"},
+    # named after the attempt (not the call count): a step run again after a crash writes the
+    # same content, as a deterministic agent would
+    "fix": {"write": {f"{unit}-{task}.txt": f"{unit} {task} fixed {attempt}\n"}, "text": "fixed"},
+}
+step = {**defaults[kind], **step}
+time.sleep(step.get("sleep", 0))
+for rel, content in step.get("write", {}).items():
+    path = pathlib.Path(rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+text = step.get("text", "ok")
+if text == "APPROVE":
+    text = approve()
+sys.stdout.write(text.replace("{review_id}", review_id))
+log("end")
+sys.exit(step.get("exit", 0))

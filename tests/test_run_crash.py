@@ -1,0 +1,171 @@
+"""Crash safety of `mergegate run`: SIGKILL the orchestrator at 20 seeded random moments,
+`mergegate resume` after each, and check the run converges to exactly what an uninterrupted
+run produces: every unit merged once, no completed review run twice, nothing left behind."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _gitrepo import git
+from _plan_runs import agent, events, make_plan, repo_with, trailers, with_fixes
+
+KILLS = 20
+SEED = 20261123
+
+
+def _plan_file(tmp_path: Path) -> Path:
+    plan = make_plan(
+        {
+            "P1": {"A": {"tasks": ["T1", "T2"]}, "B": {"tasks": ["T1", "T2"]}},
+            "P2": {"C": {"tasks": ["T1", "T2"], "checks": {"T2": ["test -f C-T2.txt"]}}, "D": {}},
+            "P3": {"E": {"depends_on": ["C"]}, "F": {"tasks": ["T1", "T2"]}},
+        }
+    )
+    path = tmp_path / "plan.json"
+    path.write_text(plan.model_dump_json(by_alias=True))
+    return path
+
+
+def _agents(tmp_path: Path, label: str) -> tuple[str, str]:
+    slow = {"implement": [{"sleep": 0.3}], "fix": [{"sleep": 0.2}]}
+    impl = agent(tmp_path, f"impl-{label}", {"*": slow})
+    reviews = {"*": {"review": [{"sleep": 0.2, "text": "APPROVE"}]}}
+    reviews["B/T2"] = {
+        "review": [{"sleep": 0.2, **with_fixes()}, {"sleep": 0.2, "text": "APPROVE"}]
+    }
+    return impl, agent(tmp_path, f"rev-{label}", reviews)
+
+
+def _mergegate(args: list[str], state: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "MERGEGATE_STATE_DIR": str(state)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "mergegate", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _run_args(repo: Path, plan: Path, impl: str, rev: str) -> list[str]:
+    return [
+        "run",
+        str(plan),
+        "--repo",
+        str(repo),
+        "--implementer-cmd",
+        impl,
+        "--reviewer-cmd",
+        rev,
+        "--format",
+        "json",
+        "--progress",
+        "none",
+    ]
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, dict[str, Any]]:
+    out, err = proc.communicate(timeout=180)
+    assert out.strip().startswith("{"), err[-3000:]
+    return proc.returncode, json.loads(out)
+
+
+def _run_id(state: Path) -> str | None:
+    runs = sorted((state / "runs").glob("*/run.json")) if (state / "runs").is_dir() else []
+    return runs[0].parent.name if runs else None
+
+
+def _agents_alive(marker: str) -> list[int]:
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and "run_agent.py" in cmdline and state != "Z":
+            alive.append(int(entry.name))
+    return alive
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_sigkill_at_random_moments_then_resume_converges(tmp_path: Path) -> None:
+    plan = _plan_file(tmp_path)
+    # the reference: the same plan, uninterrupted
+    ref_repo = repo_with(tmp_path / "ref-repo")
+    ref_code, ref = _finish(
+        _mergegate(_run_args(ref_repo, plan, *_agents(tmp_path, "ref")), tmp_path / "ref-state")
+    )
+    assert ref_code == 0, ref
+    crash_dir = tmp_path / "crash"
+    crash_dir.mkdir()
+    repo, state = repo_with(crash_dir / "repo"), crash_dir / "state"
+    impl, rev = _agents(crash_dir, "x")
+    rng = random.Random(SEED)
+    kills: list[float] = []
+    proc = _mergegate(_run_args(repo, plan, impl, rev), state)
+    deadline = time.monotonic() + 30
+    while _run_id(state) is None and time.monotonic() < deadline:
+        time.sleep(0.02)  # the first kill comes after the run exists (it names the run)
+    finished = None
+    while len(kills) < KILLS:
+        time.sleep(rng.uniform(0.5, 1.8))
+        if proc.poll() is not None:
+            finished = _finish(proc)
+            break
+        proc.send_signal(signal.SIGKILL)
+        kills.append(time.time())
+        proc.communicate(timeout=30)
+        run_id = _run_id(state)
+        assert run_id is not None
+        proc = _mergegate(
+            ["resume", run_id, "--repo", str(repo), "--format", "json", "--progress", "none"], state
+        )
+    code, out = finished or _finish(proc)
+    assert len(kills) >= KILLS, f"the run finished after only {len(kills)} kills"
+    assert code == 0, [(u["id"], u["status"], u["reason"]) for u in out["units"]] + [out["message"]]
+    assert out["status"] == "completed"
+    run_id = out["run_id"]
+    # every unit merged exactly once
+    assert sorted(trailers(repo, out["into"])) == sorted(
+        f"Mergegate-Unit: {run_id}/{u}" for u in "ABCDEF"
+    )
+    # the same final tree as the uninterrupted run
+    assert git(repo, "rev-parse", f"{out['into']}^{{tree}}") == git(
+        ref_repo, "rev-parse", f"{ref['into']}^{{tree}}"
+    )
+    # no completed review ran twice: an attempt folder run again (`-rerunN`) must belong to
+    # an attempt that was in flight (started, and not yet recorded) when a kill came
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for entry in events(crash_dir, "rev-x"):
+        runs.setdefault(re.sub(r"-rerun\d+$", "", entry["attempt"]), []).append(entry)
+    assert runs
+    for attempt, entries in runs.items():
+        starts = sorted(e["time"] for e in entries if e["event"] == "start")
+        ends = sorted(e["time"] for e in entries if e["event"] == "end")
+        for first_start, later_start in itertools.pairwise(starts):
+            first_end = min([t for t in ends if t >= first_start], default=later_start)
+            assert any(first_start <= k <= first_end + 0.5 for k in kills), (attempt, entries)
+    # ... and no review folder (a review's records) was opened twice without a crash in it
+    lost = list(Path(out["run_dir"]).rglob("review*.lost-*"))
+    assert len(lost) <= len(kills)
+    # nothing left behind: no agent process, no work tree, no throwaway checkout
+    assert _agents_alive(str(crash_dir)) == []
+    assert git(repo, "worktree", "list").count("\n") == 0
+    leftovers = state / "worktrees" / run_id
+    assert not leftovers.exists() or list(leftovers.iterdir()) == []

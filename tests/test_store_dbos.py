@@ -1,0 +1,208 @@
+"""Contract tests for the DBOS behaviours mergegate relies on (pinned `dbos` version).
+
+If a DBOS upgrade changes any of these, these tests fail before a run loses work.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mergegate.errors import UsageError
+from mergegate.store import (
+    POLL_S,
+    DurableEngine,
+    EngineConfig,
+    RunRecord,
+    RunState,
+    RunStore,
+    child_id,
+    enqueue,
+    new_run_id,
+    sqlite_url,
+    step,
+    wait_result,
+    workflow,
+)
+
+CONTRACT = Path(__file__).parent / "fakes" / "dbos_contract.py"
+
+_calls: list[str] = []
+_spans: list[tuple[float, float]] = []
+_lock = threading.Lock()
+
+
+@step("test.count")
+def _count(name: str) -> str:
+    _calls.append(name)
+    return name.upper()
+
+
+@workflow("test.once")
+def _once(name: str) -> str:
+    return _count(name)
+
+
+@step("test.sleep")
+def _sleep_step(seconds: float) -> None:
+    start = time.monotonic()
+    time.sleep(seconds)
+    with _lock:
+        _spans.append((start, time.monotonic()))
+
+
+@workflow("test.sleeper")
+def _sleeper(seconds: float) -> None:
+    _sleep_step(seconds)
+
+
+@workflow("test.fan_out")
+def _fan_out(n: int, seconds: float) -> int:
+    handles = [enqueue(_sleeper, f"sleeper-{i}", seconds) for i in range(n)]
+    for handle in handles:
+        wait_result(handle)
+    return n
+
+
+def _engine(tmp_path: Path, concurrency: int = 2) -> DurableEngine:
+    return DurableEngine(EngineConfig(sqlite_url(tmp_path / "db.sqlite"), concurrency=concurrency))
+
+
+def _contract(db: Path, markers: Path, mode: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(CONTRACT), str(db), str(markers), mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for(predicate: object, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def test_sqlite_file_is_created_in_wal_mode(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "x" / "db.sqlite")
+    assert url == f"sqlite:///{tmp_path / 'x' / 'db.sqlite'}"
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "x" / "db.sqlite") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_finished_workflow_id_returns_its_recorded_result(tmp_path: Path) -> None:
+    _calls.clear()
+    with _engine(tmp_path) as engine:
+        engine.start(_once, "w-1", "x")
+        assert engine.wait("w-1", timeout_s=30) == "SUCCESS"
+        with child_id("w-1"):
+            again = _once("y")  # same id: not run again, the recorded result comes back
+        assert again == "X"
+        assert engine.result("w-1") == "X"
+    assert _calls == ["x"]
+
+
+def test_recovery_after_a_kill_reruns_only_the_step_in_flight(tmp_path: Path) -> None:
+    db, markers = tmp_path / "db.sqlite", tmp_path / "markers"
+    Path(str(markers) + ".block").write_text("")
+    first = _contract(db, markers, "start")
+    try:
+        _wait_for(lambda: markers.exists() and "b " in markers.read_text())
+        first.send_signal(signal.SIGKILL)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        first.communicate(timeout=10)
+    Path(str(markers) + ".block").unlink()
+    second = _contract(db, markers, "recover")
+    out, err = second.communicate(timeout=60)
+    assert second.returncode == 0, err
+    assert out.split() == ["SUCCESS", "ABC"]
+    steps = [line.split()[0] for line in markers.read_text().splitlines()]
+    # a: done before the kill, never again; b: in flight, run again; c: once, after recovery.
+    assert steps == ["a", "b", "b", "c"]
+    pids = [line.split()[1] for line in markers.read_text().splitlines()]
+    assert pids[0] == pids[1] != pids[2] == pids[3]
+
+
+def test_the_queue_runs_at_most_its_concurrency_at_once(tmp_path: Path) -> None:
+    _spans.clear()
+    with _engine(tmp_path, concurrency=2) as engine:
+        engine.start(_fan_out, "fan", 4, 0.6)
+        assert engine.wait("fan", timeout_s=60) == "SUCCESS"
+    assert len(_spans) == 4
+    events = sorted([(s, 1) for s, _ in _spans] + [(e, -1) for _, e in _spans])
+    running = peak = 0
+    for _, delta in events:
+        running += delta
+        peak = max(peak, running)
+    assert peak == 2  # parallel, and never more than the queue's concurrency
+
+
+def test_another_application_version_is_not_recovered(tmp_path: Path) -> None:
+    db, markers = tmp_path / "db.sqlite", tmp_path / "markers"
+    Path(str(markers) + ".block").write_text("")
+    first = _contract(db, markers, "start")
+    _wait_for(lambda: markers.exists() and "b " in markers.read_text())
+    first.kill()
+    first.communicate(timeout=10)
+    Path(str(markers) + ".block").unlink()
+    config = EngineConfig(sqlite_url(db), application_version="some-other-version")
+    with DurableEngine(config) as engine:
+        time.sleep(0.5)
+        assert engine.status("wf-1") == "PENDING"
+        assert engine.active() == ["wf-1"]
+    assert markers.read_text().count("c ") == 0
+
+
+def test_run_records_round_trip_and_list_in_start_order(tmp_path: Path) -> None:
+    store = RunStore(tmp_path)
+    first = RunRecord(run_id=new_run_id(), repo="/r", into="mergegate/x", base_sha="0" * 40)
+    store.create(first)
+    second = RunRecord(
+        run_id="z-later",
+        repo="/r",
+        into="main",
+        base_sha="1" * 40,
+        started_epoch=first.started_epoch + 1,
+    )
+    store.create(second)
+    loaded = store.load(first.run_id)
+    assert loaded == first
+    second.status = RunState.COMPLETED
+    store.save(second)
+    assert [r.run_id for r in store.list()] == [first.run_id, "z-later"]
+    assert store.list()[1].summary()["status"] == "completed"
+    with pytest.raises(UsageError, match="already exists"):
+        store.create(first)
+    with pytest.raises(UsageError, match="no run"):
+        store.load("missing")
+    with pytest.raises(UsageError, match="not a run id"):
+        store.run_dir("../etc")
+
+
+def test_recovery_and_awaited_children_are_polled_as_often_as_the_queue(tmp_path: Path) -> None:
+    """Two private DBOS names the engine sets (see mergegate.store._dbos): the internal queue
+    recovery uses, and the interval a workflow polls a child another thread runs. At DBOS's
+    defaults (1 s each) every resume, and every recovered task a unit waits for, took a second
+    longer. An upgrade that renames them fails here, not in a benchmark."""
+    from dbos import _core as dbos_core
+    from dbos._dbos import _get_or_create_dbos_registry
+    from dbos._utils import INTERNAL_QUEUE_NAME
+
+    config = EngineConfig(sqlite_url(tmp_path / "db.sqlite"))
+    with DurableEngine(config):
+        queue = _get_or_create_dbos_registry().internal_queue_map[INTERNAL_QUEUE_NAME]
+        assert queue._polling_interval_sec == POLL_S
+        assert dbos_core.DEFAULT_POLLING_INTERVAL == POLL_S
