@@ -15,7 +15,7 @@ line, a heading or `BLOCK_REACH` lines either way. In it:
 * every other line before the verdict is read like a line after it (rule (c)).
 
 Fields nested deeper than the verdict (a YAML `notes:` under one NFR) speak for their part.
-Each block is read once, so the check is linear in the document.
+Each line is read at most once, so the check is linear in the document.
 """
 
 from __future__ import annotations
@@ -64,12 +64,13 @@ def block_problem(
     """(decision, line index, reason) of the first line in an approving verdict's block that
     refuses it, or None. `sites` are the approving sites of the deciding round."""
     site_lines = {s.index for s in sites}
-    seen: set[int] = set()
+    read_up_to = -1  # sites come in document order: no line is read twice
     for site in sites:
-        if site.frontmatter or site.dialect == "json" or site.index in seen:
+        if site.frontmatter or site.dialect == "json" or site.index <= read_up_to:
             continue
         first, last = _block(doc, site.index, covered)
-        seen.update(range(first, last + 1))
+        first = max(first, read_up_to + 1)
+        read_up_to = last
         found = _read_block(doc, site.index, first, last, site_lines)
         if found is not None:
             return found
