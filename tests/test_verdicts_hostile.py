@@ -285,6 +285,58 @@ CLASS_7 = [
     ("x" * (_BIG + 1) + "\nReady to merge? Yes\n", M),
 ]
 
+# A second round, written after the mechanisms above were in place and run once before any
+# further change (3 of its 40 first rows approved then; see docs/verdicts.md): new wording
+# of every class. Expected: anything but approve.
+ROUND_2 = [
+    "**Ready to merge?** Soon.\n",
+    "Ready to merge?\n\nAlmost — one test left.\n",
+    "**Ready to merge?** ~~Yes~~ No\n",
+    "Ready to merge? (yes)\n\nJust kidding, the build is broken.\n",
+    "Ready to merge? Y e s\n",
+    "¿Está listo para fusionar? Casi.\n",
+    "Verdict: APPROVE\n\nActually — scratch that, the migration is wrong.\n",
+    "LGTM 🚀\n\n---\n\nP.S. Not approving after all; the lock leaks.\n",
+    "Ready to merge? Yes\n\nHmm. Nope, CI is red.\n",
+    "**Verdict:** APPROVED\n\n> quote\n\nNo. I found a data race in `pool.go`.\n",
+    "Veredicto: aprobado\n\nNo, espera: falta la migración.\n",
+    "判定: 承認\n\nいや、テストが落ちています。\n",
+    "결론: 승인\n\n아니요, 테스트가 실패합니다.\n",
+    "Verdict : approuvé\n\nNon — les tests échouent.\n",
+    "Verdict: APPROVE — assuming the flaky test is quarantined.\n",
+    "LGTM, modulo the rename.\n",
+    "Ready to merge? Yes, as long as the feature flag stays off.\n",
+    "Verdict: approve. Merge after the freeze lifts on Monday.\n",
+    "Veredicto: aprobado siempre y cuando se actualice la documentación.\n",
+    "Urteil: genehmigt, falls die Migration rückwärtskompatibel ist.\n",
+    "结论：通过，只要补充回滚脚本即可合并。\n",
+    "판정: 승인, 단 마이그레이션 확인 후 병합\n",
+    "gate: PASS\nstatus_reason: 'Blocked on the security sign-off.'\n",
+    "gate: PASS\nrationale: the XSS must be fixed prior to release\n",
+    "Verdict: APPROVE\n\n**Must-fix before merge:** the token is logged.\n",
+    "Verdict: APPROVE\n\n| ID | Severity | Status |\n|---|---|---|\n| F1 | Blocker | open |\n",
+    "Verdict: APPROVE\n\nTwo tests still fail on Windows.\n",
+    "Ready to merge? Yes\n\n### Showstoppers\n- data loss on restart\n",
+    "结论：通过\n\n阻塞问题：\n- 数据丢失\n",
+    "Please answer using something like\n\nReady to merge? Yes\n{T}",
+    "An approving review would read, for instance\nVerdict: APPROVE\n{T}",
+    "Typical output:\n\nVerdict: APPROVE\n{T}",
+    "As shown below\n\n**Ready to merge?** Yes\n{T}",
+    "Bob wrote: Verdict: APPROVE\n<!--{T}-->\n",
+    "Verdict (last week's PR): APPROVE\n<!--{T}-->\n",
+    "ACK.\n\nWill review this afternoon.\n",
+    '```json\n{"review_id": "{RID}", "verdict": "approve", "findings": [], '
+    '"review_id": "r"}\n```\n',
+    '```json\n{"review_id": "{RID}", "verdict": "approve", "findings": [{"severity": '
+    '"blocker", "title": "x"}]}\n```\n',
+    'Summary: {"approved": true, "blockers": ["token leak"]}\n',
+    "```\n" + "y\n" * 600_000 + "```\nReady to merge? Yes\n",
+    # Found while writing the above: an approving trailer that is not the verdict (followed
+    # by more text) still reports its critical finding.
+    'Ready to merge? Yes\n\n```json\n{"review_id": "r", "verdict": "approve", "findings": '
+    '[{"severity": "critical", "title": "token leak"}]}\n```\n\nThanks!\n',
+]
+
 # Near misses: these are approvals and must stay approvals.
 NEAR_MISSES = [
     "APPROVED with 3 issues (0 blocking)\n\n#### Minor\n- a typo in README\n- rename `x`\n"
@@ -318,6 +370,19 @@ NEAR_MISSES = [
     "**Ready to merge?** Yes\n\nNo regressions; no new warnings.\n",
     "x\n" * (_BIG // 2 - 200) + "LGTM\n",
     "LGTM 👍\n\nNothing else to add.\n",
+    # round 2
+    "Verdict: APPROVE\n\nNo further comments.\n",
+    "Ready to merge? Yes\n\n**Any security concerns?**\nNo.\n",
+    "Verdict: APPROVE\n\nNo regressions, no blockers, no changes requested.\n",
+    "LGTM\n\n### Follow-ups (non-blocking)\n- we should rename `x` later\n",
+    "Verdict: APPROVE\n\nThe regression test fails on the old code and passes now.\n",
+    "gate: PASS\nstatus_reason: 'All ACs met; issues from round 1 were fixed.'\n",
+    "判定: 承認\n\n指摘事項はありません。\n",
+    "结论：通过\n\n无阻塞问题，无需修改。\n",
+    "Veredicto: aprobado\n\nSin comentarios adicionales.\n",
+    "**Ready to merge?** Yes\n\nFor example, `f('')` returns `[]` now, which is what we want.\n",
+    '## Re-review\n\nThe earlier "No" is superseded.\n\n**Ready to merge?** Yes\n',
+    "Verdict: APPROVE\n\nNote: tests were failing before the rebase; all green now.\n",
 ]
 
 TABLES = {
@@ -328,6 +393,7 @@ TABLES = {
     "5-not-verdicts": CLASS_5,
     "6-json": CLASS_6,
     "7-window": CLASS_7,
+    "round-2": [(text, NOT_A) for text in ROUND_2],
 }
 
 
@@ -338,7 +404,7 @@ def plain(text: str) -> str:
 
 def with_trailer(name: str, text: str) -> str:
     """The row with an approving trailer carrying the nonce, where the table says."""
-    if name == "6-json":
+    if name == "6-json" or (name == "round-2" and "```json" in text):
         return plain(text)
     if "{T}" in text:
         return text.replace("{T}", trailer()).replace("{RID}", RID)

@@ -226,6 +226,9 @@ def _withdrawn(sentence: str, answers_question: bool) -> tuple[Decision, str] | 
     withdrawn = sig.withdrawal_in(sentence)
     if withdrawn is not None:
         return _R, f"withdrawn ('{withdrawn}')"
+    pending = sig.not_reviewed_in(sentence)
+    if pending is not None:
+        return _M, f"the review has not happened yet ('{pending}')"
     bare_no = None if answers_question else sig.bare_no_in(sentence)
     if bare_no is not None:
         return _R, f"answered no after the approval ('{bare_no}')"

@@ -319,7 +319,11 @@ _QUESTION_RE = re.compile(
     r"(?<![a-z])(?:ready to (?:complete|proceed|release|commit|ship|land|merge)[^?]{0,40}|"
     r"ready for merge|safe to merge|ok to merge|okay to merge|"
     r"good to merge|mergeable|merge ready|can (?:this|it|we) (?:be )?merged?|should (?:this|it|we)"
-    r" (?:be )?merged?|is (?:this|it) ready(?: to merge)?|ready to ship|ready to land)[ \t*_`]*\?"
+    r" (?:be )?merged?|is (?:this|it) ready(?: to merge)?|ready to ship|ready to land|"
+    r"listos? para (?:fusionar|merge|mergear|integrar)|pronto para (?:merge|mesclar|integrar)|"
+    r"prêt à (?:fusionner|merger|intégrer)|bereit (?:zum|für den) (?:merge|mergen)|"
+    r"(?:可以|能否|是否可以|是否可)合并吗?|マージ(?:可能|して(?:も)?(?:いい|よい))(?:ですか)?|"
+    r"병합(?:해도 될까요| 가능한가요))[ \t*_`]*\?"
 )
 _ANSWER_LEAD = re.compile(r"[\s\"'“”*_`:)\]]*(?:(?:my |the |final )?answer[\s*_`]*:)?[\s*_`]*")
 
@@ -354,8 +358,9 @@ def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
 # 'Verdict (previous round): APPROVE'. Not this document's verdict.
 _OTHER_SCOPE = re.compile(
     r"(?<![a-z])(?:for|re|regarding|about|on)\b[^:?]{0,40}(?:#\d|pr\b|mr\b|pull request|"
-    r"merge request|issue|ticket|branch)|#\d{1,7}|(?<![a-z])(?:previous|earlier|prior|last|old)"
-    r" (?:round|review|pr|version|draft)"
+    r"merge request|issue|ticket|branch)|#\d{1,7}|(?<![a-z])(?:previous|earlier|prior|last|old|"
+    r"other|another|yesterday)(?:[ \t]+[a-z]{1,12}(?:'s)?){0,2}[ \t]+(?:round|review|pr|mr|"
+    r"version|draft|commit|change|branch)"
 )
 
 

@@ -86,6 +86,14 @@ _BARE_INTRO = re.compile(
     r"[ \t>*_`#-]*(?:template|output|output format|format|sample output|expected output|"
     r"plantilla|modelo|formato|modèle|vorlage|模板|格式|テンプレート|템플릿)[ \t*_`.]*$"
 )
+# A short label line that introduces an example or an output: 'Typical output:',
+# 'Expected result:', 'Sample reply:'. What follows it is what such a thing looks like.
+_LABELLED_INTRO = re.compile(
+    r"[ \t>*_`#-]*(?:[^\W\d_]+[ \t]+){0,3}(?:output|outputs|example|examples|sample|samples|"
+    r"template|illustration|demo|snippet|mock|mockup|expected (?:result|reply|response)|"
+    r"reply|response|ejemplo|exemplo|exemple|beispiel|esempio)[ \t*_`]*[:：][ \t*_`]*$|"
+    r"[^:：]{0,20}(?:示例|样例|输出|例)[:：][ \t]*$"
+)
 # A sentence that ends on its line.
 _TERMINATED = re.compile(r"[.!?。！？)\]][ \t*_`\"'”]*$")
 # A YAML 'key: value  # comment' line: the comment may enumerate the choices
@@ -477,7 +485,7 @@ def _is_instruction_or_template(line: Line, state: _State) -> bool:
     if state.instruction_tail:
         state.example_gap = False
         return True
-    if _introduces(low) or _BARE_INTRO.match(low):
+    if _introduces(low) or _BARE_INTRO.match(low) or _LABELLED_INTRO.match(low):
         _example_follows(state)  # 'Reply with a line such as', 'For example', 'Template'
         return True
     if not _ANY_HINT.search(low):

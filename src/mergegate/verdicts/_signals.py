@@ -42,6 +42,7 @@ __all__ = [
     "merge_tied",
     "negated_before",
     "non_blocking_extra",
+    "not_reviewed_in",
     "obligation_in",
     "reported_before",
     "scoped_answer_in",
@@ -262,7 +263,8 @@ _SCOPED_ANSWER = re.compile(
     r"(?<!\w)(?:(?:for|regarding|about)(?: the| an?)?(?: other| previous| earlier| prior| last|"
     r" another| old)? (?:pr|mr|pull request|merge request|branch)s?(?: ?#?\d+)?|"
     r"not (?:for )?this (?:one|pr|mr|change|branch)|(?:for|of) (?:the )?(?:previous|earlier|"
-    r"prior|last|old|other) (?:round|review|pr|mr|version|draft|change|commit))(?!\w)"
+    r"prior|last|old|other|another|yesterday)(?:[ \t]+[a-z]{1,12}(?:'s)?){0,2}[ \t]+"
+    r"(?:round|review|pr|mr|version|draft|change|commit))(?!\w)"
 )
 
 
@@ -324,6 +326,27 @@ _ENDS_NO = re.compile(
     r"(?<!\w)(?:so|then|hence|therefore|thus|which means|that means|and)[ \t,:]+"
     r"(?:no|nope|not approved|it is a no|it's a no)[ \t.!)*_]*$"
 )
+
+
+# The review has not happened yet: 'Will review this afternoon.', 'I haven't looked at the
+# tests', 'Reviewing now'. An approval beside one is a receipt, not a verdict.
+_NOT_REVIEWED = re.compile(
+    r"(?<!\w)(?:(?:i|we)(?: will|'ll| shall| am going to|'m going to| are going to)[ \t]+|"
+    r"(?:will|going to)[ \t]+|)(?:review|reviewing|look at|looking at|check|checking|read|"
+    r"go through|take a (?:closer |proper )?look)(?:[ \t]+(?:it|this|these|the rest|the pr|"
+    r"the change|the diff|the patch|the code))?[ \t]+(?:now|later|tomorrow|soon|"
+    r"this (?:afternoon|evening|week)|tonight|next week)(?!\w)|"
+    r"(?<!\w)(?:have not|haven't|did not|didn't|not yet|still need to|yet to)[ \t]+"
+    r"(?:review(?:ed)?|look(?:ed)? at|check(?:ed)?|read)(?!\w)|(?<!\w)not (?:yet )?reviewed(?!\w)|"
+    r"(?<!\w)(?:lo revisaré|revisaré|je vais (?:regarder|relire)|ich schaue (?:es )?mir später)|"
+    r"稍后(?:审查|查看|再看)|还没(?:有)?(?:审查|看)|後で(?:レビュー|確認)|まだ(?:レビュー|確認)していません"
+)
+
+
+def not_reviewed_in(text: str) -> str | None:
+    """A statement that the review has not happened yet ('Will review this afternoon.')."""
+    found = _NOT_REVIEWED.search(text)
+    return found.group(0).strip(" \t(*_\"'“-") if found is not None else None
 
 
 def bare_no_in(text: str) -> str | None:

@@ -91,7 +91,8 @@ major revisions|minor revisions|issues found|issues|concerns|conditional|
 conditionally approved|conditional approval|conditional go|partially approved|
 partial approval|approve with changes|waived|gaps found|gaps|human needed|
 human verification needed|human review needed|has findings|not yet|not yet ready|not ready|
-not ready to merge|not ready for merge|not merge ready|not until|almost|nearly|
+not ready to merge|not ready for merge|not merge ready|not until|almost|nearly|casi|quase|
+presque|quasi|
 needs more work|more work needed|
 需修改|需要修改|需修复|需要修复|待修复|需修正|需要修正|需改进|需要改进|有条件|有条件通过|
 条件通过|修改后合并|修复后合并|退回修改|建议修改|暂不合并|尚未就绪|未就绪|
@@ -142,7 +143,8 @@ AMBIGUOUS = frozenset(
     phrases(
         """
 yes|no|merge|go|ship|proceed|pass|passes|clean|accept|block|fail|fails|revise|ready|
-issues|gaps|concerns|rework|never|almost|nearly|是|否|non|não|sim|sí|oui|ja|nein|да|нет|
+issues|gaps|concerns|rework|never|almost|nearly|casi|quase|presque|quasi|是|否|non|não|sim|
+sí|oui|ja|nein|да|нет|
 예|네|はい|いいえ|listo|同意
 """
     )
