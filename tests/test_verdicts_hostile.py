@@ -166,6 +166,14 @@ CLASS_4 = [
     ("Verdict: APPROVE\n\n> note\n\nThe integration tests are failing on this branch.\n", F),
     ("gate: PASS\nstatus_reason: >\n  All checks green, pending fix of the audit log.\n", F),
     ("**Verdict:** APPROVE\n**Reason:** approved pending the fix for the race in `pool.go`.\n", F),
+    # the frontmatter and the verdict's section are its block too
+    (
+        "---\nstatus: clean\nreason: pending fix of the SQL injection\nfindings:\n  critical: 0\n"
+        "---\n# Review\n\nNothing found.\n",
+        F,
+    ),
+    ("### Verdict\nnotes: blocked by the security sign-off\n\n`APPROVE`.\n", NOT_A),
+    ("## Verdict\n\nCondition: merge only after the DBA signs off.\n\n**APPROVE**\n", F),
 ]
 
 # 5. Things that are not verdicts: examples introduced without a colon, comments, fences,

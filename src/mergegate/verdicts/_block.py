@@ -3,7 +3,8 @@
 A verdict rarely stands alone: a BMAD gate is one key of a YAML block (`gate: PASS` beside
 `status_reason: …`), a prose verdict has its `**Reasoning:**` or `**Notes:**` line under it.
 The block is the verdict's paragraph — the non-blank, live lines around it, up to a blank
-line, a heading or `BLOCK_REACH` lines either way. In it:
+line, a heading or `BLOCK_REACH` lines either way — and, under a verdict heading, the fields
+of that section above it. In it:
 
 * a *reason field* (`reason:`, `status_reason:`, `notes:`, `**Reasoning:**`, `理由：` …, and
   the lines that continue it) is the verdict's own reason: it is read like the rest of the
@@ -14,7 +15,9 @@ line, a heading or `BLOCK_REACH` lines either way. In it:
   anything conditions it;
 * every other line before the verdict is read like a line after it (rule (c)).
 
-Fields nested deeper than the verdict (a YAML `notes:` under one NFR) speak for their part.
+YAML frontmatter is the block of its verdict key (`status: clean` beside `reason: …`): its
+reason and condition fields are read the same way. Fields nested deeper than the verdict (a
+YAML `notes:` under one NFR) speak for their part.
 Each line is read at most once, so the check is linear in the document.
 """
 
@@ -64,11 +67,25 @@ def block_problem(
     """(decision, line index, reason) of the first line in an approving verdict's block that
     refuses it, or None. `sites` are the approving sites of the deciding round."""
     site_lines = {s.index for s in sites}
+    if any(s.frontmatter for s in sites):
+        # The frontmatter is the block of its verdict key: its reason fields count too.
+        front = next(s.index for s in sites if s.frontmatter)
+        found = _read_block(doc, front, 1, doc.frontmatter_end - 1, site_lines, fields_only=True)
+        if found is not None:
+            return found
     read_up_to = -1  # sites come in document order: no line is read twice
     for site in sites:
         if site.frontmatter or site.dialect == "json" or site.index <= read_up_to:
             continue
         first, last = _block(doc, site.index, covered)
+        section = doc.lines[site.index].section
+        if section is not None and section.verdict_like:
+            # The verdict's section is its block too ('### Verdict' / 'reason: …' / '' /
+            # 'APPROVE.'): its reason and condition fields above the paragraph count.
+            start = max(section.line_index + 1, read_up_to + 1)
+            found = _read_block(doc, site.index, start, first - 1, site_lines, fields_only=True)
+            if found is not None:
+                return found
         first = max(first, read_up_to + 1)
         read_up_to = last
         found = _read_block(doc, site.index, first, last, site_lines)
@@ -92,13 +109,13 @@ def _block(doc: Doc, index: int, covered: frozenset[int]) -> tuple[int, int]:
 
 
 def _read_block(
-    doc: Doc, site: int, first: int, last: int, site_lines: set[int]
+    doc: Doc, site: int, first: int, last: int, site_lines: set[int], *, fields_only: bool = False
 ) -> tuple[Decision, int, str] | None:
     indent = doc.lines[site].indent
     index = first
     while index <= last:
         line = doc.lines[index]
-        if index in site_lines:
+        if index in site_lines or not (line.live or line.frontmatter) or line.blank:
             index += 1
             continue
         field = _field(line) if line.indent <= indent else None
@@ -108,7 +125,7 @@ def _read_block(
             kind, value = field
             value = " ".join([value, *(doc.lines[i].clean for i in range(index + 1, end + 1))])
             problem = _field_problem(kind, value)
-        elif index < site:
+        elif index < site and not fields_only:
             problem = _sentences_problem(line.clean, same_line=False)
         if problem is not None:
             number = line.number
