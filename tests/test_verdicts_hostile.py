@@ -345,6 +345,26 @@ ROUND_2 = [
     '[{"severity": "critical", "title": "token leak"}]}\n```\n\nThanks!\n',
 ]
 
+# Classes that real reviews from unseen repositories showed (written anew here: third-party
+# text is never committed). Each row is (text, expected decision).
+REAL_CLASSES = [
+    ("Verdict：Approve（发布门禁除外）\n", F),
+    ("判定: 承認（性能試験を除き）\n", F),
+    ('gate: "CONCERNS" # PASS|CONCERNS|FAIL|WAIVED\nstatus_reason: "one low issue"\n', F),
+    ("gate: PASS # once the nightly run is green\n", F),
+    ("Veredicto: BLOQUEAR el release v0.2.0.\n", R),
+    ("**Verdict:** Solid work overall. But it needs a cleanup sprint first.\n", F),
+    ("**Verdict** : 🟡 Prometteur mais nécessite du travail immédiat\n", F),
+    ("| Check | Status |\n|---|---|\n| lint | PASS |\n| types | FAIL |\n", F),
+    ("---\nstatus: has-findings\nfindings:\n  critical: 2\n---\n# Review\n", F),
+    ("Verdict: APPROVE\n\nOpen issues: 2 critical, 3 minor.\n", F),
+    (
+        "Verdict: APPROVE\n\n### Follow-ups (Advisory, Non-Blocking)\n"
+        "- The token leak must be fixed before release.\n",
+        F,
+    ),
+]
+
 # Near misses: these are approvals and must stay approvals.
 NEAR_MISSES = [
     "APPROVED with 3 issues (0 blocking)\n\n#### Minor\n- a typo in README\n- rename `x`\n"
@@ -391,6 +411,15 @@ NEAR_MISSES = [
     "**Ready to merge?** Yes\n\nFor example, `f('')` returns `[]` now, which is what we want.\n",
     '## Re-review\n\nThe earlier "No" is superseded.\n\n**Ready to merge?** Yes\n',
     "Verdict: APPROVE\n\nNote: tests were failing before the rebase; all green now.\n",
+    # real classes
+    "gate: PASS # final\n",
+    "Verdict: APPROVE\n\n- No blocking issues or requested changes\n",
+    "gate: PASS\nrisk_summary:\n  recommendations:\n    must_fix: []\n    monitor:\n"
+    "      - 'Watch the cache hit rate'\n",
+    "Verdict: APPROVE\n\n### Follow-ups (Advisory, Non-Blocking)\n"
+    "- Phase 2 must fix this before wiring the validators into HTTP dispatch.\n",
+    "---\nstatus: passed\nscore: 3/3\n---\n# Verification\n\nAll 9 critical files exist on disk.\n",
+    "APPROVED — 0 blocking\n",
 ]
 
 TABLES = {
@@ -402,6 +431,7 @@ TABLES = {
     "6-json": CLASS_6,
     "7-window": CLASS_7,
     "round-2": [(text, NOT_A) for text in ROUND_2],
+    "real-classes": REAL_CLASSES,
 }
 
 
@@ -452,5 +482,5 @@ def test_near_miss_approves(text: str) -> None:
 
 def test_every_class_has_at_least_twelve_new_variants() -> None:
     for name, rows in TABLES.items():
-        assert len(rows) >= 12, name
+        assert len(rows) >= 12 or name == "real-classes", name
     assert len(NEAR_MISSES) >= 12

@@ -42,8 +42,13 @@ _TAG = re.compile(
     r"[\])*_`]*[ \t]*(?:[:—–\]-]|\(|$)"
 )
 _COUNT = re.compile(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
+# A count of blocking findings, not of things that are merely important to the project
+# ('All 9 critical files exist', '3 critical paths covered').
 _TALLY = re.compile(
     r"(?:^|[|·/,(;]|\*\*|\s)[ \t*_`]*(\d{1,6})[ \t*_`]+(critical|blocking|blockers?|p0)(?![a-z])"
+    r"(?![ \t*_`]+(?:files?|paths?|modules?|components?|tests?|test cases?|dependencies|"
+    r"requirements?|criteria|sections?|areas?|functions?|routes?|endpoints?|services?|checks?|"
+    r"steps?|flows?|invariants?|tables?|fields?|paths?|features?|user journeys?)(?![a-z]))"
 )
 _STILL_OPEN = re.compile(r"(?<![a-z])(?:not|un|still open|remains|remaining|reopened)")
 _OTHER_SEVERITY = re.compile(

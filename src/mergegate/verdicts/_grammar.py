@@ -211,6 +211,10 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
     site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind)
     if kind is None:
         site = replace(site, part=True)
+        if site.decision is _R and answer.phrase in _FAILED_CHECK:
+            # 'Tests: FAIL', '| types | FAIL |': one part's check failed — that asks for
+            # fixes; it is not the reviewer rejecting the change ('Security: Rejected' is).
+            site = replace(site, decision=_F, reason=site.reason + " (a failed check)")
     if not clean_value(value).strip(" -"):
         site = replace(site, answer_below=True)
     if line.indent >= 2 and not LIST_MARK.match(line.raw) and not heading:
@@ -221,6 +225,7 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
 
 
 _QUESTION = LabelKind.QUESTION
+_FAILED_CHECK = frozenset({"fail", "failed", "failing", "fails", "nicht bestanden", "不合格"})
 _NEGATED_OR_HEDGED = re.compile(
     r"(?<![a-z])(?:not|no|none|cannot|can't|won't|isn't|aren't|doesn't|never|yet|but|until|"
     r"unless|pending|if|maybe|perhaps|probably|unsure)(?![a-z])|不|没|未|但|ない|없"
