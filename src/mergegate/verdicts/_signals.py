@@ -17,6 +17,14 @@ count.
   "Blocking: …", "2 critical").
 * `non_blocking_extra(text)`: the closed list of extras that keep an approval
   ("with nits", "with commendations", "(0 blocking)", "con mejoras menores opcionales").
+* `bare_no_in(text)`: a sentence that opens with a bare no ("No, wait —", "Nope.",
+  "Nein,", "不，") or ends on one ("…, so no.").
+* `not_reviewed_in(text)`: the review has not happened yet ("Will review this afternoon.").
+* `failing_checks_in(text)`: tests, build or CI failing now ("the tests fail", "CI is red"),
+  unless its clause says otherwise ("fails without the fix", "was failing").
+* `obligation_in(text)`, `merge_tied(text)`, `reported_before(text)`,
+  `scoped_answer_in(text)`: an obligation, a tie to the merge, reported speech before a
+  verdict, an answer scoped to another change.
 """
 
 from __future__ import annotations
