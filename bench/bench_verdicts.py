@@ -3,7 +3,9 @@
 Run with `make bench` (or `.venv/bin/python bench/bench_verdicts.py`). Two tables:
 
 1. **Linearity per shape.** Every shape (a realistic review, ~250 KB realistic reviews
-   repeated, repeated JSON trailers, short lines, fences, label lines, …) is built at 1/8,
+   repeated, repeated JSON trailers, short lines, fences, label lines, one long verdict
+   block of gate lines with reason fields, examples introduced without a colon, bare
+   answers after a verdict …) is built at 1/8,
    1/4, 1/2 and 1 MB — all inside the input window — and parsed; the table prints seconds
    per MB at each size and the ratio of the largest input's s/MB to the smallest's. Linear
    time means a flat s/MB, a ratio near 1 (issue 9 measured the old parser at 0.6/0.9/1.6/5.8 s
@@ -103,6 +105,12 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "one giant line": lambda n: "a" * n,
     "html comments": lambda n: _fill("<!-- Verdict: APPROVE --><!---->", n),
     "questions": lambda n: _fill("Is it ready to merge? Yes? No. Ready to merge?\n", n),
+    # One verdict block without a blank line: every site's block and reason fields are read.
+    "gate blocks": lambda n: _fill(
+        "gate: PASS\nstatus_reason: 'all checks green, nothing pending'\nnotes: ok\n", n
+    ),
+    "introduced examples": lambda n: _fill("Reply with a line such as\nVerdict: APPROVE\n\n", n),
+    "bare answers": lambda n: _fill("Verdict: APPROVE\nNo issues found. No, wait — fine.\n", n),
 }
 
 

@@ -7,8 +7,9 @@ gets a valid trailer first, so the nonce path approves before it is mutated):
 
 * a retraction, or an Update/Edit section with a contrary verdict, appended — also mid-line;
 * a condition in each language the issue lists, on the verdict line or after it;
-* a blocking line or section;
-* the verdict wrapped in an HTML comment or made a title heading;
+* a blocking line or section, or a reason/notes/condition field in the verdict's own block;
+* the verdict wrapped in an HTML comment, made a title heading or introduced as an example
+  without a colon ('Reply with a line such as');
 * a trailer key duplicated, an unknown key added, the trailer truncated;
 * the input pushed past the window;
 * the answer replaced by a non-affirmative one.
@@ -115,6 +116,12 @@ RETRACTIONS = [
     "撤回批准，请勿合并。",
     "Retiro mi aprobación: no fusionar todavía.",
     "Je retire mon approbation.",
+    # a later bare 'no' that is not a verdict key line
+    "**No, wait — the tests fail.**",
+    "Actually, no. The cache key collides.",
+    "Nope. The lock is never released.",
+    "Nein, doch nicht — die Tests schlagen fehl.",
+    "不，等一下——测试没有通过。",
 ]
 CONTRARY = [
     "## Update\n\nAfter another look, Verdict: REJECT",
@@ -166,7 +173,18 @@ BLOCKING = [
     "**Critical:** 2",
     "**Critical (Must Fix):**\n- auth bypass in `login.py`",
     "### 阻塞性问题\n- 数据丢失",
+    "The integration tests are failing on this branch.",
 ]
+# A field of the verdict's own block that conditions or blocks it (gate reasons, notes).
+REASON_FIELDS = [
+    "reason: pending fix of the SQL injection in login.py",
+    "status_reason: 'Waiting on a fix for the token refresh race.'",
+    "notes: blocked by the flaky integration test",
+    "**Notes:** good to go when the feature flag ships.",
+    "**Condition:** merge only after the DBA signs off.",
+]
+# An instruction that introduces an example without a colon.
+INTRODUCERS = ["Reply with a line such as", "For example", "e.g.", "Por ejemplo", "例如"]
 BAD_ANSWERS = [
     "Not yet",
     "Absolutely not",
@@ -208,6 +226,28 @@ def condition_after(text: str, data: st.DataObject) -> str:
 
 def block(text: str, data: st.DataObject) -> str:
     return _append(text, data.draw(st.sampled_from(BLOCKING)))
+
+
+def reason_field(text: str, data: st.DataObject) -> str:
+    """A reason/notes/condition field in the block of an approving verdict line."""
+    lines = text.split("\n")
+    index = data.draw(st.sampled_from(_approving_lines(text)))
+    if lines[index].startswith(("```", "{", "|")):
+        return condition_after(text, data)  # a trailer or a table row
+    lines.insert(index + 1, data.draw(st.sampled_from(REASON_FIELDS)))
+    return "\n".join(lines)
+
+
+def introduce(text: str, data: st.DataObject) -> str:
+    """Every approving statement becomes an example introduced without a colon."""
+    lines = text.split("\n")
+    found = _approving_lines(text, every_round=True)
+    if lines[0] == "---" and any(i < lines.index("---", 1) for i in found):
+        return hide(text, data)  # frontmatter cannot be introduced; hide it instead
+    intro = data.draw(st.sampled_from(INTRODUCERS))
+    for index in sorted(found, reverse=True):
+        lines.insert(index, intro)  # a fenced trailer too: what it introduces is not live
+    return "\n".join(lines)
 
 
 def hide(text: str, data: st.DataObject) -> str:
@@ -253,7 +293,9 @@ PROSE_MUTATIONS: list[Mutation] = [
     condition_on_the_line,
     condition_after,
     block,
+    reason_field,
     hide,
+    introduce,
     past_the_window,
     replace_answer,
 ]

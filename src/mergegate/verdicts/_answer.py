@@ -26,7 +26,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
-__all__ = ["Answer", "after_approval", "read_answer", "strip_decor"]
+__all__ = ["Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
 _LEAD_INS = ("overall ", "final ", "verdict ")
@@ -127,7 +127,7 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
     `heading` is the heading level of the line (0: not a heading). Returns the decision it
     becomes and the reason.
     """
-    rest = _skip_extras(tail)
+    rest = skip_extras(tail)
     end_match = _SENTENCE_END.search(rest)
     clause = rest[: end_match.start() + 1] if end_match else rest
     later = rest[len(clause) :]
@@ -158,7 +158,7 @@ def _only_restates(clause: str, *, title: bool) -> bool:
     return not title and again is not None and again.decision is _A
 
 
-def _skip_extras(tail: str) -> str:
+def skip_extras(tail: str) -> str:
     """Drop decoration and explicitly non-blocking extras right after the token."""
     rest = tail
     while True:
@@ -171,6 +171,9 @@ def _skip_extras(tail: str) -> str:
 
 
 def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
+    scoped = sig.scoped_answer_in(clause)
+    if scoped is not None:
+        return _M, f"the answer is about another change ('{scoped}')"
     doubt = sig.doubt_in(clause)
     if doubt is not None:
         return _M, f"hedged ('{doubt}')"
@@ -198,22 +201,59 @@ def _conflicting(clause: str) -> Hit | None:
     return None
 
 
-def sentence_problem(sentence: str, *, same_line: bool = False) -> tuple[Decision, str] | None:
+def sentence_problem(
+    sentence: str,
+    *,
+    same_line: bool = False,
+    answers_question: bool = False,
+    advisory: bool = False,
+) -> tuple[Decision, str] | None:
     """What a sentence after an approval does to it: withdraw (`reject`), contradict (its
     decision), condition or block (`fixes`); None when it does none of these. `same_line`:
-    the sentence is on the verdict's own line."""
+    the sentence is on the verdict's own line. `answers_question`: it follows a question
+    ('Breaking changes?' / 'No.'), so a bare 'no' answers that question, not the verdict.
+    `advisory`: it stands under a heading that says its items do not block, so blocking
+    prose counts only when tied to the merge ('Phase 2 must fix this before wiring X' does
+    not block; 'must be fixed before merge' does)."""
+    return (
+        _withdrawn(sentence, answers_question)
+        or _contrary_or_conditioned(sentence, same_line)
+        or (None if advisory and not sig.merge_tied(sentence) else _blocked(sentence))
+    )
+
+
+def _withdrawn(sentence: str, answers_question: bool) -> tuple[Decision, str] | None:
     withdrawn = sig.withdrawal_in(sentence)
     if withdrawn is not None:
         return _R, f"withdrawn ('{withdrawn}')"
+    pending = sig.not_reviewed_in(sentence)
+    if pending is not None:
+        return _M, f"the review has not happened yet ('{pending}')"
+    bare_no = None if answers_question else sig.bare_no_in(sentence)
+    if bare_no is not None:
+        return _R, f"answered no after the approval ('{bare_no}')"
+    return None
+
+
+def _contrary_or_conditioned(sentence: str, same_line: bool) -> tuple[Decision, str] | None:
     contrary = sig.contrary_in(sentence)
     if contrary is not None:
         return contrary[0], f"contradicted ('{contrary[1]}')"
     condition = sig.condition_in(sentence, answer_clause=False, same_line=same_line)
     if condition is not None:
         return _F, f"conditioned ('{condition}')"
+    return None
+
+
+def _blocked(sentence: str) -> tuple[Decision, str] | None:
     blocking = sig.blocking_in(sentence)
     if blocking is not None:
         return _F, f"blocking content ('{blocking}')"
+    # After an approval, tests or CI reported failing contradict it (before it, the verdict
+    # has weighed them: a pre-existing or explained failure is a finding, not a blocker).
+    failing = sig.failing_checks_in(sentence)
+    if failing is not None:
+        return _F, f"failing checks reported after the approval ('{failing}')"
     return None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import Answer, after_approval, read_answer, strip_decor
+from mergegate.verdicts._answer import Answer, after_approval, read_answer, skip_extras, strip_decor
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._site import LIST_MARK, Site, make_site, without_list_mark
 from mergegate.verdicts._text import norm
@@ -48,15 +48,32 @@ def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
             return None  # 'Approved by: …' is a label, not a verdict
         if hit.phrase in _LGTM_FAMILY or hit.phrase in _NEGATIVE_FAMILY:
             return _lgtm(index, line, value, hit.phrase)
-        whole = _TERMINAL.fullmatch(rest) is not None
+        # The verdict and nothing else, but decoration or a closed-list non-blocking extra:
+        # 'APPROVED with 3 issues (0 blocking)', 'Approved with nits.'
+        whole = _TERMINAL.fullmatch(rest) is not None or (
+            hit.decision is _A and _TERMINAL.fullmatch(skip_extras(rest)) is not None
+        )
         plain = hit.phrase not in AMBIGUOUS and hit.phrase not in _FINDINGS_CLAIMS
         placed = not LIST_MARK.match(line.raw) or _in_verdict_section(line)
         answer = read_answer(value, LabelKind.VERDICT) if whole and plain and placed else None
+        if answer is None and plain and placed and hit.decision is _A:
+            answer = _conditioned(hit.phrase, rest)  # 'APPROVED — contingent on legal review'
         if answer is not None:
             return make_site(index, line, answer, dialect="verdict-line", where="line", kind=None)
     if _in_verdict_section(line):
         return _section_line(index, line, value, hit is not None)
     return None
+
+
+def _conditioned(phrase: str, rest: str) -> Answer | None:
+    """A whole-line approval whose clause goes on, after a break, with a condition: not an
+    approval but a conditional yes (`fixes`). Any other continuation is prose, not a verdict."""
+    if rest.lstrip()[:1] not in ("—", "–", "-", ",", ";", "(", ":"):
+        return None
+    problem = after_approval(rest)
+    if problem is None or problem[0] is not _F:
+        return None
+    return Answer(_F, phrase, problem[1])
 
 
 def opens_with_verdict_word(text: str) -> bool:

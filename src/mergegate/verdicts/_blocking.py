@@ -28,6 +28,7 @@ from mergegate.verdicts._signals import (
     DONE,
     NONE_ITEM,
     blocking_in,
+    merge_tied,
     negated_before,
 )
 from mergegate.verdicts._text import norm
@@ -41,8 +42,13 @@ _TAG = re.compile(
     r"[\])*_`]*[ \t]*(?:[:—–\]-]|\(|$)"
 )
 _COUNT = re.compile(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
+# A count of blocking findings, not of things that are merely important to the project
+# ('All 9 critical files exist', '3 critical paths covered').
 _TALLY = re.compile(
     r"(?:^|[|·/,(;]|\*\*|\s)[ \t*_`]*(\d{1,6})[ \t*_`]+(critical|blocking|blockers?|p0)(?![a-z])"
+    r"(?![ \t*_`]+(?:files?|paths?|modules?|components?|tests?|test cases?|dependencies|"
+    r"requirements?|criteria|sections?|areas?|functions?|routes?|endpoints?|services?|checks?|"
+    r"steps?|flows?|invariants?|tables?|fields?|paths?|features?|user journeys?)(?![a-z]))"
 )
 _STILL_OPEN = re.compile(r"(?<![a-z])(?:not|un|still open|remains|remaining|reopened)")
 _OTHER_SEVERITY = re.compile(
@@ -52,6 +58,9 @@ _OTHER_SEVERITY = re.compile(
 
 
 _COUNTED = "counted: zero"
+# A label that carries its own value is complete, not a section opener: 'must_fix: []',
+# 'Critical: none' (a bare '**Critical:**' opens a list).
+_INLINE_VALUE = re.compile(r"[:：][ \t*_`]*[^\s*_`]")
 
 
 @dataclass(slots=True)
@@ -87,7 +96,7 @@ def _line_blocking(line: Line, section: _Section) -> str | None:
     body = strip_decor(text)
     if line.heading_level:
         return _heading(line, section)
-    if BLOCKING_SECTION.match(body) and len(body) <= 60:
+    if BLOCKING_SECTION.match(body) and len(body) <= 60 and not _INLINE_VALUE.search(line.low):
         section.open, section.heading_level = True, 7  # a bold line standing alone as heading
         return None
     if section.heading_level == 7 and _OTHER_SEVERITY.match(body) and body.endswith(":"):
@@ -95,16 +104,20 @@ def _line_blocking(line: Line, section: _Section) -> str | None:
     count = _count(text, body)
     if count is not None:
         return None if count is _COUNTED else count
-    return _item_blocking(line, body, section) or _stated_blocking(text, body)
+    advisory = line.section is not None and line.section.advisory
+    return _item_blocking(line, body, section) or _stated_blocking(text, body, advisory)
 
 
-def _stated_blocking(text: str, body: str) -> str | None:
+def _stated_blocking(text: str, body: str, advisory: bool = False) -> str | None:
     """'Blocking: <x>', 'Severity: Critical', a table row of blocking severity, or blocking
-    prose ('must be fixed before merge')."""
+    prose ('must be fixed before merge'). Under an advisory heading ('Follow-ups
+    (Non-Blocking)') prose blocks only when it is tied to the merge."""
     if _BLOCKING_LABEL.match(body):
         return _blocking_label(body)
     if _SEVERITY_CELL.search(text) and _open_item(body) is not None:
         return f"a table row of blocking severity: '{body[:60]}'"
+    if advisory and not merge_tied(text):
+        return None
     phrase = blocking_in(text)
     return f"'{phrase}'" if phrase is not None else None
 

@@ -34,7 +34,7 @@ from mergegate.verdicts._frontmatter import read_frontmatter
 from mergegate.verdicts._grammar import DIALECTS, find_sites
 from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
-from mergegate.verdicts._model import Evidence, Finding, Verdict
+from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
 from mergegate.verdicts._refusals import Facts, first_refusal
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import bound, has_lookalike
@@ -143,28 +143,13 @@ def _json_sites(
     for found in jsons:
         if found.decision is None:
             continue
-        number = doc.lines[min(found.index, len(doc.lines) - 1)].number
-        if review_id is not None and found.trailer and found.review_id != review_id:
-            warnings.append(
-                f"line {number}: JSON trailer with another review_id "
-                f"({str(found.review_id)[:40]!r}); ignored"
-            )
-            continue
-        if found.decision is _A and found.inline:
-            warnings.append(
-                f"line {number}: a JSON approval written into prose is not a trailer; ignored"
-            )
-            continue
-        if (
-            review_id is None
-            and found.trailer
-            and found.decision is _A
-            and last_live >= found.end_index
-        ):
-            warnings.append(
-                f"a JSON verdict at line {number} is followed by more text, so it is not the "
-                "trailer; ignored"
-            )
+        ignored = _ignored_json(doc, found, review_id, last_live)
+        if ignored is not None:
+            warnings.append(ignored)
+            # It cannot approve, but what it blocks on is live blocking content.
+            blocking = _json_blocking(found) if found.decision is _A else None
+            if blocking is not None:
+                sites.append(_blocking_json_site(found, blocking))
             continue
         trailers[found.index] = found
         sites.append(
@@ -177,6 +162,50 @@ def _json_sites(
             )
         )
     return sites, trailers, broken
+
+
+def _ignored_json(
+    doc: Doc, found: JsonVerdict, review_id: str | None, last_live: int
+) -> str | None:
+    """Why a JSON verdict is not taken as one (a warning), or None."""
+    number = doc.lines[min(found.index, len(doc.lines) - 1)].number
+    if review_id is not None and found.trailer and found.review_id != review_id:
+        return (
+            f"line {number}: JSON trailer with another review_id "
+            f"({str(found.review_id)[:40]!r}); ignored"
+        )
+    if found.decision is _A and found.inline:
+        return f"line {number}: a JSON approval written into prose is not a trailer; ignored"
+    if (
+        review_id is None
+        and found.trailer
+        and found.decision is _A
+        and last_live >= found.end_index
+    ):
+        return (
+            f"a JSON verdict at line {number} is followed by more text, so it is not the "
+            "trailer; ignored"
+        )
+    return None
+
+
+def _json_blocking(found: JsonVerdict) -> str | None:
+    """Blocking content an approving JSON verdict reports: a blocking key, or a critical or
+    important finding that is not architectural advice."""
+    if found.blocking is not None:
+        return found.blocking
+    blocking = [f for f in found.findings if f.severity is not Severity.MINOR and not f.advisory]
+    return f"{len(blocking)} blocking finding(s)" if blocking else None
+
+
+def _blocking_json_site(found: JsonVerdict, blocking: str) -> Site:
+    return Site(
+        index=found.index,
+        decision=_F,
+        dialect="json",
+        reason=f"a JSON approval that is not the verdict reports blocking content ({blocking})",
+        kind=LabelKind.VERDICT,
+    )
 
 
 # --------------------------------------------------------------------------- deciding

@@ -25,9 +25,11 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import Answer, read_answer
+from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._answer import Answer, after_approval, read_answer
 from mergegate.verdicts._bare import bare_site, cli_flag, heading_phrase, opens_with_verdict_word
 from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._signals import reported_before
 from mergegate.verdicts._site import (
     LIST_MARK,
     Site,
@@ -165,8 +167,8 @@ def _label_values(text: str) -> Iterator[_Pair]:
         if seen >= 4:
             return
         pos, char = sep.start(), sep.group(0).strip()
-        if _OTHER_SCOPE.search(stripped[:pos]):
-            return  # 'Verdict (PR #12): …', 'For PR #12: Ready to merge? …'
+        if _OTHER_SCOPE.search(stripped[:pos]) or reported_before(stripped[:pos]):
+            return  # 'Verdict (PR #12): …', 'For PR #12: Ready to merge? …', 'X said: …'
         label = drop_parens(strip_label(stripped[:pos])).rstrip("?: ")
         kind = label_kind(label)
         if kind is None and label not in _PART_LABELS:
@@ -209,6 +211,12 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
     site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind)
     if kind is None:
         site = replace(site, part=True)
+        if site.decision is _R and answer.phrase in _FAILED_CHECK:
+            # 'Tests: FAIL', '| types | FAIL |': one part's check failed — that asks for
+            # fixes; it is not the reviewer rejecting the change ('Security: Rejected' is).
+            site = replace(site, decision=_F, reason=site.reason + " (a failed check)")
+    if not clean_value(value).strip(" -"):
+        site = replace(site, answer_below=True)
     if line.indent >= 2 and not LIST_MARK.match(line.raw) and not heading:
         site = replace(site, local=True)  # a nested key ('  security:\n    status: PASS')
     if label.startswith(("overall", "final")):
@@ -217,6 +225,7 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
 
 
 _QUESTION = LabelKind.QUESTION
+_FAILED_CHECK = frozenset({"fail", "failed", "failing", "fails", "nicht bestanden", "不合格"})
 _NEGATED_OR_HEDGED = re.compile(
     r"(?<![a-z])(?:not|no|none|cannot|can't|won't|isn't|aren't|doesn't|never|yet|but|until|"
     r"unless|pending|if|maybe|perhaps|probably|unsure)(?![a-z])|不|没|未|但|ない|없"
@@ -233,6 +242,9 @@ def _unreadable(value: str, kind: LabelKind | None) -> Answer | None:
     text = clean_value(value)
     if kind in (LabelKind.VERDICT, LabelKind.OPINION) and _NOT_YET.search(text):
         return Answer(_F, "not yet", "not done yet: a request for more work")
+    need = sig.obligation_in(text) if kind is LabelKind.VERDICT else None
+    if need is not None:
+        return Answer(_F, "", f"the verdict names work still to do ('{need}')")
     if kind is LabelKind.VERDICT and _NEGATED_OR_HEDGED.search(text):
         return Answer(_M, "", "the verdict holds no verdict word but negates or hedges")
     return None
@@ -241,10 +253,23 @@ def _unreadable(value: str, kind: LabelKind | None) -> Answer | None:
 _NOT_YET = re.compile(r"(?<![a-z])not(?: [^ .;,]{1,12}){0,3} yet(?![a-z])|尚未|还没|还不|まだ|아직")
 
 
+# A YAML scalar followed by a comment: 'gate: "CONCERNS" # PASS|CONCERNS|FAIL|WAIVED'.
+_SCALAR_COMMENT = re.compile(r"""[ \t]*("[^"]*"|'[^']*'|[^\s#"']+)[ \t]+#(.*)""")
+
+
 def _answer_of(value: str, kind: LabelKind | None, *, heading: int) -> Answer | None:
     box = _checkbox_answer([value])
     if box is not None:
         return box
+    scalar = _SCALAR_COMMENT.fullmatch(value)
+    if scalar is not None:
+        # The scalar is the answer; the comment after it is read like any text after an
+        # answer, so '# once CI passes' still conditions an approval.
+        answer = read_answer(clean_value(scalar.group(1)), kind or LabelKind.STATUS)
+        if answer is None or answer.decision is not _A:
+            return answer
+        problem = after_approval(clean_value(scalar.group(2)), heading=heading)
+        return Answer(problem[0], answer.phrase, problem[1]) if problem else answer
     return read_answer(clean_value(value), kind or LabelKind.STATUS, heading=heading)
 
 
@@ -299,7 +324,11 @@ _QUESTION_RE = re.compile(
     r"(?<![a-z])(?:ready to (?:complete|proceed|release|commit|ship|land|merge)[^?]{0,40}|"
     r"ready for merge|safe to merge|ok to merge|okay to merge|"
     r"good to merge|mergeable|merge ready|can (?:this|it|we) (?:be )?merged?|should (?:this|it|we)"
-    r" (?:be )?merged?|is (?:this|it) ready(?: to merge)?|ready to ship|ready to land)[ \t*_`]*\?"
+    r" (?:be )?merged?|is (?:this|it) ready(?: to merge)?|ready to ship|ready to land|"
+    r"listos? para (?:fusionar|merge|mergear|integrar)|pronto para (?:merge|mesclar|integrar)|"
+    r"prêt à (?:fusionner|merger|intégrer)|bereit (?:zum|für den) (?:merge|mergen)|"
+    r"(?:可以|能否|是否可以|是否可)合并吗?|マージ(?:可能|して(?:も)?(?:いい|よい))(?:ですか)?|"
+    r"병합(?:해도 될까요| 가능한가요))[ \t*_`]*\?"
 )
 _ANSWER_LEAD = re.compile(r"[\s\"'“”*_`:)\]]*(?:(?:my |the |final )?answer[\s*_`]*:)?[\s*_`]*")
 
@@ -314,7 +343,7 @@ def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
         return None
     before = text[: match.start()]
     after = text[match.end() :]
-    scoped = _OTHER_SCOPE.search(before) is not None
+    scoped = _OTHER_SCOPE.search(before) is not None or reported_before(before)
     quoted = before.count('"') % 2 == 1 or before.count("“") > before.count("”")
     lead = _ANSWER_LEAD.match(after)
     answer_text = after[lead.end() :] if lead is not None else after
@@ -334,12 +363,22 @@ def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
 # 'Verdict (previous round): APPROVE'. Not this document's verdict.
 _OTHER_SCOPE = re.compile(
     r"(?<![a-z])(?:for|re|regarding|about|on)\b[^:?]{0,40}(?:#\d|pr\b|mr\b|pull request|"
-    r"merge request|issue|ticket|branch)|#\d{1,7}|(?<![a-z])(?:previous|earlier|prior|last|old)"
-    r" (?:round|review|pr|version|draft)"
+    r"merge request|issue|ticket|branch)|#\d{1,7}|(?<![a-z])(?:previous|earlier|prior|last|old|"
+    r"other|another|yesterday)(?:[ \t]+[a-z]{1,12}(?:'s)?){0,2}[ \t]+(?:round|review|pr|mr|"
+    r"version|draft|commit|change|branch)"
 )
 
 
 # --------------------------------------------------------------------------- tables
+
+
+def _row_site(site: Site) -> Site:
+    """A row of a table with several rows speaks for one part. In a status column it is one
+    check's result: a failed check asks for fixes, it is not the reviewer rejecting the
+    change ('| Biome overall | FAIL (pre-existing) |')."""
+    if site.kind is LabelKind.STATUS and site.decision is _R:
+        return replace(site, part=True, decision=_F, reason=site.reason + " (a failed check)")
+    return replace(site, part=True)
 
 
 class _Table:
@@ -387,7 +426,7 @@ class _Table:
         if not self.header_seen:
             return
         several = self.rows > 1
-        found.extend(replace(s, part=True) if several else s for s in self.sites)
+        found.extend(_row_site(s) if several else s for s in self.sites)
         self.columns = {}
         self.header_seen = False
         self.rows = 0

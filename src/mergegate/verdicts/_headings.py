@@ -101,6 +101,17 @@ _VERDICT_HEADING_WORDS = (
 )
 
 
+# Headings that say their items do not block. A heading that also says the opposite
+# ('Required follow-ups before merge', 'Blocking follow-ups') is not one.
+_ADVISORY_HEADING = re.compile(
+    r"(?<![a-z])(?:non[- ]?blocking|advisory|deferred|nice[- ]to[- ]have|optional|out of scope|"
+    r"future (?:work|phases?|improvements?|enhancements?)|follow[- ]?ups?|carried forward|"
+    r"later phases?|next phases?)(?![a-z])|非阻塞|不阻塞|可选|後続|任意|후속|opcional|optionnel"
+)
+_BLOCKING_HEADING = re.compile(
+    r"(?<![a-z])(?:(?<!non )(?<!non-)(?<!non)blocking|blockers?|must|required|critical|"
+    r"before (?:merg|releas|ship)\w*)(?![a-z])|(?<![非不])阻塞|必须|必須"
+)
 _VERDICT_KINDS = (LabelKind.VERDICT, LabelKind.QUESTION, LabelKind.OPINION)
 _WORDS = re.compile(r"[^\W_]+")
 
@@ -113,6 +124,9 @@ class HeadingKind(NamedTuple):
     example: bool
     round: bool
     part: bool
+    advisory: bool = False
+    """The section says what it holds does not block ('Follow-ups (Advisory, Non-Blocking)',
+    'Deferred', 'Nice to have')."""
 
 
 def heading_kind(text: str, low: str, level: int) -> HeadingKind:
@@ -126,6 +140,8 @@ def heading_kind(text: str, low: str, level: int) -> HeadingKind:
         example=any(word in low for word in _EXAMPLE_HEADING_WORDS),
         round=bool(_ROUND_HEADING.search(low) or _ROUND_FIRST_WORD.match(bare)),
         part=bool(_PART_HEADING.match(bare)),
+        advisory=_ADVISORY_HEADING.search(low) is not None
+        and _BLOCKING_HEADING.search(low) is None,
     )
 
 

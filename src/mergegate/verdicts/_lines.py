@@ -72,6 +72,36 @@ _EXAMPLE_INTRO = re.compile(
     r"[ \t>*_`#-]*(?:examples?|samples?|for instance|illustration|e\.g\.|ex\.|例如|示例|样例|"
     r"例[:：]|例えば|예시|ejemplos?|exemplos?|exemples?|beispiele?|esempio)(?![a-z])[^.!?]{0,60}$"
 )
+# A line that ends with a word introducing what follows ('Reply with a line such as',
+# 'For example', 'Por ejemplo', '例如') makes the next lines an example, colon or not.
+_INTRODUCER_END = re.compile(
+    r"(?:(?<![^\W_])(?:such as|like this|like so|like|as follows|for example|for instance|"
+    r"namely|the following|as shown below|with|e\.g\.?|i\.e\.?|ex\.|por ejemplo|como|"
+    r"por exemplo|par exemple|comme|comme ceci|zum beispiel|z\. ?b\.|beispielsweise|wie|etwa|"
+    r"ad esempio|per esempio|например)|例如|比如|如下|例えば|たとえば|のように|예를 들어|"
+    r"다음과 같이)[ \t,，、…]*(?:\.\.\.)?$"
+)
+# A line that is only the name of an example: 'Template', 'Output format', 'Plantilla'.
+_BARE_INTRO = re.compile(
+    r"[ \t>*_`#-]*(?:template|output|output format|format|sample output|expected output|"
+    r"plantilla|modelo|formato|modèle|vorlage|模板|格式|テンプレート|템플릿)[ \t*_`.]*$"
+)
+# A short label line that introduces an example or an output: 'Typical output:',
+# 'Expected result:', 'Sample reply:'. What follows it is what such a thing looks like.
+_LABELLED_INTRO = re.compile(
+    r"[ \t>*_`#-]*(?:[^\W\d_]+[ \t]+){0,3}(?:output|outputs|example|examples|sample|samples|"
+    r"template|illustration|demo|snippet|mock|mockup|expected (?:result|reply|response)|"
+    r"reply|response|ejemplo|exemplo|exemple|beispiel|esempio)[ \t*_`]*[:：][ \t*_`]*$|"
+    r"[^:：]{0,20}(?:示例|样例|输出|例)[:：][ \t]*$"
+)
+# A sentence that ends on its line.
+_TERMINATED = re.compile(r"[.!?。！？)\]][ \t*_`\"'”]*$")
+# A YAML 'key: value  # comment' line: the comment may enumerate the choices
+# ('gate: "CONCERNS" # PASS|CONCERNS|FAIL|WAIVED'); only the value says whether the line
+# is an echoed template. (The comment is still read as text after the answer.)
+_YAML_VALUE = re.compile(
+    r"""([ \t-]*[a-z_][\w.-]{0,40}[ \t]*:[ \t]*(?:"[^"]*"|'[^']*'|[^\s#"']+))[ \t]+#"""
+)
 # Cheap pre-check: a template needs an alternative separator or braces.
 _TEMPLATE_HINT = re.compile(r"[/|{]| or ")
 # One cheap search that every instruction, template or example line passes.
@@ -99,6 +129,7 @@ class Section:
     example: bool
     round: bool = False
     part: bool = False
+    advisory: bool = False
 
 
 @dataclass(slots=True)
@@ -419,6 +450,7 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
         example=kind.example,
         round=kind.round,
         part=kind.part,
+        advisory=kind.advisory,
     )
     while state.sections and state.sections[-1].level >= level:
         state.sections.pop()
@@ -442,31 +474,62 @@ def _heading_of(text: str) -> tuple[int, str]:
     return 0, ""
 
 
+def _introduces(low: str) -> bool:
+    """The line ends with a word that introduces what follows ('… such as', 'e.g.')."""
+    tail = low.rstrip(" \t*_`>:")[-40:]
+    return bool(tail) and _INTRODUCER_END.search(tail) is not None
+
+
 def _is_instruction_or_template(line: Line, state: _State) -> bool:
     low = line.low
     if state.instruction_tail:
         state.example_gap = False
         return True
+    if _introduces(low) or _BARE_INTRO.match(low) or _LABELLED_INTRO.match(low):
+        _example_follows(state)  # 'Reply with a line such as', 'For example', 'Template'
+        return True
     if not _ANY_HINT.search(low):
         return False  # the common case, in one search
-    if _TEMPLATE_HINT.search(low) and (
-        _TEMPLATE.search(low) or ("{" in low and "}" in low and "status" in low)
-    ):
+    if _is_template(low):
         return True
-    instruction = _INSTRUCTION_RE.search(low)
-    if instruction is None:
-        example = _EXAMPLE_WORDS.search(low)
-        separator = _FIRST_SEPARATOR.search(low)
-        if example is not None and (separator is None or example.start() < separator.start()):
-            instruction = example
-    if instruction is not None:
-        # An instruction ending in ':' introduces the example that follows it.
-        state.instruction_tail = low.rstrip(" *_`").endswith(":")
+    if _instruction_in(low):
+        _instruction_tail(line, low, state)
         return True
-    if _EXAMPLE_INTRO.match(low):
-        # 'Example lines', 'Sample output' — an example introduced without a colon; the
-        # example may follow after a blank line.
-        state.instruction_tail = True
-        state.example_gap = True
+    intro = _EXAMPLE_INTRO.match(low) is not None
+    if intro:
+        _example_follows(state)  # 'Example lines', 'Sample output'
+    return intro
+
+
+def _example_follows(state: _State) -> None:
+    """What follows — on the next lines, or after one blank line — is the example."""
+    state.instruction_tail = True
+    state.example_gap = True
+
+
+def _is_template(low: str) -> bool:
+    yaml_value = _YAML_VALUE.match(low) if "#" in low else None
+    shown = yaml_value.group(1) if yaml_value is not None else low
+    return bool(
+        _TEMPLATE_HINT.search(shown)
+        and (_TEMPLATE.search(shown) or ("{" in shown and "}" in shown and "status" in shown))
+    )
+
+
+def _instruction_in(low: str) -> bool:
+    """An instruction phrase, or an example word before the line's first separator."""
+    if _INSTRUCTION_RE.search(low):
         return True
-    return False
+    example = _EXAMPLE_WORDS.search(low)
+    separator = _FIRST_SEPARATOR.search(low)
+    return example is not None and (separator is None or example.start() < separator.start())
+
+
+def _instruction_tail(line: Line, low: str, state: _State) -> None:
+    """An instruction ending in ':' introduces the example that follows it; one whose
+    sentence runs on ('Reply with a line' / 'Verdict: APPROVE' / 'when done.') carries the
+    rest of its paragraph with it."""
+    ends = low.rstrip(" *_`")
+    state.instruction_tail = ends.endswith(":") or (
+        _TERMINATED.search(ends) is None and _LIST_ITEM.match(line.raw) is None
+    )

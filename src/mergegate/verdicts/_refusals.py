@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._block import block_problem
 from mergegate.verdicts._blocking import find_blocking
 from mergegate.verdicts._frontmatter import FrontMatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
@@ -57,7 +58,8 @@ def first_refusal(
         lambda: _trailer_blocking(trailer),
         lambda: _blocking(facts, in_scope, start),
         lambda: _qualified_from_above(doc, in_scope),
-        lambda: _after(doc, in_scope, facts.covered),
+        lambda: block_problem(doc, in_scope, facts.covered),
+        lambda: _after(doc, in_scope, start, facts.covered),
     )
     for check in checks:
         refusal = check()
@@ -168,12 +170,20 @@ def _blocking(facts: Facts, in_scope: list[Site], start: int) -> Refusal | None:
     return _F, index, f"blocking content at line {number}: {why}; not an approval"
 
 
-def _after(doc: Doc, in_scope: list[Site], covered: frozenset[int]) -> Refusal | None:
-    """Live text after the first approving site may not withdraw, contradict or condition it."""
+def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) -> Refusal | None:
+    """Live text after the first approving site may not withdraw, contradict or condition it.
+
+    A frontmatter verdict is stated before the whole body, so all of it comes after; a JSON
+    trailer sums up the prose of its round, so when trailers are the only verdicts, the
+    round's prose before them is read too ('APPROVED — contingent on legal review' + trailer).
+    """
     body = [s for s in in_scope if not s.frontmatter]
-    # A frontmatter verdict is stated before the whole body: all of it comes after.
-    first = body[0].index if body else doc.frontmatter_end
+    if body and all(s.dialect == "json" for s in body):
+        first = max(start, doc.frontmatter_end + 1) - 1
+    else:
+        first = body[0].index if body else doc.frontmatter_end
     site_lines = {s.index for s in body}
+    after_question = False
     for index in range(first + 1, len(doc.lines)):
         line = doc.lines[index]
         if not line.live or line.blank or index in site_lines or index in covered:
@@ -183,7 +193,9 @@ def _after(doc: Doc, in_scope: list[Site], covered: frozenset[int]) -> Refusal |
             found = withdrawal_in(text)
             problem = (_R, f"withdrawn ('{found}')") if found else None
         else:
-            problem = _line_problem(text)
+            advisory = line.section is not None and line.section.advisory
+            problem = _line_problem(text, answers_question=after_question, advisory=advisory)
+        after_question = text.rstrip(" *_`").endswith("?")
         if problem is not None:
             decision, why = problem
             return decision, index, f"line {line.number} after the approval: {why}"
@@ -200,11 +212,15 @@ _VERDICTISH = re.compile(
 def _qualified_from_above(doc: Doc, in_scope: list[Site]) -> Refusal | None:
     """A heading or label line just above an approval, or the heading of its verdict
     section, may not qualify it ('## Verdict, once CI is green' → 'APPROVE')."""
+    site_lines = {s.index for s in in_scope if not s.frontmatter and not s.answer_below}
     for site in in_scope:
         if site.frontmatter:
             continue
         above = [_section_heading(doc, site.index), _line_above(doc, site.index)]
-        for index in (i for i in above if i is not None):
+        # A verdict line above another one was read by its own answer reader (its 'but' is
+        # the answer's reason, checked there), not as a label qualifying the next one; a
+        # label whose answer is below it is still read as one.
+        for index in (i for i in above if i is not None and i not in site_lines):
             text = doc.lines[index].clean
             condition = heading_condition(text) if _VERDICTISH.search(text) else None
             if condition is not None:
@@ -227,10 +243,16 @@ def _line_above(doc: Doc, index: int) -> int | None:
     return None
 
 
-def _line_problem(text: str) -> tuple[Decision, str] | None:
+def _line_problem(
+    text: str, *, answers_question: bool = False, advisory: bool = False
+) -> tuple[Decision, str] | None:
+    first = True
     for sentence in text.replace("。", "。\n").replace(". ", ".\n").split("\n"):
         if sentence.strip():
-            found = sentence_problem(sentence)
+            found = sentence_problem(
+                sentence, answers_question=answers_question and first, advisory=advisory
+            )
             if found is not None:
                 return found
+            first = False
     return None

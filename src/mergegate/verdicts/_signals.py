@@ -17,6 +17,14 @@ count.
   "Blocking: …", "2 critical").
 * `non_blocking_extra(text)`: the closed list of extras that keep an approval
   ("with nits", "with commendations", "(0 blocking)", "con mejoras menores opcionales").
+* `bare_no_in(text)`: a sentence that opens with a bare no ("No, wait —", "Nope.",
+  "Nein,", "不，") or ends on one ("…, so no.").
+* `not_reviewed_in(text)`: the review has not happened yet ("Will review this afternoon.").
+* `failing_checks_in(text)`: tests, build or CI failing now ("the tests fail", "CI is red"),
+  unless its clause says otherwise ("fails without the fix", "was failing").
+* `obligation_in(text)`, `merge_tied(text)`, `reported_before(text)`,
+  `scoped_answer_in(text)`: an obligation, a tie to the merge, reported speech before a
+  verdict, an answer scoped to another change.
 """
 
 from __future__ import annotations
@@ -32,13 +40,20 @@ __all__ = [
     "COUNT_LABEL",
     "DONE",
     "NONE_ITEM",
+    "bare_no_in",
     "blocking_in",
     "condition_in",
     "contrary_in",
     "doubt_in",
+    "failing_checks_in",
     "heading_condition",
+    "merge_tied",
     "negated_before",
     "non_blocking_extra",
+    "not_reviewed_in",
+    "obligation_in",
+    "reported_before",
+    "scoped_answer_in",
     "withdrawal_in",
 ]
 
@@ -51,10 +66,20 @@ _NEGATORS = re.compile(
 )
 
 
+# 'no blocking issues or requested changes': a negation before a list covers its items.
+_NEGATED_LIST = re.compile(
+    r"(?<![a-z0-9])(?:no|not|none|without|neither|zero|0|sin|sem|sans|ohne|kein|keine|無|无|没有)"
+    r"(?![a-z0-9])[^,.;:!?。；]{0,60}(?<![a-z0-9])(?:or|nor|ni|nem|ou|oder|o|或)[ \t]+$"
+)
+
+
 def negated_before(text: str, at: int, *, words: int = 6) -> bool:
-    """True when a negation stands among the `words` words before `at` in its clause."""
+    """True when a negation stands among the `words` words before `at` in its clause, or
+    before a list whose item starts at `at` ('no blocking issues or requested changes')."""
     start = max(text.rfind(sep, 0, at) for sep in (". ", "; ", ", but ", "。", "；", " — "))
     window = text[max(start, 0) : at]
+    if _NEGATED_LIST.search(window[-90:]) is not None:
+        return True
     window = " ".join(window.split()[-words:]) if " " in window else window[-12:]
     return _NEGATORS.search(window) is not None
 
@@ -75,8 +100,8 @@ _ALWAYS = re.compile(
     r"not until|prior to (?:merg\w*|landing|release)|"
     r"before (?:(?:the |this |it |we )?(?:merg\w*|land\w*|ship\w*|release\w*|approv\w*|"
     r"going live)|(?:this|it) (?:is |gets )?(?:merged|lands|ships))|"
-    r"(?:merge|merging|ship it|ship|land it|approve|approval)(?: it| this)? (?:when|after|once|"
-    r"if)(?!\w)|"
+    r"(?:merge|merging|ship it|ship|land it|approve|approval)(?: it| this)?(?: only)? "
+    r"(?:when|after|once|if)(?!\w)|"
     r"(?:fix|address|resolve|correct|rename|add|remove|update|change)(?!\w)[^.;]{0,60}"
     r"(?<!\w)first(?=[ )]*(?:[.;,!]|$))|"
     r"dès que|une fois que|sous réserve|à condition|pourvu que|avant (?:de )?(?:fusionner|"
@@ -90,13 +115,17 @@ _ALWAYS = re.compile(
 )
 # Also anywhere after an approval, unless the sentence tells what already happened ('the
 # test was flaky until round 2'): time and condition words that point ahead.
-_AHEAD = re.compile(r"(?<!\w)(?:once|until|till|unless|pending|provided|providing)(?!\w)")
+_AHEAD = re.compile(
+    r"(?<!\w)(?:once|until|till|unless|pending|provided|providing|awaiting|"
+    r"waiting (?:on|for))(?!\w)"
+)
 _PAST = re.compile(r"(?<!\w)(?:was|were|had|did|been|became|used to|until now|so far)(?!\w)")
 # In the answer's own clause ('Yes, but …', 'APPROVED once …', '通过，但 …') every condition or
 # contrast word makes the answer conditional …
 _ANSWER_CONDITION = re.compile(
     r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
     r"assuming|but|though|although|however|except|excepting|first|before|please|subject to|"
+    r"awaiting|waiting (?:on|for)|"
     r"conditional|conditionally|contingent|as long as|as soon as|on condition|only if|expected|"
     r"hopefully|eventually|modulo|barring|given that|prior to|"
     r"dès que|une fois|après|avant|mais|pourvu|sous réserve|si|quand|lorsque|pero|cuando|"
@@ -105,6 +134,7 @@ _ANSWER_CONDITION = re.compile(
     r"jedoch|außer|sofern|ma|dopo|prima|purché|но|когда|после|если|до)(?!\w)|"
     r"但|不过|然而|之后|以后|修复后|修改后|完成后|合并后|通过后|后再|后可|合并前|之前|前须|前需|"
     r"(?<![期对等接招款])待|一旦|如果|若|只要|前提|条件|れば|たら|なら|後に|前に|ただし|但し|次第|"
+    r"除外|除了|以外|例外|を除|제외|"
     r"けど|후|전에|단,|하지만|조건"
 )
 # On the verdict's own line, later sentences may not put a condition or time on it either
@@ -112,6 +142,7 @@ _ANSWER_CONDITION = re.compile(
 # had concerns before, but the second commit resolved them').
 _SAME_LINE_CONDITION = re.compile(
     r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
+    r"awaiting|waiting (?:on|for)|"
     r"assuming|subject to|conditional|conditionally|contingent|as long as|as soon as|"
     r"on condition|only if|expected|hopefully|eventually|given that|prior to|"
     r"dès que|une fois|après|quand|lorsque|cuando|una vez|después|tras|siempre que|quando|"
@@ -123,7 +154,8 @@ _SAME_LINE_CONDITION = re.compile(
 _ANSWER_OBLIGATION = re.compile(
     r"(?<!\w)(?:must|should|need|needs|needed|required|requires|require|have to|has to|"
     r"missing|debe|deben|requiere|falta|faltan|deve|devem|requer|doit|doivent|il faut|faut|"
-    r"manque|muss|müssen|fehlt|fehlen|erst|manca|mancano|нужно|надо)"
+    r"manque|nécessite|nécessitent|necesita|necesitan|precisa|precisam|muss|müssen|braucht|"
+    r"benötigt|fehlt|fehlen|erst|manca|mancano|нужно|надо|требует)"
     r"(?!\w)|必须|需要|需|须|必要|필요|缺少"
 )
 # A later sentence on the verdict's line that opens with a contrast is the answer going on
@@ -185,6 +217,12 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
     return ahead if same_line or opens or _MERGE_WORD.search(text) else None
 
 
+def obligation_in(text: str) -> str | None:
+    """An obligation that is not negated ('needs a cleanup sprint', 'nécessite travail'), or
+    None ('no changes needed' is not one)."""
+    return _first_live(_ANSWER_OBLIGATION, text)
+
+
 def _ahead(pattern: re.Pattern[str], text: str) -> str | None:
     """The first match of a time/condition word that is neither negated nor about the past."""
     found = pattern.search(text)
@@ -217,6 +255,38 @@ def doubt_in(text: str) -> str | None:
     return found.group(0) if found is not None else None
 
 
+# --------------------------------------------------------------------------- other scopes
+
+# Words that report someone else's statement: 'The author claims: Ready to merge? Yes',
+# 'The PM said: …'. What follows them on the line is not the reviewer's verdict.
+_REPORTED = re.compile(
+    r"(?<!\w)(?:says|said|claims?|claimed|wrote|writes|asked|asks|suggests?|suggested|states|"
+    r"stated|thinks|thought|believes|believed|argues|argued|replied|replies|commented|"
+    r"according to|quoted|quote|dit|a dit|dice|dijo|disse|diz|sagt|sagte|meint|meinte)(?!\w)"
+    r"[^.!?]{0,30}$|(?:说|表示|认为|声称|によると|と言|によれば|가 말|라고)[^。！？]{0,10}$"
+)
+# In the answer's clause: a verdict about another change ('APPROVE (for PR #41, not this
+# one)', 'approved for the previous round').
+_SCOPED_ANSWER = re.compile(
+    r"(?<!\w)(?:(?:for|regarding|about)(?: the| an?)?(?: other| previous| earlier| prior| last|"
+    r" another| old)? (?:pr|mr|pull request|merge request|branch)s?(?: ?#?\d+)?|"
+    r"not (?:for )?this (?:one|pr|mr|change|branch)|(?:for|of) (?:the )?(?:previous|earlier|"
+    r"prior|last|old|other|another|yesterday)(?:[ \t]+[a-z]{1,12}(?:'s)?){0,2}[ \t]+"
+    r"(?:round|review|pr|mr|version|draft|change|commit))(?!\w)"
+)
+
+
+def reported_before(text: str) -> bool:
+    """The text before a verdict on its line reports someone else's words ('The PM said:')."""
+    return _REPORTED.search(text[-80:]) is not None
+
+
+def scoped_answer_in(text: str) -> str | None:
+    """A scope in the answer's clause that makes it a verdict about another change, or None."""
+    found = _SCOPED_ANSWER.search(text)
+    return found.group(0) if found is not None else None
+
+
 # --------------------------------------------------------------------------- withdrawals
 
 _WITHDRAWAL = re.compile(
@@ -233,8 +303,9 @@ _WITHDRAWAL = re.compile(
     r"(?:take|taking|took) (?:that|it|this) back|"
     r"disregard (?:my|the|that) (?:approval|verdict|previous)|(?:cannot|can't|won't|unable to) "
     r"approve|not approving|approval (?:is )?(?:withdrawn|retracted|revoked)|"
-    r"retiro (?:mi|la) aprobaci|no hacer merge|no fusionar|no mergear|no aprobar|"
-    r"retiro minha aprova|não fazer merge|não mergear|não aprovar|je retire|ne pas fusionner|"
+    r"retiro (?:mi|la) aprobación|no hacer merge|no fusionar|no mergear|no aprobar|"
+    r"retiro minha aprovação|não fazer merge|não mergear|não aprovar|je retire|ne pas fusionner|"
+    r"ziehe (?:meine |die )?(?:zustimmung|freigabe) zurück|freigabe zurückgezogen|"
     r"ne pas merger|pas de merge|nicht mergen|nicht zusammenführen|widerrufe|non fare merge|"
     r"не мержить|не сливать|отзываю)(?!\w)|"
     r"撤回|收回|撤销批准|取消批准|不要合并|请勿合并|先不要合并|暂不合并|不能合并|不可合并|不建议合并|"
@@ -246,6 +317,51 @@ def withdrawal_in(text: str) -> str | None:
     """A retraction of the approval or a request not to merge, or None."""
     found = _WITHDRAWAL.search(text)
     return found.group(0).strip() if found is not None else None
+
+
+# A sentence that opens with a bare 'no' — an answer, not a determiner: 'No, wait — …',
+# 'Actually, no.', 'Nope.', 'Nein, doch nicht', '不，等一下', 'いいえ、…'. 'No issues found.'
+# does not count: there 'no' goes on into its noun.
+_BARE_NO = re.compile(
+    r"[ \t(\"'“«-]*(?:(?:wait|actually|hmm+|oh|sorry|correction|update|edit|ok|okay|well|but|"
+    r"en fait|en realidad|bueno|pues|espera|na ja|eigentlich|doch)[ \t,.:;!—–-]+){0,3}"
+    r"(?:no|nope|nah|non|nein|não|нет)(?=[ \t]*(?:[,.!;:…—–)]| -|$))|"
+    r"[ \t(「『-]*(?:(?:其实|等等|やはり|実は|いや)[ \t,，、。:：]*){0,2}"
+    r"(?:不行|不对|不|いいえ|いや|아니요|아니오|아니)(?=[ \t]*(?:[，,。.！!、—–:：)-]|$))"
+)
+# A sentence that ends on a bare no: '(Correction: the tests fail on CI, so no.)'.
+_ENDS_NO = re.compile(
+    r"(?<!\w)(?:so|then|hence|therefore|thus|which means|that means|and)[ \t,:]+"
+    r"(?:no|nope|not approved|it is a no|it's a no)[ \t.!)*_]*$"
+)
+
+
+# The review has not happened yet: 'Will review this afternoon.', 'I haven't looked at the
+# tests', 'Reviewing now'. An approval beside one is a receipt, not a verdict.
+_NOT_REVIEWED = re.compile(
+    r"(?<!\w)(?:(?:i|we)(?: will|'ll| shall| am going to|'m going to| are going to)[ \t]+|"
+    r"(?:will|going to)[ \t]+|)(?:review|reviewing|look at|looking at|check|checking|read|"
+    r"go through|take a (?:closer |proper )?look)(?:[ \t]+(?:it|this|these|the rest|the pr|"
+    r"the change|the diff|the patch|the code))?[ \t]+(?:now|later|tomorrow|soon|"
+    r"this (?:afternoon|evening|week)|tonight|next week)(?!\w)|"
+    r"(?<!\w)(?:have not|haven't|did not|didn't|not yet|still need to|yet to)[ \t]+"
+    r"(?:review(?:ed)?|look(?:ed)? at|check(?:ed)?|read)(?!\w)|(?<!\w)not (?:yet )?reviewed(?!\w)|"
+    r"(?<!\w)(?:lo revisaré|revisaré|je vais (?:regarder|relire)|ich schaue (?:es )?mir später)|"
+    r"稍后(?:审查|查看|再看)|还没(?:有)?(?:审查|看)|後で(?:レビュー|確認)|まだ(?:レビュー|確認)していません"
+)
+
+
+def not_reviewed_in(text: str) -> str | None:
+    """A statement that the review has not happened yet ('Will review this afternoon.')."""
+    found = _NOT_REVIEWED.search(text)
+    return found.group(0).strip(" \t(*_\"'“-") if found is not None else None
+
+
+def bare_no_in(text: str) -> str | None:
+    """A sentence that opens (or closes) with a bare 'no', or None. The caller exempts a
+    sentence that answers a question asked just before it ('Breaking changes?' / 'No.')."""
+    found = _BARE_NO.match(text) or _ENDS_NO.search(text)
+    return found.group(0).strip(" \t(\"'“«-「『") if found is not None else None
 
 
 # --------------------------------------------------------------------------- contrary verdicts
@@ -338,18 +454,23 @@ _BLOCKER_NOUN = re.compile(
     r"(?<!\w)(?:must fix|blocking (?:the )?(?:merge|merging|release|ship)|merge blocker|"
     r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
     r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
-    r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?)(?!\w)|"
+    r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?|"
+    r"(?:is |are |still |currently )?blocked (?:by|on|until|pending))(?!\w)|"
     r"阻塞性问题|阻断性问题|阻塞性|修正必須|必須修正|ブロッカー|차단 이슈"
 )
 
 
-_SAYS_NONE = re.compile(r"[ \t]*[:=][ \t]*(?:none|0|n/a|no|nothing|无|なし|없음)(?![a-z0-9])")
+# 'Blockers: none', 'must_fix: []' (the brackets are markup, so the value reads empty).
+_SAYS_NONE = re.compile(
+    r"[ \t]*[:=][ \t]*(?:(?:none|0|n/a|no|nothing|null|无|なし|없음)(?![a-z0-9])|[~-]?[ \t]*$)"
+)
 
 
 def blocking_in(text: str) -> str | None:
     """Blocking content on a line ('must be fixed before merge', 'MUST FIX', 'blocks the
-    merge'), unless negated in its clause ('nothing blocks the merge'); a blocker named as a
-    thing also not when its clause reports it done ('all must-fix items executed'), or None."""
+    merge'), unless negated in its clause ('nothing blocks the merge'); a
+    blocker named as a thing also not when its clause reports it done ('all must-fix items
+    executed'), or None."""
     for pattern, done_counts in ((_MUST_FIX, False), (_BLOCKER_NOUN, True)):
         for match in pattern.finditer(text):
             if negated_before(text, match.start()) or _SAYS_NONE.match(text, match.end()):
@@ -357,6 +478,65 @@ def blocking_in(text: str) -> str | None:
             if done_counts and _reported_done(text, match.start(), match.end()):
                 continue
             return match.group(0).strip()
+    return None
+
+
+# Tests, the build or CI failing now: 'the tests fail', 'CI is red', '`test_login` fails',
+# '3 failing tests', 'die Tests schlagen fehl', '测试没有通过'.
+_FAILING = re.compile(
+    r"(?<!\w)(?:(?:unit |integration |e2e |end to end |new |existing |regression |the |all |"
+    r"some |several |\d+ )*(?:tests?|test suite|suite|specs?|build|builds|ci|pipeline|checks?|"
+    r"lint|linter|type ?checks?|typecheck|mypy|pytest|compilation)"
+    r"(?: [\w'./-]{1,40}){0,3}? (?:still |now |currently |consistently |also )?"
+    r"(?:fail|fails|failing|are failing|is failing|is red|are red|is broken|are broken|breaks|"
+    r"does not compile|doesn't compile|do not pass|don't pass|does not pass|doesn't pass)|"
+    r"[1-9]\d* (?:failing|failed|broken) (?:tests?|checks?|specs?)|"
+    r"[1-9]\d* (?:test |check )?failures?|"
+    r"(?:las |los )?(?:pruebas|tests) (?:fallan|están fallando)|(?:el build|la ci) falla|"
+    r"(?:os )?testes (?:falham|estão falhando)|(?:o build|a ci) falha|"
+    r"(?:les )?tests échouent|(?:le build|la ci) échoue|"
+    r"(?:die )?tests? (?:schlagen|schlägt) fehl|(?:der )?build schlägt fehl|ci ist rot|"
+    r"тесты (?:падают|не проходят))(?!\w)|"
+    r"(?:测试|单测|单元测试|构建|ci ?)(?:失败|未通过|没有通过|没通过|不通过)|"
+    r"(?:テスト|ビルド|ci ?)(?:が|は)?(?:失敗|通らない|落ちて)|"
+    r"(?:테스트|빌드)(?:가|이)? ?실패"
+)
+# In the same clause these say it is not a present failure of this change: a test that fails
+# without the fix, on main, as expected, when given bad input; or one that was failing.
+_NOT_NOW = re.compile(
+    r"(?<!\w)(?:without|before|previously|prior|on main|on master|on the base|on the old|"
+    r"used to|as expected|expected to|should|would|will|must|can|could|might|may|to|if|when|"
+    r"whenever|unless|until|once|now pass\w*|pass\w* now|green now|now green|fixed|resolved|"
+    r"no longer|reproduc\w*|was|were|had|did|been|verif\w*|ensur\w*|assert\w*|checks? that|"
+    r"tests? that|correctly|properly|intentionally|deliberately|fast|loudly|closed|safe)(?!\w)"
+)
+_CLAUSE = re.compile(r"[^.;!?。；！？]*")
+
+
+_MERGE_TIED = re.compile(
+    r"(?<!\w)(?:merg\w*|releas\w*|ship\w*|land(?:s|ing)?|deploy\w*|production|go live|launch\w*)"
+    r"(?!\w)|合并|合入|上线|发布|マージ|リリース|병합|배포"
+)
+
+
+def merge_tied(text: str) -> bool:
+    """The text ties what it says to the merge or release ('… before merge', 'blocks the
+    release'). Blocking prose under an advisory heading still blocks when it does."""
+    return _MERGE_TIED.search(text) is not None
+
+
+def failing_checks_in(text: str) -> str | None:
+    """Tests, build or CI failing now, unless negated or told as something else in its clause
+    ('the new test fails without the fix', 'the test was failing until round 2'), or None."""
+    for match in _FAILING.finditer(text):
+        if negated_before(text, match.start()):
+            continue
+        start = max(text.rfind(c, 0, match.start()) for c in ".;!?。；！？") + 1
+        clause = text[start:] if start > 0 else text
+        clause = _CLAUSE.match(clause).group(0)  # type: ignore[union-attr]
+        if _NOT_NOW.search(clause) is not None:
+            continue
+        return match.group(0).strip()
     return None
 
 

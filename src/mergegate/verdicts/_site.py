@@ -44,6 +44,8 @@ class Site:
     clean: bool = False
     """Approves with 'clean': only where finding counts confirm it."""
     capped: bool = False
+    answer_below: bool = False
+    """The site is a label or question standing alone; its answer is on the next line."""
 
 
 def make_site(

@@ -90,8 +90,9 @@ rework required|rework|revise|revise and resubmit|revision required|revisions re
 major revisions|minor revisions|issues found|issues|concerns|conditional|
 conditionally approved|conditional approval|conditional go|partially approved|
 partial approval|approve with changes|waived|gaps found|gaps|human needed|
-human verification needed|human review needed|not yet|not yet ready|not ready|
-not ready to merge|not ready for merge|not merge ready|not until|almost|nearly|
+human verification needed|human review needed|has findings|not yet|not yet ready|not ready|
+not ready to merge|not ready for merge|not merge ready|not until|almost|nearly|casi|quase|
+presque|quasi|
 needs more work|more work needed|
 需修改|需要修改|需修复|需要修复|待修复|需修正|需要修正|需改进|需要改进|有条件|有条件通过|
 条件通过|修改后合并|修复后合并|退回修改|建议修改|暂不合并|尚未就绪|未就绪|
@@ -116,7 +117,8 @@ not at all|no way|never|
 否|不是|不通过|不通過|不可合并|不能合并|不予合并|禁止合并|不批准|未通过|拒绝|驳回|不合格|
 却下|否決|不承認|マージ不可|差し戻し|いいえ|
 거절|거부|반려|불합격|병합 불가|아니오|아니요|
-rechazado|rechazada|rechazar|no aprobado|no fusionar|
+rechazado|rechazada|rechazar|no aprobado|no fusionar|bloquear|bloqueado|bloqueada|
+bloquer|bloqué|bloquée|blockiert|blockieren|bloccato|bloccare|
 reprovado|reprovada|rejeitado|não aprovado|não|
 rejeté|rejetée|refusé|non approuvé|non|
 abgelehnt|nein|nicht genehmigt|nicht bestanden|
@@ -141,7 +143,8 @@ AMBIGUOUS = frozenset(
     phrases(
         """
 yes|no|merge|go|ship|proceed|pass|passes|clean|accept|block|fail|fails|revise|ready|
-issues|gaps|concerns|rework|never|almost|nearly|是|否|non|não|sim|sí|oui|ja|nein|да|нет|
+issues|gaps|concerns|rework|never|almost|nearly|casi|quase|presque|quasi|是|否|non|não|sim|
+sí|oui|ja|nein|да|нет|
 예|네|はい|いいえ|listo|同意
 """
     )

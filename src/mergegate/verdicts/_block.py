@@ -1,0 +1,175 @@
+"""The verdict block: the lines that stand with a verdict (rule (b)/(c) of `docs/verdicts.md`).
+
+A verdict rarely stands alone: a BMAD gate is one key of a YAML block (`gate: PASS` beside
+`status_reason: …`), a prose verdict has its `**Reasoning:**` or `**Notes:**` line under it.
+The block is the verdict's paragraph — the non-blank, live lines around it, up to a blank
+line, a heading or `BLOCK_REACH` lines either way — and, under a verdict heading, the fields
+of that section above it. In it:
+
+* a *reason field* (`reason:`, `status_reason:`, `notes:`, `**Reasoning:**`, `理由：` …, and
+  the lines that continue it) is the verdict's own reason: it is read like the rest of the
+  verdict's line — a condition or time word that points ahead ('pending fix of …', 'when the
+  flag ships'), an obligation, a withdrawal, a contrary verdict or blocking content refuses the
+  approval;
+* a *condition field* (`Conditions:`, `Caveats:`, `Blocked by:`, `Prerequisites:` …) that names
+  anything conditions it;
+* every other line before the verdict is read like a line after it (rule (c)).
+
+YAML frontmatter is the block of its verdict key (`status: clean` beside `reason: …`): its
+reason and condition fields are read the same way. Fields nested deeper than the verdict (a
+YAML `notes:` under one NFR) speak for their part.
+Each line is read at most once, so the check is linear in the document.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._signals import NONE_ITEM
+from mergegate.verdicts._site import Site, strip_label
+from mergegate.verdicts._vocab import phrases
+
+__all__ = ["BLOCK_REACH", "block_problem"]
+
+BLOCK_REACH = 40
+"""How many lines above and below a verdict its block may reach."""
+
+_F = Decision.FIXES
+_FIELD = re.compile(r"[ \t>*+-]*(?:\d{1,3}[.)][ \t]+)?([^:]{1,48}?)[ \t]*:(.*)")
+_REASON_FIELDS = frozenset(
+    phrases(
+        """reason|reasons|reasoning|rationale|status reason|gate reason|decision reason|
+verdict reason|notes|note|comment|comments|justification|why|basis|explanation|remarks|
+review notes|reviewer notes|gate notes|status notes|details|
+理由|原因|备注|说明|判定理由|審査理由|備考|사유|이유|비고|razón|motivo|justificación|notas|nota|
+razão|justificativa|observações|raison|motif|remarques|justification|begründung|grund|
+anmerkungen|hinweise|motivazione|причина|примечание|обоснование"""
+    )
+)
+_CONDITION_FIELDS = frozenset(
+    phrases(
+        """condition|conditions|caveat|caveats|prerequisite|prerequisites|blocked by|blocked on|
+pending|depends on|dependencies|requires|required before merge|before merge|before merging|
+merge conditions|approval conditions|conditions for merge|open items|outstanding|
+条件|前提|前提条件|合并条件|待办|条件付き|前提条件|조건|선행 조건|condición|condiciones|
+condição|condições|pendiente|pendientes|pendente|pendentes|réserves|conditions préalables|
+bedingung|bedingungen|voraussetzung|voraussetzungen|condizione|condizioni|условие|условия"""
+    )
+)
+
+
+def block_problem(
+    doc: Doc, sites: list[Site], covered: frozenset[int]
+) -> tuple[Decision, int, str] | None:
+    """(decision, line index, reason) of the first line in an approving verdict's block that
+    refuses it, or None. `sites` are the approving sites of the deciding round."""
+    site_lines = {s.index for s in sites}
+    if any(s.frontmatter for s in sites):
+        # The frontmatter is the block of its verdict key: its reason fields count too.
+        front = next(s.index for s in sites if s.frontmatter)
+        found = _read_block(doc, front, 1, doc.frontmatter_end - 1, site_lines, fields_only=True)
+        if found is not None:
+            return found
+    read_up_to = -1  # sites come in document order: no line is read twice
+    for site in sites:
+        if site.frontmatter or site.dialect == "json" or site.index <= read_up_to:
+            continue
+        first, last = _block(doc, site.index, covered)
+        section = doc.lines[site.index].section
+        if section is not None and section.verdict_like:
+            # The verdict's section is its block too ('### Verdict' / 'reason: …' / '' /
+            # 'APPROVE.'): its reason and condition fields above the paragraph count.
+            start = max(section.line_index + 1, read_up_to + 1)
+            found = _read_block(doc, site.index, start, first - 1, site_lines, fields_only=True)
+            if found is not None:
+                return found
+        first = max(first, read_up_to + 1)
+        read_up_to = last
+        found = _read_block(doc, site.index, first, last, site_lines)
+        if found is not None:
+            return found
+    return None
+
+
+def _block(doc: Doc, index: int, covered: frozenset[int]) -> tuple[int, int]:
+    def inside(i: int) -> bool:
+        line = doc.lines[i]
+        return line.live and not line.blank and not line.heading_level and i not in covered
+
+    first = index
+    while first > 0 and index - first < BLOCK_REACH and inside(first - 1):
+        first -= 1
+    last = index
+    while last + 1 < len(doc.lines) and last - index < BLOCK_REACH and inside(last + 1):
+        last += 1
+    return first, last
+
+
+def _read_block(
+    doc: Doc, site: int, first: int, last: int, site_lines: set[int], *, fields_only: bool = False
+) -> tuple[Decision, int, str] | None:
+    indent = doc.lines[site].indent
+    index = first
+    while index <= last:
+        line = doc.lines[index]
+        if index in site_lines or not (line.live or line.frontmatter) or line.blank:
+            index += 1
+            continue
+        field = _field(line) if line.indent <= indent else None
+        end = _continuation_end(doc, index, last) if field is not None else index
+        problem = None
+        if field is not None:
+            kind, value = field
+            value = " ".join([value, *(doc.lines[i].clean for i in range(index + 1, end + 1))])
+            problem = _field_problem(kind, value)
+        elif index < site and not fields_only:
+            problem = _sentences_problem(line.clean, same_line=False)
+        if problem is not None:
+            number = line.number
+            return problem[0], index, f"line {number} beside the verdict: {problem[1]}"
+        index = end + 1
+    return None
+
+
+def _field(line: Line) -> tuple[str, str] | None:
+    """('reason' | 'condition', value) when the line is a reason or condition field."""
+    match = _FIELD.match(line.clean)
+    if match is None:
+        return None
+    label = strip_label(match.group(1)).strip(" *_`'\"")
+    if label in _REASON_FIELDS:
+        return "reason", match.group(2)
+    if label in _CONDITION_FIELDS:
+        return "condition", match.group(2)
+    return None
+
+
+def _continuation_end(doc: Doc, index: int, last: int) -> int:
+    """The last line that continues the field at `index` (YAML `>`/`|` blocks and wrapped
+    values are indented deeper than their key)."""
+    indent = doc.lines[index].indent
+    end = index
+    while end + 1 <= last and doc.lines[end + 1].indent > indent:
+        end += 1
+    return end
+
+
+def _field_problem(kind: str, value: str) -> tuple[Decision, str] | None:
+    text = value.strip(" '\"|>-")
+    if kind == "condition":
+        if text and not NONE_ITEM.fullmatch(text):
+            return _F, f"a condition is attached ('{text[:60]}')"
+        return None
+    return _sentences_problem(text, same_line=True)
+
+
+def _sentences_problem(text: str, *, same_line: bool) -> tuple[Decision, str] | None:
+    for sentence in re.split(r"(?<=[.!?。！？;；])\s+", text):
+        if sentence.strip():
+            found = sentence_problem(sentence, same_line=same_line)
+            if found is not None:
+                return found
+    return None
