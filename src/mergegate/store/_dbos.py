@@ -300,6 +300,24 @@ class DurableEngine:
         return ids
 
 
+_migrated: set[str] = set()
+
+
+@contextlib.contextmanager
+def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
+    """A DBOS client on a database whose tables exist: a client alone never creates them,
+    and a fleet's database may be read (`run --queue`, a worker's orphan check) before any
+    process launched DBOS on it. The migration is idempotent, checked once per process."""
+    if database_url not in _migrated:
+        DBOS.migrate(database_url)
+        _migrated.add(database_url)
+    client = DBOSClient(system_database_url=database_url, application_name=app_name)
+    try:
+        yield client
+    finally:
+        client.destroy()
+
+
 def cancel_from_outside(
     database_url: str, *, app_name: str = APP, prefix: str | None = None
 ) -> list[str]:
@@ -307,8 +325,7 @@ def cancel_from_outside(
     `prefix`, only the workflows whose id starts with it) without launching DBOS here (a
     launch would recover them into this process). A running orchestrator sees the
     cancellation at its next step; a crashed one's workflows are never recovered again."""
-    client = DBOSClient(system_database_url=database_url, application_name=app_name)
-    try:
+    with _client(database_url, app_name) as client:
         found = client.list_workflows(
             status=[WorkflowState.PENDING, WorkflowState.ENQUEUED],
             load_input=False,
@@ -319,8 +336,6 @@ def cancel_from_outside(
         if ids:
             client.cancel_workflows(ids)
         return ids
-    finally:
-        client.destroy()
 
 
 @dataclass(frozen=True)
@@ -344,8 +359,7 @@ def executor_work(
 ) -> list[ExecutorWork]:
     """The workflows of an application (whose id starts with `prefix`, held by
     `executor_id`), read without launching DBOS: which executor holds which workflow."""
-    client = DBOSClient(system_database_url=database_url, application_name=app_name)
-    try:
+    with _client(database_url, app_name) as client:
         found = client.list_workflows(
             status=[WorkflowState.PENDING, WorkflowState.ENQUEUED] if active_only else None,
             workflow_id_prefix=prefix,
@@ -363,18 +377,13 @@ def executor_work(
             )
             for w in found
         ]
-    finally:
-        client.destroy()
 
 
 def workflow_inputs(database_url: str, prefix: str, *, app_name: str = FLEET_APP) -> list[Any]:
     """The recorded positional arguments of every workflow whose id starts with `prefix`."""
-    client = DBOSClient(system_database_url=database_url, application_name=app_name)
-    try:
+    with _client(database_url, app_name) as client:
         found = client.list_workflows(workflow_id_prefix=prefix, load_input=True, load_output=False)
         return [list(w.input["args"]) for w in found if w.input is not None]
-    finally:
-        client.destroy()
 
 
 def enqueue_from_outside(
@@ -387,8 +396,7 @@ def enqueue_from_outside(
 ) -> str:
     """Put a workflow on a fleet queue without launching DBOS here (a launched process
     would take queued work itself): the workers take it. Idempotent by id."""
-    client = DBOSClient(system_database_url=database_url, application_name=app_name)
-    try:
+    with _client(database_url, app_name) as client:
         handle: WorkflowHandle[Any] = client.enqueue(
             {
                 "workflow_name": workflow_name,
@@ -399,8 +407,6 @@ def enqueue_from_outside(
             *args,
         )
         return handle.get_workflow_id()
-    finally:
-        client.destroy()
 
 
 def recover_from_outside(
@@ -411,8 +417,7 @@ def recover_from_outside(
     application takes them. What `DBOS._recover_pending_workflows` does, on DBOS 3.4's
     system database (private names, pinned by a contract test). Only for an executor that is
     really gone: one still running would run them twice."""
-    client = DBOSClient(system_database_url=database_url, application_name=app_name)
-    try:
+    with _client(database_url, app_name) as client:
         sys_db = client._sys_db
         recovered = []
         for pending in sys_db.get_pending_workflows(executor_id, APP_VERSION):
@@ -421,5 +426,3 @@ def recover_from_outside(
             ):
                 recovered.append(pending.workflow_id)
         return recovered
-    finally:
-        client.destroy()
