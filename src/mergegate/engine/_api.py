@@ -46,7 +46,9 @@ from mergegate.git import (
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
+    APP_VERSION,
     FLEET_APP,
+    QUEUE,
     DurableEngine,
     EngineConfig,
     RunRecord,
@@ -192,13 +194,19 @@ def _engine_config(
     store: RunStore, run_id: str, options: RunOptions, database_url: str | None = None
 ) -> EngineConfig:
     """The run's own SQLite file; or a shared database (`[engine] database_url`), where the
-    run has its own DBOS application name so no other run's process touches its workflows."""
+    run has its own DBOS application name so no other run's process touches its workflows
+    (and its own application version and queue: DBOS wants their names unique across
+    applications)."""
     if database_url is None:
         return EngineConfig(
             sqlite_url(store.database_path(run_id)), concurrency=options.concurrency
         )
     return EngineConfig(
-        database_url, concurrency=options.concurrency, app_name=app_name_for_run(run_id)
+        database_url,
+        concurrency=options.concurrency,
+        app_name=app_name_for_run(run_id),
+        application_version=f"{APP_VERSION}-run-{run_id}",
+        queue=f"{QUEUE}-{run_id}",
     )
 
 

@@ -114,6 +114,8 @@ class EngineConfig:
     """DBOS scopes recovery and dequeuing by application name: on a database several runs
     share (Postgres), each local run has its own (`app_name_for_run`), so one run's process
     never recovers, or takes from a queue, another run's workflows."""
+    queue: str = QUEUE
+    """The units' queue (DBOS wants queue names unique across applications too)."""
     global_concurrency: int | None = None
     """Units running at once on the queue across every executor (None: no fleet-wide cap)."""
     run_queue: bool = False
@@ -163,11 +165,15 @@ def child_id(workflow_id: str) -> Iterator[None]:
         yield
 
 
+_units_queue = [QUEUE]
+"""The units' queue of the engine launched in this process (one at a time)."""
+
+
 def enqueue(func: Callable[..., Any], workflow_id: str, *args: Any) -> WorkflowHandle[Any]:
     """Put a workflow on the concurrency-limited queue under `workflow_id`."""
-    queue = DBOS.retrieve_queue(QUEUE)
+    queue = DBOS.retrieve_queue(_units_queue[0])
     if queue is None:  # pragma: no cover - launch registers it
-        raise RuntimeError(f"queue {QUEUE!r} is not registered")
+        raise RuntimeError(f"queue {_units_queue[0]!r} is not registered")
     with SetWorkflowID(workflow_id):
         return queue.enqueue(func, *args)
 
@@ -215,8 +221,9 @@ class DurableEngine:
         )
         DBOS.launch()
         self._launched = True
+        _units_queue[0] = self.config.queue
         DBOS.register_queue(
-            QUEUE,
+            self.config.queue,
             worker_concurrency=self.config.concurrency,
             global_concurrency=self.config.global_concurrency,
             polling_interval_sec=self.config.polling_interval_s,

@@ -1,0 +1,272 @@
+"""`mergegate run --queue` on a fleet of `mergegate worker`s (Postgres on 127.0.0.1): three
+workers with their own ids and work directories run a plan of 12 units; one worker is
+SIGKILLed while an agent of one of its units runs, at a seeded random moment; and the run
+still ends with every unit merged exactly once, the same tree as a one-machine run of the
+same plan, and no agent process left.
+
+The dead worker's units come back one of the two ways the fleet offers: `mergegate workers
+recover ID` hands them to the survivors, or the worker started again under the same id
+recovers them itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _fleet import wait_for
+from _gitrepo import git
+from _plan_runs import agent, make_plan, repo_with, trailers
+
+pytestmark = pytest.mark.fleet
+
+SEED = 20261123
+WORKERS = ("h1", "h2", "h3")
+UNITS = [f"U{i:02d}" for i in range(1, 13)]
+
+
+def _plan_file(tmp_path: Path) -> Path:
+    # 8 units in phase 1 (two of them with a second task), 4 in phase 2, one depending on
+    # another: waves, dependants and phase boundaries all cross the fleet
+    first = {u: {"tasks": ["T1", "T2"]} if u in ("U02", "U05") else {} for u in UNITS[:8]}
+    second: dict[str, Any] = {u: {} for u in UNITS[8:11]}
+    second["U12"] = {"depends_on": ["U09"]}
+    plan = make_plan({"P1": first, "P2": second})
+    path = tmp_path / "plan.json"
+    path.write_text(plan.model_dump_json(by_alias=True))
+    return path
+
+
+def _agents(tmp_path: Path) -> tuple[str, str]:
+    # instant scripted agents, but an implementer that lasts long enough to be killed in
+    impl = agent(tmp_path, "impl", {"*": {"implement": [{"sleep": 0.6}]}})
+    rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
+    return impl, rev
+
+
+def _env(state: Path, database_url: str | None) -> dict[str, str]:
+    env = {**os.environ, "MERGEGATE_STATE_DIR": str(state)}
+    env.pop("MERGEGATE_DATABASE_URL", None)
+    if database_url:
+        env["MERGEGATE_DATABASE_URL"] = database_url
+    return env
+
+
+def _mergegate(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mergegate", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+
+
+def _run_args(plan: Path, repo: Path, impl: str, rev: str) -> list[str]:
+    return [
+        "run",
+        str(plan),
+        "--repo",
+        str(repo),
+        "--implementer-cmd",
+        impl,
+        "--reviewer-cmd",
+        rev,
+        "--progress",
+        "none",
+    ]
+
+
+class Workers:
+    """`mergegate worker` processes, each stopped by its pid at the end."""
+
+    def __init__(self, root: Path, env: dict[str, str], repo: Path) -> None:
+        self.root, self.env, self.repo = root, env, repo
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    def workdir(self, name: str) -> Path:
+        return self.root / f"work-{name}"
+
+    def log(self, name: str) -> Path:
+        return self.root / f"{name}.log"
+
+    def start(self, name: str) -> None:
+        with self.log(name).open("ab") as log:
+            self.procs[name] = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "mergegate",
+                    "worker",
+                    "--id",
+                    name,
+                    "--concurrency",
+                    "2",
+                    "--workdir",
+                    str(self.workdir(name)),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                cwd=self.repo,
+            )
+        started = self.log(name).stat().st_size
+
+        def ready() -> bool:
+            proc = self.procs[name]
+            if proc.poll() is not None:
+                raise AssertionError(f"worker {name} exited: {self.log(name).read_text()[-3000:]}")
+            return f"worker {name} ready" in self.log(name).read_text()[started - 1 :]
+
+        wait_for(ready, 60, f"worker {name} to start")
+
+    def kill(self, name: str) -> None:
+        proc = self.procs[name]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+def _agents_in(folder: Path) -> list[int]:
+    """Live scripted agents whose working directory is under `folder`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            cwd = os.readlink(entry / "cwd")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"run_agent.py" in cmdline and cwd.startswith(str(folder)) and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _agents_alive(marker: str) -> list[int]:
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and "run_agent.py" in cmdline and state != "Z":
+            alive.append(int(entry.name))
+    return alive
+
+
+def _record(state: Path, run_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads((state / "runs" / run_id / "run.json").read_text())
+    return found
+
+
+def _reference_tree(tmp_path: Path, plan: Path) -> str:
+    """The same plan run on one machine (its own SQLite file, no fleet)."""
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    repo = repo_with(ref / "repo")
+    done = _mergegate(
+        [*_run_args(plan, repo, *_agents(ref)), "--concurrency", "4", "--format", "json"],
+        _env(ref / "state", None),
+        repo,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    return git(repo, "rev-parse", f"{out['into']}^{{tree}}")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("recovery", ["admin", "restart"])
+def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
+    tmp_path: Path, postgres_url: str, recovery: str
+) -> None:
+    plan = _plan_file(tmp_path)
+    expected_tree = _reference_tree(tmp_path, plan)
+    fleet_dir = tmp_path / "fleet"
+    fleet_dir.mkdir()
+    repo = repo_with(fleet_dir / "repo")
+    state = fleet_dir / "state"
+    env = _env(state, postgres_url)
+    impl, rev = _agents(fleet_dir)
+    rng = random.Random(f"{SEED}-{recovery}")
+    victim = rng.choice(WORKERS)
+    workers = Workers(fleet_dir, env, repo)
+    try:
+        for name in WORKERS:
+            workers.start(name)
+        queued = _mergegate([*_run_args(plan, repo, impl, rev), "--queue"], env, repo)
+        assert queued.returncode == 0, queued.stderr[-3000:]
+        run_id = queued.stdout.strip()
+        assert _record(state, run_id)["status"] == "running"
+        # mid-unit: once an agent of the victim's runs, at a seeded moment within it
+        wait_for(lambda: _agents_in(workers.workdir(victim)), 90, f"{victim} to run an agent")
+        time.sleep(rng.uniform(0.0, 0.4))
+        workers.kill(victim)
+        orphans = _agents_in(workers.workdir(victim))
+        # status names the dead worker as the holder of the units it had
+        shown = _mergegate(["status", run_id, "--repo", str(repo), "--format", "json"], env, repo)
+        assert shown.returncode == 0, shown.stderr[-3000:]
+        held = {u["id"] for u in json.loads(shown.stdout)["units"] if u.get("worker") == victim}
+        assert held, json.loads(shown.stdout)["units"]
+        if recovery == "admin":
+            recovered = _mergegate(["workers", "recover", victim, "--format", "json"], env, repo)
+            assert recovered.returncode == 0, recovered.stderr[-3000:]
+            found = json.loads(recovered.stdout)
+            assert found["recovered"], found
+            assert any(f"/g1/{unit}" in wf for unit in held for wf in found["recovered"]), found
+        else:
+            workers.start(victim)
+        # the dead worker's agents do not outlive the recovery
+        if orphans:
+            wait_for(lambda: not _agents_in(workers.workdir(victim)) or None, 30, "orphans gone")
+
+        def finished() -> dict[str, Any] | None:
+            record = _record(state, run_id)
+            return record if record["status"] != "running" else None
+
+        record = wait_for(finished, 180, "the run to finish")
+        assert record["status"] == "completed", (record, workers.log(victim).read_text()[-3000:])
+    finally:
+        workers.close()
+    # every unit merged exactly once
+    assert sorted(trailers(repo, record["into"])) == sorted(
+        f"Mergegate-Unit: {run_id}/{u}" for u in UNITS
+    )
+    # the same tree as the one-machine run
+    assert git(repo, "rev-parse", f"{record['into']}^{{tree}}") == expected_tree
+    # units ran on more than one worker, each in its own work directory
+    started = [
+        line
+        for name in WORKERS
+        for line in workers.log(name).read_text().splitlines()
+        if f"[{name}] {run_id} unit" in line and "started in" in line
+    ]
+    assert {line.split("]")[0] for line in started} >= {"[h1", "[h2", "[h3"} - {f"[{victim}"}
+    # no agent process left anywhere
+    assert _agents_alive(str(fleet_dir)) == []
