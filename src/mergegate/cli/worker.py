@@ -41,7 +41,8 @@ def _print_event(executor_id: str) -> object:
     "--concurrency",
     type=click.IntRange(1, 64),
     default=None,
-    help="Units at once on this worker ([engine] worker_concurrency, else 2).",
+    help="Units at once on this worker ([engine] worker_concurrency, else run.concurrency). "
+    "DBOS keeps one number per queue: the last worker to start sets it for all.",
 )
 @click.option(
     "--global-concurrency",
@@ -74,7 +75,7 @@ def worker(
     options = WorkerOptions(
         executor_id=name,
         workdir=(workdir or state_dir(config) / "workers" / name).resolve(),
-        concurrency=concurrency or config.engine.worker_concurrency or 2,
+        concurrency=concurrency or config.engine.worker_concurrency or config.run.concurrency,
         global_concurrency=global_concurrency or config.engine.global_concurrency,
         polling_interval_s=config.engine.polling_interval_s,
     )
