@@ -26,6 +26,7 @@ import pytest
 from _fleet import wait_for
 from _gitrepo import git
 from _plan_runs import agent, make_plan, repo_with, trailers
+from mergegate.store import executor_work
 
 pytestmark = pytest.mark.fleet
 
@@ -180,6 +181,17 @@ def _agents_alive(marker: str) -> list[int]:
     return alive
 
 
+def _run_holder(database_url: str, run_id: str) -> str:
+    """The worker that took the queued run from the run queue."""
+
+    def holder() -> str | None:
+        found = executor_work(database_url, prefix=f"{run_id}/fleet/")
+        return next((w.executor_id for w in found if w.status == "PENDING"), None)
+
+    found: str = wait_for(holder, 60, "a worker to take the run")
+    return found
+
+
 def _record(state: Path, run_id: str) -> dict[str, Any]:
     found: dict[str, Any] = json.loads((state / "runs" / run_id / "run.json").read_text())
     return found
@@ -215,7 +227,6 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
     env = _env(state, postgres_url)
     impl, rev = _agents(fleet_dir)
     rng = random.Random(f"{SEED}-{recovery}")
-    victim = rng.choice(WORKERS)
     workers = Workers(fleet_dir, env, repo)
     try:
         for name in WORKERS:
@@ -224,6 +235,9 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
         assert queued.returncode == 0, queued.stderr[-3000:]
         run_id = queued.stdout.strip()
         assert _record(state, run_id)["status"] == "running"
+        # the admin recovery takes the hardest case: the worker that runs the run itself (its
+        # phases and merges) dies; the restart, a seeded random worker
+        victim = _run_holder(postgres_url, run_id) if recovery == "admin" else rng.choice(WORKERS)
         # mid-unit: once an agent of the victim's runs, at a seeded moment within it
         wait_for(lambda: _agents_in(workers.workdir(victim)), 90, f"{victim} to run an agent")
         time.sleep(rng.uniform(0.0, 0.4))
@@ -238,8 +252,11 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
             recovered = _mergegate(["workers", "recover", victim, "--format", "json"], env, repo)
             assert recovered.returncode == 0, recovered.stderr[-3000:]
             found = json.loads(recovered.stdout)
-            assert found["recovered"], found
+            assert f"{run_id}/fleet/g1" in found["recovered"], found
             assert any(f"/g1/{unit}" in wf for unit in held for wf in found["recovered"]), found
+            # a second request finds nothing left under the dead id
+            again = _mergegate(["workers", "recover", victim, "--format", "json"], env, repo)
+            assert json.loads(again.stdout)["recovered"] == [], again.stdout
         else:
             workers.start(victim)
         # the dead worker's agents do not outlive the recovery

@@ -219,7 +219,8 @@ class Worker:
 
     def serve(self, ready: Callable[[], None] = lambda: None) -> None:
         """Kill what a dead process of this worker left running, launch (which recovers this
-        executor's pending workflows) and take work until `stop()`."""
+        executor's pending workflows) and take work until `stop()`; then shut down and kill
+        the agents of the units it leaves pending (they are recovered as after a crash)."""
         kill_orphans_of(self.database_url, self.options.executor_id)
         self.options.workdir.mkdir(parents=True, exist_ok=True)
         install_resolver(self.runtime)
@@ -231,6 +232,9 @@ class Worker:
         finally:
             self.engine.shutdown()
             install_resolver(None)
+            # what this worker was running stays pending for its next start (or `workers
+            # recover`); its agents do not outlive it
+            kill_orphans_of(self.database_url, self.options.executor_id)
 
     def stop(self) -> None:
         self._stopped.set()
