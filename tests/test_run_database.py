@@ -106,3 +106,13 @@ def test_run_queue_without_postgres_is_a_usage_error_and_makes_nothing(
     assert "the fleet needs a Postgres database" in err
     state = Path(tmp_path / ".mergegate-state")
     assert not (state / "runs").exists() or list((state / "runs").iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["worker", "--id", "../x"], ["workers", "recover", "a b"]])
+def test_a_worker_id_is_checked(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 2, result.output
+    assert "not a worker id" in result.stderr

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -13,14 +15,27 @@ import click
 
 from mergegate.cli._progress import clean
 from mergegate.config import load_config, state_dir
+from mergegate.errors import UsageError
 
 if TYPE_CHECKING:
     from mergegate.engine import RunEvent
 
 __all__ = ["worker", "workers"]
 
+_EXECUTOR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
-def _print_event(executor_id: str) -> object:
+
+def _checked_id(executor_id: str) -> str:
+    """A worker id as `[engine] executor_id` allows it (it names folders and log lines)."""
+    if not _EXECUTOR_ID.fullmatch(executor_id):
+        raise UsageError(
+            f"not a worker id: {clean(executor_id, 80)!r} (letters, digits, '.', '_', '-'; "
+            "at most 64, starting with a letter or digit)"
+        )
+    return executor_id
+
+
+def _print_event(executor_id: str) -> Callable[[str, RunEvent], None]:
     def listener(run_id: str, event: RunEvent) -> None:
         where = "/".join(p for p in (event.phase, event.unit, event.task) if p)
         line = f"[{executor_id}] {run_id} {event.kind} {where}: {event.message}"
@@ -71,7 +86,7 @@ def worker(
     from mergegate.engine import Worker, WorkerOptions
 
     config = load_config(Path.cwd())
-    name = executor_id or config.engine.executor_id
+    name = _checked_id(executor_id or config.engine.executor_id)
     options = WorkerOptions(
         executor_id=name,
         workdir=(workdir or state_dir(config) / "workers" / name).resolve(),
@@ -79,7 +94,7 @@ def worker(
         global_concurrency=global_concurrency or config.engine.global_concurrency,
         polling_interval_s=config.engine.polling_interval_s,
     )
-    running = Worker(options, config, _print_event(name))  # type: ignore[arg-type]
+    running = Worker(options, config, _print_event(name))
 
     def _stop(_signum: int, _frame: FrameType | None) -> None:
         running.stop()
@@ -118,7 +133,7 @@ def recover(executor_id: str, fmt: str) -> None:
     """
     from mergegate.engine import recover_worker
 
-    found = recover_worker(load_config(Path.cwd()), executor_id)
+    found = recover_worker(load_config(Path.cwd()), _checked_id(executor_id))
     if fmt == "json":
         click.echo(json.dumps(found, indent=2))
         return

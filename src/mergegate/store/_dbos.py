@@ -291,14 +291,6 @@ class DurableEngine:
         )
         return [w.workflow_id for w in found]
 
-    def recover(self, executor_ids: list[str]) -> list[str]:
-        """Put the pending workflows of other (dead) executors back on their queues (the
-        internal one for those that were not queued), for any live executor of this
-        application to take: DBOS 3.4's `_recover_pending_workflows`, pinned by a contract
-        test. Ids of the workflows recovered."""
-        handles = DBOS._recover_pending_workflows(executor_ids)
-        return [h.get_workflow_id() for h in handles]
-
     def cancel_all(self) -> list[str]:
         """Cancel every pending or enqueued workflow; returns their ids."""
         ids = self.active()
