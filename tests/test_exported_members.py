@@ -486,6 +486,7 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.cli.worker": {"worker", "workers"},
     "mergegate.store": {
         "APP_VERSION",
+        "DatabaseUnavailableError",
         "DurableEngine",
         "ENGINE_SCHEMA",
         "EngineConfig",

@@ -6,6 +6,7 @@ PostgreSQL (exit 2, one line, nothing made)."""
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,20 @@ def test_a_worker_id_is_checked(
     result = CliRunner().invoke(cli, argv)
     assert result.exit_code == 2, result.output
     assert "not a worker id" in result.stderr
+
+
+@pytest.mark.parametrize("argv", [["worker", "--id", "w1"], ["workers", "recover", "w1"]])
+def test_an_unreachable_database_is_one_line_and_exit_4(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MERGEGATE_DATABASE_URL", f"postgresql://u:hunter2@127.0.0.1:{port}/x")
+    extra = ["--workdir", str(tmp_path / "w")] if argv[0] == "worker" else []
+    result = CliRunner().invoke(cli, [*argv, *extra])
+    assert result.exit_code == 4, result.output
+    assert f"the database postgresql://u:***@127.0.0.1:{port}/x cannot be reached" in result.stderr
+    assert "hunter2" not in result.output
+    assert "Traceback" not in result.output

@@ -39,8 +39,11 @@ from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID, WorkflowHandle
 from dbos import _core as dbos_core
 from dbos._dbos import _get_or_create_dbos_registry
 from dbos._utils import INTERNAL_QUEUE_NAME
+from sqlalchemy.exc import OperationalError
 
 from mergegate import __version__
+from mergegate.config import redact_url
+from mergegate.errors import AgentError
 
 __all__ = [
     "APP_VERSION",
@@ -49,6 +52,7 @@ __all__ = [
     "POLL_S",
     "QUEUE",
     "RUN_QUEUE",
+    "DatabaseUnavailableError",
     "DurableEngine",
     "EngineConfig",
     "ExecutorWork",
@@ -86,6 +90,22 @@ APP_VERSION = f"mergegate-{__version__}-e{ENGINE_SCHEMA}"
 POLL_S = 0.1
 _MAX_RECOVERY_ATTEMPTS = 1000
 _TERMINAL = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
+
+
+class DatabaseUnavailableError(AgentError):
+    """The database of the durable state cannot be reached (exit 4: infrastructure)."""
+
+
+@contextlib.contextmanager
+def _reachable(database_url: str) -> Iterator[None]:
+    """A connection failure becomes one line naming the database (its password redacted)."""
+    try:
+        yield
+    except OperationalError as exc:
+        first = str(exc.orig or exc).strip().splitlines()[0] if str(exc.orig or exc) else ""
+        raise DatabaseUnavailableError(
+            f"the database {redact_url(database_url)} cannot be reached: {redact_url(first)}"
+        ) from exc
 
 
 class WorkflowState:
@@ -213,6 +233,10 @@ class DurableEngine:
         }
         if self.config.app_name != APP:
             config["name"] = self.config.app_name
+        with _reachable(self.config.database_url):
+            self._launch(config)
+
+    def _launch(self, config: DBOSConfig) -> None:
         DBOS(config=config)
         dbos_core.DEFAULT_POLLING_INTERVAL = self.config.polling_interval_s
         # the internal queue (recovery) is made on first use with a 1 s polling interval
@@ -307,14 +331,15 @@ def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
     """A DBOS client on a database whose tables exist: a client alone never creates them,
     and a fleet's database may be read (`run --queue`, a worker's orphan check) before any
     process launched DBOS on it. The migration is idempotent, checked once per process."""
-    if database_url not in _migrated:
-        DBOS.migrate(database_url)
-        _migrated.add(database_url)
-    client = DBOSClient(system_database_url=database_url, application_name=app_name)
-    try:
-        yield client
-    finally:
-        client.destroy()
+    with _reachable(database_url):
+        if database_url not in _migrated:
+            DBOS.migrate(database_url)
+            _migrated.add(database_url)
+        client = DBOSClient(system_database_url=database_url, application_name=app_name)
+        try:
+            yield client
+        finally:
+            client.destroy()
 
 
 def cancel_from_outside(
