@@ -11,9 +11,9 @@ A worker runs workflows of many runs, so it installs a resolver instead of one r
 workflow's id starts with its run's id, and the worker builds (once) that run's `Runtime` from
 the run's card, found through the state directory recorded with the queued run. Each worker
 keeps its units' workspaces under its own work directory; a unit recovered by another worker
-keeps the workspace its first worker made (recorded in the unit's `unit.json`): the fleet
-relies on every worker reaching the same paths (one host, or a shared filesystem; see
-docs/fleet.md for the limits).
+keeps the workspace its first worker made (its path recorded in the unit's `workspace.json`):
+the fleet relies on every worker reaching the same paths (one host, or a shared filesystem;
+see docs/fleet.md for the limits).
 
 Recovery is DBOS's: a worker started again under the same id recovers its own pending
 workflows at launch; `recover_worker` puts a dead worker's pending workflows back on the
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mergegate.atomic_files import OverwriteRefusedError, write_json_atomic
 from mergegate.config import Config, load_config
 from mergegate.engine._api import _finish, _runtime, database_url_of, run_report
 from mergegate.engine._runtime import Runtime, current, install_resolver
@@ -130,18 +131,27 @@ def current_fleet() -> FleetRuntime:
     return rt
 
 
+WORKSPACE_FILE = "workspace.json"
+
+
 @dataclass
 class FleetRuntime(Runtime):
     """A run's runtime on one worker: its workspaces under the worker's work directory,
     except a unit another worker started, whose workspace stays where it was made."""
 
     def unit_worktree(self, unit_id: str) -> Path:
-        for unit_file in sorted(self.run_dir.glob(f"*/{unit_id}/unit.json")):
-            with contextlib.suppress(OSError, ValueError):
-                recorded = json.loads(unit_file.read_text("utf-8")).get("worktree")
-                if recorded:
-                    return Path(recorded)
-        return super().unit_worktree(unit_id)
+        """The unit's workspace: the first worker to ask records its own path in the unit's
+        folder (before the workspace is made, so a worker dying at any point leaves it
+        recorded); every later call, on any worker, returns the recorded one. One worker at a
+        time runs a unit (DBOS's dequeue), and the first writer wins the file."""
+        phase = next(p.id for p in self.plan.phases for u in p.units if u.id == unit_id)
+        record = self.unit_dir(phase, unit_id) / WORKSPACE_FILE
+        if not record.is_file():
+            record.parent.mkdir(parents=True, exist_ok=True)
+            own = {"path": str(super().unit_worktree(unit_id))}
+            with contextlib.suppress(OverwriteRefusedError):
+                write_json_atomic(record, own, overwrite=False)
+        return Path(json.loads(record.read_text("utf-8"))["path"])
 
 
 # ---------------------------------------------------------------- the worker
