@@ -27,7 +27,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -218,10 +218,13 @@ class Worker:
         config = load_config(Path(record.repo))
         events = EventSink(lambda event: self._listener(run_id, event))
         base = _runtime(store, record, config, events, None)
-        rt = FleetRuntime(
-            **{name: getattr(base, name) for name in _RUNTIME_FIELDS},
-            worktree_root=self.options.workdir / "worktrees" / run_id,
-        )
+        # every field `mergegate run` would set (whatever it grows), but the workspaces' root
+        shared = {
+            f.name: getattr(base, f.name)
+            for f in fields(Runtime)
+            if f.init and not f.name.startswith("_") and f.name != "worktree_root"
+        }
+        rt = FleetRuntime(**shared, worktree_root=self.options.workdir / "worktrees" / run_id)
         remove_tree(rt.checkouts)  # this worker's throwaway checkouts of an earlier process
         assert rt.budget is not None
         rt.budget.seed()
@@ -248,22 +251,6 @@ class Worker:
 
     def stop(self) -> None:
         self._stopped.set()
-
-
-_RUNTIME_FIELDS = (
-    "record",
-    "store",
-    "plan",
-    "repo",
-    "config",
-    "options",
-    "implementer",
-    "reviewer",
-    "verifier",
-    "fresh_implementer",
-    "events",
-    "human",
-)
 
 
 def run_state_dir(database_url: str, run_id: str) -> Path | None:
