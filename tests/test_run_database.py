@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from _gitrepo import git
 from _plan_runs import agent, invoke, make_plan, repo_with, trailers
 from mergegate.cli import cli
 
@@ -134,3 +135,18 @@ def test_an_unreachable_database_is_one_line_and_exit_4(
     assert f"the database postgresql://u:***@127.0.0.1:{port}/x cannot be reached" in result.stderr
     assert "hunter2" not in result.output
     assert "Traceback" not in result.output
+
+
+def test_run_queue_refuses_manual_review_before_making_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nothing listens there: the refusal comes before any connection
+    monkeypatch.setenv("MERGEGATE_DATABASE_URL", "postgresql://u@127.0.0.1:1/x")
+    monkeypatch.setenv("MERGEGATE_REVIEW__MODE", "manual")
+    repo = repo_with(tmp_path / "repo")
+    plan = make_plan({"P1": {"A": {}}})
+    code, out, err = invoke([*_args(repo, tmp_path), "--queue"], plan, tmp_path)
+    assert code == 2
+    assert out is None
+    assert "a fleet worker has none: nothing was queued" in err
+    assert "mergegate/" not in git(repo, "branch", "--list")

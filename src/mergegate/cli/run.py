@@ -237,6 +237,11 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
         from mergegate.engine import fleet_database_url
 
         fleet_database_url(config)  # a usage error before anything is made
+        if config.review.mode == "manual":
+            raise UsageError(
+                "review.mode = manual needs a person at a terminal, and a fleet worker has "
+                "none: nothing was queued. Set review.mode = auto, or run it here without --queue."
+            )
     else:
         _require_terminal_for_manual(config)
     agents = _agents(config, opts)
