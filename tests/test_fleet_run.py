@@ -246,8 +246,12 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
         # status names the dead worker as the holder of the units it had
         shown = _mergegate(["status", run_id, "--repo", str(repo), "--format", "json"], env, repo)
         assert shown.returncode == 0, shown.stderr[-3000:]
-        held = {u["id"] for u in json.loads(shown.stdout)["units"] if u.get("worker") == victim}
-        assert held, json.loads(shown.stdout)["units"]
+        report = json.loads(shown.stdout)
+        held = {u["id"] for u in report["units"] if u.get("worker") == victim}
+        assert held, report["units"]
+        assert report["worker"] in WORKERS
+        if recovery == "admin":
+            assert report["worker"] == victim
         if recovery == "admin":
             recovered = _mergegate(["workers", "recover", victim, "--format", "json"], env, repo)
             assert recovered.returncode == 0, recovered.stderr[-3000:]

@@ -100,6 +100,8 @@ def _print_report(report: dict[str, Any]) -> None:
         f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
         f"into {report['into']}"
     )
+    if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
+        click.echo(f"  run held by worker {clean(report['worker'], 64)}")
     click.echo(f"  {'phase/unit':<36} {'status':<20} {'merge':<12} reason")
     for unit in report["units"]:
         merge = (unit.get("merge_commit") or "-")[:12]

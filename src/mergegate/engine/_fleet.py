@@ -326,7 +326,9 @@ def unit_holders(database_url: str, run_id: str) -> dict[str, dict[str, str]]:
 
 
 def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]:
-    """`status` of a run: its report, and for a queued run which worker holds which unit."""
+    """`status` of a run: its report, and for a queued run which worker holds which unit
+    (`worker` of each unit) and the run itself (its phases and merges: `worker` of the run);
+    "" where none does now."""
     report = run_report(state_dir, run_id)
     url = database_url_of(config)
     if RunStore(state_dir).load(run_id).fleet and url is not None:
@@ -334,4 +336,8 @@ def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]
         for unit in report["units"]:
             found = holders.get(unit["id"])
             unit["worker"] = found["worker"] if found else ""
+        runs = executor_work(url, prefix=f"{run_id}/fleet/")
+        report["worker"] = next(
+            (w.executor_id or "" for w in runs if w.status == WorkflowState.PENDING), ""
+        )
     return report
