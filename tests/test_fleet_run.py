@@ -303,3 +303,46 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
     assert len(lost) <= len(held), lost
     # no agent process left anywhere
     assert _agents_alive(str(fleet_dir)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_stopped_worker_leaves_no_agent_and_goes_on_when_started_again(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(make_plan({"P1": {"A": {}, "B": {}}}).model_dump_json(by_alias=True))
+    repo = repo_with(tmp_path / "repo")
+    state = tmp_path / "state"
+    env = _env(state, postgres_url)
+    impl = agent(tmp_path, "impl", {"*": {"implement": [{"sleep": 4}]}})
+    rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
+    workers = Workers(tmp_path, env, repo)
+    try:
+        workers.start("solo")
+        queued = _mergegate([*_run_args(plan, repo, impl, rev), "--queue"], env, repo)
+        assert queued.returncode == 0, queued.stderr[-3000:]
+        run_id = queued.stdout.strip()
+        wait_for(lambda: _agents_in(workers.workdir("solo")), 60, "an agent to start")
+        proc = workers.procs["solo"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert "worker solo stopped" in workers.log("solo").read_text()
+        # a stopped worker's agents do not outlive it; its units wait for it
+        assert _agents_alive(str(tmp_path)) == []
+        assert _record(state, run_id)["status"] == "running"
+        workers.start("solo")
+
+        def finished() -> dict[str, Any] | None:
+            record = _record(state, run_id)
+            return record if record["status"] != "running" else None
+
+        record = wait_for(finished, 120, "the run to finish")
+    finally:
+        workers.close()
+    assert record["status"] == "completed", record
+    assert sorted(trailers(repo, record["into"])) == [
+        f"Mergegate-Unit: {run_id}/A",
+        f"Mergegate-Unit: {run_id}/B",
+    ]
+    assert _agents_alive(str(tmp_path)) == []

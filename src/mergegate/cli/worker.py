@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sys
@@ -107,7 +108,12 @@ def worker(
         )
     )
     click.echo(f"mergegate: worker {name} stopped", err=True)
+    sys.stdout.flush()
     sys.stderr.flush()
+    # The threads of units in flight belong to a DBOS that is shut down: they can record
+    # nothing more (their units stay pending for this id, as after a crash) and never finish;
+    # a normal exit would wait for them forever.
+    os._exit(0)
 
 
 @click.group("workers")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -243,6 +244,8 @@ class Worker:
             while not self._stopped.wait(0.5):
                 pass
         finally:
+            # the threads of units in flight fail from here on (DBOS is gone): expected
+            logging.getLogger("dbos").setLevel(logging.CRITICAL)
             self.engine.shutdown()
             install_resolver(None)
             # what this worker was running stays pending for its next start (or `workers
