@@ -39,11 +39,13 @@ def _plan_file(tmp_path: Path) -> Path:
 
 
 def _agents(tmp_path: Path, label: str) -> tuple[str, str]:
-    slow = {"implement": [{"sleep": 0.3}], "fix": [{"sleep": 0.2}]}
+    # long enough that 20 kills land before the run ends however fast a resume becomes: the
+    # test proves nothing about crashes if the run outruns its kills
+    slow = {"implement": [{"sleep": 0.8}], "fix": [{"sleep": 0.5}]}
     impl = agent(tmp_path, f"impl-{label}", {"*": slow})
-    reviews = {"*": {"review": [{"sleep": 0.2, "text": "APPROVE"}]}}
+    reviews = {"*": {"review": [{"sleep": 0.5, "text": "APPROVE"}]}}
     reviews["B/T2"] = {
-        "review": [{"sleep": 0.2, **with_fixes()}, {"sleep": 0.2, "text": "APPROVE"}]
+        "review": [{"sleep": 0.5, **with_fixes()}, {"sleep": 0.5, "text": "APPROVE"}]
     }
     return impl, agent(tmp_path, f"rev-{label}", reviews)
 
