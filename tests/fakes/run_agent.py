@@ -15,14 +15,14 @@ after a crash (the same attempt folder) takes the step it took before. A step is
   {"text": "...", "write": {"path": "content"}, "sleep": 0.5, "exit": 0}
 Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt` and ends with a
 valid `agent-result` for MERGEGATE_TASK_ID; review approves; advise answers
-`{"guidance": "...", "action": "continue"}`; fix rewrites that file (with the name of its attempt folder, so a fix step run again
-after a crash writes the same content).
+`{"guidance": "...", "action": "continue"}`; fix rewrites that file (with the name of its
+attempt folder, so a fix step run again after a crash writes the same content).
 `{review_id}` in a text becomes the nonce mergegate asked for, `{result}` a valid
 `agent-result` for the task (success).
 
 Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, attempt (the
 attempt folder mergegate gave it), session (MERGEGATE_SESSION_ID), head (the prompt's first
-line), pid, time)
+line), run_id and task_id (MERGEGATE_RUN_ID, MERGEGATE_TASK_ID), pid, time)
 to STATE_DIR/log.jsonl, so tests can check overlap and count invocations.
 """
 
@@ -91,6 +91,8 @@ def log(event: str) -> None:
         "review_id": review_id,
         "attempt": attempt_path,
         "session": os.environ.get("MERGEGATE_SESSION_ID", ""),
+        "run_id": os.environ.get("MERGEGATE_RUN_ID", ""),
+        "task_id": os.environ.get("MERGEGATE_TASK_ID", ""),
         "head": prompt.splitlines()[0][:200] if prompt else "",
         "pid": os.getpid(),
         "time": time.time(),
