@@ -7,6 +7,11 @@ the implementer with their guidance, and what cannot be recovered escalates with
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,3 +274,95 @@ def test_a_result_that_says_not_done_escalates(repo: Path, tmp_path: Path) -> No
     assert task["decision"] == "needs_manual_review"
     assert "not done" in task["reason"]
     assert "the parser" in task["reason"]
+
+
+def test_a_timed_out_implementer_starts_fresh_once_then_the_task_goes_on(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MERGEGATE_AGENTS__DEFAULT_TIMEOUT_S", "2")
+    plan = make_plan({"P1": {"A": {}}})
+    impl = agent(tmp_path, "impl", {"A/T1": {"implement": [{"sleep": 30}, {}]}})
+    code, out, err = invoke(run_args(repo, impl, agent(tmp_path, "rev")), plan, tmp_path)
+    assert code == 0, err
+    assert out is not None
+    assert task_of(out)["decision"] == "approved"
+    hung, fresh = calls(tmp_path, "impl", "implement")
+    assert hung["session"] != fresh["session"]  # a new session, not the hung one resumed
+    assert fresh["head"].startswith("You are the implementer of task T1")
+
+
+def test_an_implementer_that_hangs_again_after_its_fresh_start_escalates(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MERGEGATE_AGENTS__DEFAULT_TIMEOUT_S", "2")
+    plan = make_plan({"P1": {"A": {}}})
+    impl = agent(tmp_path, "impl", {"A/T1": {"implement": [{"sleep": 30}]}})
+    code, out, err = invoke(run_args(repo, impl, agent(tmp_path, "rev")), plan, tmp_path)
+    assert code == 5, err
+    assert out is not None
+    task = task_of(out)
+    assert task["decision"] == "needs_manual_review"
+    assert "timeout again after 1 fresh start" in task["reason"]
+    assert len(calls(tmp_path, "impl", "implement")) == 2
+
+
+def _mergegate(args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mergegate", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+
+
+def test_an_orchestrator_killed_during_the_consultation_resumes_with_the_persisted_count(
+    repo: Path, tmp_path: Path
+) -> None:
+    plan = make_plan({"P1": {"A": {}}})
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan.model_dump_json(by_alias=True))
+    impl = agent(tmp_path, "impl", {"A/T1": {"implement": [asks_for_help(), {}]}})
+    # attempt 1 fails, attempt 2 hangs (the orchestrator is killed during it), attempt 3 answers
+    steps = [{"text": "no idea", "exit": 1}, {"sleep": 120}, {}]
+    adv = agent(tmp_path, "adv", {"*": {"advise": steps}})
+    args = run_args(repo, impl, agent(tmp_path, "rev"), "--advisor-cmd", adv)
+    proc = _mergegate([args[0], str(plan_file), *args[1:]])
+    deadline = time.monotonic() + 60
+    while len(calls(tmp_path, "adv", "advise")) < 2:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+    state = Path(os.environ["MERGEGATE_STATE_DIR"])
+    [run_dir] = (state / "runs").iterdir()
+    help_dir = run_dir / "P1" / "A" / "T1" / "help" / "01"
+    persisted = json.loads((help_dir / "advice_request.json").read_text())
+    assert [a["attempts"] for a in persisted["advisors"]] == [2]
+    resumed = _mergegate(
+        ["resume", run_dir.name, "--repo", str(repo), "--format", "json", "--progress", "none"]
+    )
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err[-3000:]
+    report = json.loads(out)
+    assert task_of(report)["decision"] == "approved"
+    made = calls(tmp_path, "adv", "advise")
+    assert len(made) == 3  # never more than 3 attempts in total, across the crash
+    assert [Path(c["attempt"]).name for c in made] == ["a1", "a2", "a3"]
+    consultation = json.loads((help_dir / "consultation.json").read_text())
+    assert consultation["action"] == "continue"
+    assert consultation["answers"][0]["attempts"] == 3
+    # the hung advisor of the killed orchestrator did not outlive the resume
+    hung = made[1]["pid"]
+    assert not Path(f"/proc/{hung}").exists() or "Z" in _state_of(hung)
+    implemented = calls(tmp_path, "impl", "implement")
+    assert len(implemented) == 2  # the help request was not made again
+    assert implemented[1]["head"].startswith("You asked for help on task T1")
+
+
+def _state_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
