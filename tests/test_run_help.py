@@ -221,11 +221,11 @@ def test_an_agent_result_invalid_until_the_cap_ends_the_task_with_its_records(
     plan = make_plan({"P1": {"A": {}}})
     impl = agent(tmp_path, "impl", {"A/T1": {"implement": [{"text": "Done, no JSON."}]}})
     code, out, err = invoke(run_args(repo, impl, agent(tmp_path, "rev")), plan, tmp_path)
-    assert code == 3, err
+    assert code == 5, err
     assert out is not None
     task = task_of(out)
-    assert task["decision"] == "undecidable"
-    assert "agent-result" in task["reason"]
+    assert task["decision"] == "needs_manual_review"
+    assert "agent-result stayed invalid" in task["reason"]
     assert not calls(tmp_path, "rev", "review")
     assert len(calls(tmp_path, "impl", "implement")) == 3
     run_dir = Path(out["run_dir"])

@@ -325,14 +325,15 @@ class _Turns:
         )
 
     def ended(self, action: RecoveryAction, reason: str, code: ExitCode | None) -> TaskOutcome:
+        """The task's end by the table. An escalation is `needs_manual_review` (exit 5) in a
+        run, an `agent-result` still invalid at its cap included (the table's exit 3 is for
+        callers outside a run; issue 14: "exhaustion escalates the task")."""
         pipe = self.pipe
         if pipe.stopped:
             return pipe.ended_by_stop()
-        code = code or ExitCode.ESCALATED
-        if code is ExitCode.UNDECIDABLE:
-            return pipe.outcome("undecidable", reason, code)
-        if action is RecoveryAction.FAIL or code is ExitCode.AGENT_FAILURE:
-            return pipe.outcome("failed", f"the implementer failed: {reason}", code)
+        if action is RecoveryAction.FAIL:
+            why = f"the implementer failed: {reason}"
+            return pipe.outcome("failed", why, code or ExitCode.AGENT_FAILURE)
         return pipe.escalate(reason)
 
     def run(self, files: str) -> TaskOutcome | None:
