@@ -174,7 +174,8 @@ def consult_step(call: dict[str, Any]) -> dict[str, Any]:
         cwd=Path(call["worktree"]),
         config=rt.config,
         recorder=run_recorder(rt, call["where"]),
-        protected_repos=(rt.repo,),
+        # the read-only check covers the unit's workspace (cwd), not the user's repository,
+        # where other units publish and merge while this one is paused
     )
     stopped = next((m.stopped for m in metered if m.stopped), None)
     return {
@@ -250,6 +251,8 @@ class _Turns:
         help_ = collection.help
         self.log.emit(
             HelpRequested(
+                # stable across replays of the task (readers keep the first of an id)
+                event_id=f"help:{self.rt.run_id}/{pipe.unit_id}/{pipe.task.id}/{number}",
                 context=_context_text(help_.context),
                 source="result" if help_.source == "json" else help_.source,
                 discrepancy=help_.warning,
@@ -312,7 +315,7 @@ class _Turns:
         pipe = self.pipe
         result = collection.result
         assert result is not None
-        pipe.claim = collection.result_data
+        pipe.claim = result.model_dump(mode="json")
         pipe.judgement = judge_claim(pipe.claim, [], pipe.task.id)
         pipe.notes = result.notes or pipe.notes
         if result.success and result.completed_normally:
