@@ -366,3 +366,33 @@ def _state_of(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+def test_advisors_from_the_configuration_are_recorded_with_the_run(
+    repo: Path, tmp_path: Path
+) -> None:
+    advice = {"guidance": "CONFIGURED-ADVISOR says go on.", "action": "continue"}
+    adv = agent(tmp_path, "adv", {"*": {"advise": [{"text": json.dumps(advice)}]}})
+    (repo / "mergegate.toml").write_text(f"[agents]\nadvisor_cmds = [{json.dumps(adv)}]\n")
+    (repo / ".git" / "info" / "exclude").write_text("mergegate.toml\n")
+    plan = make_plan({"P1": {"A": {}}})
+    impl = agent(tmp_path, "impl", {"A/T1": {"implement": [asks_for_help(), {}]}})
+    code, out, err = invoke(run_args(repo, impl, agent(tmp_path, "rev")), plan, tmp_path)
+    assert code == 0, err
+    assert out is not None
+    assert task_of(out)["help_requests"] == 1
+    recorded = json.loads((Path(out["run_dir"]) / "run.json").read_text())["agents"]
+    assert (recorded["advisors"], recorded["advisor_cmds"]) == ([], [adv])
+    resumed = calls(tmp_path, "impl", "implement")[1]
+    assert "CONFIGURED-ADVISOR" in prompt_of(resumed)
+
+
+def test_an_unknown_advisor_is_a_usage_error_before_anything_runs(
+    repo: Path, tmp_path: Path
+) -> None:
+    plan = make_plan({"P1": {"A": {}}})
+    impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")
+    code, _, err = invoke(run_args(repo, impl, rev, "--advisor", "no-such-backend"), plan, tmp_path)
+    assert code == 2
+    assert "no-such-backend" in err
+    assert not events(tmp_path, "impl")
