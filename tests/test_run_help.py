@@ -396,3 +396,22 @@ def test_an_unknown_advisor_is_a_usage_error_before_anything_runs(
     assert code == 2
     assert "no-such-backend" in err
     assert not events(tmp_path, "impl")
+
+
+def test_an_implementer_that_cannot_be_reached_is_retried_then_fails(
+    repo: Path, tmp_path: Path
+) -> None:
+    plan = make_plan({"P1": {"A": {}}})
+    missing = str(tmp_path / "no-such-agent")
+    code, out, err = invoke(run_args(repo, missing, agent(tmp_path, "rev")), plan, tmp_path)
+    assert code == 4, err
+    assert out is not None
+    task = task_of(out)
+    assert task["decision"] == "failed"
+    assert "could not be reached after 2 retries" in task["reason"]
+    attempts = Path(out["run_dir"]) / "P1" / "A" / "T1" / "attempts"
+    assert sorted(p.name for p in attempts.iterdir()) == [
+        "01-implementer",
+        "02-implementer",
+        "03-implementer",
+    ]
