@@ -153,7 +153,20 @@ def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
             opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd
         ),
         verifier=_agent(opts["verifier"], opts["verifier_cmd"]),
+        **_advisors(config, opts),
     )
+
+
+def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The flags replace `[agents] advisors` and `advisor_cmds` together when either is given;
+    every advisor is built once here, so an unknown name is a usage error before the run."""
+    from mergegate.implementer import advisors_from_config
+
+    names, cmds = tuple(opts["advisors"]), tuple(opts["advisor_cmds"])
+    if not names and not cmds:
+        names, cmds = config.agents.advisors, config.agents.advisor_cmds
+    advisors_from_config(config, names=names, cmds=cmds)
+    return {"advisors": names, "advisor_cmds": cmds}
 
 
 @click.command("run")
@@ -171,6 +184,22 @@ def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
     "they are left to a person, never passed).",
 )
 @click.option("--verifier-cmd", default=None, help='Verifier as a program: "PROGRAM ARGS".')
+@click.option(
+    "--advisor",
+    "advisors",
+    multiple=True,
+    metavar="NAME[:MODEL]",
+    help="An advisor backend, consulted when an implementer asks for help (>>>HELP<<<); "
+    "repeatable. With --advisor or --advisor-cmd, [agents] advisors and advisor_cmds are "
+    "ignored. Without any advisor, a help request escalates the task.",
+)
+@click.option(
+    "--advisor-cmd",
+    "advisor_cmds",
+    multiple=True,
+    metavar="CMD",
+    help='An advisor as a program: "PROGRAM ARGS" ({prompt_file} is the request); repeatable.',
+)
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 64),
@@ -206,6 +235,11 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     """Execute PLAN: implementer agents, a two-stage review after every task, bounded fix
     rounds, one --no-ff merge per unit into the integration branch, and a verification of
     every phase before the next one starts.
+
+    Each implementer ends its task with an `agent-result` JSON object (asked again in the
+    same session while invalid); one that writes >>>HELP<<< alone on a line is paused while
+    the advisors are consulted, then resumed with their guidance (agents.max_help_requests
+    per task). Command agents find MERGEGATE_RUN_ID and MERGEGATE_TASK_ID in their env.
 
     PLAN is anything `mergegate plan show` reads (a GSD `.planning` tree, a superpowers or
     spectacular plan, a native YAML plan) or a JSON file of the plan model.

@@ -43,6 +43,7 @@ from mergegate.git import (
     repository_root,
     valid_branch_name,
 )
+from mergegate.implementer import advisors_from_config
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
@@ -229,6 +230,9 @@ def _runtime(
         reviewer=reviewer,
         verifier=build_backend(agents.verifier, config),
         fresh_implementer=fresh,
+        advisors=tuple(
+            advisors_from_config(config, names=agents.advisors, cmds=agents.advisor_cmds)
+        ),
         events=events,
         human=human,
     )

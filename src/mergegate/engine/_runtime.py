@@ -21,6 +21,7 @@ from mergegate.config import Config
 from mergegate.engine._agents import Budget, Metered
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.git import GitRepository
+from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.review import ReviewOptions
 from mergegate.store import RunRecord, RunStore
@@ -94,6 +95,8 @@ class Runtime:
     reviewer: Backend | None
     verifier: Backend | None = None
     fresh_implementer: Backend | None = None
+    advisors: tuple[Advisor, ...] = ()
+    """Consulted when an implementer asks for help (none: a help request escalates)."""
     events: EventSink = field(default_factory=EventSink)
     human: Human | None = None
     budget: Budget | None = None

@@ -74,6 +74,9 @@ def _unit_entry(
                 "review_status": task.get("review_status"),
                 "commit": task.get("commit"),
                 "head": task.get("head"),
+                "help_requests": task.get("help_requests", 0),
+                "agent_result": task.get("agent_result"),
+                "judgement": task.get("judgement"),
                 "reports": [f"{folder}{os.sep}{n}" for n in names if n in present]
                 + [f"{r}/summary.md" for r in task.get("reports", [])],
             }
