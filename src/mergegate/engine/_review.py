@@ -31,6 +31,8 @@ from mergegate.engine._agents import Metered
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import keep_lost_attempt
 from mergegate.engine.events import RunEvent
+from mergegate.errors import UsageError
+from mergegate.events import Escalation, Notice
 from mergegate.git import GitRepository, commit_with_key, reset_clean
 from mergegate.review import (
     FixRound,
@@ -45,6 +47,7 @@ from mergegate.review import (
     run_step,
     start_review,
 )
+from mergegate.review.stream import review_events
 from mergegate.store import step
 
 __all__ = ["ReviewCall", "TaskRepository", "review_step"]
@@ -157,6 +160,31 @@ def _prepare_fix(call: ReviewCall, state: ReviewState, round_no: int, worktree: 
         marker.touch()
 
 
+def _review_facts(rt: Runtime, call: ReviewCall, state: ReviewState) -> None:
+    """A finished review into the run's stream, read from its records (`review_events`):
+    each reviewer and fixer attempt, each verdict, each fix round, the review's end. Their ids
+    come from the records, so a step run again writes nothing twice. The review's own
+    escalation is left out: the task's end says it (one escalation per thing a person must
+    look at)."""
+    run_dir = Path(call["run_dir"])
+    try:
+        events = review_events(
+            run_dir,
+            run_id=rt.run_id,
+            phase=call["phase"],
+            unit=call["unit"],
+            task=call["task"],
+            operation=run_dir.name,
+            state=state,
+        )
+    except (UsageError, OSError, ValueError) as exc:
+        # the review's decision stands; only its picture is missing
+        events = [Notice(run_id=rt.run_id, message=f"review records unreadable: {exc}")]
+    for event in events:
+        if not isinstance(event, Escalation):
+            rt.journal.emit(event)
+
+
 @step("mergegate.review")
 def review_step(call: ReviewCall) -> dict[str, Any]:
     """One step of a task's review: the next reviewer attempt or fix round.
@@ -198,6 +226,8 @@ def review_step(call: ReviewCall) -> dict[str, Any]:
         state, stop = result.state, result.stop
     stopped = next((m.stopped for m in meters if m.stopped), None)
     outcome = finish_review(ctx, state, stop).to_dict() if stop is not None else None
+    if outcome is not None:
+        _review_facts(rt, call, state)
     return {
         "state": state.model_dump(mode="json"),
         "outcome": outcome,
