@@ -164,9 +164,10 @@ def _attempt_facts(
     is the `fixer` role, stage `checks`) and, for a fix, its `fix.round`. Where it happened is
     read from the attempt folder (`<run dir>/<phase>/<unit>/<task>/attempts/NN-implementer`);
     the id is the folder's, so a replay is written once, and a run again after a crash (its
-    lost attempt kept aside as `….lost-N`) is an attempt of its own."""
+    lost attempt kept aside as `….lost-N`) is an attempt of its own (it really ran); the fix
+    round is one whatever ran it (the first written is kept)."""
     where = place_of(rt.run_dir, attempt_dir)
-    key = event_key(rt.run_id, rt.run_dir, attempt_dir)
+    base = key = event_key(rt.run_id, rt.run_dir, attempt_dir)
     if rerun:
         key += f"#rerun-{len(list(attempt_dir.parent.glob(attempt_dir.name + '.lost-*')))}"
     found = _CHECK_FIX.search(str((commit or {}).get("key") or ""))
@@ -192,7 +193,7 @@ def _attempt_facts(
             FixRound(
                 **where,
                 run_id=rt.run_id,
-                event_id=f"{key}:fix",
+                event_id=f"{base}:fix",
                 round=fix_round,
                 source="checks",
                 operation=attempt_dir.name,
