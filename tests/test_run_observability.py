@@ -295,3 +295,33 @@ def test_a_resumed_journal_remembers_the_alerts_already_raised(tmp_path: Path) -
     assert second.alerts == []
     alerts = [e for e in read_events(tmp_path).events if isinstance(e, Alert)]
     assert len(alerts) == 1
+
+
+def test_a_resumed_journal_judges_rates_over_the_whole_run(tmp_path: Path) -> None:
+    """Twenty implementer operations succeeded before the crash; one exhausted after it is
+    1 of 21, under 5 %: no alert (the monitor counts what the file holds)."""
+    from mergegate.events import AgentAttempt
+
+    def attempt(n: int, status: str) -> AgentAttempt:
+        return AgentAttempt(
+            run_id="r",
+            phase="P",
+            unit="A",
+            task=f"T{n}",
+            role="implementer",
+            backend="command",
+            status=status,
+            operation="01-implementer",
+            max_attempts=1,
+            event_id=f"a{n}",
+        )
+
+    first = RunJournal(tmp_path, fsync=False)
+    for n in range(20):
+        first.emit(attempt(n, "ok"))
+    resumed = RunJournal(tmp_path, fsync=False)
+    resumed.emit(attempt(20, "error"))
+    assert resumed.alerts == []
+    one_more = RunJournal(tmp_path / "fresh", fsync=False)
+    one_more.emit(attempt(0, "error"))  # 1 of 1: over the threshold
+    assert [a.rule for a in one_more.alerts] == ["retry_exhaustion"]

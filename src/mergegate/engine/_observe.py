@@ -101,13 +101,15 @@ class RunJournal:
         path = self.run_dir / EVENTS_FILE
         repair_tail(path)
         monitor = AlertMonitor(self.rules)
-        for event in _existing(path):
+        existing = _existing(path)
+        for event in existing:
             self.seen.add(event.event_id)
             if isinstance(event, Alert):
                 monitor.raised.add(event.key)
-        for event in _existing(path):
-            if not isinstance(event, Alert):
-                monitor.feed(event)
+        for event in existing:
+            # folded in with the counts the rules keep (a resumed run's rates are over the
+            # whole run); what it raises was raised then, or is found at the end of the run
+            monitor.observe(event)
         log = EventLog(path, fsync=self.fsync)
         self._sink = AlertingSink(log, monitor, on_alert=self.on_alert)
 
