@@ -15,7 +15,16 @@ from click.testing import CliRunner
 from _plan_runs import agent, approve, events, invoke, make_plan, repo_with, with_fixes
 from mergegate.cli import cli
 from mergegate.engine._observe import RunJournal, repair_tail
-from mergegate.events import EVENTS_FILE, Alert, Notice, TaskStarted, read_events
+from mergegate.events import (
+    EVENTS_FILE,
+    Alert,
+    Notice,
+    RunFinished,
+    RunStarted,
+    TaskFinished,
+    TaskStarted,
+    read_events,
+)
 from mergegate.metrics import AlertRules, compute_metrics
 
 
@@ -325,3 +334,52 @@ def test_a_resumed_journal_judges_rates_over_the_whole_run(tmp_path: Path) -> No
     one_more = RunJournal(tmp_path / "fresh", fsync=False)
     one_more.emit(attempt(0, "error"))  # 1 of 1: over the threshold
     assert [a.rule for a in one_more.alerts] == ["retry_exhaustion"]
+
+
+def test_a_merge_conflict_is_one_escalation_and_a_conflict(repo: Path, tmp_path: Path) -> None:
+    plan = make_plan({"P1": {"A": {}, "B": {}}})
+    script = {
+        "A/T1": {"implement": [{"write": {"same.txt": "from A\n"}}]},
+        "B/T1": {"implement": [{"write": {"same.txt": "from B\n"}}]},
+    }
+    code, out, _ = invoke(
+        run_args(repo, agent(tmp_path, "impl", script), agent(tmp_path, "rev")), plan, tmp_path
+    )
+    assert code == 5
+    assert out is not None
+    stream = stream_of(out)
+    metrics = compute_metrics(stream.events)
+    assert (metrics.merges, metrics.conflicts, metrics.escalations) == (1, 1, 1)
+    escalated = [e for e in stream.events if e.kind == "unit.escalated"]
+    assert [(e.unit, e.package) for e in escalated] == [("B", out["units"][1]["escalation"])]
+    finished = {e.unit: e.status for e in stream.events if e.kind == "unit.finished"}
+    assert finished == {"A": "merged", "B": "needs_manual_review"}
+    assert [e.kind for e in stream.events][-1] == "run.finished"
+
+
+def test_a_checkpoint_answered_in_a_later_generation_is_one_task(
+    repo: Path, tmp_path: Path
+) -> None:
+    plan = make_plan({"P1": {"A": {"tasks": ["T1", "CP1"]}}})
+    code, out, _ = invoke(
+        run_args(repo, agent(tmp_path, "impl"), agent(tmp_path, "rev")), plan, tmp_path
+    )
+    assert code == 5
+    assert out is not None
+    base = ["--repo", str(repo), "--format", "json", "--progress", "none"]
+    code, out, _ = invoke(["resume", out["run_id"], "--answer", "CP1=approve", *base])
+    assert code == 0
+    assert out is not None
+    stream = stream_of(out)
+    assert stream.replayed == 0
+    metrics = compute_metrics(stream.events)
+    assert metrics.tasks == 2
+    assert metrics.usage_by_role["implementer"].attempts == 1  # T1 is not run again
+    assert metrics.reviews == 1
+    assert metrics.merges == 1
+    ends = [(e.task, e.decision) for e in stream.events if isinstance(e, TaskFinished)]
+    assert ends == [("T1", "approved"), ("CP1", "waiting_for_human"), ("CP1", "approved")]
+    runs = [(e.generation, e.kind) for e in stream.events if isinstance(e, RunStarted)]
+    assert runs == [(1, "run.started"), (2, "run.started")]
+    statuses = [e.status for e in stream.events if isinstance(e, RunFinished)]
+    assert statuses == ["waiting_for_human", "completed"]

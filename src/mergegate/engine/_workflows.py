@@ -21,6 +21,7 @@ units an earlier one merged, and the phases it verified, from the run's records.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from mergegate.decisions import ExitCode
@@ -159,7 +160,11 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
         rounds=outcome.rounds,
     )
     if outcome.decision == "needs_manual_review":
-        package = outcome.reports[-1] if outcome.reports else ""
+        review = Path(outcome.reports[-1]) if outcome.reports else None
+        if review is not None and (review / "escalation").is_dir():
+            package = str(review / "escalation")
+        else:
+            package = str(rt.unit_dir(phase_id, unit.id) / "SUMMARY.md")
         rt.fact(
             Escalation,
             f"{key}/escalation",
