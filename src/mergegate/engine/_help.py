@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
 from mergegate.engine._runtime import Runtime, current
-from mergegate.events import EventLog, HelpAdvice, HelpRequested, Notice, handoff_event
+from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
 from mergegate.handoff import AgentResultPayload, HandoffRecorder
 from mergegate.implementer import (
@@ -89,7 +89,7 @@ class _RunEvents:
     help. Other plain events are not part of the typed stream (their facts are in the
     attempt directories' records)."""
 
-    log: EventLog
+    log: EventSink
     context: Mapping[str, Any] = field(default_factory=dict)
 
     def emit(self, event: Mapping[str, Any]) -> None:
@@ -124,7 +124,7 @@ def run_recorder(rt: Runtime, where: Mapping[str, str]) -> HandoffRecorder:
     """Where a task's handoff records go: typed events into the run's `events.jsonl`, the log
     and failed-handoff files into the run directory (as `[handoff_validation]` says)."""
     base = HandoffRecorder.for_run(rt.config, rt.run_dir)
-    events = _RunEvents(EventLog.in_run_dir(rt.run_dir), {"run_id": rt.run_id, **where})
+    events = _RunEvents(rt.journal, {"run_id": rt.run_id, **where})
     return HandoffRecorder(events=events, failed_dir=base.failed_dir, log_path=base.log_path)
 
 
@@ -224,7 +224,8 @@ class _Turns:
         self.rt = pipe.rt
         self.limits = RecoveryLimits.from_config(self.rt.config.agents)
         self.counters = RecoveryCounters()
-        self.log = EventLog.in_run_dir(self.rt.run_dir)
+        # the run's journal: each event id written once across replays, alerts checked
+        self.log = self.rt.journal
 
     def collect(self, result: AgentResult) -> ResultCollection:
         pipe = self.pipe
