@@ -52,7 +52,10 @@ echo "      call takes ~10-60 s on 2 cores)"
 echo
 
 # Sessions, runs and work trees stay in the demo directory, not in the repository or ~/.local.
+# A 0.5B model often ends without a valid agent-result JSON: one ask again in its session, not
+# five (each is a whole generation on 2 cores), then the task escalates.
 set +e
+MERGEGATE_RETRY__MAX_ATTEMPTS='{"agent-result" = 2}' \
 MERGEGATE_STATE_DIR="$work/state" "$mergegate" run "$example/plan.yaml" --repo "$repo" \
   --implementer local --reviewer local --max-rounds 2 --progress plain "$@"
 code=$?

@@ -142,3 +142,33 @@ def test_the_policy_alone_stops_a_script_that_got_through(
     assert markup.title == "mergegate run r1"
     assert not [m for m in console if "PWNED" in m]
     assert any("Content Security Policy" in m for m in console)  # the browser refused it
+
+
+def test_the_report_of_a_mergegate_run_in_the_browser(chromium: Browser, tmp_path: Path) -> None:
+    """The page `mergegate run` writes at its end: one bar per agent attempt of the run's
+    stream, and a reviewer's hostile finding title on it as text, running nothing."""
+    from _plan_runs import agent, approve, invoke, make_plan, repo_with, with_fixes
+    from mergegate.events import read_events
+
+    repo = repo_with(tmp_path / "repo")
+    rev = agent(tmp_path, "rev", {"A/T1": {"review": [with_fixes(HOSTILE[:300]), approve()]}})
+    args = ["run", "--repo", str(repo), "--implementer-cmd", agent(tmp_path, "impl")]
+    args += ["--reviewer-cmd", rev, "--format", "json", "--progress", "none"]
+    code, out, err = invoke(args, make_plan({"P1": {"A": {}}}), tmp_path)
+    assert code == 0, err
+    assert out is not None
+    attempts = [e for e in read_events(Path(out["run_dir"])).events if isinstance(e, AgentAttempt)]
+    assert len(attempts) == 5  # implementer, spec + quality, the fix, spec again
+    dom, console = chromium.dom(Path(out["report"]))
+    markup = parse(dom)
+    bars = [
+        a for t, a in markup.tags if t == "rect" and "attempt" in (a.get("class") or "").split()
+    ]
+    assert len(bars) == len(attempts)
+    assert markup.title == f"mergegate run {out['run_id']}"
+    tags = [t for t, _ in markup.tags]
+    assert "script" not in tags
+    assert "pwned" not in tags
+    assert "img" not in tags
+    assert console == []
+    assert "&lt;script&gt;document.title='PWNED'" in dom  # on the page, as text

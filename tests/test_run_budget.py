@@ -18,6 +18,7 @@ TRAILER = '{"review_id": "{{review_id}}", "verdict": "approve", "findings": []}'
 APPROVE = f"Fine.\n\nReady to merge? Yes\n\n```json\n{TRAILER}\n```\n"
 ECHO = {"{{review_id}}": '"review_id": "'}
 EDIT = "FILE: {path}\n<<<<<<< CONTENT\nhello\n>>>>>>> END\n"
+RESULT = '\n{"task_id": "T1", "success": true, "completed_normally": true}\n'
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def _script() -> Script:
         turns=[
             Turn(
                 match="You are the implementer",
-                text=EDIT.format(path="a.txt"),
+                text=EDIT.format(path="a.txt") + RESULT,
                 usage=TurnUsage(input_tokens=4000, output_tokens=100),
             ),
             Turn(

@@ -20,6 +20,8 @@ import pytest
 
 from _gitrepo import git
 from _plan_runs import agent, events, make_plan, repo_with, trailers, with_fixes
+from mergegate.events import read_events
+from mergegate.metrics import Metrics, compute_metrics
 
 KILLS = 20
 SEED = 20261123
@@ -39,11 +41,13 @@ def _plan_file(tmp_path: Path) -> Path:
 
 
 def _agents(tmp_path: Path, label: str) -> tuple[str, str]:
-    slow = {"implement": [{"sleep": 0.3}], "fix": [{"sleep": 0.2}]}
+    # long enough that 20 kills land before the run ends however fast a resume becomes: the
+    # test proves nothing about crashes if the run outruns its kills
+    slow = {"implement": [{"sleep": 0.8}], "fix": [{"sleep": 0.5}]}
     impl = agent(tmp_path, f"impl-{label}", {"*": slow})
-    reviews = {"*": {"review": [{"sleep": 0.2, "text": "APPROVE"}]}}
+    reviews = {"*": {"review": [{"sleep": 0.5, "text": "APPROVE"}]}}
     reviews["B/T2"] = {
-        "review": [{"sleep": 0.2, **with_fixes()}, {"sleep": 0.2, "text": "APPROVE"}]
+        "review": [{"sleep": 0.5, **with_fixes()}, {"sleep": 0.5, "text": "APPROVE"}]
     }
     return impl, agent(tmp_path, f"rev-{label}", reviews)
 
@@ -176,8 +180,82 @@ def crash_and_converge(tmp_path: Path, kill_count: int, env: dict[str, str] | No
     # ... and no review folder (a review's records) was opened twice without a crash in it
     lost = list(Path(out["run_dir"]).rglob("review*.lost-*"))
     assert len(lost) <= len(kills)
+    # the event stream counts what the uninterrupted run counts (agent attempts may be more:
+    # an attempt lost in a kill really ran, and ran again)
+    assert_same_counts(_metrics(out), _metrics(ref))
     # nothing left behind: no agent process, no work tree, no throwaway checkout
     assert _agents_alive(str(crash_dir)) == []
     assert git(repo, "worktree", "list").count("\n") == 0
     leftovers = state / "worktrees" / run_id
     assert not leftovers.exists() or list(leftovers.iterdir()) == []
+
+
+def _metrics(out: dict[str, Any]) -> Metrics:
+    stream = read_events(Path(out["run_dir"]))
+    assert stream.replayed == 0  # the journal wrote every event id once, however often resumed
+    assert stream.torn == 0
+    return compute_metrics(stream.events)
+
+
+def assert_same_counts(resumed: Metrics, ref: Metrics) -> None:
+    """What a resumed run must count exactly as an uninterrupted one does."""
+    same = ("tasks", "merges", "fix_rounds", "reviews", "first_pass_approved", "escalations")
+    for name in (*same, "verdicts", "checks_passed", "checks_failed", "verifications"):
+        assert getattr(resumed, name) == getattr(ref, name), name
+    for role in ("implementer", "reviewer", "fixer"):
+        assert resumed.usage_by_role[role].attempts >= ref.usage_by_role[role].attempts, role
+    assert [r.status for r in resumed.runs] == [r.status for r in ref.runs] == ["completed"]
+
+
+def _wait_for(path: Path, kind: str, proc: subprocess.Popen[str], count: int = 1) -> None:
+    """Until the run's stream holds `count` events of `kind` (or the run ended)."""
+    needle = f'"kind":"{kind}"'
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if path.is_file() and path.read_text().count(needle) >= count:
+            return
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=30)
+    raise AssertionError(f"no {count} {kind} event(s) in {path} before the run ended: {err[:6000]}")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_run_killed_and_resumed_counts_what_an_uninterrupted_run_counts(
+    tmp_path: Path,
+) -> None:
+    plan_file = tmp_path / "plan.json"
+    plan = make_plan(
+        {"P1": {"A": {"tasks": ["T1", "T2"]}, "B": {"tasks": ["T1", "T2"]}}, "P2": {"C": {}}}
+    )
+    plan_file.write_text(plan.model_dump_json(by_alias=True))
+    ref_code, ref = _finish(
+        _mergegate(
+            _run_args(repo_with(tmp_path / "ref-repo"), plan_file, *_agents(tmp_path, "ref")),
+            tmp_path / "ref-state",
+        )
+    )
+    assert ref_code == 0, ref
+    crash_dir = tmp_path / "crash"
+    crash_dir.mkdir()
+    repo, state = repo_with(crash_dir / "repo"), crash_dir / "state"
+    impl, rev = _agents(crash_dir, "x")
+    proc = _mergegate(_run_args(repo, plan_file, impl, rev), state)
+    # kill right after events were written from inside a step (a check), after a recorded
+    # step (a verdict: the end of a review), from workflow code (a merge), and in phase two
+    for kind, count in (("check", 1), ("verdict", 3), ("merge", 1), ("task.started", 5)):
+        while _run_id(state) is None and proc.poll() is None:
+            time.sleep(0.02)
+        run_id = _run_id(state)
+        assert run_id is not None
+        _wait_for(state / "runs" / run_id / "events.jsonl", kind, proc, count)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=30)
+        proc = _mergegate(
+            ["resume", run_id, "--repo", str(repo), "--format", "json", "--progress", "none"], state
+        )
+    code, out = _finish(proc)
+    assert code == 0, out
+    assert_same_counts(_metrics(out), _metrics(ref))
+    assert _metrics(ref).fix_rounds == 1  # B/T2's review asked for one fix
+    assert (Path(out["run_dir"]) / "report.html").is_file()

@@ -6,19 +6,23 @@ It works out where it is from what mergegate gives it: the unit from the task bl
 prompt, else from its working directory (the unit's work tree is named after the unit), the
 task from `# Task <id>:` in the prompt (a fix prompt reuses the unit's last task), and the
 kind from the environment and prompt:
-`review` (MERGEGATE_REVIEW_ID is set), `fix` (a fix prompt) or `implement`.
+`review` (MERGEGATE_REVIEW_ID is set), `fix` (a fix prompt), `advise` (an advisor's request)
+or `implement` (the task's prompt, an ask again for its result, or the advice that resumes it).
 
 SCRIPT maps "<unit>/<task>" (or "*") to {"implement": [...], "fix": [...], "review": [...]};
 each new attempt takes the next step of its list (the last one repeats); an attempt run again
 after a crash (the same attempt folder) takes the step it took before. A step is
   {"text": "...", "write": {"path": "content"}, "sleep": 0.5, "exit": 0}
-Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt`; review
-approves; fix rewrites that file (with the name of its attempt folder, so a fix step run again
-after a crash writes the same content).
-`{review_id}` in a text becomes the nonce mergegate asked for.
+Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt` and ends with a
+valid `agent-result` for MERGEGATE_TASK_ID; review approves; advise answers
+`{"guidance": "...", "action": "continue"}`; fix rewrites that file (with the name of its
+attempt folder, so a fix step run again after a crash writes the same content).
+`{review_id}` in a text becomes the nonce mergegate asked for, `{result}` a valid
+`agent-result` for the task (success).
 
 Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, attempt (the
-attempt folder mergegate gave it), pid, time)
+attempt folder mergegate gave it), session (MERGEGATE_SESSION_ID), head (the prompt's first
+line), run_id and task_id (MERGEGATE_RUN_ID, MERGEGATE_TASK_ID), pid, time)
 to STATE_DIR/log.jsonl, so tests can check overlap and count invocations.
 """
 
@@ -46,6 +50,8 @@ named = re.search(r"; phase \S+; unit (\S+)", prompt)
 unit = named.group(1) if named else pathlib.Path.cwd().name
 if review_id:
     kind = "review"
+elif prompt.startswith("You are an advisor"):
+    kind = "advise"
 elif prompt.startswith(("A code review of your change", "The checks mergegate ran")):
     kind = "fix"
 else:
@@ -84,6 +90,10 @@ def log(event: str) -> None:
         "n": n,
         "review_id": review_id,
         "attempt": attempt_path,
+        "session": os.environ.get("MERGEGATE_SESSION_ID", ""),
+        "run_id": os.environ.get("MERGEGATE_RUN_ID", ""),
+        "task_id": os.environ.get("MERGEGATE_TASK_ID", ""),
+        "head": prompt.splitlines()[0][:200] if prompt else "",
         "pid": os.getpid(),
         "time": time.time(),
     }
@@ -95,8 +105,12 @@ log("start")
 entry = script.get(f"{unit}/{task}") or script.get("*") or {}
 steps = entry.get(kind) or []
 step = steps[min(n, len(steps)) - 1] if steps else {}
+task_id = os.environ.get("MERGEGATE_TASK_ID", task)
+result = json.dumps({"task_id": task_id, "success": True, "completed_normally": True})
+advice = {"guidance": "Write the file and finish.", "action": "continue"}
 defaults = {
-    "implement": {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "done"},
+    "implement": {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "done\n{result}"},
+    "advise": {"text": json.dumps(advice)},
     "review": {"text": "APPROVE"},
     # named after the attempt (not the call count): a step run again after a crash writes the
     # same content, as a deterministic agent would
@@ -111,6 +125,6 @@ for rel, content in step.get("write", {}).items():
 text = step.get("text", "ok")
 if text == "APPROVE":
     text = approve()
-sys.stdout.write(text.replace("{review_id}", review_id))
+sys.stdout.write(text.replace("{review_id}", review_id).replace("{result}", result))
 log("end")
 sys.exit(step.get("exit", 0))

@@ -46,6 +46,11 @@ def _configure(repo: Path, claude: RealCli, server: ModelServer) -> None:
     (repo / ".git" / "info" / "exclude").write_text("mergegate.toml\n")
 
 
+def done(task: str) -> str:
+    """The `agent-result` an implementer ends its task with."""
+    return json.dumps({"task_id": task, "success": True, "completed_normally": True})
+
+
 def test_claude_code_implements_two_tasks_in_one_session(
     claude_cli: RealCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -68,9 +73,9 @@ def test_claude_code_implements_two_tasks_in_one_session(
     script = Script(
         turns=[
             write("hello.txt", "hi\n"),
-            Turn(match="# Task T1:", text="Wrote hello.txt."),
+            Turn(match="# Task T1:", text="Wrote hello.txt.\n" + done("T1")),
             write("bye.txt", "bye\n"),
-            Turn(match="# Task T2:", text="Wrote bye.txt."),
+            Turn(match="# Task T2:", text="Wrote bye.txt.\n" + done("T2")),
         ]
     )
     reviewer = agent(tmp_path, "rev")
@@ -106,3 +111,67 @@ def test_claude_code_implements_two_tasks_in_one_session(
     assert len(sessions) == 1, sessions
     assert len(requests) == 4
     assert report["phases"][0]["verification"]["status"] == "passed"
+
+
+def test_a_help_line_in_claude_codes_stream_consults_an_advisor_and_resumes_its_session(
+    claude_cli: RealCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in {**isolated_env(claude_cli.home), "CLAUDE_CODE_MAX_RETRIES": "0"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv(KEY_ENV, DUMMY_KEY)
+    repo = repo_with(tmp_path / "repo")
+    state = Path(os.environ["MERGEGATE_STATE_DIR"])
+    run_id = "real-claude-help"
+    workspace = state / "worktrees" / run_id / "A"
+    plan = make_plan({"P1": {"A": {"checks": {"T1": ["grep -qx hi hello.txt"]}}}})
+    stuck = (
+        "Two ways to do this and I cannot tell which one.\n>>>HELP<<<\n"
+        '{"reason": "which file?", "question": "hello.txt or greeting.txt?"}\n'
+        '{"task_id": "T1", "success": false, "completed_normally": false, '
+        '"requested_help": true}'
+    )
+    write = {"file_path": str(workspace / "hello.txt"), "content": "hi\n"}
+    script = Script(
+        turns=[
+            Turn(match="You are the implementer of task T1", text=stuck),
+            Turn(
+                match="You asked for help on task T1",
+                tool_calls=[ToolCall(name="Write", arguments=write)],
+            ),
+            Turn(match="You asked for help on task T1", text="Wrote it.\n" + done("T1")),
+        ],
+        chunk_chars=4,  # the marker arrives split across stream deltas
+    )
+    guidance = {"guidance": "GUIDANCE-7Q: write hi into hello.txt", "action": "continue"}
+    advisor = agent(tmp_path, "adv", {"*": {"advise": [{"text": json.dumps(guidance)}]}})
+    with ModelServer(script) as server:
+        _configure(repo, claude_cli, server)
+        config = load_config(repo)
+        create_run(
+            RunRequest(
+                plan=plan,
+                repo=repo,
+                state_dir=state,
+                agents=RunAgents(
+                    implementer=AgentSpec(name="claude"),
+                    reviewer=AgentSpec(cmd=agent(tmp_path, "rev")),
+                    advisor_cmds=(advisor,),
+                ),
+                options=RunOptions.from_config(config),
+                run_id=run_id,
+            )
+        )
+        report = execute_run(state, run_id, config)
+        requests = list(server.requests)
+    assert report["status"] == "completed", report
+    [task] = report["units"][0]["tasks"]
+    assert (task["decision"], task["help_requests"]) == ("approved", 1)
+    assert git(repo, "show", f"{report['into']}:hello.txt") == "hi"
+    # one session: the advice went to the implementer's own conversation, resumed
+    assert len({r.headers["x-claude-code-session-id"] for r in requests}) == 1
+    history = json.dumps(requests[-1].body["messages"])
+    assert "hello.txt or greeting.txt?" in history
+    assert "GUIDANCE-7Q" in history
+    attempts = Path(report["run_dir"]) / "P1" / "A" / "T1" / "attempts"
+    argv = json.loads((attempts / "02-implementer" / "process.json").read_text())["argv"]
+    assert "--resume" in argv

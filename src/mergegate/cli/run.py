@@ -41,6 +41,13 @@ _FORMAT = click.option(
     show_default=True,
     help="A readable table, or one JSON object at the end.",
 )
+_FAIL_ON_ALERT = click.option(
+    "--fail-on-alert/--no-fail-on-alert",
+    "fail_on_alert",
+    default=None,
+    help="Exit 5 when the run raised an alert, even if everything merged "
+    "(default: [alerts] fail_on_alert, off).",
+)
 _PROGRESS = click.option(
     "--progress",
     type=click.Choice(MODES),
@@ -122,7 +129,28 @@ def _print_report(report: dict[str, Any]) -> None:
                 click.echo(f"    open: {clean(', '.join(found['questions']), 400)}")
     if report.get("message"):
         click.echo(f"  {clean(report['message'], 400)}")
+    _print_observed(report)
     click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
+
+
+def _print_observed(report: dict[str, Any]) -> None:
+    """The run's numbers, its alerts and the HTML report's path (texts quote agent output)."""
+    metrics = report.get("metrics") or {}
+    if metrics:
+        approval = metrics.get("first_pass_approval_rate")
+        click.echo(
+            f"  {metrics['tasks']} task(s), {metrics['agent_attempts']} agent attempt(s), "
+            f"{metrics['fix_rounds']} fix round(s), first-pass approval "
+            f"{'-' if approval is None else f'{approval:.0%}'}, {metrics['tokens']:,} tokens, "
+            f"${metrics['cost_usd']:.4f}"
+        )
+    alerts = report.get("alerts") or []
+    for alert in alerts:
+        click.echo(f"  alert {alert['rule']}: {clean(alert['message'], 300)}")
+    if not alerts and metrics:
+        click.echo("  no alert")
+    if report.get("report"):
+        click.echo(f"report: {clean(report['report'], 1000)}")
 
 
 def _emit(report: dict[str, Any], fmt: str) -> None:
@@ -130,6 +158,16 @@ def _emit(report: dict[str, Any], fmt: str) -> None:
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         _print_report(report)
+
+
+def _exit_code(report: dict[str, Any], config: Config, fail_on_alert: bool | None) -> int:
+    """The run's exit code; with --fail-on-alert, an alert makes it at least 5."""
+    from mergegate.events import Alert
+    from mergegate.metrics import exit_code_for
+
+    fail = config.alerts.fail_on_alert if fail_on_alert is None else fail_on_alert
+    alerts = [Alert.model_validate(a) for a in report.get("alerts") or []]
+    return exit_code_for(int(report["exit_code"] or 0), alerts, fail_on_alert=fail)
 
 
 def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> dict[str, Any]:
@@ -157,7 +195,20 @@ def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
             opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd
         ),
         verifier=_agent(opts["verifier"], opts["verifier_cmd"]),
+        **_advisors(config, opts),
     )
+
+
+def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The flags replace `[agents] advisors` and `advisor_cmds` together when either is given;
+    every advisor is built once here, so an unknown name is a usage error before the run."""
+    from mergegate.implementer import advisors_from_config
+
+    names, cmds = tuple(opts["advisors"]), tuple(opts["advisor_cmds"])
+    if not names and not cmds:
+        names, cmds = config.agents.advisors, config.agents.advisor_cmds
+    advisors_from_config(config, names=names, cmds=cmds)
+    return {"advisors": names, "advisor_cmds": cmds}
 
 
 @click.command("run")
@@ -175,6 +226,22 @@ def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
     "they are left to a person, never passed).",
 )
 @click.option("--verifier-cmd", default=None, help='Verifier as a program: "PROGRAM ARGS".')
+@click.option(
+    "--advisor",
+    "advisors",
+    multiple=True,
+    metavar="NAME[:MODEL]",
+    help="An advisor backend, consulted when an implementer asks for help (>>>HELP<<<); "
+    "repeatable. With --advisor or --advisor-cmd, [agents] advisors and advisor_cmds are "
+    "ignored. Without any advisor, a help request escalates the task.",
+)
+@click.option(
+    "--advisor-cmd",
+    "advisor_cmds",
+    multiple=True,
+    metavar="CMD",
+    help='An advisor as a program: "PROGRAM ARGS" ({prompt_file} is the request); repeatable.',
+)
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 64),
@@ -208,6 +275,7 @@ def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
     help="Enqueue the run for a fleet of `mergegate worker`s (needs [engine] database_url on "
     "Postgres) and print its id; nothing runs here.",
 )
+@_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
 @_PROGRESS
@@ -217,13 +285,23 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     rounds, one --no-ff merge per unit into the integration branch, and a verification of
     every phase before the next one starts.
 
+    Each implementer ends its task with an `agent-result` JSON object (asked again in the
+    same session while invalid); one that writes >>>HELP<<< alone on a line is paused while
+    the advisors are consulted, then resumed with their guidance (agents.max_help_requests
+    per task). Command agents find MERGEGATE_RUN_ID and MERGEGATE_TASK_ID in their env.
+
     PLAN is anything `mergegate plan show` reads (a GSD `.planning` tree, a superpowers or
     spectacular plan, a native YAML plan) or a JSON file of the plan model.
+
+    The run's typed events go to <run dir>/events.jsonl (`mergegate stats RUN`), its alerts
+    ([alerts] thresholds) are shown as they rise and listed at the end, and one
+    self-contained HTML page is written to <run dir>/report.html (`mergegate report RUN`).
 
     \b
     Exit codes: 0 every unit merged and every phase verified; 2 usage error; 3 a review
     stayed undecidable; 4 agent failure (or cancelled); 5 escalated to a person, or waiting
-    for one (a checkpoint, or a phase whose verification did not pass).
+    for one (a checkpoint, or a phase whose verification did not pass), or, with
+    --fail-on-alert, an alert was raised.
     """
     from mergegate.engine import RunRequest, create_run, database_url_of, dry_run_lines
 
@@ -271,7 +349,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     click.echo(f"mergegate: run {record.run_id} into {record.into}", err=True)
     report = _execute(config, state, record.run_id, opts)
     _emit(report, opts["fmt"])
-    ctx.exit(int(report["exit_code"] or 0))
+    ctx.exit(_exit_code(report, config, opts["fail_on_alert"]))
 
 
 def _answers(opts: dict[str, Any]) -> Answers:
@@ -325,6 +403,7 @@ def _login() -> str:
     help="Complete the stopped phase with its gaps (needs --reason; never recorded as passed).",
 )
 @click.option("--reason", default=None, help="Why the gaps are accepted.")
+@_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
 @_PROGRESS
@@ -346,7 +425,7 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
     _require_terminal_for_manual(config)
     report = _execute(config, state, run_id, opts)
     _emit(report, opts["fmt"])
-    ctx.exit(int(report["exit_code"] or 0))
+    ctx.exit(_exit_code(report, config, opts["fail_on_alert"]))
 
 
 @click.command("status")

@@ -48,6 +48,11 @@ class RunAgents(BaseModel):
     implementer: AgentSpec
     reviewer: AgentSpec | None = None
     verifier: AgentSpec | None = None
+    advisors: tuple[str, ...] = ()
+    """Advisor backends (`NAME` or `NAME:MODEL`), as given by `--advisor` or `[agents]`."""
+    advisor_cmds: tuple[str, ...] = ()
+    """Advisor programs (`--advisor-cmd`, `[agents] advisor_cmds`); `{prompt_file}` is the
+    request's file, as for every command backend."""
 
 
 def build_backend(spec: AgentSpec | None, config: Config) -> Backend | None:

@@ -20,6 +20,7 @@ from mergegate.config import Config, redact_url
 from mergegate.decisions import ExitCode
 from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
 from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.engine._observe import RunJournal, StreamEnd, close_stream
 from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
 from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
 from mergegate.engine._summary import (
@@ -33,6 +34,7 @@ from mergegate.engine._verification import acceptance_path, answers_ledger, veri
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.errors import UsageError
+from mergegate.events import Alert, EventBase, RunFinished, RunStarted
 from mergegate.git import (
     branch_tip,
     checked_out_branches,
@@ -43,6 +45,8 @@ from mergegate.git import (
     repository_root,
     valid_branch_name,
 )
+from mergegate.implementer import advisors_from_config
+from mergegate.metrics import AlertRules
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
@@ -257,7 +261,13 @@ def kill_orphans(run_dir: Path) -> int:
 
 
 def _runtime(
-    store: RunStore, record: RunRecord, config: Config, events: EventSink, human: Human | None
+    store: RunStore,
+    record: RunRecord,
+    config: Config,
+    events: EventSink,
+    *,
+    human: Human | None,
+    journal: RunJournal,
 ) -> Runtime:
     agents = RunAgents.model_validate(record.agents)
     implementer = build_backend(agents.implementer, config)
@@ -276,8 +286,40 @@ def _runtime(
         reviewer=reviewer,
         verifier=build_backend(agents.verifier, config),
         fresh_implementer=fresh,
+        advisors=tuple(
+            advisors_from_config(config, names=agents.advisors, cmds=agents.advisor_cmds)
+        ),
         events=events,
+        journal=journal,
         human=human,
+    )
+
+
+def _journal(store: RunStore, record: RunRecord, config: Config, events: EventSink) -> RunJournal:
+    """The run's event stream for this process; an alert is shown live as a notice."""
+
+    def show(alert: Alert) -> None:
+        events.emit(RunEvent("notice", f"alert ({alert.rule}): {alert.message}"))
+
+    return RunJournal(
+        store.run_dir(record.run_id), AlertRules.from_config(config.alerts), on_alert=show
+    )
+
+
+def _started(record: RunRecord) -> EventBase:
+    agents = RunAgents.model_validate(record.agents)
+    roles = {"implementer": agents.implementer, "reviewer": agents.reviewer}
+    roles["verifier"] = agents.verifier
+    return RunStarted(
+        run_id=record.run_id,
+        event_id=f"{record.run_id}/g{record.generation}/run.started",
+        plan=record.plan,
+        plan_path=record.plan_path or "",
+        repo=record.repo,
+        into=record.into,
+        base_sha=record.base_sha,
+        generation=record.generation,
+        agents={role: spec.label() for role, spec in roles.items() if spec},
     )
 
 
@@ -304,7 +346,9 @@ def execute_run(
     _check_database(record, database_url)
     kill_orphans(store.run_dir(run_id))
     events = EventSink(listener)
-    rt = _runtime(store, record, config, events, human)
+    journal = _journal(store, record, config, events)
+    journal.emit(_started(record))
+    rt = _runtime(store, record, config, events, human=human, journal=journal)
     remove_tree(rt.checkouts)  # throwaway checkouts of a crashed process: nothing runs in them
     if rt.options.review_mode == "off":
         events.notice_once(
@@ -326,7 +370,7 @@ def execute_run(
         engine.shutdown()
         uninstall()
         _tidy(rt)
-    return _finish(store, run_id, state, message, rt.plan)
+    return _finish(store, run_id, state, message, rt.plan, journal=journal)
 
 
 def _tidy(rt: Runtime) -> None:
@@ -349,7 +393,13 @@ def _failure_message(engine: DurableEngine, wf_id: str, state: str | None) -> st
 
 
 def _finish(
-    store: RunStore, run_id: str, state: str | None, message: str, plan: Plan
+    store: RunStore,
+    run_id: str,
+    state: str | None,
+    message: str,
+    plan: Plan,
+    *,
+    journal: RunJournal | None = None,
 ) -> dict[str, Any]:
     record = store.load(run_id)
     cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
@@ -363,9 +413,32 @@ def _finish(
     record.message = message or record.message
     record.finished = datetime.now(UTC).isoformat(timespec="seconds")
     store.save(record)
+    end = _close(store, record, journal)
     report = build_report(store, run_id, plan)
+    report["metrics"] = end.metrics
+    if end.error:
+        report["message"] = "; ".join(m for m in (report["message"], end.error) if m)
     write_run_summary(report)
     return report
+
+
+def _close(store: RunStore, record: RunRecord, journal: RunJournal | None) -> StreamEnd:
+    """The run's end into its stream; every alert of the stream; the HTML report."""
+    rules = journal.rules if journal is not None else AlertRules()
+    journal = journal or RunJournal(store.run_dir(record.run_id), rules)
+    journal.emit(
+        RunFinished(
+            run_id=record.run_id,
+            event_id=f"{record.run_id}/g{record.generation}/run.finished",
+            status=record.status.value,
+            exit_code=record.exit_code or 0,
+            message=record.message or "",
+        )
+    )
+    end = close_stream(store.run_dir(record.run_id), rules, journal)
+    if journal.failed:
+        return StreamEnd(end.alerts, end.report, end.metrics, error=journal.failed)
+    return end
 
 
 # ---------------------------------------------------------------- people
@@ -478,6 +551,7 @@ def cancel_run(
         record.finished = datetime.now(UTC).isoformat(timespec="seconds")
         store.save(record)
     removed = _clean_worktrees(store, record) if clean else []
+    _close(store, record, None)
     report = build_report(store, run_id)
     write_run_summary(report)
     return {**report, "killed_groups": killed, "removed_worktrees": removed}

@@ -34,7 +34,15 @@ from typing import Any
 
 from mergegate.atomic_files import OverwriteRefusedError, write_json_atomic
 from mergegate.config import Config, load_config
-from mergegate.engine._api import _finish, _runtime, database_url_of, run_report
+from mergegate.engine._api import (
+    _finish,
+    _journal,
+    _runtime,
+    _started,
+    database_url_of,
+    run_report,
+)
+from mergegate.engine._observe import RunJournal
 from mergegate.engine._runtime import Runtime, current, install_resolver
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
@@ -107,7 +115,9 @@ def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
 def fleet_finish_step(state: str, message: str) -> dict[str, Any]:
     """Mark the run finished and write its summary (as `execute_run` does on one machine)."""
     rt = current_fleet()
-    return {"status": _finish(rt.store, rt.run_id, state, message, rt.plan)["status"]}
+    journal = rt.journal if isinstance(rt.journal, RunJournal) else None
+    report = _finish(rt.store, rt.run_id, state, message, rt.plan, journal=journal)
+    return {"status": report["status"]}
 
 
 @workflow(_FLEET_RUN)
@@ -218,7 +228,11 @@ class Worker:
         record = store.load(run_id)
         config = load_config(Path(record.repo))
         events = EventSink(lambda event: self._listener(run_id, event))
-        base = _runtime(store, record, config, events, None)
+        # every worker appends to the run's one event stream; an event's stable id makes it
+        # count once however many workers (or replays) emit it
+        journal = _journal(store, record, config, events)
+        journal.emit(_started(record))
+        base = _runtime(store, record, config, events, human=None, journal=journal)
         # every field `mergegate run` would set (whatever it grows), but the workspaces' root
         shared = {
             f.name: getattr(base, f.name)

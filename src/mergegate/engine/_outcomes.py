@@ -65,6 +65,12 @@ class TaskOutcome(_Value):
     exit_code: int = 0
     answer: dict[str, Any] | None = None
     """A person's answer to a checkpoint task."""
+    agent_result: dict[str, Any] | None = None
+    """The implementer's validated `agent-result` (its claim; the checks and review decide)."""
+    judgement: dict[str, Any] | None = None
+    """The claim set against the task's first checks (`TaskJudgement`: both, side by side)."""
+    help_requests: int = 0
+    """Help requests answered by advisors (or escalated) for this task."""
 
 
 class UnitOutcome(_Value):

@@ -31,6 +31,8 @@ from mergegate.engine._agents import Metered
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import keep_lost_attempt
 from mergegate.engine.events import RunEvent
+from mergegate.errors import UsageError
+from mergegate.events import Escalation, Notice
 from mergegate.git import GitRepository, commit_with_key, reset_clean
 from mergegate.review import (
     FixRound,
@@ -45,6 +47,7 @@ from mergegate.review import (
     run_step,
     start_review,
 )
+from mergegate.review.stream import review_events
 from mergegate.store import step
 
 __all__ = ["ReviewCall", "TaskRepository", "review_step"]
@@ -157,8 +160,56 @@ def _prepare_fix(call: ReviewCall, state: ReviewState, round_no: int, worktree: 
         marker.touch()
 
 
-@step("mergegate.review")
+_END = ("summary.json", "summary.md", "escalation")
+
+
+def _keep_lost_end(run_dir: Path) -> None:
+    """A review's end already written belongs to a step lost in a crash (a step that ended the
+    review and was recorded is never run again): that step ran its last attempt again, so the
+    end it writes now may differ (`finish_review` never overwrites). The lost end is kept
+    aside (`summary.json.lost-N`, …)."""
+    for name in _END:
+        keep_lost_attempt(run_dir / name)
+
+
+def _review_facts(rt: Runtime, call: ReviewCall, state: ReviewState) -> None:
+    """A finished review into the run's stream, read from its records (`review_events`):
+    each reviewer and fixer attempt, each verdict, each fix round, the review's end. Their ids
+    come from the records, so a step run again writes nothing twice. The review's own
+    escalation is left out: the task's end says it (one escalation per thing a person must
+    look at)."""
+    run_dir = Path(call["run_dir"])
+    try:
+        events = review_events(
+            run_dir,
+            run_id=rt.run_id,
+            phase=call["phase"],
+            unit=call["unit"],
+            task=call["task"],
+            operation=run_dir.name,
+            state=state,
+        )
+    except (UsageError, OSError, ValueError) as exc:
+        # the review's decision stands; only its picture is missing
+        events = [Notice(run_id=rt.run_id, message=f"review records unreadable: {exc}")]
+    for event in events:
+        if not isinstance(event, Escalation):
+            rt.journal.emit(event)
+
+
 def review_step(call: ReviewCall) -> dict[str, Any]:
+    """One recorded step of a task's review (`_review_step`); when it ended the review, the
+    review goes into the run's event stream from the recorded result — so what is counted is
+    what the review recorded, once (an attempt a crash lost and ran again is not a second
+    verdict), and a replay writes nothing twice (the ids are the records')."""
+    out = _review_step(call)
+    if out["outcome"] is not None:
+        _review_facts(current(), call, ReviewState.model_validate(out["state"]))
+    return out
+
+
+@step("mergegate.review")
+def _review_step(call: ReviewCall) -> dict[str, Any]:
     """One step of a task's review: the next reviewer attempt or fix round.
 
     Returns `{state, outcome, stopped, tokens}`: the review's new state (JSON); its outcome
@@ -197,7 +248,10 @@ def review_step(call: ReviewCall) -> dict[str, Any]:
         result = run_step(ctx, state, next_)
         state, stop = result.state, result.stop
     stopped = next((m.stopped for m in meters if m.stopped), None)
-    outcome = finish_review(ctx, state, stop).to_dict() if stop is not None else None
+    outcome = None
+    if stop is not None:
+        _keep_lost_end(ctx.run_dir)
+        outcome = finish_review(ctx, state, stop).to_dict()
     return {
         "state": state.model_dump(mode="json"),
         "outcome": outcome,

@@ -19,8 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from mergegate.agents.base import Backend
 from mergegate.config import Config
 from mergegate.engine._agents import Budget, Metered
+from mergegate.engine._observe import NullJournal
 from mergegate.engine.events import EventSink, RunEvent
+from mergegate.events import EventBase
+from mergegate.events import EventSink as JournalSink
 from mergegate.git import GitRepository
+from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.review import ReviewOptions
 from mergegate.store import RunRecord, RunStore, workflow_id
@@ -102,7 +106,11 @@ class Runtime:
     reviewer: Backend | None
     verifier: Backend | None = None
     fresh_implementer: Backend | None = None
+    advisors: tuple[Advisor, ...] = ()
+    """Consulted when an implementer asks for help (none: a help request escalates)."""
     events: EventSink = field(default_factory=EventSink)
+    journal: JournalSink = field(default_factory=NullJournal)
+    """The run's typed event stream (`events.jsonl`, see `_observe`): each id written once."""
     human: Human | None = None
     budget: Budget | None = None
     worktree_root: Path | None = None
@@ -186,6 +194,11 @@ class Runtime:
 
     def emit(self, kind: str, message: str, **fields: str | int) -> None:
         self.events.emit(RunEvent(kind, message, **fields))  # type: ignore[arg-type]
+
+    def fact(self, model: type[EventBase], key: str, **fields: Any) -> None:
+        """Write one typed event into the run's stream, with the stable id `<run>/<key>` (a
+        replay after a crash emits it again: the journal keeps the first)."""
+        self.journal.emit(model(run_id=self.run_id, event_id=f"{self.run_id}/{key}", **fields))
 
     def stop_file(self) -> Path:
         return self.run_dir / "STOP"

@@ -17,14 +17,18 @@ The review's own steps (each reviewer attempt, each fix round) are in `_review`.
 from __future__ import annotations
 
 import json
+import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.engine._files import write_json_atomic
-from mergegate.engine._runtime import current
+from mergegate.engine._observe import event_key, place_of
+from mergegate.engine._runtime import Runtime, current
 from mergegate.errors import UsageError
+from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
 from mergegate.git import (
     MergeResult,
     add_workspace,
@@ -135,12 +139,71 @@ def agent_step(call: AgentCall) -> dict[str, Any]:
         sha = commit_with_key(
             request.cwd, commit["message"], commit["key"], amend=bool(commit.get("amend"))
         )
+    _attempt_facts(rt, attempt_dir, result, commit, sha, rerun=again)
     return {
         "result": result.model_dump(mode="json"),
         "stopped": agent.stopped,
         "tokens": agent.tokens,
         "commit": sha,
     }
+
+
+_CHECK_FIX = re.compile(r"/checks-(\d+)$")
+
+
+def _attempt_facts(
+    rt: Runtime,
+    attempt_dir: Path,
+    result: AgentResult,
+    commit: dict[str, Any] | None,
+    sha: str | None,
+    *,
+    rerun: bool,
+) -> None:
+    """The implementer run into the run's stream: an `agent.attempt` (a fix of failing checks
+    is the `fixer` role, stage `checks`) and, for a fix, its `fix.round`. Where it happened is
+    read from the attempt folder (`<run dir>/<phase>/<unit>/<task>/attempts/NN-implementer`);
+    the id is the folder's, so a replay is written once, and a run again after a crash (its
+    lost attempt kept aside as `….lost-N`) is an attempt of its own (it really ran); the fix
+    round is one whatever ran it (the first written is kept)."""
+    where = place_of(rt.run_dir, attempt_dir)
+    base = key = event_key(rt.run_id, rt.run_dir, attempt_dir)
+    if rerun:
+        key += f"#rerun-{len(list(attempt_dir.parent.glob(attempt_dir.name + '.lost-*')))}"
+    found = _CHECK_FIX.search(str((commit or {}).get("key") or ""))
+    fix_round = int(found.group(1)) if found else 0
+    role: AgentRole = "fixer" if commit else "implementer"
+    rt.journal.emit(
+        AgentAttempt.from_result(
+            result,
+            role=role,
+            **where,
+            run_id=rt.run_id,
+            event_id=key,
+            operation=attempt_dir.name,
+            stage="checks" if commit else "implement",
+            round=fix_round,
+            max_attempts=1,
+            attempt_dir=str(attempt_dir),
+        )
+    )
+    if commit:
+        unchanged = result.ok and sha is None
+        rt.journal.emit(
+            FixRound(
+                **where,
+                run_id=rt.run_id,
+                event_id=f"{base}:fix",
+                round=fix_round,
+                source="checks",
+                operation=attempt_dir.name,
+                commit=sha or "",
+                ok=sha is not None,
+                error=(result.error or "")
+                if not result.ok
+                else ("the implementer changed nothing" if unchanged else ""),
+            )
+        )
 
 
 def agent_result(out: dict[str, Any]) -> AgentResult:
@@ -230,7 +293,33 @@ def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> dict[str, Any
         "duration_s": round(outcome.duration_s, 3),
     }
     write_json_atomic(attempt_dir / RESULT_FILE, result)
+    _check_fact(rt, attempt_dir, result, outcome.duration_s)
     return result
+
+
+def _check_fact(rt: Runtime, attempt_dir: Path, result: dict[str, Any], duration: float) -> None:
+    """One check into the run's stream (its folder: `<task>/checks/<round>/<NN>`)."""
+    try:
+        round_no = int(attempt_dir.parent.name)
+    except ValueError:
+        round_no = 0
+    ended = datetime.now(UTC)
+    rt.journal.emit(
+        CheckRun(
+            **place_of(rt.run_dir, attempt_dir),
+            run_id=rt.run_id,
+            event_id=event_key(rt.run_id, rt.run_dir, attempt_dir),
+            at=ended,
+            command=result["run"],
+            round=round_no,
+            exit_code=result["exit"],
+            expect_exit=result["expect_exit"],
+            passed=result["passed"],
+            reason=result["reason"],
+            duration_s=max(0.0, duration),
+            started_at=datetime.fromtimestamp(ended.timestamp() - max(0.0, duration), UTC),
+        )
+    )
 
 
 @step("mergegate.check")

@@ -15,10 +15,18 @@ from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._plan import report_stem, selected_phases
 from mergegate.engine._reports import inline
+from mergegate.events import EVENTS_FILE, Alert, EventLogError, read_events
 from mergegate.plans import Phase, Plan
+from mergegate.report import REPORT_FILE
 from mergegate.store import RunRecord, RunState, RunStore
 
-__all__ = ["build_report", "load_plan_snapshot", "run_outcome", "write_run_summary"]
+__all__ = [
+    "build_report",
+    "load_plan_snapshot",
+    "recorded_alerts",
+    "run_outcome",
+    "write_run_summary",
+]
 
 PLAN_SNAPSHOT = "plan.json"
 _EXIT_ORDER = (ExitCode.AGENT_FAILURE, ExitCode.UNDECIDABLE, ExitCode.ESCALATED)
@@ -74,6 +82,9 @@ def _unit_entry(
                 "review_status": task.get("review_status"),
                 "commit": task.get("commit"),
                 "head": task.get("head"),
+                "help_requests": task.get("help_requests", 0),
+                "agent_result": task.get("agent_result"),
+                "judgement": task.get("judgement"),
                 "reports": [f"{folder}{os.sep}{n}" for n in names if n in present]
                 + [f"{r}/summary.md" for r in task.get("reports", [])],
             }
@@ -112,6 +123,23 @@ def _phase_entry(run_dir: Path, phase: Phase, entries: list[dict[str, Any]]) -> 
     else:
         status = "completed"
     return {"id": phase.id, "name": phase.name, "status": status, "verification": verification}
+
+
+_ALERT_FIELDS = {"rule", "component", "subject", "value", "threshold", "message"}
+
+
+def recorded_alerts(run_dir: Path) -> list[dict[str, Any]]:
+    """The alerts in the run's event stream (none when it has none, or cannot be read)."""
+    if not (run_dir / EVENTS_FILE).is_file():
+        return []
+    try:
+        stream = read_events(run_dir)
+    except EventLogError:
+        return []
+    fields = _ALERT_FIELDS | {"phase", "unit", "task"}
+    return [
+        e.model_dump(mode="json", include=fields) for e in stream.events if isinstance(e, Alert)
+    ]
 
 
 def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict[str, Any]:
@@ -153,6 +181,8 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         "run_dir": str(run_dir),
         "phases": phases,
         "units": units,
+        "alerts": recorded_alerts(run_dir),
+        "report": str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
     }
 
 
@@ -179,6 +209,17 @@ def run_outcome(
     if statuses - {"merged", "skipped"}:
         return RunState.ESCALATED, ExitCode.ESCALATED
     return RunState.COMPLETED, ExitCode.OK
+
+
+def _alert_lines(alerts: list[dict[str, Any]]) -> list[str]:
+    if not alerts:
+        return ["", "Alerts: none."]
+    lines = ["", f"## Alerts ({len(alerts)})", ""]
+    for alert in alerts:
+        where = "/".join(p for p in (alert.get("unit"), alert.get("task")) if p)
+        place = f" ({inline(where, 80)})" if where else ""
+        lines.append(f"- **{alert['rule']}**{place}: {inline(alert['message'], 300)}")
+    return lines
 
 
 def write_run_summary(report: dict[str, Any]) -> Path:
@@ -209,6 +250,12 @@ def write_run_summary(report: dict[str, Any]) -> Path:
                 f"| {inline(p['id'], 40)} | {v['status']} | {inline(v['reason'], 200)} "
                 f"| {inline(v['report'], 300)} |"
             )
+    lines += _alert_lines(report.get("alerts") or [])
+    if report.get("report"):
+        lines += [
+            "",
+            f"Report (timeline, verdicts, findings, costs): {inline(report['report'], 500)}",
+        ]
     lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
     write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n")
     return run_dir / "SUMMARY.md"

@@ -19,6 +19,7 @@ from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
+from mergegate.engine._help import implement_turns, judge_claim
 from mergegate.engine._outcomes import TaskOutcome
 from mergegate.engine._plan import task_checks, task_spec
 from mergegate.engine._review import review_step
@@ -32,6 +33,7 @@ from mergegate.engine._steps import (
     human_step,
 )
 from mergegate.engine.events import RunEvent
+from mergegate.implementer import task_environment
 from mergegate.plans import Task
 from mergegate.review import ReviewState, ReviewStatus
 from mergegate.review.reports import fence
@@ -56,16 +58,6 @@ def _files_block(rt: Runtime, worktree: Path, unit: str, head: str, paths: list[
             break
         blocks.append(f"### {path}\n\n" + fence(text, ""))
     return "\n".join(blocks) or "None yet."
-
-
-def implement_prompt(spec: str, files: str) -> str:
-    return (
-        "You are the implementer of one task of a plan. Work in the current directory (a git "
-        "work tree for this unit of the plan). Do not commit: mergegate commits your changes "
-        "as one commit per task, then runs the task's checks and a two-stage review.\n\n"
-        f"{spec}\n## The task's files as they are now\n\n{files}\n\n"
-        "When you are done, reply with a short note of what you changed and why."
-    )
 
 
 def check_fix_prompt(failing: list[dict[str, Any]], files: str) -> str:
@@ -118,6 +110,14 @@ class _Pipeline:
         self.deadline: float | None = None
         self.tokens = 0
         self.stopped: str | None = None
+        self.request: AgentRequest | None = None
+        """The implementer's last request (its handoff is asked again with it)."""
+        self.attempt_dir = ""
+        self.claim: dict[str, Any] | None = None
+        """The implementer's validated `agent-result`: a claim, set against the checks."""
+        self.judgement: dict[str, Any] | None = None
+        self.claim_checked = False
+        self.help_requests = 0
 
     # ------------------------------------------------------------ pieces
     def emit(self, step: str, message: str) -> None:
@@ -167,6 +167,9 @@ class _Pipeline:
             rounds=self.review_rounds + self.check_rounds,
             tokens=self.tokens,
             exit_code=int(code),
+            agent_result=self.claim,
+            judgement=self.judgement,
+            help_requests=self.help_requests,
         )
 
     def escalate(self, reason: str) -> TaskOutcome:
@@ -191,21 +194,24 @@ class _Pipeline:
         return _files_block(self.rt, self.worktree, self.unit_id, self.head, paths)
 
     def run_agent(
-        self, prompt: str, commit: dict[str, Any] | None = None
+        self, prompt: str, commit: dict[str, Any] | None = None, *, resume: bool = True
     ) -> tuple[AgentResult, str | None]:
-        """The implementer, resuming the unit's session, as one recorded step (with its
-        commit, for a fix of failing checks)."""
+        """The implementer, resuming the unit's session (a new one when not `resume`), as one
+        recorded step (with its commit, for a fix of failing checks)."""
         self.attempts += 1
         request = AgentRequest(
             prompt=prompt,
             cwd=self.worktree,
-            resume_session_id=self.session,
+            resume_session_id=self.session if resume else None,
+            env=task_environment(self.rt.run_id, self.task.id),
             **self.rt.options.review.agent_limits(),
         )
+        self.request = request
+        self.attempt_dir = str(self.task_dir / "attempts" / f"{self.attempts:02d}-implementer")
         out = agent_step(
             {
                 "request": request.model_dump(mode="json"),
-                "attempt_dir": str(self.task_dir / "attempts" / f"{self.attempts:02d}-implementer"),
+                "attempt_dir": self.attempt_dir,
                 "reset_to": self.head,
                 "deadline": self.deadline,
                 "commit": commit,
@@ -223,10 +229,9 @@ class _Pipeline:
             self.deadline = clock_step() + self.rt.options.task_wall_s
         self.emit("implement", f"implementing {self.task.id}: {self.task.name}")
         files = self.files(list(self.task.files)) if self.task.files else "None listed."
-        result, _ = self.run_agent(implement_prompt(self.spec, files))
-        if not result.ok:
-            return self.agent_failed(result, "the implementer failed")
-        self.notes = result.text
+        ended = implement_turns(self, files)
+        if ended is not None:
+            return ended
         self.emit("commit", f"committing {self.task.id}")
         sha = commit_step(
             {
@@ -252,6 +257,7 @@ class _Pipeline:
             str(self.worktree), [c.model_dump(mode="json") for c in checks], str(folder)
         )
         self.checked = self.head
+        self.judge_claim()
         failing = [c for c in self.checks if not c["passed"]]
         if not failing:
             self.last_failure = None
@@ -264,6 +270,16 @@ class _Pipeline:
             cap = self.rt.options.review.max_rounds
             return self.escalate(f"checks still fail at the revision cap ({cap} rounds)")
         return self.fix_checks(failing)
+
+    def judge_claim(self) -> None:
+        """Set the implementer's claim against the first checks of its change (once): the
+        record keeps both; a claim of success never outweighs a failing check."""
+        if self.claim is None or self.claim_checked:
+            return
+        self.claim_checked = True
+        self.judgement = judge_claim(self.claim, self.checks, self.task.id)
+        if self.judgement and self.judgement.get("discrepancy"):
+            self.emit("check", f"{self.task.id}: {self.judgement['discrepancy']}")
 
     def fix_checks(self, failing: list[dict[str, Any]]) -> TaskOutcome | None:
         self.emit("fix", f"{len(failing)} check(s) failed: asking for a fix")

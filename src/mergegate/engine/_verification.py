@@ -156,6 +156,7 @@ def verify_step(call: dict[str, Any]) -> dict[str, Any]:
         "report": str(folder / "VERIFICATION.md"),
         "questions": [c.id for c in result.questions],
         "counts": result.counts.model_dump(mode="json"),
+        "verifier": result.verifier.status if result.verifier is not None else "",
     }
 
 

@@ -21,6 +21,7 @@ units an earlier one merged, and the phases it verified, from the run's records.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from mergegate.decisions import ExitCode
@@ -52,6 +53,21 @@ from mergegate.engine._verification import (
     outside_phase_dir,
     verify_step,
     write_outside_summary,
+)
+from mergegate.events import (
+    Escalation,
+    MergeResult,
+    PhaseFinished,
+    PhaseStarted,
+    TaskFinished,
+    TaskStarted,
+    UnitEscalated,
+    UnitFinished,
+    UnitMerged,
+    UnitSkipped,
+    UnitStarted,
+    VerificationEvent,
+    Wave,
 )
 from mergegate.plans import Phase, PlanFormat, Unit
 from mergegate.store import child_id, enqueue, step, wait_result, workflow
@@ -125,9 +141,52 @@ def _unit_status(tasks: list[TaskOutcome]) -> tuple[str, str, int]:
     return "ready", "", 0
 
 
+def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome) -> None:
+    """A task's end in the run's stream; an escalation when it goes to a person. A task's id
+    is the same in every generation (a finished task is never run again); a checkpoint's end
+    belongs to its generation (a person's answer ends it in a later one)."""
+    task = unit.tasks[outcome.number - 1]
+    key = f"{unit.id}/{task.id}"
+    if task.is_checkpoint:
+        key = f"g{rt.record.generation}/{key}"
+    where = {"phase": phase_id, "unit": unit.id, "task": task.id}
+    rt.fact(
+        TaskFinished,
+        f"{key}/task.finished",
+        **where,
+        decision=outcome.decision,
+        reason=outcome.reason,
+        exit_code=outcome.exit_code,
+        rounds=outcome.rounds,
+    )
+    if outcome.decision == "needs_manual_review":
+        review = Path(outcome.reports[-1]) if outcome.reports else None
+        if review is not None and (review / "escalation").is_dir():
+            package = str(review / "escalation")
+        else:
+            package = str(rt.unit_dir(phase_id, unit.id) / "SUMMARY.md")
+        rt.fact(
+            Escalation,
+            f"{key}/escalation",
+            **where,
+            scope="task",
+            reason=outcome.reason or "needs a person",
+            package=package,
+        )
+
+
 def _run_tasks(rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome) -> UnitOutcome:
     head, session = out.head, None
     for index, task in enumerate(unit.tasks):
+        rt.fact(
+            TaskStarted,
+            f"{unit.id}/{task.id}/task.started",
+            phase=phase_id,
+            unit=unit.id,
+            task=task.id,
+            name=task.name,
+            number=index + 1,
+        )
         if task.is_checkpoint:
             outcome = _checkpoint(rt, unit, index)
         else:
@@ -144,6 +203,7 @@ def _run_tasks(rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome) -> Unit
                 )
             outcome = TaskOutcome.model_validate(raw)
             write_task_report(rt, phase_id, unit, outcome)
+        _task_finished(rt, phase_id, unit, outcome)
         out.tasks.append(outcome)
         write_unit_records(rt, out)
         if outcome.head:  # an escalated task's commits too: published for the person
@@ -163,9 +223,17 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
     rt = current()
     phase_id, unit = args["phase"], rt.unit(args["phase"], args["unit"])
     out = UnitOutcome(id=unit.id, phase=phase_id, status="running", branch=rt.unit_branch(unit.id))
+    gen = rt.record.generation
     why = stop_step()
     if why is not None:
         out = out.model_copy(update={"status": "skipped", "reason": f"not started: {why}"})
+        rt.fact(
+            UnitSkipped,
+            f"g{gen}/{unit.id}/unit.skipped",
+            phase=phase_id,
+            unit=unit.id,
+            reason=out.reason,
+        )
         write_unit_records(rt, out)
         return out.dump()
     path = rt.unit_worktree(unit.id)
@@ -181,6 +249,15 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
     )
     write_unit_records(rt, out)
     rt.emit("unit", f"{unit.id}: started in {path}", unit=unit.id, phase=phase_id, step="start")
+    rt.fact(
+        UnitStarted,
+        f"g{gen}/{unit.id}/unit.started",
+        phase=phase_id,
+        unit=unit.id,
+        name=unit.name,
+        branch=out.branch,
+        worktree=str(path),
+    )
     out = _run_tasks(rt, phase_id, unit, out)
     if gsd and out.status in ("ready", "needs_manual_review"):
         out = out.model_copy(update={"finished": clock_step()})
@@ -227,6 +304,13 @@ def _start_wave(
             skip = blocked
         if skip is not None:
             done[unit.id] = UnitOutcome(id=unit.id, phase=phase.id, status="skipped", reason=skip)
+            rt.fact(
+                UnitSkipped,
+                f"g{gen}/{unit.id}/unit.skipped",
+                phase=phase.id,
+                unit=unit.id,
+                reason=skip,
+            )
             write_unit_records(rt, done[unit.id])
             continue
         args = {"phase": phase.id, "unit": unit.id, "base": tip}
@@ -253,11 +337,21 @@ def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutco
     key = f"Mergegate-Unit: {rt.run_id}/{unit.id}"
     message = f"Merge unit {unit.id}{': ' + unit.name if unit.name else ''} ({phase.id})"
     merged = merge_step(str(rt.repo), rt.record.into, out.head, message, key)
+    _merged_fact(rt, phase, unit, out, merged)
     if merged["conflicts"]:
         folder = write_conflict_package(rt, phase.id, unit, merged)
         reason = (
             f"merge conflict with {rt.record.into} in {len(merged['conflicts'])} path(s): "
             + ", ".join(merged["conflicts"][:5])
+        )
+        rt.fact(
+            Escalation,
+            f"g{rt.record.generation}/{unit.id}/escalation",
+            phase=phase.id,
+            unit=unit.id,
+            scope="unit",
+            reason=reason,
+            package=str(folder),
         )
         return out.model_copy(
             update={
@@ -272,6 +366,45 @@ def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutco
     if outside_phase_dir(rt, phase) is not None:
         outside_summary_step(phase.id, unit.id, merged_out.dump())
     return merged_out
+
+
+def _merged_fact(
+    rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome, merged: dict[str, Any]
+) -> None:
+    """A merge step's result in the run's stream (one per unit and generation)."""
+    where = {"phase": phase.id, "unit": unit.id}
+    key = f"g{rt.record.generation}/{unit.id}"
+    outcome = "conflict" if merged["conflicts"] else "already" if merged["already"] else "merged"
+    rt.fact(
+        MergeResult,
+        f"{key}/merge",
+        **where,
+        into=rt.record.into,
+        branch=out.branch,
+        commit=merged["commit"] or "",
+        outcome=outcome,
+        conflicts=tuple(merged["conflicts"]),
+    )
+    if outcome != "conflict":
+        commit = merged["commit"] or ""
+        rt.fact(UnitMerged, f"{key}/unit.merged", **where, into=rt.record.into, commit=commit)
+
+
+def _unit_finished(rt: Runtime, out: UnitOutcome) -> None:
+    """A unit's end (merged, escalated, failed, skipped, …) in the run's stream."""
+    where = {"phase": out.phase, "unit": out.id}
+    key = f"g{rt.record.generation}/{out.id}"
+    rt.fact(
+        UnitFinished,
+        f"{key}/unit.finished",
+        **where,
+        status=out.status,
+        reason=out.reason,
+        exit_code=out.exit_code,
+    )
+    if out.status == "needs_manual_review":
+        package = out.escalation or str(rt.unit_dir(out.phase, out.id) / "SUMMARY.md")
+        rt.fact(UnitEscalated, f"{key}/unit.escalated", **where, reason=out.reason, package=package)
 
 
 def _publish(rt: Runtime, out: UnitOutcome) -> None:
@@ -304,6 +437,16 @@ def _verify(
     done = [u["id"] for u in units if satisfied(u)]
     call = {"phase": phase.id, "generation": gen, "tip": tip, "base": base, "completed": done}
     found = verify_step(call)
+    counts = found.get("counts") or {}
+    rt.fact(
+        VerificationEvent,
+        f"g{gen}/{phase.id}/verification",
+        phase=phase.id,
+        status=found["status"],
+        reason=found["reason"],
+        verifier_status=found.get("verifier") or "",
+        **{k: int(counts.get(k) or 0) for k in _COUNTS},
+    )
     if rt.plan.format is PlanFormat.GSD:
         gsd_verification_step(phase.id, gen)
     rt.emit(
@@ -313,6 +456,9 @@ def _verify(
         phase=phase.id,
     )
     return found
+
+
+_COUNTS = ("criteria", "passed", "failed", "uncertain", "unverified", "checks_run")
 
 
 def _units(rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any]) -> dict[str, UnitOutcome]:
@@ -325,6 +471,12 @@ def _units(rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any]) -> dict
             f"phase {phase.id}, wave {number}: {', '.join(u.id for u in wave)}",
             phase=phase.id,
         )
+        fresh = [u for u in wave if u.id not in done]  # an earlier generation's are done
+        if fresh:
+            ids = tuple(u.id for u in fresh)
+            rt.fact(
+                Wave, f"g{gen}/{phase.id}/wave-{number}", phase=phase.id, number=number, units=ids
+            )
         for unit, handle in _start_wave(rt, phase, wave, done, gen):
             done[unit.id] = UnitOutcome.model_validate(wait_result(handle))
         for unit in wave:
@@ -334,6 +486,8 @@ def _units(rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any]) -> dict
                 write_unit_records(rt, done[unit.id])
             if done[unit.id].status == "needs_manual_review" and rt.options.on_escalation == "stop":
                 request_stop_step(f"on_escalation = stop: unit {unit.id} escalated")
+        for unit in fresh:
+            _unit_finished(rt, done[unit.id])
     return done
 
 
@@ -378,10 +532,15 @@ def run_workflow(args: dict[str, Any]) -> dict[str, Any]:
     results = []
     for phase in selected_phases(rt.plan, rt.options.phase):
         rt.emit("phase", f"phase {phase.id} {phase.name}".rstrip(), phase=phase.id)
+        key = f"g{gen}/{phase.id}"
+        rt.fact(PhaseStarted, f"{key}/phase.started", phase=phase.id, name=phase.name)
         with child_id(f"{rt.run_id}/g{gen}/{phase.id}"):
             result = phase_workflow({"phase": phase.id, "generation": gen})
         results.append(result)
-        if not phase_complete(result):
+        complete = phase_complete(result)
+        status = "completed" if complete else "incomplete"
+        rt.fact(PhaseFinished, f"{key}/phase.finished", phase=phase.id, status=status)
+        if not complete:
             rt.emit("run", f"stopping at the end of phase {phase.id}")
             break
     return {"phases": results}

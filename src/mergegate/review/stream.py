@@ -73,15 +73,18 @@ def review_events(
     task: str = "",
     operation: str = "",
     include_attempts: bool = True,
+    state: ReviewState | None = None,
 ) -> list[EventBase]:
     """The events of the review run in `run_dir`, in the order they happened.
 
     `run_id` defaults to the review's own id; `phase`, `unit`, `task` and `operation` place it
     in a plan run. Without `include_attempts`, `agent.attempt` events are left out (for an
-    emitter that already wrote them live). Raises `UsageError` (exit 2) when `run_dir` holds no
-    review state or a record is unreadable.
+    emitter that already wrote them live). `state` is the review's state when the caller holds
+    it (the engine keeps it in its steps, not in checkpoint files); else the last checkpoint
+    in `run_dir` is read. Raises `UsageError` (exit 2) when there is no state or a record is
+    unreadable.
     """
-    state = load_state(run_dir)
+    state = state or load_state(run_dir)
     summary = _read_json(run_dir / _SUMMARY) if (run_dir / _SUMMARY).is_file() else None
     builder = _Builder(
         run_dir,
@@ -155,7 +158,8 @@ class _Builder:
         self.events: list[EventBase] = []
 
     def _id(self, name: str) -> str:
-        parts = (self.context["run_id"], self.context["task"], self.operation, name)
+        c = self.context
+        parts = (c["run_id"], c["phase"], c["unit"], c["task"], self.operation, name)
         return "/".join(p for p in parts if p)
 
     def build(self) -> list[EventBase]:

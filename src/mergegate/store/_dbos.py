@@ -75,7 +75,7 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 
-ENGINE_SCHEMA = 2
+ENGINE_SCHEMA = 3  # 3: the implement step collects its agent-result and consults advisors
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 QUEUE = "mergegate-units"

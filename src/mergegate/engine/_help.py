@@ -1,0 +1,399 @@
+"""The implementer's turn of a task in a run: its `agent-result` handoff, its help requests and
+the advisors, and what to do when a run fails (issue 14, on `mergegate.implementer`).
+
+The implement step of a task goes round until the implementer handed in a valid result or the
+task ended:
+
+    run the implementer (agent step)  →  collect its agent-result (collect step)
+      → decide_recovery(Situation.of(collection), counters, limits):
+          accept          → the claim is read; success false / not completed → escalate
+          consult         → the advisors (consult step); `continue` resumes the implementer's
+                            session with the guidance and goes round again; skip, escalate,
+                            or no advice at all (`error`) end the task with the package
+          fresh start     → a stall or timeout: the tree reset to the task's start, the agent
+                            run again in a new session (once, `agents.stuck_restarts`)
+          retry transport → the endpoint was unreachable: back off, run again
+          escalate / fail → the task ends with the table's exit code
+
+Each agent run, collection and consultation is one durable step over its own attempt directory
+(the library's steps are resumable in place: a crash mid-collection or mid-consultation goes on
+with the persisted ask or attempt count). Decisions read the collection back from its file,
+validated (`read_agent_result`), never from memory, so a crash between the two loses nothing.
+
+What the agent claims never replaces what mergegate checks: the claim is kept beside the checks'
+result (`judge_task_result`) in the task's record, and only the checks and the review decide.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mergegate.agents.base import AgentRequest, AgentResult
+from mergegate.decisions import ExitCode
+from mergegate.engine._runtime import Runtime, current
+from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
+from mergegate.git import reset_clean
+from mergegate.handoff import AgentResultPayload, HandoffRecorder
+from mergegate.implementer import (
+    Advisor,
+    CheckOutcome,
+    Consultation,
+    RecoveryAction,
+    RecoveryCounters,
+    RecoveryLimits,
+    ResultCollection,
+    Situation,
+    collect_agent_result,
+    consult_advisors,
+    decide_recovery,
+    guidance_prompt,
+    guidance_request,
+    implementer_prompt,
+    judge_task_result,
+    read_agent_result,
+    read_consultation,
+)
+from mergegate.store import step
+
+if TYPE_CHECKING:
+    from mergegate.engine._outcomes import TaskOutcome
+    from mergegate.engine._task import _Pipeline
+
+__all__ = [
+    "RESULT_DIR",
+    "backoff_step",
+    "collect_step",
+    "consult_step",
+    "implement_turns",
+    "judge_claim",
+    "reset_step",
+    "run_recorder",
+]
+
+RESULT_DIR = "result"
+"""The collection's folder inside an implementer attempt (`attempts/NN-implementer/result`)."""
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class _RunEvents:
+    """The library's plain events as typed events of the run's `events.jsonl`: handoff attempts
+    and ends, advisors' attempts, and a warning when the stream and the JSON disagree about
+    help. Other plain events are not part of the typed stream (their facts are in the
+    attempt directories' records)."""
+
+    log: EventSink
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+    def emit(self, event: Mapping[str, Any]) -> None:
+        typed = handoff_event(event, **self.context)
+        if typed is not None:
+            self.log.emit(typed)
+            return
+        kind = event.get("type")
+        if kind == "help.discrepancy":
+            message = "help: " + str(event.get("note") or "the stream and the result disagree")
+            self.log.emit(Notice(message=message, level="warning", **self.context))
+        elif kind == "advice.attempt":
+            ok = event.get("result") == "success"
+            self.log.emit(
+                HelpAdvice(
+                    advisor=str(event.get("advisor") or "advisor"),
+                    operation=f"help-{int(event.get('request') or 1)}",
+                    status="ok" if ok else "failed",
+                    attempt=max(1, int(event.get("attempt") or 1)),
+                    max_attempts=max(0, int(event.get("max_attempts") or 0)),
+                    error=str(event.get("error") or ""),
+                    **self.context,
+                )
+            )
+
+
+def _where(pipe: _Pipeline) -> dict[str, str]:
+    return {"phase": pipe.phase_id, "unit": pipe.unit_id, "task": pipe.task.id}
+
+
+def run_recorder(rt: Runtime, where: Mapping[str, str]) -> HandoffRecorder:
+    """Where a task's handoff records go: typed events into the run's `events.jsonl`, the log
+    and failed-handoff files into the run directory (as `[handoff_validation]` says)."""
+    base = HandoffRecorder.for_run(rt.config, rt.run_dir)
+    events = _RunEvents(rt.journal, {"run_id": rt.run_id, **where})
+    return HandoffRecorder(events=events, failed_dir=base.failed_dir, log_path=base.log_path)
+
+
+# ---------------------------------------------------------------- steps
+
+
+@step("mergegate.collect_result")
+def collect_step(call: dict[str, Any]) -> dict[str, Any]:
+    """The implementer's `agent-result`, validated, asked again in its session while invalid
+    (capped); written to `call["attempt_dir"]` (resumable there after a crash). Returns the
+    folder, the tokens the asks used and why an ask was refused (a budget), if one was."""
+    rt = current()
+    agent = rt.metered(rt.implementer, call.get("deadline"))
+    folder = Path(call["attempt_dir"])
+    collect_agent_result(
+        agent,
+        AgentRequest.model_validate(call["request"]),
+        task_id=call["task_id"],
+        attempt_dir=folder,
+        first=AgentResult.model_validate(call["first"]),
+        config=rt.config,
+        recorder=run_recorder(rt, call["where"]),
+    )
+    return {"attempt_dir": str(folder), "tokens": agent.tokens, "stopped": agent.stopped}
+
+
+@step("mergegate.consult")
+def consult_step(call: dict[str, Any]) -> dict[str, Any]:
+    """Consult the run's advisors about the help request in the collection at
+    `call["result_dir"]`; the outcome is written to `call["attempt_dir"]` (its state file keeps
+    each advisor's attempt count across a crash: a re-run goes on from it)."""
+    rt = current()
+    collection = read_agent_result(Path(call["result_dir"]))
+    request = collection.help_request(
+        task=call["spec"],
+        number=call["number"],
+        max_requests=call["max_requests"],
+        run_id=rt.run_id,
+    )
+    metered = [rt.metered(a.backend, call.get("deadline")) for a in rt.advisors]
+    advisors = [Advisor(a.name, m, a.model) for a, m in zip(rt.advisors, metered, strict=True)]
+    folder = Path(call["attempt_dir"])
+    consult_advisors(
+        request,
+        advisors,
+        attempt_dir=folder,
+        cwd=Path(call["worktree"]),
+        config=rt.config,
+        recorder=run_recorder(rt, call["where"]),
+        # the read-only check covers the unit's workspace (cwd), not the user's repository,
+        # where other units publish and merge while this one is paused
+    )
+    stopped = next((m.stopped for m in metered if m.stopped), None)
+    return {
+        "attempt_dir": str(folder),
+        "tokens": sum(m.tokens for m in metered),
+        "stopped": stopped,
+    }
+
+
+@step("mergegate.reset", retries=3)
+def reset_step(worktree: str, sha: str) -> None:
+    """The work tree exactly at `sha` (a fresh start after a stall or timeout)."""
+    reset_clean(Path(worktree), sha)
+
+
+@step("mergegate.backoff")
+def backoff_step(seconds: float) -> None:
+    """Wait before calling an unreachable agent again (recorded: a replay does not wait)."""
+    time.sleep(seconds)
+
+
+# ---------------------------------------------------------------- claims vs checks
+
+
+def judge_claim(
+    claim: dict[str, Any] | None, checks: list[dict[str, Any]], task_id: str
+) -> dict[str, Any] | None:
+    """The agent's claim set against mergegate's checks (None without a claim)."""
+    if claim is None:
+        return None
+    result = AgentResultPayload.model_validate({**claim, "task_id": claim.get("task_id", task_id)})
+    outcomes = [CheckOutcome(name=c["run"], passed=bool(c["passed"])) for c in checks]
+    return judge_task_result(result, outcomes).model_dump(mode="json")
+
+
+# ---------------------------------------------------------------- the loop
+
+
+class _Turns:
+    """The implementer's runs for one task, until a valid result or the task's end. Every
+    field changes only from recorded step results (or files they wrote once), so a replay
+    walks the same path."""
+
+    def __init__(self, pipe: _Pipeline) -> None:
+        self.pipe = pipe
+        self.rt = pipe.rt
+        self.limits = RecoveryLimits.from_config(self.rt.config.agents)
+        self.counters = RecoveryCounters()
+        # the run's journal: each event id written once across replays, alerts checked
+        self.log = self.rt.journal
+
+    def collect(self, result: AgentResult) -> ResultCollection:
+        pipe = self.pipe
+        assert pipe.request is not None
+        out = collect_step(
+            {
+                "request": pipe.request.model_dump(mode="json"),
+                "first": result.model_dump(mode="json"),
+                "task_id": pipe.task.id,
+                "attempt_dir": str(Path(pipe.attempt_dir) / RESULT_DIR),
+                "deadline": pipe.deadline,
+                "where": _where(pipe),
+            }
+        )
+        pipe.count(out["tokens"])
+        pipe.stopped = pipe.stopped or out["stopped"]
+        collection = read_agent_result(Path(out["attempt_dir"]))
+        pipe.session = collection.session_id or pipe.session
+        return collection
+
+    def consult(self, collection: ResultCollection) -> Consultation:
+        pipe = self.pipe
+        number = self.counters.help_requests
+        help_ = collection.help
+        self.log.emit(
+            HelpRequested(
+                # stable across replays of the task (readers keep the first of an id)
+                event_id=f"help:{self.rt.run_id}/{pipe.unit_id}/{pipe.task.id}/{number}",
+                context=_context_text(help_.context),
+                source="result" if help_.source == "json" else help_.source,
+                discrepancy=help_.warning,
+                attempt=number,
+                run_id=self.rt.run_id,
+                **_where(pipe),
+            )
+        )
+        pipe.emit("help", f"{pipe.task.id} asked for help ({number}): consulting advisors")
+        out = consult_step(
+            {
+                "result_dir": str(Path(pipe.attempt_dir) / RESULT_DIR),
+                "spec": pipe.spec,
+                "number": number,
+                "max_requests": self.limits.max_help_requests,
+                "attempt_dir": str(pipe.task_dir / "help" / f"{number:02d}"),
+                "worktree": str(pipe.worktree),
+                "deadline": pipe.deadline,
+                "where": _where(pipe),
+            }
+        )
+        pipe.count(out["tokens"])
+        pipe.stopped = pipe.stopped or out["stopped"]
+        pipe.help_requests = number
+        return read_consultation(Path(out["attempt_dir"]))
+
+    def advised(self, consultation: Consultation, collection: ResultCollection) -> AgentResult:
+        """The implementer's session resumed with the advice (a fresh run with the original
+        prompt and the advice for a backend without sessions)."""
+        pipe = self.pipe
+        assert pipe.request is not None
+        sessions = self.rt.implementer.capabilities.sessions
+        request = guidance_request(
+            pipe.request,
+            guidance_prompt(consultation),
+            session_id=collection.session_id,
+            sessions=sessions,
+        )
+        pipe.emit("implement", f"{pipe.task.id}: resuming the implementer with the advice")
+        if request.resume_session_id:
+            pipe.session = request.resume_session_id
+        result, _ = pipe.run_agent(request.prompt, resume=request.resume_session_id is not None)
+        return result
+
+    def unadvised(self, consultation: Consultation) -> TaskOutcome:
+        where = Path(self.pipe.task_dir / "help" / f"{consultation.request.number:02d}")
+        package = where / "consultation.json"
+        if consultation.action == "error":
+            why = consultation.reason or "no advisor answered"
+            return self.pipe.escalate(f"help request unanswered ({why}); package: {package}")
+        said = next(
+            (a for a in consultation.answers if a.advice.action == consultation.action), None
+        )
+        guidance = f": {said.advice.guidance}" if said else ""
+        return self.pipe.escalate(
+            f"an advisor says {consultation.action}{guidance}"[:600] + f" (package: {package})"
+        )
+
+    def accept(self, collection: ResultCollection) -> TaskOutcome | None:
+        pipe = self.pipe
+        result = collection.result
+        assert result is not None
+        pipe.claim = result.model_dump(mode="json")
+        pipe.judgement = judge_claim(pipe.claim, [], pipe.task.id)
+        pipe.notes = result.notes or pipe.notes
+        if result.success and result.completed_normally:
+            return None
+        judgement = judge_task_result(result, [])
+        todos = f" (todos: {'; '.join(result.todos)})" if result.todos else ""
+        return pipe.escalate(
+            ("the implementer reports the task is not done: " + "; ".join(judgement.reasons))[:600]
+            + todos[:400]
+        )
+
+    def ended(self, action: RecoveryAction, reason: str, code: ExitCode | None) -> TaskOutcome:
+        """The task's end by the table. An escalation is `needs_manual_review` (exit 5) in a
+        run, an `agent-result` still invalid at its cap included (the table's exit 3 is for
+        callers outside a run; issue 14: "exhaustion escalates the task")."""
+        pipe = self.pipe
+        if pipe.stopped:
+            return pipe.ended_by_stop()
+        if action is RecoveryAction.FAIL:
+            why = f"the implementer failed: {reason}"
+            return pipe.outcome("failed", why, code or ExitCode.AGENT_FAILURE)
+        return pipe.escalate(reason)
+
+    def run(self, files: str) -> TaskOutcome | None:
+        pipe = self.pipe
+        prompt = implementer_prompt(task_id=pipe.task.id, spec=pipe.spec, files=files).text
+        result, _ = pipe.run_agent(prompt)
+        while True:
+            if self.stopped():
+                return pipe.ended_by_stop()
+            collection = self.collect(result)
+            if self.stopped():
+                return pipe.ended_by_stop()
+            pipe.notes = collection.recent_output
+            decision = decide_recovery(Situation.of(collection), self.counters, self.limits)
+            self.counters = self.counters.after(decision.action)
+            action = decision.action
+            if action is RecoveryAction.ACCEPT:
+                return self.accept(collection)
+            pipe.emit("recover", f"{pipe.task.id}: {decision.reason}")
+            if action is RecoveryAction.CONSULT:
+                consultation = self.consult(collection)
+                if self.stopped():
+                    return pipe.ended_by_stop()
+                if consultation.action != "continue":
+                    return self.unadvised(consultation)
+                result = self.advised(consultation, collection)
+            elif action is RecoveryAction.FRESH_START:
+                reset_step(str(pipe.worktree), pipe.start)
+                result, _ = pipe.run_agent(prompt, resume=False)
+            elif action is RecoveryAction.RETRY_TRANSPORT:
+                backoff_step(self.backoff())
+                assert pipe.request is not None
+                result, _ = pipe.run_agent(
+                    pipe.request.prompt, resume=pipe.request.resume_session_id is not None
+                )
+            else:
+                return self.ended(action, decision.reason, decision.exit_code)
+
+    def stopped(self) -> bool:
+        """A budget or a stop request refused (or cut short) one of the task's agents."""
+        return self.pipe.stopped is not None
+
+    def backoff(self) -> float:
+        retry = self.rt.config.retry
+        n = self.counters.transport_retries
+        delay = retry.json_retry_delay * (2 ** (n - 1) if retry.use_exponential_backoff else 1)
+        return float(min(retry.max_backoff_delay, delay))
+
+
+def _context_text(context: dict[str, Any] | None) -> str:
+    if context is None:
+        return ""
+    return json.dumps(context, ensure_ascii=False, sort_keys=True)
+
+
+def implement_turns(pipe: _Pipeline, files: str) -> TaskOutcome | None:
+    """Run the implementer for `pipe`'s task until it handed in a valid, successful
+    `agent-result` (None: go on to the commit) or the task ended (its outcome)."""
+    return _Turns(pipe).run(files)

@@ -1,0 +1,217 @@
+"""A run's typed event stream (`mergegate.events`): written once per event, across crashes.
+
+`mergegate run` writes `<run dir>/events.jsonl` (what `mergegate stats` and `mergegate report`
+read) through one `RunJournal` per process. Workflow code is replayed after a crash and a step
+that was in flight runs again, so the same event can be emitted twice; every event the engine
+emits therefore carries a **stable id** derived from where it happened (`<run>/g<gen>/<unit>/…`,
+a task's key, an attempt folder), and the journal writes each id once: it reads the ids already
+in the file when it opens (a resumed process), drops a repeat, and repairs a last line torn by a
+crash before it appends. Metrics then count each fact once however often the run was resumed;
+readers drop repeated ids too (`read_events`), so even two processes racing cannot double count.
+
+Alerts are checked live (`AlertingSink` over an `AlertMonitor` fed with what the file already
+holds) and once more over the whole stream at the end of the run (`close_stream`), which also
+writes the HTML report.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mergegate.events import (
+    EVENTS_FILE,
+    MAX_LINE_BYTES,
+    Alert,
+    EventBase,
+    EventLog,
+    EventLogError,
+    read_events,
+)
+from mergegate.metrics import (
+    AlertingSink,
+    AlertMonitor,
+    AlertRules,
+    compute_metrics,
+    evaluate_alerts,
+)
+from mergegate.report import write_report
+
+__all__ = [
+    "NullJournal",
+    "RunJournal",
+    "StreamEnd",
+    "close_stream",
+    "event_key",
+    "place_of",
+    "repair_tail",
+]
+
+
+class NullJournal:
+    """Takes events and keeps none (a runtime built without a run's stream, as in tests)."""
+
+    def emit(self, event: EventBase) -> None:
+        del event
+
+
+def repair_tail(path: Path) -> bool:
+    """Cut a last line a crash left without its newline (an append after it would turn the
+    torn line into an unreadable one in the middle of the stream). True when it cut one."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return False
+    if size == 0:
+        return False
+    with path.open("rb+") as handle:
+        handle.seek(max(0, size - MAX_LINE_BYTES - 1))
+        tail = handle.read()
+        if tail.endswith(b"\n"):
+            return False
+        cut = tail.rfind(b"\n")
+        keep = size - len(tail) + cut + 1 if cut >= 0 else 0
+        handle.truncate(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return True
+
+
+@dataclass
+class RunJournal:
+    """The typed event stream of one run, as this process writes it: each event id once,
+    alerts checked as events arrive. Thread-safe (a run's units run in parallel threads)."""
+
+    run_dir: Path
+    rules: AlertRules = field(default_factory=AlertRules)
+    on_alert: Callable[[Alert], None] | None = None
+    fsync: bool = True
+    seen: set[str] = field(default_factory=set)
+    failed: str = ""
+    """Why an event could not be written (a full disk): the run goes on without its picture."""
+    _sink: AlertingSink = field(init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    def __post_init__(self) -> None:
+        path = self.run_dir / EVENTS_FILE
+        repair_tail(path)
+        monitor = AlertMonitor(self.rules)
+        existing = _existing(path)
+        for event in existing:
+            self.seen.add(event.event_id)
+            if isinstance(event, Alert):
+                monitor.raised.add(event.key)
+        for event in existing:
+            # folded in with the counts the rules keep (a resumed run's rates are over the
+            # whole run); what it raises was raised then, or is found at the end of the run
+            monitor.observe(event)
+        log = EventLog(path, fsync=self.fsync)
+        self._sink = AlertingSink(log, monitor, on_alert=self.on_alert)
+
+    @property
+    def alerts(self) -> list[Alert]:
+        """The alerts this process raised (earlier processes' are in the file)."""
+        return list(self._sink.alerts)
+
+    def emit(self, event: EventBase) -> None:
+        """Write `event` unless an event with its id was written before; check the alerts."""
+        with self._lock:
+            if event.event_id in self.seen:
+                return
+            self.seen.add(event.event_id)
+            try:
+                self._sink.emit(event)
+            except OSError as exc:
+                self.failed = self.failed or f"cannot write {self.run_dir / EVENTS_FILE}: {exc}"
+
+
+def _existing(path: Path) -> list[EventBase]:
+    """The events already in the stream; none when it cannot be read (a run is never stopped
+    by its own log: the next reader reports the bad line)."""
+    if not path.is_file():
+        return []
+    try:
+        return read_events(path).known()
+    except EventLogError:
+        return []
+
+
+_PLACE = re.compile(r"^(?P<phase>[^/]+)/(?P<unit>[^/]+)/(?P<task>[^/]+)/")
+
+
+def place_of(run_dir: Path, path: Path) -> dict[str, str]:
+    """Where a task's record folder (`<run dir>/<phase>/<unit>/<task>/…`) belongs:
+    `{phase, unit, task}` (empty values for a folder outside a task)."""
+    try:
+        relative = path.resolve().relative_to(run_dir.resolve()).as_posix() + "/"
+    except ValueError:
+        return {"phase": "", "unit": "", "task": ""}
+    found = _PLACE.match(relative)
+    if found is None:
+        return {"phase": "", "unit": "", "task": ""}
+    return {"phase": found["phase"], "unit": found["unit"], "task": found["task"]}
+
+
+def event_key(run_id: str, run_dir: Path, path: Path) -> str:
+    """A stable event id for what happened in `path` (a folder of the run's records)."""
+    try:
+        relative = path.resolve().relative_to(run_dir.resolve()).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    return f"{run_id}/{relative}"
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    """What the end of a run adds to its result: the alerts (each once), the report's path,
+    and a few counts from the metrics."""
+
+    alerts: list[Alert]
+    report: Path | None
+    metrics: dict[str, Any]
+    error: str = ""
+    """Why the stream could not be read or the report written (the run's result stands)."""
+
+
+def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -> StreamEnd:
+    """At the end of a run: every alert of the whole stream (those raised live, and any the
+    rules find over the stream that were not — written into it), and the HTML report.
+
+    Never raises for a stream or report problem: the run already ended; the problem is
+    reported in `error`."""
+    try:
+        stream = read_events(run_dir)
+    except EventLogError as exc:
+        return StreamEnd([], None, {}, error=str(exc))
+    known = stream.known()
+    recorded = [e for e in known if isinstance(e, Alert)]
+    seen = {a.key for a in recorded}
+    late = [a for a in evaluate_alerts(known, rules) if a.key not in seen]
+    if late and journal is not None:
+        for alert in late:
+            journal.emit(alert)
+        stream = read_events(run_dir)
+    alerts = recorded + late
+    metrics = compute_metrics(stream.events)
+    counts = {
+        "tasks": metrics.tasks,
+        "agent_attempts": metrics.usage.attempts,
+        "tokens": metrics.usage.total_tokens,
+        "cost_usd": round(metrics.usage.cost_usd, 6),
+        "fix_rounds": metrics.fix_rounds,
+        "first_pass_approval_rate": metrics.first_pass_approval_rate,
+        "merges": metrics.merges,
+        "escalations": metrics.escalations,
+    }
+    try:
+        report = write_report(run_dir, stream=stream, rules=rules)
+    except EventLogError as exc:  # pragma: no cover - a report that cannot be written
+        return StreamEnd(alerts, None, counts, error=str(exc))
+    except OSError as exc:  # pragma: no cover
+        return StreamEnd(alerts, None, counts, error=f"cannot write the report: {exc}")
+    return StreamEnd(alerts, report, counts)
