@@ -52,8 +52,10 @@ def _agents(tmp_path: Path, label: str) -> tuple[str, str]:
     return impl, agent(tmp_path, f"rev-{label}", reviews)
 
 
-def _mergegate(args: list[str], state: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "MERGEGATE_STATE_DIR": str(state)}
+def _mergegate(
+    args: list[str], state: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    env = {**os.environ, **(extra_env or {}), "MERGEGATE_STATE_DIR": str(state)}
     return subprocess.Popen(
         [sys.executable, "-m", "mergegate", *args],
         stdout=subprocess.PIPE,
@@ -109,11 +111,19 @@ def _agents_alive(marker: str) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_sigkill_at_random_moments_then_resume_converges(tmp_path: Path) -> None:
+    crash_and_converge(tmp_path, KILLS)
+
+
+def crash_and_converge(tmp_path: Path, kill_count: int, env: dict[str, str] | None = None) -> None:
+    """SIGKILL the run `kill_count` times at seeded random moments, resume after each, and
+    check it converges to what an uninterrupted run produces. `env`: e.g. the database."""
     plan = _plan_file(tmp_path)
     # the reference: the same plan, uninterrupted
     ref_repo = repo_with(tmp_path / "ref-repo")
     ref_code, ref = _finish(
-        _mergegate(_run_args(ref_repo, plan, *_agents(tmp_path, "ref")), tmp_path / "ref-state")
+        _mergegate(
+            _run_args(ref_repo, plan, *_agents(tmp_path, "ref")), tmp_path / "ref-state", env
+        )
     )
     assert ref_code == 0, ref
     crash_dir = tmp_path / "crash"
@@ -122,12 +132,12 @@ def test_sigkill_at_random_moments_then_resume_converges(tmp_path: Path) -> None
     impl, rev = _agents(crash_dir, "x")
     rng = random.Random(SEED)
     kills: list[float] = []
-    proc = _mergegate(_run_args(repo, plan, impl, rev), state)
+    proc = _mergegate(_run_args(repo, plan, impl, rev), state, env)
     deadline = time.monotonic() + 30
     while _run_id(state) is None and time.monotonic() < deadline:
         time.sleep(0.02)  # the first kill comes after the run exists (it names the run)
     finished = None
-    while len(kills) < KILLS:
+    while len(kills) < kill_count:
         time.sleep(rng.uniform(0.5, 1.8))
         if proc.poll() is not None:
             finished = _finish(proc)
@@ -138,10 +148,12 @@ def test_sigkill_at_random_moments_then_resume_converges(tmp_path: Path) -> None
         run_id = _run_id(state)
         assert run_id is not None
         proc = _mergegate(
-            ["resume", run_id, "--repo", str(repo), "--format", "json", "--progress", "none"], state
+            ["resume", run_id, "--repo", str(repo), "--format", "json", "--progress", "none"],
+            state,
+            env,
         )
     code, out = finished or _finish(proc)
-    assert len(kills) >= KILLS, f"the run finished after only {len(kills)} kills"
+    assert len(kills) >= kill_count, f"the run finished after only {len(kills)} kills"
     assert code == 0, [(u["id"], u["status"], u["reason"]) for u in out["units"]] + [out["message"]]
     assert out["status"] == "completed"
     run_id = out["run_id"]

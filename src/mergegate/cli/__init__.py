@@ -14,6 +14,7 @@ from mergegate.cli.review import review
 from mergegate.cli.run import cancel, resume, run, runs, status
 from mergegate.cli.stats import stats
 from mergegate.cli.verify import verify
+from mergegate.cli.worker import worker, workers
 
 cli.add_command(agent)
 cli.add_command(handoff)
@@ -29,6 +30,8 @@ for _command in (run, resume, status, runs, cancel):
     cli.add_command(_command)
 cli.add_command(stats)
 cli.add_command(verify)
+cli.add_command(worker)
+cli.add_command(workers)
 
 __all__ = ["cli", "main"]
 

@@ -107,10 +107,14 @@ def _print_report(report: dict[str, Any]) -> None:
         f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
         f"into {report['into']}"
     )
+    if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
+        click.echo(f"  run held by worker {clean(report['worker'], 64)}")
     click.echo(f"  {'phase/unit':<36} {'status':<20} {'merge':<12} reason")
     for unit in report["units"]:
         merge = (unit.get("merge_commit") or "-")[:12]
         reason = clean(unit.get("reason") or "", 160)
+        if unit.get("worker"):  # a queued run: the fleet worker that holds the unit now
+            reason = f"[worker {clean(unit['worker'], 64)}] {reason}"
         where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
         click.echo(f"  {where:<36} {unit['status']:<20} {merge:<12} {reason}".rstrip())
     for phase in report["phases"]:
@@ -265,6 +269,12 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     is_flag=True,
     help="Print what would run (phases, waves, units, tasks, checks); run nothing.",
 )
+@click.option(
+    "--queue",
+    is_flag=True,
+    help="Enqueue the run for a fleet of `mergegate worker`s (needs [engine] database_url on "
+    "Postgres) and print its id; nothing runs here.",
+)
 @_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
@@ -293,7 +303,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     for one (a checkpoint, or a phase whose verification did not pass), or, with
     --fail-on-alert, an alert was raised.
     """
-    from mergegate.engine import RunRequest, create_run, dry_run_lines
+    from mergegate.engine import RunRequest, create_run, database_url_of, dry_run_lines
 
     config = load_config(opts["repo"])
     loaded = load_plan(plan_file)
@@ -303,7 +313,17 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             indent = len(line) - len(line.lstrip(" "))  # plan text is cleaned, the layout kept
             click.echo(" " * indent + clean(line, 2000))
         ctx.exit(0)
-    _require_terminal_for_manual(config)
+    if opts["queue"]:
+        from mergegate.engine import fleet_database_url
+
+        fleet_database_url(config)  # a usage error before anything is made
+        if config.review.mode == "manual":
+            raise UsageError(
+                "review.mode = manual needs a person at a terminal, and a fleet worker has "
+                "none: nothing was queued. Set review.mode = auto, or run it here without --queue."
+            )
+    else:
+        _require_terminal_for_manual(config)
     agents = _agents(config, opts)
     state = state_dir(config)
     record = create_run(
@@ -316,8 +336,16 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             plan_path=loaded.path,
             plan_root=loaded.root,
             into=opts["into"],
+            database_url=database_url_of(config),
+            fleet=opts["queue"],
         )
     )
+    if opts["queue"]:
+        from mergegate.engine import enqueue_run
+
+        enqueue_run(state, record, config)
+        click.echo(record.run_id)
+        ctx.exit(0)
     click.echo(f"mergegate: run {record.run_id} into {record.into}", err=True)
     report = _execute(config, state, record.run_id, opts)
     _emit(report, opts["fmt"])
@@ -388,6 +416,12 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
     state = state_dir(load_config(opts["repo"]))
     record = prepare_resume(state, run_id, _answers(opts))
     config = load_config(Path(record.repo))
+    if record.fleet:  # the fleet's workers go on with it
+        from mergegate.engine import enqueue_run
+
+        enqueue_run(state, record, config)
+        click.echo(record.run_id)
+        ctx.exit(0)
     _require_terminal_for_manual(config)
     report = _execute(config, state, run_id, opts)
     _emit(report, opts["fmt"])
@@ -399,10 +433,12 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
 @_REPO
 @_FORMAT
 def status(run_id: str, repo: Path, fmt: str) -> None:
-    """Where RUN stands: its units, their status and merge commits."""
-    from mergegate.engine import run_report
+    """Where RUN stands: its units, their status and merge commits (for a run queued for the
+    fleet, which worker holds which unit)."""
+    from mergegate.engine import fleet_status
 
-    _emit(run_report(state_dir(load_config(repo)), run_id), fmt)
+    config = load_config(repo)
+    _emit(fleet_status(state_dir(config), run_id, config), fmt)
 
 
 @click.command("runs")
@@ -432,6 +468,10 @@ def runs(repo: Path, fmt: str) -> None:
 @_FORMAT
 def cancel(run_id: str, clean_: bool, repo: Path, fmt: str) -> None:
     """Stop RUN: kill its agents, cancel its workflows, mark it cancelled (work trees kept)."""
-    from mergegate.engine import cancel_run
+    from mergegate.engine import cancel_run, database_url_of
 
-    _emit(cancel_run(state_dir(load_config(repo)), run_id, clean=clean_), fmt)
+    config = load_config(repo)
+    _emit(
+        cancel_run(state_dir(config), run_id, clean=clean_, database_url=database_url_of(config)),
+        fmt,
+    )

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mergegate.config import Config
+from mergegate.config import Config, redact_url
 from mergegate.decisions import ExitCode
 from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
 from mergegate.engine._files import write_atomic, write_json_atomic
@@ -50,12 +50,16 @@ from mergegate.metrics import AlertRules
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
+    APP_VERSION,
+    FLEET_APP,
+    QUEUE,
     DurableEngine,
     EngineConfig,
     RunRecord,
     RunState,
     RunStore,
     WorkflowState,
+    app_name_for_run,
     cancel_from_outside,
     new_run_id,
     sqlite_url,
@@ -67,6 +71,7 @@ __all__ = [
     "RunRequest",
     "cancel_run",
     "create_run",
+    "database_url_of",
     "dry_run_lines",
     "execute_run",
     "kill_orphans",
@@ -91,6 +96,11 @@ class RunRequest:
     """The directory the plan's source paths are relative to (GSD write-back)."""
     into: str | None = None
     run_id: str | None = None
+    database_url: str | None = None
+    """`[engine] database_url` (the whole URL: never recorded, never shown); None: the run
+    keeps its durable state in its own SQLite file."""
+    fleet: bool = False
+    """Only create the run (`run --queue`): a fleet worker executes it."""
 
 
 # ---------------------------------------------------------------- creating a run
@@ -140,13 +150,16 @@ def create_run(request: RunRequest) -> RunRecord:
         base_sha=base,
         agents=request.agents.model_dump(mode="json"),
         options=request.options.model_dump(mode="json"),
+        database=redact_url(request.database_url) if request.database_url else None,
+        fleet=request.fleet,
     )
     store = RunStore(request.state_dir)
     store.create(record)
-    # the queue's row exists before the first real launch, so DBOS's queue manager (which
-    # looks for new queues once a second) serves it at once
-    with DurableEngine(_engine_config(store, run_id, request.options)):
-        pass
+    if not request.fleet:  # a launch here would make this process take fleet work
+        # the queue's row exists before the first real launch, so DBOS's queue manager
+        # (which looks for new queues once a second) serves it at once
+        with DurableEngine(_engine_config(store, run_id, request.options, request.database_url)):
+            pass
     write_atomic(
         store.run_dir(run_id) / PLAN_SNAPSHOT,
         request.plan.model_dump_json(indent=2, by_alias=True) + "\n",
@@ -181,8 +194,42 @@ def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
 # ---------------------------------------------------------------- running
 
 
-def _engine_config(store: RunStore, run_id: str, options: RunOptions) -> EngineConfig:
-    return EngineConfig(sqlite_url(store.database_path(run_id)), concurrency=options.concurrency)
+def _engine_config(
+    store: RunStore, run_id: str, options: RunOptions, database_url: str | None = None
+) -> EngineConfig:
+    """The run's own SQLite file; or a shared database (`[engine] database_url`), where the
+    run has its own DBOS application name so no other run's process touches its workflows
+    (and its own application version and queue: DBOS wants their names unique across
+    applications)."""
+    if database_url is None:
+        return EngineConfig(
+            sqlite_url(store.database_path(run_id)), concurrency=options.concurrency
+        )
+    return EngineConfig(
+        database_url,
+        concurrency=options.concurrency,
+        app_name=app_name_for_run(run_id),
+        application_version=f"{APP_VERSION}-run-{run_id}",
+        queue=f"{QUEUE}-{run_id}",
+    )
+
+
+def database_url_of(config: Config) -> str | None:
+    """`[engine] database_url` as the driver needs it (password included), or None."""
+    found = config.engine.database_url
+    return None if found is None else found.get_secret_value()
+
+
+def _check_database(record: RunRecord, database_url: str | None) -> None:
+    """A run continues on the database it started on, never silently on another one."""
+    given = redact_url(database_url) if database_url else None
+    if record.database != given:
+        where = record.database or "its own SQLite file"
+        raise UsageError(
+            f"run {record.run_id} keeps its state in {where}, and this process is configured "
+            f"for {given or 'per-run SQLite files'}: set [engine] database_url "
+            "(or MERGEGATE_DATABASE_URL) as when the run started"
+        )
 
 
 def _live_folders(run_dir: Path) -> list[Path]:
@@ -290,6 +337,13 @@ def execute_run(
     record = store.load(run_id)
     if record.status not in (RunState.RUNNING,):
         return build_report(store, run_id)
+    if record.fleet:
+        raise UsageError(
+            f"run {run_id} was queued for the fleet: a `mergegate worker` executes it "
+            f"(see `mergegate status {run_id}`)"
+        )
+    database_url = database_url_of(config)
+    _check_database(record, database_url)
     kill_orphans(store.run_dir(run_id))
     events = EventSink(listener)
     journal = _journal(store, record, config, events)
@@ -304,7 +358,7 @@ def execute_run(
     assert rt.budget is not None
     rt.budget.seed()  # budgets count what earlier processes of this run spent
     install(rt)
-    engine = DurableEngine(_engine_config(store, run_id, rt.options))
+    engine = DurableEngine(_engine_config(store, run_id, rt.options, database_url))
     wf_id = f"{run_id}/g{record.generation}"
     try:
         engine.launch()
@@ -479,7 +533,9 @@ def _record_criteria(store: RunStore, record: RunRecord, phase_id: str, given: A
 # ---------------------------------------------------------------- cancel, queries
 
 
-def cancel_run(state_dir: Path, run_id: str, *, clean: bool = False) -> dict[str, Any]:
+def cancel_run(
+    state_dir: Path, run_id: str, *, clean: bool = False, database_url: str | None = None
+) -> dict[str, Any]:
     """Stop a run: no agent starts any more, every recorded agent group is killed, the
     workflows are cancelled, the run is marked cancelled. Work trees of unfinished units are
     kept for inspection unless `clean`."""
@@ -488,7 +544,7 @@ def cancel_run(state_dir: Path, run_id: str, *, clean: bool = False) -> dict[str
     run_dir = store.run_dir(run_id)
     write_atomic(run_dir / "STOP", "cancelled by mergegate cancel\n")
     killed = kill_orphans(run_dir)
-    cancel_from_outside(sqlite_url(store.database_path(run_id)))
+    _cancel_workflows(store, record, database_url)
     if record.status in (RunState.RUNNING, RunState.WAITING_FOR_HUMAN):
         record.status, record.exit_code = RunState.CANCELLED, int(ExitCode.AGENT_FAILURE)
         record.message = "cancelled by mergegate cancel"
@@ -499,6 +555,19 @@ def cancel_run(state_dir: Path, run_id: str, *, clean: bool = False) -> dict[str
     report = build_report(store, run_id)
     write_run_summary(report)
     return {**report, "killed_groups": killed, "removed_worktrees": removed}
+
+
+def _cancel_workflows(store: RunStore, record: RunRecord, database_url: str | None) -> None:
+    run_id = record.run_id
+    if record.database is None:
+        cancel_from_outside(sqlite_url(store.database_path(run_id)))
+        return
+    _check_database(record, database_url)
+    assert database_url is not None
+    if record.fleet:
+        cancel_from_outside(database_url, app_name=FLEET_APP, prefix=f"{run_id}/")
+    else:
+        cancel_from_outside(database_url, app_name=app_name_for_run(run_id))
 
 
 def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:

@@ -27,9 +27,17 @@ from mergegate.git import GitRepository
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.review import ReviewOptions
-from mergegate.store import RunRecord, RunStore
+from mergegate.store import RunRecord, RunStore, workflow_id
 
-__all__ = ["Human", "RunOptions", "Runtime", "current", "install", "uninstall"]
+__all__ = [
+    "Human",
+    "RunOptions",
+    "Runtime",
+    "current",
+    "install",
+    "install_resolver",
+    "uninstall",
+]
 
 Human = Callable[[str], bool]
 """Shows a person a text on the terminal and returns their yes/no (review.mode = manual)."""
@@ -197,10 +205,17 @@ class Runtime:
 
 
 _installed: list[Runtime] = []
+_resolvers: list[Callable[[str], Runtime]] = []
 
 
 def install(runtime: Runtime) -> None:
     _installed[:] = [runtime]
+
+
+def install_resolver(resolver: Callable[[str], Runtime] | None) -> None:
+    """A fleet worker runs workflows of many runs: `current()` asks `resolver` for the
+    runtime of the run whose workflow the caller runs in (its id's first part)."""
+    _resolvers[:] = [] if resolver is None else [resolver]
 
 
 def uninstall() -> None:
@@ -208,7 +223,11 @@ def uninstall() -> None:
 
 
 def current() -> Runtime:
-    """The runtime installed by `mergegate run`/`resume` (a bug if there is none)."""
-    if not _installed:
-        raise RuntimeError("no mergegate run is installed in this process")
-    return _installed[0]
+    """The runtime installed by `mergegate run`/`resume`, or the one a worker's resolver
+    gives for the calling workflow's run (a bug if there is none)."""
+    if _installed:
+        return _installed[0]
+    wf_id = workflow_id() if _resolvers else None
+    if wf_id:
+        return _resolvers[0](wf_id.split("/", 1)[0])
+    raise RuntimeError("no mergegate run is installed in this process")

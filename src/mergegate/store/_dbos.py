@@ -39,24 +39,37 @@ from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID, WorkflowHandle
 from dbos import _core as dbos_core
 from dbos._dbos import _get_or_create_dbos_registry
 from dbos._utils import INTERNAL_QUEUE_NAME
+from sqlalchemy.exc import OperationalError
 
 from mergegate import __version__
+from mergegate.config import redact_url
+from mergegate.errors import AgentError
 
 __all__ = [
+    "APP_VERSION",
     "ENGINE_SCHEMA",
+    "FLEET_APP",
     "POLL_S",
     "QUEUE",
+    "RUN_QUEUE",
+    "DatabaseUnavailableError",
     "DurableEngine",
     "EngineConfig",
+    "ExecutorWork",
     "WorkflowState",
+    "app_name_for_run",
     "cancel_from_outside",
     "child_id",
     "enqueue",
+    "enqueue_from_outside",
+    "executor_work",
+    "recover_from_outside",
     "sqlite_url",
     "step",
     "wait_result",
     "workflow",
     "workflow_id",
+    "workflow_inputs",
 ]
 
 P = ParamSpec("P")
@@ -66,9 +79,33 @@ ENGINE_SCHEMA = 3  # 3: the implement step collects its agent-result and consult
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 QUEUE = "mergegate-units"
+RUN_QUEUE = "mergegate-runs"
+"""The fleet's queue of whole runs (`run --queue`): apart from the units' queue, so a run
+waiting for its units never holds one of their concurrency slots."""
+FLEET_APP = "mergegate-fleet"
+"""The DBOS application name of the fleet's workers: they take runs and units from queues
+in one shared database, and recover each other's workflows."""
+APP = "mergegate"
+APP_VERSION = f"mergegate-{__version__}-e{ENGINE_SCHEMA}"
 POLL_S = 0.1
 _MAX_RECOVERY_ATTEMPTS = 1000
 _TERMINAL = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
+
+
+class DatabaseUnavailableError(AgentError):
+    """The database of the durable state cannot be reached (exit 4: infrastructure)."""
+
+
+@contextlib.contextmanager
+def _reachable(database_url: str) -> Iterator[None]:
+    """A connection failure becomes one line naming the database (its password redacted)."""
+    try:
+        yield
+    except OperationalError as exc:
+        first = str(exc.orig or exc).strip().splitlines()[0] if str(exc.orig or exc) else ""
+        raise DatabaseUnavailableError(
+            f"the database {redact_url(database_url)} cannot be reached: {redact_url(first)}"
+        ) from exc
 
 
 class WorkflowState:
@@ -91,8 +128,23 @@ class EngineConfig:
     concurrency: int = 2
     """Units (queued workflows) running at once on this executor."""
     executor_id: str = "local"
-    application_version: str = f"mergegate-{__version__}-e{ENGINE_SCHEMA}"
+    application_version: str = APP_VERSION
     polling_interval_s: float = POLL_S
+    app_name: str = APP
+    """DBOS scopes recovery and dequeuing by application name: on a database several runs
+    share (Postgres), each local run has its own (`app_name_for_run`), so one run's process
+    never recovers, or takes from a queue, another run's workflows."""
+    queue: str = QUEUE
+    """The units' queue (DBOS wants queue names unique across applications too)."""
+    global_concurrency: int | None = None
+    """Units running at once on the queue across every executor (None: no fleet-wide cap)."""
+    run_queue: bool = False
+    """Also take whole runs from `RUN_QUEUE` (a fleet worker)."""
+
+
+def app_name_for_run(run_id: str) -> str:
+    """The DBOS application name of one local run on a shared database."""
+    return f"{APP}-run-{run_id}".lower()
 
 
 def sqlite_url(path: Path) -> str:
@@ -133,11 +185,15 @@ def child_id(workflow_id: str) -> Iterator[None]:
         yield
 
 
+_units_queue = [QUEUE]
+"""The units' queue of the engine launched in this process (one at a time)."""
+
+
 def enqueue(func: Callable[..., Any], workflow_id: str, *args: Any) -> WorkflowHandle[Any]:
     """Put a workflow on the concurrency-limited queue under `workflow_id`."""
-    queue = DBOS.retrieve_queue(QUEUE)
+    queue = DBOS.retrieve_queue(_units_queue[0])
     if queue is None:  # pragma: no cover - launch registers it
-        raise RuntimeError(f"queue {QUEUE!r} is not registered")
+        raise RuntimeError(f"queue {_units_queue[0]!r} is not registered")
     with SetWorkflowID(workflow_id):
         return queue.enqueue(func, *args)
 
@@ -175,6 +231,12 @@ class DurableEngine:
             "notification_listener_polling_interval_sec": self.config.polling_interval_s,
             "sys_db_pool_size": 8,
         }
+        if self.config.app_name != APP:
+            config["name"] = self.config.app_name
+        with _reachable(self.config.database_url):
+            self._launch(config)
+
+    def _launch(self, config: DBOSConfig) -> None:
         DBOS(config=config)
         dbos_core.DEFAULT_POLLING_INTERVAL = self.config.polling_interval_s
         # the internal queue (recovery) is made on first use with a 1 s polling interval
@@ -183,12 +245,20 @@ class DurableEngine:
         )
         DBOS.launch()
         self._launched = True
+        _units_queue[0] = self.config.queue
         DBOS.register_queue(
-            QUEUE,
+            self.config.queue,
             worker_concurrency=self.config.concurrency,
+            global_concurrency=self.config.global_concurrency,
             polling_interval_sec=self.config.polling_interval_s,
             on_conflict="always_update",
         )
+        if self.config.run_queue:
+            DBOS.register_queue(
+                RUN_QUEUE,
+                polling_interval_sec=self.config.polling_interval_s,
+                on_conflict="always_update",
+            )
 
     def shutdown(self) -> None:
         """Stop DBOS without waiting for workflows: pending ones stay pending and are
@@ -253,20 +323,130 @@ class DurableEngine:
         return ids
 
 
-def cancel_from_outside(database_url: str) -> list[str]:
-    """Cancel every pending or enqueued workflow of a database without launching DBOS here
-    (a launch would recover them into this process). A running orchestrator sees the
+_migrated: set[str] = set()
+
+
+@contextlib.contextmanager
+def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
+    """A DBOS client on a database whose tables exist: a client alone never creates them,
+    and a fleet's database may be read (`run --queue`, a worker's orphan check) before any
+    process launched DBOS on it. The migration is idempotent, checked once per process."""
+    with _reachable(database_url):
+        if database_url not in _migrated:
+            DBOS.migrate(database_url)
+            _migrated.add(database_url)
+        client = DBOSClient(system_database_url=database_url, application_name=app_name)
+        try:
+            yield client
+        finally:
+            client.destroy()
+
+
+def cancel_from_outside(
+    database_url: str, *, app_name: str = APP, prefix: str | None = None
+) -> list[str]:
+    """Cancel every pending or enqueued workflow of a database (of one application; with
+    `prefix`, only the workflows whose id starts with it) without launching DBOS here (a
+    launch would recover them into this process). A running orchestrator sees the
     cancellation at its next step; a crashed one's workflows are never recovered again."""
-    client = DBOSClient(system_database_url=database_url)
-    try:
+    with _client(database_url, app_name) as client:
         found = client.list_workflows(
             status=[WorkflowState.PENDING, WorkflowState.ENQUEUED],
             load_input=False,
             load_output=False,
+            workflow_id_prefix=prefix,
         )
         ids = [w.workflow_id for w in found]
         if ids:
             client.cancel_workflows(ids)
         return ids
-    finally:
-        client.destroy()
+
+
+@dataclass(frozen=True)
+class ExecutorWork:
+    """One workflow of a shared database as `status` and recovery see it."""
+
+    workflow_id: str
+    name: str
+    status: str
+    executor_id: str | None
+    queue: str | None
+
+
+def executor_work(
+    database_url: str,
+    *,
+    app_name: str = FLEET_APP,
+    prefix: str | None = None,
+    executor_id: str | None = None,
+    active_only: bool = True,
+) -> list[ExecutorWork]:
+    """The workflows of an application (whose id starts with `prefix`, held by
+    `executor_id`), read without launching DBOS: which executor holds which workflow."""
+    with _client(database_url, app_name) as client:
+        found = client.list_workflows(
+            status=[WorkflowState.PENDING, WorkflowState.ENQUEUED] if active_only else None,
+            workflow_id_prefix=prefix,
+            executor_id=executor_id,
+            load_input=False,
+            load_output=False,
+        )
+        return [
+            ExecutorWork(
+                workflow_id=w.workflow_id,
+                name=str(w.name),
+                status=str(w.status),
+                executor_id=w.executor_id,
+                queue=w.queue_name,
+            )
+            for w in found
+        ]
+
+
+def workflow_inputs(database_url: str, prefix: str, *, app_name: str = FLEET_APP) -> list[Any]:
+    """The recorded positional arguments of every workflow whose id starts with `prefix`."""
+    with _client(database_url, app_name) as client:
+        found = client.list_workflows(workflow_id_prefix=prefix, load_input=True, load_output=False)
+        return [list(w.input["args"]) for w in found if w.input is not None]
+
+
+def enqueue_from_outside(
+    database_url: str,
+    workflow_name: str,
+    wf_id: str,
+    *args: Any,
+    queue: str = RUN_QUEUE,
+    app_name: str = FLEET_APP,
+) -> str:
+    """Put a workflow on a fleet queue without launching DBOS here (a launched process
+    would take queued work itself): the workers take it. Idempotent by id."""
+    with _client(database_url, app_name) as client:
+        handle: WorkflowHandle[Any] = client.enqueue(
+            {
+                "workflow_name": workflow_name,
+                "queue_name": queue,
+                "workflow_id": wf_id,
+                "app_version": APP_VERSION,
+            },
+            *args,
+        )
+        return handle.get_workflow_id()
+
+
+def recover_from_outside(
+    database_url: str, executor_id: str, *, app_name: str = FLEET_APP
+) -> list[str]:
+    """Put the pending workflows of a dead executor back on their queues (the internal one
+    for those that were not queued) without launching DBOS here: any live executor of the
+    application takes them. What `DBOS._recover_pending_workflows` does, on DBOS 3.4's
+    system database (private names, pinned by a contract test). Only for an executor that is
+    really gone: one still running would run them twice."""
+    with _client(database_url, app_name) as client:
+        sys_db = client._sys_db
+        recovered = []
+        for pending in sys_db.get_pending_workflows(executor_id, APP_VERSION):
+            if sys_db.reenqueue_for_recovery(
+                pending.workflow_id, [executor_id], INTERNAL_QUEUE_NAME
+            ):
+                recovered.append(pending.workflow_id)
+        return recovered

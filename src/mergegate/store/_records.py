@@ -69,6 +69,11 @@ class RunRecord(BaseModel):
     agents: dict[str, Any] = Field(default_factory=dict)
     """How to rebuild the implementer, reviewer and verifier on `resume` (names, commands)."""
     options: dict[str, Any] = Field(default_factory=dict)
+    database: str | None = None
+    """The shared database (`[engine] database_url`, redacted) that holds the run's durable
+    state; None: the run's own SQLite file under its folder."""
+    fleet: bool = False
+    """Queued for a fleet of workers (`run --queue`), not executed by the process that made it."""
 
     def summary(self) -> dict[str, object]:
         """The `runs --format json` entry."""

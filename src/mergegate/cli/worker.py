@@ -1,0 +1,149 @@
+"""`mergegate worker` and `mergegate workers recover`: the fleet (docs/fleet.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+import click
+
+from mergegate.cli._progress import clean
+from mergegate.config import load_config, state_dir
+from mergegate.errors import UsageError
+
+if TYPE_CHECKING:
+    from mergegate.engine import RunEvent
+
+__all__ = ["worker", "workers"]
+
+_EXECUTOR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def _checked_id(executor_id: str) -> str:
+    """A worker id as `[engine] executor_id` allows it (it names folders and log lines)."""
+    if not _EXECUTOR_ID.fullmatch(executor_id):
+        raise UsageError(
+            f"not a worker id: {clean(executor_id, 80)!r} (letters, digits, '.', '_', '-'; "
+            "at most 64, starting with a letter or digit)"
+        )
+    return executor_id
+
+
+def _print_event(executor_id: str) -> Callable[[str, RunEvent], None]:
+    def listener(run_id: str, event: RunEvent) -> None:
+        where = "/".join(p for p in (event.phase, event.unit, event.task) if p)
+        line = f"[{executor_id}] {run_id} {event.kind} {where}: {event.message}"
+        click.echo(clean(line, 400), err=True)
+
+    return listener
+
+
+@click.command("worker")
+@click.option(
+    "--id",
+    "executor_id",
+    default=None,
+    help="This worker's stable id (default: [engine] executor_id). A worker started again "
+    "with the same id recovers the units it held.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Units at once on this worker ([engine] worker_concurrency, else run.concurrency). "
+    "DBOS keeps one number per queue: the last worker to start sets it for all.",
+)
+@click.option(
+    "--global-concurrency",
+    type=click.IntRange(1, 10_000),
+    default=None,
+    help="Units at once across the fleet ([engine] global_concurrency, else no cap).",
+)
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where this worker keeps its units' workspaces (default: <state>/workers/<id>).",
+)
+def worker(
+    executor_id: str | None,
+    concurrency: int | None,
+    global_concurrency: int | None,
+    workdir: Path | None,
+) -> None:
+    """Take runs and units from the fleet's queues (Postgres, [engine] database_url or
+    MERGEGATE_DATABASE_URL) until stopped with SIGTERM or Ctrl-C.
+
+    \b
+    Exit codes: 0 stopped; 2 usage error (no Postgres database configured).
+    """
+    from mergegate.engine import Worker, WorkerOptions
+
+    config = load_config(Path.cwd())
+    name = _checked_id(executor_id or config.engine.executor_id)
+    options = WorkerOptions(
+        executor_id=name,
+        workdir=(workdir or state_dir(config) / "workers" / name).resolve(),
+        concurrency=concurrency or config.engine.worker_concurrency or config.run.concurrency,
+        global_concurrency=global_concurrency or config.engine.global_concurrency,
+        polling_interval_s=config.engine.polling_interval_s,
+    )
+    running = Worker(options, config, _print_event(name))
+
+    def _stop(_signum: int, _frame: FrameType | None) -> None:
+        running.stop()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    running.serve(
+        ready=lambda: click.echo(
+            f"mergegate: worker {name} ready (work directory {options.workdir})", err=True
+        )
+    )
+    click.echo(f"mergegate: worker {name} stopped", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # The threads of units in flight belong to a DBOS that is shut down: they can record
+    # nothing more (their units stay pending for this id, as after a crash) and never finish;
+    # a normal exit would wait for them forever.
+    os._exit(0)
+
+
+@click.group("workers")
+def workers() -> None:
+    """Look after the fleet's workers."""
+
+
+@workers.command("recover")
+@click.argument("executor_id", metavar="ID")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+def recover(executor_id: str, fmt: str) -> None:
+    """Give the units of worker ID, which is gone for good, to the live workers: kill the
+    agent processes it left on this host, and put its pending work back on the queues.
+
+    Only for a worker that is really dead: one still running would run its units twice.
+    A worker that comes back with the same id recovers its own units by itself.
+    """
+    from mergegate.engine import recover_worker
+
+    found = recover_worker(load_config(Path.cwd()), _checked_id(executor_id))
+    if fmt == "json":
+        click.echo(json.dumps(found, indent=2))
+        return
+    click.echo(
+        f"worker {clean(executor_id, 80)}: {len(found['recovered'])} workflow(s) back on the "
+        f"queues, {found['killed_groups']} process group(s) killed"
+    )

@@ -1,0 +1,360 @@
+"""The fleet: runs queued in one Postgres database, executed by any number of workers.
+
+`mergegate run --queue` creates the run (its folder, plan snapshot and integration branch, as
+a local run does) and puts one `fleet_run_workflow` on DBOS's run queue; it launches nothing
+itself. A worker (`Worker`) launches DBOS on the shared database under its own, stable
+executor id and takes runs and units from the queues: the run's phases put their units on the
+units queue, with a global concurrency limit and a per-worker one, and whichever worker is
+free takes the next unit.
+
+A worker runs workflows of many runs, so it installs a resolver instead of one runtime: a
+workflow's id starts with its run's id, and the worker builds (once) that run's `Runtime` from
+the run's card, found through the state directory recorded with the queued run. Each worker
+keeps its units' workspaces under its own work directory; a unit recovered by another worker
+keeps the workspace its first worker made (its path recorded in the unit's `workspace.json`):
+the fleet relies on every worker reaching the same paths (one host, or a shared filesystem;
+see docs/fleet.md for the limits).
+
+Recovery is DBOS's: a worker started again under the same id recovers its own pending
+workflows at launch; `recover_worker` puts a dead worker's pending workflows back on the
+queues for the live workers. Both first kill the agent process groups the dead worker
+recorded (on this host) for the units and verifications it held.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from mergegate.atomic_files import OverwriteRefusedError, write_json_atomic
+from mergegate.config import Config, load_config
+from mergegate.engine._api import (
+    _finish,
+    _journal,
+    _runtime,
+    _started,
+    database_url_of,
+    run_report,
+)
+from mergegate.engine._observe import RunJournal
+from mergegate.engine._runtime import Runtime, current, install_resolver
+from mergegate.engine._workflows import run_workflow
+from mergegate.engine.events import EventSink, RunEvent
+from mergegate.errors import UsageError
+from mergegate.git import remove_tree
+from mergegate.processes import ProcessRecord, kill_recorded_groups
+from mergegate.store import (
+    FLEET_APP,
+    DurableEngine,
+    EngineConfig,
+    RunRecord,
+    RunStore,
+    WorkflowState,
+    child_id,
+    enqueue_from_outside,
+    executor_work,
+    recover_from_outside,
+    step,
+    workflow,
+    workflow_inputs,
+)
+
+__all__ = [
+    "FleetRuntime",
+    "Worker",
+    "WorkerOptions",
+    "enqueue_run",
+    "fleet_database_url",
+    "fleet_run_workflow",
+    "fleet_status",
+    "kill_orphans_of",
+    "recover_worker",
+    "unit_holders",
+]
+
+_FLEET_RUN = "mergegate.fleet_run"
+_UNIT = "mergegate.unit"
+_TASK = "mergegate.task"
+_PHASE = "mergegate.phase"
+
+
+def fleet_database_url(config: Config) -> str:
+    """The fleet's database: `[engine] database_url` on Postgres (a usage error otherwise)."""
+    found = config.engine.database_url
+    if found is None or not found.is_postgres:
+        raise UsageError(
+            "the fleet needs a Postgres database: set [engine] database_url (or "
+            "MERGEGATE_DATABASE_URL) to postgresql://… (docs/fleet.md)"
+        )
+    return found.get_secret_value()
+
+
+def _fleet_run_id(run_id: str, generation: int) -> str:
+    return f"{run_id}/fleet/g{generation}"
+
+
+def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
+    """Put the run's current generation on the fleet's run queue; its workflow id."""
+    url = fleet_database_url(config)
+    args = {"state_dir": str(state_dir.resolve()), "generation": record.generation}
+    return enqueue_from_outside(
+        url, _FLEET_RUN, _fleet_run_id(record.run_id, record.generation), args
+    )
+
+
+# ---------------------------------------------------------------- the run, on a worker
+
+
+@step("mergegate.fleet_finish")
+def fleet_finish_step(state: str, message: str) -> dict[str, Any]:
+    """Mark the run finished and write its summary (as `execute_run` does on one machine)."""
+    rt = current_fleet()
+    journal = rt.journal if isinstance(rt.journal, RunJournal) else None
+    report = _finish(rt.store, rt.run_id, state, message, rt.plan, journal=journal)
+    return {"status": report["status"]}
+
+
+@workflow(_FLEET_RUN)
+def fleet_run_workflow(args: dict[str, Any]) -> dict[str, Any]:
+    """One generation of a queued run: `run_workflow` as a child, then the run's summary."""
+    rt = current_fleet()
+    gen = args["generation"]
+    try:
+        with child_id(f"{rt.run_id}/g{gen}"):
+            run_workflow({"generation": gen})
+    except Exception as exc:  # the run's own error: recorded on the run, as locally
+        return fleet_finish_step(
+            WorkflowState.ERROR, f"the run stopped on an error: {type(exc).__name__}: {exc}"
+        )
+    return fleet_finish_step(WorkflowState.SUCCESS, "")
+
+
+def current_fleet() -> FleetRuntime:
+    rt = current()
+    if not isinstance(rt, FleetRuntime):  # pragma: no cover - a bug
+        raise RuntimeError("a fleet workflow runs only on a fleet worker")
+    return rt
+
+
+WORKSPACE_FILE = "workspace.json"
+
+
+@dataclass
+class FleetRuntime(Runtime):
+    """A run's runtime on one worker: its workspaces under the worker's work directory,
+    except a unit another worker started, whose workspace stays where it was made."""
+
+    def unit_worktree(self, unit_id: str) -> Path:
+        """The unit's workspace: the first worker to ask records its own path in the unit's
+        folder (before the workspace is made, so a worker dying at any point leaves it
+        recorded); every later call, on any worker, returns the recorded one. One worker at a
+        time runs a unit (DBOS's dequeue), and the first writer wins the file."""
+        phase = next(p.id for p in self.plan.phases for u in p.units if u.id == unit_id)
+        record = self.unit_dir(phase, unit_id) / WORKSPACE_FILE
+        if not record.is_file():
+            record.parent.mkdir(parents=True, exist_ok=True)
+            own = {"path": str(super().unit_worktree(unit_id))}
+            with contextlib.suppress(OverwriteRefusedError):
+                write_json_atomic(record, own, overwrite=False)
+        return Path(json.loads(record.read_text("utf-8"))["path"])
+
+
+# ---------------------------------------------------------------- the worker
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    """How a worker runs: its identity, limits and work directory."""
+
+    executor_id: str
+    workdir: Path
+    concurrency: int = 2
+    """Units at once on this worker (DBOS keeps one number per queue: the last worker to
+    start sets it for every worker)."""
+    global_concurrency: int | None = None
+    """Units at once across the fleet (None: no cap)."""
+    polling_interval_s: float = 0.1
+
+
+Listener = Callable[[str, RunEvent], None]
+
+
+class Worker:
+    """A long-lived fleet worker: launch, take work until `stop()`, shut down.
+
+    The work itself happens on DBOS's threads; `serve` only waits.
+    """
+
+    def __init__(self, options: WorkerOptions, config: Config, listener: Listener) -> None:
+        self.options = options
+        self.config = config
+        self.database_url = fleet_database_url(config)
+        self._listener = listener
+        self._runtimes: dict[str, FleetRuntime] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self.engine = DurableEngine(
+            EngineConfig(
+                self.database_url,
+                concurrency=options.concurrency,
+                executor_id=options.executor_id,
+                app_name=FLEET_APP,
+                global_concurrency=options.global_concurrency,
+                run_queue=True,
+                polling_interval_s=options.polling_interval_s,
+            )
+        )
+
+    def runtime(self, run_id: str) -> FleetRuntime:
+        """The run's runtime on this worker, built once (thread-safe)."""
+        with self._lock:
+            found = self._runtimes.get(run_id)
+            if found is None:
+                found = self._build(run_id)
+                self._runtimes[run_id] = found
+            return found
+
+    def _build(self, run_id: str) -> FleetRuntime:
+        state = run_state_dir(self.database_url, run_id)
+        if state is None:
+            raise RuntimeError(f"run {run_id} was not queued in this database")
+        store = RunStore(state)
+        record = store.load(run_id)
+        config = load_config(Path(record.repo))
+        events = EventSink(lambda event: self._listener(run_id, event))
+        # every worker appends to the run's one event stream; an event's stable id makes it
+        # count once however many workers (or replays) emit it
+        journal = _journal(store, record, config, events)
+        journal.emit(_started(record))
+        base = _runtime(store, record, config, events, human=None, journal=journal)
+        # every field `mergegate run` would set (whatever it grows), but the workspaces' root
+        shared = {
+            f.name: getattr(base, f.name)
+            for f in fields(Runtime)
+            if f.init and not f.name.startswith("_") and f.name != "worktree_root"
+        }
+        rt = FleetRuntime(**shared, worktree_root=self.options.workdir / "worktrees" / run_id)
+        remove_tree(rt.checkouts)  # this worker's throwaway checkouts of an earlier process
+        assert rt.budget is not None
+        rt.budget.seed()
+        return rt
+
+    def serve(self, ready: Callable[[], None] = lambda: None) -> None:
+        """Kill what a dead process of this worker left running, launch (which recovers this
+        executor's pending workflows) and take work until `stop()`; then shut down and kill
+        the agents of the units it leaves pending (they are recovered as after a crash)."""
+        kill_orphans_of(self.database_url, self.options.executor_id)
+        self.options.workdir.mkdir(parents=True, exist_ok=True)
+        install_resolver(self.runtime)
+        try:
+            self.engine.launch()
+            ready()
+            while not self._stopped.wait(0.5):
+                pass
+        finally:
+            # the threads of units in flight fail from here on (DBOS is gone): expected
+            logging.getLogger("dbos").setLevel(logging.CRITICAL)
+            self.engine.shutdown()
+            install_resolver(None)
+            # what this worker was running stays pending for its next start (or `workers
+            # recover`); its agents do not outlive it
+            kill_orphans_of(self.database_url, self.options.executor_id)
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
+def run_state_dir(database_url: str, run_id: str) -> Path | None:
+    """The state directory a queued run was created in (recorded with its fleet workflow)."""
+    for args in workflow_inputs(database_url, f"{run_id}/fleet/"):
+        if args and isinstance(args[0], dict) and args[0].get("state_dir"):
+            return Path(args[0]["state_dir"])
+    return None
+
+
+# ---------------------------------------------------------------- recovery, status
+
+
+def _folders(run_dir: Path, name: str, wf_id: str) -> list[Path]:
+    """Where a held workflow's processes run: a unit's folder (a unit or one of its tasks),
+    or a phase's verification."""
+    parts = wf_id.split("/")
+    if name == _UNIT and len(parts) == 3:
+        return list(run_dir.glob(f"*/{parts[2]}"))
+    if name == _TASK and len(parts) == 3:
+        return list(run_dir.glob(f"*/{parts[1]}/{parts[2]}"))
+    if name == _PHASE and len(parts) == 3:
+        return [run_dir / parts[2] / "verify"]
+    return []
+
+
+def kill_orphans_of(database_url: str, executor_id: str) -> int:
+    """Kill the agent and check process groups recorded for the units, tasks and
+    verifications the executor holds (pending, so not finished): what a dead worker left
+    running on this host. `kill_recorded_group` checks each pid is still the same process.
+    Returns how many groups were signalled."""
+    records = []
+    locations: dict[str, Path | None] = {}
+    for work in executor_work(database_url, executor_id=executor_id):
+        if work.status != WorkflowState.PENDING:
+            continue
+        run_id = work.workflow_id.split("/", 1)[0]
+        if run_id not in locations:
+            locations[run_id] = run_state_dir(database_url, run_id)
+        state = locations[run_id]
+        if state is None:
+            continue
+        run_dir = RunStore(state).run_dir(run_id)
+        for folder in _folders(run_dir, work.name, work.workflow_id):
+            for record_file in folder.rglob("process.json"):
+                with contextlib.suppress(OSError, ValueError):
+                    records.append(
+                        ProcessRecord.model_validate_json(record_file.read_text("utf-8"))
+                    )
+    return kill_recorded_groups(records)
+
+
+def recover_worker(config: Config, executor_id: str) -> dict[str, Any]:
+    """A dead worker's units go to the live workers: its recorded agent groups on this host
+    are killed, then its pending workflows are put back on their queues. Only for a worker
+    that is really gone (a live one would run them twice)."""
+    url = fleet_database_url(config)
+    killed = kill_orphans_of(url, executor_id)
+    recovered = recover_from_outside(url, executor_id)
+    return {"executor_id": executor_id, "killed_groups": killed, "recovered": recovered}
+
+
+def unit_holders(database_url: str, run_id: str) -> dict[str, dict[str, str]]:
+    """Which worker holds which unit of a queued run now: unit id → {worker, status}
+    (units queued and not yet taken have no worker)."""
+    held = {}
+    for work in executor_work(database_url, prefix=f"{run_id}/g"):
+        parts = work.workflow_id.split("/")
+        if work.name == _UNIT and len(parts) == 3:
+            worker = work.executor_id if work.status == WorkflowState.PENDING else ""
+            held[parts[2]] = {"worker": worker or "", "status": work.status}
+    return held
+
+
+def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]:
+    """`status` of a run: its report, and for a queued run which worker holds which unit
+    (`worker` of each unit) and the run itself (its phases and merges: `worker` of the run);
+    "" where none does now."""
+    report = run_report(state_dir, run_id)
+    url = database_url_of(config)
+    if RunStore(state_dir).load(run_id).fleet and url is not None:
+        holders = unit_holders(url, run_id)
+        for unit in report["units"]:
+            found = holders.get(unit["id"])
+            unit["worker"] = found["worker"] if found else ""
+        runs = executor_work(url, prefix=f"{run_id}/fleet/")
+        report["worker"] = next(
+            (w.executor_id or "" for w in runs if w.status == WorkflowState.PENDING), ""
+        )
+    return report
