@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,3 +230,59 @@ def test_no_child_stays_registered(tmp_path: Path, mark: str) -> None:
     run_shell(ESCAPE, tmp_path, mark)
     run_command(["true"], tmp_path)
     assert _children == set()
+
+
+def test_a_process_mid_exec_is_undecided_not_acquitted(tmp_path: Path) -> None:
+    """An empty environment (as a process has for a moment while it execs) is neither the
+    run's nor not the run's: the sweep scans again instead of letting it go."""
+    from mergegate.processes._reaper import _carries
+
+    bare = subprocess.Popen(["env", "-i", "sleep", "30"])
+    try:
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{bare.pid}/cmdline").read_bytes()[:5] != b"sleep":
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert _carries(bare.pid, b"any") is None
+        assert _carries(os.getpid(), b"no-such-tag") is False
+    finally:
+        bare.kill()
+        bare.wait()
+    assert _carries(bare.pid, b"any") is False  # gone
+
+
+def test_the_sweep_rescans_a_bounded_number_of_times(
+    tmp_path: Path, mark: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stranger started during the run whose environment stays empty keeps the sweep
+    undecided: it scans again, at most SWEEP_PASSES times in all, kills the run's escapee and
+    leaves the stranger (not the run's) alone."""
+    from mergegate.processes._reaper import SWEEP_PASSES, RunTree
+
+    scans: list[int] = []
+    real = RunTree._targets
+
+    def counted(self: RunTree, table: Any, pgid: int) -> tuple[dict[int, int], int]:
+        found = real(self, table, pgid)
+        scans.append(found[1])
+        return found
+
+    monkeypatch.setattr(RunTree, "_targets", counted)
+    strangers: list[subprocess.Popen[bytes]] = []
+    # started after the run's leader, so as new as the run's own processes
+    timer = threading.Timer(
+        0.05, lambda: strangers.append(subprocess.Popen(["env", "-i", "sleep", "32"]))
+    )
+    timer.start()
+    try:
+        _, pids = run_shell(ESCAPE, tmp_path, mark)
+        assert_gone(pids, mark)
+        assert strangers
+        assert state(strangers[0].pid) not in (None, "Z", "X")
+        assert len(scans) == SWEEP_PASSES  # undecided every time: every pass, and no more
+        assert all(undecided >= 1 for undecided in scans)
+    finally:
+        timer.join()
+        for stranger in strangers:
+            stranger.kill()
+            stranger.wait()

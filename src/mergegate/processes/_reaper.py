@@ -69,6 +69,10 @@ TREE_ENV = "MERGEGATE_TREE"
 """The variable that carries the tags of the supervised runs a process descends from."""
 OBSERVE_S = 0.5
 """How often a running agent's tree is walked (a full /proc scan costs a few milliseconds)."""
+SWEEP_PASSES = 4
+"""Scans of /proc at a run's end while some new process cannot be attributed yet (mid-exec)."""
+_KTHREADD = 2
+"""The parent of kernel threads, whose environment is always empty."""
 
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
@@ -137,13 +141,19 @@ def tag_environment(env: Mapping[str, str], tag: str) -> dict[str, str]:
     return tagged
 
 
-def _carries(pid: int, tag: bytes) -> bool:
-    """True when `pid`'s environment has `tag` in `MERGEGATE_TREE` (unreadable: False)."""
+def _carries(pid: int, tag: bytes) -> bool | None:
+    """True when `pid`'s environment has `tag` in `MERGEGATE_TREE`; None when it cannot be
+    told yet: the environment reads empty, as it does for a moment while the process execs
+    (`setsid sleep` between its `setsid()` and the new program's start). Gone: False."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
             raw = handle.read()
-    except OSError:
+    except (FileNotFoundError, ProcessLookupError):
         return False
+    except OSError:
+        return None
+    if not raw:
+        return None
     prefix = TREE_ENV.encode() + b"="
     for entry in raw.split(b"\0"):
         if entry.startswith(prefix):
@@ -215,14 +225,28 @@ class RunTree:
             self.seen[pid] = table[pid].start_ticks
 
     def sweep(self, pgid: int, grace_s: float) -> int:
-        """Kill what is left of the run outside the leader; returns how many were running."""
+        """Kill what is left of the run outside the leader; returns how many were running.
+
+        A process caught mid-exec cannot be attributed by its environment in that instant, so
+        while a scan leaves such a process undecided the scan is made again (at most
+        `SWEEP_PASSES` times, `POLL_S` apart): an escape racing the sweep is caught too."""
         if self.leader_start is None:
             return 0
-        with _registry_lock:
-            table = process_table()
-            targets = self._targets(table, pgid) if table is not None else {}
-        if table is not None:
-            self._reap(targets, pgid, table)  # what the group sweep killed
+        killed = 0
+        for sweep in range(SWEEP_PASSES):
+            if sweep:
+                time.sleep(POLL_S)
+            with _registry_lock:
+                table = process_table()
+                targets, undecided = self._targets(table, pgid) if table is not None else ({}, 0)
+            if table is not None:
+                self._reap(targets, pgid, table)  # what the group sweep killed
+            killed += self._kill(targets, pgid, grace_s)
+            if not undecided:
+                break
+        return killed
+
+    def _kill(self, targets: Mapping[int, int], pgid: int, grace_s: float) -> int:
         if not targets:
             return 0
         for pid, start in targets.items():
@@ -234,8 +258,9 @@ class RunTree:
         self._wait(targets, pgid, time.monotonic() + KILL_WAIT_S)
         return len(targets)
 
-    def _targets(self, table: Mapping[int, ProcStat], pgid: int) -> dict[int, int]:
-        """Running processes of this run, and everything below them (registry lock held)."""
+    def _targets(self, table: Mapping[int, ProcStat], pgid: int) -> tuple[dict[int, int], int]:
+        """Running processes of this run, and everything below them (registry lock held);
+        and how many processes could not be told apart yet (mid-exec)."""
         me = os.getpid()
         floor = self.leader_start or 0
 
@@ -248,18 +273,22 @@ class RunTree:
                 and stat.start_ticks >= floor
             )
 
-        roots = {
-            pid
-            for pid, stat in table.items()
-            if eligible(pid)
-            and (
-                pgid in (stat.pgid, stat.sid)  # the run's group, or its session
-                or self.seen.get(pid) == stat.start_ticks
-                or _carries(pid, self.tag)
-            )
-        }
+        roots: set[int] = set()
+        undecided = 0
+        for pid, stat in table.items():
+            if not eligible(pid) or stat.ppid == _KTHREADD:
+                continue
+            if pgid in (stat.pgid, stat.sid) or self.seen.get(pid) == stat.start_ticks:
+                roots.add(pid)  # the run's group, or its session, or seen below the leader
+                continue
+            carries = _carries(pid, self.tag)
+            if carries:
+                roots.add(pid)
+            elif carries is None:
+                undecided += 1
         found = roots | _descendants(roots, table)
-        return {pid: table[pid].start_ticks for pid in found if pid in table and eligible(pid)}
+        targets = {pid: table[pid].start_ticks for pid in found if pid in table and eligible(pid)}
+        return targets, undecided
 
     def _wait(self, targets: Mapping[int, int], pgid: int, deadline: float) -> None:
         """Until no target runs (or the deadline), reaping the run's zombies that are ours."""
