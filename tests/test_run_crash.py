@@ -118,9 +118,21 @@ def test_sigkill_at_random_moments_then_resume_converges(tmp_path: Path) -> None
     crash_and_converge(tmp_path, KILLS)
 
 
-def crash_and_converge(tmp_path: Path, kill_count: int, env: dict[str, str] | None = None) -> None:
+def crash_and_converge(
+    tmp_path: Path,
+    kill_count: int,
+    env: dict[str, str] | None = None,
+    *,
+    record_s: float = 0.5,
+    known_reruns: str = "",
+) -> None:
     """SIGKILL the run `kill_count` times at seeded random moments, resume after each, and
-    check it converges to what an uninterrupted run produces. `env`: e.g. the database."""
+    check it converges to what an uninterrupted run produces. `env`: e.g. the database.
+    `record_s`: how long after a reviewer ends its step may still be unrecorded (the verdict
+    parsed, the records and the read-only proof written, the checkpoint committed), so a kill
+    that late still lets the attempt run again. `known_reruns`: the reason a known defect may
+    start a recorded reviewer attempt again; then such a rerun (with every other check held)
+    is reported as an expected failure instead of failing the test."""
     plan = _plan_file(tmp_path)
     # the reference: the same plan, uninterrupted
     ref_repo = repo_with(tmp_path / "ref-repo")
@@ -175,12 +187,9 @@ def crash_and_converge(tmp_path: Path, kill_count: int, env: dict[str, str] | No
     for entry in events(crash_dir, "rev-x"):
         runs.setdefault(re.sub(r"-rerun\d+$", "", entry["attempt"]), []).append(entry)
     assert runs
-    for attempt, entries in runs.items():
-        starts = sorted(e["time"] for e in entries if e["event"] == "start")
-        ends = sorted(e["time"] for e in entries if e["event"] == "end")
-        for first_start, later_start in itertools.pairwise(starts):
-            first_end = min([t for t in ends if t >= first_start], default=later_start)
-            assert any(first_start <= k <= first_end + 0.5 for k in kills), (attempt, entries)
+    reruns = _unexplained_reruns(runs, kills, record_s)
+    if not known_reruns:
+        assert reruns == []
     # ... and no review folder (a review's records) was opened twice without a crash in it:
     # a kill leaves at most one review in flight per running unit
     lost = list(Path(out["run_dir"]).rglob("review*.lost-*"))
@@ -193,6 +202,34 @@ def crash_and_converge(tmp_path: Path, kill_count: int, env: dict[str, str] | No
     assert git(repo, "worktree", "list").count("\n") == 0
     leftovers = state / "worktrees" / run_id
     assert not leftovers.exists() or list(leftovers.iterdir()) == []
+    if reruns:  # everything else held: the run converged; the known defect shows as XFAIL
+        pytest.xfail(f"{known_reruns}: {reruns[:3]}")
+
+
+def _unexplained_reruns(
+    runs: dict[str, list[dict[str, Any]]], kills: list[float], record_s: float
+) -> list[tuple[str, list[tuple[str, float]], list[float]]]:
+    """Reviewer attempts that started again with no kill between their first start and the
+    moment their step was surely recorded (`record_s` after the reviewer ended)."""
+    found = []
+    for attempt, entries in runs.items():
+        starts = sorted(e["time"] for e in entries if e["event"] == "start")
+        ends = sorted(e["time"] for e in entries if e["event"] == "end")
+        for first_start, later_start in itertools.pairwise(starts):
+            first_end = min([t for t in ends if t >= first_start], default=later_start)
+            if not any(first_start <= k <= first_end + record_s for k in kills):
+                found.append(
+                    (
+                        attempt,
+                        [
+                            (str(e["event"]), round(e["time"] - first_start, 2))
+                            for e in entries
+                            if e["time"] >= first_start
+                        ],
+                        [round(k - first_start, 2) for k in kills if k >= first_start],
+                    )
+                )
+    return found
 
 
 def _metrics(out: dict[str, Any]) -> Metrics:
