@@ -335,7 +335,8 @@ class _Loop:
         begun, at = self.timer(), self.clock()
         try:
             reply = ask(prompt)
-        except StuckRunError as exc:
+        except (StuckRunError, AskFailedError) as exc:
+            stuck = isinstance(exc, StuckRunError)
             self._note(
                 attempt,
                 at=at,
@@ -343,24 +344,11 @@ class _Loop:
                 level=level,
                 begun=begun,
                 extraction=None,
-                error_type="stuck",
+                error_type="stuck" if stuck else "agent_failed",
                 error=str(exc),
                 reply="",
             )
-            return _Try(None, stuck=True)
-        except AskFailedError as exc:
-            self._note(
-                attempt,
-                at=at,
-                prompt=prompt,
-                level=level,
-                begun=begun,
-                extraction=None,
-                error_type="agent_failed",
-                error=str(exc),
-                reply="",
-            )
-            return _Try(None, failed=True)
+            return _Try(None, stuck=stuck, failed=not stuck)
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
             self._note(
