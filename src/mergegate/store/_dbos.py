@@ -235,11 +235,14 @@ def _dequeue_with_own_limit(queue_name: str, limit: int) -> None:
       call, so the field set on it changes nothing stored);
     * `_queue.py:695` (`worker_budget`) and `_sys_db.py:5048-5054` (`start_queued_workflows`)
       read that object's `_worker_concurrency` against this process's running workflows of
-      the queue (`_queue.py:744`, `_active_workflows_set.count_for_queue`);
+      the queue (`_queue.py:744`, `_active_workflows_set.count_for_queue`), and its
+      `_concurrency` (the row's `global_concurrency`, untouched) against every worker's
+      (`_sys_db.py:5079`);
     * each poll reloads before it dequeues, and a reload that fails keeps the previous object
       (`_queue.py:718`): an object that did not pass through here carries the stored number,
-      `_STORED_WORKER_CONCURRENCY` (0), so a poll that comes before this runs (the queue
-      thread starts inside `DBOS.launch`) takes nothing.
+      `_STORED_WORKER_CONCURRENCY` once an engine of this version registered the queue, so a
+      poll that comes before this runs (the queue thread starts inside `DBOS.launch`) takes
+      nothing.
     """
     sys_db = _get_dbos_instance()._sys_db
     read_row = sys_db.get_queue
