@@ -68,9 +68,13 @@ class Fleet:
         worker_concurrency: int | None = 1,
         global_concurrency: int | None = None,
         wait: bool = True,
+        engine: bool = False,
     ) -> subprocess.Popen[bytes]:
-        """Start a worker as `executor` (replacing a dead one of that id)."""
+        """Start a worker as `executor` (replacing a dead one of that id); with `engine`,
+        launched through mergegate's `DurableEngine` rather than DBOS directly."""
         argv = [sys.executable, str(APP_PATH), "worker", self.db, executor, str(self.markers)]
+        if engine:
+            argv.append("--engine")
         if worker_concurrency is not None:
             argv += ["--worker-concurrency", str(worker_concurrency)]
         if global_concurrency is not None:
@@ -184,6 +188,7 @@ class Fleet:
 
 def peak_overlap(spans: Iterable[tuple[float, float]]) -> int:
     """The largest number of `(start, end)` intervals open at one moment."""
+    spans = list(spans)  # read twice below: a generator would count only the starts
     points = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
     running = peak = 0
     for _, delta in points:

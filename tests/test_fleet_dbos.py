@@ -13,7 +13,9 @@ tests fail before a fleet loses or doubles a unit. What is pinned (docs/fleet.md
   public `DBOSClient.list_workflows` + `resume_workflow` onto the workflow's own queue; either
   is a no-op the second time;
 * a queue's `worker_concurrency` caps each worker process and `global_concurrency` caps all of
-  them together; both live with the queue in the database (one value for every worker);
+  them together; both live with the queue in the database (one value for every worker), so
+  mergegate's engine stores a `worker_concurrency` of 0 there and each of its processes
+  dequeues with its own number (1 on one worker, 3 on another, whichever starts last);
 * several workers dequeueing one queue never run one item twice.
 """
 
@@ -159,20 +161,44 @@ def test_several_workers_never_run_one_item_twice(
     assert len(ran_by) >= 2, ran_by  # the work really was shared
 
 
-def test_worker_concurrency_is_one_value_in_the_database(pg_fleet: Fleet) -> None:
-    # DBOS 3.4 keeps a queue's limits in its `queues` table and every worker re-reads them on
-    # each poll: the last registration wins for all workers. A per-host limit therefore means
-    # more or fewer worker processes, not a different number per process (docs/fleet.md).
+@pytest.mark.parametrize(
+    ("last", "global_concurrency"),
+    [("w3", None), ("w1", None), ("w1", 3)],
+    ids=["bigger-last", "smaller-last", "global-3"],
+)
+def test_each_worker_keeps_its_own_concurrency(
+    pg_fleet: Fleet, last: str, global_concurrency: int | None
+) -> None:
+    # DBOS 3.4 keeps a queue's `worker_concurrency` in its row, re-read by every worker on each
+    # poll: the last registration would win for all. mergegate's engine stores 0 there and each
+    # process dequeues with its own number (`store/_dbos.py`, `_dequeue_with_own_limit`); this
+    # fails if a DBOS upgrade stops the override (both workers then take nothing, or the last
+    # one's number) while `global_concurrency` stays one number for the fleet.
     fleet = pg_fleet
-    fleet.start("w1", worker_concurrency=1)
-    fleet.start("w2", worker_concurrency=3)
+    limits = {"w1": 1, "w3": 3}
+    for executor in sorted(limits, key=lambda w: w == last):  # `last` registers last
+        fleet.start(
+            executor,
+            worker_concurrency=limits[executor],
+            global_concurrency=global_concurrency,
+            engine=True,
+        )
     queue = fleet.client.retrieve_queue(QUEUE)
     assert queue is not None
-    assert queue.worker_concurrency == 3
-    fleet.kill("w2")
-    ids = [f"unit-{i}" for i in range(3)]
+    assert (queue.worker_concurrency, queue.global_concurrency) == (0, global_concurrency)
+
+    ids = [f"unit-{i}" for i in range(12)]
     fleet.enqueue(ids, sleep_s=0.8)
-    assert set(fleet.wait_done(ids).values()) == {("SUCCESS", "w1")}
-    starts = {e.item: e.at for e in fleet.events("b-start")}
-    ends = {e.item: e.at for e in fleet.events("b-end")}
-    assert peak_overlap((starts[i], ends[i]) for i in ids) == 3  # w1 started with 1, runs 3
+    assert set(fleet.wait_done(ids).values()) <= {("SUCCESS", w) for w in limits}
+    starts = {e.item: e for e in fleet.events("b-start")}
+    ends = {e.item: e for e in fleet.events("b-end")}
+    assert sorted(starts) == sorted(ends) == sorted(ids)
+    spans = {item: (starts[item].at, ends[item].at) for item in ids}
+    peaks = {w: peak_overlap([spans[i] for i in ids if starts[i].executor == w]) for w in limits}
+    if global_concurrency is None:
+        # each at its own limit, and at the same moment: both were busy, together 1 + 3
+        assert peaks == limits
+        assert peak_overlap(spans.values()) == 4
+    else:
+        assert all(peaks[w] <= limits[w] for w in limits), peaks
+        assert peak_overlap(spans.values()) == global_concurrency  # reached, never passed

@@ -16,7 +16,9 @@ import pytest
 
 from mergegate.errors import UsageError
 from mergegate.store import (
+    APP_VERSION,
     POLL_S,
+    QUEUE,
     DurableEngine,
     EngineConfig,
     RunRecord,
@@ -148,6 +150,31 @@ def test_the_queue_runs_at_most_its_concurrency_at_once(tmp_path: Path) -> None:
         running += delta
         peak = max(peak, running)
     assert peak == 2  # parallel, and never more than the queue's concurrency
+
+
+def test_the_units_queue_row_holds_no_worker_limit(tmp_path: Path) -> None:
+    """Each process keeps its own `worker_concurrency` for the units queue (`mergegate.store.
+    _dbos._dequeue_with_own_limit`): the queue's row holds 0, this process's reload of it
+    (what DBOS's queue thread dequeues with, `dbos._sys_db.get_queue`) holds the engine's
+    number, and DBOS's dequeue with the row as stored has room for no unit. The test above
+    (the queue reaches its concurrency, on the stored 0) pins the rest end to end."""
+    from dbos import DBOS, DBOSClient
+
+    url = sqlite_url(tmp_path / "db.sqlite")
+    with DurableEngine(EngineConfig(url, concurrency=3)):
+        client = DBOSClient(system_database_url=url, application_name="mergegate")
+        try:
+            stored = client.retrieve_queue(QUEUE)
+            assert stored is not None
+            assert stored.worker_concurrency == 0
+            mine = DBOS.retrieve_queue(QUEUE)
+            assert mine is not None
+            assert mine._worker_concurrency == 3
+            assert mine is not DBOS.retrieve_queue(QUEUE)  # a fresh object on every read
+            claimed = client._sys_db.start_queued_workflows(stored, "other", APP_VERSION, None)
+            assert claimed == ([], "worker_concurrency")
+        finally:
+            client.destroy()
 
 
 def test_another_application_version_is_not_recovered(tmp_path: Path) -> None:

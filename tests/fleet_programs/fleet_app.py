@@ -1,13 +1,16 @@
 """A small DBOS application for the fleet contract tests and bench/bench_fleet.py.
 
 It uses DBOS directly, not mergegate's engine: the point is to pin the DBOS 3.4 behaviours the
-engine will rely on for a fleet, on Postgres as on SQLite.
+engine will rely on for a fleet, on Postgres as on SQLite. With `--engine`, a worker launches
+through mergegate's `DurableEngine` instead, to pin what the engine adds on top.
 
     fleet_app.py worker DB EXECUTOR MARKERS [--worker-concurrency N] [--global-concurrency N]
-                        [--poll S] [--queue NAME]
+                        [--poll S] [--queue NAME] [--engine]
         Launch DBOS as executor EXECUTOR, register the queue with those limits, and take
         units from it until SIGTERM. Appends `ready EXECUTOR PID` to MARKERS once launched.
         On SIGTERM it leaves at once: units it was running stay PENDING under its id.
+        `--engine`: launch and register through `mergegate.store.DurableEngine` (which keeps
+        `--worker-concurrency` to this process: the queue's row holds 0).
     fleet_app.py recover DB DEAD [--via internal|public]
         Re-enqueue the workflows executor DEAD left PENDING, for any live worker to take:
         `internal` launches DBOS (as `admin-<pid>`, listening to no queue) and calls
@@ -119,21 +122,47 @@ def worker(args: argparse.Namespace) -> int:
     STATE["markers"], STATE["executor"] = Path(args.markers), args.executor
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    DBOS(config=_config(args.db, args.executor, args.poll))
-    DBOS.launch()
-    DBOS.register_queue(
-        args.queue,
-        worker_concurrency=args.worker_concurrency,
-        global_concurrency=args.global_concurrency,
-        polling_interval_sec=args.poll,
-        on_conflict="always_update",
-    )
+    engine = _launch_engine(args) if args.engine else None
+    if engine is None:
+        DBOS(config=_config(args.db, args.executor, args.poll))
+        DBOS.launch()
+        DBOS.register_queue(
+            args.queue,
+            worker_concurrency=args.worker_concurrency,
+            global_concurrency=args.global_concurrency,
+            polling_interval_sec=args.poll,
+            on_conflict="always_update",
+        )
     _mark("ready", "-")
     stop.wait()
-    DBOS.destroy()
+    if engine is not None:
+        engine.shutdown()
+    else:
+        DBOS.destroy()
     # Workflows still running stay PENDING under this executor id (recovered by the next
     # process with the same id); leave now rather than let their threads fail noisily.
     os._exit(0)
+
+
+def _launch_engine(args: argparse.Namespace) -> Any:
+    from mergegate.store import DurableEngine, EngineConfig
+
+    if args.worker_concurrency is None:
+        raise SystemExit("--engine needs --worker-concurrency")
+    engine = DurableEngine(
+        EngineConfig(
+            args.db,
+            concurrency=args.worker_concurrency,
+            executor_id=args.executor,
+            application_version=VERSION,
+            polling_interval_s=args.poll,
+            app_name=APP,
+            queue=args.queue,
+            global_concurrency=args.global_concurrency,
+        )
+    )
+    engine.launch()
+    return engine
 
 
 def recover(args: argparse.Namespace) -> int:
@@ -220,6 +249,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--global-concurrency", type=int, default=None)
     w.add_argument("--poll", type=float, default=0.1)
     w.add_argument("--queue", default=QUEUE)
+    w.add_argument("--engine", action="store_true")
     w.set_defaults(run=worker)
     r = sub.add_parser("recover")
     r.add_argument("db")

@@ -57,8 +57,8 @@ def _print_event(executor_id: str) -> Callable[[str, RunEvent], None]:
     "--concurrency",
     type=click.IntRange(1, 64),
     default=None,
-    help="Units at once on this worker ([engine] worker_concurrency, else run.concurrency). "
-    "DBOS keeps one number per queue: the last worker to start sets it for all.",
+    help="Units at once on this worker ([engine] worker_concurrency, else run.concurrency); "
+    "each worker keeps its own number.",
 )
 @click.option(
     "--global-concurrency",

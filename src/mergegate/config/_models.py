@@ -262,8 +262,8 @@ class EngineSettings(_Section):
     global_concurrency: int | None = Field(None, ge=1, le=10_000)
     """Units running at once across every worker of a run's queue; unset: no fleet-wide cap."""
     worker_concurrency: int | None = Field(None, ge=1, le=64)
-    """Units one worker process runs at once; unset: the run's concurrency. DBOS 3.4 keeps it
-    with the queue in the database, so every worker of a queue applies the same number."""
+    """Units one worker process runs at once; unset: the run's concurrency. Each worker keeps
+    its own number (not stored with the queue: see docs/fleet.md, Limits)."""
     polling_interval_s: float = Field(0.1, ge=0.01, le=10.0)
     """How often a worker looks for queued units (DBOS's own default, 1 s, would add up to a
     second to every dispatch)."""

@@ -175,8 +175,7 @@ class WorkerOptions:
     executor_id: str
     workdir: Path
     concurrency: int = 2
-    """Units at once on this worker (DBOS keeps one number per queue: the last worker to
-    start sets it for every worker)."""
+    """Units at once on this worker (its own number: other workers keep theirs)."""
     global_concurrency: int | None = None
     """Units at once across the fleet (None: no cap)."""
     polling_interval_s: float = 0.1

@@ -11,7 +11,8 @@ fails loudly:
   are therefore fixed (`local`, and mergegate's version plus `ENGINE_SCHEMA`), never DBOS's
   default hash of the workflow source, which would strand a run after any code change;
 * a queue with `worker_concurrency` runs at most that many workflows at once, polled every
-  0.1 s (DBOS's default of 1 s would add a second to every unit);
+  0.1 s (DBOS's default of 1 s would add a second to every unit); the units queue's number is
+  this process's own, not the one stored with the queue (`_dequeue_with_own_limit`);
 * recovery puts pending workflows on DBOS's internal queue, which is polled every 0.1 s too
   (its default of 1 s would add a second to every resume, and to every child workflow a
   recovered parent waits for): set through DBOS's registry before launch; and a workflow
@@ -37,7 +38,8 @@ from typing import Any, ParamSpec, TypeVar
 
 from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID, WorkflowHandle
 from dbos import _core as dbos_core
-from dbos._dbos import _get_or_create_dbos_registry
+from dbos._dbos import _get_dbos_instance, _get_or_create_dbos_registry
+from dbos._queue import Queue
 from dbos._utils import INTERNAL_QUEUE_NAME
 from sqlalchemy.exc import OperationalError
 
@@ -89,6 +91,13 @@ APP = "mergegate"
 APP_VERSION = f"mergegate-{__version__}-e{ENGINE_SCHEMA}"
 POLL_S = 0.1
 _MAX_RECOVERY_ATTEMPTS = 1000
+_STORED_WORKER_CONCURRENCY = 0
+"""The units queue's `worker_concurrency` as stored in the database. DBOS 3.4 keeps one per
+queue and every process re-reads it on each poll, so the last worker to register would set it
+for all; each process applies its own instead (`_dequeue_with_own_limit`). 0, not None: a
+process that reads the row without applying its own number (a DBOS upgrade that reloads the
+queue some other way; the moment between launch and the override) takes no unit, rather than
+any number of them."""
 _TERMINAL = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
 
 
@@ -126,7 +135,8 @@ class EngineConfig:
     database_url: str
     """`sqlite:///<path>` (the embedded default) or a `postgresql://` URL."""
     concurrency: int = 2
-    """Units (queued workflows) running at once on this executor."""
+    """Units (queued workflows) running at once on this executor: this process's own number,
+    not stored with the queue, so every worker of a fleet keeps its own."""
     executor_id: str = "local"
     application_version: str = APP_VERSION
     polling_interval_s: float = POLL_S
@@ -208,6 +218,44 @@ def workflow_id() -> str | None:
     return DBOS.workflow_id
 
 
+def _dequeue_with_own_limit(queue_name: str, limit: int) -> None:
+    """Make this process dequeue `queue_name` with `limit` as its `worker_concurrency`,
+    whatever the queue's row in the database says, and without writing the row: another
+    worker keeps its own number, and `global_concurrency` stays the row's, fleet-wide.
+
+    DBOS 3.4.0 has no per-process option for this (`DBOS.register_queue` persists the number
+    with the queue: `_dbos.py:1261` -> `_sys_db.py:6653`). What this relies on, pinned by
+    `tests/test_fleet_dbos.py::test_each_worker_keeps_its_own_concurrency` (two processes,
+    PostgreSQL) and `tests/test_store_dbos.py::test_the_units_queue_row_holds_no_worker_limit`:
+
+    * `_queue.py:711-724` (`queue_worker_thread`): before each poll's dequeue, the thread
+      replaces its `Queue` with `dbos._sys_db.get_queue(name)`, an attribute looked up on
+      this process's `SystemDatabase` at call time (which this replaces, for this process
+      and this launch only: `_sys_db.py:6592` builds a fresh `Queue` from the row on every
+      call, so the field set on it changes nothing stored);
+    * `_queue.py:695` (`worker_budget`) and `_sys_db.py:5048-5054` (`start_queued_workflows`)
+      read that object's `_worker_concurrency` against this process's running workflows of
+      the queue (`_queue.py:744`, `_active_workflows_set.count_for_queue`), and its
+      `_concurrency` (the row's `global_concurrency`, untouched) against every worker's
+      (`_sys_db.py:5079`);
+    * each poll reloads before it dequeues, and a reload that fails keeps the previous object
+      (`_queue.py:718`): an object that did not pass through here carries the stored number,
+      `_STORED_WORKER_CONCURRENCY` once an engine of this version registered the queue, so a
+      poll that comes before this runs (the queue thread starts inside `DBOS.launch`) takes
+      nothing.
+    """
+    sys_db = _get_dbos_instance()._sys_db
+    read_row = sys_db.get_queue
+
+    def get_queue(name: str, **kwargs: Any) -> Queue | None:
+        found = read_row(name, **kwargs)
+        if found is not None and name == queue_name:
+            found._worker_concurrency = limit
+        return found
+
+    sys_db.get_queue = get_queue  # type: ignore[method-assign]
+
+
 class DurableEngine:
     """Launch DBOS on one database, start and watch workflows, shut it down.
 
@@ -246,9 +294,10 @@ class DurableEngine:
         DBOS.launch()
         self._launched = True
         _units_queue[0] = self.config.queue
+        _dequeue_with_own_limit(self.config.queue, self.config.concurrency)
         DBOS.register_queue(
             self.config.queue,
-            worker_concurrency=self.config.concurrency,
+            worker_concurrency=_STORED_WORKER_CONCURRENCY,
             global_concurrency=self.config.global_concurrency,
             polling_interval_sec=self.config.polling_interval_s,
             on_conflict="always_update",
