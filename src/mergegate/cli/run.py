@@ -275,6 +275,15 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     help="Enqueue the run for a fleet of `mergegate worker`s (needs [engine] database_url on "
     "Postgres) and print its id; nothing runs here.",
 )
+@click.option(
+    "--remote",
+    metavar="URL",
+    default=None,
+    help="With --queue, for workers on other hosts: the git remote they share (ssh://…, "
+    "user@host:path, or a path). The integration branch is pushed there now; each worker "
+    "keeps a mirror under its --workdir, pushes unit branches there and merges there. "
+    "Without it, every worker must reach this repository.",
+)
 @_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
@@ -305,6 +314,12 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     """
     from mergegate.engine import RunRequest, create_run, database_url_of, dry_run_lines
 
+    if opts["remote"] is not None:
+        from mergegate.git import remote_protocol
+
+        if not opts["queue"]:
+            raise UsageError("--remote is for a run queued for a fleet: add --queue")
+        remote_protocol(opts["remote"])  # an allowed protocol, and no password in it
     config = load_config(opts["repo"])
     loaded = load_plan(plan_file)
     options = _options(config, opts)
@@ -338,6 +353,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             into=opts["into"],
             database_url=database_url_of(config),
             fleet=opts["queue"],
+            remote=opts["remote"],
         )
     )
     if opts["queue"]:

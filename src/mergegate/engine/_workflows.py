@@ -336,7 +336,7 @@ def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutco
     )
     key = f"Mergegate-Unit: {rt.run_id}/{unit.id}"
     message = f"Merge unit {unit.id}{': ' + unit.name if unit.name else ''} ({phase.id})"
-    merged = merge_step(str(rt.repo), rt.record.into, out.head, message, key)
+    merged = merge_step(str(rt.repo), rt.record.into, out.head, message, key, branch=out.branch)
     _merged_fact(rt, phase, unit, out, merged)
     if merged["conflicts"]:
         folder = write_conflict_package(rt, phase.id, unit, merged)
