@@ -126,8 +126,11 @@ def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
     ]
     for name, line in started:
         assert f"started in {workers.workdir(name)}/worktrees/{run_id}/" in line, line
-    for unit in held:  # the dead worker's units finished on a survivor
+    assert held, "the killed worker held no unit"
+    for unit in held:  # the dead worker's units finished on a survivor, rebuilt from the remote
         assert any(n != victim and line.split(": ")[1] == unit for n, line in started), unit
+        rebuilt = f"{unit}: workspace rebuilt in "
+        assert any(rebuilt in text for n, text in logs.items() if n != victim), unit
     survivors = {name for name, _ in started} - {victim}
     assert survivors, started
     for name in survivors:  # each worker reads through its own mirror

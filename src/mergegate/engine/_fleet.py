@@ -167,7 +167,15 @@ class FleetRuntime(Runtime):
         if rebuild and own not in self._ready:
             with self._rebuilding:
                 if not is_workspace(own):
-                    self.remote.rebuild_workspace(own, self.unit_branch(own.name))
+                    head = self.remote.rebuild_workspace(own, self.unit_branch(own.name))
+                    if head is not None:
+                        self.emit(
+                            "unit",
+                            f"{own.name}: workspace rebuilt in {own} from {self.remote.url} "
+                            f"at {head[:12]}",
+                            unit=own.name,
+                            step="rebuild",
+                        )
                 if is_workspace(own):
                     self._ready.add(own)
         return own
