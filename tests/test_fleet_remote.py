@@ -102,6 +102,17 @@ def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
         record = wait_for(finished, 180, "the run to finish")
         logs = {name: workers.log(name).read_text() for name in WORKERS}
         assert record["status"] == "completed", (record, logs[victim][-3000:])
+
+        def swept() -> bool | None:
+            left = [
+                p
+                for name in set(WORKERS) - {victim}
+                if (workers.workdir(name) / "worktrees" / run_id).exists()
+                for p in (workers.workdir(name) / "worktrees" / run_id).iterdir()
+            ]
+            return not left or None
+
+        wait_for(swept, 30, "the survivors to remove the run's workspaces")
     finally:
         workers.close()
     away.rename(repo)
@@ -133,8 +144,13 @@ def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
         assert any(rebuilt in text for n, text in logs.items() if n != victim), unit
     survivors = {name for name, _ in started} - {victim}
     assert survivors, started
-    for name in survivors:  # each worker reads through its own mirror
+    for name in survivors:  # each worker reads through its own mirror, and cleaned up
         assert list((workers.workdir(name) / "mirrors").glob("*.git")), name
+        # (a unit retires its workspace; a task taken over for another worker's unit
+        # leaves one, which the worker's sweep removes once the run has finished)
+        assert (workers.workdir(name) / "mirrors").is_dir(), name
+    # the progress branches went with their units
+    assert git(origin, "for-each-ref", "refs/heads/mergegate-wip") == ""
     lost = list((state / "runs" / run_id).rglob("*.lost-*"))
     assert len(lost) <= 2 * len(held), lost  # a step in flight per held unit and its task
     assert _agents_alive(str(fleet_dir)) == []

@@ -221,6 +221,8 @@ class WorkerOptions:
 
 
 Listener = Callable[[str, RunEvent], None]
+_SWEEP_TICKS = 10
+"""Every 10 waits of 0.5 s: how often a worker looks for finished runs to clean up."""
 
 
 class Worker:
@@ -303,8 +305,11 @@ class Worker:
         try:
             self.engine.launch()
             ready()
+            ticks = 0
             while not self._stopped.wait(0.5):
-                pass
+                ticks += 1
+                if ticks % _SWEEP_TICKS == 0:
+                    self._sweep()
         finally:
             # the threads of units in flight fail from here on (DBOS is gone): expected
             logging.getLogger("dbos").setLevel(logging.CRITICAL)
@@ -316,6 +321,25 @@ class Worker:
 
     def stop(self) -> None:
         self._stopped.set()
+
+    def _sweep(self) -> None:
+        """Across hosts, remove a finished run's workspaces from this worker: a unit retires
+        its own when it ends, but a task this worker took over for a unit another worker runs
+        leaves the workspace it rebuilt. A run is finished when none of its workflows is
+        pending or queued (a later generation, after `resume --answer`, rebuilds from the
+        remote what it needs)."""
+        with self._lock:
+            remote = [(i, rt) for i, rt in self._runtimes.items() if rt.remote is not None]
+        for run_id, rt in remote:
+            try:
+                if executor_work(self.database_url, prefix=f"{run_id}/"):
+                    continue
+            except Exception as exc:  # the database away for a moment: next sweep
+                self._listener(run_id, RunEvent("notice", f"sweep skipped: {exc}"))
+                continue
+            with self._lock:
+                self._runtimes.pop(run_id, None)
+            remove_tree(rt.worktrees)
 
 
 def mirror_name(url: str) -> str:

@@ -40,6 +40,7 @@ from mergegate.git import (
     publish,
     remove_workspace,
     reset_clean,
+    wip_branch,
 )
 from mergegate.plans import Check
 from mergegate.processes import Limits, supervise
@@ -60,6 +61,7 @@ __all__ = [
     "publish_step",
     "remove_workspace_step",
     "request_stop_step",
+    "retire_workspace_step",
     "stop_step",
     "tip_step",
     "workspace_step",
@@ -262,6 +264,17 @@ def workspace_step(repo: str, path: str, branch: str | None, base: str) -> str:
 @step("mergegate.remove_workspace", retries=3)
 def remove_workspace_step(path: str) -> None:
     remove_workspace(current().here(path, rebuild=False))
+
+
+@step("mergegate.retire_workspace", retries=3)
+def retire_workspace_step(path: str, branch: str) -> None:
+    """Across hosts, a unit whose branch is on the remote: its workspace on this worker
+    removed, and its progress branch on the remote deleted."""
+    rt = current()
+    if rt.remote is not None:
+        with rt.remote.locked():
+            rt.remote.drop_branch(wip_branch(branch))
+    remove_workspace(rt.here(path, rebuild=False))
 
 
 @step("mergegate.publish", retries=3)

@@ -27,6 +27,7 @@ from mergegate.engine._reports import inline
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import keep_lost_attempt
 from mergegate.git import (
+    GitRepository,
     add_workspace,
     advance_branch,
     branch_tip,
@@ -199,7 +200,9 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
         for t in out.tasks
         if t.decision not in ("approved", "waiting_for_human")
     )
-    repo = rt.repository(rt.here(out.worktree), unit.id)
+    # across hosts the workspace may be on another worker (or gone): the mirror has the
+    # unit's commits (published, or fetched by the merge)
+    repo = GitRepository(rt.repo) if rt.remote else rt.repository(Path(out.worktree), unit.id)
     first = out.tasks[0].start if out.tasks and out.tasks[0].start else out.head
     files = tuple(repo.changed_files(first, out.head)) if first and out.head else ()
     merged = not unresolved

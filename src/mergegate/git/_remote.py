@@ -158,6 +158,20 @@ class Remote:
             f"{sha}:refs/heads/{branch}", transport=True,
         )  # fmt: skip
 
+    def drop_branch(self, branch: str) -> None:
+        """Delete the remote's `branch` (nothing when it has none). Hold `locked()`."""
+        if remote_tip(self.mirror, self.url, branch) is not None:
+            self._git(
+                self.mirror,
+                "push",
+                "-q",
+                "--no-verify",
+                self.url,
+                f":refs/heads/{branch}",
+                transport=True,
+            )
+        run_git(self.mirror, "update-ref", "-d", f"refs/heads/{branch}")
+
     def checkpoint(self, workspace: Path, branch: str) -> str:
         """After a step in `workspace` (on `branch`): its commits to the remote's `branch`,
         and its uncommitted files as the progress commit on `wip_branch(branch)`. Returns
