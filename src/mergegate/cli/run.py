@@ -106,6 +106,7 @@ def _print_report(report: dict[str, Any]) -> None:
     click.echo(
         f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
         f"into {report['into']}"
+        + (f" on {clean(report['remote'], 300)}" if report.get("remote") else "")
     )
     if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
         click.echo(f"  run held by worker {clean(report['worker'], 64)}")
