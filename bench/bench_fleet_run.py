@@ -12,6 +12,9 @@ starts four processes and a dozen git commands. A throwaway PostgreSQL (durable 
   in the run's process; on the fleet, a worker taking the run from the run queue, the run
   putting its units on the units queue, and a worker taking the first one.
 * **Throughput**: units merged per second, from the run's creation to its `completed` status.
+* **Across hosts** (`fleet+remote`): the same fleet with `run --queue --remote` to a bare
+  `file://` remote on this machine: a mirror per worker and a push after every workspace step
+  (the cost of not sharing the repository, without any network latency).
 
 Ratios are against `mergegate run` on SQLite (one process, the same concurrency) measured in
 the same run. Machine CPU busy (/proc/stat) says where it stops scaling.
@@ -38,6 +41,7 @@ from _plan_runs import agent, events, make_plan, repo_with
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
 
 WORKERS = (1, 2, 4)
+REMOTE_WORKERS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -124,9 +128,15 @@ def local(root: Path, units: int, concurrency: int, database_url: str | None) ->
     )
 
 
-def fleet(root: Path, units: int, concurrency: int, database_url: str, workers: int) -> Result:
+def fleet(
+    root: Path, units: int, concurrency: int, database_url: str, workers: int, *, remote: bool
+) -> Result:
     repo, _, args = _setup(root, units)
     env = _env(root, database_url)
+    if remote:  # workers across hosts: a bare remote, and every workspace step pushes to it
+        origin = root / "origin.git"
+        subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(origin)], check=True)
+        args = [*args, "--remote", f"file://{origin}"]
     procs = []
     try:
         for i in range(workers):
@@ -173,7 +183,7 @@ def fleet(root: Path, units: int, concurrency: int, database_url: str, workers: 
             proc.wait(timeout=30)
     started = float(str(record["started_epoch"]))
     return Result(
-        "fleet (PG)",
+        "fleet+remote" if remote else "fleet (PG)",
         workers,
         units,
         done - started,
@@ -200,14 +210,21 @@ def main() -> None:
         ]
         for n in WORKERS:
             url = cluster.create_database(f"b_fleet{n}")
-            results.append(fleet(tmp / f"fleet{n}", opts.units, opts.concurrency, url, n))
+            results.append(
+                fleet(tmp / f"fleet{n}", opts.units, opts.concurrency, url, n, remote=False)
+            )
+        for n in REMOTE_WORKERS:
+            url = cluster.create_database(f"b_remote{n}")
+            results.append(
+                fleet(tmp / f"remote{n}", opts.units, opts.concurrency, url, n, remote=True)
+            )
     finally:
         cluster.stop()
     base = results[0]
     print(f"{opts.units} units, concurrency {opts.concurrency} per process, instant agents")
     for r in results:
         print(
-            f"{r.label:<11} {r.workers} process(es): {r.per_s:5.2f} units/s "
+            f"{r.label:<12} {r.workers} process(es): {r.per_s:5.2f} units/s "
             f"({r.per_s / r.workers:5.2f} per worker, x{r.per_s / base.per_s:.2f} vs SQLite); "
             f"first agent after {r.first_agent_s:5.2f} s "
             f"(x{r.first_agent_s / base.first_agent_s:.2f}); machine CPU busy {r.cpu_busy:.0%}"

@@ -106,6 +106,7 @@ def _print_report(report: dict[str, Any]) -> None:
     click.echo(
         f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
         f"into {report['into']}"
+        + (f" on {clean(report['remote'], 300)}" if report.get("remote") else "")
     )
     if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
         click.echo(f"  run held by worker {clean(report['worker'], 64)}")
@@ -275,6 +276,15 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     help="Enqueue the run for a fleet of `mergegate worker`s (needs [engine] database_url on "
     "Postgres) and print its id; nothing runs here.",
 )
+@click.option(
+    "--remote",
+    metavar="URL",
+    default=None,
+    help="With --queue, for workers on other hosts: the git remote they share (ssh://…, "
+    "user@host:path, or a path). The integration branch is pushed there now; each worker "
+    "keeps a mirror under its --workdir, pushes unit branches there and merges there. "
+    "Without it, every worker must reach this repository.",
+)
 @_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
@@ -305,6 +315,12 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     """
     from mergegate.engine import RunRequest, create_run, database_url_of, dry_run_lines
 
+    if opts["remote"] is not None:
+        from mergegate.git import remote_protocol
+
+        if not opts["queue"]:
+            raise UsageError("--remote is for a run queued for a fleet: add --queue")
+        remote_protocol(opts["remote"])  # an allowed protocol, and no password in it
     config = load_config(opts["repo"])
     loaded = load_plan(plan_file)
     options = _options(config, opts)
@@ -338,6 +354,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             into=opts["into"],
             database_url=database_url_of(config),
             fleet=opts["queue"],
+            remote=opts["remote"],
         )
     )
     if opts["queue"]:

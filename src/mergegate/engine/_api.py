@@ -40,6 +40,9 @@ from mergegate.git import (
     checked_out_branches,
     create_branch,
     head_commit,
+    push_branch,
+    remote_protocol,
+    remote_tip,
     remove_tree,
     remove_workspace,
     repository_root,
@@ -101,6 +104,8 @@ class RunRequest:
     keeps its durable state in its own SQLite file."""
     fleet: bool = False
     """Only create the run (`run --queue`): a fleet worker executes it."""
+    remote: str | None = None
+    """A fleet across hosts (`run --queue --remote URL`): the git remote the workers share."""
 
 
 # ---------------------------------------------------------------- creating a run
@@ -129,6 +134,21 @@ def _integration_branch(repo: Path, run_id: str, into: str | None) -> tuple[str,
     return branch, head
 
 
+def _offer_branch(repo: Path, url: str, branch: str, tip: str) -> None:
+    """The integration branch onto the fleet's remote: created there at `tip`, or found
+    there at `tip` already; a remote branch elsewhere is a usage error (merging into it would
+    bury what it holds, or drop this repository's commits)."""
+    found = remote_tip(repo, url, branch)
+    if found == tip:
+        return
+    if found is not None:
+        raise UsageError(
+            f"branch {branch!r} is at {found[:12]} on {url} and at {tip[:12]} here: bring them "
+            "together first, or pass --into a new branch name"
+        )
+    push_branch(repo, url, branch, tip, expect=None)
+
+
 def create_run(request: RunRequest) -> RunRecord:
     """Validate the plan, make the integration branch and the run's folder; the run's card."""
     validate_plan(request.plan)
@@ -138,8 +158,14 @@ def create_run(request: RunRequest) -> RunRecord:
             "no reviewer: pass --reviewer NAME or --reviewer-cmd (or set review.mode = off)"
         )
     repo = repository_root(request.repo)
+    if request.remote is not None:
+        if not request.fleet:
+            raise UsageError("--remote is for a run queued for a fleet: add --queue")
+        remote_protocol(request.remote)  # a usage error before anything is made
     run_id = request.run_id or new_run_id()
     into, base = _integration_branch(repo, run_id, request.into)
+    if request.remote is not None:
+        _offer_branch(repo, request.remote, into, base)
     record = RunRecord(
         run_id=run_id,
         plan=request.plan.title or str(request.plan_path or "") or "(untitled plan)",
@@ -152,6 +178,7 @@ def create_run(request: RunRequest) -> RunRecord:
         options=request.options.model_dump(mode="json"),
         database=redact_url(request.database_url) if request.database_url else None,
         fleet=request.fleet,
+        remote=request.remote,
     )
     store = RunStore(request.state_dir)
     store.create(record)

@@ -24,11 +24,13 @@ recorded (on this host) for the units and verifications it held.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +49,7 @@ from mergegate.engine._runtime import Runtime, current, install_resolver
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.errors import UsageError
-from mergegate.git import remove_tree
+from mergegate.git import Remote, is_workspace, remove_tree
 from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
     FLEET_APP,
@@ -147,14 +149,50 @@ WORKSPACE_FILE = "workspace.json"
 
 @dataclass
 class FleetRuntime(Runtime):
-    """A run's runtime on one worker: its workspaces under the worker's work directory,
-    except a unit another worker started, whose workspace stays where it was made."""
+    """A run's runtime on one worker: its workspaces under the worker's work directory.
+
+    With a shared filesystem (no `remote`), a unit another worker started keeps the workspace
+    that worker made. Across hosts (`remote` set, `repo` the worker's mirror), every worker
+    works in its own: a unit that comes to it from another worker has its workspace rebuilt
+    from what the other worker pushed (`here`), and every step that changes a workspace
+    pushes the unit's branch (`checkpoint`)."""
+
+    _ready: set[Path] = field(default_factory=set, repr=False)
+    _rebuilding: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def here(self, worktree: str | Path, *, rebuild: bool = True) -> Path:
+        if self.remote is None:
+            return Path(worktree)
+        own = super().unit_worktree(Path(worktree).name)
+        if rebuild and own not in self._ready:
+            with self._rebuilding:
+                if not is_workspace(own):
+                    head = self.remote.rebuild_workspace(own, self.unit_branch(own.name))
+                    if head is not None:
+                        self.emit(
+                            "unit",
+                            f"{own.name}: workspace rebuilt in {own} from {self.remote.url} "
+                            f"at {head[:12]}",
+                            unit=own.name,
+                            step="rebuild",
+                        )
+                if is_workspace(own):
+                    self._ready.add(own)
+        return own
+
+    def checkpoint(self, worktree: str | Path) -> None:
+        if self.remote is not None:
+            own = self.here(worktree)
+            self.remote.checkpoint(own, self.unit_branch(own.name))
 
     def unit_worktree(self, unit_id: str) -> Path:
-        """The unit's workspace: the first worker to ask records its own path in the unit's
+        """The unit's workspace. Across hosts: this worker's own path. On a shared filesystem:
+        the first worker to ask records its own path in the unit's
         folder (before the workspace is made, so a worker dying at any point leaves it
         recorded); every later call, on any worker, returns the recorded one. One worker at a
         time runs a unit (DBOS's dequeue), and the first writer wins the file."""
+        if self.remote is not None:
+            return super().unit_worktree(unit_id)
         phase = next(p.id for p in self.plan.phases for u in p.units if u.id == unit_id)
         record = self.unit_dir(phase, unit_id) / WORKSPACE_FILE
         if not record.is_file():
@@ -182,6 +220,8 @@ class WorkerOptions:
 
 
 Listener = Callable[[str, RunEvent], None]
+_SWEEP_TICKS = 10
+"""Every 10 waits of 0.5 s: how often a worker looks for finished runs to clean up."""
 
 
 class Worker:
@@ -225,7 +265,8 @@ class Worker:
             raise RuntimeError(f"run {run_id} was not queued in this database")
         store = RunStore(state)
         record = store.load(run_id)
-        config = load_config(Path(record.repo))
+        # across hosts the user's repository is not here: the worker's own configuration
+        config = self.config if record.remote else load_config(Path(record.repo))
         events = EventSink(lambda event: self._listener(run_id, event))
         # every worker appends to the run's one event stream; an event's stable id makes it
         # count once however many workers (or replays) emit it
@@ -236,9 +277,18 @@ class Worker:
         shared = {
             f.name: getattr(base, f.name)
             for f in fields(Runtime)
-            if f.init and not f.name.startswith("_") and f.name != "worktree_root"
+            if f.init and not f.name.startswith("_") and f.name not in ("worktree_root", "remote")
         }
-        rt = FleetRuntime(**shared, worktree_root=self.options.workdir / "worktrees" / run_id)
+        if record.remote:
+            remote = Remote(
+                record.remote, self.options.workdir / "mirrors" / mirror_name(record.remote)
+            )
+            shared["repo"] = remote.mirror
+        else:
+            remote = None
+        rt = FleetRuntime(
+            **shared, worktree_root=self.options.workdir / "worktrees" / run_id, remote=remote
+        )
         remove_tree(rt.checkouts)  # this worker's throwaway checkouts of an earlier process
         assert rt.budget is not None
         rt.budget.seed()
@@ -254,8 +304,11 @@ class Worker:
         try:
             self.engine.launch()
             ready()
+            ticks = 0
             while not self._stopped.wait(0.5):
-                pass
+                ticks += 1
+                if ticks % _SWEEP_TICKS == 0:
+                    self._sweep()
         finally:
             # the threads of units in flight fail from here on (DBOS is gone): expected
             logging.getLogger("dbos").setLevel(logging.CRITICAL)
@@ -267,6 +320,32 @@ class Worker:
 
     def stop(self) -> None:
         self._stopped.set()
+
+    def _sweep(self) -> None:
+        """Across hosts, remove a finished run's workspaces from this worker: a unit retires
+        its own when it ends, but a task this worker took over for a unit another worker runs
+        leaves the workspace it rebuilt. A run is finished when none of its workflows is
+        pending or queued (a later generation, after `resume --answer`, rebuilds from the
+        remote what it needs)."""
+        with self._lock:
+            remote = [(i, rt) for i, rt in self._runtimes.items() if rt.remote is not None]
+        for run_id, rt in remote:
+            try:
+                if executor_work(self.database_url, prefix=f"{run_id}/"):
+                    continue
+            except Exception as exc:  # the database away for a moment: next sweep
+                self._listener(run_id, RunEvent("notice", f"sweep skipped: {exc}"))
+                continue
+            with self._lock:
+                self._runtimes.pop(run_id, None)
+            remove_tree(rt.worktrees)
+
+
+def mirror_name(url: str) -> str:
+    """The folder of a remote's mirror under a worker's work directory: readable, unique."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", url.rstrip("/").rsplit("/", 1)[-1])[:40]
+    digest = hashlib.sha256(url.encode()).hexdigest()[:12]
+    return f"{stem.removesuffix('.git') or 'remote'}-{digest}.git"
 
 
 def run_state_dir(database_url: str, run_id: str) -> Path | None:

@@ -139,15 +139,17 @@ def collect_step(call: dict[str, Any]) -> dict[str, Any]:
     rt = current()
     agent = rt.metered(rt.implementer, call.get("deadline"))
     folder = Path(call["attempt_dir"])
+    request = AgentRequest.model_validate(call["request"])
     collect_agent_result(
         agent,
-        AgentRequest.model_validate(call["request"]),
+        request.model_copy(update={"cwd": rt.here(request.cwd)}),
         task_id=call["task_id"],
         attempt_dir=folder,
         first=AgentResult.model_validate(call["first"]),
         config=rt.config,
         recorder=run_recorder(rt, call["where"]),
     )
+    rt.checkpoint(request.cwd)  # an ask in the agent's session may change files too
     return {"attempt_dir": str(folder), "tokens": agent.tokens, "stopped": agent.stopped}
 
 
@@ -171,7 +173,7 @@ def consult_step(call: dict[str, Any]) -> dict[str, Any]:
         request,
         advisors,
         attempt_dir=folder,
-        cwd=Path(call["worktree"]),
+        cwd=rt.here(call["worktree"]),
         config=rt.config,
         recorder=run_recorder(rt, call["where"]),
         # the read-only check covers the unit's workspace (cwd), not the user's repository,
@@ -188,7 +190,10 @@ def consult_step(call: dict[str, Any]) -> dict[str, Any]:
 @step("mergegate.reset", retries=3)
 def reset_step(worktree: str, sha: str) -> None:
     """The work tree exactly at `sha` (a fresh start after a stall or timeout)."""
-    reset_clean(Path(worktree), sha)
+    rt = current()
+    where = rt.here(worktree)
+    reset_clean(where, sha)
+    rt.checkpoint(where)
 
 
 @step("mergegate.backoff")

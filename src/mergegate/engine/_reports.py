@@ -141,6 +141,16 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _workspace_line(rt: Runtime, unit_id: str) -> str:
+    if rt.remote is not None:
+        return (
+            f"The unit's branch is on the fleet's remote `{inline(rt.remote.url, 500)}` "
+            "(fetch it from there; its workspace was on a worker and is gone)."
+        )
+    where = inline(str(rt.unit_worktree(unit_id)), 500)
+    return f"The unit's workspace (a repository of its own) is kept at `{where}`."
+
+
 def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: dict[str, Any]) -> Path:
     """Both sides of a merge conflict and the conflicting paths, for the person who resolves it."""
     folder = rt.unit_dir(phase_id, unit.id) / "escalation"
@@ -173,8 +183,7 @@ def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: dict[
         f"git merge --no-ff {rt.unit_branch(unit.id)}",
         "```",
         "",
-        f"The unit's workspace (a repository of its own) is kept at "
-        f"`{inline(str(rt.unit_worktree(unit.id)), 500)}`.",
+        _workspace_line(rt, unit.id),
     ]
     write_atomic(folder / "README.md", "\n".join(readme) + "\n")
     return folder

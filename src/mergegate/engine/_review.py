@@ -217,7 +217,7 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
     stopped (a budget, a stop request), else None; the tokens its agents used.
     """
     rt = current()
-    worktree = Path(call["worktree"])
+    worktree = rt.here(call["worktree"])
     options = ReviewOptions.model_validate(call["options"])
     meters = _agents(rt, options, call["deadline"])
     key = f"Mergegate-Fix: {call['key']}/{Path(call['run_dir']).name}"
@@ -252,6 +252,7 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
     if stop is not None:
         _keep_lost_end(ctx.run_dir)
         outcome = finish_review(ctx, state, stop).to_dict()
+    rt.checkpoint(worktree)  # across hosts: a fix round's commit, pushed
     return {
         "state": state.model_dump(mode="json"),
         "outcome": outcome,

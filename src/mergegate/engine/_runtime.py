@@ -23,7 +23,7 @@ from mergegate.engine._observe import NullJournal
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.events import EventBase
 from mergegate.events import EventSink as JournalSink
-from mergegate.git import GitRepository
+from mergegate.git import GitRepository, Remote
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.review import ReviewOptions
@@ -114,6 +114,9 @@ class Runtime:
     human: Human | None = None
     budget: Budget | None = None
     worktree_root: Path | None = None
+    remote: Remote | None = None
+    """A fleet run across hosts: the shared git remote, through this worker's mirror (`repo`
+    is then the mirror). None: `repo` is the user's repository itself."""
     _repos: dict[Path, GitRepository] = field(default_factory=dict, repr=False)
     _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -166,6 +169,17 @@ class Runtime:
 
     def unit_worktree(self, unit_id: str) -> Path:
         return self.worktrees / unit_id
+
+    def here(self, worktree: str | Path, *, rebuild: bool = True) -> Path:
+        """A unit's workspace, recorded as `worktree`, as this process reaches it: the same
+        path on one machine (a fleet worker across hosts maps it to its own, rebuilt from
+        the remote when `rebuild` and missing, see `FleetRuntime`)."""
+        del rebuild  # one machine: the workspace is where it was made
+        return Path(worktree)
+
+    def checkpoint(self, worktree: str | Path) -> None:
+        """After a step that changed a unit's workspace: nothing to do on one machine (a
+        fleet worker across hosts pushes the unit's branch, see `FleetRuntime`)."""
 
     def repository(self, worktree: Path, unit_id: str) -> GitRepository:
         """The unit work tree's repository (one per work tree in this process: it owns the

@@ -30,7 +30,9 @@ from mergegate.engine._runtime import Runtime, current
 from mergegate.errors import UsageError
 from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
 from mergegate.git import (
+    GitError,
     MergeResult,
+    Remote,
     add_workspace,
     branch_tip,
     commit_with_key,
@@ -38,6 +40,7 @@ from mergegate.git import (
     publish,
     remove_workspace,
     reset_clean,
+    wip_branch,
 )
 from mergegate.plans import Check
 from mergegate.processes import Limits, supervise
@@ -58,6 +61,7 @@ __all__ = [
     "publish_step",
     "remove_workspace_step",
     "request_stop_step",
+    "retire_workspace_step",
     "stop_step",
     "tip_step",
     "workspace_step",
@@ -123,6 +127,7 @@ def agent_step(call: AgentCall) -> dict[str, Any]:
     """
     rt = current()
     request = AgentRequest.model_validate(call["request"])
+    request = request.model_copy(update={"cwd": rt.here(request.cwd)})
     attempt_dir = Path(call["attempt_dir"])
     again = keep_lost_attempt(attempt_dir)
     attempt_dir.mkdir(parents=True)
@@ -139,6 +144,7 @@ def agent_step(call: AgentCall) -> dict[str, Any]:
         sha = commit_with_key(
             request.cwd, commit["message"], commit["key"], amend=bool(commit.get("amend"))
         )
+    rt.checkpoint(request.cwd)  # across hosts: the commit, or the files changed, pushed
     _attempt_facts(rt, attempt_dir, result, commit, sha, rerun=again)
     return {
         "result": result.model_dump(mode="json"),
@@ -216,18 +222,26 @@ def agent_result(out: dict[str, Any]) -> AgentResult:
 @step("mergegate.commit", retries=3)
 def commit_step(call: dict[str, Any]) -> str | None:
     """One commit, idempotent by its key trailer; None when there was nothing to commit."""
-    return commit_with_key(
-        Path(call["worktree"]),
+    rt = current()
+    worktree = rt.here(call["worktree"])
+    sha = commit_with_key(
+        worktree,
         call["message"],
         call["key"],
         squash_onto=call.get("squash_onto"),
         amend=bool(call.get("amend")),
     )
+    rt.checkpoint(worktree)
+    return sha
 
 
 @step("mergegate.tip", retries=3)
 def tip_step(repo: str, branch: str) -> str:
-    """The integration branch's tip at the start of a wave."""
+    """The integration branch's tip at the start of a wave (across hosts: the remote's)."""
+    remote = current().remote
+    if remote is not None:
+        with remote.locked():
+            remote.fetch(branch)
     tip = branch_tip(Path(repo), branch)
     if tip is None:
         raise UsageError(f"the integration branch {branch!r} is gone")
@@ -236,25 +250,58 @@ def tip_step(repo: str, branch: str) -> str:
 
 @step("mergegate.workspace", retries=3)
 def workspace_step(repo: str, path: str, branch: str | None, base: str) -> str:
-    """A unit's workspace (made, or found after a crash); its HEAD. `branch` None: detached."""
-    return add_workspace(Path(repo), Path(path), branch, base)
+    """A unit's workspace (made, or found after a crash); its HEAD. `branch` None: detached.
+    Across hosts the base comes from the remote first, and the new branch goes to it."""
+    rt = current()
+    if rt.remote is not None:
+        rt.remote.ensure_commit(base, rt.record.into)
+    head = add_workspace(Path(repo), rt.here(path, rebuild=False), branch, base)
+    if branch is not None:
+        rt.checkpoint(path)
+    return head
 
 
 @step("mergegate.remove_workspace", retries=3)
 def remove_workspace_step(path: str) -> None:
-    remove_workspace(Path(path))
+    remove_workspace(current().here(path, rebuild=False))
+
+
+@step("mergegate.retire_workspace", retries=3)
+def retire_workspace_step(path: str, branch: str) -> None:
+    """Across hosts, a unit whose branch is on the remote: its workspace on this worker
+    removed, and its progress branch on the remote deleted."""
+    rt = current()
+    if rt.remote is not None:
+        with rt.remote.locked():
+            rt.remote.drop_branch(wip_branch(branch))
+    remove_workspace(rt.here(path, rebuild=False))
 
 
 @step("mergegate.publish", retries=3)
 def publish_step(repo: str, workspace: str, branch: str, sha: str, base: str) -> None:
-    """The unit's commits into the user's repository, its branch at the recorded head."""
-    publish(Path(repo), Path(workspace), sha, base, branch=branch)
+    """The unit's commits into the user's repository, its branch at the recorded head
+    (across hosts: into the worker's mirror, then the branch pushed to the remote)."""
+    rt = current()
+    remote = rt.remote
+    if remote is None:
+        publish(Path(repo), Path(workspace), sha, base, branch=branch)
+        return
+    where = rt.here(workspace)
+    with remote.locked():
+        publish(remote.mirror, where, sha, base, branch=branch)
+        remote.force_branch(branch, sha)
 
 
 @step("mergegate.merge", retries=3)
-def merge_step(repo: str, into: str, sha: str, message: str, key: str) -> dict[str, Any]:
+def merge_step(
+    repo: str, into: str, sha: str, message: str, key: str, *, branch: str | None = None
+) -> dict[str, Any]:
     """Merge a unit's approved head into the integration branch exactly once."""
-    result: MergeResult = merge_no_ff(Path(repo), into, sha, message, key)
+    remote = current().remote
+    if remote is None:
+        result: MergeResult = merge_no_ff(Path(repo), into, sha, message, key)
+    else:
+        result = _merge_on_remote(remote, into, sha, message, key, branch=branch)
     return {
         "commit": result.commit,
         "already": result.already,
@@ -263,6 +310,22 @@ def merge_step(repo: str, into: str, sha: str, message: str, key: str) -> dict[s
         "theirs": result.theirs,
         "base": result.base,
     }
+
+
+def _merge_on_remote(
+    remote: Remote, into: str, sha: str, message: str, key: str, *, branch: str | None
+) -> MergeResult:
+    """The merge across hosts: the remote's integration tip fetched (the trailer looked for
+    there: a merge pushed before a crash is found), the merge computed in the mirror, and
+    pushed only if the remote's tip is still the one it was computed on."""
+    with remote.locked():
+        remote.fetch(into, *([branch] if branch else []))
+        if not remote.has_commit(sha):
+            raise GitError(f"the unit's head {sha} is not on {remote.url} ({branch})")
+        result = merge_no_ff(remote.mirror, into, sha, message, key)
+        if result.commit and not result.already:
+            remote.push_branch(into, result.commit, expect=result.ours)
+    return result
 
 
 # ---------------------------------------------------------------- checks and people
@@ -330,7 +393,7 @@ def check_step(worktree: str, checks: list[dict[str, Any]], folder: str) -> list
     stall limit, bounded output and a scrubbed environment.
     """
     return [
-        _run_check(Check.model_validate(raw), Path(worktree), Path(folder) / f"{i:02d}")
+        _run_check(Check.model_validate(raw), current().here(worktree), Path(folder) / f"{i:02d}")
         for i, raw in enumerate(checks, start=1)
     ]
 

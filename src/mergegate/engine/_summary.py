@@ -174,6 +174,7 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         "exit_code": record.exit_code,
         "message": record.message,
         "into": record.into,
+        "remote": record.remote,
         "base": record.base_sha,
         "plan": record.plan,
         "started": record.started,

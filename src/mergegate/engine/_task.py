@@ -46,7 +46,7 @@ _FILES_LIMIT = 100_000
 
 
 def _files_block(rt: Runtime, worktree: Path, unit: str, head: str, paths: list[str]) -> str:
-    repo = rt.repository(worktree, unit)
+    repo = rt.repository(rt.here(worktree), unit)
     blocks, size = [], 0
     for path in paths:
         text = repo.read_file(head, path)
@@ -189,7 +189,7 @@ class _Pipeline:
 
     def files(self, paths: list[str] | None = None) -> str:
         if paths is None:
-            repo = self.rt.repository(self.worktree, self.unit_id)
+            repo = self.rt.repository(self.rt.here(self.worktree), self.unit_id)
             paths = repo.changed_files(self.start, self.head)
         return _files_block(self.rt, self.worktree, self.unit_id, self.head, paths)
 

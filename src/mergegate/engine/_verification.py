@@ -27,6 +27,7 @@ from mergegate.engine._reports import inline
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import keep_lost_attempt
 from mergegate.git import (
+    GitRepository,
     add_workspace,
     advance_branch,
     branch_tip,
@@ -141,6 +142,8 @@ def verify_step(call: dict[str, Any]) -> dict[str, Any]:
     verifier = rt.metered(rt.verifier, None) if rt.verifier is not None else None
     options = _options(rt, phase_id, call["base"], generation)
     plan = _with_completed(rt.plan, phase_id, set(call["completed"]))
+    if rt.remote is not None:
+        rt.remote.ensure_commit(call["tip"], rt.record.into)
     with throwaway_checkout(rt.repo, call["tip"], where) as tree:
         result = verify_phase(
             plan, phase_id, tree, run_dir=folder, verifier=verifier, options=options
@@ -169,7 +172,7 @@ def gsd_phase_dir(rt: Runtime, phase: Phase, tree: Path) -> Path | None:
     if rt.plan.format is not PlanFormat.GSD or not phase.directory or not rt.record.plan_root:
         return None
     try:
-        inside = Path(rt.record.plan_root).resolve().relative_to(rt.repo.resolve())
+        inside = Path(rt.record.plan_root).resolve().relative_to(Path(rt.record.repo).resolve())
     except ValueError:
         return None
     return tree / inside / phase.directory
@@ -180,7 +183,7 @@ def outside_phase_dir(rt: Runtime, phase: Phase) -> Path | None:
     if rt.plan.format is not PlanFormat.GSD or not phase.directory or not rt.record.plan_root:
         return None
     root = Path(rt.record.plan_root).resolve()
-    if root.is_relative_to(rt.repo.resolve()):
+    if root.is_relative_to(Path(rt.record.repo).resolve()):
         return None
     return root / phase.directory
 
@@ -197,7 +200,9 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
         for t in out.tasks
         if t.decision not in ("approved", "waiting_for_human")
     )
-    repo = rt.repository(Path(out.worktree), unit.id)
+    # across hosts the workspace may be on another worker (or gone): the mirror has the
+    # unit's commits (published, or fetched by the merge)
+    repo = GitRepository(rt.repo) if rt.remote else rt.repository(Path(out.worktree), unit.id)
     first = out.tasks[0].start if out.tasks and out.tasks[0].start else out.head
     files = tuple(repo.changed_files(first, out.head)) if first and out.head else ()
     merged = not unresolved
@@ -223,7 +228,7 @@ def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> st
     rt = current()
     phase, unit = rt.phase(phase_id), rt.unit(phase_id, unit_id)
     out = UnitOutcome.model_validate(outcome)
-    worktree = Path(out.worktree)
+    worktree = rt.here(out.worktree)
     target = gsd_phase_dir(rt, phase, worktree)
     if target is None:
         return None
@@ -231,7 +236,9 @@ def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> st
     write_phase_reports(target, phase, summaries=[(unit, summary)], replace=True)
     key = f"Mergegate-Summary: {rt.run_id}/{unit.id}"
     message = f"docs({unit.id}): summary of the unit ({out.status})"
-    return commit_with_key(worktree, message, key)
+    sha = commit_with_key(worktree, message, key)
+    rt.checkpoint(worktree)
+    return sha
 
 
 def write_outside_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> None:
@@ -259,6 +266,9 @@ def gsd_verification_step(phase_id: str, generation: int) -> str | None:
         return None
     key = f"Mergegate-Verification: {rt.run_id}/{phase_id}/g{generation:02d}"
     into = rt.record.into
+    if rt.remote is not None:
+        with rt.remote.locked():
+            rt.remote.fetch(into)  # the remote's tip: a commit pushed before a crash is found
     done = find_trailer_commit(rt.repo, f"refs/heads/{into}", key)
     if done is not None:
         return done
@@ -280,4 +290,7 @@ def gsd_verification_step(phase_id: str, generation: int) -> str | None:
         return tip
     publish(rt.repo, tree, sha, tip)
     advance_branch(rt.repo, into, tip, sha, key)
+    if rt.remote is not None:
+        with rt.remote.locked():
+            rt.remote.push_branch(into, sha, expect=tip)
     return sha

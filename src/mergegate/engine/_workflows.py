@@ -41,6 +41,7 @@ from mergegate.engine._steps import (
     publish_step,
     remove_workspace_step,
     request_stop_step,
+    retire_workspace_step,
     stop_step,
     tip_step,
     workspace_step,
@@ -264,6 +265,10 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
         written = gsd_summary_step(phase_id, unit.id, out.dump())
         out = out.model_copy(update={"head": written or out.head})
     _publish(rt, out)
+    if rt.remote is not None and out.worktree:
+        # across hosts the unit's work is on the remote now (its branch), and only this
+        # worker would ever find its workspace here again: removed, with its progress branch
+        retire_workspace_step(out.worktree, out.branch)
     if out.status == "needs_manual_review" and rt.options.on_escalation == "stop":
         request_stop_step(f"on_escalation = stop: unit {unit.id} escalated ({out.reason})")
     write_unit_records(rt, out)
@@ -336,7 +341,7 @@ def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutco
     )
     key = f"Mergegate-Unit: {rt.run_id}/{unit.id}"
     message = f"Merge unit {unit.id}{': ' + unit.name if unit.name else ''} ({phase.id})"
-    merged = merge_step(str(rt.repo), rt.record.into, out.head, message, key)
+    merged = merge_step(str(rt.repo), rt.record.into, out.head, message, key, branch=out.branch)
     _merged_fact(rt, phase, unit, out, merged)
     if merged["conflicts"]:
         folder = write_conflict_package(rt, phase.id, unit, merged)

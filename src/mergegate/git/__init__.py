@@ -14,13 +14,16 @@ parts:
   run so the user's working tree and `.git` are out of their reach;
 * `_repository`: `GitRepository`, the operations of the review loop;
 * `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
-  objects), keyed commits, publishing and exactly-once merges.
+  objects), keyed commits, publishing and exactly-once merges;
+* `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
+  unit's workspace rebuilt on another host (the only git commands allowed a transport).
 """
 
 from __future__ import annotations
 
 from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
+from mergegate.git._remote import Remote, push_branch, remote_protocol, remote_tip, wip_branch
 from mergegate.git._repository import GitRepository
 from mergegate.git._snapshot import (
     WorktreeSnapshot,
@@ -39,6 +42,7 @@ from mergegate.git._workspaces import (
     create_branch,
     find_trailer_commit,
     head_commit,
+    is_workspace,
     merge_no_ff,
     publish,
     remove_workspace,
@@ -53,6 +57,7 @@ __all__ = [
     "GitError",
     "GitRepository",
     "MergeResult",
+    "Remote",
     "WorktreeSnapshot",
     "add_workspace",
     "advance_branch",
@@ -64,8 +69,12 @@ __all__ = [
     "driver_overrides",
     "find_trailer_commit",
     "head_commit",
+    "is_workspace",
     "merge_no_ff",
     "publish",
+    "push_branch",
+    "remote_protocol",
+    "remote_tip",
     "remove_tree",
     "remove_workspace",
     "repository_root",
@@ -75,4 +84,5 @@ __all__ = [
     "throwaway_checkout",
     "valid_branch_name",
     "verify_unchanged",
+    "wip_branch",
 ]

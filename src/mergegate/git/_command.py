@@ -21,7 +21,9 @@ external diff drivers and textconv on `diff`. So every git command mergegate run
 * **Environment** (`GIT_ENVIRONMENT`, `REMOVED_ENVIRONMENT`): no system config, no terminal
   prompt, no transport at all (`GIT_ALLOW_PROTOCOL` empty: mergegate never fetches or pushes,
   so `core.sshCommand`, `core.gitProxy`, `remote.*.uploadpack`, `url.*.insteadOf` to `ext::`,
-  credential helpers and askpass programs are unreachable), no lazy fetch of a partial clone,
+  credential helpers and askpass programs are unreachable; the one exception is a fleet
+  worker's mirror, `mergegate.git._remote`, allowed its remote's protocol and no other), no
+  lazy fetch of a partial clone,
   no replace refs, and no inherited variable that redirects git or names a program.
 
 The global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is kept on purpose: it holds
@@ -286,7 +288,9 @@ def config_view(cwd: Path, timeout: float = 60.0) -> ConfigView | CommandResult:
     return view
 
 
-def run_git(cwd: Path, *args: str, timeout: float = 60.0) -> CommandResult:
+def run_git(
+    cwd: Path, *args: str, timeout: float = 60.0, allow_protocol: str | None = None
+) -> CommandResult:
     """Run `git ARGS` in `cwd` with every override.
 
     First reads the effective config's keys (`config_view`: `git config --list`, includes
@@ -294,11 +298,16 @@ def run_git(cwd: Path, *args: str, timeout: float = 60.0) -> CommandResult:
     to switch off each driver and hook they name; when that fails (a malformed config), its
     failure is returned and `ARGS` never runs. `git config` and `git rev-parse`, which run
     nothing, skip it.
+
+    `allow_protocol` (`file` or `ssh`) lets this one command use that transport and no other:
+    only `mergegate.git._remote` passes it, for a fleet worker's fetches and pushes.
     """
     if args and args[0] in _RUN_NOTHING:
         return run_command(_git_argv(args), cwd, timeout, git_environment())
     view = config_view(cwd, timeout)
     if isinstance(view, CommandResult):
         return view
-    overrides = driver_overrides(view.names)
-    return run_command(_git_argv(args), cwd, timeout, git_environment(overrides))
+    env = git_environment(driver_overrides(view.names))
+    if allow_protocol is not None:
+        env["GIT_ALLOW_PROTOCOL"] = allow_protocol  # git: every other protocol stays "never"
+    return run_command(_git_argv(args), cwd, timeout, env)

@@ -17,6 +17,7 @@ again after a crash finds its work done instead of doing it twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,7 @@ __all__ = [
     "create_branch",
     "find_trailer_commit",
     "head_commit",
+    "is_workspace",
     "merge_no_ff",
     "publish",
     "remove_workspace",
@@ -171,6 +173,11 @@ def _workspace_head(path: Path, branch: str | None) -> str | None:
     return lines[1]
 
 
+def is_workspace(path: Path) -> bool:
+    """Whether `path` holds a workspace (made whole, on any branch or detached)."""
+    return _workspace_head(path, None) is not None
+
+
 def add_workspace(repo: Path, path: Path, branch: str | None, base: str) -> str:
     """A workspace at `path` on `branch` (made at `base` when new), or detached at `base`
     when `branch` is None; returns its HEAD.
@@ -227,19 +234,35 @@ def remove_workspace(path: Path) -> None:
     remove_tree(path)
 
 
-def publish(repo: Path, workspace: Path, sha: str, base: str, *, branch: str | None = None) -> None:
-    """Bring commit `sha` of `workspace` (and what it needs beyond `base`) into `repo`, and
-    point `repo`'s `branch` at it (when given).
+def publish(
+    repo: Path,
+    workspace: Path,
+    sha: str,
+    base: str | Sequence[str],
+    *,
+    branch: str | None = None,
+) -> None:
+    """Bring commit `sha` of `workspace` (and what it needs beyond `base`, one commit or
+    several that `repo` has) into `repo`, and point `repo`'s `branch` at it (when given).
 
     The objects travel as a bundle (`git bundle create` / `unbundle`: local files, no
     transport; unbundling checks every object), so nothing an agent planted in the
     workspace's object store reaches the repository unchecked.
     """
-    if sha != base:  # publishing again only unbundles objects the repository has already
+    bases = [base] if isinstance(base, str) else list(base)
+    if sha not in bases:  # publishing again only unbundles objects the repository has already
         bundle = workspace / ".git" / "mergegate-publish.bundle"
         # a bundle carries refs, not bare commits: name the commit for it
         _must(workspace, "update-ref", _PUBLISH_REF, sha)
-        _must(workspace, "bundle", "create", "-q", str(bundle), _PUBLISH_REF, f"^{base}")
+        _must(
+            workspace,
+            "bundle",
+            "create",
+            "-q",
+            str(bundle),
+            _PUBLISH_REF,
+            *(f"^{b}" for b in bases),
+        )
         try:
             _must(repo, "bundle", "unbundle", str(bundle))
         finally:

@@ -74,6 +74,9 @@ class RunRecord(BaseModel):
     state; None: the run's own SQLite file under its folder."""
     fleet: bool = False
     """Queued for a fleet of workers (`run --queue`), not executed by the process that made it."""
+    remote: str | None = None
+    """The git remote a fleet across hosts shares (`run --queue --remote`): workers fetch
+    from it and push unit branches and merges to it; None: every worker reaches `repo`."""
 
     def summary(self) -> dict[str, object]:
         """The `runs --format json` entry."""

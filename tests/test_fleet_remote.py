@@ -1,0 +1,177 @@
+"""A fleet across hosts: workers that share only the database and a git remote.
+
+`mergegate run --queue --remote URL` pushes the integration branch to the remote; each worker
+keeps a bare mirror of it under its own `--workdir`, works in workspaces that borrow the
+mirror, pushes unit branches to the remote after every step that changes a workspace, and the
+merges happen on the remote by compare and swap. To prove nothing else is shared, the user's
+repository is moved away as soon as the run is queued: a worker that touched it would fail.
+
+Three workers run the 12-unit plan of `test_fleet_run`; the one holding the run (its phases
+and merges) is SIGKILLed while an agent of one of its units runs; `mergegate workers recover`
+hands its work to the survivors, which rebuild the dead worker's workspaces from the remote in
+their own work directories. The remote's integration branch ends with every unit merged
+exactly once and the same tree as a one-machine run.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _fleet import wait_for
+from _gitrepo import git
+from _plan_runs import repo_with, trailers
+from test_fleet_run import (
+    UNITS,
+    WORKERS,
+    Workers,
+    _agents,
+    _agents_alive,
+    _agents_in,
+    _env,
+    _mergegate,
+    _plan_file,
+    _record,
+    _run_args,
+    _run_holder,
+    reference_tree,  # noqa: F401 - a fixture, used by name
+)
+
+pytestmark = pytest.mark.fleet
+
+SEED = 20261124
+
+
+def _origin(repo: Path, where: Path) -> Path:
+    """The team's shared remote: a bare clone of the user's repository."""
+    git(where.parent, "clone", "-q", "--bare", str(repo), str(where))
+    return where
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
+    tmp_path: Path,
+    postgres_url: str,
+    reference_tree: str,  # noqa: F811 - the fixture imported above
+) -> None:
+    plan = _plan_file(tmp_path)
+    fleet_dir = tmp_path / "fleet"
+    fleet_dir.mkdir()
+    repo = repo_with(fleet_dir / "repo")
+    origin = _origin(repo, fleet_dir / "origin.git")
+    elsewhere = fleet_dir / "elsewhere"  # the workers' cwd: not the repository
+    elsewhere.mkdir()
+    state = fleet_dir / "state"
+    env = _env(state, postgres_url)
+    impl, rev = _agents(fleet_dir)
+    queued = _mergegate(
+        [*_run_args(plan, repo, impl, rev), "--queue", "--remote", f"file://{origin}"], env, repo
+    )
+    assert queued.returncode == 0, queued.stderr[-3000:]
+    run_id = queued.stdout.strip()
+    into = _record(state, run_id)["into"]
+    base = git(repo, "rev-parse", "main")
+    assert git(origin, "rev-parse", into) == base  # the integration branch, on the remote
+    away = fleet_dir / "repo-away"
+    repo.rename(away)  # from here on, nothing can reach the user's repository
+    rng = random.Random(SEED)
+    workers = Workers(fleet_dir, env, elsewhere)
+    try:
+        for name in WORKERS:
+            workers.start(name)
+        victim = _run_holder(postgres_url, run_id)
+        wait_for(lambda: _agents_in(workers.workdir(victim)), 90, f"{victim} to run an agent")
+        time.sleep(rng.uniform(0.0, 0.4))
+        workers.kill(victim)
+        shown = _mergegate(["status", run_id, "--format", "json"], env, elsewhere)
+        assert shown.returncode == 0, shown.stderr[-3000:]
+        held = {u["id"] for u in json.loads(shown.stdout)["units"] if u.get("worker") == victim}
+        recovered = _mergegate(["workers", "recover", victim, "--format", "json"], env, elsewhere)
+        assert recovered.returncode == 0, recovered.stderr[-3000:]
+
+        def finished() -> dict[str, Any] | None:
+            record = _record(state, run_id)
+            return record if record["status"] != "running" else None
+
+        record = wait_for(finished, 180, "the run to finish")
+        logs = {name: workers.log(name).read_text() for name in WORKERS}
+        assert record["status"] == "completed", (record, logs[victim][-3000:])
+
+        def swept() -> bool | None:
+            left = [
+                p
+                for name in set(WORKERS) - {victim}
+                if (workers.workdir(name) / "worktrees" / run_id).exists()
+                for p in (workers.workdir(name) / "worktrees" / run_id).iterdir()
+            ]
+            return not left or None
+
+        wait_for(swept, 30, "the survivors to remove the run's workspaces")
+    finally:
+        workers.close()
+    away.rename(repo)
+    # every unit merged exactly once, on the remote, and the same tree as one machine
+    assert sorted(trailers(origin, into)) == sorted(f"Mergegate-Unit: {run_id}/{u}" for u in UNITS)
+    assert git(origin, "rev-parse", f"{into}^{{tree}}") == reference_tree
+    # the user's repository was never written: its branch where the run found it, no unit
+    assert git(repo, "rev-parse", into) == base
+    assert git(repo, "for-each-ref", "refs/heads/mergegate-unit") == ""
+    # each unit's branch is on the remote, at the commit its merge took
+    merged = git(origin, "log", "--format=%P", "--merges", into).split("\n")
+    seconds = {line.split()[1] for line in merged if len(line.split()) == 2}
+    for unit in UNITS:
+        assert git(origin, "rev-parse", f"mergegate-unit/{run_id}/{unit}") in seconds, unit
+    # every unit started in the work directory of the worker that ran it: a unit moved from
+    # the dead worker was rebuilt from the remote, never continued in the dead one's folder
+    started = [
+        (name, line)
+        for name, text in logs.items()
+        for line in text.splitlines()
+        if f"[{name}] {run_id} unit" in line and "started in" in line
+    ]
+    for name, line in started:
+        assert f"started in {workers.workdir(name)}/worktrees/{run_id}/" in line, line
+    assert held, "the killed worker held no unit"
+    for unit in held:  # the dead worker's units finished on a survivor, rebuilt from the remote
+        assert any(n != victim and line.split(": ")[1] == unit for n, line in started), unit
+        rebuilt = f"{unit}: workspace rebuilt in "
+        assert any(rebuilt in text for n, text in logs.items() if n != victim), unit
+    survivors = {name for name, _ in started} - {victim}
+    assert survivors, started
+    for name in survivors:  # each worker reads through its own mirror, and cleaned up
+        assert list((workers.workdir(name) / "mirrors").glob("*.git")), name
+        # (a unit retires its workspace; a task taken over for another worker's unit
+        # leaves one, which the worker's sweep removes once the run has finished)
+        assert (workers.workdir(name) / "mirrors").is_dir(), name
+    # the progress branches went with their units
+    assert git(origin, "for-each-ref", "refs/heads/mergegate-wip") == ""
+    lost = list((state / "runs" / run_id).rglob("*.lost-*"))
+    assert len(lost) <= 2 * len(held), lost  # a step in flight per held unit and its task
+    assert _agents_alive(str(fleet_dir)) == []
+
+
+def test_remote_needs_a_queue_and_a_protocol_it_allows(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path / "repo")
+    env = _env(tmp_path / "state", None)
+    impl, rev = _agents(tmp_path)
+    args = _run_args(_plan_file(tmp_path), repo, impl, rev)
+    alone = _mergegate([*args, "--remote", str(tmp_path / "origin.git")], env, repo)
+    assert alone.returncode == 2, alone.stderr
+    assert "--queue" in alone.stderr
+    # checked before anything else (even before the fleet's database is asked for)
+    https = _mergegate([*args, "--queue", "--remote", "https://example.org/r.git"], env, repo)
+    assert https.returncode == 2, https.stderr
+    assert "unsupported --remote" in https.stderr
+    secret = _mergegate([*args, "--queue", "--remote", "ssh://me:pw@example.org/r"], env, repo)
+    assert secret.returncode == 2, secret.stderr
+    assert "password" in secret.stderr
+    assert "pw@" not in secret.stderr
+    assert not (tmp_path / "state" / "runs").exists() or not any(
+        (tmp_path / "state" / "runs").iterdir()
+    )

@@ -1,0 +1,195 @@
+"""A fleet worker's mirror of a shared remote (`mergegate.git.Remote`): fetches and pushes over
+the remote's own protocol only, compare-and-swap on the integration branch, and a unit's
+workspace rebuilt on another host from what the first host pushed (its commits and its
+uncommitted files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from _gitrepo import git, write_files
+from mergegate.errors import UsageError
+from mergegate.git import (
+    GitError,
+    Remote,
+    add_workspace,
+    commit_with_key,
+    merge_no_ff,
+    push_branch,
+    remote_protocol,
+    remote_tip,
+    wip_branch,
+)
+
+BRANCH = "mergegate-unit/r1/U1"
+
+
+@pytest.fixture
+def origin(tmp_path: Path) -> Path:
+    """A bare remote with `main` at one commit (pushed from a scratch clone)."""
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    git(seed, "init", "-q", "-b", "main")
+    write_files(seed, {"a.txt": "a\n"})
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(seed, "push", "-q", str(bare), "main")
+    return bare
+
+
+def _host(tmp_path: Path, origin: Path, name: str) -> Remote:
+    return Remote(str(origin), tmp_path / name / "mirrors" / "origin.git")
+
+
+def test_protocols_are_an_allow_list() -> None:
+    assert remote_protocol("/srv/git/repo.git") == "file"
+    assert remote_protocol("file:///srv/git/repo.git") == "file"
+    assert remote_protocol("ssh://git@example.org/repo.git") == "ssh"
+    assert remote_protocol("git@example.org:team/repo.git") == "ssh"
+    for url in ("https://example.org/repo.git", "ext::sh -c evil", "git://example.org/r", "r"):
+        with pytest.raises(UsageError):
+            remote_protocol(url)
+    with pytest.raises(UsageError, match="password"):
+        remote_protocol("ssh://me:secret@example.org/repo.git")
+
+
+def test_fetch_brings_the_remotes_tips_and_none_for_a_missing_branch(
+    tmp_path: Path, origin: Path
+) -> None:
+    remote = _host(tmp_path, origin, "h1")
+    with remote.locked():
+        tips = remote.fetch("main", "nope")
+    assert tips["main"] == git(origin, "rev-parse", "main")
+    assert tips["nope"] is None
+
+
+def test_the_integration_branch_moves_only_from_the_expected_tip(
+    tmp_path: Path, origin: Path
+) -> None:
+    remote = _host(tmp_path, origin, "h1")
+    with remote.locked():
+        base = remote.fetch("main")["main"]
+    assert base is not None
+    ws = tmp_path / "h1" / "ws"
+    add_workspace(remote.mirror, ws, BRANCH, base)
+    write_files(ws, {"b.txt": "b\n"})
+    head = commit_with_key(ws, "unit", "Mergegate-Task: r1/U1/T1")
+    assert head is not None
+    remote.checkpoint(ws, BRANCH)
+    merged = merge_no_ff(remote.mirror, "main", head, "merge U1", "Mergegate-Unit: r1/U1")
+    assert merged.commit is not None
+    with remote.locked():
+        remote.push_branch("main", merged.commit, expect=base)
+    assert git(origin, "rev-parse", "main") == merged.commit
+    # a second writer holding the old tip is refused, and the remote keeps the first merge
+    with remote.locked(), pytest.raises(GitError):
+        remote.push_branch("main", head, expect=base)
+    assert git(origin, "rev-parse", "main") == merged.commit
+
+
+def test_a_unit_continues_on_another_host_with_its_commits_and_uncommitted_files(
+    tmp_path: Path, origin: Path
+) -> None:
+    first = _host(tmp_path, origin, "h1")
+    with first.locked():
+        base = first.fetch("main")["main"]
+    assert base is not None
+    ws = tmp_path / "h1" / "ws"
+    add_workspace(first.mirror, ws, BRANCH, base)
+    assert first.checkpoint(ws, BRANCH) == base  # the workspace's birth, on the remote
+    assert git(origin, "rev-parse", BRANCH) == base
+    write_files(ws, {"b.txt": "committed\n"})
+    committed = commit_with_key(ws, "task 1", "Mergegate-Task: r1/U1/T1")
+    # the implementer of the next task changed, added and deleted files, then the host died
+    write_files(ws, {"b.txt": "changed\n", "new/c.txt": "c\n"})
+    (ws / "a.txt").unlink()
+    assert first.checkpoint(ws, BRANCH) == committed
+    assert git(origin, "rev-parse", BRANCH) == committed
+    assert git(origin, "rev-parse", f"{wip_branch(BRANCH)}^") == committed
+
+    second = _host(tmp_path, origin, "h2")
+    moved = tmp_path / "h2" / "ws"
+    assert second.rebuild_workspace(moved, BRANCH) == committed
+    assert git(moved, "rev-parse", "HEAD") == committed
+    assert git(moved, "symbolic-ref", "--short", "HEAD") == BRANCH
+    assert (moved / "b.txt").read_text() == "changed\n"
+    assert (moved / "new" / "c.txt").read_text() == "c\n"
+    assert not (moved / "a.txt").exists()
+    # the next commit step finds exactly the work the first host had not committed
+    again = commit_with_key(moved, "task 2", "Mergegate-Task: r1/U1/T2")
+    assert git(moved, "diff", "--name-status", f"{committed}..{again}").splitlines() == [
+        "D\ta.txt",
+        "M\tb.txt",
+        "A\tnew/c.txt",
+    ]
+    # the second host never wrote into the first one's mirror, nor the first into its own
+    assert (
+        not (tmp_path / "h2" / "ws" / ".git" / "objects" / "info" / "alternates")
+        .read_text()
+        .startswith(str(first.mirror))
+    )
+
+
+def test_a_stale_progress_commit_is_not_restored(tmp_path: Path, origin: Path) -> None:
+    first = _host(tmp_path, origin, "h1")
+    with first.locked():
+        base = first.fetch("main")["main"]
+    assert base is not None
+    ws = tmp_path / "h1" / "ws"
+    add_workspace(first.mirror, ws, BRANCH, base)
+    write_files(ws, {"b.txt": "draft\n"})
+    first.checkpoint(ws, BRANCH)  # progress on top of base
+    write_files(ws, {"b.txt": "final\n"})
+    final = commit_with_key(ws, "task 1", "Mergegate-Task: r1/U1/T1")
+    first.checkpoint(ws, BRANCH)  # committed and clean: the progress commit is now stale
+    moved = tmp_path / "h2" / "ws"
+    assert _host(tmp_path, origin, "h2").rebuild_workspace(moved, BRANCH) == final
+    assert (moved / "b.txt").read_text() == "final\n"
+    assert git(moved, "status", "--porcelain") == ""
+
+
+def test_no_branch_on_the_remote_means_nothing_to_rebuild(tmp_path: Path, origin: Path) -> None:
+    assert _host(tmp_path, origin, "h2").rebuild_workspace(tmp_path / "h2" / "ws", BRANCH) is None
+    assert not (tmp_path / "h2" / "ws").exists()
+
+
+def test_a_commit_missing_everywhere_is_an_error(tmp_path: Path, origin: Path) -> None:
+    remote = _host(tmp_path, origin, "h1")
+    with pytest.raises(GitError, match="neither"):
+        remote.ensure_commit("0" * 40, "main")
+    remote.ensure_commit(git(origin, "rev-parse", "main"), "main")
+
+
+def test_no_other_protocol_is_reachable_even_through_configuration(
+    tmp_path: Path, origin: Path
+) -> None:
+    remote = _host(tmp_path, origin, "h1")
+    with remote.locked():
+        remote.fetch("main")
+    # a planted rewrite of the remote's URL to another protocol (ext:: runs a program)
+    marker = tmp_path / "ran"
+    git(remote.mirror, "config", f"url.ext::sh -c touch\\ {marker}\\ #.insteadOf", str(origin))
+    with remote.locked(), pytest.raises(GitError):
+        remote.fetch("main")
+    assert not marker.exists()
+
+
+def test_a_branch_is_created_on_the_remote_only_when_it_has_none(
+    tmp_path: Path, origin: Path
+) -> None:
+    tip = git(origin, "rev-parse", "main")
+    assert remote_tip(tmp_path, str(origin), "main") == tip
+    assert remote_tip(tmp_path, str(origin), "mergegate/r1") is None
+    push_branch(origin, str(origin), "mergegate/r1", tip, expect=None)
+    assert remote_tip(tmp_path, str(origin), "mergegate/r1") == tip
+    # creating it again with the same commit changes nothing; with another, is refused
+    push_branch(origin, str(origin), "mergegate/r1", tip, expect=None)
+    other = git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit-tree",
+                "main^{tree}", "-p", "main", "-m", "other")  # fmt: skip
+    with pytest.raises(GitError):
+        push_branch(origin, str(origin), "mergegate/r1", other, expect=None)
+    assert remote_tip(tmp_path, str(origin), "mergegate/r1") == tip
