@@ -25,7 +25,7 @@ import pytest
 
 from _fleet import wait_for
 from _gitrepo import git
-from _plan_runs import repo_with, trailers
+from _plan_runs import agent, events, make_plan, repo_with, trailers
 from test_fleet_run import (
     UNITS,
     WORKERS,
@@ -138,10 +138,14 @@ def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
     for name, line in started:
         assert f"started in {workers.workdir(name)}/worktrees/{run_id}/" in line, line
     assert held, "the killed worker held no unit"
-    for unit in held:  # the dead worker's units finished on a survivor, rebuilt from the remote
+    for unit in held:  # the dead worker's units finished on a survivor
         assert any(n != victim and line.split(": ")[1] == unit for n, line in started), unit
-        rebuilt = f"{unit}: workspace rebuilt in "
-        assert any(rebuilt in text for n, text in logs.items() if n != victim), unit
+    # and the one whose agent was cut short (at least) went on in a workspace rebuilt from the
+    # remote (a unit whose remaining steps were all recorded needs none)
+    rebuilt = [
+        u for u in held for n, t in logs.items() if n != victim and f"{u}: workspace rebuilt" in t
+    ]
+    assert rebuilt, {n: t[-2000:] for n, t in logs.items()}
     survivors = {name for name, _ in started} - {victim}
     assert survivors, started
     for name in survivors:  # each worker reads through its own mirror, and cleaned up
@@ -175,3 +179,52 @@ def test_remote_needs_a_queue_and_a_protocol_it_allows(tmp_path: Path) -> None:
     assert not (tmp_path / "state" / "runs").exists() or not any(
         (tmp_path / "state" / "runs").iterdir()
     )
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_a_unit_waiting_for_a_person_goes_on_from_the_remote_after_resume(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        make_plan({"P1": {"A": {"tasks": ["T1", "CP1", "T2"]}}}).model_dump_json(by_alias=True)
+    )
+    repo = repo_with(tmp_path / "repo")
+    origin = _origin(repo, tmp_path / "origin.git")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = _env(tmp_path / "state", postgres_url)
+    impl = agent(tmp_path, "impl")
+    rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
+    args = [*_run_args(plan, repo, impl, rev), "--queue", "--remote", str(origin)]
+    queued = _mergegate(args, env, repo)
+    assert queued.returncode == 0, queued.stderr[-3000:]
+    run_id = queued.stdout.strip()
+    workers = Workers(tmp_path, env, elsewhere)
+    try:
+        workers.start("solo")
+
+        def settled(status: str) -> dict[str, Any] | None:
+            record = _record(tmp_path / "state", run_id)
+            return record if record["status"] not in ("running", status) else None
+
+        record = wait_for(lambda: settled("running"), 120, "the run to wait for a person")
+        assert record["status"] == "waiting_for_human", record
+        # the unit's workspace left the worker; its task commit is on the remote
+        unit_branch = f"mergegate-unit/{run_id}/A"
+        assert "T1" in git(origin, "log", "-1", "--format=%s", unit_branch)
+        resumed = _mergegate(["resume", run_id, "--answer", "CP1=approve"], env, elsewhere)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        record = wait_for(lambda: settled("waiting_for_human"), 120, "the run to finish")
+        assert record["status"] == "completed", (record, workers.log("solo").read_text()[-3000:])
+    finally:
+        workers.close()
+    into = record["into"]
+    assert trailers(origin, into) == [f"Mergegate-Unit: {run_id}/A"]
+    subjects = git(origin, "log", "--format=%s", f"{into}^2").splitlines()
+    # both tasks' commits in the merged unit: T1 from the first generation, T2 from the second
+    assert any(s.startswith("T1") for s in subjects), subjects
+    assert any(s.startswith("T2") for s in subjects), subjects
+    starts = [(e["task"], e["kind"]) for e in events(tmp_path, "impl") if e["event"] == "start"]
+    assert starts.count(("T1", "implement")) == 1, starts

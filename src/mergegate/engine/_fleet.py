@@ -157,14 +157,15 @@ class FleetRuntime(Runtime):
     from what the other worker pushed (`here`), and every step that changes a workspace
     pushes the unit's branch (`checkpoint`)."""
 
-    _ready: set[Path] = field(default_factory=set, repr=False)
     _rebuilding: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def here(self, worktree: str | Path, *, rebuild: bool = True) -> Path:
         if self.remote is None:
             return Path(worktree)
         own = super().unit_worktree(Path(worktree).name)
-        if rebuild and own not in self._ready:
+        # asked each time, never cached: a unit's workspace leaves this worker when the unit
+        # ends (`retire_workspace_step`) and may come back in a later generation
+        if rebuild and not is_workspace(own):
             with self._rebuilding:
                 if not is_workspace(own):
                     head = self.remote.rebuild_workspace(own, self.unit_branch(own.name))
@@ -176,8 +177,6 @@ class FleetRuntime(Runtime):
                             unit=own.name,
                             step="rebuild",
                         )
-                if is_workspace(own):
-                    self._ready.add(own)
         return own
 
     def checkpoint(self, worktree: str | Path) -> None:

@@ -255,7 +255,9 @@ def workspace_step(repo: str, path: str, branch: str | None, base: str) -> str:
     rt = current()
     if rt.remote is not None:
         rt.remote.ensure_commit(base, rt.record.into)
-    head = add_workspace(Path(repo), rt.here(path, rebuild=False), branch, base)
+    # across hosts a unit that already has a branch on the remote (a later generation, after
+    # `resume --answer`; or this step run again on another worker) goes on from it
+    head = add_workspace(Path(repo), rt.here(path, rebuild=branch is not None), branch, base)
     if branch is not None:
         rt.checkpoint(path)
     return head
@@ -288,7 +290,7 @@ def publish_step(repo: str, workspace: str, branch: str, sha: str, base: str) ->
         return
     where = rt.here(workspace)
     with remote.locked():
-        publish(remote.mirror, where, sha, base, branch=branch)
+        remote.take(where, sha, branch)
         remote.force_branch(branch, sha)
 
 

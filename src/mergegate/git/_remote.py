@@ -179,16 +179,27 @@ class Remote:
         head = self._git(workspace, "rev-parse", "HEAD")
         progress = _progress_commit(workspace, head)
         with self.locked():
-            known = branch_tip(self.mirror, branch)
-            # what the bundle may leave out: the branch as last published, or (a workspace
-            # committed in before its first checkpoint) every tip of the mirror it borrows
-            publish(self.mirror, workspace, head, [known] if known else self._tips(), branch=branch)
+            known = self.take(workspace, head, branch)
             if known != head or remote_tip(self.mirror, self.url, branch) != head:
                 self.force_branch(branch, head)
             if progress is not None:
                 publish(self.mirror, workspace, progress, head, branch=wip_branch(branch))
                 self.force_branch(wip_branch(branch), progress)
         return head
+
+    def take(self, workspace: Path, sha: str, branch: str) -> str | None:
+        """Commit `sha` of `workspace` into the mirror (unless it has it: a rewind, a
+        rebuilt workspace) and the mirror's `branch` set to it; returns where the branch
+        was. Hold `locked()` around it."""
+        known = branch_tip(self.mirror, branch)
+        if self.has_commit(sha):
+            if known != sha:
+                self._git(self.mirror, "update-ref", f"refs/heads/{branch}", sha)
+            return known
+        # what the bundle may leave out: the branch as last published, or (a workspace
+        # committed in before its first checkpoint) every tip of the mirror it borrows
+        publish(self.mirror, workspace, sha, [known] if known else self._tips(), branch=branch)
+        return known
 
     def _tips(self) -> list[str]:
         listed = self._git(self.mirror, "for-each-ref", "--format=%(objectname)", "refs/heads")
