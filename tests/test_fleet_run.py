@@ -102,7 +102,7 @@ class Workers:
     def log(self, name: str) -> Path:
         return self.root / f"{name}.log"
 
-    def start(self, name: str) -> None:
+    def start(self, name: str, *extra: str) -> None:
         started = self.log(name).stat().st_size if self.log(name).exists() else 0
         with self.log(name).open("ab") as log:
             self.procs[name] = subprocess.Popen(
@@ -117,6 +117,7 @@ class Workers:
                     "2",
                     "--workdir",
                     str(self.workdir(name)),
+                    *extra,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,

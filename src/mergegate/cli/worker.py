@@ -72,11 +72,22 @@ def _print_event(executor_id: str) -> Callable[[str, RunEvent], None]:
     default=None,
     help="Where this worker keeps its units' workspaces (default: <state>/workers/<id>).",
 )
+@click.option(
+    "--recover-silent-after",
+    "recover_after",
+    type=click.FloatRange(min=10.0),
+    default=None,
+    metavar="SECONDS",
+    help="Recover, by itself, the work of any worker silent for longer than this (its last "
+    "beat, every 2 s, by the database's clock), as `workers recover` does by hand. A worker "
+    "only cut off for longer would run its units twice: choose minutes. Default: never.",
+)
 def worker(
     executor_id: str | None,
     concurrency: int | None,
     global_concurrency: int | None,
     workdir: Path | None,
+    recover_after: float | None,
 ) -> None:
     """Take runs and units from the fleet's queues (Postgres, [engine] database_url or
     MERGEGATE_DATABASE_URL) until stopped with SIGTERM or Ctrl-C.
@@ -94,6 +105,7 @@ def worker(
         concurrency=concurrency or config.engine.worker_concurrency or config.run.concurrency,
         global_concurrency=global_concurrency or config.engine.global_concurrency,
         polling_interval_s=config.engine.polling_interval_s,
+        recover_silent_after_s=recover_after,
     )
     running = Worker(options, config, _print_event(name))
 
@@ -119,6 +131,33 @@ def worker(
 @click.group("workers")
 def workers() -> None:
     """Look after the fleet's workers."""
+
+
+@workers.command("list")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+def list_workers(fmt: str) -> None:
+    """Every worker of the fleet: its last beat, state, host and pid, and how many pending
+    workflows it holds. A `running` worker silent for long that still holds work is likely
+    dead: `mergegate workers recover ID`."""
+    from mergegate.engine import fleet_workers
+
+    found = fleet_workers(load_config(Path.cwd()))
+    if fmt == "json":
+        click.echo(json.dumps(found, indent=2))
+        return
+    click.echo(f"{'worker':<24} {'state':<8} {'last beat':<12} {'holds':>5}  host (pid)")
+    for w in found:
+        beat = "never" if w["silent_s"] is None else f"{w['silent_s']:.0f} s ago"
+        where = f"{clean(w['host'], 60)} ({w['pid']})" if w["host"] else "-"
+        click.echo(
+            f"{clean(w['executor_id'], 24):<24} {w['state']:<8} {beat:<12} {w['holds']:>5}  {where}"
+        )
 
 
 @workers.command("recover")

@@ -26,6 +26,7 @@ from mergegate.engine._fleet import (
     enqueue_run,
     fleet_database_url,
     fleet_status,
+    fleet_workers,
     recover_worker,
 )
 from mergegate.engine._plan import compute_waves, task_checks, task_spec, validate_plan
@@ -54,6 +55,7 @@ __all__ = [
     "execute_run",
     "fleet_database_url",
     "fleet_status",
+    "fleet_workers",
     "kill_orphans",
     "list_runs",
     "prepare_resume",

@@ -44,6 +44,7 @@ from mergegate.engine._api import (
     database_url_of,
     run_report,
 )
+from mergegate.engine._janitor import Janitor
 from mergegate.engine._observe import RunJournal
 from mergegate.engine._runtime import Runtime, current, install_resolver
 from mergegate.engine._workflows import run_workflow
@@ -55,6 +56,7 @@ from mergegate.store import (
     FLEET_APP,
     DurableEngine,
     EngineConfig,
+    Roll,
     RunRecord,
     RunStore,
     WorkflowState,
@@ -75,6 +77,7 @@ __all__ = [
     "fleet_database_url",
     "fleet_run_workflow",
     "fleet_status",
+    "fleet_workers",
     "kill_orphans_of",
     "recover_worker",
     "unit_holders",
@@ -216,6 +219,8 @@ class WorkerOptions:
     global_concurrency: int | None = None
     """Units at once across the fleet (None: no cap)."""
     polling_interval_s: float = 0.1
+    recover_silent_after_s: float | None = None
+    """Recover the work of a worker silent for longer than this (None: only by hand)."""
 
 
 Listener = Callable[[str, RunEvent], None]
@@ -300,15 +305,25 @@ class Worker:
         kill_orphans_of(self.database_url, self.options.executor_id)
         self.options.workdir.mkdir(parents=True, exist_ok=True)
         install_resolver(self.runtime)
+        janitor = Janitor(
+            self.database_url,
+            self.options.executor_id,
+            self.options.recover_silent_after_s,
+            recover=lambda dead, here: recover_executor(self.database_url, dead, kill=here),
+            notice=lambda text: self._listener("-", RunEvent("notice", text)),
+        )
         try:
             self.engine.launch()
+            janitor.started()
             ready()
             ticks = 0
             while not self._stopped.wait(0.5):
                 ticks += 1
+                janitor.tick(0.5)
                 if ticks % _SWEEP_TICKS == 0:
                     self._sweep()
         finally:
+            janitor.stopped()
             # the threads of units in flight fail from here on (DBOS is gone): expected
             logging.getLogger("dbos").setLevel(logging.CRITICAL)
             self.engine.shutdown()
@@ -405,6 +420,48 @@ def recover_worker(config: Config, executor_id: str) -> dict[str, Any]:
     killed = kill_orphans_of(url, executor_id)
     recovered = recover_from_outside(url, executor_id)
     return {"executor_id": executor_id, "killed_groups": killed, "recovered": recovered}
+
+
+def fleet_workers(config: Config) -> list[dict[str, Any]]:
+    """The fleet's workers: each one's last beat (`silent_s` by the database's clock, its
+    `state`, host and pid) and how many pending workflows it holds (`holds`); an executor
+    that holds work and never beat (an older mergegate) is listed with `state` `unknown`."""
+    url = fleet_database_url(config)
+    held: dict[str, int] = {}
+    for work in executor_work(url):
+        if work.status == WorkflowState.PENDING and work.executor_id:
+            held[work.executor_id] = held.get(work.executor_id, 0) + 1
+    roll = Roll(url)
+    try:
+        beats = roll.workers()
+    finally:
+        roll.close()
+    found = [
+        {
+            "executor_id": b.executor_id,
+            "host": b.host,
+            "pid": b.pid,
+            "state": b.state,
+            "started": b.started_at,
+            "silent_s": round(b.silent_s, 1),
+            "holds": held.pop(b.executor_id, 0),
+        }
+        for b in beats
+    ]
+    found += [
+        {"executor_id": i, "host": "", "pid": 0, "state": "unknown", "started": 0.0,
+         "silent_s": None, "holds": n}
+        for i, n in sorted(held.items())
+    ]  # fmt: skip
+    return found
+
+
+def recover_executor(database_url: str, executor_id: str, *, kill: bool) -> list[str]:
+    """`recover_worker` for a janitor: the silent worker's agents killed only when they ran
+    on this host (`kill`: process groups are per host); the workflows moved."""
+    if kill:
+        kill_orphans_of(database_url, executor_id)
+    return recover_from_outside(database_url, executor_id)
 
 
 def unit_holders(database_url: str, run_id: str) -> dict[str, dict[str, str]]:

@@ -34,6 +34,7 @@ from mergegate.store._dbos import (
     workflow_inputs,
 )
 from mergegate.store._records import RunRecord, RunState, RunStore, new_run_id
+from mergegate.store._workers import Roll, WorkerBeat
 
 __all__ = [
     "APP_VERSION",
@@ -46,9 +47,11 @@ __all__ = [
     "DurableEngine",
     "EngineConfig",
     "ExecutorWork",
+    "Roll",
     "RunRecord",
     "RunState",
     "RunStore",
+    "WorkerBeat",
     "WorkflowState",
     "app_name_for_run",
     "cancel_from_outside",
