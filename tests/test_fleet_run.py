@@ -129,7 +129,8 @@ class Workers:
             proc = self.procs[name]
             if proc.poll() is not None:
                 raise AssertionError(f"worker {name} exited: {self.log(name).read_text()[-3000:]}")
-            return f"worker {name} ready" in self.log(name).read_text()[started:]
+            # `started` counts bytes: slice the bytes (the log holds multi-byte characters)
+            return f"worker {name} ready".encode() in self.log(name).read_bytes()[started:]
 
         wait_for(ready, 60, f"worker {name} to start")
 
