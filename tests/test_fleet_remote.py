@@ -183,21 +183,25 @@ def test_remote_needs_a_queue_and_a_protocol_it_allows(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_a_unit_waiting_for_a_person_goes_on_from_the_remote_after_resume(
-    tmp_path: Path, postgres_url: str
+@pytest.mark.parametrize("remote", [True, False], ids=["remote", "shared"])
+def test_a_unit_waiting_for_a_person_goes_on_after_resume(
+    tmp_path: Path, postgres_url: str, remote: bool
 ) -> None:
+    # across hosts the unit goes on from its branch on the remote; on either kind of fleet the
+    # worker that ran the first generation runs the second one as the second one
     plan = tmp_path / "plan.json"
     plan.write_text(
         make_plan({"P1": {"A": {"tasks": ["T1", "CP1", "T2"]}}}).model_dump_json(by_alias=True)
     )
     repo = repo_with(tmp_path / "repo")
-    origin = _origin(repo, tmp_path / "origin.git")
+    origin = _origin(repo, tmp_path / "origin.git") if remote else repo
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = _env(tmp_path / "state", postgres_url)
     impl = agent(tmp_path, "impl")
     rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
-    args = [*_run_args(plan, repo, impl, rev), "--queue", "--remote", str(origin)]
+    args = [*_run_args(plan, repo, impl, rev), "--queue"]
+    args += ["--remote", str(origin)] if remote else []
     queued = _mergegate(args, env, repo)
     assert queued.returncode == 0, queued.stderr[-3000:]
     run_id = queued.stdout.strip()
@@ -211,7 +215,7 @@ def test_a_unit_waiting_for_a_person_goes_on_from_the_remote_after_resume(
 
         record = wait_for(lambda: settled("running"), 120, "the run to wait for a person")
         assert record["status"] == "waiting_for_human", record
-        # the unit's workspace left the worker; its task commit is on the remote
+        # its task commit is on the unit's branch (across hosts: on the remote)
         unit_branch = f"mergegate-unit/{run_id}/A"
         assert "T1" in git(origin, "log", "-1", "--format=%s", unit_branch)
         resumed = _mergegate(["resume", run_id, "--answer", "CP1=approve"], env, elsewhere)
@@ -228,3 +232,7 @@ def test_a_unit_waiting_for_a_person_goes_on_from_the_remote_after_resume(
     assert any(s.startswith("T2") for s in subjects), subjects
     starts = [(e["task"], e["kind"]) for e in events(tmp_path, "impl") if e["event"] == "start"]
     assert starts.count(("T1", "implement")) == 1, starts
+    # the worker kept the run between generations, and wrote the second one's events as such
+    journal = tmp_path / "state" / "runs" / run_id / "events.jsonl"
+    ids = [json.loads(line)["event_id"] for line in journal.read_text().splitlines()]
+    assert f"{run_id}/g2/A/unit.merged" in ids, [i for i in ids if "/A/" in i]

@@ -161,6 +161,20 @@ class FleetRuntime(Runtime):
     pushes the unit's branch (`checkpoint`)."""
 
     _rebuilding: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _card_stamp: int = field(default=0, repr=False)
+
+    def card_changed(self) -> bool:
+        """Whether the run's card now belongs to a later generation (`resume --answer` queued
+        one) than this runtime was built for. A stat per call; the card is read only when it
+        changed on disk."""
+        try:
+            stamp = self.store.card_path(self.run_id).stat().st_mtime_ns
+        except OSError:
+            return False
+        if stamp == self._card_stamp:
+            return False
+        self._card_stamp = stamp
+        return self.store.load(self.run_id).generation != self.record.generation
 
     def here(self, worktree: str | Path, *, rebuild: bool = True) -> Path:
         if self.remote is None:
@@ -258,7 +272,7 @@ class Worker:
         """The run's runtime on this worker, built once (thread-safe)."""
         with self._lock:
             found = self._runtimes.get(run_id)
-            if found is None:
+            if found is None or found.card_changed():  # a new generation: built again
                 found = self._build(run_id)
                 self._runtimes[run_id] = found
             return found
@@ -293,6 +307,7 @@ class Worker:
         rt = FleetRuntime(
             **shared, worktree_root=self.options.workdir / "worktrees" / run_id, remote=remote
         )
+        rt.card_changed()  # notes the card's stamp
         remove_tree(rt.checkouts)  # this worker's throwaway checkouts of an earlier process
         assert rt.budget is not None
         rt.budget.seed()

@@ -119,6 +119,10 @@ class RunStore:
         self.save(record)
         return path
 
+    def card_path(self, run_id: str) -> Path:
+        """The run's card, `run.json`."""
+        return self.run_dir(run_id) / _RUN_FILE
+
     def save(self, record: RunRecord) -> None:
         write_json_atomic(self.run_dir(record.run_id) / _RUN_FILE, record)
 
