@@ -252,7 +252,6 @@ EXPECTED_MODULE_EXPORTS = {
         "driver_overrides",
         "find_trailer_commit",
         "head_commit",
-        "is_workspace",
         "merge_no_ff",
         "publish",
         "push_branch",

@@ -236,3 +236,59 @@ def test_a_unit_waiting_for_a_person_goes_on_after_resume(
     journal = tmp_path / "state" / "runs" / run_id / "events.jsonl"
     ids = [json.loads(line)["event_id"] for line in journal.read_text().splitlines()]
     assert f"{run_id}/g2/A/unit.merged" in ids, [i for i in ids if "/A/" in i]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_repeated_kills_restarts_and_recoveries_converge_across_hosts(
+    tmp_path: Path,
+    postgres_url: str,
+    reference_tree: str,  # noqa: F811 - the fixture imported above
+) -> None:
+    """Five seeded SIGKILLs of random workers, 1 to 4 s apart, each followed by a restart
+    under the same id or by `workers recover` and a restart: the run converges."""
+    rng = random.Random(SEED + 1)
+    plan = _plan_file(tmp_path)
+    repo = repo_with(tmp_path / "repo")
+    origin = _origin(repo, tmp_path / "origin.git")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    state = tmp_path / "state"
+    env = _env(state, postgres_url)
+    impl, rev = _agents(tmp_path)
+    args = [*_run_args(plan, repo, impl, rev), "--queue", "--remote", str(origin)]
+    queued = _mergegate(args, env, repo)
+    assert queued.returncode == 0, queued.stderr[-3000:]
+    run_id = queued.stdout.strip()
+    workers = Workers(tmp_path, env, elsewhere)
+    kills = 0
+    try:
+        for name in WORKERS:
+            workers.start(name)
+        for _ in range(5):
+            time.sleep(rng.uniform(1.0, 4.0))
+            if _record(state, run_id)["status"] != "running":
+                break
+            victim = rng.choice(WORKERS)
+            workers.kill(victim)
+            kills += 1
+            if rng.random() < 0.5:
+                recovered = _mergegate(["workers", "recover", victim], env, elsewhere)
+                assert recovered.returncode == 0, recovered.stderr[-3000:]
+            workers.start(victim)
+
+        def finished() -> dict[str, Any] | None:
+            record = _record(state, run_id)
+            return record if record["status"] != "running" else None
+
+        record = wait_for(finished, 240, "the run to finish")
+        logs = {name: workers.log(name).read_text()[-2000:] for name in WORKERS}
+        assert record["status"] == "completed", (record, logs)
+    finally:
+        workers.close()
+    assert kills >= 2, "the run finished before the kills"
+    into = record["into"]
+    assert sorted(trailers(origin, into)) == sorted(f"Mergegate-Unit: {run_id}/{u}" for u in UNITS)
+    assert git(origin, "rev-parse", f"{into}^{{tree}}") == reference_tree
+    assert git(origin, "for-each-ref", "refs/heads/mergegate-wip") == ""
+    assert _agents_alive(str(tmp_path)) == []

@@ -50,7 +50,7 @@ from mergegate.engine._runtime import Runtime, current, install_resolver
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.errors import UsageError
-from mergegate.git import Remote, is_workspace, remove_tree
+from mergegate.git import Remote, remove_tree
 from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
     FLEET_APP,
@@ -162,6 +162,8 @@ class FleetRuntime(Runtime):
 
     _rebuilding: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _card_stamp: int = field(default=0, repr=False)
+    _trusted: set[Path] = field(default_factory=set, repr=False)
+    """Workspaces this process rebuilt from the remote or pushed from (across hosts)."""
 
     def card_changed(self) -> bool:
         """Whether the run's card now belongs to a later generation (`resume --answer` queued
@@ -180,26 +182,39 @@ class FleetRuntime(Runtime):
         if self.remote is None:
             return Path(worktree)
         own = super().unit_worktree(Path(worktree).name)
-        # asked each time, never cached: a unit's workspace leaves this worker when the unit
-        # ends (`retire_workspace_step`) and may come back in a later generation
-        if rebuild and not is_workspace(own):
+        if rebuild and own not in self._trusted:
             with self._rebuilding:
-                if not is_workspace(own):
-                    head = self.remote.rebuild_workspace(own, self.unit_branch(own.name))
-                    if head is not None:
-                        self.emit(
-                            "unit",
-                            f"{own.name}: workspace rebuilt in {own} from {self.remote.url} "
-                            f"at {head[:12]}",
-                            unit=own.name,
-                            step="rebuild",
-                        )
+                if own not in self._trusted:
+                    self._rebuild(self.remote, own)
         return own
+
+    def _rebuild(self, remote: Remote, own: Path) -> None:
+        """Make `own` what the remote says the unit is. A workspace this process did not
+        make or push from is never trusted: one left by an earlier process of this worker
+        may be behind what another worker did with the unit since (its uncommitted files
+        too), and everything a recorded step produced is on the remote (commits on the
+        unit's branch, an implementer's uncommitted files on its progress branch)."""
+        remove_tree(own)
+        head = remote.rebuild_workspace(own, self.unit_branch(own.name))
+        if head is None:
+            return  # no branch on the remote yet: the workspace step makes it
+        self._trusted.add(own)
+        self.emit(
+            "unit",
+            f"{own.name}: workspace rebuilt in {own} from {remote.url} at {head[:12]}",
+            unit=own.name,
+            step="rebuild",
+        )
+
+    def forget(self, worktree: str | Path) -> None:
+        """The unit's workspace is gone from this worker (retired): a later use rebuilds it."""
+        self._trusted.discard(super().unit_worktree(Path(worktree).name))
 
     def checkpoint(self, worktree: str | Path) -> None:
         if self.remote is not None:
-            own = self.here(worktree)
+            own = self.here(worktree, rebuild=False)  # the step began with `here`
             self.remote.checkpoint(own, self.unit_branch(own.name))
+            self._trusted.add(own)  # made (or rebuilt) here, and now what the remote holds
 
     def unit_worktree(self, unit_id: str) -> Path:
         """The unit's workspace. Across hosts: this worker's own path. On a shared filesystem:

@@ -177,6 +177,9 @@ class Runtime:
         del rebuild  # one machine: the workspace is where it was made
         return Path(worktree)
 
+    def forget(self, worktree: str | Path) -> None:
+        """A unit's workspace was removed (nothing to do on one machine)."""
+
     def checkpoint(self, worktree: str | Path) -> None:
         """After a step that changed a unit's workspace: nothing to do on one machine (a
         fleet worker across hosts pushes the unit's branch, see `FleetRuntime`)."""

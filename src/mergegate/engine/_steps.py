@@ -277,6 +277,7 @@ def retire_workspace_step(path: str, branch: str) -> None:
         with rt.remote.locked():
             rt.remote.drop_branch(wip_branch(branch))
     remove_workspace(rt.here(path, rebuild=False))
+    rt.forget(path)
 
 
 @step("mergegate.publish", retries=3)

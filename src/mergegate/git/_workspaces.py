@@ -36,7 +36,6 @@ __all__ = [
     "create_branch",
     "find_trailer_commit",
     "head_commit",
-    "is_workspace",
     "merge_no_ff",
     "publish",
     "remove_workspace",
@@ -171,11 +170,6 @@ def _workspace_head(path: Path, branch: str | None) -> str | None:
     if branch is not None and lines[2] != f"refs/heads/{branch}":
         return None
     return lines[1]
-
-
-def is_workspace(path: Path) -> bool:
-    """Whether `path` holds a workspace (made whole, on any branch or detached)."""
-    return _workspace_head(path, None) is not None
 
 
 def add_workspace(repo: Path, path: Path, branch: str | None, base: str) -> str:
