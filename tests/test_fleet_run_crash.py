@@ -28,10 +28,6 @@ def test_sigkill_at_random_moments_then_resume_converges_on_postgres(
         KILLS,
         {"MERGEGATE_DATABASE_URL": postgres_url},
         record_s=2.0,
-        # about 1 run in 10 on Postgres (never seen on SQLite): a reviewer attempt starts again
-        # with no kill near it, possibly a recovered task workflow run by the internal queue
-        # and by its recovered unit at once; the run still converges (checked above it)
-        known_reruns="known, issue 16: a reviewer attempt re-run without a kill on Postgres",
     )
     # the state was in Postgres: no run made a SQLite file of its own
     assert list(tmp_path.rglob("*.sqlite")) == []

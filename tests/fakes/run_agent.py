@@ -22,7 +22,8 @@ attempt folder, so a fix step run again after a crash writes the same content).
 
 Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, attempt (the
 attempt folder mergegate gave it), session (MERGEGATE_SESSION_ID), head (the prompt's first
-line), run_id and task_id (MERGEGATE_RUN_ID, MERGEGATE_TASK_ID), pid, time)
+line), run_id and task_id (MERGEGATE_RUN_ID, MERGEGATE_TASK_ID), pid, time, spawned (when the
+kernel created this process, before the interpreter's start-up))
 to STATE_DIR/log.jsonl, so tests can check overlap and count invocations.
 """
 
@@ -33,6 +34,18 @@ import pathlib
 import re
 import sys
 import time
+
+
+def spawned() -> float:
+    """When this process was created, by the kernel's record (`/proc`, 10 ms ticks): the
+    attempt's real start. The interpreter's own start-up comes after it, and a loaded machine
+    can stretch that past a SIGKILL of the orchestrator that spawned it."""
+    fields = pathlib.Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    return time.time() - age
+
+
+SPAWNED = spawned()
 
 
 def approve() -> str:
@@ -96,6 +109,7 @@ def log(event: str) -> None:
         "head": prompt.splitlines()[0][:200] if prompt else "",
         "pid": os.getpid(),
         "time": time.time(),
+        "spawned": SPAWNED,
     }
     with (state / "log.jsonl").open("a") as handle:
         handle.write(json.dumps(line) + "\n")
