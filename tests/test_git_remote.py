@@ -45,6 +45,17 @@ def _host(tmp_path: Path, origin: Path, name: str) -> Remote:
     return Remote(str(origin), tmp_path / name / "mirrors" / "origin.git")
 
 
+def _unit_on(tmp_path: Path, origin: Path, name: str) -> tuple[Remote, Path, str]:
+    """Host `name`'s mirror, and a unit workspace made there on `BRANCH` at `main`'s tip."""
+    remote = _host(tmp_path, origin, name)
+    with remote.locked():
+        base = remote.fetch("main")["main"]
+    assert base is not None
+    ws = tmp_path / name / "ws"
+    add_workspace(remote.mirror, ws, BRANCH, base)
+    return remote, ws, base
+
+
 def test_protocols_are_an_allow_list() -> None:
     assert remote_protocol("/srv/git/repo.git") == "file"
     assert remote_protocol("file:///srv/git/repo.git") == "file"
@@ -70,12 +81,7 @@ def test_fetch_brings_the_remotes_tips_and_none_for_a_missing_branch(
 def test_the_integration_branch_moves_only_from_the_expected_tip(
     tmp_path: Path, origin: Path
 ) -> None:
-    remote = _host(tmp_path, origin, "h1")
-    with remote.locked():
-        base = remote.fetch("main")["main"]
-    assert base is not None
-    ws = tmp_path / "h1" / "ws"
-    add_workspace(remote.mirror, ws, BRANCH, base)
+    remote, ws, base = _unit_on(tmp_path, origin, "h1")
     write_files(ws, {"b.txt": "b\n"})
     head = commit_with_key(ws, "unit", "Mergegate-Task: r1/U1/T1")
     assert head is not None
@@ -94,12 +100,7 @@ def test_the_integration_branch_moves_only_from_the_expected_tip(
 def test_a_unit_continues_on_another_host_with_its_commits_and_uncommitted_files(
     tmp_path: Path, origin: Path
 ) -> None:
-    first = _host(tmp_path, origin, "h1")
-    with first.locked():
-        base = first.fetch("main")["main"]
-    assert base is not None
-    ws = tmp_path / "h1" / "ws"
-    add_workspace(first.mirror, ws, BRANCH, base)
+    first, ws, base = _unit_on(tmp_path, origin, "h1")
     assert first.checkpoint(ws, BRANCH) == base  # the workspace's birth, on the remote
     assert git(origin, "rev-parse", BRANCH) == base
     write_files(ws, {"b.txt": "committed\n"})
@@ -135,12 +136,7 @@ def test_a_unit_continues_on_another_host_with_its_commits_and_uncommitted_files
 
 
 def test_a_stale_progress_commit_is_not_restored(tmp_path: Path, origin: Path) -> None:
-    first = _host(tmp_path, origin, "h1")
-    with first.locked():
-        base = first.fetch("main")["main"]
-    assert base is not None
-    ws = tmp_path / "h1" / "ws"
-    add_workspace(first.mirror, ws, BRANCH, base)
+    first, ws, _ = _unit_on(tmp_path, origin, "h1")
     write_files(ws, {"b.txt": "draft\n"})
     first.checkpoint(ws, BRANCH)  # progress on top of base
     write_files(ws, {"b.txt": "final\n"})

@@ -6,12 +6,26 @@ Commands live in their own modules (one per command or command group) and are at
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from mergegate import __version__
 from mergegate.errors import MergegateError
+
+
+def format_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--format text|json` (as `fmt`, default text): the same flag on every command that
+    has both a view for people and one for tools."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json"]),
+        default="text",
+        show_default=True,
+        help=help_text,
+    )
 
 
 class MergegateGroup(click.Group):

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import choose_mode, clean
 from mergegate.decisions import ExitCode
 from mergegate.plans import (
@@ -36,13 +37,8 @@ from mergegate.plans import (
 
 __all__ = ["plan"]
 
-_FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: a tree for people (rich on a terminal); json: the plan model for tools.",
+_FORMAT = format_option(
+    "text: a tree for people (rich on a terminal); json: the plan model for tools."
 )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli.verify import load_plan
@@ -33,14 +34,7 @@ _REPO = click.option(
     show_default=True,
     help="The git repository (its .mergegate/ holds the runs).",
 )
-_FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="A readable table, or one JSON object at the end.",
-)
+_FORMAT = format_option("A readable table, or one JSON object at the end.")
 _FAIL_ON_ALERT = click.option(
     "--fail-on-alert/--no-fail-on-alert",
     "fail_on_alert",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
 from mergegate.config import load_config, state_dir
 from mergegate.errors import UsageError
@@ -128,19 +129,16 @@ def worker(
     os._exit(0)
 
 
+_FORMAT = format_option("A readable text, or JSON.")
+
+
 @click.group("workers")
 def workers() -> None:
     """Look after the fleet's workers."""
 
 
 @workers.command("list")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
+@_FORMAT
 def list_workers(fmt: str) -> None:
     """Every worker of the fleet: its last beat, state, host and pid, and how many pending
     workflows it holds. A `running` worker silent for long that still holds work is likely
@@ -162,13 +160,7 @@ def list_workers(fmt: str) -> None:
 
 @workers.command("recover")
 @click.argument("executor_id", metavar="ID")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
+@_FORMAT
 def recover(executor_id: str, fmt: str) -> None:
     """Give the units of worker ID, which is gone for good, to the live workers: kill the
     agent processes it left on this host, and put its pending work back on the queues.
