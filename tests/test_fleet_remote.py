@@ -53,6 +53,40 @@ def _origin(repo: Path, where: Path) -> Path:
     return where
 
 
+class RemoteFleet:
+    """A user's repository, the team's bare remote (or, `remote=False`, none: the workers
+    share the repository), the runs' state on Postgres, and a folder that is neither (the
+    workers' working directory)."""
+
+    def __init__(self, root: Path, database_url: str, *, remote: bool = True) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        self.remote = remote
+        self.repo = repo_with(root / "repo")
+        self.origin = _origin(self.repo, root / "origin.git") if remote else self.repo
+        self.elsewhere = root / "elsewhere"
+        self.elsewhere.mkdir()
+        self.state = root / "state"
+        self.env = _env(self.state, database_url)
+
+    def queue(self, plan: Path, impl: str, rev: str) -> str:
+        """`run --queue` (with `--remote` to the bare remote); the run's id."""
+        args = [*_run_args(plan, self.repo, impl, rev), "--queue"]
+        args += ["--remote", f"file://{self.origin}"] if self.remote else []
+        queued = _mergegate(args, self.env, self.repo)
+        assert queued.returncode == 0, queued.stderr[-3000:]
+        return queued.stdout.strip()
+
+    def settled(self, run_id: str, timeout_s: float, *passing: str) -> dict[str, Any]:
+        """The run's card once its status is neither `running` nor one of `passing`."""
+
+        def found() -> dict[str, Any] | None:
+            record = _record(self.state, run_id)
+            return record if record["status"] not in ("running", *passing) else None
+
+        record: dict[str, Any] = wait_for(found, timeout_s, f"run {run_id} to settle")
+        return record
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
@@ -62,19 +96,15 @@ def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
 ) -> None:
     plan = _plan_file(tmp_path)
     fleet_dir = tmp_path / "fleet"
-    fleet_dir.mkdir()
-    repo = repo_with(fleet_dir / "repo")
-    origin = _origin(repo, fleet_dir / "origin.git")
-    elsewhere = fleet_dir / "elsewhere"  # the workers' cwd: not the repository
-    elsewhere.mkdir()
-    state = fleet_dir / "state"
-    env = _env(state, postgres_url)
-    impl, rev = _agents(fleet_dir)
-    queued = _mergegate(
-        [*_run_args(plan, repo, impl, rev), "--queue", "--remote", f"file://{origin}"], env, repo
+    fleet = RemoteFleet(fleet_dir, postgres_url)
+    repo, origin, elsewhere, state, env = (
+        fleet.repo,
+        fleet.origin,
+        fleet.elsewhere,
+        fleet.state,
+        fleet.env,
     )
-    assert queued.returncode == 0, queued.stderr[-3000:]
-    run_id = queued.stdout.strip()
+    run_id = fleet.queue(plan, *_agents(fleet_dir))
     into = _record(state, run_id)["into"]
     base = git(repo, "rev-parse", "main")
     assert git(origin, "rev-parse", into) == base  # the integration branch, on the remote
@@ -94,12 +124,7 @@ def test_workers_sharing_only_a_git_remote_survive_a_killed_worker(
         held = {u["id"] for u in json.loads(shown.stdout)["units"] if u.get("worker") == victim}
         recovered = _mergegate(["workers", "recover", victim, "--format", "json"], env, elsewhere)
         assert recovered.returncode == 0, recovered.stderr[-3000:]
-
-        def finished() -> dict[str, Any] | None:
-            record = _record(state, run_id)
-            return record if record["status"] != "running" else None
-
-        record = wait_for(finished, 180, "the run to finish")
+        record = fleet.settled(run_id, 180)
         logs = {name: workers.log(name).read_text() for name in WORKERS}
         assert record["status"] == "completed", (record, logs[victim][-3000:])
 
@@ -193,34 +218,22 @@ def test_a_unit_waiting_for_a_person_goes_on_after_resume(
     plan.write_text(
         make_plan({"P1": {"A": {"tasks": ["T1", "CP1", "T2"]}}}).model_dump_json(by_alias=True)
     )
-    repo = repo_with(tmp_path / "repo")
-    origin = _origin(repo, tmp_path / "origin.git") if remote else repo
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    env = _env(tmp_path / "state", postgres_url)
+    fleet = RemoteFleet(tmp_path, postgres_url, remote=remote)
+    origin, env, elsewhere = fleet.origin, fleet.env, fleet.elsewhere
     impl = agent(tmp_path, "impl")
     rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
-    args = [*_run_args(plan, repo, impl, rev), "--queue"]
-    args += ["--remote", str(origin)] if remote else []
-    queued = _mergegate(args, env, repo)
-    assert queued.returncode == 0, queued.stderr[-3000:]
-    run_id = queued.stdout.strip()
+    run_id = fleet.queue(plan, impl, rev)
     workers = Workers(tmp_path, env, elsewhere)
     try:
         workers.start("solo")
-
-        def settled(status: str) -> dict[str, Any] | None:
-            record = _record(tmp_path / "state", run_id)
-            return record if record["status"] not in ("running", status) else None
-
-        record = wait_for(lambda: settled("running"), 120, "the run to wait for a person")
+        record = fleet.settled(run_id, 120)
         assert record["status"] == "waiting_for_human", record
         # its task commit is on the unit's branch (across hosts: on the remote)
         unit_branch = f"mergegate-unit/{run_id}/A"
         assert "T1" in git(origin, "log", "-1", "--format=%s", unit_branch)
         resumed = _mergegate(["resume", run_id, "--answer", "CP1=approve"], env, elsewhere)
         assert resumed.returncode == 0, resumed.stderr[-3000:]
-        record = wait_for(lambda: settled("waiting_for_human"), 120, "the run to finish")
+        record = fleet.settled(run_id, 120, "waiting_for_human")
         assert record["status"] == "completed", (record, workers.log("solo").read_text()[-3000:])
     finally:
         workers.close()
@@ -248,18 +261,9 @@ def test_repeated_kills_restarts_and_recoveries_converge_across_hosts(
     """Five seeded SIGKILLs of random workers, 1 to 4 s apart, each followed by a restart
     under the same id or by `workers recover` and a restart: the run converges."""
     rng = random.Random(SEED + 1)
-    plan = _plan_file(tmp_path)
-    repo = repo_with(tmp_path / "repo")
-    origin = _origin(repo, tmp_path / "origin.git")
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    state = tmp_path / "state"
-    env = _env(state, postgres_url)
-    impl, rev = _agents(tmp_path)
-    args = [*_run_args(plan, repo, impl, rev), "--queue", "--remote", str(origin)]
-    queued = _mergegate(args, env, repo)
-    assert queued.returncode == 0, queued.stderr[-3000:]
-    run_id = queued.stdout.strip()
+    fleet = RemoteFleet(tmp_path, postgres_url)
+    origin, env, elsewhere, state = fleet.origin, fleet.env, fleet.elsewhere, fleet.state
+    run_id = fleet.queue(_plan_file(tmp_path), *_agents(tmp_path))
     workers = Workers(tmp_path, env, elsewhere)
     kills = 0
     try:
@@ -276,12 +280,7 @@ def test_repeated_kills_restarts_and_recoveries_converge_across_hosts(
                 recovered = _mergegate(["workers", "recover", victim], env, elsewhere)
                 assert recovered.returncode == 0, recovered.stderr[-3000:]
             workers.start(victim)
-
-        def finished() -> dict[str, Any] | None:
-            record = _record(state, run_id)
-            return record if record["status"] != "running" else None
-
-        record = wait_for(finished, 240, "the run to finish")
+        record = fleet.settled(run_id, 240)
         logs = {name: workers.log(name).read_text()[-2000:] for name in WORKERS}
         assert record["status"] == "completed", (record, logs)
     finally:
