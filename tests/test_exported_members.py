@@ -257,6 +257,7 @@ EXPECTED_MODULE_EXPORTS = {
         "push_branch",
         "remote_protocol",
         "remote_tip",
+        "remote_url",
         "remove_tree",
         "remove_workspace",
         "repository_root",

@@ -20,6 +20,7 @@ from mergegate.git import (
     push_branch,
     remote_protocol,
     remote_tip,
+    remote_url,
     wip_branch,
 )
 
@@ -189,3 +190,15 @@ def test_a_branch_is_created_on_the_remote_only_when_it_has_none(
     with pytest.raises(GitError):
         push_branch(origin, str(origin), "mergegate/r1", other, expect=None)
     assert remote_tip(tmp_path, str(origin), "mergegate/r1") == tip
+
+
+def test_a_remote_is_named_or_given_by_url(tmp_path: Path, origin: Path) -> None:
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    assert remote_url(clone, "origin") == str(origin)  # a clone's `origin`, by name
+    assert remote_url(clone, "ssh://git@example.org/r.git") == "ssh://git@example.org/r.git"
+    with pytest.raises(UsageError, match="no remote named 'upstream'"):
+        remote_url(clone, "upstream")
+    git(clone, "remote", "add", "web", "https://example.org/r.git")
+    with pytest.raises(UsageError, match="unsupported"):  # a name, resolved, then checked
+        remote_url(clone, "web")

@@ -274,10 +274,11 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     "--remote",
     metavar="URL",
     default=None,
-    help="With --queue, for workers on other hosts: the git remote they share (ssh://…, "
-    "user@host:path, or a path). The integration branch is pushed there now; each worker "
-    "keeps a mirror under its --workdir, pushes unit branches there and merges there. "
-    "Without it, every worker must reach this repository.",
+    help="With --queue, for workers on other hosts: the git remote they share, one of this "
+    "repository's remotes by name (origin) or a URL (ssh://…, user@host:path, or a path; "
+    "[engine] remote). The integration branch is pushed there now; each worker keeps a "
+    "mirror under its --workdir, pushes unit branches there and merges there. Without it, "
+    "every worker must reach this repository.",
 )
 @_FAIL_ON_ALERT
 @_REPO
@@ -309,13 +310,15 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     """
     from mergegate.engine import RunRequest, create_run, database_url_of, dry_run_lines
 
-    if opts["remote"] is not None:
-        from mergegate.git import remote_protocol
-
-        if not opts["queue"]:
-            raise UsageError("--remote is for a run queued for a fleet: add --queue")
-        remote_protocol(opts["remote"])  # an allowed protocol, and no password in it
+    if opts["remote"] is not None and not opts["queue"]:
+        raise UsageError("--remote is for a run queued for a fleet: add --queue")
     config = load_config(opts["repo"])
+    remote = opts["remote"] or (config.engine.remote if opts["queue"] else None)
+    if remote is not None:
+        from mergegate.git import remote_url
+
+        # a remote's name resolved, an allowed protocol, no password: before anything is made
+        remote = remote_url(opts["repo"], remote)
     loaded = load_plan(plan_file)
     options = _options(config, opts)
     if opts["dry_run"]:
@@ -348,7 +351,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             into=opts["into"],
             database_url=database_url_of(config),
             fleet=opts["queue"],
-            remote=opts["remote"],
+            remote=remote,
         )
     )
     if opts["queue"]:

@@ -81,7 +81,8 @@ def _print_event(executor_id: str) -> Callable[[str, RunEvent], None]:
     metavar="SECONDS",
     help="Recover, by itself, the work of any worker silent for longer than this (its last "
     "beat, every 2 s, by the database's clock), as `workers recover` does by hand. A worker "
-    "only cut off for longer would run its units twice: choose minutes. Default: never.",
+    "only cut off for longer would run its units twice: choose minutes. Default: [engine] "
+    "recover_silent_after_s, else never.",
 )
 def worker(
     executor_id: str | None,
@@ -106,7 +107,7 @@ def worker(
         concurrency=concurrency or config.engine.worker_concurrency or config.run.concurrency,
         global_concurrency=global_concurrency or config.engine.global_concurrency,
         polling_interval_s=config.engine.polling_interval_s,
-        recover_silent_after_s=recover_after,
+        recover_silent_after_s=recover_after or config.engine.recover_silent_after_s,
     )
     running = Worker(options, config, _print_event(name))
 

@@ -267,6 +267,13 @@ class EngineSettings(_Section):
     polling_interval_s: float = Field(0.1, ge=0.01, le=10.0)
     """How often a worker looks for queued units (DBOS's own default, 1 s, would add up to a
     second to every dispatch)."""
+    remote: str | None = None
+    """The git remote the workers of a queued run share (`run --queue --remote`): the name
+    of one of the repository's remotes (`origin`) or a URL (a path, `file://`, `ssh://`,
+    `user@host:path`). Unset: every worker reaches the repository itself (docs/fleet.md)."""
+    recover_silent_after_s: float | None = Field(None, ge=10.0)
+    """A worker recovers the work of any worker silent for longer than this (`mergegate
+    worker --recover-silent-after`); unset: only `mergegate workers recover` does."""
 
 
 class Config(_Section):

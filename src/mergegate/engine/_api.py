@@ -41,8 +41,8 @@ from mergegate.git import (
     create_branch,
     head_commit,
     push_branch,
-    remote_protocol,
     remote_tip,
+    remote_url,
     remove_tree,
     remove_workspace,
     repository_root,
@@ -105,7 +105,8 @@ class RunRequest:
     fleet: bool = False
     """Only create the run (`run --queue`): a fleet worker executes it."""
     remote: str | None = None
-    """A fleet across hosts (`run --queue --remote URL`): the git remote the workers share."""
+    """A fleet across hosts (`run --queue --remote`): the git remote the workers share, by
+    its name in the repository or its URL (recorded as the URL)."""
 
 
 # ---------------------------------------------------------------- creating a run
@@ -158,14 +159,15 @@ def create_run(request: RunRequest) -> RunRecord:
             "no reviewer: pass --reviewer NAME or --reviewer-cmd (or set review.mode = off)"
         )
     repo = repository_root(request.repo)
+    remote = None
     if request.remote is not None:
         if not request.fleet:
             raise UsageError("--remote is for a run queued for a fleet: add --queue")
-        remote_protocol(request.remote)  # a usage error before anything is made
+        remote = remote_url(repo, request.remote)  # a usage error before anything is made
     run_id = request.run_id or new_run_id()
     into, base = _integration_branch(repo, run_id, request.into)
-    if request.remote is not None:
-        _offer_branch(repo, request.remote, into, base)
+    if remote is not None:
+        _offer_branch(repo, remote, into, base)
     record = RunRecord(
         run_id=run_id,
         plan=request.plan.title or str(request.plan_path or "") or "(untitled plan)",
@@ -178,7 +180,7 @@ def create_run(request: RunRequest) -> RunRecord:
         options=request.options.model_dump(mode="json"),
         database=redact_url(request.database_url) if request.database_url else None,
         fleet=request.fleet,
-        remote=request.remote,
+        remote=remote,
     )
     store = RunStore(request.state_dir)
     store.create(record)

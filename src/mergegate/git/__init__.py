@@ -23,7 +23,14 @@ from __future__ import annotations
 
 from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
-from mergegate.git._remote import Remote, push_branch, remote_protocol, remote_tip, wip_branch
+from mergegate.git._remote import (
+    Remote,
+    push_branch,
+    remote_protocol,
+    remote_tip,
+    remote_url,
+    wip_branch,
+)
 from mergegate.git._repository import GitRepository
 from mergegate.git._snapshot import (
     WorktreeSnapshot,
@@ -73,6 +80,7 @@ __all__ = [
     "push_branch",
     "remote_protocol",
     "remote_tip",
+    "remote_url",
     "remove_tree",
     "remove_workspace",
     "repository_root",

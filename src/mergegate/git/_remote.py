@@ -41,10 +41,11 @@ from mergegate.errors import UsageError
 from mergegate.git._command import run_git
 from mergegate.git._workspaces import GitError, add_workspace, branch_tip, publish
 
-__all__ = ["Remote", "push_branch", "remote_protocol", "remote_tip", "wip_branch"]
+__all__ = ["Remote", "push_branch", "remote_protocol", "remote_tip", "remote_url", "wip_branch"]
 
 # `[user@]host:path`; not `transport::address` (a remote helper) nor `scheme://`
 _SCP_LIKE = re.compile(r"^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9.-]+:(?!:|//)")
+_REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _CREDENTIALS = re.compile(r"^[a-z+]+://[^/@]*:[^/@]*@", re.IGNORECASE)
 _TRANSPORT = (
     ("core.sshCommand", "ssh"),  # plain ssh: never a program a config file names
@@ -71,6 +72,19 @@ def remote_protocol(url: str) -> str:
         f"unsupported --remote {url!r}: give an absolute path, file://…, ssh://… or "
         "user@host:path (mergegate sends no credentials over http(s))"
     )
+
+
+def remote_url(repo: Path, remote: str) -> str:
+    """`remote` as a URL: the URL of the repository's remote of that name (`origin`), or
+    `remote` itself when it is no remote's name; checked by `remote_protocol` either way."""
+    if _REMOTE_NAME.fullmatch(remote):
+        found = run_git(repo, "config", "--get", f"remote.{remote}.url")
+        url = found.stdout.decode("utf-8", "replace").strip()
+        if not found.ok or not url:
+            raise UsageError(f"the repository {repo} has no remote named {remote!r}")
+        remote = url
+    remote_protocol(remote)
+    return remote
 
 
 def wip_branch(unit_branch: str) -> str:
