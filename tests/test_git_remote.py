@@ -202,3 +202,18 @@ def test_a_remote_is_named_or_given_by_url(tmp_path: Path, origin: Path) -> None
     git(clone, "remote", "add", "web", "https://example.org/r.git")
     with pytest.raises(UsageError, match="unsupported"):  # a name, resolved, then checked
         remote_url(clone, "web")
+
+
+def test_files_thrown_away_by_a_reset_are_never_restored(tmp_path: Path, origin: Path) -> None:
+    first, ws, base = _unit_on(tmp_path, origin, "h1")
+    write_files(ws, {"b.txt": "a stalled attempt\n"})
+    first.checkpoint(ws, BRANCH)
+    assert remote_tip(tmp_path, str(origin), wip_branch(BRANCH)) is not None
+    git(ws, "reset", "-q", "--hard", base)  # the engine's reset after a stall
+    git(ws, "clean", "-q", "-f", "-d")
+    first.checkpoint(ws, BRANCH)
+    assert remote_tip(tmp_path, str(origin), wip_branch(BRANCH)) is None
+    moved = tmp_path / "h2" / "ws"
+    assert _host(tmp_path, origin, "h2").rebuild_workspace(moved, BRANCH) == base
+    assert not (moved / "b.txt").exists()
+    assert git(moved, "status", "--porcelain") == ""

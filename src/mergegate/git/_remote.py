@@ -199,6 +199,9 @@ class Remote:
             if progress is not None:
                 publish(self.mirror, workspace, progress, head, branch=wip_branch(branch))
                 self.force_branch(wip_branch(branch), progress)
+            elif branch_tip(self.mirror, wip_branch(branch)) is not None:
+                # the files it held were committed, or thrown away (a reset): never restored
+                self.drop_branch(wip_branch(branch))
         return head
 
     def take(self, workspace: Path, sha: str, branch: str) -> str | None:
