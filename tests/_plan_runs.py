@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +22,11 @@ __all__ = [
     "approve",
     "events",
     "invoke",
+    "live_agents",
     "make_plan",
     "repo_with",
+    "run_args",
+    "spawn",
     "trailers",
     "with_fixes",
 ]
@@ -126,6 +132,48 @@ def invoke(
     out = result.stdout.strip()
     parsed = json.loads(out) if out.startswith("{") else None
     return result.exit_code, parsed, result.stderr
+
+
+def run_args(repo: Path, impl: str, rev: str | None, *extra: str) -> list[str]:
+    """`mergegate run` in `repo` with command agents, JSON out and no progress display;
+    `extra` after them (the plan file, or `invoke` puts it in). No reviewer when `rev` is
+    None."""
+    args = ["run", "--repo", str(repo), "--implementer-cmd", impl]
+    args += ["--format", "json", "--progress", "none"]
+    args += ["--reviewer-cmd", rev] if rev else []
+    return args + list(extra)
+
+
+def spawn(args: list[str], env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    """`python -m mergegate ARGS` as a process of its own (a kill reaches only it), with
+    this environment plus `env`; stdout and stderr piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "mergegate", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def live_agents(marker: str = "", *, under: Path | None = None) -> list[int]:
+    """Pids of the live scripted agents (not zombies) whose command line holds `marker` and,
+    with `under`, whose working directory is below that folder."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cwd = os.readlink(entry / "cwd") if under is not None else ""
+        except OSError:
+            continue
+        if "run_agent.py" not in cmdline or marker not in cmdline or state == "Z":
+            continue
+        if under is None or cwd.startswith(str(under)):
+            found.append(int(entry.name))
+    return found
 
 
 def trailers(repo: Path, branch: str) -> list[str]:

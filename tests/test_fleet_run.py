@@ -25,7 +25,7 @@ import pytest
 
 from _fleet import wait_for
 from _gitrepo import git
-from _plan_runs import agent, make_plan, repo_with, trailers
+from _plan_runs import agent, live_agents, make_plan, repo_with, run_args, trailers
 from mergegate.store import executor_work
 
 pytestmark = pytest.mark.fleet
@@ -75,18 +75,7 @@ def _mergegate(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Co
 
 
 def _run_args(plan: Path, repo: Path, impl: str, rev: str) -> list[str]:
-    return [
-        "run",
-        str(plan),
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--reviewer-cmd",
-        rev,
-        "--progress",
-        "none",
-    ]
+    return run_args(repo, impl, rev, str(plan))
 
 
 class Workers:
@@ -153,34 +142,11 @@ class Workers:
 
 def _agents_in(folder: Path) -> list[int]:
     """Live scripted agents whose working directory is under `folder`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            cwd = os.readlink(entry / "cwd")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if b"run_agent.py" in cmdline and cwd.startswith(str(folder)) and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return live_agents(under=folder)
 
 
 def _agents_alive(marker: str) -> list[int]:
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and "run_agent.py" in cmdline and state != "Z":
-            alive.append(int(entry.name))
-    return alive
+    return live_agents(marker)
 
 
 def _run_holder(database_url: str, run_id: str) -> str:

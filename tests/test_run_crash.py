@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,17 @@ from typing import Any
 import pytest
 
 from _gitrepo import git
-from _plan_runs import agent, events, make_plan, repo_with, trailers, with_fixes
+from _plan_runs import (
+    agent,
+    events,
+    live_agents,
+    make_plan,
+    repo_with,
+    run_args,
+    spawn,
+    trailers,
+    with_fixes,
+)
 from mergegate.events import read_events
 from mergegate.metrics import Metrics, compute_metrics
 
@@ -57,33 +65,11 @@ def _agents(tmp_path: Path, label: str) -> tuple[str, str]:
 def _mergegate(
     args: list[str], state: Path, extra_env: dict[str, str] | None = None
 ) -> subprocess.Popen[str]:
-    env = {**os.environ, **(extra_env or {}), "MERGEGATE_STATE_DIR": str(state)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "mergegate", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    return spawn(args, {**(extra_env or {}), "MERGEGATE_STATE_DIR": str(state)})
 
 
 def _run_args(repo: Path, plan: Path, impl: str, rev: str) -> list[str]:
-    return [
-        "run",
-        str(plan),
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--reviewer-cmd",
-        rev,
-        "--format",
-        "json",
-        "--progress",
-        "none",
-        "--concurrency",
-        str(CONCURRENCY),
-    ]
+    return run_args(repo, impl, rev, str(plan), "--concurrency", str(CONCURRENCY))
 
 
 def _finish(proc: subprocess.Popen[str]) -> tuple[int, dict[str, Any]]:
@@ -95,21 +81,6 @@ def _finish(proc: subprocess.Popen[str]) -> tuple[int, dict[str, Any]]:
 def _run_id(state: Path) -> str | None:
     runs = sorted((state / "runs").glob("*/run.json")) if (state / "runs").is_dir() else []
     return runs[0].parent.name if runs else None
-
-
-def _agents_alive(marker: str) -> list[int]:
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and "run_agent.py" in cmdline and state != "Z":
-            alive.append(int(entry.name))
-    return alive
 
 
 @pytest.mark.slow
@@ -193,7 +164,7 @@ def crash_and_converge(
     # an attempt lost in a kill really ran, and ran again)
     assert_same_counts(_metrics(out), _metrics(ref))
     # nothing left behind: no agent process, no work tree, no throwaway checkout
-    assert _agents_alive(str(crash_dir)) == []
+    assert live_agents(str(crash_dir)) == []
     assert git(repo, "worktree", "list").count("\n") == 0
     leftovers = state / "worktrees" / run_id
     assert not leftovers.exists() or list(leftovers.iterdir()) == []

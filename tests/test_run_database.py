@@ -13,26 +13,14 @@ import pytest
 from click.testing import CliRunner
 
 from _gitrepo import git
-from _plan_runs import agent, invoke, make_plan, repo_with, trailers
+from _plan_runs import agent, invoke, make_plan, repo_with, run_args, trailers
 from mergegate.cli import cli
 
 
 def _args(repo: Path, tmp_path: Path) -> list[str]:
     impl = agent(tmp_path, "impl", {"*": {"implement": [{}]}})
     rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
-    return [
-        "run",
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--reviewer-cmd",
-        rev,
-        "--format",
-        "json",
-        "--progress",
-        "none",
-    ]
+    return run_args(repo, impl, rev)
 
 
 def test_runs_share_the_configured_database_and_keep_to_their_own_workflows(

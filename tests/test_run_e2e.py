@@ -7,29 +7,22 @@ from pathlib import Path
 import pytest
 
 from _gitrepo import git
-from _plan_runs import agent, approve, events, invoke, make_plan, repo_with, trailers, with_fixes
+from _plan_runs import (
+    agent,
+    approve,
+    events,
+    invoke,
+    make_plan,
+    repo_with,
+    run_args,
+    trailers,
+    with_fixes,
+)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return repo_with(tmp_path / "repo")
-
-
-def run_args(repo: Path, impl: str, rev: str | None, *extra: str) -> list[str]:
-    args = [
-        "run",
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--format",
-        "json",
-        "--progress",
-        "none",
-    ]
-    if rev:
-        args += ["--reviewer-cmd", rev]
-    return args + list(extra)
 
 
 def test_two_parallel_units_then_phase_two(repo: Path, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from _gitrepo import git, write_files
-from _plan_runs import agent, events, invoke, repo_with, trailers, with_fixes
+from _plan_runs import agent, events, invoke, repo_with, run_args, trailers, with_fixes
 from mergegate.plans import load_plan
 
 ROADMAP = """\
@@ -75,28 +75,15 @@ def repo(tmp_path: Path) -> Path:
     return repo_with(tmp_path / "repo", PLANNING)
 
 
-def run_args(repo: Path, impl: str, rev: str) -> list[str]:
-    return [
-        "run",
-        str(repo / ".planning"),
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--reviewer-cmd",
-        rev,
-        "--format",
-        "json",
-        "--progress",
-        "none",
-    ]
+def gsd_run_args(repo: Path, impl: str, rev: str) -> list[str]:
+    return run_args(repo, impl, rev, str(repo / ".planning"))
 
 
 def test_summaries_and_verification_are_committed_on_the_integration_branch(
     repo: Path, tmp_path: Path
 ) -> None:
     impl, rev = agent(tmp_path, "impl", WRITES), agent(tmp_path, "rev")
-    code, out, err = invoke(run_args(repo, impl, rev))
+    code, out, err = invoke(gsd_run_args(repo, impl, rev))
     assert code == 0, err
     assert out is not None
     into = out["into"]
@@ -127,7 +114,7 @@ def test_a_unit_with_a_summary_counts_as_done(repo: Path, tmp_path: Path) -> Non
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "GSD executed 01-01")
     impl, rev = agent(tmp_path, "impl", WRITES), agent(tmp_path, "rev")
-    code, out, err = invoke(run_args(repo, impl, rev))
+    code, out, err = invoke(gsd_run_args(repo, impl, rev))
     assert code == 0, err
     assert out is not None
     units = {u["id"]: u for u in out["units"]}
@@ -145,7 +132,7 @@ def test_an_escalated_unit_gets_its_unresolved_findings_on_its_own_branch(
     reviews = [with_fixes("Missing test", "Bad name"), with_fixes("Missing test")]
     rev = agent(tmp_path, "rev", {"01-01/1": {"review": reviews}})
     impl = agent(tmp_path, "impl", WRITES)
-    code, out, _ = invoke([*run_args(repo, impl, rev), "--max-rounds", "2"])
+    code, out, _ = invoke([*gsd_run_args(repo, impl, rev), "--max-rounds", "2"])
     assert code == 5
     assert out is not None
     unit = out["units"][0]

@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from _plan_runs import agent, events, invoke, make_plan, repo_with
+from _plan_runs import agent, events, invoke, make_plan, repo_with, run_args, spawn
 
 HELP_CONTEXT = {"reason": "the fixture is missing", "question": "may I create it?"}
 
@@ -43,23 +41,6 @@ def asks_for_help(task: str = "T1", *, claimed: bool = True) -> dict[str, Any]:
     body = result(task, requested_help=claimed, success=False, completed_normally=False)
     text = f"I cannot go on.\n>>>HELP<<<\n{json.dumps(HELP_CONTEXT)}\n{body}\n"
     return {"text": text, "write": {}}
-
-
-def run_args(repo: Path, impl: str, rev: str, *extra: str) -> list[str]:
-    return [
-        "run",
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--reviewer-cmd",
-        rev,
-        "--format",
-        "json",
-        "--progress",
-        "none",
-        *extra,
-    ]
 
 
 def run_events(out: dict[str, Any]) -> list[dict[str, Any]]:
@@ -306,16 +287,6 @@ def test_an_implementer_that_hangs_again_after_its_fresh_start_escalates(
     assert len(calls(tmp_path, "impl", "implement")) == 2
 
 
-def _mergegate(args: list[str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "mergegate", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ),
-    )
-
-
 def test_an_orchestrator_killed_during_the_consultation_resumes_with_the_persisted_count(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -327,7 +298,7 @@ def test_an_orchestrator_killed_during_the_consultation_resumes_with_the_persist
     steps = [{"text": "no idea", "exit": 1}, {"sleep": 120}, {}]
     adv = agent(tmp_path, "adv", {"*": {"advise": steps}})
     args = run_args(repo, impl, agent(tmp_path, "rev"), "--advisor-cmd", adv)
-    proc = _mergegate([args[0], str(plan_file), *args[1:]])
+    proc = spawn([args[0], str(plan_file), *args[1:]])
     deadline = time.monotonic() + 60
     while len(calls(tmp_path, "adv", "advise")) < 2:
         assert proc.poll() is None, proc.communicate()
@@ -340,7 +311,7 @@ def test_an_orchestrator_killed_during_the_consultation_resumes_with_the_persist
     help_dir = run_dir / "P1" / "A" / "T1" / "help" / "01"
     persisted = json.loads((help_dir / "advice_request.json").read_text())
     assert [a["attempts"] for a in persisted["advisors"]] == [2]
-    resumed = _mergegate(
+    resumed = spawn(
         ["resume", run_dir.name, "--repo", str(repo), "--format", "json", "--progress", "none"]
     )
     out, err = resumed.communicate(timeout=120)

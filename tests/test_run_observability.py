@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from _plan_runs import agent, approve, events, invoke, make_plan, repo_with, with_fixes
+from _plan_runs import agent, approve, events, invoke, make_plan, repo_with, run_args, with_fixes
 from mergegate.cli import cli
 from mergegate.engine._observe import RunJournal, repair_tail
 from mergegate.events import (
@@ -31,23 +31,6 @@ from mergegate.metrics import AlertRules, compute_metrics
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return repo_with(tmp_path / "repo")
-
-
-def run_args(repo: Path, impl: str, rev: str, *extra: str) -> list[str]:
-    return [
-        "run",
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--reviewer-cmd",
-        rev,
-        "--format",
-        "json",
-        "--progress",
-        "none",
-        *extra,
-    ]
 
 
 def stream_of(out: dict[str, Any]) -> Any:

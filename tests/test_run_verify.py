@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from _gitrepo import git
-from _plan_runs import agent, events, invoke, make_plan, repo_with, trailers
+from _plan_runs import agent, events, invoke, make_plan, repo_with, run_args, trailers
 from mergegate.cli import cli
 from mergegate.plans import AcceptanceCriterion, Artifact, MustHaves, Plan
 
@@ -20,23 +20,6 @@ from mergegate.plans import AcceptanceCriterion, Artifact, MustHaves, Plan
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return repo_with(tmp_path / "repo")
-
-
-def run_args(repo: Path, impl: str, rev: str, *extra: str) -> list[str]:
-    return [
-        "run",
-        "--repo",
-        str(repo),
-        "--implementer-cmd",
-        impl,
-        "--reviewer-cmd",
-        rev,
-        "--format",
-        "json",
-        "--progress",
-        "none",
-        *extra,
-    ]
 
 
 def resume(repo: Path, run_id: str, *extra: str) -> tuple[int, dict[str, Any] | None, str]:
