@@ -20,10 +20,8 @@ from mergegate.engine._api import (
     prepare_resume,
     run_report,
 )
-from mergegate.engine._fleet import (
-    Worker,
-    WorkerOptions,
-    enqueue_run,
+from mergegate.engine._fleet import Worker, WorkerOptions, enqueue_run
+from mergegate.engine._fleet_admin import (
     fleet_database_url,
     fleet_status,
     fleet_workers,

@@ -8,17 +8,18 @@ units queue, with a global concurrency limit and a per-worker one, and whichever
 free takes the next unit.
 
 A worker runs workflows of many runs, so it installs a resolver instead of one runtime: a
-workflow's id starts with its run's id, and the worker builds (once) that run's `Runtime` from
-the run's card, found through the state directory recorded with the queued run. Each worker
-keeps its units' workspaces under its own work directory; a unit recovered by another worker
-keeps the workspace its first worker made (its path recorded in the unit's `workspace.json`):
-the fleet relies on every worker reaching the same paths (one host, or a shared filesystem;
-see docs/fleet.md for the limits).
+workflow's id starts with its run's id, and the worker builds that run's `Runtime` from the
+run's card (again when a later generation rewrote it), found through the state directory
+recorded with the queued run. Each worker keeps its units' workspaces under its own work
+directory. Without a remote, a unit recovered by another worker keeps the workspace its first
+worker made (its path recorded in the unit's `workspace.json`): every worker must reach the
+same paths. With one (`run --queue --remote`), `FleetRuntime` rebuilds a unit's workspace from
+the remote wherever the unit goes (docs/fleet.md).
 
 Recovery is DBOS's: a worker started again under the same id recovers its own pending
-workflows at launch; `recover_worker` puts a dead worker's pending workflows back on the
-queues for the live workers. Both first kill the agent process groups the dead worker
-recorded (on this host) for the units and verifications it held.
+workflows at launch; `_fleet_admin.recover_worker` (and a worker's `Janitor`) puts a dead
+worker's pending workflows back on the queues for the live workers. Both first kill the agent
+process groups the dead worker recorded (on this host) for the units and verifications it held.
 """
 
 from __future__ import annotations
@@ -36,37 +37,31 @@ from typing import Any
 
 from mergegate.atomic_files import OverwriteRefusedError, write_json_atomic
 from mergegate.config import Config, load_config
-from mergegate.engine._api import (
-    _finish,
-    _journal,
-    _runtime,
-    _started,
-    database_url_of,
-    run_report,
+from mergegate.engine._api import _finish, _journal, _runtime, _started
+from mergegate.engine._fleet_admin import (
+    fleet_database_url,
+    kill_orphans_of,
+    recover_executor,
+    run_state_dir,
 )
 from mergegate.engine._janitor import Janitor
 from mergegate.engine._observe import RunJournal
 from mergegate.engine._runtime import Runtime, current, install_resolver
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
-from mergegate.errors import UsageError
 from mergegate.git import Remote, remove_tree
-from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
     FLEET_APP,
     DurableEngine,
     EngineConfig,
-    Roll,
     RunRecord,
     RunStore,
     WorkflowState,
     child_id,
     enqueue_from_outside,
     executor_work,
-    recover_from_outside,
     step,
     workflow,
-    workflow_inputs,
 )
 
 __all__ = [
@@ -74,30 +69,10 @@ __all__ = [
     "Worker",
     "WorkerOptions",
     "enqueue_run",
-    "fleet_database_url",
     "fleet_run_workflow",
-    "fleet_status",
-    "fleet_workers",
-    "kill_orphans_of",
-    "recover_worker",
-    "unit_holders",
 ]
 
 _FLEET_RUN = "mergegate.fleet_run"
-_UNIT = "mergegate.unit"
-_TASK = "mergegate.task"
-_PHASE = "mergegate.phase"
-
-
-def fleet_database_url(config: Config) -> str:
-    """The fleet's database: `[engine] database_url` on Postgres (a usage error otherwise)."""
-    found = config.engine.database_url
-    if found is None or not found.is_postgres:
-        raise UsageError(
-            "the fleet needs a Postgres database: set [engine] database_url (or "
-            "MERGEGATE_DATABASE_URL) to postgresql://… (docs/fleet.md)"
-        )
-    return found.get_secret_value()
 
 
 def _fleet_run_id(run_id: str, generation: int) -> str:
@@ -339,7 +314,7 @@ class Worker:
             self.database_url,
             self.options.executor_id,
             self.options.recover_silent_after_s,
-            recover=lambda dead, here: recover_executor(self.database_url, dead, kill=here),
+            recover=lambda dead, here: recover_executor(self.database_url, dead, kill=here)[1],
             notice=lambda text: self._listener("-", RunEvent("notice", text)),
         )
         try:
@@ -390,135 +365,3 @@ def mirror_name(url: str) -> str:
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", url.rstrip("/").rsplit("/", 1)[-1])[:40]
     digest = hashlib.sha256(url.encode()).hexdigest()[:12]
     return f"{stem.removesuffix('.git') or 'remote'}-{digest}.git"
-
-
-def run_state_dir(database_url: str, run_id: str) -> Path | None:
-    """The state directory a queued run was created in (recorded with its fleet workflow)."""
-    for args in workflow_inputs(database_url, f"{run_id}/fleet/"):
-        if args and isinstance(args[0], dict) and args[0].get("state_dir"):
-            return Path(args[0]["state_dir"])
-    return None
-
-
-# ---------------------------------------------------------------- recovery, status
-
-
-def _folders(run_dir: Path, name: str, wf_id: str) -> list[Path]:
-    """Where a held workflow's processes run: a unit's folder (a unit or one of its tasks),
-    or a phase's verification."""
-    parts = wf_id.split("/")
-    if name == _UNIT and len(parts) == 3:
-        return list(run_dir.glob(f"*/{parts[2]}"))
-    if name == _TASK and len(parts) == 3:
-        return list(run_dir.glob(f"*/{parts[1]}/{parts[2]}"))
-    if name == _PHASE and len(parts) == 3:
-        return [run_dir / parts[2] / "verify"]
-    return []
-
-
-def kill_orphans_of(database_url: str, executor_id: str) -> int:
-    """Kill the agent and check process groups recorded for the units, tasks and
-    verifications the executor holds (pending, so not finished): what a dead worker left
-    running on this host. `kill_recorded_group` checks each pid is still the same process.
-    Returns how many groups were signalled."""
-    records = []
-    locations: dict[str, Path | None] = {}
-    for work in executor_work(database_url, executor_id=executor_id):
-        if work.status != WorkflowState.PENDING:
-            continue
-        run_id = work.workflow_id.split("/", 1)[0]
-        if run_id not in locations:
-            locations[run_id] = run_state_dir(database_url, run_id)
-        state = locations[run_id]
-        if state is None:
-            continue
-        run_dir = RunStore(state).run_dir(run_id)
-        for folder in _folders(run_dir, work.name, work.workflow_id):
-            for record_file in folder.rglob("process.json"):
-                with contextlib.suppress(OSError, ValueError):
-                    records.append(
-                        ProcessRecord.model_validate_json(record_file.read_text("utf-8"))
-                    )
-    return kill_recorded_groups(records)
-
-
-def recover_worker(config: Config, executor_id: str) -> dict[str, Any]:
-    """A dead worker's units go to the live workers: its recorded agent groups on this host
-    are killed, then its pending workflows are put back on their queues. Only for a worker
-    that is really gone (a live one would run them twice)."""
-    url = fleet_database_url(config)
-    killed = kill_orphans_of(url, executor_id)
-    recovered = recover_from_outside(url, executor_id)
-    return {"executor_id": executor_id, "killed_groups": killed, "recovered": recovered}
-
-
-def fleet_workers(config: Config) -> list[dict[str, Any]]:
-    """The fleet's workers: each one's last beat (`silent_s` by the database's clock, its
-    `state`, host and pid) and how many pending workflows it holds (`holds`); an executor
-    that holds work and never beat (an older mergegate) is listed with `state` `unknown`."""
-    url = fleet_database_url(config)
-    held: dict[str, int] = {}
-    for work in executor_work(url):
-        if work.status == WorkflowState.PENDING and work.executor_id:
-            held[work.executor_id] = held.get(work.executor_id, 0) + 1
-    roll = Roll(url)
-    try:
-        beats = roll.workers()
-    finally:
-        roll.close()
-    found = [
-        {
-            "executor_id": b.executor_id,
-            "host": b.host,
-            "pid": b.pid,
-            "state": b.state,
-            "started": b.started_at,
-            "silent_s": round(b.silent_s, 1),
-            "holds": held.pop(b.executor_id, 0),
-        }
-        for b in beats
-    ]
-    found += [
-        {"executor_id": i, "host": "", "pid": 0, "state": "unknown", "started": 0.0,
-         "silent_s": None, "holds": n}
-        for i, n in sorted(held.items())
-    ]  # fmt: skip
-    return found
-
-
-def recover_executor(database_url: str, executor_id: str, *, kill: bool) -> list[str]:
-    """`recover_worker` for a janitor: the silent worker's agents killed only when they ran
-    on this host (`kill`: process groups are per host); the workflows moved."""
-    if kill:
-        kill_orphans_of(database_url, executor_id)
-    return recover_from_outside(database_url, executor_id)
-
-
-def unit_holders(database_url: str, run_id: str) -> dict[str, dict[str, str]]:
-    """Which worker holds which unit of a queued run now: unit id → {worker, status}
-    (units queued and not yet taken have no worker)."""
-    held = {}
-    for work in executor_work(database_url, prefix=f"{run_id}/g"):
-        parts = work.workflow_id.split("/")
-        if work.name == _UNIT and len(parts) == 3:
-            worker = work.executor_id if work.status == WorkflowState.PENDING else ""
-            held[parts[2]] = {"worker": worker or "", "status": work.status}
-    return held
-
-
-def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]:
-    """`status` of a run: its report, and for a queued run which worker holds which unit
-    (`worker` of each unit) and the run itself (its phases and merges: `worker` of the run);
-    "" where none does now."""
-    report = run_report(state_dir, run_id)
-    url = database_url_of(config)
-    if RunStore(state_dir).load(run_id).fleet and url is not None:
-        holders = unit_holders(url, run_id)
-        for unit in report["units"]:
-            found = holders.get(unit["id"])
-            unit["worker"] = found["worker"] if found else ""
-        runs = executor_work(url, prefix=f"{run_id}/fleet/")
-        report["worker"] = next(
-            (w.executor_id or "" for w in runs if w.status == WorkflowState.PENDING), ""
-        )
-    return report
