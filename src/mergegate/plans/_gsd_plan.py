@@ -38,6 +38,7 @@ __all__ = ["PlanFile", "PlanName", "parse_plan_name", "read_gsd_plan"]
 
 _NUMBERED = re.compile(r"^(?P<phase>[^-]+)-(?P<plan>\d+)(?:-(?P<slug>.+))?-PLAN\.md$")
 _UNNUMBERED = re.compile(r"^(?P<phase>[^-]+)(?:-.+)?-PLAN\.md$")
+_TAIL = re.compile(r"^(?P<plan>\d+)(?:-.+)?-PLAN\.md$")
 _SECTIONS = frozenset(
     {
         "objective", "execution_context", "context", "tasks", "verification",
@@ -80,8 +81,14 @@ class PlanFile:
     plan_number: str | None
 
 
-def parse_plan_name(file_name: str) -> PlanName:
+def parse_plan_name(file_name: str, *, phase: str | None = None) -> PlanName:
+    """What a plan file's name says; `phase` is its directory's phase id when known, so a
+    name that starts with an id holding dashes (`CV-RENDER-01-PLAN.md`) splits after it."""
     stem = file_name.removesuffix("PLAN.md").removesuffix("-")
+    if phase and file_name.lower().startswith(phase.lower() + "-"):
+        tail = _TAIL.match(file_name[len(phase) + 1 :])
+        if tail:
+            return PlanName(file_name[: len(phase)], tail["plan"], stem)
     numbered = _NUMBERED.match(file_name)
     if numbered:
         return PlanName(numbered["phase"], numbered["plan"], stem)
