@@ -1,10 +1,11 @@
 """A plan file as lines, with the code-fence mask every scanner in this package relies on.
 
-Plans are untrusted text: files are read with a size cap, must be UTF-8 without control
-characters (`refuse_controls`), and are split into lines once. `Document.fenced[i]` is true
-for a line inside a fenced code block (or a fence delimiter), so a `# Phase 1:` shell comment
-or a `<task>` in an example never counts as structure; `Document.fences` lists the blocks
-with their info strings. Fences may open inside list items (`   - ```bash`).
+Plans are untrusted text: files are read with a size cap, must be UTF-8 without NUL bytes
+or bidirectional overrides (`refuse_controls`), and are split into lines once.
+`Document.fenced[i]` is true for a line inside a fenced code block (or a fence delimiter), so
+a `# Phase 1:` shell comment or a `<task>` in an example never counts as structure;
+`Document.fences` lists the blocks with their info strings. Fences may open inside list
+items (`   - ```bash`).
 
 Fences are paired the way plan authors nest them, not only the way CommonMark pairs them.
 Agents write a Markdown example that holds its own code blocks with the same three
@@ -52,9 +53,11 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 """The largest plan file read (the largest real plan seen is ~100 KB)."""
 
 _FENCE = re.compile(r"^([ \t]*)(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$")
-# C0 controls but TAB, LF, FF, CR; DEL and the C1 controls; the bidirectional embeddings,
-# overrides and isolates (text that displays in another order than it runs, CVE-2021-42574).
-CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# NUL (C strings, argv and git end at it: text after it is shown but never used) and the
+# bidirectional embeddings, overrides and isolates (text displayed in another order than it
+# is read, CVE-2021-42574; they survive HTML escaping and reach prompts and commits). Other
+# control characters occur in pasted terminal output and are removed wherever text is shown.
+CONTROLS = re.compile("[\x00\u202a-\u202e\u2066-\u2069]")
 """Characters no plan text may hold (see `refuse_controls`)."""
 
 
@@ -125,10 +128,10 @@ class Document:
 def refuse_controls(text: str, rel: str, *, first_line: int = 1) -> None:
     """Raise `PlanError` at the line of the first character no plan may hold.
 
-    NUL and the other control characters have no business in a plan and are how text that
-    looks harmless on a terminal hides what runs; bidirectional overrides and isolates make
-    text display in an order other than the one it is read in. Refused, never stripped: a
-    plan that needs them is not a plan this tool can show a person faithfully.
+    NUL has no business in a plan: whatever follows it is shown to a person but cut off where
+    a command, a path or a commit reads it. Bidirectional overrides and isolates make text
+    display in an order other than the one it is read in. Refused, never stripped: a plan
+    that holds them is not a plan this tool can show a person faithfully.
     """
     found = CONTROLS.search(text)
     if found is None:
@@ -136,9 +139,9 @@ def refuse_controls(text: str, rel: str, *, first_line: int = 1) -> None:
     line = first_line + text.count("\n", 0, found.start())
     column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
     code = f"U+{ord(found.group()):04X}"
-    what = "a NUL byte" if found.group() == "\x00" else f"the control character {code}"
+    what = "a NUL byte" if found.group() == "\x00" else f"the bidirectional control {code}"
     raise PlanError(
-        f"{what} at column {column}: plan files are text without control characters",
+        f"{what} at column {column}: not read as a plan (it would show other text than runs)",
         file=rel,
         line=line,
     )
@@ -151,7 +154,7 @@ def read_document(
 
     Refused: a path that is not a regular file (a FIFO would block, a device never ends), one
     that resolves outside `root` (a symlink out of the repository), more than `max_bytes`,
-    text that is not UTF-8 or holds control characters (`refuse_controls`).
+    text that is not UTF-8, NUL bytes and bidirectional overrides (`refuse_controls`).
     """
     data = _read_bytes(path, rel, root, max_bytes)
     try:

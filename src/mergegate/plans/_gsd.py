@@ -410,8 +410,16 @@ def _phase_ids(drafts: list[_PhaseDraft]) -> list[str]:
         counts[normal_id(draft.prefix)] = counts.get(normal_id(draft.prefix), 0) + 1
     ids = [d.prefix if counts[normal_id(d.prefix)] == 1 else d.directory.path.name for d in drafts]
     if len(set(ids)) != len(ids):  # the same directory name under two parents
-        ids = [d.prefix if counts[normal_id(d.prefix)] == 1 else d.directory.rel for d in drafts]
+        ids = [
+            d.prefix if counts[normal_id(d.prefix)] == 1 else _qualified(d.directory.rel)
+            for d in drafts
+        ]
     return ids
+
+
+def _qualified(rel: str) -> str:
+    """An id naming a directory by its path, in the id alphabet: `/` becomes `.`."""
+    return rel.replace("/", ".")
 
 
 class _UnitIndex:
@@ -456,7 +464,8 @@ def _resolve_units(drafts: list[_PhaseDraft], ids: list[str]) -> list[list[Unit]
         for plan in draft.files:
             unit_id = _unit_id(draft, plan)
             if unit_id in index.ids:  # repeated phase numbers: qualify by the phase
-                unit_id = f"{ids[k] if ids[k] != draft.prefix else draft.directory.rel}/{unit_id}"
+                qualifier = ids[k] if ids[k] != draft.prefix else _qualified(draft.directory.rel)
+                unit_id = f"{qualifier}.{unit_id}"
             index.add(unit_id, k, normal_id(plan.name.phase or draft.prefix), plan)
             row.append(unit_id)
         names.append(row)

@@ -26,6 +26,7 @@ from pydantic import JsonValue
 
 from mergegate.plans._document import Document, Fence
 from mergegate.plans._errors import Notes, PlanError
+from mergegate.plans._ids import ascii_id
 from mergegate.plans._markdown import (
     Heading,
     consulted,
@@ -81,7 +82,7 @@ def import_superpowers(doc: Document, notes: Notes) -> Plan:
     tasks = tuple(_task(doc, heads, head, n, notes) for n, head in enumerate(task_heads, 1))
     stem = PurePosixPath(doc.rel).stem
     unit = Unit(
-        id=stem,
+        id=ascii_id(stem, "plan"),  # a file name is no id: brought into the id alphabet
         name=title,
         wave=1,
         files=tuple(dict.fromkeys(path for task in tasks for path in task.files)),
