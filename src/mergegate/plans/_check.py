@@ -57,8 +57,10 @@ def check_plan(plan: Plan, *, phase: str | None = None) -> tuple[PlanIssue, ...]
     for each in plan.phases:
         findings.extend((each.id, issue) for issue in _phase(each))
     findings.extend(_acceptance(plan, phase))
-    issues = [issue for where, issue in findings if phase is None or where in (phase, None)]
-    return tuple(sorted(issues, key=lambda issue: _RANK[issue.severity]))
+    order = {each.id: k for k, each in enumerate(plan.phases)}
+    kept = [(where, issue) for where, issue in findings if phase is None or where in (phase, None)]
+    kept.sort(key=lambda found: (_RANK[found[1].severity], order.get(found[0] or "", len(order))))
+    return tuple(issue for _, issue in kept)
 
 
 def plan_errors(
@@ -201,10 +203,13 @@ def _strings(model: BaseModel) -> Iterator[str]:
 
 
 def _paths(plan: Plan) -> Iterator[_Finding]:
+    # A source that leaves the tree is no place to point at: the plan's own is (a native
+    # plan's `source` is its file unless it was written in, and then it is checked too).
+    home = plan.source if plan.source and escape_reason(plan.source.file) is None else None
     for element, phase_id, _ in _elements(plan):
-        files = {v.file: v for v in _values(element) if isinstance(v, SourceRef)}
-        for ref in files.values():
-            yield from _escape(phase_id, "source file", ref.file, ref)
+        files = {v.file for v in _values(element) if isinstance(v, SourceRef)}
+        for file in sorted(files):
+            yield from _escape(phase_id, "source file", file, home)
     for phase in plan.phases:
         if phase.directory:
             yield from _escape(phase.id, "phase directory", phase.directory, phase.source)

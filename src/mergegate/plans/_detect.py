@@ -56,6 +56,8 @@ def load_plan(path: str | os.PathLike[str]) -> ImportResult:
         plan = _directory(target, notes, repository)
     elif target.is_file():
         plan = _file(target, target.name, notes, repository)
+    elif os.path.lexists(target):
+        raise PlanError("not a regular file or a directory; not read as a plan", file=str(path))
     else:
         raise PlanError("no such file or directory", file=str(path))
     for phase in plan.phases:

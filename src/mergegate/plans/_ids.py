@@ -37,8 +37,9 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
 _DOTS = re.compile(r"\.{2,}")
 _LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
-# Characters and pairs read as one another in common fonts, folded to one representative.
-_LOOK_ALIKE = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l"})
+# Characters and pairs read as one another in common fonts, folded to one representative
+# (after lower-casing): letters that pass for digits become the digits.
+_LOOK_ALIKE = str.maketrans({"o": "0", "l": "1", "i": "1", "|": "1"})
 _PAIRS = (("rn", "m"), ("vv", "w"))
 
 
@@ -101,10 +102,10 @@ def skeleton(value: str) -> str:
     `01-0l`, `1-01` and `01-01` share one skeleton; so do `Auth` and `auth` (one folder on a
     case-insensitive file system) and `rn` and `m`.
     """
-    folded = _LEADING_ZEROS.sub("", value.lower()).translate(_LOOK_ALIKE)
+    folded = value.lower()
     for pair, single in _PAIRS:
         folded = folded.replace(pair, single)
-    return folded
+    return _LEADING_ZEROS.sub("", folded.translate(_LOOK_ALIKE))
 
 
 def ascii_id(text: str, fallback: str) -> str:
