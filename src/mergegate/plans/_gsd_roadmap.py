@@ -20,6 +20,7 @@ PAUL's lighter roadmaps simply lack some labels. Phases keep the roadmap's order
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 
 from pydantic import JsonValue
@@ -103,10 +104,29 @@ def read_phase_heading(text: str) -> PhaseHeading | None:
         return None  # `Phase Details`, `Phases`, `Phase Summary (all milestones)`
     if separator is None and after[:1] not in ("", " ", "\t", "("):
         return None
-    name = after[separator.end() :] if separator else after
-    name = name.strip().strip(_DECORATION).strip()
+    name = _strip_marks(after[separator.end() :] if separator else after)
     struck = "~~" in lead or rest.lstrip().startswith("~~")
     return PhaseHeading(phase_id, name, struck, bool(_RANGE.match(phase_id)))
+
+
+def _strip_marks(name: str) -> str:
+    """A heading's name without the decoration around it: `**`, `~~`, status marks (`✅`,
+    `✓`, `⭐`: symbols, with their emoji variation selectors and joiners)."""
+    start, end = 0, len(name)
+    while start < end and _is_mark(name[start]):
+        start += 1
+    while end > start and _is_mark(name[end - 1]):
+        end -= 1
+    return name[start:end]
+
+
+def _is_mark(char: str) -> bool:
+    return (
+        char.isspace()
+        or char in _DECORATION
+        or unicodedata.category(char) == "So"
+        or char in "\ufe0f\u200d"
+    )
 
 
 def read_roadmap(doc: Document, notes: Notes | None = None) -> Roadmap:
