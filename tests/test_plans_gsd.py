@@ -705,7 +705,9 @@ def test_quick_and_research_directories(tmp_path: Path) -> None:
         },
     )
     plan = load_plan(root).plan
-    assert [(p.id, p.directory) for p in plan.phases] == [("001", "quick/001-fix-typo")]
+    # Quick task 001 is no phase 001: its ids say so (`depends_on: [001-01]` means a phase).
+    assert [(p.id, p.directory) for p in plan.phases] == [("quick-001", "quick/001-fix-typo")]
+    assert [u.id for _, u in plan.units()] == ["quick-001-01"]
 
 
 def test_frontmatter_value_shapes(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mergegate.cli import cli
-from mergegate.plans import ImportResult, load_plan
+from mergegate.plans import ImportResult, check_plan, load_plan
 from mergegate.plans._document import Document
 from mergegate.plans._gsd_roadmap import read_roadmap
 
@@ -354,3 +354,51 @@ def test_nested_examples_never_swallow_the_steps_after_them(
     assert not any(doc.fenced[i] for i in steps)
     assert all(doc.fenced[i] for i in fenced)
     assert doc.unclosed_fences == ()
+
+
+# ---------------------------------------------------------------- spellings of real GSD trees
+
+
+def test_dependency_and_file_name_spellings_of_real_trees(tmp_path: Path) -> None:
+    """Each spelling below is copied in shape from a public GSD tree where `plan check`
+    reported a false error (an unknown or later-phase dependency)."""
+
+    def plan(phase: str, number: str, depends: str, extra: str = "") -> str:
+        return gsd_plan(phase, number).replace("depends_on: []", f"depends_on: {depends}{extra}")
+
+    root = tree(
+        tmp_path,
+        {
+            # a file name in depends_on
+            "phases/06-overlay/06-01-PLAN.md": plan("06-overlay", "01", "[]"),
+            "phases/06-overlay/06-02-PLAN.md": plan("06-overlay", "02", "[06-01-PLAN.md]"),
+            # plan ids that are not numbers, named without their phase
+            "phases/08-stretch/08-P01-PLAN.md": plan("08-stretch", "P01", "[]"),
+            "phases/08-stretch/08-P02-PLAN.md": plan("08-stretch", "P02", "[P01]"),
+            # the phase directory's name with the plan number after it
+            "phases/78-pbr-maps-active/78-01-PLAN.md": plan("78-pbr-maps-active", "01", "[]"),
+            "phases/78-pbr-maps-active/78-02-PLAN.md": plan(
+                "78-pbr-maps-active", "02", "[78-pbr-maps-01]"
+            ),
+            # short file names: `02-PLAN.md` is plan 02 of phase 01; its summary says so
+            "phases/01-canvas/00-PLAN.md": plan("01-canvas", "00", "[]"),
+            "phases/01-canvas/02-PLAN.md": plan(
+                "01-canvas", "02", "[00]", '\nprovides: [zoom, "0" keyboard shortcut]'
+            ),
+            "phases/01-canvas/01-02-SUMMARY.md": "done\n",
+            # quick tasks are no phases: quick 1 beside phase 01, dated quick ids
+            "quick/1-fix-typo/1-PLAN.md": gsd_plan("quick"),
+            "quick/260423-ics-hall-of-fame/PLAN.md": gsd_plan("quick"),
+            "quick/260423-jh8-remove-page/PLAN.md": gsd_plan("quick"),
+        },
+    )
+    result = load_plan(root)
+    units = {u.id: u for _, u in result.plan.units()}
+    assert units["06-02"].depends_on == ("06-01",)
+    assert units["08-P02"].depends_on == ("08-P01",)
+    assert units["78-02"].depends_on == ("78-01",)
+    assert units["01-02"].depends_on == ("01-00",)
+    assert units["01-02"].completed
+    assert units["01-02"].extra["provides"] == ["zoom", '"0" keyboard shortcut']
+    assert {"quick-1-01", "quick-260423-ics-01", "quick-260423-jh8-01"} <= set(units)
+    assert [i for i in check_plan(result.plan) if i.severity.value == "error"] == []

@@ -300,7 +300,10 @@ class _Loose:
             text = text[: text.rindex("]") + 1]  # `["a"] (updated)`: the list, not the remark
         if text.startswith("[") != text.endswith("]"):
             raise self.fail(line, f"unbalanced brackets in {text[:40]!r}")
-        if text[:1] in ("'", '"') and (len(text) < 2 or text[-1] != text[0]):
+        quote = text[:1]
+        if quote in ("'", '"') and (len(text) < 2 or text[-1] != quote):
+            if depth and text.count(quote) % 2 == 0:
+                return Node(text, line, raw=text)  # `"0" keyboard shortcut`: a list item's text
             raise self.fail(line, f"unterminated quote in {text[:40]!r}")
         if text.startswith("["):
             if self.depth + depth >= MAX_DEPTH:

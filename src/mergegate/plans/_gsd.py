@@ -23,7 +23,7 @@ from pathlib import Path
 from mergegate.plans._document import Document, read_document
 from mergegate.plans._errors import Notes, PlanError
 from mergegate.plans._frontmatter import read_frontmatter
-from mergegate.plans._gsd_plan import PlanFile, parse_plan_name, read_gsd_plan
+from mergegate.plans._gsd_plan import PlanFile, PlanName, parse_plan_name, read_gsd_plan
 from mergegate.plans._gsd_roadmap import Roadmap, RoadmapPhase, read_roadmap
 from mergegate.plans._ids import normal_id, slug
 from mergegate.plans._model import Phase, Plan, PlanFormat, Unit
@@ -38,6 +38,9 @@ _MAX_DEPTH = 8
 _ROOT_NAMES = (".planning", ".paul")
 _SKIP_DIRS = frozenset({"research", "codebase", "debug", "todos", "node_modules", "intel"})
 _DEPENDENCY = re.compile(r"^(?P<phase>[^-\s]+)-(?P<plan>\d+)(?:-[\w-]*)?$")
+# `78-pbr-maps-01-v1-20-01`: a phase directory's name with the plan number after it.
+_SLUGGED_DEPENDENCY = re.compile(r"^(?P<phase>\d{1,9}(?:\.\d{1,9})*)-[\w.-]*-(?P<plan>\d{1,9})$")
+_QUICK_TOKEN = re.compile(r"^\d{6}-[0-9a-z]{3}(?=-|$)|^\d+(?=-|$)", re.I)
 _NUMERIC_TOKEN = re.compile(r"^\d+[A-Za-z]?(?:\.\d+)*(?=-|$)")
 _CODE_TOKEN = re.compile(r"^[A-Za-z]{1,6}-\d+[A-Za-z]?(?:\.\d+)*(?=-|$)")
 _CODE_PREFIX = re.compile(r"^[A-Za-z]{1,6}-(?=\d)")
@@ -224,14 +227,27 @@ def _draft(
 ) -> _PhaseDraft:
     at_root = directory.path == root and root.name in _ROOT_NAMES
     token = None if at_root else phase_token(directory.path.name, roadmaps)
+    quick = _QUICK_TOKEN.match(directory.path.name) if _is_quick(directory.rel) else None
+    if quick:  # GSD's quick ids: `3`, `001`, or date and code (`260423-ics`)
+        token = quick.group()
     files = []
     for name in [only] if only else _plan_names(directory):
         doc = budget.read(directory.path / name, _join(directory.rel, name))
         _warn_unclosed_fences(doc, notes)
         files.append(read_gsd_plan(doc, parse_plan_name(name, phase=token), notes))
     prefix = token if token is not None else files[0].name.phase or "0"
+    if _is_quick(directory.rel):
+        # GSD's quick task 3 is no phase 3: an id of its own, so that neither the ids nor
+        # `depends_on: [03-01]` can mistake one for the other.
+        prefix = f"quick-{prefix}"
+        files = [_in_quick(plan, prefix) for plan in files]
     entry = _roadmap_entry(directory, prefix, roadmaps)
     return _PhaseDraft(directory, prefix, files, entry, _verification(directory, notes, budget))
+
+
+def _in_quick(plan: PlanFile, prefix: str) -> PlanFile:
+    name = PlanName(prefix, plan.name.plan, plan.name.stem)
+    return PlanFile(unit=plan.unit, name=name, plan_number=plan.plan_number)
 
 
 def phase_token(dir_name: str, roadmaps: Sequence[Roadmap] = ()) -> str:
@@ -369,7 +385,7 @@ def _in_roadmap_order(items: list[_Placed]) -> list[_Placed]:
     placed = sorted((i for i in items if i.place is not None), key=lambda i: (i.place, i.rel))
     quick = sorted(
         (i for i in items if i.place is None and _is_quick(i.rel)),
-        key=lambda i: (_number(i.id) or (1 << 62,), i.rel),
+        key=lambda i: (_number(i.id.removeprefix("quick-")) or (1 << 62,), i.rel),
     )
     loose = [i for i in items if i.place is None and not _is_quick(i.rel)]
     numbered = sorted(
@@ -436,10 +452,13 @@ class _UnitIndex:
         if plan.plan_number and plan.plan_number.isdigit() and len(plan.plan_number) < 12:
             self.by_key.setdefault((phase, int(plan.plan_number)), []).append((draft, unit_id))
 
-    def resolve(self, raw: str, own_phase: str, own_draft: int) -> str:
-        """The unit id `raw` names (`01` = plan 01 of the same phase), or `raw` unchanged."""
-        text = raw.strip().strip("\"'").strip()
-        match = _DEPENDENCY.match(text)
+    def resolve(self, raw: str, own_phase: str, own_draft: int, prefix: str = "") -> str:
+        """The unit id `raw` names (`01` = plan 01 of the same phase, `06-01-PLAN.md` = unit
+        06-01, `P01` = unit `<phase>-P01` of the same phase), or `raw` unchanged."""
+        text = raw.strip().strip("\"'").strip().removesuffix("-PLAN.md")
+        if prefix and f"{prefix}-{text}" in self.ids and text not in self.ids:
+            return f"{prefix}-{text}"
+        match = _DEPENDENCY.match(text) or _SLUGGED_DEPENDENCY.match(text)
         key = None
         if match:
             key = (normal_id(match.group("phase")), int(match.group("plan")))
@@ -474,11 +493,12 @@ def _resolve_units(drafts: list[_PhaseDraft], ids: list[str]) -> list[list[Unit]
         row_units = []
         for unit_id, plan in zip(names[k], draft.files, strict=True):
             own = normal_id(plan.name.phase or draft.prefix)
-            deps = tuple(index.resolve(raw, own, k) for raw in plan.unit.depends_on)
+            prefix = plan.name.phase or draft.prefix
+            deps = tuple(index.resolve(raw, own, k, prefix) for raw in plan.unit.depends_on)
             update: dict[str, object] = {
                 "id": unit_id,
                 "depends_on": deps,
-                "completed": _completed(draft, plan),
+                "completed": _completed(draft, plan, unit_id),
             }
             description = draft.entry.plans.get(unit_id) if draft.entry else None
             if description:
@@ -490,7 +510,7 @@ def _resolve_units(drafts: list[_PhaseDraft], ids: list[str]) -> list[list[Unit]
 
 def _unit_id(draft: _PhaseDraft, plan: PlanFile) -> str:
     if plan.plan_number is None:
-        return plan.name.stem or draft.prefix
+        return draft.prefix if _is_quick(draft.directory.rel) else plan.name.stem or draft.prefix
     return f"{plan.name.phase or draft.prefix}-{plan.plan_number}"
 
 
@@ -499,9 +519,13 @@ def _unit_order(unit: Unit) -> tuple[int, str]:
     return (int(tail) if tail.isdigit() and len(tail) < 12 else 0, unit.id)
 
 
-def _completed(draft: _PhaseDraft, plan: PlanFile) -> bool:
+def _completed(draft: _PhaseDraft, plan: PlanFile, unit_id: str) -> bool:
     stem = plan.name.stem
-    return (f"{stem}-SUMMARY.md" if stem else "SUMMARY.md") in draft.directory.names
+    names = draft.directory.names
+    # GSD writes `<plan id>-SUMMARY.md`; beside a short `02-PLAN.md` that is `01-02-SUMMARY.md`.
+    return (f"{stem}-SUMMARY.md" if stem else "SUMMARY.md") in names or (
+        f"{unit_id}-SUMMARY.md" in names
+    )
 
 
 def _phase(draft: _PhaseDraft, phase_id: str, units: list[Unit]) -> Phase:
