@@ -25,6 +25,7 @@ dependencies): `verify --phase` is not refused for a broken plan of another phas
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
@@ -48,10 +49,11 @@ _RUN_ONLY = frozenset({"no-tasks", "no-acceptance"})
 def check_plan(plan: Plan, *, phase: str | None = None) -> tuple[PlanIssue, ...]:
     """Every problem found in `plan` (or in its phase `phase`), errors first, then warnings,
     then info, in plan order."""
+    contents = _contents(plan)
     findings: list[_Finding] = [
         *_ids(plan),
-        *_texts(plan),
-        *_paths(plan),
+        *_texts(contents),
+        *_paths(plan, contents),
         *_dependencies(plan),
     ]
     for each in plan.phases:
@@ -151,21 +153,20 @@ def _id_set(kind: str, ids: list[tuple[str, str, SourceRef | None]]) -> Iterator
 # ---------------------------------------------------------------- text
 
 
-def _texts(plan: Plan) -> Iterator[_Finding]:
-    """Strings holding characters no plan may hold, one finding per element."""
-    for element, phase, source in _elements(plan):
-        bad = next((found for text in _strings(element) if (found := CONTROLS.search(text))), None)
-        if bad is not None:
-            code = f"U+{ord(bad.group()):04X}"
-            yield (
-                phase,
-                _error(
-                    "control-character",
-                    f"text holds the control character {code} (NUL, escape and bidirectional "
-                    "override characters make a plan show one thing and run another)",
-                    source,
-                ),
-            )
+@dataclass(frozen=True)
+class _Content:
+    """What one element of the plan holds, found in one walk over its values."""
+
+    phase: str | None
+    source: SourceRef | None
+    control: str | None
+    """The first character no plan may hold, if any."""
+    files: frozenset[str]
+    """The files of every `SourceRef` inside it."""
+
+
+def _contents(plan: Plan) -> list[_Content]:
+    return [_content(*element) for element in _elements(plan)]
 
 
 def _elements(plan: Plan) -> Iterator[tuple[BaseModel, str | None, SourceRef | None]]:
@@ -180,36 +181,50 @@ def _elements(plan: Plan) -> Iterator[tuple[BaseModel, str | None, SourceRef | N
                 yield task, phase.id, task.source or unit.source
 
 
-def _values(model: BaseModel) -> Iterator[object]:
-    """Every value inside `model`: nested models, their fields, list items, dict keys."""
+def _content(model: BaseModel, phase: str | None, source: SourceRef | None) -> _Content:
+    control: str | None = None
+    files: set[str] = set()
     stack: list[object] = [model]
     while stack:  # iterative: `extra` may be as deep as the input allowed
         item = stack.pop()
-        yield item
-        if isinstance(item, BaseModel):
-            stack.extend(getattr(item, name) for name in type(item).model_fields)
+        if isinstance(item, str):
+            found = CONTROLS.search(item) if control is None else None
+            control = found.group() if found else control
+        elif isinstance(item, SourceRef):
+            files.add(item.file)
+            stack.append(item.file)
+        elif isinstance(item, BaseModel):
+            stack.extend(vars(item).values())  # a model's fields, as pydantic stores them
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
+    return _Content(phase, source, control, frozenset(files))
 
 
-def _strings(model: BaseModel) -> Iterator[str]:
-    return (value for value in _values(model) if isinstance(value, str))
+def _texts(contents: list[_Content]) -> Iterator[_Finding]:
+    """Strings holding characters no plan may hold, one finding per element."""
+    for content in contents:
+        if content.control is not None:
+            code = f"U+{ord(content.control):04X}"
+            message = (
+                f"text holds {code} (NUL and bidirectional overrides make a plan show one "
+                "thing and run another)"
+            )
+            yield content.phase, _error("control-character", message, content.source)
 
 
 # ---------------------------------------------------------------- paths
 
 
-def _paths(plan: Plan) -> Iterator[_Finding]:
+def _paths(plan: Plan, contents: list[_Content]) -> Iterator[_Finding]:
     # A source that leaves the tree is no place to point at: the plan's own is (a native
     # plan's `source` is its file unless it was written in, and then it is checked too).
     home = plan.source if plan.source and escape_reason(plan.source.file) is None else None
-    for element, phase_id, _ in _elements(plan):
-        files = {v.file for v in _values(element) if isinstance(v, SourceRef)}
-        for file in sorted(files):
-            yield from _escape(phase_id, "source file", file, home)
+    for content in contents:
+        for file in sorted(content.files):
+            yield from _escape(content.phase, "source file", file, home)
     for phase in plan.phases:
         if phase.directory:
             yield from _escape(phase.id, "phase directory", phase.directory, phase.source)

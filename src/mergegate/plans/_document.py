@@ -23,8 +23,9 @@ intent. A fence opened with indentation also ends with its container: at the fir
 line indented less than its opener — unless that line is itself a bare delimiter of the
 fence, which is then its (mis-indented) closer rather than the opener of a new block.
 
-Pairing is one linear pass over the candidate delimiter lines with a stack of open fences; a
-monotonic stack gives every line's next less-indented line, so no input makes it quadratic.
+Pairing is one pass over the candidate delimiter lines with a stack of open fences; a
+monotonic stack gives every line's next less-indented line, and the mask is set from the
+outermost blocks only (disjoint), so no input makes it worse than sorting the blocks found.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import stat
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from mergegate.plans._errors import PlanError
 from mergegate.plans._model import SourceRef
@@ -61,8 +63,7 @@ CONTROLS = re.compile("[\x00\u202a-\u202e\u2066-\u2069]")
 """Characters no plan text may hold (see `refuse_controls`)."""
 
 
-@dataclass(frozen=True)
-class Fence:
+class Fence(NamedTuple):
     """One fenced code block: its delimiter lines and its info string (`bash`, `markdown`)."""
 
     start: int
@@ -234,8 +235,7 @@ def fence_mask(lines: tuple[str, ...]) -> tuple[tuple[bool, ...], tuple[int, ...
     return fenced, unclosed
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     line: int
     char: str
     length: int
@@ -253,86 +253,75 @@ def _candidate(line: str, index: int = 0) -> _Candidate | None:
     return _Candidate(index, run[0], len(run), rest.strip())
 
 
-class _Pairing:
-    """The state of the one pass of `_pair_fences`: the open fences, the blocks found."""
-
-    def __init__(self, lines: tuple[str, ...]) -> None:
-        self.n = len(lines)
-        self.dedent = _next_dedent(lines)
-        self.stack: list[_Candidate] = []
-        self.blocks: list[tuple[int, int, str, bool]] = []
-        self.unclosed: list[int] = []
-
-    @property
-    def limit(self) -> int:
-        """Where the outermost open fence's container ends (the file's end at indent 0)."""
-        return self.dedent[self.stack[0].line]
-
-    def feed(self, cand: _Candidate) -> None:
-        if self.stack and cand.line >= self.limit:
-            outer, limit = self.stack[0], self.limit
-            if (
-                cand.line == limit
-                and len(self.stack) == 1
-                and not cand.info
-                and cand.char == outer.char
-                and cand.length >= outer.length
-            ):
-                self._close(cand.line)  # the closer, written less indented than its opener
-                return
-            self._end_with_container(limit - 1)
-        if not self.stack:
-            self.stack.append(cand)
-            return
-        outer, top = self.stack[0], self.stack[-1]
-        if cand.char != outer.char or cand.length < outer.length:
-            return  # content, as in CommonMark
-        if cand.info:
-            self.stack.append(cand)  # a nested opener: closing delimiters carry no info
-        elif cand.length >= top.length:
-            self._close(cand.line)
-
-    def finish(self) -> None:
-        if self.stack and self.limit < self.n:
-            self._end_with_container(self.limit - 1)
-        # Fences still open at the end were never closed: text (the whole stack: an inner
-        # block of an unclosed outer one was closed, and stays a block, see `_close`).
-        self.unclosed.extend(c.line for c in self.stack)
-        self.stack.clear()
-
-    def _close(self, end: int) -> None:
-        opener = self.stack.pop()
-        # Every closed pair is recorded; one inside an outer block that closes too is masked
-        # by the outer one anyway, and one inside an outer block that never closes stays a
-        # block of its own when the outer opener is read as text.
-        self.blocks.append((opener.line, end, opener.info, True))
-
-    def _end_with_container(self, end: int) -> None:
-        outer = self.stack[0]
-        self.stack.clear()
-        self.blocks.append((outer.line, end, outer.info, False))
-
-
 def _pair_fences(
     lines: tuple[str, ...],
 ) -> tuple[tuple[bool, ...], tuple[int, ...], tuple[Fence, ...]]:
-    pairing = _Pairing(lines)
+    """One pass over the delimiter lines with a stack of open fences (see the module doc).
+
+    Returns the mask, the openers never closed, and the outermost blocks.
+    """
+    n = len(lines)
+    dedent = _next_dedent(lines)
+    stack: list[_Candidate] = []
+    blocks: list[tuple[int, int, str, bool]] = []  # (start, end, info, closed by a delimiter)
+    limit = n  # where the outermost open fence's container ends
     for i, line in enumerate(lines):
-        if "`" in line or "~" in line:
-            cand = _candidate(line, i)
-            if cand is not None:
-                pairing.feed(cand)
-    pairing.finish()
-    mask = [False] * len(lines)
+        if "`" not in line and "~" not in line:
+            continue
+        cand = _candidate(line, i)
+        if cand is None:
+            continue
+        if stack and i >= limit:
+            outer = stack[0]
+            if i == limit and len(stack) == 1 and _closes(cand, outer):
+                blocks.append((outer.line, i, outer.info, True))  # closer less indented
+                stack.clear()
+                continue
+            blocks.append((outer.line, limit - 1, outer.info, False))  # ended with its container
+            stack.clear()
+        if not stack:
+            stack.append(cand)
+            limit = dedent[i]
+            continue
+        outer = stack[0]
+        if cand.char != outer.char or cand.length < outer.length:
+            continue  # content, as in CommonMark
+        if cand.info:
+            stack.append(cand)  # a nested opener: closing delimiters carry no info string
+        elif cand.length >= stack[-1].length:
+            # Every closed pair is recorded; one inside an outer block that closes too is
+            # masked by it anyway, and one inside an outer block that never closes stays a
+            # block of its own when the outer opener is read as text.
+            opener = stack.pop()
+            blocks.append((opener.line, i, opener.info, True))
+    if stack and limit < n:
+        blocks.append((stack[0].line, limit - 1, stack[0].info, False))
+        stack.clear()
+    # Fences still open at the end were never closed: text.
+    unclosed = tuple(c.line for c in stack)
+    fences = _outermost(blocks)
+    return _mask(n, fences), unclosed, fences
+
+
+def _closes(cand: _Candidate, opener: _Candidate) -> bool:
+    return not cand.info and cand.char == opener.char and cand.length >= opener.length
+
+
+def _mask(n: int, fences: tuple[Fence, ...]) -> tuple[bool, ...]:
+    mask = [False] * n
+    for fence in fences:  # outermost blocks only: disjoint, so every line is set once
+        mask[fence.start : fence.end + 1] = [True] * (fence.end + 1 - fence.start)
+    return tuple(mask)
+
+
+def _outermost(blocks: list[tuple[int, int, str, bool]]) -> tuple[Fence, ...]:
     fences: list[Fence] = []
     reach = -1
-    for start, end, info, closed in sorted(pairing.blocks):
-        if start > reach:  # an outermost block (nested ones lie inside the previous)
-            fences.append(Fence(start=start, end=end, info=info, closed=closed))
-        for i in range(max(start, reach + 1), end + 1):
-            mask[i] = True
+    for start, end, info, closed in sorted(blocks):
+        if start > reach:  # nested blocks lie inside the previous outermost one
+            fences.append(Fence(start, end, info, closed))
         reach = max(reach, end)
-    return tuple(mask), tuple(sorted(pairing.unclosed)), tuple(fences)
+    return tuple(fences)
 
 
 def _next_dedent(lines: tuple[str, ...]) -> list[int]:
