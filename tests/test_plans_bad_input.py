@@ -400,3 +400,17 @@ def test_show_exits_2_on_a_cycle(tmp_path: Path) -> None:
     )
     path.write_text(native(units), encoding="utf-8")
     refused_alike(path, "dependency cycle")
+
+
+def test_run_refuses_what_plan_check_refuses(tmp_path: Path) -> None:
+    # Look-alike unit ids were accepted by `run` (they name two branches a person cannot
+    # tell apart); it now refuses them at the same gate, with the same file:line.
+    unit_b = UNIT_A.replace("id: a", "id: A")
+    path = tmp_path / "plan.yaml"
+    path.write_text(native(UNIT_A + unit_b), encoding="utf-8")
+    code, out, err = invoke("run", str(path), "--dry-run", "--repo", str(tmp_path))
+    assert code == 2
+    assert out == ""
+    assert err.startswith("mergegate: error: plan.yaml:")
+    assert "unit id 'A' looks like 'a'" in err
+    assert err.count("\n") == 1
