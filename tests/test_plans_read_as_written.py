@@ -402,3 +402,20 @@ def test_dependency_and_file_name_spellings_of_real_trees(tmp_path: Path) -> Non
     assert units["01-02"].extra["provides"] == ["zoom", '"0" keyboard shortcut']
     assert {"quick-1-01", "quick-260423-ics-01", "quick-260423-jh8-01"} <= set(units)
     assert [i for i in check_plan(result.plan) if i.severity.value == "error"] == []
+
+
+def test_expected_output_labels_a_check_too(tmp_path: Path) -> None:
+    path = tmp_path / "plan.md"
+    path.write_text(
+        "# P\n\n### Task 1: Detect\n\n**Files:**\n- Create: `t.sh`\n\n"
+        "- [ ] **Step 1: Run the detection test**\n\n```bash\n./t.sh\n```\n\n"
+        "Expected output: 6 passed, 0 failed.\n\n"
+        "- [ ] **Step 2: Read the header**\n\n```sh\nsed -n '1,3p' cli.py\n```\n\n"
+        "**Expected output:**\n\n```text\n#!/usr/bin/env python\n```\n",
+        encoding="utf-8",
+    )
+    (task,) = [t for _, t in load_plan(path).plan.tasks()]
+    assert [(c.run, c.expect) for c in task.verify.commands] == [
+        ("./t.sh", "6 passed, 0 failed."),
+        ("sed -n '1,3p' cli.py", "#!/usr/bin/env python"),
+    ]

@@ -6,7 +6,8 @@ lose line locators (`a.py:12-40`). Steps are `**Step N: …**`, `- [ ] **Step N:
 `#### Step N` lines. A check is a command the plan marks as one, never one read from prose:
 
 * a `Run:` line (the command inline in backticks, or the fence right below it) followed by an
-  `Expected:` line;
+  `Expected:` line (`Expected output:`, `Expected result:` too; the text may be the fence
+  below it);
 * a fenced shell block (` ```bash `, `sh`, `shell`, `zsh`, `console`, `shell-session`) whose
   next non-blank line is `Expected:` — the form writing-plans uses for commands too long for
   a line. In a `console` block only the `$ ` prompt lines are commands (the rest is output).
@@ -60,7 +61,11 @@ _STEP = re.compile(
     re.I,
 )
 _RUN = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**Run\**[ \t]*:\**[ \t]*(?P<cmd>.*)$")
-_EXPECTED = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**Expected\**[ \t]*:\**[ \t]*(?P<text>.*)$")
+_EXPECTED = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?\**Expected(?:[ \t]+(?:output|result)s?)?\**[ \t]*:\**[ \t]*"
+    r"(?P<text>.*)$",
+    re.I,
+)
 _GROUP = re.compile(r"^(?:Chunk|Phase|Part)[ \t]+\w+", re.I)
 _SHELLS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
 _SESSIONS = frozenset({"console", "shell-session", "shellsession"})
