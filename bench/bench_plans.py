@@ -5,13 +5,19 @@ file's bytes (what any importer has to do at least). Reported: the best of sever
 
 * read bytes  — `os.walk` + `read_bytes` of every file;
 * import      — `load_plan(tree)` (scanning, YAML, model validation, dependency resolution);
-* show json   — import + the JSON `plan show --format json` prints;
+* validate    — `plan_errors(plan)`: the one validation `plan show`, `plan check`, `run` and
+  `verify` share (ids, text, paths, dependencies), on the imported plan;
+* show json   — import + validation + the JSON `plan show --format json` prints;
 
 each as seconds and as a ratio to the baseline, plus the whole `mergegate plan show --format
 json` process next to a `mergegate --version` process (interpreter start and module imports,
 which the import target does not include). The issue's target: the import
-under 0.5 s. Plans are shaped like real ones (frontmatter with must_haves, objective, context,
-three tasks with fenced code, `<automated>` checks, acceptance criteria; ~9 KB each).
+under 0.5 s. Plans are shaped like real ones (frontmatter with must_haves, objective,
+context, three tasks with fenced code, `<automated>` checks, acceptance criteria; ~9 KB each).
+
+Last, fence pairing on adversarial text (1 and 4 MB of openers that never close, then of
+nested pairs) next to splitting the same text into lines: pairing must stay linear (a ratio
+that does not grow with the size).
 
 Run: `make bench` or `.venv/bin/python bench/bench_plans.py`.
 """
@@ -27,7 +33,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from mergegate.plans import load_plan
+from mergegate.plans import load_plan, plan_errors
+from mergegate.plans._document import Document
 
 REPEATS = 5
 PHASES = 30
@@ -203,9 +210,9 @@ def main() -> int:
         size = read_bytes(tree)
         base = best(lambda: read_bytes(tree))
         ours = best(lambda: load_plan(tree))
-        shown = best(
-            lambda: json.dumps(load_plan(tree).plan.model_dump(mode="json", by_alias=True))
-        )
+        validated = best(lambda: plan_errors(plan))
+        assert plan_errors(plan) == ()
+        shown = best(lambda: _show(tree))
         cli = str(Path(sys.executable).with_name("mergegate"))
         command = [cli, "plan", "show", str(tree), "--format", "json"]
         done = subprocess.run(command, capture_output=True, check=True)
@@ -216,12 +223,35 @@ def main() -> int:
     print(f"{'step':<14}{'seconds':>10}{'x read bytes':>14}")
     print(f"{'read bytes':<14}{base:>10.4f}{1.0:>14.1f}")
     print(f"{'import':<14}{ours:>10.4f}{ours / base:>14.1f}")
+    print(f"{'validate':<14}{validated:>10.4f}{validated / base:>14.1f}")
     print(f"{'show json':<14}{shown:>10.4f}{shown / base:>14.1f}")
     print(f"{'CLI startup':<14}{startup:>10.4f}{startup / base:>14.1f}  (mergegate --version)")
     print(f"{'CLI show json':<14}{process:>10.4f}{process / base:>14.1f}  (the whole process)")
     verdict = "ok" if ours < TARGET_S else "TOO SLOW"
     print(f"import under {TARGET_S} s: {verdict}")
+    fences()
     return 0 if ours < TARGET_S else 1
+
+
+def _show(tree: Path) -> str:
+    result = load_plan(tree)
+    plan_errors(result.plan)
+    return json.dumps(result.plan.model_dump(mode="json", by_alias=True))
+
+
+def fences() -> None:
+    """Fence pairing next to `str.split` of the same text, at two sizes (linear: same ratio)."""
+    print(f"{'fences':<22}{'MB':>6}{'split s':>10}{'pairing s':>11}{'x split':>9}")
+    for name, unit in (("openers, never closed", "```bash\n"), ("nested pairs", NESTED)):
+        for size in (1_000_000, 4_000_000):
+            text = unit * (size // len(unit))
+            split = best(lambda text=text: text.split("\n"))
+            paired = best(lambda text=text: Document.from_text("f.md", text))
+            ratio = paired / split
+            print(f"{name:<22}{size / 1e6:>6.1f}{split:>10.4f}{paired:>11.4f}{ratio:>9.1f}")
+
+
+NESTED = "```markdown\n# x\n```bash\nrun\n```\ntext\n```\n- [ ] **Step 1: go**\n"
 
 
 if __name__ == "__main__":

@@ -312,6 +312,19 @@ def test_split_plan_imports_as_one(shared_dir: Path) -> None:
 # ---------------------------------------------------------------- superpowers
 
 
+# The README's step counts come from a CommonMark reading, under which an example block that
+# holds its own ``` blocks closes early and its closing ``` opens a block swallowing the steps
+# after it. These are the steps that reading lost (line numbers in the file): each is a real
+# step of its task (`**Step 2: Verify file created**` with its Run/Expected, `**Step 3:
+# Commit**`, ...), kept by the nesting-aware fence pairing (mergegate.plans._document), and
+# the `Expected:` lines among them.
+_SWALLOWED_STEPS = {
+    "2025-11-22-opencode-support-implementation.md": (885, 890),
+    "2026-01-14-installable-proxy-implementation.md": (1037,),
+}
+_SWALLOWED_EXPECTED = {"2025-11-22-opencode-support-implementation.md": (888,)}
+
+
 @pytest.mark.parametrize("row", [r for r in _ids("PLAN") if r.family == "superpowers"], ids=str)
 def test_superpowers_row(row: Row, shared_dir: Path) -> None:
     plan = _plan_for(row)
@@ -332,11 +345,13 @@ def test_superpowers_row(row: Row, shared_dir: Path) -> None:
         expect,
     )
     assert steps
-    assert sum(len(t.steps) for t in tasks if t.steps and t.steps[0].title) == sum(
-        map(int, steps.groups())
-    )
+    found = [s for t in tasks if t.steps and t.steps[0].title for s in t.steps]
+    swallowed = _SWALLOWED_STEPS.get(PurePosixPath(row.path).name, ())
+    assert len(found) == sum(map(int, steps.groups())) + len(swallowed)
+    assert {s.source.line for s in found if s.source} >= set(swallowed)
     expected = _count(expect, "`Expected:` lines")
     assert expected is not None
+    expected += len(_SWALLOWED_EXPECTED.get(PurePosixPath(row.path).name, ()))
     checks = [c for t in tasks for s in t.steps for c in s.checks]
     assert len(checks) <= expected  # an `Expected:` without a `Run:` is no check
     assert all(c.run and c.expect for c in checks)

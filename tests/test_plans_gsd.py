@@ -149,7 +149,8 @@ def test_a_standard_tree(tmp_path: Path) -> None:
     result = load_plan(root)
     plan = result.plan
     assert plan.title == "Demo"
-    assert [p.id for p in plan.phases] == ["01", "3", "14.1", "999.1"]
+    # The roadmap's own order (issue 27): `run` follows it, so numbers are never sorted first.
+    assert [p.id for p in plan.phases] == ["01", "14.1", "999.1", "3"]
     first = plan.phases[0]
     assert (first.name, first.goal, first.directory) == (
         "Foundation",
@@ -190,10 +191,10 @@ def test_a_standard_tree(tmp_path: Path) -> None:
     assert [c.text for c in one.success_criteria] == ["core builds", "tests pass"]
     assert one.extra["plan"] == "01"
     assert one.extra["type"] == "execute"
-    inserted = plan.phases[2]
+    inserted = plan.phases[1]
     assert (inserted.name, inserted.goal) == ("Inserted Work (INSERTED)", "Something urgent")
-    assert plan.phases[1].units == ()
-    assert plan.phases[1].directory == "phases/03-not-planned-yet"  # planned next, no plans yet
+    assert plan.phases[3].units == ()
+    assert plan.phases[3].directory == "phases/03-not-planned-yet"  # planned next, no plans yet
     assert result.warnings == ()
 
 
@@ -302,8 +303,10 @@ def test_alphanumeric_ids_keep_roadmap_order(tmp_path: Path) -> None:
         },
     )
     plan = load_plan(root).plan
-    assert [p.id for p in plan.phases] == ["2", "Q2", "AB1"]
-    assert plan.phases[1].units[0].depends_on == ("AB1-01",)
+    # Roadmap sections in roadmap order; a phase no roadmap names comes after them (its
+    # number is compared with numbered sections only, and these have none).
+    assert [p.id for p in plan.phases] == ["Q2", "AB1", "2"]
+    assert plan.phases[0].units[0].depends_on == ("AB1-01",)
 
 
 def test_checkpoint_without_name_and_wave_conflict(tmp_path: Path) -> None:
@@ -702,7 +705,9 @@ def test_quick_and_research_directories(tmp_path: Path) -> None:
         },
     )
     plan = load_plan(root).plan
-    assert [(p.id, p.directory) for p in plan.phases] == [("001", "quick/001-fix-typo")]
+    # Quick task 001 is no phase 001: its ids say so (`depends_on: [001-01]` means a phase).
+    assert [(p.id, p.directory) for p in plan.phases] == [("quick-001", "quick/001-fix-typo")]
+    assert [u.id for _, u in plan.units()] == ["quick-001-01"]
 
 
 def test_frontmatter_value_shapes(tmp_path: Path) -> None:

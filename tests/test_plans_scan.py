@@ -155,8 +155,8 @@ def test_adversarial_input_is_scanned_in_linear_time(tmp_path: Path) -> None:
 
 
 def test_an_indented_fence_ends_with_its_block() -> None:
-    # Mis-nested fences (a ```bash inside a ``` example) leave the last ``` open; it must not
-    # swallow the </action>, </task> and every task after it.
+    # A ```bash nested in a ``` example is paired as nested (the last ``` closes the example);
+    # a fence left open must not swallow the </action>, </task> and every task after it.
     d = doc(
         "<task>\n"
         "  <action>\n"
@@ -172,8 +172,15 @@ def test_an_indented_fence_ends_with_its_block() -> None:
         "</task>\n"
         "<task>\n"
     )
-    assert d.fenced[2:10] == (True, True, True, True, True, False, True, True)
-    assert d.fenced[10:] == (False,) * 4  # the open ``` ends where </action> dedents
+    assert d.fenced[2:10] == (True,) * 7 + (False,)
+    assert d.fenced[10:] == (False,) * 4
     assert d.unclosed_fences == ()
     tags = TagIndex(d)
     assert len(tags.elements(frozenset({"task"}), 0, len(d.lines))) == 2
+    left_open = doc(
+        "<task>\n  <action>\n    ```\n    <step>\n    ```bash\n    run\n    </step>\n"
+        "  </action>\n</task>\n<task>\n"
+    )
+    assert left_open.fenced[2:7] == (True,) * 5
+    assert left_open.fenced[7:] == (False,) * 4  # the open ``` ends where </action> dedents
+    assert len(TagIndex(left_open).elements(frozenset({"task"}), 0, len(left_open.lines))) == 2

@@ -32,6 +32,7 @@ from mergegate.plans import (
     Unit,
     check_plan,
     load_plan,
+    plan_errors,
     unit_waves,
 )
 
@@ -61,28 +62,32 @@ def show(ctx: click.Context, path: str, fmt: str) -> None:
     """Print the plan at PATH: phases, waves, units and tasks.
 
     \b
-    Warnings the import collected go to stderr, each with file:line. A part that could not be
-    read at all (a GSD plan's unreadable frontmatter) is an error: the rest is still shown,
-    and the exit code is 2.
+    Warnings the import collected go to stderr, each with file:line. A plan that cannot run
+    is never shown as if it could: every error `plan check` would report (a part that could
+    not be read, a bad, repeated or look-alike id, a path outside the repository, control
+    characters, unknown or circular dependencies, ...) goes to stderr with its file:line,
+    the first line of the tree says "cannot run", and the exit code is 2. Input that cannot
+    be read at all (a symlink out of the repository, NUL bytes, YAML nested too deep) is one
+    line with file:line and exit 2, as in `plan check`.
     --format json prints {"format", "phases": [{"id", "name", "success_criteria",
     "units": [{"id", "wave", "depends_on", "must_haves", "source": {"file", "line"},
     "tasks": [{"name", "type", "files", "action", "verify", "done", "source"}]}]}]}
     (every model field; paths relative to PATH).
-    Exit codes: 0 imported; 2 unknown or broken input (one line with file:line).
+    Exit codes: 0 imported and runnable; 2 unknown, broken or unrunnable input.
     """
     result = load_plan(path)
-    for warning in result.warnings:
-        click.echo(f"mergegate: {clean(str(warning), 500)}", err=True)
-    code = ExitCode.USAGE if result.errors else ExitCode.OK
+    errors = [*result.errors, *plan_errors(result.plan)]
+    for issue in [*(w for w in result.warnings if w.severity is not Severity.ERROR), *errors]:
+        click.echo(f"mergegate: {clean(str(issue), 500)}", err=True)
     if fmt == "json":
         data = result.plan.model_dump(mode="json", by_alias=True)
         click.echo(json.dumps(data, indent=2, ensure_ascii=True))
     elif choose_mode("auto", isatty=sys.stdout.isatty(), env=os.environ) == "rich":
-        Console(highlight=False, emoji=False).print(_tree(result.plan))
+        Console(highlight=False, emoji=False).print(_tree(result.plan, len(errors)))
     else:
-        for line in _lines(result.plan):
+        for line in _lines(result.plan, len(errors)):
             click.echo(line)
-    ctx.exit(int(code))
+    ctx.exit(int(ExitCode.USAGE if errors else ExitCode.OK))
 
 
 @plan.command("check")
@@ -94,11 +99,17 @@ def check(ctx: click.Context, path: str, strict: bool, fmt: str) -> None:
     """Lint the plan at PATH; every finding carries file:line.
 
     \b
-    Errors: dependency cycles, unknown dependencies or ones on later phases, duplicate ids,
-    units without tasks, no acceptance signal anywhere in the plan.
+    Errors (the plan cannot run; `run` and `verify` refuse it the same way): ids outside
+    [A-Za-z0-9._-], used twice or looking like another (0/O, 1/l, case); control characters
+    (NUL, escapes, bidirectional overrides) in any text; artifacts, key links, phase
+    directories or source files outside the repository; dependency cycles, unknown
+    dependencies or ones on later phases; units without tasks; no acceptance signal
+    anywhere in the plan. Unreadable input (a symlink out of the repository, NUL bytes,
+    YAML nested too deep) is one line with file:line.
     Warnings: the import's own warnings, declared waves contradicting depends_on, two units
     of one wave listing the same file, tasks without done criteria or checks, units without
-    must-haves or acceptance criteria.
+    must-haves or acceptance criteria, files outside the repository a unit tells its agent
+    to read or change.
     Info: checkpoint tasks (a person must act there).
     Exit codes: 0 clean (warnings allowed); 1 warnings with --strict; 2 errors or bad input.
     """
@@ -137,12 +148,13 @@ def _waves(phase: Phase) -> tuple[tuple[Unit, ...], ...] | None:
         return None
 
 
-def _summary(plan: Plan) -> str:
+def _summary(plan: Plan, errors: int) -> str:
     units = sum(1 for _ in plan.units())
     tasks = sum(1 for _ in plan.tasks())
     title = clean(plan.title, 200) or "(untitled)"
     counts = f"{len(plan.phases)} phases, {units} units, {tasks} tasks"
-    return f"plan: {title} ({plan.format.value}; {counts})"
+    refused = f" — cannot run: {errors} error(s), see stderr" if errors else ""
+    return f"plan: {title} ({plan.format.value}; {counts}){refused}"
 
 
 def _phase_label(phase: Phase) -> str:
@@ -209,14 +221,14 @@ def _walk(plan: Plan, emit: Callable[[int, str], None]) -> None:
                     emit(3, _task_label(task))
 
 
-def _lines(plan: Plan) -> list[str]:
-    lines = [_summary(plan)]
+def _lines(plan: Plan, errors: int) -> list[str]:
+    lines = [_summary(plan, errors)]
     _walk(plan, lambda depth, text: lines.append("  " * depth + text))
     return lines
 
 
-def _tree(plan: Plan) -> Tree:
-    root = Tree(escape(_summary(plan)))
+def _tree(plan: Plan, errors: int) -> Tree:
+    root = Tree(escape(_summary(plan, errors)))
     stack: list[Tree] = [root]
 
     def emit(depth: int, text: str) -> None:

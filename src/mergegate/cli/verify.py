@@ -22,7 +22,7 @@ from mergegate.cli._progress import clean
 from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
-from mergegate.plans import Phase, Plan
+from mergegate.plans import Phase, Plan, require_valid
 from mergegate.plans import load_plan as import_plan
 from mergegate.verify import (
     Answer,
@@ -458,6 +458,7 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     config = load_config(opts["repo"])
     loaded = load_plan(opts["plan_path"])
     phase = find_phase(loaded.plan, opts["phase_id"])
+    require_valid(loaded.plan, phase=phase.id)  # the validation `run` and `plan check` share
     if opts["dry_run"]:
         data = _dry_run_dict(phase, derive_checks(loaded.plan, phase))
         if opts["fmt"] == "json":

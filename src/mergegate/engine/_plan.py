@@ -13,10 +13,9 @@ from mergegate.plans import (
     CycleError,
     Phase,
     Plan,
-    Severity,
     Task,
     Unit,
-    check_plan,
+    require_runnable,
     unit_waves,
 )
 
@@ -31,28 +30,12 @@ __all__ = [
 
 
 def validate_plan(plan: Plan) -> None:
-    """Refuse a plan the engine cannot run, naming what is wrong (exit 2): every error of
-    `check_plan` (duplicate ids, unknown, circular or later-phase dependencies, units without
-    tasks, nothing to verify against), and ids that cannot name a folder or a branch."""
+    """Refuse a plan the engine cannot run, naming what is wrong (exit 2): the one plan
+    validation every command shares (`mergegate.plans.require_runnable`: ids, paths, text,
+    dependencies, tasks, something to verify against)."""
     if not plan.phases:
         raise UsageError("the plan has no phases")
-    errors = [issue for issue in check_plan(plan) if issue.severity is Severity.ERROR]
-    if errors:
-        more = f" (and {len(errors) - 1} more: see mergegate plan check)" if len(errors) > 1 else ""
-        first = errors[0]
-        where = f" ({first.source})" if first.source else ""
-        raise UsageError(f"the plan cannot run: {first.message}{where}{more}")
-    for _, unit in plan.units():
-        _validate_ids(unit)
-
-
-def _validate_ids(unit: Unit) -> None:
-    for text in (unit.id, *(t.id for t in unit.tasks)):
-        if not text or any(c in text for c in "/\\\0\n") or text.startswith((".", "-")):
-            raise UsageError(f"unit {unit.id!r}: id {text!r} cannot name a folder or a branch")
-    ids = [t.id for t in unit.tasks]
-    if len(set(ids)) != len(ids):
-        raise UsageError(f"unit {unit.id!r} has two tasks with the same id")
+    require_runnable(plan)
 
 
 def compute_waves(phase: Phase) -> list[list[Unit]]:

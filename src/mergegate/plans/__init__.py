@@ -2,9 +2,11 @@
 
 `load_plan(path)` imports a GSD-family planning tree (`.planning/`, `.paul/`), a superpowers
 plan, a spectacular plan (single or split) or a native mergegate plan (YAML) into one `Plan`;
-`check_plan` lints it; `unit_waves` gives the order its units run in; `dump_native` writes it
-back as a native file. `render_summary`/`render_verification` produce GSD-compatible reports
-and `write_phase_reports` puts them beside the plans, so GSD and mergegate can take turns.
+`check_plan` lints it; `require_runnable` (run) and `require_valid` (verify) are the one gate
+commands pass a plan through (`plan_errors` lists what they would refuse); `unit_waves`
+gives the order its units run in; `dump_native` writes it back as a native file.
+`render_summary`/`render_verification` produce GSD-compatible reports and
+`write_phase_reports` puts them beside the plans, so GSD and mergegate can take turns.
 
 Layer L1: pure values and text. The importers read files and the one write-back function
 writes through `mergegate.atomic_files`; nothing here starts a process or decides about the world.
@@ -12,7 +14,7 @@ writes through `mergegate.atomic_files`; nothing here starts a process or decide
 
 from __future__ import annotations
 
-from mergegate.plans._check import check_plan
+from mergegate.plans._check import check_plan, plan_errors, require_runnable, require_valid
 from mergegate.plans._detect import load_plan
 from mergegate.plans._errors import PlanError
 from mergegate.plans._model import (
@@ -81,9 +83,12 @@ __all__ = [
     "check_plan",
     "dump_native",
     "load_plan",
+    "plan_errors",
     "read_native",
     "render_summary",
     "render_verification",
+    "require_runnable",
+    "require_valid",
     "summary_name",
     "unit_waves",
     "verification_name",

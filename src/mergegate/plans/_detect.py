@@ -14,6 +14,10 @@ classified by several signals in the order the formats are checked:
 
 Anything else is one `PlanError` naming the file. Every path in the result is relative to
 PATH (a file's own name when PATH is a file).
+
+The repository of PATH (`repository_of`: the nearest directory above it holding `.git`, else
+PATH's own directory) is the boundary of every read: a file or directory that resolves
+outside it — a symlink out of the tree — is a `PlanError`, never read or shown.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from mergegate.plans._order import wave_conflicts
 from mergegate.plans._spectacular import PHASE_HEADING, import_spectacular
 from mergegate.plans._superpowers import TASK_HEADING, import_superpowers
 
-__all__ = ["load_plan"]
+__all__ = ["load_plan", "repository_of"]
 
 _PART = re.compile(r"^plan-phase(\d+)\.md$")
 _GSD_TASK = re.compile(r"^[ \t]*<task[ \t>]")
@@ -42,14 +46,18 @@ _RUN_ID = re.compile(r"^(?:runId:|>[ \t]*\*\*Run ID:?\*\*)", re.I)
 def load_plan(path: str | os.PathLike[str]) -> ImportResult:
     """Import the plan at `path` (file or directory) with the warnings collected on the way.
 
-    Raises `PlanError` (exit 2) for a path that holds no known plan or a broken one.
+    Raises `PlanError` (exit 2) for a path that holds no known plan or a broken one, and for
+    one that reaches outside its repository through a symlink.
     """
     target = Path(path)
     notes = Notes()
+    repository = repository_of(target)
     if target.is_dir():
-        plan = _directory(target, notes)
+        plan = _directory(target, notes, repository)
     elif target.is_file():
-        plan = _file(target, target.name, notes)
+        plan = _file(target, target.name, notes, repository)
+    elif os.path.lexists(target):
+        raise PlanError("not a regular file or a directory; not read as a plan", file=str(path))
     else:
         raise PlanError("no such file or directory", file=str(path))
     for phase in plan.phases:
@@ -62,18 +70,29 @@ def load_plan(path: str | os.PathLike[str]) -> ImportResult:
     return ImportResult(plan=plan, warnings=notes.issues)
 
 
-def _directory(path: Path, notes: Notes) -> Plan:
+def repository_of(path: Path) -> Path:
+    """The work tree `path` lies in: the nearest directory at or above it holding `.git`, else
+    the directory of `path` itself (the path as given, symlinks not resolved)."""
+    start = Path(os.path.abspath(path))
+    base = start if start.is_dir() else start.parent
+    for directory in (base, *base.parents):
+        if os.path.lexists(directory / ".git"):
+            return directory
+    return base
+
+
+def _directory(path: Path, notes: Notes, repository: Path) -> Plan:
     if planning_root(path) is not None:
-        return import_gsd(path, notes)
+        return import_gsd(path, notes, repository=repository)
     parts = _parts(path)
     if parts:
-        return _split(path, "", parts, notes)
+        return _split(path, "", parts, notes, repository)
     if (path / "plan").is_dir() and _parts(path / "plan"):
-        return _split(path / "plan", "plan/", _parts(path / "plan"), notes)
+        return _split(path / "plan", "plan/", _parts(path / "plan"), notes, repository)
     if (path / "plan.md").is_file():
-        return _file(path / "plan.md", "plan.md", notes)
+        return _file(path / "plan.md", "plan.md", notes, repository)
     if any(name.endswith("-PLAN.md") or name == "PLAN.md" for name in _names(path)):
-        return import_gsd(path, notes)
+        return import_gsd(path, notes, repository=repository)
     raise PlanError(
         "no plan here: expected a .planning/.paul directory, a spectacular spec (plan.md or "
         "plan/plan-phaseN.md), a GSD phase directory (*-PLAN.md) or a plan file",
@@ -93,15 +112,17 @@ def _parts(path: Path) -> list[str]:
     return [name for _, name in sorted(found)]
 
 
-def _split(path: Path, prefix: str, parts: list[str], notes: Notes) -> Plan:
-    docs = [read_document(path / name, prefix + name) for name in parts]
+def _split(path: Path, prefix: str, parts: list[str], notes: Notes, repository: Path) -> Plan:
+    docs = [read_document(path / name, prefix + name, root=repository) for name in parts]
     readme = path / "README.md"
-    index = read_document(readme, prefix + "README.md") if readme.is_file() else None
+    index = (
+        read_document(readme, prefix + "README.md", root=repository) if readme.is_file() else None
+    )
     return import_spectacular(docs, notes, index=index)
 
 
-def _file(path: Path, rel: str, notes: Notes) -> Plan:
-    doc = read_document(path, rel)
+def _file(path: Path, rel: str, notes: Notes, repository: Path) -> Plan:
+    doc = read_document(path, rel, root=repository)
     if path.suffix.lower() in (".yaml", ".yml"):
         if not is_native(doc):
             raise PlanError(
@@ -114,7 +135,7 @@ def _file(path: Path, rel: str, notes: Notes) -> Plan:
         )
     kind = classify(doc, path.name)
     if kind == "gsd":
-        return import_gsd_file(path, notes)  # warns about its own fences
+        return import_gsd_file(path, notes, repository=repository)  # warns about its fences
     for index in doc.unclosed_fences:
         notes.warn("unclosed-fence", "code fence is never closed; read as text", doc.ref(index))
     if kind == "spectacular":

@@ -11,7 +11,9 @@ refuses, the block is read again by `_loose`, an indentation-based reader of the
 writes (keys, inline and block lists, lists of small mappings, block scalars), and the
 importer warns that it did so. Input neither can read is an error with the line.
 
-Bounded: the block is capped in size and the node walk in count (aliases cannot inflate it).
+Bounded: the block is capped in size, the node walk in count (aliases cannot inflate it)
+and in depth (`MAX_DEPTH`; both readers recurse, and a 100 000-deep `[[[…]]]` must be a plan
+error with its line, not a RecursionError).
 """
 
 from __future__ import annotations
@@ -28,9 +30,18 @@ import yaml
 from mergegate.plans._document import Document
 from mergegate.plans._errors import Notes, PlanError
 
-__all__ = ["MAX_FRONTMATTER_CHARS", "Frontmatter", "Node", "read_frontmatter", "to_json"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FRONTMATTER_CHARS",
+    "Frontmatter",
+    "Node",
+    "read_frontmatter",
+    "to_json",
+]
 
 MAX_FRONTMATTER_CHARS = 256 * 1024
+MAX_DEPTH = 64
+"""Nesting levels frontmatter may have (GSD's deepest, must_haves.artifacts[].x, is 4)."""
 _MAX_NODES = 50_000
 _DELIMITER = re.compile(r"^---[ \t]*$")
 _END = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
@@ -93,6 +104,10 @@ def read_frontmatter(doc: Document, notes: Notes) -> Frontmatter | None:
         loose = False
     except _TooManyValues as exc:
         raise PlanError(f"frontmatter has more than {_MAX_NODES} values", file=doc.rel) from exc
+    except _TooDeep as exc:
+        raise PlanError(
+            f"frontmatter nested deeper than {MAX_DEPTH} levels", file=doc.rel, line=exc.line
+        ) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = 2 + (mark.line if mark is not None else 0)
@@ -151,19 +166,31 @@ class _TooManyValues(Exception):
     """More nodes than `_MAX_NODES` (aliases can make a small block huge)."""
 
 
-def _convert(loader: Any, node: yaml.Node, first: int, budget: list[int]) -> Node:
+class _TooDeep(Exception):
+    """Nesting deeper than `MAX_DEPTH`, found at 1-based `line` of the file."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _convert(loader: Any, node: yaml.Node, first: int, budget: list[int], depth: int = 0) -> Node:
     budget[0] -= 1
     if budget[0] < 0:
         raise _TooManyValues
     line = first + node.start_mark.line
+    if depth > MAX_DEPTH:
+        raise _TooDeep(line)
     if isinstance(node, yaml.MappingNode):
         mapping: dict[str, Node] = {}
         for key_node, value_node in node.value:
-            key = _convert(loader, key_node, first, budget)
-            mapping[key.text()] = _convert(loader, value_node, first, budget)
+            key = _convert(loader, key_node, first, budget, depth + 1)
+            mapping[key.text()] = _convert(loader, value_node, first, budget, depth + 1)
         return Node(mapping, line)
     if isinstance(node, yaml.SequenceNode):
-        return Node([_convert(loader, child, first, budget) for child in node.value], line)
+        return Node(
+            [_convert(loader, child, first, budget, depth + 1) for child in node.value], line
+        )
     value = loader.construct_object(node, deep=True)
     return Node(_scalar_json(value, node.value), line, raw=str(node.value))
 
@@ -195,6 +222,7 @@ class _Loose:
         ]
         self.pos = 0
         self.rel = rel
+        self.depth = 0
 
     def fail(self, line: int, what: str) -> PlanError:
         return PlanError(what, file=self.rel, line=line)
@@ -207,11 +235,21 @@ class _Loose:
             raise self.fail(self.rows[self.pos][0], "unexpected indentation")
         return node
 
+    def deeper(self, line: int) -> None:
+        """One level in; a `PlanError` at `line` past `MAX_DEPTH` (the reader recurses)."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.fail(line, f"nested deeper than {MAX_DEPTH} levels")
+
     def block(self, indent: int) -> Node:
-        text = self.rows[self.pos][2]
-        if text == "-" or text.startswith("- "):
-            return self.sequence(indent)
-        return self.mapping(indent)
+        line, _, text = self.rows[self.pos]
+        self.deeper(line)
+        try:
+            if text == "-" or text.startswith("- "):
+                return self.sequence(indent)
+            return self.mapping(indent)
+        finally:
+            self.depth -= 1
 
     def mapping(self, indent: int, first: str | None = None) -> Node:
         values: dict[str, Node] = {}
@@ -241,13 +279,17 @@ class _Loose:
             rest = text[1:].strip()
             if _KEY.match(rest) and not rest.startswith(("'", '"')):
                 # `- key: value` starts a mapping whose keys sit two columns in.
-                items.append(self.mapping(indent + 2, first=rest))
+                self.deeper(line)
+                try:
+                    items.append(self.mapping(indent + 2, first=rest))
+                finally:
+                    self.depth -= 1
                 continue
             self.pos += 1
             items.append(self.value(line, indent, rest or None))
         return Node(items, start)
 
-    def scalar(self, text: str, line: int) -> Node:
+    def scalar(self, text: str, line: int, depth: int = 0) -> Node:
         """A one-line value as text; only unbalanced brackets and quotes are refused.
 
         Models write values YAML refuses (`` `code` first``, `@path`, `a: b` in a list item);
@@ -258,10 +300,16 @@ class _Loose:
             text = text[: text.rindex("]") + 1]  # `["a"] (updated)`: the list, not the remark
         if text.startswith("[") != text.endswith("]"):
             raise self.fail(line, f"unbalanced brackets in {text[:40]!r}")
-        if text[:1] in ("'", '"') and (len(text) < 2 or text[-1] != text[0]):
+        quote = text[:1]
+        if quote in ("'", '"') and (len(text) < 2 or text[-1] != quote):
+            if depth and text.count(quote) % 2 == 0:
+                return Node(text, line, raw=text)  # `"0" keyboard shortcut`: a list item's text
             raise self.fail(line, f"unterminated quote in {text[:40]!r}")
         if text.startswith("["):
-            return Node([self.scalar(part, line) for part in _split_inline(text[1:-1])], line)
+            if self.depth + depth >= MAX_DEPTH:
+                raise self.fail(line, f"nested deeper than {MAX_DEPTH} levels")
+            parts = _split_inline(text[1:-1])
+            return Node([self.scalar(part, line, depth + 1) for part in parts], line)
         return _loose_scalar(text, line)
 
     def continued(self, node: Node, indent: int) -> Node:

@@ -21,6 +21,7 @@ from mergegate.plans._document import Document
 from mergegate.plans._errors import Notes, PlanError
 from mergegate.plans._frontmatter import Frontmatter, Node, read_frontmatter, to_json
 from mergegate.plans._gsd_markdown import NAME_LIMIT, markdown_body
+from mergegate.plans._ids import normal_id
 from mergegate.plans._markdown import headings, list_items, split_paths
 from mergegate.plans._model import (
     AcceptanceCriterion,
@@ -38,6 +39,7 @@ __all__ = ["PlanFile", "PlanName", "parse_plan_name", "read_gsd_plan"]
 
 _NUMBERED = re.compile(r"^(?P<phase>[^-]+)-(?P<plan>\d+)(?:-(?P<slug>.+))?-PLAN\.md$")
 _UNNUMBERED = re.compile(r"^(?P<phase>[^-]+)(?:-.+)?-PLAN\.md$")
+_TAIL = re.compile(r"^(?P<plan>\d+)(?:-.+)?-PLAN\.md$")
 _SECTIONS = frozenset(
     {
         "objective", "execution_context", "context", "tasks", "verification",
@@ -80,8 +82,18 @@ class PlanFile:
     plan_number: str | None
 
 
-def parse_plan_name(file_name: str) -> PlanName:
+def parse_plan_name(file_name: str, *, phase: str | None = None) -> PlanName:
+    """What a plan file's name says; `phase` is its directory's phase id when known, so a
+    name that starts with an id holding dashes (`CV-RENDER-01-PLAN.md`) splits after it, and
+    a bare number that is not the phase (`02-PLAN.md` in `01-x/`) is the plan's number."""
     stem = file_name.removesuffix("PLAN.md").removesuffix("-")
+    if phase and file_name.lower().startswith(phase.lower() + "-"):
+        tail = _TAIL.match(file_name[len(phase) + 1 :])
+        if tail:
+            return PlanName(file_name[: len(phase)], tail["plan"], stem)
+    short = _TAIL.match(file_name)
+    if phase and short and short["plan"] == stem and normal_id(stem) != normal_id(phase):
+        return PlanName(phase, stem, stem)  # `02-PLAN.md` in phase 01's directory: plan 02
     numbered = _NUMBERED.match(file_name)
     if numbered:
         return PlanName(numbered["phase"], numbered["plan"], stem)

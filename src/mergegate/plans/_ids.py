@@ -1,17 +1,46 @@
-"""Phase and plan identifiers: text, compared by their numeric parts where they have them.
+"""Phase, unit and task identifiers: what they may hold, how they compare, how they look.
 
-Phase ids are strings (`01`, `14.1`, `999.1`, `Q2a.1`). Two spellings of one number (`1`,
-`01`) are the same phase; ids with a non-numeric part are opaque and keep the order the
-roadmap gives them.
+Phase ids are strings (`01`, `14.1`, `999.1`, `Q2a.1`, `CV-RENDER`). Two spellings of one
+number (`1`, `01`) are the same phase; ids with a non-numeric part are opaque and keep the
+order the roadmap gives them.
+
+Every id a plan gives is checked against one strict alphabet, `[A-Za-z0-9._-]`, starting
+with a letter or digit (`id_problem`). Ids become branch names, folder names and the words a
+person types after `--phase`; an alphabet without look-alikes is the only rule that makes an
+id that *looks* like another impossible by construction, without a table of Unicode
+confusables to keep current (UTS #39's covers thousands of characters, and mixed-script rules
+still let a whole-script Cyrillic `аос` pass for Latin). Within the alphabet, ids that differ
+only in characters people misread (`0`/`O`, `1`/`l`/`I`, `rn`/`m`, case, leading zeros) get
+one `skeleton`; two ids of one plan with the same skeleton are an error. Ids the importers
+make from file names (a superpowers plan's stem) are brought into the alphabet by `ascii_id`.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["normal_id", "numeric_parts", "slug", "sort_key"]
+__all__ = [
+    "MAX_ID_LENGTH",
+    "ascii_id",
+    "id_problem",
+    "normal_id",
+    "numeric_parts",
+    "skeleton",
+    "slug",
+    "sort_key",
+]
 
+MAX_ID_LENGTH = 128
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
+_DOTS = re.compile(r"\.{2,}")
+_LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
+# Characters and pairs read as one another in common fonts, folded to one representative
+# (after lower-casing): letters that pass for digits become the digits.
+_LOOK_ALIKE = str.maketrans({"o": "0", "l": "1", "i": "1", "|": "1"})
+_PAIRS = (("rn", "m"), ("vv", "w"))
 
 
 def normal_id(value: str) -> str:
@@ -39,3 +68,50 @@ def sort_key(value: str, fallback: int) -> tuple[int, tuple[int, ...], int, str]
 def slug(text: str) -> str:
     """Lower-case words joined by dashes: `Type & Safety Sweep` → `type-safety-sweep`."""
     return _NON_ALNUM.sub("-", text.lower()).strip("-")
+
+
+def id_problem(value: str) -> str | None:
+    """Why `value` cannot be an id (a short phrase), or None when it can."""
+    if not value:
+        return "is empty"
+    if len(value) > MAX_ID_LENGTH:
+        return f"is longer than {MAX_ID_LENGTH} characters"
+    if _ID.fullmatch(value) is None:
+        bad = _NOT_ID.search(value)
+        if bad is None:  # only the first character is wrong: `.x`, `-x`, `_x`
+            return f"starts with {value[0]!r}; ids start with a letter or a digit"
+        char = bad.group()[0]
+        return (
+            f"holds {_describe(char)} at position {bad.start() + 1}; ids use only "
+            "A-Z, a-z, 0-9, '.', '_' and '-'"
+        )
+    if ".." in value or value.endswith((".", ".lock")):
+        return "cannot name a git branch ('..', or a trailing '.' or '.lock')"
+    return None
+
+
+def _describe(char: str) -> str:
+    name = unicodedata.name(char, "")
+    code = f"U+{ord(char):04X}"
+    return f"{code} {name}" if name else code
+
+
+def skeleton(value: str) -> str:
+    """What an id looks like to a reader: case, leading zeros and look-alikes folded.
+
+    `01-0l`, `1-01` and `01-01` share one skeleton; so do `Auth` and `auth` (one folder on a
+    case-insensitive file system) and `rn` and `m`.
+    """
+    folded = value.lower()
+    for pair, single in _PAIRS:
+        folded = folded.replace(pair, single)
+    return _LEADING_ZEROS.sub("", folded.translate(_LOOK_ALIKE))
+
+
+def ascii_id(text: str, fallback: str) -> str:
+    """An id in the alphabet made from a file name: accents dropped (`café` → `cafe`), runs
+    of other characters turned into one `-`; `fallback` when nothing is left."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = decomposed.encode("ascii", "ignore").decode("ascii")
+    made = _DOTS.sub(".", _NOT_ID.sub("-", plain)).strip("-._")[:MAX_ID_LENGTH].rstrip("-._")
+    return made if made and id_problem(made) is None else fallback

@@ -4,9 +4,13 @@ Every helper skips fenced lines (see `_document`), so text inside code blocks ne
 structure. Patterns are anchored and free of nested repetition: each line is matched in time
 linear in its length.
 
-Why not a CommonMark parser: GSD plans indent their XML-ish blocks and the Markdown inside
-them by 2-4 spaces, which CommonMark reads as indented code; the formats' own tools read them
-line by line, and so do we.
+Why not a CommonMark parser (markdown-it-py, STYLE rule 19): GSD plans indent their XML-ish
+blocks and the Markdown inside them by 2-4 spaces, which CommonMark reads as indented code;
+and authors nest same-length code fences, which CommonMark pairs so that the steps after an
+example block vanish into code (measured with markdown-it-py's CommonMark preset on 21 real
+superpowers plans: 20 steps in 7 plans, the same the old line mask lost; `_document` pairs
+fences as they are nested and keeps all of them). The formats' own tools read plans line by
+line, and so do we, over the fence mask.
 """
 
 from __future__ import annotations

@@ -34,9 +34,11 @@ from mergegate.plans._document import Document
 from mergegate.plans._errors import PlanError
 from mergegate.plans._model import Plan, PlanFormat
 
-__all__ = ["NATIVE_VERSION", "dump_native", "is_native", "read_native"]
+__all__ = ["MAX_DEPTH", "NATIVE_VERSION", "dump_native", "is_native", "read_native"]
 
 NATIVE_VERSION = 1
+MAX_DEPTH = 64
+"""Nesting levels a plan's YAML may have (the model itself needs under ten)."""
 _MARKER = "mergegate_plan"
 _ELEMENT_LISTS = frozenset(
     {
@@ -54,21 +56,32 @@ _MAX_ERRORS = 10
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe loading with YAML 1.2 core scalars, line marks, no aliases, no duplicate keys."""
+    """Safe loading with YAML 1.2 core scalars, line marks, no aliases, no duplicate keys,
+    and nesting at most `MAX_DEPTH` deep (PyYAML composes recursively: a 100 000-deep
+    `[[[…]]]` would end in a RecursionError traceback instead of a plan error)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.map_lines: dict[int, int] = {}
         self.seq_lines: dict[int, list[int]] = {}
         self.keep: list[object] = []
+        self.depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise yaml.MarkedYAMLError(
                 None, None, "aliases (*name) are not allowed in a plan", event.start_mark
             )
-        return super().compose_node(parent, index)
+        if self.depth >= MAX_DEPTH:
+            raise yaml.MarkedYAMLError(
+                None, None, f"nested deeper than {MAX_DEPTH} levels", event.start_mark
+            )
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 class _Dumper(yaml.SafeDumper):

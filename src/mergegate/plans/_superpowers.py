@@ -3,10 +3,18 @@
 One file is one phase with one sequential unit; each `## Task N:` / `### Task N:` section is a
 task in document order. `**Files:**` lists keep their verbs (`Create`, `Modify`, `Test`, …) and
 lose line locators (`a.py:12-40`). Steps are `**Step N: …**`, `- [ ] **Step N: …**` or
-`#### Step N` lines; a `Run:` command (inline or the fence below it) followed by an `Expected:`
-line is a check. Checks whose expectation is a failure are test-first red steps: they stay
-with their step and never become acceptance checks. `## Chunk N` / `## Phase N` headings only
-group tasks.
+`#### Step N` lines. A check is a command the plan marks as one, never one read from prose:
+
+* a `Run:` line (the command inline in backticks, or the fence right below it) followed by an
+  `Expected:` line (`Expected output:`, `Expected result:` too; the text may be the fence
+  below it);
+* a fenced shell block (` ```bash `, `sh`, `shell`, `zsh`, `console`, `shell-session`) whose
+  next non-blank line is `Expected:` — the form writing-plans uses for commands too long for
+  a line. In a `console` block only the `$ ` prompt lines are commands (the rest is output).
+
+Checks whose expectation is a failure (`FAIL …`, `New test FAILS …`: a failure word in the
+first clause, not negated) are test-first red steps: they stay with their step and never
+become acceptance checks. `## Chunk N` / `## Phase N` headings only group tasks.
 """
 
 from __future__ import annotations
@@ -17,8 +25,9 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from mergegate.plans._document import Document, is_fence_delimiter
+from mergegate.plans._document import Document, Fence
 from mergegate.plans._errors import Notes, PlanError
+from mergegate.plans._ids import ascii_id
 from mergegate.plans._markdown import (
     Heading,
     consulted,
@@ -40,7 +49,7 @@ from mergegate.plans._model import (
     Verify,
 )
 
-__all__ = ["TASK_HEADING", "import_superpowers"]
+__all__ = ["TASK_HEADING", "expects_failure", "import_superpowers"]
 
 TASK_HEADING = re.compile(
     r"^Task[ \t]+(?P<id>\d[\w.-]{0,19}?)[ \t]*(?:[:.—–-]|[ \t]|$)[ \t]*(?P<title>.*)$", re.I
@@ -52,8 +61,17 @@ _STEP = re.compile(
     re.I,
 )
 _RUN = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**Run\**[ \t]*:\**[ \t]*(?P<cmd>.*)$")
-_EXPECTED = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\**Expected\**[ \t]*:\**[ \t]*(?P<text>.*)$")
+_EXPECTED = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?\**Expected(?:[ \t]+(?:output|result)s?)?\**[ \t]*:\**[ \t]*"
+    r"(?P<text>.*)$",
+    re.I,
+)
 _GROUP = re.compile(r"^(?:Chunk|Phase|Part)[ \t]+\w+", re.I)
+_SHELLS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession"})
+_SESSIONS = frozenset({"console", "shell-session", "shellsession"})
+_CLAUSE = re.compile(r"[.;:!?(\u2014\u2013]| - ")
+_RED = re.compile(r"(?<!\bno )(?<!\b0 )(?<!\bnot )(?<!\bzero )\bfail(?:s|ed|ing|ures?)?\b", re.I)
+_GREEN = re.compile(r"\bpass(?:es|ed|ing)?\b|\bsucceed|\bwithout\b|\bno(?:ne)? fail", re.I)
 _PLAN_LABELS = ("goal", "architecture", "tech stack", "spec", "existing tests", "author", "created")
 
 
@@ -69,7 +87,7 @@ def import_superpowers(doc: Document, notes: Notes) -> Plan:
     tasks = tuple(_task(doc, heads, head, n, notes) for n, head in enumerate(task_heads, 1))
     stem = PurePosixPath(doc.rel).stem
     unit = Unit(
-        id=stem,
+        id=ascii_id(stem, "plan"),  # a file name is no id: brought into the id alphabet
         name=title,
         wave=1,
         files=tuple(dict.fromkeys(path for task in tasks for path in task.files)),
@@ -181,24 +199,31 @@ def _steps(doc: Document, start: int, end: int) -> tuple[Step, ...]:
 
 
 def _checks(doc: Document, start: int, end: int) -> tuple[Check, ...]:
-    """`Run:` commands paired with the `Expected:` line that follows them."""
+    """`Run:` commands and shell fences, each paired with the `Expected:` line after it."""
     checks: list[Check] = []
     pending: tuple[str, int] | None = None
     i = start
     while i < end:
         line = doc.lines[i]
+        fence = doc.fence_at(i)
+        if fence is not None:
+            if pending is None and fence.language in _SHELLS and _expected_after(doc, fence, end):
+                command = _fence_command(doc, fence)
+                pending = (command, i) if command else None
+            i = fence.end + 1
+            continue
         run = None if doc.fenced[i] else _RUN.match(line)
         expected = None if doc.fenced[i] else _EXPECTED.match(line)
         if run:
             command, i = _command(doc, i, end, run.group("cmd"))
             pending = (command, i) if command else None
         elif expected and pending is not None:
-            text = expected.group("text").strip() or _fence_below(doc, i, end)
+            text = expected.group("text").strip() or _fence_text_below(doc, i, end)
             checks.append(
                 Check(
                     run=pending[0],
                     expect=text,
-                    expect_failure=text.lstrip("*_` ").upper().startswith("FAIL"),
+                    expect_failure=expects_failure(text),
                     source=doc.ref(pending[1]),
                 )
             )
@@ -207,22 +232,45 @@ def _checks(doc: Document, start: int, end: int) -> tuple[Check, ...]:
     return tuple(checks)
 
 
+def expects_failure(expectation: str) -> bool:
+    """True when an `Expected:` text says the command fails (a test-first red step).
+
+    Read from the first clause only (`New test FAILS — x is missing`), and a negated failure
+    word (`No failures`, `0 failed`) or a passing word in that clause means it passes.
+    """
+    clause = _CLAUSE.split(expectation.strip().lstrip("*_` "), maxsplit=1)[0]
+    return bool(_RED.search(clause)) and not _GREEN.search(clause)
+
+
+def _expected_after(doc: Document, fence: Fence, end: int) -> bool:
+    j = fence.end + 1
+    while j < end and not doc.lines[j].strip():
+        j += 1
+    return j < end and not doc.fenced[j] and _EXPECTED.match(doc.lines[j]) is not None
+
+
+def _fence_command(doc: Document, fence: Fence) -> str:
+    """The commands of a shell fence; in a `console` block, its `$ ` prompt lines only."""
+    lines = [doc.lines[k].strip() for k in fence.body if doc.lines[k].strip()]
+    if fence.language in _SESSIONS and any(line.startswith("$ ") for line in lines):
+        lines = [line[2:].strip() for line in lines if line.startswith("$ ")]
+    return "\n".join(lines)
+
+
 def _command(doc: Document, i: int, end: int, inline: str) -> tuple[str, int]:
     """The command of a `Run:` line at `i`: inline (backticks dropped) or the fence below."""
     text = inline.strip()
     if text.startswith("`") and text.count("`") >= 2:
         return text[1 : text.index("`", 1)].strip(), i
-    return text or _fence_below(doc, i, end), i
+    return text or _fence_text_below(doc, i, end), i
 
 
-def _fence_below(doc: Document, i: int, end: int) -> str:
+def _fence_text_below(doc: Document, i: int, end: int) -> str:
     """The content of the fenced block right below line `i` (blank lines between allowed)."""
     j = i + 1
     while j < end and not doc.lines[j].strip():
         j += 1
-    if j >= end or not doc.fenced[j]:
+    fence = doc.fence_at(j) if j < end else None
+    if fence is None:
         return ""
-    k = j + 1
-    while k < end and doc.fenced[k] and not is_fence_delimiter(doc.lines[k]):
-        k += 1
-    return "\n".join(line.strip() for line in doc.lines[j + 1 : k] if line.strip())
+    return "\n".join(doc.lines[k].strip() for k in fence.body if doc.lines[k].strip())
