@@ -140,17 +140,20 @@ def test_a_stub_file_fails_substantive(repo: Path, tmp_path: Path) -> None:
     assert result.status is VerificationStatus.GAPS_FOUND
 
 
-def test_an_unimported_module_fails_wired(repo: Path, tmp_path: Path) -> None:
+def test_an_unimported_module_is_uncertain_never_a_gap(repo: Path, tmp_path: Path) -> None:
+    """Issue 27: "nothing imports it" is a question with evidence, not a gap on its own."""
     result = run(plan_of(artifacts(Artifact(path="src/app/orphan.py"))), repo, tmp_path)
     assert evidence_of(result, "01-01.artifact-1", CheckKind.SUBSTANTIVE).outcome is Outcome.PASS
-    assert evidence_of(result, "01-01.artifact-1", CheckKind.WIRED).outcome is Outcome.FAIL
-    assert result.status is VerificationStatus.GAPS_FOUND
+    wired = evidence_of(result, "01-01.artifact-1", CheckKind.WIRED)
+    assert wired.outcome is Outcome.UNCERTAIN
+    assert "nothing in the tree imports it" in wired.detail
+    assert result.criteria[0].result is Result.UNCERTAIN
+    assert result.status is VerificationStatus.HUMAN_NEEDED
 
 
 @pytest.mark.parametrize(
     ("spec", "why"),
     [
-        ({"min_lines": 10}, "fewer than the 10 required"),
         ({"contains": "def multiply"}, "does not contain"),
         ({"exports": ("multiply",)}, "does not export multiply"),
     ],

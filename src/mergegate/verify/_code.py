@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from mergegate.verify._js import parse_js
+
 __all__ = [
     "CODE_LANGUAGES",
     "StubReport",
@@ -351,7 +353,9 @@ def exported_names(path: str, text: str, wanted: tuple[str, ...]) -> dict[str, s
     Languages without a notion of export recognised here answer None for every name.
     """
     language = language_of(path)
-    finder = {"python": _python_export, "js": _js_export, "go": _go_export, "rust": _rust_export}
+    if language == "js":
+        return {name: _js_export(text, name, path) for name in wanted}
+    finder = {"python": _python_export, "go": _go_export, "rust": _rust_export}
     find = finder.get(language)
     if find is None:
         return dict.fromkeys(wanted)
@@ -373,7 +377,36 @@ def _python_export(text: str, name: str) -> str | None:
     return _line_of(text, match.start()) if match else None
 
 
-def _js_export(text: str, name: str) -> str | None:
+def _js_export(text: str, name: str, path: str = "x.tsx") -> str | None:
+    parsed = parse_js(path, text)
+    if parsed is not None and not parsed.has_error:
+        return _parsed_js_export(parsed.exports, parsed.default_name, name) or _cjs_export(
+            text, name
+        )
+    return _js_export_by_text(text, name)
+
+
+def _parsed_js_export(exports: dict[str, int], default_name: str | None, name: str) -> str | None:
+    default = _DEFAULT.match(name)
+    if default:
+        symbol = default.group(1)
+        line = exports.get("default")
+        if line is None or (symbol and symbol != default_name):
+            return None
+        return f"line {line}"
+    line = exports.get(name)
+    return f"line {line}" if line is not None else None
+
+
+def _cjs_export(text: str, name: str) -> str | None:
+    escaped = re.escape(name)
+    pattern = rf"\bexports\.{escaped}\s*=|module\.exports\s*=\s*\{{[^}}]*\b{escaped}\b"
+    match = re.search(pattern, text)
+    return _line_of(text, match.start()) if match else None
+
+
+def _js_export_by_text(text: str, name: str) -> str | None:
+    """A file the parser could not read whole: the export forms matched on its text."""
     default = _DEFAULT.match(name)
     if default:
         symbol = default.group(1)
@@ -443,6 +476,9 @@ def import_specifiers(path: str, text: str) -> list[tuple[str, int]]:
     if language == "python":
         return _python_imports(path, text)
     if language == "js":
+        parsed = parse_js(path, text)
+        if parsed is not None:
+            return parsed.imports
         return [(m.group(1), text.count("\n", 0, m.start()) + 1) for m in _JS_IMPORT.finditer(text)]
     if language == "go":
         found = [

@@ -313,10 +313,14 @@ def _key_link(cid: str, link: KeyLink, unit: Unit) -> CriterionChecks:
         return CriterionChecks(criterion=criterion, judgement=reason, unchecked=(reason,))
     source = check_plan_path(link.from_, what=f"key link {cid} from").as_posix()
     if link.pattern:
+        target = link.to.strip()
+        if looks_like_path(target):
+            target = check_plan_path(target, what=f"key link {cid} to").as_posix()
         check = CheckSpec(
             kind=CheckKind.PATTERN,
-            description=f"pattern {link.pattern!r} found in {source}",
+            description=f"pattern {link.pattern!r} found in {source} (or in its target)",
             path=source,
+            target=target or None,
             pattern=link.pattern,
         )
         return CriterionChecks(criterion=criterion, checks=(check,))

@@ -293,7 +293,9 @@ def _command(spec: CheckSpec, runner: CommandRunner, opts: VerifyOptions) -> Evi
 def _needs_agent(item: CriterionChecks, program: dict[str, list[Evidence]]) -> bool:
     """Ask the verifier only where its answer can matter: judgement needed, nothing failed."""
     found = program[item.criterion.id]
-    return item.judgement is not None and not any(e.outcome is Outcome.FAIL for e in found)
+    if any(e.outcome is Outcome.FAIL for e in found):
+        return False
+    return item.judgement is not None or any(e.outcome is Outcome.UNCERTAIN for e in found)
 
 
 def _question(item: CriterionChecks, found: Sequence[Evidence]) -> Question:
