@@ -22,7 +22,7 @@ from mergegate.cli._progress import clean
 from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
-from mergegate.plans import Phase, Plan
+from mergegate.plans import Phase, Plan, SourceRef
 from mergegate.plans import load_plan as import_plan
 from mergegate.verify import (
     Answer,
@@ -54,14 +54,18 @@ class LoadedPlan:
     path: Path
     root: Path
     """The directory plan source paths are relative to."""
+    skipped: tuple[str, ...] = ()
+    """Import errors of other phases' files, ignored for the phase being verified."""
 
 
-def load_plan(path: Path) -> LoadedPlan:
+def load_plan(path: Path, *, only_phase: str | None = None) -> LoadedPlan:
     """Read PLAN. The one place `verify` loads plans.
 
     PLAN is anything `mergegate.plans.load_plan` imports (a GSD `.planning` tree, a
     superpowers or spectacular plan, a native YAML file) or a JSON file of the plan model.
-    Raises `UsageError` (exit 2) for an unreadable, unknown or broken plan.
+    Raises `UsageError` (exit 2) for an unreadable, unknown or broken plan. With
+    `only_phase`, errors in files of *other* phases' directories (an unreadable PLAN.md of an
+    old phase) do not stop it: they are kept as warnings; errors anywhere else still do.
     """
     if path.suffix == ".json":
         try:
@@ -73,12 +77,31 @@ def load_plan(path: Path) -> LoadedPlan:
             raise UsageError(f"{path} is not a plan model (JSON): {' '.join(first)}") from exc
     else:
         imported = import_plan(path)
-        if imported.errors:
-            count, issue = len(imported.errors), imported.errors[0]
-            raise UsageError(f"{path}: the plan has {count} error(s); first: {issue}")
         plan = imported.plan
+        errors = [e for e in imported.errors if not _elsewhere(plan, e.source, only_phase)]
+        if errors:
+            count, issue = len(errors), errors[0]
+            raise UsageError(f"{path}: the plan has {count} error(s); first: {issue}")
+        skipped = tuple(f"ignored (another phase): {e}" for e in imported.errors if e not in errors)
+        root = path if path.is_dir() else path.parent
+        return LoadedPlan(plan, path, root, skipped)
     root = path if path.is_dir() else path.parent
     return LoadedPlan(plan, path, root)
+
+
+def _elsewhere(plan: Plan, source: SourceRef | None, only_phase: str | None) -> bool:
+    """True when `source` is inside the directory of a phase other than `only_phase`."""
+    if only_phase is None or source is None:
+        return False
+    try:
+        wanted = find_phase(plan, only_phase)
+    except UsageError:
+        return False
+    for phase in plan.phases:
+        folder = phase.directory
+        if phase.id != wanted.id and folder and source.file.startswith(folder.rstrip("/") + "/"):
+            return True
+    return False
 
 
 def _verifier(name: str | None, cmd: str | None, config: Config) -> Backend | None:
@@ -303,6 +326,7 @@ def _options(ctx: _Context, opts: dict[str, Any], **extra: Any) -> VerifyOptions
         run_commands=not opts["no_commands"],
         command_timeout_s=opts["command_timeout"],
         pass_env=tuple(opts["pass_env"]),
+        env_cmd=opts["env_cmd"],
         base=opts["base"],
         gsd_phase_dir=gsd,
         exclude=_exclude(ctx, gsd),
@@ -420,6 +444,14 @@ def _interactive(opts: dict[str, Any]) -> bool:
     help="Let plan commands see this environment variable (repeatable; none by default).",
 )
 @click.option(
+    "--env-cmd",
+    metavar="PREFIX",
+    default=None,
+    help='Run every plan command as PREFIX COMMAND (e.g. "uv run", "nix develop -c"); '
+    "default: the project's own environment found in the tree (.venv, uv, poetry, hatch, "
+    "node_modules/.bin).",
+)
+@click.option(
     "--answer",
     "answers",
     multiple=True,
@@ -456,8 +488,10 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     2 usage or plan error (a path outside the repository); 5 human needed or not verifiable.
     """
     config = load_config(opts["repo"])
-    loaded = load_plan(opts["plan_path"])
+    loaded = load_plan(opts["plan_path"], only_phase=opts["phase_id"])
     phase = find_phase(loaded.plan, opts["phase_id"])
+    for note in loaded.skipped:
+        click.echo(f"warning: {clean(note, 400)}", err=True)
     if opts["dry_run"]:
         data = _dry_run_dict(phase, derive_checks(loaded.plan, phase))
         if opts["fmt"] == "json":

@@ -286,6 +286,13 @@ def _requirement(spec: CheckSpec) -> Evidence:
     if not spec.known:
         by = ", ".join(spec.claimed_by)
         return _evidence(spec, Outcome.FAIL, f"{by} claim {rid}, which the phase does not list")
+    if not spec.claimed_by and spec.silent:
+        return _evidence(
+            spec,
+            Outcome.UNVERIFIED,
+            f"{rid}: no unit claims it, and {', '.join(spec.silent)} declare no requirements "
+            "(coverage not declared)",
+        )
     if not spec.claimed_by:
         return _evidence(spec, Outcome.FAIL, f"{rid}: no unit of the phase claims it")
     return _evidence(spec, Outcome.PASS, f"{rid} is claimed by {', '.join(spec.claimed_by)}")

@@ -107,6 +107,9 @@ class CheckSpec(_Frozen):
     """REQUIREMENT: the units that claim the id (decided from the plan alone)."""
     known: bool = True
     """REQUIREMENT: the id is one of the phase's requirements."""
+    silent: tuple[str, ...] = ()
+    """REQUIREMENT: units that declare no requirements (an unclaimed id is then unverified:
+    coverage not declared, not uncovered)."""
 
 
 class Criterion(_Frozen):
@@ -287,6 +290,8 @@ class VerificationResult(_Frozen):
     acceptance: GapAcceptance | None = None
     commands_run: bool = True
     """False when `--no-commands` skipped the command checks."""
+    environment: str = ""
+    """The project environment commands ran in (what was found, what is missing)."""
 
     @property
     def exit_code(self) -> ExitCode:

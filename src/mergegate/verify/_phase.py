@@ -16,7 +16,8 @@ from pathlib import Path
 from mergegate.agents.base import Backend
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan
-from mergegate.verify._criteria import derive_checks, find_phase, fingerprint
+from mergegate.verify._criteria import coverage_note, derive_checks, find_phase, fingerprint
+from mergegate.verify._environment import find_environment
 from mergegate.verify._inspect import inspect
 from mergegate.verify._model import (
     Answer,
@@ -68,6 +69,9 @@ class VerifyOptions:
     """Output kept per command stream in its log (the evidence excerpt is shorter)."""
     pass_env: tuple[str, ...] = ()
     """Extra environment variable names plan commands may see (explicit opt-in)."""
+    env_cmd: str | None = None
+    """`--env-cmd PREFIX`: run every command as `PREFIX COMMAND` in the project's environment
+    (default: the environment found in the tree; see `mergegate.verify._environment`)."""
     base: str | None = None
     """Git revision the phase started from: `BASE..HEAD` is the diff the verifier sees."""
     verifier_timeout_s: float = 1800.0
@@ -109,13 +113,18 @@ def verify_phase(
     root = repo_dir.resolve()
     _validate_paths(root, items)
     warnings = [*opts.extra_warnings, *_precheck(phase)]
+    note = coverage_note(phase)
+    if note is not None:
+        warnings.append(note)
     tree = TreeIndex(root)
+    environment = find_environment(root, opts.env_cmd)
     runner = CommandRunner(
         root,
         run_dir / "commands",
         timeout_s=opts.command_timeout_s,
         output_bytes=opts.output_bytes,
         pass_env=opts.pass_env,
+        environment=environment,
     )
     program = {item.criterion.id: _run_checks(item, tree, runner, opts) for item in items}
     judging = _judge(
@@ -146,6 +155,7 @@ def verify_phase(
         verifier=None,
         acceptance=opts.acceptance,
         commands_run=opts.run_commands,
+        environment=environment.describe(),
     )
     if opts.answers:
         result = apply_answers(result, opts.answers)

@@ -224,6 +224,8 @@ def render_markdown(result: VerificationResult) -> str:
         parts.append(f"**Goal:** {_inline(result.goal, 600)}")
     if not result.commands_run:
         parts.append("**Commands:** not run (`--no-commands`); their criteria stay unverified")
+    elif result.environment:
+        parts.append(f"**Environment:** {_inline(result.environment, 600)}")
     parts += _gaps_section(result) + _questions_section(result)
     parts += _table("Criteria decided by program evidence", result, {"program"})
     parts += _table(
