@@ -179,7 +179,10 @@ def classify_command(text: str) -> CommandForm:
         return CommandForm(command, problem=problem)
     if any(t in _SHELL_TOKENS for t in tokens) or _SHELL_WORD.search(command):
         return CommandForm(command, argv=("sh", "-c", command), via_shell=True)
-    return CommandForm(command, argv=tuple(shlex.split(command)))
+    try:
+        return CommandForm(command, argv=tuple(shlex.split(command)))
+    except ValueError as exc:  # a comment hid an unclosed quote from the first split
+        return CommandForm(command, problem=f"cannot be split into words ({exc})")
 
 
 def _tokens(command: str) -> tuple[list[str], str | None]:
