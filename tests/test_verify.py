@@ -611,10 +611,12 @@ def test_gsd_plans_get_a_copy_in_their_phase_directory(repo: Path, tmp_path: Pat
     copy = phase_dir / "04-VERIFICATION.md"
     assert frontmatter(copy)["status"] == "passed"
     run(plan, repo, tmp_path, "again", gsd_phase_dir=target)  # ours: replaced
-    copy.write_text("---\nstatus: passed\n---\n# GSD's own report\n")
-    third = run(plan, repo, tmp_path, "third", gsd_phase_dir=target)
-    assert copy.read_text().endswith("# GSD's own report\n")
-    assert any("not written by mergegate" in w for w in third.warnings)
+    copy.write_text("---\nstatus: gaps_found\nscore: 3/4\n---\n# GSD's own report\n")
+    run(plan, repo, tmp_path, "third", gsd_phase_dir=target)
+    # GSD's own report is updated in place: its status, and one dated mergegate section
+    text = copy.read_text()
+    assert text.startswith("---\nstatus: passed\nscore: 3/4\n---\n# GSD's own report\n")
+    assert text.count("## mergegate verification — ") == 1
 
 
 def test_incomplete_units_are_warned_about(repo: Path, tmp_path: Path) -> None:

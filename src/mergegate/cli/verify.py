@@ -227,6 +227,8 @@ def _print_result(result: VerificationResult, report: Path) -> None:
             for e in c.evidence:
                 if e.outcome.value == "fail":
                     click.echo(f"      {clean(e.detail, 300)}")
+            if c.next_step:
+                click.echo(f"      next step: {clean(c.next_step, 400)}")
         elif c.question:
             click.echo(f"      {clean(c.question, 300)}")
     for warning in result.warnings:

@@ -217,6 +217,9 @@ class CriterionResult(_Frozen):
     """Why program checks alone could not decide it (then the verifier agent was asked)."""
     unchecked: tuple[str, ...] = ()
     fingerprint: str = ""
+    next_step: str | None = None
+    """For a failed criterion: what to do (which task or check to rerun, which file lacks
+    what)."""
 
 
 class VerificationStatus(StrEnum):

@@ -16,6 +16,7 @@ from pathlib import Path
 from mergegate.agents.base import Backend
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan
+from mergegate.verify._advice import next_step
 from mergegate.verify._criteria import coverage_note, derive_checks, find_phase, fingerprint
 from mergegate.verify._environment import find_environment
 from mergegate.verify._inspect import inspect
@@ -134,7 +135,9 @@ def verify_phase(
         warnings.append(f"the tree has more than {len(tree.files())} files; only those were read")
     if judging is None and any(_needs_agent(i, program) for i in items):
         warnings.append("no verifier agent given: criteria in prose are left to a person")
-    criteria = [_result(item, program[item.criterion.id], judging) for item in items]
+    criteria = [
+        _advised(phase, _result(item, program[item.criterion.id], judging)) for item in items
+    ]
     state = tree_state(root, opts.exclude)
     status, reason, counts = summarize(criteria, opts.acceptance)
     result = VerificationResult(
@@ -381,6 +384,11 @@ def _result(
         fingerprint=fingerprint(c.kind, c.text),
     )
     return criterion.model_copy(update={"question": question_for(criterion)})
+
+
+def _advised(phase: Phase, criterion: CriterionResult) -> CriterionResult:
+    step = next_step(phase, criterion)
+    return criterion.model_copy(update={"next_step": step}) if step else criterion
 
 
 def _verifier_run(
