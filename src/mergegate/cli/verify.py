@@ -33,6 +33,7 @@ from mergegate.verify import (
     VerificationStatus,
     VerifyOptions,
     answers_for,
+    current_phase,
     derive_checks,
     find_phase,
     gsd_phase_dir,
@@ -401,7 +402,11 @@ def _interactive(opts: dict[str, Any]) -> bool:
 @click.command("verify")
 @click.argument("plan_path", metavar="PLAN", type=click.Path(path_type=Path))
 @click.option(
-    "--phase", "phase_id", default=None, help="The phase to verify (default: the only one)."
+    "--phase",
+    "phase_id",
+    default=None,
+    help="The phase to verify (default: the current one: GSD's STATE.md, else the first "
+    "phase not yet verified; the choice is printed).",
 )
 @click.option(
     "--repo",
@@ -490,6 +495,8 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     2 usage or plan error (a path outside the repository); 5 human needed or not verifiable.
     """
     config = load_config(opts["repo"])
+    if opts["phase_id"] is None:
+        opts["phase_id"] = _pick_phase(opts["plan_path"])
     loaded = load_plan(opts["plan_path"], only_phase=opts["phase_id"])
     phase = find_phase(loaded.plan, opts["phase_id"])
     for note in loaded.skipped:
@@ -516,6 +523,22 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
             result, run_dir = _follow_up(context, {**opts, "accept_gaps": False}, config, answers)
             _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
     ctx.exit(int(result.exit_code))
+
+
+def _pick_phase(path: Path) -> str:
+    """Seed 004: without --phase, the current phase (GSD's STATE.md, else the first not yet
+    verified); says which on stderr."""
+    # errors of the import are judged once the phase is known (load_plan, only_phase=…)
+    plan = load_plan(path).plan if path.suffix == ".json" else import_plan(path).plan
+    if not plan.phases:
+        raise UsageError(f"{path}: the plan has no phases")
+    root = path if path.is_dir() else path.parent
+    phase, why = current_phase(plan, root)
+    if len(plan.phases) > 1:
+        click.echo(
+            f"verifying phase {clean(phase.id, 60)} ({why}; --phase picks another)", err=True
+        )
+    return phase.id
 
 
 def _verify_or_follow_up(
