@@ -261,7 +261,7 @@ def test_commands_in_a_verify_block_run_and_pipelines_do_not(repo: Path, tmp_pat
     text = "Run `true` — must pass.\n<automated>false | tail -1</automated>"
     task = Task(id="1", name="t", verify=Verify(text=text))
     plan = plan_of(unit(tasks=(task,)))
-    [derived] = derive_checks(plan, plan.phases[0])
+    [derived, _scan] = derive_checks(plan, plan.phases[0])
     assert [c.command for c in derived.checks] == ["true"]
     assert "false | tail -1" in derived.unchecked[0]
     result = run(plan, repo, tmp_path)
@@ -628,7 +628,7 @@ def test_incomplete_units_are_warned_about(repo: Path, tmp_path: Path) -> None:
 def test_acceptance_criteria_with_commands_and_words(repo: Path, tmp_path: Path) -> None:
     ac = AcceptanceCriterion(text="- `make check` exits 0 with 5 passing tests")
     plan = plan_of(unit(acceptance_criteria=(ac,)))
-    [item] = derive_checks(plan, plan.phases[0])
+    [item, _scan] = derive_checks(plan, plan.phases[0])
     assert [c.command for c in item.checks] == ["make check"]
     assert item.judgement is not None
     assert "5" in item.judgement

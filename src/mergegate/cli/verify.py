@@ -322,10 +322,10 @@ def _exclude(ctx: _Context, gsd: Path | None) -> tuple[str, ...]:
 
 
 def _options(ctx: _Context, opts: dict[str, Any], **extra: Any) -> VerifyOptions:
-    gsd = (
-        None if opts["no_gsd_copy"] else gsd_phase_dir(ctx.loaded.plan, ctx.phase, ctx.loaded.root)
-    )
+    phase_dir = gsd_phase_dir(ctx.loaded.plan, ctx.phase, ctx.loaded.root)
+    gsd = None if opts["no_gsd_copy"] else phase_dir
     return VerifyOptions(
+        phase_dir=phase_dir,
         run_commands=not opts["no_commands"],
         command_timeout_s=opts["command_timeout"],
         pass_env=tuple(opts["pass_env"]),

@@ -32,6 +32,7 @@ __all__ = [
     "find_stubs",
     "import_specifiers",
     "is_entry_point",
+    "is_test",
     "language_of",
 ]
 
@@ -67,6 +68,14 @@ _TEST_NAME = re.compile(
 _ENTRY_NAMES = frozenset({"__main__.py", "setup.py", "manage.py", "main.rs", "build.rs"})
 _ENTRY_DIRS = frozenset({"bin", "scripts", "cmd", "tests", "test", "__tests__", "e2e"})
 _ENTRY_STEMS = frozenset({"main", "page", "layout", "route", "middleware"})
+
+
+def is_test(path: str) -> bool:
+    """A test file or one under a test folder (a stub there is a pending test, not code)."""
+    pure = PurePosixPath(path)
+    if _TEST_NAME.search(pure.name):
+        return True
+    return any(part in ("tests", "test", "__tests__", "e2e", "spec") for part in pure.parts[:-1])
 
 
 def is_entry_point(path: str) -> bool:

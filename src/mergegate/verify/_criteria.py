@@ -94,6 +94,8 @@ def _phase_items(phase: Phase) -> Iterator[CriterionChecks]:
     for unit in phase.units:
         yield from _unit_items(unit)
     yield from _requirements(phase)
+    if phase.units:
+        yield _placeholder_scan(phase)
 
 
 def _unit_items(unit: Unit) -> Iterator[CriterionChecks]:
@@ -437,6 +439,29 @@ def _requirement(
         silent=silent,
     )
     criterion = _criterion(cid, CriterionKind.REQUIREMENT, text or rid, source)
+    return CriterionChecks(criterion=criterion, checks=(check,))
+
+
+def _placeholder_scan(phase: Phase) -> CriterionChecks:
+    """Seed 004: the placeholder scan covers every file the phase changed, not only the
+    declared artifacts (the changed files come from git when the check runs)."""
+    listed: list[str] = []
+    for unit in phase.units:
+        names = [*unit.files, *(f for t in unit.tasks for f in t.files)]
+        names += [c.path for t in unit.tasks for c in t.file_changes]
+        for name in names:
+            path = name.strip().split(":", 1)[0].strip("`")
+            if looks_like_path(path) and not path.startswith(("/", "~")) and ".." not in path:
+                listed.append(path)
+    check = CheckSpec(
+        kind=CheckKind.STUBS,
+        description="no placeholder code in any file the phase changed (git) or its plans list",
+        files=tuple(dict.fromkeys(listed)),
+    )
+    text = f"the files of phase {phase.id} hold no placeholder code"
+    criterion = _criterion(
+        f"phase-{_slug(phase.id)}.placeholders", CriterionKind.PLACEHOLDERS, text, phase.source
+    )
     return CriterionChecks(criterion=criterion, checks=(check,))
 
 

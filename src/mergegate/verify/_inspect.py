@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from mergegate.verify._code import exported_names, find_stubs, language_of
+from mergegate.verify._code import exported_names, find_stubs, is_test, language_of
 from mergegate.verify._conventions import loaded_by
 from mergegate.verify._model import CheckKind, CheckSpec, Evidence, Outcome
 from mergegate.verify._paths import looks_like_path, repo_path
@@ -25,6 +25,8 @@ def inspect(spec: CheckSpec, tree: TreeIndex) -> Evidence:
     """Run one non-command check against the tree."""
     if spec.kind is CheckKind.REQUIREMENT:
         return _requirement(spec)
+    if spec.kind is CheckKind.STUBS:
+        return _placeholders(spec, tree)
     assert spec.path is not None
     path = repo_path(tree.root, spec.path, what=spec.description)
     if spec.kind is CheckKind.EXISTS:
@@ -296,6 +298,39 @@ def _requirement(spec: CheckSpec) -> Evidence:
     if not spec.claimed_by:
         return _evidence(spec, Outcome.FAIL, f"{rid}: no unit of the phase claims it")
     return _evidence(spec, Outcome.PASS, f"{rid} is claimed by {', '.join(spec.claimed_by)}")
+
+
+_SCAN_SKIP = (".planning/", ".paul/", ".mergegate/", "docs/superpowers/plans/", "specs/")
+# Not placeholders in a file a phase merely touched: an empty `__init__.py` or a barrel of
+# re-exports is what it should be.
+_SCAN_EXEMPT = ("the file is empty", "no code beyond imports")
+
+
+def _placeholders(spec: CheckSpec, tree: TreeIndex) -> Evidence:
+    """Seed 004 pitfall: the anti-pattern scan covers every file the phase changed."""
+    names = [n for n in dict.fromkeys([*tree.changed, *spec.files]) if _scannable(n, tree)]
+    if not names:
+        why = "no changed file is known (give --base, or a git history with the phase's commits)"
+        return _evidence(spec, Outcome.SKIPPED, why)
+    found = []
+    for name in names:
+        text = tree.text(name)
+        if text is None:
+            continue
+        stub = find_stubs(name, text).stub
+        if stub and not stub.startswith(_SCAN_EXEMPT):
+            found.append(f"{name}: {stub}")
+    if found:
+        return _evidence(spec, Outcome.FAIL, "placeholder code in " + "; ".join(found[:8]))
+    return _evidence(spec, Outcome.PASS, f"no placeholder code in {len(names)} changed file(s)")
+
+
+def _scannable(name: str, tree: TreeIndex) -> bool:
+    if name.startswith(_SCAN_SKIP) or name not in tree.file_set():
+        return False
+    if is_test(name):
+        return False
+    return language_of(name) != "text" or name.lower().endswith((".md", ".txt", ".rst"))
 
 
 _BY_KIND = {

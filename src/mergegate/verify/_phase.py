@@ -25,6 +25,7 @@ from mergegate.verify._model import (
     CheckKind,
     CheckSpec,
     CriterionChecks,
+    CriterionKind,
     CriterionResult,
     Evidence,
     GapAcceptance,
@@ -34,7 +35,7 @@ from mergegate.verify._model import (
 )
 from mergegate.verify._paths import repo_path
 from mergegate.verify._records import write_attempts, write_gsd_copy, write_result
-from mergegate.verify._repo import phase_diff, tree_state
+from mergegate.verify._repo import phase_base, phase_diff, phase_history, tree_state
 from mergegate.verify._runner import CommandRunner
 from mergegate.verify._status import apply_answers, decide, question_for, summarize
 from mergegate.verify._tree import TreeIndex
@@ -83,6 +84,9 @@ class VerifyOptions:
     acceptance: GapAcceptance | None = None
     gsd_phase_dir: Path | None = None
     """Also write `<NN>-VERIFICATION.md` there (GSD plans)."""
+    phase_dir: Path | None = None
+    """The phase's planning directory, written or not: without `base`, the phase is taken
+    to start at the first commit that added a file there (its plans)."""
     exclude: tuple[str, ...] = ()
     """Tree paths (relative) left out of the tree fingerprint: mergegate's own state."""
     run_id: str | None = None
@@ -117,7 +121,17 @@ def verify_phase(
     note = coverage_note(phase)
     if note is not None:
         warnings.append(note)
+    base, base_how = phase_base(root, opts.base, opts.phase_dir)
+    history = phase_history(root, base)
     tree = TreeIndex(root)
+    if history is not None:
+        tree.renames = dict(history.renames)
+        tree.changed = history.changed
+        if base_how != "--base":
+            warnings.append(
+                f"the phase's changes are read from {base_how} ({history.base[:12]}..HEAD); "
+                "give --base to name its start"
+            )
     environment = find_environment(root, opts.env_cmd)
     runner = CommandRunner(
         root,
@@ -128,8 +142,17 @@ def verify_phase(
         environment=environment,
     )
     program = {item.criterion.id: _run_checks(item, tree, runner, opts) for item in items}
+    items, dropped = _without_empty_scan(items, program)
+    warnings += dropped
     judging = _judge(
-        items, program, verifier, opts, root=root, phase=phase_text(plan, phase.id), run_dir=run_dir
+        items,
+        program,
+        verifier,
+        opts,
+        root=root,
+        phase=phase_text(plan, phase.id),
+        run_dir=run_dir,
+        base=history.base if history is not None else None,
     )
     if tree.truncated:
         warnings.append(f"the tree has more than {len(tree.files())} files; only those were read")
@@ -303,6 +326,21 @@ def _command(spec: CheckSpec, runner: CommandRunner, opts: VerifyOptions) -> Evi
     return runner.run(spec)
 
 
+def _without_empty_scan(
+    items: list[CriterionChecks], program: dict[str, list[Evidence]]
+) -> tuple[list[CriterionChecks], list[str]]:
+    """The placeholder scan with nothing to scan is no criterion (and says why)."""
+    kept, notes = [], []
+    for item in items:
+        found = program[item.criterion.id]
+        empty = found and all(e.outcome is Outcome.SKIPPED for e in found)
+        if item.criterion.kind is CriterionKind.PLACEHOLDERS and empty:
+            notes.append(f"placeholder scan of the phase's files not done: {found[0].detail}")
+            continue
+        kept.append(item)
+    return kept, notes
+
+
 def _needs_agent(item: CriterionChecks, program: dict[str, list[Evidence]]) -> bool:
     """Ask the verifier only where its answer can matter: judgement needed, nothing failed."""
     found = program[item.criterion.id]
@@ -328,6 +366,7 @@ def _judge(
     root: Path,
     phase: str,
     run_dir: Path,
+    base: str | None,
 ) -> AgentJudging | None:
     asked = [_question(i, program[i.criterion.id]) for i in items if _needs_agent(i, program)]
     if not asked or verifier is None:
@@ -336,7 +375,7 @@ def _judge(
         verifier,
         asked,
         phase=phase,
-        diff=phase_diff(root, opts.base),
+        diff=phase_diff(root, base),
         cwd=root,
         attempt_dir=run_dir / "verifier",
         timeout_s=opts.verifier_timeout_s,

@@ -66,6 +66,8 @@ class TreeIndex:
     _files: list[str] | None = None
     _file_set: frozenset[str] | None = None
     renames: dict[str, str] = field(default_factory=dict)
+    changed: tuple[str, ...] = ()
+    """Files the phase's commits changed (`base..HEAD`), when the base is known."""
     """Paths the phase's own commits renamed (old → new), from git's rename detection."""
     _texts: dict[str, str | None] = field(default_factory=dict)
     _imports: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
