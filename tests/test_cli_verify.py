@@ -203,7 +203,7 @@ def test_a_verifier_command_answers_for_prose(repo: Path, tmp_path: Path) -> Non
     trailer = {
         "verification_id": "{review_id}",
         "criteria": [
-            {"id": "sc-1", "result": "uncertain", "evidence": "a UI", "question": "Click it"}
+            {"id": "sc-1", "result": "uncertain", "reason": "a UI", "question": "Click it"}
         ],
     }
     script = tmp_path / "agent.json"

@@ -345,7 +345,8 @@ def trailer(*answers: tuple[str, str], nonce: str = "{review_id}") -> dict[str, 
         {
             "id": cid,
             "result": result,
-            "evidence": f"src/app/core.py:1 ({result})",
+            "evidence": [{"file": "src/app/core.py", "line": 1, "quote": "def add(a, b):"}],
+            "reason": f"add is defined ({result})",
             "question": "Open the app and add two numbers" if result == "uncertain" else None,
         }
         for cid, result in answers
@@ -408,7 +409,7 @@ def test_an_agent_fail_is_a_gap(repo: Path, tmp_path: Path) -> None:
         {"text": '```json\n{"verification_id": "{review_id}", "criteria": [{"id": "sc-1", '},
         {
             "text": '{"verification_id": "{review_id}", "verification_id": "{review_id}", '
-            '"criteria": [{"id": "sc-1", "result": "pass", "evidence": "x"}]}'
+            '"criteria": [{"id": "sc-1", "result": "pass", "evidence": []}]}'
         },
         trailer(("sc-2", "pass")),
     ],

@@ -20,6 +20,7 @@ from mergegate.verify._advice import next_step
 from mergegate.verify._criteria import coverage_note, derive_checks, find_phase, fingerprint
 from mergegate.verify._environment import find_environment
 from mergegate.verify._inspect import inspect
+from mergegate.verify._judgement import checked
 from mergegate.verify._model import (
     Answer,
     CheckKind,
@@ -45,6 +46,8 @@ from mergegate.verify._verifier import (
     AgentJudging,
     Question,
     ask_verifier,
+    file_excerpts,
+    merge_judgings,
     new_verification_id,
 )
 
@@ -79,6 +82,9 @@ class VerifyOptions:
     verifier_timeout_s: float = 1800.0
     verifier_stall_timeout_s: float = 300.0
     verifier_retries: int = 1
+    verifier_batch: int = 8
+    """Criteria per verifier call: the answer's size, and so the output budget it needs,
+    grows with the criteria asked about at once."""
     answers: tuple[Answer, ...] = ()
     """People's answers (e.g. from `load_answers`); applied by criterion id and fingerprint."""
     acceptance: GapAcceptance | None = None
@@ -159,7 +165,7 @@ def verify_phase(
     if judging is None and any(_needs_agent(i, program) for i in items):
         warnings.append("no verifier agent given: criteria in prose are left to a person")
     criteria = [
-        _advised(phase, _result(item, program[item.criterion.id], judging)) for item in items
+        _advised(phase, _result(item, program[item.criterion.id], judging, root)) for item in items
     ]
     state = tree_state(root, opts.exclude)
     status, reason, counts = summarize(criteria, opts.acceptance)
@@ -368,45 +374,56 @@ def _judge(
     run_dir: Path,
     base: str | None,
 ) -> AgentJudging | None:
-    asked = [_question(i, program[i.criterion.id]) for i in items if _needs_agent(i, program)]
-    if not asked or verifier is None:
+    """Ask the verifier about the open criteria, `opts.verifier_batch` at a time: the answer
+    a call needs grows with its criteria, and an answer cut off at the backend's output limit
+    is lost whole."""
+    asked_items = [i for i in items if _needs_agent(i, program)]
+    if not asked_items or verifier is None:
         return None
-    return ask_verifier(
-        verifier,
-        asked,
-        phase=phase,
-        diff=phase_diff(root, base),
-        cwd=root,
-        attempt_dir=run_dir / "verifier",
-        timeout_s=opts.verifier_timeout_s,
-        stall_timeout_s=opts.verifier_stall_timeout_s,
-        retries=opts.verifier_retries,
-        new_id=opts.new_verification_id,
-    )
+    diff = phase_diff(root, base)
+    size = max(1, opts.verifier_batch)
+    parts: list[AgentJudging] = []
+    for start in range(0, len(asked_items), size):
+        batch = asked_items[start : start + size]
+        parts.append(
+            ask_verifier(
+                verifier,
+                [_question(i, program[i.criterion.id]) for i in batch],
+                phase=phase,
+                diff=diff,
+                cwd=root,
+                attempt_dir=run_dir / "verifier",
+                timeout_s=opts.verifier_timeout_s,
+                stall_timeout_s=opts.verifier_stall_timeout_s,
+                retries=opts.verifier_retries,
+                new_id=opts.new_verification_id,
+                files=file_excerpts(root, batch),
+                first_attempt=sum(len(p.attempts) for p in parts) + 1,
+            )
+        )
+    return merge_judgings(parts)
 
 
-def _agent_evidence(cid: str, judging: AgentJudging | None) -> list[Evidence]:
+def _agent_evidence(cid: str, judging: AgentJudging | None, root: Path) -> list[Evidence]:
     if judging is None:
         return []
-    if judging.status != "ok":
+    judgement = judging.judgements.get(cid)
+    if judgement is None:
+        if judging.status == "ok":
+            return []
         what = "malformed" if judging.status == "malformed" else "failed"
         detail = f"the verifier's answer was {what} after {len(judging.attempts)} attempt(s)"
         return [Evidence(check="agent", by="agent", outcome=Outcome.UNVERIFIED, detail=detail)]
-    judgement = judging.judgements.get(cid)
-    if judgement is None:
-        return []
+    result, detail = checked(root, judgement)
     outcome = {"pass": Outcome.PASS, "fail": Outcome.FAIL, "uncertain": Outcome.UNCERTAIN}
-    detail = judgement.evidence
-    if judgement.result == "uncertain" and judgement.question:
-        detail = judgement.question + f" (the verifier: {judgement.evidence})"
-    return [Evidence(check="agent", by="agent", outcome=outcome[judgement.result], detail=detail)]
+    return [Evidence(check="agent", by="agent", outcome=outcome[result], detail=detail)]
 
 
 def _result(
-    item: CriterionChecks, found: list[Evidence], judging: AgentJudging | None
+    item: CriterionChecks, found: list[Evidence], judging: AgentJudging | None, root: Path
 ) -> CriterionResult:
     c = item.criterion
-    evidence = (*found, *_agent_evidence(c.id, judging))
+    evidence = (*found, *_agent_evidence(c.id, judging, root))
     result, by = decide(evidence, item.judgement)
     criterion = CriterionResult(
         id=c.id,
