@@ -74,4 +74,38 @@ def phase_changes(root: Path, base: str, head: str = "HEAD") -> PhaseChanges | N
         if i + 1 < len(fields) and status[:1] != "D":
             changed.append(fields[i + 1])
         i += 2
+    renames.update(_renames_along(root, resolved[0], resolved[1], renames))
     return PhaseChanges(resolved[0], resolved[1], tuple(changed), renames)
+
+
+def _renames_along(root: Path, base: str, head: str, known: dict[str, str]) -> dict[str, str]:
+    """Renames made commit by commit (a file the phase created, then renamed, is only an
+    addition in `base..head`), chained to the last name: old → final."""
+    result = run_git(
+        root,
+        "log",
+        "--reverse",
+        "-M",
+        "--diff-filter=R",
+        "--name-status",
+        "-z",
+        "--format=",
+        f"{base}..{head}",
+    )
+    if not result.ok:
+        return {}
+    fields = [f.decode("utf-8", "surrogateescape") for f in result.stdout.split(b"\0")]
+    chain: dict[str, str] = {}
+    i = 0
+    while i + 2 < len(fields):
+        status = fields[i].strip()
+        if not status.startswith("R"):
+            i += 1
+            continue
+        old, new = fields[i + 1], fields[i + 2]
+        for start, end in list(chain.items()):
+            if end == old:
+                chain[start] = new
+        chain.setdefault(old, new)
+        i += 3
+    return {old: new for old, new in chain.items() if old not in known}

@@ -34,6 +34,7 @@ __all__ = [
     "is_entry_point",
     "is_test",
     "language_of",
+    "without_comments",
 ]
 
 CODE_LANGUAGES = frozenset({"python", "js", "go", "rust", "other-code"})
@@ -256,7 +257,21 @@ _PLACEHOLDER_TEXT = re.compile(
 )
 
 
-def _strip_c_comments(text: str) -> str:
+_PY_COMMENT = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|#[^\n]*""")
+
+
+def without_comments(path: str, text: str) -> str:
+    """`text` with its comments removed (strings kept; line breaks kept, so lines count the
+    same): Python `#`, and `//`/`/* */` for the C-like languages."""
+    language = language_of(path)
+    if language == "python":
+        return _PY_COMMENT.sub(lambda m: m.group(1) or "", text)
+    if language in ("js", "go", "rust", "other-code"):
+        return _strip_c_comments(text, keep_lines=True)
+    return text
+
+
+def _strip_c_comments(text: str, *, keep_lines: bool = False) -> str:
     """Remove `//` and `/* */` comments, keeping strings intact (a linear scan)."""
     out: list[str] = []
     i, n = 0, len(text)
@@ -280,7 +295,10 @@ def _strip_c_comments(text: str) -> str:
             continue
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
-            i = n if end == -1 else end + 2
+            stop = n if end == -1 else end + 2
+            if keep_lines:
+                out.append("\n" * text.count("\n", i, stop))
+            i = stop
             continue
         else:
             out.append(c)

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from mergegate.verify._code import is_entry_point, language_of
+from mergegate.verify._code import is_entry_point, language_of, without_comments
 from mergegate.verify._tree import TreeIndex
 
 __all__ = ["LoadedBy", "loaded_by"]
@@ -61,7 +61,7 @@ _FRAMEWORK = [
     (re.compile(r"(^|/)src/hooks\.(server|client)\.[jt]s$"), "a SvelteKit hook"),
     (
         re.compile(
-            r"(^|/)(layouts|middleware|plugins|composables|server/api|server/routes|"
+            r"^(app/)?(layouts|middleware|plugins|composables|server/api|server/routes|"
             r"server/middleware)/.+\.([cm]?[jt]sx?|vue)$"
         ),
         "a Nuxt convention folder",
@@ -101,11 +101,11 @@ _NEAR = 6
 
 def loaded_by(tree: TreeIndex, rel: str) -> LoadedBy | None:
     """How the project loads `rel` without importing it, or None when nothing shows it."""
-    if is_entry_point(rel):
-        return LoadedBy("an entry point, test or script by its name or folder", rel)
     for pattern, what in _FRAMEWORK:
         if pattern.search(rel):
             return LoadedBy(what, rel)
+    if is_entry_point(rel):
+        return LoadedBy("an entry point, test or script by its name or folder", rel)
     for finder in (_package_json, _pyproject, _referenced, _listed):
         found = finder(tree, rel)
         if found is not None:
@@ -245,6 +245,8 @@ def _referenced(tree: TreeIndex, rel: str) -> LoadedBy | None:
         text = tree.text(other)
         if not text:
             continue
+        if code:  # a path in a comment loads nothing
+            text = without_comments(other, text)
         hit = _reference_in(text, other, names, strings_only=code)
         if hit is not None:
             return LoadedBy(f"named by path in {other}", f"{other}:{hit}")
@@ -293,6 +295,7 @@ def _listed(tree: TreeIndex, rel: str) -> LoadedBy | None:
         text = tree.text(other)
         if not text:
             continue
+        text = without_comments(other, text)
         calls = [text.count("\n", 0, m.start()) + 1 for m in _LISTING.finditer(text)]
         if not calls:
             continue

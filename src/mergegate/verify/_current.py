@@ -18,7 +18,7 @@ from mergegate.plans import Phase, Plan
 __all__ = ["current_phase"]
 
 _STATE_LINE = re.compile(
-    r"^\s*(?:\*\*)?(?:current[_ ])?phase(?:\*\*)?:\s*(?:\*\*)?\s*([\w.]+)", re.I | re.M
+    r"^[ \t]*(?:\*\*)?(?:current[_ ])?phase(?:\*\*)?:[ \t]*(?:\*\*)?[ \t]*([\w.]+)", re.I | re.M
 )
 _DONE = frozenset({"passed", "complete_with_gaps"})
 _MAX_STATE = 200_000

@@ -159,6 +159,7 @@ def verify_phase(
         phase=phase_text(plan, phase.id),
         run_dir=run_dir,
         base=history.base if history is not None else None,
+        changed=tree.changed,
     )
     if tree.truncated:
         warnings.append(f"the tree has more than {len(tree.files())} files; only those were read")
@@ -373,6 +374,7 @@ def _judge(
     phase: str,
     run_dir: Path,
     base: str | None,
+    changed: Sequence[str] = (),
 ) -> AgentJudging | None:
     """Ask the verifier about the open criteria, `opts.verifier_batch` at a time: the answer
     a call needs grows with its criteria, and an answer cut off at the backend's output limit
@@ -397,7 +399,7 @@ def _judge(
                 stall_timeout_s=opts.verifier_stall_timeout_s,
                 retries=opts.verifier_retries,
                 new_id=opts.new_verification_id,
-                files=file_excerpts(root, batch),
+                files=file_excerpts(root, batch, changed),
                 first_attempt=sum(len(p.attempts) for p in parts) + 1,
             )
         )

@@ -244,8 +244,9 @@ _EXCERPT_FILES = 8
 _EXCERPT_CHARS = 12_000
 
 
-def file_excerpts(root: Path, items: Sequence[Any]) -> str:
-    """Numbered excerpts of the files the criteria name (artifacts, key links), bounded."""
+def file_excerpts(root: Path, items: Sequence[Any], changed: Sequence[str] = ()) -> str:
+    """Numbered excerpts of the files the criteria name (artifacts, key links), then of the
+    files the phase changed, bounded in files and characters."""
     names: list[str] = []
     for item in items:
         for spec in item.checks:
@@ -254,7 +255,7 @@ def file_excerpts(root: Path, items: Sequence[Any]) -> str:
                     names.append(name)
     blocks: list[str] = []
     real_root = root.resolve()
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys([*names, *changed]):
         if len(blocks) >= _EXCERPT_FILES:
             break
         path = (real_root / name).resolve()
