@@ -452,3 +452,29 @@ def test_the_existing_report_is_updated_in_place_for_any_phase_id(
     assert "## mergegate verification — " in text
     write_gsd_copy(folder, result)
     assert existing.read_text().count("## mergegate verification — ") == 1
+
+
+def test_a_link_named_only_in_a_comment_or_in_its_target_is_not_proven(
+    ts_repo: Path, tmp_path: Path
+) -> None:
+    """No blind passes: a key link's pattern in a comment of `from`, or only in the `to`
+    file that `from` never imports, is a question, never a pass."""
+    write_files(
+        ts_repo, {"src/late.ts": "// TODO: call createStore() here\nexport const late = 1;\n"}
+    )
+    plan = plan_of(
+        unit(
+            must_haves=MustHaves(
+                key_links=(
+                    link("src/late.ts", "src/store.ts", r"createStore\(\)"),
+                    link("src/orphan.ts", "src/hooks.ts", "export function useState"),
+                    link("src/store.ts", "src/hooks.ts", "export function useEffect"),
+                )
+            )
+        )
+    )
+    result = run(plan, ts_repo, tmp_path)
+    assert criterion(result, "01-01.link-1").result is Result.UNCERTAIN
+    assert "only in a comment" in criterion(result, "01-01.link-1").question
+    assert criterion(result, "01-01.link-2").result is Result.UNCERTAIN
+    assert criterion(result, "01-01.link-3").result is Result.PASS  # store.ts imports hooks
