@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from _gitrepo import change_repo, git, write_files
 from mergegate.agents.registry import get_backend
@@ -39,7 +42,9 @@ from mergegate.verify import (
     find_gsd_report,
     verify_phase,
 )
+from mergegate.verify._criteria import declared_ids
 from mergegate.verify._environment import find_environment
+from mergegate.verify._pattern import search_pattern
 from mergegate.verify._records import write_gsd_copy
 
 FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
@@ -478,3 +483,48 @@ def test_a_link_named_only_in_a_comment_or_in_its_target_is_not_proven(
     assert "only in a comment" in criterion(result, "01-01.link-1").question
     assert criterion(result, "01-01.link-2").result is Result.UNCERTAIN
     assert criterion(result, "01-01.link-3").result is Result.PASS  # store.ts imports hooks
+
+
+# ---------------------------------------------------------------- rules for all inputs
+
+_WORDS = st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True), min_size=1, max_size=6)
+_GAPS = st.lists(st.sampled_from([" ", "\n", "\n    ", "\t", " \n  "]), min_size=6, max_size=6)
+
+
+@given(_WORDS, _GAPS)
+@settings(max_examples=200, deadline=None)
+def test_a_call_chain_is_found_however_its_lines_are_broken(
+    words: list[str], gaps: list[str]
+) -> None:
+    """Whatever whitespace and line breaks sit between the parts of `a.b(c).d(e)`, the
+    one-line pattern finds it, and on the line where it starts."""
+    chain = ".".join(f"{w}()" for w in words)
+    broken = "x = 1\n" + "".join(
+        f"{gap}.{w}()" if i else f"{w}()"
+        for i, (w, gap) in enumerate(zip(words, gaps, strict=False))
+    )
+    match = search_pattern(
+        chain.replace("(", r"\(").replace(")", r"\)").replace(".", r"\."), broken
+    )
+    assert match.found
+    assert match.line == 2
+
+
+@given(st.lists(st.text(max_size=30), max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_requirement_ids_are_never_made_of_prose(values: list[str]) -> None:
+    """Every id `declared_ids` returns is id-shaped: upper-case segments with a digit, or at
+    least two upper-case words joined by `-`/`_`/`.`; a lower-case word never is one."""
+    shape = re.compile(r"[A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)+|[A-Z]+[0-9]+[A-Za-z]?")
+    for rid in declared_ids(tuple(values)):
+        assert shape.fullmatch(rid), rid
+        words = re.split(r"[-_.]", rid)
+        assert any(c.isdigit() for c in rid) or sum(w.isalpha() for w in words) >= 2
+    assert declared_ids(("Per", "coverage", "(thin)", "v1.18", "GH", "issue")) == []
+
+
+@given(st.text(max_size=40), st.text(max_size=400))
+@settings(max_examples=300, deadline=None)
+def test_the_matcher_never_raises(pattern: str, text: str) -> None:
+    match = search_pattern(pattern, text)
+    assert match.found is (match.line is not None)
