@@ -528,3 +528,14 @@ def test_requirement_ids_are_never_made_of_prose(values: list[str]) -> None:
 def test_the_matcher_never_raises(pattern: str, text: str) -> None:
     match = search_pattern(pattern, text)
     assert match.found is (match.line is not None)
+
+
+def test_a_pattern_links_target_outside_the_tree_is_not_a_plan_error(
+    ts_repo: Path, tmp_path: Path
+) -> None:
+    """A key link with a pattern is checked in its `from` file; a `to` such as
+    `~/.claude/megazord/` (a real corpus plan) is only not looked in."""
+    plan = plan_of(
+        unit(must_haves=MustHaves(key_links=(link("src/hooks.ts", "~/.claude/x/", "useState"),)))
+    )
+    assert criterion(run(plan, ts_repo, tmp_path), "01-01.link-1").result is Result.PASS

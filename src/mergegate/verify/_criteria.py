@@ -42,7 +42,7 @@ from mergegate.verify._model import (
     CriterionChecks,
     CriterionKind,
 )
-from mergegate.verify._paths import check_plan_path, looks_like_path
+from mergegate.verify._paths import PlanPathError, check_plan_path, looks_like_path
 
 __all__ = ["coverage_note", "declared_ids", "derive_checks", "find_phase", "fingerprint"]
 
@@ -316,14 +316,17 @@ def _key_link(cid: str, link: KeyLink, unit: Unit) -> CriterionChecks:
         return CriterionChecks(criterion=criterion, judgement=reason, unchecked=(reason,))
     source = check_plan_path(link.from_, what=f"key link {cid} from").as_posix()
     if link.pattern:
-        target = link.to.strip()
-        if looks_like_path(target):
-            target = check_plan_path(target, what=f"key link {cid} to").as_posix()
+        target: str | None = link.to.strip() or None
+        if target is not None and looks_like_path(target):
+            try:
+                target = check_plan_path(target, what=f"key link {cid} to").as_posix()
+            except PlanPathError:
+                target = None  # only a second place to look for the pattern: not looked in
         check = CheckSpec(
             kind=CheckKind.PATTERN,
             description=f"pattern {link.pattern!r} found in {source} (or in its target)",
             path=source,
-            target=target or None,
+            target=target,
             pattern=link.pattern,
         )
         return CriterionChecks(criterion=criterion, checks=(check,))
