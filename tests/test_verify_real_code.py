@@ -43,7 +43,7 @@ from mergegate.verify import (
     verify_phase,
 )
 from mergegate.verify._criteria import declared_ids
-from mergegate.verify._environment import find_environment
+from mergegate.verify._environment import find_environment, not_ready
 from mergegate.verify._pattern import search_pattern
 from mergegate.verify._records import write_gsd_copy
 
@@ -539,3 +539,19 @@ def test_a_pattern_links_target_outside_the_tree_is_not_a_plan_error(
         unit(must_haves=MustHaves(key_links=(link("src/hooks.ts", "~/.claude/x/", "useState"),)))
     )
     assert criterion(run(plan, ts_repo, tmp_path), "01-01.link-1").result is Result.PASS
+
+
+@pytest.mark.parametrize(
+    ("output", "environment"),
+    [
+        ("ModuleNotFoundError: No module named 'fastapi'", True),  # third-party, not installed
+        ("ModuleNotFoundError: No module named 'calc'", True),  # the project, not installed
+        ("ModuleNotFoundError: No module named 'calc.cor'", False),  # a broken import: code
+        ("sh: 1: vitest: not found", True),
+        ("error TS2322: Type 'string' is not assignable to type 'number'.", False),
+    ],
+)
+def test_environment_or_code(py_repo: Path, output: str, environment: bool) -> None:
+    """What makes a failed command "unverified: environment" rather than a gap."""
+    env = find_environment(py_repo)
+    assert (not_ready(env, ("pytest",), 2, output) is not None) is environment

@@ -27,7 +27,8 @@ the code's — *unverified: environment*, naming what is missing, never a gap:
 * a third-party module missing: `No module named 'X'`, `Cannot find module 'X'`,
   `Cannot find package 'X'`, where X is not part of the repository (for JavaScript, and
   when `node_modules/` exists, only if `package.json` declares X: an undeclared import is
-  the code's fault).
+  the code's fault), or the project's own top-level package not importable at all (not
+  installed); a missing *submodule* of the project's package (`app.cor`) is a failure.
 
 Everything else (a failing test, a type error) is the code's: a failure.
 """
@@ -256,9 +257,13 @@ def _usage(argv: tuple[str, ...], code: int | None, output: str) -> str | None:
 
 def _missing_module(env: ProjectEnvironment, output: str) -> str | None:
     for match in _PY_MISSING.finditer(output):
-        top = match.group(1).split(".", 1)[0]
+        name = match.group(1)
+        top = name.split(".", 1)[0]
         if top not in env.local_modules:
-            return f"the Python module `{match.group(1)}` is not installed here"
+            return f"the Python module `{name}` is not installed here"
+        if name == top:  # the project's own package, not importable: not installed here
+            return f"the project's own package `{top}` is not importable here (not installed?)"
+        # a missing submodule of the project's own package is the code's: a failure
     for match in _JS_MISSING.finditer(output):
         spec = match.group(1)
         if spec.startswith((".", "/", "@/", "~/", "#")):
