@@ -555,3 +555,20 @@ def test_environment_or_code(py_repo: Path, output: str, environment: bool) -> N
     """What makes a failed command "unverified: environment" rather than a gap."""
     env = find_environment(py_repo)
     assert (not_ready(env, ("pytest",), 2, output) is not None) is environment
+
+
+def test_a_wrapper_component_is_not_a_placeholder() -> None:
+    """Found on the corpus (room-cad-renderer's shadcn Button): a component returning
+    `<Comp {...props} />` is a wrapper, not an empty component."""
+    from mergegate.verify._code import find_stubs
+
+    button = (
+        'import * as React from "react";\n\n'
+        "export const Button = React.forwardRef<HTMLButtonElement, Props>(\n"
+        "  ({ className, asChild = false, ...props }, ref) => {\n"
+        '    const Comp = asChild ? Slot : "button";\n'
+        "    return (\n      <Comp\n        ref={ref}\n        className={cn(className)}\n"
+        "        {...props}\n      />\n    );\n  }\n);\n"
+    )
+    assert find_stubs("src/components/ui/Button.tsx", button).stub is None
+    assert find_stubs("src/Empty.tsx", "export function E() {\n  return <div />;\n}\n").stub

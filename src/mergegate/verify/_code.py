@@ -247,7 +247,9 @@ _IMPORTISH = re.compile(
 )
 _JSX_RETURN = re.compile(r"\breturn\s*\(?\s*(null|<[^;]{0,2000}>)\s*\)?\s*;?", re.DOTALL)
 _EMPTY_JSX = re.compile(
-    r"^(null|<>\s*</>|<\s*[\w.]+[^<>]*/>|<\s*([\w.]+)[^<>]*>\s*([^<>{}]{0,60})\s*</\s*\2\s*>)$",
+    # a self-closing element counts as empty only without attributes: `<Comp {...props} />`
+    # is a wrapper, not a placeholder
+    r"^(null|<>\s*</>|<\s*[\w.]+\s*/>|<\s*([\w.]+)[^<>]*>\s*([^<>{}]{0,60})\s*</\s*\2\s*>)$",
     re.DOTALL,
 )
 _PLACEHOLDER_TEXT = re.compile(
