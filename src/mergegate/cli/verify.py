@@ -488,7 +488,11 @@ def _interactive(opts: dict[str, Any]) -> bool:
 def verify(ctx: click.Context, /, **opts: Any) -> None:
     """Verify a phase of PLAN against the tree with checks mergegate runs itself.
 
-    PLAN is, for now, a JSON file of the plan model (see docs/verify.md).
+    PLAN is a plan `mergegate plan show` reads (a GSD .planning tree, a superpowers or
+    spectacular plan, a native YAML plan) or a JSON file of the plan model. Commands run in
+    the project's own environment (.venv, uv, poetry, hatch, node_modules/.bin, or
+    --env-cmd); one that cannot run there is "unverified: environment", never a gap. See
+    docs/verify.md for the exact rules.
 
     \b
     Exit codes: 0 passed (or complete_with_gaps after --accept-gaps); 1 gaps found;
