@@ -105,9 +105,6 @@ def test_exit_codes_follow_the_status(repo: Path, tmp_path: Path) -> None:
 
 def test_usage_errors_exit_2(repo: Path, tmp_path: Path) -> None:
     plan = write_plan(tmp_path, phase("1", "src/app/core.py"), phase("2", "src/app/core.py"))
-    code, _, err = invoke(repo, tmp_path, str(plan))
-    assert code == 2
-    assert "pick one with --phase" in err
     code, _, err = invoke(repo, tmp_path, str(plan), "--phase", "9")
     assert code == 2
     assert "no phase '9'" in err
@@ -143,11 +140,12 @@ def test_dry_run_lists_every_criterion_and_every_command_first(repo: Path, tmp_p
     for cid in ("sc-1", "1-01.artifact-1", "1-01.t1.verify"):
         assert cid in out
     assert "not checkable by program" in out
-    assert out.rstrip().splitlines()[-1].startswith("2 of 3 criteria (67%) have a program check")
+    # the fourth criterion is the phase's placeholder scan (issue 25 item 14)
+    assert out.rstrip().splitlines()[-1].startswith("3 of 4 criteria (75%) have a program check")
     assert not (tmp_path / "reports").exists()  # a dry run writes nothing
     code, data = as_json(repo, tmp_path, plan, "--dry-run")
     assert data["commands"] == ["true"]
-    assert data["summary"]["with_program_check"] == 2
+    assert data["summary"]["with_program_check"] == 3  # with the placeholder scan
 
 
 def test_no_commands_is_never_passed(repo: Path, tmp_path: Path) -> None:
@@ -205,7 +203,7 @@ def test_a_verifier_command_answers_for_prose(repo: Path, tmp_path: Path) -> Non
     trailer = {
         "verification_id": "{review_id}",
         "criteria": [
-            {"id": "sc-1", "result": "uncertain", "evidence": "a UI", "question": "Click it"}
+            {"id": "sc-1", "result": "uncertain", "reason": "a UI", "question": "Click it"}
         ],
     }
     script = tmp_path / "agent.json"
@@ -213,7 +211,10 @@ def test_a_verifier_command_answers_for_prose(repo: Path, tmp_path: Path) -> Non
     cmd = f"{sys.executable} {FAKE} {script} {tmp_path / 'agent-state'}"
     plan = write_plan(tmp_path, phase("1", "src/app/core.py", success=("It looks right",)))
     code, data = as_json(repo, tmp_path, plan, "--verifier-cmd", cmd, "--base", "HEAD~1")
-    assert (code, data["status"]) == (5, "human_needed")
+    # the phase's diff adds src/app/stub.py (NotImplementedError): the placeholder scan of
+    # every changed file finds it
+    assert (code, data["status"]) == (1, "gaps_found")
+    assert "src/app/stub.py" in json.dumps(data["criteria"][-1]["evidence"])
     sc = next(c for c in data["criteria"] if c["id"] == "sc-1")
     assert sc["result"] == "uncertain"
     assert "Click it" in sc["question"]

@@ -150,11 +150,16 @@ def test_the_verifier_agent_judges_prose_criteria(repo: Path, tmp_path: Path) ->
     impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")
     verifier = tmp_path / "verifier.py"
     verifier.write_text(
-        "import json, os\n"
+        "import json, os, pathlib\n"
         "nonce = os.environ['MERGEGATE_VERIFICATION_ID']\n"
+        "# cite a real line of the checkout it runs in: mergegate checks the quote\n"
+        "files = sorted(p for p in pathlib.Path('.').rglob('*') if p.is_file()\n"
+        "               and '.git' not in p.parts and p.read_text(errors='replace').strip())\n"
+        "line = files[0].read_text(errors='replace').splitlines()[0]\n"
+        "cite = {'file': files[0].as_posix(), 'line': 1, 'quote': line}\n"
         "answer = {'verification_id': nonce, 'criteria': [\n"
-        "  {'id': 'sc-1', 'result': 'pass', 'evidence': 'read it'}]}\n"
-        "print('```json\\n' + json.dumps(answer) + '\\n```')\n"
+        "  {'id': 'sc-1', 'result': 'pass', 'evidence': [cite], 'reason': 'read it'}]}\n"
+        "print(json.dumps(answer))\n"
     )
     import sys
 

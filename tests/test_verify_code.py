@@ -286,6 +286,7 @@ def test_derive_checks_on_gsd_shaped_must_haves() -> None:
         "04-01.link-3",
         "04-01.Task-1.verify",
         "04-01.Task-1.done",
+        "phase-04.placeholders",
     ]
     assert items["04-01.truth-1"].judgement is not None
     artifact = items["04-01.artifact-1"]

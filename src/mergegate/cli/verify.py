@@ -22,7 +22,7 @@ from mergegate.cli._progress import clean
 from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
-from mergegate.plans import Phase, Plan, require_valid
+from mergegate.plans import Phase, Plan, SourceRef, require_valid
 from mergegate.plans import load_plan as import_plan
 from mergegate.verify import (
     Answer,
@@ -33,6 +33,7 @@ from mergegate.verify import (
     VerificationStatus,
     VerifyOptions,
     answers_for,
+    current_phase,
     derive_checks,
     find_phase,
     gsd_phase_dir,
@@ -54,14 +55,18 @@ class LoadedPlan:
     path: Path
     root: Path
     """The directory plan source paths are relative to."""
+    skipped: tuple[str, ...] = ()
+    """Import errors of other phases' files, ignored for the phase being verified."""
 
 
-def load_plan(path: Path) -> LoadedPlan:
+def load_plan(path: Path, *, only_phase: str | None = None) -> LoadedPlan:
     """Read PLAN. The one place `verify` loads plans.
 
     PLAN is anything `mergegate.plans.load_plan` imports (a GSD `.planning` tree, a
     superpowers or spectacular plan, a native YAML file) or a JSON file of the plan model.
-    Raises `UsageError` (exit 2) for an unreadable, unknown or broken plan.
+    Raises `UsageError` (exit 2) for an unreadable, unknown or broken plan. With
+    `only_phase`, errors in files of *other* phases' directories (an unreadable PLAN.md of an
+    old phase) do not stop it: they are kept as warnings; errors anywhere else still do.
     """
     if path.suffix == ".json":
         try:
@@ -73,12 +78,31 @@ def load_plan(path: Path) -> LoadedPlan:
             raise UsageError(f"{path} is not a plan model (JSON): {' '.join(first)}") from exc
     else:
         imported = import_plan(path)
-        if imported.errors:
-            count, issue = len(imported.errors), imported.errors[0]
-            raise UsageError(f"{path}: the plan has {count} error(s); first: {issue}")
         plan = imported.plan
+        errors = [e for e in imported.errors if not _elsewhere(plan, e.source, only_phase)]
+        if errors:
+            count, issue = len(errors), errors[0]
+            raise UsageError(f"{path}: the plan has {count} error(s); first: {issue}")
+        skipped = tuple(f"ignored (another phase): {e}" for e in imported.errors if e not in errors)
+        root = path if path.is_dir() else path.parent
+        return LoadedPlan(plan, path, root, skipped)
     root = path if path.is_dir() else path.parent
     return LoadedPlan(plan, path, root)
+
+
+def _elsewhere(plan: Plan, source: SourceRef | None, only_phase: str | None) -> bool:
+    """True when `source` is inside the directory of a phase other than `only_phase`."""
+    if only_phase is None or source is None:
+        return False
+    try:
+        wanted = find_phase(plan, only_phase)
+    except UsageError:
+        return False
+    for phase in plan.phases:
+        folder = phase.directory
+        if phase.id != wanted.id and folder and source.file.startswith(folder.rstrip("/") + "/"):
+            return True
+    return False
 
 
 def _verifier(name: str | None, cmd: str | None, config: Config) -> Backend | None:
@@ -204,6 +228,8 @@ def _print_result(result: VerificationResult, report: Path) -> None:
             for e in c.evidence:
                 if e.outcome.value == "fail":
                     click.echo(f"      {clean(e.detail, 300)}")
+            if c.next_step:
+                click.echo(f"      next step: {clean(c.next_step, 400)}")
         elif c.question:
             click.echo(f"      {clean(c.question, 300)}")
     for warning in result.warnings:
@@ -296,13 +322,14 @@ def _exclude(ctx: _Context, gsd: Path | None) -> tuple[str, ...]:
 
 
 def _options(ctx: _Context, opts: dict[str, Any], **extra: Any) -> VerifyOptions:
-    gsd = (
-        None if opts["no_gsd_copy"] else gsd_phase_dir(ctx.loaded.plan, ctx.phase, ctx.loaded.root)
-    )
+    phase_dir = gsd_phase_dir(ctx.loaded.plan, ctx.phase, ctx.loaded.root)
+    gsd = None if opts["no_gsd_copy"] else phase_dir
     return VerifyOptions(
+        phase_dir=phase_dir,
         run_commands=not opts["no_commands"],
         command_timeout_s=opts["command_timeout"],
         pass_env=tuple(opts["pass_env"]),
+        env_cmd=opts["env_cmd"],
         base=opts["base"],
         gsd_phase_dir=gsd,
         exclude=_exclude(ctx, gsd),
@@ -375,7 +402,11 @@ def _interactive(opts: dict[str, Any]) -> bool:
 @click.command("verify")
 @click.argument("plan_path", metavar="PLAN", type=click.Path(path_type=Path))
 @click.option(
-    "--phase", "phase_id", default=None, help="The phase to verify (default: the only one)."
+    "--phase",
+    "phase_id",
+    default=None,
+    help="The phase to verify (default: the current one: GSD's STATE.md, else the first "
+    "phase not yet verified; the choice is printed).",
 )
 @click.option(
     "--repo",
@@ -420,6 +451,14 @@ def _interactive(opts: dict[str, Any]) -> bool:
     help="Let plan commands see this environment variable (repeatable; none by default).",
 )
 @click.option(
+    "--env-cmd",
+    metavar="PREFIX",
+    default=None,
+    help='Run every plan command as PREFIX COMMAND (e.g. "uv run", "nix develop -c"); '
+    "default: the project's own environment found in the tree (.venv, uv, poetry, hatch, "
+    "node_modules/.bin).",
+)
+@click.option(
     "--answer",
     "answers",
     multiple=True,
@@ -449,16 +488,24 @@ def _interactive(opts: dict[str, Any]) -> bool:
 def verify(ctx: click.Context, /, **opts: Any) -> None:
     """Verify a phase of PLAN against the tree with checks mergegate runs itself.
 
-    PLAN is, for now, a JSON file of the plan model (see docs/verify.md).
+    PLAN is a plan `mergegate plan show` reads (a GSD .planning tree, a superpowers or
+    spectacular plan, a native YAML plan) or a JSON file of the plan model. Commands run in
+    the project's own environment (.venv, uv, poetry, hatch, node_modules/.bin, or
+    --env-cmd); one that cannot run there is "unverified: environment", never a gap. See
+    docs/verify.md for the exact rules.
 
     \b
     Exit codes: 0 passed (or complete_with_gaps after --accept-gaps); 1 gaps found;
     2 usage or plan error (a path outside the repository); 5 human needed or not verifiable.
     """
     config = load_config(opts["repo"])
-    loaded = load_plan(opts["plan_path"])
+    if opts["phase_id"] is None:
+        opts["phase_id"] = _pick_phase(opts["plan_path"])
+    loaded = load_plan(opts["plan_path"], only_phase=opts["phase_id"])
     phase = find_phase(loaded.plan, opts["phase_id"])
     require_valid(loaded.plan, phase=phase.id)  # the validation `run` and `plan check` share
+    for note in loaded.skipped:
+        click.echo(f"warning: {clean(note, 400)}", err=True)
     if opts["dry_run"]:
         data = _dry_run_dict(phase, derive_checks(loaded.plan, phase))
         if opts["fmt"] == "json":
@@ -481,6 +528,22 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
             result, run_dir = _follow_up(context, {**opts, "accept_gaps": False}, config, answers)
             _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
     ctx.exit(int(result.exit_code))
+
+
+def _pick_phase(path: Path) -> str:
+    """Seed 004: without --phase, the current phase (GSD's STATE.md, else the first not yet
+    verified); says which on stderr."""
+    # errors of the import are judged once the phase is known (load_plan, only_phase=…)
+    plan = load_plan(path).plan if path.suffix == ".json" else import_plan(path).plan
+    if not plan.phases:
+        raise UsageError(f"{path}: the plan has no phases")
+    root = path if path.is_dir() else path.parent
+    phase, why = current_phase(plan, root)
+    if len(plan.phases) > 1:
+        click.echo(
+            f"verifying phase {clean(phase.id, 60)} ({why}; --phase picks another)", err=True
+        )
+    return phase.id
 
 
 def _verify_or_follow_up(

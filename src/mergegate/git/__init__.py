@@ -13,6 +13,8 @@ parts:
 * `_checkout`: `throwaway_checkout`, a separate repository holding one commit, where reviewers
   run so the user's working tree and `.git` are out of their reach;
 * `_repository`: `GitRepository`, the operations of the review loop;
+* `_history`: `phase_changes` / `first_commit_adding` — what a phase's commits changed and
+  renamed, for `mergegate verify`;
 * `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
   objects), keyed commits, publishing and exactly-once merges;
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
+from mergegate.git._history import PhaseChanges, first_commit_adding, phase_changes
 from mergegate.git._remote import (
     Remote,
     push_branch,
@@ -63,6 +66,7 @@ __all__ = [
     "GitError",
     "GitRepository",
     "MergeResult",
+    "PhaseChanges",
     "Remote",
     "WorktreeSnapshot",
     "add_workspace",
@@ -74,8 +78,10 @@ __all__ = [
     "create_branch",
     "driver_overrides",
     "find_trailer_commit",
+    "first_commit_adding",
     "head_commit",
     "merge_no_ff",
+    "phase_changes",
     "publish",
     "push_branch",
     "remote_protocol",

@@ -18,6 +18,7 @@ Layer L3, beside `mergegate.review`. See `docs/verify.md`.
 from __future__ import annotations
 
 from mergegate.verify._criteria import derive_checks, find_phase, fingerprint
+from mergegate.verify._current import current_phase
 from mergegate.verify._model import (
     Answer,
     CheckKind,
@@ -38,6 +39,7 @@ from mergegate.verify._model import (
 from mergegate.verify._paths import PlanPathError
 from mergegate.verify._phase import VerifyOptions, answers_for, reverify, verify_phase
 from mergegate.verify._records import (
+    find_gsd_report,
     gsd_phase_dir,
     latest_result,
     load_answers,
@@ -69,7 +71,9 @@ __all__ = [
     "VerifyOptions",
     "answers_for",
     "command_environment",
+    "current_phase",
     "derive_checks",
+    "find_gsd_report",
     "find_phase",
     "fingerprint",
     "gsd_phase_dir",

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from mergegate.verify._js import parse_js
+
 __all__ = [
     "CODE_LANGUAGES",
     "StubReport",
@@ -30,7 +32,9 @@ __all__ = [
     "find_stubs",
     "import_specifiers",
     "is_entry_point",
+    "is_test",
     "language_of",
+    "without_comments",
 ]
 
 CODE_LANGUAGES = frozenset({"python", "js", "go", "rust", "other-code"})
@@ -65,6 +69,14 @@ _TEST_NAME = re.compile(
 _ENTRY_NAMES = frozenset({"__main__.py", "setup.py", "manage.py", "main.rs", "build.rs"})
 _ENTRY_DIRS = frozenset({"bin", "scripts", "cmd", "tests", "test", "__tests__", "e2e"})
 _ENTRY_STEMS = frozenset({"main", "page", "layout", "route", "middleware"})
+
+
+def is_test(path: str) -> bool:
+    """A test file or one under a test folder (a stub there is a pending test, not code)."""
+    pure = PurePosixPath(path)
+    if _TEST_NAME.search(pure.name):
+        return True
+    return any(part in ("tests", "test", "__tests__", "e2e", "spec") for part in pure.parts[:-1])
 
 
 def is_entry_point(path: str) -> bool:
@@ -235,7 +247,9 @@ _IMPORTISH = re.compile(
 )
 _JSX_RETURN = re.compile(r"\breturn\s*\(?\s*(null|<[^;]{0,2000}>)\s*\)?\s*;?", re.DOTALL)
 _EMPTY_JSX = re.compile(
-    r"^(null|<>\s*</>|<\s*[\w.]+[^<>]*/>|<\s*([\w.]+)[^<>]*>\s*([^<>{}]{0,60})\s*</\s*\2\s*>)$",
+    # a self-closing element counts as empty only without attributes: `<Comp {...props} />`
+    # is a wrapper, not a placeholder
+    r"^(null|<>\s*</>|<\s*[\w.]+\s*/>|<\s*([\w.]+)[^<>]*>\s*([^<>{}]{0,60})\s*</\s*\2\s*>)$",
     re.DOTALL,
 )
 _PLACEHOLDER_TEXT = re.compile(
@@ -245,7 +259,21 @@ _PLACEHOLDER_TEXT = re.compile(
 )
 
 
-def _strip_c_comments(text: str) -> str:
+_PY_COMMENT = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|#[^\n]*""")
+
+
+def without_comments(path: str, text: str) -> str:
+    """`text` with its comments removed (strings kept; line breaks kept, so lines count the
+    same): Python `#`, and `//`/`/* */` for the C-like languages."""
+    language = language_of(path)
+    if language == "python":
+        return _PY_COMMENT.sub(lambda m: m.group(1) or "", text)
+    if language in ("js", "go", "rust", "other-code"):
+        return _strip_c_comments(text, keep_lines=True)
+    return text
+
+
+def _strip_c_comments(text: str, *, keep_lines: bool = False) -> str:
     """Remove `//` and `/* */` comments, keeping strings intact (a linear scan)."""
     out: list[str] = []
     i, n = 0, len(text)
@@ -269,7 +297,10 @@ def _strip_c_comments(text: str) -> str:
             continue
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
-            i = n if end == -1 else end + 2
+            stop = n if end == -1 else end + 2
+            if keep_lines:
+                out.append("\n" * text.count("\n", i, stop))
+            i = stop
             continue
         else:
             out.append(c)
@@ -351,7 +382,9 @@ def exported_names(path: str, text: str, wanted: tuple[str, ...]) -> dict[str, s
     Languages without a notion of export recognised here answer None for every name.
     """
     language = language_of(path)
-    finder = {"python": _python_export, "js": _js_export, "go": _go_export, "rust": _rust_export}
+    if language == "js":
+        return {name: _js_export(text, name, path) for name in wanted}
+    finder = {"python": _python_export, "go": _go_export, "rust": _rust_export}
     find = finder.get(language)
     if find is None:
         return dict.fromkeys(wanted)
@@ -373,7 +406,36 @@ def _python_export(text: str, name: str) -> str | None:
     return _line_of(text, match.start()) if match else None
 
 
-def _js_export(text: str, name: str) -> str | None:
+def _js_export(text: str, name: str, path: str = "x.tsx") -> str | None:
+    parsed = parse_js(path, text)
+    if parsed is not None and not parsed.has_error:
+        return _parsed_js_export(parsed.exports, parsed.default_name, name) or _cjs_export(
+            text, name
+        )
+    return _js_export_by_text(text, name)
+
+
+def _parsed_js_export(exports: dict[str, int], default_name: str | None, name: str) -> str | None:
+    default = _DEFAULT.match(name)
+    if default:
+        symbol = default.group(1)
+        line = exports.get("default")
+        if line is None or (symbol and symbol != default_name):
+            return None
+        return f"line {line}"
+    line = exports.get(name)
+    return f"line {line}" if line is not None else None
+
+
+def _cjs_export(text: str, name: str) -> str | None:
+    escaped = re.escape(name)
+    pattern = rf"\bexports\.{escaped}\s*=|module\.exports\s*=\s*\{{[^}}]*\b{escaped}\b"
+    match = re.search(pattern, text)
+    return _line_of(text, match.start()) if match else None
+
+
+def _js_export_by_text(text: str, name: str) -> str | None:
+    """A file the parser could not read whole: the export forms matched on its text."""
     default = _DEFAULT.match(name)
     if default:
         symbol = default.group(1)
@@ -443,6 +505,9 @@ def import_specifiers(path: str, text: str) -> list[tuple[str, int]]:
     if language == "python":
         return _python_imports(path, text)
     if language == "js":
+        parsed = parse_js(path, text)
+        if parsed is not None:
+            return parsed.imports
         return [(m.group(1), text.count("\n", 0, m.start()) + 1) for m in _JS_IMPORT.finditer(text)]
     if language == "go":
         found = [

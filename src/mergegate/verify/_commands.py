@@ -1,20 +1,31 @@
-"""Commands in plan text: found only behind explicit markers, and classified before any runs.
+"""Commands in plan text: found only in explicit verify fields, classified before any runs.
 
-mergegate never invents a command. A command is taken from plan prose only when the plan
-marks it as one:
+mergegate never invents a command. The exact rule: a command is taken from plan text only
 
-* `<automated>CMD</automated>` (GSD), anywhere;
-* a `Run: CMD` or ``Run `CMD` `` line, anywhere;
-* in a verify block (and in acceptance criteria, which are written the same way): a fenced
-  `bash`/`sh`/`shell`/`console` block (one command per line), and an inline backticked
-  command whose program is a known test, build or lint runner (`go test`, `npm test`,
-  `pytest`, `npx tsc` …; never `grep`, `ls` or an installer, whose exit status does not mean
-  what the prose around them says).
+* from `<automated>CMD</automated>` (GSD), in any field;
+* from a `Run` marker: the backticked span right after "Run"/"Run:" (``Run `CMD` ``, also
+  mid-line after a sentence: "… clean. Run `go vet ./...`"), or the plain rest of a `Run:`
+  line (with the colon) when it starts with a program rather than a word ("Run: the tests"
+  is prose);
+* from a fenced `bash`/`sh`/`shell`/`console`/`zsh` block (or one without a language): in a
+  task's verify field, always; anywhere else only when an `Expected:` line follows it
+  directly (superpowers' step form);
+* in a verify field or an acceptance criterion, from a backticked span in *command
+  position* — starting a line, a list item or a sentence — whose program is a known test,
+  build or lint runner (`go test`, `npm test`, `pytest`, `npx tsc` …) or a predicate
+  (`test -f x`; a plain `grep PATTERN FILE` the sentence says "matches"). A span anywhere
+  else in a sentence ("(or `tsc --noEmit`)", "against `tsconfig`") is prose. A span the
+  sentence reads the output of ("`grep -c x f` returns 0") is not a check either: no exit
+  status decides it.
+
+Structured commands an importer found (`Verify.commands`, native `checks`) are used as given.
 
 Each command is then classified. Its exit status must be the verdict, so a pipeline (`| head`,
 `| wc -l`), a list (`;`), `||` or a background job is not a check a program can decide; it is
-reported as such. A plain command runs as an argv; one that needs a shell (`&&`,
-redirections, globs, variables) runs as `sh -c TEXT`, shown exactly that way in `--dry-run`.
+reported as such. A command that changes directory out of the repository (`cd /Users/me/app`,
+`cd ~/x`, `cd ..`, `pushd`, `-C`/`--prefix`/`--cwd` with such a path) is a plan error: listed,
+never run. A plain command runs as an argv; one that needs a shell (`&&`, redirections,
+globs, variables) runs as `sh -c TEXT`, shown exactly that way in `--dry-run`.
 """
 
 from __future__ import annotations
@@ -26,19 +37,25 @@ from dataclasses import dataclass
 __all__ = [
     "CommandForm",
     "classify_command",
+    "commands_in_criterion",
     "commands_in_prose",
     "commands_in_verify",
     "residue",
 ]
 
 _AUTOMATED = re.compile(r"<automated>(.*?)</automated>", re.DOTALL | re.IGNORECASE)
-_RUN_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?\**Run\**:?\**[ \t]+(.+?)[ \t]*$", re.MULTILINE)
+_RUN_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?\**Run\**(:?)\**[ \t]+(.+?)[ \t]*$", re.MULTILINE)
 _BACKTICK = re.compile(r"(?<!`)`([^`\n]{2,400})`(?!`)")
 _FENCE = re.compile(
     r"^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$",
     re.MULTILINE | re.DOTALL,
 )
 _SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "terminal"})
+_EXPECTED_NEXT = re.compile(
+    r"[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-*][ \t]+)?\**Expected\**:", re.IGNORECASE
+)
+# "Run `cmd`" inside a sentence (not at a line start): the span right after the verb.
+_RUN_INLINE = re.compile(r"(?<=[.;!?] )\**Run\**:?\**[ \t]+`([^`\n]{2,400})`")
 _MAX_COMMAND_CHARS = 1000
 
 # Program → the first arguments that make it a check (None: any). Test, build, lint and type
@@ -157,12 +174,15 @@ def classify_command(text: str) -> CommandForm:
     command = " ".join(text.split())
     tokens, problem = _tokens(command)
     if problem is None:
-        problem = _undecidable(tokens)
+        problem = _leaves_repository(tokens) or _undecidable(tokens)
     if problem is not None:
         return CommandForm(command, problem=problem)
     if any(t in _SHELL_TOKENS for t in tokens) or _SHELL_WORD.search(command):
         return CommandForm(command, argv=("sh", "-c", command), via_shell=True)
-    return CommandForm(command, argv=tuple(shlex.split(command)))
+    try:
+        return CommandForm(command, argv=tuple(shlex.split(command)))
+    except ValueError as exc:  # a comment hid an unclosed quote from the first split
+        return CommandForm(command, problem=f"cannot be split into words ({exc})")
 
 
 def _tokens(command: str) -> tuple[list[str], str | None]:
@@ -176,6 +196,45 @@ def _tokens(command: str) -> tuple[list[str], str | None]:
         return list(lexer), None
     except ValueError as exc:
         return [], f"cannot be split into words ({exc})"
+
+
+_GREP_READ_FLAGS = re.compile(
+    r"(^|\s)-(\w*[cvL]\w*|-count|-invert-match|-files-without-match|-only-matching)\b"
+)
+_CD = frozenset({"cd", "pushd"})
+_DIR_FLAGS = frozenset({"-C", "--prefix", "--cwd", "--cd", "--dir", "--chdir", "--directory"})
+_HOME_PATH = re.compile(r"^(~|/Users/|/home/|/root/|[A-Za-z]:[\\/])")
+
+
+def _escapes(path: str) -> bool:
+    """True when a directory argument leaves the tree: absolute, `~`, or above it by `..`."""
+    if path.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", path):
+        return True
+    depth = 0
+    for part in path.replace("\\", "/").split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
+
+
+def _leaves_repository(tokens: list[str]) -> str | None:
+    """A plan error: the command changes directory out of the repository, or names a path in
+    someone's home directory (a plan written on another machine)."""
+    for i, word in enumerate(tokens):
+        value = None
+        if word in _CD or word in _DIR_FLAGS:
+            value = tokens[i + 1] if i + 1 < len(tokens) else None
+        elif "=" in word and word.split("=", 1)[0] in _DIR_FLAGS:
+            value = word.split("=", 1)[1]
+        if value is not None and _escapes(value):
+            return f"plan error: `{word} {value}` leaves the repository (commands run in it)"
+        if _HOME_PATH.match(word):
+            return f"plan error: {word!r} is a path on another machine, outside the repository"
+    return None
 
 
 def _undecidable(tokens: list[str]) -> str | None:
@@ -205,12 +264,25 @@ def _inspection(tokens: list[str]) -> str | None:
         if start:
             name = word.rsplit("/", 1)[-1]
             subs = _INSPECTION_SUBCOMMANDS.get(name)
+            if name == "grep" and not _grep_reads(tokens[i + 1 :]):
+                start = False
+                continue  # a plain grep is a predicate: it exits 0 exactly when it matches
             if name in _INSPECTION:
                 return name
             if subs is not None and i + 1 < len(tokens) and tokens[i + 1] in subs:
                 return f"{name} {tokens[i + 1]}"
         start = False
     return None
+
+
+def _grep_reads(args: list[str]) -> bool:
+    """True when grep's flags make it print something to read rather than answer yes/no."""
+    for word in args:
+        if word in _SHELL_TOKENS:
+            break
+        if _GREP_READ_FLAGS.search(word):
+            return True
+    return False
 
 
 def _is_runner(command: str) -> bool:
@@ -231,21 +303,145 @@ def _is_runner(command: str) -> bool:
     return True
 
 
+# A predicate whose exit status answers the sentence around it ("`test -f x` succeeds",
+# "`grep "export function f" x.ts` matches"); `grep -c`/`-v`/`-L`/`-o` print something to read.
+_PREDICATES = frozenset({"test", "["})
+_SAYS_PASSES = re.compile(
+    r"^\W*(exits?|exit code|returns? (exit )?(code )?0\b|succeeds?|passes|pass\b|matches|match\b|"
+    r"finds?|is green|compiles|builds|runs clean|runs without|—|-|:|$)",
+    re.IGNORECASE,
+)
+_SAYS_OUTPUT = re.compile(
+    r"^\W*(returns?|prints?|outputs?|shows?|reports?|lists?|counts?|gives|displays?|"
+    r"should (return|print|output|show|report))\b",
+    re.IGNORECASE,
+)
+_RUN_VERB = re.compile(r"(?:\*\*)?\b(?:Run|run|Execute|execute)(?:\*\*)?:?(?:\*\*)?\s*$")
+_SENTENCE_START = re.compile(r"(^|[.;!?]\s+)$")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\*\*)?\s*")
+_AFTER_MAX = 80
+
+
+def _predicate(command: str, after: str) -> bool:
+    """`test …`/`[ … ]`, or a plain `grep` the sentence says must match."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if not words:
+        return False
+    if words[0] in _PREDICATES:
+        return True
+    says_match = re.match(r"^\W*(matches|match\b|finds?|succeeds?|exits 0|returns a match)", after)
+    return words[0] == "grep" and not _GREP_READ_FLAGS.search(command) and says_match is not None
+
+
+def _command_position(before: str) -> bool:
+    """The backticked span starts a line, a list item or a sentence, or follows "Run"."""
+    line = before.rsplit("\n", 1)[-1]
+    if _RUN_VERB.search(line):
+        return True
+    rest = _BULLET.sub("", line, count=1)
+    return not rest.strip() or _SENTENCE_START.search(rest) is not None
+
+
+def _leading_commands(text: str) -> tuple[list[str], list[str]]:
+    """Backticked commands in command position, and those whose output the sentence reads.
+
+    A span is a command only where a command stands: at the start of a line, list item or
+    sentence, or after "Run"; and only a known runner or a predicate. A span in the middle of
+    a sentence ("(or `tsc --noEmit`)", "against `tsconfig`") is prose, never a command.
+    """
+    found: list[str] = []
+    read: list[str] = []
+    for match in _BACKTICK.finditer(text):
+        command = match.group(1).strip()
+        after = text[match.end() : match.end() + _AFTER_MAX].split("\n", 1)[0]
+        if not _command_position(text[: match.start()]):
+            continue
+        if not (_is_runner(command) or _predicate(command, after)):
+            continue
+        if _SAYS_OUTPUT.match(after) and not _SAYS_PASSES.match(after):
+            read.append(command)
+            continue
+        found.append(command)
+    return found, read
+
+
+_PLAIN_NOT_PROGRAMS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "all",
+        "any",
+        "each",
+        "every",
+        "tests",
+        "test-suite",
+        "suite",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "them",
+        "both",
+        "your",
+        "our",
+        "my",
+        "and",
+        "to",
+        "with",
+        "from",
+        "in",
+        "on",
+        "check",
+        "verify",
+        "make-sure",
+        "ensure",
+    ]
+)
+
+
+def _plain_run_command(rest: str) -> str | None:
+    """The text after `Run:` when it is itself a command (no backticks, a program first)."""
+    words = rest.split()
+    if not words or "`" in rest:
+        return None
+    first = words[0]
+    if first.lower() in _PLAIN_NOT_PROGRAMS or (first[:1].isupper() and "/" not in first):
+        return None
+    if not re.fullmatch(r"[\w./@+-]+", first):
+        return None
+    return " ".join(words)
+
+
 def _marked(text: str) -> list[str]:
-    """Commands behind `<automated>` and `Run:` markers."""
+    """Commands behind `<automated>` and `Run:` markers (a backticked span right after "Run",
+    or the plain rest of a `Run:` line that starts with a program)."""
     found = [m.group(1) for m in _AUTOMATED.finditer(text)]
     for match in _RUN_LINE.finditer(text):
-        rest = match.group(1)
-        inline = _BACKTICK.findall(rest)
-        found.extend(inline if inline else [rest])
+        rest = match.group(2)
+        inline = _BACKTICK.match(rest.strip())
+        if inline is not None:
+            found.append(inline.group(1))
+            continue
+        plain = _plain_run_command(rest) if match.group(1) else None
+        if plain is not None:
+            found.append(plain)
+    found += [m.group(1) for m in _RUN_INLINE.finditer(text)]
     return [" ".join(c.split()) for c in found if c.strip()]
 
 
-def _fenced(text: str) -> list[str]:
-    """One command per logical line of each shell-fenced block (comments and prompts off)."""
+def _fenced(text: str, *, expected_only: bool) -> list[str]:
+    """One command per logical line of each shell-fenced block (comments and prompts off);
+    with `expected_only`, only blocks directly followed by an `Expected:` line."""
     commands = []
     for match in _FENCE.finditer(text):
         if match.group(2).lower() not in _SHELL_FENCES:
+            continue
+        if expected_only and not _EXPECTED_NEXT.match(text, match.end()):
             continue
         body = re.sub(r"\\\n", " ", match.group(3))
         for raw in body.splitlines():
@@ -259,22 +455,28 @@ def _without_fences(text: str) -> str:
     return _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
-def _backticked_runners(text: str) -> list[str]:
-    return [c.strip() for c in _BACKTICK.findall(_without_fences(text)) if _is_runner(c.strip())]
-
-
 def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
 def commands_in_verify(text: str) -> list[str]:
-    """The commands a verify block (or an acceptance criterion) marks, in order, once each."""
-    return _unique([*_marked(text), *_fenced(text), *_backticked_runners(_strip_marked(text))])
+    """The commands a verify field marks, in order, once each: `<automated>`, `Run:`, every
+    shell-fenced block, and backticked runners in command position."""
+    leading, _ = _leading_commands(_without_fences(_strip_marked(text)))
+    return _unique([*_marked(text), *_fenced(text, expected_only=False), *leading])
+
+
+def commands_in_criterion(text: str) -> list[str]:
+    """The commands an acceptance criterion states: as in a verify field, except that a fenced
+    block counts only when an `Expected:` line follows it directly."""
+    leading, _ = _leading_commands(_without_fences(_strip_marked(text)))
+    return _unique([*_marked(text), *_fenced(text, expected_only=True), *leading])
 
 
 def commands_in_prose(text: str) -> list[str]:
-    """The commands plain prose (truths, success criteria, done text) marks explicitly."""
-    return _unique(_marked(text))
+    """The commands plain prose (truths, success criteria, done text) marks explicitly:
+    `<automated>`, `Run:`, and fenced blocks an `Expected:` line follows."""
+    return _unique([*_marked(text), *_fenced(text, expected_only=True)])
 
 
 def _strip_marked(text: str) -> str:
@@ -311,6 +513,11 @@ _FILLER = frozenset(
         "in",
         "is",
         "it",
+        "match",
+        "matches",
+        "matched",
+        "finds",
+        "found",
         "must",
         "new",
         "no",

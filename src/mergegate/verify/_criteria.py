@@ -30,6 +30,7 @@ from mergegate.plans import (
 )
 from mergegate.verify._commands import (
     classify_command,
+    commands_in_criterion,
     commands_in_prose,
     commands_in_verify,
     residue,
@@ -41,9 +42,9 @@ from mergegate.verify._model import (
     CriterionChecks,
     CriterionKind,
 )
-from mergegate.verify._paths import check_plan_path, looks_like_path
+from mergegate.verify._paths import PlanPathError, check_plan_path, looks_like_path
 
-__all__ = ["derive_checks", "find_phase", "fingerprint"]
+__all__ = ["coverage_note", "declared_ids", "derive_checks", "find_phase", "fingerprint"]
 
 _IDENT = re.compile(r"^[A-Za-z_$][\w$]*$")
 _DEFAULT_EXPORT = re.compile(r"^default(?:\s+([A-Za-z_$][\w$]*))?$")
@@ -93,6 +94,8 @@ def _phase_items(phase: Phase) -> Iterator[CriterionChecks]:
     for unit in phase.units:
         yield from _unit_items(unit)
     yield from _requirements(phase)
+    if phase.units:
+        yield _placeholder_scan(phase)
 
 
 def _unit_items(unit: Unit) -> Iterator[CriterionChecks]:
@@ -171,7 +174,7 @@ def _acceptance(
             cid, CriterionKind.ACCEPTANCE, ac.text, ac.source or fallback, unit=unit, task=task
         ),
         ac.text,
-        commands_in_verify(ac.text),
+        commands_in_criterion(ac.text),
     )
 
 
@@ -313,10 +316,17 @@ def _key_link(cid: str, link: KeyLink, unit: Unit) -> CriterionChecks:
         return CriterionChecks(criterion=criterion, judgement=reason, unchecked=(reason,))
     source = check_plan_path(link.from_, what=f"key link {cid} from").as_posix()
     if link.pattern:
+        target: str | None = link.to.strip() or None
+        if target is not None and looks_like_path(target):
+            try:
+                target = check_plan_path(target, what=f"key link {cid} to").as_posix()
+            except PlanPathError:
+                target = None  # only a second place to look for the pattern: not looked in
         check = CheckSpec(
             kind=CheckKind.PATTERN,
-            description=f"pattern {link.pattern!r} found in {source}",
+            description=f"pattern {link.pattern!r} found in {source} (or in its target)",
             path=source,
+            target=target,
             pattern=link.pattern,
         )
         return CriterionChecks(criterion=criterion, checks=(check,))
@@ -335,28 +345,81 @@ def _key_link(cid: str, link: KeyLink, unit: Unit) -> CriterionChecks:
     return CriterionChecks(criterion=criterion, checks=(check,))
 
 
-def _requirements(phase: Phase) -> Iterator[CriterionChecks]:
-    """Every phase requirement is claimed by a unit; every claimed id is a phase requirement.
+_REQUIREMENT_ID = re.compile(
+    r"(?<![\w-])[A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)+(?![\w-])|(?<![\w-])[A-Z]+[0-9]+[A-Za-z]?(?![\w-])"
+)
 
-    Without a phase requirement list there is nothing to check claims against, and nothing is
-    derived (the caller warns).
-    """
-    if not phase.requirements:
-        return
+
+def declared_ids(values: tuple[str, ...]) -> list[str]:
+    """The requirement ids among `values`: id-shaped tokens only (`PROJ-01`, `R1`,
+    `MODALS-WELCOME-FINAL`), each once, in order. Prose is never split into ids: "Per",
+    "coverage", "(thin)", "v1.18" are not ids."""
+    found: list[str] = []
+    for value in values:
+        for token in _REQUIREMENT_ID.findall(value):
+            if _id_shaped(token) and token not in found:
+                found.append(token)
+    return found
+
+
+def _id_shaped(token: str) -> bool:
+    segments = re.split(r"[-_.]", token)
+    return any(c.isdigit() for c in token) or sum(1 for p in segments if p.isalpha()) >= 2
+
+
+def _covers(requirement: str, claimed: str) -> bool:
+    """A claim covers a requirement it names, or one of its numbered parts (`AUTH` ← `AUTH-02`)."""
+    return claimed == requirement or (
+        claimed.startswith(requirement)
+        and claimed[len(requirement) : len(requirement) + 1] in "-_."
+        and len(claimed) > len(requirement)
+    )
+
+
+def _requirements(phase: Phase) -> Iterator[CriterionChecks]:
+    """Every declared phase requirement is claimed by a unit; every claimed id belongs to the
+    phase. Only declared ids count: the phase's requirement field (id-shaped tokens) and the
+    units' `requirements:`. Without both there is nothing to check ("coverage not
+    declared"; the caller warns); a unit that declares none leaves an unclaimed requirement
+    unverified, not failed."""
+    phase_ids = declared_ids(phase.requirements)
     claims: dict[str, list[str]] = {}
     for unit in phase.units:
-        for rid in unit.requirements:
+        for rid in declared_ids(unit.requirements):
             claims.setdefault(rid, []).append(unit.id)
-    known = set(phase.requirements)
-    for rid in phase.requirements:
-        by = tuple(claims.get(rid, ()))
-        yield _requirement(f"req-{_slug(rid)}", rid, by, known=True, source=phase.source)
+    if not phase_ids or not claims:
+        return
+    silent = tuple(u.id for u in phase.units if not declared_ids(u.requirements))
+    for rid in phase_ids:
+        by = tuple(dict.fromkeys(u for c, us in claims.items() if _covers(rid, c) for u in us))
+        yield _requirement(
+            f"req-{_slug(rid)}", rid, by, known=True, source=phase.source, silent=silent
+        )
     for rid, units in claims.items():
-        if rid not in known:
+        if not any(_covers(known, rid) for known in phase_ids):
             text = f"{rid} (claimed by {', '.join(units)}; not a requirement of the phase)"
             yield _requirement(
                 f"req-{_slug(rid)}", rid, tuple(units), known=False, source=phase.source, text=text
             )
+
+
+def coverage_note(phase: Phase) -> str | None:
+    """Why requirement coverage is not checked for `phase`, or None when it is."""
+    phase_ids = declared_ids(phase.requirements)
+    claimed = any(declared_ids(u.requirements) for u in phase.units)
+    if phase_ids and claimed:
+        return None
+    if not phase_ids and not claimed:
+        return None
+    if not claimed:
+        return (
+            f"requirement coverage not declared: no plan of phase {phase.id} declares "
+            f"`requirements:` ({', '.join(phase_ids)} not checked)"
+        )
+    return (
+        f"requirement coverage not declared: phase {phase.id} lists no requirement ids, so the "
+        "ids its plans claim are not checked"
+    )
 
 
 def _requirement(
@@ -367,6 +430,7 @@ def _requirement(
     known: bool,
     source: SourceRef | None,
     text: str | None = None,
+    silent: tuple[str, ...] = (),
 ) -> CriterionChecks:
     what = "is claimed by a unit of the phase" if known else "is a requirement of the phase"
     check = CheckSpec(
@@ -375,8 +439,32 @@ def _requirement(
         requirement=rid,
         claimed_by=by,
         known=known,
+        silent=silent,
     )
     criterion = _criterion(cid, CriterionKind.REQUIREMENT, text or rid, source)
+    return CriterionChecks(criterion=criterion, checks=(check,))
+
+
+def _placeholder_scan(phase: Phase) -> CriterionChecks:
+    """Seed 004: the placeholder scan covers every file the phase changed, not only the
+    declared artifacts (the changed files come from git when the check runs)."""
+    listed: list[str] = []
+    for unit in phase.units:
+        names = [*unit.files, *(f for t in unit.tasks for f in t.files)]
+        names += [c.path for t in unit.tasks for c in t.file_changes]
+        for name in names:
+            path = name.strip().split(":", 1)[0].strip("`")
+            if looks_like_path(path) and not path.startswith(("/", "~")) and ".." not in path:
+                listed.append(path)
+    check = CheckSpec(
+        kind=CheckKind.STUBS,
+        description="no placeholder code in any file the phase changed (git) or its plans list",
+        files=tuple(dict.fromkeys(listed)),
+    )
+    text = f"the files of phase {phase.id} hold no placeholder code"
+    criterion = _criterion(
+        f"phase-{_slug(phase.id)}.placeholders", CriterionKind.PLACEHOLDERS, text, phase.source
+    )
     return CriterionChecks(criterion=criterion, checks=(check,))
 
 

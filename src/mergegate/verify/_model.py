@@ -67,6 +67,8 @@ class CriterionKind(StrEnum):
     """A native plan check: a command with an expected exit code."""
     REQUIREMENT = "requirement"
     """A requirement id of the phase, or one a unit claims."""
+    PLACEHOLDERS = "placeholders"
+    """Every file the phase changed is free of placeholder code (not only the artifacts)."""
 
 
 class CheckKind(StrEnum):
@@ -79,6 +81,7 @@ class CheckKind(StrEnum):
     PATTERN = "pattern"
     IMPORT = "import"
     REQUIREMENT = "requirement"
+    STUBS = "stubs"
 
 
 class CheckSpec(_Frozen):
@@ -107,6 +110,11 @@ class CheckSpec(_Frozen):
     """REQUIREMENT: the units that claim the id (decided from the plan alone)."""
     known: bool = True
     """REQUIREMENT: the id is one of the phase's requirements."""
+    files: tuple[str, ...] = ()
+    """STUBS: the files the plan lists (the phase's changed files are added when it runs)."""
+    silent: tuple[str, ...] = ()
+    """REQUIREMENT: units that declare no requirements (an unclaimed id is then unverified:
+    coverage not declared, not uncovered)."""
 
 
 class Criterion(_Frozen):
@@ -214,6 +222,9 @@ class CriterionResult(_Frozen):
     """Why program checks alone could not decide it (then the verifier agent was asked)."""
     unchecked: tuple[str, ...] = ()
     fingerprint: str = ""
+    next_step: str | None = None
+    """For a failed criterion: what to do (which task or check to rerun, which file lacks
+    what)."""
 
 
 class VerificationStatus(StrEnum):
@@ -287,6 +298,8 @@ class VerificationResult(_Frozen):
     acceptance: GapAcceptance | None = None
     commands_run: bool = True
     """False when `--no-commands` skipped the command checks."""
+    environment: str = ""
+    """The project environment commands ran in (what was found, what is missing)."""
 
     @property
     def exit_code(self) -> ExitCode:

@@ -16,13 +16,17 @@ from pathlib import Path
 from mergegate.agents.base import Backend
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan
-from mergegate.verify._criteria import derive_checks, find_phase, fingerprint
+from mergegate.verify._advice import next_step
+from mergegate.verify._criteria import coverage_note, derive_checks, find_phase, fingerprint
+from mergegate.verify._environment import find_environment
 from mergegate.verify._inspect import inspect
+from mergegate.verify._judgement import checked
 from mergegate.verify._model import (
     Answer,
     CheckKind,
     CheckSpec,
     CriterionChecks,
+    CriterionKind,
     CriterionResult,
     Evidence,
     GapAcceptance,
@@ -32,7 +36,7 @@ from mergegate.verify._model import (
 )
 from mergegate.verify._paths import repo_path
 from mergegate.verify._records import write_attempts, write_gsd_copy, write_result
-from mergegate.verify._repo import phase_diff, tree_state
+from mergegate.verify._repo import phase_base, phase_diff, phase_history, tree_state
 from mergegate.verify._runner import CommandRunner
 from mergegate.verify._status import apply_answers, decide, question_for, summarize
 from mergegate.verify._tree import TreeIndex
@@ -42,6 +46,8 @@ from mergegate.verify._verifier import (
     AgentJudging,
     Question,
     ask_verifier,
+    file_excerpts,
+    merge_judgings,
     new_verification_id,
 )
 
@@ -68,16 +74,25 @@ class VerifyOptions:
     """Output kept per command stream in its log (the evidence excerpt is shorter)."""
     pass_env: tuple[str, ...] = ()
     """Extra environment variable names plan commands may see (explicit opt-in)."""
+    env_cmd: str | None = None
+    """`--env-cmd PREFIX`: run every command as `PREFIX COMMAND` in the project's environment
+    (default: the environment found in the tree; see `mergegate.verify._environment`)."""
     base: str | None = None
     """Git revision the phase started from: `BASE..HEAD` is the diff the verifier sees."""
     verifier_timeout_s: float = 1800.0
     verifier_stall_timeout_s: float = 300.0
     verifier_retries: int = 1
+    verifier_batch: int = 8
+    """Criteria per verifier call: the answer's size, and so the output budget it needs,
+    grows with the criteria asked about at once."""
     answers: tuple[Answer, ...] = ()
     """People's answers (e.g. from `load_answers`); applied by criterion id and fingerprint."""
     acceptance: GapAcceptance | None = None
     gsd_phase_dir: Path | None = None
     """Also write `<NN>-VERIFICATION.md` there (GSD plans)."""
+    phase_dir: Path | None = None
+    """The phase's planning directory, written or not: without `base`, the phase is taken
+    to start at the first commit that added a file there (its plans)."""
     exclude: tuple[str, ...] = ()
     """Tree paths (relative) left out of the tree fingerprint: mergegate's own state."""
     run_id: str | None = None
@@ -109,23 +124,50 @@ def verify_phase(
     root = repo_dir.resolve()
     _validate_paths(root, items)
     warnings = [*opts.extra_warnings, *_precheck(phase)]
+    note = coverage_note(phase)
+    if note is not None:
+        warnings.append(note)
+    base, base_how = phase_base(root, opts.base, opts.phase_dir)
+    history = phase_history(root, base)
     tree = TreeIndex(root)
+    if history is not None:
+        tree.renames = dict(history.renames)
+        tree.changed = history.changed
+        if base_how != "--base":
+            warnings.append(
+                f"the phase's changes are read from {base_how} ({history.base[:12]}..HEAD); "
+                "give --base to name its start"
+            )
+    environment = find_environment(root, opts.env_cmd)
     runner = CommandRunner(
         root,
         run_dir / "commands",
         timeout_s=opts.command_timeout_s,
         output_bytes=opts.output_bytes,
         pass_env=opts.pass_env,
+        environment=environment,
     )
     program = {item.criterion.id: _run_checks(item, tree, runner, opts) for item in items}
+    items, dropped = _without_empty_scan(items, program)
+    warnings += dropped
     judging = _judge(
-        items, program, verifier, opts, root=root, phase=phase_text(plan, phase.id), run_dir=run_dir
+        items,
+        program,
+        verifier,
+        opts,
+        root=root,
+        phase=phase_text(plan, phase.id),
+        run_dir=run_dir,
+        base=history.base if history is not None else None,
+        changed=tree.changed,
     )
     if tree.truncated:
         warnings.append(f"the tree has more than {len(tree.files())} files; only those were read")
     if judging is None and any(_needs_agent(i, program) for i in items):
         warnings.append("no verifier agent given: criteria in prose are left to a person")
-    criteria = [_result(item, program[item.criterion.id], judging) for item in items]
+    criteria = [
+        _advised(phase, _result(item, program[item.criterion.id], judging, root)) for item in items
+    ]
     state = tree_state(root, opts.exclude)
     status, reason, counts = summarize(criteria, opts.acceptance)
     result = VerificationResult(
@@ -146,6 +188,7 @@ def verify_phase(
         verifier=None,
         acceptance=opts.acceptance,
         commands_run=opts.run_commands,
+        environment=environment.describe(),
     )
     if opts.answers:
         result = apply_answers(result, opts.answers)
@@ -290,10 +333,27 @@ def _command(spec: CheckSpec, runner: CommandRunner, opts: VerifyOptions) -> Evi
     return runner.run(spec)
 
 
+def _without_empty_scan(
+    items: list[CriterionChecks], program: dict[str, list[Evidence]]
+) -> tuple[list[CriterionChecks], list[str]]:
+    """The placeholder scan with nothing to scan is no criterion (and says why)."""
+    kept, notes = [], []
+    for item in items:
+        found = program[item.criterion.id]
+        empty = found and all(e.outcome is Outcome.SKIPPED for e in found)
+        if item.criterion.kind is CriterionKind.PLACEHOLDERS and empty:
+            notes.append(f"placeholder scan of the phase's files not done: {found[0].detail}")
+            continue
+        kept.append(item)
+    return kept, notes
+
+
 def _needs_agent(item: CriterionChecks, program: dict[str, list[Evidence]]) -> bool:
     """Ask the verifier only where its answer can matter: judgement needed, nothing failed."""
     found = program[item.criterion.id]
-    return item.judgement is not None and not any(e.outcome is Outcome.FAIL for e in found)
+    if any(e.outcome is Outcome.FAIL for e in found):
+        return False
+    return item.judgement is not None or any(e.outcome is Outcome.UNCERTAIN for e in found)
 
 
 def _question(item: CriterionChecks, found: Sequence[Evidence]) -> Question:
@@ -313,46 +373,59 @@ def _judge(
     root: Path,
     phase: str,
     run_dir: Path,
+    base: str | None,
+    changed: Sequence[str] = (),
 ) -> AgentJudging | None:
-    asked = [_question(i, program[i.criterion.id]) for i in items if _needs_agent(i, program)]
-    if not asked or verifier is None:
+    """Ask the verifier about the open criteria, `opts.verifier_batch` at a time: the answer
+    a call needs grows with its criteria, and an answer cut off at the backend's output limit
+    is lost whole."""
+    asked_items = [i for i in items if _needs_agent(i, program)]
+    if not asked_items or verifier is None:
         return None
-    return ask_verifier(
-        verifier,
-        asked,
-        phase=phase,
-        diff=phase_diff(root, opts.base),
-        cwd=root,
-        attempt_dir=run_dir / "verifier",
-        timeout_s=opts.verifier_timeout_s,
-        stall_timeout_s=opts.verifier_stall_timeout_s,
-        retries=opts.verifier_retries,
-        new_id=opts.new_verification_id,
-    )
+    diff = phase_diff(root, base)
+    size = max(1, opts.verifier_batch)
+    parts: list[AgentJudging] = []
+    for start in range(0, len(asked_items), size):
+        batch = asked_items[start : start + size]
+        parts.append(
+            ask_verifier(
+                verifier,
+                [_question(i, program[i.criterion.id]) for i in batch],
+                phase=phase,
+                diff=diff,
+                cwd=root,
+                attempt_dir=run_dir / "verifier",
+                timeout_s=opts.verifier_timeout_s,
+                stall_timeout_s=opts.verifier_stall_timeout_s,
+                retries=opts.verifier_retries,
+                new_id=opts.new_verification_id,
+                files=file_excerpts(root, batch, changed),
+                first_attempt=sum(len(p.attempts) for p in parts) + 1,
+            )
+        )
+    return merge_judgings(parts)
 
 
-def _agent_evidence(cid: str, judging: AgentJudging | None) -> list[Evidence]:
+def _agent_evidence(cid: str, judging: AgentJudging | None, root: Path) -> list[Evidence]:
     if judging is None:
         return []
-    if judging.status != "ok":
+    judgement = judging.judgements.get(cid)
+    if judgement is None:
+        if judging.status == "ok":
+            return []
         what = "malformed" if judging.status == "malformed" else "failed"
         detail = f"the verifier's answer was {what} after {len(judging.attempts)} attempt(s)"
         return [Evidence(check="agent", by="agent", outcome=Outcome.UNVERIFIED, detail=detail)]
-    judgement = judging.judgements.get(cid)
-    if judgement is None:
-        return []
+    result, detail = checked(root, judgement)
     outcome = {"pass": Outcome.PASS, "fail": Outcome.FAIL, "uncertain": Outcome.UNCERTAIN}
-    detail = judgement.evidence
-    if judgement.result == "uncertain" and judgement.question:
-        detail = judgement.question + f" (the verifier: {judgement.evidence})"
-    return [Evidence(check="agent", by="agent", outcome=outcome[judgement.result], detail=detail)]
+    return [Evidence(check="agent", by="agent", outcome=outcome[result], detail=detail)]
 
 
 def _result(
-    item: CriterionChecks, found: list[Evidence], judging: AgentJudging | None
+    item: CriterionChecks, found: list[Evidence], judging: AgentJudging | None, root: Path
 ) -> CriterionResult:
     c = item.criterion
-    evidence = (*found, *_agent_evidence(c.id, judging))
+    evidence = (*found, *_agent_evidence(c.id, judging, root))
     result, by = decide(evidence, item.judgement)
     criterion = CriterionResult(
         id=c.id,
@@ -369,6 +442,11 @@ def _result(
         fingerprint=fingerprint(c.kind, c.text),
     )
     return criterion.model_copy(update={"question": question_for(criterion)})
+
+
+def _advised(phase: Phase, criterion: CriterionResult) -> CriterionResult:
+    step = next_step(phase, criterion)
+    return criterion.model_copy(update={"next_step": step}) if step else criterion
 
 
 def _verifier_run(

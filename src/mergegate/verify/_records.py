@@ -2,8 +2,9 @@
 twin, the verifier's prompts and raw outputs, and the append-only ledger of people's answers.
 
 Everything is written atomically; a run directory's files are never overwritten. The copy in
-a GSD phase directory (`<NN>-VERIFICATION.md`, GSD's own convention) replaces only a report
-mergegate wrote itself (`verifier: "mergegate"` in its frontmatter), never GSD's.
+a GSD phase directory is the phase's existing `*-VERIFICATION.md` for any phase id form
+(`04`, `12.3.1`, `AE1`, `999.2`): a report mergegate wrote (`verifier: "mergegate"`) is
+replaced; GSD's own is updated in place — its `status` and one dated mergegate section.
 
 Untrusted text (plan words, the verifier's answers, command output) is escaped: frontmatter
 values are JSON-quoted, table cells and prose lines have markdown metacharacters escaped, and
@@ -36,6 +37,7 @@ from mergegate.verify._paths import check_plan_path
 from mergegate.verify._verifier import AgentAttempt
 
 __all__ = [
+    "find_gsd_report",
     "gsd_phase_dir",
     "gsd_report_name",
     "latest_result",
@@ -43,6 +45,7 @@ __all__ = [
     "phase_state_dir",
     "record_answer",
     "render_markdown",
+    "update_report",
     "write_attempts",
     "write_gsd_copy",
     "write_result",
@@ -196,6 +199,7 @@ def _gap(c: CriterionResult) -> dict[str, object]:
         "criterion": c.id,
         "source": c.source,
         "decided_by": c.decided_by,
+        "next_step": c.next_step,
     }
 
 
@@ -224,6 +228,8 @@ def render_markdown(result: VerificationResult) -> str:
         parts.append(f"**Goal:** {_inline(result.goal, 600)}")
     if not result.commands_run:
         parts.append("**Commands:** not run (`--no-commands`); their criteria stay unverified")
+    elif result.environment:
+        parts.append(f"**Environment:** {_inline(result.environment, 600)}")
     parts += _gaps_section(result) + _questions_section(result)
     parts += _table("Criteria decided by program evidence", result, {"program"})
     parts += _table(
@@ -243,6 +249,8 @@ def _gaps_section(result: VerificationResult) -> list[str]:
     for g in gaps:
         reason = "; ".join(e.detail for e in g.evidence if e.outcome.value == "fail")
         lines.append(f"- `{g.id}` ({g.kind.value}): {_inline(g.text, 200)} — {_inline(reason)}")
+        if g.next_step:
+            lines.append(f"  - next step: {_inline(g.next_step, 600)}")
     return lines
 
 
@@ -367,21 +375,115 @@ def write_attempts(run_dir: Path, attempts: Sequence[AgentAttempt]) -> tuple[str
 
 
 def gsd_report_name(phase_dir: Path) -> str:
-    """`<NN>-VERIFICATION.md` from a GSD phase directory name (`04-project-detection` → 04)."""
-    match = re.match(r"^(\d+(?:\.\d+)?)", phase_dir.name)
-    return f"{match.group(1) if match else phase_dir.name}-{REPORT_NAME}"
+    """`<ID>-VERIFICATION.md` from a GSD phase directory name: the id is everything before the
+    first `-` (`04-project-detection` → `04`, `12.3.1-x` → `12.3.1`, `AE1-x` → `AE1`)."""
+    prefix = phase_dir.name.split("-", 1)[0] or phase_dir.name
+    return f"{prefix}-{REPORT_NAME}"
+
+
+def _normal_id(text: str) -> str:
+    """`04` and `4`, `012.3` and `12.3` are the same phase id; letters compare case-blind."""
+    parts = [p.lstrip("0") or "0" if p.isdigit() else p.lower() for p in text.split(".")]
+    return ".".join(parts)
+
+
+def find_gsd_report(phase_dir: Path, phase_id: str | None = None) -> Path:
+    """The phase's existing `*-VERIFICATION.md` in `phase_dir` (GSD's or mergegate's, for any
+    phase id form), or the path a new one gets."""
+    own = phase_dir / gsd_report_name(phase_dir)
+    if own.is_file():
+        return own
+    try:
+        found = sorted(p for p in phase_dir.glob(f"*-{REPORT_NAME}") if p.is_file())
+    except OSError:
+        found = []
+    wanted = {_normal_id(phase_dir.name.split("-", 1)[0])}
+    if phase_id:
+        wanted.add(_normal_id(phase_id))
+    matching = [p for p in found if _normal_id(p.name[: -len(REPORT_NAME) - 1]) in wanted]
+    if matching:
+        return matching[0]
+    return found[0] if len(found) == 1 else own
 
 
 def write_gsd_copy(phase_dir: Path, result: VerificationResult) -> tuple[Path | None, str | None]:
-    """Write the report into a GSD phase directory: (path, None), or (None, why not)."""
-    path = phase_dir / gsd_report_name(phase_dir)
+    """Write the report into a GSD phase directory: (path, None), or (None, why not).
+
+    A report mergegate wrote is replaced; one GSD (or a person) wrote is updated in place: its
+    frontmatter `status` set to this verification's, and one dated mergegate section (replaced
+    on the next run) appended with the result, the gaps and the questions.
+    """
+    path = find_gsd_report(phase_dir, result.phase_id)
     if path.exists() and not _ours(path):
-        return None, (
-            f"{path} exists and was not written by mergegate; left as it is "
-            "(the report is in the run directory)"
-        )
+        try:
+            text = path.read_text("utf-8", "replace")
+        except OSError as exc:
+            return None, f"{path} could not be read ({exc.strerror}); left as it is"
+        write_atomic(path, _storable(update_report(text, result)))
+        return path, None
     write_atomic(path, _storable(render_markdown(result)))
     return path, None
+
+
+_SECTION_START = "<!-- mergegate:verification -->"
+_SECTION_END = "<!-- /mergegate:verification -->"
+_STATUS_LINE = re.compile(r"^status:.*$", re.MULTILINE)
+
+
+def update_report(text: str, result: VerificationResult) -> str:
+    """`text` (a VERIFICATION.md someone else wrote) with its status set to `result`'s and the
+    mergegate section, dated, in place of an earlier one or appended."""
+    text = _with_status(text, result.status.value)
+    section = "\n".join([_SECTION_START, *_section(result), _SECTION_END])
+    start = text.find(_SECTION_START)
+    end = text.find(_SECTION_END, start + 1) if start >= 0 else -1
+    if start >= 0 and end >= 0:
+        return text[:start] + section + text[end + len(_SECTION_END) :]
+    return text.rstrip("\n") + "\n\n" + section + "\n"
+
+
+def _with_status(text: str, status: str) -> str:
+    line = f"status: {status}"
+    if text.startswith("---\n"):
+        close = text.find("\n---", 3)
+        if close >= 0:
+            block = text[4:close]
+            if _STATUS_LINE.search(block):
+                block = _STATUS_LINE.sub(line, block, count=1)
+            else:
+                block = f"{block}\n{line}" if block else line
+            return f"---\n{block}{text[close:]}"
+    return f"---\n{line}\n---\n\n{text}"
+
+
+def _section(result: VerificationResult) -> list[str]:
+    c = result.counts
+    when = result.verified_at.isoformat().replace("+00:00", "Z")
+    lines = [
+        f"## mergegate verification — {when}",
+        "",
+        f"**Status:** {result.status.value} — {_inline(result.reason, 600)}",
+        f"**Run:** `{result.run_id}` at {result.head or '(not a git tree)'}; "
+        f"{c.criteria} criteria: {c.passed} pass, {c.failed} fail, {c.uncertain} uncertain, "
+        f"{c.unverified} unverified",
+    ]
+    gaps = [x for x in result.criteria if x.result is Result.FAIL]
+    if gaps:
+        lines += ["", "Gaps:", ""]
+        for g in gaps:
+            step = f" Next: {_inline(g.next_step, 300)}" if g.next_step else ""
+            lines.append(f"- `{g.id}`: {_inline(_failing(g), 300)}.{step}")
+    if result.questions:
+        lines += ["", "Questions for a person:", ""]
+        lines += [
+            f"- `{q.id}`: {_inline(q.text, 200)} — {_inline(q.question or '', 200)}"
+            for q in result.questions
+        ]
+    return lines
+
+
+def _failing(c: CriterionResult) -> str:
+    return "; ".join(e.detail for e in c.evidence if e.outcome.value == "fail") or c.text
 
 
 def _ours(path: Path) -> bool:
@@ -448,6 +550,10 @@ def gsd_phase_dir(plan: Plan, phase: Phase, plan_root: Path) -> Path | None:
     """
     if plan.format is not PlanFormat.GSD:
         return None
+    if phase.directory:
+        declared = plan_root / check_plan_path(phase.directory, what="phase directory")
+        if declared.is_dir():
+            return declared
     folders = {
         check_plan_path(u.source.file, what=f"unit {u.id} source").parent.as_posix()
         for u in phase.units

@@ -11,9 +11,17 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from mergegate.git import GitRepository, snapshot_worktree
+from mergegate.errors import UsageError
+from mergegate.git import (
+    GitRepository,
+    PhaseChanges,
+    first_commit_adding,
+    phase_changes,
+    repository_root,
+    snapshot_worktree,
+)
 
-__all__ = ["TreeState", "phase_diff", "tree_state"]
+__all__ = ["TreeState", "phase_base", "phase_diff", "phase_history", "tree_state"]
 
 
 @dataclass(frozen=True)
@@ -45,3 +53,30 @@ def phase_diff(root: Path, base: str | None) -> str | None:
         return None
     repo = GitRepository(root)
     return repo.diff(repo.resolve(base), repo.resolve("HEAD"))
+
+
+def phase_base(root: Path, base: str | None, phase_dir: Path | None) -> tuple[str | None, str]:
+    """The revision the phase started from, and how it was found: `--base` when given; else,
+    for a plan whose phase directory is in the repository, the first commit that added a file
+    there (plans are written before the code they plan); else None."""
+    if base is not None:
+        return base, "--base"
+    if phase_dir is None:
+        return None, ""
+    try:
+        top = repository_root(root)
+    except UsageError:
+        return None, ""
+    try:
+        folder = phase_dir.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return None, ""
+    found = first_commit_adding(top, folder)
+    return (found, f"the first commit adding {folder}/") if found else (None, "")
+
+
+def phase_history(root: Path, base: str | None) -> PhaseChanges | None:
+    """What the phase changed from `base` to HEAD (None without a base or a git history)."""
+    if base is None:
+        return None
+    return phase_changes(root, base)

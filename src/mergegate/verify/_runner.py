@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mergegate.processes import Limits, StopReason, child_environment, supervise
+from mergegate.verify._environment import ProjectEnvironment, not_ready
 from mergegate.verify._model import CheckKind, CheckSpec, Evidence, Outcome
 
 __all__ = ["ALLOWED_ENV", "CommandRunner", "command_environment"]
@@ -76,6 +77,8 @@ class CommandRunner:
     timeout_s: float = 600.0
     output_bytes: int = 256 << 10
     pass_env: tuple[str, ...] = ()
+    environment: ProjectEnvironment = field(default_factory=ProjectEnvironment)
+    """The project's own environment (`find_environment`): prefix, PATH, offline switches."""
 
     def __post_init__(self) -> None:
         self._done: dict[tuple[tuple[str, ...], int], Evidence] = {}
@@ -86,7 +89,24 @@ class CommandRunner:
             self._done[key] = self._run(spec, len(self._done) + 1)
         return self._done[key]
 
+    def _env(self) -> dict[str, str]:
+        env = command_environment(self.pass_env)
+        env.update(self.environment.variables)
+        if self.environment.path:
+            env["PATH"] = os.pathsep.join([*self.environment.path, env.get("PATH", "")])
+        return env
+
     def _run(self, spec: CheckSpec, number: int) -> Evidence:
+        argv = self.environment.command(spec.argv)
+        if isinstance(argv, str):
+            return Evidence(
+                check=CheckKind.COMMAND,
+                by="program",
+                outcome=Outcome.UNVERIFIED,
+                detail=f"unverified: environment — {argv}",
+                command=spec.command,
+                argv=spec.argv,
+            )
         timeout = spec.timeout_s or self.timeout_s
         limits = Limits(
             timeout_s=timeout,
@@ -98,10 +118,10 @@ class CommandRunner:
         attempt_dir = self.log_dir / f"cmd-{number:02d}" if self.log_dir else None
         started = time.monotonic()
         outcome = supervise(
-            spec.argv,
+            argv,
             cwd=self.cwd,
             attempt_dir=attempt_dir,
-            env=command_environment(self.pass_env),
+            env=self._env(),
             limits=limits,
             log_prefix="command",
         )
@@ -109,13 +129,18 @@ class CommandRunner:
         verdict, detail = _judge(outcome.reason, outcome.returncode, spec, timeout)
         if outcome.error:
             detail = f"{detail}: {outcome.error}"
+        if verdict is Outcome.FAIL:
+            output = (outcome.stdout_tail + b"\n" + outcome.stderr_tail).decode("utf-8", "replace")
+            why = not_ready(self.environment, argv, outcome.returncode, output)
+            if why is not None:
+                verdict, detail = Outcome.UNVERIFIED, f"unverified: environment — {why}"
         return Evidence(
             check=CheckKind.COMMAND,
             by="program",
             outcome=verdict,
             detail=detail,
             command=spec.command,
-            argv=spec.argv,
+            argv=argv,
             exit_code=outcome.returncode,
             excerpt=excerpt,
             duration_s=round(time.monotonic() - started, 3),
@@ -127,7 +152,10 @@ def _judge(
     reason: StopReason, code: int | None, spec: CheckSpec, timeout: float
 ) -> tuple[Outcome, str]:
     if reason is StopReason.MISSING:
-        return Outcome.UNVERIFIED, f"could not start `{spec.argv[0]}` (not installed here?)"
+        return (
+            Outcome.UNVERIFIED,
+            f"unverified: environment — could not start `{spec.argv[0]}` (not installed here)",
+        )
     if reason is StopReason.TIMEOUT:
         return Outcome.UNVERIFIED, f"no result within {timeout:g} s (stopped; raise the limit?)"
     if code == spec.expect_exit:

@@ -5,8 +5,11 @@ The rules, in order, for one criterion:
 1. a program check failed → `fail` (a person cannot overrule it; `--accept-gaps` can only
    complete the phase with its gaps);
 2. a person answered → their answer;
-3. the criterion needs judgement → the verifier's `fail`/`uncertain`; its `pass` counts only
-   when every program check of the criterion passed too; no usable answer → `unverified`;
+3. the criterion needs judgement, or a program check found no proof either way (`uncertain`,
+   with what it saw: "nothing imports it", a rename, a pattern one file over) → the
+   verifier's `fail`/`uncertain`; its `pass` counts only when no program check was left
+   `unverified` (could not run); no usable answer → `uncertain` (a question for a person) or
+   `unverified`;
 4. otherwise every program check passed → `pass`; one could not run → `unverified`.
 
 The phase: `gaps_found` when any criterion fails; `human_needed` while any is uncertain or
@@ -51,20 +54,25 @@ def decide(evidence: Sequence[Evidence], judgement: str | None) -> tuple[Result,
     person = _last(evidence, "person")
     if person is not None:
         return (Result.PASS if person.outcome is Outcome.PASS else Result.FAIL), "person"
-    incomplete = any(e.outcome is not Outcome.PASS for e in program)
-    if judgement is None:
-        return (Result.UNVERIFIED, None) if not program or incomplete else (Result.PASS, "program")
-    return _by_agent(_last(evidence, "agent"), incomplete=incomplete)
+    unverified = any(e.outcome is Outcome.UNVERIFIED for e in program)
+    uncertain = any(e.outcome is Outcome.UNCERTAIN for e in program)
+    if judgement is None and not uncertain:
+        return (Result.UNVERIFIED, None) if not program or unverified else (Result.PASS, "program")
+    return _by_agent(_last(evidence, "agent"), unverified=unverified, uncertain=uncertain)
 
 
-def _by_agent(agent: Evidence | None, *, incomplete: bool) -> tuple[Result, Decider]:
+def _by_agent(
+    agent: Evidence | None, *, unverified: bool, uncertain: bool
+) -> tuple[Result, Decider]:
+    """The agent decides words and program `uncertain` evidence (a check that found no proof
+    either way, with what it saw); never a check that could not run."""
     if agent is None or agent.outcome is Outcome.UNVERIFIED:
-        return Result.UNVERIFIED, None
+        return (Result.UNCERTAIN if uncertain and not unverified else Result.UNVERIFIED), None
     if agent.outcome is Outcome.FAIL:
         return Result.FAIL, "agent"
     if agent.outcome is Outcome.UNCERTAIN:
         return Result.UNCERTAIN, None
-    return (Result.UNVERIFIED, None) if incomplete else (Result.PASS, "agent")
+    return (Result.UNVERIFIED, None) if unverified else (Result.PASS, "agent")
 
 
 def question_for(criterion: CriterionResult) -> str | None:
@@ -77,7 +85,7 @@ def question_for(criterion: CriterionResult) -> str | None:
     reasons = [
         e.detail
         for e in criterion.evidence
-        if e.by == "program" and e.outcome is Outcome.UNVERIFIED
+        if e.by == "program" and e.outcome in (Outcome.UNVERIFIED, Outcome.UNCERTAIN)
     ]
     reasons += list(criterion.unchecked)
     if agent is not None:

@@ -64,9 +64,20 @@ class TreeIndex:
 
     root: Path
     _files: list[str] | None = None
+    _file_set: frozenset[str] | None = None
+    renames: dict[str, str] = field(default_factory=dict)
+    changed: tuple[str, ...] = ()
+    """Files the phase's commits changed (`base..HEAD`), when the base is known."""
+    """Paths the phase's own commits renamed (old → new), from git's rename detection."""
     _texts: dict[str, str | None] = field(default_factory=dict)
     _imports: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     truncated: bool = False
+
+    def file_set(self) -> frozenset[str]:
+        """The same files as `files()`, for membership tests."""
+        if self._file_set is None:
+            self._file_set = frozenset(self.files())
+        return self._file_set
 
     def files(self) -> list[str]:
         """Every file of the tree (at most `MAX_FILES`), sorted."""

@@ -1,9 +1,13 @@
 """The verifier agent: one read-only call per phase for what no program can check.
 
-It gets the criteria that need judgement (with the program evidence gathered so far), the
-phase's diff and a fresh nonce, and must end with a `verifier-verdict` JSON trailer carrying
-that nonce and one answer per criterion. The trailer is parsed by `mergegate.handoff.extract`
-(strict: duplicate keys, truncation, a wrong nonce, a missing or extra criterion all fail).
+It runs in the verified tree (read-only: the backend's own read-only mode, and mergegate's
+proof that nothing changed) and gets the criteria that need judgement (with the program
+evidence gathered so far), the phase's diff, numbered excerpts of the files the criteria
+name (for a verifier without file tools) and a fresh nonce. It must answer with exactly one
+JSON object (`mergegate.verify._judgement.VerifierAnswer`): the nonce and, per criterion, a
+result with evidence citing `file:line` and quoting it. The object is parsed by
+`mergegate.handoff.extract` (strict: duplicate keys, truncation, a wrong nonce, a missing or
+extra criterion all fail); quotes are checked against the tree by the caller.
 A malformed answer is retried once, in the same session when the backend has sessions, with
 the exact problem fed back; after that the criteria stay unverified. An agent run that fails
 (timeout, crash, a write in a read-only run) is not retried.
@@ -21,10 +25,18 @@ from string import Template
 from typing import Any, Literal
 
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
-from mergegate.handoff import VerifierJudgement, VerifierVerdictPayload, extract
-from mergegate.handoff import default_registry as handoff_schemas
+from mergegate.handoff import extract
+from mergegate.verify._judgement import CriterionJudgement, VerifierAnswer, answer_schema
 
-__all__ = ["AgentAttempt", "AgentJudging", "Question", "ask_verifier", "new_verification_id"]
+__all__ = [
+    "AgentAttempt",
+    "AgentJudging",
+    "Question",
+    "ask_verifier",
+    "file_excerpts",
+    "merge_judgings",
+    "new_verification_id",
+]
 
 TEMPLATE = "verifier"
 TEMPLATE_VERSION = 1
@@ -62,7 +74,7 @@ class AgentJudging:
 
     status: Literal["ok", "malformed", "agent_failed"]
     verification_id: str
-    judgements: dict[str, VerifierJudgement]
+    judgements: dict[str, CriterionJudgement]
     attempts: tuple[AgentAttempt, ...]
     detail: str = ""
     template_sha256: str = ""
@@ -99,7 +111,11 @@ def _render_questions(questions: Sequence[Question]) -> str:
 
 
 def render_prompt(
-    phase: str, questions: Sequence[Question], diff: str | None, verification_id: str
+    phase: str,
+    questions: Sequence[Question],
+    diff: str | None,
+    verification_id: str,
+    files: str = "",
 ) -> str:
     if diff is None:
         changes = "(no diff given: judge from the working tree as it is)"
@@ -113,13 +129,14 @@ def render_prompt(
         phase=phase,
         criteria=_render_questions(questions),
         changes=changes,
+        files=files or "(none attached: read the files you need in the working directory)",
         verification_id=verification_id,
     )
 
 
 def _response_format() -> dict[str, Any]:
-    schema = handoff_schemas().get("verifier-verdict").json_schema()
-    return {"type": "json_schema", "json_schema": {"name": "verifier_verdict", "schema": schema}}
+    schema = answer_schema().json_schema()
+    return {"type": "json_schema", "json_schema": {"name": "verifier_answer", "schema": schema}}
 
 
 def ask_verifier(
@@ -134,15 +151,20 @@ def ask_verifier(
     stall_timeout_s: float,
     retries: int = 1,
     new_id: Callable[[], str] = new_verification_id,
+    files: str = "",
+    first_attempt: int = 1,
 ) -> AgentJudging:
-    """Ask once, retry a malformed answer `retries` times, and return what came of it."""
+    """Ask once, retry a malformed answer `retries` times, and return what came of it.
+
+    `files`: excerpts of the files the criteria name (numbered lines), for a verifier without
+    file tools; `first_attempt` numbers the attempts of a later batch after earlier ones."""
     nonce = new_id()
     ids = [q.id for q in questions]
-    full = render_prompt(phase, questions, diff, nonce)
+    full = render_prompt(phase, questions, diff, nonce, files)
     attempts: list[AgentAttempt] = []
     session: str | None = None
     prompt = full
-    for number in range(1, retries + 2):
+    for number in range(first_attempt, first_attempt + retries + 1):
         request = AgentRequest(
             prompt=prompt,
             cwd=cwd,
@@ -165,11 +187,11 @@ def ask_verifier(
             return _judging("agent_failed", nonce, {}, attempts, why)
         parsed = extract(
             result.text,
-            "verifier-verdict",
+            answer_schema(),
             context={"verification_id": nonce, "criteria": ids},
         )
         if parsed.ok:
-            value: VerifierVerdictPayload = parsed.value
+            value: VerifierAnswer = parsed.value
             attempts.append(AgentAttempt(number, prompt, result.text, None, agent))
             return _judging("ok", nonce, {j.id: j for j in value.criteria}, attempts, "")
         assert parsed.error is not None
@@ -194,8 +216,57 @@ def _failure(result: AgentResult) -> str:
 def _judging(
     status: Literal["ok", "malformed", "agent_failed"],
     nonce: str,
-    judgements: dict[str, VerifierJudgement],
+    judgements: dict[str, CriterionJudgement],
     attempts: list[AgentAttempt],
     detail: str,
 ) -> AgentJudging:
     return AgentJudging(status, nonce, judgements, tuple(attempts), detail, template_sha256())
+
+
+def merge_judgings(parts: Sequence[AgentJudging]) -> AgentJudging:
+    """One record of several batches: every usable answer, every attempt, the first problem."""
+    judgements: dict[str, CriterionJudgement] = {}
+    for part in parts:
+        judgements.update(part.judgements)
+    failed = [p for p in parts if p.status != "ok"]
+    first = failed[0] if failed else parts[0]
+    return AgentJudging(
+        first.status,
+        ", ".join(p.verification_id for p in parts),
+        judgements,
+        tuple(a for p in parts for a in p.attempts),
+        "; ".join(p.detail for p in failed if p.detail),
+        parts[0].template_sha256,
+    )
+
+
+_EXCERPT_FILES = 8
+_EXCERPT_CHARS = 12_000
+
+
+def file_excerpts(root: Path, items: Sequence[Any], changed: Sequence[str] = ()) -> str:
+    """Numbered excerpts of the files the criteria name (artifacts, key links), then of the
+    files the phase changed, bounded in files and characters."""
+    names: list[str] = []
+    for item in items:
+        for spec in item.checks:
+            for name in (spec.path, spec.target):
+                if name and ("/" in name or "." in name):
+                    names.append(name)
+    blocks: list[str] = []
+    real_root = root.resolve()
+    for name in dict.fromkeys([*names, *changed]):
+        if len(blocks) >= _EXCERPT_FILES:
+            break
+        path = (real_root / name).resolve()
+        if real_root not in path.parents or not path.is_file():
+            continue
+        try:
+            text = path.read_bytes()[: _EXCERPT_CHARS * 2].decode("utf-8", "replace")
+        except OSError:
+            continue
+        numbered = "\n".join(f"{n:>5}  {line}" for n, line in enumerate(text.split("\n"), 1))
+        cut = numbered[:_EXCERPT_CHARS]
+        more = "\n(cut)" if len(cut) < len(numbered) else ""
+        blocks.append(f"### {name}\n\n```text\n{cut}{more}\n```")
+    return "\n\n".join(blocks)
