@@ -29,7 +29,6 @@ __all__ = [
     "write_run_summary",
 ]
 
-PLAN_SNAPSHOT = "plan.json"
 _EXIT_ORDER = (ExitCode.AGENT_FAILURE, ExitCode.UNDECIDABLE, ExitCode.ESCALATED)
 _PASSING = ("passed", "complete_with_gaps")
 

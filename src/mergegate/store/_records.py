@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mergegate.atomic_files import write_json_atomic
-from mergegate.errors import MergegateError, UsageError
+from mergegate.errors import UsageError
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
-from mergegate.store._dbos import sqlite_url
+from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
 from mergegate.store._tables import Key, Tables, tables
 
 __all__ = [
@@ -313,7 +313,8 @@ class RunStore:
 
     def list(self) -> list[RunRecord]:
         """Every run with a folder here, oldest first; folders without a readable record in
-        a database are skipped."""
+        a database are skipped (and a run's own SQLite file that cannot be read). The
+        configured database unreachable is an error (exit 4), not an empty list."""
         if not self.root.is_dir():
             return []
         found = []
@@ -322,6 +323,10 @@ class RunStore:
                 continue
             try:
                 found.append(self.load(path.name))
-            except MergegateError:
+            except UsageError:
+                continue
+            except DatabaseUnavailableError:
+                if self.database_url:
+                    raise
                 continue
         return sorted(found, key=lambda r: (r.started_epoch, r.run_id))
