@@ -160,6 +160,33 @@ def _run_holder(database_url: str, run_id: str) -> str:
     return found
 
 
+def _persons_process() -> subprocess.Popen[bytes]:
+    """A process of the person's own: its own group and session, no mergegate tag."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True
+    )
+
+
+def _forge_records(run_dir: Path, units: list[dict[str, Any]], held: set[str], pid: int) -> None:
+    """A `process.json` in each held unit's folder naming `pid` truthfully (what /proc
+    tells anyone), as a hostile agent of that unit could write it."""
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    record = {
+        "pid": pid,
+        "pgid": int(stat[2]),
+        "start_ticks": int(stat[19]),
+        "boot_id": Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
+        "started_at": time.time(),
+        "argv": ["claude"],
+        "cwd": "/tmp",
+    }
+    for unit in units:
+        if unit["id"] in held:
+            folder = run_dir / unit["phase"] / unit["id"] / "T1" / "attempts" / "99-implementer"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "process.json").write_text(json.dumps(record))
+
+
 def _record(state: Path, run_id: str) -> dict[str, Any]:
     found: dict[str, Any] = json.loads((state / "runs" / run_id / "run.json").read_text())
     return found
@@ -196,6 +223,7 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
     impl, rev = _agents(fleet_dir)
     rng = random.Random(f"{SEED}-{recovery}")
     workers = Workers(fleet_dir, env, repo)
+    person: subprocess.Popen[bytes] | None = None
     try:
         for name in WORKERS:
             workers.start(name)
@@ -217,6 +245,10 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
         report = json.loads(shown.stdout)
         held = {u["id"] for u in report["units"] if u.get("worker") == victim}
         assert held, report["units"]
+        # an agent of the dead worker forged process records naming a person's process in
+        # its units' folders: the recovery kills only what the run's database recorded
+        person = _persons_process()
+        _forge_records(state / "runs" / run_id, report["units"], held, person.pid)
         assert report["worker"] in WORKERS
         if recovery == "admin":
             assert report["worker"] == victim
@@ -241,8 +273,12 @@ def test_a_worker_killed_mid_unit_loses_nothing_and_merges_nothing_twice(
 
         record = wait_for(finished, 180, "the run to finish")
         assert record["status"] == "completed", (record, workers.log(victim).read_text()[-3000:])
+        assert person.poll() is None  # the person's process lives
     finally:
         workers.close()
+        if person is not None:
+            person.kill()
+            person.wait()
     # every unit merged exactly once
     assert sorted(trailers(repo, record["into"])) == sorted(
         f"Mergegate-Unit: {run_id}/{u}" for u in UNITS

@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 
 from mergegate.processes import (
+    TREE_ENV,
     Limits,
     ProcessRecord,
     StopReason,
     child_environment,
     group_members,
+    install_ledger,
     kill_recorded_group,
     process_start_ticks,
     run_command,
@@ -250,52 +252,126 @@ def test_child_environment_adds_after_scrubbing() -> None:
     assert env == {"A": "b", "CLAUDE_CODE_MAX_RETRIES": "3"}
 
 
+def _record(pid: int, tmp_path: Path, **update: object) -> ProcessRecord:
+    """What the supervisor records for a group it started (`update`: a field changed)."""
+    fields: dict[str, object] = {
+        "pid": pid,
+        "pgid": pid,
+        "start_ticks": process_start_ticks(pid),
+        "boot_id": Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
+        "started_at": time.time(),
+        "argv": ("x",),
+        "cwd": str(tmp_path),
+        "tag": "t-1",
+        "pid_ns": os.readlink("/proc/self/ns/pid"),
+    }
+    return ProcessRecord.model_validate({**fields, **update})
+
+
+def _sleeper(tag: str | None, *, own_session: bool = True) -> subprocess.Popen[bytes]:
+    env = child_environment({TREE_ENV: tag} if tag else {})
+    return subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)"],
+        env=env,
+        start_new_session=own_session,
+    )
+
+
 def test_kill_recorded_group_kills_a_leftover(tmp_path: Path) -> None:
-    # An orphaned agent: started in its own group by "a previous orchestrator" (this test).
+    # An orphaned agent: started in its own group by "a previous orchestrator" (this test),
+    # with the tag the supervisor gives every tree.
     proc = subprocess.Popen(
         [sys.executable, str(FAKE), "--mode", "grandchild-hang"],
-        env=child_environment({"FAKE_AGENT_PIDFILE": str(tmp_path / "pids")}),
+        env=child_environment({"FAKE_AGENT_PIDFILE": str(tmp_path / "pids"), TREE_ENV: "t-1"}),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         start_new_session=True,
     )
     time.sleep(0.5)
     (child,) = child_pids(tmp_path)
-    record = ProcessRecord(
-        pid=proc.pid,
-        pgid=proc.pid,
-        start_ticks=process_start_ticks(proc.pid),
-        boot_id=Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
-        started_at=time.time(),
-        argv=("x",),
-        cwd=str(tmp_path),
-    )
-    assert kill_recorded_group(record, grace_s=0.5)
+    assert kill_recorded_group(_record(proc.pid, tmp_path), grace_s=0.5)
     proc.wait(timeout=5)
     assert wait_dead(child)
 
 
 def test_kill_recorded_group_refuses_a_recycled_pid(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(30)"], start_new_session=True
-    )
+    proc = _sleeper("t-1")
     try:
         ticks = process_start_ticks(proc.pid)
         assert ticks is not None
-        record = ProcessRecord(
-            pid=proc.pid,
-            pgid=proc.pid,
-            start_ticks=ticks - 1,  # "the process we recorded started earlier": a recycled pid
-            boot_id=Path("/proc/sys/kernel/random/boot_id").read_text().strip(),
-            started_at=time.time(),
-            argv=("x",),
-            cwd=str(tmp_path),
-        )
+        # "the process we recorded started earlier": a recycled pid
+        record = _record(proc.pid, tmp_path, start_ticks=ticks - 1)
         assert not kill_recorded_group(record, grace_s=0.1)
         assert alive(proc.pid)
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.parametrize(
+    ("tag", "own_session", "update"),
+    [
+        (None, True, {}),  # a person's process: no tag of mergegate's in its environment
+        ("other", True, {}),  # another supervised tree's process, named with this tag
+        ("t-1", True, {"pid_ns": "pid:[1]"}),  # recorded in another PID namespace
+        ("t-1", True, {"boot_id": "another-boot"}),  # recorded before a reboot
+        ("t-1", True, {"tag": None}),  # a record without a tag (an older mergegate's)
+        ("t-1", False, {}),  # not the leader of its own group and session
+    ],
+)
+def test_kill_recorded_group_refuses_a_process_the_supervisor_did_not_start(
+    tmp_path: Path, tag: str | None, own_session: bool, update: dict[str, object]
+) -> None:
+    """A record that names a process by its real pid, group and start time (what a forged
+    `process.json` can say of any process) kills nothing unless that process carries the
+    record's tag, leads its recorded group and session, and lives in the recorder's PID
+    namespace and boot."""
+    proc = _sleeper(tag, own_session=own_session)
+    try:
+        time.sleep(0.2)  # started: its environment readable
+        assert not kill_recorded_group(_record(proc.pid, tmp_path, **update), grace_s=0.1)
+        assert alive(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_supervisor_records_each_process_in_the_installed_ledger(tmp_path: Path) -> None:
+    events: list[tuple[str, ProcessRecord]] = []
+
+    class Ledger:
+        def started(self, record: ProcessRecord, attempt_dir: Path | None) -> None:
+            assert attempt_dir == tmp_path / "attempt"
+            assert carries(record.pid, record.tag)  # the tag is in the child's environment
+            events.append(("started", record))
+
+        def ended(self, record: ProcessRecord) -> None:
+            events.append(("ended", record))
+
+        def recorded(self, root: Path) -> list[tuple[Path, ProcessRecord]]:
+            return []
+
+    install_ledger(Ledger())
+    try:
+        outcome = supervise(
+            ["/bin/sh", "-c", "sleep 0.3"], cwd=tmp_path, attempt_dir=tmp_path / "attempt"
+        )
+    finally:
+        install_ledger(None)
+    assert [kind for kind, _ in events] == ["started", "ended"]
+    record = events[0][1]
+    assert record == outcome.record
+    assert record.tag
+    assert record.pid_ns == os.readlink("/proc/self/ns/pid")
+
+
+def carries(pid: int, tag: str | None) -> bool:
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    return any(
+        e == f"{TREE_ENV}={tag}".encode() or e.endswith(f":{tag}".encode())
+        for e in raw.split(b"\0")
+        if e.startswith(TREE_ENV.encode())
+    )
 
 
 def test_run_command(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ import pytest
 from _plan_runs import invoke, make_plan, repo_with
 from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus, Usage
 from mergegate.engine import Budget, Metered
+from mergegate.plans import Plan, PlanFormat
+from mergegate.store import RunRecord, RunRows, RunStore
 from mergegate.testing.model_server import ModelServer, Script, Turn, TurnUsage
 
 TRAILER = '{"review_id": "{{review_id}}", "verdict": "approve", "findings": []}'
@@ -114,8 +116,18 @@ def _request(tmp_path: Path) -> AgentRequest:
     return AgentRequest(prompt="go", cwd=tmp_path, timeout_s=600)
 
 
+def _rows(tmp_path: Path) -> RunRows:
+    """The state rows of a run made for the test (its own SQLite file)."""
+    store = RunStore(tmp_path / "state")
+    store.create(
+        RunRecord(run_id="r1", repo="/r", into="i", base_sha="0" * 40),
+        Plan(format=PlanFormat.NATIVE, phases=()),
+    )
+    return store.rows("r1")
+
+
 def test_a_cost_budget_refuses_the_next_agent(tmp_path: Path) -> None:
-    budget = Budget(started=time.time(), stop_file=tmp_path / "STOP", max_cost_usd=1.0)
+    budget = Budget(started=time.time(), max_cost_usd=1.0)
     backend = _Paid()
     agent = Metered(backend, budget, None)
     assert agent.run(_request(tmp_path)).ok
@@ -128,17 +140,11 @@ def test_a_cost_budget_refuses_the_next_agent(tmp_path: Path) -> None:
 
 
 def test_spending_of_earlier_processes_counts_after_a_resume(tmp_path: Path) -> None:
-    ledger = tmp_path / "usage.jsonl"
-    first = Budget(
-        started=time.time(),
-        stop_file=tmp_path / "STOP",
-        max_tokens=40,
-        max_cost_usd=100.0,
-        ledger=ledger,
-    )
+    ledger = _rows(tmp_path)
+    first = Budget(started=time.time(), max_tokens=40, max_cost_usd=100.0, ledger=ledger)
     Metered(_Paid(), first, None).run(_request(tmp_path))
     Metered(_Paid(), first, None).run(_request(tmp_path))
-    again = Budget(started=first.started, stop_file=tmp_path / "STOP", max_tokens=40, ledger=ledger)
+    again = Budget(started=first.started, max_tokens=40, ledger=ledger)
     again.seed()
     assert (again.tokens, again.cost_usd) == (30, 1.5)
     agent = Metered(_Paid(), again, None)
@@ -148,7 +154,7 @@ def test_spending_of_earlier_processes_counts_after_a_resume(tmp_path: Path) -> 
 
 
 def test_a_timeout_cut_short_by_the_budget_is_a_budget_stop(tmp_path: Path) -> None:
-    budget = Budget(started=time.time(), stop_file=tmp_path / "STOP", run_wall_s=30.0)
+    budget = Budget(started=time.time(), run_wall_s=30.0)
     backend = _Paid(RunStatus.TIMEOUT)
     agent = Metered(backend, budget, deadline=time.time() + 5)
     result = agent.run(_request(tmp_path))
@@ -157,6 +163,6 @@ def test_a_timeout_cut_short_by_the_budget_is_a_budget_stop(tmp_path: Path) -> N
     assert agent.stopped is not None
     assert agent.stopped.startswith("budget")
     # the agent's own limit is not a budget: a timeout then is the agent's failure
-    free = Metered(_Paid(RunStatus.TIMEOUT), Budget(time.time(), tmp_path / "STOP"), None)
+    free = Metered(_Paid(RunStatus.TIMEOUT), Budget(time.time()), None)
     free.run(_request(tmp_path))
     assert free.stopped is None

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from _gitrepo import git
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args, trailers
 from mergegate.cli import cli
+from mergegate.store import RunState, RunStore
 
 
 def _args(repo: Path, tmp_path: Path) -> list[str]:
@@ -49,23 +50,51 @@ def test_runs_share_the_configured_database_and_keep_to_their_own_workflows(
     assert [p for p in tmp_path.rglob("*.sqlite") if p != shared] == []
 
 
+def _interrupted(state: Path, run_id: str, database_url: str | None) -> None:
+    """Make a finished run look stopped by a crash (its card says `running`)."""
+    store = RunStore(state, database_url)
+    record = store.load(run_id)
+    record.status, record.exit_code = RunState.RUNNING, None
+    store.save(record)
+
+
 def test_a_run_does_not_continue_on_another_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     shared = tmp_path / "dbos.sqlite"
-    monkeypatch.setenv("MERGEGATE_DATABASE_URL", f"sqlite:///{shared}")
+    url = f"sqlite:///{shared}"
+    monkeypatch.setenv("MERGEGATE_DATABASE_URL", url)
     repo = repo_with(tmp_path / "repo")
     code, out, err = invoke(_args(repo, tmp_path), make_plan({"P1": {"A": {}}}), tmp_path)
     assert code == 0, err
     assert out is not None
-    # make it look interrupted, then resume without the database configured
-    run_json = Path(out["run_dir"]) / "run.json"
-    record = json.loads(run_json.read_text())
-    run_json.write_text(json.dumps({**record, "status": "running"}))
+    _interrupted(tmp_path / ".mergegate-state", out["run_id"], url)
+    # resumed without the database configured: the run is nowhere this process looks
     monkeypatch.delenv("MERGEGATE_DATABASE_URL")
     result = CliRunner().invoke(cli, ["resume", out["run_id"], "--repo", str(repo)])
     assert result.exit_code == 2
-    assert f"keeps its state in sqlite:///{shared}" in result.stderr
+    assert "keeps its state in a database this process is not configured for" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_a_run_on_its_own_file_does_not_continue_on_a_configured_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MERGEGATE_DATABASE_URL", raising=False)
+    repo = repo_with(tmp_path / "repo")
+    code, out, err = invoke(_args(repo, tmp_path), make_plan({"P1": {"A": {}}}), tmp_path)
+    assert code == 0, err
+    assert out is not None
+    _interrupted(tmp_path / ".mergegate-state", out["run_id"], None)
+    monkeypatch.setenv("MERGEGATE_DATABASE_URL", f"sqlite:///{tmp_path / 'shared.sqlite'}")
+    # status reads it where it is...
+    status = CliRunner().invoke(cli, ["status", out["run_id"], "--repo", str(repo)])
+    assert status.exit_code == 0, status.output
+    # ...but it goes on only on the database it started on
+    result = CliRunner().invoke(cli, ["resume", out["run_id"], "--repo", str(repo)])
+    assert result.exit_code == 2
+    assert "keeps its state in its own SQLite file" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from mergegate.errors import UsageError
+from mergegate.plans import Plan, PlanFormat
 from mergegate.store import (
     APP_VERSION,
     POLL_S,
@@ -195,8 +196,9 @@ def test_another_application_version_is_not_recovered(tmp_path: Path) -> None:
 
 def test_run_records_round_trip_and_list_in_start_order(tmp_path: Path) -> None:
     store = RunStore(tmp_path)
+    plan = Plan(format=PlanFormat.NATIVE, title="p")
     first = RunRecord(run_id=new_run_id(), repo="/r", into="mergegate/x", base_sha="0" * 40)
-    store.create(first)
+    store.create(first, plan)
     second = RunRecord(
         run_id="z-later",
         repo="/r",
@@ -204,7 +206,7 @@ def test_run_records_round_trip_and_list_in_start_order(tmp_path: Path) -> None:
         base_sha="1" * 40,
         started_epoch=first.started_epoch + 1,
     )
-    store.create(second)
+    store.create(second, plan)
     loaded = store.load(first.run_id)
     assert loaded == first
     second.status = RunState.COMPLETED
@@ -212,7 +214,7 @@ def test_run_records_round_trip_and_list_in_start_order(tmp_path: Path) -> None:
     assert [r.run_id for r in store.list()] == [first.run_id, "z-later"]
     assert store.list()[1].summary()["status"] == "completed"
     with pytest.raises(UsageError, match="already exists"):
-        store.create(first)
+        store.create(first, plan)
     with pytest.raises(UsageError, match="no run"):
         store.load("missing")
     with pytest.raises(UsageError, match="not a run id"):

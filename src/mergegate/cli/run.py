@@ -424,11 +424,17 @@ def _login() -> str:
 @click.pass_context
 def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
     """Continue RUN after a crash or a stop; with answers, record them first and go on from
-    where the run waited for a person."""
-    from mergegate.engine import prepare_resume
+    where the run waited for a person.
 
-    state = state_dir(load_config(opts["repo"]))
-    record = prepare_resume(state, run_id, _answers(opts))
+    The answers go into the run's database: a person answers only here, with `verify PLAN
+    --answer`, or by `cancel` (nothing in the run's folder counts as an answer)."""
+    from mergegate.engine import database_url_of, prepare_resume
+
+    here = load_config(opts["repo"])
+    record = prepare_resume(
+        state_dir(here), run_id, _answers(opts), database_url=database_url_of(here)
+    )
+    state = state_dir(here)
     config = load_config(Path(record.repo))
     if record.fleet:  # the fleet's workers go on with it
         from mergegate.engine import enqueue_run
@@ -451,7 +457,7 @@ def status(run_id: str, repo: Path, fmt: str) -> None:
     fleet, which worker holds which unit)."""
     from mergegate.engine import fleet_status
 
-    config = load_config(repo)
+    config = load_config(repo)  # the run is read from its database, never from its folder
     _emit(fleet_status(state_dir(config), run_id, config), fmt)
 
 
@@ -460,9 +466,10 @@ def status(run_id: str, repo: Path, fmt: str) -> None:
 @_FORMAT
 def runs(repo: Path, fmt: str) -> None:
     """Every run in this repository's state directory, oldest first."""
-    from mergegate.engine import list_runs
+    from mergegate.engine import database_url_of, list_runs
 
-    found = list_runs(state_dir(load_config(repo)))
+    config = load_config(repo)
+    found = list_runs(state_dir(config), database_url_of(config))
     if fmt == "json":
         click.echo(json.dumps(found, indent=2))
         return
@@ -481,7 +488,9 @@ def runs(repo: Path, fmt: str) -> None:
 @_REPO
 @_FORMAT
 def cancel(run_id: str, clean_: bool, repo: Path, fmt: str) -> None:
-    """Stop RUN: kill its agents, cancel its workflows, mark it cancelled (work trees kept)."""
+    """Stop RUN: no agent of it starts any more, its agents still running on this host are
+    killed (only processes mergegate started and recorded in the run's database), its
+    workflows are cancelled and it is marked cancelled (work trees kept)."""
     from mergegate.engine import cancel_run, database_url_of
 
     config = load_config(repo)

@@ -18,6 +18,7 @@ from mergegate.engine._api import (
     kill_orphans,
     list_runs,
     prepare_resume,
+    record_plan_answers,
     run_report,
 )
 from mergegate.engine._fleet import Worker, WorkerOptions, enqueue_run
@@ -57,6 +58,7 @@ __all__ = [
     "kill_orphans",
     "list_runs",
     "prepare_resume",
+    "record_plan_answers",
     "recover_worker",
     "run_report",
     "task_checks",

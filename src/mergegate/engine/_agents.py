@@ -5,16 +5,17 @@ Backends are built the one way every command builds them
 (`mergegate.agents.registry.backend_from_config`); a run records only the names and commands
 it was given (`RunAgents` in `run.json`). `Metered` puts a backend under the run's budgets and
 stop requests, for every role: the implementer, the reviewers inside the review steps, the
-verifier.
+verifier. What a budget counts on across processes — the stop request and what earlier
+processes spent — is the run's `RunLedger` (its rows in the database), never a file in the
+run's folder an agent could delete or write.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,7 +23,7 @@ from mergegate.agents.base import AgentRequest, AgentResult, Backend, RunStatus
 from mergegate.agents.registry import backend_from_config
 from mergegate.config import Config
 
-__all__ = ["AgentSpec", "Budget", "Metered", "RunAgents", "build_backend"]
+__all__ = ["AgentSpec", "Budget", "Metered", "RunAgents", "RunLedger", "build_backend"]
 
 
 class AgentSpec(BaseModel):
@@ -62,31 +63,50 @@ def build_backend(spec: AgentSpec | None, config: Config) -> Backend | None:
     return backend_from_config(config.agents, spec.name, cmd=spec.cmd)
 
 
+class RunLedger(Protocol):
+    """What a run's budget counts on across its processes (and a fleet's workers): kept where
+    agents cannot write (`mergegate.store.RunRows`)."""
+
+    def stop_request(self) -> str | None:
+        """Why no agent of the run may start any more (`cancel`, `on_escalation = stop`)."""
+
+    def add_usage(self, tokens: int, cost_usd: float) -> None:
+        """One agent run's tokens and cost."""
+
+    def usage(self) -> tuple[int, float]:
+        """Tokens and dollars spent so far by every process of the run."""
+
+
 @dataclass
 class Budget:
     """The run's limits and what it has spent so far.
 
-    Wall time is measured from the run's start (`started`, recorded in `run.json`) and from a
+    Wall time is measured from the run's start (`started`, recorded on its card) and from a
     task's recorded start (`deadline`). Tokens and cost are what this process's agents spent
-    plus what the ledger (`usage.jsonl`, one line per agent run) says earlier processes of the
-    run spent; the ledger is kept only when a token or cost budget is set.
+    plus what the ledger says earlier processes of the run spent; the spending is recorded
+    only when a token or cost budget is set. Without a ledger (a budget outside a run) there
+    is no stop request and nothing is kept.
     """
 
     started: float
-    stop_file: Path
+    ledger: RunLedger | None = None
     run_wall_s: float | None = None
     task_wall_s: float | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
-    ledger: Path | None = None
     tokens: int = 0
     cost_usd: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def stop_requested(self) -> str | None:
+        """Why the run was asked to stop, or None."""
+        return self.ledger.stop_request() if self.ledger is not None else None
+
     def stop_reason(self, deadline: float | None) -> str | None:
         """Why no agent may start now: a stop request or a budget; None to go on."""
-        if self.stop_file.exists():
-            return self.stop_file.read_text("utf-8").strip() or "the run was asked to stop"
+        requested = self.stop_requested()
+        if requested is not None:
+            return requested or "the run was asked to stop"
         now = time.time()
         if self.run_wall_s is not None and now - self.started >= self.run_wall_s:
             return f"budget: run wall time {self.run_wall_s:g} s reached"
@@ -114,24 +134,17 @@ class Budget:
         with self._lock:
             self.tokens += tokens
             self.cost_usd += result.cost_usd or 0.0
-            if self.ledger is not None and self.metered:
-                # Not fsynced: a power cut may forget the last lines, which only lets a budget
-                # allow a little more; the agents' own records hold the exact figures.
-                line = {"tokens": tokens, "cost_usd": result.cost_usd, "backend": result.backend}
-                with self.ledger.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(line) + "\n")
+        if self.ledger is not None and self.metered:
+            self.ledger.add_usage(tokens, result.cost_usd or 0.0)
 
     def seed(self) -> None:
         """Count what earlier processes of this run spent (from the ledger)."""
-        if self.ledger is None or not self.ledger.is_file():
+        if self.ledger is None or not self.metered:
             return
-        for line in self.ledger.read_text("utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue  # a line cut by a crash
-            self.tokens += int(entry.get("tokens") or 0)
-            self.cost_usd += float(entry.get("cost_usd") or 0.0)
+        tokens, cost = self.ledger.usage()
+        with self._lock:
+            self.tokens += tokens
+            self.cost_usd += cost
 
 
 class Metered:
@@ -166,7 +179,7 @@ class Metered:
         self.budget.add(result)
         self.tokens += result.usage.total_tokens
         if not result.ok:
-            if self.budget.stop_file.exists():
+            if self.budget.stop_requested() is not None:
                 self.stopped = self.budget.stop_reason(self.deadline)
             elif clamped and result.status is RunStatus.TIMEOUT:
                 # the limit was the budget's, not the agent's: a budget stop, not a failure

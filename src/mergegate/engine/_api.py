@@ -3,12 +3,17 @@
 One run executes per process: `execute_run` installs the run's `Runtime`, launches the durable
 engine on the run's own database (which recovers whatever a crash left pending), starts the
 current generation's run workflow unless it exists, waits for it and writes the summary.
+
+Everything a command decides from is read from the run's database (`mergegate.store`): its
+card (agents, options, budgets), its plan, a person's answers, the stop request, where its
+units and phases stand and the processes it started. A person's answers reach it only through
+these functions (`prepare_resume`, `record_plan_answers`, `cancel_run`); the run's folder is
+written for people and never read back.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,18 +24,21 @@ from typing import Any
 from mergegate.config import Config, redact_url
 from mergegate.decisions import ExitCode
 from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
-from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._observe import RunJournal, StreamEnd, close_stream
+from mergegate.engine._orphans import RunProcesses, kill_orphans
+from mergegate.engine._outcomes import CheckpointAnswer, PhaseOutcome
 from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
 from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
 from mergegate.engine._summary import (
-    PLAN_SNAPSHOT,
     build_report,
     load_plan_snapshot,
     run_outcome,
     write_run_summary,
 )
-from mergegate.engine._verification import acceptance_path, answers_ledger, verification_dir
+from mergegate.engine._verification import (
+    latest_verification,
+    record_criterion_answers,
+)
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.errors import UsageError
@@ -51,7 +59,7 @@ from mergegate.git import (
 from mergegate.implementer import advisors_from_config
 from mergegate.metrics import AlertRules
 from mergegate.plans import Plan
-from mergegate.processes import ProcessRecord, kill_recorded_groups
+from mergegate.processes import install_ledger
 from mergegate.store import (
     APP_VERSION,
     FLEET_APP,
@@ -59,15 +67,17 @@ from mergegate.store import (
     DurableEngine,
     EngineConfig,
     RunRecord,
+    RunRows,
     RunState,
     RunStore,
+    StateKind,
     WorkflowState,
     app_name_for_run,
     cancel_from_outside,
     new_run_id,
     sqlite_url,
 )
-from mergegate.verify import GapAcceptance, answers_for, latest_result, record_answer
+from mergegate.verify import Answer, GapAcceptance, answers_for
 
 __all__ = [
     "Answers",
@@ -80,6 +90,7 @@ __all__ = [
     "kill_orphans",
     "list_runs",
     "prepare_resume",
+    "record_plan_answers",
     "run_report",
 ]
 
@@ -182,17 +193,13 @@ def create_run(request: RunRequest) -> RunRecord:
         fleet=request.fleet,
         remote=remote,
     )
-    store = RunStore(request.state_dir)
-    store.create(record)
+    store = RunStore(request.state_dir, request.database_url)
+    store.create(record, request.plan)  # the card and the plan in one transaction
     if not request.fleet:  # a launch here would make this process take fleet work
         # the queue's row exists before the first real launch, so DBOS's queue manager
         # (which looks for new queues once a second) serves it at once
         with DurableEngine(_engine_config(store, run_id, request.options, request.database_url)):
             pass
-    write_atomic(
-        store.run_dir(run_id) / PLAN_SNAPSHOT,
-        request.plan.model_dump_json(indent=2, by_alias=True) + "\n",
-    )
     return record
 
 
@@ -259,34 +266,6 @@ def _check_database(record: RunRecord, database_url: str | None) -> None:
             f"for {given or 'per-run SQLite files'}: set [engine] database_url "
             "(or MERGEGATE_DATABASE_URL) as when the run started"
         )
-
-
-def _live_folders(run_dir: Path) -> list[Path]:
-    """The folders where a process may still run: units that had not finished, and the
-    phases' verifications."""
-    found = list(run_dir.glob("*/verify"))
-    for unit_file in run_dir.glob("*/*/unit.json"):
-        try:
-            status = json.loads(unit_file.read_text("utf-8")).get("status")
-        except (OSError, ValueError):
-            status = None
-        if status in (None, "running", "ready", "pending"):
-            found.append(unit_file.parent)
-    return found
-
-
-def kill_orphans(run_dir: Path) -> int:
-    """Kill agent and check process groups a crashed orchestrator left running: every
-    recorded process of an unfinished unit or a verification whose leader is still the
-    same process (`kill_recorded_group` checks). Returns how many were signalled."""
-    records = []
-    for folder in _live_folders(run_dir):
-        for record_file in folder.rglob("process.json"):
-            try:
-                records.append(ProcessRecord.model_validate_json(record_file.read_text("utf-8")))
-            except (OSError, ValueError):
-                continue
-    return kill_recorded_groups(records)
 
 
 def _runtime(
@@ -362,7 +341,8 @@ def execute_run(
     tick: Callable[[], None] = lambda: None,
 ) -> dict[str, Any]:
     """Run (or continue) the run's current generation to its end; the run report."""
-    store = RunStore(state_dir)
+    database_url = database_url_of(config)
+    store = RunStore(state_dir, database_url)
     record = store.load(run_id)
     if record.status not in (RunState.RUNNING,):
         return build_report(store, run_id)
@@ -371,9 +351,8 @@ def execute_run(
             f"run {run_id} was queued for the fleet: a `mergegate worker` executes it "
             f"(see `mergegate status {run_id}`)"
         )
-    database_url = database_url_of(config)
     _check_database(record, database_url)
-    kill_orphans(store.run_dir(run_id))
+    kill_orphans(store.rows(run_id))
     events = EventSink(listener)
     journal = _journal(store, record, config, events)
     journal.emit(_started(record))
@@ -387,6 +366,7 @@ def execute_run(
     assert rt.budget is not None
     rt.budget.seed()  # budgets count what earlier processes of this run spent
     install(rt)
+    install_ledger(RunProcesses(rt.rows))  # every agent and check it starts, in its rows
     engine = DurableEngine(_engine_config(store, run_id, rt.options, database_url))
     wf_id = f"{run_id}/g{record.generation}"
     try:
@@ -397,6 +377,7 @@ def execute_run(
         message = _failure_message(engine, wf_id, state)
     finally:
         engine.shutdown()
+        install_ledger(None)
         uninstall()
         _tidy(rt)
     return _finish(store, run_id, state, message, rt.plan, journal=journal)
@@ -486,22 +467,30 @@ class Answers:
     who: str = "unknown"
 
 
-def prepare_resume(state_dir: Path, run_id: str, answers: Answers) -> RunRecord:
-    """Record a person's answers, and start the next generation of a run that waits for a
-    person (it goes on from where it stopped). Unknown tasks or criteria are a usage error."""
-    store = RunStore(state_dir)
+def prepare_resume(
+    state_dir: Path, run_id: str, answers: Answers, database_url: str | None = None
+) -> RunRecord:
+    """Record a person's answers in the run's database, and start the next generation of a
+    run that waits for a person (it goes on from where it stopped). Unknown tasks or criteria
+    are a usage error, and then nothing is recorded."""
+    store = RunStore(state_dir, database_url)
     record = store.load(run_id)
     plan = load_plan_snapshot(store, run_id)
-    run_dir = store.run_dir(run_id)
-    if answers.checkpoints:
-        _record_checkpoints(run_dir, plan, answers.checkpoints, answers.note)
+    rows = store.rows(run_id)
+    checkpoints = _checkpoint_answers(plan, answers)
+    phase_id = None
+    criteria: list[Answer] = []
     if answers.criteria or answers.accept_gaps:
-        phase_id = _waiting_phase(run_dir, plan, record)
+        phase_id = _waiting_phase(rows, plan, record)
         if answers.criteria:
-            _record_criteria(store, record, phase_id, answers)
+            criteria = _criterion_answers(rows, phase_id, answers)
+    for key, answer in checkpoints.items():
+        rows.put(StateKind.ANSWER, key, answer)
+    if phase_id is not None:
+        record_criterion_answers(rows, phase_id, criteria)
         if answers.accept_gaps:
             gaps = GapAcceptance(reason=answers.accept_gaps, who=answers.who, at=_now())
-            write_json_atomic(acceptance_path(run_dir, phase_id), gaps)
+            rows.put(StateKind.GAPS, (phase_id,), gaps)
     if record.status == RunState.WAITING_FOR_HUMAN:
         record.generation += 1
         record.status, record.exit_code, record.finished = RunState.RUNNING, None, None
@@ -513,50 +502,79 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def _record_checkpoints(
-    run_dir: Path, plan: Plan, given: Sequence[tuple[str, str]], note: str
-) -> None:
-    path = run_dir / "answers.json"
-    known = json.loads(path.read_text("utf-8")) if path.is_file() else {}
-    for key, answer in given:
+def _checkpoint_answers(plan: Plan, given: Answers) -> dict[tuple[str, str], CheckpointAnswer]:
+    found = {}
+    for key, answer in given.checkpoints:
         if answer not in ("approve", "reject"):
             raise UsageError(f"--answer {key}={answer}: the answer must be approve or reject")
-        known[_checkpoint_key(plan, key)] = {"answer": answer, "note": note, "at": time.time()}
-    write_json_atomic(path, known)
+        found[_checkpoint_key(plan, key)] = CheckpointAnswer(
+            answer=answer,
+            note=given.note,
+            at=time.time(),
+            who=given.who,
+        )
+    return found
 
 
-def _checkpoint_key(plan: Plan, key: str) -> str:
+def _checkpoint_key(plan: Plan, key: str) -> tuple[str, str]:
     matches = []
     for unit, task in plan.tasks():
         if task.is_checkpoint and key in (task.id, f"{unit.id}/{task.id}"):
-            matches.append(f"{unit.id}/{task.id}")
+            matches.append((unit.id, task.id))
     if len(matches) != 1:
         what = "no checkpoint task" if not matches else "more than one checkpoint task"
         raise UsageError(f"--answer {key!r}: {what} has that id (use UNIT/TASK)")
     return matches[0]
 
 
-def _waiting_phase(run_dir: Path, plan: Plan, record: RunRecord) -> str:
+def _waiting_phase(rows: RunRows, plan: Plan, record: RunRecord) -> str:
     """The phase whose verification stopped the run (answers and acceptances are for it)."""
     for phase in reversed(selected_phases(plan, record.options.get("phase"))):
-        path = run_dir / phase.id / "phase.json"
-        if path.is_file():
-            verification = json.loads(path.read_text("utf-8")).get("verification")
-            if verification and verification["status"] not in ("passed", "complete_with_gaps"):
-                return phase.id
+        found = rows.get(StateKind.PHASE, (phase.id,), PhaseOutcome)
+        verification = found.verification if found is not None else None
+        if verification is not None and verification.status not in ("passed", "complete_with_gaps"):
+            return phase.id
     raise UsageError(
         f"run {record.run_id} does not wait at a phase's verification: nothing to answer there"
     )
 
 
-def _record_criteria(store: RunStore, record: RunRecord, phase_id: str, given: Answers) -> None:
-    run_dir = store.run_dir(record.run_id)
-    previous = latest_result(verification_dir(run_dir, phase_id, 1).parent)
+def _criterion_answers(rows: RunRows, phase_id: str, given: Answers) -> list[Answer]:
+    """The answers, checked against the phase's last verification as the run recorded it."""
+    previous = latest_verification(rows, phase_id)
     if previous is None:
         raise UsageError(f"phase {phase_id} has no verification to answer yet")
-    ledger = answers_ledger(store, record, phase_id)
-    for answer in answers_for(previous, given.criteria, note=given.note, who=given.who, at=_now()):
-        record_answer(ledger, answer)
+    return answers_for(previous, given.criteria, note=given.note, who=given.who, at=_now())
+
+
+def record_plan_answers(
+    state_dir: Path,
+    plan_path: Path,
+    phase_id: str,
+    given: Answers,
+    database_url: str | None = None,
+) -> list[str]:
+    """`mergegate verify PLAN --answer`: the answers for every unfinished run of that plan
+    that verified the phase and asks about those criteria, checked against each run's own
+    recorded verification and recorded in its database (`resume RUN` then goes on); the
+    runs answered. A run the answers do not fit is left alone."""
+    store = RunStore(state_dir, database_url)
+    wanted = str(plan_path.resolve())
+    answered = []
+    for record in store.list():
+        if record.plan_path != wanted or record.status not in (
+            RunState.RUNNING,
+            RunState.WAITING_FOR_HUMAN,
+        ):
+            continue
+        rows = store.rows(record.run_id)
+        try:
+            criteria = _criterion_answers(rows, phase_id, given)
+        except UsageError:
+            continue  # not verified there yet, or asks about other criteria
+        record_criterion_answers(rows, phase_id, criteria)
+        answered.append(record.run_id)
+    return answered
 
 
 # ---------------------------------------------------------------- cancel, queries
@@ -565,14 +583,15 @@ def _record_criteria(store: RunStore, record: RunRecord, phase_id: str, given: A
 def cancel_run(
     state_dir: Path, run_id: str, *, clean: bool = False, database_url: str | None = None
 ) -> dict[str, Any]:
-    """Stop a run: no agent starts any more, every recorded agent group is killed, the
-    workflows are cancelled, the run is marked cancelled. Work trees of unfinished units are
-    kept for inspection unless `clean`."""
-    store = RunStore(state_dir)
+    """Stop a run: no agent starts any more (the stop request, in the run's database, is seen
+    by every process and worker of the run before its next agent), every recorded agent
+    group still running on this host is killed, the workflows are cancelled, the run is
+    marked cancelled. Work trees of unfinished units are kept for inspection unless `clean`."""
+    store = RunStore(state_dir, database_url)
     record = store.load(run_id)
-    run_dir = store.run_dir(run_id)
-    write_atomic(run_dir / "STOP", "cancelled by mergegate cancel\n")
-    killed = kill_orphans(run_dir)
+    rows = store.rows(run_id)
+    rows.request_stop("cancelled by mergegate cancel", replace=True)
+    killed = kill_orphans(rows)
     _cancel_workflows(store, record, database_url)
     if record.status in (RunState.RUNNING, RunState.WAITING_FOR_HUMAN):
         record.status, record.exit_code = RunState.CANCELLED, int(ExitCode.AGENT_FAILURE)
@@ -612,9 +631,11 @@ def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
     return removed
 
 
-def run_report(state_dir: Path, run_id: str) -> dict[str, Any]:
-    return build_report(RunStore(state_dir), run_id)
+def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> dict[str, Any]:
+    """The run as one object, from its database (see `build_report`)."""
+    return build_report(RunStore(state_dir, database_url), run_id)
 
 
-def list_runs(state_dir: Path) -> list[dict[str, object]]:
-    return [r.summary() for r in RunStore(state_dir).list()]
+def list_runs(state_dir: Path, database_url: str | None = None) -> list[dict[str, object]]:
+    """Every run with a folder here and a record in a database, oldest first."""
+    return [r.summary() for r in RunStore(state_dir, database_url).list()]

@@ -9,12 +9,14 @@ free takes the next unit.
 
 A worker runs workflows of many runs, so it installs a resolver instead of one runtime: a
 workflow's id starts with its run's id, and the worker builds that run's `Runtime` from the
-run's card (again when a later generation rewrote it), found through the state directory
-recorded with the queued run. Each worker keeps its units' workspaces under its own work
-directory. Without a remote, a unit recovered by another worker keeps the workspace its first
-worker made (its path recorded in the unit's `workspace.json`): every worker must reach the
-same paths. With one (`run --queue --remote`), `FleetRuntime` rebuilds a unit's workspace from
-the remote wherever the unit goes (docs/fleet.md).
+run's card in the fleet's database (again when a workflow of a later generation shows up), its
+folder found through the state directory recorded with the queued run. Each worker keeps its
+units' workspaces under its own work directory. Without a remote, a unit recovered by another
+worker keeps the workspace its first worker made (its path a row of the run's state,
+`StateKind.WORKSPACE`): every worker must reach the same paths. With one (`run --queue
+--remote`), `FleetRuntime` rebuilds a unit's workspace from the remote wherever the unit goes
+(docs/fleet.md). Every process a worker starts is recorded in the run's rows under the
+worker's id (`_orphans.WorkerProcesses`).
 
 Recovery is DBOS's: a worker started again under the same id recovers its own pending
 workflows at launch; `_fleet_admin.recover_worker` (and a worker's `Janitor`) puts a dead
@@ -24,9 +26,7 @@ process groups the dead worker recorded (on this host) for the units and verific
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import logging
 import re
 import threading
@@ -35,27 +35,30 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from mergegate.atomic_files import OverwriteRefusedError, write_json_atomic
 from mergegate.config import Config, load_config
 from mergegate.engine._api import _finish, _journal, _runtime, _started
 from mergegate.engine._fleet_admin import (
     fleet_database_url,
-    kill_orphans_of,
     recover_executor,
     run_state_dir,
 )
 from mergegate.engine._janitor import Janitor
 from mergegate.engine._observe import RunJournal
+from mergegate.engine._orphans import WorkerProcesses, kill_orphans_of
+from mergegate.engine._outcomes import WorkspaceRecord
 from mergegate.engine._runtime import Runtime, current, install_resolver
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.git import Remote, remove_tree
+from mergegate.processes import install_ledger
 from mergegate.store import (
     FLEET_APP,
     DurableEngine,
     EngineConfig,
     RunRecord,
+    RunRows,
     RunStore,
+    StateKind,
     WorkflowState,
     child_id,
     enqueue_from_outside,
@@ -77,6 +80,21 @@ _FLEET_RUN = "mergegate.fleet_run"
 
 def _fleet_run_id(run_id: str, generation: int) -> str:
     return f"{run_id}/fleet/g{generation}"
+
+
+_GENERATION = re.compile(r"g([0-9]{1,9})")
+
+
+def _generation_of(wf_id: str) -> int | None:
+    """The generation a workflow id names (`<run>/g<N>[/…]`, `<run>/fleet/g<N>`), or None
+    (a task's id, `<run>/<unit>/<task>`, names none; a unit called `g2` makes it look as if
+    it did, which costs one read of the card)."""
+    parts = wf_id.split("/")
+    for part in parts[1:3]:
+        found = _GENERATION.fullmatch(part)
+        if found is not None:
+            return int(found.group(1))
+    return None
 
 
 def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
@@ -122,9 +140,6 @@ def current_fleet() -> FleetRuntime:
     return rt
 
 
-WORKSPACE_FILE = "workspace.json"
-
-
 @dataclass
 class FleetRuntime(Runtime):
     """A run's runtime on one worker: its workspaces under the worker's work directory.
@@ -136,21 +151,20 @@ class FleetRuntime(Runtime):
     pushes the unit's branch (`checkpoint`)."""
 
     _rebuilding: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _card_stamp: int = field(default=0, repr=False)
+    _asked: set[int] = field(default_factory=set, repr=False)
+    """Generations the card was read for (each one read once)."""
     _trusted: set[Path] = field(default_factory=set, repr=False)
     """Workspaces this process rebuilt from the remote or pushed from (across hosts)."""
 
-    def card_changed(self) -> bool:
-        """Whether the run's card now belongs to a later generation (`resume --answer` queued
-        one) than this runtime was built for. A stat per call; the card is read only when it
-        changed on disk."""
-        try:
-            stamp = self.store.card_path(self.run_id).stat().st_mtime_ns
-        except OSError:
+    def outdated(self, generation: int | None) -> bool:
+        """Whether a workflow of `generation` needs a runtime built again: a generation newer
+        than this runtime's (`resume --answer` queued one) whose card says so. The card is read
+        from the database once per generation asked about, never per workflow step."""
+        if generation is None or generation <= self.record.generation:
             return False
-        if stamp == self._card_stamp:
+        if generation in self._asked:
             return False
-        self._card_stamp = stamp
+        self._asked.add(generation)
         return self.store.load(self.run_id).generation != self.record.generation
 
     def here(self, worktree: str | Path, *, rebuild: bool = True) -> Path:
@@ -193,20 +207,18 @@ class FleetRuntime(Runtime):
 
     def unit_worktree(self, unit_id: str) -> Path:
         """The unit's workspace. Across hosts: this worker's own path. On a shared filesystem:
-        the first worker to ask records its own path in the unit's
-        folder (before the workspace is made, so a worker dying at any point leaves it
-        recorded); every later call, on any worker, returns the recorded one. One worker at a
-        time runs a unit (DBOS's dequeue), and the first writer wins the file."""
+        the first worker to ask records its own path in the run's state (before the workspace
+        is made, so a worker dying at any point leaves it recorded); every later call, on any
+        worker, returns the recorded one. One worker at a time runs a unit (DBOS's dequeue),
+        and the first writer wins the row."""
         if self.remote is not None:
             return super().unit_worktree(unit_id)
-        phase = next(p.id for p in self.plan.phases for u in p.units if u.id == unit_id)
-        record = self.unit_dir(phase, unit_id) / WORKSPACE_FILE
-        if not record.is_file():
-            record.parent.mkdir(parents=True, exist_ok=True)
-            own = {"path": str(super().unit_worktree(unit_id))}
-            with contextlib.suppress(OverwriteRefusedError):
-                write_json_atomic(record, own, overwrite=False)
-        return Path(json.loads(record.read_text("utf-8"))["path"])
+        own = WorkspaceRecord(path=str(super().unit_worktree(unit_id)))
+        if self.rows.put(StateKind.WORKSPACE, (unit_id,), own, replace=False):
+            return Path(own.path)
+        found = self.rows.get(StateKind.WORKSPACE, (unit_id,), WorkspaceRecord)
+        assert found is not None  # a row the put found there
+        return Path(found.path)
 
 
 # ---------------------------------------------------------------- the worker
@@ -258,20 +270,29 @@ class Worker:
             )
         )
 
-    def runtime(self, run_id: str) -> FleetRuntime:
-        """The run's runtime on this worker, built once (thread-safe)."""
+    def runtime(self, wf_id: str) -> FleetRuntime:
+        """The runtime of the run a workflow belongs to (its id's first part), built once per
+        generation (thread-safe)."""
+        run_id = wf_id.split("/", 1)[0]
         with self._lock:
             found = self._runtimes.get(run_id)
-            if found is None or found.card_changed():  # a new generation: built again
+            if found is None or found.outdated(_generation_of(wf_id)):
                 found = self._build(run_id)
                 self._runtimes[run_id] = found
             return found
+
+    def _rows_of_caller(self) -> RunRows | None:
+        """The rows of the run whose workflow calls (None outside any run's workflow)."""
+        try:
+            return current().rows
+        except RuntimeError:
+            return None
 
     def _build(self, run_id: str) -> FleetRuntime:
         state = run_state_dir(self.database_url, run_id)
         if state is None:
             raise RuntimeError(f"run {run_id} was not queued in this database")
-        store = RunStore(state)
+        store = RunStore(state, self.database_url)
         record = store.load(run_id)
         # across hosts the user's repository is not here: the worker's own configuration
         config = self.config if record.remote else load_config(Path(record.repo))
@@ -297,7 +318,6 @@ class Worker:
         rt = FleetRuntime(
             **shared, worktree_root=self.options.workdir / "worktrees" / run_id, remote=remote
         )
-        rt.card_changed()  # notes the card's stamp
         remove_tree(rt.checkouts)  # this worker's throwaway checkouts of an earlier process
         assert rt.budget is not None
         rt.budget.seed()
@@ -310,6 +330,7 @@ class Worker:
         kill_orphans_of(self.database_url, self.options.executor_id)
         self.options.workdir.mkdir(parents=True, exist_ok=True)
         install_resolver(self.runtime)
+        install_ledger(WorkerProcesses(self.options.executor_id, self._rows_of_caller))
         janitor = Janitor(
             self.database_url,
             self.options.executor_id,
@@ -333,6 +354,7 @@ class Worker:
             logging.getLogger("dbos").setLevel(logging.CRITICAL)
             self.engine.shutdown()
             install_resolver(None)
+            install_ledger(None)
             # what this worker was running stays pending for its next start (or `workers
             # recover`); its agents do not outlive it
             kill_orphans_of(self.database_url, self.options.executor_id)

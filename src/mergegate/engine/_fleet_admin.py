@@ -5,14 +5,13 @@ so does a worker (at start, at stop, and as a janitor)."""
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
 from mergegate.config import Config
 from mergegate.engine._api import database_url_of, run_report
+from mergegate.engine._orphans import kill_orphans_of
 from mergegate.errors import UsageError
-from mergegate.processes import ProcessRecord, kill_recorded_groups
 from mergegate.store import (
     Roll,
     RunStore,
@@ -26,7 +25,6 @@ __all__ = [
     "fleet_database_url",
     "fleet_status",
     "fleet_workers",
-    "kill_orphans_of",
     "recover_executor",
     "recover_worker",
     "run_state_dir",
@@ -34,8 +32,6 @@ __all__ = [
 ]
 
 _UNIT = "mergegate.unit"
-_TASK = "mergegate.task"
-_PHASE = "mergegate.phase"
 
 
 def fleet_database_url(config: Config) -> str:
@@ -55,45 +51,6 @@ def run_state_dir(database_url: str, run_id: str) -> Path | None:
         if args and isinstance(args[0], dict) and args[0].get("state_dir"):
             return Path(args[0]["state_dir"])
     return None
-
-
-def _folders(run_dir: Path, name: str, wf_id: str) -> list[Path]:
-    """Where a held workflow's processes run: a unit's folder (a unit or one of its tasks),
-    or a phase's verification."""
-    parts = wf_id.split("/")
-    if name == _UNIT and len(parts) == 3:
-        return list(run_dir.glob(f"*/{parts[2]}"))
-    if name == _TASK and len(parts) == 3:
-        return list(run_dir.glob(f"*/{parts[1]}/{parts[2]}"))
-    if name == _PHASE and len(parts) == 3:
-        return [run_dir / parts[2] / "verify"]
-    return []
-
-
-def kill_orphans_of(database_url: str, executor_id: str) -> int:
-    """Kill the agent and check process groups recorded for the units, tasks and
-    verifications the executor holds (pending, so not finished): what a dead worker left
-    running on this host. `kill_recorded_group` checks each pid is still the same process.
-    Returns how many groups were signalled."""
-    records = []
-    locations: dict[str, Path | None] = {}
-    for work in executor_work(database_url, executor_id=executor_id):
-        if work.status != WorkflowState.PENDING:
-            continue
-        run_id = work.workflow_id.split("/", 1)[0]
-        if run_id not in locations:
-            locations[run_id] = run_state_dir(database_url, run_id)
-        state = locations[run_id]
-        if state is None:
-            continue
-        run_dir = RunStore(state).run_dir(run_id)
-        for folder in _folders(run_dir, work.name, work.workflow_id):
-            for record_file in folder.rglob("process.json"):
-                with contextlib.suppress(OSError, ValueError):
-                    records.append(
-                        ProcessRecord.model_validate_json(record_file.read_text("utf-8"))
-                    )
-    return kill_recorded_groups(records)
 
 
 def recover_worker(config: Config, executor_id: str) -> dict[str, Any]:
@@ -140,8 +97,9 @@ def fleet_workers(config: Config) -> list[dict[str, Any]]:
 
 def recover_executor(database_url: str, executor_id: str, *, kill: bool) -> tuple[int, list[str]]:
     """The recovery itself (`workers recover`, or a janitor): the executor's recorded agent
-    groups killed when `kill` (they ran on this host: process groups are per host), then its
-    pending workflows back on their queues; (groups signalled, workflows moved)."""
+    groups killed when `kill` (the ones that ran on this host: records of another host are
+    never acted on), then its pending workflows back on their queues; (groups signalled,
+    workflows moved)."""
     killed = kill_orphans_of(database_url, executor_id) if kill else 0
     return killed, recover_from_outside(database_url, executor_id)
 
@@ -162,9 +120,9 @@ def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]
     """`status` of a run: its report, and for a queued run which worker holds which unit
     (`worker` of each unit) and the run itself (its phases and merges: `worker` of the run);
     "" where none does now."""
-    report = run_report(state_dir, run_id)
     url = database_url_of(config)
-    if RunStore(state_dir).load(run_id).fleet and url is not None:
+    report = run_report(state_dir, run_id, url)
+    if RunStore(state_dir, url).load(run_id).fleet and url is not None:
         holders = unit_holders(url, run_id)
         for unit in report["units"]:
             found = holders.get(unit["id"])

@@ -1,7 +1,10 @@
-"""The values workflows return: a task's decision, a unit's status, a phase's result.
+"""The values workflows return and the run's state holds: a task's decision, a unit's status,
+a phase's result, a person's answer.
 
 Workflows hand these to DBOS as plain JSON-able dicts (`.dump()`), so a recorded run can be read
-back by any later version that keeps these field names.
+back by any later version that keeps these field names; the same values are the rows of the
+run's state in its database (`mergegate.store.RunRows`), which `status`, the next generation
+and `resume` read (never the copies in the run's folder).
 """
 
 from __future__ import annotations
@@ -10,7 +13,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["TaskOutcome", "UnitOutcome", "UnitStatus"]
+__all__ = [
+    "CheckpointAnswer",
+    "PhaseOutcome",
+    "TaskOutcome",
+    "UnitOutcome",
+    "UnitStatus",
+    "VerificationOutcome",
+    "WorkspaceRecord",
+]
 
 TaskDecision = Literal[
     "approved",
@@ -94,3 +105,42 @@ class UnitOutcome(_Value):
     started: float | None = None
     finished: float | None = None
     """When the unit started and finished its tasks (recorded; GSD summaries use them)."""
+
+
+class VerificationOutcome(_Value):
+    """A phase's verification as its phase records it (the whole result is a row of its own,
+    `StateKind.VERIFICATION`)."""
+
+    status: str
+    reason: str = ""
+    report: str = ""
+    """The `VERIFICATION.md` written for people."""
+    questions: list[str] = Field(default_factory=list)
+    """Criteria a person is asked about."""
+    counts: dict[str, int] = Field(default_factory=dict)
+    verifier: str = ""
+
+
+class PhaseOutcome(_Value):
+    """A phase of a run: the integration branch's commit it started from, its units and its
+    verification (None when it did not run)."""
+
+    id: str
+    base: str = ""
+    units: list[UnitOutcome] = Field(default_factory=list)
+    verification: VerificationOutcome | None = None
+
+
+class CheckpointAnswer(_Value):
+    """A person's answer to a checkpoint task, given with `resume --answer`."""
+
+    answer: Literal["approve", "reject"]
+    note: str = ""
+    at: float
+    who: str = "unknown"
+
+
+class WorkspaceRecord(_Value):
+    """Where a unit's workspace is, on a fleet that shares a filesystem."""
+
+    path: str

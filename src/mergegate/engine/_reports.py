@@ -2,10 +2,10 @@
 
 Layout under `.mergegate/runs/<run-id>/`:
 
-    plan.json                         the plan snapshot the run executes
-    run.json                          the run's card (status, integration branch, agents)
+    plan.json                         a copy of the plan snapshot the run executes
+    run.json                          a copy of the run's card (status, branch, agents)
     SUMMARY.md, summary.json          the run summary (`--format json` prints the same object)
-    <phase>/<unit>/unit.json          where the unit stands
+    <phase>/<unit>/unit.json          where the unit stands (a copy)
     <phase>/<unit>/SUMMARY.md         the unit summary ("Unresolved Review Findings")
     <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task
     <phase>/<unit>/<task>/attempts/NN-<role>/            every agent attempt (prompt, output,
@@ -14,7 +14,9 @@ Layout under `.mergegate/runs/<run-id>/`:
     <phase>/<unit>/<task>/review[.n]/                    the review loop's own reports
     <phase>/<unit>/escalation/        the package for a person (conflict: both sides, paths)
 
-Agent text is untrusted: it is fenced or escaped wherever it lands in markdown.
+The copies are written for people and tools and never read back: the card, the plan and where
+each unit and phase stands are rows of the run's database (`mergegate.store.RunRows`), written
+here too. Agent text is untrusted: it is fenced or escaped wherever it lands in markdown.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from mergegate.engine._runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
+from mergegate.store import StateKind
 
 __all__ = ["inline", "write_conflict_package", "write_task_report", "write_unit_records"]
 
@@ -91,7 +94,9 @@ def write_task_report(rt: Runtime, phase_id: str, unit: Unit, task: TaskOutcome)
 
 
 def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
-    """`unit.json` (where the unit stands) and its `SUMMARY.md`, rewritten as it progresses."""
+    """Where the unit stands, into the run's database; and for people `unit.json` and its
+    `SUMMARY.md`, rewritten as it progresses."""
+    rt.rows.put(StateKind.UNIT, (out.phase, out.id), out)
     folder = rt.unit_dir(out.phase, out.id)
     write_json_atomic(folder / "unit.json", out)
     write_atomic(folder / "SUMMARY.md", unit_summary(rt, out))

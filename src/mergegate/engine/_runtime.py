@@ -2,8 +2,9 @@
 
 DBOS passes workflows only their (serialisable) arguments, and recovers pending workflows in
 the background as soon as it launches. So the process installs one `Runtime` before launch: the
-plan snapshot, the repository, the agents rebuilt from the run's card, the options and the
-event sink. One run per process.
+plan snapshot, the repository, the agents rebuilt from the run's card (all three read from the
+run's database, never from its folder), the options, the run's state rows and the event sink.
+One run per process.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from mergegate.git import GitRepository, Remote
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.review import ReviewOptions
-from mergegate.store import RunRecord, RunStore, workflow_id
+from mergegate.store import RunRecord, RunRows, RunStore, workflow_id
 
 __all__ = [
     "Human",
@@ -44,8 +45,8 @@ Human = Callable[[str], bool]
 
 
 class RunOptions(BaseModel):
-    """How a run behaves; recorded in `run.json` so `resume` behaves the same (the review
-    options too: a replay must decide exactly as the interrupted run did)."""
+    """How a run behaves; recorded on the run's card in its database so `resume` behaves the
+    same (the review options too: a replay must decide exactly as the interrupted run did)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -117,6 +118,7 @@ class Runtime:
     remote: Remote | None = None
     """A fleet run across hosts: the shared git remote, through this worker's mirror (`repo`
     is then the mirror). None: `repo` is the user's repository itself."""
+    _rows: RunRows | None = field(default=None, repr=False)
     _repos: dict[Path, GitRepository] = field(default_factory=dict, repr=False)
     _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -126,17 +128,23 @@ class Runtime:
             opts = self.options
             self.budget = Budget(
                 started=self.record.started_epoch,
-                stop_file=self.stop_file(),
+                ledger=self.rows,
                 run_wall_s=opts.run_wall_s,
                 task_wall_s=opts.task_wall_s,
                 max_tokens=opts.max_tokens,
                 max_cost_usd=opts.max_cost_usd,
-                ledger=self.run_dir / "usage.jsonl",
             )
 
     @property
     def run_id(self) -> str:
         return self.record.run_id
+
+    @property
+    def rows(self) -> RunRows:
+        """The run's state in its database: answers, stop request, outcomes, processes."""
+        if self._rows is None:
+            self._rows = self.store.rows(self.record.run_id)
+        return self._rows
 
     @property
     def run_dir(self) -> Path:
@@ -217,12 +225,10 @@ class Runtime:
         replay after a crash emits it again: the journal keeps the first)."""
         self.journal.emit(model(run_id=self.run_id, event_id=f"{self.run_id}/{key}", **fields))
 
-    def stop_file(self) -> Path:
-        return self.run_dir / "STOP"
-
 
 _installed: list[Runtime] = []
 _resolvers: list[Callable[[str], Runtime]] = []
+"""A fleet worker's: the runtime of the workflow whose id it is given."""
 
 
 def install(runtime: Runtime) -> None:
@@ -231,7 +237,8 @@ def install(runtime: Runtime) -> None:
 
 def install_resolver(resolver: Callable[[str], Runtime] | None) -> None:
     """A fleet worker runs workflows of many runs: `current()` asks `resolver` for the
-    runtime of the run whose workflow the caller runs in (its id's first part)."""
+    runtime of the workflow the caller runs in, by its id (`<run>/...`: its first part is the
+    run's id; a generation in it, `<run>/g<N>/...`, may be newer than a runtime built before)."""
     _resolvers[:] = [] if resolver is None else [resolver]
 
 
@@ -246,5 +253,5 @@ def current() -> Runtime:
         return _installed[0]
     wf_id = workflow_id() if _resolvers else None
     if wf_id:
-        return _resolvers[0](wf_id.split("/", 1)[0])
+        return _resolvers[0](wf_id)
     raise RuntimeError("no mergegate run is installed in this process")

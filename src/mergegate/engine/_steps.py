@@ -16,7 +16,6 @@ The review's own steps (each reviewer attempt, each fix round) are in `_review`.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from datetime import UTC, datetime
@@ -26,6 +25,7 @@ from typing import Any
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.engine._files import write_json_atomic
 from mergegate.engine._observe import event_key, place_of
+from mergegate.engine._outcomes import CheckpointAnswer
 from mergegate.engine._runtime import Runtime, current
 from mergegate.errors import UsageError
 from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
@@ -44,7 +44,7 @@ from mergegate.git import (
 )
 from mergegate.plans import Check
 from mergegate.processes import Limits, supervise
-from mergegate.store import step
+from mergegate.store import StateKind, step
 
 __all__ = [
     "RESULT_FILE",
@@ -95,10 +95,9 @@ def stop_step() -> str | None:
 
 @step("mergegate.request_stop")
 def request_stop_step(reason: str) -> None:
-    """`on_escalation = "stop"`: no agent of this run starts after this."""
-    path = current().stop_file()
-    if not path.exists():
-        path.write_text(reason + "\n", "utf-8")
+    """`on_escalation = "stop"`: no agent of this run starts after this (an earlier request,
+    `cancel`'s, keeps its reason)."""
+    current().rows.request_stop(reason)
 
 
 def keep_lost_attempt(path: Path) -> bool:
@@ -402,14 +401,11 @@ def check_step(worktree: str, checks: list[dict[str, Any]], folder: str) -> list
 
 
 @step("mergegate.answer")
-def answer_step(run_dir: str, key: str) -> dict[str, Any] | None:
-    """A person's recorded answer to a checkpoint task (`resume --answer`), if any."""
-    path = Path(run_dir) / "answers.json"
-    if not path.is_file():
-        return None
-    answers = json.loads(path.read_text("utf-8"))
-    found = answers.get(key)
-    return dict(found) if isinstance(found, dict) else None
+def answer_step(unit_id: str, task_id: str) -> dict[str, Any] | None:
+    """A person's recorded answer to a checkpoint task (`resume --answer`), if any: from the
+    run's database, where only the CLI writes answers."""
+    found = current().rows.get(StateKind.ANSWER, (unit_id, task_id), CheckpointAnswer)
+    return None if found is None else found.dump()
 
 
 @step("mergegate.human")

@@ -1,24 +1,25 @@
 """The run's result as one object (`--format json`, `status --format json`, summary.json).
 
-Built from the run's own records (run.json, plan.json, unit.json files), so `status` can show a
-run while it runs, after it finished, or after a crash, without touching DBOS.
+Built from the run's state in its database (its card, plan, unit and phase rows: never the
+copies in its folder, which an agent could have written), so `status` can show a run while it
+runs, after it finished, or after a crash, without touching DBOS's workflows.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.engine._outcomes import PhaseOutcome, UnitOutcome
 from mergegate.engine._plan import report_stem, selected_phases
 from mergegate.engine._reports import inline
 from mergegate.events import EVENTS_FILE, Alert, EventLogError, read_events
 from mergegate.plans import Phase, Plan
 from mergegate.report import REPORT_FILE
-from mergegate.store import RunRecord, RunState, RunStore
+from mergegate.store import RunRecord, RunState, RunStore, StateKind
 
 __all__ = [
     "build_report",
@@ -28,13 +29,21 @@ __all__ = [
     "write_run_summary",
 ]
 
-PLAN_SNAPSHOT = "plan.json"
 _EXIT_ORDER = (ExitCode.AGENT_FAILURE, ExitCode.UNDECIDABLE, ExitCode.ESCALATED)
 _PASSING = ("passed", "complete_with_gaps")
 
 
 def load_plan_snapshot(store: RunStore, run_id: str) -> Plan:
-    return Plan.model_validate_json((store.run_dir(run_id) / PLAN_SNAPSHOT).read_text("utf-8"))
+    """The plan the run executes, from its database."""
+    return store.plan(run_id)
+
+
+def _files_in(folder: str) -> set[str]:
+    """The names in a unit's folder (reports for people); none when it cannot be listed."""
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
 
 
 def _unit_entry(
@@ -42,14 +51,14 @@ def _unit_entry(
     run_dir: Path,
     record: RunRecord,
     plan: Plan,
+    recorded: UnitOutcome | None,
     phase_id: str,
     unit_id: str,
     finished: bool,
     stopped_at: str | None,
 ) -> dict[str, Any]:
-    path = run_dir / phase_id / unit_id / "unit.json"
-    if path.is_file():
-        data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    if recorded is not None:
+        data: dict[str, Any] = recorded.dump()
     else:
         reason = (
             f"not started: the run stopped at the end of phase {stopped_at}"
@@ -68,7 +77,7 @@ def _unit_entry(
     phase = next(p for p in plan.phases if p.id == phase_id)
     unit = next(u for u in phase.units if u.id == unit_id)
     folder = f"{run_dir}{os.sep}{phase_id}{os.sep}{unit_id}"
-    present = set(os.listdir(folder)) if data.get("tasks") else set()
+    present = _files_in(folder) if data.get("tasks") else set()
     tasks = []
     for task in data.get("tasks", []):
         stem = report_stem(phase, unit, task["number"])
@@ -104,16 +113,16 @@ def _unit_entry(
     }
 
 
-def _phase_entry(run_dir: Path, phase: Phase, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    path = run_dir / phase.id / "phase.json"
-    recorded = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+def _phase_entry(
+    phase: Phase, recorded: PhaseOutcome | None, entries: list[dict[str, Any]], *, started: bool
+) -> dict[str, Any]:
     done = all(
         e["status"] == "merged"
         or (e["status"] == "skipped" and e["reason"].startswith("already completed"))
         for e in entries
     )
-    started = any((run_dir / phase.id / e["id"] / "unit.json").is_file() for e in entries)
-    verification = recorded.get("verification")
+    found = recorded.verification if recorded is not None else None
+    verification = found.dump() if found is not None else None
     if not started:
         status = "not_started"
     elif not done:
@@ -148,6 +157,9 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
     record = store.load(run_id)
     plan = plan or load_plan_snapshot(store, run_id)
     run_dir = store.run_dir(run_id)
+    rows = store.rows(run_id)
+    outcomes = dict(rows.items(StateKind.UNIT, UnitOutcome))
+    recorded = {key[0]: p for key, p in rows.items(StateKind.PHASE, PhaseOutcome)}
     finished = record.status not in (RunState.RUNNING,)
     phases, units, stopped_at = [], [], None
     for phase in selected_phases(plan, record.options.get("phase")):
@@ -156,6 +168,7 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
                 run_dir=run_dir,
                 record=record,
                 plan=plan,
+                recorded=outcomes.get((phase.id, u.id)),
                 phase_id=phase.id,
                 unit_id=u.id,
                 finished=finished,
@@ -163,7 +176,8 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
             )
             for u in phase.units
         ]
-        entry = _phase_entry(run_dir, phase, entries)
+        started = any((phase.id, u.id) in outcomes for u in phase.units)
+        entry = _phase_entry(phase, recorded.get(phase.id), entries, started=started)
         phases.append(entry)
         units += entries
         if entry["status"] in ("incomplete", "not_verified") and stopped_at is None:

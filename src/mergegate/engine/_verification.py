@@ -2,10 +2,12 @@
 
 After a phase's units merged, `verify_step` runs `mergegate.verify.verify_phase` on the
 integration branch's tip, in a throwaway checkout of it (plan commands and the verifier agent
-never reach the user's work tree or `.git`). Its answers come from the ledger `mergegate
-verify --answer` writes (`phase_state_dir`), so a person can answer with either command; a
-phase whose status is not `passed` (or `complete_with_gaps`, after a person accepted the gaps)
-stops the run before the next phase.
+never reach the user's work tree or `.git`). Its answers, and a person's acceptance of its gaps,
+come from the run's database, where only the CLI writes them (`resume --answer`, and `verify
+PLAN --answer` for the runs of that plan, see `record_plan_answers`); its result is recorded
+there too (`StateKind.VERIFICATION`: what `resume --answer` answers, and what the GSD report is
+written from). A phase whose status is not `passed` (or `complete_with_gaps`, after a person
+accepted the gaps) stops the run before the next phase.
 
 GSD write-back (for a GSD `.planning` plan): a unit's `<NN>-<MM>-SUMMARY.md` is committed on
 the unit's branch before it merges, and the phase's `<NN>-VERIFICATION.md` is committed on the
@@ -18,6 +20,7 @@ lives outside the repository gets its reports in its own directory, for merged u
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,12 +50,12 @@ from mergegate.plans import (
     UnitSummary,
     write_phase_reports,
 )
-from mergegate.store import RunRecord, RunStore, step
+from mergegate.store import RunRecord, RunRows, RunStore, StateKind, step
 from mergegate.verify import (
+    Answer,
     GapAcceptance,
     VerificationResult,
     VerifyOptions,
-    load_answers,
     phase_state_dir,
     reverify,
     verify_phase,
@@ -60,10 +63,13 @@ from mergegate.verify import (
 
 __all__ = [
     "PASSING",
-    "acceptance_path",
+    "accepted_gaps",
     "answers_ledger",
+    "criterion_answers",
     "gsd_summary_step",
     "gsd_verification_step",
+    "latest_verification",
+    "record_criterion_answers",
     "verification_dir",
     "verify_step",
 ]
@@ -73,28 +79,41 @@ PASSING = ("passed", "complete_with_gaps")
 
 
 def answers_ledger(store: RunStore, record: RunRecord, phase_id: str) -> Path:
-    """The phase's answers ledger: the one `mergegate verify PLAN --answer` writes, when the
-    run was given a plan path; otherwise one in the run's folder."""
+    """The ledger of `mergegate verify PLAN` for the run's plan: where a copy of each of the
+    run's verifications is put, so `verify PLAN --answer` finds the criteria it answers
+    (answers to the run itself are rows of its database, `record_criterion_answers`)."""
     if record.plan_path:
         state = store.root.parent
         return phase_state_dir(state, Path(record.plan_path), phase_id) / "answers.jsonl"
     return store.run_dir(record.run_id) / phase_id / "answers.jsonl"
 
 
-def acceptance_path(run_dir: Path, phase_id: str) -> Path:
-    """Where `resume --accept-gaps` records a person's acceptance of the phase's gaps."""
-    return run_dir / phase_id / "acceptance.json"
-
-
 def verification_dir(run_dir: Path, phase_id: str, generation: int) -> Path:
     return run_dir / phase_id / "verify" / f"g{generation:02d}"
 
 
-def _acceptance(rt: Runtime, phase_id: str) -> GapAcceptance | None:
-    path = acceptance_path(rt.run_dir, phase_id)
-    if not path.is_file():
-        return None
-    return GapAcceptance.model_validate_json(path.read_bytes())
+def accepted_gaps(rows: RunRows, phase_id: str) -> GapAcceptance | None:
+    """A person's acceptance of the phase's gaps (`resume --accept-gaps`), if any."""
+    return rows.get(StateKind.GAPS, (phase_id,), GapAcceptance)
+
+
+def criterion_answers(rows: RunRows, phase_id: str) -> list[Answer]:
+    """A person's answers to the phase's criteria, oldest first."""
+    return [a for _, a in rows.items(StateKind.CRITERION_ANSWER, Answer, prefix=(phase_id,))]
+
+
+def record_criterion_answers(rows: RunRows, phase_id: str, answers: list[Answer]) -> None:
+    """Answers to the phase's criteria, after those already given (the last one about a
+    criterion decides)."""
+    for number, answer in enumerate(answers):
+        key = (phase_id, f"{time.time_ns():020d}-{number:04d}", answer.criterion_id)
+        rows.put(StateKind.CRITERION_ANSWER, key, answer, replace=False)
+
+
+def latest_verification(rows: RunRows, phase_id: str) -> VerificationResult | None:
+    """The phase's last verification result (of the latest generation that verified it)."""
+    found = rows.items(StateKind.VERIFICATION, VerificationResult, prefix=(phase_id,))
+    return found[-1][1] if found else None
 
 
 def _options(rt: Runtime, phase_id: str, base: str, generation: int) -> VerifyOptions:
@@ -104,8 +123,8 @@ def _options(rt: Runtime, phase_id: str, base: str, generation: int) -> VerifyOp
         base=base,
         verifier_timeout_s=review.timeout_s,
         verifier_stall_timeout_s=review.stall_timeout_s,
-        answers=tuple(load_answers(answers_ledger(rt.store, rt.record, phase_id))),
-        acceptance=_acceptance(rt, phase_id),
+        answers=tuple(criterion_answers(rt.rows, phase_id)),
+        acceptance=accepted_gaps(rt.rows, phase_id),
         run_id=f"{rt.run_id}-{phase_id}-g{generation:02d}",
     )
 
@@ -148,6 +167,7 @@ def verify_step(call: dict[str, Any]) -> dict[str, Any]:
         result = verify_phase(
             plan, phase_id, tree, run_dir=folder, verifier=verifier, options=options
         )
+    rt.rows.put(StateKind.VERIFICATION, (phase_id, f"g{generation:04d}"), result)
     if rt.record.plan_path:
         # where `mergegate verify PLAN --answer` looks for the result it answers
         copy = answers_ledger(rt.store, rt.record, phase_id).parent / "runs" / result.run_id
@@ -256,7 +276,11 @@ def gsd_verification_step(phase_id: str, generation: int) -> str | None:
     rt = current()
     phase = rt.phase(phase_id)
     folder = verification_dir(rt.run_dir, phase_id, generation)
-    result = VerificationResult.model_validate_json((folder / "verification.json").read_bytes())
+    result = rt.rows.get(
+        StateKind.VERIFICATION, (phase_id, f"g{generation:04d}"), VerificationResult
+    )
+    if result is None:
+        raise RuntimeError(f"phase {phase_id}: no verification of generation {generation}")
     outside = outside_phase_dir(rt, phase)
     if outside is not None:
         if outside.is_dir():

@@ -15,18 +15,18 @@
 Ids: `<run>/g<generation>/<phase>` and `<run>/g<generation>/<unit>` (a new generation starts
 when `resume` continues a run that waited for a person); tasks keep `<run>/<unit>/<task>`
 across generations, so finished tasks are never run again, and a later generation takes the
-units an earlier one merged, and the phases it verified, from the run's records.
+units an earlier one merged, and the phases it verified, from the run's state in its database
+(`StateKind.PHASE`; the `phase.json` and `unit.json` files are copies for people).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_json_atomic
-from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
+from mergegate.engine._outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
 from mergegate.engine._plan import compute_waves, selected_phases
 from mergegate.engine._reports import (
     write_conflict_package,
@@ -71,7 +71,7 @@ from mergegate.events import (
     Wave,
 )
 from mergegate.plans import Phase, PlanFormat, Unit
-from mergegate.store import child_id, enqueue, step, wait_result, workflow
+from mergegate.store import StateKind, child_id, enqueue, step, wait_result, workflow
 
 __all__ = [
     "ALREADY_DONE",
@@ -93,7 +93,7 @@ PHASE_FILE = "phase.json"
 def _checkpoint(rt: Runtime, unit: Unit, index: int) -> TaskOutcome:
     task = unit.tasks[index]
     base = TaskOutcome(id=task.id, number=index + 1, name=task.name, decision="waiting_for_human")
-    answer = answer_step(str(rt.run_dir), f"{unit.id}/{task.id}")
+    answer = answer_step(unit.id, task.id)
     if answer is None:
         rt.emit(
             "unit",
@@ -422,15 +422,15 @@ def _publish(rt: Runtime, out: UnitOutcome) -> None:
 
 @step("mergegate.prior")
 def prior_step(phase_id: str) -> dict[str, Any] | None:
-    """What an earlier generation of the run recorded for this phase (None: nothing yet)."""
-    path = current().run_dir / phase_id / PHASE_FILE
-    if not path.is_file():
-        return None
-    found: dict[str, Any] = json.loads(path.read_text("utf-8"))
-    return found
+    """What an earlier generation of the run recorded for this phase (None: nothing yet),
+    from the run's database (never from the copy in its folder)."""
+    found = current().rows.get(StateKind.PHASE, (phase_id,), PhaseOutcome)
+    return None if found is None else found.dump()
 
 
 def _record_phase(rt: Runtime, result: dict[str, Any]) -> None:
+    """The phase's state into the run's database, and its copy for people (`phase.json`)."""
+    rt.rows.put(StateKind.PHASE, (result["id"],), PhaseOutcome.model_validate(result))
     write_json_atomic(rt.run_dir / result["id"] / PHASE_FILE, result)
 
 

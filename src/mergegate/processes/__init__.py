@@ -7,7 +7,10 @@ Layer L2, below `mergegate.git` and `mergegate.agents`, which run their programs
 * `_values`: `Limits`, `StopReason`, `ProcessRecord`, `ProcessOutcome`, `CommandResult`;
 * `_environment`: the scrubbed environment of a child;
 * `_pump`: one output stream (capped log, tail, line splitting);
-* `_groups`: process groups through /proc, and killing a group left by a crash;
+* `_groups`: process groups through /proc, and killing a group left by a crash (only one the
+  supervisor started: its start time, namespace and tag are checked);
+* `_ledger`: where the supervisor reports the processes it starts (the run engine keeps them
+  in the run's database, so a crash's leftovers are killed from records no agent wrote);
 * `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep.
 """
 
@@ -22,8 +25,10 @@ from mergegate.processes._groups import (
     group_members,
     kill_recorded_group,
     kill_recorded_groups,
+    made_here,
     process_start_ticks,
 )
+from mergegate.processes._ledger import ProcessLedger, install_ledger, installed_ledger
 from mergegate.processes._reaper import TREE_ENV, become_subreaper, is_subreaper
 from mergegate.processes._values import (
     CommandResult,
@@ -41,6 +46,7 @@ __all__ = [
     "TREE_ENV",
     "CommandResult",
     "Limits",
+    "ProcessLedger",
     "ProcessOutcome",
     "ProcessRecord",
     "StopReason",
@@ -48,9 +54,12 @@ __all__ = [
     "become_subreaper",
     "child_environment",
     "group_members",
+    "install_ledger",
+    "installed_ledger",
     "is_subreaper",
     "kill_recorded_group",
     "kill_recorded_groups",
+    "made_here",
     "process_start_ticks",
     "run_command",
     "supervise",

@@ -1,5 +1,5 @@
 """Process groups seen through /proc: who is in a group, when a process started, and killing
-a group safely (never a recycled pid)."""
+a group safely: never a recycled pid, never a process the supervisor did not start."""
 
 from __future__ import annotations
 
@@ -17,12 +17,15 @@ __all__ = [
     "POLL_S",
     "ProcStat",
     "boot_id",
+    "carries_tag",
     "clear_group",
     "group_members",
     "kill_recorded_group",
     "kill_recorded_groups",
     "killpg",
     "leader_exited",
+    "made_here",
+    "pid_namespace",
     "proc_stat",
     "process_start_ticks",
     "process_table",
@@ -101,6 +104,34 @@ def boot_id() -> str | None:
         return None
 
 
+def pid_namespace() -> str | None:
+    """This process's PID namespace (`pid:[4026531836]`), or None where it cannot be read."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+
+
+_TREE_PREFIX = b"MERGEGATE_TREE="
+_ENVIRON_CAP = 8 << 20
+
+
+def carries_tag(pid: int, tag: str) -> bool:
+    """True when `pid`'s environment (as it started) has `tag` among the supervised runs'
+    tags in `MERGEGATE_TREE`. False when it does not, when it is gone, or when its
+    environment cannot be read: then it cannot be shown to be a process mergegate started."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            raw = handle.read(_ENVIRON_CAP)
+    except OSError:
+        return False
+    wanted = tag.encode()
+    for entry in raw.split(b"\0"):
+        if entry.startswith(_TREE_PREFIX):
+            return wanted in entry[len(_TREE_PREFIX) :].split(b":")
+    return False
+
+
 def group_members(pgid: int) -> list[int] | None:
     """Live (non-zombie) pids in process group `pgid`; None when /proc is unavailable."""
     try:
@@ -170,27 +201,57 @@ def kill_recorded_groups(records: Iterable[ProcessRecord], grace_s: float = 2.0)
     return sum(kill_recorded_group(r, grace_s) for r in records if r.pgid in live)
 
 
-def kill_recorded_group(record: ProcessRecord, grace_s: float = 2.0) -> bool:
-    """Kill a group left over by a crashed orchestrator; True if something was signalled.
-
-    Safe against recycled pids: it signals only when the recorded leader is still the same
-    process (same boot, same start time), or, with the leader gone, when every remaining
-    member of the group started after it. Without /proc it refuses (returns False).
-    """
+def made_here(record: ProcessRecord) -> bool:
+    """The record was made on this boot of this machine, in this process's PID namespace (a
+    record from another host, container or boot names pids that mean other processes here),
+    and carries what `kill_recorded_group` checks: only such a record can be acted on here."""
     boot = boot_id()
-    if record.start_ticks is None or boot is None or boot != record.boot_id:
+    return (
+        record.start_ticks is not None
+        and record.tag is not None
+        and boot is not None
+        and boot == record.boot_id
+        and record.pid_ns is not None
+        and record.pid_ns == pid_namespace()
+    )
+
+
+def _is_recorded_group(record: ProcessRecord) -> bool:
+    """Whether the group the record names is still the one the supervisor started.
+
+    The leader, while it runs, must be the recorded process (same start time), lead the
+    recorded group and session (the supervisor starts each child in a session of its own),
+    and carry the record's tag in its environment. With the leader gone, every process left
+    in the group must have started after it and carry the tag (a process that cleared its
+    environment cannot be shown to be ours, and is left alone).
+    """
+    if record.start_ticks is None or record.tag is None:
         return False
-    leader = read_stat(record.pid)
-    if (
-        leader is not None
-        and leader[0] != "Z"
-        and (leader[2] != record.start_ticks or leader[1] != record.pgid)
-    ):
-        return False  # the pid was recycled by an unrelated process
+    leader = proc_stat(record.pid)
+    alive = leader is not None and leader.state != "Z"
+    recorded = (record.start_ticks, record.pgid, record.pgid)
+    if leader is not None and alive and (leader.start_ticks, leader.pgid, leader.sid) != recorded:
+        return False  # the pid was recycled, or names another group or session
     members = group_members(record.pgid) or []
     if not members:
         return False
     if any((process_start_ticks(pid) or 0) < record.start_ticks for pid in members):
+        return False
+    carriers = [record.pid] if alive else members
+    return all(carries_tag(pid, record.tag) for pid in carriers)
+
+
+def kill_recorded_group(record: ProcessRecord, grace_s: float = 2.0) -> bool:
+    """Kill a group left over by a crashed orchestrator; True if something was signalled.
+
+    Only a group the supervisor started and recorded: on this boot and in this PID namespace,
+    its leader still the same process (same start time, group and session) carrying the
+    record's tag in its environment, or, with the leader gone, every remaining member started
+    after it and carrying the tag (`_is_recorded_group`). A record naming any other process
+    (a recycled pid, or a forged record naming a person's process) signals nothing. Without
+    /proc it refuses (returns False).
+    """
+    if not made_here(record) or not _is_recorded_group(record):
         return False
     killpg(record.pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s

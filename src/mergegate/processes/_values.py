@@ -66,6 +66,12 @@ class ProcessRecord(BaseModel):
     """Wall-clock start (seconds since the epoch), for people."""
     argv: tuple[str, ...]
     cwd: str
+    tag: str | None = None
+    """The tag the supervisor put in the process's environment (`MERGEGATE_TREE`): a process
+    without it was not started by this record's supervisor, and is never killed for it."""
+    pid_ns: str | None = None
+    """The PID namespace the supervisor ran in (`/proc/self/ns/pid`): the pids of the record
+    mean these processes only there."""
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,11 @@ kills what carries the tag (or was seen in the tree) when the run ends, so nothi
 started outlives `supervise`. Every child is registered under one lock held across `Popen`,
 so the reaper never touches a child of ours, and never reaps by anything but a specific pid.
 
-The `ProcessRecord` (pid, pgid, start time) is written to the attempt directory and passed to
-an `on_start` hook before the supervisor waits, so a later orchestrator can kill a group left
-over by a crash with `kill_recorded_group`, which checks the start time first.
+The `ProcessRecord` (pid, pgid, start time, PID namespace, the tree's tag) is written to the
+attempt directory for people, reported to the installed `ProcessLedger` and passed to an
+`on_start` hook before the supervisor waits, so a later orchestrator can kill a group left
+over by a crash with `kill_recorded_group` (which checks it is still that group) from a record
+no agent could write.
 """
 
 from __future__ import annotations
@@ -48,8 +50,10 @@ from mergegate.processes._groups import (
     clear_group,
     killpg,
     leader_exited,
+    pid_namespace,
     process_start_ticks,
 )
+from mergegate.processes._ledger import ProcessLedger, installed_ledger
 from mergegate.processes._pump import LineCallback, StreamPump, TailCallback
 from mergegate.processes._reaper import (
     RunTree,
@@ -129,7 +133,9 @@ class _Watch:
             killpg(self.record.pgid, signal.SIGKILL)
 
 
-def _make_record(proc: subprocess.Popen[bytes], argv: Sequence[str], cwd: Path) -> ProcessRecord:
+def _make_record(
+    proc: subprocess.Popen[bytes], argv: Sequence[str], cwd: Path, tag: str
+) -> ProcessRecord:
     return ProcessRecord(
         pid=proc.pid,
         pgid=proc.pid,  # start_new_session makes the child its own group (and session) leader
@@ -138,6 +144,8 @@ def _make_record(proc: subprocess.Popen[bytes], argv: Sequence[str], cwd: Path) 
         started_at=time.time(),
         argv=tuple(argv),
         cwd=str(cwd),
+        tag=tag,
+        pid_ns=pid_namespace(),
     )
 
 
@@ -183,11 +191,14 @@ def supervise(
         return ProcessOutcome(
             StopReason.MISSING, None, None, time.monotonic() - started, error=f"{argv[0]}: {exc}"
         )
-    record = _make_record(proc, argv, cwd)
+    record = _make_record(proc, argv, cwd, tag)
     tree = RunTree(proc.pid, tag, record.start_ticks)
+    ledger = installed_ledger()
     try:
         if attempt_dir is not None:
             (attempt_dir / "process.json").write_text(record.model_dump_json(indent=2) + "\n")
+        if ledger is not None:
+            ledger.started(record, attempt_dir)
         if on_start is not None:
             on_start(record)
         watch = _Watch(proc, record, limits, started, cancel, tree, last_activity=started)
@@ -199,6 +210,15 @@ def supervise(
             tree.sweep(record.pgid, 0.0)
             proc.wait()
         forget_child(proc.pid)
+        if ledger is not None:
+            _report_end(ledger, record)
+
+
+def _report_end(ledger: ProcessLedger, record: ProcessRecord) -> None:
+    """Tell the ledger the group is gone. A failure is not the run's: a record left behind
+    names a process that is gone, which a later kill finds out and signals nothing."""
+    with contextlib.suppress(Exception):
+        ledger.ended(record)
 
 
 def _spawn(

@@ -1,8 +1,9 @@
-"""Durable state (layer L2): DBOS Transact on a SQLite file, and the run records.
+"""Durable state (layer L2): DBOS Transact, and mergegate's own tables beside it.
 
-The one package that owns durable state. `mergegate.engine` declares its workflows and steps
-with the decorators here and never imports `dbos` itself, so the Postgres fleet (a later
-issue) is a different `EngineConfig.database_url`, not a rewrite.
+The one package that owns durable state and touches the database: DBOS's workflows and steps
+(`_dbos`), the runs' cards, plans and the state they decide from (`_records`, over the tables
+of `_tables`), and the fleet's roll call (`_workers`). `mergegate.engine` declares its
+workflows and steps with the decorators here and never imports `dbos` itself.
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from mergegate.store._dbos import (
     workflow_id,
     workflow_inputs,
 )
-from mergegate.store._records import RunRecord, RunState, RunStore, new_run_id
+from mergegate.store._records import (
+    RunRecord,
+    RunRows,
+    RunState,
+    RunStore,
+    StateKind,
+    new_run_id,
+)
+from mergegate.store._tables import SCHEMA_VERSION, Key, Tables, tables
 from mergegate.store._workers import Roll, WorkerBeat
 
 __all__ = [
@@ -43,14 +52,19 @@ __all__ = [
     "POLL_S",
     "QUEUE",
     "RUN_QUEUE",
+    "SCHEMA_VERSION",
     "DatabaseUnavailableError",
     "DurableEngine",
     "EngineConfig",
     "ExecutorWork",
+    "Key",
     "Roll",
     "RunRecord",
+    "RunRows",
     "RunState",
     "RunStore",
+    "StateKind",
+    "Tables",
     "WorkerBeat",
     "WorkflowState",
     "app_name_for_run",
@@ -63,6 +77,7 @@ __all__ = [
     "recover_from_outside",
     "sqlite_url",
     "step",
+    "tables",
     "wait_result",
     "workflow",
     "workflow_id",

@@ -77,7 +77,7 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 
-ENGINE_SCHEMA = 3  # 3: the implement step collects its agent-result and consults advisors
+ENGINE_SCHEMA = 4  # 4: the run reads its answers, outcomes and stop request from its rows
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 QUEUE = "mergegate-units"

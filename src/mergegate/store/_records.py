@@ -1,8 +1,13 @@
-"""Run records: one folder per run under `<state>/runs/<run-id>/`, our own typed files.
+"""Runs: each one's card, plan and state in its database, and its folder for people.
 
-DBOS's tables are its business; `runs` and `status` read these files, which the engine keeps
-up to date (atomically) as a projection of the durable workflow state. `run.json` is the run's
-card: what was asked (plan, integration branch, agents, options) and where it stands.
+A run's card (`RunRecord`: what was asked — plan, integration branch, agents, options — and where
+it stands) and its plan snapshot are rows of mergegate's own tables (`_tables`), with
+everything else a run decides from (`RunRows`: a person's answers, the stop request, unit and
+phase outcomes, verification results, the budget's spending, the processes it started). The
+database is the run's own SQLite file, `<state>/db/<run-id>.sqlite`, or the one
+`[engine] database_url` names. The run's folder, `<state>/runs/<run-id>/`, holds what people
+read: reports, summaries, logs, and copies of the card and plan (`run.json`, `plan.json`) that
+mergegate writes and never reads back (an agent can write in that folder).
 """
 
 from __future__ import annotations
@@ -13,17 +18,30 @@ import time
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mergegate.atomic_files import read_json_validated, write_json_atomic
+from mergegate.atomic_files import write_json_atomic
 from mergegate.errors import UsageError
+from mergegate.plans import Plan
+from mergegate.processes import ProcessRecord
+from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
+from mergegate.store._tables import Key, Tables, tables
 
-__all__ = ["RunRecord", "RunState", "RunStore", "new_run_id"]
+__all__ = [
+    "RunRecord",
+    "RunRows",
+    "RunState",
+    "RunStore",
+    "StateKind",
+    "new_run_id",
+]
 
 _RUN_FILE = "run.json"
-_DATABASE = "dbos.sqlite"
+_PLAN_FILE = "plan.json"
+_DATABASES = "db"
+M = TypeVar("M", bound=BaseModel)
 
 
 class RunState(StrEnum):
@@ -43,7 +61,7 @@ class RunState(StrEnum):
 
 
 class RunRecord(BaseModel):
-    """The card of one run, kept in `run.json`."""
+    """The card of one run (a copy for people in `run.json`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -93,11 +111,117 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
-class RunStore:
-    """The folder of all runs: `<state>/runs`."""
+class StateKind(StrEnum):
+    """What a row of a run's state holds, and what its key is."""
 
-    def __init__(self, state_dir: Path) -> None:
+    ANSWER = "answer"
+    """(unit, task): a person's answer to a checkpoint task (`resume --answer`)."""
+    CRITERION_ANSWER = "criterion_answer"
+    """(phase, when, criterion): a person's answer to an open criterion of a phase."""
+    GAPS = "gaps"
+    """(phase,): a person's acceptance of a phase's gaps (`resume --accept-gaps`)."""
+    STOP = "stop"
+    """(): why no agent of the run may start any more (`cancel`, `on_escalation = stop`)."""
+    UNIT = "unit"
+    """(phase, unit): where a unit stands, or how it ended."""
+    PHASE = "phase"
+    """(phase,): a phase's base, units and verification."""
+    VERIFICATION = "verification"
+    """(phase, generation): a phase's verification result."""
+    WORKSPACE = "workspace"
+    """(unit,): the unit's workspace on a fleet that shares a filesystem (first writer wins)."""
+
+
+class _Stop(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reason: str
+    at: float
+
+
+class RunRows:
+    """One run's state in its database: typed values by kind and key, the stop request, the
+    budget's spending and the processes the run started. Only mergegate writes these."""
+
+    def __init__(self, db: Tables, run_id: str) -> None:
+        self.db = db
+        self.run_id = run_id
+
+    def put(self, kind: StateKind, key: Key, value: BaseModel, *, replace: bool = True) -> bool:
+        """Store `value`; without `replace` only if the key holds nothing yet (the first
+        writer wins). True when `value` is what the key holds now."""
+        return self.db.put(self.run_id, kind.value, key, value.model_dump_json(), replace=replace)
+
+    def get(self, kind: StateKind, key: Key, model: type[M]) -> M | None:
+        found = self.db.get(self.run_id, kind.value, key)
+        return None if found is None else self._parse(kind, found, model)
+
+    def items(self, kind: StateKind, model: type[M], prefix: Key = ()) -> list[tuple[Key, M]]:
+        """Every value of `kind` whose key starts with `prefix`, in key order."""
+        return [
+            (key, self._parse(kind, raw, model))
+            for key, raw in self.db.items(self.run_id, kind.value, prefix)
+        ]
+
+    def _parse(self, kind: StateKind, raw: str, model: type[M]) -> M:
+        try:
+            return model.model_validate_json(raw)
+        except ValidationError as exc:
+            raise UsageError(
+                f"run {self.run_id}: a {kind.value} in its database cannot be read by this "
+                f"mergegate: {exc.errors()[0]['msg'] if exc.errors() else exc}"
+            ) from exc
+
+    # ------------------------------------------------------------ stopping
+
+    def request_stop(self, reason: str, *, replace: bool = False) -> None:
+        """No agent of the run starts after this (every process and worker of the run sees
+        it before its next agent). Without `replace`, an earlier request's reason is kept."""
+        self.put(StateKind.STOP, (), _Stop(reason=reason, at=time.time()), replace=replace)
+
+    def stop_request(self) -> str | None:
+        """Why the run must not start another agent, or None."""
+        found = self.get(StateKind.STOP, (), _Stop)
+        return None if found is None else found.reason
+
+    # ------------------------------------------------------------ the budget's spending
+
+    def add_usage(self, tokens: int, cost_usd: float) -> None:
+        self.db.add_usage(self.run_id, tokens, cost_usd)
+
+    def usage(self) -> tuple[int, float]:
+        """Tokens and dollars every process of the run recorded so far."""
+        return self.db.usage(self.run_id)
+
+    # ------------------------------------------------------------ processes
+
+    def record_process(
+        self, record: ProcessRecord, attempt_dir: Path | None, *, executor_id: str
+    ) -> None:
+        """A process group the run started (before anyone waits on it)."""
+        self.db.record_process(self.run_id, executor_id, record, attempt_dir)
+
+    def processes(self) -> list[tuple[Path | None, ProcessRecord]]:
+        return [(d, r) for _, d, r in self.db.processes(run_id=self.run_id)]
+
+    def forget_processes(self, records: list[ProcessRecord]) -> None:
+        self.db.forget_processes(self.run_id, records)
+
+
+class RunStore:
+    """The runs of one state directory: their state in the database, their folders (for
+    people) under `<state>/runs`.
+
+    `database_url` is the configured database (`[engine] database_url`); without one each run
+    keeps its state in its own SQLite file. A run is looked for in the configured database
+    first, then in its own file, so `status` shows a run made either way; `resume` checks the
+    run continues on the database it started on.
+    """
+
+    def __init__(self, state_dir: Path, database_url: str | None = None) -> None:
         self.root = state_dir / "runs"
+        self.database_url = database_url
+        self._located: dict[str, Tables] = {}
 
     def run_dir(self, run_id: str) -> Path:
         if not run_id or "/" in run_id or run_id.startswith(".") or os.sep in run_id:
@@ -105,43 +229,104 @@ class RunStore:
         return self.root / run_id
 
     def database_path(self, run_id: str) -> Path:
-        """The run's own SQLite system database (one per run: recovering one run never
-        starts another, and parallel runs never share a lock)."""
-        return self.run_dir(run_id) / _DATABASE
+        """The run's own SQLite file (one per run: recovering one run never starts another,
+        and parallel runs never share a lock); outside the run's folder."""
+        self.run_dir(run_id)  # checks the id
+        return self.root.parent / _DATABASES / f"{run_id}.sqlite"
 
-    def create(self, record: RunRecord) -> Path:
-        """Make the run's folder and write its card; an existing run is a usage error."""
+    def _own(self, run_id: str) -> Tables | None:
+        path = self.database_path(run_id)
+        return tables(f"sqlite:///{path}") if path.is_file() else None
+
+    def locate(self, run_id: str) -> Tables:
+        """The database that holds the run; `UsageError` (exit 2) naming the run when none
+        does."""
+        found = self._located.get(run_id)
+        if found is not None:
+            return found
+        candidates = [tables(self.database_url)] if self.database_url else []
+        own = self._own(run_id)
+        candidates += [own] if own is not None else []
+        for db in candidates:
+            if db.card(run_id) is not None:
+                self._located[run_id] = db
+                return db
+        raise UsageError(self._missing(run_id))
+
+    def _missing(self, run_id: str) -> str:
+        if not self.run_dir(run_id).is_dir():
+            return f"no run {run_id!r} under {self.root}"
+        return (
+            f"run {run_id} has no record in its database: its creation was interrupted, it "
+            "was made by an older mergegate (which kept its card in run.json), or it keeps "
+            "its state in a database this process is not configured for (set [engine] "
+            "database_url or MERGEGATE_DATABASE_URL as when it started)"
+        )
+
+    def rows(self, run_id: str) -> RunRows:
+        return RunRows(self.locate(run_id), run_id)
+
+    def create(self, record: RunRecord, plan: Plan) -> Path:
+        """Record a new run (card and plan in one transaction), make its folder and write the
+        copies for people; an existing run is a usage error."""
+        if self.database_url:
+            db = tables(self.database_url)
+        else:
+            db = tables(sqlite_url(self.database_path(record.run_id)))
+        plan_json = plan.model_dump_json(indent=2, by_alias=True)
+        if not db.insert_run(record.run_id, record.model_dump_json(), plan_json):
+            raise UsageError(f"run {record.run_id} already exists")
+        self._located[record.run_id] = db
         path = self.run_dir(record.run_id)
-        try:
-            path.mkdir(parents=True, exist_ok=False)
-        except FileExistsError:
-            raise UsageError(f"run {record.run_id} already exists: {path}") from None
-        self.save(record)
+        path.mkdir(parents=True, exist_ok=True)
+        self._copy(record)
+        write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
         return path
 
-    def card_path(self, run_id: str) -> Path:
-        """The run's card, `run.json`."""
-        return self.run_dir(run_id) / _RUN_FILE
+    def _copy(self, record: RunRecord) -> None:
+        """`run.json`, for people and tools that read the folder (never read back)."""
+        folder = self.run_dir(record.run_id)
+        if folder.is_dir():
+            write_json_atomic(folder / _RUN_FILE, record)
 
     def save(self, record: RunRecord) -> None:
-        write_json_atomic(self.run_dir(record.run_id) / _RUN_FILE, record)
+        self.locate(record.run_id).update_card(record.run_id, record.model_dump_json())
+        self._copy(record)
 
     def load(self, run_id: str) -> RunRecord:
         """The run's card; `UsageError` (exit 2) naming the run when there is none."""
-        path = self.run_dir(run_id) / _RUN_FILE
-        if not path.is_file():
-            raise UsageError(f"no run {run_id!r} under {self.root}")
-        return read_json_validated(path, RunRecord)
+        raw = self.locate(run_id).card(run_id)
+        assert raw is not None  # located by its card
+        try:
+            return RunRecord.model_validate_json(raw)
+        except ValidationError as exc:
+            raise UsageError(f"run {run_id}: its card cannot be read: {exc}") from exc
+
+    def plan(self, run_id: str) -> Plan:
+        """The plan the run executes, as it was when the run was made."""
+        raw = self.locate(run_id).plan(run_id)
+        assert raw is not None
+        try:
+            return Plan.model_validate_json(raw)
+        except ValidationError as exc:
+            raise UsageError(f"run {run_id}: its plan cannot be read: {exc}") from exc
 
     def list(self) -> list[RunRecord]:
-        """Every run, oldest first; unreadable folders are skipped."""
+        """Every run with a folder here, oldest first; folders without a readable record in
+        a database are skipped (and a run's own SQLite file that cannot be read). The
+        configured database unreachable is an error (exit 4), not an empty list."""
         if not self.root.is_dir():
             return []
         found = []
         for path in sorted(self.root.iterdir()):
-            if (path / _RUN_FILE).is_file():
-                try:
-                    found.append(read_json_validated(path / _RUN_FILE, RunRecord))
-                except UsageError:
-                    continue
+            if not path.is_dir():
+                continue
+            try:
+                found.append(self.load(path.name))
+            except UsageError:
+                continue
+            except DatabaseUnavailableError:
+                if self.database_url:
+                    raise
+                continue
         return sorted(found, key=lambda r: (r.started_epoch, r.run_id))

@@ -1,0 +1,113 @@
+"""What keeping a run's state in its database costs, against the files it replaced.
+
+A run used to decide from files of its folder: `unit.json` (where a unit stands), a `STOP`
+file (checked before every agent), `run.json` (the card) and `process.json` (the process
+records, still written for people). It now reads and writes rows of its database (the run's
+own SQLite file, WAL, or the configured database). Each operation is timed both ways,
+interleaved so both see the same machine load, on SQLite, with another connection holding
+the file open as DBOS's pool does while a run executes (without one, SQLite checkpoints and
+removes the WAL each time the last connection closes, which is what a command outside a run,
+such as `status`, pays once):
+
+* a unit's state written (a new value each time): `write_json_atomic(unit.json)` (no fsync)
+  against `RunRows.put` (one transaction; `synchronous=NORMAL`, see `store._tables`) — the
+  copy for people is still written, so the row is an added cost;
+* the stop check before an agent: `Path.exists()` against `RunRows.stop_request()`;
+* a process recorded and forgotten (nothing before: the file is still written) against
+  `record_process` + `forget_processes`;
+* the card read: `run.json` parsed and validated against `RunStore.load`.
+
+Then what one task adds, from the counts of a one-task unit with two review stages and one
+check (3 unit writes, 4 stop checks, 4 processes), as a share of a 60-second agent task.
+
+Usage: bench_run_state.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from mergegate.atomic_files import read_json_validated
+from mergegate.engine._files import write_json_atomic
+from mergegate.engine._outcomes import UnitOutcome
+from mergegate.plans import Plan, PlanFormat
+from mergegate.processes import ProcessRecord
+from mergegate.store import RunRecord, RunStore, StateKind
+
+PER_TASK = {"unit": 3, "stop": 4, "process": 4}
+"""Operations of one task of a unit: unit state at its start, its task's end and its end; a
+stop check before the implementer, two reviewer stages and the check; four processes."""
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main(runs: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        store = RunStore(root / "state")
+        card = RunRecord(run_id="r1", repo="/r", into="i", base_sha="0" * 40)
+        store.create(card, Plan(format=PlanFormat.NATIVE, title="bench"))
+        rows = store.rows("r1")
+        dbos = sqlite3.connect(store.database_path("r1"))  # as DBOS's pool holds it
+        dbos.execute("SELECT count(*) FROM mergegate_runs").fetchall()
+        units = [
+            UnitOutcome(id="U1", phase="P1", status="running", branch="b", reason=str(n))
+            for n in range(2)
+        ]
+        turn = [0]
+
+        def unit() -> UnitOutcome:
+            turn[0] += 1
+            return units[turn[0] % 2]
+
+        record = ProcessRecord(
+            pid=1, pgid=1, start_ticks=1, boot_id="b", started_at=1.0, argv=("x",), cwd="/"
+        )
+        folder = store.run_dir("r1")
+        pairs: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
+            "unit": (
+                lambda: write_json_atomic(folder / "P1" / "U1" / "unit.json", unit()),
+                lambda: rows.put(StateKind.UNIT, ("P1", "U1"), unit()),
+            ),
+            "stop": ((folder / "STOP").exists, rows.stop_request),
+            "process": (
+                lambda: None,
+                lambda: (
+                    rows.record_process(record, folder, executor_id="local"),
+                    rows.forget_processes([record]),
+                ),
+            ),
+            "card": (
+                lambda: read_json_validated(folder / "run.json", RunRecord),
+                lambda: store.load("r1"),
+            ),
+        }
+        print(f"{runs} runs per variant, interleaved; median milliseconds (SQLite, WAL)")
+        added = 0.0
+        for name, (before, after) in pairs.items():
+            old, new = [], []
+            for _ in range(runs):
+                old.append(timed(before))
+                new.append(timed(after))
+            o, n = statistics.median(old) * 1e3, statistics.median(new) * 1e3
+            ratio = f"x{n / o:.1f}" if o > 0.001 else "(nothing before)"
+            print(f"  {name:<8} files {o:7.3f} ms | database {n:7.3f} ms {ratio}")
+            added += PER_TASK.get(name, 0) * (n - (o if name == "stop" else 0.0))
+        print(
+            f"one task adds about {added:.1f} ms ({added / 60_000:.3%} of a 60-second agent task)"
+        )
+        dbos.close()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 200)

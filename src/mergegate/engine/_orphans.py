@@ -1,0 +1,98 @@
+"""The processes a run starts: recorded in its database as they start, killed when a crash
+left them running.
+
+The supervisor reports each process it starts to the installed `ProcessLedger`; a run's
+ledger writes the record into the run's rows (`RunRows.record_process`), with the executor
+that started it (`local`, or a fleet worker's id), and deletes it once the process ended.
+`cancel` and `resume` (`kill_orphans`), a fleet worker at its start and stop, the janitor and
+`workers recover` (`kill_orphans_of`) kill from these rows only — never from a `process.json`
+in the run's folder, which an agent can write — and `kill_recorded_group` signals a group only
+while it is still the one the supervisor started: same boot and PID namespace, the leader's
+start time, group and session, and the tree's tag in its environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mergegate.processes import ProcessRecord, kill_recorded_groups, made_here
+from mergegate.store import RunRows, tables
+
+__all__ = ["RunProcesses", "WorkerProcesses", "kill_orphans", "kill_orphans_of"]
+
+
+def _under(folder: Path | None, root: Path) -> bool:
+    return folder is not None and folder.is_relative_to(root)
+
+
+class RunProcesses:
+    """The process ledger of one run executed by this process (`ProcessLedger`)."""
+
+    def __init__(self, rows: RunRows, executor_id: str = "local") -> None:
+        self.rows = rows
+        self.executor_id = executor_id
+
+    def started(self, record: ProcessRecord, attempt_dir: Path | None) -> None:
+        self.rows.record_process(record, attempt_dir, executor_id=self.executor_id)
+
+    def ended(self, record: ProcessRecord) -> None:
+        self.rows.forget_processes([record])
+
+    def recorded(self, root: Path) -> list[tuple[Path, ProcessRecord]]:
+        return [(d, r) for d, r in self.rows.processes() if d is not None and _under(d, root)]
+
+
+class WorkerProcesses:
+    """A fleet worker's process ledger: each process goes to the rows of the run whose
+    workflow started it (`rows_of`, None outside any run's workflow: nothing is recorded, as
+    nothing of a run runs there)."""
+
+    def __init__(self, executor_id: str, rows_of: Callable[[], RunRows | None]) -> None:
+        self.executor_id = executor_id
+        self.rows_of = rows_of
+
+    def started(self, record: ProcessRecord, attempt_dir: Path | None) -> None:
+        rows = self.rows_of()
+        if rows is not None:
+            RunProcesses(rows, self.executor_id).started(record, attempt_dir)
+
+    def ended(self, record: ProcessRecord) -> None:
+        rows = self.rows_of()
+        if rows is not None:
+            rows.forget_processes([record])
+
+    def recorded(self, root: Path) -> list[tuple[Path, ProcessRecord]]:
+        rows = self.rows_of()
+        return [] if rows is None else RunProcesses(rows, self.executor_id).recorded(root)
+
+
+def _kill(records: list[ProcessRecord]) -> tuple[int, list[ProcessRecord]]:
+    """Kill what is still running of these records; (groups signalled, the records made on
+    this system: their processes are gone now, or were never ours to kill)."""
+    killed = kill_recorded_groups(records)
+    return killed, [r for r in records if made_here(r)]
+
+
+def kill_orphans(rows: RunRows) -> int:
+    """Kill the agent and check process groups the run's earlier processes left running (a
+    crash, a SIGKILL), by the run's recorded processes; how many groups were signalled. The
+    records made here are forgotten (another host's stay for that host's workers)."""
+    killed, done = _kill([r for _, r in rows.processes()])
+    rows.forget_processes(done)
+    return killed
+
+
+def kill_orphans_of(database_url: str, executor_id: str) -> int:
+    """Kill the process groups an executor (a fleet worker) started and left running on this
+    host, in every run of the fleet's database; how many groups were signalled."""
+    db = tables(database_url)
+    by_run: dict[str, list[ProcessRecord]] = {}
+    for run_id, _, record in db.processes(executor_id=executor_id):
+        by_run.setdefault(run_id, []).append(record)
+    total = 0
+    for run_id, records in by_run.items():
+        killed, done = _kill(records)
+        db.forget_processes(run_id, done)
+        total += killed
+    return total

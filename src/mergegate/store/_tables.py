@@ -1,0 +1,355 @@
+"""mergegate's own tables, beside DBOS's in the same database: the state a run decides from.
+
+A run's folder holds what people read (reports, summaries, logs, copies of the card); an agent
+can write there (always without the sandbox, and its attempt folders even with it), so nothing
+is ever read back from it for a decision. What decides is here, in the run's database — its
+own SQLite file under `<state>/db/`, or the database `[engine] database_url` names (one
+SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate:
+
+    mergegate_runs         one row per run: its card (a `RunRecord`) and its plan snapshot
+    mergegate_run_state    typed values by (run, kind, key): a person's answers, the stop
+                           request, unit and phase outcomes, verification results (`StateKind`)
+    mergegate_usage        one row per agent run of a run with a token or cost budget
+    mergegate_processes    the process groups a run started, until they end
+    mergegate_schema       the migrations applied (numbered; each one idempotent)
+
+The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL; values are
+always bound parameters, never formatted into a statement. A key is a tuple of ids stored as a
+JSON array, so no id (whatever characters a plan allowed) can be mistaken for another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
+from sqlalchemy.pool import NullPool
+
+from mergegate.config import redact_url
+from mergegate.processes import ProcessRecord
+from mergegate.store._dbos import DatabaseUnavailableError
+
+__all__ = ["SCHEMA_VERSION", "Key", "Tables", "tables"]
+
+Key = tuple[str, ...]
+"""A row's key within its run and kind: ids, in order (phase, unit, ...)."""
+
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE IF NOT EXISTS mergegate_runs (
+            run_id TEXT PRIMARY KEY,
+            card TEXT NOT NULL,
+            plan TEXT NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS mergegate_run_state (
+            run_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (run_id, kind, key)
+        )""",
+        """CREATE TABLE IF NOT EXISTS mergegate_usage (
+            run_id TEXT NOT NULL,
+            tokens BIGINT NOT NULL,
+            cost_usd DOUBLE PRECISION NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS mergegate_usage_run ON mergegate_usage (run_id)",
+        """CREATE TABLE IF NOT EXISTS mergegate_processes (
+            run_id TEXT NOT NULL,
+            executor_id TEXT NOT NULL,
+            attempt_dir TEXT NOT NULL,
+            record TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS mergegate_processes_run ON mergegate_processes (run_id)",
+        """CREATE INDEX IF NOT EXISTS mergegate_processes_executor
+            ON mergegate_processes (executor_id)""",
+    ),
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
+"""The newest migration: a database at a higher number was written by a newer mergegate."""
+_LOCK_KEY = 0x6D67_7374  # "mgst": PostgreSQL serialises concurrent migrations on it
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS mergegate_schema (version INTEGER PRIMARY KEY)"
+_PUT = """INSERT INTO mergegate_run_state (run_id, kind, key, value)
+    VALUES (:run, :kind, :key, :value)
+    ON CONFLICT (run_id, kind, key) DO UPDATE SET value = excluded.value"""
+_ADD = """INSERT INTO mergegate_run_state (run_id, kind, key, value)
+    VALUES (:run, :kind, :key, :value)
+    ON CONFLICT (run_id, kind, key) DO NOTHING"""
+_GET = """SELECT value FROM mergegate_run_state
+    WHERE run_id = :run AND kind = :kind AND key = :key"""
+_PROCESSES_OF_RUN = """SELECT run_id, attempt_dir, record FROM mergegate_processes
+    WHERE run_id = :key"""
+_PROCESSES_OF_EXECUTOR = """SELECT run_id, attempt_dir, record FROM mergegate_processes
+    WHERE executor_id = :key"""
+_ITEMS = """SELECT key, value FROM mergegate_run_state
+    WHERE run_id = :run AND kind = :kind ORDER BY key"""
+
+
+def _driver_url(database_url: str) -> str:
+    """SQLAlchemy's URL for the driver DBOS uses (psycopg 3) when none is named."""
+    scheme, sep, rest = database_url.partition("://")
+    if scheme in ("postgresql", "postgres"):
+        return f"postgresql+psycopg{sep}{rest}"
+    return database_url
+
+
+def _sqlite_connection(conn: Any, _record: Any) -> None:
+    """mergegate's own connections to a SQLite file (in WAL mode, as `sqlite_url` makes it).
+
+    Writers take the lock when their transaction begins (`IMMEDIATE`, as DBOS's do), so two
+    writers queue (the busy timeout) instead of one failing on a stale snapshot.
+
+    `synchronous=NORMAL`: a commit appends to the WAL without an fsync of its own (an fsync
+    costs 2 to 40 ms here, and a task writes about ten rows). Nothing is reordered: DBOS's
+    connections commit with an fsync into the same WAL, which makes every earlier commit
+    durable too, so a power cut loses at most the rows written since DBOS's last recorded
+    step — rows that the replay of that step writes again, or a person's answer that is asked
+    for again (the run still waits) — never a row a recorded step came after."""
+    conn.isolation_level = "IMMEDIATE"
+    cursor = conn.cursor()
+    try:
+        cursor.execute("PRAGMA synchronous=NORMAL")
+    finally:
+        cursor.close()
+
+
+def encode_key(key: Key) -> str:
+    return json.dumps(list(key), ensure_ascii=False, separators=(",", ":"))
+
+
+def _decode_key(raw: str) -> Key:
+    return tuple(str(part) for part in json.loads(raw))
+
+
+class Tables:
+    """mergegate's tables in one database (made, or brought up to date, on first use)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self.sqlite = database_url.startswith("sqlite")
+        if self.sqlite:
+            # a connection per use: a run's SQLite file is opened by one command at a time,
+            # and a process that read many runs keeps no file open; 30 s of busy wait covers
+            # DBOS's own writes to the same file
+            self._engine: Engine = create_engine(
+                database_url, poolclass=NullPool, connect_args={"timeout": 30}
+            )
+            event.listen(self._engine, "connect", _sqlite_connection)
+        else:
+            self._engine = create_engine(
+                _driver_url(database_url), pool_size=2, max_overflow=6, pool_pre_ping=True
+            )
+        self._migrated = False
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------ connections
+
+    @contextlib.contextmanager
+    def _failing_as_one_line(self) -> Iterator[None]:
+        try:
+            yield
+        except IntegrityError:
+            raise
+        except DatabaseError as exc:
+            first = (str(exc.orig or exc).strip().splitlines() or [""])[0]
+            what = "reached" if isinstance(exc, OperationalError) else "used"
+            raise DatabaseUnavailableError(
+                f"the database {redact_url(self.database_url)} cannot be {what}: "
+                f"{redact_url(first)}"
+            ) from exc
+
+    @contextlib.contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """A transaction on tables that exist; a database error becomes one line (exit 4)."""
+        with self._failing_as_one_line():
+            self._migrate()
+            with self._engine.begin() as conn:
+                yield conn
+
+    def _migrate(self) -> None:
+        with self._lock:
+            if self._migrated:
+                return
+            try:
+                self._apply()
+            except IntegrityError:  # another process applied the same migration just now
+                self._apply()
+            self._migrated = True
+
+    def _apply(self) -> None:
+        with self._engine.begin() as conn:
+            if not self.sqlite:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+            conn.execute(text(_SCHEMA))
+            done = int(
+                conn.execute(text("SELECT max(version) FROM mergegate_schema")).scalar() or 0
+            )
+            if done > SCHEMA_VERSION:
+                raise DatabaseUnavailableError(
+                    f"the database {redact_url(self.database_url)} holds mergegate's tables at "
+                    f"version {done}, and this mergegate knows {SCHEMA_VERSION}: use a newer one"
+                )
+            for number in range(done + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[number - 1]:
+                    conn.execute(text(statement))
+                conn.execute(
+                    text("INSERT INTO mergegate_schema (version) VALUES (:n)"), {"n": number}
+                )
+
+    def dispose(self) -> None:
+        self._engine.dispose()
+
+    # ------------------------------------------------------------ runs
+
+    def insert_run(self, run_id: str, card: str, plan: str) -> bool:
+        """A new run's card and plan, in one transaction; False when the run exists."""
+        try:
+            with self.begin() as conn:
+                conn.execute(
+                    text("INSERT INTO mergegate_runs (run_id, card, plan) VALUES (:r, :c, :p)"),
+                    {"r": run_id, "c": card, "p": plan},
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    def update_card(self, run_id: str, card: str) -> None:
+        with self.begin() as conn:
+            conn.execute(
+                text("UPDATE mergegate_runs SET card = :c WHERE run_id = :r"),
+                {"r": run_id, "c": card},
+            )
+
+    def card(self, run_id: str) -> str | None:
+        with self.begin() as conn:
+            found = conn.execute(
+                text("SELECT card FROM mergegate_runs WHERE run_id = :r"), {"r": run_id}
+            ).scalar()
+        return None if found is None else str(found)
+
+    def plan(self, run_id: str) -> str | None:
+        with self.begin() as conn:
+            found = conn.execute(
+                text("SELECT plan FROM mergegate_runs WHERE run_id = :r"), {"r": run_id}
+            ).scalar()
+        return None if found is None else str(found)
+
+    # ------------------------------------------------------------ typed state
+
+    def put(self, run_id: str, kind: str, key: Key, value: str, *, replace: bool) -> bool:
+        """Write a value; without `replace`, only when the key has none (the first writer
+        wins). True when this call's value is the one stored."""
+        params = {"run": run_id, "kind": kind, "key": encode_key(key), "value": value}
+        with self.begin() as conn:
+            conn.execute(text(_PUT if replace else _ADD), params)
+            if replace:
+                return True
+            stored = conn.execute(text(_GET), params).scalar()
+        return stored == value
+
+    def get(self, run_id: str, kind: str, key: Key) -> str | None:
+        with self.begin() as conn:
+            found = conn.execute(
+                text(_GET), {"run": run_id, "kind": kind, "key": encode_key(key)}
+            ).scalar()
+        return None if found is None else str(found)
+
+    def items(self, run_id: str, kind: str, prefix: Key = ()) -> list[tuple[Key, str]]:
+        """Every value of a kind whose key starts with `prefix`, in key order."""
+        with self.begin() as conn:
+            rows = conn.execute(text(_ITEMS), {"run": run_id, "kind": kind}).all()
+        found = [(_decode_key(str(r[0])), str(r[1])) for r in rows]
+        return [(k, v) for k, v in found if k[: len(prefix)] == prefix]
+
+    # ------------------------------------------------------------ usage
+
+    def add_usage(self, run_id: str, tokens: int, cost_usd: float) -> None:
+        with self.begin() as conn:
+            conn.execute(
+                text("INSERT INTO mergegate_usage (run_id, tokens, cost_usd) VALUES (:r, :t, :c)"),
+                {"r": run_id, "t": tokens, "c": cost_usd},
+            )
+
+    def usage(self, run_id: str) -> tuple[int, float]:
+        with self.begin() as conn:
+            row = conn.execute(
+                text(
+                    "SELECT coalesce(sum(tokens), 0), coalesce(sum(cost_usd), 0) "
+                    "FROM mergegate_usage WHERE run_id = :r"
+                ),
+                {"r": run_id},
+            ).one()
+        return int(row[0]), float(row[1])
+
+    # ------------------------------------------------------------ processes
+
+    def record_process(
+        self, run_id: str, executor_id: str, record: ProcessRecord, attempt_dir: Path | None
+    ) -> None:
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO mergegate_processes (run_id, executor_id, attempt_dir, record) "
+                    "VALUES (:r, :e, :a, :rec)"
+                ),
+                {
+                    "r": run_id,
+                    "e": executor_id,
+                    "a": "" if attempt_dir is None else str(attempt_dir),
+                    "rec": record.model_dump_json(),
+                },
+            )
+
+    def processes(
+        self, *, run_id: str | None = None, executor_id: str | None = None
+    ) -> list[tuple[str, Path | None, ProcessRecord]]:
+        """The recorded processes of a run, or of an executor (across runs): (run id,
+        attempt folder, record)."""
+        if run_id is not None:
+            statement, params = _PROCESSES_OF_RUN, {"key": run_id}
+        elif executor_id is not None:
+            statement, params = _PROCESSES_OF_EXECUTOR, {"key": executor_id}
+        else:
+            raise ValueError("a run id or an executor id is needed")
+        with self.begin() as conn:
+            rows = conn.execute(text(statement), params).all()
+        return [
+            (
+                str(r[0]),
+                Path(str(r[1])) if r[1] else None,
+                ProcessRecord.model_validate_json(str(r[2])),
+            )
+            for r in rows
+        ]
+
+    def forget_processes(self, run_id: str, records: Sequence[ProcessRecord]) -> None:
+        """These records of a run are done with (their processes ended, or were killed)."""
+        if not records:
+            return
+        with self.begin() as conn:
+            for record in records:
+                conn.execute(
+                    text("DELETE FROM mergegate_processes WHERE run_id = :r AND record = :rec"),
+                    {"r": run_id, "rec": record.model_dump_json()},
+                )
+
+
+_open: dict[str, Tables] = {}
+_open_lock = threading.Lock()
+
+
+def tables(database_url: str) -> Tables:
+    """The tables of a database, one object per database URL in this process (its
+    connections, and the check that its tables are up to date, are shared)."""
+    with _open_lock:
+        found = _open.get(database_url)
+        if found is None:
+            found = _open[database_url] = Tables(database_url)
+        return found
