@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -15,10 +16,18 @@ REAL_MARKERS = ("real_cli", "real_model", "browser", "fleet")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
+SANDBOX_ALLOW_ENV = "MERGEGATE_SANDBOX__ALLOW"
+
+
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point mergegate's state dir at a temporary directory and drop agent variables."""
+    """Point mergegate's state dir at a temporary directory and drop agent variables.
+
+    Agents run in mergegate's sandbox in tests as everywhere; the scripted agents record what
+    they saw into the test's folder, so it is opened to them on purpose (`[sandbox] allow`
+    through its environment variable). The sandbox tests take it away again."""
     monkeypatch.setenv("MERGEGATE_STATE_DIR", str(tmp_path / ".mergegate-state"))
+    monkeypatch.setenv(SANDBOX_ALLOW_ENV, json.dumps([str(tmp_path)]))
     for name in list(os.environ):
         if name == "CLAUDECODE" or name.startswith(("CLAUDE_CODE_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name, raising=False)

@@ -15,6 +15,8 @@ parts:
 * `_repository`: `GitRepository`, the operations of the review loop;
 * `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
   objects), keyed commits, publishing and exactly-once merges;
+* `_objects`: the object directories an agent's sandbox binds read-only so git works in a
+  repository that borrows them (`object_dirs`, `workspace_objects`);
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
   unit's workspace rebuilt on another host (the only git commands allowed a transport).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
+from mergegate.git._objects import object_dirs, workspace_objects
 from mergegate.git._remote import (
     Remote,
     push_branch,
@@ -76,6 +79,7 @@ __all__ = [
     "find_trailer_commit",
     "head_commit",
     "merge_no_ff",
+    "object_dirs",
     "publish",
     "push_branch",
     "remote_protocol",
@@ -91,4 +95,5 @@ __all__ = [
     "valid_branch_name",
     "verify_unchanged",
     "wip_branch",
+    "workspace_objects",
 ]

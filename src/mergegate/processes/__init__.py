@@ -8,7 +8,9 @@ Layer L2, below `mergegate.git` and `mergegate.agents`, which run their programs
 * `_environment`: the scrubbed environment of a child;
 * `_pump`: one output stream (capped log, tail, line splitting);
 * `_groups`: process groups through /proc, and killing a group left by a crash;
-* `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep.
+* `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep;
+* `_sandbox`: the `Sandbox` a child runs in (bubblewrap: its own namespaces, only the paths
+  bound in it), and whether one can be made here.
 """
 
 from __future__ import annotations
@@ -25,6 +27,14 @@ from mergegate.processes._groups import (
     process_start_ticks,
 )
 from mergegate.processes._reaper import TREE_ENV, become_subreaper, is_subreaper
+from mergegate.processes._sandbox import (
+    DEFAULT_HOME,
+    Bind,
+    Sandbox,
+    bwrap_argv,
+    find_bwrap,
+    sandbox_environment,
+)
 from mergegate.processes._values import (
     CommandResult,
     Limits,
@@ -33,25 +43,32 @@ from mergegate.processes._values import (
     StopReason,
     Stream,
 )
-from mergegate.processes.supervisor import run_command, supervise
+from mergegate.processes.supervisor import run_command, sandbox_problem, supervise
 
 __all__ = [
+    "DEFAULT_HOME",
     "SCRUBBED_ENV_NAMES",
     "SCRUBBED_ENV_PREFIXES",
     "TREE_ENV",
+    "Bind",
     "CommandResult",
     "Limits",
     "ProcessOutcome",
     "ProcessRecord",
+    "Sandbox",
     "StopReason",
     "Stream",
     "become_subreaper",
+    "bwrap_argv",
     "child_environment",
+    "find_bwrap",
     "group_members",
     "is_subreaper",
     "kill_recorded_group",
     "kill_recorded_groups",
     "process_start_ticks",
     "run_command",
+    "sandbox_environment",
+    "sandbox_problem",
     "supervise",
 ]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import selectors
 import signal
@@ -59,6 +60,12 @@ from mergegate.processes._reaper import (
     registering,
     tag_environment,
 )
+from mergegate.processes._sandbox import (
+    Sandbox,
+    bwrap_argv,
+    find_bwrap,
+    sandbox_environment,
+)
 from mergegate.processes._values import (
     CommandResult,
     Limits,
@@ -67,11 +74,13 @@ from mergegate.processes._values import (
     StopReason,
 )
 
-__all__ = ["run_command", "supervise"]
+__all__ = ["run_command", "sandbox_problem", "supervise"]
 
 _READ_SIZE = 1 << 20
 _MIN_WAIT_S = 0.001
 _DRAIN_S = 0.5
+_PROBE_TIMEOUT_S = 20.0
+_SETTLE_S = 2.0
 
 
 @dataclass
@@ -84,6 +93,7 @@ class _Watch:
     started: float
     cancel: threading.Event | None
     tree: RunTree
+    sandboxed: bool = False
     last_activity: float = 0.0
     reason: StopReason | None = None
     done_at: float | None = None
@@ -160,11 +170,16 @@ def supervise(
     on_start: Callable[[ProcessRecord], None] | None = None,
     cancel: threading.Event | None = None,
     log_prefix: str = "agent",
+    sandbox: Sandbox | None = None,
 ) -> ProcessOutcome:
     """Run `argv` to completion under the limits; never raises for the child's failures.
 
     `env` is the child's whole environment (default: `child_environment()`), to which the
-    run's tag (`MERGEGATE_TREE`) is added. With an `attempt_dir`, writes
+    run's tag (`MERGEGATE_TREE`) is added. With a `sandbox`, the child runs inside it
+    (`bwrap`, see `_sandbox`; HOME and TMPDIR are the sandbox's): bwrap is the process
+    group's leader, recorded in the `ProcessRecord`, so killing the group kills the sandbox,
+    and everything in it dies with it. Without bwrap the outcome is `missing`: a child that
+    was asked to run in a sandbox never runs outside one. With an `attempt_dir`, writes
     `<log_prefix>.stdout.log`, `<log_prefix>.stderr.log` and `process.json` (the
     `ProcessRecord`) there. No process of the run survives the return: not the group, and not
     a descendant that left it (see `_reaper`). The first call makes this process a subreaper.
@@ -175,10 +190,23 @@ def supervise(
         return ProcessOutcome(StopReason.MISSING, None, None, 0.0, error="empty argv")
     if attempt_dir is not None:
         attempt_dir.mkdir(parents=True, exist_ok=True)
+    base_env = child_environment() if env is None else dict(env)
+    if sandbox is not None:
+        bwrap = find_bwrap()
+        if bwrap is None:
+            return ProcessOutcome(
+                StopReason.MISSING,
+                None,
+                None,
+                time.monotonic() - started,
+                error="no sandbox: bubblewrap (bwrap) is not installed",
+            )
+        argv = bwrap_argv(sandbox, argv, cwd, bwrap)
+        base_env = sandbox_environment(sandbox, base_env)
     become_subreaper()
     tag = new_tag()
     try:
-        proc = _spawn(argv, cwd, tag_environment(child_environment() if env is None else env, tag))
+        proc = _spawn(argv, cwd, tag_environment(base_env, tag))
     except OSError as exc:
         return ProcessOutcome(
             StopReason.MISSING, None, None, time.monotonic() - started, error=f"{argv[0]}: {exc}"
@@ -190,7 +218,7 @@ def supervise(
             (attempt_dir / "process.json").write_text(record.model_dump_json(indent=2) + "\n")
         if on_start is not None:
             on_start(record)
-        watch = _Watch(proc, record, limits, started, cancel, tree, last_activity=started)
+        watch = _Watch(proc, record, limits, started, cancel, tree, sandbox is not None, started)
         return _watch(watch, attempt_dir, log_prefix, on_line, on_tail)
     finally:
         if proc.returncode is None:
@@ -251,6 +279,8 @@ def _watch(
                 sel.unregister(pidfd)  # stays readable from now on: drop it before draining
             leftovers = clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
             escapees = watch.tree.sweep(watch.record.pgid, watch.remaining_grace())
+            if watch.sandboxed:
+                watch.tree.settle(watch.record.pgid, _SETTLE_S)
             _drain(sel, pumps, time.monotonic() + _DRAIN_S)
         finally:
             for pump in pumps.values():
@@ -374,3 +404,31 @@ def run_command(
         if proc.returncode is not None:
             forget_child(proc.pid)
     return CommandResult(args, proc.returncode, out, err)
+
+
+def sandbox_problem() -> str | None:
+    """Why no sandbox can be made here, in a few words; None when one can.
+
+    Starts `/bin/true` in an empty sandbox, with the same bwrap options as every sandboxed
+    child (bwrap missing, user namespaces refused by the kernel or a security module, a
+    container's seccomp filter: each shows here). Asked once per process and bwrap path."""
+    return _problem(find_bwrap())
+
+
+@functools.cache
+def _problem(bwrap: str | None) -> str | None:
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed"
+    result = run_command(
+        bwrap_argv(Sandbox(), ["/bin/true"], Path("/"), bwrap),
+        Path("/"),
+        timeout=_PROBE_TIMEOUT_S,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    if result.ok:
+        return None
+    if result.timed_out:
+        return f"{bwrap} did not start a sandbox within {_PROBE_TIMEOUT_S:g} s"
+    lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+    detail = lines[-1][:300] if lines else f"exit {result.returncode}"
+    return f"{bwrap} cannot make a sandbox here ({detail})"

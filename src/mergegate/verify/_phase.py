@@ -16,6 +16,7 @@ from pathlib import Path
 from mergegate.agents.base import Backend
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan
+from mergegate.processes import Sandbox
 from mergegate.verify._criteria import derive_checks, find_phase, fingerprint
 from mergegate.verify._inspect import inspect
 from mergegate.verify._model import (
@@ -68,6 +69,9 @@ class VerifyOptions:
     """Output kept per command stream in its log (the evidence excerpt is shorter)."""
     pass_env: tuple[str, ...] = ()
     """Extra environment variable names plan commands may see (explicit opt-in)."""
+    sandbox: Sandbox | None = None
+    """The sandbox plan commands run in (the tree read-write, see `mergegate.agents.sandbox`);
+    None: none (`--no-sandbox`, or a library caller's choice)."""
     base: str | None = None
     """Git revision the phase started from: `BASE..HEAD` is the diff the verifier sees."""
     verifier_timeout_s: float = 1800.0
@@ -116,6 +120,7 @@ def verify_phase(
         timeout_s=opts.command_timeout_s,
         output_bytes=opts.output_bytes,
         pass_env=opts.pass_env,
+        sandbox=opts.sandbox,
     )
     program = {item.criterion.id: _run_checks(item, tree, runner, opts) for item in items}
     judging = _judge(

@@ -5,6 +5,8 @@ The plan is input, not authority: its commands are code someone else wrote. They
 `PATH`, `HOME`, locale, temp and toolchain-location variables, `CI=true` (test runners stay
 non-interactive) and `NO_COLOR=1`, plus the names the user passes through explicitly
 (`verify.pass_env`); never API keys, tokens or anything else of the caller's environment.
+With a sandbox (`mergegate verify` and `run` give one unless `--no-sandbox`) they see only
+the tree they check, read-write, and the system's programs.
 This module is the only one in `mergegate.verify` that starts processes.
 """
 
@@ -16,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mergegate.processes import Limits, StopReason, child_environment, supervise
+from mergegate.processes import Limits, Sandbox, StopReason, child_environment, supervise
 from mergegate.verify._model import CheckKind, CheckSpec, Evidence, Outcome
 
 __all__ = ["ALLOWED_ENV", "CommandRunner", "command_environment"]
@@ -76,6 +78,8 @@ class CommandRunner:
     timeout_s: float = 600.0
     output_bytes: int = 256 << 10
     pass_env: tuple[str, ...] = ()
+    sandbox: Sandbox | None = None
+    """Where every command runs (None: without a sandbox)."""
 
     def __post_init__(self) -> None:
         self._done: dict[tuple[tuple[str, ...], int], Evidence] = {}
@@ -104,6 +108,7 @@ class CommandRunner:
             env=command_environment(self.pass_env),
             limits=limits,
             log_prefix="command",
+            sandbox=self.sandbox,
         )
         excerpt = _excerpt(outcome.stdout_tail, outcome.stderr_tail)
         verdict, detail = _judge(outcome.reason, outcome.returncode, spec, timeout)
