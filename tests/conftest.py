@@ -12,7 +12,7 @@ import pytest
 
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
 
-REAL_MARKERS = ("real_cli", "real_model", "browser", "fleet")
+REAL_MARKERS = ("real_cli", "real_model", "browser", "fleet", "sandbox")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
@@ -31,6 +31,17 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name == "CLAUDECODE" or name.startswith(("CLAUDE_CODE_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def sandbox_available() -> None:
+    """Skip (a failure under MERGEGATE_REQUIRE_REAL=1) when no bubblewrap sandbox can be made
+    here; mark the test `sandbox`."""
+    from mergegate.processes import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem is not None:
+        pytest.skip(f"no sandbox here: {problem} (scripts/install-sandbox.sh)")
 
 
 @pytest.fixture
@@ -70,7 +81,8 @@ def postgres_url(
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, None]:
-    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model/browser/fleet test may not skip."""
+    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model/browser/fleet/sandbox test may
+    not skip."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if (

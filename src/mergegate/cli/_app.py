@@ -68,7 +68,7 @@ def sandbox_policy(config: Config, opts: dict[str, Any]) -> SandboxPolicy:
     opened = tuple(opts.get("sandbox_allow") or ()) + tuple(opts.get("sandbox_read") or ())
     if opts.get("no_sandbox") and opened:
         raise UsageError(
-            "--no-sandbox opens everything: --sandbox-allow/--sandbox-read say nothing"
+            "--no-sandbox opens everything: --sandbox-allow and --sandbox-read say nothing"
         )
     return SandboxPolicy.from_config(
         config.sandbox,
