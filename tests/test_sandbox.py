@@ -82,7 +82,9 @@ def test_binds_keep_their_order_and_a_hidden_directory_is_read_only_at_the_end()
     repo = pairs.index(("--bind", "/repo", "/repo"))
     git = pairs.index(("--ro-bind", "/repo/.git", "/repo/.git"))
     creds = pairs.index(("--ro-bind", "/me/.c.json", "/h/seat/.claude/.credentials.json"))
-    assert home < repo < git < creds
+    # the home after every other bind (a hidden state directory never covers it), then the
+    # binds inside it
+    assert repo < git < argv.index("--tmpfs", git) < home < creds
     hidden = argv.index("/repo/.mergegate")
     assert argv[hidden - 1] == "--tmpfs"
     ro = max(i for i, a in enumerate(argv) if a == "/repo/.mergegate")
@@ -517,3 +519,70 @@ def test_a_scripted_command_agent_runs_in_its_seat_and_sees_nothing_else(
     assert report["home"].startswith(str(tmp_path / "homes"))
     assert (work / "hostile.txt").exists()
     assert not (home / ".ssh" / "authorized_keys").exists()
+
+
+@pytest.mark.sandbox
+@pytest.mark.usefixtures("sandbox_available")
+def test_a_sandbox_stopped_on_its_timeout_leaves_no_process_and_no_zombie(tmp_path: Path) -> None:
+    """bwrap, killed first, leaves its child to die a moment later, reparented to us: it is
+    awaited and reaped by pid, so nothing of the group is left, not even a zombie."""
+    from mergegate.processes import Limits
+
+    outcome = supervise(
+        ["/bin/sh", "-c", "trap '' TERM; sleep 30"],
+        cwd=tmp_path,
+        sandbox=Sandbox(binds=(Bind(path=tmp_path),)),
+        limits=Limits(timeout_s=0.5, kill_grace_s=0.2),
+    )
+    assert outcome.reason is StopReason.TIMEOUT
+    assert outcome.record is not None
+    left = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == outcome.record.pgid:
+            left.append((int(entry.name), fields[0], int(fields[1])))
+    assert left == []
+
+
+def test_claude_and_codex_use_their_own_sandbox_in_addition_and_a_private_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mergegate.agents._cli import RunContext
+    from mergegate.agents.claude import CLI_SANDBOX_SETTINGS, ClaudeBackend
+    from mergegate.agents.codex import CodexBackend
+    from mergegate.agents.signals import HelpDetector
+
+    real = tmp_path / "real-claude"
+    real.mkdir()
+    (real / ".credentials.json").write_text("{}")
+    (real / "settings.json").write_text("{}")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(real))
+    seat = tmp_path / "seat"
+    seat.mkdir()
+    sandbox = Sandbox(home=seat)
+    ctx = RunContext(tmp_path, tmp_path / "prompt.txt", None, lambda _s: None, HelpDetector())
+    plain = AgentRequest(prompt="p", cwd=tmp_path)
+    boxed = plain.model_copy(update={"sandbox": sandbox})
+    claude = ClaudeBackend()
+    settings = ["--settings", json.dumps(CLI_SANDBOX_SETTINGS)]
+    args = claude.build_args(boxed, ctx)
+    assert args[args.index("--settings") : args.index("--settings") + 2] == settings
+    assert "--settings" not in claude.build_args(plain, ctx)  # in addition, never instead
+    assert claude.run_env(boxed, ctx)["CLAUDE_CONFIG_DIR"] == str(seat / ".claude")
+    # the user's own settings (hooks, MCP servers) stay out; their credentials come in
+    binds = claude.sandbox_binds(sandbox)
+    assert [(b.path, b.source, b.writable) for b in binds] == [
+        (seat / ".claude" / ".credentials.json", real / ".credentials.json", False)
+    ]
+    codex = CodexBackend(config_home=tmp_path / "codex-home")
+    (tmp_path / "codex-home" / "auth.json").parent.mkdir()
+    (tmp_path / "codex-home" / "auth.json").write_text("{}")
+    (tmp_path / "codex-home" / "config.toml").write_text("")
+    assert "workspace-write" in codex.build_args(boxed, ctx)
+    assert codex.run_env(boxed, ctx)["CODEX_HOME"] == str(seat / ".codex")
+    assert {b.path.name for b in codex.sandbox_binds(sandbox)} == {"auth.json", "config.toml"}

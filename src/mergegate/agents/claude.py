@@ -4,8 +4,10 @@ Judged from the final `{"type":"result"}` event: `is_error` first (an API failur
 `subtype:"success"` with `is_error:true`), then `subtype`. The session id is chosen up front
 (`--session-id`) and replaced by the one the events carry; a retry resumes it with `--resume`
 in the same working directory. Reviewers get `--tools Read,Grep,Glob` and
-`--permission-mode dontAsk`; other runs turn Claude Code's own sandbox on for the commands it
-runs (`CLI_SANDBOX_SETTINGS`, in addition to mergegate's). In mergegate's sandbox its config
+`--permission-mode dontAsk`; other runs in mergegate's sandbox also turn Claude Code's own
+sandbox on for the commands it runs (`CLI_SANDBOX_SETTINGS`: in addition to mergegate's, never
+instead; it creates empty `.git/config.worktree` and `.git/objects/info/alternates` files as
+its mount points when they are missing). In mergegate's sandbox its config
 directory is a private one in the sandbox's HOME, holding the credentials file (and, from an
 explicit `config_home`, the settings file) of the real one, read-only. `total_cost_usd` is
 Claude Code's client-side estimate from list prices, so `cost_usd` is an estimate. See
@@ -38,9 +40,9 @@ READ_ONLY_TOOLS = "Read,Grep,Glob"
 CLI_SANDBOX_SETTINGS: dict[str, Any] = {
     "sandbox": {"enabled": True, "allowUnsandboxedCommands": False}
 }
-"""`--settings` of a writable run: Claude Code runs its Bash commands in its own sandbox
-where it can make one (it needs bubblewrap and socat, and says on stderr when it cannot), and
-the model may not ask to run a command outside it."""
+"""`--settings` of a writable run in mergegate's sandbox: Claude Code runs its Bash commands in
+its own sandbox where it can make one (it needs bubblewrap and socat, and a user namespace: it
+says on stderr when it cannot), and the model may not ask to run a command outside it."""
 _CREDENTIALS = ".credentials.json"
 _SETTINGS = "settings.json"
 
@@ -234,8 +236,8 @@ class ClaudeBackend(CliBackend):
         `api_key` is sent as `x-api-key` (`ANTHROPIC_API_KEY`), and `config_home` is its
         config directory (`CLAUDE_CONFIG_DIR`: settings, hooks, sessions; resume needs the
         same one; in a sandbox, where its settings and credentials are read from).
-        `cli_sandbox` turns Claude Code's own sandbox on for writable runs
-        (`CLI_SANDBOX_SETTINGS`). The other options are `CliBackend`'s."""
+        `cli_sandbox` turns Claude Code's own sandbox on for writable runs in mergegate's
+        sandbox (`CLI_SANDBOX_SETTINGS`). The other options are `CliBackend`'s."""
         super().__init__(**options)
         self.cli_sandbox = cli_sandbox
         self.permission_mode = permission_mode
@@ -307,7 +309,7 @@ class ClaudeBackend(CliBackend):
             args += ["--permission-mode", self.permission_mode]
             if self.allowed_tools:
                 args += ["--allowedTools", ",".join(self.allowed_tools)]
-            if self.cli_sandbox:
+            if self.cli_sandbox and request.sandbox is not None:
                 args += ["--settings", json.dumps(CLI_SANDBOX_SETTINGS)]
         if self.bare:
             args.append("--bare")

@@ -10,7 +10,7 @@ Layer L2, below `mergegate.git` and `mergegate.agents`, which run their programs
 * `_groups`: process groups through /proc, and killing a group left by a crash;
 * `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep;
 * `_sandbox`: the `Sandbox` a child runs in (bubblewrap: its own namespaces, only the paths
-  bound in it), and whether one can be made here.
+  bound in it); `_sandbox_init`: the sandbox's first process, awaited and reaped by pid.
 """
 
 from __future__ import annotations

@@ -290,23 +290,6 @@ class RunTree:
         targets = {pid: table[pid].start_ticks for pid in found if pid in table and eligible(pid)}
         return targets, undecided
 
-    def settle(self, pgid: int, timeout_s: float) -> None:
-        """Reap the run's group until only its leader is left in it (or `timeout_s`).
-
-        A sandbox's first process is bwrap's child, not ours: when bwrap is killed, it dies
-        on its own a moment later (its parent-death signal) and is reparented to us, the
-        subreaper, as a zombie of the group. The sweep may have looked before that."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            table = process_table()
-            if table is None:
-                return
-            self._reap({}, pgid, table)
-            left = [p for p, st in table.items() if st.pgid == pgid and p != self.leader]
-            if not left or time.monotonic() >= deadline:
-                return
-            time.sleep(POLL_S / 10)
-
     def _wait(self, targets: Mapping[int, int], pgid: int, deadline: float) -> None:
         """Until no target runs (or the deadline), reaping the run's zombies that are ours."""
         while True:

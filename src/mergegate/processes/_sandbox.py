@@ -103,8 +103,8 @@ class Sandbox(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     binds: tuple[Bind, ...] = ()
-    """Bound in this order, after the home; a later bind covers an earlier one at or below
-    its path."""
+    """Bound in this order (those inside the home after it); a later bind covers an earlier
+    one at or below its path."""
     home: Path | None = None
     """A directory of the caller's, bound read-write and set as HOME (it persists, so a CLI
     finds its sessions again); None: an empty HOME in the private /tmp, gone at the end."""
@@ -144,19 +144,9 @@ def _system_args() -> list[str]:
     return args
 
 
-def bwrap_argv(sandbox: Sandbox, argv: Sequence[str], cwd: Path, bwrap: str = BWRAP) -> list[str]:
-    """The argv that runs `argv` in `cwd` inside `sandbox` (`cwd` must be visible in it)."""
-    args = [bwrap, "--unshare-all"]
-    if sandbox.network:
-        args.append("--share-net")
-    args += ["--die-with-parent", "--cap-drop", "ALL", *_system_args()]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", _TMP, "--tmpfs", "/var" + _TMP]
-    if sandbox.home is None:
-        args += ["--dir", str(DEFAULT_HOME)]
-    else:  # first: binds into the home (a CLI's credentials file) go on top of it
-        args += ["--bind", str(sandbox.home), str(sandbox.home)]
-    read_only_at_end: list[str] = []
-    for bind in sandbox.binds:
+def _bind_args(binds: Sequence[Bind], read_only_at_end: list[str]) -> list[str]:
+    args: list[str] = []
+    for bind in binds:
         if bind.hidden:
             # read-only only at the end: later binds (a prompt file) make directories in it
             args += ["--tmpfs", str(bind.path)]
@@ -164,6 +154,40 @@ def bwrap_argv(sandbox: Sandbox, argv: Sequence[str], cwd: Path, bwrap: str = BW
         else:
             flag = "--bind" if bind.writable else "--ro-bind"
             args += [flag, str(bind.origin), str(bind.path)]
+    return args
+
+
+def bwrap_argv(
+    sandbox: Sandbox,
+    argv: Sequence[str],
+    cwd: Path,
+    bwrap: str = BWRAP,
+    *,
+    info_fd: int | None = None,
+) -> list[str]:
+    """The argv that runs `argv` in `cwd` inside `sandbox` (`cwd` must be visible in it);
+    with `info_fd`, bwrap writes its child's pid there (JSON, `child-pid`).
+
+    The binds go in their order, except those inside the home: the home is bound after every
+    other bind (nothing a person opens or hides covers it: it may live in mergegate's state
+    directory, which is hidden), then the binds inside it (a CLI's credentials file)."""
+    args = [bwrap, "--unshare-all"]
+    if sandbox.network:
+        args.append("--share-net")
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
+    args += ["--die-with-parent", "--cap-drop", "ALL", *_system_args()]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", _TMP, "--tmpfs", "/var" + _TMP]
+    home = sandbox.home_path
+    inside = [b for b in sandbox.binds if b.path != home and b.path.is_relative_to(home)]
+    outside = [b for b in sandbox.binds if b not in inside]
+    read_only_at_end: list[str] = []
+    args += _bind_args(outside, read_only_at_end)
+    if sandbox.home is None:
+        args += ["--dir", str(DEFAULT_HOME)]
+    else:
+        args += ["--bind", str(sandbox.home), str(sandbox.home)]
+    args += _bind_args(inside, read_only_at_end)
     args += read_only_at_end
     args += ["--remount-ro", "/", "--chdir", str(cwd), "--", *argv]
     return args

@@ -66,6 +66,7 @@ from mergegate.processes._sandbox import (
     find_bwrap,
     sandbox_environment,
 )
+from mergegate.processes._sandbox_init import SandboxInit
 from mergegate.processes._values import (
     CommandResult,
     Limits,
@@ -80,7 +81,7 @@ _READ_SIZE = 1 << 20
 _MIN_WAIT_S = 0.001
 _DRAIN_S = 0.5
 _PROBE_TIMEOUT_S = 20.0
-_SETTLE_S = 2.0
+_INIT_WAIT_S = 2.0
 
 
 @dataclass
@@ -93,7 +94,8 @@ class _Watch:
     started: float
     cancel: threading.Event | None
     tree: RunTree
-    sandboxed: bool = False
+    init: SandboxInit | None = None
+    """The sandbox's first process, when the child runs in one."""
     last_activity: float = 0.0
     reason: StopReason | None = None
     done_at: float | None = None
@@ -190,27 +192,29 @@ def supervise(
         return ProcessOutcome(StopReason.MISSING, None, None, 0.0, error="empty argv")
     if attempt_dir is not None:
         attempt_dir.mkdir(parents=True, exist_ok=True)
-    base_env = child_environment() if env is None else dict(env)
-    if sandbox is not None:
-        bwrap = find_bwrap()
-        if bwrap is None:
-            return ProcessOutcome(
-                StopReason.MISSING,
-                None,
-                None,
-                time.monotonic() - started,
-                error="no sandbox: bubblewrap (bwrap) is not installed",
-            )
-        argv = bwrap_argv(sandbox, argv, cwd, bwrap)
-        base_env = sandbox_environment(sandbox, base_env)
+    start = _start(argv, cwd, child_environment() if env is None else dict(env), sandbox)
+    if start is None:
+        return ProcessOutcome(
+            StopReason.MISSING,
+            None,
+            None,
+            time.monotonic() - started,
+            error="no sandbox: bubblewrap (bwrap) is not installed",
+        )
+    argv, init = start.argv, start.init
     become_subreaper()
     tag = new_tag()
     try:
-        proc = _spawn(argv, cwd, tag_environment(base_env, tag))
+        proc = _spawn(argv, cwd, tag_environment(start.env, tag), start.info_child)
     except OSError as exc:
+        if init is not None:
+            init.close()
         return ProcessOutcome(
             StopReason.MISSING, None, None, time.monotonic() - started, error=f"{argv[0]}: {exc}"
         )
+    finally:
+        if start.info_child is not None:
+            os.close(start.info_child)  # the child's end: bwrap holds it now
     record = _make_record(proc, argv, cwd)
     tree = RunTree(proc.pid, tag, record.start_ticks)
     try:
@@ -218,7 +222,7 @@ def supervise(
             (attempt_dir / "process.json").write_text(record.model_dump_json(indent=2) + "\n")
         if on_start is not None:
             on_start(record)
-        watch = _Watch(proc, record, limits, started, cancel, tree, sandbox is not None, started)
+        watch = _Watch(proc, record, limits, started, cancel, tree, init, started)
         return _watch(watch, attempt_dir, log_prefix, on_line, on_tail)
     finally:
         if proc.returncode is None:
@@ -227,14 +231,43 @@ def supervise(
             tree.sweep(record.pgid, 0.0)
             proc.wait()
         forget_child(proc.pid)
+        if init is not None:
+            init.close()
+
+
+@dataclass(frozen=True)
+class _Start:
+    """How a child is started: its argv and environment, and for a sandbox, bwrap's info
+    pipe (our end, and the child's end to hand over)."""
+
+    argv: Sequence[str]
+    env: dict[str, str]
+    init: SandboxInit | None = None
+    info_child: int | None = None
+
+
+def _start(
+    argv: Sequence[str], cwd: Path, env: dict[str, str], sandbox: Sandbox | None
+) -> _Start | None:
+    """`argv` as it is, or wrapped in bwrap for `sandbox`; None when bwrap is missing."""
+    if sandbox is None:
+        return _Start(argv, env)
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return None
+    info, info_child = os.pipe()
+    os.set_blocking(info, False)
+    wrapped = bwrap_argv(sandbox, argv, cwd, bwrap, info_fd=info_child)
+    return _Start(wrapped, sandbox_environment(sandbox, env), SandboxInit(info), info_child)
 
 
 def _spawn(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, keep_fd: int | None = None
 ) -> subprocess.Popen[bytes]:
     """Start a child the one way this module does: stdin closed, stdout/stderr piped
-    unbuffered, its own session (so its whole group can be killed), inherited fds closed.
-    The child is registered (for the reaper) before the registry lock is released."""
+    unbuffered, its own session (so its whole group can be killed), inherited fds closed
+    (but `keep_fd`: bwrap's info pipe). The child is registered (for the reaper) before the
+    registry lock is released."""
     with registering() as register:
         proc = subprocess.Popen(
             list(argv),
@@ -245,6 +278,7 @@ def _spawn(
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
+            pass_fds=() if keep_fd is None else (keep_fd,),
             bufsize=0,
         )
         register(proc.pid)
@@ -273,14 +307,19 @@ def _watch(
             sel.register(fd, selectors.EVENT_READ)
         if pidfd is not None:
             sel.register(pidfd, selectors.EVENT_READ)  # readable once the leader exits
+        init = watch.init
+        if init is not None:
+            sel.register(init.fd, selectors.EVENT_READ, init)  # bwrap's info: its child's pid
         try:
             _loop(watch, sel, pumps)
             if pidfd is not None:
                 sel.unregister(pidfd)  # stays readable from now on: drop it before draining
+            if init is not None:
+                if init.fd in sel.get_map():
+                    sel.unregister(init.fd)
+                init.await_exit(_INIT_WAIT_S)  # the group holds only the leader after this
             leftovers = clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
             escapees = watch.tree.sweep(watch.record.pgid, watch.remaining_grace())
-            if watch.sandboxed:
-                watch.tree.settle(watch.record.pgid, _SETTLE_S)
             _drain(sel, pumps, time.monotonic() + _DRAIN_S)
         finally:
             for pump in pumps.values():
@@ -313,6 +352,10 @@ def _read_ready(sel: selectors.BaseSelector, pumps: dict[int, StreamPump], wait:
     grew = False
     for key, _ in sel.select(wait):
         fd = int(key.fd)
+        if isinstance(key.data, SandboxInit):
+            if not key.data.feed():
+                sel.unregister(fd)
+            continue
         if fd not in pumps:
             continue  # the pidfd: it only wakes the loop up
         try:
