@@ -259,18 +259,46 @@ def test_nothing_a_person_opens_makes_a_reviewer_checkout_writable(tmp_path: Pat
     assert order.index(tmp_path) < order.index(checkout.absolute()) < order.index(state)
 
 
-def test_a_hidden_directory_holding_the_workspace_is_not_hidden(tmp_path: Path) -> None:
-    """A run's workspaces live in the state directory: it is not hidden over them (only the
-    workspace is bound), while its run records are."""
+def test_the_state_directory_stays_hidden_around_the_workspace_inside_it(tmp_path: Path) -> None:
+    """A run's workspaces live in the state directory: everything in it but the way down to
+    this agent's workspace is hidden, even under a path a person opened (its run records,
+    another unit's workspace, a person's answers)."""
     state = tmp_path / "state"
     workspace = state / "worktrees" / "run" / "U1"
     workspace.mkdir(parents=True)
-    (state / "runs").mkdir()
-    sandbox = SandboxPolicy().sandbox(
-        workspace, writable=True, home=None, hidden=(state, state / "runs")
+    (state / "worktrees" / "run" / "U2").mkdir()
+    (state / "runs" / "run").mkdir(parents=True)
+    (state / "verify").mkdir()
+    (state / "answers.jsonl").write_text("{}")
+    sandbox = SandboxPolicy(allow=(tmp_path,)).sandbox(
+        workspace, writable=True, home=None, hidden=(state,)
     )
     assert sandbox is not None
-    assert [b.path for b in sandbox.binds if b.hidden] == [state / "runs"]
+    hidden = {b.path for b in sandbox.binds if b.hidden}
+    emptied = {b.path for b in sandbox.binds if b.source == Path("/dev/null")}
+    assert hidden == {state / "runs", state / "verify", state / "worktrees" / "run" / "U2"}
+    assert emptied == {state / "answers.jsonl"}
+    order = [b.path for b in sandbox.binds]
+    assert order.index(tmp_path) < order.index(workspace) < order.index(state / "runs")
+
+
+def test_a_backend_binds_only_the_files_a_person_configured_never_prompt_text(
+    tmp_path: Path,
+) -> None:
+    from mergegate.agents._cli import RunContext
+    from mergegate.agents.claude import ClaudeBackend
+    from mergegate.agents.signals import HelpDetector
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s")
+    ctx = RunContext(tmp_path, tmp_path / "prompt.txt", None, lambda _s: None, HelpDetector())
+    request = AgentRequest(prompt=str(secret), cwd=tmp_path, sandbox=Sandbox())
+    claude = ClaudeBackend(executable=[sys.executable])
+    argv = [sys.executable, *claude.build_args(request, ctx)]
+    assert str(secret) in argv  # the prompt is an argument ...
+    bound = {b.path for b in claude.sandbox_for(request, ctx, argv).binds}
+    assert secret not in bound  # ... and never a reason to bind a file
+    assert tmp_path / "prompt.txt" in bound
 
 
 def test_a_seat_keeps_its_home_and_roles_do_not_share_one(tmp_path: Path) -> None:
@@ -586,3 +614,44 @@ def test_claude_and_codex_use_their_own_sandbox_in_addition_and_a_private_config
     assert "workspace-write" in codex.build_args(boxed, ctx)
     assert codex.run_env(boxed, ctx)["CODEX_HOME"] == str(seat / ".codex")
     assert {b.path.name for b in codex.sandbox_binds(sandbox)} == {"auth.json", "config.toml"}
+
+
+@pytest.mark.sandbox
+@pytest.mark.usefixtures("sandbox_available")
+def test_killing_the_recorded_group_kills_the_whole_sandbox(tmp_path: Path) -> None:
+    """`cancel` (and `resume` after a crash) kill an agent by its process record: bwrap leads
+    the group, and a daemon that left it inside the sandbox dies with it."""
+    from mergegate.processes import ProcessRecord, kill_recorded_group
+
+    beat = tmp_path / "beat"
+    daemon = (
+        "import os, signal, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "end = time.time() + 30\n"
+        "while time.time() < end:\n"
+        f"    open({str(beat)!r}, 'a').write('x')\n"
+        "    time.sleep(0.01)\n"
+    )
+    (tmp_path / "daemon.py").write_text(daemon)
+    script = f"setsid {sys.executable} {tmp_path / 'daemon.py'} & sleep 30"
+    binds = tuple(Bind(path=p) for p in {Path(sys.prefix), Path(sys.base_prefix)})
+    sandbox = Sandbox(binds=(*binds, Bind(path=tmp_path, writable=True)))
+    records: list[ProcessRecord] = []
+    thread = threading.Thread(
+        target=supervise,
+        args=(["/bin/sh", "-c", script],),
+        kwargs={"cwd": tmp_path, "sandbox": sandbox, "on_start": records.append},
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not (beat.exists() and beat.stat().st_size > 5) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert beat.exists()
+    [record] = records
+    assert Path(record.argv[0]).name == "bwrap"  # the recorded leader is the sandbox
+    assert kill_recorded_group(record, grace_s=0.5)
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    size = beat.stat().st_size
+    time.sleep(0.3)
+    assert beat.stat().st_size == size

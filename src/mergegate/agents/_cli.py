@@ -248,12 +248,17 @@ class CliBackend:
         del sandbox
         return ()
 
+    def configured_args(self) -> tuple[str, ...]:
+        """The arguments a person configured (an `executable` prefix, `extra_args`): files
+        they name are bound read-only. Never the generated ones (a prompt is text)."""
+        return (*self.executable[1:], *self.extra_args)
+
     def sandbox_for(self, request: AgentRequest, ctx: RunContext, argv: Sequence[str]) -> Sandbox:
         """The request's sandbox plus what this run's program needs: the tree it is installed
-        in, the files its argv names, the prompt file (read-only), its CLI's configuration
-        files, and the network when the backend calls an API."""
+        in, the files its configured arguments name, the prompt file (read-only), its CLI's
+        configuration files, and the network when the backend calls an API."""
         assert request.sandbox is not None
-        own = (*program_binds(argv[0], argv[1:]), Bind(path=ctx.prompt_file))
+        own = (*program_binds(argv[0], self.configured_args()), Bind(path=ctx.prompt_file))
         sandbox = request.sandbox.with_binds(*own)
         sandbox = sandbox.with_binds(*self.sandbox_binds(sandbox))
         return sandbox.model_copy(update={"network": self.network(request)})

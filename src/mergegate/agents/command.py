@@ -92,6 +92,10 @@ class CommandBackend(CliBackend):
         del request
         return self.network_access
 
+    def configured_args(self) -> tuple[str, ...]:
+        """The command as the person wrote it (before `{prompt_file}` is filled in)."""
+        return (*self.argv[1:], *self.extra_args)
+
     def initial_session(self, request: AgentRequest) -> str | None:
         return request.resume_session_id or uuid.uuid4().hex
 

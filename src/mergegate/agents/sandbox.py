@@ -31,7 +31,7 @@ import re
 import shutil
 import stat
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -70,6 +70,9 @@ TOOLCHAIN_ENV: tuple[str, ...] = (
 such as `CARGO_HOME`; open those with `--sandbox-read` if a check needs them)."""
 
 _SHEBANG_BYTES = 256
+_MAX_HIDE_DEPTH = 8
+_MAX_HIDE_ENTRIES = 256
+_EMPTY = Path("/dev/null")
 _PYVENV_BYTES = 4096
 _MAX_ARGV_FILES = 32
 _PYTHON = re.compile(r"python[0-9.]*")
@@ -183,7 +186,7 @@ def _argv_files(args: Iterable[str]) -> list[Path]:
     return found
 
 
-def _read_binds(paths: Iterable[Path], *, allow_home: bool) -> tuple[Bind, ...]:
+def _read_binds(paths: Iterable[Path], allow_home: bool) -> tuple[Bind, ...]:
     """Read-only binds of `paths` that exist, are not visible already and (unless
     `allow_home`, for a single file) are not too wide; each once, in order."""
     binds: list[Bind] = []
@@ -285,15 +288,16 @@ class SandboxPolicy(BaseModel):
         """The sandbox of an agent working in `cwd` (read-write or not), with `home` as its
         HOME and the object directories it borrows; `read_only_inside` names parts of `cwd`
         bound read-only over it (`.git` of a person's own repository); `hidden` directories
-        (mergegate's state) are shown empty wherever a bind would show them, unless `cwd` is
-        inside one (a run's workspace lives in the state directory; only it is bound). None
-        when off.
+        (mergegate's state) are shown empty wherever a bind would show them, all but the way
+        down to `cwd` when `cwd` is inside one (a run's workspace lives in the state
+        directory). None when off.
 
         Bound in this order, a later bind covering an earlier one: toolchains, the person's
-        read-only and read-write paths, the objects, `cwd`, its read-only parts, then the
-        hidden directories, so nothing a person opens can make a reviewer's checkout writable
-        or show mergegate's state. A backend adds its own binds after these (the attempt's
-        prompt file, inside the state directory, among them)."""
+        read-only and read-write paths, `cwd`, its read-only parts, the hidden directories
+        (never `cwd` or a directory holding it), the objects; so nothing a person opens shows
+        mergegate's state or makes a reviewer's checkout writable. A backend adds its own binds
+        after these (the attempt's prompt file, inside the state directory, among them), and
+        the home goes last."""
         if not self.enabled:
             return None
         top = Path(os.path.abspath(cwd))
@@ -301,20 +305,51 @@ class SandboxPolicy(BaseModel):
             *toolchain_binds(),
             *(Bind(path=p) for p in self.read),
             *(Bind(path=p, writable=True) for p in self.allow),
-            *_read_binds(objects, allow_home=False),
             Bind(path=top, writable=writable),
+            *(Bind(path=top / part) for part in read_only_inside if (top / part).exists()),
+            *_hidden(hidden, top),
+            # after the hidden ones (a reviewer's objects are in a workspace of the state
+            # directory); never over `cwd`, where they are visible as it is
+            *_read_binds((p for p in objects if not Path(p).is_relative_to(top)), False),
         ]
-        binds += [Bind(path=top / part) for part in read_only_inside if (top / part).exists()]
-        binds += [Bind(path=path, hidden=True) for path in _hidden(hidden, top)]
         return Sandbox(binds=tuple(binds), home=home)
 
 
-def _hidden(paths: Iterable[Path], cwd: Path) -> Iterable[Path]:
-    """The existing directories of `paths` that do not hold `cwd` (nor are it)."""
+def _hidden(paths: Iterable[Path], cwd: Path) -> Iterator[Bind]:
+    """Binds that hide each existing directory of `paths`: the whole of it, or, when it holds
+    `cwd` (a run's workspace is in the state directory), everything in it but the way down to
+    `cwd` (so no other unit's workspace, no run record shows under a path a person opened)."""
     for path in paths:
         top = Path(os.path.abspath(path))
-        if top.is_dir() and not cwd.is_relative_to(top):
-            yield top
+        if not top.is_dir():
+            continue
+        if cwd.is_relative_to(top):
+            yield from _around(top, cwd)
+        else:
+            yield Bind(path=top, hidden=True)
+
+
+def _around(top: Path, cwd: Path) -> Iterator[Bind]:
+    """Hide every entry of each directory from `top` down to `cwd` but the next one on the way
+    (directories shown empty, files as empty files); bounded in depth and width."""
+    level = top
+    for _ in range(_MAX_HIDE_DEPTH):
+        if level == cwd:
+            return
+        step = cwd.parts[len(level.parts)]
+        try:
+            entries = sorted(os.scandir(level), key=lambda e: e.name)[:_MAX_HIDE_ENTRIES]
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name == step:
+                continue
+            path = level / entry.name
+            if entry.is_dir(follow_symlinks=False):
+                yield Bind(path=path, hidden=True)
+            elif entry.is_file(follow_symlinks=False):
+                yield Bind(path=path, source=_EMPTY)
+        level = level / step
 
 
 def seat_home(root: Path, backend: str, request: AgentRequest) -> Path:
