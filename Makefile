@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)  ## create .venv and install mergegate with the dev and local extras
 
 demo: install  ## the main job: a two-phase plan run by the offline local model (implementer and reviewer)
+	@bash scripts/install-sandbox.sh || echo "make: no sandbox here; the demo's checks cannot run (see docs/sandbox.md)" >&2
 	@MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo.sh; code=$$?; \
 	  [ $$code -le 1 ] || [ $$code -eq 5 ] || exit $$code  # 0, 1 and 5 (escalated) are answers of the gate
 
@@ -29,10 +30,11 @@ demo-review: install  ## the second example: a real review of an example change 
 	@MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo-review.sh; code=$$?; \
 	  [ $$code -le 1 ] || exit $$code  # 0 approved and 1 "no" are both answers of the gate
 
-test: install  ## the whole test suite, slow, real-agent and browser markers included
+test: install  ## the whole test suite, slow, real-agent, browser and sandbox markers included
 	@bash scripts/install-agent-clis.sh || echo "make: agent CLIs not installed; real_cli tests will skip" >&2
 	@bash scripts/install-browser.sh || echo "make: chromium not installed; browser tests will skip" >&2
 	@bash scripts/install-postgres.sh >/dev/null || echo "make: PostgreSQL not installed; fleet tests will skip" >&2
+	@bash scripts/install-sandbox.sh || echo "make: no bubblewrap sandbox here; sandbox tests will skip, and run tests fail (exit 4)" >&2
 	$(BIN)/pytest
 
 test-fast: install  ## the quick unit suite only

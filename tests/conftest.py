@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -11,17 +12,36 @@ import pytest
 
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
 
-REAL_MARKERS = ("real_cli", "real_model", "browser", "fleet")
+REAL_MARKERS = ("real_cli", "real_model", "browser", "fleet", "sandbox")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+SANDBOX_ALLOW_ENV = "MERGEGATE_SANDBOX__ALLOW"
 
 
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point mergegate's state dir at a temporary directory and drop agent variables."""
+    """Point mergegate's state dir at a temporary directory and drop agent variables.
+
+    Agents run in mergegate's sandbox in tests as everywhere; the scripted agents record what
+    they saw into the test's folder, so it is opened to them on purpose (`[sandbox] allow`
+    through its environment variable). The sandbox tests take it away again."""
     monkeypatch.setenv("MERGEGATE_STATE_DIR", str(tmp_path / ".mergegate-state"))
+    monkeypatch.setenv(SANDBOX_ALLOW_ENV, json.dumps([str(tmp_path)]))
     for name in list(os.environ):
         if name == "CLAUDECODE" or name.startswith(("CLAUDE_CODE_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def sandbox_available() -> None:
+    """Skip (a failure under MERGEGATE_REQUIRE_REAL=1) when no bubblewrap sandbox can be made
+    here; mark the test `sandbox`."""
+    from mergegate.processes import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem is not None:
+        pytest.skip(f"no sandbox here: {problem} (scripts/install-sandbox.sh)")
 
 
 @pytest.fixture
@@ -61,7 +81,8 @@ def postgres_url(
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, None]:
-    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model/browser/fleet test may not skip."""
+    """With MERGEGATE_REQUIRE_REAL=1 (CI), a real_cli/real_model/browser/fleet/sandbox test may
+    not skip."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if (

@@ -189,7 +189,10 @@ def test_cap_escalates_with_a_package(repo: Path, tmp_path: Path) -> None:
 
 def test_reviewer_that_writes_voids_the_attempt(repo: Path, tmp_path: Path) -> None:
     steps = [{**approve(), "write": {"app.py": "hacked\n"}}]
-    code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", steps))
+    # without mergegate's sandbox, where the checkout is writable and the read-only check
+    # catches the write (in the sandbox the write itself fails: tests/test_sandbox_e2e.py)
+    args = ("--reviewer-cmd", agent_cmd(tmp_path, "rv", steps), "--no-sandbox")
+    code, out = review(repo, tmp_path, *args)
     assert code == 4
     assert out["status"] == "agent_failed"
     assert "working tree" in out["message"] or "changed" in out["message"]

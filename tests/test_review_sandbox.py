@@ -64,7 +64,9 @@ def test_a_reviewer_that_plants_a_hook_voids_the_run_and_the_hook_never_runs(
     # sandbox, a throwaway checkout now); absolute: the user's repository by path.
     hooks = ".git/hooks" if where == "relative" else f"{repo}/.git/hooks"
     steps = [{**with_fixes(), "shell": plant_hook(hooks, marker)}, approve()]
-    code, out = review(repo, tmp_path, *fix_loop(tmp_path, steps))
+    # without mergegate's sandbox (in it the checkout is read-only: tests/test_sandbox_e2e.py):
+    # the read-only check is what catches the plant
+    code, out = review(repo, tmp_path, *fix_loop(tmp_path, steps), "--no-sandbox")
     assert code == 4, out
     assert out["status"] == "agent_failed"
     assert "hooks/post-commit created" in out["message"]
@@ -101,7 +103,10 @@ def test_a_reviewer_that_writes_the_global_git_config_voids_the_run(
 ) -> None:
     marker = tmp_path / "global-program-ran"
     shell = f"git config --global core.fsmonitor 'touch {marker}' && git config --global alias.x y"
-    code, out = review(repo, tmp_path, *fix_loop(tmp_path, [{**with_fixes(), "shell": shell}]))
+    # without the sandbox: in it the reviewer's HOME is its own, the user's global config
+    # out of sight (tests/test_sandbox_e2e.py)
+    steps = [{**with_fixes(), "shell": shell}]
+    code, out = review(repo, tmp_path, *fix_loop(tmp_path, steps), "--no-sandbox")
     assert code == 4, out
     assert f"git config file {home / '.gitconfig'} created" in out["message"]
     assert not marker.exists()

@@ -324,8 +324,11 @@ def test_an_orchestrator_killed_during_the_consultation_resumes_with_the_persist
     consultation = json.loads((help_dir / "consultation.json").read_text())
     assert consultation["action"] == "continue"
     assert consultation["answers"][0]["attempts"] == 3
-    # the hung advisor of the killed orchestrator did not outlive the resume
-    hung = made[1]["pid"]
+    # the hung advisor of the killed orchestrator did not outlive the resume: the leader of
+    # its sandbox (the pid on this host, from its process record; the agent's own pid is its
+    # namespace's) is gone, and everything in the sandbox died with it
+    record = json.loads((Path(made[1]["attempt"]) / "process.json").read_text())
+    hung = record["pid"]
     assert not Path(f"/proc/{hung}").exists() or "Z" in _state_of(hung)
     implemented = calls(tmp_path, "impl", "implement")
     assert len(implemented) == 2  # the help request was not made again

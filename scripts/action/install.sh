@@ -11,6 +11,24 @@
 # Python refuses `pip install` outside one, PEP 668), whose bin/ is added to $GITHUB_PATH.
 set -euo pipefail
 
+# Agents that run as programs run in a bubblewrap sandbox (docs/sandbox.md). Install Debian's
+# bubblewrap when it is missing and the runner allows it (GitHub's Ubuntu runners have
+# passwordless sudo). Best effort: without it `mergegate review` stops with exit 4 and says why
+# (or pass --no-sandbox in `args`).
+ensure_bwrap() {
+  command -v bwrap >/dev/null 2>&1 && return 0
+  if command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1 \
+    && sudo -n true 2>/dev/null; then
+    sudo -n apt-get install -y -qq bubblewrap >/dev/null 2>&1 \
+      || { sudo -n apt-get update -qq && sudo -n apt-get install -y -qq bubblewrap; } \
+      >/dev/null 2>&1 || true
+  fi
+  if ! command -v bwrap >/dev/null 2>&1; then
+    echo "::warning::mergegate: bubblewrap (bwrap) is not installed; agents cannot be sandboxed"
+  fi
+}
+ensure_bwrap
+
 install="${INPUT_INSTALL:-source}"
 extras="${INPUT_EXTRAS:-}"
 python="${INPUT_PYTHON:-python3}"

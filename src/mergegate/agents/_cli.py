@@ -26,11 +26,14 @@ from mergegate.agents.base import (
     RunStatus,
     Usage,
 )
+from mergegate.agents.sandbox import program_binds
 from mergegate.agents.signals import HelpDetector
 from mergegate.git import WorktreeSnapshot, snapshot_worktree, verify_unchanged
 from mergegate.processes import (
+    Bind,
     Limits,
     ProcessOutcome,
+    Sandbox,
     StopReason,
     Stream,
     child_environment,
@@ -165,12 +168,24 @@ def _judge_exit(outcome: ProcessOutcome, parsed: ParsedRun) -> tuple[RunStatus, 
     return RunStatus.CRASHED, f"exited {outcome.returncode} without a terminal event{suffix}"
 
 
+def _inherited_environment(sandboxed: bool) -> dict[str, str]:
+    """The parent's environment as an agent inherits it: scrubbed of agent markers and, in a
+    sandbox, of mergegate's own variables (a database URL, the state directory): what the
+    agent needs of them is passed to it on purpose (`MERGEGATE_PROMPT_FILE`, …)."""
+    env = child_environment()
+    if sandboxed:
+        env = {name: value for name, value in env.items() if not name.startswith("MERGEGATE_")}
+    return env
+
+
 class CliBackend:
     """Base of the backends that drive a CLI through the supervisor."""
 
     name: ClassVar[str]
     capabilities: ClassVar[BackendCapabilities]
     default_executable: ClassVar[str]
+    needs_network: ClassVar[bool] = True
+    """In a sandbox, share the host's network (the CLI calls a model API)."""
 
     def __init__(
         self,
@@ -222,6 +237,32 @@ class CliBackend:
         del request
         return parsed
 
+    def network(self, request: AgentRequest) -> bool:
+        """Whether this run's sandbox shares the host's network (default: `needs_network`)."""
+        del request
+        return self.needs_network
+
+    def sandbox_binds(self, sandbox: Sandbox) -> tuple[Bind, ...]:
+        """Read-only binds of this CLI's own configuration into `sandbox`'s HOME (its
+        credentials and settings files); the default has none."""
+        del sandbox
+        return ()
+
+    def configured_args(self) -> tuple[str, ...]:
+        """The arguments a person configured (an `executable` prefix, `extra_args`): files
+        they name are bound read-only. Never the generated ones (a prompt is text)."""
+        return (*self.executable[1:], *self.extra_args)
+
+    def sandbox_for(self, request: AgentRequest, ctx: RunContext, argv: Sequence[str]) -> Sandbox:
+        """The request's sandbox plus what this run's program needs: the tree it is installed
+        in, the files its configured arguments name, the prompt file (read-only), its CLI's
+        configuration files, and the network when the backend calls an API."""
+        assert request.sandbox is not None
+        own = (*program_binds(argv[0], self.configured_args()), Bind(path=ctx.prompt_file))
+        sandbox = request.sandbox.with_binds(*own)
+        sandbox = sandbox.with_binds(*self.sandbox_binds(sandbox))
+        return sandbox.model_copy(update={"network": self.network(request)})
+
     # -------------------------------------------------- the run
 
     def run(self, request: AgentRequest) -> AgentResult:
@@ -256,11 +297,20 @@ class CliBackend:
         # `request.cwd` (a throwaway checkout, for a reviewer), so hand it the absolute one.
         program = os.path.abspath(program)
         argv = [program, *self.executable[1:], *self.build_args(request, ctx), *self.extra_args]
-        env = child_environment({**self.env, **request.env, **self.run_env(request, ctx)})
-        return self._supervised(request, ctx, argv, env)
+        sandbox = None if request.sandbox is None else self.sandbox_for(request, ctx, argv)
+        env = child_environment(
+            {**self.env, **request.env, **self.run_env(request, ctx)},
+            base=_inherited_environment(sandbox is not None),
+        )
+        return self._supervised(request, ctx, argv, env, sandbox)
 
     def _supervised(
-        self, request: AgentRequest, ctx: RunContext, argv: list[str], env: dict[str, str]
+        self,
+        request: AgentRequest,
+        ctx: RunContext,
+        argv: list[str],
+        env: dict[str, str],
+        sandbox: Sandbox | None,
     ) -> AgentResult:
         warnings: list[str] = []
         before = _read_only_snapshots(request, ctx, warnings) if request.read_only else []
@@ -279,6 +329,7 @@ class CliBackend:
             env=env,
             limits=limits,
             on_line=parser.feed,
+            sandbox=sandbox,
         )
         parsed = self.finalize(request, parser.result(outcome))
         status, error = judge(outcome, parsed)

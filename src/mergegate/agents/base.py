@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.config import DEFAULT_AGENTS, AgentsConfig
+from mergegate.processes import Sandbox
 
 __all__ = [
     "AgentRequest",
@@ -111,6 +112,12 @@ class AgentRequest(_Frozen):
     """Extra environment for the agent (added after the parent's agent variables are scrubbed)."""
     attempt_dir: Path | None = None
     """Where the attempt's prompt, logs and raw output go; a temporary directory if unset."""
+    sandbox: Sandbox | None = None
+    """Run the agent's process in this sandbox (bubblewrap): what the caller opens to it (its
+    working directory, borrowed objects, a private HOME, see `mergegate.agents.sandbox`); a
+    CLI backend adds what its own program needs. None: no sandbox (a library caller's choice;
+    mergegate's commands set one unless `--no-sandbox`). Backends that start no process
+    (openai, local) have nothing to put in one."""
     response_format: dict[str, Any] | None = None
     """Optional output constraint for backends that support it (a JSON Schema, or
     `{"type": "grammar", "grammar": GBNF}`); CLI backends ignore it."""

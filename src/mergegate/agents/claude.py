@@ -4,13 +4,20 @@ Judged from the final `{"type":"result"}` event: `is_error` first (an API failur
 `subtype:"success"` with `is_error:true`), then `subtype`. The session id is chosen up front
 (`--session-id`) and replaced by the one the events carry; a retry resumes it with `--resume`
 in the same working directory. Reviewers get `--tools Read,Grep,Glob` and
-`--permission-mode dontAsk`. `total_cost_usd` is Claude Code's client-side estimate from list
-prices, so `cost_usd` is an estimate. See docs/agents.md and research/agent-clis.md §3.
+`--permission-mode dontAsk`; other runs in mergegate's sandbox also turn Claude Code's own
+sandbox on for the commands it runs (`CLI_SANDBOX_SETTINGS`: in addition to mergegate's, never
+instead; it creates empty `.git/config.worktree` and `.git/objects/info/alternates` files as
+its mount points when they are missing). In mergegate's sandbox its config
+directory is a private one in the sandbox's HOME, holding the credentials file (and, from an
+explicit `config_home`, the settings file) of the real one, read-only. `total_cost_usd` is
+Claude Code's client-side estimate from list prices, so `cost_usd` is an estimate. See
+docs/agents.md and research/agent-clis.md §3.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,11 +32,19 @@ from mergegate.agents._cli import (
     positional,
 )
 from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
-from mergegate.processes import ProcessOutcome, Stream
+from mergegate.processes import Bind, ProcessOutcome, Sandbox, Stream
 
-__all__ = ["READ_ONLY_TOOLS", "ClaudeBackend", "ClaudeParser"]
+__all__ = ["CLI_SANDBOX_SETTINGS", "READ_ONLY_TOOLS", "ClaudeBackend", "ClaudeParser"]
 
 READ_ONLY_TOOLS = "Read,Grep,Glob"
+CLI_SANDBOX_SETTINGS: dict[str, Any] = {
+    "sandbox": {"enabled": True, "allowUnsandboxedCommands": False}
+}
+"""`--settings` of a writable run in mergegate's sandbox: Claude Code runs its Bash commands in
+its own sandbox where it can make one (it needs bubblewrap and socat, and a user namespace: it
+says on stderr when it cannot), and the model may not ask to run a command outside it."""
+_CREDENTIALS = ".credentials.json"
+_SETTINGS = "settings.json"
 
 
 def _text_of(message: dict[str, Any]) -> str:
@@ -213,14 +228,18 @@ class ClaudeBackend(CliBackend):
         base_url: str | None = None,
         api_key: str | None = None,
         config_home: str | Path | None = None,
+        cli_sandbox: bool = True,
         **options: Any,
     ) -> None:
         """`base_url` points Claude Code at another Anthropic Messages endpoint
         (`ANTHROPIC_BASE_URL`; also turns off its non-essential traffic and auto-updater),
         `api_key` is sent as `x-api-key` (`ANTHROPIC_API_KEY`), and `config_home` is its
         config directory (`CLAUDE_CONFIG_DIR`: settings, hooks, sessions; resume needs the
-        same one). The other options are `CliBackend`'s."""
+        same one; in a sandbox, where its settings and credentials are read from).
+        `cli_sandbox` turns Claude Code's own sandbox on for writable runs in mergegate's
+        sandbox (`CLI_SANDBOX_SETTINGS`). The other options are `CliBackend`'s."""
         super().__init__(**options)
+        self.cli_sandbox = cli_sandbox
         self.permission_mode = permission_mode
         self.allowed_tools = tuple(allowed_tools)
         self.bare = bare
@@ -229,8 +248,34 @@ class ClaudeBackend(CliBackend):
         self.api_key = api_key
         self.config_home = Path(config_home) if config_home is not None else None
 
+    def _config_source(self) -> Path:
+        """The real config directory: `config_home`, else `$CLAUDE_CONFIG_DIR`, else
+        `~/.claude`."""
+        if self.config_home is not None:
+            return self.config_home
+        return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+    @staticmethod
+    def private_config(sandbox: Sandbox) -> Path:
+        """The config directory Claude Code uses inside `sandbox` (sessions go there)."""
+        return sandbox.home_path / ".claude"
+
+    def sandbox_binds(self, sandbox: Sandbox) -> tuple[Bind, ...]:
+        private = self.private_config(sandbox)
+        if sandbox.home is not None:
+            private.mkdir(parents=True, exist_ok=True)
+        source = self._config_source()
+        # the user's own settings (their hooks, MCP servers) stay out; a config_home given to
+        # mergegate is for its agents, settings included
+        names = (_CREDENTIALS, _SETTINGS) if self.config_home is not None else (_CREDENTIALS,)
+        return tuple(
+            Bind(path=private / name, source=source / name)
+            for name in names
+            if (source / name).is_file()
+        )
+
     def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
-        del request, ctx
+        del ctx
         env: dict[str, str] = {}
         if self.base_url:
             env["ANTHROPIC_BASE_URL"] = self.base_url
@@ -238,7 +283,9 @@ class ClaudeBackend(CliBackend):
             env["DISABLE_AUTOUPDATER"] = "1"
         if self.api_key:
             env["ANTHROPIC_API_KEY"] = self.api_key
-        if self.config_home is not None:
+        if request.sandbox is not None:
+            env["CLAUDE_CONFIG_DIR"] = str(self.private_config(request.sandbox))
+        elif self.config_home is not None:
             env["CLAUDE_CONFIG_DIR"] = str(self.config_home)
         return env
 
@@ -262,6 +309,8 @@ class ClaudeBackend(CliBackend):
             args += ["--permission-mode", self.permission_mode]
             if self.allowed_tools:
                 args += ["--allowedTools", ",".join(self.allowed_tools)]
+            if self.cli_sandbox and request.sandbox is not None:
+                args += ["--settings", json.dumps(CLI_SANDBOX_SETTINGS)]
         if self.bare:
             args.append("--bare")
         if self.partial_messages:

@@ -6,13 +6,18 @@ often transient (`Reconnecting...`): they are warnings, but more than `max_recon
 end the run as `missing` (Codex never gives up on an unreachable endpoint by itself).
 `turn.completed.usage` is cumulative over the thread, so a resumed run reports the delta
 against the total this backend instance saw for the thread (a warning says when it cannot).
-Reviewers run with `--sandbox read-only`. Options go before `resume` (they are inherited).
+Reviewers run with `--sandbox read-only`, other runs with Codex's own `--sandbox
+workspace-write` (in addition to mergegate's). Options go before `resume` (they are
+inherited). In mergegate's sandbox `CODEX_HOME` is a private directory in the sandbox's HOME
+holding the real one's `auth.json` (and, from an explicit `config_home`, `config.toml`),
+read-only.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +33,7 @@ from mergegate.agents._cli import (
 )
 from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
 from mergegate.errors import UsageError
-from mergegate.processes import ProcessOutcome, Stream
+from mergegate.processes import Bind, ProcessOutcome, Sandbox, Stream
 
 __all__ = ["API_KEY_ENV", "CodexBackend", "CodexParser", "config_overrides", "usage_delta"]
 
@@ -36,6 +41,8 @@ _MAX_WARNINGS = 20
 API_KEY_ENV = "MERGEGATE_CODEX_API_KEY"
 """The variable that carries `api_key` to Codex (the custom provider's `env_key`)."""
 _KEY = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+_AUTH = "auth.json"
+_CONFIG = "config.toml"
 
 ConfigValue = str | int | float | bool
 
@@ -213,14 +220,40 @@ class CodexBackend(CliBackend):
         config.update(self.config)
         return config
 
+    def _config_source(self) -> Path:
+        """The real `CODEX_HOME`: `config_home`, else `$CODEX_HOME`, else `~/.codex`."""
+        if self.config_home is not None:
+            return self.config_home
+        return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+    @staticmethod
+    def private_config(sandbox: Sandbox) -> Path:
+        """`CODEX_HOME` inside `sandbox` (sessions go there): `.codex` in its home, or the
+        empty home itself (Codex refuses a `CODEX_HOME` that does not exist)."""
+        return sandbox.home_path if sandbox.home is None else sandbox.home_path / ".codex"
+
+    def sandbox_binds(self, sandbox: Sandbox) -> tuple[Bind, ...]:
+        private = self.private_config(sandbox)
+        if sandbox.home is not None:
+            private.mkdir(parents=True, exist_ok=True)
+        source = self._config_source()
+        names = (_AUTH, _CONFIG) if self.config_home is not None else (_AUTH,)
+        return tuple(
+            Bind(path=private / name, source=source / name)
+            for name in names
+            if (source / name).is_file()
+        )
+
     def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
-        del request, ctx
+        del ctx
         env: dict[str, str] = {}
         if self.api_key:
             env[API_KEY_ENV] = self.api_key
             if not self.base_url:
                 env["CODEX_API_KEY"] = self.api_key  # the built-in provider's CI key
-        if self.config_home is not None:
+        if request.sandbox is not None:
+            env["CODEX_HOME"] = str(self.private_config(request.sandbox))
+        elif self.config_home is not None:
             # Codex refuses a CODEX_HOME that does not exist (exit 1, before any event).
             self.config_home.mkdir(parents=True, exist_ok=True)
             env["CODEX_HOME"] = str(self.config_home)

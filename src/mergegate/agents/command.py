@@ -10,7 +10,10 @@ argument becomes the path of a file holding the prompt. The program also gets:
 - `MERGEGATE_REVIEW_ID`: for reviews, the nonce the review must echo.
 
 Its stdout is the text; exit 0 is `ok`, any other exit `error` (a signal is `crashed` or
-`killed`). Help markers are whole lines of stdout. This is the backend the review loop's
+`killed`). Help markers are whole lines of stdout. In a sandbox it has no network unless the
+backend is built with `network=True` (`[agents.backends.command] network = true`): a program
+that calls a model API says so; the program, its interpreter's installation and every file its
+command names by absolute path are visible read-only. This is the backend the review loop's
 end-to-end tests use for scripted reviewers and implementers.
 """
 
@@ -76,11 +79,22 @@ class CommandBackend(CliBackend):
     )
     default_executable = ""
 
-    def __init__(self, cmd: str | Sequence[str] | None = None, **options: Any) -> None:
+    def __init__(
+        self, cmd: str | Sequence[str] | None = None, *, network: bool = False, **options: Any
+    ) -> None:
         if cmd is None:
             raise UsageError("the command backend needs --cmd 'PROGRAM ARGS'")
         self.argv = split_command(cmd)
+        self.network_access = network
         super().__init__(executable=self.argv[:1], **options)
+
+    def network(self, request: AgentRequest) -> bool:
+        del request
+        return self.network_access
+
+    def configured_args(self) -> tuple[str, ...]:
+        """The command as the person wrote it (before `{prompt_file}` is filled in)."""
+        return (*self.argv[1:], *self.extra_args)
 
     def initial_session(self, request: AgentRequest) -> str | None:
         return request.resume_session_id or uuid.uuid4().hex

@@ -177,6 +177,8 @@ class LocalBackend:
     """The offline backend: the pinned local model through `OpenAIBackend`."""
 
     name: str = "local"
+    starts_processes = False
+    """The model runs inside mergegate: no process, no sandbox (see docs/sandbox.md)."""
     capabilities = BackendCapabilities(
         resume=True, read_only=True, usage=True, cost=False, sessions=True, edits_files=True
     )

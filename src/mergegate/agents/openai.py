@@ -71,6 +71,8 @@ class OpenAIBackend:
     """A backend for an OpenAI-compatible endpoint. `base_url` includes the `/v1` prefix."""
 
     name: str = "openai"
+    starts_processes = False
+    """An HTTP client: nothing runs as a process, so nothing needs a sandbox."""
     capabilities = BackendCapabilities(
         resume=True, read_only=True, usage=True, cost=False, sessions=True, edits_files=True
     )

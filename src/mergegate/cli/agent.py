@@ -12,9 +12,12 @@ import click
 from mergegate.agents import AgentRequest, available_backends
 from mergegate.agents.command import split_command
 from mergegate.agents.registry import backend_from_config
-from mergegate.config import load_config
+from mergegate.agents.sandbox import SandboxedBackend, starts_processes
+from mergegate.cli._app import sandbox_options, sandbox_policy
+from mergegate.config import load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
+from mergegate.git import object_dirs
 
 __all__ = ["agent"]
 
@@ -132,9 +135,11 @@ def _backend_options(
     show_default=True,
     help="text: the agent's final text; json: the whole result.",
 )
+@sandbox_options
 @click.pass_context
 def run(
     ctx: click.Context,
+    /,
     *,
     backend_name: str,
     cmd: str | None,
@@ -151,12 +156,18 @@ def run(
     config_home: Path | None,
     attempt_dir: Path | None,
     fmt: str,
+    **sandbox_flags: Any,
 ) -> None:
     """Run one agent and print its result. Exit 0 when it is ok, 4 otherwise, 2 for bad input.
 
     The configuration around --cwd applies as for every command: the backend's
     `[agents.backends.NAME]` table (flags win) and the `[agents]` limits (--timeout and
     --stall-timeout win).
+
+    An agent that runs as a program runs in a sandbox (bubblewrap, docs/sandbox.md): --cwd
+    read-write (read-only with --read-only), a private HOME kept in the state directory per
+    backend, role and --cwd (so --resume finds its session), nothing else of yours. Where no
+    sandbox can be made the run is refused (exit 4) unless --no-sandbox is given.
     """
     text = _read_prompt(prompt, prompt_file)
     overrides = {
@@ -166,6 +177,14 @@ def run(
     config = load_config(cwd, overrides=overrides)
     options = _backend_options(backend_name, cmd, base_url, api_key_env, config_home)
     backend = backend_from_config(config.agents, backend_name, **options)
+    policy = sandbox_policy(config, sandbox_flags)
+    if policy.enabled and starts_processes(backend):
+        policy.require()
+        state = state_dir(config)
+        objects = object_dirs(cwd)
+        backend = SandboxedBackend(
+            backend, policy, state / "homes", objects=lambda _r: objects, hidden=(state,)
+        )
     request = AgentRequest(
         prompt=text,
         cwd=cwd.resolve(),

@@ -5,16 +5,21 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
+from mergegate.agents import Backend
+from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, starts_processes
+from mergegate.cli._app import sandbox_options, sandbox_policy
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
 from mergegate.config import load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
-from mergegate.git import GitRepository
+from mergegate.git import GitRepository, object_dirs, remove_tree
 from mergegate.review import (
     ReviewAgents,
     ReviewLoop,
@@ -50,6 +55,34 @@ def _read_spec(path: Path | None) -> str | None:
         return path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read --spec {path}: {exc}") from exc
+
+
+class _Sandboxes:
+    """The review's agents in the sandbox: the reviewer read-only in its throwaway checkout,
+    the fixer in the person's repository with `.git` read-only; mergegate's state and the
+    review's records shown empty; private HOMEs in a temporary folder removed at the end."""
+
+    def __init__(self, policy: SandboxPolicy, repo: GitRepository, hidden: Sequence[Path]):
+        self.policy = policy
+        self.homes = Path(tempfile.mkdtemp(prefix="mergegate-homes-"))
+        objects = object_dirs(repo.root) if policy.enabled else ()
+        self.objects = tuple(objects)
+        self.hidden = tuple(hidden)
+
+    def wrap(self, backend: Backend | None, *, fixer: bool) -> Backend | None:
+        if backend is None or not self.policy.enabled:
+            return backend
+        return SandboxedBackend(
+            backend,
+            self.policy,
+            self.homes,
+            objects=lambda _request: self.objects,
+            git_read_only=fixer,
+            hidden=self.hidden,
+        )
+
+    def close(self) -> None:
+        remove_tree(self.homes)
 
 
 def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
@@ -122,9 +155,15 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     "line per step, for logs), none; auto is rich on a terminal and plain when stderr is not "
     "a TTY, CI is set or TERM=dumb.",
 )
+@sandbox_options
 @click.pass_context
 def review(ctx: click.Context, /, **opts: Any) -> None:
     """Review a change and decide, in code, whether it may merge.
+
+    Agents that run as programs run in a sandbox (bubblewrap, docs/sandbox.md): a reviewer
+    sees its throwaway checkout read-only, a --fix implementer your repository with its .git
+    read-only; neither sees your HOME, mergegate's state or the review's records. Where no
+    sandbox can be made the review is refused (exit 4) unless --no-sandbox is given.
 
     \b
     Exit codes: 0 approved; 1 changes requested or rejected; 2 usage error;
@@ -145,31 +184,42 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     )
     if opts["fix"] and agents.implementer is None:
         raise UsageError("--fix needs --implementer NAME or --implementer-cmd")
+    policy = sandbox_policy(config, opts)
+    fixers = (agents.implementer, agents.fresh_implementer) if opts["fix"] else ()
+    if any(starts_processes(b) for b in (agents.reviewer, *fixers) if b is not None):
+        policy.require()  # before anything is written
     options = ReviewOptions.from_config(
         config,
         base=opts["base"] or "HEAD~1",
         head=opts["head"] or "HEAD",
         spec=_read_spec(opts["spec_file"]),
         fix=bool(opts["fix"]),
-    )
+    ).model_copy(update={"sandbox": policy})
     if opts["run_dir"] is not None and opts["report_dir"] is not None:
         raise UsageError("give --run-dir or --report-dir, not both")
     run_dir = opts["run_dir"].resolve() if opts["run_dir"] is not None else None
     root = report_root(config, opts["report_dir"])
-    repo = GitRepository(opts["repo"], exclude=[run_dir or root, state_dir(config)])
+    state = state_dir(config)
+    repo = GitRepository(opts["repo"], exclude=[run_dir or root, state])
+    sandboxes = _Sandboxes(policy, repo, [state, root, *([run_dir] if run_dir else [])])
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
-    with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
-        loop = ReviewLoop(
-            repo,
-            agents.reviewer,
-            options,
-            report_root=root,
-            run_dir=run_dir,
-            implementer=agents.implementer,
-            fresh_implementer=agents.fresh_implementer,
-            events=on_event,
-        )
-        outcome = loop.run()
+    try:
+        with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
+            reviewer = sandboxes.wrap(agents.reviewer, fixer=False)
+            assert reviewer is not None
+            loop = ReviewLoop(
+                repo,
+                reviewer,
+                options,
+                report_root=root,
+                run_dir=run_dir,
+                implementer=sandboxes.wrap(agents.implementer, fixer=True),
+                fresh_implementer=sandboxes.wrap(agents.fresh_implementer, fixer=True),
+                events=on_event,
+            )
+            outcome = loop.run()
+    finally:
+        sandboxes.close()
     code = outcome.exit_code
     if config.review.mode == "manual":
         code = ExitCode.OK if _confirm_on_tty(outcome) else ExitCode.NO

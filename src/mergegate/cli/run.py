@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from mergegate.cli._app import format_option
+from mergegate.cli._app import format_option, sandbox_options, sandbox_policy
 from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli.verify import load_plan
@@ -76,6 +76,7 @@ def _options(config: Config, opts: dict[str, Any]) -> RunOptions:
         phase=opts.get("phase"),
         max_rounds=opts.get("max_rounds"),
         fix_commits=opts.get("fix_commits"),
+        sandbox=sandbox_policy(config, opts),
     )
 
 
@@ -104,6 +105,8 @@ def _print_report(report: dict[str, Any]) -> None:
     )
     if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
         click.echo(f"  run held by worker {clean(report['worker'], 64)}")
+    if report.get("sandbox"):
+        click.echo(f"  sandbox: {clean(report['sandbox']['summary'], 2000)}")
     click.echo(f"  {'phase/unit':<36} {'status':<20} {'merge':<12} reason")
     for unit in report["units"]:
         merge = (unit.get("merge_commit") or "-")[:12]
@@ -280,6 +283,7 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     "mirror under its --workdir, pushes unit branches there and merges there. Without it, "
     "every worker must reach this repository.",
 )
+@sandbox_options
 @_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
@@ -294,6 +298,12 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     same session while invalid); one that writes >>>HELP<<< alone on a line is paused while
     the advisors are consulted, then resumed with their guidance (agents.max_help_requests
     per task). Command agents find MERGEGATE_RUN_ID and MERGEGATE_TASK_ID in their env.
+
+    Every agent and task check runs in a sandbox (bubblewrap, docs/sandbox.md): its own
+    workspace, a private HOME and /tmp, nothing else of yours, and nothing it starts
+    outlives its step. Where none can be made the run is refused (exit 4) unless
+    --no-sandbox is given; --sandbox-allow/--sandbox-read open more on purpose. Task checks
+    get `verify`'s allow-listed environment (no API keys).
 
     PLAN is anything `mergegate plan show` reads (a GSD `.planning` tree, a superpowers or
     spectacular plan, a native YAML plan) or a JSON file of the plan model.

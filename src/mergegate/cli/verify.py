@@ -7,6 +7,7 @@ import json
 import re
 import shlex
 import sys
+import tempfile
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,12 +19,16 @@ import click
 
 from mergegate.agents.base import Backend
 from mergegate.agents.registry import get_backend
+from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, starts_processes
+from mergegate.cli._app import sandbox_options, sandbox_policy
 from mergegate.cli._progress import clean
 from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
+from mergegate.git import object_dirs, remove_tree
 from mergegate.plans import Phase, Plan, SourceRef, require_valid
 from mergegate.plans import load_plan as import_plan
+from mergegate.processes import Sandbox
 from mergegate.verify import (
     Answer,
     CriterionChecks,
@@ -303,6 +308,38 @@ class _Context:
     repo: Path
     base_dir: Path
     state_root: Path
+    policy: SandboxPolicy
+    homes: Path
+    """The verifier's private HOMEs (a temporary folder, removed at the end)."""
+
+    @property
+    def hidden(self) -> tuple[Path, ...]:
+        """What no sandbox shows: mergegate's state and this verification's records."""
+        return (self.state_root, self.base_dir)
+
+    def objects(self) -> tuple[Path, ...]:
+        return object_dirs(self.repo) if self.policy.enabled else ()
+
+    def command_sandbox(self) -> Sandbox | None:
+        """Where plan commands run: the tree read-write (its `.git` read-only), the network
+        shared, mergegate's state hidden; None with --no-sandbox."""
+        found = self.policy.sandbox(
+            self.repo,
+            writable=True,
+            home=None,
+            objects=self.objects(),
+            read_only_inside=(".git",),
+            hidden=self.hidden,
+        )
+        return None if found is None else found.model_copy(update={"network": True})
+
+    def sandboxed(self, verifier: Backend | None) -> Backend | None:
+        if verifier is None or not self.policy.enabled:
+            return verifier
+        objects = self.objects()
+        return SandboxedBackend(
+            verifier, self.policy, self.homes, objects=lambda _r: objects, hidden=self.hidden
+        )
 
 
 def _new_run(ctx: _Context) -> tuple[str, Path]:
@@ -324,6 +361,9 @@ def _exclude(ctx: _Context, gsd: Path | None) -> tuple[str, ...]:
 def _options(ctx: _Context, opts: dict[str, Any], **extra: Any) -> VerifyOptions:
     phase_dir = gsd_phase_dir(ctx.loaded.plan, ctx.phase, ctx.loaded.root)
     gsd = None if opts["no_gsd_copy"] else phase_dir
+    warnings = tuple(extra.pop("extra_warnings", ()))
+    if not ctx.policy.enabled:
+        warnings += (f"sandbox {ctx.policy.describe()}",)
     return VerifyOptions(
         phase_dir=phase_dir,
         run_commands=not opts["no_commands"],
@@ -333,6 +373,8 @@ def _options(ctx: _Context, opts: dict[str, Any], **extra: Any) -> VerifyOptions
         base=opts["base"],
         gsd_phase_dir=gsd,
         exclude=_exclude(ctx, gsd),
+        sandbox=ctx.command_sandbox(),
+        extra_warnings=warnings,
         **extra,
     )
 
@@ -408,7 +450,7 @@ def _acceptance(opts: dict[str, Any]) -> GapAcceptance | None:
 def _full_run(
     ctx: _Context, opts: dict[str, Any], config: Config, run_dir: Path, options: VerifyOptions
 ) -> VerificationResult:
-    verifier = _verifier(opts["verifier"], opts["verifier_cmd"], config)
+    verifier = ctx.sandboxed(_verifier(opts["verifier"], opts["verifier_cmd"], config))
     return verify_phase(
         ctx.loaded.plan, ctx.phase.id, ctx.repo, run_dir=run_dir, verifier=verifier, options=options
     )
@@ -508,6 +550,7 @@ def _interactive(opts: dict[str, Any]) -> bool:
     help="Do not write <NN>-VERIFICATION.md into a GSD phase directory.",
 )
 @click.option("--no-input", is_flag=True, help="Never ask questions, even on a terminal.")
+@sandbox_options
 @click.pass_context
 def verify(ctx: click.Context, /, **opts: Any) -> None:
     """Verify a phase of PLAN against the tree with checks mergegate runs itself.
@@ -517,6 +560,11 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     the project's own environment (.venv, uv, poetry, hatch, node_modules/.bin, or
     --env-cmd); one that cannot run there is "unverified: environment", never a gap. See
     docs/verify.md for the exact rules.
+
+    Plan commands and a verifier that runs as a program run in a sandbox (bubblewrap,
+    docs/sandbox.md): commands see the tree read-write (its .git read-only), the verifier
+    read-only; neither sees your HOME or mergegate's state. Where no sandbox can be made,
+    verify is refused (exit 4) unless --no-sandbox is given.
 
     \b
     Exit codes: 0 passed (or complete_with_gaps after --accept-gaps); 1 gaps found;
@@ -537,20 +585,32 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
         else:
             _print_dry_run(data)
         ctx.exit(int(ExitCode.OK))
+    policy = sandbox_policy(config, opts)
+    if _runs_programs(opts, config):
+        policy.require()  # before anything is written
     root = state_dir(config)
     base_dir = (
         opts["report_dir"] / _slug(phase.id)
         if opts["report_dir"]
         else phase_state_dir(root, loaded.path, phase.id)
     )
-    context = _Context(loaded, phase, opts["repo"], base_dir, root)
-    result, run_dir = _verify_or_follow_up(context, opts, config)
-    _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
-    if result.status is VerificationStatus.HUMAN_NEEDED and result.questions and _interactive(opts):
-        answers = _ask_on_tty(result, _who(opts["who"]))
-        if answers:
-            result, run_dir = _follow_up(context, {**opts, "accept_gaps": False}, config, answers)
-            _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
+    homes = Path(tempfile.mkdtemp(prefix="mergegate-homes-"))
+    context = _Context(loaded, phase, opts["repo"], base_dir, root, policy, homes)
+    try:
+        result, run_dir = _verify_or_follow_up(context, opts, config)
+        _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
+        if (
+            result.status is VerificationStatus.HUMAN_NEEDED
+            and result.questions
+            and _interactive(opts)
+        ):
+            answers = _ask_on_tty(result, _who(opts["who"]))
+            if answers:
+                follow = {**opts, "accept_gaps": False}
+                result, run_dir = _follow_up(context, follow, config, answers)
+                _emit(result, run_dir / "VERIFICATION.md", opts["fmt"])
+    finally:
+        remove_tree(homes)
     ctx.exit(int(result.exit_code))
 
 
@@ -568,6 +628,14 @@ def _pick_phase(path: Path) -> str:
             f"verifying phase {clean(phase.id, 60)} ({why}; --phase picks another)", err=True
         )
     return phase.id
+
+
+def _runs_programs(opts: dict[str, Any], config: Config) -> bool:
+    """Whether this verification starts processes: plan commands, or a verifier program."""
+    if not opts["no_commands"] or opts["verifier_cmd"]:
+        return True
+    verifier = _verifier(opts["verifier"], None, config)
+    return verifier is not None and starts_processes(verifier)
 
 
 def _verify_or_follow_up(

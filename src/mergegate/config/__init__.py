@@ -31,6 +31,7 @@ from mergegate.config._models import (
     ReviewConfig,
     ReviewPolicyConfig,
     RunConfig,
+    SandboxConfig,
 )
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "ReviewConfig",
     "ReviewPolicyConfig",
     "RunConfig",
+    "SandboxConfig",
     "find_config_file",
     "load_config",
     "redact_url",

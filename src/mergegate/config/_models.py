@@ -34,6 +34,7 @@ __all__ = [
     "ReviewConfig",
     "ReviewPolicyConfig",
     "RunConfig",
+    "SandboxConfig",
 ]
 
 MAX_JSON_RETRIES_CEILING = 5
@@ -207,6 +208,27 @@ class RunConfig(_Section):
     """Budget: cost the run's agents may spend (where backends report it)."""
 
 
+class SandboxConfig(_Section):
+    """`[sandbox]`: what a person opens to every agent and task check on purpose, beyond the
+    sandbox's own view (their workspace, their private HOME, the system's programs). Paths
+    start with `/` or `~`; `--sandbox-allow` and `--sandbox-read` add to these."""
+
+    allow: tuple[str, ...] = Field((), strict=False)
+    """Directories or files every sandboxed process may read and write."""
+    read: tuple[str, ...] = Field((), strict=False)
+    """Directories or files every sandboxed process may read (toolchains, caches)."""
+
+    @field_validator("allow", "read")
+    @classmethod
+    def _absolute(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            if not entry.startswith(("/", "~")):
+                raise ValueError(f"{entry!r}: a sandbox path starts with / or ~")
+            if "\0" in entry:
+                raise ValueError("a sandbox path holds no NUL byte")
+        return value
+
+
 class HooksConfig(_Section):
     """`[hooks]`: which subagent results the agent-CLI hooks (`mergegate hook ...`) gate."""
 
@@ -291,6 +313,7 @@ class Config(_Section):
     hooks: HooksConfig = Field(default_factory=HooksConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
     engine: EngineSettings = Field(default_factory=EngineSettings)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     root: Path | None = Field(None, exclude=True)
     """The project root the loader found (not a setting; `None` for a bare `Config()`)."""
     source: Path | None = Field(None, exclude=True)
@@ -306,6 +329,7 @@ SECTIONS: tuple[str, ...] = (
     "alerts",
     "engine",
     "run",
+    "sandbox",
 )
 
 DEFAULT_AGENTS = AgentsConfig()

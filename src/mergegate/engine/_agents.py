@@ -160,6 +160,7 @@ class Metered:
     def __init__(self, backend: Backend, budget: Budget, deadline: float | None) -> None:
         self.backend = backend
         self.name = backend.name
+        self.starts_processes = bool(getattr(backend, "starts_processes", True))
         self.capabilities = backend.capabilities
         self.budget = budget
         self.deadline = deadline

@@ -162,7 +162,12 @@ def _offer_branch(repo: Path, url: str, branch: str, tip: str) -> None:
 
 
 def create_run(request: RunRequest) -> RunRecord:
-    """Validate the plan, make the integration branch and the run's folder; the run's card."""
+    """Validate the plan, make the integration branch and the run's folder; the run's card.
+
+    A run whose agents need a sandbox that cannot be made here is refused first (`AgentError`,
+    exit 4), before anything is made; a run queued for a fleet is checked by its workers."""
+    if not request.fleet:
+        request.options.sandbox.require()
     validate_plan(request.plan)
     selected_phases(request.plan, request.options.phase)
     if not request.agents.reviewer and request.options.review_mode != "off":
@@ -224,6 +229,7 @@ def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
         f"review: {options.review_mode}; fix commits: {options.fix_commits}; "
         f"on escalation: {options.on_escalation}"
     )
+    lines.append(f"sandbox: {options.sandbox.describe()}")
     return lines
 
 
@@ -278,6 +284,8 @@ def _runtime(
     journal: RunJournal,
 ) -> Runtime:
     agents = RunAgents.model_validate(record.agents)
+    options = RunOptions.model_validate(record.options)
+    options.sandbox.require()  # a worker, or a resume, on a machine without a sandbox
     implementer = build_backend(agents.implementer, config)
     if implementer is None:
         raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
@@ -289,7 +297,7 @@ def _runtime(
         plan=load_plan_snapshot(store, record.run_id),
         repo=Path(record.repo),
         config=config,
-        options=RunOptions.model_validate(record.options),
+        options=options,
         implementer=implementer,
         reviewer=reviewer,
         verifier=build_backend(agents.verifier, config),
@@ -352,6 +360,7 @@ def execute_run(
             f"(see `mergegate status {run_id}`)"
         )
     _check_database(record, database_url)
+    RunOptions.model_validate(record.options).sandbox.require()  # before any agent starts
     kill_orphans(store.rows(run_id))
     events = EventSink(listener)
     journal = _journal(store, record, config, events)
@@ -385,9 +394,13 @@ def execute_run(
 
 def _tidy(rt: Runtime) -> None:
     """Remove what only a running process uses: the throwaway checkouts and the write-back
-    work tree (the units' work trees stay: they belong to units a person must look at)."""
+    work tree (the units' work trees stay: they belong to units a person must look at), and
+    the agents' private HOMEs once no unit's work tree is left (their sessions served those)."""
     remove_tree(rt.checkouts)
     remove_tree(rt.worktrees / ".writeback")
+    with contextlib.suppress(OSError):
+        if all(p.name.startswith(".") for p in rt.worktrees.iterdir()):
+            remove_tree(rt.homes)
     with contextlib.suppress(OSError):
         rt.worktrees.rmdir()  # only when empty
 

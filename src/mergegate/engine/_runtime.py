@@ -17,16 +17,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mergegate.agents.base import Backend
+from mergegate.agents.base import AgentRequest, Backend
+from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
 from mergegate.config import Config
 from mergegate.engine._agents import Budget, Metered
 from mergegate.engine._observe import NullJournal
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.events import EventBase
 from mergegate.events import EventSink as JournalSink
-from mergegate.git import GitRepository, Remote
+from mergegate.git import GitRepository, Remote, object_dirs, workspace_objects
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
+from mergegate.processes import Sandbox
 from mergegate.review import ReviewOptions
 from mergegate.store import RunRecord, RunRows, RunStore, workflow_id
 
@@ -62,6 +64,9 @@ class RunOptions(BaseModel):
     max_cost_usd: float | None = None
     review: ReviewOptions = Field(default_factory=lambda: ReviewOptions(base="HEAD"))
     """The review of every task: caps, policy, stages, agent limits (base/head/spec per task)."""
+    sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
+    """Every agent and task check of the run in a sandbox (or not: `--no-sandbox`), and what
+    a person opened to them (`--sandbox-allow`, `--sandbox-read`, `[sandbox]`)."""
 
     @classmethod
     def from_config(
@@ -72,10 +77,15 @@ class RunOptions(BaseModel):
         phase: str | None = None,
         max_rounds: int | None = None,
         fix_commits: Literal["separate", "amend"] | None = None,
+        sandbox: SandboxPolicy | None = None,
     ) -> RunOptions:
-        """The options `config` describes; the arguments (flags) win where given."""
+        """The options `config` describes; the arguments (flags) win where given (`sandbox`:
+        default `[sandbox]`'s policy)."""
         run = config.run
-        review = ReviewOptions.from_config(config, base="HEAD")
+        policy = sandbox or SandboxPolicy.from_config(config.sandbox)
+        review = ReviewOptions.from_config(config, base="HEAD").model_copy(
+            update={"sandbox": policy}  # recorded in each task review's summary
+        )
         if max_rounds is not None:
             review = review.model_copy(update={"max_rounds": max_rounds})
         return cls(
@@ -90,6 +100,7 @@ class RunOptions(BaseModel):
             max_tokens=run.max_tokens,
             max_cost_usd=run.max_cost_usd,
             review=review,
+            sandbox=policy,
         )
 
 
@@ -120,6 +131,7 @@ class Runtime:
     is then the mirror). None: `repo` is the user's repository itself."""
     _rows: RunRows | None = field(default=None, repr=False)
     _repos: dict[Path, GitRepository] = field(default_factory=dict, repr=False)
+    _objects: tuple[Path, ...] | None = field(default=None, repr=False)
     _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -213,9 +225,53 @@ class Runtime:
                 self._reads[review_dir] = {}
             return self._reads[review_dir]
 
+    @property
+    def homes(self) -> Path:
+        """The private HOMEs of the run's agents (one per seat: a backend, in a role, in a
+        working directory), beside the workspaces: they persist across a crash, so a resumed
+        agent finds its CLI's session, and go with `cancel --clean`."""
+        return self.worktrees / ".homes"
+
+    def borrowed_objects(self, request: AgentRequest) -> tuple[Path, ...]:
+        """The object directories an agent's working directory borrows: the repository's
+        (asked of git once) and, for a checkout of a unit's workspace (a reviewer's), the
+        workspace's own, which mergegate made (never read from a file the agent wrote)."""
+        if self._objects is None:
+            self._objects = object_dirs(self.repo)
+        own = (workspace_objects(p) for p in request.protected_repos)
+        return (*self._objects, *(p for p in own if p is not None))
+
+    def sandboxed(self, backend: Backend) -> Backend:
+        """`backend` with every run in the run's sandbox (as it is with `--no-sandbox`)."""
+        policy = self.options.sandbox
+        if not policy.enabled:
+            return backend
+        return SandboxedBackend(
+            backend, policy, self.homes, objects=self.borrowed_objects, hidden=self.hidden()
+        )
+
+    def hidden(self) -> tuple[Path, ...]:
+        """What no sandbox of the run shows, even under a path a person opened: the state
+        directory and its run records (a workspace inside the state directory is still
+        bound: only it)."""
+        return (self.store.root.parent, self.store.root)
+
+    def check_sandbox(self, worktree: Path) -> Sandbox | None:
+        """The sandbox of a task check in a unit's workspace: the workspace read-write, the
+        repository's objects read-only, an empty HOME of its own, the network shared (tests
+        download packages, reach a local database)."""
+        if self._objects is None:
+            self._objects = object_dirs(self.repo)
+        found = self.options.sandbox.sandbox(
+            worktree, writable=True, home=None, objects=self._objects, hidden=self.hidden()
+        )
+        return None if found is None else found.model_copy(update={"network": True})
+
     def metered(self, backend: Backend, deadline: float | None) -> Metered:
+        """`backend` in the run's sandbox, held to its budgets and stop requests: how every
+        agent of a run runs (implementer, fixer, reviewer, advisor, verifier)."""
         assert self.budget is not None
-        return Metered(backend, self.budget, deadline)
+        return Metered(self.sandboxed(backend), self.budget, deadline)
 
     def emit(self, kind: str, message: str, **fields: str | int) -> None:
         self.events.emit(RunEvent(kind, message, **fields))  # type: ignore[arg-type]

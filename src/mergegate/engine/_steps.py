@@ -45,6 +45,7 @@ from mergegate.git import (
 from mergegate.plans import Check
 from mergegate.processes import Limits, supervise
 from mergegate.store import StateKind, step
+from mergegate.verify import command_environment
 
 __all__ = [
     "RESULT_FILE",
@@ -340,12 +341,14 @@ def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> dict[str, Any
         ["/bin/sh", "-c", check.run],
         cwd=worktree,
         attempt_dir=attempt_dir,
+        env=command_environment(),
         limits=Limits(
             timeout_s=check.timeout_s or rt.options.check_timeout_s,
             stall_timeout_s=None,
             kill_grace_s=5.0,
         ),
         log_prefix="check",
+        sandbox=rt.check_sandbox(worktree),
     )
     output = (outcome.stdout_tail + outcome.stderr_tail).decode("utf-8", "replace")
     result = {
@@ -391,8 +394,10 @@ def _check_fact(rt: Runtime, attempt_dir: Path, result: dict[str, Any], duration
 def check_step(worktree: str, checks: list[dict[str, Any]], folder: str) -> list[dict[str, Any]]:
     """Run the task's machine checks in the workspace, each under the supervisor.
 
-    A check is plan text for a shell (`/bin/sh -c`), run with the check's time limit, no
-    stall limit, bounded output and a scrubbed environment.
+    A check is plan text for a shell (`/bin/sh -c`) running code an agent wrote: it runs in
+    the run's sandbox (the workspace read-write, nothing else of the user's), with the check's
+    time limit, no stall limit, bounded output and `verify`'s allow-listed environment (no
+    API key, no token: `mergegate.verify.command_environment`).
     """
     return [
         _run_check(Check.model_validate(raw), current().here(worktree), Path(folder) / f"{i:02d}")

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._outcomes import PhaseOutcome, UnitOutcome
@@ -198,6 +199,19 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         "units": units,
         "alerts": recorded_alerts(run_dir),
         "report": str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
+        "sandbox": sandbox_entry(record),
+    }
+
+
+def sandbox_entry(record: RunRecord) -> dict[str, Any]:
+    """The run's sandbox as recorded when it started: on or off (`--no-sandbox`), what a
+    person opened (`allow` read-write, `read` read-only), and one line for people."""
+    policy = SandboxPolicy.model_validate(record.options.get("sandbox") or {})
+    return {
+        "enabled": policy.enabled,
+        "allow": [str(p) for p in policy.allow],
+        "read": [str(p) for p in policy.read],
+        "summary": policy.describe(),
     }
 
 
@@ -248,6 +262,8 @@ def write_run_summary(report: dict[str, Any]) -> Path:
         f"- integration branch: `{report['into']}` (from `{report['base'][:12]}`)",
         f"- started {report['started']}, finished {report['finished'] or '-'}",
     ]
+    if report.get("sandbox"):
+        lines.append(f"- sandbox: {inline(report['sandbox']['summary'], 2000)}")
     if report["message"]:
         lines.append(f"- {inline(report['message'], 500)}")
     lines += ["", "| phase | unit | status | merge commit | reason |", "|---|---|---|---|---|"]

@@ -21,6 +21,7 @@ lives outside the repository gets its reports in its own directory, for merged u
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,7 @@ def verify_step(call: dict[str, Any]) -> dict[str, Any]:
     if rt.remote is not None:
         rt.remote.ensure_commit(call["tip"], rt.record.into)
     with throwaway_checkout(rt.repo, call["tip"], where) as tree:
+        options = replace(options, sandbox=rt.check_sandbox(tree))  # the phase's commands
         result = verify_phase(
             plan, phase_id, tree, run_dir=folder, verifier=verifier, options=options
         )

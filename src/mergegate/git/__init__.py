@@ -17,6 +17,8 @@ parts:
   renamed, for `mergegate verify`;
 * `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
   objects), keyed commits, publishing and exactly-once merges;
+* `_objects`: the object directories an agent's sandbox binds read-only so git works in a
+  repository that borrows them (`object_dirs`, `workspace_objects`);
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
   unit's workspace rebuilt on another host (the only git commands allowed a transport).
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
 from mergegate.git._history import PhaseChanges, first_commit_adding, phase_changes
+from mergegate.git._objects import object_dirs, workspace_objects
 from mergegate.git._remote import (
     Remote,
     push_branch,
@@ -81,6 +84,7 @@ __all__ = [
     "first_commit_adding",
     "head_commit",
     "merge_no_ff",
+    "object_dirs",
     "phase_changes",
     "publish",
     "push_branch",
@@ -97,4 +101,5 @@ __all__ = [
     "valid_branch_name",
     "verify_unchanged",
     "wip_branch",
+    "workspace_objects",
 ]

@@ -11,7 +11,9 @@ Layer L2, below `mergegate.git` and `mergegate.agents`, which run their programs
   supervisor started: its start time, namespace and tag are checked);
 * `_ledger`: where the supervisor reports the processes it starts (the run engine keeps them
   in the run's database, so a crash's leftovers are killed from records no agent wrote);
-* `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep.
+* `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep;
+* `_sandbox`: the `Sandbox` a child runs in (bubblewrap: its own namespaces, only the paths
+  bound in it); `_sandbox_init`: the sandbox's first process, awaited and reaped by pid.
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ from mergegate.processes._groups import (
 )
 from mergegate.processes._ledger import ProcessLedger, install_ledger, installed_ledger
 from mergegate.processes._reaper import TREE_ENV, become_subreaper, is_subreaper
+from mergegate.processes._sandbox import (
+    DEFAULT_HOME,
+    Bind,
+    Sandbox,
+    bwrap_argv,
+    find_bwrap,
+    sandbox_environment,
+)
 from mergegate.processes._values import (
     CommandResult,
     Limits,
@@ -38,21 +48,26 @@ from mergegate.processes._values import (
     StopReason,
     Stream,
 )
-from mergegate.processes.supervisor import run_command, supervise
+from mergegate.processes.supervisor import run_command, sandbox_problem, supervise
 
 __all__ = [
+    "DEFAULT_HOME",
     "SCRUBBED_ENV_NAMES",
     "SCRUBBED_ENV_PREFIXES",
     "TREE_ENV",
+    "Bind",
     "CommandResult",
     "Limits",
     "ProcessLedger",
     "ProcessOutcome",
     "ProcessRecord",
+    "Sandbox",
     "StopReason",
     "Stream",
     "become_subreaper",
+    "bwrap_argv",
     "child_environment",
+    "find_bwrap",
     "group_members",
     "install_ledger",
     "installed_ledger",
@@ -62,5 +77,7 @@ __all__ = [
     "made_here",
     "process_start_ticks",
     "run_command",
+    "sandbox_environment",
+    "sandbox_problem",
     "supervise",
 ]

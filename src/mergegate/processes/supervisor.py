@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import selectors
 import signal
@@ -63,6 +64,13 @@ from mergegate.processes._reaper import (
     registering,
     tag_environment,
 )
+from mergegate.processes._sandbox import (
+    Sandbox,
+    bwrap_argv,
+    find_bwrap,
+    sandbox_environment,
+)
+from mergegate.processes._sandbox_init import SandboxInit
 from mergegate.processes._values import (
     CommandResult,
     Limits,
@@ -71,11 +79,13 @@ from mergegate.processes._values import (
     StopReason,
 )
 
-__all__ = ["run_command", "supervise"]
+__all__ = ["run_command", "sandbox_problem", "supervise"]
 
 _READ_SIZE = 1 << 20
 _MIN_WAIT_S = 0.001
 _DRAIN_S = 0.5
+_PROBE_TIMEOUT_S = 20.0
+_INIT_WAIT_S = 2.0
 
 
 @dataclass
@@ -88,6 +98,8 @@ class _Watch:
     started: float
     cancel: threading.Event | None
     tree: RunTree
+    init: SandboxInit | None = None
+    """The sandbox's first process, when the child runs in one."""
     last_activity: float = 0.0
     reason: StopReason | None = None
     done_at: float | None = None
@@ -168,11 +180,16 @@ def supervise(
     on_start: Callable[[ProcessRecord], None] | None = None,
     cancel: threading.Event | None = None,
     log_prefix: str = "agent",
+    sandbox: Sandbox | None = None,
 ) -> ProcessOutcome:
     """Run `argv` to completion under the limits; never raises for the child's failures.
 
     `env` is the child's whole environment (default: `child_environment()`), to which the
-    run's tag (`MERGEGATE_TREE`) is added. With an `attempt_dir`, writes
+    run's tag (`MERGEGATE_TREE`) is added. With a `sandbox`, the child runs inside it
+    (`bwrap`, see `_sandbox`; HOME and TMPDIR are the sandbox's): bwrap is the process
+    group's leader, recorded in the `ProcessRecord`, so killing the group kills the sandbox,
+    and everything in it dies with it. Without bwrap the outcome is `missing`: a child that
+    was asked to run in a sandbox never runs outside one. With an `attempt_dir`, writes
     `<log_prefix>.stdout.log`, `<log_prefix>.stderr.log` and `process.json` (the
     `ProcessRecord`) there. No process of the run survives the return: not the group, and not
     a descendant that left it (see `_reaper`). The first call makes this process a subreaper.
@@ -183,14 +200,29 @@ def supervise(
         return ProcessOutcome(StopReason.MISSING, None, None, 0.0, error="empty argv")
     if attempt_dir is not None:
         attempt_dir.mkdir(parents=True, exist_ok=True)
+    start = _start(argv, cwd, child_environment() if env is None else dict(env), sandbox)
+    if start is None:
+        return ProcessOutcome(
+            StopReason.MISSING,
+            None,
+            None,
+            time.monotonic() - started,
+            error="no sandbox: bubblewrap (bwrap) is not installed",
+        )
+    argv, init = start.argv, start.init
     become_subreaper()
     tag = new_tag()
     try:
-        proc = _spawn(argv, cwd, tag_environment(child_environment() if env is None else env, tag))
+        proc = _spawn(argv, cwd, tag_environment(start.env, tag), start.info_child)
     except OSError as exc:
+        if init is not None:
+            init.close()
         return ProcessOutcome(
             StopReason.MISSING, None, None, time.monotonic() - started, error=f"{argv[0]}: {exc}"
         )
+    finally:
+        if start.info_child is not None:
+            os.close(start.info_child)  # the child's end: bwrap holds it now
     record = _make_record(proc, argv, cwd, tag)
     tree = RunTree(proc.pid, tag, record.start_ticks)
     ledger = installed_ledger()
@@ -201,17 +233,31 @@ def supervise(
             ledger.started(record, attempt_dir)
         if on_start is not None:
             on_start(record)
-        watch = _Watch(proc, record, limits, started, cancel, tree, last_activity=started)
+        watch = _Watch(proc, record, limits, started, cancel, tree, init, started)
         return _watch(watch, attempt_dir, log_prefix, on_line, on_tail)
     finally:
-        if proc.returncode is None:
-            # Only reached when a callback raised: never leave the group (or its escapees).
-            killpg(record.pgid, signal.SIGKILL)
-            tree.sweep(record.pgid, 0.0)
-            proc.wait()
-        forget_child(proc.pid)
-        if ledger is not None:
-            _report_end(ledger, record)
+        _finish(proc, record, tree, init, ledger)
+
+
+def _finish(
+    proc: subprocess.Popen[bytes],
+    record: ProcessRecord,
+    tree: RunTree,
+    init: SandboxInit | None,
+    ledger: ProcessLedger | None,
+) -> None:
+    """After the child: kill what a raising callback left, forget it, close the sandbox's
+    pipe, and tell the ledger the group is gone."""
+    if proc.returncode is None:
+        # Only reached when a callback raised: never leave the group (or its escapees).
+        killpg(record.pgid, signal.SIGKILL)
+        tree.sweep(record.pgid, 0.0)
+        proc.wait()
+    forget_child(proc.pid)
+    if init is not None:
+        init.close()
+    if ledger is not None:
+        _report_end(ledger, record)
 
 
 def _report_end(ledger: ProcessLedger, record: ProcessRecord) -> None:
@@ -221,12 +267,39 @@ def _report_end(ledger: ProcessLedger, record: ProcessRecord) -> None:
         ledger.ended(record)
 
 
+@dataclass(frozen=True)
+class _Start:
+    """How a child is started: its argv and environment, and for a sandbox, bwrap's info
+    pipe (our end, and the child's end to hand over)."""
+
+    argv: Sequence[str]
+    env: dict[str, str]
+    init: SandboxInit | None = None
+    info_child: int | None = None
+
+
+def _start(
+    argv: Sequence[str], cwd: Path, env: dict[str, str], sandbox: Sandbox | None
+) -> _Start | None:
+    """`argv` as it is, or wrapped in bwrap for `sandbox`; None when bwrap is missing."""
+    if sandbox is None:
+        return _Start(argv, env)
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return None
+    info, info_child = os.pipe()
+    os.set_blocking(info, False)
+    wrapped = bwrap_argv(sandbox, argv, cwd, bwrap, info_fd=info_child)
+    return _Start(wrapped, sandbox_environment(sandbox, env), SandboxInit(info), info_child)
+
+
 def _spawn(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, keep_fd: int | None = None
 ) -> subprocess.Popen[bytes]:
     """Start a child the one way this module does: stdin closed, stdout/stderr piped
-    unbuffered, its own session (so its whole group can be killed), inherited fds closed.
-    The child is registered (for the reaper) before the registry lock is released."""
+    unbuffered, its own session (so its whole group can be killed), inherited fds closed
+    (but `keep_fd`: bwrap's info pipe). The child is registered (for the reaper) before the
+    registry lock is released."""
     with registering() as register:
         proc = subprocess.Popen(
             list(argv),
@@ -237,6 +310,7 @@ def _spawn(
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
+            pass_fds=() if keep_fd is None else (keep_fd,),
             bufsize=0,
         )
         register(proc.pid)
@@ -265,10 +339,17 @@ def _watch(
             sel.register(fd, selectors.EVENT_READ)
         if pidfd is not None:
             sel.register(pidfd, selectors.EVENT_READ)  # readable once the leader exits
+        init = watch.init
+        if init is not None:
+            sel.register(init.fd, selectors.EVENT_READ, init)  # bwrap's info: its child's pid
         try:
             _loop(watch, sel, pumps)
             if pidfd is not None:
                 sel.unregister(pidfd)  # stays readable from now on: drop it before draining
+            if init is not None:
+                if init.fd in sel.get_map():
+                    sel.unregister(init.fd)
+                init.await_exit(_INIT_WAIT_S)  # the group holds only the leader after this
             leftovers = clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
             escapees = watch.tree.sweep(watch.record.pgid, watch.remaining_grace())
             _drain(sel, pumps, time.monotonic() + _DRAIN_S)
@@ -303,6 +384,10 @@ def _read_ready(sel: selectors.BaseSelector, pumps: dict[int, StreamPump], wait:
     grew = False
     for key, _ in sel.select(wait):
         fd = int(key.fd)
+        if isinstance(key.data, SandboxInit):
+            if not key.data.feed():
+                sel.unregister(fd)
+            continue
         if fd not in pumps:
             continue  # the pidfd: it only wakes the loop up
         try:
@@ -394,3 +479,31 @@ def run_command(
         if proc.returncode is not None:
             forget_child(proc.pid)
     return CommandResult(args, proc.returncode, out, err)
+
+
+def sandbox_problem() -> str | None:
+    """Why no sandbox can be made here, in a few words; None when one can.
+
+    Starts `/bin/true` in an empty sandbox, with the same bwrap options as every sandboxed
+    child (bwrap missing, user namespaces refused by the kernel or a security module, a
+    container's seccomp filter: each shows here). Asked once per process and bwrap path."""
+    return _problem(find_bwrap())
+
+
+@functools.cache
+def _problem(bwrap: str | None) -> str | None:
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed"
+    result = run_command(
+        bwrap_argv(Sandbox(), ["/bin/true"], Path("/"), bwrap),
+        Path("/"),
+        timeout=_PROBE_TIMEOUT_S,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    if result.ok:
+        return None
+    if result.timed_out:
+        return f"{bwrap} did not start a sandbox within {_PROBE_TIMEOUT_S:g} s"
+    lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+    detail = lines[-1][:300] if lines else f"exit {result.returncode}"
+    return f"{bwrap} cannot make a sandbox here ({detail})"

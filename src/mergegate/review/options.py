@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.agents.base import AgentRequest, Backend
 from mergegate.agents.registry import backend_from_config
+from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.config import DEFAULT_AGENTS, DEFAULT_REVIEW, Config, state_dir
 from mergegate.errors import UsageError
 from mergegate.review.policy import GatePolicy
@@ -51,6 +52,9 @@ class ReviewOptions(BaseModel):
     stall_timeout_s: float = Field(_A.default_stall_timeout_s, gt=0)
     kill_grace_s: float = Field(_A.kill_grace_s, ge=0)
     max_output_bytes: int = Field(_A.max_output_bytes, ge=0)
+    sandbox: SandboxPolicy | None = None
+    """The sandbox the run's agents were put in, as recorded in its summary (`mergegate
+    review` and the run engine set it); None: the caller gave the agents as they are."""
 
     @classmethod
     def from_config(

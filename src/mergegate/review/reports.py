@@ -271,6 +271,8 @@ def summary_lines(outcome: ReviewOutcome) -> list[str]:
             f"- {role} total: {total.runs} run(s), {total.usage.input_tokens} input and "
             f"{total.usage.output_tokens} output tokens, {round(total.duration_s, 3)} s"
         )
+    if outcome.sandbox:
+        lines.append(f"- sandbox: {_escape_inline(outcome.sandbox)}")
     return lines
 
 

@@ -215,6 +215,9 @@ class ReviewOutcome:
     """Raw reviewer outputs shown to the user when the run is undecidable."""
     usage: dict[str, UsageTotal] = field(default_factory=dict)
     """Totals per role (`reviewer`, `implementer`): runs, tokens, duration."""
+    sandbox: str = ""
+    """The agents' sandbox, for people (`on (bubblewrap)…`, `off (--no-sandbox)…`); empty
+    when the caller gave the agents as they are."""
 
     @property
     def exit_code(self) -> ExitCode:
@@ -244,4 +247,5 @@ class ReviewOutcome:
             "findings": [f.to_dict() for f in self.findings],
             "report_dir": str(self.report_dir),
             "usage": {role: total.to_dict() for role, total in self.usage.items()},
+            "sandbox": self.sandbox,
         }

@@ -130,6 +130,7 @@ def finish_review(ctx: ReviewContext, state: ReviewState, stop: ReviewStop) -> R
         report_dir=ctx.run_dir,
         outputs=stop.outputs,
         usage=state.usage_totals(),
+        sandbox=ctx.options.sandbox.describe() if ctx.options.sandbox is not None else "",
     )
     ctx.writer.write_summary(outcome.to_dict(), summary_lines(outcome))
     ctx.emit(

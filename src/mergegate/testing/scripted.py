@@ -26,6 +26,8 @@ ScriptedReply = str | AgentResult | Callable[[AgentRequest], "str | AgentResult"
 class ScriptedBackend:
     """Replays `replies` in order; running past the end is an `error` result, never a hang."""
 
+    starts_processes = False
+    """Replies are values: no process runs."""
     capabilities = BackendCapabilities(
         resume=True, read_only=True, usage=False, cost=False, sessions=True
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 from mergegate.agents.base import Backend
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan
+from mergegate.processes import Sandbox
 from mergegate.verify._advice import next_step
 from mergegate.verify._criteria import coverage_note, derive_checks, find_phase, fingerprint
 from mergegate.verify._environment import find_environment
@@ -77,6 +78,9 @@ class VerifyOptions:
     env_cmd: str | None = None
     """`--env-cmd PREFIX`: run every command as `PREFIX COMMAND` in the project's environment
     (default: the environment found in the tree; see `mergegate.verify._environment`)."""
+    sandbox: Sandbox | None = None
+    """The sandbox plan commands run in (the tree read-write, see `mergegate.agents.sandbox`);
+    None: none (`--no-sandbox`, or a library caller's choice)."""
     base: str | None = None
     """Git revision the phase started from: `BASE..HEAD` is the diff the verifier sees."""
     verifier_timeout_s: float = 1800.0
@@ -146,6 +150,7 @@ def verify_phase(
         output_bytes=opts.output_bytes,
         pass_env=opts.pass_env,
         environment=environment,
+        sandbox=opts.sandbox,
     )
     program = {item.criterion.id: _run_checks(item, tree, runner, opts) for item in items}
     items, dropped = _without_empty_scan(items, program)

@@ -5,6 +5,8 @@ The plan is input, not authority: its commands are code someone else wrote. They
 `PATH`, `HOME`, locale, temp and toolchain-location variables, `CI=true` (test runners stay
 non-interactive) and `NO_COLOR=1`, plus the names the user passes through explicitly
 (`verify.pass_env`); never API keys, tokens or anything else of the caller's environment.
+With a sandbox (`mergegate verify` and `run` give one unless `--no-sandbox`) they see only
+the tree they check, read-write, and the system's programs.
 This module is the only one in `mergegate.verify` that starts processes.
 """
 
@@ -16,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mergegate.processes import Limits, StopReason, child_environment, supervise
+from mergegate.processes import Limits, Sandbox, StopReason, child_environment, supervise
 from mergegate.verify._environment import ProjectEnvironment, not_ready
 from mergegate.verify._model import CheckKind, CheckSpec, Evidence, Outcome
 
@@ -79,6 +81,8 @@ class CommandRunner:
     pass_env: tuple[str, ...] = ()
     environment: ProjectEnvironment = field(default_factory=ProjectEnvironment)
     """The project's own environment (`find_environment`): prefix, PATH, offline switches."""
+    sandbox: Sandbox | None = None
+    """Where every command runs (None: without a sandbox)."""
 
     def __post_init__(self) -> None:
         self._done: dict[tuple[tuple[str, ...], int], Evidence] = {}
@@ -124,6 +128,7 @@ class CommandRunner:
             env=self._env(),
             limits=limits,
             log_prefix="command",
+            sandbox=self.sandbox,
         )
         excerpt = _excerpt(outcome.stdout_tail, outcome.stderr_tail)
         verdict, detail = _judge(outcome.reason, outcome.returncode, spec, timeout)
