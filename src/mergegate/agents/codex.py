@@ -7,6 +7,9 @@ end the run as `missing` (Codex never gives up on an unreachable endpoint by its
 `turn.completed.usage` is cumulative over the thread, so a resumed run reports the delta
 against the total this backend instance saw for the thread (a warning says when it cannot).
 Reviewers run with `--sandbox read-only`. Options go before `resume` (they are inherited).
+A request with an `answer_schema` adds `--output-schema FILE` (the schema's strict subset, written
+to the attempt directory): Codex sends it as the Responses API's `text.format` (`strict: true`),
+and the last `agent_message` is the answer.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from mergegate.agents._cli import (
     parse_event,
     positional,
 )
-from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
+from mergegate.agents.answers import strict_schema
+from mergegate.agents.base import (
+    AgentRequest,
+    AnswerMechanism,
+    BackendCapabilities,
+    StructuredAnswer,
+    Usage,
+)
 from mergegate.errors import UsageError
 from mergegate.processes import ProcessOutcome, Stream
 
@@ -227,12 +237,16 @@ class CodexBackend(CliBackend):
         return env
 
     def build_args(self, request: AgentRequest, ctx: RunContext) -> list[str]:
-        del ctx
         args = ["exec", "--json", "--skip-git-repo-check", *self._overrides]
         model = self.model_for(request)
         if model:
             args += ["-m", model]
         args += ["--sandbox", "read-only" if request.read_only else self.sandbox]
+        if request.answer_schema is not None:
+            path = ctx.attempt_dir / "answer-schema.json"
+            schema = strict_schema(request.answer_schema.schema_object())
+            path.write_text(json.dumps(schema, ensure_ascii=False, indent=1), encoding="utf-8")
+            args += ["--output-schema", str(path)]
         if request.resume_session_id:
             args += ["resume", request.resume_session_id]
         args.append(positional(request.prompt))
@@ -243,7 +257,12 @@ class CodexBackend(CliBackend):
         return CodexParser(ctx, self.max_reconnects)
 
     def finalize(self, request: AgentRequest, parsed: ParsedRun) -> ParsedRun:
-        """Turn the thread's cumulative usage into this run's usage."""
+        """Turn the thread's cumulative usage into this run's usage; the last message is the
+        answer an `--output-schema` asked for."""
+        if request.answer_schema is not None:
+            parsed.answer = StructuredAnswer(
+                via=AnswerMechanism.CODEX_OUTPUT_SCHEMA, text=parsed.text
+            )
         thread = parsed.session_id
         if not parsed.terminal or not parsed.ok or thread is None:
             return parsed

@@ -13,6 +13,9 @@ grammar support on:
 
 - `response_format={"type": "verdict"}` (optionally with `"review_id"`) forces the review shape
   ending in the exact `Ready to merge? Yes|No|With fixes` line (and mergegate's JSON trailer);
+- a request with an `answer_schema` gets a grammar generated from the schema (after the edit
+  blocks, for an implementer): the verdict object, the `agent-result`, the verifier's
+  judgements, each list bounded by `review_findings`;
 - an implementer request without a `response_format` gets the whole-file edit grammar, since
   a 0.5B model does not follow the protocol reliably from instructions alone; when the model
   starts its blocks over, the first block of each file is its answer (`parse_until_repeat`).
@@ -230,6 +233,7 @@ class LocalBackend:
             trust_env=False,
             name=self.name,
             repeat_ends_edits=True,
+            answer_items=self.review_findings,
         )
         request = self._constrained(request)
         too_long = _context_problem(server, request.prompt, self.max_tokens)
@@ -241,6 +245,8 @@ class LocalBackend:
     def _constrained(self, request: AgentRequest) -> AgentRequest:
         """The request with the output constraints this small model needs."""
         fmt = request.response_format
+        if request.answer_schema is not None:
+            return request  # the answer's grammar (edits first, for an implementer)
         if self.constrain_edits and not request.read_only and fmt is None:
             fmt = {"type": "file_edits"}
         elif fmt is not None and fmt.get("type") == "verdict" and "max_findings" not in fmt:

@@ -26,10 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._json import DECODER, DuplicateKeyError, NumberRangeError
-from mergegate.verdicts._model import Severity
+from mergegate.verdicts._model import Finding, Severity, Verdict
 
 __all__ = [
     "MAX_OBJECT_BYTES",
+    "OBJECT_DIALECT",
     "SEVERITY_RANK",
     "MalformedObjectError",
     "MalformedReason",
@@ -298,17 +299,48 @@ class ObjectDecision:
     def approved(self) -> bool:
         return self.decision is Decision.APPROVE
 
+    def verdict(self) -> Verdict:
+        """The decision as the package's `Verdict` (dialect `verdict-object`), its findings
+        with ids derived from their content like every other finding's."""
+        findings = tuple(_finding(f) for f in self.obj.findings) if self.obj else ()
+        return Verdict(
+            decision=self.decision,
+            dialect=OBJECT_DIALECT,
+            reasons=(self.reason,),
+            findings=findings,
+        )
+
+
+OBJECT_DIALECT = "verdict-object"
+"""The `Verdict.dialect` of a decision made from a verdict object."""
+
+
+def _finding(f: VerdictFinding) -> Finding:
+    return Finding.make(
+        f.severity,
+        f.title,
+        file=f.file,
+        line=f.line,
+        detail=f.detail,
+        ref=f.id,
+        suggestion=f.suggestion,
+        requirement=f.requirement,
+    )
+
 
 def decide_object(data: bytes | str, request: VerdictRequest) -> ObjectDecision:
     """The decision for a reviewer's final answer: `approve` only by `approves`.
 
-    Malformed answers, and objects for another review or scope, are `malformed` (ask again);
-    `reject` is `reject`; everything else that is not approved is `fixes`.
+    An empty answer is `empty`; other malformed answers, and objects for another review or
+    scope, are `malformed` (ask again); `reject` is `reject`; everything else that is not
+    approved is `fixes`.
     """
     try:
         obj = read_verdict_object(data)
     except MalformedObjectError as exc:
-        return ObjectDecision(Decision.MALFORMED, exc.detail, malformed=exc.reason)
+        empty = exc.reason is MalformedReason.EMPTY
+        decision = Decision.EMPTY if empty else Decision.MALFORMED
+        return ObjectDecision(decision, exc.detail, malformed=exc.reason)
     if approves(obj, request):
         return ObjectDecision(Decision.APPROVE, "the verdict object approves", obj)
     return ObjectDecision(*_refusal(obj, request), obj)

@@ -1,9 +1,11 @@
 """The verifier agent: one read-only call per phase for what no program can check.
 
 It gets the criteria that need judgement (with the program evidence gathered so far), the
-phase's diff and a fresh nonce, and must end with a `verifier-verdict` JSON trailer carrying
-that nonce and one answer per criterion. The trailer is parsed by `mergegate.handoff.extract`
-(strict: duplicate keys, truncation, a wrong nonce, a missing or extra criterion all fail).
+phase's diff and a fresh nonce, and answers with one `verifier-verdict` object carrying that
+nonce and one answer per criterion — asked for as a typed answer (`AgentRequest.answer_schema`:
+the backend's strongest mechanism; the nonce and the criterion ids pinned in the schema). The
+answer must be the object alone, read by `mergegate.handoff.extract` (strict: duplicate keys,
+truncation, text beside it, a wrong nonce, a missing or extra criterion all fail).
 A malformed answer is retried once, in the same session when the backend has sessions, with
 the exact problem fed back; after that the criteria stay unverified. An agent run that fails
 (timeout, crash, a write in a read-only run) is not retried.
@@ -12,6 +14,7 @@ the exact problem fed back; after that the criteria stay unverified. An agent ru
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,14 +23,14 @@ from pathlib import Path
 from string import Template
 from typing import Any, Literal
 
-from mergegate.agents.base import AgentRequest, AgentResult, Backend
+from mergegate.agents.answers import answer_schema
+from mergegate.agents.base import AgentRequest, AgentResult, AnswerSchema, Backend
 from mergegate.handoff import VerifierJudgement, VerifierVerdictPayload, extract
-from mergegate.handoff import default_registry as handoff_schemas
 
 __all__ = ["AgentAttempt", "AgentJudging", "Question", "ask_verifier", "new_verification_id"]
 
 TEMPLATE = "verifier"
-TEMPLATE_VERSION = 1
+TEMPLATE_VERSION = 2
 RETRY_TEMPLATE = "verifier-retry"
 MAX_DIFF_CHARS = 200_000
 _MAX_TEXT = 4000
@@ -117,9 +120,15 @@ def render_prompt(
     )
 
 
-def _response_format() -> dict[str, Any]:
-    schema = handoff_schemas().get("verifier-verdict").json_schema()
-    return {"type": "json_schema", "json_schema": {"name": "verifier_verdict", "schema": schema}}
+def _answer_schema(nonce: str, ids: Sequence[str]) -> AnswerSchema:
+    """The `verifier-verdict` as a typed answer: the nonce pinned, one judgement per criterion
+    id asked about (a grammar then writes exactly those ids)."""
+    pinned = answer_schema("verifier-verdict", VerifierVerdictPayload, {"verification_id": nonce})
+    schema = pinned.schema_object()
+    schema["properties"]["criteria"].update(minItems=len(ids), maxItems=len(ids))
+    judgement = schema["$defs"]["VerifierJudgement"]["properties"]
+    judgement["id"] = {"type": "string", "enum": list(ids)}
+    return pinned.model_copy(update={"json_schema": json.dumps(schema, ensure_ascii=False)})
 
 
 def ask_verifier(
@@ -155,7 +164,7 @@ def ask_verifier(
             env={"MERGEGATE_REVIEW_ID": nonce, "MERGEGATE_VERIFICATION_ID": nonce},
             resume_session_id=session,
             attempt_dir=attempt_dir / f"a{number}" if attempt_dir else None,
-            response_format=_response_format(),
+            answer_schema=_answer_schema(nonce, ids),
         )
         result = backend.run(request)
         agent = result.model_dump(mode="json", exclude={"text"})
@@ -164,9 +173,10 @@ def ask_verifier(
             attempts.append(AgentAttempt(number, prompt, result.text, why, agent))
             return _judging("agent_failed", nonce, {}, attempts, why)
         parsed = extract(
-            result.text,
+            result.reply,
             "verifier-verdict",
             context={"verification_id": nonce, "criteria": ids},
+            alone=True,
         )
         if parsed.ok:
             value: VerifierVerdictPayload = parsed.value
