@@ -132,7 +132,7 @@ def _free_form(node: Mapping[str, Any]) -> bool:
 # ------------------------------------------------------------------ the grammar
 
 
-_STRING_CHAR = r'char     ::= [^"\\\x00-\x1f] | "\\" ["\\/]' + "\n"
+_STRING_CHAR = r'char     ::= [^"\\\x00-\x1f\u2028\u2029] | "\\" ["\\/]' + "\n"
 
 
 def answer_grammar(
