@@ -154,7 +154,7 @@ def test_the_verifier_agent_judges_prose_criteria(repo: Path, tmp_path: Path) ->
         "nonce = os.environ['MERGEGATE_VERIFICATION_ID']\n"
         "answer = {'verification_id': nonce, 'criteria': [\n"
         "  {'id': 'sc-1', 'result': 'pass', 'evidence': 'read it'}]}\n"
-        "print('```json\\n' + json.dumps(answer) + '\\n```')\n"
+        "print(json.dumps(answer))\n"  # the answer is the object alone
     )
     import sys
 

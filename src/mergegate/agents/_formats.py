@@ -166,7 +166,12 @@ def body_constraints(
 
 
 def answer_constraints(
-    schema: AnswerSchema, *, edits: bool, supports_grammar: bool, max_items: int = 3
+    schema: AnswerSchema,
+    *,
+    edits: bool,
+    supports_grammar: bool,
+    max_items: int = 3,
+    max_string: int = 160,
 ) -> tuple[dict[str, Any], AnswerMechanism]:
     """Body fields that make the reply one object of `schema`, and the mechanism they use.
 
@@ -176,7 +181,7 @@ def answer_constraints(
     as a final message."""
     full = schema.schema_object()
     if supports_grammar:
-        rules = answer_grammar(full, root="answer", max_items=max_items)
+        rules = answer_grammar(full, root="answer", max_items=max_items, max_string=max_string)
         head = "root    ::= block{1,8} answer\n" if edits else "root    ::= answer\n"
         body = FILE_EDITS_GRAMMAR.split("\n", 1)[1] if edits else ""
         return {"grammar": head + body + rules}, AnswerMechanism.GRAMMAR

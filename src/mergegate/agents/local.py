@@ -197,12 +197,14 @@ class LocalBackend:
         state_dir: Path | None = None,
         constrain_edits: bool = True,
         review_findings: int = 3,
+        answer_chars: int = 100,
     ) -> None:
         """`model` is a key of `MODELS`; `cache_dir` overrides the model cache;
         `constrain_edits` applies the edit grammar to implementer requests without a format;
         `review_findings` is the `max_findings` of a verdict format that does not set one (a
         small model repeats itself: 3 findings keep a review under ~500 tokens, so within
-        `max_tokens`, and its wall time about halved against the grammar's default of 6)."""
+        `max_tokens`, and its wall time about halved against the grammar's default of 6);
+        `answer_chars` bounds each string of a typed answer (a summary, a finding's detail)."""
         self.settings = ServerSettings(
             model=model, n_ctx=n_ctx, threads=threads, cache_dir=cache_dir
         )
@@ -212,6 +214,7 @@ class LocalBackend:
         self.state_dir = state_dir
         self.constrain_edits = constrain_edits
         self.review_findings = review_findings
+        self.answer_chars = answer_chars
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Start (or reuse) the server, then run the request against it."""
@@ -234,6 +237,7 @@ class LocalBackend:
             name=self.name,
             repeat_ends_edits=True,
             answer_items=self.review_findings,
+            answer_chars=self.answer_chars,
         )
         request = self._constrained(request)
         too_long = _context_problem(server, request.prompt, self.max_tokens)

@@ -103,6 +103,7 @@ class OpenAIBackend:
         name: str = "openai",
         repeat_ends_edits: bool = False,
         answer_items: int = 3,
+        answer_chars: int = 160,
     ) -> None:
         """`transport` replaces the network (e.g. `httpx.MockTransport` in tests);
         `supports_grammar` says the server accepts llama.cpp's `grammar` field;
@@ -110,8 +111,8 @@ class OpenAIBackend:
         `trust_env=False` ignores proxy variables (for a loopback server);
         `repeat_ends_edits` takes an implementer's answer up to the first block that repeats a
         file (`edits.parse_until_repeat`, for small models that start over) instead of failing;
-        `answer_items` bounds each list of a typed answer under a grammar (a small model
-        repeats itself)."""
+        `answer_items` and `answer_chars` bound each list and string of a typed answer under a
+        grammar (a small model repeats itself, and every token costs)."""
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
@@ -125,6 +126,7 @@ class OpenAIBackend:
         self.name = name
         self.repeat_ends_edits = repeat_ends_edits
         self.answer_items = answer_items
+        self.answer_chars = answer_chars
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Send the prompt (continuing a session if asked) and normalize the answer."""
@@ -194,6 +196,7 @@ class OpenAIBackend:
                     edits=not request.read_only,
                     supports_grammar=self.supports_grammar,
                     max_items=self.answer_items,
+                    max_string=self.answer_chars,
                 )
             except ValueError as exc:
                 raise _RunFailure(RunStatus.ERROR, f"invalid answer schema: {exc}") from exc

@@ -271,8 +271,7 @@ def collect_agent_result(
         ]
     head = runs[0]
     assert head is not None
-    alone = request.answer_schema is not None
-    collection = _without_retries(head, task_id, backend.name, alone=alone)
+    collection = _without_retries(head, task_id, backend.name)
     if collection is None:
         collection = _with_retries(
             _Retry(
@@ -332,13 +331,13 @@ def _first_run(
     return first
 
 
-def _without_retries(
-    head: AgentResult, task_id: str, backend: str, *, alone: bool
-) -> ResultCollection | None:
-    """The collection when asking again for JSON cannot help (a failed run, a help request)."""
-    extraction = extract(
-        head.reply, "agent-result", context={"task_id": task_id}, strict=False, alone=alone
-    )
+def _without_retries(head: AgentResult, task_id: str, backend: str) -> ResultCollection | None:
+    """The collection when asking again for JSON cannot help (a failed run, a help request).
+
+    Its result is read leniently (the last object, text around it allowed): it only informs
+    the help assessment (a `requested_help` claim against the stream) and is never accepted
+    here; an accepted result always goes through `_with_retries`, strictly."""
+    extraction = extract(head.reply, "agent-result", context={"task_id": task_id}, strict=False)
     payload = extraction.value if extraction.ok else None
     help_ = assess_help(head.signals, payload)
     if head.ok and not help_.requested:
