@@ -181,7 +181,8 @@ def answer_constraints(
     as a final message."""
     full = schema.schema_object()
     if supports_grammar:
-        rules = answer_grammar(full, root="answer", max_items=max_items, max_string=max_string)
+        narrow = schema.grammar_object()
+        rules = answer_grammar(narrow, root="answer", max_items=max_items, max_string=max_string)
         head = "root    ::= block{1,8} answer\n" if edits else "root    ::= answer\n"
         body = FILE_EDITS_GRAMMAR.split("\n", 1)[1] if edits else ""
         return {"grammar": head + body + rules}, AnswerMechanism.GRAMMAR

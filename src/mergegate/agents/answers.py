@@ -18,6 +18,7 @@ strictly whatever the mechanism promised. This module derives what the mechanism
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -149,7 +150,13 @@ def answer_grammar(
     arrays of at most `max_items` items and strings of at most `max_string` characters (or the
     schema's smaller bounds). `ValueError` for a schema it cannot express.
     """
-    strict = strict_schema(schema, keep_bounds=True)
+    variants = schema.get("anyOf")
+    if isinstance(variants, list) and "properties" not in schema:
+        # A root union of object variants (`AnswerSchema.grammar_schema`).
+        strict: dict[str, Any] = {"anyOf": [strict_schema(v, keep_bounds=True) for v in variants]}
+        strict["$defs"] = strict_schema(schema, keep_bounds=True).get("$defs", {})
+    else:
+        strict = strict_schema(schema, keep_bounds=True)
     builder = _Grammar(strict.get("$defs", {}), max_items=max_items, max_string=max_string)
     body = builder.value(strict, root)
     return f"{root} ::= {body}\n" + "".join(builder.rules) + _STRING_CHAR
@@ -164,6 +171,7 @@ class _Grammar:
         self.max_string = max_string
         self.rules: list[str] = []
         self.named: dict[str, str] = {}
+        self.bodies: dict[str, str] = {}
         self.nodes = 0
 
     def value(self, node: Mapping[str, Any], hint: str) -> str:
@@ -218,8 +226,7 @@ class _Grammar:
         return " ".join(parts) + ' "}"'
 
     def _array(self, node: Mapping[str, Any], hint: str) -> str:
-        item_rule = _rule_name(f"{hint}-item")
-        self.rules.append(f"{item_rule} ::= {self.value(node.get('items', {}), item_rule)}\n")
+        item_rule = self._rule(_rule_name(f"{hint}-item"), node.get("items", {}))
         least = int(node.get("minItems", 0))
         # The default cap keeps a small model short; a schema that needs more items (one per
         # criterion) says so with minItems.
@@ -231,6 +238,20 @@ class _Grammar:
         more = f' (", " {item_rule}){{{max(least - 1, 0)},{most - 1}}}'
         items = f"{item_rule}{more}"
         return f'"[" {items} "]"' if least else f'"[" ({items})? "]"'
+
+    def _rule(self, name: str, node: Mapping[str, Any]) -> str:
+        """A named rule for `node`: the same name and body once, another body a new name."""
+        body = self.value(node, name)
+        for n in itertools.count(1):
+            candidate = name if n == 1 else f"{name}-{n}"
+            known = self.bodies.get(candidate)
+            if known is None:
+                self.bodies[candidate] = body
+                self.rules.append(f"{candidate} ::= {body}\n")
+                return candidate
+            if known == body:
+                return candidate
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _string(self, node: Mapping[str, Any]) -> str:
         most = min(int(node.get("maxLength", self.max_string)), self.max_string)

@@ -115,13 +115,25 @@ class AnswerSchema(_Frozen):
 
     name: str = Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_-]*$")
     json_schema: str = Field(min_length=2)
+    grammar_schema: str | None = None
+    """A narrower schema for a grammar, which can say what a strict API cannot (a root `anyOf`
+    of variants: consistency across keys); every object it allows is one `json_schema` allows.
+    None: the grammar follows `json_schema`."""
 
     def schema_object(self) -> dict[str, Any]:
         """The JSON Schema as a mapping (parsed from `json_schema`)."""
-        value = json.loads(self.json_schema)
-        if not isinstance(value, dict):
-            raise ValueError("an answer schema must be a JSON object")
-        return value
+        return _object(self.json_schema)
+
+    def grammar_object(self) -> dict[str, Any]:
+        """The schema a grammar is generated from (`grammar_schema`, else `json_schema`)."""
+        return _object(self.grammar_schema or self.json_schema)
+
+
+def _object(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("an answer schema must be a JSON object")
+    return value
 
 
 class StructuredAnswer(_Frozen):

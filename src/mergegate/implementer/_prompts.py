@@ -107,8 +107,20 @@ def result_schema(task_id: str) -> AnswerSchema:
     """The `agent-result` as a typed answer (`AgentRequest.answer_schema`), its task id
     pinned: each backend makes the implementer's final answer that one object by its
     strongest mechanism (Claude Code `--json-schema`, Codex `--output-schema`, the local
-    model's grammar after its edit blocks, else the final message alone)."""
-    return answer_schema("agent-result", AgentResultPayload, {"task_id": task_id})
+    model's grammar after its edit blocks, else the final message alone).
+
+    A grammar also gets the result's consistency (`check_agent_result`) as two variants: a
+    success that completed normally and lists no error, or no success."""
+    schema = answer_schema("agent-result", AgentResultPayload, {"task_id": task_id})
+    full = schema.schema_object()
+    props = full["properties"]
+    done = {**full, "properties": {**props, "success": {"enum": [True]}}}
+    done["properties"]["completed_normally"] = {"enum": [True]}
+    done["properties"]["errors"] = {**props["errors"], "maxItems": 0}
+    not_done = {**full, "properties": {**props, "success": {"enum": [False]}}}
+    variants = [{k: v for k, v in variant.items() if k != "$defs"} for variant in (done, not_done)]
+    narrow = {"anyOf": variants, "$defs": full.get("$defs", {})}
+    return schema.model_copy(update={"grammar_schema": json.dumps(narrow)})
 
 
 def implementer_prompt(*, task_id: str, spec: str, files: str = "None listed.") -> RenderedPrompt:
