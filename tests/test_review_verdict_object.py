@@ -157,7 +157,7 @@ def test_findings_of_the_object_reach_the_fix_prompt(repo: Path, tmp_path: Path)
 def test_a_bad_scope_option_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["review", "--repo", str(repo), "--scope", " spaced "])
     assert result.exit_code == 2
-    assert "--scope" in result.output
+    assert "--scope must be 1-200 printable characters" in result.output
 
 
 # ------------------------------------------------------------------ HTTP via the model server
