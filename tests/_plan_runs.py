@@ -13,6 +13,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from _gitrepo import git, write_files
+from _verdict_object import finding, verdict_object
 from mergegate.cli import cli
 from mergegate.plans import Check, Phase, Plan, PlanFormat, Task, Unit
 
@@ -88,21 +89,10 @@ def approve() -> dict[str, Any]:
 def with_fixes(*titles: str) -> dict[str, Any]:
     """A "With fixes" review listing one important finding per title (default: one)."""
     findings = [
-        {
-            "id": f"F-{i}",
-            "severity": "important",
-            "title": t,
-            "file": "x.py",
-            "line": 1,
-            "detail": "do it",
-        }
+        finding(f"F-{i}", title=t, file="x.py", detail="do it")
         for i, t in enumerate(titles or ("Missing test",), start=1)
     ]
-    trailer = {"review_id": "{review_id}", "verdict": "request_changes", "findings": findings}
-    bullets = "".join(f"- {t}\n" for t in titles or ("Missing test",))
-    verdict = "Ready to merge? With fixes"
-    text = f"### Important\n{bullets}\n{verdict}\n\n```json\n{json.dumps(trailer)}\n```\n"
-    return {"text": text}
+    return {"text": verdict_object("request_changes", findings)}
 
 
 def agent(tmp_path: Path, name: str, script: dict[str, Any] | None = None) -> str:

@@ -16,6 +16,7 @@ import pytest
 
 from _action import ROOT, ActionRun, load_action, run_action
 from _gitrepo import git
+from _verdict_object import finding, verdict_object
 
 BIN = Path(sys.executable).parent
 FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
@@ -28,13 +29,8 @@ def verdict_text(verdict: str, title: str = "Missing test") -> str:
     line = {"approve": "Yes", "request_changes": "With fixes"}.get(verdict)
     if line is None:
         return "The code looks fine to me."  # no verdict: malformed
-    findings = (
-        []
-        if verdict == "approve"
-        else [{"severity": "important", "title": title, "file": "app.py", "line": 1}]
-    )
-    trailer = {"review_id": "{review_id}", "verdict": verdict, "findings": findings}
-    return f"Ready to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
+    findings = [] if verdict == "approve" else [finding("F-1", title=title)]
+    return verdict_object(verdict, findings)
 
 
 def reviewer(tmp_path: Path, verdict: str, title: str = "Missing test") -> str:

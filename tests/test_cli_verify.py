@@ -207,7 +207,7 @@ def test_a_verifier_command_answers_for_prose(repo: Path, tmp_path: Path) -> Non
         ],
     }
     script = tmp_path / "agent.json"
-    script.write_text(json.dumps([{"text": "```json\n" + json.dumps(trailer) + "\n```"}]))
+    script.write_text(json.dumps([{"text": json.dumps(trailer)}]))  # the object alone
     cmd = f"{sys.executable} {FAKE} {script} {tmp_path / 'agent-state'}"
     plan = write_plan(tmp_path, phase("1", "src/app/core.py", success=("It looks right",)))
     code, data = as_json(repo, tmp_path, plan, "--verifier-cmd", cmd, "--base", "HEAD~1")

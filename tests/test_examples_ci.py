@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from _action import load_action, run_action
+from _verdict_object import finding, verdict_object
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / "examples" / "ci" / "github-actions.yml"
@@ -30,14 +31,8 @@ pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash
 
 
 def verdict_text(verdict: str) -> str:
-    line = {"approve": "Yes", "request_changes": "With fixes"}[verdict]
-    findings = (
-        []
-        if verdict == "approve"
-        else [{"severity": "important", "title": "Missing test", "file": "app.py", "line": 1}]
-    )
-    trailer = {"review_id": "{review_id}", "verdict": verdict, "findings": findings}
-    return f"Ready to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
+    findings = [] if verdict == "approve" else [finding("F-1", title="Missing test")]
+    return verdict_object(verdict, findings)
 
 
 def reviewer(tmp_path: Path, name: str, verdict: str) -> str:

@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from _gitrepo import change_repo
+from _verdict_object import finding as object_finding
+from _verdict_object import verdict_object
 from mergegate.cli import cli
 from mergegate.events import (
     AgentAttempt,
@@ -388,11 +390,7 @@ def _agent(tmp_path: Path, name: str, steps: list[dict[str, Any]]) -> str:
 
 
 def _trailer(verdict: str, findings: list[dict[str, Any]]) -> str:
-    return (
-        "```json\n"
-        + json.dumps({"review_id": "{review_id}", "verdict": verdict, "findings": findings})
-        + "\n```\n"
-    )
+    return verdict_object(verdict, findings)
 
 
 def test_metrics_from_a_real_review_runs_records(tmp_path: Path) -> None:
@@ -401,20 +399,14 @@ def test_metrics_from_a_real_review_runs_records(tmp_path: Path) -> None:
     repo = change_repo(
         tmp_path / "repo", {"app.py": add}, {"app.py": add + "\ndef sub(a, b):\n    return a - b\n"}
     )
-    finding = {
-        "id": "F-1",
-        "severity": "important",
-        "title": "No test for sub",
-        "file": "app.py",
-        "line": 3,
-    }
+    finding = object_finding("F-1", title="No test for sub", line=3)
     reviewer = _agent(
         tmp_path,
         "rv",
         [
             {"text": "Looks fine to me."},
-            {"text": "Ready to merge? With fixes\n\n" + _trailer("request_changes", [finding])},
-            {"text": "Ready to merge? Yes\n\n" + _trailer("approve", [])},
+            {"text": _trailer("request_changes", [finding])},
+            {"text": _trailer("approve", [])},
         ],
     )
     implementer = _agent(tmp_path, "impl", [{"text": "added", "write": {"app.py": add + "# t\n"}}])
@@ -454,7 +446,10 @@ def test_metrics_from_a_real_review_runs_records(tmp_path: Path) -> None:
     assert m.tasks == 1
     assert m.runs[0].status == "approved"
     verdicts = [e for e in events if isinstance(e, VerdictEvent)]
-    assert [v.dialect for v in verdicts][1:] == ["json", "json"]
+    assert [v.dialect for v in verdicts][1:] == ["verdict-object", "verdict-object"]
+    assert [v.answer_via for v in verdicts] == ["final_message"] * 3  # a command reviewer
+    assert [v.confidence for v in verdicts] == [None, 0.9, 0.9]
+    assert verdicts[2].summary == "reviewed the change"
     assert verdicts[1].findings[0].title == "No test for sub"
     assert verdicts[1].findings[0].status == "open"
     attempts = [e for e in events if isinstance(e, AgentAttempt)]

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from _gitrepo import git
+from _verdict_object import finding, verdict_object
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
@@ -43,10 +44,8 @@ def declared() -> dict[str, dict[str, Any]]:
 
 
 def reviewer(tmp_path: Path, verdict: str) -> str:
-    line = {"approve": "Yes", "request_changes": "With fixes"}[verdict]
-    findings = [] if verdict == "approve" else [{"severity": "important", "title": "Missing test"}]
-    trailer = {"review_id": "{review_id}", "verdict": verdict, "findings": findings}
-    text = f"Ready to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
+    findings = [] if verdict == "approve" else [finding("F-1", title="Missing test")]
+    text = verdict_object(verdict, findings)
     script = tmp_path / f"{verdict}.json"
     script.write_text(json.dumps([{"text": text}]))
     return f"{sys.executable} {FAKE} {script} {tmp_path / (verdict + '-state')}"

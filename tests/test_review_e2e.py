@@ -12,33 +12,24 @@ import pytest
 from click.testing import CliRunner
 
 from _gitrepo import change_repo, git
+from _verdict_object import finding, verdict_object
 from mergegate.cli import cli
 
 FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
 
 
 def approve(findings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    trailer = {"review_id": "{review_id}", "verdict": "approve", "findings": findings or []}
-    return {
-        "text": "No issues.\n\nReady to merge? Yes\n\n```json\n" + json.dumps(trailer) + "\n```\n"
-    }
+    return {"text": verdict_object("approve", findings or ())}
 
 
-def with_fixes(fid: str = "F-1", title: str = "Missing test for empty input") -> dict[str, Any]:
-    finding = {
-        "id": fid,
-        "severity": "important",
-        "title": title,
-        "file": "app.py",
-        "line": 1,
-        "detail": "add a test",
-    }
-    trailer = {"review_id": "{review_id}", "verdict": "request_changes", "findings": [finding]}
-    return {
-        "text": f"### Important\n- {title}\n\nReady to merge? With fixes\n\n```json\n"
-        + json.dumps(trailer)
-        + "\n```\n"
-    }
+def with_fixes(
+    fid: str = "F-1",
+    title: str = "Missing test for empty input",
+    *,
+    file: str = "app.py",
+    verdict: str = "request_changes",
+) -> dict[str, Any]:
+    return {"text": verdict_object(verdict, [finding(fid, title=title, file=file)])}
 
 
 @pytest.fixture
@@ -235,8 +226,7 @@ def deferral(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("deferral")
 def test_full_rereview_does_not_defer_findings_outside_the_fix(repo: Path, tmp_path: Path) -> None:
-    elsewhere = with_fixes("F-9", "Unchecked input elsewhere")
-    elsewhere["text"] = elsewhere["text"].replace('"app.py"', '"other.py"')
+    elsewhere = with_fixes("F-9", "Unchecked input elsewhere", file="other.py")
     start, first_base = git(repo, "rev-parse", "HEAD"), git(repo, "rev-parse", "HEAD~1")
     status_of_new: dict[str, str] = {}
     for mode in ("scoped", "full"):
@@ -283,8 +273,7 @@ def test_rereview_flag_beats_the_config_file(repo: Path, tmp_path: Path) -> None
 def test_a_scoped_rereview_blocked_only_by_deferred_findings_approves(
     repo: Path, tmp_path: Path
 ) -> None:
-    elsewhere = with_fixes("F-9", "Unchecked input elsewhere")
-    elsewhere["text"] = elsewhere["text"].replace('"app.py"', '"other.py"')
+    elsewhere = with_fixes("F-9", "Unchecked input elsewhere", file="other.py")
     reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), elsewhere])
     implementer = agent_cmd(tmp_path, "impl", [{"text": "fixed", "write": {"app.py": "# v2\n"}}])
     fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)
@@ -303,14 +292,13 @@ def test_by_default_an_out_of_scope_with_fixes_blocks_and_goes_to_the_next_fix_r
     repo: Path, tmp_path: Path
 ) -> None:
     """`review.defer_out_of_scope` is off by default: "With fixes" is a no, wherever it points."""
-    two = with_fixes("F-1", "Missing test for empty input")
-    second = {**json.loads(two["text"].split("```json\n")[1].split("\n```")[0])["findings"][0]}
-    second.update(id="F-2", title="Missing test for negatives")
-    trailer = {"review_id": "{review_id}", "verdict": "request_changes"}
-    trailer["findings"] = [{**second, "id": "F-1", "title": "Missing test for empty input"}, second]
-    two["text"] = "Ready to merge? With fixes\n\n```json\n" + json.dumps(trailer) + "\n```\n"
-    elsewhere = with_fixes("F-9", "Unchecked input elsewhere")
-    elsewhere["text"] = elsewhere["text"].replace('"app.py"', '"other.py"')
+    two = {
+        "text": verdict_object(
+            "request_changes",
+            [finding("F-1"), finding("F-2", title="Missing test for negatives")],
+        )
+    }
+    elsewhere = with_fixes("F-9", "Unchecked input elsewhere", file="other.py")
     fixes = [
         {"text": "fixed", "write": {"app.py": "# v2\n"}},
         {"text": "fixed too", "write": {"other.py": "# checked\n"}},
@@ -342,13 +330,7 @@ def test_by_default_an_out_of_scope_with_fixes_blocks_and_goes_to_the_next_fix_r
 
 @pytest.mark.usefixtures("deferral")
 def test_a_rejection_outside_the_fix_still_blocks(repo: Path, tmp_path: Path) -> None:
-    rejected = with_fixes("F-9", "Deletes user data")
-    rejected["text"] = (
-        rejected["text"]
-        .replace('"app.py"', '"other.py"')
-        .replace("request_changes", "reject")
-        .replace("Ready to merge? With fixes", "Ready to merge? No")
-    )
+    rejected = with_fixes("F-9", "Deletes user data", file="other.py", verdict="reject")
     reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), rejected])
     implementer = agent_cmd(tmp_path, "impl", [{"text": "fixed", "write": {"app.py": "# v2\n"}}])
     fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)

@@ -1,15 +1,18 @@
-"""The review loop asks reviewers for the verdict shape (`response_format`), and that shape —
-what the `local` backend's grammar produces — is always a valid verdict for the gate.
+"""The review loop asks every reviewer for the verdict object as a typed answer
+(`AgentRequest.answer_schema`, its review id and scope pinned), each backend turns that into its
+strongest mechanism, and whatever the `local` backend's grammar lets the model write is a valid
+verdict object for the gate.
 
 No model here: the loop runs against the `ScriptedBackend` and an in-memory repository, and the
-grammar's output is generated from the grammar's own rules (see `grammar_shaped`). The real
-model producing that shape is tested in `test_agents_local.py` and `test_review_local.py`.
+grammar's outputs are drawn from the grammar itself (read as a regular expression, `_gbnf`).
+The real model producing them is tested in `test_agents_local.py` and `test_review_local.py`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,28 +21,35 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _gbnf import grammar_regex
+from _verdict_object import finding, pins_of, verdict_object
 from mergegate.agents._cli import RunContext
 from mergegate.agents.aider import AiderBackend
-from mergegate.agents.base import AgentRequest
+from mergegate.agents.answers import answer_grammar, answer_schema, strict_schema
+from mergegate.agents.base import AgentRequest, AnswerMechanism
 from mergegate.agents.claude import ClaudeBackend
 from mergegate.agents.codex import CodexBackend
 from mergegate.agents.command import CommandBackend
 from mergegate.agents.gemini import GeminiBackend
-from mergegate.agents.openai import OpenAIBackend, verdict_grammar
+from mergegate.agents.openai import OpenAIBackend
 from mergegate.agents.opencode import OpenCodeBackend
 from mergegate.agents.signals import HelpDetector
-from mergegate.decisions import Decision
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewStatus
 from mergegate.review._render import render_files
+from mergegate.testing.model_server._structured import _strict_problems as strict_problems
 from mergegate.testing.scripted import ScriptedBackend
-from mergegate.verdicts import parse_verdict
+from mergegate.verdicts import (
+    VerdictObject,
+    VerdictRequest,
+    approves,
+    decide_object,
+    read_verdict_object,
+)
 
-LINES = {"approve": "Yes", "request_changes": "With fixes", "reject": "No"}
-EXPECTED = {
-    "approve": Decision.APPROVE,
-    "request_changes": Decision.FIXES,
-    "reject": Decision.REJECT,
-}
+
+def pins(request: AgentRequest) -> tuple[str, str]:
+    """The nonce and scope the loop pinned in this reviewer attempt's answer schema."""
+    return pins_of(request)
 
 
 def review_id(request: AgentRequest) -> str | None:
@@ -75,27 +85,36 @@ class MemoryRepo:
 
 
 def approving(request: AgentRequest) -> str:
-    trailer = {"review_id": review_id(request), "verdict": "approve", "findings": []}
-    return f"Findings:\n\n```json\n{json.dumps(trailer)}\n```\n\nReady to merge? Yes"
+    rid, scope = pins(request)
+    return verdict_object(review_id=rid, scope=scope)
 
 
-def run_loop(tmp_path: Path, replies: list[Any], spec: str | None = None) -> ScriptedBackend:
+def run_loop(
+    tmp_path: Path, replies: list[Any], spec: str | None = None, scope: str = "change"
+) -> ScriptedBackend:
     reviewer = ScriptedBackend(replies)
-    options = ReviewOptions(base="base", spec=spec)
+    options = ReviewOptions(base="base", spec=spec, scope=scope)
     loop = ReviewLoop(MemoryRepo(tmp_path), reviewer, options, report_root=tmp_path / "reports")
     outcome = loop.run()
     assert outcome.status is ReviewStatus.APPROVED, outcome.message
     return reviewer
 
 
-def test_every_reviewer_request_asks_for_the_verdict_shape_with_its_review_id(
+def test_every_reviewer_request_asks_for_the_verdict_object_with_its_id_and_scope(
     tmp_path: Path,
 ) -> None:
-    reviewer = run_loop(tmp_path, [approving, approving], spec="Add y.")
+    reviewer = run_loop(tmp_path, [approving, approving], spec="Add y.", scope="task-7")
     assert len(reviewer.requests) == 2  # spec stage, then quality stage
     for request in reviewer.requests:
         assert request.read_only
-        assert request.response_format == {"type": "verdict", "review_id": review_id(request)}
+        assert request.response_format is None
+        assert request.answer_schema is not None
+        assert request.answer_schema.name == "verdict"
+        assert pins(request) == (review_id(request), "task-7")
+        assert request.env["MERGEGATE_REVIEW_SCOPE"] == "task-7"
+        assert '"scope": "task-7"' in request.prompt  # the example object names it too
+        schema = request.answer_schema.schema_object()
+        assert set(schema["required"]) == set(VerdictObject.model_fields)
     assert review_id(reviewer.requests[0]) != review_id(reviewer.requests[1])
 
 
@@ -104,17 +123,16 @@ def test_the_retry_after_malformed_output_asks_for_the_new_review_id(tmp_path: P
     first, retry = reviewer.requests
     assert retry.resume_session_id is not None  # same session, the parse error fed back
     assert "could not be used" in retry.prompt
+    assert "text (" in retry.prompt  # the exact validation error: text beside the object
     assert review_id(retry) != review_id(first)
-    assert retry.response_format == {"type": "verdict", "review_id": review_id(retry)}
-    # The format's review id is a valid grammar review id.
-    assert review_id(retry) is not None
-    assert f'\\"review_id\\": \\"{review_id(retry)}\\"' in verdict_grammar(review_id(retry))
+    assert pins(retry) == (review_id(retry), "change")
+    assert f'"review_id": "{review_id(retry)}"' in retry.prompt
 
 
 def with_fixes(request: AgentRequest) -> str:
-    finding = {"severity": "important", "title": "y is not tested", "file": "app.py", "line": 2}
-    trailer = {"review_id": review_id(request), "verdict": "request_changes", "findings": [finding]}
-    return f"Findings:\n- y\n\n```json\n{json.dumps(trailer)}\n```\n\nReady to merge? With fixes"
+    rid, scope = pins(request)
+    found = finding("F1", title="y is not tested", line=2)
+    return verdict_object("request_changes", [found], review_id=rid, scope=scope)
 
 
 def test_the_fix_prompt_carries_the_files_of_the_change(tmp_path: Path) -> None:
@@ -129,16 +147,16 @@ def test_the_fix_prompt_carries_the_files_of_the_change(tmp_path: Path) -> None:
     assert loop.run().status is ReviewStatus.APPROVED
     (request,) = implementer.requests
     assert request.response_format is None  # the implementer's backend picks its own format
+    assert request.answer_schema is None  # a fix round asks for no typed answer
     assert "y is not tested" in request.prompt
     assert "### app.py\n\n```\nx = 1\ny = 2\n```" in request.prompt
     assert repo.commits[0].startswith("mergegate: fix round 1")
 
 
-# ------------------------------------------------------------------ every backend tolerates it
+# ------------------------------------------------------------------ each backend's mechanism
 
-CLI_BACKENDS = [
-    ClaudeBackend,
-    CodexBackend,
+SCHEMA = answer_schema("verdict", VerdictObject, {"review_id": "mg-1", "scope": "t1"})
+PLAIN_BACKENDS = [
     GeminiBackend,
     OpenCodeBackend,
     AiderBackend,
@@ -146,22 +164,54 @@ CLI_BACKENDS = [
 ]
 
 
-@pytest.mark.parametrize("make", CLI_BACKENDS)
-def test_cli_backends_ignore_the_format(make: Any, tmp_path: Path) -> None:
-    backend = make()
-    plain = AgentRequest(
-        prompt="review", cwd=tmp_path, read_only=True, env={"MERGEGATE_REVIEW_ID": "mg-1"}
+def _argv(backend: Any, tmp_path: Path, *, schema: bool) -> list[str]:
+    request = AgentRequest(
+        prompt="review",
+        cwd=tmp_path,
+        read_only=True,
+        answer_schema=SCHEMA if schema else None,
     )
-    shaped = plain.model_copy(update={"response_format": {"type": "verdict", "review_id": "mg-1"}})
     ctx = RunContext(tmp_path, tmp_path / "prompt.txt", None, lambda s: None, HelpDetector())
-    assert backend.build_args(shaped, ctx) == backend.build_args(plain, ctx)
-    assert backend.run_env(shaped, ctx) == backend.run_env(plain, ctx)
+    args: list[str] = backend.build_args(request, ctx)
+    return args
+
+
+def test_claude_asks_with_json_schema_and_streams_the_raw_answer(tmp_path: Path) -> None:
+    args = _argv(ClaudeBackend(), tmp_path, schema=True)
+    schema = args[args.index("--json-schema") + 1]
+    assert json.loads(schema) == SCHEMA.schema_object()  # the full schema, pins included
+    assert "--include-partial-messages" in args
+    assert "--json-schema" not in _argv(ClaudeBackend(), tmp_path, schema=False)
+
+
+def test_codex_asks_with_output_schema_in_the_strict_subset(tmp_path: Path) -> None:
+    args = _argv(CodexBackend(), tmp_path, schema=True)
+    path = Path(args[args.index("--output-schema") + 1])
+    written = json.loads(path.read_text())
+    assert written == strict_schema(SCHEMA.schema_object())
+    assert list(strict_problems(written)) == []  # what a strict API accepts
+    assert written["properties"]["review_id"]["enum"] == ["mg-1"]
+    assert "--output-schema" not in _argv(CodexBackend(), tmp_path, schema=False)
+
+
+@pytest.mark.parametrize("make", PLAIN_BACKENDS)
+def test_backends_without_a_mechanism_keep_their_arguments(make: Any, tmp_path: Path) -> None:
+    backend = make()
+    assert _argv(backend, tmp_path, schema=True) == _argv(backend, tmp_path, schema=False)
+
+
+def test_a_command_agent_is_told_where_the_schema_is(tmp_path: Path) -> None:
+    backend = CommandBackend(cmd="agent")
+    request = AgentRequest(prompt="review", cwd=tmp_path, read_only=True, answer_schema=SCHEMA)
+    ctx = RunContext(tmp_path, tmp_path / "prompt.txt", None, lambda s: None, HelpDetector())
+    env = backend.run_env(request, ctx)
+    assert json.loads(Path(env["MERGEGATE_ANSWER_SCHEMA"]).read_text()) == SCHEMA.schema_object()
 
 
 def _openai(tmp_path: Path, seen: list[dict[str, Any]], *, grammar: bool) -> OpenAIBackend:
     def endpoint(request: httpx.Request) -> httpx.Response:
         seen.append(json.loads(request.content))
-        message = {"role": "assistant", "content": "Ready to merge? Yes"}
+        message = {"role": "assistant", "content": "{}"}
         return httpx.Response(200, json={"choices": [{"message": message}]})
 
     return OpenAIBackend(
@@ -173,128 +223,73 @@ def _openai(tmp_path: Path, seen: list[dict[str, Any]], *, grammar: bool) -> Ope
     )
 
 
-def test_openai_with_a_grammar_server_sends_the_verdict_grammar(tmp_path: Path) -> None:
+def test_openai_with_a_grammar_server_sends_the_answer_grammar(tmp_path: Path) -> None:
     seen: list[dict[str, Any]] = []
-    request = AgentRequest(
-        prompt="review",
-        cwd=tmp_path,
-        read_only=True,
-        response_format={"type": "verdict", "review_id": "mg-1"},
-    )
+    request = AgentRequest(prompt="review", cwd=tmp_path, read_only=True, answer_schema=SCHEMA)
     result = _openai(tmp_path, seen, grammar=True).run(request)
     assert result.ok
-    assert seen[0]["grammar"] == verdict_grammar("mg-1")
-    assert result.warnings == ()
-
-
-def test_openai_without_grammar_runs_and_says_the_shape_was_not_enforced(tmp_path: Path) -> None:
-    seen: list[dict[str, Any]] = []
-    request = AgentRequest(
-        prompt="review",
-        cwd=tmp_path,
-        read_only=True,
-        response_format={"type": "verdict", "review_id": "mg-1"},
+    assert seen[0]["grammar"] == "root    ::= answer\n" + answer_grammar(
+        SCHEMA.schema_object(), root="answer"
     )
+    assert "response_format" not in seen[0]
+    assert result.answer is not None
+    assert (result.answer.via, result.answer.text) == (AnswerMechanism.GRAMMAR, "{}")
+
+
+def test_openai_without_grammar_sends_a_strict_response_format(tmp_path: Path) -> None:
+    seen: list[dict[str, Any]] = []
+    request = AgentRequest(prompt="review", cwd=tmp_path, read_only=True, answer_schema=SCHEMA)
     result = _openai(tmp_path, seen, grammar=False).run(request)
     assert result.ok
     assert "grammar" not in seen[0]
-    assert "response_format" not in seen[0]
-    assert any("not enforced" in w for w in result.warnings)
+    wire = seen[0]["response_format"]
+    assert wire["type"] == "json_schema"
+    assert wire["json_schema"]["strict"] is True
+    assert wire["json_schema"]["schema"] == strict_schema(SCHEMA.schema_object())
+    assert result.answer is not None
+    assert result.answer.via is AnswerMechanism.CHAT_RESPONSE_FORMAT
+    assert result.warnings == ()
 
 
-# ------------------------------------------------------------------ the grammar's output parses
+# ------------------------------------------------------------------ the grammar's outputs
 
-_TEXT = st.text(
-    st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters='"\\'),
-    min_size=1,
-    max_size=120,
-).filter(lambda s: all(ord(c) >= 0x20 for c in s))
-"""The grammar's `text` rule: `[^"\\\x00-\x1f]{1,120}`."""
-
-_LINE = st.text(
-    st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\n"),
-    min_size=5,
-    max_size=200,
-)
-"""The grammar's `finding` rule body: `[^\n]{5,200}`."""
-
-_ITEM = st.fixed_dictionaries(
-    {
-        "id": st.integers(1, 9).map(lambda n: f"F{n}"),
-        "severity": st.sampled_from(["critical", "important", "minor"]),
-        "title": _TEXT,
-        "file": _TEXT,
-        "line": st.integers(1, 99999),
-    }
-)
+_RID = st.from_regex(r"mg-[0-9a-f]{16}", fullmatch=True)
+_SCOPE = st.from_regex(r"[A-Za-z0-9._/-]{1,40}", fullmatch=True)
 
 
-def grammar_shaped(review_id: str, word: str, lines: list[str], items: list[dict[str, Any]]) -> str:
-    """An answer of the shape `verdict_grammar(review_id)` allows, built rule by rule:
-    `Findings:`, the `- ` lines, a blank line, the fenced trailer, the verdict line."""
-    findings = "[" + ", ".join(_item(i) for i in items) + "]" if items else "[]"
-    return (
-        "Findings:\n"
-        + "".join(f"- {line}\n" for line in lines)
-        + "\n```json\n"
-        + f'{{"review_id": "{review_id}", "verdict": "{word}", "findings": {findings}}}'
-        + f"\n```\n\nReady to merge? {LINES[word]}"
-    )
+def _no_surrogates(text: str) -> bool:
+    # A model writes UTF-8: it cannot produce a lone surrogate, which the regex allows.
+    return not any("\ud800" <= c <= "\udfff" for c in text)
 
 
-def _item(item: dict[str, Any]) -> str:
-    # The grammar's key order and spacing, with the text verbatim (it needs no escaping).
-    return (
-        f'{{"id": "{item["id"]}", "severity": "{item["severity"]}", "title": "{item["title"]}", '
-        f'"file": "{item["file"]}", "line": {item["line"]}}}'
-    )
-
-
-def test_the_generator_follows_the_grammar_literals() -> None:
-    grammar = verdict_grammar("mg-abc", max_findings=2)
-    text = grammar_shaped("mg-abc", "request_changes", ["a finding"], [])
-    head = text.split("```json\n")[0]
-    assert head == "Findings:\n- a finding\n\n"
-    opening = '```json\n{"review_id": "mg-abc", "verdict": "request_changes", "findings": '
-    assert json.dumps(opening) in grammar
-    assert json.dumps("\n```\n\nReady to merge? With fixes") in grammar
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    word=st.sampled_from(sorted(LINES)),
-    items=st.lists(_ITEM, max_size=6),
-    review_id=st.from_regex(r"[A-Za-z0-9._-]{1,64}", fullmatch=True),
-)
-def test_grammar_output_is_the_trailers_verdict(
-    word: str, items: list[dict[str, Any]], review_id: str
+@settings(max_examples=60, deadline=None)
+@given(rid=_RID, scope=_SCOPE, data=st.data())
+def test_whatever_the_grammar_allows_is_a_verdict_object_for_this_review(
+    rid: str, scope: str, data: st.DataObject
 ) -> None:
-    lines = [f"{i['title']} in {i['file']}" for i in items]
-    verdict = parse_verdict(grammar_shaped(review_id, word, lines, items), review_id=review_id)
-    blocking = any(i["severity"] != "minor" for i in items)
-    expected = EXPECTED[word]
-    if expected is Decision.APPROVE and blocking:
-        expected = Decision.FIXES  # an approval that lists blocking findings is not one
-    assert verdict.decision is expected, verdict.reasons
-    assert [f.title for f in verdict.findings] == [i["title"].strip() for i in items]
+    schema = answer_schema("verdict", VerdictObject, {"review_id": rid, "scope": scope})
+    grammar = answer_grammar(schema.schema_object(), max_items=3)
+    text = data.draw(
+        st.from_regex(re.compile(grammar_regex(grammar)), fullmatch=True).filter(_no_surrogates)
+    )
+    obj = read_verdict_object(text)  # never malformed
+    assert (obj.review_id, obj.scope) == (rid, scope)
+    decided = decide_object(text, VerdictRequest(rid, scope))
+    assert decided.approved is approves(obj, VerdictRequest(rid, scope))
 
 
-@settings(max_examples=300, deadline=None)
-@given(word=st.sampled_from(sorted(LINES)), lines=st.lists(_LINE, max_size=6))
-def test_free_finding_lines_never_turn_the_answer_into_an_approval(
-    word: str, lines: list[str]
-) -> None:
-    """Whatever the model writes on its `- ` lines, the trailer decides; at worst the answer
-    is malformed (and retried), never an approval the trailer did not give."""
-    verdict = parse_verdict(grammar_shaped("mg-1", word, lines, []), review_id="mg-1")
-    assert verdict.decision in (EXPECTED[word], Decision.MALFORMED), verdict.reasons
-    if word != "approve":
-        assert verdict.decision is EXPECTED[word], verdict.reasons
-
-
-def test_a_different_review_id_never_approves() -> None:
-    text = grammar_shaped("mg-old", "approve", [], [])
-    assert parse_verdict(text, review_id="mg-new").decision is Decision.MALFORMED
+def test_the_grammar_cannot_write_a_key_twice_or_text_beside_the_object() -> None:
+    grammar = answer_grammar(SCHEMA.schema_object())
+    pattern = re.compile(grammar_regex(grammar))
+    good = verdict_object(review_id="mg-1", scope="t1")
+    assert pattern.fullmatch(good)
+    assert not pattern.fullmatch("Here it is: " + good)
+    assert not pattern.fullmatch(good + "\nThanks")
+    assert not pattern.fullmatch(
+        good.replace('"verdict": "approve"', '"verdict": "reject", "verdict": "approve"')
+    )
+    assert not pattern.fullmatch(good.replace("mg-1", "mg-2"))  # the pinned id
+    assert not pattern.fullmatch(good.replace('"t1"', '"t2"'))  # the pinned scope
 
 
 def test_files_past_the_size_limit_are_named_not_shown() -> None:

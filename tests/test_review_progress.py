@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from _gitrepo import change_repo
+from _verdict_object import finding as object_finding
+from _verdict_object import pins_of, verdict_object
 from mergegate.agents.base import AgentRequest
 from mergegate.cli import cli
 from mergegate.cli._progress import (
@@ -52,14 +54,12 @@ PAYLOADS = ("pwned-title", "/etc/passwd")  # carried inside escape sequences: mu
 
 # ---------------------------------------------------------------- helpers
 def trailer_text(request: AgentRequest, verdict: str, findings: list[dict[str, Any]]) -> str:
-    line = {"approve": "Yes", "request_changes": "With fixes"}[verdict]
-    review_id = request.env["MERGEGATE_REVIEW_ID"]  # the nonce the loop gave this attempt
-    trailer = {"review_id": review_id, "verdict": verdict, "findings": findings}
-    return f"Review.\n\nReady to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
+    review_id, scope = pins_of(request)  # the nonce and scope the loop gave this attempt
+    return verdict_object(verdict, findings, review_id=review_id, scope=scope)
 
 
 def finding(fid: str, title: str, severity: str = "important") -> dict[str, Any]:
-    return {"id": fid, "severity": severity, "title": title, "file": "app.py", "line": 1}
+    return object_finding(fid, severity, title)
 
 
 class MemoryRepo:
@@ -206,8 +206,8 @@ def test_escalation_and_agent_failure_events(tmp_path: Path) -> None:
     assert [e.ok for e in finished] == [False]
 
 
-def test_the_ledger_records_architectural_findings_capped_and_advisory(tmp_path: Path) -> None:
-    arch = finding("A-1", "Architecture: use an event bus", severity="critical")
+def test_the_ledger_records_architectural_findings_as_advisory(tmp_path: Path) -> None:
+    arch = finding("A-1", "Architecture: use an event bus", severity="minor")
     events: list[ReviewEvent] = []
     outcome = ReviewLoop(
         MemoryRepo(tmp_path),
@@ -218,9 +218,23 @@ def test_the_ledger_records_architectural_findings_capped_and_advisory(tmp_path:
     ).run()
     assert outcome.status.value == "approved"
     (record,) = outcome.findings
-    assert (record.finding.severity.value, record.status.value) == ("important", "advisory")
+    assert (record.finding.severity.value, record.status.value) == ("minor", "advisory")
     (result,) = [e for e in events if e.kind is EventKind.STAGE_RESULT]
-    assert result.details[0].startswith("[important]")
+    assert result.details[0].startswith("[minor]")
+
+
+def test_an_approving_object_with_a_blocking_architectural_finding_is_not_approval(
+    tmp_path: Path,
+) -> None:
+    """The approval rule reads no title: a critical finding blocks whatever its title says."""
+    arch = finding("A-1", "Architecture: use an event bus", severity="critical")
+    outcome = ReviewLoop(
+        MemoryRepo(tmp_path),
+        ScriptedBackend([lambda r: trailer_text(r, "approve", [arch])]),
+        ReviewOptions(base="HEAD~1"),
+        report_root=tmp_path / "reports",
+    ).run()
+    assert outcome.status.value != "approved"
 
 
 # ---------------------------------------------------------------- choosing a renderer
@@ -372,8 +386,7 @@ def repo(tmp_path: Path) -> Path:
 
 def reviewer_cmd(tmp_path: Path, titles: list[str]) -> str:
     findings = [finding(f"F-{i}", t) for i, t in enumerate(titles)]
-    trailer = {"review_id": "{review_id}", "verdict": "request_changes", "findings": findings}
-    text = "Ready to merge? With fixes\n\n```json\n" + json.dumps(trailer) + "\n```\n"
+    text = verdict_object("request_changes", findings)
     script = tmp_path / "rv.json"
     script.write_text(json.dumps([{"text": text}]))
     return f"{sys.executable} {FAKE} {script} {tmp_path / 'rv-state'}"

@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from _gitrepo import change_repo, git
+from _verdict_object import finding as object_finding
+from _verdict_object import verdict_object
 from mergegate.processes import ProcessRecord
 
 FAKE = Path(__file__).parent / "fakes" / "scripted_agent.py"
 
 
 def trailer(verdict: str, findings: list[dict[str, Any]]) -> str:
-    line = {"approve": "Yes", "request_changes": "With fixes"}[verdict]
-    body = {"review_id": "{review_id}", "verdict": verdict, "findings": findings}
-    return f"Review.\n\nReady to merge? {line}\n\n```json\n{json.dumps(body)}\n```\n"
+    return verdict_object(verdict, findings)
 
 
 def agent(tmp_path: Path, name: str, steps: list[dict[str, Any]]) -> str:
@@ -33,7 +33,7 @@ def test_every_attempt_is_recorded_under_the_run_directory_and_none_in_tmp(
     tmp_path: Path,
 ) -> None:
     repo = change_repo(tmp_path / "repo", {"app.py": "x = 1\n"}, {"app.py": "x = 2\n"}, message="x")
-    finding = {"id": "F-1", "severity": "important", "title": "Untested", "file": "app.py"}
+    finding = object_finding("F-1", title="Untested")
     reviewer = agent(
         tmp_path,
         "rv",

@@ -183,7 +183,8 @@ def mark() -> Iterator[str]:
 def test_a_reviewer_that_escapes_with_setsid_leaves_nothing_behind(
     repo: Path, tmp_path: Path, mark: str
 ) -> None:
-    shell = f"export MG_TEST_MARK={mark}; setsid sleep 778 & echo started"
+    # stderr: the stdout of a reviewer without a mechanism is its answer, the object alone
+    shell = f"export MG_TEST_MARK={mark}; setsid sleep 778 & echo started >&2"
     steps = [{**approve(), "shell": shell}]
     code, out = review(repo, tmp_path, "--reviewer-cmd", agent_cmd(tmp_path, "rv", steps))
     assert code == 0, out

@@ -5,13 +5,14 @@ any completed step again."""
 from __future__ import annotations
 
 import contextlib
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _verdict_object import finding as object_finding
+from _verdict_object import pins_of, verdict_object
 from mergegate.agents.base import AgentRequest, AgentResult, Backend, RunStatus, Usage
 from mergegate.review import (
     EventKind,
@@ -30,16 +31,13 @@ from mergegate.testing import ScriptedBackend
 
 
 def review_id_of(request: AgentRequest) -> str:
-    assert request.response_format is not None
-    return str(request.response_format["review_id"])
+    return pins_of(request)[0]
 
 
 def answer(verdict: str, *findings: dict[str, Any]) -> Any:
-    line = {"approve": "Yes", "request_changes": "With fixes"}[verdict]
-
     def reply(request: AgentRequest) -> AgentResult:
-        trailer = {"review_id": review_id_of(request), "verdict": verdict, "findings": findings}
-        text = f"Review.\n\nReady to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
+        review_id, scope = pins_of(request)
+        text = verdict_object(verdict, findings, review_id=review_id, scope=scope)
         return AgentResult(
             backend="rv",
             status=RunStatus.OK,
@@ -53,7 +51,7 @@ def answer(verdict: str, *findings: dict[str, Any]) -> Any:
 
 
 def finding(title: str) -> dict[str, Any]:
-    return {"id": title[:8], "severity": "important", "title": title, "file": "app.py", "line": 1}
+    return object_finding(title[:8], title=title)
 
 
 class MemoryRepo:

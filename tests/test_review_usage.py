@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 from _gitrepo import change_repo
+from _verdict_object import verdict_object
 from mergegate.cli import cli
 from mergegate.testing.model_server import ModelServer, Script, Turn, TurnUsage
 
-ECHO = {"{{review_id}}": '"review_id": "'}
-TRAILER = '{"review_id": "{{review_id}}", "verdict": "approve", "findings": []}'
-APPROVE = f"Fine.\n\nReady to merge? Yes\n\n```json\n{TRAILER}\n```\n"
+ECHO = {"{{review_id}}": '"review_id": "', "{{scope}}": '"scope": "'}
+APPROVE = verdict_object(review_id="{{review_id}}", scope="{{scope}}")
 USAGE = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0}
 
 

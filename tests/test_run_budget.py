@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from _plan_runs import invoke, make_plan, repo_with
+from _verdict_object import verdict_object
 from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus, Usage
 from mergegate.engine import Budget, Metered
 from mergegate.plans import Plan, PlanFormat
 from mergegate.store import RunRecord, RunRows, RunStore
 from mergegate.testing.model_server import ModelServer, Script, Turn, TurnUsage
 
-TRAILER = '{"review_id": "{{review_id}}", "verdict": "approve", "findings": []}'
-APPROVE = f"Fine.\n\nReady to merge? Yes\n\n```json\n{TRAILER}\n```\n"
-ECHO = {"{{review_id}}": '"review_id": "'}
+APPROVE = verdict_object(review_id="{{review_id}}", scope="{{scope}}")
+ECHO = {"{{review_id}}": '"review_id": "', "{{scope}}": '"scope": "'}
 EDIT = "FILE: {path}\n<<<<<<< CONTENT\nhello\n>>>>>>> END\n"
 RESULT = '\n{"task_id": "T1", "success": true, "completed_normally": true}\n'
 

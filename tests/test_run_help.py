@@ -109,10 +109,12 @@ def test_a_stream_help_wins_over_requested_help_false_and_prose_is_no_signal(
     repo: Path, tmp_path: Path
 ) -> None:
     plan = make_plan({"P1": {"A": {}, "B": {}}})
+    # A mention is no signal: the answer beside it is only text beside the result (asked
+    # again, once), never a help request.
     prose = "I will not write >>>HELP<<< here: a mention is not a request.\n" + result()
     script = {
         "A/T1": {"implement": [asks_for_help(claimed=False), {}]},
-        "B/T1": {"implement": [{"text": prose}]},
+        "B/T1": {"implement": [{"text": prose}, {}]},
     }
     impl, adv, rev = agent(tmp_path, "impl", script), agent(tmp_path, "adv"), agent(tmp_path, "rev")
     code, out, err = invoke(run_args(repo, impl, rev, "--advisor-cmd", adv), plan, tmp_path)
@@ -120,7 +122,7 @@ def test_a_stream_help_wins_over_requested_help_false_and_prose_is_no_signal(
     assert out is not None
     assert [task_of(out, i)["help_requests"] for i in (0, 1)] == [1, 0]
     assert {c["unit"] for c in calls(tmp_path, "adv", "advise")} == {"A"}
-    assert [c["unit"] for c in calls(tmp_path, "impl", "implement")].count("B") == 1
+    assert [c["unit"] for c in calls(tmp_path, "impl", "implement")].count("B") == 2
     found = run_events(out)
     [requested] = [e for e in found if e["kind"] == "help.requested"]
     assert requested["unit"] == "A"

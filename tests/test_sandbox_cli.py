@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from _gitrepo import git
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
+from _verdict_object import verdict_object
 from mergegate.cli import cli
 
 FAKES = Path(__file__).parent / "fakes"
@@ -154,10 +155,8 @@ def _change(tmp_path: Path) -> Path:
 
 
 def _approving(tmp_path: Path) -> str:
-    trailer = {"review_id": "{review_id}", "verdict": "approve", "findings": []}
     script = tmp_path / "approve.json"
-    text = "Ready to merge? Yes\n\n```json\n" + json.dumps(trailer) + "\n```\n"
-    script.write_text(json.dumps([{"text": text}]))
+    script.write_text(json.dumps([{"text": verdict_object("approve")}]))
     return f"{sys.executable} {FAKES / 'scripted_agent.py'} {script} {tmp_path / 'rv-state'}"
 
 

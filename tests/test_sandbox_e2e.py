@@ -26,6 +26,7 @@ from click.testing import CliRunner
 
 from _gitrepo import git
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
+from _verdict_object import finding, verdict_object
 from conftest import SANDBOX_ALLOW_ENV
 from mergegate.cli import cli
 
@@ -293,26 +294,10 @@ def test_a_hostile_fixer_in_review_cannot_plant_a_hook_or_see_the_review_s_recor
 ) -> None:
     repo = change
     state = repo / ".mergegate"
-    findings = [
-        {
-            "id": "F-1",
-            "severity": "important",
-            "title": "Say more",
-            "file": "app.py",
-            "line": 1,
-            "detail": "print more",
-        }
-    ]
-    trailer = {"review_id": "{review_id}", "verdict": "request_changes", "findings": findings}
-    with_fixes = (
-        f"### Important\n- Say more\n\nReady to merge? With fixes\n\n```json\n"
-        f"{json.dumps(trailer)}\n```\n"
+    with_fixes = verdict_object(
+        "request_changes", [finding("F-1", "important", "Say more", detail="print more")]
     )
-    approve = (
-        "Ready to merge? Yes\n\n```json\n"
-        + json.dumps({"review_id": "{review_id}", "verdict": "approve", "findings": []})
-        + "\n```\n"
-    )
+    approve = verdict_object("approve")
     script = tmp_path / "reviewer.json"
     script.write_text(json.dumps([{"text": with_fixes}, {"text": approve}]))
     rev_state = tmp_path / "rv-state"

@@ -20,7 +20,9 @@ from mergegate.verdicts import (
     Severity,
     TrailerFinding,
     parse_verdict,
+    read_verdict_object,
     trailer_example,
+    verdict_object_example,
 )
 
 RID = "mg-1a2b"
@@ -114,11 +116,25 @@ def test_what_the_grammar_writes_is_a_valid_trailer(line: int) -> None:
 
 
 @pytest.mark.parametrize("name", ["spec-review", "quality-review"])
-def test_the_templates_show_the_example_built_from_the_model(name: str) -> None:
+def test_the_templates_show_the_verdict_object_built_from_the_model(name: str) -> None:
+    """Issue 22: a prompted reviewer is shown the verdict object, not the old trailer."""
     prompt = load_template(name).render(
-        review_id=RID, spec="S", base_sha="b", head_sha="h", changes="C", open_findings="none"
+        review_id=RID,
+        scope="T1",
+        spec="S",
+        base_sha="b",
+        head_sha="h",
+        changes="C",
+        open_findings="none",
     )
-    assert trailer_example(RID) in prompt.text
+    example = verdict_object_example(RID, "T1")
+    assert example in prompt.text
+    assert trailer_example(RID) not in prompt.text
+    assert "Ready to merge?" not in prompt.text
+    assert read_verdict_object(example).review_id == RID
+
+
+def test_the_old_trailer_example_still_follows_its_model() -> None:
     example = json.loads(trailer_example(RID))
     assert list(example) == list(ReviewVerdict.model_fields)
     assert list(example["findings"][0]) == list(TrailerFinding.model_fields)

@@ -351,8 +351,8 @@ def trailer(*answers: tuple[str, str], nonce: str = "{review_id}") -> dict[str, 
         }
         for cid, result in answers
     ]
-    body = json.dumps({"verification_id": nonce, "criteria": criteria})
-    return {"text": f"I read the code.\n\n```json\n{body}\n```\n"}
+    # The verifier's answer is the object alone (a command verifier has no mechanism).
+    return {"text": json.dumps({"verification_id": nonce, "criteria": criteria})}
 
 
 PROSE_AND_PROGRAM = plan_of(
@@ -412,8 +412,20 @@ def test_an_agent_fail_is_a_gap(repo: Path, tmp_path: Path) -> None:
             '"criteria": [{"id": "sc-1", "result": "pass", "evidence": []}]}'
         },
         trailer(("sc-2", "pass")),
+        {"text": "I read the code.\n\n" + trailer(("sc-1", "pass"))["text"]},
+        {"text": "```json\n" + trailer(("sc-1", "pass"))["text"] + "\n```"},
+        {"text": trailer(("sc-1", "pass"))["text"] + trailer(("sc-1", "pass"))["text"]},
     ],
-    ids=["prose", "wrong-nonce", "truncated", "duplicate-key", "wrong-criterion"],
+    ids=[
+        "prose",
+        "wrong-nonce",
+        "truncated",
+        "duplicate-key",
+        "wrong-criterion",
+        "prose-beside",
+        "fenced",
+        "two-objects",
+    ],
 )
 def test_malformed_verifier_output_twice_leaves_criteria_unverified(
     repo: Path, tmp_path: Path, bad: dict[str, Any]

@@ -51,10 +51,16 @@ while time.time() < end:
         os._exit(0)
 """
 
-APPROVE = (
-    "No issues.\n\nReady to merge? Yes\n\n```json\n"
-    + json.dumps({"review_id": "{review_id}", "verdict": "approve", "findings": []})
-    + "\n```\n"
+APPROVE = json.dumps(
+    {
+        "review_id": "{review_id}",
+        "scope": "{scope}",
+        "verdict": "approve",
+        "conditions": [],
+        "findings": [],
+        "summary": "no issues",
+        "confidence": 0.9,
+    }
 )
 
 
@@ -110,14 +116,19 @@ if targets.get("daemon"):
         if beat.is_file() and beat.stat().st_size > 20:
             break
         time.sleep(0.01)
-print("HOSTILE-REPORT " + json.dumps(report), flush=True)
+# stderr: stdout is the agent's answer, which must be the typed object alone
+print("HOSTILE-REPORT " + json.dumps(report), file=sys.stderr, flush=True)
 answer = targets.get("answer", "implement")
 if answer == "review":
-    print(APPROVE.replace("{review_id}", os.environ.get("MERGEGATE_REVIEW_ID", "")))
+    print(
+        APPROVE.replace("{review_id}", os.environ.get("MERGEGATE_REVIEW_ID", "")).replace(
+            "{scope}", os.environ.get("MERGEGATE_REVIEW_SCOPE", "")
+        )
+    )
 elif answer == "fix":
     pathlib.Path("app.py").write_text("# fixed by a hostile agent\n")
     print("fixed")
 else:
     pathlib.Path("hostile.txt").write_text("done\n")
     task = os.environ.get("MERGEGATE_TASK_ID", "")
-    print("done\n" + json.dumps({"task_id": task, "success": True, "completed_normally": True}))
+    print(json.dumps({"task_id": task, "success": True, "completed_normally": True}))

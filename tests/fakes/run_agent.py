@@ -17,8 +17,10 @@ Defaults (for keys a step leaves out): implement writes `<unit>-<task>.txt` and 
 valid `agent-result` for MERGEGATE_TASK_ID; review approves; advise answers
 `{"guidance": "...", "action": "continue"}`; fix rewrites that file (with the name of its
 attempt folder, so a fix step run again after a crash writes the same content).
-`{review_id}` in a text becomes the nonce mergegate asked for, `{result}` a valid
-`agent-result` for the task (success).
+`{review_id}` in a text becomes the nonce mergegate asked for, `{scope}` the scope its verdict
+object must name (MERGEGATE_REVIEW_SCOPE), `{result}` a valid `agent-result` for the task
+(success). A reviewer approves with a verdict object; an implementer's default answer is its
+`agent-result` alone (its whole stdout is the typed answer).
 
 Every call appends `start` and `end` lines (JSON: kind, unit, task, n, review_id, attempt (the
 attempt folder mergegate gave it), session (MERGEGATE_SESSION_ID), head (the prompt's first
@@ -49,8 +51,17 @@ SPAWNED = spawned()
 
 
 def approve() -> str:
-    trailer = {"review_id": "{review_id}", "verdict": "approve", "findings": []}
-    return "No issues.\n\nReady to merge? Yes\n\n```json\n" + json.dumps(trailer) + "\n```\n"
+    return json.dumps(
+        {
+            "review_id": "{review_id}",
+            "scope": "{scope}",
+            "verdict": "approve",
+            "conditions": [],
+            "findings": [],
+            "summary": "no issues",
+            "confidence": 0.9,
+        }
+    )
 
 
 script = json.loads(pathlib.Path(sys.argv[1]).read_text())
@@ -58,6 +69,7 @@ state = pathlib.Path(sys.argv[2])
 state.mkdir(parents=True, exist_ok=True)
 prompt = pathlib.Path(os.environ["MERGEGATE_PROMPT_FILE"]).read_text()
 review_id = os.environ.get("MERGEGATE_REVIEW_ID", "")
+scope = os.environ.get("MERGEGATE_REVIEW_SCOPE", "")
 # A reviewer works in a throwaway checkout: the task block in its prompt names the unit.
 named = re.search(r"; phase \S+; unit (\S+)", prompt)
 unit = named.group(1) if named else pathlib.Path.cwd().name
@@ -123,7 +135,7 @@ task_id = os.environ.get("MERGEGATE_TASK_ID", task)
 result = json.dumps({"task_id": task_id, "success": True, "completed_normally": True})
 advice = {"guidance": "Write the file and finish.", "action": "continue"}
 defaults = {
-    "implement": {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "done\n{result}"},
+    "implement": {"write": {f"{unit}-{task}.txt": f"{unit} {task}\n"}, "text": "{result}"},
     "advise": {"text": json.dumps(advice)},
     "review": {"text": "APPROVE"},
     # named after the attempt (not the call count): a step run again after a crash writes the
@@ -139,6 +151,7 @@ for rel, content in step.get("write", {}).items():
 text = step.get("text", "ok")
 if text == "APPROVE":
     text = approve()
-sys.stdout.write(text.replace("{review_id}", review_id).replace("{result}", result))
+text = text.replace("{review_id}", review_id).replace("{scope}", scope)
+sys.stdout.write(text.replace("{result}", result))
 log("end")
 sys.exit(step.get("exit", 0))

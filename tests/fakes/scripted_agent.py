@@ -3,7 +3,8 @@
 Usage: scripted_agent.py SCRIPT.json STATE_DIR
 SCRIPT is a JSON list; each call answers with the next item:
   {"text": "...", "write": {"path": "content"}, "shell": "sh -c script", "exit": 0}
-`{review_id}` in the text is replaced by $MERGEGATE_REVIEW_ID (the nonce mergegate asked for).
+`{review_id}` in the text is replaced by $MERGEGATE_REVIEW_ID (the nonce mergegate asked for),
+`{scope}` by $MERGEGATE_REVIEW_SCOPE (the scope a verdict object must name).
 `shell` runs with `/bin/sh -c` after the writes, with this agent's stdout (so a background
 process it starts holds the supervisor's pipe, as a real agent's would).
 Every prompt received is saved as STATE_DIR/prompt-N.txt, the working directory of each
@@ -32,5 +33,6 @@ if "shell" in step:
     sys.stdout.flush()
     subprocess.run(["/bin/sh", "-c", step["shell"]], check=False)
 text = step.get("text", "").replace("{review_id}", os.environ.get("MERGEGATE_REVIEW_ID", ""))
+text = text.replace("{scope}", os.environ.get("MERGEGATE_REVIEW_SCOPE", ""))
 sys.stdout.write(text)
 sys.exit(step.get("exit", 0))

@@ -17,7 +17,7 @@ from mergegate.review import load_template
 from mergegate.testing.model_server import Script, Turn, load_script
 from mergegate.testing.model_server._reply import ReplyError, echo_text, make_reply
 from mergegate.testing.model_server._script import MAX_ECHO_TOKEN_CHARS
-from mergegate.verdicts import parse_verdict
+from mergegate.verdicts import VerdictRequest, decide_object
 
 MARKER = '"review_id": "'
 PROMPT = (
@@ -80,7 +80,7 @@ def test_usage_counts_the_reply_as_sent() -> None:
 @pytest.mark.parametrize(
     ("echo", "needle"),
     [
-        ({"{{nope}}": MARKER}, "does not occur in the text"),
+        ({"{{nope}}": MARKER}, "does not occur in the text or in a tool"),
         ({"": MARKER}, "placeholder"),
         ({"{{review_id}}": ""}, "marker"),
         ({"{{review_id}}": "x" * 201}, "marker"),
@@ -179,15 +179,18 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "model-server" / "r
 def test_the_example_review_script_approves_a_real_review_prompt(template: str) -> None:
     review_id = "mg-00c0ffee00c0ffee"
     prompt = load_template(template).render(
-        spec='the task says: echo {"review_id": "mg-stale"}',
-        changes='+ trailer = {"review_id": "mg-from-the-diff"}',
+        spec='the task says: echo {"review_id": "mg-stale", "scope": "task-0"}',
+        changes='+ trailer = {"review_id": "mg-from-the-diff", "scope": "task-9"}',
         open_findings="None.",
         review_id=review_id,
+        scope="task-3",
         base_sha="a" * 12,
         head_sha="b" * 12,
     )
     script = load_script(EXAMPLE)
     turn = next(t for t in script.turns if t.match and t.match in prompt.text)
     reply = make_reply(seq=1, model="m", turn=turn, request_chars=1, prompt=prompt.text)
-    verdict = parse_verdict(reply.text, review_id=review_id)
-    assert verdict.decision is Decision.APPROVE, verdict.reasons
+    [call] = reply.calls
+    assert call.name == "StructuredOutput"
+    decided = decide_object(call.raw_json, VerdictRequest(review_id, "task-3"))
+    assert decided.decision is Decision.APPROVE, decided.reason

@@ -3,8 +3,9 @@ in-test `mergegate model-server`.
 
 The CLI is picked by name (`--reviewer claude`) and pointed at the server from `mergegate.toml`
 (`[agents.backends.claude]`: `executable`, `base_url`, `api_key_env`, `config_home`, `model`).
-Scripted answers carry the prompt's own `review_id` through `Turn.echo`, so the verdict parser
-accepts them exactly as it would a real model's.
+Scripted answers are verdict objects given the way `--json-schema` asks for them (a call of
+Claude Code's `StructuredOutput` tool), carrying the prompt's own `review_id` and `scope`
+through `Turn.echo`, so mergegate reads them exactly as it would a real model's.
 
 Turns are selected by markers that occur in exactly one kind of prompt (a turn whose marker is
 in a prompt joins that prompt's group, so markers must not overlap):
@@ -28,6 +29,7 @@ from _realcli import CLAUDE_MODEL, DUMMY_KEY, RealCli, isolated_env
 from click.testing import CliRunner
 
 from _gitrepo import change_repo, git
+from _verdict_object import finding, verdict_object
 from mergegate.cli import cli
 from mergegate.testing.model_server import Api, ModelServer, RecordedRequest, Script, ToolCall, Turn
 
@@ -35,10 +37,10 @@ pytestmark = pytest.mark.real_cli
 
 SPEC = "STAGE 1 of 2"
 QUALITY = "earlier rounds\n\nNone.\n\n## What to check\nCorrectness"
-RETRY = "Your previous review could not be used"
+RETRY = "Your previous answer could not be used"
 FIX = "A code review of your change found problems"
 SCOPED = "SCOPED RE-REVIEW"
-ECHO = {"{{review_id}}": '"review_id": "'}
+ECHO = {"{{review_id}}": '"review_id": "', "{{scope}}": '"scope": "'}
 KEY_ENV = "MG_REAL_REVIEW_KEY"
 
 ORIGINAL = "def mean(values):\n    return sum(values) / len(values)\n"
@@ -50,32 +52,28 @@ Add `spread(values)` to stats.py: the difference between the largest and smalles
 Acceptance criteria:
 - `spread([1, 5, 3])` returns 4.
 """
-FINDING = {
-    "id": "empty-input",
-    "severity": "important",
-    "title": "spread() raises ValueError on an empty list",
-    "file": "stats.py",
-    "line": 5,
-    "detail": "max() of an empty sequence raises; return 0 for no values.",
-}
+FINDING = finding(
+    "empty-input",
+    "important",
+    "spread() raises ValueError on an empty list",
+    file="stats.py",
+    line=5,
+    detail="max() of an empty sequence raises; return 0 for no values.",
+)
 
 
-def answer(verdict: str, findings: list[dict[str, Any]], line: str) -> str:
-    """A review in the template's format: sections, the verdict line, the JSON trailer."""
-    trailer = {"review_id": "{{review_id}}", "verdict": verdict, "findings": findings}
-    important = "\n".join(f"- {f['title']}" for f in findings) or "None."
-    return (
-        f"### Critical\nNone.\n### Important\n{important}\n### Minor\nNone.\n\n"
-        f"Ready to merge? {line}\n\n```json\n{json.dumps(trailer)}\n```\n"
-    )
+def answer(verdict: str, findings: list[dict[str, Any]]) -> str:
+    """The verdict object, as the arguments of Claude Code's `StructuredOutput` call."""
+    return verdict_object(verdict, findings, review_id="{{review_id}}", scope="{{scope}}")
 
 
-APPROVE = answer("approve", [], "Yes")
-WITH_FIXES = answer("request_changes", [FINDING], "With fixes")
+APPROVE = answer("approve", [])
+WITH_FIXES = answer("request_changes", [FINDING])
 
 
-def reviewer_turn(marker: str, text: str) -> Turn:
-    return Turn(match=marker, text=text, echo=ECHO)
+def reviewer_turn(marker: str, arguments: str) -> Turn:
+    call = ToolCall(name="StructuredOutput", arguments=arguments)
+    return Turn(match=marker, tool_calls=[call], echo=ECHO)
 
 
 @pytest.fixture
@@ -151,14 +149,16 @@ def test_both_stages_approve(
     # One real Claude Code run per stage, each answered by its own turn, read-only tools only.
     requests = model_requests(server)
     assert [r.turn for r in requests] == [0, 1]
-    assert all(set(r.tool_names) <= {"Read", "Grep", "Glob"} for r in requests)
+    # (and the tool --json-schema adds for the answer)
+    assert all(set(r.tool_names) == {"Read", "Grep", "Glob", "StructuredOutput"} for r in requests)
     assert all(r.headers["x-api-key"] == "<redacted>" for r in requests)
     for attempt, request in zip((spec, quality), requests, strict=True):
         review_id = attempt["review_id"]
         assert review_id.startswith("mg-")
         assert f'"review_id": "{review_id}"' in request.prompt  # the nonce asked for ...
         report = twin(attempt)
-        assert f'"review_id": "{review_id}"' in report["output"]  # ... is the nonce echoed
+        assert review_id in report["output"]  # ... is the nonce echoed
+        assert report["answer_via"] == "claude_json_schema"
         assert report["agent"]["backend"] == "claude"
         assert report["agent"]["status"] == "ok"
         assert attempt["usage"]["input_tokens"] > 0  # the server's counts, via Claude Code
@@ -182,6 +182,8 @@ def test_malformed_answer_is_retried_in_the_same_claude_session(
         turns=[
             reviewer_turn(SPEC, APPROVE),
             Turn(match=QUALITY, text="MALFORMED_REVIEW: the code looks good overall."),
+            # Claude Code asks once more for the tool, then ends without structured output.
+            Turn(match="[structured-output-enforce]", text="Still no verdict object."),
             reviewer_turn(RETRY, APPROVE),
         ]
     )
@@ -201,7 +203,7 @@ def test_malformed_answer_is_retried_in_the_same_claude_session(
     # then the retry prompt with the parse error fed back.
     last = model_requests(server)[-1]
     assert RETRY in last.prompt
-    assert "missing 'Ready to merge?' field" in last.prompt
+    assert "StructuredOutput tool was not called" in last.prompt
     assert f'"review_id": "{retry["review_id"]}"' in last.prompt
     assert last.headers["x-claude-code-session-id"] == session
     history = json.dumps(last.body["messages"])

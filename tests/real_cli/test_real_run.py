@@ -51,6 +51,12 @@ def done(task: str) -> str:
     return json.dumps({"task_id": task, "success": True, "completed_normally": True})
 
 
+def result_call(task: str, result: str | None = None) -> ToolCall:
+    """The `agent-result` given the way `--json-schema` asks for it: Claude Code's
+    `StructuredOutput` tool, whose input is the run's typed answer."""
+    return ToolCall(name="StructuredOutput", arguments=result or done(task))
+
+
 def test_claude_code_implements_two_tasks_in_one_session(
     claude_cli: RealCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,9 +79,9 @@ def test_claude_code_implements_two_tasks_in_one_session(
     script = Script(
         turns=[
             write("hello.txt", "hi\n"),
-            Turn(match="# Task T1:", text="Wrote hello.txt.\n" + done("T1")),
+            Turn(match="# Task T1:", tool_calls=[result_call("T1")]),
             write("bye.txt", "bye\n"),
-            Turn(match="# Task T2:", text="Wrote bye.txt.\n" + done("T2")),
+            Turn(match="# Task T2:", tool_calls=[result_call("T2")]),
         ]
     )
     reviewer = agent(tmp_path, "rev")
@@ -127,18 +133,23 @@ def test_a_help_line_in_claude_codes_stream_consults_an_advisor_and_resumes_its_
     stuck = (
         "Two ways to do this and I cannot tell which one.\n>>>HELP<<<\n"
         '{"reason": "which file?", "question": "hello.txt or greeting.txt?"}\n'
-        '{"task_id": "T1", "success": false, "completed_normally": false, '
-        '"requested_help": true}'
+    )
+    claim = (
+        '{"task_id": "T1", "success": false, "completed_normally": false, "requested_help": true}'
     )
     write = {"file_path": str(workspace / "hello.txt"), "content": "hi\n"}
     script = Script(
         turns=[
-            Turn(match="You are the implementer of task T1", text=stuck),
+            Turn(
+                match="You are the implementer of task T1",
+                text=stuck,
+                tool_calls=[result_call("T1", claim)],
+            ),
             Turn(
                 match="You asked for help on task T1",
                 tool_calls=[ToolCall(name="Write", arguments=write)],
             ),
-            Turn(match="You asked for help on task T1", text="Wrote it.\n" + done("T1")),
+            Turn(match="You asked for help on task T1", tool_calls=[result_call("T1")]),
         ],
         chunk_chars=4,  # the marker arrives split across stream deltas
     )

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from mergegate.agents.answers import final_message_answer
 from mergegate.agents.base import (
     AgentRequest,
     AgentResult,
     BackendCapabilities,
     HelpSignal,
     RunStatus,
+    StructuredAnswer,
     Usage,
 )
 from mergegate.agents.sandbox import program_binds
@@ -82,6 +84,8 @@ class ParsedRun:
     """The terminal failure means the endpoint could not be reached (status `missing`)."""
     warnings: list[str] = field(default_factory=list)
     signals: tuple[HelpSignal, ...] = ()
+    answer: StructuredAnswer | None = None
+    """The typed answer, when the CLI has a mechanism for it (else the final message is)."""
 
 
 class EventParser(Protocol):
@@ -387,7 +391,15 @@ class CliBackend:
             warnings=tuple(warnings),
             pid=outcome.record.pid if outcome.record else None,
             worktree_changed=changed,
+            answer=_answer(request, parsed),
         )
+
+
+def _answer(request: AgentRequest, parsed: ParsedRun) -> StructuredAnswer | None:
+    """The typed answer: the CLI mechanism's, else the final message (exactly one object)."""
+    if request.answer_schema is None:
+        return None
+    return parsed.answer or final_message_answer(parsed.text)
 
 
 def _read_only_snapshots(

@@ -12,6 +12,12 @@ Accepted `response_format` values:
 
 Grammars need a llama.cpp-style server (`grammar` field); other endpoints get the JSON-schema
 forms only, and a warning says the constraint was not sent.
+
+`answer_constraints` does the same for a typed answer (`AgentRequest.answer_schema`, which
+takes precedence over `response_format`): a grammar generated from the schema on a
+grammar-capable server (after the edit blocks, for an implementer), else the strict
+`response_format` for an answer that is the whole message, else nothing (the final message
+must be the object alone).
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mergegate.agents.answers import answer_grammar, strict_schema
+from mergegate.agents.base import AnswerMechanism, AnswerSchema
 from mergegate.agents.edits import CLOSE_MARKER, HEADER_PREFIX, OPEN_MARKER
 from mergegate.decisions import Decision
 from mergegate.verdicts import TRAILER_VERDICTS, Severity, TrailerFinding
 
-__all__ = ["FILE_EDITS_GRAMMAR", "body_constraints", "verdict_grammar"]
+__all__ = ["FILE_EDITS_GRAMMAR", "answer_constraints", "body_constraints", "verdict_grammar"]
 
 _REVIEW_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
@@ -155,3 +163,31 @@ def body_constraints(
     if not supports_grammar:
         return {}, [f"response_format {kind!r} needs a grammar-capable server; not enforced"]
     return {"grammar": grammar}, []
+
+
+def answer_constraints(
+    schema: AnswerSchema,
+    *,
+    edits: bool,
+    supports_grammar: bool,
+    max_items: int = 3,
+    max_string: int = 160,
+) -> tuple[dict[str, Any], AnswerMechanism]:
+    """Body fields that make the reply one object of `schema`, and the mechanism they use.
+
+    `edits`: the reply first carries whole-file edit blocks (an implementer without tools),
+    then the object. Without a grammar such a reply cannot be constrained by
+    `response_format` (it would forbid the blocks): the object after the blocks is then read
+    as a final message."""
+    full = schema.schema_object()
+    if supports_grammar:
+        narrow = schema.grammar_object()
+        rules = answer_grammar(narrow, root="answer", max_items=max_items, max_string=max_string)
+        head = "root    ::= block{1,8} answer\n" if edits else "root    ::= answer\n"
+        body = FILE_EDITS_GRAMMAR.split("\n", 1)[1] if edits else ""
+        return {"grammar": head + body + rules}, AnswerMechanism.GRAMMAR
+    if edits:
+        return {}, AnswerMechanism.FINAL_MESSAGE
+    wire = {"name": schema.name.replace("-", "_"), "schema": strict_schema(full), "strict": True}
+    fields = {"response_format": {"type": "json_schema", "json_schema": wire}}
+    return fields, AnswerMechanism.CHAT_RESPONSE_FORMAT

@@ -9,6 +9,7 @@ is a failure.
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -21,10 +22,13 @@ from mergegate.processes import Sandbox
 __all__ = [
     "AgentRequest",
     "AgentResult",
+    "AnswerMechanism",
+    "AnswerSchema",
     "Backend",
     "BackendCapabilities",
     "HelpSignal",
     "RunStatus",
+    "StructuredAnswer",
     "Usage",
 ]
 
@@ -81,6 +85,72 @@ class HelpSignal(_Frozen):
     """Seconds since the run started."""
 
 
+class AnswerMechanism(StrEnum):
+    """How a backend made the agent's final answer one JSON object of a schema (strongest first).
+
+    Recorded in every attempt record: which guarantee stood behind the answer mergegate read.
+    """
+
+    CLAUDE_JSON_SCHEMA = "claude_json_schema"
+    """Claude Code `--json-schema`: the answer is the input of its `StructuredOutput` tool call,
+    validated by Claude Code against the schema (read from the raw streamed JSON)."""
+    CODEX_OUTPUT_SCHEMA = "codex_output_schema"
+    """Codex `--output-schema`: the Responses API's `text.format` constrains the last message."""
+    CHAT_RESPONSE_FORMAT = "chat_response_format"
+    """OpenAI Chat Completions `response_format: {"type": "json_schema", "strict": true}`."""
+    GRAMMAR = "grammar"
+    """A llama.cpp grammar generated from the schema (the `local` backend): decoding cannot leave
+    the object's shape."""
+    FINAL_MESSAGE = "final_message"
+    """No mechanism: the final message must be exactly one JSON object and nothing else."""
+
+
+class AnswerSchema(_Frozen):
+    """The typed answer a request asks for: a name and the JSON Schema of its object.
+
+    `json_schema` is the schema as JSON text (the full schema of the pydantic model, with the
+    values mergegate fixed for this request pinned as one-value enums); backends derive what
+    their mechanism takes from it (`mergegate.agents.answers`). The answer is always validated
+    again by the caller: a mechanism is a guide for the model, never the authority.
+    """
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_-]*$")
+    json_schema: str = Field(min_length=2)
+    grammar_schema: str | None = None
+    """A narrower schema for a grammar, which can say what a strict API cannot (a root `anyOf`
+    of variants: consistency across keys); every object it allows is one `json_schema` allows.
+    None: the grammar follows `json_schema`."""
+
+    def schema_object(self) -> dict[str, Any]:
+        """The JSON Schema as a mapping (parsed from `json_schema`)."""
+        return _object(self.json_schema)
+
+    def grammar_object(self) -> dict[str, Any]:
+        """The schema a grammar is generated from (`grammar_schema`, else `json_schema`)."""
+        return _object(self.grammar_schema or self.json_schema)
+
+
+def _object(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("an answer schema must be a JSON object")
+    return value
+
+
+class StructuredAnswer(_Frozen):
+    """The final answer as the backend's mechanism delivered it, for the caller to read strictly.
+
+    `text` is the answer's raw text: the JSON the model wrote (never re-serialised: a key given
+    twice must still be seen), preceded or followed by any text the model put beside it in the
+    same final message. `problem` says why the mechanism delivered no answer at all (the tool was
+    never called); then `text` is empty and the answer is malformed.
+    """
+
+    via: AnswerMechanism
+    text: str = ""
+    problem: str | None = None
+
+
 class AgentRequest(_Frozen):
     """One agent invocation. Backends ignore what they cannot honour and say so in `warnings`.
 
@@ -120,7 +190,11 @@ class AgentRequest(_Frozen):
     (openai, local) have nothing to put in one."""
     response_format: dict[str, Any] | None = None
     """Optional output constraint for backends that support it (a JSON Schema, or
-    `{"type": "grammar", "grammar": GBNF}`); CLI backends ignore it."""
+    `{"type": "grammar", "grammar": GBNF}`); CLI backends ignore it. `answer_schema` replaces it
+    for typed answers."""
+    answer_schema: AnswerSchema | None = None
+    """The run must end with one JSON object of this schema: every backend uses its strongest
+    mechanism (`AnswerMechanism`) and reports the answer in `AgentResult.answer`."""
 
     @staticmethod
     def limits_from(agents: AgentsConfig) -> dict[str, Any]:
@@ -163,6 +237,8 @@ class AgentResult(_Frozen):
     files_refused: tuple[str, ...] = ()
     """Paths the agent asked mergegate to write and it refused (outside the tree, `.git`, …);
     the reasons are in `warnings`. When any path is refused, nothing is written."""
+    answer: StructuredAnswer | None = None
+    """With `AgentRequest.answer_schema`: the final answer and the mechanism that produced it."""
 
     @property
     def ok(self) -> bool:
@@ -171,6 +247,14 @@ class AgentResult(_Frozen):
     @property
     def requested_help(self) -> bool:
         return bool(self.signals)
+
+    @property
+    def reply(self) -> str:
+        """What a typed answer is read from: the answer the mechanism delivered, else (no
+        answer was asked for, or the mechanism delivered none) the final message."""
+        if self.answer is None or self.answer.problem is not None:
+            return self.text
+        return self.answer.text
 
 
 class BackendCapabilities(_Frozen):

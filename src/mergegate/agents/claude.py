@@ -12,6 +12,12 @@ directory is a private one in the sandbox's HOME, holding the credentials file (
 explicit `config_home`, the settings file) of the real one, read-only. `total_cost_usd` is
 Claude Code's client-side estimate from list prices, so `cost_usd` is an estimate. See
 docs/agents.md and research/agent-clis.md §3.
+
+A request with an `answer_schema` adds `--json-schema` (Claude Code
+offers a `StructuredOutput` tool, validates its input and ends the run) and
+`--include-partial-messages`: the answer is read from the tool input's raw streamed JSON, never
+from Claude Code's re-serialised `structured_output` (which has already dropped a key given
+twice), together with any text the model wrote beside the call in the same message.
 """
 
 from __future__ import annotations
@@ -31,12 +37,27 @@ from mergegate.agents._cli import (
     parse_event,
     positional,
 )
-from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
+from mergegate.agents.base import (
+    AgentRequest,
+    AnswerMechanism,
+    BackendCapabilities,
+    StructuredAnswer,
+    Usage,
+)
 from mergegate.processes import Bind, ProcessOutcome, Sandbox, Stream
 
-__all__ = ["CLI_SANDBOX_SETTINGS", "READ_ONLY_TOOLS", "ClaudeBackend", "ClaudeParser"]
+__all__ = [
+    "CLI_SANDBOX_SETTINGS",
+    "READ_ONLY_TOOLS",
+    "STRUCTURED_OUTPUT_TOOL",
+    "ClaudeBackend",
+    "ClaudeParser",
+]
 
 READ_ONLY_TOOLS = "Read,Grep,Glob"
+STRUCTURED_OUTPUT_TOOL = "StructuredOutput"
+"""The tool Claude Code offers for `--json-schema`; its accepted input is the answer."""
+_MAX_ANSWER_CHARS = 2_000_000
 CLI_SANDBOX_SETTINGS: dict[str, Any] = {
     "sandbox": {"enabled": True, "allowUnsandboxedCommands": False}
 }
@@ -77,9 +98,10 @@ def _usage(raw: object) -> Usage:
 class ClaudeParser:
     """Reads Claude Code's stream-json (also the one-line `json` and `json --verbose` arrays)."""
 
-    def __init__(self, ctx: RunContext) -> None:
+    def __init__(self, ctx: RunContext, *, structured: bool = False) -> None:
         self.ctx = ctx
         self.parsed = ParsedRun(session_id=ctx.session_id)
+        self.answer = _AnswerStream() if structured else None
         self.last_text = ""
         self.delta_messages: set[str] = set()
         self.retries = 0
@@ -106,6 +128,8 @@ class ClaudeParser:
             self.parsed.session_id = session
             self.ctx.on_session(session)
         kind = event.get("type")
+        if self.answer is not None and event.get("parent_tool_use_id") is None:
+            self.answer.feed(event)
         if kind == "assistant":
             self._assistant(event)
         elif kind == "stream_event":
@@ -202,6 +226,8 @@ class ClaudeParser:
     def result(self, outcome: ProcessOutcome) -> ParsedRun:
         del outcome
         self.parsed.signals = self.ctx.detector.finish()
+        if self.answer is not None:
+            self.parsed.answer = self.answer.answer()
         if not self.parsed.terminal:
             self.parsed.text = self.last_text
             if self.api_errors:
@@ -313,10 +339,88 @@ class ClaudeBackend(CliBackend):
                 args += ["--settings", json.dumps(CLI_SANDBOX_SETTINGS)]
         if self.bare:
             args.append("--bare")
-        if self.partial_messages:
+        if request.answer_schema is not None:
+            args += ["--json-schema", request.answer_schema.json_schema]
+        if self.partial_messages or request.answer_schema is not None:
             args.append("--include-partial-messages")
         return args
 
     def make_parser(self, request: AgentRequest, ctx: RunContext) -> ClaudeParser:
-        del request
-        return ClaudeParser(ctx)
+        return ClaudeParser(ctx, structured=request.answer_schema is not None)
+
+
+class _AnswerStream:
+    """The `StructuredOutput` calls of the agent's own messages (not a sub-agent's), their raw
+    streamed input, the calls Claude Code refused, and the text beside them."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+        """(message id, tool-use id) of each call, in order."""
+        self.raw: dict[str, list[str]] = {}
+        self.size = 0
+        self.blocks: dict[tuple[str, int], str] = {}
+        self.texts: dict[str, list[str]] = {}
+        self.refused: set[str] = set()
+
+    def feed(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "stream_event":
+            self._stream(event)
+        message = event.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            return
+        key = str(message.get("id") or "")
+        for block in message["content"]:
+            if isinstance(block, dict):
+                self._block(kind, key, block)
+
+    def _block(self, kind: object, key: str, block: dict[str, Any]) -> None:
+        if kind == "assistant" and block.get("type") == "text":
+            self.texts.setdefault(key, []).append(str(block.get("text") or ""))
+        elif kind == "assistant" and block.get("type") == "tool_use":
+            if block.get("name") == STRUCTURED_OUTPUT_TOOL:
+                self.calls.append((key, str(block.get("id") or "")))
+        elif kind == "user" and block.get("type") == "tool_result" and block.get("is_error"):
+            self.refused.add(str(block.get("tool_use_id") or ""))
+
+    def _stream(self, event: dict[str, Any]) -> None:
+        inner = event.get("event")
+        if not isinstance(inner, dict) or not isinstance(inner.get("index"), int):
+            return
+        where = (str(event.get("api_message_id") or ""), inner["index"])
+        start = inner.get("content_block")
+        if inner.get("type") == "content_block_start" and isinstance(start, dict):
+            if start.get("type") == "tool_use" and start.get("name") == STRUCTURED_OUTPUT_TOOL:
+                self.blocks[where] = str(start.get("id") or "")
+                self.raw[self.blocks[where]] = []
+            return
+        delta = inner.get("delta")
+        if where in self.blocks and isinstance(delta, dict):
+            part = delta.get("partial_json")
+            if delta.get("type") == "input_json_delta" and isinstance(part, str):
+                self.size += len(part)
+                if self.size <= _MAX_ANSWER_CHARS:
+                    self.raw[self.blocks[where]].append(part)
+
+    def answer(self) -> StructuredAnswer:
+        via = AnswerMechanism.CLAUDE_JSON_SCHEMA
+        accepted = [(key, call) for key, call in self.calls if call not in self.refused]
+        if not accepted:
+            return StructuredAnswer(
+                via=via,
+                problem=f"no structured answer: the {STRUCTURED_OUTPUT_TOOL} tool "
+                "was not called (or every call was refused)",
+            )
+        if self.size > _MAX_ANSWER_CHARS:
+            return StructuredAnswer(via=via, problem="the structured answer is too large")
+        missing = [call for _, call in accepted if call not in self.raw]
+        if missing:
+            return StructuredAnswer(
+                via=via,
+                problem="the structured answer's raw JSON was not in the stream, so it cannot "
+                "be read strictly (Claude Code answered without streaming)",
+            )
+        messages = dict.fromkeys(key for key, _ in accepted)
+        parts = [t for key in messages for t in self.texts.get(key, []) if t.strip()]
+        parts.extend("".join(self.raw[call]) for _, call in accepted)
+        return StructuredAnswer(via=via, text="\n".join(parts))

@@ -11,6 +11,9 @@ workspace-write` (in addition to mergegate's). Options go before `resume` (they 
 inherited). In mergegate's sandbox `CODEX_HOME` is a private directory in the sandbox's HOME
 holding the real one's `auth.json` (and, from an explicit `config_home`, `config.toml`),
 read-only.
+A request with an `answer_schema` adds `--output-schema FILE` (the schema's strict subset, written
+to the attempt directory): Codex sends it as the Responses API's `text.format` (`strict: true`),
+and the last `agent_message` is the answer.
 """
 
 from __future__ import annotations
@@ -31,7 +34,14 @@ from mergegate.agents._cli import (
     parse_event,
     positional,
 )
-from mergegate.agents.base import AgentRequest, BackendCapabilities, Usage
+from mergegate.agents.answers import strict_schema
+from mergegate.agents.base import (
+    AgentRequest,
+    AnswerMechanism,
+    BackendCapabilities,
+    StructuredAnswer,
+    Usage,
+)
 from mergegate.errors import UsageError
 from mergegate.processes import Bind, ProcessOutcome, Sandbox, Stream
 
@@ -260,12 +270,16 @@ class CodexBackend(CliBackend):
         return env
 
     def build_args(self, request: AgentRequest, ctx: RunContext) -> list[str]:
-        del ctx
         args = ["exec", "--json", "--skip-git-repo-check", *self._overrides]
         model = self.model_for(request)
         if model:
             args += ["-m", model]
         args += ["--sandbox", "read-only" if request.read_only else self.sandbox]
+        if request.answer_schema is not None:
+            path = ctx.attempt_dir / "answer-schema.json"
+            schema = strict_schema(request.answer_schema.schema_object())
+            path.write_text(json.dumps(schema, ensure_ascii=False, indent=1), encoding="utf-8")
+            args += ["--output-schema", str(path)]
         if request.resume_session_id:
             args += ["resume", request.resume_session_id]
         args.append(positional(request.prompt))
@@ -276,7 +290,12 @@ class CodexBackend(CliBackend):
         return CodexParser(ctx, self.max_reconnects)
 
     def finalize(self, request: AgentRequest, parsed: ParsedRun) -> ParsedRun:
-        """Turn the thread's cumulative usage into this run's usage."""
+        """Turn the thread's cumulative usage into this run's usage; the last message is the
+        answer an `--output-schema` asked for."""
+        if request.answer_schema is not None:
+            parsed.answer = StructuredAnswer(
+                via=AnswerMechanism.CODEX_OUTPUT_SCHEMA, text=parsed.text
+            )
         thread = parsed.session_id
         if not parsed.terminal or not parsed.ok or thread is None:
             return parsed

@@ -7,7 +7,11 @@ argument becomes the path of a file holding the prompt. The program also gets:
 - `MERGEGATE_ATTEMPT`: the attempt number;
 - `MERGEGATE_SESSION_ID`: a fresh id, or the id being resumed (resume = same id, so a scripted
   agent can keep state per session);
-- `MERGEGATE_REVIEW_ID`: for reviews, the nonce the review must echo.
+- `MERGEGATE_REVIEW_ID`: for reviews, the nonce the review must echo (and
+  `MERGEGATE_REVIEW_SCOPE`, the scope its verdict object must name);
+- `MERGEGATE_ANSWER_SCHEMA`: when the run must end with a typed answer (a verdict object, an
+  `agent-result`, a verifier's judgements), the path of its JSON Schema. The program has no
+  mechanism: its whole stdout must be that one JSON object and nothing else.
 
 Its stdout is the text; exit 0 is `ok`, any other exit `error` (a signal is `crashed` or
 `killed`). Help markers are whole lines of stdout. In a sandbox it has no network unless the
@@ -109,8 +113,13 @@ class CommandBackend(CliBackend):
         return _CommandParser(ctx)
 
     def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:
-        return {
+        env = {
             "MERGEGATE_PROMPT_FILE": str(ctx.prompt_file),
             "MERGEGATE_ATTEMPT": str(request.attempt),
             "MERGEGATE_SESSION_ID": ctx.session_id or "",
         }
+        if request.answer_schema is not None:
+            path = ctx.attempt_dir / "answer-schema.json"
+            path.write_text(request.answer_schema.json_schema, encoding="utf-8")
+            env["MERGEGATE_ANSWER_SCHEMA"] = str(path)
+        return env

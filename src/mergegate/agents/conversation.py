@@ -127,7 +127,8 @@ class SessionAsk:
         return self.backend.capabilities.sessions
 
     def __call__(self, prompt: str) -> str:
-        """Send `prompt` in the session; the reply text, or `StuckRunError` / `AgentRunError`."""
+        """Send `prompt` in the session; the reply (`AgentResult.reply`: the typed answer when the
+        request asked for one), or `StuckRunError` / `AgentRunError`."""
         result = self.run(prompt)
         if is_stuck(result):
             raise StuckRunError(
@@ -136,7 +137,7 @@ class SessionAsk:
         if not result.ok:
             why = result.error or result.status.value
             raise AgentRunError(f"{self.backend.name} run failed: {why}", result=result)
-        return result.text
+        return result.reply
 
     def run(self, prompt: str, *, attempt_dir: Path | None = None) -> AgentResult:
         """One call (with its transport retries); the result of its last run, never raising for

@@ -13,6 +13,9 @@ grammar support on:
 
 - `response_format={"type": "verdict"}` (optionally with `"review_id"`) forces the review shape
   ending in the exact `Ready to merge? Yes|No|With fixes` line (and mergegate's JSON trailer);
+- a request with an `answer_schema` gets a grammar generated from the schema (after the edit
+  blocks, for an implementer): the verdict object, the `agent-result`, the verifier's
+  judgements, each list bounded by `review_findings`;
 - an implementer request without a `response_format` gets the whole-file edit grammar, since
   a 0.5B model does not follow the protocol reliably from instructions alone; when the model
   starts its blocks over, the first block of each file is its answer (`parse_until_repeat`).
@@ -196,12 +199,14 @@ class LocalBackend:
         state_dir: Path | None = None,
         constrain_edits: bool = True,
         review_findings: int = 3,
+        answer_chars: int = 100,
     ) -> None:
         """`model` is a key of `MODELS`; `cache_dir` overrides the model cache;
         `constrain_edits` applies the edit grammar to implementer requests without a format;
         `review_findings` is the `max_findings` of a verdict format that does not set one (a
         small model repeats itself: 3 findings keep a review under ~500 tokens, so within
-        `max_tokens`, and its wall time about halved against the grammar's default of 6)."""
+        `max_tokens`, and its wall time about halved against the grammar's default of 6);
+        `answer_chars` bounds each string of a typed answer (a summary, a finding's detail)."""
         self.settings = ServerSettings(
             model=model, n_ctx=n_ctx, threads=threads, cache_dir=cache_dir
         )
@@ -211,6 +216,7 @@ class LocalBackend:
         self.state_dir = state_dir
         self.constrain_edits = constrain_edits
         self.review_findings = review_findings
+        self.answer_chars = answer_chars
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Start (or reuse) the server, then run the request against it."""
@@ -232,6 +238,8 @@ class LocalBackend:
             trust_env=False,
             name=self.name,
             repeat_ends_edits=True,
+            answer_items=self.review_findings,
+            answer_chars=self.answer_chars,
         )
         request = self._constrained(request)
         too_long = _context_problem(server, request.prompt, self.max_tokens)
@@ -243,6 +251,8 @@ class LocalBackend:
     def _constrained(self, request: AgentRequest) -> AgentRequest:
         """The request with the output constraints this small model needs."""
         fmt = request.response_format
+        if request.answer_schema is not None:
+            return request  # the answer's grammar (edits first, for an implementer)
         if self.constrain_edits and not request.read_only and fmt is None:
             fmt = {"type": "file_edits"}
         elif fmt is not None and fmt.get("type") == "verdict" and "max_findings" not in fmt:

@@ -17,6 +17,10 @@ assistant message is an error.
   A broken protocol answer or a refused path makes the run an `error` and writes nothing.
 - **Output constraints**: `request.response_format` becomes `response_format` (JSON schema) or
   llama.cpp's `grammar` field; see `mergegate.agents._formats` for the accepted shapes.
+- **Typed answers**: `request.answer_schema` becomes a grammar generated from the schema
+  (`supports_grammar`), else a strict `response_format: json_schema` (a reviewer), else nothing
+  (an implementer, whose reply starts with edit blocks); `result.answer` is the reply (for an
+  implementer: the text after its last edit block) and says which mechanism stood behind it.
 """
 
 from __future__ import annotations
@@ -29,13 +33,21 @@ from typing import Any
 
 import httpx
 
-from mergegate.agents._formats import FILE_EDITS_GRAMMAR, body_constraints, verdict_grammar
+from mergegate.agents._formats import (
+    FILE_EDITS_GRAMMAR,
+    answer_constraints,
+    body_constraints,
+    verdict_grammar,
+)
 from mergegate.agents._sessions import SessionStore, default_state_dir
+from mergegate.agents.answers import after_edit_blocks
 from mergegate.agents.base import (
     AgentRequest,
     AgentResult,
+    AnswerMechanism,
     BackendCapabilities,
     RunStatus,
+    StructuredAnswer,
     Usage,
 )
 from mergegate.agents.edits import (
@@ -92,13 +104,17 @@ class OpenAIBackend:
         trust_env: bool = True,
         name: str = "openai",
         repeat_ends_edits: bool = False,
+        answer_items: int = 3,
+        answer_chars: int = 160,
     ) -> None:
         """`transport` replaces the network (e.g. `httpx.MockTransport` in tests);
         `supports_grammar` says the server accepts llama.cpp's `grammar` field;
         `extra_body` is merged into every request body (e.g. `{"seed": 0}`);
         `trust_env=False` ignores proxy variables (for a loopback server);
         `repeat_ends_edits` takes an implementer's answer up to the first block that repeats a
-        file (`edits.parse_until_repeat`, for small models that start over) instead of failing."""
+        file (`edits.parse_until_repeat`, for small models that start over) instead of failing;
+        `answer_items` and `answer_chars` bound each list and string of a typed answer under a
+        grammar (a small model repeats itself, and every token costs)."""
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
@@ -111,6 +127,8 @@ class OpenAIBackend:
         self.trust_env = trust_env
         self.name = name
         self.repeat_ends_edits = repeat_ends_edits
+        self.answer_items = answer_items
+        self.answer_chars = answer_chars
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Send the prompt (continuing a session if asked) and normalize the answer."""
@@ -119,7 +137,7 @@ class OpenAIBackend:
         base = {"backend": self.name, "session_id": request.resume_session_id}
         try:
             messages = self._messages(store, request)
-            body, warnings = self._body(request, messages)
+            body, warnings, via = self._body(request, messages)
             data, log_path = self._post(body, request, started)
             text, finish, usage = _completion(data)
             session_id = request.resume_session_id or store.new_id()
@@ -143,6 +161,7 @@ class OpenAIBackend:
             turns=1,
             warnings=tuple(warnings),
             log_path=log_path,
+            answer=_answer(via, text, edits=not request.read_only),
         )
         if not request.read_only:
             result = _apply_edits(result, request.cwd, until_repeat=self.repeat_ends_edits)
@@ -161,7 +180,7 @@ class OpenAIBackend:
 
     def _body(
         self, request: AgentRequest, messages: list[dict[str, str]]
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> tuple[dict[str, Any], list[str], AnswerMechanism | None]:
         body: dict[str, Any] = {
             "model": request.model or self.model,
             "messages": messages,
@@ -172,6 +191,19 @@ class OpenAIBackend:
         if self.temperature is not None:
             body["temperature"] = self.temperature
         body.update(self.extra_body)
+        if request.answer_schema is not None:
+            try:
+                fields, via = answer_constraints(
+                    request.answer_schema,
+                    edits=not request.read_only,
+                    supports_grammar=self.supports_grammar,
+                    max_items=self.answer_items,
+                    max_string=self.answer_chars,
+                )
+            except ValueError as exc:
+                raise _RunFailure(RunStatus.ERROR, f"invalid answer schema: {exc}") from exc
+            body.update(fields)
+            return body, [], via
         try:
             constraints, warnings = body_constraints(
                 request.response_format, supports_grammar=self.supports_grammar
@@ -179,7 +211,7 @@ class OpenAIBackend:
         except ValueError as exc:
             raise _RunFailure(RunStatus.ERROR, f"invalid response_format: {exc}") from exc
         body.update(constraints)
-        return body, warnings
+        return body, warnings, None
 
     def _post(
         self, body: dict[str, Any], request: AgentRequest, started: float
@@ -203,6 +235,12 @@ class OpenAIBackend:
             return json.loads(raw), log_path
         except ValueError as exc:
             raise _RunFailure(RunStatus.ERROR, f"response is not JSON: {exc}") from exc
+
+
+def _answer(via: AnswerMechanism | None, text: str, *, edits: bool) -> StructuredAnswer | None:
+    if via is None:
+        return None
+    return StructuredAnswer(via=via, text=after_edit_blocks(text) if edits else text)
 
 
 def _save(

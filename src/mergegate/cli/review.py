@@ -27,6 +27,7 @@ from mergegate.review import (
     ReviewOutcome,
     report_root,
 )
+from mergegate.review.options import DEFAULT_SCOPE
 
 __all__ = ["review"]
 
@@ -46,6 +47,12 @@ def _print_text(outcome: ReviewOutcome) -> None:
         excerpt = clean(text, 300) or "(no output)"
         click.echo(f'  output of attempt {i} (excerpt): "{excerpt}"')
     click.echo(f"reports: {clean(str(outcome.report_dir), 1000)}")
+
+
+def _scope(scope: str) -> str:
+    if not 0 < len(scope) <= 200 or not scope.isprintable() or scope != scope.strip():
+        raise UsageError("--scope must be 1-200 printable characters, without outer spaces")
+    return scope
 
 
 def _read_spec(path: Path | None) -> str | None:
@@ -100,6 +107,13 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     "spec_file",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Task text and acceptance criteria; enables the spec-compliance stage.",
+)
+@click.option(
+    "--scope",
+    default=DEFAULT_SCOPE,
+    show_default=True,
+    help="What the change is (a task, unit or phase id): every reviewer's verdict object must "
+    "name it in its `scope`.",
 )
 @click.option("--reviewer", default=None, help="Reviewer backend (default: review.reviewer).")
 @click.option("--reviewer-cmd", default=None, help='Reviewer as a program: "PROGRAM ARGS".')
@@ -165,6 +179,10 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     read-only; neither sees your HOME, mergegate's state or the review's records. Where no
     sandbox can be made the review is refused (exit 4) unless --no-sandbox is given.
 
+    Every reviewer answers with one verdict object (`mergegate schema verdict`), through its
+    backend's structured output where it has one; only an object that approves this review
+    (its review_id and --scope), lists no condition and no blocking finding approves.
+
     \b
     Exit codes: 0 approved; 1 changes requested or rejected; 2 usage error;
     3 reviewer output undecidable after the retry; 4 agent failure;
@@ -194,6 +212,7 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
         head=opts["head"] or "HEAD",
         spec=_read_spec(opts["spec_file"]),
         fix=bool(opts["fix"]),
+        scope=_scope(opts["scope"]),
     ).model_copy(update={"sandbox": policy})
     if opts["run_dir"] is not None and opts["report_dir"] is not None:
         raise UsageError("give --run-dir or --report-dir, not both")

@@ -300,7 +300,9 @@ class _Turns:
         pipe.emit("implement", f"{pipe.task.id}: resuming the implementer with the advice")
         if request.resume_session_id:
             pipe.session = request.resume_session_id
-        result, _ = pipe.run_agent(request.prompt, resume=request.resume_session_id is not None)
+        result, _ = pipe.run_agent(
+            request.prompt, resume=request.resume_session_id is not None, result=True
+        )
         return result
 
     def unadvised(self, consultation: Consultation) -> TaskOutcome:
@@ -348,7 +350,7 @@ class _Turns:
     def run(self, files: str) -> TaskOutcome | None:
         pipe = self.pipe
         prompt = implementer_prompt(task_id=pipe.task.id, spec=pipe.spec, files=files).text
-        result, _ = pipe.run_agent(prompt)
+        result, _ = pipe.run_agent(prompt, result=True)
         while True:
             if self.stopped():
                 return pipe.ended_by_stop()
@@ -371,12 +373,14 @@ class _Turns:
                 result = self.advised(consultation, collection)
             elif action is RecoveryAction.FRESH_START:
                 reset_step(str(pipe.worktree), pipe.start)
-                result, _ = pipe.run_agent(prompt, resume=False)
+                result, _ = pipe.run_agent(prompt, resume=False, result=True)
             elif action is RecoveryAction.RETRY_TRANSPORT:
                 backoff_step(self.backoff())
                 assert pipe.request is not None
                 result, _ = pipe.run_agent(
-                    pipe.request.prompt, resume=pipe.request.resume_session_id is not None
+                    pipe.request.prompt,
+                    resume=pipe.request.resume_session_id is not None,
+                    result=True,
                 )
             else:
                 return self.ended(action, decision.reason, decision.exit_code)

@@ -33,7 +33,7 @@ from mergegate.engine._steps import (
     human_step,
 )
 from mergegate.engine.events import RunEvent
-from mergegate.implementer import task_environment
+from mergegate.implementer import result_schema, task_environment
 from mergegate.plans import Task
 from mergegate.review import ReviewState, ReviewStatus
 from mergegate.review.reports import fence
@@ -194,16 +194,23 @@ class _Pipeline:
         return _files_block(self.rt, self.worktree, self.unit_id, self.head, paths)
 
     def run_agent(
-        self, prompt: str, commit: dict[str, Any] | None = None, *, resume: bool = True
+        self,
+        prompt: str,
+        commit: dict[str, Any] | None = None,
+        *,
+        resume: bool = True,
+        result: bool = False,
     ) -> tuple[AgentResult, str | None]:
         """The implementer, resuming the unit's session (a new one when not `resume`), as one
-        recorded step (with its commit, for a fix of failing checks)."""
+        recorded step (with its commit, for a fix of failing checks). `result`: the prompt
+        asks for the `agent-result`, as the run's typed answer (`result_schema`)."""
         self.attempts += 1
         request = AgentRequest(
             prompt=prompt,
             cwd=self.worktree,
             resume_session_id=self.session if resume else None,
             env=task_environment(self.rt.run_id, self.task.id),
+            answer_schema=result_schema(self.task.id) if result else None,
             **self.rt.options.review.agent_limits(),
         )
         self.request = request
@@ -219,9 +226,9 @@ class _Pipeline:
         )
         self.count(out["tokens"])
         self.stopped = self.stopped or out["stopped"]
-        result = agent_result(out)
-        self.session = result.session_id or self.session
-        return result, out["commit"]
+        ran = agent_result(out)
+        self.session = ran.session_id or self.session
+        return ran, out["commit"]
 
     # ------------------------------------------------------------ steps
     def implement(self) -> TaskOutcome | None:
@@ -311,6 +318,7 @@ class _Pipeline:
                 "base": self.start,
                 "head": self.head,
                 "spec": self.spec,
+                "scope": self.task.id,
                 "fix": mode == "auto",
                 "max_rounds": max(1, self.rounds_left),
             }

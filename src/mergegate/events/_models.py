@@ -396,6 +396,13 @@ class VerdictEvent(EventBase):
     findings: Annotated[tuple[FindingRef, ...], _cap(MAX_FINDINGS)] = ()
     findings_total: int = 0
     """How many findings the verdict had (more than `findings` holds when it was capped)."""
+    answer_via: Short = ""
+    """The mechanism that made the reviewer's answer one verdict object (`claude_json_schema`,
+    `codex_output_schema`, `chat_response_format`, `grammar`, `final_message`)."""
+    summary: Line = ""
+    """The verdict object's one-line summary (untrusted reviewer text)."""
+    confidence: float | None = Field(None, ge=0, le=1)
+    """The verdict object's confidence."""
 
     @property
     def retry(self) -> int:

@@ -10,6 +10,10 @@ The rules, in order:
    (`json_syntax`, `duplicate_key`, `schema` or `semantic`). So an echoed example followed by the
    answer yields the answer, and an answer followed by another object is ambiguous and fails
    rather than silently picking the earlier one. Empty `{}` objects are skipped ("returns {}").
+
+With `alone=True` (a typed answer, asked for through a structured-output mechanism) the output
+must be exactly one object, whitespace aside: a valid object with text, a fence or another
+object beside it is `extra_text`.
 """
 
 from __future__ import annotations
@@ -56,14 +60,38 @@ def extract(
     context: Mapping[str, Any] | None = None,
     strict: bool = True,
     registry: SchemaRegistry | None = None,
+    alone: bool = False,
 ) -> Extraction:
     """Find, parse and validate the handoff in `text` against `schema` (a name or a `Schema`).
 
     `context` is passed to the schema's consistency check (e.g. `{"review_id": ...}` so that a
     verdict trailer with another review id fails). `strict=False` ignores undeclared fields.
+    `alone=True`: the output must be the object alone (see the module docstring).
     Never raises for bad output; unknown schema names raise `UnknownSchemaError`.
     """
     resolved = (registry or default_registry()).resolve(schema)
+    found = _extract(text, resolved, context=context, strict=strict)
+    if alone and found.ok and found.span != _stripped(text):
+        detail = (
+            "the output must be the JSON object alone, but it has text, a fence or another "
+            "object beside it"
+        )
+        return _failed(resolved.name, text, ErrorKind.EXTRA_TEXT, detail, count=found.candidates)
+    return found
+
+
+def _stripped(text: str) -> tuple[int, int]:
+    start = len(text) - len(text.lstrip())
+    return start, len(text.rstrip())
+
+
+def _extract(
+    text: str,
+    resolved: Schema,
+    *,
+    context: Mapping[str, Any] | None,
+    strict: bool,
+) -> Extraction:
     name = resolved.name
     if not text.strip():
         detail = "the output is empty" if not text else "the output is only whitespace"

@@ -28,6 +28,9 @@ class ErrorKind(StrEnum):
     """Valid JSON that does not match the schema (missing field, wrong type, unknown field)."""
     SEMANTIC = "semantic"
     """Matches the schema but is inconsistent (`success: true`, `completed_normally: false`)."""
+    EXTRA_TEXT = "extra_text"
+    """Text, a fence or a second object beside the object, where the answer must be the object
+    alone (`extract(..., alone=True)`: a typed answer)."""
 
 
 class HandoffFailure(BaseModel):

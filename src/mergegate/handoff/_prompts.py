@@ -40,6 +40,10 @@ _WHAT_WENT_WRONG = {
         "Your previous reply's JSON matches the schema but is inconsistent. Correct exactly "
         "the points below and keep every other value as it was."
     ),
+    ErrorKind.EXTRA_TEXT: (
+        "Your previous reply had text (or a code fence, or a second object) beside the JSON "
+        "object. Answer with the JSON object alone: nothing before it, nothing after it."
+    ),
 }
 
 

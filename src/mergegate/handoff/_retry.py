@@ -195,6 +195,7 @@ def request_handoff(
     clock: Callable[[], datetime] | None = None,
     timer: Callable[[], float] = time.monotonic,
     replies: Sequence[str | None] = (),
+    alone: bool = False,
 ) -> HandoffOutcome:
     """Ask for a handoff until it validates or the budget is spent; never raises for bad output.
 
@@ -212,6 +213,9 @@ def request_handoff(
     handoff); later ones answer the retry prompts this loop would have sent (attempts persisted
     before a crash). `None` is an attempt whose reply was lost (the process died while it ran):
     it counts against the cap (`error_type` `lost`) and its prompt is sent again.
+
+    `alone=True`: each reply must be the object alone (`extract(..., alone=True)`), for a
+    typed answer asked for through a structured-output mechanism.
     """
     settings = config or Config()
     reg = registry or registry_for(settings)
@@ -232,6 +236,7 @@ def request_handoff(
         clock=clock or _utcnow,
         timer=timer,
         replies=tuple(replies),
+        alone=alone,
     )
     return loop.run()
 
@@ -267,6 +272,7 @@ class _Loop:
     clock: Callable[[], datetime]
     timer: Callable[[], float]
     replies: tuple[str | None, ...] = ()
+    alone: bool = False
     attempts: list[AttemptRecord] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     original_error: ErrorInfo | None = None
@@ -378,7 +384,9 @@ class _Loop:
         prior: bool = False,
     ) -> _Try:
         self.outputs.append(reply)
-        extraction = extract(reply, self.schema, context=self.context, strict=self.strict)
+        extraction = extract(
+            reply, self.schema, context=self.context, strict=self.strict, alone=self.alone
+        )
         self.last = extraction
         error = extraction.error
         self._note(

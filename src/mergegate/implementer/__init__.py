@@ -7,7 +7,8 @@ directory, never overwriting a record and safe to re-run after a crash::
 
     prompt = implementer_prompt(task_id=..., spec=..., files=...)        # versioned template
     request = AgentRequest(prompt=prompt.text, cwd=worktree,
-                           env=task_environment(run_id, task_id), ...)
+                           env=task_environment(run_id, task_id),
+                           answer_schema=result_schema(task_id), ...)  # the typed answer
     run = backend.run(request)                                          # the engine's agent step
     counters = RecoveryCounters()                                       # in the task's state
     while True:
@@ -61,6 +62,7 @@ from mergegate.implementer._prompts import (
     RenderedPrompt,
     implementer_prompt,
     result_format,
+    result_schema,
 )
 from mergegate.implementer._recovery import (
     Recovery,
@@ -122,5 +124,6 @@ __all__ = [
     "read_agent_result",
     "read_consultation",
     "result_format",
+    "result_schema",
     "task_environment",
 ]

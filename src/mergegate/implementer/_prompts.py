@@ -20,6 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mergegate.agents.answers import answer_schema
+from mergegate.agents.base import AnswerSchema
+from mergegate.handoff import AgentResultPayload
+
 __all__ = [
     "MAX_SPEC_CHARS",
     "TEMPLATE_VERSIONS",
@@ -28,9 +32,10 @@ __all__ = [
     "implementer_prompt",
     "load_template",
     "result_format",
+    "result_schema",
 ]
 
-TEMPLATE_VERSIONS: dict[str, int] = {"implementer": 1, "advisor": 1, "guidance": 1}
+TEMPLATE_VERSIONS: dict[str, int] = {"implementer": 2, "advisor": 1, "guidance": 1}
 MAX_SPEC_CHARS = 40_000
 """Longest task text put into an implementer or advisor prompt (the rest is cut, and says so)."""
 _BACKTICKS = re.compile(r"`{3,}")
@@ -96,6 +101,26 @@ def result_format(task_id: str) -> str:
         '"requested_help": <true|false>, "help_context": <the JSON object, or null>, '
         '"notes": "<what you changed and why>", "files_changed": ["<path>"]}'
     )
+
+
+def result_schema(task_id: str) -> AnswerSchema:
+    """The `agent-result` as a typed answer (`AgentRequest.answer_schema`), its task id
+    pinned: each backend makes the implementer's final answer that one object by its
+    strongest mechanism (Claude Code `--json-schema`, Codex `--output-schema`, the local
+    model's grammar after its edit blocks, else the final message alone).
+
+    A grammar also gets the result's consistency (`check_agent_result`) as two variants: a
+    success that completed normally and lists no error, or no success."""
+    schema = answer_schema("agent-result", AgentResultPayload, {"task_id": task_id})
+    full = schema.schema_object()
+    props = full["properties"]
+    done = {**full, "properties": {**props, "success": {"enum": [True]}}}
+    done["properties"]["completed_normally"] = {"enum": [True]}
+    done["properties"]["errors"] = {**props["errors"], "maxItems": 0}
+    not_done = {**full, "properties": {**props, "success": {"enum": [False]}}}
+    variants = [{k: v for k, v in variant.items() if k != "$defs"} for variant in (done, not_done)]
+    narrow = {"anyOf": variants, "$defs": full.get("$defs", {})}
+    return schema.model_copy(update={"grammar_schema": json.dumps(narrow)})
 
 
 def implementer_prompt(*, task_id: str, spec: str, files: str = "None listed.") -> RenderedPrompt:

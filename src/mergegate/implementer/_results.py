@@ -1,10 +1,13 @@
 """The implementer's result as a validated `agent-result` handoff, persisted and read back.
 
 `collect_agent_result` is a step: it takes the implementer's run (or makes it), extracts the
-`agent-result` JSON strictly, and when it is invalid asks again **in the same session** with the
-exact error (`SessionAsk` + `request_handoff`: shorter prompts, backoff, capped by
-`retry.max_attempts["agent-result"]`). It does not ask again when asking cannot help: the run
-failed or hung (the recovery table decides), or the agent asked for help (advisors answer).
+`agent-result` JSON strictly — when the request asked for it as a typed answer
+(`AgentRequest.answer_schema`, `result_schema`), from the answer the backend's mechanism
+delivered, which must be the object alone — and when it is invalid asks again **in the same
+session** with the exact error (`SessionAsk` + `request_handoff`: shorter prompts, backoff,
+capped by `retry.max_attempts["agent-result"]`). It does not ask again when asking cannot
+help: the run failed or hung (the recovery table decides), or the agent asked for help
+(advisors answer).
 
 Everything it learns is written to its attempt directory before it is used, so a process killed
 at any point loses nothing and re-running the step with the same directory continues where it
@@ -329,8 +332,12 @@ def _first_run(
 
 
 def _without_retries(head: AgentResult, task_id: str, backend: str) -> ResultCollection | None:
-    """The collection when asking again for JSON cannot help (a failed run, a help request)."""
-    extraction = extract(head.text, "agent-result", context={"task_id": task_id}, strict=False)
+    """The collection when asking again for JSON cannot help (a failed run, a help request).
+
+    Its result is read leniently (the last object, text around it allowed): it only informs
+    the help assessment (a `requested_help` claim against the stream) and is never accepted
+    here; an accepted result always goes through `_with_retries`, strictly."""
+    extraction = extract(head.reply, "agent-result", context={"task_id": task_id}, strict=False)
     payload = extraction.value if extraction.ok else None
     help_ = assess_help(head.signals, payload)
     if head.ok and not help_.requested:
@@ -411,7 +418,8 @@ def _with_retries(job: _Retry) -> ResultCollection:
         random=job.random,
         clock=job.clock,
         # a persisted run that failed was never consumed: it is asked again, and counted
-        replies=[r.text if r is not None and r.ok else None for r in job.runs],
+        replies=[r.reply if r is not None and r.ok else None for r in job.runs],
+        alone=job.request.answer_schema is not None,
     )
     runs = known + asker.results
     last = runs[-1]

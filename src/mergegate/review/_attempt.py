@@ -1,7 +1,11 @@
 """The step that runs one reviewer attempt of one stage and folds its verdict into the state.
 
-A malformed or empty answer is recorded (the next attempt retries it in the same session with
-the parse problem fed back); a valid verdict is gated by the policy and recorded in the ledger;
+The reviewer answers with the verdict object (`mergegate.verdicts.VerdictObject`), asked for
+through the backend's strongest mechanism (`AgentRequest.answer_schema`, with this attempt's
+`review_id` and the review's `scope` pinned); the decision is `decide_object` — prose is never
+read. A malformed or empty answer is recorded (the next attempt retries it in the same session
+with the validation error fed back); a valid verdict is gated by the policy, which can only
+refuse what the object's approval rule approved, and recorded in the ledger;
 a failed reviewer run is recorded and ends the run (`decide` says so). Every attempt writes its
 records under a fresh attempt directory of the run and never overwrites one.
 """
@@ -9,8 +13,10 @@ records under a fresh attempt directory of the run and never overwrites one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from mergegate.agents.base import AgentRequest, AgentResult
+from mergegate.agents.answers import answer_schema, final_message_answer
+from mergegate.agents.base import AgentRequest, AgentResult, StructuredAnswer
 from mergegate.decisions import Decision
 from mergegate.review._decide import ReviewAttempt, StepResult, decide
 from mergegate.review._render import render_changes, render_findings
@@ -27,21 +33,31 @@ from mergegate.review.state import (
     StageProgress,
     StageResult,
 )
-from mergegate.verdicts import Finding, Severity, Verdict, parse_verdict
+from mergegate.verdicts import (
+    Finding,
+    ObjectDecision,
+    Severity,
+    Verdict,
+    VerdictObject,
+    VerdictRequest,
+    decide_object,
+)
 
 __all__ = ["describe_problem", "review_attempt"]
 
 STAGE_TEMPLATES = {"spec": "spec-review", "quality": "quality-review"}
 REVIEW_ID_ENV = "MERGEGATE_REVIEW_ID"
 """The environment variable that carries a reviewer attempt's `review_id`."""
+REVIEW_SCOPE_ENV = "MERGEGATE_REVIEW_SCOPE"
+"""The environment variable that carries the `scope` a reviewer's verdict object must name."""
 
 
 def describe_problem(verdict: Verdict) -> str:
-    """Why a review could not be used, in the words seed 000 uses."""
+    """Why a review could not be used, in the words the retry prompt gives the reviewer."""
     if verdict.decision is Decision.EMPTY:
-        return "no output"
-    reason = verdict.reasons[0] if verdict.reasons else "no verdict found"
-    return f"missing 'Ready to merge?' field ({reason})"
+        return "no output (answer with the verdict object)"
+    reason = verdict.reasons[0] if verdict.reasons else "no verdict object found"
+    return f"the answer is not a usable verdict object: {reason}"
 
 
 @dataclass(frozen=True)
@@ -69,8 +85,9 @@ def review_attempt(ctx: ReviewContext, state: ReviewState) -> StepResult:
     asked = _ask(ctx, state, step, progress, changes)
     if not asked.result.ok:
         return StepResult.after(_failed(ctx, state, asked, progress), ctx.options)
-    verdict = parse_verdict(asked.result.text, review_id=asked.review_id)
-    summary = _write_attempt(ctx, state, asked, verdict, note="")
+    decided = _decide(ctx, asked)
+    verdict = decided.verdict()
+    summary = _write_attempt(ctx, state, asked, verdict, note="", decided=decided)
     rnd = rnd.model_copy(update={"attempts": (*rnd.attempts, summary)})
     if verdict.decision.is_verdict:
         new = _judged(ctx, state.with_round(rnd), asked, verdict, files)
@@ -92,8 +109,11 @@ def _ask(
     # A retry resumes the reviewer's session with the problem fed back; a backend without
     # sessions gets a fresh, complete dispatch instead.
     session = progress.session_id if reviewer.capabilities.sessions else None
+    scope = ctx.options.scope
     if step.attempt > 1 and session is not None:
-        prompt = load_template("retry").render(problem=progress.problem, review_id=review_id)
+        prompt = load_template("retry").render(
+            problem=progress.problem, review_id=review_id, scope=scope
+        )
     else:
         session = None
         prompt = _stage_prompt(ctx, state, step.stage, changes, review_id)
@@ -115,15 +135,17 @@ def _ask(
             read_only=True,
             attempt=step.attempt,
             resume_session_id=session,
-            # The nonce the verdict's JSON trailer must carry, for programs (`command` agents)
-            # that answer without reading the prompt's words; it is a review concept, so the
-            # agent layer only passes it on like any variable.
-            env={REVIEW_ID_ENV: review_id},
+            # The nonce and scope the verdict object must carry, for programs (`command`
+            # agents) that answer without reading the prompt's words; it is a review concept,
+            # so the agent layer only passes it on like any variable.
+            env={REVIEW_ID_ENV: review_id, REVIEW_SCOPE_ENV: scope},
             attempt_dir=attempt_dir,
-            # The review shape as an output constraint: grammar-capable backends (local, a
-            # llama.cpp server) enforce it, every other backend ignores it (CLI agents) or
-            # says in a warning that it was not enforced (openai without grammar support).
-            response_format={"type": "verdict", "review_id": review_id},
+            # The answer is the verdict object, by the backend's strongest mechanism (Claude
+            # Code --json-schema, Codex --output-schema, a strict response_format, a grammar
+            # for the local model, else the final message alone); the id and scope pinned.
+            answer_schema=answer_schema(
+                "verdict", VerdictObject, {"review_id": review_id, "scope": scope}
+            ),
             **ctx.options.agent_limits(),
         )
         result = reviewer.run(request)
@@ -136,6 +158,22 @@ def _ask(
         ok=result.ok,
     )
     return _Asked(step, attempt_dir.name, review_id, prompt, result)
+
+
+def _decide(ctx: ReviewContext, asked: _Asked) -> ObjectDecision:
+    """The decision from the answer the backend's mechanism delivered (a backend that knows no
+    mechanism: its final message, which must be the object alone). Prose is never read."""
+    answer = _answer_of(asked.result)
+    request = VerdictRequest(
+        asked.review_id, ctx.options.scope, blocking_from=ctx.options.policy.blocking_from
+    )
+    if answer.problem is not None:
+        return ObjectDecision(Decision.MALFORMED, answer.problem)
+    return decide_object(answer.text, request)
+
+
+def _answer_of(result: AgentResult) -> StructuredAnswer:
+    return result.answer if result.answer is not None else final_message_answer(result.text)
 
 
 def _failed(
@@ -208,7 +246,7 @@ def _judged(
             stage=step.stage,
             attempt=step.attempt,
         )
-    gate = gate_stage(verdict, ctx.options.policy)
+    gate = _only_approval_passes(verdict, gate_stage(verdict, ctx.options.policy))
     ledger = FindingLedger(defer_out_of_scope=ctx.options.defer_out_of_scope, state=state.ledger)
     status = ledger.record_review(
         round=rnd.round,
@@ -275,16 +313,34 @@ def _stage_prompt(
         changes=changes,
         open_findings=open_findings,
         review_id=review_id,
+        scope=ctx.options.scope,
         base_sha=rnd.base_sha[:12],
         head_sha=rnd.head_sha[:12],
     )
 
 
+def _only_approval_passes(verdict: Verdict, gate: StageGate) -> StageGate:
+    """The policy may refuse what the approval rule approved, never pass what it did not (a
+    `fixes` the policy would weigh as harmless is still not an approval)."""
+    if gate.passes and not verdict.approved:
+        reason = "only an approving verdict object passes"
+        return StageGate(False, gate.blocking, reason, gate.findings)
+    return gate
+
+
 def _write_attempt(
-    ctx: ReviewContext, state: ReviewState, asked: _Asked, verdict: Verdict | None, *, note: str
+    ctx: ReviewContext,
+    state: ReviewState,
+    asked: _Asked,
+    verdict: Verdict | None,
+    *,
+    note: str,
+    decided: ObjectDecision | None = None,
 ) -> AttemptSummary:
     rnd, prompt, result = state.current, asked.prompt, asked.result
     decision = verdict.decision.value if verdict else "none"
+    obj = decided.obj if decided else None
+    via = _answer_of(result).via.value if verdict else ""
     counts = {s.value: 0 for s in Severity}
     for f in verdict.findings if verdict else ():
         counts[f.severity.value] += 1
@@ -303,12 +359,15 @@ def _write_attempt(
         backend=ctx.agents.reviewer.name,
         prompt=prompt.text,
         output=result.text,
-        parsed=verdict.to_dict() if verdict else {},
+        parsed=_parsed(verdict, decided, via),
         agent=result.model_dump(mode="json", exclude={"text"}),
         severity_counts=counts,
         note=note,
         usage=result.usage.model_dump(),
         duration_s=result.duration_s,
+        answer_via=via,
+        summary=obj.summary if obj else "",
+        confidence=obj.confidence if obj else None,
     )
     path = ctx.writer.write_attempt(report, stem=asked.stem)
     return AttemptSummary(
@@ -320,7 +379,23 @@ def _write_attempt(
         note=note,
         usage=result.usage,
         duration_s=round(result.duration_s, 3),
+        answer_via=via,
+        summary=obj.summary if obj else "",
+        confidence=obj.confidence if obj else None,
     )
+
+
+def _parsed(verdict: Verdict | None, decided: ObjectDecision | None, via: str) -> dict[str, Any]:
+    """The attempt record's `parsed`: the decision, why, the findings, the mechanism behind
+    the answer and the object itself (when it was valid)."""
+    if verdict is None:
+        return {}
+    parsed = verdict.to_dict()
+    parsed["answer_via"] = via
+    if decided is not None:
+        parsed["malformed"] = decided.malformed.value if decided.malformed else None
+        parsed["object"] = decided.obj.model_dump(mode="json") if decided.obj else None
+    return parsed
 
 
 def _round_message(rnd: RoundSummary) -> str:
@@ -359,4 +434,5 @@ def _attempt_status(verdict: Verdict | None, policy: GatePolicy) -> str:
         return "agent_error"
     if verdict.decision in (Decision.MALFORMED, Decision.EMPTY):
         return verdict.decision.value
-    return "passed" if gate_stage(verdict, policy).passes else "issues_found"
+    passes = _only_approval_passes(verdict, gate_stage(verdict, policy)).passes
+    return "passed" if passes else "issues_found"

@@ -60,5 +60,9 @@ def render_findings(findings: Sequence[Finding], *, empty: str = "None.") -> str
     for f in findings:
         where = f" — {f.file}:{f.line}" if f.file and f.line else (f" — {f.file}" if f.file else "")
         detail = f"\n  {f.detail.strip()}" if f.detail.strip() else ""
+        if f.suggestion:
+            detail += f"\n  Suggested fix: {f.suggestion.strip()}"
+        if f.requirement:
+            detail += f"\n  Requirement: {f.requirement.strip()}"
         lines.append(f"- [{f.id}] ({f.severity.value}) {f.title}{where}{detail}")
     return "\n".join(lines)

@@ -20,10 +20,12 @@ from mergegate.config import DEFAULT_AGENTS, DEFAULT_REVIEW, Config, state_dir
 from mergegate.errors import UsageError
 from mergegate.review.policy import GatePolicy
 
-__all__ = ["ReviewAgents", "ReviewOptions", "report_root"]
+__all__ = ["DEFAULT_SCOPE", "ReviewAgents", "ReviewOptions", "report_root"]
 
 _R = DEFAULT_REVIEW
 _A = DEFAULT_AGENTS
+DEFAULT_SCOPE = "change"
+"""The scope of a review that names none (`mergegate review` without `--scope`)."""
 
 
 class ReviewOptions(BaseModel):
@@ -36,6 +38,9 @@ class ReviewOptions(BaseModel):
     head: str = "HEAD"
     spec: str | None = None
     """Task text and acceptance criteria; without it the spec stage is skipped."""
+    scope: str = Field(DEFAULT_SCOPE, min_length=1, max_length=200)
+    """What the review is about (a run's task id): the `scope` every verdict object must
+    carry."""
     fix: bool = False
     max_rounds: int = Field(_R.max_rounds, ge=1)
     malformed_retries: int = Field(_R.malformed_retries, ge=0)
@@ -65,6 +70,7 @@ class ReviewOptions(BaseModel):
         head: str = "HEAD",
         spec: str | None = None,
         fix: bool = False,
+        scope: str = DEFAULT_SCOPE,
     ) -> ReviewOptions:
         """The options `config` describes for reviewing `base..head` (against `spec`)."""
         review = config.review
@@ -72,6 +78,7 @@ class ReviewOptions(BaseModel):
             base=base,
             head=head,
             spec=spec,
+            scope=scope,
             fix=fix,
             max_rounds=review.max_rounds,
             malformed_retries=review.malformed_retries,

@@ -49,6 +49,18 @@ class GatePolicy:
         severities = frozenset(Severity(name) for name in blocking_severities)
         return cls(with_fixes_blocks, severities, minor_blocks)
 
+    @property
+    def blocking_from(self) -> Severity:
+        """The lowest severity that blocks (the verdict object's approval rule blocks it and
+        every higher one). A policy that names none still blocks critical: fail closed."""
+        blocking = set(self.blocking_severities)
+        if self.minor_blocks:
+            blocking.add(Severity.MINOR)
+        for severity in (Severity.MINOR, Severity.IMPORTANT):
+            if severity in blocking:
+                return severity
+        return Severity.CRITICAL
+
     def blocks(self, finding: Finding) -> bool:
         if is_advisory(finding):
             return False

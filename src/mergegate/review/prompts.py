@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
-from mergegate.verdicts import trailer_example
+from mergegate.verdicts import verdict_object_example
 
 __all__ = ["PromptTemplate", "RenderedPrompt", "load_template"]
 
 _TEMPLATE_VERSIONS: dict[str, int] = {
-    "spec-review": 2,
-    "quality-review": 2,
-    "retry": 1,
+    "spec-review": 3,
+    "quality-review": 3,
+    "retry": 2,
     "fix": 2,
     "rereview-scoped": 1,
     "rereview-full": 1,
@@ -51,9 +51,10 @@ class PromptTemplate:
         return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
     def render(self, **values: str) -> RenderedPrompt:
-        if "review_id" in values and "verdict_trailer" not in values:
-            # The example trailer is derived from the one trailer contract (verdicts).
-            values = {**values, "verdict_trailer": trailer_example(values["review_id"])}
+        if "review_id" in values and "scope" in values and "verdict_object" not in values:
+            # The example is built from the verdict object's model (and reads back with it).
+            example = verdict_object_example(values["review_id"], values["scope"])
+            values = {**values, "verdict_object": example}
         text = Template(self.source).substitute(values)
         return RenderedPrompt(text, self.name, self.version, self.sha256)
 

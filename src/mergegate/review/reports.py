@@ -104,6 +104,13 @@ class AttemptReport:
     usage: Mapping[str, int] = field(default_factory=dict)
     """The reviewer's token counts for this attempt (input, output, cache read/write)."""
     duration_s: float = 0.0
+    answer_via: str = ""
+    """The mechanism that made the answer one object (`AnswerMechanism`), `final_message`
+    when the backend has none."""
+    summary: str = ""
+    """The verdict object's one-line summary (untrusted reviewer text)."""
+    confidence: float | None = None
+    """The verdict object's confidence, 0 to 1."""
 
     @property
     def stem(self) -> str:
@@ -123,6 +130,9 @@ class AttemptReport:
             "base_sha": self.base_sha,
             "head_sha": self.head_sha,
             "backend": self.backend,
+            "answer_via": self.answer_via,
+            "summary": self.summary,
+            "confidence": self.confidence,
             "counts": dict(self.severity_counts),
             "usage": dict(self.usage),
             "duration_s": round(self.duration_s, 3),
@@ -147,6 +157,10 @@ class AttemptReport:
         if self.note:
             parts += [f"**Note:** {_escape_inline(self.note)}", ""]
         parts += [f"**Decision:** `{self.decision}` ({self.status})", ""]
+        if self.summary or self.confidence is not None:
+            confidence = "—" if self.confidence is None else f"{self.confidence:g}"
+            summary = _escape_inline(self.summary) or "—"
+            parts += [f"**Summary:** {summary} (confidence {confidence})", ""]
         reasons = self.parsed.get("reasons") or []
         parts += [f"- {_escape_inline(str(r))}" for r in reasons]
         parts += ["", "## Findings", ""]
@@ -159,6 +173,9 @@ class AttemptReport:
             )
             title = _escape_inline(str(f.get("title")))
             parts.append(f"- **{f.get('severity')}** `{f.get('id')}` {title}{where}")
+            for label in ("suggestion", "requirement"):
+                if f.get(label):
+                    parts.append(f"  - {label}: {_escape_inline(str(f.get(label)))}")
         parts += ["", "## Reviewer output", "", fence(self.output)]
         return "\n".join(parts)
 

@@ -81,6 +81,12 @@ class AttemptSummary(_Value):
     usage: Usage = Field(default_factory=Usage)
     """The reviewer's tokens for this attempt, as its backend reported them."""
     duration_s: float = 0.0
+    answer_via: str = ""
+    """The mechanism behind the answer (`AnswerMechanism`); empty for an agent failure."""
+    summary: str = ""
+    """The verdict object's one-line summary."""
+    confidence: float | None = None
+    """The verdict object's confidence, 0 to 1."""
 
     def to_dict(self) -> dict[str, object]:
         return self.model_dump(mode="json")

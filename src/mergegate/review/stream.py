@@ -260,6 +260,9 @@ class _Builder:
             review_id=summary.review_id,
             findings=findings,
             findings_total=len(findings),
+            answer_via=str(parsed.get("answer_via") or summary.answer_via),
+            summary=summary.summary,
+            confidence=summary.confidence,
         )
 
     def _fix(self, rnd: RoundSummary) -> None:

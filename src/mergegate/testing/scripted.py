@@ -2,7 +2,8 @@
 
 It answers each run with the next scripted reply — text, an `AgentResult`, or a function of
 the request — so pipelines built on mergegate can be tested without an agent, a model or a
-process. It records every request it received.
+process. It records every request it received. A request with an `answer_schema` gets the
+text back as its answer too (`final_message`: a scripted backend has no mechanism).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from mergegate.agents.answers import final_message_answer
 from mergegate.agents.base import (
     AgentRequest,
     AgentResult,
@@ -62,6 +64,8 @@ class ScriptedBackend:
         if callable(reply):
             reply = reply(request)
         if isinstance(reply, AgentResult):
+            if reply.answer is None and request.answer_schema is not None:
+                return reply.model_copy(update={"answer": final_message_answer(reply.text)})
             return reply
         return AgentResult(
             backend=self.name,
@@ -70,4 +74,5 @@ class ScriptedBackend:
             session_id=session,
             exit_code=0,
             log_path=Path(request.attempt_dir) if request.attempt_dir else None,
+            answer=final_message_answer(reply) if request.answer_schema is not None else None,
         )

@@ -109,6 +109,10 @@ class Finding(_Frozen):
     ref: str | None = None
     """The reviewer's own id for this finding (JSON trailer `id`), bounded. Not the identity
     (`id` is): a hint that lets a revision loop follow a finding the reviewer reworded."""
+    suggestion: str | None = None
+    """How to fix it (the verdict object's `suggestion`), bounded."""
+    requirement: str | None = None
+    """The requirement or criterion it breaks (the verdict object's `requirement`), bounded."""
 
     @property
     def advisory(self) -> bool:
@@ -127,6 +131,8 @@ class Finding(_Frozen):
         line: int | None = None,
         detail: str = "",
         ref: str | None = None,
+        suggestion: str | None = None,
+        requirement: str | None = None,
     ) -> Finding:
         """Build a finding whose id is derived from its content (`ref`: the reviewer's id)."""
         title = title.strip()[:300]
@@ -139,6 +145,8 @@ class Finding(_Frozen):
             line=line if line is not None and line > 0 else None,  # lines are 1-based
             detail=detail.strip()[:2000],
             ref=ref or None,
+            suggestion=suggestion.strip()[:2000] or None if suggestion else None,
+            requirement=requirement.strip()[:1000] or None if requirement else None,
         )
 
 
@@ -165,6 +173,15 @@ class Verdict(_Frozen):
             "dialect": self.dialect,
             "evidence": self.evidence.model_dump() if self.evidence else None,
             "reasons": list(self.reasons),
-            "findings": [f.model_dump(mode="json") for f in self.findings],
+            "findings": [_finding_dict(f) for f in self.findings],
             "warnings": list(self.warnings),
         }
+
+
+def _finding_dict(finding: Finding) -> dict[str, Any]:
+    """A finding as JSON; `suggestion` and `requirement` only when given (a verdict object's)."""
+    dumped = finding.model_dump(mode="json")
+    for key in ("suggestion", "requirement"):
+        if dumped[key] is None:
+            del dumped[key]
+    return dumped

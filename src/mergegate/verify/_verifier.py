@@ -3,11 +3,14 @@
 It runs in the verified tree (read-only: the backend's own read-only mode, and mergegate's
 proof that nothing changed) and gets the criteria that need judgement (with the program
 evidence gathered so far), the phase's diff, numbered excerpts of the files the criteria
-name (for a verifier without file tools) and a fresh nonce. It must answer with exactly one
-JSON object (`mergegate.verify._judgement.VerifierAnswer`): the nonce and, per criterion, a
-result with evidence citing `file:line` and quoting it. The object is parsed by
-`mergegate.handoff.extract` (strict: duplicate keys, truncation, a wrong nonce, a missing or
-extra criterion all fail); quotes are checked against the tree by the caller.
+name (for a verifier without file tools) and a fresh nonce. It answers with one object
+(`mergegate.verify._judgement.VerifierAnswer`): the nonce and, per criterion, a result with
+evidence citing `file:line` and quoting it — asked for as a typed answer
+(`AgentRequest.answer_schema`: the backend's strongest mechanism; the nonce and the criterion
+ids pinned in the schema). The answer must be the object alone, read by
+`mergegate.handoff.extract` (strict: duplicate keys, truncation, text beside it, a wrong
+nonce, a missing or extra criterion all fail); quotes are checked against the tree by the
+caller.
 A malformed answer is retried once, in the same session when the backend has sessions, with
 the exact problem fed back; after that the criteria stay unverified. An agent run that fails
 (timeout, crash, a write in a read-only run) is not retried.
@@ -16,6 +19,7 @@ the exact problem fed back; after that the criteria stay unverified. An agent ru
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +28,8 @@ from pathlib import Path
 from string import Template
 from typing import Any, Literal
 
-from mergegate.agents.base import AgentRequest, AgentResult, Backend
+from mergegate.agents.answers import answer_schema as typed_answer_schema
+from mergegate.agents.base import AgentRequest, AgentResult, AnswerSchema, Backend
 from mergegate.handoff import extract
 from mergegate.verify._judgement import CriterionJudgement, VerifierAnswer, answer_schema
 
@@ -39,7 +44,7 @@ __all__ = [
 ]
 
 TEMPLATE = "verifier"
-TEMPLATE_VERSION = 1
+TEMPLATE_VERSION = 2
 RETRY_TEMPLATE = "verifier-retry"
 MAX_DIFF_CHARS = 200_000
 _MAX_TEXT = 4000
@@ -134,9 +139,15 @@ def render_prompt(
     )
 
 
-def _response_format() -> dict[str, Any]:
-    schema = answer_schema().json_schema()
-    return {"type": "json_schema", "json_schema": {"name": "verifier_answer", "schema": schema}}
+def _answer_schema(nonce: str, ids: Sequence[str]) -> AnswerSchema:
+    """The verifier's answer as a typed answer: the nonce pinned, one judgement per criterion
+    id asked about (a grammar then writes exactly those ids)."""
+    pinned = typed_answer_schema("verifier-answer", VerifierAnswer, {"verification_id": nonce})
+    schema = pinned.schema_object()
+    schema["properties"]["criteria"].update(minItems=len(ids), maxItems=len(ids))
+    judgement = schema["$defs"]["CriterionJudgement"]["properties"]
+    judgement["id"] = {"type": "string", "enum": list(ids)}
+    return pinned.model_copy(update={"json_schema": json.dumps(schema, ensure_ascii=False)})
 
 
 def ask_verifier(
@@ -177,7 +188,7 @@ def ask_verifier(
             env={"MERGEGATE_REVIEW_ID": nonce, "MERGEGATE_VERIFICATION_ID": nonce},
             resume_session_id=session,
             attempt_dir=attempt_dir / f"a{number}" if attempt_dir else None,
-            response_format=_response_format(),
+            answer_schema=_answer_schema(nonce, ids),
         )
         result = backend.run(request)
         agent = result.model_dump(mode="json", exclude={"text"})
@@ -186,9 +197,10 @@ def ask_verifier(
             attempts.append(AgentAttempt(number, prompt, result.text, why, agent))
             return _judging("agent_failed", nonce, {}, attempts, why)
         parsed = extract(
-            result.text,
+            result.reply,
             answer_schema(),
             context={"verification_id": nonce, "criteria": ids},
+            alone=True,
         )
         if parsed.ok:
             value: VerifierAnswer = parsed.value

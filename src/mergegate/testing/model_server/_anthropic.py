@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mergegate.testing.model_server._reply import Reply, chunks
@@ -45,6 +44,12 @@ def _content(reply: Reply) -> list[dict[str, Any]]:
     return blocks
 
 
+def _raw_inputs(reply: Reply) -> list[str]:
+    """Each tool call's input as streamed: scripted string arguments verbatim (a key given twice
+    stays twice, as a model could write it), objects serialised."""
+    return [c.raw_json for c in reply.calls]
+
+
 def _message(reply: Reply, content: list[dict[str, Any]], output_tokens: int) -> dict[str, Any]:
     return {
         "id": reply.message_id,
@@ -67,8 +72,10 @@ def message_events(reply: Reply, chunk_chars: int) -> list[SseEvent]:
     """The streaming response: message_start, one block per text/tool call, message_stop."""
     events = [named_event({"type": "message_start", "message": _message(reply, [], 1)})]
     events.append(named_event({"type": "ping"}))
+    raw = iter(_raw_inputs(reply))
     for index, block in enumerate(_content(reply)):
-        events.extend(_block_events(index, block, chunk_chars))
+        arguments = next(raw) if block["type"] == "tool_use" else ""
+        events.extend(_block_events(index, block, arguments, chunk_chars))
     events.append(
         named_event(
             {
@@ -82,14 +89,15 @@ def message_events(reply: Reply, chunk_chars: int) -> list[SseEvent]:
     return events
 
 
-def _block_events(index: int, block: dict[str, Any], chunk_chars: int) -> list[SseEvent]:
+def _block_events(
+    index: int, block: dict[str, Any], arguments: str, chunk_chars: int
+) -> list[SseEvent]:
     if block["type"] == "text":
         start: dict[str, Any] = {"type": "text", "text": ""}
         parts = chunks(block["text"], chunk_chars)
         deltas = [{"type": "text_delta", "text": part} for part in parts]
     else:
         start = {**block, "input": {}}
-        arguments = json.dumps(block["input"], ensure_ascii=False)
         deltas = [
             {"type": "input_json_delta", "partial_json": part}
             for part in chunks(arguments, chunk_chars)

@@ -117,6 +117,18 @@ def _anthropic_entries(messages: Any) -> Iterator[_Entry]:
             yield _Entry(_Kind.ASSISTANT)
         elif any(block.get("type") == "tool_result" for block in _dicts(content)):
             yield _Entry(_Kind.TOOL_RESULT)
+            # A resumed session's new prompt rides in the message that carries the last
+            # call's result (Claude Code after a run that ended with a tool call, such as
+            # `StructuredOutput`); reminders the client adds are not prompts.
+            said = [
+                b["text"]
+                for b in _dicts(content)
+                if b.get("type") == "text"
+                and isinstance(b.get("text"), str)
+                and not b["text"].lstrip().startswith("<system-reminder>")
+            ]
+            if said:
+                yield _Entry(_Kind.PROMPT, "\n".join(said))
         elif message.get("role") == "user":
             yield _Entry(_Kind.PROMPT, _text_of(content, ("text",)))
 

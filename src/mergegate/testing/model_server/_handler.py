@@ -25,6 +25,12 @@ from mergegate.testing.model_server._reply import Reply, ReplyError, estimate_to
 from mergegate.testing.model_server._script import Fault, FaultKind
 from mergegate.testing.model_server._selector import Selection
 from mergegate.testing.model_server._sse import SseEvent
+from mergegate.testing.model_server._structured import (
+    StructuredOutput,
+    StructuredOutputError,
+    reply_problem,
+    structured_output,
+)
 
 if TYPE_CHECKING:
     from mergegate.testing.model_server._server import ModelServer
@@ -148,6 +154,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer_model(self, owner: ModelServer, seq: int, incoming: _Incoming) -> None:
         view = view_request(incoming.api, incoming.body)
+        try:
+            structured = structured_output(incoming.api, incoming.body)
+        except StructuredOutputError as exc:  # the real API refuses such a request too
+            self._record(seq, incoming, 400, view=view)
+            self._send_error(incoming.api, 400, str(exc))
+            return
         selection = owner.selector.select(view)
         turn = selection.turn
         if turn is None:
@@ -168,9 +180,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(seq, incoming, 500, view=view, selection=selection)
             self._send_error(incoming.api, 500, f"mergegate model-server: {exc}")
             return
+        problem = _structured_problem(owner, structured, reply)
+        if problem is not None:
+            self._record(seq, incoming, 500, view=view, selection=selection, structured=structured)
+            self._send_error(incoming.api, 500, f"mergegate model-server: {problem}")
+            return
         fault = selection.fault
         status = _fault_status(fault) if fault else 200
-        self._record(seq, incoming, status, view=view, selection=selection)
+        self._record(seq, incoming, status, view=view, selection=selection, structured=structured)
         owner.wait(turn.latency_s)
         try:
             self._deliver(owner, incoming, view, reply, fault=fault, delay=turn.event_delay_s)
@@ -259,6 +276,7 @@ class _Handler(BaseHTTPRequestHandler):
         *,
         view: RequestView | None = None,
         selection: Selection | None = None,
+        structured: StructuredOutput | None = None,
     ) -> None:
         fault = selection.fault if selection else None
         text = None
@@ -281,6 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
             turn=selection.index if selection else None,
             fault=fault.kind if fault else None,
             status=status,
+            structured=structured,
         )
         self.server.owner.log.append(record)
 
@@ -359,6 +378,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
+
+
+def _structured_problem(
+    owner: ModelServer, structured: StructuredOutput | None, reply: Reply
+) -> str | None:
+    """Why the scripted reply breaks the requested structured output (`check_structured`)."""
+    if structured is None or not owner.script.check_structured:
+        return None
+    calls = {c.name: c.raw_json for c in reply.calls}
+    return reply_problem(structured, reply.text, calls)
 
 
 def _fault_status(fault: Fault) -> int:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mergegate.testing.model_server._conversation import Api
 from mergegate.testing.model_server._script import FaultKind
+from mergegate.testing.model_server._structured import StructuredOutput
 
 __all__ = ["RecordedRequest", "RequestLog", "redact_headers"]
 
@@ -47,6 +48,8 @@ class RecordedRequest(BaseModel):
     fault: FaultKind | None = None
     status: int
     """The HTTP status the server chose (a `hang` fault never sends it)."""
+    structured: StructuredOutput | None = None
+    """The structured output the request asked for (its wire field and schema), if any."""
 
 
 def redact_headers(headers: dict[str, str]) -> dict[str, str]:

@@ -46,6 +46,12 @@ class ResolvedCall:
             return self.arguments
         return json.dumps(self.arguments, ensure_ascii=False)
 
+    @property
+    def raw_json(self) -> str:
+        """The arguments as the model "wrote" them: a string as scripted (so a key given twice
+        reaches the client), an object serialised."""
+        return self.arguments_json
+
     def arguments_object(self) -> dict[str, object]:
         """The arguments as an object, for APIs that only take objects (Anthropic)."""
         if isinstance(self.arguments, dict):
@@ -129,7 +135,9 @@ def make_reply(*, seq: int, model: str, turn: Turn, request_chars: int, prompt: 
     (`ReplyError` when a marker is missing).
     """
     text = echo_text(turn.text, turn.echo, prompt)
-    calls = tuple(_resolve(seq, n, call) for n, call in enumerate(turn.tool_calls))
+    calls = tuple(
+        _resolve(seq, n, call, turn.echo, prompt) for n, call in enumerate(turn.tool_calls)
+    )
     output_chars = len(text) + sum(len(c.name) + len(c.arguments_json) for c in calls)
     usage = turn.usage
     input_tokens = usage.input_tokens if usage and usage.input_tokens is not None else None
@@ -144,9 +152,15 @@ def make_reply(*, seq: int, model: str, turn: Turn, request_chars: int, prompt: 
     )
 
 
-def _resolve(seq: int, n: int, call: ToolCall) -> ResolvedCall:
+def _resolve(
+    seq: int, n: int, call: ToolCall, echo: Mapping[str, str], prompt: str
+) -> ResolvedCall:
     call_id = call.id or f"call_mock_{seq:06d}_{n}"
-    return ResolvedCall(id=call_id, name=call.name, arguments=call.arguments)
+    arguments = call.arguments
+    if isinstance(arguments, str):
+        used = {p: m for p, m in echo.items() if p in arguments}
+        arguments = echo_text(arguments, used, prompt)
+    return ResolvedCall(id=call_id, name=call.name, arguments=arguments)
 
 
 def chunks(text: str, size: int) -> list[str]:

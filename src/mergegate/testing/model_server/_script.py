@@ -109,7 +109,8 @@ class Turn(_Model):
     fault: Fault | None = None
     usage: TurnUsage | None = None
     echo: dict[str, str] = Field(default_factory=dict, max_length=MAX_ECHO_ENTRIES)
-    """Placeholder in `text` -> marker in the latest user prompt. Each placeholder is replaced
+    """Placeholder in `text` (or in a tool call's string arguments) -> marker in the latest
+    user prompt. Each placeholder is replaced
     by the token right after the marker's last occurrence (a run of `[A-Za-z0-9._-]`, at most
     `MAX_ECHO_TOKEN_CHARS`): how a scripted reviewer answers with the `review_id` nonce of the
     prompt it was given. A marker that is not in the prompt (or has no token after it) makes
@@ -130,8 +131,12 @@ class Turn(_Model):
                         f"echo {what} {value[:40]!r} must have 1 to {MAX_ECHO_MARKER_CHARS} "
                         "characters"
                     )
-            if placeholder not in self.text:
-                raise ValueError(f"echo placeholder {placeholder!r} does not occur in the text")
+            arguments = (c.arguments for c in self.tool_calls if isinstance(c.arguments, str))
+            if placeholder not in self.text and not any(placeholder in a for a in arguments):
+                raise ValueError(
+                    f"echo placeholder {placeholder!r} does not occur in the text or in a tool "
+                    "call's string arguments"
+                )
         return self
 
 
@@ -157,6 +162,10 @@ class Script(_Model):
     when_exhausted: Literal["error", "repeat_last"] = "error"
     chunk_chars: int = Field(default=16, ge=1, le=1_000_000)
     """Stream text and tool arguments in deltas of this many characters."""
+    check_structured: bool = False
+    """When a request asks for structured output (a JSON schema in the wire's field), refuse
+    (HTTP 500, naming why) a scripted reply the schema does not allow, as a real API never
+    sends one. Off: the script is replayed as written (a server that ignores the field)."""
 
 
 def load_script(path: Path) -> Script:
