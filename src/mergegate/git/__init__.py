@@ -13,8 +13,12 @@ parts:
 * `_checkout`: `throwaway_checkout`, a separate repository holding one commit, where reviewers
   run so the user's working tree and `.git` are out of their reach;
 * `_repository`: `GitRepository`, the operations of the review loop;
+* `_identity`: `Workspace`, a work tree mergegate made and the identity of its `.git`, and
+  `check_workspace`, run before every git command there (no gitfile, no symlink, no
+  `commondir`, the same directory as made);
 * `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
-  objects), keyed commits, publishing and exactly-once merges;
+  objects), commits on recorded parents, publishing, merges prepared on the recorded
+  integration tip and published by compare-and-swap (`advance_branch`, `BranchMovedError`);
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
   unit's workspace rebuilt on another host (the only git commands allowed a transport).
 """
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
+from mergegate.git._identity import Workspace, WorkspaceError, check_workspace, identify
 from mergegate.git._remote import (
     Remote,
     push_branch,
@@ -39,6 +44,7 @@ from mergegate.git._snapshot import (
     verify_unchanged,
 )
 from mergegate.git._workspaces import (
+    BranchMovedError,
     GitError,
     MergeResult,
     add_workspace,
@@ -47,9 +53,8 @@ from mergegate.git._workspaces import (
     checked_out_branches,
     commit_with_key,
     create_branch,
-    find_trailer_commit,
     head_commit,
-    merge_no_ff,
+    prepare_merge,
     publish,
     remove_workspace,
     repository_root,
@@ -60,22 +65,26 @@ from mergegate.git._workspaces import (
 __all__ = [
     "CONFIG_OVERRIDES",
     "GIT_ENVIRONMENT",
+    "BranchMovedError",
     "GitError",
     "GitRepository",
     "MergeResult",
     "Remote",
+    "Workspace",
+    "WorkspaceError",
     "WorktreeSnapshot",
     "add_workspace",
     "advance_branch",
     "branch_tip",
+    "check_workspace",
     "checked_out_branches",
     "commit_with_key",
     "compare_snapshots",
     "create_branch",
     "driver_overrides",
-    "find_trailer_commit",
     "head_commit",
-    "merge_no_ff",
+    "identify",
+    "prepare_merge",
     "publish",
     "push_branch",
     "remote_protocol",
