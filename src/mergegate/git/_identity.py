@@ -98,9 +98,11 @@ def _linked(entry: os.DirEntry[str]) -> bool:
 
 
 def _redirects(git_dir: Path) -> str | None:
-    """What in `git_dir` would send git's reads or writes elsewhere, or None."""
+    """What in `git_dir` would send git's reads or writes elsewhere, or None. (Strings, not
+    `Path`s: this runs before every git command in a workspace.)"""
     seen = 0
-    pending = [git_dir]
+    top = os.fspath(git_dir)
+    pending = [top]
     while pending:
         here = pending.pop()
         with os.scandir(here) as entries:
@@ -108,15 +110,13 @@ def _redirects(git_dir: Path) -> str | None:
                 seen += 1
                 if seen > _MAX_ENTRIES:
                     return f"more than {_MAX_ENTRIES} entries in .git/refs and .git/logs"
-                if here == git_dir and entry.name == "commondir":
+                if here == top and entry.name == "commondir":
                     return ".git/commondir names another repository"
                 if _linked(entry):
-                    rel = Path(entry.path).relative_to(git_dir.parent)
+                    rel = os.path.relpath(entry.path, os.path.dirname(top))
                     return f"{rel} is a link (a symlink or a hard link)"
-                if entry.is_dir(follow_symlinks=False) and (
-                    here != git_dir or entry.name in _WALKED
-                ):
-                    pending.append(Path(entry.path))
+                if entry.is_dir(follow_symlinks=False) and (here != top or entry.name in _WALKED):
+                    pending.append(entry.path)
     return None
 
 

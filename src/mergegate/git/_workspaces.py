@@ -70,8 +70,8 @@ class BranchMovedError(EscalationError):
         where = f"at {found}" if found else "deleted"
         super().__init__(
             f"the integration branch {branch} moved: mergegate left it at {expected}, it is "
-            f"now {where}; nothing was merged on top. Look at what moved it, then move it back "
-            f"to {expected} and resume, or start a new run"
+            f"now {where}; nothing was merged on top and the run stops here (look at what moved "
+            f"it; `git branch -f {branch} {expected}` puts back what mergegate merged)"
         )
         self.branch, self.expected, self.found = branch, expected, found
 
@@ -340,15 +340,24 @@ def commit_with_key(
     """
     _must(workspace, "reset", "-q", "--soft", onto)
     _must(workspace, "add", "-A", "--", ".")
-    if run_git(workspace, "diff", "--cached", "--quiet", onto).ok:
-        return None  # the tree is `onto`'s: git refuses an empty commit, an amend would not
     if amend:
+        if _unchanged(workspace, onto):
+            return None  # an amend would succeed with no change: nothing to fold in
         body = "\n".join(_message(workspace, onto)).rstrip() + "\n" + key + "\n"
         args = ["commit", "--amend", "--no-verify", "-q", "-m", body]
     else:
         args = ["commit", "--no-verify", "-q", "-m", message.rstrip() + "\n\n" + key + "\n"]
-    _must(workspace, *_identity(workspace), *args)
+    committed, _ = _ok(workspace, *_identity(workspace), *args)
+    if not committed:
+        if _unchanged(workspace, onto):
+            return None  # nothing to commit (git refuses an empty commit)
+        _must(workspace, *_identity(workspace), *args)  # fails again, with git's reason
     return _must(workspace, "rev-parse", "HEAD")
+
+
+def _unchanged(workspace: Workspace, onto: str) -> bool:
+    """Whether the index holds `onto`'s tree."""
+    return run_git(workspace, "diff", "--cached", "--quiet", onto).ok
 
 
 # ---------------------------------------------------------------- merges
