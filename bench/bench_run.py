@@ -12,9 +12,10 @@
 Every plan's tasks carry a check (`true`) so each phase has a program check to be verified
 against (a phase nothing can check is never verified, and the run would stop there).
 
-Usage: bench_run.py [--quick] [--count]
-  --quick   a 200-task resume run instead of 1,000
-  --count   also count process spawns and fsyncs per task in the overhead run, by program
+Usage: bench_run.py [--quick] [--count] [--overhead-only]
+  --quick          a 200-task resume run instead of 1,000
+  --count          also count process spawns and fsyncs per task in the overhead run, by program
+  --overhead-only  measure 1. only (a shared machine: the cheapest comparison of two trees)
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from mergegate.plans import Check, Phase, Plan, PlanFormat, Task, Unit
 from mergegate.processes import run_command, supervisor
 
 AGENT = """#!/bin/sh
-# instant scripted agent: reviewer approves with the nonce; implementer writes a new file
+# instant scripted agent: reviewer approves with the nonce; implementer writes a new file and
+# hands in its `agent-result` (a run asks again, in the same session, until it gets one)
 if [ -n "$MERGEGATE_REVIEW_ID" ]; then
   trailer='{"review_id": "%s", "verdict": "approve", "findings": []}'
   printf "Ready to merge? Yes\\n\\n\\`\\`\\`json\\n$trailer\\n\\`\\`\\`\\n" "$MERGEGATE_REVIEW_ID"
@@ -48,6 +50,7 @@ else
   # the content is unique per attempt (its prompt file's path), so a reused pid still changes it
   echo "$MERGEGATE_PROMPT_FILE" > "f-$$.txt"
   echo done
+  printf '{"task_id": "%s", "success": true, "completed_normally": true}\\n' "$MERGEGATE_TASK_ID"
 fi
 """
 
@@ -333,6 +336,8 @@ def main() -> None:
         agent.chmod(0o755)
         os.environ["MERGEGATE_STATE_DIR"] = str(root / "default-state")
         overhead(root, agent, "--count" in sys.argv)
+        if "--overhead-only" in sys.argv:
+            return
         parallel(root, agent)
         resume(root, agent, total, repeat=3)
 

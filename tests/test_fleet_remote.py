@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -301,3 +302,39 @@ def test_repeated_kills_restarts_and_recoveries_converge_across_hosts(
     assert git(origin, "rev-parse", f"{into}^{{tree}}") == reference_tree
     assert git(origin, "for-each-ref", "refs/heads/mergegate-wip") == ""
     assert _agents_alive(str(tmp_path)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_an_integration_branch_moved_on_the_remote_stops_the_run(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Across hosts too the integration branch moves only from the tip mergegate recorded:
+    an implementer that moves it on the remote to an unreviewed commit stops the run with
+    exit 5 naming both commits; nothing is pushed on top (issue 30)."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(make_plan({"P1": {"A": {}}}).model_dump_json(by_alias=True))
+    fleet = RemoteFleet(tmp_path, postgres_url)
+    origin = fleet.origin
+    base = git(origin, "rev-parse", "main")
+    evil = git(origin, "-c", "user.name=e", "-c", "user.email=e@e", "commit-tree",
+               "main^{tree}", "-p", "main", "-m", "unreviewed")  # fmt: skip
+    acts = tmp_path / "acts.json"
+    move = f"git -C '{origin}' update-ref refs/heads/mergegate/$MERGEGATE_RUN_ID {evil}"
+    acts.write_text(json.dumps({"A": {"after": [move]}}))
+    hostile = Path(__file__).parent / "fakes" / "git_hostile_agent.py"
+    impl = f"{sys.executable} {hostile} {acts} {tmp_path / 'acts-state'} {agent(tmp_path, 'impl')}"
+    run_id = fleet.queue(plan, impl, agent(tmp_path, "rev"))
+    workers = Workers(tmp_path, fleet.env, fleet.elsewhere)
+    try:
+        workers.start("solo")
+        record = fleet.settled(run_id, 180)
+    finally:
+        workers.close()
+    assert (tmp_path / "acts-state" / "acts.jsonl").is_file()  # the attack was made
+    into = record["into"]
+    assert git(origin, "rev-parse", into) == evil
+    assert record["status"] == "escalated", record
+    assert record["exit_code"] == 5
+    assert f"mergegate left it at {base}" in record["message"]
+    assert f"it is now at {evil}" in record["message"]

@@ -12,11 +12,13 @@ import pytest
 from _gitrepo import git, write_files
 from mergegate.errors import UsageError
 from mergegate.git import (
+    BranchMovedError,
     GitError,
     Remote,
+    Workspace,
     add_workspace,
     commit_with_key,
-    merge_no_ff,
+    prepare_merge,
     push_branch,
     remote_protocol,
     remote_tip,
@@ -46,14 +48,13 @@ def _host(tmp_path: Path, origin: Path, name: str) -> Remote:
     return Remote(str(origin), tmp_path / name / "mirrors" / "origin.git")
 
 
-def _unit_on(tmp_path: Path, origin: Path, name: str) -> tuple[Remote, Path, str]:
+def _unit_on(tmp_path: Path, origin: Path, name: str) -> tuple[Remote, Workspace, str]:
     """Host `name`'s mirror, and a unit workspace made there on `BRANCH` at `main`'s tip."""
     remote = _host(tmp_path, origin, name)
     with remote.locked():
         base = remote.fetch("main")["main"]
     assert base is not None
-    ws = tmp_path / name / "ws"
-    add_workspace(remote.mirror, ws, BRANCH, base)
+    ws, _ = add_workspace(remote.mirror, tmp_path / name / "ws", BRANCH, base)
     return remote, ws, base
 
 
@@ -83,18 +84,21 @@ def test_the_integration_branch_moves_only_from_the_expected_tip(
     tmp_path: Path, origin: Path
 ) -> None:
     remote, ws, base = _unit_on(tmp_path, origin, "h1")
-    write_files(ws, {"b.txt": "b\n"})
-    head = commit_with_key(ws, "unit", "Mergegate-Task: r1/U1/T1")
+    write_files(ws.root, {"b.txt": "b\n"})
+    head = commit_with_key(ws, "unit", "Mergegate-Task: r1/U1/T1", onto=base)
     assert head is not None
     remote.checkpoint(ws, BRANCH)
-    merged = merge_no_ff(remote.mirror, "main", head, "merge U1", "Mergegate-Unit: r1/U1")
+    merged = prepare_merge(remote.mirror, base, head, "merge U1", "Mergegate-Unit: r1/U1")
     assert merged.commit is not None
     with remote.locked():
-        remote.push_branch("main", merged.commit, expect=base)
+        assert remote.advance("main", base, merged.commit) is True
+        assert remote.advance("main", base, merged.commit) is False  # done before a crash
     assert git(origin, "rev-parse", "main") == merged.commit
     # a second writer holding the old tip is refused, and the remote keeps the first merge
     with remote.locked(), pytest.raises(GitError):
         remote.push_branch("main", head, expect=base)
+    with remote.locked(), pytest.raises(BranchMovedError, match=merged.commit):
+        remote.advance("main", base, head)
     assert git(origin, "rev-parse", "main") == merged.commit
 
 
@@ -104,25 +108,28 @@ def test_a_unit_continues_on_another_host_with_its_commits_and_uncommitted_files
     first, ws, base = _unit_on(tmp_path, origin, "h1")
     assert first.checkpoint(ws, BRANCH) == base  # the workspace's birth, on the remote
     assert git(origin, "rev-parse", BRANCH) == base
-    write_files(ws, {"b.txt": "committed\n"})
-    committed = commit_with_key(ws, "task 1", "Mergegate-Task: r1/U1/T1")
+    write_files(ws.root, {"b.txt": "committed\n"})
+    committed = commit_with_key(ws, "task 1", "Mergegate-Task: r1/U1/T1", onto=base)
+    assert committed is not None
     # the implementer of the next task changed, added and deleted files, then the host died
-    write_files(ws, {"b.txt": "changed\n", "new/c.txt": "c\n"})
-    (ws / "a.txt").unlink()
+    write_files(ws.root, {"b.txt": "changed\n", "new/c.txt": "c\n"})
+    (ws.root / "a.txt").unlink()
     assert first.checkpoint(ws, BRANCH) == committed
     assert git(origin, "rev-parse", BRANCH) == committed
     assert git(origin, "rev-parse", f"{wip_branch(BRANCH)}^") == committed
 
     second = _host(tmp_path, origin, "h2")
     moved = tmp_path / "h2" / "ws"
-    assert second.rebuild_workspace(moved, BRANCH) == committed
+    rebuilt = second.rebuild_workspace(moved, BRANCH)
+    assert rebuilt is not None
+    assert rebuilt[1] == committed
     assert git(moved, "rev-parse", "HEAD") == committed
     assert git(moved, "symbolic-ref", "--short", "HEAD") == BRANCH
     assert (moved / "b.txt").read_text() == "changed\n"
     assert (moved / "new" / "c.txt").read_text() == "c\n"
     assert not (moved / "a.txt").exists()
     # the next commit step finds exactly the work the first host had not committed
-    again = commit_with_key(moved, "task 2", "Mergegate-Task: r1/U1/T2")
+    again = commit_with_key(rebuilt[0], "task 2", "Mergegate-Task: r1/U1/T2", onto=committed)
     assert git(moved, "diff", "--name-status", f"{committed}..{again}").splitlines() == [
         "D\ta.txt",
         "M\tb.txt",
@@ -137,14 +144,17 @@ def test_a_unit_continues_on_another_host_with_its_commits_and_uncommitted_files
 
 
 def test_a_stale_progress_commit_is_not_restored(tmp_path: Path, origin: Path) -> None:
-    first, ws, _ = _unit_on(tmp_path, origin, "h1")
-    write_files(ws, {"b.txt": "draft\n"})
+    first, ws, base = _unit_on(tmp_path, origin, "h1")
+    write_files(ws.root, {"b.txt": "draft\n"})
     first.checkpoint(ws, BRANCH)  # progress on top of base
-    write_files(ws, {"b.txt": "final\n"})
-    final = commit_with_key(ws, "task 1", "Mergegate-Task: r1/U1/T1")
+    write_files(ws.root, {"b.txt": "final\n"})
+    final = commit_with_key(ws, "task 1", "Mergegate-Task: r1/U1/T1", onto=base)
+    assert final is not None
     first.checkpoint(ws, BRANCH)  # committed and clean: the progress commit is now stale
     moved = tmp_path / "h2" / "ws"
-    assert _host(tmp_path, origin, "h2").rebuild_workspace(moved, BRANCH) == final
+    rebuilt = _host(tmp_path, origin, "h2").rebuild_workspace(moved, BRANCH)
+    assert rebuilt is not None
+    assert rebuilt[1] == final
     assert (moved / "b.txt").read_text() == "final\n"
     assert git(moved, "status", "--porcelain") == ""
 
@@ -206,14 +216,16 @@ def test_a_remote_is_named_or_given_by_url(tmp_path: Path, origin: Path) -> None
 
 def test_files_thrown_away_by_a_reset_are_never_restored(tmp_path: Path, origin: Path) -> None:
     first, ws, base = _unit_on(tmp_path, origin, "h1")
-    write_files(ws, {"b.txt": "a stalled attempt\n"})
+    write_files(ws.root, {"b.txt": "a stalled attempt\n"})
     first.checkpoint(ws, BRANCH)
     assert remote_tip(tmp_path, str(origin), wip_branch(BRANCH)) is not None
-    git(ws, "reset", "-q", "--hard", base)  # the engine's reset after a stall
-    git(ws, "clean", "-q", "-f", "-d")
+    git(ws.root, "reset", "-q", "--hard", base)  # the engine's reset after a stall
+    git(ws.root, "clean", "-q", "-f", "-d")
     first.checkpoint(ws, BRANCH)
     assert remote_tip(tmp_path, str(origin), wip_branch(BRANCH)) is None
     moved = tmp_path / "h2" / "ws"
-    assert _host(tmp_path, origin, "h2").rebuild_workspace(moved, BRANCH) == base
+    rebuilt = _host(tmp_path, origin, "h2").rebuild_workspace(moved, BRANCH)
+    assert rebuilt is not None
+    assert rebuilt[1] == base
     assert not (moved / "b.txt").exists()
     assert git(moved, "status", "--porcelain") == ""

@@ -41,7 +41,7 @@ from mergegate.engine._verification import (
 )
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
-from mergegate.errors import UsageError
+from mergegate.errors import EscalationError, UsageError
 from mergegate.events import Alert, EventBase, RunFinished, RunStarted
 from mergegate.git import (
     branch_tip,
@@ -81,6 +81,7 @@ from mergegate.verify import Answer, GapAcceptance, answers_for
 
 __all__ = [
     "Answers",
+    "RunFailure",
     "RunRequest",
     "cancel_run",
     "create_run",
@@ -91,6 +92,7 @@ __all__ = [
     "list_runs",
     "prepare_resume",
     "record_plan_answers",
+    "run_input",
     "run_report",
 ]
 
@@ -381,15 +383,22 @@ def execute_run(
     try:
         engine.launch()
         if engine.status(wf_id) is None:
-            engine.start(run_workflow, wf_id, {"generation": record.generation})
+            engine.start(run_workflow, wf_id, run_input(record))
         state = engine.wait(wf_id, tick=tick)
-        message = _failure_message(engine, wf_id, state)
+        failure = _failure(engine, wf_id, state)
     finally:
         engine.shutdown()
         install_ledger(None)
         uninstall()
         _tidy(rt)
-    return _finish(store, run_id, state, message, rt.plan, journal=journal)
+    return _finish(store, run_id, state, failure, rt.plan, journal=journal)
+
+
+def run_input(record: RunRecord) -> dict[str, Any]:
+    """The run workflow's input for the record's generation: the first one starts from the
+    integration tip the run was created at (`base_sha`), recorded with the workflow from
+    then on; a later one from the tip its previous generation recorded (`_start_tip`)."""
+    return {"generation": record.generation, "tip": record.base_sha}
 
 
 def _tidy(rt: Runtime) -> None:
@@ -405,21 +414,37 @@ def _tidy(rt: Runtime) -> None:
         rt.worktrees.rmdir()  # only when empty
 
 
-def _failure_message(engine: DurableEngine, wf_id: str, state: str | None) -> str:
+@dataclass(frozen=True)
+class RunFailure:
+    """Why a run's workflow ended on an error: the run's message, and how it ends (an
+    `EscalationError` — the integration branch moved — is a stop for a person, exit 5;
+    anything else a failure, exit 4)."""
+
+    message: str = ""
+    escalated: bool = False
+
+    @classmethod
+    def of(cls, exc: BaseException) -> RunFailure:
+        if isinstance(exc, EscalationError):
+            return cls(str(exc), escalated=True)
+        return cls(f"the run stopped on an error: {type(exc).__name__}: {exc}")
+
+
+def _failure(engine: DurableEngine, wf_id: str, state: str | None) -> RunFailure:
     if state != WorkflowState.ERROR:
-        return ""
+        return RunFailure()
     try:
         engine.result(wf_id)
     except Exception as exc:  # the workflow's own error, recorded by DBOS
-        return f"the run stopped on an error: {type(exc).__name__}: {exc}"
-    return "the run stopped on an error"
+        return RunFailure.of(exc)
+    return RunFailure("the run stopped on an error")
 
 
 def _finish(
     store: RunStore,
     run_id: str,
     state: str | None,
-    message: str,
+    failure: RunFailure,
     plan: Plan,
     *,
     journal: RunJournal | None = None,
@@ -432,8 +457,10 @@ def _finish(
     status, code = run_outcome(report["units"], report["phases"], cancelled)
     if state == WorkflowState.ERROR:
         status, code = RunState.FAILED, ExitCode.AGENT_FAILURE
+        if failure.escalated:
+            status, code = RunState.ESCALATED, ExitCode.ESCALATED
     record.status, record.exit_code = status, int(code)
-    record.message = message or record.message
+    record.message = failure.message or record.message
     record.finished = datetime.now(UTC).isoformat(timespec="seconds")
     store.save(record)
     end = _close(store, record, journal)

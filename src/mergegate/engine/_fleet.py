@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.config import Config, load_config
-from mergegate.engine._api import _finish, _journal, _runtime, _started
+from mergegate.engine._api import RunFailure, _finish, _journal, _runtime, _started, run_input
 from mergegate.engine._fleet_admin import (
     fleet_database_url,
     recover_executor,
@@ -49,7 +49,7 @@ from mergegate.engine._outcomes import WorkspaceRecord
 from mergegate.engine._runtime import Runtime, current, install_resolver
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
-from mergegate.git import Remote, remove_tree
+from mergegate.git import Remote, Workspace, remove_tree
 from mergegate.processes import install_ledger
 from mergegate.store import (
     FLEET_APP,
@@ -110,11 +110,12 @@ def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
 
 
 @step("mergegate.fleet_finish")
-def fleet_finish_step(state: str, message: str) -> dict[str, Any]:
+def fleet_finish_step(state: str, message: str, escalated: bool = False) -> dict[str, Any]:
     """Mark the run finished and write its summary (as `execute_run` does on one machine)."""
     rt = current_fleet()
     journal = rt.journal if isinstance(rt.journal, RunJournal) else None
-    report = _finish(rt.store, rt.run_id, state, message, rt.plan, journal=journal)
+    failure = RunFailure(message, escalated=escalated)
+    report = _finish(rt.store, rt.run_id, state, failure, rt.plan, journal=journal)
     return {"status": report["status"]}
 
 
@@ -125,11 +126,10 @@ def fleet_run_workflow(args: dict[str, Any]) -> dict[str, Any]:
     gen = args["generation"]
     try:
         with child_id(f"{rt.run_id}/g{gen}"):
-            run_workflow({"generation": gen})
+            run_workflow({**run_input(rt.record), "generation": gen})
     except Exception as exc:  # the run's own error: recorded on the run, as locally
-        return fleet_finish_step(
-            WorkflowState.ERROR, f"the run stopped on an error: {type(exc).__name__}: {exc}"
-        )
+        failure = RunFailure.of(exc)
+        return fleet_finish_step(WorkflowState.ERROR, failure.message, failure.escalated)
     return fleet_finish_step(WorkflowState.SUCCESS, "")
 
 
@@ -184,9 +184,11 @@ class FleetRuntime(Runtime):
         too), and everything a recorded step produced is on the remote (commits on the
         unit's branch, an implementer's uncommitted files on its progress branch)."""
         remove_tree(own)
-        head = remote.rebuild_workspace(own, self.unit_branch(own.name))
-        if head is None:
+        rebuilt = remote.rebuild_workspace(own, self.unit_branch(own.name))
+        if rebuilt is None:
             return  # no branch on the remote yet: the workspace step makes it
+        workspace, head = rebuilt
+        super().made(workspace)
         self._trusted.add(own)
         self.emit(
             "unit",
@@ -195,6 +197,12 @@ class FleetRuntime(Runtime):
             step="rebuild",
         )
 
+    def adopt(self, workspace: Workspace) -> None:
+        """Across hosts a workspace recorded by another worker is not this worker's: only
+        the ones this process makes or rebuilds (`made`) are used here."""
+        if self.remote is None:
+            super().adopt(workspace)
+
     def forget(self, worktree: str | Path) -> None:
         """The unit's workspace is gone from this worker (retired): a later use rebuilds it."""
         self._trusted.discard(super().unit_worktree(Path(worktree).name))
@@ -202,7 +210,8 @@ class FleetRuntime(Runtime):
     def checkpoint(self, worktree: str | Path) -> None:
         if self.remote is not None:
             own = self.here(worktree, rebuild=False)  # the step began with `here`
-            self.remote.checkpoint(own, self.unit_branch(own.name))
+            workspace = self.workspace(own, rebuild=False)
+            self.remote.checkpoint(workspace, self.unit_branch(own.name))
             self._trusted.add(own)  # made (or rebuilt) here, and now what the remote holds
 
     def unit_worktree(self, unit_id: str) -> Path:

@@ -191,9 +191,9 @@ def consult_step(call: dict[str, Any]) -> dict[str, Any]:
 def reset_step(worktree: str, sha: str) -> None:
     """The work tree exactly at `sha` (a fresh start after a stall or timeout)."""
     rt = current()
-    where = rt.here(worktree)
-    reset_clean(where, sha)
-    rt.checkpoint(where)
+    workspace = rt.workspace(worktree)
+    reset_clean(workspace, sha)
+    rt.checkpoint(workspace.root)
 
 
 @step("mergegate.backoff")

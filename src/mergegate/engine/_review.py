@@ -13,8 +13,9 @@ workflow, and the state it returns is its recorded result:
 A completed attempt or fix round is never run again: a replay gets its recorded state back.
 One that was in flight at a crash runs again: the review writes its records under a fresh
 attempt folder (never over the lost one); a fix round first puts the work tree back at the
-commit under review (the lost round may have edited or committed), and its commit carries
-`Mergegate-Fix: <run>/<unit>/<task>/<review>/rNN`, so a retried commit finds itself.
+commit under review (the lost round may have edited or committed), and its commit is made on
+that commit (`commit_with_key(onto=…)`: whatever the implementer committed is folded in), with
+the label `Mergegate-Fix: <run>/<unit>/<task>/<review>/rNN`.
 
 The reviewer runs in a throwaway checkout of the commit under review (`GitRepository.checkout`,
 kept under the run's work trees); the implementer's session is the unit's, resumed into the
@@ -33,7 +34,7 @@ from mergegate.engine._steps import keep_lost_attempt
 from mergegate.engine.events import RunEvent
 from mergegate.errors import UsageError
 from mergegate.events import Escalation, Notice
-from mergegate.git import GitRepository, commit_with_key, reset_clean
+from mergegate.git import GitRepository, Workspace, commit_with_key, reset_clean
 from mergegate.review import (
     FixRound,
     ReviewAgents,
@@ -60,7 +61,8 @@ ReviewCall = dict[str, Any]
 
 class TaskRepository:
     """The review's `Repository` on a unit's workspace: reads go to `GitRepository`; a fix
-    round's commit is keyed (`key`), and folded into the task commit with `amend`.
+    round's commit is made on `onto` (the commit under review) with the label `key`, and
+    folded into it with `amend`.
 
     Reads between two commits are kept in `reads` (one dict per review, across its steps):
     the spec and the quality attempt of a round read the same diff and files, and between
@@ -68,13 +70,22 @@ class TaskRepository:
     commit (a fix round) clears it."""
 
     def __init__(
-        self, git: GitRepository, *, key: str, amend: bool, reads: dict[tuple[str, ...], Any]
+        self,
+        git: GitRepository,
+        workspace: Workspace,
+        *,
+        key: str,
+        amend: bool,
+        reads: dict[tuple[str, ...], Any],
     ) -> None:
         self.git = git
-        self.root = git.root
+        self.workspace = workspace
+        self.root = workspace.root
         self.key = key
         self.amend = amend
         self.reads = reads
+        self.onto = ""
+        """The commit under review: a fix commit is made on it (set before each step)."""
 
     def _kept(self, *what: str) -> Any:
         return self.reads.get(what, _MISSING)
@@ -105,7 +116,7 @@ class TaskRepository:
 
     def commit_all(self, message: str) -> str | None:
         self.reads.clear()
-        return commit_with_key(self.root, message, self.key, amend=self.amend)
+        return commit_with_key(self.workspace, message, self.key, onto=self.onto, amend=self.amend)
 
 
 _MISSING = object()
@@ -149,12 +160,12 @@ def _fix_marker(call: ReviewCall, round_no: int) -> Path:
     return Path(call["task_dir"]) / "steps" / f"{Path(call['run_dir']).name}-r{round_no:02d}-fix"
 
 
-def _prepare_fix(call: ReviewCall, state: ReviewState, round_no: int, worktree: Path) -> None:
+def _prepare_fix(call: ReviewCall, state: ReviewState, round_no: int, workspace: Workspace) -> None:
     """A fix round that ran before (lost in a crash) starts again from the commit under
     review: whatever the lost round edited or committed is discarded."""
     marker = _fix_marker(call, round_no)
     if marker.exists():
-        reset_clean(worktree, state.current.head_sha)
+        reset_clean(workspace, state.current.head_sha)
     else:
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.touch()
@@ -217,12 +228,13 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
     stopped (a budget, a stop request), else None; the tokens its agents used.
     """
     rt = current()
-    worktree = rt.here(call["worktree"])
+    workspace = rt.workspace(call["worktree"])
     options = ReviewOptions.model_validate(call["options"])
     meters = _agents(rt, options, call["deadline"])
     key = f"Mergegate-Fix: {call['key']}/{Path(call['run_dir']).name}"
     repo = TaskRepository(
-        rt.repository(worktree, call["unit"]),
+        rt.repository(call["worktree"], call["unit"]),
+        workspace,
         key=key,
         amend=call["amend"],
         reads=rt.review_reads(call["run_dir"]),
@@ -238,13 +250,14 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
         state = _opened(ctx, call)
     else:
         state = ReviewState.model_validate(call["state"])
+    repo.onto = state.current.head_sha
     next_ = decide(state, options)
     stop: ReviewStop | None = next_ if isinstance(next_, ReviewStop) else None
     if stop is None:
         assert not isinstance(next_, ReviewStop)
         if isinstance(next_, FixRound):
             repo.key = f"{key}/r{next_.round:02d}"
-            _prepare_fix(call, state, next_.round, worktree)
+            _prepare_fix(call, state, next_.round, workspace)
         result = run_step(ctx, state, next_)
         state, stop = result.state, result.stop
     stopped = next((m.stopped for m in meters if m.stopped), None)
@@ -252,7 +265,7 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
     if stop is not None:
         _keep_lost_end(ctx.run_dir)
         outcome = finish_review(ctx, state, stop).to_dict()
-    rt.checkpoint(worktree)  # across hosts: a fix round's commit, pushed
+    rt.checkpoint(workspace.root)  # across hosts: a fix round's commit, pushed
     return {
         "state": state.model_dump(mode="json"),
         "outcome": outcome,

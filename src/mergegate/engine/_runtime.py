@@ -9,6 +9,7 @@ One run per process.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +26,14 @@ from mergegate.engine._observe import NullJournal
 from mergegate.engine.events import EventSink, RunEvent
 from mergegate.events import EventBase
 from mergegate.events import EventSink as JournalSink
-from mergegate.git import GitRepository, Remote, object_dirs, workspace_objects
+from mergegate.git import (
+    GitRepository,
+    Remote,
+    Workspace,
+    WorkspaceError,
+    object_dirs,
+    workspace_objects,
+)
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.processes import Sandbox
@@ -130,7 +138,9 @@ class Runtime:
     """A fleet run across hosts: the shared git remote, through this worker's mirror (`repo`
     is then the mirror). None: `repo` is the user's repository itself."""
     _rows: RunRows | None = field(default=None, repr=False)
-    _repos: dict[Path, GitRepository] = field(default_factory=dict, repr=False)
+    _workspaces: dict[Path, Workspace] = field(default_factory=dict, repr=False)
+    """The units' workspaces as recorded (`adopt`) or made here (`made`): where git may run."""
+    _repos: dict[Workspace, GitRepository] = field(default_factory=dict, repr=False)
     _objects: tuple[Path, ...] | None = field(default=None, repr=False)
     _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -197,6 +207,32 @@ class Runtime:
         del rebuild  # one machine: the workspace is where it was made
         return Path(worktree)
 
+    def adopt(self, workspace: Workspace) -> None:
+        """A unit's workspace as the run's durable state recorded it (the workspace step's
+        output, replayed by its workflows): mergegate's git runs there only while its `.git`
+        is the directory it recorded (`mergegate.git.check_workspace`)."""
+        self._keep(workspace)
+
+    def made(self, workspace: Workspace) -> None:
+        """A workspace this process made (the workspace step, a rebuild): as `adopt`."""
+        self._keep(workspace)
+
+    def _keep(self, workspace: Workspace) -> None:
+        with self._lock:
+            self._workspaces[workspace.root] = workspace
+
+    def workspace(self, worktree: str | Path, *, rebuild: bool = True) -> Workspace:
+        """The unit's workspace recorded as `worktree`, as this process reaches it (`here`),
+        with the identity git is held to; `WorkspaceError` when there is no record of it (a
+        fail-closed guard: every step using a workspace runs after the workflow that
+        recorded it adopted it)."""
+        path = self.here(worktree, rebuild=rebuild)
+        with self._lock:
+            found = self._workspaces.get(Path(os.path.abspath(path)))
+        if found is None:
+            raise WorkspaceError(f"no record of a workspace mergegate made at {path}")
+        return found
+
     def forget(self, worktree: str | Path) -> None:
         """A unit's workspace was removed (nothing to do on one machine)."""
 
@@ -204,15 +240,16 @@ class Runtime:
         """After a step that changed a unit's workspace: nothing to do on one machine (a
         fleet worker across hosts pushes the unit's branch, see `FleetRuntime`)."""
 
-    def repository(self, worktree: Path, unit_id: str) -> GitRepository:
-        """The unit work tree's repository (one per work tree in this process: it owns the
+    def repository(self, worktree: str | Path, unit_id: str) -> GitRepository:
+        """The unit workspace's repository (one per workspace in this process: it owns the
         folder of the reviewers' throwaway checkouts, the same path for every review of the
         unit, so a resumed reviewer session finds its directory again)."""
+        workspace = self.workspace(worktree)
         with self._lock:
-            found = self._repos.get(worktree)
+            found = self._repos.get(workspace)
             if found is None:
-                found = GitRepository(worktree, scratch=self.checkouts / unit_id)
-                self._repos[worktree] = found
+                found = GitRepository(workspace, scratch=self.checkouts / unit_id)
+                self._repos[workspace] = found
             return found
 
     def review_reads(self, review_dir: str) -> dict[tuple[str, ...], Any]:

@@ -7,9 +7,17 @@ died runs again, so each one starts by making its own re-run safe:
 * an implementer step whose attempt folder already exists is running again: the lost
   attempt's folder is kept aside (`NN-implementer.lost-K`) and the workspace is reset to the
   last recorded commit first, so a half-finished edit never leaks into the retry;
-* commit and merge steps look for their own trailer first (`Mergegate-Task:`, `Mergegate-Fix:`,
-  `Mergegate-Unit:`) and return what they find instead of committing twice;
+* a commit step commits on the last recorded commit (`commit_with_key(onto=…)`), whatever it
+  or the agent committed before: run again, it makes the same tree on the same parent;
+* a merge is two steps: the merge commit is made on the recorded integration tip and recorded
+  (`merge_step`), then the branch is moved from that tip to it by compare and swap
+  (`advance_step`), which finds the move already made after a crash (the branch at the
+  recorded commit) and stops the run (`BranchMovedError`, exit 5) when anyone else moved it;
+  trailers (`Mergegate-Task:`, `Mergegate-Unit:` …) are labels, never looked up;
 * workspace and branch steps reuse what exists; publishing the same commit again is a no-op.
+
+Git in a unit's workspace runs only through `Runtime.workspace`, the workspace as its step
+recorded it (its `.git`'s identity, checked before every command: `mergegate.git._identity`).
 
 The review's own steps (each reviewer attempt, each fix round) are in `_review`.
 """
@@ -30,13 +38,14 @@ from mergegate.engine._runtime import Runtime, current
 from mergegate.errors import UsageError
 from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
 from mergegate.git import (
+    BranchMovedError,
     GitError,
     MergeResult,
-    Remote,
     add_workspace,
+    advance_branch,
     branch_tip,
     commit_with_key,
-    merge_no_ff,
+    prepare_merge,
     publish,
     remove_workspace,
     reset_clean,
@@ -50,6 +59,7 @@ from mergegate.verify import command_environment
 __all__ = [
     "RESULT_FILE",
     "AgentCall",
+    "advance_step",
     "agent_result",
     "agent_step",
     "answer_step",
@@ -74,7 +84,7 @@ RESULT_FILE = "result.json"
 AgentCall = dict[str, Any]
 """An implementer run as a step takes it: `request` (an `AgentRequest` as JSON), `attempt_dir`,
 `reset_to` (the last recorded commit), `deadline`, and for a fix of failing checks `commit`
-(`{message, key, amend}`: the fix is committed in the same step)."""
+(`{message, key, amend}`: the fix is committed in the same step, on `reset_to`)."""
 
 
 # ---------------------------------------------------------------- time and stops
@@ -134,7 +144,7 @@ def agent_step(call: AgentCall) -> dict[str, Any]:
     if again and call.get("reset_to"):
         # the lost attempt may have half-edited (or committed in) the tree: start over from
         # the last recorded commit (a first attempt finds the tree as the last step left it)
-        reset_clean(request.cwd, call["reset_to"])
+        reset_clean(rt.workspace(request.cwd), call["reset_to"])
     agent = rt.metered(rt.implementer, call.get("deadline"))
     result = agent.run(request.model_copy(update={"attempt_dir": attempt_dir}))
     write_json_atomic(attempt_dir / RESULT_FILE, result)
@@ -142,7 +152,11 @@ def agent_step(call: AgentCall) -> dict[str, Any]:
     commit = call.get("commit")
     if commit and result.ok:
         sha = commit_with_key(
-            request.cwd, commit["message"], commit["key"], amend=bool(commit.get("amend"))
+            rt.workspace(request.cwd),
+            commit["message"],
+            commit["key"],
+            onto=call["reset_to"],
+            amend=bool(commit.get("amend")),
         )
     rt.checkpoint(request.cwd)  # across hosts: the commit, or the files changed, pushed
     _attempt_facts(rt, attempt_dir, result, commit, sha, rerun=again)
@@ -221,46 +235,53 @@ def agent_result(out: dict[str, Any]) -> AgentResult:
 
 @step("mergegate.commit", retries=3)
 def commit_step(call: dict[str, Any]) -> str | None:
-    """One commit, idempotent by its key trailer; None when there was nothing to commit."""
+    """One commit of everything in the workspace on `call["onto"]` (the last recorded commit);
+    None when there was nothing to commit. Run again, the same tree on the same parent."""
     rt = current()
-    worktree = rt.here(call["worktree"])
+    workspace = rt.workspace(call["worktree"])
     sha = commit_with_key(
-        worktree,
+        workspace,
         call["message"],
         call["key"],
-        squash_onto=call.get("squash_onto"),
+        onto=call["onto"],
         amend=bool(call.get("amend")),
     )
-    rt.checkpoint(worktree)
+    rt.checkpoint(workspace.root)
     return sha
 
 
 @step("mergegate.tip", retries=3)
-def tip_step(repo: str, branch: str) -> str:
-    """The integration branch's tip at the start of a wave (across hosts: the remote's)."""
+def tip_step(repo: str, branch: str, expected: str) -> str:
+    """`expected`, the integration tip mergegate recorded, once the branch is found there (at
+    the start of a wave, before a verification; across hosts: on the remote);
+    `BranchMovedError` (exit 5) when anyone else moved it."""
     remote = current().remote
     if remote is not None:
         with remote.locked():
             remote.fetch(branch)
     tip = branch_tip(Path(repo), branch)
-    if tip is None:
-        raise UsageError(f"the integration branch {branch!r} is gone")
+    if tip != expected:
+        raise BranchMovedError(branch, expected, tip)
     return tip
 
 
 @step("mergegate.workspace", retries=3)
-def workspace_step(repo: str, path: str, branch: str | None, base: str) -> str:
-    """A unit's workspace (made, or found after a crash); its HEAD. `branch` None: detached.
-    Across hosts the base comes from the remote first, and the new branch goes to it."""
+def workspace_step(repo: str, path: str, branch: str | None, base: str) -> dict[str, Any]:
+    """A unit's workspace (made, or found after a crash): `{head, workspace}`, its HEAD and
+    the workspace with its `.git`'s identity (recorded here: the unit's workflows adopt it,
+    and every later git command there is held to it). `branch` None: detached. Across hosts
+    the base comes from the remote first, and the new branch goes to it."""
     rt = current()
     if rt.remote is not None:
         rt.remote.ensure_commit(base, rt.record.into)
     # across hosts a unit that already has a branch on the remote (a later generation, after
     # `resume --answer`; or this step run again on another worker) goes on from it
-    head = add_workspace(Path(repo), rt.here(path, rebuild=branch is not None), branch, base)
+    where = rt.here(path, rebuild=branch is not None)
+    workspace, head = add_workspace(Path(repo), where, branch, base)
+    rt.made(workspace)
     if branch is not None:
         rt.checkpoint(path)
-    return head
+    return {"head": head, "workspace": workspace.model_dump(mode="json")}
 
 
 @step("mergegate.remove_workspace", retries=3)
@@ -287,24 +308,38 @@ def publish_step(repo: str, workspace: str, branch: str, sha: str, base: str) ->
     rt = current()
     remote = rt.remote
     if remote is None:
-        publish(Path(repo), Path(workspace), sha, base, branch=branch)
+        publish(Path(repo), rt.workspace(workspace), sha, base, branch=branch)
         return
-    where = rt.here(workspace)
+    where = rt.workspace(workspace)
     with remote.locked():
         remote.take(where, sha, branch)
         remote.force_branch(branch, sha)
 
 
 @step("mergegate.merge", retries=3)
-def merge_step(
-    repo: str, into: str, sha: str, message: str, key: str, *, branch: str | None = None
-) -> dict[str, Any]:
-    """Merge a unit's approved head into the integration branch exactly once."""
-    remote = current().remote
-    if remote is None:
-        result: MergeResult = merge_no_ff(Path(repo), into, sha, message, key)
+def merge_step(call: dict[str, Any]) -> dict[str, Any]:
+    """The merge of a unit's approved head `call["theirs"]` into `call["ours"]`, the
+    integration tip mergegate recorded (never whatever the branch points at now): the merge
+    commit, made on no branch and recorded here (`advance_step` publishes it), or the
+    conflict. Across hosts the commit is made in the worker's mirror and parked on the
+    remote's `call["carrier"]` branch, so whichever worker publishes it finds it."""
+    rt = current()
+    ours, theirs = call["ours"], call["theirs"]
+    if rt.remote is None:
+        result = prepare_merge(Path(call["repo"]), ours, theirs, call["message"], call["key"])
     else:
-        result = _merge_on_remote(remote, into, sha, message, key, branch=branch)
+        rt.remote.ensure_commit(ours, rt.record.into)
+        with rt.remote.locked():
+            rt.remote.fetch(call["branch"])
+            if not rt.remote.has_commit(theirs):
+                raise GitError(f"the unit's head {theirs} is not on {rt.remote.url}")
+            result = prepare_merge(rt.remote.mirror, ours, theirs, call["message"], call["key"])
+            if result.commit is not None:
+                rt.remote.force_branch(call["carrier"], result.commit)
+    return _merge_dict(result)
+
+
+def _merge_dict(result: MergeResult) -> dict[str, Any]:
     return {
         "commit": result.commit,
         "already": result.already,
@@ -315,20 +350,24 @@ def merge_step(
     }
 
 
-def _merge_on_remote(
-    remote: Remote, into: str, sha: str, message: str, key: str, *, branch: str | None
-) -> MergeResult:
-    """The merge across hosts: the remote's integration tip fetched (the trailer looked for
-    there: a merge pushed before a crash is found), the merge computed in the mirror, and
-    pushed only if the remote's tip is still the one it was computed on."""
-    with remote.locked():
-        remote.fetch(into, *([branch] if branch else []))
-        if not remote.has_commit(sha):
-            raise GitError(f"the unit's head {sha} is not on {remote.url} ({branch})")
-        result = merge_no_ff(remote.mirror, into, sha, message, key)
-        if result.commit and not result.already:
-            remote.push_branch(into, result.commit, expect=result.ours)
-    return result
+@step("mergegate.advance", retries=3)
+def advance_step(call: dict[str, Any]) -> bool:
+    """Move the integration branch `call["into"]` from `call["expected"]` (the tip mergegate
+    recorded) to `call["new"]` (a commit a recorded step made) by compare and swap. True
+    when it moved now; False when it was there already (this move, made before a crash);
+    `BranchMovedError` (exit 5, never retried) when anyone else moved it. Across hosts the
+    move is a `--force-with-lease` push, the commit fetched from its `call["carrier"]`
+    branch when this worker's mirror lacks it (the carrier is deleted after)."""
+    rt = current()
+    into, expected, new = call["into"], call["expected"], call["new"]
+    if rt.remote is None:
+        return advance_branch(Path(call["repo"]), into, expected, new, call["reason"])
+    # from its carrier; or, moved before a crash (the carrier deleted), from the branch itself
+    rt.remote.ensure_commit(new, call["carrier"], into)
+    with rt.remote.locked():
+        moved = rt.remote.advance(into, expected, new)
+        rt.remote.drop_branch(call["carrier"])
+    return moved
 
 
 # ---------------------------------------------------------------- checks and people

@@ -33,6 +33,7 @@ from mergegate.engine._steps import (
     human_step,
 )
 from mergegate.engine.events import RunEvent
+from mergegate.git import Workspace
 from mergegate.implementer import result_schema, task_environment
 from mergegate.plans import Task
 from mergegate.review import ReviewState, ReviewStatus
@@ -46,7 +47,7 @@ _FILES_LIMIT = 100_000
 
 
 def _files_block(rt: Runtime, worktree: Path, unit: str, head: str, paths: list[str]) -> str:
-    repo = rt.repository(rt.here(worktree), unit)
+    repo = rt.repository(worktree, unit)
     blocks, size = [], 0
     for path in paths:
         text = repo.read_file(head, path)
@@ -189,7 +190,7 @@ class _Pipeline:
 
     def files(self, paths: list[str] | None = None) -> str:
         if paths is None:
-            repo = self.rt.repository(self.rt.here(self.worktree), self.unit_id)
+            repo = self.rt.repository(self.worktree, self.unit_id)
             paths = repo.changed_files(self.start, self.head)
         return _files_block(self.rt, self.worktree, self.unit_id, self.head, paths)
 
@@ -245,7 +246,7 @@ class _Pipeline:
                 "worktree": str(self.worktree),
                 "message": f"{self.task.id}: {self.task.name}",
                 "key": f"Mergegate-Task: {self.key}",
-                "squash_onto": self.start,
+                "onto": self.start,
             }
         )
         if sha is None:
@@ -430,8 +431,12 @@ def _check_findings(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @workflow("mergegate.task")
 def task_workflow(args: dict[str, Any]) -> dict[str, Any]:
-    """Run one task of a unit in the unit's work tree; its `TaskOutcome` as a dict."""
+    """Run one task of a unit in the unit's work tree; its `TaskOutcome` as a dict.
+
+    `args["workspace"]` is the unit's workspace as its step recorded it: adopted first (a
+    task recovered after a crash may run before its unit's workflow replays to it)."""
     rt = current()
+    rt.adopt(Workspace.model_validate(args["workspace"]))
     pipeline = _Pipeline(rt, args)
     outcome = pipeline.run()
     pipeline.emit(

@@ -33,10 +33,7 @@ from mergegate.engine._steps import keep_lost_attempt
 from mergegate.git import (
     GitRepository,
     add_workspace,
-    advance_branch,
-    branch_tip,
     commit_with_key,
-    find_trailer_commit,
     publish,
     remove_tree,
     reset_clean,
@@ -55,6 +52,7 @@ from mergegate.store import RunRecord, RunRows, RunStore, StateKind, step
 from mergegate.verify import (
     Answer,
     GapAcceptance,
+    PlanPathError,
     VerificationResult,
     VerifyOptions,
     phase_state_dir,
@@ -164,11 +162,14 @@ def verify_step(call: dict[str, Any]) -> dict[str, Any]:
     plan = _with_completed(rt.plan, phase_id, set(call["completed"]))
     if rt.remote is not None:
         rt.remote.ensure_commit(call["tip"], rt.record.into)
-    with throwaway_checkout(rt.repo, call["tip"], where) as tree:
-        options = replace(options, sandbox=rt.check_sandbox(tree))  # the phase's commands
-        result = verify_phase(
-            plan, phase_id, tree, run_dir=folder, verifier=verifier, options=options
-        )
+    try:
+        with throwaway_checkout(rt.repo, call["tip"], where) as tree:
+            options = replace(options, sandbox=rt.check_sandbox(tree))  # the phase's commands
+            result = verify_phase(
+                plan, phase_id, tree, run_dir=folder, verifier=verifier, options=options
+            )
+    except PlanPathError as exc:
+        return _refused(exc)
     rt.rows.put(StateKind.VERIFICATION, (phase_id, f"g{generation:04d}"), result)
     if rt.record.plan_path:
         # where `mergegate verify PLAN --answer` looks for the result it answers
@@ -182,6 +183,20 @@ def verify_step(call: dict[str, Any]) -> dict[str, Any]:
         "questions": [c.id for c in result.questions],
         "counts": result.counts.model_dump(mode="json"),
         "verifier": result.verifier.status if result.verifier is not None else "",
+    }
+
+
+def _refused(exc: PlanPathError) -> dict[str, Any]:
+    """A verification `verify_phase` refused before running anything: a path the plan names
+    leads out of the tree — in a run, through a symlink an agent committed (the plan's own
+    paths were checked before the run). The phase is not verified: a person looks."""
+    return {
+        "status": "gaps_found",
+        "reason": f"not verified: {exc}",
+        "report": "",
+        "questions": [],
+        "counts": {},
+        "verifier": "",
     }
 
 
@@ -224,7 +239,7 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
     )
     # across hosts the workspace may be on another worker (or gone): the mirror has the
     # unit's commits (published, or fetched by the merge)
-    repo = GitRepository(rt.repo) if rt.remote else rt.repository(Path(out.worktree), unit.id)
+    repo = GitRepository(rt.repo) if rt.remote else rt.repository(out.worktree, unit.id)
     first = out.tasks[0].start if out.tasks and out.tasks[0].start else out.head
     files = tuple(repo.changed_files(first, out.head)) if first and out.head else ()
     merged = not unresolved
@@ -244,22 +259,23 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
 
 @step("mergegate.gsd_summary", retries=2)
 def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> str | None:
-    """Write the unit's GSD SUMMARY.md and commit it on the unit's branch (keyed, so a retry
-    finds it); the new head, or None when the plan has no place for it. Its content follows
+    """Write the unit's GSD SUMMARY.md and commit it on the unit's recorded head (a retry
+    makes the same tree on the same parent); the new head, or None when the plan has no
+    place for it. Its content follows
     from the recorded outcome alone, so writing it again changes nothing."""
     rt = current()
     phase, unit = rt.phase(phase_id), rt.unit(phase_id, unit_id)
     out = UnitOutcome.model_validate(outcome)
-    worktree = rt.here(out.worktree)
-    target = gsd_phase_dir(rt, phase, worktree)
+    workspace = rt.workspace(out.worktree)
+    target = gsd_phase_dir(rt, phase, workspace.root)
     if target is None:
         return None
     summary = unit_summary(rt, phase, unit, out)
     write_phase_reports(target, phase, summaries=[(unit, summary)], replace=True)
     key = f"Mergegate-Summary: {rt.run_id}/{unit.id}"
     message = f"docs({unit.id}): summary of the unit ({out.status})"
-    sha = commit_with_key(worktree, message, key)
-    rt.checkpoint(worktree)
+    sha = commit_with_key(workspace, message, key, onto=out.head)
+    rt.checkpoint(workspace.root)
     return sha
 
 
@@ -272,9 +288,12 @@ def write_outside_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcom
 
 
 @step("mergegate.gsd_verification", retries=2)
-def gsd_verification_step(phase_id: str, generation: int) -> str | None:
-    """Commit the phase's `<NN>-VERIFICATION.md` on the integration branch (compare and swap,
-    keyed); the new tip, or None when the plan has no place for it."""
+def gsd_verification_step(phase_id: str, generation: int, tip: str, carrier: str) -> str | None:
+    """Commit the phase's `<NN>-VERIFICATION.md` on `tip` (the integration tip mergegate
+    recorded) in the write-back work tree, and bring the commit into the repository (across
+    hosts: onto the remote's `carrier` branch); the commit, for `advance_step` to move the
+    integration branch to, or None when there is nothing to write (no place for it in the
+    plan, no verification record)."""
     rt = current()
     phase = rt.phase(phase_id)
     folder = verification_dir(rt.run_dir, phase_id, generation)
@@ -282,7 +301,7 @@ def gsd_verification_step(phase_id: str, generation: int) -> str | None:
         StateKind.VERIFICATION, (phase_id, f"g{generation:04d}"), VerificationResult
     )
     if result is None:
-        raise RuntimeError(f"phase {phase_id}: no verification of generation {generation}")
+        return None  # refused before it ran (`_refused`): no report to write back
     outside = outside_phase_dir(rt, phase)
     if outside is not None:
         if outside.is_dir():
@@ -291,19 +310,11 @@ def gsd_verification_step(phase_id: str, generation: int) -> str | None:
             reverify(result, run_dir=copy, gsd_phase_dir=outside, run_id=result.run_id)
         return None
     key = f"Mergegate-Verification: {rt.run_id}/{phase_id}/g{generation:02d}"
-    into = rt.record.into
     if rt.remote is not None:
-        with rt.remote.locked():
-            rt.remote.fetch(into)  # the remote's tip: a commit pushed before a crash is found
-    done = find_trailer_commit(rt.repo, f"refs/heads/{into}", key)
-    if done is not None:
-        return done
-    tip = branch_tip(rt.repo, into)
-    assert tip is not None
-    tree = rt.worktrees / ".writeback"
-    add_workspace(rt.repo, tree, None, tip)
-    reset_clean(tree, tip)
-    target = gsd_phase_dir(rt, phase, tree)
+        rt.remote.ensure_commit(tip, rt.record.into)
+    workspace, _ = add_workspace(rt.repo, rt.worktrees / ".writeback", None, tip)
+    reset_clean(workspace, tip)
+    target = gsd_phase_dir(rt, phase, workspace.root)
     if target is None:
         return None
     target.mkdir(parents=True, exist_ok=True)
@@ -311,12 +322,11 @@ def gsd_verification_step(phase_id: str, generation: int) -> str | None:
     keep_lost_attempt(copy)
     reverify(result, run_dir=copy, gsd_phase_dir=target, run_id=result.run_id)
     message = f"docs({phase_id}): verification {result.status.value}"
-    sha = commit_with_key(tree, message, key)
-    if sha is None or sha == tip:
-        return tip
-    publish(rt.repo, tree, sha, tip)
-    advance_branch(rt.repo, into, tip, sha, key)
+    sha = commit_with_key(workspace, message, key, onto=tip)
+    if sha is None:
+        return None
+    publish(rt.repo, workspace, sha, tip)
     if rt.remote is not None:
         with rt.remote.locked():
-            rt.remote.push_branch(into, sha, expect=tip)
+            rt.remote.force_branch(carrier, sha)
     return sha

@@ -12,6 +12,17 @@
 * `unit_workflow` makes the unit's work tree and runs its tasks in order, one implementer
   session resumed from task to task; a checkpoint task waits for a person's answer.
 
+The integration branch moves only from the tip mergegate recorded: the run's workflow starts
+from the tip the run was created at (generation 1, its input) or the one the previous
+generation ended at (its recorded result), each phase hands on the tip its merges and
+write-backs made (step outputs), and every move is a compare-and-swap from it (`advance_step`);
+the branch is checked against it at the start of every wave and before a verification
+(`tip_step`). A branch anyone else moved stops the run (`BranchMovedError`, exit 5).
+
+A unit's workspace is used only as its step recorded it (`Runtime.adopt`): git there is held to
+the `.git` directory mergegate made. One an agent tampered with (`WorkspaceError`) stops the
+unit for a person (exit 5); its commits are not published.
+
 Ids: `<run>/g<generation>/<phase>` and `<run>/g<generation>/<unit>` (a new generation starts
 when `resume` continues a run that waited for a person); tasks keep `<run>/<unit>/<task>`
 across generations, so finished tasks are never run again, and a later generation takes the
@@ -35,6 +46,7 @@ from mergegate.engine._reports import (
 )
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import (
+    advance_step,
     answer_step,
     clock_step,
     merge_step,
@@ -55,6 +67,7 @@ from mergegate.engine._verification import (
     verify_step,
     write_outside_summary,
 )
+from mergegate.errors import UsageError
 from mergegate.events import (
     Escalation,
     MergeResult,
@@ -70,8 +83,17 @@ from mergegate.events import (
     VerificationEvent,
     Wave,
 )
+from mergegate.git import Workspace, WorkspaceError
 from mergegate.plans import Phase, PlanFormat, Unit
-from mergegate.store import StateKind, child_id, enqueue, step, wait_result, workflow
+from mergegate.store import (
+    StateKind,
+    child_id,
+    enqueue,
+    finished_result,
+    step,
+    wait_result,
+    workflow,
+)
 
 __all__ = [
     "ALREADY_DONE",
@@ -176,7 +198,9 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
         )
 
 
-def _run_tasks(rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome) -> UnitOutcome:
+def _run_tasks(
+    rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome, workspace: dict[str, Any]
+) -> UnitOutcome:
     head, session = out.head, None
     for index, task in enumerate(unit.tasks):
         rt.fact(
@@ -200,6 +224,7 @@ def _run_tasks(rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome) -> Unit
                         "start": head,
                         "session": session,
                         "worktree": out.worktree,
+                        "workspace": workspace,
                     }
                 )
             outcome = TaskOutcome.model_validate(raw)
@@ -238,7 +263,9 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
         write_unit_records(rt, out)
         return out.dump()
     path = rt.unit_worktree(unit.id)
-    head = workspace_step(str(rt.repo), str(path), out.branch, args["base"])
+    made = workspace_step(str(rt.repo), str(path), out.branch, args["base"])
+    head = made["head"]
+    rt.adopt(Workspace.model_validate(made["workspace"]))
     gsd = rt.plan.format is PlanFormat.GSD
     out = out.model_copy(
         update={
@@ -259,12 +286,15 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
         branch=out.branch,
         worktree=str(path),
     )
-    out = _run_tasks(rt, phase_id, unit, out)
-    if gsd and out.status in ("ready", "needs_manual_review"):
-        out = out.model_copy(update={"finished": clock_step()})
-        written = gsd_summary_step(phase_id, unit.id, out.dump())
-        out = out.model_copy(update={"head": written or out.head})
-    _publish(rt, out)
+    try:
+        out = _run_tasks(rt, phase_id, unit, out, made["workspace"])
+        if gsd and out.status in ("ready", "needs_manual_review"):
+            out = out.model_copy(update={"finished": clock_step()})
+            written = gsd_summary_step(phase_id, unit.id, out.dump())
+            out = out.model_copy(update={"head": written or out.head})
+        _publish(rt, out)
+    except WorkspaceError as exc:
+        out = _tampered(rt, phase_id, out, exc)
     if rt.remote is not None and out.worktree:
         # across hosts the unit's work is on the remote now (its branch), and only this
         # worker would ever find its workspace here again: removed, with its progress branch
@@ -273,6 +303,30 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
         request_stop_step(f"on_escalation = stop: unit {unit.id} escalated ({out.reason})")
     write_unit_records(rt, out)
     return out.dump()
+
+
+def _tampered(rt: Runtime, phase_id: str, out: UnitOutcome, exc: WorkspaceError) -> UnitOutcome:
+    """A unit whose workspace an agent made into something else than the directory
+    mergegate made (its `.git` swapped, a gitfile, a symlink): mergegate ran no git there.
+    The unit goes to a person with the reason; nothing of it is published or merged."""
+    reason = str(exc)
+    rt.fact(
+        Escalation,
+        f"g{rt.record.generation}/{out.id}/escalation",
+        phase=phase_id,
+        unit=out.id,
+        scope="unit",
+        reason=reason,
+        package=out.worktree,
+    )
+    return out.model_copy(
+        update={
+            "status": "needs_manual_review",
+            "reason": reason,
+            "exit_code": int(ExitCode.ESCALATED),
+            "escalation": out.worktree,
+        }
+    )
 
 
 # ---------------------------------------------------------------- phase
@@ -294,12 +348,18 @@ def _blocked_by(unit: Unit, done: dict[str, UnitOutcome]) -> str | None:
 
 
 def _start_wave(
-    rt: Runtime, phase: Phase, wave: list[Unit], done: dict[str, UnitOutcome], gen: int
+    rt: Runtime,
+    phase: Phase,
+    wave: list[Unit],
+    done: dict[str, UnitOutcome],
+    gen: int,
+    *,
+    tip: str,
 ) -> list[tuple[Unit, Any]]:
     waiting = [u for u in wave if u.id not in done]
     if not waiting:
         return []
-    tip = tip_step(str(rt.repo), rt.record.into)
+    tip = tip_step(str(rt.repo), rt.record.into, tip)
     handles = []
     for unit in waiting:
         skip = None
@@ -331,7 +391,22 @@ def outside_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -
     )
 
 
-def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutcome:
+def _carrier(rt: Runtime, name: str) -> str:
+    """Across hosts, the remote branch a prepared commit waits on until it is published."""
+    return f"mergegate-merge/{rt.run_id}/{name}"
+
+
+def _advance(rt: Runtime, tip: str, new: str, reason: str, carrier: str) -> bool:
+    """The integration branch moved from the recorded `tip` to `new` (compare and swap)."""
+    call = {"repo": str(rt.repo), "into": rt.record.into, "expected": tip, "new": new}
+    return advance_step({**call, "reason": reason, "carrier": carrier})
+
+
+def _merge(
+    rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome, tip: str
+) -> tuple[UnitOutcome, str]:
+    """Merge the unit's recorded head into the recorded integration tip `tip`: the unit's
+    outcome, and the integration tip after it."""
     rt.emit(
         "merge",
         f"{unit.id}: merging into {rt.record.into}",
@@ -341,7 +416,20 @@ def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutco
     )
     key = f"Mergegate-Unit: {rt.run_id}/{unit.id}"
     message = f"Merge unit {unit.id}{': ' + unit.name if unit.name else ''} ({phase.id})"
-    merged = merge_step(str(rt.repo), rt.record.into, out.head, message, key, branch=out.branch)
+    carrier = _carrier(rt, unit.id)
+    merged = merge_step(
+        {
+            "repo": str(rt.repo),
+            "ours": tip,
+            "theirs": out.head,
+            "message": message,
+            "key": key,
+            "branch": out.branch,
+            "carrier": carrier,
+        }
+    )
+    if not merged["conflicts"]:
+        merged["already"] = not _advance(rt, tip, merged["commit"], key, carrier)
     _merged_fact(rt, phase, unit, out, merged)
     if merged["conflicts"]:
         folder = write_conflict_package(rt, phase.id, unit, merged)
@@ -358,7 +446,7 @@ def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutco
             reason=reason,
             package=str(folder),
         )
-        return out.model_copy(
+        escalated = out.model_copy(
             update={
                 "status": "needs_manual_review",
                 "reason": reason,
@@ -366,11 +454,12 @@ def _merge(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> UnitOutco
                 "escalation": str(folder),
             }
         )
+        return escalated, tip
     remove_workspace_step(out.worktree)
     merged_out = out.model_copy(update={"status": "merged", "merge_commit": merged["commit"]})
     if outside_phase_dir(rt, phase) is not None:
         outside_summary_step(phase.id, unit.id, merged_out.dump())
-    return merged_out
+    return merged_out, merged["commit"]
 
 
 def _merged_fact(
@@ -435,9 +524,11 @@ def _record_phase(rt: Runtime, result: dict[str, Any]) -> None:
 
 
 def _verify(
-    rt: Runtime, phase: Phase, base: str, gen: int, units: list[dict[str, Any]]
-) -> dict[str, Any]:
-    tip = tip_step(str(rt.repo), rt.record.into)
+    rt: Runtime, phase: Phase, base: str, gen: int, units: list[dict[str, Any]], *, tip: str
+) -> tuple[dict[str, Any], str]:
+    """Verify the phase on the recorded integration tip `tip` (the branch checked to be
+    there first); the verification, and the tip after the GSD write-back (if any)."""
+    tip = tip_step(str(rt.repo), rt.record.into, tip)
     rt.emit("phase", f"phase {phase.id}: verifying on {rt.record.into}", phase=phase.id)
     done = [u["id"] for u in units if satisfied(u)]
     call = {"phase": phase.id, "generation": gen, "tip": tip, "base": base, "completed": done}
@@ -453,20 +544,28 @@ def _verify(
         **{k: int(counts.get(k) or 0) for k in _COUNTS},
     )
     if rt.plan.format is PlanFormat.GSD:
-        gsd_verification_step(phase.id, gen)
+        carrier = _carrier(rt, f"{phase.id}-verification")
+        written = gsd_verification_step(phase.id, gen, tip, carrier)
+        if written is not None:
+            _advance(rt, tip, written, f"verification of {phase.id}", carrier)
+            tip = written
     rt.emit(
         "phase",
         f"phase {phase.id}: verification {found['status']} ({found['reason']}); "
         f"report: {found['report']}",
         phase=phase.id,
     )
-    return found
+    return found, tip
 
 
 _COUNTS = ("criteria", "passed", "failed", "uncertain", "unverified", "checks_run")
 
 
-def _units(rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any]) -> dict[str, UnitOutcome]:
+def _units(
+    rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any], tip: str
+) -> tuple[dict[str, UnitOutcome], str]:
+    """The phase's units run and merged wave by wave from the recorded integration tip
+    `tip`; their outcomes, and the tip after the last merge."""
     done = {
         u["id"]: UnitOutcome.model_validate(u) for u in earlier.get("units", []) if satisfied(u)
     }
@@ -482,40 +581,42 @@ def _units(rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any]) -> dict
             rt.fact(
                 Wave, f"g{gen}/{phase.id}/wave-{number}", phase=phase.id, number=number, units=ids
             )
-        for unit, handle in _start_wave(rt, phase, wave, done, gen):
+        for unit, handle in _start_wave(rt, phase, wave, done, gen, tip=tip):
             done[unit.id] = UnitOutcome.model_validate(wait_result(handle))
         for unit in wave:
             out = done[unit.id]
             if out.status == "ready":
-                done[unit.id] = _merge(rt, phase, unit, out)
+                done[unit.id], tip = _merge(rt, phase, unit, out, tip)
                 write_unit_records(rt, done[unit.id])
             if done[unit.id].status == "needs_manual_review" and rt.options.on_escalation == "stop":
                 request_stop_step(f"on_escalation = stop: unit {unit.id} escalated")
         for unit in fresh:
             _unit_finished(rt, done[unit.id])
-    return done
+    return done, tip
 
 
 @workflow("mergegate.phase")
 def phase_workflow(args: dict[str, Any]) -> dict[str, Any]:
-    """Run one phase's units in waves, merge them, verify the phase:
-    `{id, base, units: [UnitOutcome], verification}` (verification None when not run)."""
+    """Run one phase's units in waves from the recorded integration tip `args["tip"]`,
+    merge them, verify the phase: `{id, base, units: [UnitOutcome], verification, tip}`
+    (verification None when not run; tip: the integration tip after the phase)."""
     rt = current()
-    phase, gen = rt.phase(args["phase"]), args["generation"]
+    phase, gen, tip = rt.phase(args["phase"]), args["generation"], args["tip"]
     earlier = (prior_step(phase.id) if gen > 1 else None) or {}
     if (earlier.get("verification") or {}).get("status") in PASSING:
-        return earlier  # merged and verified by an earlier generation of this run
-    base = earlier.get("base") or tip_step(str(rt.repo), rt.record.into)
+        # merged and verified by an earlier generation of this run
+        return {**earlier, "tip": tip}
+    base = earlier.get("base") or tip
     _record_phase(rt, {**earlier, "id": phase.id, "base": base})
-    done = _units(rt, phase, gen, earlier)
+    done, tip = _units(rt, phase, gen, earlier, tip)
     units = [done[u.id].dump() for u in phase.units]
     ran = any(u["status"] == "merged" for u in units)
     verification = None
     if ran and all(satisfied(u) for u in units):
-        verification = _verify(rt, phase, base, gen, units)
+        verification, tip = _verify(rt, phase, base, gen, units, tip=tip)
     result = {"id": phase.id, "base": base, "units": units, "verification": verification}
     _record_phase(rt, result)
-    return result
+    return {**result, "tip": tip}
 
 
 # ---------------------------------------------------------------- run
@@ -529,18 +630,37 @@ def phase_complete(result: dict[str, Any]) -> bool:
     return verification is None or verification["status"] in PASSING
 
 
+def _start_tip(rt: Runtime, args: dict[str, Any]) -> str:
+    """The integration tip a generation starts from, as recorded: the run's first generation
+    gets it as its input (the tip the run was created at); a later one takes the tip the
+    previous generation ended at from that generation's recorded result."""
+    gen = args["generation"]
+    if gen == 1:
+        return str(args["tip"])
+    earlier = finished_result(f"{rt.run_id}/g{gen - 1}")
+    if not isinstance(earlier, dict) or not earlier.get("tip"):
+        raise UsageError(
+            f"run {rt.run_id}: generation {gen - 1} recorded no integration tip (a run of an "
+            "older mergegate): start a new run"
+        )
+    return str(earlier["tip"])
+
+
 @workflow("mergegate.run")
 def run_workflow(args: dict[str, Any]) -> dict[str, Any]:
-    """Run the plan's (selected) phases in order; `{phases: [...]}` for the ones that ran."""
+    """Run the plan's (selected) phases in order from the recorded integration tip (see
+    `_start_tip`); `{phases: [...], tip}` for the phases that ran and the tip they left."""
     rt = current()
     gen = args["generation"]
+    tip = _start_tip(rt, args)
     results = []
     for phase in selected_phases(rt.plan, rt.options.phase):
         rt.emit("phase", f"phase {phase.id} {phase.name}".rstrip(), phase=phase.id)
         key = f"g{gen}/{phase.id}"
         rt.fact(PhaseStarted, f"{key}/phase.started", phase=phase.id, name=phase.name)
         with child_id(f"{rt.run_id}/g{gen}/{phase.id}"):
-            result = phase_workflow({"phase": phase.id, "generation": gen})
+            result = phase_workflow({"phase": phase.id, "generation": gen, "tip": tip})
+        tip = result["tip"]
         results.append(result)
         complete = phase_complete(result)
         status = "completed" if complete else "incomplete"
@@ -548,4 +668,4 @@ def run_workflow(args: dict[str, Any]) -> dict[str, Any]:
         if not complete:
             rt.emit("run", f"stopping at the end of phase {phase.id}")
             break
-    return {"phases": results}
+    return {"phases": results, "tip": tip}

@@ -15,8 +15,12 @@ parts:
 * `_repository`: `GitRepository`, the operations of the review loop;
 * `_history`: `phase_changes` / `first_commit_adding` — what a phase's commits changed and
   renamed, for `mergegate verify`;
+* `_identity`: `Workspace`, a work tree mergegate made and the identity of its `.git`, and
+  `check_workspace`, run before every git command there (no gitfile, no symlink, no
+  `commondir`, the same directory as made);
 * `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
-  objects), keyed commits, publishing and exactly-once merges;
+  objects), commits on recorded parents, publishing, merges prepared on the recorded
+  integration tip and published by compare-and-swap (`advance_branch`, `BranchMovedError`);
 * `_objects`: the object directories an agent's sandbox binds read-only so git works in a
   repository that borrows them (`object_dirs`, `workspace_objects`);
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
@@ -28,6 +32,7 @@ from __future__ import annotations
 from mergegate.git._checkout import remove_tree, throwaway_checkout
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
 from mergegate.git._history import PhaseChanges, first_commit_adding, phase_changes
+from mergegate.git._identity import Workspace, WorkspaceError, check_workspace, identify
 from mergegate.git._objects import object_dirs, workspace_objects
 from mergegate.git._remote import (
     Remote,
@@ -45,6 +50,7 @@ from mergegate.git._snapshot import (
     verify_unchanged,
 )
 from mergegate.git._workspaces import (
+    BranchMovedError,
     GitError,
     MergeResult,
     add_workspace,
@@ -53,9 +59,8 @@ from mergegate.git._workspaces import (
     checked_out_branches,
     commit_with_key,
     create_branch,
-    find_trailer_commit,
     head_commit,
-    merge_no_ff,
+    prepare_merge,
     publish,
     remove_workspace,
     repository_root,
@@ -66,26 +71,30 @@ from mergegate.git._workspaces import (
 __all__ = [
     "CONFIG_OVERRIDES",
     "GIT_ENVIRONMENT",
+    "BranchMovedError",
     "GitError",
     "GitRepository",
     "MergeResult",
     "PhaseChanges",
     "Remote",
+    "Workspace",
+    "WorkspaceError",
     "WorktreeSnapshot",
     "add_workspace",
     "advance_branch",
     "branch_tip",
+    "check_workspace",
     "checked_out_branches",
     "commit_with_key",
     "compare_snapshots",
     "create_branch",
     "driver_overrides",
-    "find_trailer_commit",
     "first_commit_adding",
     "head_commit",
-    "merge_no_ff",
+    "identify",
     "object_dirs",
     "phase_changes",
+    "prepare_merge",
     "publish",
     "push_branch",
     "remote_protocol",

@@ -19,6 +19,11 @@ source is readable through the alternates.
 
 It can still reach the user's repository by absolute path; the read-only check therefore
 covers the user's repository too (`AgentRequest.protected_repos`).
+
+The checkout is a `Workspace` (`_identity`): mergegate's own commands in it name its git
+directory and work tree and check its `.git` first, like a unit's workspace. After a reviewer
+ran there, mergegate reads it only through the read-only check (`_snapshot`), which hashes the
+files under `.git` before it runs git again, and removes it without git.
 """
 
 from __future__ import annotations
@@ -33,19 +38,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mergegate.errors import UsageError
-from mergegate.git._command import run_git
+from mergegate.git._command import Where, run_git
+from mergegate.git._identity import Workspace, identify
 
 __all__ = ["init_borrowing", "remove_tree", "throwaway_checkout"]
 
 _FULL_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def _must(cwd: Path, *args: str) -> str:
+def _must(cwd: Where, *args: str) -> str:
     result = run_git(cwd, *args)
     if not result.ok:
         detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        where = cwd.root if isinstance(cwd, Workspace) else cwd
         raise UsageError(
-            f"git {' '.join(args[:2])} failed in {cwd}" + (f": {detail[-1]}" if detail else "")
+            f"git {' '.join(args[:2])} failed in {where}" + (f": {detail[-1]}" if detail else "")
         )
     return result.stdout.decode("utf-8", "surrogateescape").strip()
 
@@ -78,10 +85,10 @@ def remove_tree(path: Path) -> None:
 _SOURCES: dict[Path, tuple[str, str, str]] = {}
 
 
-def _source_paths(source: Path) -> tuple[str, str, str]:
+def _source_paths(source: Where) -> tuple[str, str, str]:
     """(objects directory, shallow file, object format) of a repository: fixed for its life,
     so asked once per process."""
-    key = source.absolute()
+    key = (source.root if isinstance(source, Workspace) else source).absolute()
     found = _SOURCES.get(key)
     if found is None:
         paths = _must(
@@ -95,7 +102,7 @@ def _source_paths(source: Path) -> tuple[str, str, str]:
     return found
 
 
-def init_borrowing(source: Path, where: Path) -> None:
+def init_borrowing(source: Where, where: Path) -> None:
     """Make the empty directory `where` a repository of its own that reads every object of
     `source` (through `objects/info/alternates`) and writes its own: `git init --template=`
     (no hooks, no template files, the same object format), alternates, `shallow` copied."""
@@ -109,7 +116,7 @@ def init_borrowing(source: Path, where: Path) -> None:
 
 
 @contextlib.contextmanager
-def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Iterator[Path]:
+def throwaway_checkout(source: Where, rev: str, where: Path | None = None) -> Iterator[Path]:
     """Check out commit `rev` of the repository at `source` in a repository of its own.
 
     `where` is the directory to create (it must not exist; its parent must), default a new
@@ -124,7 +131,8 @@ def throwaway_checkout(source: Path, rev: str, where: Path | None = None) -> Ite
     where.mkdir()  # fails if it exists: a checkout in use is never reused under an agent
     try:
         init_borrowing(source, where)
-        _must(where, "checkout", "-q", "--detach", f"{sha}^{{commit}}" if full else sha)
+        made = identify(where)
+        _must(made, "checkout", "-q", "--detach", f"{sha}^{{commit}}" if full else sha)
         yield where
     finally:
         remove_tree(where)

@@ -26,6 +26,15 @@ external diff drivers and textconv on `diff`. So every git command mergegate run
   lazy fetch of a partial clone,
   no replace refs, and no inherited variable that redirects git or names a program.
 
+**Where git works** is never left to discovery in a work tree mergegate made (a `Workspace`,
+`_identity`): `run_git(workspace, …)` first checks that its `.git` is still the directory
+mergegate made (`check_workspace`: no git process, a few `lstat`s), then names
+`--git-dir=<root>/.git --work-tree=<root>` on the command line — which outranks
+`core.worktree` (an agent pointing it at `$HOME` would otherwise make `reset --hard` and
+`clean` work there) and a gitfile — and adds `WORKSPACE_OVERRIDES`: `core.bare=false`, and
+`safe.directory` reset to that one root (an empty value empties the list a global
+`safe.directory=*` would have filled).
+
 The global config (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is kept on purpose: it holds
 `user.name`/`user.email` for fix commits, `safe.directory`, `core.excludesFile` and
 `core.autocrlf`, which a fix commit must honour; every key in it that runs a program is
@@ -42,6 +51,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from mergegate.errors import UsageError
+from mergegate.git._identity import Workspace, check_workspace
 from mergegate.processes import CommandResult, child_environment, run_command
 
 __all__ = [
@@ -49,11 +60,17 @@ __all__ = [
     "GIT_ENVIRONMENT",
     "REMOVED_ENVIRONMENT",
     "ConfigView",
+    "Where",
     "config_view",
     "driver_overrides",
     "git_environment",
     "run_git",
+    "workspace_overrides",
 ]
+
+Where = Path | Workspace
+"""Where a git command runs: a directory (git finds its repository from there: the user's
+repository, a fleet mirror), or a `Workspace` mergegate made (checked, and named explicitly)."""
 
 CONFIG_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("core.hooksPath", "/dev/null"),  # no hook file is ever found (`--no-verify` is not enough:
@@ -141,6 +158,16 @@ def driver_overrides(names: Iterable[str]) -> list[tuple[str, str]]:
     return overrides
 
 
+def workspace_overrides(workspace: Workspace) -> list[tuple[str, str]]:
+    """The config values a command in `workspace` adds to `CONFIG_OVERRIDES`: never bare, and
+    no `safe.directory` exception but its own root (the list reset first: an empty value)."""
+    return [
+        ("core.bare", "false"),
+        ("safe.directory", ""),
+        ("safe.directory", str(workspace.root)),
+    ]
+
+
 def git_environment(
     overrides: Iterable[tuple[str, str]] = (), base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -171,13 +198,31 @@ fsmonitor: they run with the fixed overrides only, without listing the driver na
 (`init` copies a template directory — mergegate always passes `--template=`, and
 `init.templateDir` would only name files to copy — and writes a fresh config; it runs
 nothing.)"""
+_WORK_TREE_WRITERS = frozenset(
+    {"reset", "clean", "checkout", "restore", "switch", "read-tree", "stash", "merge", "rebase",
+     "cherry-pick", "revert", "am", "apply", "pull", "checkout-index", "sparse-checkout"}
+)  # fmt: skip
+"""Commands that overwrite or delete files of a work tree (or move HEAD with them): run only
+in a `Workspace` mergegate made, never where git finds the work tree itself."""
 _HOME_FILES = (".gitconfig", ".config/git/config", ".config/git/attributes", ".config/git/ignore")
 _PATH_KEYS = ("core.attributesfile", "core.excludesfile")
 _MAX_CONFIG_BYTES = 1 << 20
 
 
-def _git_argv(args: Iterable[str]) -> list[str]:
-    return ["git", "--no-pager", "--no-optional-locks", *args]
+def _verb(args: tuple[str, ...]) -> str:
+    """The git command of `args`, after any `-c key=value` options."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] == "-c" else 1
+    return args[i] if i < len(args) else ""
+
+
+def _git_argv(args: Iterable[str], workspace: Workspace | None = None) -> list[str]:
+    """The argv of `git ARGS`; in `workspace`, with its git directory and work tree named."""
+    named: list[str] = []
+    if workspace is not None:
+        named = [f"--git-dir={workspace.git_dir}", f"--work-tree={workspace.root}"]
+    return ["git", "--no-pager", "--no-optional-locks", *named, *args]
 
 
 @dataclass(frozen=True)
@@ -253,14 +298,16 @@ _VIEWS: dict[Path, ConfigView] = {}
 _VIEWS_LOCK = threading.Lock()
 
 
-def config_view(cwd: Path, timeout: float = 60.0) -> ConfigView | CommandResult:
-    """The effective config of the repository holding `cwd` (a failed listing: its result).
+def config_view(where: Where, timeout: float = 60.0) -> ConfigView | CommandResult:
+    """The effective config of the repository holding `where` (a failed listing: its result).
 
     Read with `git config --list --show-origin -z` (reads files, runs nothing) and kept for
     `cwd` while every file git reads config from for it holds the same bytes, so an agent
     that writes a config file — or creates one that did not exist — is seen at the next git
     command. Outside a repository nothing is kept (a `git init` there would add files).
     """
+    workspace = where if isinstance(where, Workspace) else None
+    cwd = where.root if isinstance(where, Workspace) else where
     key = cwd.absolute()
     with _VIEWS_LOCK:
         cached = _VIEWS.get(key)
@@ -268,8 +315,9 @@ def config_view(cwd: Path, timeout: float = 60.0) -> ConfigView | CommandResult:
         return cached
     env = child_environment()
     home = Path(env.get("HOME") or Path.home())
-    located = run_command(_git_argv(_LOCATE), cwd, timeout, git_environment())
-    listed = run_command(_git_argv(_LIST), cwd, timeout, git_environment())
+    extra = workspace_overrides(workspace) if workspace is not None else []
+    located = run_command(_git_argv(_LOCATE, workspace), cwd, timeout, git_environment(extra))
+    listed = run_command(_git_argv(_LIST, workspace), cwd, timeout, git_environment(extra))
     if not listed.ok:
         return listed
     names, referenced = _parse_listing(listed.stdout, cwd, home)
@@ -289,25 +337,38 @@ def config_view(cwd: Path, timeout: float = 60.0) -> ConfigView | CommandResult:
 
 
 def run_git(
-    cwd: Path, *args: str, timeout: float = 60.0, allow_protocol: str | None = None
+    where: Where, *args: str, timeout: float = 60.0, allow_protocol: str | None = None
 ) -> CommandResult:
-    """Run `git ARGS` in `cwd` with every override.
+    """Run `git ARGS` in `where` with every override.
 
-    First reads the effective config's keys (`config_view`: `git config --list`, includes
-    followed, which reads files and runs nothing; kept while the config files are unchanged)
-    to switch off each driver and hook they name; when that fails (a malformed config), its
+    In a `Workspace`, first `check_workspace` (a `WorkspaceError` when its `.git` is not the
+    directory mergegate made: nothing runs), then the command names its git directory and
+    work tree and carries `workspace_overrides`. A command that overwrites or deletes files
+    of a work tree (`reset`, `clean`, `checkout`, … `_WORK_TREE_WRITERS`) runs only there:
+    anywhere else it is refused (`UsageError`) before git runs. Anywhere, it first reads the
+    effective config's keys (`config_view`: `git config --list`, includes followed, which
+    reads files and runs nothing; kept while the config files are unchanged) to switch off
+    each driver and hook they name; when that fails (a malformed config), its
     failure is returned and `ARGS` never runs. `git config` and `git rev-parse`, which run
     nothing, skip it.
 
     `allow_protocol` (`file` or `ssh`) lets this one command use that transport and no other:
     only `mergegate.git._remote` passes it, for a fleet worker's fetches and pushes.
     """
+    workspace = where if isinstance(where, Workspace) else None
+    cwd = where.root if isinstance(where, Workspace) else where
+    extra: list[tuple[str, str]] = []
+    if workspace is not None:
+        check_workspace(workspace)
+        extra = workspace_overrides(workspace)
+    elif _verb(args) in _WORK_TREE_WRITERS:
+        raise UsageError(f"refusing `git {_verb(args)}` in {cwd}: not a workspace mergegate made")
     if args and args[0] in _RUN_NOTHING:
-        return run_command(_git_argv(args), cwd, timeout, git_environment())
-    view = config_view(cwd, timeout)
+        return run_command(_git_argv(args, workspace), cwd, timeout, git_environment(extra))
+    view = config_view(where, timeout)
     if isinstance(view, CommandResult):
         return view
-    env = git_environment(driver_overrides(view.names))
+    env = git_environment([*extra, *driver_overrides(view.names)])
     if allow_protocol is not None:
         env["GIT_ALLOW_PROTOCOL"] = allow_protocol  # git: every other protocol stays "never"
-    return run_command(_git_argv(args), cwd, timeout, env)
+    return run_command(_git_argv(args, workspace), cwd, timeout, env)

@@ -38,8 +38,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mergegate.errors import UsageError
-from mergegate.git._command import run_git
-from mergegate.git._workspaces import GitError, add_workspace, branch_tip, publish
+from mergegate.git._command import Where, run_git
+from mergegate.git._identity import Workspace
+from mergegate.git._workspaces import (
+    BranchMovedError,
+    GitError,
+    add_workspace,
+    branch_tip,
+    publish,
+)
 
 __all__ = ["Remote", "push_branch", "remote_protocol", "remote_tip", "remote_url", "wip_branch"]
 
@@ -100,7 +107,7 @@ class Remote:
     url: str
     mirror: Path
 
-    def _git(self, cwd: Path, *args: str, transport: bool = False) -> str:
+    def _git(self, cwd: Where, *args: str, transport: bool = False) -> str:
         return _git(cwd, self.url if transport else None, *args)
 
     @contextlib.contextmanager
@@ -164,6 +171,24 @@ class Remote:
         """`push_branch` from the mirror (compare and swap). Hold `locked()` around it."""
         push_branch(self.mirror, self.url, branch, sha, expect=expect)
 
+    def advance(self, branch: str, expected: str, new: str) -> bool:
+        """Move the remote's `branch` from `expected` (the tip the caller recorded) to `new`
+        by compare and swap (git's `--force-with-lease`), and the mirror's with it. True when
+        it moved now; False when the remote is at `new` already (this move, pushed before a
+        crash); `BranchMovedError` when it is anywhere else. Hold `locked()` around it."""
+        tip = remote_tip(self.mirror, self.url, branch)
+        if tip != new:
+            if tip != expected:
+                raise BranchMovedError(branch, expected, tip)
+            try:
+                self.push_branch(branch, new, expect=expected)
+            except GitError:  # moved between the read and the push
+                found = remote_tip(self.mirror, self.url, branch)
+                if found != new:
+                    raise BranchMovedError(branch, expected, found) from None
+        self._git(self.mirror, "update-ref", f"refs/heads/{branch}", new)
+        return tip != new
+
     def force_branch(self, branch: str, sha: str) -> None:
         """Point the remote's `branch` at `sha` whatever it was: a unit's own branches only.
         Hold `locked()` around it."""
@@ -186,7 +211,7 @@ class Remote:
             )
         run_git(self.mirror, "update-ref", "-d", f"refs/heads/{branch}")
 
-    def checkpoint(self, workspace: Path, branch: str) -> str:
+    def checkpoint(self, workspace: Workspace, branch: str) -> str:
         """After a step in `workspace` (on `branch`): its commits to the remote's `branch`,
         and its uncommitted files as the progress commit on `wip_branch(branch)`. Returns
         the workspace's HEAD."""
@@ -204,7 +229,7 @@ class Remote:
                 self.drop_branch(wip_branch(branch))
         return head
 
-    def take(self, workspace: Path, sha: str, branch: str) -> str | None:
+    def take(self, workspace: Workspace, sha: str, branch: str) -> str | None:
         """Commit `sha` of `workspace` into the mirror (unless it has it: a rewind, a
         rebuilt workspace) and the mirror's `branch` set to it; returns where the branch
         was. Hold `locked()` around it."""
@@ -224,27 +249,28 @@ class Remote:
 
     # ------------------------------------------------------------ another host's workspace
 
-    def rebuild_workspace(self, path: Path, branch: str) -> str | None:
+    def rebuild_workspace(self, path: Path, branch: str) -> tuple[Workspace, str] | None:
         """A unit's workspace at `path`, made from the remote's `branch` (and its progress
         commit, when that sits on the branch's tip: the files become staged changes, as the
-        lost workspace had them). None when the remote has no such branch (the unit had not
-        made its workspace yet). A workspace already at `path` is kept as it is."""
+        lost workspace had them), and its HEAD. None when the remote has no such branch (the
+        unit had not made its workspace yet). A workspace already at `path` is kept as it
+        is."""
         with self.locked():
             tips = self.fetch(branch, wip_branch(branch))
         tip = tips[branch]
         if tip is None:
             return None
         existed = (path / ".git").exists()
-        head = add_workspace(self.mirror, path, branch, tip)
+        workspace, head = add_workspace(self.mirror, path, branch, tip)
         progress = tips[wip_branch(branch)]
         if not existed and progress is not None and head == tip:
             parent = self._git(self.mirror, "rev-parse", f"{progress}^")
             if parent == tip:
-                self._git(path, "read-tree", "-u", "--reset", progress)
-        return head
+                self._git(workspace, "read-tree", "-u", "--reset", progress)
+        return workspace, head
 
 
-def _git(cwd: Path, url: str | None, *args: str, timeout: float = 300.0) -> str:
+def _git(cwd: Where, url: str | None, *args: str, timeout: float = 300.0) -> str:
     """stdout of `git ARGS` in `cwd`; with `url`, allowed that remote's protocol (and the
     transport overrides); `GitError` with git's last words."""
     protocol = None
@@ -254,7 +280,7 @@ def _git(cwd: Path, url: str | None, *args: str, timeout: float = 300.0) -> str:
     result = run_git(cwd, *args, timeout=timeout, allow_protocol=protocol)
     if not result.ok:
         detail = result.stderr.decode("utf-8", "replace").strip()[-600:]
-        where = f"with {url}" if url else f"in {cwd}"
+        where = f"with {url}" if url else f"in {cwd.root if isinstance(cwd, Workspace) else cwd}"
         raise GitError(f"git {_verb(args)} {where} failed: {detail}")
     return result.stdout.decode("utf-8", "replace").strip()
 
@@ -277,7 +303,7 @@ def _verb(args: tuple[str, ...]) -> str:
     return next((a for a in args if not a.startswith("-") and "=" not in a), "?")
 
 
-def _progress_commit(workspace: Path, head: str) -> str | None:
+def _progress_commit(workspace: Workspace, head: str) -> str | None:
     """A commit on `head` holding every file of the work tree (untracked ones too, ignored
     ones not), or None when the tree matches `head`. Stages the files (the next step commits
     them all anyway)."""
@@ -288,10 +314,10 @@ def _progress_commit(workspace: Path, head: str) -> str | None:
         result = run_git(workspace, *args)
         if not result.ok:
             detail = result.stderr.decode("utf-8", "replace").strip()[-600:]
-            raise GitError(f"git {args[0]} failed in {workspace}: {detail}")
+            raise GitError(f"git {args[0]} failed in {workspace.root}: {detail}")
     tree = result.stdout.decode().strip()
     made = run_git(workspace, *_IDENTITY, "commit-tree", tree, "-p", head, "-m", _WIP_MESSAGE)
     if not made.ok:
         detail = made.stderr.decode("utf-8", "replace").strip()[-600:]
-        raise GitError(f"git commit-tree failed in {workspace}: {detail}")
+        raise GitError(f"git commit-tree failed in {workspace.root}: {detail}")
     return made.stdout.decode().strip()

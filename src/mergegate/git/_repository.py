@@ -11,7 +11,8 @@ from pathlib import Path
 
 from mergegate.errors import UsageError
 from mergegate.git._checkout import remove_tree, throwaway_checkout
-from mergegate.git._command import run_git
+from mergegate.git._command import Where, run_git
+from mergegate.git._identity import Workspace
 from mergegate.git._snapshot import relative_prefix
 
 __all__ = ["GitRepository"]
@@ -31,25 +32,32 @@ def _last_line(stderr: bytes) -> str:
 class GitRepository:
     """The git operations of the review loop, on one work tree. Git errors are `UsageError`s
     (a bad ref or a non-repository is the user's input), never silent. Every git command runs
-    through `mergegate.git._command` (no hooks, no configured programs)."""
+    through `mergegate.git._command` (no hooks, no configured programs); on a `Workspace`
+    mergegate made, with its git directory and work tree named and its `.git` checked."""
 
     def __init__(
-        self, path: Path, *, exclude: Sequence[Path] = (), scratch: Path | None = None
+        self, path: Path | Workspace, *, exclude: Sequence[Path] = (), scratch: Path | None = None
     ) -> None:
-        """`scratch`: the folder for throwaway checkouts (created when first needed, and the
+        """`path`: a directory in the user's work tree, or a workspace mergegate made.
+        `scratch`: the folder for throwaway checkouts (created when first needed, and the
         caller's to remove); default a temporary folder removed with this object."""
-        result = run_git(path, "rev-parse", "--show-toplevel")
-        if not result.ok:
-            # git's own reason matters here ("dubious ownership", a malformed config …).
-            raise UsageError(f"not a git work tree: {path}{_last_line(result.stderr)}")
-        self.root = Path(result.stdout.decode().strip())
+        self.where: Where
+        if isinstance(path, Workspace):
+            self.root = path.root
+            self.where = path
+        else:
+            result = run_git(path, "rev-parse", "--show-toplevel")
+            if not result.ok:
+                # git's own reason matters here ("dubious ownership", a malformed config …).
+                raise UsageError(f"not a git work tree: {path}{_last_line(result.stderr)}")
+            self.root = self.where = Path(result.stdout.decode().strip())
         self._exclude = [p for p in (relative_prefix(self.root, e) for e in exclude) if p]
         self._scratch: Path | None = scratch
         self._scratch_given = scratch is not None
         self._scratch_lock = threading.Lock()
 
     def _run(self, *args: str) -> bytes:
-        result = run_git(self.root, *args)
+        result = run_git(self.where, *args)
         if not result.ok:
             raise UsageError(
                 f"git {' '.join(args[:3])} failed in {self.root}{_last_line(result.stderr)}"
@@ -58,7 +66,7 @@ class GitRepository:
 
     def resolve(self, ref: str) -> str:
         """The commit id `ref` names."""
-        result = run_git(self.root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+        result = run_git(self.where, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
         if not result.ok:
             raise UsageError(f"unknown git revision: {ref!r}")
         return result.stdout.decode().strip()
@@ -73,7 +81,7 @@ class GitRepository:
 
     def read_file(self, rev: str, path: str) -> str | None:
         """The file at `rev`, or None when it does not exist there (or is too large)."""
-        result = run_git(self.root, "cat-file", "blob", f"{rev}:{path}")
+        result = run_git(self.where, "cat-file", "blob", f"{rev}:{path}")
         if not result.ok or len(result.stdout) > _MAX_FILE_BYTES:
             return None
         return result.stdout.decode("utf-8", "replace")
@@ -86,9 +94,9 @@ class GitRepository:
         """
         pathspec = [".", *(f":(exclude){p}" for p in self._exclude)]
         self._run("add", "-A", "--", *pathspec)
-        if run_git(self.root, *_DIFF, "--cached", "--quiet").ok:
+        if run_git(self.where, *_DIFF, "--cached", "--quiet").ok:
             return None
-        configured = run_git(self.root, "config", "user.email").ok
+        configured = run_git(self.where, "config", "user.email").ok
         identity = () if configured else _FALLBACK_IDENTITY
         self._run(*identity, "commit", "--no-verify", "-q", "-m", message)
         return self.resolve("HEAD")
@@ -104,7 +112,7 @@ class GitRepository:
         where = self._scratch_dir() / name
         if where.exists():
             raise UsageError(f"the throwaway checkout {where} is already in use")
-        with throwaway_checkout(self.root, rev, where) as path:
+        with throwaway_checkout(self.where, rev, where) as path:
             yield path
 
     def _scratch_dir(self) -> Path:

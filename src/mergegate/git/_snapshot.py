@@ -21,6 +21,13 @@ A snapshot holds two kinds of state:
 running git** when there are any: a planted `core.fsmonitor` would otherwise run inside the
 check itself. Only when every file is unchanged does it ask git (which runs with the overrides
 of `_command` anyway). Any difference voids a read-only run.
+
+A work tree whose top holds a `.git` directory of its own (a workspace, a throwaway checkout,
+most repositories) is read as that work tree: the snapshot takes the directory's identity
+(`_identity.identify`) and every git command of the snapshot and of the check names it
+explicitly, after `check_workspace` — so a `core.worktree` an agent set never makes the check
+read (and hash) another directory, and a `.git` swapped during the run is a difference. Any
+other place (a linked worktree's gitfile, a subdirectory) is found by git, as before.
 """
 
 from __future__ import annotations
@@ -33,7 +40,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mergegate.git._command import config_view, run_git
+from mergegate.git._command import Where, config_view, run_git
+from mergegate.git._identity import Workspace, WorkspaceError, identify
 from mergegate.processes import CommandResult
 
 __all__ = [
@@ -67,6 +75,9 @@ class WorktreeSnapshot:
     """Files under `git_dir`, by path relative to it (see the module docstring)."""
     config_files: dict[str, str] = field(default_factory=dict)
     """Config files outside the repository, by absolute path (`absent` if missing)."""
+    workspace: Workspace | None = None
+    """The work tree with its `.git` directory's identity, when its top holds one: git is
+    held to it in the check after the run."""
 
 
 # ---------------------------------------------------------------------- reading files directly
@@ -168,12 +179,21 @@ def hash_config_files(paths: Iterable[Path]) -> dict[str, str]:
 # ---------------------------------------------------------------------- asking git (before only)
 
 
-def _git(cwd: Path, *args: str) -> tuple[bool, bytes]:
+def _git(cwd: Where, *args: str) -> tuple[bool, bytes]:
     result = run_git(cwd, *args)
     return result.ok, result.stdout
 
 
-def config_paths(cwd: Path) -> list[Path]:
+def _place(cwd: Path) -> Where:
+    """`cwd` as the snapshot reads it: a work tree whose `.git` is a directory of its own,
+    named explicitly with that directory's identity; anything else, found by git."""
+    try:
+        return identify(cwd)
+    except (WorkspaceError, OSError):
+        return cwd
+
+
+def config_paths(cwd: Where) -> list[Path]:
     """The files outside the repository that shape its effective config or name behaviour
     (global config, include targets, attributes and excludes files), existing or not, read
     while the config is still trusted (before a run); see `_command.config_view`."""
@@ -213,6 +233,7 @@ def relative_prefix(toplevel: Path, exclude: Path | None) -> str | None:
 
 
 _LOCATIONS: dict[Path, tuple[Path, Path]] = {}
+"""Where each snapshotted place's work tree and common git directory are (asked once)."""
 _OBJECT_NAME = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -248,13 +269,13 @@ def _read_head(toplevel: Path, git_dir: Path) -> str | None:
         return None
 
 
-def _locate(cwd: Path) -> tuple[Path, Path, str] | None:
+def _locate(cwd: Where) -> tuple[Path, Path, str] | None:
     """(toplevel, common git dir, HEAD's commit or `(none)`) of the work tree holding `cwd`.
 
     Where it is is asked once per `cwd`; HEAD is read from the files when they are plain,
     else asked in the same `rev-parse` (which prints the paths and then fails on a HEAD
     without a commit)."""
-    key = cwd.absolute()
+    key = (cwd.root if isinstance(cwd, Workspace) else cwd).absolute()
     known = _LOCATIONS.get(key)
     if known is not None and (head := _read_head(*known)) is not None:
         return known[0], known[1], head
@@ -279,6 +300,10 @@ def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapsho
 
     Paths under `exclude` (the attempt directory, when it lives inside the tree) are ignored.
     """
+    return _snapshot(_place(cwd), exclude)
+
+
+def _snapshot(cwd: Where, exclude: Path | None) -> WorktreeSnapshot | None:
     located = _locate(cwd)
     if located is None:
         return None
@@ -286,10 +311,11 @@ def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapsho
     files = hash_git_dir(git_dir)
     if os.path.isfile(toplevel / ".git"):  # a linked worktree's pointer to its git directory
         files["../.git"] = _hash_entry(toplevel / ".git")
-    configs = hash_config_files(config_paths(toplevel))
-    _, index = _git(toplevel, "ls-files", "--stage", "-z")
+    where = cwd if isinstance(cwd, Workspace) else toplevel
+    configs = hash_config_files(config_paths(where))
+    _, index = _git(where, "ls-files", "--stage", "-z")
     _, status_raw = _git(
-        toplevel,
+        where,
         *("status", "--porcelain=v1", "-z", "--untracked-files=all"),
         "--ignore-submodules=dirty",  # a submodule's HEAD counts; no git runs inside it
     )
@@ -306,6 +332,7 @@ def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapsho
         git_dir=git_dir,
         git_files=files,
         config_files=configs,
+        workspace=cwd if isinstance(cwd, Workspace) else None,
     )
 
 
@@ -367,7 +394,10 @@ def verify_unchanged(before: WorktreeSnapshot, exclude: Path | None = None) -> l
     direct = _direct_changes(before)
     if direct:
         return direct
-    after = snapshot_worktree(before.toplevel, exclude)
+    try:
+        after = _snapshot(before.workspace or before.toplevel, exclude)
+    except WorkspaceError as exc:  # its `.git` swapped: git was not run
+        return [str(exc)]
     if after is None:
         return ["the work tree is no longer a git repository"]
     return compare_snapshots(before, after)

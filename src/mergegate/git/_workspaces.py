@@ -1,4 +1,4 @@
-"""The run engine's git: workspaces, one keyed commit per step, exactly-once merges.
+"""The run engine's git: workspaces, commits on recorded parents, compare-and-swap branches.
 
 A unit of a plan works in a **workspace**: a repository of its own that reads every object of
 the user's repository (`objects/info/alternates`, as a throwaway checkout does) and writes its
@@ -10,9 +10,16 @@ when mergegate publishes them (`publish`: a bundle of the new objects, unbundled
 every object — and the unit branch set to the recorded commit), between waves.
 
 Every command goes through `mergegate.git._command.run_git` (no hook, no configured program
-ever runs). Every operation that changes the world looks for its own mark first (a branch, a
-workspace, a trailer line such as `Mergegate-Task: <run>/<unit>/<task>`), so a step that runs
-again after a crash finds its work done instead of doing it twice.
+ever runs); in a workspace, with its git directory and work tree named and its `.git` checked
+first (`mergegate.git._identity`).
+
+Nothing here decides from text an agent could have written. A commit is made on the last
+commit the caller recorded (`commit_with_key(onto=…)`: whatever the agent committed since is
+folded into it, its messages dropped), so a trailer line (`Mergegate-Task: …`) is a label for
+people, never a mark looked up; a merge is computed on the integration tip the caller recorded
+(`prepare_merge`) and published by a compare-and-swap from that tip (`advance_branch`), which
+refuses (`BranchMovedError`) when the branch is anywhere else — so a step run again after a
+crash finds its own commit by the id it recorded, never by searching messages.
 """
 
 from __future__ import annotations
@@ -21,11 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mergegate.errors import UsageError
+from mergegate.errors import EscalationError, UsageError
 from mergegate.git._checkout import init_borrowing, remove_tree
-from mergegate.git._command import run_git
+from mergegate.git._command import Where, run_git
+from mergegate.git._identity import Workspace, WorkspaceError, identify
 
 __all__ = [
+    "BranchMovedError",
     "GitError",
     "MergeResult",
     "add_workspace",
@@ -34,9 +43,8 @@ __all__ = [
     "checked_out_branches",
     "commit_with_key",
     "create_branch",
-    "find_trailer_commit",
     "head_commit",
-    "merge_no_ff",
+    "prepare_merge",
     "publish",
     "remove_workspace",
     "repository_root",
@@ -53,13 +61,33 @@ class GitError(UsageError):
     """A git command the run engine needs failed (the message holds git's own words)."""
 
 
+class BranchMovedError(EscalationError):
+    """A branch mergegate moves only by compare-and-swap is not where mergegate left it:
+    someone else moved it (exit 5). Names the branch, the commit mergegate expected and the
+    one it found (None: the branch is gone)."""
+
+    def __init__(self, branch: str, expected: str, found: str | None) -> None:
+        where = f"at {found}" if found else "deleted"
+        super().__init__(
+            f"the integration branch {branch} moved: mergegate left it at {expected}, it is "
+            f"now {where}; nothing was merged on top and the run stops here (look at what moved "
+            f"it; `git branch -f {branch} {expected}` puts back what mergegate merged)"
+        )
+        self.branch, self.expected, self.found = branch, expected, found
+
+    def __reduce__(self) -> tuple[type[BranchMovedError], tuple[str, str, str | None]]:
+        # recorded by the durable engine (pickled) and raised again on a replay
+        return (BranchMovedError, (self.branch, self.expected, self.found))
+
+
 @dataclass(frozen=True)
 class MergeResult:
     """A `--no-ff` merge: the merge commit, or the conflict that stopped it."""
 
     commit: str | None
-    """The merge commit (new, or found by its trailer when `already` is True)."""
+    """The merge commit (None for a conflict)."""
     already: bool = False
+    """The branch was at `commit` already (published before a crash)."""
     conflicts: tuple[str, ...] = ()
     """Paths git could not merge; non-empty means nothing was merged."""
     ours: str = ""
@@ -74,16 +102,17 @@ class MergeResult:
         return bool(self.conflicts)
 
 
-def _must(cwd: Path, *args: str, timeout: float = 120.0) -> str:
+def _must(cwd: Where, *args: str, timeout: float = 120.0) -> str:
     """stdout of `git ARGS` (stripped), or `GitError` with git's last words."""
     result = run_git(cwd, *args, timeout=timeout)
     if not result.ok:
         detail = result.stderr.decode("utf-8", "replace").strip()[-600:]
-        raise GitError(f"git {' '.join(args[:3])} failed in {cwd}: {detail or result.returncode}")
+        where = cwd.root if isinstance(cwd, Workspace) else cwd
+        raise GitError(f"git {' '.join(args[:3])} failed in {where}: {detail or result.returncode}")
     return result.stdout.decode("utf-8", "replace").strip()
 
 
-def _ok(cwd: Path, *args: str) -> tuple[bool, str]:
+def _ok(cwd: Where, *args: str) -> tuple[bool, str]:
     result = run_git(cwd, *args)
     return result.ok, result.stdout.decode("utf-8", "replace").strip()
 
@@ -91,12 +120,13 @@ def _ok(cwd: Path, *args: str) -> tuple[bool, str]:
 _IDENTITIES: dict[Path, tuple[str, ...]] = {}
 
 
-def _identity(cwd: Path) -> tuple[str, ...]:
+def _identity(cwd: Where) -> tuple[str, ...]:
     """`-c user.*` flags when the repository has no identity (asked once per work tree)."""
-    if cwd not in _IDENTITIES:
+    key = cwd.root if isinstance(cwd, Workspace) else cwd
+    if key not in _IDENTITIES:
         configured, _ = _ok(cwd, "config", "user.email")
-        _IDENTITIES[cwd] = () if configured else _FALLBACK_IDENTITY
-    return _IDENTITIES[cwd]
+        _IDENTITIES[key] = () if configured else _FALLBACK_IDENTITY
+    return _IDENTITIES[key]
 
 
 # ---------------------------------------------------------------- repository and branches
@@ -110,7 +140,7 @@ def repository_root(path: Path) -> Path:
     return Path(out)
 
 
-def head_commit(repo: Path) -> str | None:
+def head_commit(repo: Where) -> str | None:
     """The commit HEAD points at, or None in a repository without commits."""
     ok, out = _ok(repo, "rev-parse", "--verify", "-q", "HEAD^{commit}")
     return out if ok else None
@@ -122,7 +152,7 @@ def valid_branch_name(repo: Path, name: str) -> bool:
     return ok
 
 
-def branch_tip(repo: Path, branch: str) -> str | None:
+def branch_tip(repo: Where, branch: str) -> str | None:
     """The commit `branch` points at, or None when there is no such branch."""
     ok, out = _ok(repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}^{{commit}}")
     return out if ok else None
@@ -137,9 +167,21 @@ def create_branch(repo: Path, branch: str, sha: str) -> str:
     return sha
 
 
-def advance_branch(repo: Path, branch: str, old: str, new: str, reason: str) -> None:
-    """Move `branch` from `old` to `new`, only if it is still at `old` (compare and swap)."""
-    _must(repo, "update-ref", "-m", f"mergegate: {reason}", f"refs/heads/{branch}", new, old)
+def advance_branch(repo: Path, branch: str, expected: str, new: str, reason: str) -> bool:
+    """Move `branch` from `expected` (the tip the caller recorded) to `new`, only if it is
+    still at `expected` (compare and swap). True when it moved now; False when it is at `new`
+    already (this move, made before a crash); `BranchMovedError` when it is anywhere else."""
+    tip = branch_tip(repo, branch)
+    if tip == new:
+        return False
+    if tip != expected:
+        raise BranchMovedError(branch, expected, tip)
+    moved = run_git(
+        repo, "update-ref", "-m", f"mergegate: {reason}", f"refs/heads/{branch}", new, expected
+    )
+    if not moved.ok:  # moved between the read and the swap
+        raise BranchMovedError(branch, expected, branch_tip(repo, branch))
+    return True
 
 
 def checked_out_branches(repo: Path) -> dict[str, Path]:
@@ -158,39 +200,46 @@ def checked_out_branches(repo: Path) -> dict[str, Path]:
 # ---------------------------------------------------------------- workspaces
 
 
-def _workspace_head(path: Path, branch: str | None) -> str | None:
-    """HEAD of the workspace at `path` when it is one (on `branch`, if given), else None."""
+def _existing(path: Path, branch: str | None) -> tuple[Workspace, str] | None:
+    """The workspace at `path` and its HEAD when one is there, shaped as mergegate makes
+    them (`identify`) and on `branch` (if given); else None."""
     if not (path / ".git" / "objects" / "info" / "alternates").is_file():
         return None
+    try:
+        workspace = identify(path)
+    except WorkspaceError:
+        return None
     # --symbolic-full-name applies to the arguments after it: the commit first, then the name
-    ok, out = _ok(path, "rev-parse", "--show-toplevel", "HEAD", "--symbolic-full-name", "HEAD")
+    ok, out = _ok(workspace, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
     lines = out.splitlines()
-    if not ok or len(lines) != 3 or Path(lines[0]) != path.resolve():
+    if not ok or len(lines) != 2:
         return None
-    if branch is not None and lines[2] != f"refs/heads/{branch}":
+    if branch is not None and lines[1] != f"refs/heads/{branch}":
         return None
-    return lines[1]
+    return workspace, lines[0]
 
 
-def add_workspace(repo: Path, path: Path, branch: str | None, base: str) -> str:
+def add_workspace(repo: Path, path: Path, branch: str | None, base: str) -> tuple[Workspace, str]:
     """A workspace at `path` on `branch` (made at `base` when new), or detached at `base`
-    when `branch` is None; returns its HEAD.
+    when `branch` is None; the workspace (its `.git`'s identity taken now, for the caller to
+    record) and its HEAD.
 
     Idempotent: a workspace already there is kept as it is; a directory left half made by a
-    crash is removed and made again.
+    crash, or not shaped as mergegate makes one, is removed and made again.
     """
-    head = _workspace_head(path, branch)
-    if head is not None:
-        return head
+    found = _existing(path, branch)
+    if found is not None:
+        return found
     remove_tree(path)
     path.mkdir(parents=True)
     init_borrowing(repo, path)
     _carry_settings(repo, path)
+    workspace = identify(path)
     if branch is None:
-        _must(path, "checkout", "-q", "--detach", base)
+        _must(workspace, "checkout", "-q", "--detach", base)
     else:
-        _must(path, "checkout", "-q", "-b", branch, base)
-    return base
+        _must(workspace, "checkout", "-q", "-b", branch, base)
+    return workspace, base
 
 
 def _quoted(value: str) -> str:
@@ -216,11 +265,13 @@ def _carry_settings(repo: Path, path: Path) -> None:
         target.write_bytes(exclude.read_bytes())
 
 
-def reset_clean(worktree: Path, sha: str) -> None:
-    """Put the work tree exactly at `sha`: HEAD, index and files; untracked files removed
-    (ignored ones are kept, so build caches survive)."""
-    _must(worktree, "reset", "-q", "--hard", sha)
-    _must(worktree, "clean", "-q", "-f", "-d")
+def reset_clean(workspace: Workspace, sha: str) -> None:
+    """Put the workspace exactly at `sha`: HEAD, index and files; untracked files removed
+    (ignored ones are kept, so build caches survive). Only ever in a `Workspace` mergegate
+    made: both commands name its work tree, after the check of its `.git`, so they never
+    reach outside its root (`core.worktree` pointing elsewhere is outranked)."""
+    _must(workspace, "reset", "-q", "--hard", sha)
+    _must(workspace, "clean", "-q", "-f", "-d")
 
 
 def remove_workspace(path: Path) -> None:
@@ -230,7 +281,7 @@ def remove_workspace(path: Path) -> None:
 
 def publish(
     repo: Path,
-    workspace: Path,
+    workspace: Workspace,
     sha: str,
     base: str | Sequence[str],
     *,
@@ -245,7 +296,7 @@ def publish(
     """
     bases = [base] if isinstance(base, str) else list(base)
     if sha not in bases:  # publishing again only unbundles objects the repository has already
-        bundle = workspace / ".git" / "mergegate-publish.bundle"
+        bundle = workspace.git_dir / "mergegate-publish.bundle"
         # a bundle carries refs, not bare commits: name the commit for it
         _must(workspace, "update-ref", _PUBLISH_REF, sha)
         _must(
@@ -265,77 +316,62 @@ def publish(
         _must(repo, "update-ref", "-m", "mergegate: publish", f"refs/heads/{branch}", sha)
 
 
-# ---------------------------------------------------------------- keyed commits
+# ---------------------------------------------------------------- commits
 
 
-def _head(worktree: Path) -> tuple[str, list[str]]:
-    """HEAD's commit id and message lines."""
-    out = _must(worktree, "log", "-1", "--format=%H%x00%B", "HEAD")
-    sha, _, body = out.partition("\0")
-    return sha, body.splitlines()
+def _message(workspace: Workspace, sha: str) -> list[str]:
+    """The message lines of commit `sha` (one mergegate made and recorded)."""
+    return _must(workspace, "log", "-1", "--format=%B", sha).splitlines()
 
 
 def commit_with_key(
-    worktree: Path, message: str, key: str, *, squash_onto: str | None = None, amend: bool = False
+    workspace: Workspace, message: str, key: str, *, onto: str, amend: bool = False
 ) -> str | None:
-    """Commit every change of the work tree as one commit whose message ends with `key`.
+    """Commit every change of the workspace as one commit on `onto` (the last commit the
+    caller recorded), its message ending with `key` (a trailer such as
+    `Mergegate-Task: run/unit/T1`, for people); the new commit's id, or None when the tree
+    is `onto`'s (nothing to commit).
 
-    Idempotent by `key` (a trailer line such as `Mergegate-Task: run/unit/T1`): when HEAD
-    already carries it, HEAD is returned and nothing is done. `squash_onto` first folds any
-    commits the agent made since that commit into the one new commit; `amend` folds the
-    changes into HEAD instead (HEAD's message is kept and `key` added). Returns None when
-    there is nothing to commit. No hook runs (`mergegate.git._command`).
+    Whatever the agent committed since `onto` is folded in (`reset --soft onto`), its
+    messages dropped: no text an agent wrote reaches a commit message, and a commit an agent
+    made (with a forged trailer or not) is never taken for mergegate's. `amend` folds the
+    changes into `onto` itself instead (its message kept, `key` added). Made again after a
+    crash, it makes the same tree on the same parent. No hook runs (`_command`).
     """
-    head, lines = _head(worktree)
-    if key in lines:
-        return head
-    if squash_onto is not None and head != squash_onto:
-        _must(worktree, "reset", "-q", "--soft", squash_onto)
-        lines = []
-    _must(worktree, "add", "-A", "--", ".")
+    _must(workspace, "reset", "-q", "--soft", onto)
+    _must(workspace, "add", "-A", "--", ".")
     if amend:
-        if run_git(worktree, "diff", "--cached", "--quiet").ok:
+        if _unchanged(workspace, onto):
             return None  # an amend would succeed with no change: nothing to fold in
-        message = "\n".join(lines).rstrip() + "\n" + key + "\n"
-        args = ["commit", "--amend", "--no-verify", "-q", "-m", message]
+        body = "\n".join(_message(workspace, onto)).rstrip() + "\n" + key + "\n"
+        args = ["commit", "--amend", "--no-verify", "-q", "-m", body]
     else:
         args = ["commit", "--no-verify", "-q", "-m", message.rstrip() + "\n\n" + key + "\n"]
-    committed, _ = _ok(worktree, *_identity(worktree), *args)
+    committed, _ = _ok(workspace, *_identity(workspace), *args)
     if not committed:
-        if run_git(worktree, "diff", "--cached", "--quiet").ok:
+        if _unchanged(workspace, onto):
             return None  # nothing to commit (git refuses an empty commit)
-        _must(worktree, *_identity(worktree), *args)  # fails again, with git's reason
-    return _must(worktree, "rev-parse", "HEAD")
+        _must(workspace, *_identity(workspace), *args)  # fails again, with git's reason
+    return _must(workspace, "rev-parse", "HEAD")
 
 
-def find_trailer_commit(repo: Path, ref: str, line: str) -> str | None:
-    """The newest commit reachable from `ref` whose message has `line` as a whole line."""
-    ok, out = _ok(repo, "log", "--format=%H%x00%B%x01", "--fixed-strings", f"--grep={line}", ref)
-    if not ok:
-        return None
-    for entry in out.split("\x01"):
-        sha, _, body = entry.strip().partition("\0")
-        if sha and line in body.splitlines():
-            return sha
-    return None
+def _unchanged(workspace: Workspace, onto: str) -> bool:
+    """Whether the index holds `onto`'s tree."""
+    return run_git(workspace, "diff", "--cached", "--quiet", onto).ok
 
 
 # ---------------------------------------------------------------- merges
 
 
-def merge_no_ff(repo: Path, into: str, theirs: str, message: str, key: str) -> MergeResult:
-    """Merge commit `theirs` (the unit's recorded, approved head: never whatever its branch
-    points at now) into `into` with a merge commit carrying `key`, exactly once.
+def prepare_merge(repo: Path, ours: str, theirs: str, message: str, key: str) -> MergeResult:
+    """The `--no-ff` merge of commit `theirs` (the unit's recorded, approved head: never
+    whatever its branch points at now) into commit `ours` (the integration tip the caller
+    recorded: never whatever the branch points at now), made as a commit on no branch.
 
-    Checks for `key` on `into` first (a merge made before a crash is found, not redone). The
-    merge is computed without a checkout (`git merge-tree --write-tree`) and published with a
-    compare-and-swap `update-ref`, so no work tree is touched and a racing writer fails loudly.
-    A conflict merges nothing and returns the conflicting paths.
+    Computed without a checkout (`git merge-tree --write-tree`), so no work tree is touched;
+    the caller records the commit, then publishes it with `advance_branch` from `ours`. A
+    conflict makes nothing and returns the conflicting paths.
     """
-    done = find_trailer_commit(repo, f"refs/heads/{into}", key)
-    if done is not None:
-        return MergeResult(done, already=True)
-    ours = _must(repo, "rev-parse", "--verify", f"refs/heads/{into}^{{commit}}")
     result = run_git(
         repo,
         *("merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs),
@@ -354,5 +390,4 @@ def merge_no_ff(repo: Path, into: str, theirs: str, message: str, key: str) -> M
     commit = _must(
         repo, *_identity(repo), "commit-tree", lines[0], "-p", ours, "-p", theirs, "-m", body
     )
-    advance_branch(repo, into, ours, commit, key)
     return MergeResult(commit, ours=ours, theirs=theirs)

@@ -45,7 +45,7 @@ from sqlalchemy.exc import OperationalError
 
 from mergegate import __version__
 from mergegate.config import redact_url
-from mergegate.errors import AgentError
+from mergegate.errors import AgentError, EscalationError
 
 __all__ = [
     "APP_VERSION",
@@ -65,6 +65,7 @@ __all__ = [
     "enqueue",
     "enqueue_from_outside",
     "executor_work",
+    "finished_result",
     "recover_from_outside",
     "sqlite_url",
     "step",
@@ -77,7 +78,9 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 
-ENGINE_SCHEMA = 4  # 4: the run reads its answers, outcomes and stop request from its rows
+# 4: the run reads its answers, outcomes and stop request from its rows; workspaces recorded
+# with their identity, merges in two steps (CAS)
+ENGINE_SCHEMA = 4
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 QUEUE = "mergegate-units"
@@ -175,17 +178,38 @@ def workflow(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return DBOS.workflow(name=name, max_recovery_attempts=_MAX_RECOVERY_ATTEMPTS)
 
 
+def _transient(exc: BaseException) -> bool:
+    """Whether a step that raised `exc` may be tried again: not for an `EscalationError` (a
+    person must decide: the same step would refuse again, and the error must reach the
+    workflow as it is, not as DBOS's "retries exceeded")."""
+    return not isinstance(exc, EscalationError)
+
+
 def step(name: str, *, retries: int = 0) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Declare a step: its result is recorded once it returns, and never recomputed.
 
     `retries` re-runs a step that raised (after 0.5 s, then 1 s, ...): for idempotent git
-    steps, which can meet a lock left for a moment by a git process of a crashed run.
+    steps, which can meet a lock left for a moment by a git process of a crashed run. An
+    `EscalationError` is never retried (`_transient`).
     """
     if retries:
         return DBOS.step(
-            name=name, retries_allowed=True, max_attempts=retries + 1, interval_seconds=0.5
+            name=name,
+            retries_allowed=True,
+            max_attempts=retries + 1,
+            interval_seconds=0.5,
+            should_retry=_transient,
         )
     return DBOS.step(name=name)
+
+
+def finished_result(workflow_id: str) -> Any:
+    """The recorded result of the finished workflow `workflow_id`, read from inside a
+    workflow (DBOS records the read as a step: a replay gets the same value); None when there
+    is no such workflow. Raises what that workflow raised."""
+    if DBOS.get_workflow_status(workflow_id) is None:
+        return None
+    return DBOS.get_result(workflow_id)
 
 
 @contextlib.contextmanager
