@@ -20,12 +20,15 @@ from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.handoff import Extraction, Schema, extract, registry_for
 from mergegate.plans import Plan
+from mergegate.verdicts import verdict_object_example, verdict_object_schema
 
 __all__ = ["handoff", "schema"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 PLAN_SCHEMA = "plan"
 """`mergegate schema plan`: the plan model, beside the handoff schemas."""
+VERDICT_SCHEMA = "verdict"
+"""`mergegate schema verdict`: the verdict object every prompted reviewer answers with."""
 
 
 @click.group("handoff")
@@ -92,7 +95,8 @@ def check(
 def schema(name: str | None, template: bool) -> None:
     """Print the JSON Schema of a handoff schema NAME; without NAME, list the names.
 
-    `plan` is the schema of the plan model (`mergegate plan show --format json`).
+    `plan` is the schema of the plan model (`mergegate plan show --format json`); `verdict`
+    is the verdict object a reviewer mergegate prompts answers with (`--template`: an example).
     """
     registry = registry_for(load_config())
     if name is None:
@@ -100,6 +104,13 @@ def schema(name: str | None, template: bool) -> None:
             description = registry.get(known).description.splitlines()
             click.echo(f"{known:<22} {description[0] if description else ''}".rstrip())
         click.echo(f"{PLAN_SCHEMA:<22} the plan model (mergegate plan show --format json)")
+        click.echo(f"{VERDICT_SCHEMA:<22} the verdict object a prompted reviewer answers with")
+        return
+    if name == VERDICT_SCHEMA and VERDICT_SCHEMA not in registry.names():
+        if template:
+            click.echo(verdict_object_example("REVIEW_ID", "SCOPE"))
+        else:
+            click.echo(json.dumps(verdict_object_schema(), indent=2, ensure_ascii=False))
         return
     if name == PLAN_SCHEMA and PLAN_SCHEMA not in registry.names():
         if template:

@@ -4,6 +4,9 @@ Pure functions over text (layer L1): no I/O. Only `Decision.APPROVE` proceeds, a
 authoritative, unconditional approval found by these grammars becomes one. See
 `docs/verdicts.md` for the dialects and authority rules.
 
+Reviews mergegate prompts answer with the verdict object (`VerdictObject`, read with
+`read_verdict_object`); `approves` is the one approval rule for them (`_object`).
+
 The verdict trailer contract (`ReviewVerdict`, strict, read with `read_json`) is defined here
 once; the `review-verdict` handoff schema, the local model's grammar and the reviewer
 templates are derived from it.
@@ -23,6 +26,19 @@ from mergegate.verdicts._decide import extract_findings, parse_verdict
 from mergegate.verdicts._grammar import DIALECTS
 from mergegate.verdicts._json import DuplicateKeyError, NumberRangeError, read_json
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
+from mergegate.verdicts._object import (
+    MalformedObjectError,
+    MalformedReason,
+    ObjectDecision,
+    VerdictFinding,
+    VerdictObject,
+    VerdictRequest,
+    approves,
+    decide_object,
+    read_verdict_object,
+    verdict_object_example,
+    verdict_object_schema,
+)
 
 __all__ = [
     "DIALECTS",
@@ -30,13 +46,24 @@ __all__ = [
     "DuplicateKeyError",
     "Evidence",
     "Finding",
+    "MalformedObjectError",
+    "MalformedReason",
     "NumberRangeError",
+    "ObjectDecision",
     "ReviewVerdict",
     "Severity",
     "TrailerFinding",
     "Verdict",
+    "VerdictFinding",
+    "VerdictObject",
+    "VerdictRequest",
+    "approves",
+    "decide_object",
     "extract_findings",
     "parse_verdict",
     "read_json",
+    "read_verdict_object",
     "trailer_example",
+    "verdict_object_example",
+    "verdict_object_schema",
 ]
