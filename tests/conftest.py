@@ -19,6 +19,8 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Point mergegate's state dir at a temporary directory and drop agent variables."""
     monkeypatch.setenv("MERGEGATE_STATE_DIR", str(tmp_path / ".mergegate-state"))
+    # The hook's per-user state falls back to $XDG_STATE_HOME (never the real home).
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / ".xdg-state"))
     for name in list(os.environ):
         if name == "CLAUDECODE" or name.startswith(("CLAUDE_CODE_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name, raising=False)
