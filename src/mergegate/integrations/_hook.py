@@ -298,12 +298,24 @@ def _pass(action: str = "pass") -> HookAnswer:
 
 
 # ---------------------------------------------------------------- deciding
-def _foreground(call: SubagentCall) -> HookAnswer:
-    if call.tool_input.get("run_in_background") is False:
+def _launch(call: SubagentCall, key: str, state: HookState) -> HookAnswer:
+    """A review subagent about to start: keep it in the foreground, and when this reviewer
+    owes a restatement, add the request (with its `review_id`) to the prompt — mergegate
+    writes it, so the orchestrating model cannot garble or drop it."""
+    memory = state.read_session(call.session_id or _NO_SESSION)
+    restate = memory.restate_id(key) if memory is not None else None
+    updated = dict(call.tool_input)
+    if updated.get("run_in_background") is not False:
+        updated["run_in_background"] = False
+    if restate is not None:
+        instruction = RestateRequest(restate).instruction()
+        if instruction not in call.prompt:
+            updated["prompt"] = f"{call.prompt}\n\n{instruction}"
+    if updated == call.tool_input:
         return _pass()
-    updated = {**call.tool_input, "run_in_background": False}
     output = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated}}
-    return HookAnswer(output=output, action="foreground", reason=msg.foreground_text())
+    reason = msg.foreground_text() + (" The restatement request was added." if restate else "")
+    return HookAnswer(output=output, action="foreground", reason=reason)
 
 
 def _denied(output: dict[str, Any]) -> HookAnswer:
@@ -452,7 +464,7 @@ def decide_hook(
         answer = _dispatch(call, options, state) if launch else _pass("ignore")
         return _with_log(answer, log)
     if launch:
-        return _with_log(_foreground(call), log)
+        return _with_log(_launch(call, key, state), log)
     if call.event != profile.result_event:
         return _with_log(_pass("ignore"), log)
     cwd = _str(payload, "cwd")

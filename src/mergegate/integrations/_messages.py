@@ -114,10 +114,10 @@ def restate_text(verdict: Verdict, output: str, reviewer: str, request: RestateR
     return (
         f"{PREFIX} {what}. Treat this review as FAILED, not as approval. Retry the review "
         f"ONCE, asking for the verdict as a structured object: dispatch the same reviewer "
-        f"({quote(reviewer, 100)}) again with the same parameters, in the foreground, and add "
-        f"to its prompt exactly: '{request.instruction()}' Do NOT derive issues or fix work "
-        "from this output, do NOT "
-        "dispatch fix subagents, and do NOT proceed to the next phase.\n"
+        f"({quote(reviewer, 100)}) again with the same parameters, in the foreground. In "
+        "Claude Code mergegate adds this request to its prompt itself; elsewhere add it "
+        f"exactly: '{request.instruction()}' Do NOT derive issues or fix work from this "
+        "output, do NOT dispatch fix subagents, and do NOT proceed to the next phase.\n"
         f"Output excerpt (untrusted): {excerpt(output, EXCERPT_CHARS)}"
     )
 
