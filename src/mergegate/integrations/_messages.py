@@ -159,7 +159,7 @@ def foreground_text() -> str:
 def error_text(problem: str) -> str:
     """The block for anything that kept the hook from deciding (crash, timeout, bad input)."""
     return (
-        f"{PREFIX} the gate could not check this subagent result ({quote(problem, 300)}). "
+        f"{PREFIX} the gate could not check this subagent result ({quote(problem, 500)}). "
         "Treat it as NOT approved: do not proceed, and do not derive fix work from it. "
         "Report this to the user."
     )
@@ -225,7 +225,7 @@ def dispatch_denied_text(subagent_type: str, latch: Latch, fix_types: tuple[str,
 def latch_unreadable_text(problem: str) -> str:
     """The PreToolUse denial when the latch cannot be read (one line)."""
     return (
-        f"{PREFIX} DENIED: this session's review latch cannot be read ({quote(problem, 200)}), "
+        f"{PREFIX} DENIED: this session's review latch cannot be read ({quote(problem, 500)}), "
         "so commit, merge, rebase, push, tag and new subagents are refused. Report this to the "
         "user."
     )

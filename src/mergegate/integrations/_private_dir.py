@@ -55,7 +55,7 @@ def user_state_base(env: Mapping[str, str] | None = None) -> tuple[Path, tuple[s
 
 
 def _refuse(path: Path, why: str) -> PrivateDirError:
-    return PrivateDirError(errno.EPERM, f"{path} {why}; mergegate does not use it")
+    return PrivateDirError(errno.EPERM, f"{path.name} {why}, so mergegate does not use it ({path})")
 
 
 @dataclass(frozen=True)

@@ -509,9 +509,30 @@ class _Reader:
             return Refusal(
                 _shown(argv), "runs an interpreter that reads its program from its input"
             )
-        if any(a is not None and mentions_git(a) for a in args):
+        if any(mentions_git(code) for code in _inline_code(args)):
             return Refusal(_shown(argv), "runs inline code that mentions git")
         return None
+
+
+_INLINE_LONG = ("--eval", "--print")
+_INLINE_SHORT = frozenset("ceEpr")
+
+
+def _inline_code(args: list[str | None]) -> list[str]:
+    """The program texts given on an interpreter's command line (`python -c CODE`, `node -e`,
+    `perl -ne`, `php -r`, `--eval=CODE`); an expansion there reads as unknown code."""
+    found: list[str] = []
+    for i, arg in enumerate(args):
+        if arg is None:
+            continue
+        code = args[i + 1] if i + 1 < len(args) else ""
+        if arg.startswith(tuple(f"{flag}=" for flag in _INLINE_LONG)):
+            found.append(arg.partition("=")[2])
+        elif arg in _INLINE_LONG or (
+            arg.startswith("-") and not arg.startswith("--") and arg[-1:] in _INLINE_SHORT
+        ):
+            found.append(code if code is not None else "git push")  # unknown: assume the worst
+    return found
 
 
 def refusal(command: str, guarded: tuple[str, ...] = ()) -> Refusal | None:

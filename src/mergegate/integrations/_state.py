@@ -154,7 +154,7 @@ class HookState:
                 f"the hook state in {self.path} stayed locked for {self.lock_timeout_s:g}s"
             ) from exc
         except OSError as exc:
-            raise HookStateError(f"cannot open the hook state in {self.path}: {exc}") from exc
+            raise HookStateError(f"cannot open the hook state: {exc}") from exc
 
     @contextlib.contextmanager
     def session(self, session_id: str) -> Iterator[SessionMemory]:
@@ -194,14 +194,13 @@ class HookState:
             # A corrupt memory must not reset the count or open the latch silently: that
             # would grant a second "retry once", or let a commit through. Refuse, and the
             # hook blocks saying so.
-            where = self.sessions_dir / name
-            raise HookStateError(f"cannot read the hook state {where}: {exc}") from exc
+            raise HookStateError(f"cannot read the hook state {name}: {exc}") from exc
 
     def _save(self, name: str, memory: SessionMemory) -> None:
         try:
             self._sessions.write(name, (memory.model_dump_json(indent=1) + "\n").encode())
         except OSError as exc:
-            raise HookStateError(f"cannot write the hook state {self.sessions_dir}: {exc}") from exc
+            raise HookStateError(f"cannot write the hook state: {exc}") from exc
 
     def _prune(self, keep: str) -> None:
         files = [n for n in self._sessions.names(".json") if n[0] != keep]
@@ -228,9 +227,7 @@ class HookState:
                 if size > MAX_LOG_BYTES:
                     self._place.rename(_LOG, _LOG + ".1")
             except OSError as exc:
-                raise HookStateError(
-                    f"cannot write the decision log {self.log_path}: {exc}"
-                ) from exc
+                raise HookStateError(f"cannot write the decision log: {exc}") from exc
 
     def read_log(self) -> list[dict[str, Any]]:
         """Every decision in the current log file, oldest first (for tests and `--help` users)."""

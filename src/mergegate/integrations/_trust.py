@@ -81,11 +81,10 @@ def project_hooks(start: Path) -> dict[str, tuple[str, ...]]:
     for key in hooks:
         if key not in PROJECT_KEYS:
             raise ConfigError(
-                "the project's configuration is an agent's to write, so the hook reads this "
-                "key only from its own flags (mergegate hooks install ...) or the environment "
-                f"(MERGEGATE_HOOKS__{str(key).upper()}); the project file may only add to "
+                f"hooks.{key} is read only from the hook's own flags (mergegate hooks install "
+                f"...) or the environment (MERGEGATE_HOOKS__{str(key).upper()}), never from the "
+                "project's file, which an agent can write; that file may only add to "
                 + ", ".join(PROJECT_KEYS),
-                key=f"hooks.{key}",
                 path=str(source),
             )
     try:
@@ -104,8 +103,8 @@ def _read_nofollow(path: Path) -> str:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise ConfigError(
-                "is a symbolic link; the hook reads its configuration only from a regular "
-                "file in the project",
+                f"{path.name} is a symbolic link; the hook reads its configuration only from a "
+                "regular file in the project",
                 path=str(path),
             ) from None
         raise ConfigError(
