@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
-from mergegate.config import load_config, state_dir
+from mergegate.config import state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.git import GitRepository
@@ -21,6 +21,7 @@ from mergegate.review import (
     ReviewOptions,
     ReviewOutcome,
     report_root,
+    review_config,
 )
 
 __all__ = ["review"]
@@ -67,6 +68,14 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     "spec_file",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Task text and acceptance criteria; enables the spec-compliance stage.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Read mergegate's configuration from this file. Default: the mergegate.toml (or "
+    "pyproject.toml [tool.mergegate]) of the BASE revision - never the change under review's.",
 )
 @click.option("--reviewer", default=None, help="Reviewer backend (default: review.reviewer).")
 @click.option("--reviewer-cmd", default=None, help='Reviewer as a program: "PROGRAM ARGS".')
@@ -126,13 +135,28 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
 def review(ctx: click.Context, /, **opts: Any) -> None:
     """Review a change and decide, in code, whether it may merge.
 
+    mergegate's own configuration comes from the base revision (or --config), never from the
+    change under review: a change cannot name its own reviewer or weaken its own gate.
+
     \b
     Exit codes: 0 approved; 1 changes requested or rejected; 2 usage error;
     3 reviewer output undecidable after the retry; 4 agent failure;
     5 escalated to a person (revision cap or stall).
     """
     overrides = {"review.max_rounds": opts["max_rounds"], "review.rereview": opts["rereview"]}
-    config = load_config(opts["repo"], overrides=overrides)
+    trusted = review_config(
+        opts["repo"],
+        opts["base"] or "HEAD~1",
+        config_file=opts["config_file"],
+        overrides=overrides,
+    )
+    if trusted.ignored is not None:
+        click.echo(
+            f"mergegate: configuration from {clean(trusted.source, 300)}; "
+            f"{clean(trusted.ignored, 300)} in the change under review is not used",
+            err=True,
+        )
+    config = trusted.config
     if config.review.mode == "off":
         click.echo("mergegate: review is off (review.mode = off); not reviewing", err=True)
         ctx.exit(int(ExitCode.OK))
