@@ -36,13 +36,9 @@ def pre(name: str, project: Path, session: str = SESSION) -> dict[str, Any]:
     return run_hook(recorded(name, session, project), project)
 
 
-def test_a_session_without_a_review_is_open(project: Path) -> None:
-    assert pre("pre-tool-use-bash-commit", project) == {}
-    assert pre("pre-tool-use-next-task-subagent", project) == {}
-
-
 def test_fixes_then_commit_is_denied_until_the_re_review_approves(project: Path) -> None:
     """Issue 31's "Done when", step by step."""
+    assert pre("pre-tool-use-bash-commit", project) == {}  # no review yet: open
     blocked = said_fixes(project)
     assert blocked["decision"] == "block"
     assert "closed this session's latch" in blocked["reason"]
@@ -77,17 +73,13 @@ def test_reject_and_a_second_malformed_review_close_it_too(project: Path) -> Non
     )
     assert denied(run_hook(bash("git push", "s-rej", project), project)) is not None
 
-    for text in ("Looks fine to me.", "Still fine."):
-        run_hook(review_result(text, "s-mal", project), project)
+    run_hook(review_result("Looks fine to me.", "s-mal", project), project)
+    assert run_hook(bash("git merge feature", "s-mal", project), project) == {}  # asked again
+    run_hook(review_result("Still fine.", "s-mal", project), project)
     assert denied(run_hook(bash("git merge feature", "s-mal", project), project)) is not None
     # No findings after a review without a verdict: no fix work either (seed 000).
     fix = recorded("pre-tool-use-fix-subagent", "s-mal", project)
     assert denied(run_hook(fix, project)) is not None
-
-
-def test_the_first_malformed_review_does_not_close_it(project: Path) -> None:
-    run_hook(review_result("Looks fine to me.", "s-once", project), project)
-    assert run_hook(bash("git commit -m x", "s-once", project), project) == {}
 
 
 def test_each_reviewer_holds_its_own_no(project: Path) -> None:

@@ -38,14 +38,12 @@ def test_a_project_config_cannot_turn_the_gate_off(project: Path, hooks_table: s
     assert answer != {}
     assert answer["decision"] == "block"
     assert "WITH FIXES" in answer["reason"]
-
-
-def test_a_project_config_may_add_reviewers(project: Path) -> None:
-    (project / "pyproject.toml").write_text(
-        '[tool.mergegate.hooks]\nsubagent_types = ["explore"]\n'
-    )
-    answer = run_hook(recorded("post-tool-use-not-a-review", "s-add", project), project)
-    assert answer["decision"] == "block"  # an Explore subagent is now a review, without a verdict
+    # It may add reviewers: with an Explore subagent named one, its result is gated too.
+    (project / "mergegate.toml").unlink()
+    table = '[tool.mergegate.hooks]\nsubagent_types = ["explore"]\n'
+    (project / "pyproject.toml").write_text(table)
+    explored = run_hook(recorded("post-tool-use-not-a-review", "s-add", project), project)
+    assert explored["decision"] == "block"
 
 
 @pytest.mark.parametrize(

@@ -70,9 +70,18 @@ def test_an_explicit_config_file_is_used(tmp_path: Path) -> None:
 
 def test_the_base_revisions_pyproject_table_is_read(tmp_path: Path) -> None:
     reviewer = agent_cmd(tmp_path, "py", [with_fixes()])
-    table = f"[tool.mergegate.review]\nreviewer_cmd = {json.dumps(reviewer)}\n"
-    repo = change_repo(tmp_path / "repo", {**APP, "pyproject.toml": table}, CHANGED)
+    stamp = agent_cmd(tmp_path, "py-stamp", [approve()])
+
+    def table(command: str) -> str:
+        return f"[tool.mergegate.review]\nreviewer_cmd = {json.dumps(command)}\n"
+
+    repo = change_repo(
+        tmp_path / "repo",
+        {**APP, "pyproject.toml": table(reviewer)},
+        {**CHANGED, "pyproject.toml": table(stamp)},
+    )
     code, out, stderr = review(repo, tmp_path)
     assert code == 1, out
     assert (tmp_path / "py-state").exists()
-    assert "not used" not in stderr  # the working tree says the same as the base
+    assert not (tmp_path / "py-stamp-state").exists()
+    assert "pyproject.toml in the change under review is not used" in stderr
