@@ -200,6 +200,38 @@ def test_any_text_gives_an_answer_without_raising(text: str) -> None:
     assert found.command is not None
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "mergegate " * 100_000,
+        "git " * 200_000,
+        "echo " + "[" * 500_000,
+        "echo " + "$(" * 50_000,
+        "(" * 100_000,
+        "echo '" + "\\" * 400_000,
+        "a=" + "b" * 900_000,
+    ],
+)
+def test_hostile_commands_are_read_in_linear_time(hostile: str) -> None:
+    """Bounded by pytest's timeout only to catch a quadratic path (measured in bench/)."""
+    found = refusal(hostile)
+    assert found is None or found.why
+
+
+def test_code_points_that_crash_the_grammar_are_read_safely() -> None:
+    """tree-sitter-bash 0.25.1 crashes (SIGSEGV, not always) on `{` followed by some code
+    points (U+10FFFF, U+DED9D …): the reader parses an ASCII copy and reads words from the
+    original."""
+    for _ in range(2000):
+        assert refusal("{\U0010ffff") is None
+        assert refusal("x{\U000ded9d") is None
+    found = refusal("git commit -m 'é {\U0010ffff'")
+    assert found is not None
+    assert "é" in found.command
+    assert refusal("echo 'git push \U0010ffff'") is None
+
+
 def test_mentions_git_is_about_git_and_a_verb_after_it() -> None:
     assert mentions_git('subprocess.run(["git", "push"])')
     assert mentions_git("gh pr merge")

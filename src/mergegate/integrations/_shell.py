@@ -269,14 +269,18 @@ _GIT_WORD = re.compile(r"(?<![\w./-])(?:git|hub|gh)(?![\w-])")
 _VERB_WORD = re.compile(
     r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in sorted(GATED_WORDS)) + r")(?![\w-])"
 )
-_RELEASE = re.compile(r"(?<![\w-])mergegate(?![\w-]).*?(?<![\w-])release(?![\w-])", re.DOTALL)
+_MERGEGATE_WORD = re.compile(r"(?<![\w-])mergegate(?![\w-])")
+_RELEASE_WORD = re.compile(r"(?<![\w-])release(?![\w-])")
 
 
 def mentions_git(text: str) -> bool:
     """True when `text` names git (or gh, hub) and, after it, a verb that moves work on
     (push, commit, merge, …), or runs mergegate's release. Linear: two searches."""
     found = _GIT_WORD.search(text)
-    return bool(found and _VERB_WORD.search(text, found.end())) or bool(_RELEASE.search(text))
+    if found and _VERB_WORD.search(text, found.end()):
+        return True
+    named = _MERGEGATE_WORD.search(text)
+    return bool(named and _RELEASE_WORD.search(text, named.end()))
 
 
 def _basename(word: str) -> str:
@@ -291,47 +295,58 @@ def _shown(argv: list[str | None], limit: int = _SHOWN) -> str:
 # ---------------------------------------------------------------- words as the shell reads them
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _DQ_ESCAPE = re.compile(r"\\([$`\"\\\n])")
-_GLOB = re.compile(r"[*?]|\[.*\]")
+
+
+def _is_glob(word: str) -> bool:
+    """Whether an unquoted word may expand to file names (`*`, `?`, `[…]`); linear."""
+    if "*" in word or "?" in word:
+        return True
+    opening = word.find("[")
+    return opening >= 0 and "]" in word[opening + 1 :]
 
 
 def _unescape_word(text: str) -> str:
     return _ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
-def _string(node: Node) -> str | None:
+def _string(node: Node, source: bytes) -> str | None:
     parts = []
     for child in node.named_children:
         if child.type != "string_content":
             return None  # an expansion or substitution inside the quotes
-        parts.append(_text(child))
+        parts.append(_text(child, source))
     return _DQ_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), "".join(parts))
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+def _text(node: Node, source: bytes) -> str:
+    """The node's text in `source` (the command as given, not the ASCII copy that was parsed)."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def static_word(node: Node) -> str | None:
+def static_word(node: Node, source: bytes) -> str | None:
     """The word the shell passes for `node`, or None when it depends on an expansion, a
     substitution or a file-name glob."""
     kind = node.type
     if kind in ("word", "number"):
-        text = _text(node)
-        return None if _GLOB.search(text) and text not in ("[", "[[") else _unescape_word(text)
+        text = _text(node, source)
+        return None if _is_glob(text) else _unescape_word(text)
     if kind == "raw_string":
-        return _text(node)[1:-1]
+        return _text(node, source)[1:-1]
     if kind in ("string", "translated_string"):
-        return _string(node)
+        return _string(node, source)
     if kind == "ansi_c_string":
-        body = _text(node)[2:-1]
+        body = _text(node, source)[2:-1]
         return None if "\\" in body else body
     if kind in ("concatenation", "command_name"):
-        parts = [static_word(child) for child in node.named_children]
+        parts = [static_word(child, source) for child in node.named_children]
         return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
     return None
 
 
 # ---------------------------------------------------------------- the reader
+_ASCII_ONLY = bytes(range(128)) + b"x" * 128
+
+
 @lru_cache(maxsize=1)
 def _language() -> object:
     import tree_sitter  # noqa: PLC0415 - only a closed latch pays for the grammar
@@ -352,6 +367,7 @@ class _Reader:
     def __init__(self, guarded: tuple[str, ...]) -> None:
         self.guarded = tuple(g for g in guarded if g)
         self.nodes = 0
+        self.source = b""
 
     def script(self, text: str, depth: int) -> Refusal | None:
         shown = _shown([text.strip().replace("\n", " ")])
@@ -362,10 +378,17 @@ class _Reader:
             return Refusal(shown, "is too long for mergegate to read")
         if any(g in text for g in self.guarded):
             return Refusal(shown, "names mergegate's state directory")
-        root = _parser().parse(data).root_node
+        # tree-sitter-bash 0.25 can crash on some code points (`{` then U+10FFFF): it parses
+        # a copy whose non-ASCII bytes are each an `x` (the shell reads both as word
+        # characters, and byte offsets stay the same), and words are read from the original.
+        root = _parser().parse(data.translate(_ASCII_ONLY)).root_node
         if root.has_error and mentions_git(text):
             return Refusal(shown, "does not parse as a shell command, and it mentions git")
-        return self._walk(root, depth)
+        outer, self.source = self.source, data
+        try:
+            return self._walk(root, depth)
+        finally:
+            self.source = outer
 
     def _walk(self, root: Node, depth: int) -> Refusal | None:
         stack = [root]
@@ -386,8 +409,8 @@ class _Reader:
         if name is None:
             return None  # only assignments (`X=1`): nothing runs
         argv = [
-            static_word(name),
-            *(static_word(a) for a in node.children_by_field_name("argument")),
+            static_word(name, self.source),
+            *(static_word(a, self.source) for a in node.children_by_field_name("argument")),
         ]
         return self.argv(argv, depth, wrapped=False)
 
