@@ -119,6 +119,7 @@ def decide(payload: dict[str, Any]) -> dict[str, Any]:
             "mergegate hook claude-code status",
             "mergegate hook claude-code release --session s --reason x",
         ),
+        ("cat .claude/agents/code-reviewer.md", "sed -i d .claude/settings.local.json"),
     ],
 )
 def test_commands_are_read_as_commands_not_text(project: Path, harmless: str, harmful: str) -> None:

@@ -51,10 +51,12 @@ def read_latch(state: HookState, session_id: str) -> Latch:
 
 
 def guarded_paths(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The state directory as a command may spell it: absolute, and under `~` or `$HOME`."""
+    """What a command may not name while the latch is closed: the state directory (absolute,
+    and under `~` or `$HOME`), and Claude Code's settings files, which hold the hook itself
+    (Claude Code 2.1 reloads hooks when they change)."""
     base, parts = user_state_base(env)
     where = base.joinpath(*parts)
-    forms = {str(where)}
+    forms = {str(where), ".claude/settings"}
     home = str(Path.home())
     if str(where).startswith(home + "/"):
         rest = str(where)[len(home) :]
