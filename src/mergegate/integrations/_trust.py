@@ -5,7 +5,7 @@ project's `mergegate.toml` (or `pyproject.toml`) is the agent's to write: a suba
 `subagent_types = []` and every review would pass unchecked. So:
 
 * **trusted**: the hook command's own flags (written by a person with `mergegate hooks
-  install` into the agent CLI's settings, which Claude Code reads when a session starts), the
+  install` into the agent CLI's settings), the
   environment of the agent CLI (`MERGEGATE_HOOKS__*`), and the defaults;
 * **the project's `[hooks]`** may only *add* to what makes a subagent a review
   (`subagent_types`, `prompt_markers`, `result_markers` are joined to the trusted lists, never
