@@ -531,7 +531,7 @@ def _run(
     read_input: Callable[[], bytes],
     tool: str,
     load_options: Callable[[Any], HookOptions],
-    holder: list[HookState],
+    state: HookState,
 ) -> HookAnswer:
     """Decide one hook input; every failure becomes a blocking answer."""
     try:
@@ -539,10 +539,9 @@ def _run(
     except (ValueError, UnicodeDecodeError) as exc:
         return error_answer(f"unreadable hook input: {exc}")
     try:
-        holder.append(hook_state_for(payload, tool))
         if is_bash_launch(payload, tool):
-            return bash_answer(payload, holder[-1])  # needs no configuration
-        return decide_hook(payload, load_options(payload), holder[-1], tool)
+            return bash_answer(payload, state)  # needs no configuration
+        return decide_hook(payload, load_options(payload), state, tool)
     except ValueError as exc:
         return error_answer(f"unreadable hook input: {exc}")
     except MergegateError as exc:
@@ -586,11 +585,12 @@ def answer_hook(
     past it the answer blocks, saying the hook timed out, even if the work still runs.
     """
     result: list[HookAnswer] = []
-    holder: list[HookState] = []
+    # Where the state is, decided once, now: a worker that outlives the deadline must not
+    # read the environment again later.
+    state = hook_state_for(None, tool)
 
     def work() -> None:
-        answer = _run(read_input, tool, load_options, holder)
-        state = holder[-1] if holder else hook_state_for(None, tool)
+        answer = _run(read_input, tool, load_options, state)
         result.append(_record(answer, state, tool))
 
     worker = threading.Thread(target=work, name="mergegate-hook", daemon=True)
@@ -599,7 +599,6 @@ def answer_hook(
     if result:
         return result[0]
     answer = error_answer(f"the hook timed out after {timeout_s:g}s")
-    state = holder[-1] if holder else hook_state_for(None, tool)
     # The worker may hold the lock: try briefly, and answer "blocked" whatever happens.
     quick = HookState(state.directory, lock_timeout_s=1.0, clock=state.clock)  # same place
     return _record(answer, quick, tool)
