@@ -28,6 +28,8 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     through its environment variable). The sandbox tests take it away again."""
     monkeypatch.setenv("MERGEGATE_STATE_DIR", str(tmp_path / ".mergegate-state"))
     monkeypatch.setenv(SANDBOX_ALLOW_ENV, json.dumps([str(tmp_path)]))
+    # The hook's per-user state falls back to $XDG_STATE_HOME (never the real home).
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / ".xdg-state"))
     for name in list(os.environ):
         if name == "CLAUDECODE" or name.startswith(("CLAUDE_CODE_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name, raising=False)

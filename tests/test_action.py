@@ -82,7 +82,7 @@ def run(repo: Path, tmp_path: Path, inputs: dict[str, str], **env: str) -> Actio
 def test_the_action_declares_its_inputs_outputs_and_scripts() -> None:
     action = load_action()
     assert action["runs"]["using"] == "composite"
-    assert {"base", "spec", "reviewer", "reviewer-cmd", "args"} <= set(action["inputs"])
+    assert {"base", "spec", "reviewer", "reviewer-cmd", "config", "args"} <= set(action["inputs"])
     assert set(action["outputs"]) == {"decision", "exit-code"}
     steps = action["runs"]["steps"]
     assert [s["name"] for s in steps] == ["Install mergegate", "Review", "Decide"]
@@ -94,7 +94,7 @@ def test_the_action_declares_its_inputs_outputs_and_scripts() -> None:
         assert script, step["run"]
         assert (ROOT / script.group(1)).is_file()
     review = steps[1]
-    for name in ("base", "spec", "reviewer", "reviewer-cmd", "args"):
+    for name in ("base", "spec", "reviewer", "reviewer-cmd", "config", "args"):
         variable = "INPUT_" + name.upper().replace("-", "_")
         assert review["env"][variable] == f"${{{{ inputs.{name} }}}}"
 
@@ -154,6 +154,28 @@ def test_a_pull_request_event_gives_the_base_and_the_spec(
     assert body in spec_prompt
     assert "+def sub(a, b):" in spec_prompt
     assert not list(pull_request.glob("pwned*"))  # the body was data, never a command
+
+
+def test_a_pull_request_cannot_configure_its_own_gate(pull_request: Path, tmp_path: Path) -> None:
+    """The pull request adds a mergegate.toml naming a rubber stamp and turning review off:
+    the action reads the base revision's configuration, so neither has any effect."""
+    (tmp_path / "stamp").mkdir()
+    stamp = reviewer(tmp_path / "stamp", "approve")
+    (pull_request / "mergegate.toml").write_text(
+        f'[review]\nmode = "off"\nreviewer_cmd = {json.dumps(stamp)}\n'
+    )
+    git(pull_request, "add", "mergegate.toml")
+    git(pull_request, "commit", "-qm", "configure my own review")
+    command = reviewer(tmp_path, "request_changes")
+    result = run(pull_request, tmp_path, {"base": "origin/main", "reviewer-cmd": command})
+    assert result.failed_step == "Decide"
+    assert result.outputs == {"decision": "fixes", "exit-code": "1"}
+    assert not (tmp_path / "stamp" / "reviewer-state").exists()
+    trusted = tmp_path / "trusted.toml"
+    trusted.write_text(f"[review]\nreviewer_cmd = {json.dumps(stamp)}\n")
+    named = run(pull_request, tmp_path, {"base": "origin/main", "config": str(trusted)})
+    assert named.ok, named.log()  # a file the workflow names is read
+    assert named.outputs == {"decision": "approve", "exit-code": "0"}
 
 
 def test_args_are_split_like_a_shell_without_expansion(pull_request: Path, tmp_path: Path) -> None:

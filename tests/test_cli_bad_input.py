@@ -53,7 +53,9 @@ def written(tmp_path: Path, repo: Path) -> list[str]:
 def test_a_config_file_that_is_not_utf8(tmp_path: Path, repo: Path) -> None:
     (repo / "mergegate.toml").write_bytes(b'[review]\nreviewer = "caf\xe9"\n')
     proc = mergegate(
-        "review", "--reviewer-cmd", AGENT, "--progress", "none", cwd=repo, state=tmp_path / "st"
+        *("review", "--reviewer-cmd", AGENT, "--progress", "none", "--config", "mergegate.toml"),
+        cwd=repo,
+        state=tmp_path / "st",
     )
     assert_one_clear_line(proc, "not UTF-8", "mergegate.toml", "0xe9")
     assert written(tmp_path, repo) == []
@@ -74,7 +76,7 @@ def test_a_limit_that_is_not_finite_or_negative(
 ) -> None:
     (repo / "mergegate.toml").write_text(f"[agents]\n{line}\n")
     for command in (
-        ("review", "--reviewer-cmd", AGENT, "--progress", "none"),
+        ("review", "--reviewer-cmd", AGENT, "--progress", "none", "--config", "mergegate.toml"),
         ("agent", "run", "--backend", "command", "--cmd", AGENT, "--prompt", "x"),
     ):
         proc = mergegate(*command, cwd=repo, state=tmp_path / "st")

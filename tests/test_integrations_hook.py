@@ -217,13 +217,17 @@ def test_every_decision_is_logged_with_its_session(project: Path, tmp_path: Path
     )  # type: ignore[union-attr]
 
 
-def test_the_state_lives_under_the_projects_mergegate_dir(project: Path) -> None:
-    env = {"MERGEGATE_STATE_DIR": ""}
+def test_the_state_lives_in_the_per_user_state_dir_never_the_project(
+    project: Path, tmp_path: Path
+) -> None:
+    env = {"MERGEGATE_STATE_DIR": "", "XDG_STATE_HOME": str(tmp_path / "xdg")}
     run_hook(in_project(recorded("post-tool-use-malformed"), project), project, env=env)
-    sessions = list((project / ".mergegate" / "hooks" / "claude-code" / "sessions").iterdir())
-    assert [p.name for p in sessions] == [
+    sessions = tmp_path / "xdg" / "mergegate" / "hooks" / "claude-code" / "sessions"
+    assert [p.name for p in sessions.iterdir()] == [
         recorded("post-tool-use-malformed")["session_id"] + ".json"
     ]
+    assert not (project / ".mergegate").exists()
+    assert oct(sessions.stat().st_mode & 0o777) == "0o700"
 
 
 # ---------------------------------------------------------------- configuration and flags

@@ -68,12 +68,15 @@ def test_install_then_uninstall_gives_back_the_same_bytes(tmp_path: Path) -> Non
     path = tmp_path / "settings.json"
     path.write_text(USER_SETTINGS)
     change = install_hooks(path, ENTRY)
-    assert (change.changed, change.added, change.removed, change.created) == (True, 2, 0, False)
+    assert (change.changed, change.added, change.removed, change.created) == (True, 3, 0, False)
     installed = json.loads(path.read_text())
     assert sorted((e, g["matcher"]) for e, g in ours(installed)) == [
         ("PostToolUse", "Task|Agent"),
+        ("PreToolUse", "Bash"),
         ("PreToolUse", "Task|Agent"),
     ]
+    bash_group = next(g for e, g in ours(installed) if g["matcher"] == "Bash")
+    assert bash_group["hooks"][0]["statusMessage"] == "mergegate: checking the review latch"
     post_group = dict(ours(installed))["PostToolUse"]
     assert post_group["hooks"] == [
         {
@@ -89,7 +92,7 @@ def test_install_then_uninstall_gives_back_the_same_bytes(tmp_path: Path) -> Non
     assert change.backup is not None
     assert change.backup.read_text() == USER_SETTINGS
     removed = uninstall_hooks(path)
-    assert (removed.changed, removed.removed) == (True, 2)
+    assert (removed.changed, removed.removed) == (True, 3)
     assert path.read_text() == USER_SETTINGS  # byte for byte
 
 
@@ -133,7 +136,7 @@ def test_a_new_file_is_created_and_emptied_again(tmp_path: Path) -> None:
     path = tmp_path / ".claude" / "settings.json"
     change = install_hooks(path, ENTRY)
     assert (change.created, change.backup) == (True, None)
-    assert len(ours(json.loads(path.read_text()))) == 2
+    assert len(ours(json.loads(path.read_text()))) == 3
     assert path.read_text().startswith('{\n  "hooks": {\n    "PreToolUse": [')
     uninstall_hooks(path)
     assert json.loads(path.read_text()) == {}
@@ -149,9 +152,9 @@ def test_installing_twice_changes_nothing_and_options_replace_the_entries(tmp_pa
     assert path.read_text() == once
     other = HookEntry(command="mergegate hook claude-code --subagent-type reviewer")
     replaced = install_hooks(path, other, matcher="Agent")
-    assert (replaced.added, replaced.removed) == (2, 2)
+    assert (replaced.added, replaced.removed) == (3, 3)
     groups = ours(json.loads(path.read_text()))
-    assert {g["matcher"] for _, g in groups} == {"Agent"}
+    assert {g["matcher"] for _, g in groups} == {"Agent", "Bash"}  # --matcher: the subagent tool
     uninstall_hooks(path)
     assert path.read_text() == USER_SETTINGS
 
@@ -190,7 +193,7 @@ def test_the_file_keeps_its_permissions_and_its_symlink(tmp_path: Path) -> None:
     assert stat.S_IMODE(real.stat().st_mode) == 0o600
     assert change.backup is not None
     assert stat.S_IMODE(change.backup.stat().st_mode) == 0o600
-    assert len(ours(json.loads(real.read_text()))) == 2
+    assert len(ours(json.loads(real.read_text()))) == 3
 
 
 def test_only_mergegate_hook_commands_are_recognised() -> None:
@@ -215,7 +218,9 @@ def test_only_mergegate_hook_commands_are_recognised() -> None:
 
 
 def test_the_settings_paths(tmp_path: Path) -> None:
-    assert claude_settings_path("project", tmp_path) == tmp_path / ".claude" / "settings.json"
+    local = claude_settings_path("project", tmp_path)
+    assert local == tmp_path / ".claude" / "settings.local.json"
+    assert claude_settings_path("shared", tmp_path) == tmp_path / ".claude" / "settings.json"
     user = claude_settings_path("user", tmp_path, env={"CLAUDE_CONFIG_DIR": str(tmp_path / "c")})
     assert user == tmp_path / "c" / "settings.json"
     assert (
@@ -267,7 +272,7 @@ def test_install_uninstall_round_trips_any_settings_file(
     path.write_text(text)
     install_hooks(path, ENTRY)
     installed = json.loads(path.read_text())
-    assert len(ours(installed)) == 2
+    assert len(ours(installed)) == 3
     without = {k: v for k, v in installed.items() if k != "hooks"}
     assert without == {k: v for k, v in data.items() if k != "hooks"}
     for event, groups in data.get("hooks", {}).items():
@@ -306,24 +311,27 @@ def test_the_commands_edit_the_project_and_the_user_settings(tmp_path: Path) -> 
     settings_file = repo / ".claude" / "settings.json"
     settings_file.parent.mkdir()
     settings_file.write_text(USER_SETTINGS)
-    done = mergegate(repo / "sub", "hooks", "install", "claude-code", "--subagent-type", "my-rev*")
+    shared = ("--shared", "--subagent-type", "my-rev*")
+    done = mergegate(repo / "sub", "hooks", "install", "claude-code", *shared)
     assert done.returncode == 0, done.stderr
-    assert "added 2 hook entries" in done.stdout
+    assert "added 3 hook entries" in done.stdout
     assert "previous version is kept in" in done.stdout
     commands = {g["hooks"][0]["command"] for _, g in ours(json.loads(settings_file.read_text()))}
     assert commands == {"mergegate hook claude-code --subagent-type 'my-rev*'"}
-    again = mergegate(repo, "hooks", "install", "claude-code", "--subagent-type", "my-rev*")
+    again = mergegate(repo, "hooks", "install", "claude-code", *shared)
     assert "unchanged" in again.stdout
-    gone = mergegate(repo, "hooks", "uninstall")
+    hint = mergegate(repo, "hooks", "uninstall")  # the default is your own file: a hint
+    assert "uninstall --shared" in hint.stdout
+    gone = mergegate(repo, "hooks", "uninstall", "--shared")
     assert gone.returncode == 0, gone.stderr
-    assert "removed 2 hook entries" in gone.stdout
+    assert "removed 3 hook entries" in gone.stdout
     assert settings_file.read_text() == USER_SETTINGS
 
     config_dir = tmp_path / "claude-config"
     env = {"CLAUDE_CONFIG_DIR": str(config_dir)}
     user = mergegate(repo, "hooks", "install", "claude-code", "--user", env=env)
     assert user.returncode == 0, user.stderr
-    assert len(ours(json.loads((config_dir / "settings.json").read_text()))) == 2
+    assert len(ours(json.loads((config_dir / "settings.json").read_text()))) == 3
     broken = repo / "broken.json"
     broken.write_text("{oops")
     refused = mergegate(repo, "hooks", "install", "claude-code", "--settings", str(broken))

@@ -257,7 +257,8 @@ def test_rereview_flag_beats_the_config_file(repo: Path, tmp_path: Path) -> None
     reviewer = agent_cmd(tmp_path, "rv", [with_fixes(), approve()])
     implementer = agent_cmd(tmp_path, "impl", [{"text": "fixed", "write": {"app.py": "# v2\n"}}])
     fix = ("--reviewer-cmd", reviewer, "--fix", "--implementer-cmd", implementer)
-    code, out = review(repo, tmp_path, *fix)
+    config = ("--config", str(repo / "mergegate.toml"))
+    code, out = review(repo, tmp_path, *fix, *config)
     assert code == 0, out
     assert out["rounds"][1]["scoped"] is False  # from the file
     git(repo, "reset", "-q", "--hard", "HEAD~1")
@@ -354,7 +355,8 @@ def test_review_stages_come_from_the_config(
     spec = tmp_path / "spec.md"
     spec.write_text("Add sub(a, b).\n")
     reviewer = agent_cmd(tmp_path, "rv", [approve(), approve()])
-    code, out = review(repo, tmp_path, "--reviewer-cmd", reviewer, "--spec", str(spec))
+    config = ("--config", str(repo / "mergegate.toml"))
+    code, out = review(repo, tmp_path, "--reviewer-cmd", reviewer, "--spec", str(spec), *config)
     assert code == 0, out
     assert [a["stage"] for a in out["rounds"][0]["attempts"]] == expected
 
@@ -363,7 +365,11 @@ def test_a_spec_only_review_without_a_spec_is_a_usage_error(repo: Path, tmp_path
     (repo / "mergegate.toml").write_text('[review]\nstages = ["spec"]\n')
     reviewer = agent_cmd(tmp_path, "rv", [approve()])
     result = CliRunner().invoke(
-        cli, ["review", "--repo", str(repo), "--reviewer-cmd", reviewer, "--progress", "none"]
+        cli,
+        [
+            *("review", "--repo", str(repo), "--reviewer-cmd", reviewer, "--progress", "none"),
+            *("--config", str(repo / "mergegate.toml")),
+        ],
     )
     assert result.exit_code == 2
     assert "pass --spec" in result.stderr

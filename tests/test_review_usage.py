@@ -41,6 +41,7 @@ def review_with(server: ModelServer, repo: Path, tmp_path: Path) -> tuple[int, d
         cli,
         [
             *("review", "--repo", str(repo), "--reviewer", "openai", "--format", "json"),
+            *("--config", str(repo / "mergegate.toml")),
             *("--report-dir", str(tmp_path / "reports")),
         ],
     )

@@ -170,13 +170,14 @@ def http_review(
     repo: Path, tmp_path: Path, script: Script
 ) -> tuple[int, dict[str, Any], ModelServer]:
     with ModelServer(script) as server:
-        (repo / "mergegate.toml").write_text(
+        config = tmp_path / "mergegate.toml"  # the person's config: never the change's own
+        config.write_text(
             "[agents.backends.openai]\n"
             f'base_url = "{server.openai_base_url}"\n'
             'model = "mock-model"\n'
             "trust_env = false\n"
         )
-        code, out = review(repo, tmp_path, "--reviewer", "openai")
+        code, out = review(repo, tmp_path, "--reviewer", "openai", "--config", str(config))
     return code, out, server
 
 

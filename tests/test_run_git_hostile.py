@@ -51,7 +51,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def hostile(tmp_path: Path, acts: dict[str, dict[str, list[str]]], inner: str) -> str:
-    """An implementer command: `acts` (see git_hostile_agent.py), then the scripted agent `inner`."""
+    """An implementer command: `acts` (git_hostile_agent.py), then the scripted agent `inner`."""
     path = tmp_path / "acts.json"
     path.write_text(json.dumps(acts))
     return f"{sys.executable} {HOSTILE} {path} {tmp_path / 'acts-state'} {inner}"

@@ -3,11 +3,13 @@
 # as step outputs, write the job summary. It never fails itself; the "Decide" step does.
 #
 # Inputs (environment): INPUT_BASE, INPUT_SPEC, INPUT_REVIEWER, INPUT_REVIEWER_CMD,
-# INPUT_ARGS, INPUT_PYTHON, and the runner's GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP,
+# INPUT_CONFIG, INPUT_ARGS, INPUT_PYTHON, and the runner's GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP,
 # GITHUB_BASE_REF, GITHUB_EVENT_PATH. Every value reaches mergegate as one argv element:
 # nothing here is evaluated by a shell (the pull request's text is data).
 #   base   default: origin/$GITHUB_BASE_REF on a pull request, else mergegate's HEAD~1
 #   spec   default: the pull request's title and description, when there is one
+#   config mergegate's configuration file; default: the base revision's (mergegate review
+#          never reads the pull request's own configuration)
 #   args   more `mergegate review` arguments, split like a shell would (quotes, no expansion)
 set -uo pipefail
 
@@ -30,6 +32,7 @@ elif [ -n "${GITHUB_EVENT_PATH:-}" ] &&
 fi
 [ -z "${INPUT_REVIEWER:-}" ] || args+=(--reviewer "$INPUT_REVIEWER")
 [ -z "${INPUT_REVIEWER_CMD:-}" ] || args+=(--reviewer-cmd "$INPUT_REVIEWER_CMD")
+[ -z "${INPUT_CONFIG:-}" ] || args+=(--config "$INPUT_CONFIG")
 extra=()
 if [ -n "${INPUT_ARGS:-}" ]; then
   if ! "$python" "$here/review_io.py" split "$INPUT_ARGS" >"$temp/mergegate-args"; then

@@ -6,8 +6,6 @@ reviewer's output lets work proceed. See README.md and docs/ for the user guide.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from mergegate.decisions import Decision, ExitCode, worst_exit_code
 from mergegate.errors import (
     AgentError,
@@ -19,10 +17,21 @@ from mergegate.errors import (
     UsageError,
 )
 
-try:
-    __version__ = version("mergegate")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> str:
+    """`__version__`, read from the installed metadata on first use: importlib.metadata costs
+    tens of milliseconds, and `mergegate hook` runs before every shell command an agent runs."""
+    if name != "__version__":
+        raise AttributeError(f"module 'mergegate' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        found = version("mergegate")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without install
+        found = "0.0.0+unknown"
+    globals()["__version__"] = found
+    return found
+
 
 __all__ = [
     "AgentError",

@@ -41,8 +41,13 @@ def find_agent_cli(name: str) -> Path | None:
 def isolated_env(home: Path) -> dict[str, str]:
     """Variables that keep the user's home, config and proxies away from the agent."""
     home.mkdir(parents=True, exist_ok=True)
+    (home / "tmp").mkdir(exist_ok=True)
     return {
         "HOME": str(home),
+        # Codex refuses to put its sandbox helper's alias (CODEX_HOME/tmp/arg0) under the
+        # temporary directory, and without it a system bubblewrap (Debian's 0.8, no --argv0)
+        # cannot start the helper: a HOME under the tests' /tmp must not count as temporary.
+        "TMPDIR": str(home / "tmp"),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),

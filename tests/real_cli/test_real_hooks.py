@@ -68,7 +68,7 @@ def project(tmp_path: Path) -> Path:
         check=False,
     )
     assert install.returncode == 0, install.stderr
-    settings = json.loads((root / ".claude" / "settings.json").read_text())
+    settings = json.loads((root / ".claude" / "settings.local.json").read_text())
     assert set(settings["hooks"]) == {"PreToolUse", "PostToolUse"}
     return root
 

@@ -115,6 +115,7 @@ def run_review(
     spec.write_text(TASK)
     args = ["review", "--repo", str(repo), "--base", "HEAD~1", "--spec", str(spec)]
     args += ["--reviewer", "claude", "--report-dir", str(repo.parent / "reports")]
+    args += ["--config", str(repo / "mergegate.toml")]  # local to this run, not in the change
     result = CliRunner().invoke(cli, [*args, "--format", "json", *extra])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result.exit_code, json.loads(result.stdout)

@@ -85,6 +85,7 @@ def review(
             '[review]\nstages = ["quality"]\n\n' + _config(cli_, server)
         )
         args = ["review", "--repo", str(repo), "--base", "HEAD~1", "--scope", SCOPE]
+        args += ["--config", str(repo / "mergegate.toml")]  # not the change's: never read
         args += ["--reviewer", cli_.name, "--report-dir", str(repo.parent / "reports")]
         result = CliRunner().invoke(cli, [*args, "--format", "json"])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output

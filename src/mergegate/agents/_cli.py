@@ -43,6 +43,7 @@ from mergegate.processes import (
 )
 
 __all__ = [
+    "ANSWER_SCHEMA_FILE",
     "CliBackend",
     "EventParser",
     "ParsedRun",
@@ -54,6 +55,9 @@ __all__ = [
     "stderr_excerpt",
 ]
 
+ANSWER_SCHEMA_FILE = "answer-schema.json"
+"""Where a backend writes a typed answer's schema for its CLI, in the attempt folder (bound
+read-only into the sandbox, alone: the rest of the folder is hidden from the agent)."""
 _EXTERNAL_KILLS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
 _EXCERPT_CHARS = 600
 _STOPPED = {
@@ -260,9 +264,13 @@ class CliBackend:
     def sandbox_for(self, request: AgentRequest, ctx: RunContext, argv: Sequence[str]) -> Sandbox:
         """The request's sandbox plus what this run's program needs: the tree it is installed
         in, the files its configured arguments name, the prompt file (read-only), its CLI's
-        configuration files, and the network when the backend calls an API."""
+        configuration files, the typed answer's schema file (read-only), and the network when
+        the backend calls an API."""
         assert request.sandbox is not None
         own = (*program_binds(argv[0], self.configured_args()), Bind(path=ctx.prompt_file))
+        schema = ctx.attempt_dir / ANSWER_SCHEMA_FILE  # the attempt folder itself stays hidden
+        if request.answer_schema is not None and schema.is_file():
+            own = (*own, Bind(path=schema))
         sandbox = request.sandbox.with_binds(*own)
         sandbox = sandbox.with_binds(*self.sandbox_binds(sandbox))
         return sandbox.model_copy(update={"network": self.network(request)})
@@ -301,9 +309,10 @@ class CliBackend:
         # `request.cwd` (a throwaway checkout, for a reviewer), so hand it the absolute one.
         program = os.path.abspath(program)
         argv = [program, *self.executable[1:], *self.build_args(request, ctx), *self.extra_args]
+        own_env = self.run_env(request, ctx)  # before the sandbox: it may write files to bind
         sandbox = None if request.sandbox is None else self.sandbox_for(request, ctx, argv)
         env = child_environment(
-            {**self.env, **request.env, **self.run_env(request, ctx)},
+            {**self.env, **request.env, **own_env},
             base=_inherited_environment(sandbox is not None),
         )
         return self._supervised(request, ctx, argv, env, sandbox)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.agents._cli import (
+    ANSWER_SCHEMA_FILE,
     CliBackend,
     ParsedRun,
     RunContext,
@@ -276,7 +277,7 @@ class CodexBackend(CliBackend):
             args += ["-m", model]
         args += ["--sandbox", "read-only" if request.read_only else self.sandbox]
         if request.answer_schema is not None:
-            path = ctx.attempt_dir / "answer-schema.json"
+            path = ctx.attempt_dir / ANSWER_SCHEMA_FILE
             schema = strict_schema(request.answer_schema.schema_object())
             path.write_text(json.dumps(schema, ensure_ascii=False, indent=1), encoding="utf-8")
             args += ["--output-schema", str(path)]

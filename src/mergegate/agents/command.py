@@ -28,7 +28,13 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from mergegate.agents._cli import CliBackend, ParsedRun, RunContext, stderr_excerpt
+from mergegate.agents._cli import (
+    ANSWER_SCHEMA_FILE,
+    CliBackend,
+    ParsedRun,
+    RunContext,
+    stderr_excerpt,
+)
 from mergegate.agents.base import AgentRequest, BackendCapabilities
 from mergegate.errors import UsageError
 from mergegate.processes import ProcessOutcome, StopReason, Stream
@@ -119,7 +125,7 @@ class CommandBackend(CliBackend):
             "MERGEGATE_SESSION_ID": ctx.session_id or "",
         }
         if request.answer_schema is not None:
-            path = ctx.attempt_dir / "answer-schema.json"
+            path = ctx.attempt_dir / ANSWER_SCHEMA_FILE
             path.write_text(request.answer_schema.json_schema, encoding="utf-8")
             env["MERGEGATE_ANSWER_SCHEMA"] = str(path)
         return env

@@ -1,20 +1,42 @@
 """The `mergegate` command group and the one place errors become exit codes.
 
-Commands live in their own modules (one per command or command group) and are attached in
-`mergegate.cli.__init__`. They are thin: parse arguments, call the library, print, exit.
+Commands live in their own modules (one per command or command group), named in `COMMANDS`
+and imported only when invoked (or listed by `--help`). They are thin: parse arguments, call
+the library, print, exit.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-from mergegate import __version__
-from mergegate.agents.sandbox import SandboxPolicy
-from mergegate.config import Config
-from mergegate.errors import MergegateError, UsageError
+from mergegate.errors import MergegateError
+
+COMMANDS: dict[str, str] = {
+    "agent": "mergegate.cli.agent:agent",
+    "cancel": "mergegate.cli.run:cancel",
+    "handoff": "mergegate.cli.handoff:handoff",
+    "hook": "mergegate.cli.hook:hook",
+    "hooks": "mergegate.cli.hooks:hooks",
+    "model-server": "mergegate.cli.model_server:model_server",
+    "parse": "mergegate.cli.parse:parse",
+    "plan": "mergegate.cli.plan:plan",
+    "report": "mergegate.cli.report:report",
+    "resume": "mergegate.cli.run:resume",
+    "review": "mergegate.cli.review:review",
+    "run": "mergegate.cli.run:run",
+    "runs": "mergegate.cli.run:runs",
+    "schema": "mergegate.cli.handoff:schema",
+    "stats": "mergegate.cli.stats:stats",
+    "status": "mergegate.cli.run:status",
+    "verify": "mergegate.cli.verify:verify",
+    "worker": "mergegate.cli.worker:worker",
+    "workers": "mergegate.cli.worker:workers",
+}
+"""Every subcommand: its name and where it lives (`module:attribute`), imported on first use."""
 
 
 def format_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -30,55 +52,25 @@ def format_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[...
     )
 
 
-_SANDBOX_OPTIONS = (
-    click.option(
-        "--no-sandbox",
-        is_flag=True,
-        help="Run agents and task checks without a sandbox: they see and can change all you "
-        "can (recorded, and shown in status). Needed only where bubblewrap or user namespaces "
-        "are missing; see docs/sandbox.md.",
-    ),
-    click.option(
-        "--sandbox-allow",
-        multiple=True,
-        metavar="PATH",
-        help="Let every agent and task check read and write PATH (repeatable; adds to "
-        "[sandbox] allow).",
-    ),
-    click.option(
-        "--sandbox-read",
-        multiple=True,
-        metavar="PATH",
-        help="Let every agent and task check read PATH, e.g. a toolchain outside the system's "
-        "directories (repeatable; adds to [sandbox] read).",
-    ),
-)
+class LazyGroup(click.Group):
+    """A click group whose subcommands (`COMMANDS`) are imported when first looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None or cmd_name not in COMMANDS:
+            return found
+        module_name, _, attribute = COMMANDS[cmd_name].partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):  # pragma: no cover - a wrong COMMANDS row
+            raise TypeError(f"{COMMANDS[cmd_name]} is not a click command")
+        self.add_command(command, cmd_name)
+        return command
 
 
-def sandbox_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`--no-sandbox`, `--sandbox-allow PATH`, `--sandbox-read PATH` (as `no_sandbox`,
-    `sandbox_allow`, `sandbox_read`): the same flags on every command that runs agents."""
-    for option in reversed(_SANDBOX_OPTIONS):
-        func = option(func)
-    return func
-
-
-def sandbox_policy(config: Config, opts: dict[str, Any]) -> SandboxPolicy:
-    """The sandbox policy of `[sandbox]` and the flags of `sandbox_options`."""
-    opened = tuple(opts.get("sandbox_allow") or ()) + tuple(opts.get("sandbox_read") or ())
-    if opts.get("no_sandbox") and opened:
-        raise UsageError(
-            "--no-sandbox opens everything: --sandbox-allow and --sandbox-read say nothing"
-        )
-    return SandboxPolicy.from_config(
-        config.sandbox,
-        disabled=bool(opts.get("no_sandbox")),
-        allow=tuple(opts.get("sandbox_allow") or ()),
-        read=tuple(opts.get("sandbox_read") or ()),
-    )
-
-
-class MergegateGroup(click.Group):
+class MergegateGroup(LazyGroup):
     """A click group that turns `MergegateError` into its documented exit code."""
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -93,7 +85,7 @@ class MergegateGroup(click.Group):
     cls=MergegateGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(__version__, prog_name="mergegate")
+@click.version_option(package_name="mergegate", prog_name="mergegate")
 def cli() -> None:
     """mergegate: only an authoritative, unconditional approval proceeds.
 

@@ -13,7 +13,7 @@ from mergegate.agents import AgentRequest, available_backends
 from mergegate.agents.command import split_command
 from mergegate.agents.registry import backend_from_config
 from mergegate.agents.sandbox import SandboxedBackend, starts_processes
-from mergegate.cli._app import sandbox_options, sandbox_policy
+from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.config import load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError

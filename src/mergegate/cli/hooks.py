@@ -1,123 +1,32 @@
-"""`mergegate hook TOOL` (the hook an agent CLI runs) and `mergegate hooks install|uninstall`."""
+"""`mergegate hooks install|uninstall`: mergegate's hook entries in an agent CLI's settings.
+The hook itself is `mergegate hook TOOL` (`mergegate.cli.hook`)."""
 
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from mergegate.config import find_config_file, load_config
-from mergegate.errors import MergegateError
+from mergegate.cli.hook import marker_options
+from mergegate.config import find_config_file
 from mergegate.integrations import (
     DEFAULT_MATCHER,
     HOOK_TOOLS,
     HookEntry,
-    HookOptions,
     SettingsChange,
-    answer_hook,
     install_hooks,
+    is_installed,
     settings_path,
     uninstall_hooks,
 )
-from mergegate.integrations._hook import MAX_INPUT_BYTES
 
-__all__ = ["hook", "hooks"]
+__all__ = ["hooks"]
 
 _DEFAULT_TIMEOUT_S = 20.0
+
 _SETTINGS_TIMEOUT_MARGIN_S = 10  # Claude Code's own limit sits above the hook's deadline
-
-
-def _marker_options(func: Any) -> Any:
-    options = [
-        click.option(
-            "--subagent-type",
-            "subagent_types",
-            multiple=True,
-            metavar="GLOB",
-            help="A subagent type that is a code reviewer (glob, case-insensitive; repeat). "
-            "Default: hooks.subagent_types ('*review*').",
-        ),
-        click.option(
-            "--prompt-marker",
-            "prompt_markers",
-            multiple=True,
-            metavar="TEXT",
-            help="A subagent whose prompt holds this text is a reviewer (repeat). "
-            "Default: hooks.prompt_markers ('Ready to merge?').",
-        ),
-        click.option(
-            "--result-marker",
-            "result_markers",
-            multiple=True,
-            metavar="TEXT",
-            help="A subagent result holding this text is a review (repeat). "
-            "Default: hooks.result_markers ('Ready to merge?').",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-@click.command("hook")
-@click.argument("tool", type=click.Choice(HOOK_TOOLS))
-@_marker_options
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(0.1, 300.0),
-    default=None,
-    help="Answer 'blocked: timed out' after this many seconds (default: hooks.timeout_s, 20).",
-)
-def hook(
-    *,
-    tool: str,
-    subagent_types: tuple[str, ...],
-    prompt_markers: tuple[str, ...],
-    result_markers: tuple[str, ...],
-    timeout_s: float | None,
-) -> None:
-    """The hook an agent CLI runs: read its hook JSON on stdin, print the answer as JSON.
-
-    Installed by `mergegate hooks install TOOL`. For a review subagent (see the options) it
-    parses the result with the verdict library: approve adds a confirmation to the
-    orchestrator's context; fixes and reject block with the findings; a malformed or empty
-    review blocks asking for ONE retry and no fix work, and the second one in a row blocks
-    with STOP. Bad input, a crash or a timeout also block. Other subagents pass.
-
-    \b
-    Exit code: 0 with one JSON object on stdout, always (the agent CLI reads the JSON only
-    on exit 0); every decision is logged under .mergegate/hooks/TOOL/.
-    """
-    flags = {
-        "subagent_types": subagent_types,
-        "prompt_markers": prompt_markers,
-        "result_markers": result_markers,
-        "timeout_s": timeout_s,
-    }
-    deadline = timeout_s or _configured_timeout()
-
-    def load_options(payload: Any) -> HookOptions:
-        cwd = payload.get("cwd") if isinstance(payload, dict) else None
-        start = Path(cwd) if isinstance(cwd, str) and Path(cwd).is_dir() else None
-        return HookOptions.from_config(load_config(start).hooks, **flags)
-
-    def read_input() -> bytes:
-        return sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-
-    answer = answer_hook(read_input, tool=tool, load_options=load_options, timeout_s=deadline)
-    sys.stdout.write(answer.to_json() + "\n")
-    sys.stdout.flush()
-
-
-def _configured_timeout() -> float:
-    try:
-        return load_config().hooks.timeout_s
-    except MergegateError:
-        return _DEFAULT_TIMEOUT_S  # the same error blocks inside the hook, with its message
 
 
 # ---------------------------------------------------------------- install / uninstall
@@ -128,8 +37,16 @@ def _scope_options(func: Any) -> Any:
             "scope",
             flag_value="project",
             default=True,
-            help="The project's settings, shared with the team (the default): "
-            ".claude/settings.json, or .gemini/settings.json for Gemini CLI.",
+            help="Your own settings for this project (the default): "
+            ".claude/settings.local.json, which is not committed; .gemini/settings.json for "
+            "Gemini CLI.",
+        ),
+        click.option(
+            "--shared",
+            "scope",
+            flag_value="shared",
+            help="The team's settings for this project: .claude/settings.json, committed - "
+            "every teammate's Claude Code then needs mergegate, or its calls are blocked.",
         ),
         click.option(
             "--user",
@@ -155,7 +72,8 @@ def _settings_path(tool: str, scope: str, settings_file: Path | None) -> Path:
     if settings_file is not None:
         return settings_file
     root = find_config_file(Path.cwd().resolve())[0]
-    return settings_path(tool, "user" if scope == "user" else "project", root)
+    chosen = scope if scope in ("user", "shared") else "project"
+    return settings_path(tool, chosen, root)  # type: ignore[arg-type]
 
 
 def _command(
@@ -202,7 +120,7 @@ def hooks() -> None:
     help="Which tools the hook runs for, a regex over tool names (default: the subagent "
     f"tool, {DEFAULT_MATCHER} for Claude Code, invoke_agent for Gemini CLI).",
 )
-@_marker_options
+@marker_options
 @click.option(
     "--timeout",
     "timeout_s",
@@ -226,15 +144,18 @@ def install(
     subagent_types: tuple[str, ...],
     prompt_markers: tuple[str, ...],
     result_markers: tuple[str, ...],
+    fix_subagent_types: tuple[str, ...],
     timeout_s: float | None,
     executable: str,
 ) -> None:
-    """Add the hook to a settings file (merging; a backup of the old file is kept).
+    """Add the hook to a settings file (merging; one backup of the old file is kept).
 
     \b
-    Claude Code: a PreToolUse and a PostToolUse entry running `mergegate hook claude-code`
-    for the subagent tool (Task|Agent), with onFailure=block: if mergegate cannot run, the
-    subagent call is blocked instead of passing unchecked.
+    Claude Code: `mergegate hook claude-code` as PreToolUse on the subagent tool (Task|Agent)
+    and on Bash (the review latch: commit, merge, rebase, push and tag are denied while a
+    review's "no" holds), and as PostToolUse on the subagent tool (the verdict), each with
+    onFailure=block: if mergegate cannot run, the call is blocked instead of passing.
+    Default target: .claude/settings.local.json (yours); --shared for the team's file.
     Gemini CLI: an AfterTool entry running `mergegate hook gemini` for invoke_agent.
     Other hooks and settings are left byte for byte; installing again replaces
     mergegate's own entries.
@@ -243,6 +164,7 @@ def install(
         "subagent-type": subagent_types,
         "prompt-marker": prompt_markers,
         "result-marker": result_markers,
+        "fix-subagent-type": fix_subagent_types if tool == "claude-code" else (),
     }
     entry = HookEntry(
         command=_command(executable, tool, flags, timeout_s),
@@ -256,6 +178,15 @@ def install(
 @click.argument("tool", type=click.Choice(HOOK_TOOLS), default=HOOK_TOOLS[0])
 @_scope_options
 def uninstall(*, tool: str, scope: str, settings_file: Path | None) -> None:
-    """Remove exactly mergegate's hook entries from a settings file (a backup is kept)."""
+    """Remove exactly mergegate's hook entries from a settings file (one backup is kept)."""
     path = _settings_path(tool, scope, settings_file)
-    _report(uninstall_hooks(path, tool=tool))
+    change = uninstall_hooks(path, tool=tool)
+    _report(change)
+    if change.changed or settings_file is not None or scope != "project" or tool != "claude-code":
+        return
+    shared = _settings_path(tool, "shared", None)
+    if shared.is_file() and is_installed(shared, tool):
+        click.echo(
+            f"mergegate: {shared} (the team's file) still holds mergegate's entries: "
+            "remove them with `mergegate hooks uninstall --shared`"
+        )

@@ -14,9 +14,9 @@ import click
 
 from mergegate.agents import Backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, starts_processes
-from mergegate.cli._app import sandbox_options, sandbox_policy
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
-from mergegate.config import load_config, state_dir
+from mergegate.cli._sandbox import sandbox_options, sandbox_policy
+from mergegate.config import state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.git import GitRepository, object_dirs, remove_tree
@@ -26,6 +26,7 @@ from mergegate.review import (
     ReviewOptions,
     ReviewOutcome,
     report_root,
+    review_config,
 )
 from mergegate.review.options import DEFAULT_SCOPE
 
@@ -115,6 +116,14 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     help="What the change is (a task, unit or phase id): every reviewer's verdict object must "
     "name it in its `scope`.",
 )
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Read mergegate's configuration from this file. Default: the mergegate.toml (or "
+    "pyproject.toml [tool.mergegate]) of the BASE revision - never the change under review's.",
+)
 @click.option("--reviewer", default=None, help="Reviewer backend (default: review.reviewer).")
 @click.option("--reviewer-cmd", default=None, help='Reviewer as a program: "PROGRAM ARGS".')
 @click.option("--fix", is_flag=True, help="Drive fix rounds until approval or a cap.")
@@ -183,13 +192,28 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     backend's structured output where it has one; only an object that approves this review
     (its review_id and --scope), lists no condition and no blocking finding approves.
 
+    mergegate's own configuration comes from the base revision (or --config), never from the
+    change under review: a change cannot name its own reviewer or weaken its own gate.
+
     \b
     Exit codes: 0 approved; 1 changes requested or rejected; 2 usage error;
     3 reviewer output undecidable after the retry; 4 agent failure;
     5 escalated to a person (revision cap or stall).
     """
     overrides = {"review.max_rounds": opts["max_rounds"], "review.rereview": opts["rereview"]}
-    config = load_config(opts["repo"], overrides=overrides)
+    trusted = review_config(
+        opts["repo"],
+        opts["base"] or "HEAD~1",
+        config_file=opts["config_file"],
+        overrides=overrides,
+    )
+    if trusted.ignored is not None:
+        click.echo(
+            f"mergegate: configuration from {clean(trusted.source, 300)}; "
+            f"{clean(trusted.ignored, 300)} in the change under review is not used",
+            err=True,
+        )
+    config = trusted.config
     if config.review.mode == "off":
         click.echo("mergegate: review is off (review.mode = off); not reviewing", err=True)
         ctx.exit(int(ExitCode.OK))

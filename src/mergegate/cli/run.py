@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
-from mergegate.cli._app import format_option, sandbox_options, sandbox_policy
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
+from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.cli.verify import load_plan
 from mergegate.config import Config, load_config, state_dir
 from mergegate.errors import UsageError

@@ -20,8 +20,8 @@ import click
 from mergegate.agents.base import Backend
 from mergegate.agents.registry import get_backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, starts_processes
-from mergegate.cli._app import sandbox_options, sandbox_policy
 from mergegate.cli._progress import clean
+from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError

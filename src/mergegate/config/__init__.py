@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from mergegate.config._database import DatabaseUrl, redact_url
 from mergegate.config._load import (
+    CONFIG_FILE,
     DATABASE_URL_ENV,
     ENV_PREFIX,
+    PYPROJECT,
     STATE_DIR_ENV,
+    ConfigText,
     find_config_file,
     load_config,
     state_dir,
@@ -35,6 +38,7 @@ from mergegate.config._models import (
 )
 
 __all__ = [
+    "CONFIG_FILE",
     "DATABASE_URL_ENV",
     "DEFAULT_AGENTS",
     "DEFAULT_ENGINE",
@@ -42,10 +46,12 @@ __all__ = [
     "ENV_PREFIX",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
+    "PYPROJECT",
     "STATE_DIR_ENV",
     "AgentsConfig",
     "AlertsConfig",
     "Config",
+    "ConfigText",
     "DatabaseUrl",
     "EngineSettings",
     "HandoffValidationConfig",

@@ -9,6 +9,9 @@
   otherwise as plain strings (`claude`, `my-reviewer --strict`). `MERGEGATE_DATABASE_URL` is
   the conventional short name of `MERGEGATE_ENGINE__DATABASE_URL` (read as plain text); both
   set to different values is an error.
+  A caller that must not trust the project's own file passes `project_file=False` (the hook:
+  the project tree is an agent's to write) or the file's text from a trusted place
+  (`ConfigText`: `mergegate review` reads it from the base revision, or `--config FILE`).
 * **Flags**: `overrides` with dotted keys, e.g. `{"review.max_rounds": 2}`; `None` means "not
   given" so a CLI can pass every option unconditionally.
 
@@ -21,6 +24,7 @@ import difflib
 import os
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +35,12 @@ from mergegate.config._models import SECTIONS, Config
 from mergegate.errors import ConfigError
 
 __all__ = [
+    "CONFIG_FILE",
     "DATABASE_URL_ENV",
     "ENV_PREFIX",
+    "PYPROJECT",
     "STATE_DIR_ENV",
+    "ConfigText",
     "find_config_file",
     "load_config",
     "state_dir",
@@ -50,22 +57,58 @@ DEFAULTS_LABEL = "defaults"
 _SECRET_KEYS = frozenset({"engine.database_url"})
 
 
+@dataclass(frozen=True)
+class ConfigText:
+    """A configuration file's text from somewhere other than the working tree (a base
+    revision, a file a person named): `label` names it in errors, `pyproject` says whether it
+    is a `pyproject.toml` (whose `[tool.mergegate]` table is the configuration)."""
+
+    label: str
+    text: str
+    pyproject: bool = False
+
+    def table(self) -> dict[str, Any]:
+        """The configuration table it holds (`{}` for a pyproject without one)."""
+        try:
+            data = tomllib.loads(self.text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"invalid TOML: {exc}", path=self.label) from None
+        if not self.pyproject:
+            return data
+        tool = data.get("tool", {})
+        table = tool.get("mergegate") if isinstance(tool, dict) else None
+        if table is not None and not isinstance(table, dict):
+            raise ConfigError(
+                "[tool.mergegate] must be a table", key="tool.mergegate", path=self.label
+            )
+        return table or {}
+
+
 def load_config(
     start_dir: Path | None = None,
     *,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, object] | None = None,
+    project_file: bool = True,
+    text: ConfigText | None = None,
 ) -> Config:
     """Build the configuration for the project around `start_dir` (default: the cwd).
 
-    Raises `ConfigError` (exit 2) naming the key and where it came from — the file, the
-    environment variable or the override — when a value is invalid or a key is unknown.
+    The file layer is the project's own file, or `text` when given (the project's file is
+    then not read), or nothing when `project_file` is false. Raises `ConfigError` (exit 2)
+    naming the key and where it came from — the file, the environment variable or the
+    override — when a value is invalid or a key is unknown.
     """
     start = (start_dir or Path.cwd()).resolve()
     root, source = find_config_file(start)
     merged: dict[str, Any] = Config().model_dump(mode="python")
     provenance: dict[str, str] = {}
-    if source is not None:
+    if text is not None:
+        source = None
+        _merge(merged, text.table(), text.label, provenance, ())
+    elif not project_file:
+        source = None
+    elif source is not None:
         _merge(merged, _read_file(source), str(source), provenance, ())
     environ = os.environ if env is None else env
     for parts, value, label in _env_entries(environ):

@@ -240,6 +240,10 @@ class HooksConfig(_Section):
     """A subagent result containing one of these texts (case-insensitive) is a review."""
     timeout_s: float = Field(20.0, gt=0, le=300)
     """The hook answers "blocked: timed out" after this many seconds, whatever it was doing."""
+    fix_subagent_types: tuple[str, ...] = Field(("*fix*",), strict=False)
+    """While a review's "no" holds (the latch), subagents of these types (globs,
+    case-insensitive) still run as fix work. Read from flags and the environment only: a
+    project file setting it makes the hook block (an agent can write that file)."""
 
 
 class AlertsConfig(_Section):

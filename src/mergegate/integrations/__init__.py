@@ -2,45 +2,92 @@
 
 * `answer_hook` / `decide_hook`: `mergegate hook claude-code` — a Claude Code
   `PreToolUse`/`PostToolUse` hook on the subagent tool that parses a review subagent's result
-  with the verdict library and puts the decision in front of the orchestrating model;
-  `mergegate hook gemini` does the same as a Gemini CLI `AfterTool` hook on `invoke_agent`.
+  with the verdict library and puts the decision in front of the orchestrating model, and a
+  `PreToolUse` hook on Bash that holds a review's "no" (the latch): commit, merge, rebase, push
+  and tag are denied until a review approves or a person releases it;
+  `mergegate hook gemini` does the review part as a Gemini CLI `AfterTool` hook on
+  `invoke_agent`.
 * `install_hooks` / `uninstall_hooks`: write or remove exactly mergegate's entries in a
-  settings file, byte for byte, with a backup.
+  settings file, byte for byte, with one backup.
 
 See `docs/integrations.md` for the hook JSON in and out and the versions tested.
+
+Names are imported when first used (module `__getattr__`): the hook answers a shell command
+while the latch is open from `_quick` alone, before pydantic and the verdict library load.
 """
 
 from __future__ import annotations
 
-from mergegate.integrations._hook import (
-    HOOK_TOOLS,
-    MAX_INPUT_BYTES,
-    PROFILES,
-    SUBAGENT_TOOLS,
-    HookAnswer,
-    HookOptions,
-    SubagentCall,
-    ToolProfile,
-    answer_hook,
-    decide_hook,
-    default_options,
-    error_answer,
-    hook_state_for,
-    read_call,
-)
-from mergegate.integrations._settings import (
-    DEFAULT_MATCHER,
-    HOOK_EVENTS,
-    TOOL_HOOKS,
-    HookEntry,
-    SettingsChange,
-    claude_settings_path,
-    install_hooks,
-    is_mergegate_hook,
-    settings_path,
-    uninstall_hooks,
-)
-from mergegate.integrations._state import HookState, HookStateError, SessionMemory
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mergegate.integrations._hook import (
+        HOOK_TOOLS,
+        MAX_INPUT_BYTES,
+        PROFILES,
+        SUBAGENT_TOOLS,
+        HookAnswer,
+        HookOptions,
+        SubagentCall,
+        ToolProfile,
+        answer_hook,
+        decide_hook,
+        default_options,
+        error_answer,
+        hook_state_for,
+        read_call,
+    )
+    from mergegate.integrations._latch import Latch
+    from mergegate.integrations._settings import (
+        DEFAULT_MATCHER,
+        HOOK_EVENTS,
+        TOOL_HOOKS,
+        HookEntry,
+        SettingsChange,
+        claude_settings_path,
+        install_hooks,
+        is_installed,
+        is_mergegate_hook,
+        settings_path,
+        uninstall_hooks,
+    )
+    from mergegate.integrations._state import HookState, HookStateError, SessionMemory
+
+_HOME = {
+    "mergegate.integrations._hook": (
+        "HOOK_TOOLS",
+        "MAX_INPUT_BYTES",
+        "PROFILES",
+        "SUBAGENT_TOOLS",
+        "HookAnswer",
+        "HookOptions",
+        "SubagentCall",
+        "ToolProfile",
+        "answer_hook",
+        "decide_hook",
+        "default_options",
+        "error_answer",
+        "hook_state_for",
+        "read_call",
+    ),
+    "mergegate.integrations._latch": ("Latch",),
+    "mergegate.integrations._settings": (
+        "DEFAULT_MATCHER",
+        "HOOK_EVENTS",
+        "TOOL_HOOKS",
+        "HookEntry",
+        "SettingsChange",
+        "claude_settings_path",
+        "install_hooks",
+        "is_installed",
+        "is_mergegate_hook",
+        "settings_path",
+        "uninstall_hooks",
+    ),
+    "mergegate.integrations._state": ("HookState", "HookStateError", "SessionMemory"),
+}
+_WHERE = {name: module for module, names in _HOME.items() for name in names}
 
 __all__ = [
     "DEFAULT_MATCHER",
@@ -55,6 +102,7 @@ __all__ = [
     "HookOptions",
     "HookState",
     "HookStateError",
+    "Latch",
     "SessionMemory",
     "SettingsChange",
     "SubagentCall",
@@ -66,8 +114,22 @@ __all__ = [
     "error_answer",
     "hook_state_for",
     "install_hooks",
+    "is_installed",
     "is_mergegate_hook",
     "read_call",
     "settings_path",
     "uninstall_hooks",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mergegate.integrations' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -8,12 +8,18 @@ Wire format: Claude Code's command hooks (observed on 2.1.330, see docs/integrat
   as the tool result and the `PostToolUse` hook can check it.
 * `PostToolUse` on the subagent tool, for a review subagent: parse the result with the verdict
   library and answer —
-  approve → `hookSpecificOutput.additionalContext` (a short confirmation);
-  fixes / reject → `decision: "block"`, the evidence line and the findings;
-  malformed / empty → block: retry ONCE, derive no fix work; the second such result in a row
-  from the same reviewer in the same session → block: STOP and report both outputs;
+  approve → `hookSpecificOutput.additionalContext` (a short confirmation), and the reviewer's
+  hold on the session's latch goes (`_latch`);
+  fixes / reject → `decision: "block"`, the evidence line and the findings, and the latch
+  closes;
+  malformed / empty → block: retry ONCE asking for the verdict object (`_restate`), derive no
+  fix work; the second such result in a row from the same reviewer in the same session →
+  block: STOP and report both outputs, and the latch closes;
   a result the hook cannot see (still running in the background, remote) → block.
-* Anything else (another tool, a subagent that is not a reviewer) → `{}`: carry on.
+* `PreToolUse` while the session's latch is closed (`_guard`): a Bash command that commits,
+  merges, rebases, pushes or tags, or a subagent that is neither review nor fix work →
+  `permissionDecision: "deny"` with the reason and the open findings.
+* Anything else (another tool, a subagent that is not a reviewer, an open latch) → `{}`.
 
 Gemini CLI (0.61, from its source) speaks the same JSON: `AfterTool` on `invoke_agent` is its
 `PostToolUse` (`ToolProfile` says how each CLI names the call and its result).
@@ -31,14 +37,16 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from mergegate.config import HooksConfig, load_config, state_dir
+from mergegate.config import HooksConfig
 from mergegate.decisions import Decision
 from mergegate.errors import MergegateError
+from mergegate.integrations import _guard as guard
 from mergegate.integrations import _messages as msg
-from mergegate.integrations._state import HookState
+from mergegate.integrations._latch import HeldFinding, Hold
+from mergegate.integrations._restate import RestateRequest, read_restated
+from mergegate.integrations._state import HookState, SessionMemory, hook_dir
 from mergegate.verdicts import Verdict, parse_verdict
 
 __all__ = [
@@ -137,6 +145,7 @@ HOOK_TOOLS: tuple[str, ...] = tuple(PROFILES)
 MAX_INPUT_BYTES = 32 * 1024 * 1024
 _KEY_CHARS = 100
 _LOG_TEXT_CHARS = 200
+_NO_SESSION = "(no session)"
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,8 @@ class HookOptions:
     prompt_markers: tuple[str, ...] = ("Ready to merge?",)
     result_markers: tuple[str, ...] = ("Ready to merge?",)
     timeout_s: float = 20.0
+    fix_subagent_types: tuple[str, ...] = ("*fix*",)
+    """Subagent types (globs) that count as fix work while the latch is closed."""
 
     @classmethod
     def from_config(cls, config: HooksConfig, **overrides: Any) -> HookOptions:
@@ -156,6 +167,7 @@ class HookOptions:
             "prompt_markers": config.prompt_markers,
             "result_markers": config.result_markers,
             "timeout_s": config.timeout_s,
+            "fix_subagent_types": config.fix_subagent_types,
         }
         values.update({k: v for k, v in overrides.items() if v not in (None, ())})
         return cls(**values)
@@ -206,7 +218,7 @@ class HookAnswer:
 
     output: dict[str, Any]
     action: str
-    """pass | ignore | foreground | approve | block | retry | stop | error"""
+    """pass | ignore | foreground | approve | block | retry | stop | error | deny"""
     decision: str | None = None
     reason: str = ""
     log: dict[str, Any] = field(default_factory=dict)
@@ -214,7 +226,7 @@ class HookAnswer:
 
     @property
     def blocks(self) -> bool:
-        return self.action in ("block", "retry", "stop", "error")
+        return self.action in ("block", "retry", "stop", "error", "deny")
 
     def to_json(self) -> str:
         """One line of ASCII JSON (every non-ASCII and control character escaped)."""
@@ -286,12 +298,64 @@ def _pass(action: str = "pass") -> HookAnswer:
 
 
 # ---------------------------------------------------------------- deciding
-def _pre_tool_use(call: SubagentCall) -> HookAnswer:
-    if call.tool_input.get("run_in_background") is False:
+def _launch(call: SubagentCall, key: str, state: HookState) -> HookAnswer:
+    """A review subagent about to start: keep it in the foreground, and when this reviewer
+    owes a restatement, add the request (with its `review_id`) to the prompt — mergegate
+    writes it, so the orchestrating model cannot garble or drop it."""
+    memory = state.read_session(call.session_id or _NO_SESSION)
+    restate = memory.restate_id(key) if memory is not None else None
+    updated = dict(call.tool_input)
+    if updated.get("run_in_background") is not False:
+        updated["run_in_background"] = False
+    if restate is not None:
+        instruction = RestateRequest(restate).instruction()
+        if instruction not in call.prompt:
+            updated["prompt"] = f"{call.prompt}\n\n{instruction}"
+    if updated == call.tool_input:
         return _pass()
-    updated = {**call.tool_input, "run_in_background": False}
     output = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": updated}}
-    return HookAnswer(output=output, action="foreground", reason=msg.foreground_text())
+    reason = msg.foreground_text() + (" The restatement request was added." if restate else "")
+    return HookAnswer(output=output, action="foreground", reason=reason)
+
+
+def _denied(output: dict[str, Any]) -> HookAnswer:
+    reason = output["hookSpecificOutput"]["permissionDecisionReason"]
+    return HookAnswer(output=output, action="deny", reason=reason)
+
+
+def _dispatch(call: SubagentCall, options: HookOptions, state: HookState) -> HookAnswer:
+    """A subagent that is not a review: allowed unless the latch is closed and it is not fix
+    work."""
+    latch = guard.latch_or_denial(state, call.session_id or _NO_SESSION)
+    if isinstance(latch, dict):
+        return _denied(latch)
+    if not latch.closed or guard.is_fix_work(
+        call.subagent_type, call.prompt, latch, options.fix_subagent_types
+    ):
+        return _pass("ignore")
+    text = msg.dispatch_denied_text(call.subagent_type, latch, options.fix_subagent_types)
+    return _denied(guard.denial(text))
+
+
+def bash_answer(payload: Mapping[str, Any], state: HookState) -> HookAnswer:
+    """The answer to a PreToolUse Bash call: `{}` while the latch is open, else a denial of
+    a command that would carry the work past the review."""
+    session = _str(payload, "session_id") or _NO_SESSION
+    latch = guard.latch_or_denial(state, session)
+    if isinstance(latch, dict):
+        answer = _denied(latch)
+    else:
+        tool_input = payload.get("tool_input")
+        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        output = guard.bash_answer_output(command, latch, guard.guarded_paths())
+        answer = _denied(output) if output else _pass("allow")
+    log = {
+        "event": "PreToolUse",
+        "session_id": session,
+        "tool_name": "Bash",
+        "tool_use_id": _str(payload, "tool_use_id"),
+    }
+    return _with_log(answer, log) if answer.action == "deny" else answer
 
 
 def _verdict_answer(call: SubagentCall, verdict: Verdict, previous_failures: int) -> HookAnswer:
@@ -303,31 +367,75 @@ def _verdict_answer(call: SubagentCall, verdict: Verdict, previous_failures: int
     return _block(msg.verdict_text(verdict), "block", decision, note)
 
 
-def _undecidable_answer(verdict: Verdict, output: str, failures: int, first: str) -> HookAnswer:
+def _undecidable_answer(
+    verdict: Verdict, output: str, key: str, memory: SessionMemory, now: float
+) -> HookAnswer:
     decision = verdict.decision.value
+    request = RestateRequest(memory.restate_id(key) or RestateRequest.new().review_id)
+    remembered = memory.note_malformed(key, output, now, restate_id=request.review_id)
+    failures = remembered.malformed
     if failures <= 1:
-        note = "mergegate: code review has no verdict; retry it once"
-        return _block(msg.retry_text(verdict, output), "retry", decision, note)
+        note = "mergegate: code review has no verdict; asking for it once more, as an object"
+        return _block(msg.restate_text(verdict, output, key, request), "retry", decision, note)
+    memory.latch.close(_hold(key, verdict, now))
     note = f"mergegate: code review failed {failures} times without a verdict; stop"
-    return _block(msg.stop_text(first, output, failures), "stop", decision, note)
+    text = msg.stop_text(remembered.excerpts[0], output, failures)
+    return _block(text, "stop", decision, note)
+
+
+def _hold(key: str, verdict: Verdict, now: float, cwd: str = "") -> Hold:
+    """The latch's record of a reviewer's "no" (text cut and cleaned for the file)."""
+    findings = [
+        HeldFinding(
+            id=f.id[:64],
+            severity=f.severity.value,
+            title=f.title[:300],
+            file=f.file[:300] if f.file else None,
+            line=f.line,
+        )
+        for f in verdict.findings[:50]
+    ]
+    decision = verdict.decision.value
+    assert decision in ("fixes", "reject", "malformed", "empty")
+    evidence = msg.evidence(verdict)[:340]
+    return Hold(
+        reviewer=key,
+        decision=decision,
+        evidence=evidence,
+        findings=findings,
+        at=now,
+        cwd=cwd[:4096],
+    )
+
+
+def _read_review(output: str, restate: str | None) -> Verdict:
+    """The verdict of a review result: the restated verdict object when one was asked for and
+    the answer is one, else the ordinary reader's."""
+    if restate is not None:
+        restated = read_restated(output, RestateRequest(restate))
+        if restated is not None:
+            return restated
+    return parse_verdict(output)
 
 
 def _post_tool_use(
-    call: SubagentCall, key: str, state: HookState, now: float
+    call: SubagentCall, key: str, state: HookState, now: float, cwd: str = ""
 ) -> tuple[HookAnswer, Verdict | None]:
     if call.status is not None and call.status != "completed":
         reason = msg.not_visible_text(call.status)
         note = "mergegate: background review not checked; blocked"
         return _block(reason, "block", None, note), None
     output = call.result or ""
-    verdict = parse_verdict(output)
-    with state.session(call.session_id or "(no session)") as memory:
+    with state.session(call.session_id or _NO_SESSION) as memory:
+        verdict = _read_review(output, memory.restate_id(key))
         if verdict.decision.is_verdict:
             answer = _verdict_answer(call, verdict, memory.note_verdict(key))
+            if verdict.decision is Decision.APPROVE:
+                memory.latch.approve(key, now)
+            else:
+                memory.latch.close(_hold(key, verdict, now, cwd))
         else:
-            remembered = memory.note_malformed(key, output, now)
-            first = remembered.excerpts[0]
-            answer = _undecidable_answer(verdict, output, remembered.malformed, first)
+            answer = _undecidable_answer(verdict, output, key, memory, now)
     return answer, verdict
 
 
@@ -337,6 +445,8 @@ def decide_hook(
     """The answer to one decoded hook input for `tool` (a `HOOK_TOOLS` name). Raises on input
     that is not a hook input."""
     profile = PROFILES[tool]
+    if is_bash_launch(payload, tool):
+        return bash_answer(payload, state)
     call = read_call(payload, profile)
     if call is None:
         return _pass("ignore")
@@ -349,13 +459,16 @@ def decide_hook(
         "subagent_type": call.subagent_type[:_KEY_CHARS],
         "reviewer": key,
     }
+    launch = call.event == profile.launch_event
     if key is None:
-        return _with_log(_pass("ignore"), log)
-    if call.event == profile.launch_event:
-        return _with_log(_pre_tool_use(call), log)
+        answer = _dispatch(call, options, state) if launch else _pass("ignore")
+        return _with_log(answer, log)
+    if launch:
+        return _with_log(_launch(call, key, state), log)
     if call.event != profile.result_event:
         return _with_log(_pass("ignore"), log)
-    answer, verdict = _post_tool_use(call, key, state, state.clock())
+    cwd = _str(payload, "cwd")
+    answer, verdict = _post_tool_use(call, key, state, state.clock(), cwd)
     if verdict is not None:
         log["dialect"] = verdict.dialect
         log["evidence_line"] = verdict.evidence.line if verdict.evidence else None
@@ -376,42 +489,59 @@ def _with_log(answer: HookAnswer, log: dict[str, Any]) -> HookAnswer:
 
 
 # ---------------------------------------------------------------- the whole hook
+def is_bash_launch(payload: Any, tool: str) -> bool:
+    """True for Claude Code's PreToolUse of its Bash tool (checked against the latch)."""
+    return (
+        tool == "claude-code"
+        and isinstance(payload, dict)
+        and payload.get("hook_event_name") == "PreToolUse"
+        and payload.get("tool_name") == "Bash"
+    )
+
+
 def hook_state_for(payload: Any, tool: str, env: Mapping[str, str] | None = None) -> HookState:
-    """The state of `tool`'s hook for the project of the input's `cwd` (else the process's)."""
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    start = Path(cwd) if isinstance(cwd, str) and cwd and Path(cwd).is_dir() else None
-    return HookState(state_dir(start, env=env) / "hooks" / tool)
+    """The state of `tool`'s hook: `hooks/<tool>` in mergegate's per-user state directory
+    (never the project tree an agent writes). `payload` is not consulted: a session's latch
+    holds wherever its agent changes directory to."""
+    del payload
+    return HookState(hook_dir(tool, env))
 
 
-def _decode(raw: bytes) -> Any:
+def decode_input(raw: bytes) -> Any:
+    """The hook input as JSON; `ValueError` for empty, oversized, non-UTF-8, invalid or too
+    deeply nested input."""
     if len(raw) > MAX_INPUT_BYTES:
         raise ValueError(f"the hook input is larger than {MAX_INPUT_BYTES} bytes")
     if not raw.strip():
         raise ValueError("the hook input is empty")
-    return json.loads(raw.decode("utf-8", errors="strict"))
+    try:
+        return json.loads(raw.decode("utf-8", errors="strict"))
+    except RecursionError:
+        raise ValueError("the hook input is nested too deeply to read") from None
 
 
 def default_options(payload: Any) -> HookOptions:
-    """The `[hooks]` configuration of the project around the input's `cwd`."""
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    start = Path(cwd) if isinstance(cwd, str) and cwd and Path(cwd).is_dir() else None
-    return HookOptions.from_config(load_config(start).hooks)
+    """The hook's options from the configuration it trusts (`_trust`)."""
+    from mergegate.integrations._trust import trusted_options  # noqa: PLC0415
+
+    return trusted_options(payload)
 
 
 def _run(
     read_input: Callable[[], bytes],
     tool: str,
     load_options: Callable[[Any], HookOptions],
-    holder: list[HookState],
+    state: HookState,
 ) -> HookAnswer:
     """Decide one hook input; every failure becomes a blocking answer."""
     try:
-        payload = _decode(read_input())
+        payload = decode_input(read_input())
     except (ValueError, UnicodeDecodeError) as exc:
         return error_answer(f"unreadable hook input: {exc}")
     try:
-        holder.append(hook_state_for(payload, tool))
-        return decide_hook(payload, load_options(payload), holder[-1], tool)
+        if is_bash_launch(payload, tool):
+            return bash_answer(payload, state)  # needs no configuration
+        return decide_hook(payload, load_options(payload), state, tool)
     except ValueError as exc:
         return error_answer(f"unreadable hook input: {exc}")
     except MergegateError as exc:
@@ -422,8 +552,8 @@ def _run(
 
 def _record(answer: HookAnswer, state: HookState, tool: str) -> HookAnswer:
     """Log the answer; an answer about a review that cannot be logged becomes a block."""
-    if answer.action == "ignore" and not answer.log:
-        return answer  # another tool entirely: nothing worth a line
+    if answer.action in ("ignore", "allow") and not answer.log:
+        return answer  # another tool, or an allowed command: nothing worth a line
     record = {
         "tool": tool,
         "session_id": None,
@@ -435,7 +565,7 @@ def _record(answer: HookAnswer, state: HookState, tool: str) -> HookAnswer:
     try:
         state.log(record)
     except (MergegateError, OSError) as exc:
-        if answer.action in ("ignore", "error"):
+        if answer.action in ("ignore", "error", "deny"):
             return answer
         return error_answer(f"the decision could not be logged: {exc}")
     return answer
@@ -455,11 +585,12 @@ def answer_hook(
     past it the answer blocks, saying the hook timed out, even if the work still runs.
     """
     result: list[HookAnswer] = []
-    holder: list[HookState] = []
+    # Where the state is, decided once, now: a worker that outlives the deadline must not
+    # read the environment again later.
+    state = hook_state_for(None, tool)
 
     def work() -> None:
-        answer = _run(read_input, tool, load_options, holder)
-        state = holder[-1] if holder else hook_state_for(None, tool)
+        answer = _run(read_input, tool, load_options, state)
         result.append(_record(answer, state, tool))
 
     worker = threading.Thread(target=work, name="mergegate-hook", daemon=True)
@@ -468,7 +599,6 @@ def answer_hook(
     if result:
         return result[0]
     answer = error_answer(f"the hook timed out after {timeout_s:g}s")
-    state = holder[-1] if holder else hook_state_for(None, tool)
     # The worker may hold the lock: try briefly, and answer "blocked" whatever happens.
-    quick = HookState(state.directory, lock_timeout_s=1.0, clock=state.clock)
+    quick = HookState(state.directory, lock_timeout_s=1.0, clock=state.clock)  # same place
     return _record(answer, quick, tool)

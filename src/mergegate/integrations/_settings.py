@@ -5,9 +5,11 @@ keys this module has never heard of. So:
 
 * edits are surgical (`_jsontext`): bytes outside mergegate's own entries never change, and
   `uninstall` after `install` gives back the original bytes;
-* a changed file is first copied to `<name>.mergegate-backup-<UTC time>` (same permissions);
+* a changed file is first copied to `<name>.mergegate-backup` (same permissions): one backup,
+  the version before the latest change, replaced each time (not a pile of them);
 * the write is atomic, keeps the file's permission bits, and goes through a symlink to the
-  file it points at;
+  file it points at — but a symlink whose target does not exist is refused, never created
+  (a link planted towards `~/.bashrc` or outside the project must not be written through);
 * a file that is not a JSON object, or whose `hooks` is not shaped as Claude Code reads it,
   is refused (`UsageError`, exit 2) and left untouched;
 * after every edit the result is checked: with mergegate's entries taken out, the new
@@ -25,7 +27,6 @@ import shlex
 import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, Literal
@@ -42,32 +43,57 @@ from mergegate.integrations._jsontext import (
 )
 
 __all__ = [
+    "BACKUP_SUFFIX",
     "DEFAULT_MATCHER",
     "HOOK_EVENTS",
+    "LATCH_MATCHER",
     "TOOL_HOOKS",
     "HookEntry",
+    "HookGroup",
     "SettingsChange",
     "claude_settings_path",
     "install_hooks",
+    "is_installed",
     "is_mergegate_hook",
     "settings_path",
     "uninstall_hooks",
 ]
 
 HOOK_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse")
-"""Claude Code: PreToolUse keeps review subagents in the foreground; PostToolUse gates their
-result."""
+"""Claude Code: PreToolUse keeps review subagents in the foreground and holds the latch;
+PostToolUse gates their result."""
 DEFAULT_MATCHER = "Task|Agent"
 """Claude Code's subagent tool: `Task` in releases before 2.x, `Agent` since."""
-TOOL_HOOKS: dict[str, tuple[tuple[str, ...], str]] = {
-    "claude-code": (HOOK_EVENTS, DEFAULT_MATCHER),
-    "gemini": (("AfterTool",), "invoke_agent"),
+LATCH_MATCHER = "Bash"
+"""Claude Code's shell tool, checked against the latch before every command."""
+_VERDICT_NOTE = "mergegate: checking the review verdict"
+
+
+@dataclass(frozen=True)
+class HookGroup:
+    """One `{matcher, hooks}` group mergegate installs under `event`."""
+
+    event: str
+    matcher: str
+    status_message: str = _VERDICT_NOTE
+    subagent: bool = True
+    """True for the subagent tool's group, whose matcher `--matcher` replaces."""
+
+
+TOOL_HOOKS: dict[str, tuple[HookGroup, ...]] = {
+    "claude-code": (
+        HookGroup("PreToolUse", DEFAULT_MATCHER),
+        HookGroup("PreToolUse", LATCH_MATCHER, "mergegate: checking the review latch", False),
+        HookGroup("PostToolUse", DEFAULT_MATCHER),
+    ),
+    "gemini": (HookGroup("AfterTool", "invoke_agent"),),
 }
-"""Per agent CLI: the hook events mergegate installs, and the matcher for its subagent tool."""
+"""Per agent CLI: the groups mergegate installs (event, matcher, status message)."""
 MAX_SETTINGS_BYTES = 4 * 1024 * 1024
+BACKUP_SUFFIX = ".mergegate-backup"
 _MAX_EDITS = 1000
 
-Scope = Literal["project", "user"]
+Scope = Literal["project", "shared", "user"]
 
 
 @dataclass(frozen=True)
@@ -76,17 +102,20 @@ class HookEntry:
 
     command: str
     timeout_s: int = 30
-    status_message: str = "mergegate: checking the review verdict"
+    status_message: str = _VERDICT_NOTE
 
-    def to_json(self, tool: str = "claude-code") -> dict[str, Any]:
-        """The entry in `tool`'s settings format."""
+    def to_json(
+        self, tool: str = "claude-code", status_message: str | None = None
+    ) -> dict[str, Any]:
+        """The entry in `tool`'s settings format (`status_message` replaces the entry's)."""
+        note = status_message or self.status_message
         if tool == "gemini":  # timeouts in milliseconds; no failure policy to set
             return {
                 "type": "command",
                 "name": "mergegate",
                 "command": self.command,
                 "timeout": self.timeout_s * 1000,
-                "description": self.status_message,
+                "description": note,
             }
         # `onFailure: block`: if the command cannot start (not on PATH), is killed by the
         # timeout or prints invalid JSON, Claude Code blocks instead of carrying on (fail closed).
@@ -95,7 +124,7 @@ class HookEntry:
             "command": self.command,
             "timeout": self.timeout_s,
             "onFailure": "block",
-            "statusMessage": self.status_message,
+            "statusMessage": note,
         }
 
 
@@ -115,9 +144,10 @@ def settings_path(
     tool: str, scope: Scope, project_root: Path, env: Mapping[str, str] | None = None
 ) -> Path:
     """Where `tool` reads hooks: Claude Code as `claude_settings_path`; Gemini CLI
-    `<project>/.gemini/settings.json` or `~/.gemini/settings.json`."""
+    `<project>/.gemini/settings.json` (it has no personal project file, so `project` and
+    `shared` are the same) or `~/.gemini/settings.json`."""
     if tool == "gemini":
-        base = project_root if scope == "project" else Path.home()
+        base = Path.home() if scope == "user" else project_root
         return base / ".gemini" / "settings.json"
     return claude_settings_path(scope, project_root, env)
 
@@ -125,9 +155,12 @@ def settings_path(
 def claude_settings_path(
     scope: Scope, project_root: Path, env: Mapping[str, str] | None = None
 ) -> Path:
-    """`<project>/.claude/settings.json`, or the user's `settings.json` (in
-    `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`)."""
+    """`project`: `<project>/.claude/settings.local.json`, yours alone (Claude Code keeps it
+    out of git); `shared`: `<project>/.claude/settings.json`, the team's; `user`: your
+    `settings.json` in `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`."""
     if scope == "project":
+        return project_root / ".claude" / "settings.local.json"
+    if scope == "shared":
         return project_root / ".claude" / "settings.json"
     environ = os.environ if env is None else env
     config_dir = environ.get("CLAUDE_CONFIG_DIR", "").strip()
@@ -168,6 +201,11 @@ def _read(path: Path) -> _Doc:
     try:
         info = target.stat()
     except FileNotFoundError:
+        if path.is_symlink():
+            raise UsageError(
+                f"{path} is a symbolic link to {target}, which does not exist; not creating it "
+                "(remove the link, or pass the file you mean with --settings)"
+            ) from None
         return _Doc(target, "", existed=False, mode=0o644)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -342,22 +380,22 @@ def _removal_candidates(doc: _Doc, text: str, touched: set[str]) -> list[str]:
     return list(dict.fromkeys(candidates))
 
 
-def _add_all(doc: _Doc, text: str, groups: Mapping[str, dict[str, Any]]) -> str:
+def _add_all(doc: _Doc, text: str, groups: Mapping[str, list[dict[str, Any]]]) -> str:
     if not text.strip():  # a new (or blank) file: written the way Claude Code writes it
-        return json.dumps({"hooks": {e: [g] for e, g in groups.items()}}, indent=2) + "\n"
+        return json.dumps({"hooks": dict(groups)}, indent=2) + "\n"
     root = _parse(doc, text)
     hooks = _hooks_object(doc, root)
     if hooks is None:
-        return insert_member(text, root, "hooks", {e: [g] for e, g in groups.items()})
-    for event, group in groups.items():
-        root = _parse(doc, text)
-        hooks = _hooks_object(doc, root)
-        assert hooks is not None
-        array = _event_array(doc, hooks, event)
-        if array is None:
-            text = insert_member(text, hooks, event, [group])
-        else:
-            text = append_item(text, array, group)
+        return insert_member(text, root, "hooks", dict(groups))
+    for event, event_groups in groups.items():
+        for group in event_groups:
+            hooks = _hooks_object(doc, _parse(doc, text))
+            assert hooks is not None
+            array = _event_array(doc, hooks, event)
+            if array is None:
+                text = insert_member(text, hooks, event, [group])
+            else:
+                text = append_item(text, array, group)
     return text
 
 
@@ -369,26 +407,26 @@ def _check(doc: _Doc, before: str, after: str, ours: Callable[[object], bool]) -
         raise UsageError(f"{doc.path}: refusing to write an edit that changes other settings")
 
 
-def _backup(doc: _Doc, now: datetime) -> Path:
-    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    for n in range(100):
-        suffix = f".mergegate-backup-{stamp}" + (f"-{n}" if n else "")
-        candidate = doc.path.with_name(doc.path.name + suffix)
-        if not candidate.exists():
-            write_atomic(candidate, doc.original, overwrite=False, mode=doc.mode)
-            return candidate
-    raise UsageError(f"{doc.path}: too many backups for {stamp}")  # pragma: no cover
+def _backup(doc: _Doc) -> Path:
+    """Replace the one backup beside the file with the file as it is now (a link planted at
+    the backup's name is replaced, not followed)."""
+    backup = doc.path.with_name(doc.path.name + BACKUP_SUFFIX)
+    write_atomic(backup, doc.original, mode=doc.mode)
+    return backup
 
 
 def _newest_backup(path: Path) -> str | None:
-    """The text of the most recent `<name>.mergegate-backup-*` beside `path`, if any."""
-    backups = sorted(path.parent.glob(glob_escape(path.name) + ".mergegate-backup-*"), key=_order)
-    if not backups:
-        return None
-    try:
-        return backups[-1].read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+    """The text of the backup beside `path` (`<name>.mergegate-backup`; else the newest
+    `<name>.mergegate-backup-<time>` an older mergegate left), if any."""
+    current = path.with_name(path.name + BACKUP_SUFFIX)
+    older = sorted(path.parent.glob(glob_escape(path.name) + BACKUP_SUFFIX + "-*"), key=_order)
+    for backup in [current, *reversed(older)]:
+        if backup.is_file() and not backup.is_symlink():
+            try:
+                return backup.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+    return None
 
 
 def _order(backup: Path) -> tuple[str, int]:
@@ -397,8 +435,8 @@ def _order(backup: Path) -> tuple[str, int]:
     return stamp, int(counter) if counter.isdigit() else 0
 
 
-def _write(doc: _Doc, text: str, now: datetime) -> Path | None:
-    backup = _backup(doc, now) if doc.existed else None
+def _write(doc: _Doc, text: str) -> Path | None:
+    backup = _backup(doc) if doc.existed else None
     write_atomic(doc.path, text, mode=doc.mode)
     return backup
 
@@ -410,10 +448,10 @@ def install_hooks(
     tool: str = "claude-code",
     matcher: str | None = None,
     events: tuple[str, ...] | None = None,
-    now: datetime | None = None,
 ) -> SettingsChange:
-    """Add one `{matcher, hooks: [entry]}` group per event to the settings file at `path`
-    (events and matcher default to `TOOL_HOOKS[tool]`).
+    """Add mergegate's `{matcher, hooks: [entry]}` groups (`TOOL_HOOKS[tool]`, only those of
+    `events` when given) to the settings file at `path`; `matcher` replaces the subagent
+    tool's matcher.
 
     mergegate hooks already there are replaced (an install is idempotent). Nothing is written
     when the file would not change. Raises `UsageError` for a file it must not edit.
@@ -430,27 +468,30 @@ def install_hooks(
     if doc.existed:
         text, removed, touched = _remove_all(doc, doc.original, ours)
         text = _removal_candidates(doc, text, touched)[0] if removed else text
-    default_events, default_matcher = TOOL_HOOKS[tool]
-    events = events or default_events
-    group = {"matcher": matcher or default_matcher, "hooks": [entry.to_json(tool)]}
-    text = _add_all(doc, text, dict.fromkeys(events, group))
+    chosen = [g for g in TOOL_HOOKS[tool] if events is None or g.event in events]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for spec in chosen:
+        group = {
+            "matcher": (matcher or spec.matcher) if spec.subagent else spec.matcher,
+            "hooks": [entry.to_json(tool, spec.status_message)],
+        }
+        groups.setdefault(spec.event, []).append(group)
+    text = _add_all(doc, text, groups)
     _check(doc, doc.original, text, ours)
     if doc.existed and text == doc.original:
         return SettingsChange(doc.path, changed=False)
-    backup = _write(doc, text, now or datetime.now(UTC))
+    backup = _write(doc, text)
     return SettingsChange(
         doc.path,
         changed=True,
-        added=len(events),
+        added=len(chosen),
         removed=removed,
         backup=backup,
         created=not doc.existed,
     )
 
 
-def uninstall_hooks(
-    path: Path, *, tool: str = "claude-code", now: datetime | None = None
-) -> SettingsChange:
+def uninstall_hooks(path: Path, *, tool: str = "claude-code") -> SettingsChange:
     """Remove every `mergegate hook TOOL` entry from the settings file at `path`, and the
     groups, event lists and `hooks` object that only held them. A missing file, or one without
     mergegate hooks, is left alone."""
@@ -473,5 +514,15 @@ def uninstall_hooks(
     _check(doc, doc.original, text, ours)
     if _count_ours(json.loads(text), ours):  # pragma: no cover - a bug guard
         raise UsageError(f"{doc.path}: mergegate hooks remain after uninstall")
-    backup = _write(doc, text, now or datetime.now(UTC))
+    backup = _write(doc, text)
     return SettingsChange(doc.path, changed=True, removed=removed, backup=backup)
+
+
+def is_installed(path: Path, tool: str = "claude-code") -> bool:
+    """True when the settings file at `path` holds a `mergegate hook TOOL` entry (a file that
+    cannot be read or parsed holds none)."""
+    try:
+        data = json.loads(path.read_bytes()[:MAX_SETTINGS_BYTES])
+    except (OSError, ValueError):
+        return False
+    return _count_ours(data, lambda command: is_mergegate_hook(command, tool)) > 0

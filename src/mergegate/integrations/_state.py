@@ -1,36 +1,40 @@
 """What a hook remembers between invocations, and the log of what it decided.
 
-Layout under the state directory (`.mergegate/` by default):
+Layout under mergegate's per-user state directory (`$MERGEGATE_STATE_DIR`, else
+`$XDG_STATE_HOME/mergegate`, else `~/.local/state/mergegate`; never the project tree):
 
-    hooks/<tool>/sessions/<session id>.json   per agent session: consecutive malformed
-                                             reviews per reviewer, with bounded excerpts
+    hooks/<tool>/sessions/<session id>.json   per agent session: the latch (`_latch`), and per
+                                             reviewer the undecidable answers in a row, with
+                                             bounded excerpts and the restatement asked for
     hooks/<tool>/decisions.jsonl             one line per decision (rotated to .1 at 8 MiB)
     hooks/<tool>/.lock                       serialises read-modify-write across processes
 
+Every directory and file is reached without following symbolic links (`_private_dir`): a
+linked `decisions.jsonl` or `sessions/` is refused, and the hook blocks saying so.
+
 Agent CLIs run hooks concurrently (parallel subagents finish together), so every
 read-modify-write holds an exclusive `flock` on `.lock`, and files are replaced atomically.
-Everything is bounded: excerpts, reviewers per session, sessions kept (oldest pruned), log size.
-A lock that cannot be taken within its timeout raises `HookStateError`; the hook then blocks.
+Everything is bounded: excerpts, reviewers per session, sessions kept (the oldest *open* ones
+are pruned; a closed latch is never pruned), log size. A lock that cannot be taken within its
+timeout raises `HookStateError`; the hook then blocks.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
 import json
-import os
-import re
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mergegate.atomic_files import append_jsonl, write_atomic
 from mergegate.errors import MergegateError
+from mergegate.integrations._fast import MAX_SESSION_BYTES, session_file_name
+from mergegate.integrations._latch import Latch
+from mergegate.integrations._private_dir import PrivateDir, user_state_base
 
 __all__ = [
     "EXCERPT_CHARS",
@@ -38,6 +42,7 @@ __all__ = [
     "HookStateError",
     "ReviewMemory",
     "SessionMemory",
+    "hook_dir",
     "session_file_name",
 ]
 
@@ -45,7 +50,7 @@ EXCERPT_CHARS = 1200
 MAX_REVIEWERS_PER_SESSION = 32
 MAX_SESSIONS = 256
 MAX_LOG_BYTES = 8 * 1024 * 1024
-_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_LOG = "decisions.jsonl"
 
 
 class HookStateError(MergegateError):
@@ -61,22 +66,28 @@ class ReviewMemory(BaseModel):
     excerpts: list[str] = Field(default_factory=list)
     """The first and the latest undecidable output (raw, each cut to `EXCERPT_CHARS`)."""
     updated: float = 0.0
+    restate_id: str | None = Field(default=None, max_length=64)
+    """The `review_id` the hook asked the restated verdict object to carry."""
 
 
 class SessionMemory(BaseModel):
-    """Everything remembered about one agent session."""
+    """Everything remembered about one agent session: its latch and its reviewers."""
 
     model_config = ConfigDict(extra="ignore")
 
+    latch: Latch = Field(default_factory=Latch)
     reviews: dict[str, ReviewMemory] = Field(default_factory=dict)
 
-    def note_malformed(self, key: str, output: str, now: float) -> ReviewMemory:
+    def note_malformed(
+        self, key: str, output: str, now: float, restate_id: str | None = None
+    ) -> ReviewMemory:
         """Count one more undecidable result for reviewer `key`; keep first and latest."""
         memory = self.reviews.get(key) or ReviewMemory()
         kept = output[:EXCERPT_CHARS]
         excerpts = [*memory.excerpts[:1], kept] if memory.excerpts else [kept]
         count = min(memory.malformed + 1, 99)
-        updated = ReviewMemory(malformed=count, excerpts=excerpts, updated=now)
+        restate = memory.restate_id or restate_id
+        updated = ReviewMemory(malformed=count, excerpts=excerpts, updated=now, restate_id=restate)
         self.reviews[key] = updated
         self._bound()
         return updated
@@ -86,113 +97,141 @@ class SessionMemory(BaseModel):
         memory = self.reviews.pop(key, None)
         return memory.malformed if memory else 0
 
+    def restate_id(self, key: str) -> str | None:
+        """The id of the restatement asked of reviewer `key`, if one is outstanding."""
+        memory = self.reviews.get(key)
+        return memory.restate_id if memory else None
+
     def _bound(self) -> None:
         while len(self.reviews) > MAX_REVIEWERS_PER_SESSION:
             oldest = min(self.reviews, key=lambda k: self.reviews[k].updated)
             del self.reviews[oldest]
 
 
-def session_file_name(session_id: str) -> str:
-    """A file name for a session id: the id itself when it is plain, else a hash of it."""
-    if _SAFE_ID.fullmatch(session_id):
-        return f"{session_id}.json"
-    digest = hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:32]
-    return f"sha-{digest}.json"
+def hook_dir(tool: str, env: Mapping[str, str] | None = None) -> PrivateDir:
+    """`hooks/<tool>` in the per-user state directory (see the module docstring)."""
+    base, parts = user_state_base(env)
+    return PrivateDir(base, (*parts, "hooks", tool))
 
 
 @dataclass
 class HookState:
-    """The state and the decision log of one tool's hook under `directory`."""
+    """The state and the decision log of one tool's hook in `directory` (a `PrivateDir`, or a
+    path whose last part mergegate may create: every part below it is reached without
+    following links)."""
 
-    directory: Path
+    directory: PrivateDir | Path
     lock_timeout_s: float = 5.0
     clock: Callable[[], float] = time.time
+    _place: PrivateDir = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        given = self.directory
+        self._place = (
+            given if isinstance(given, PrivateDir) else PrivateDir(given.parent, (given.name,))
+        )
+
+    @property
+    def path(self) -> Path:
+        return self._place.path
 
     @property
     def sessions_dir(self) -> Path:
-        return self.directory / "sessions"
+        return self.path / "sessions"
 
     @property
     def log_path(self) -> Path:
-        return self.directory / "decisions.jsonl"
+        return self.path / _LOG
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the exclusive lock; raise `HookStateError` after `lock_timeout_s`."""
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+            with self._place.locked(".lock", self.lock_timeout_s):
+                yield
+        except TimeoutError as exc:
+            raise HookStateError(
+                f"the hook state in {self.path} stayed locked for {self.lock_timeout_s:g}s"
+            ) from exc
         except OSError as exc:
-            raise HookStateError(f"cannot open the hook state in {self.directory}: {exc}") from exc
-        try:
-            self._acquire(fd)
-            yield
-        finally:
-            os.close(fd)  # closing the descriptor releases the lock
-
-    def _acquire(self, fd: int) -> None:
-        deadline = time.monotonic() + self.lock_timeout_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise HookStateError(
-                        f"the hook state in {self.directory} stayed locked for "
-                        f"{self.lock_timeout_s:g}s"
-                    ) from None
-                time.sleep(0.02)
+            raise HookStateError(f"cannot open the hook state: {exc}") from exc
 
     @contextlib.contextmanager
     def session(self, session_id: str) -> Iterator[SessionMemory]:
         """Read the session's memory under the lock; write it back when the block ends."""
         with self.locked():
-            path = self.sessions_dir / session_file_name(session_id)
-            memory = self._load(path)
+            name = session_file_name(session_id)
+            memory = self._load(name) or SessionMemory()
             yield memory
-            write_atomic(path, memory.model_dump_json(indent=1) + "\n")
-            self._prune(keep=path)
+            self._save(name, memory)
+            self._prune(keep=name)
 
-    def _load(self, path: Path) -> SessionMemory:
+    def read_session(self, session_id: str) -> SessionMemory | None:
+        """The session's memory without the lock (files are replaced atomically); None when
+        the session has none. Raises `HookStateError` when it cannot be read."""
+        return self._load(session_file_name(session_id))
+
+    def sessions(self) -> list[tuple[str, SessionMemory]]:
+        """Every remembered session `(file name, memory)`, the most recently changed first.
+        A file that cannot be read raises `HookStateError`."""
+        names = sorted(self._sessions.names(".json"), key=lambda n: n[1], reverse=True)
+        found = []
+        for name, _mtime in names:
+            memory = self._load(name)
+            if memory is not None:
+                found.append((name, memory))
+        return found
+
+    @property
+    def _sessions(self) -> PrivateDir:
+        return self._place.child("sessions")
+
+    def _load(self, name: str) -> SessionMemory | None:
         try:
-            return SessionMemory.model_validate_json(path.read_bytes())
-        except FileNotFoundError:
-            return SessionMemory()
+            data = self._sessions.read(name, MAX_SESSION_BYTES)
+            return None if data is None else SessionMemory.model_validate_json(data)
         except (OSError, ValidationError, ValueError) as exc:
-            # A corrupt memory must not reset the count silently: that would grant a
-            # second "retry once". Refuse, and the hook blocks saying so.
-            raise HookStateError(f"cannot read the hook state {path}: {exc}") from exc
+            # A corrupt memory must not reset the count or open the latch silently: that
+            # would grant a second "retry once", or let a commit through. Refuse, and the
+            # hook blocks saying so.
+            raise HookStateError(f"cannot read the hook state {name}: {exc}") from exc
 
-    def _prune(self, keep: Path) -> None:
-        files = [p for p in self.sessions_dir.glob("*.json") if p != keep]
+    def _save(self, name: str, memory: SessionMemory) -> None:
+        try:
+            self._sessions.write(name, (memory.model_dump_json(indent=1) + "\n").encode())
+        except OSError as exc:
+            raise HookStateError(f"cannot write the hook state: {exc}") from exc
+
+    def _prune(self, keep: str) -> None:
+        files = [n for n in self._sessions.names(".json") if n[0] != keep]
         if len(files) < MAX_SESSIONS:
             return
-        files.sort(key=_mtime)
-        for old in files[: len(files) - MAX_SESSIONS + 1]:
-            with contextlib.suppress(OSError):
-                old.unlink()
+        files.sort(key=lambda n: n[1])
+        excess = len(files) - MAX_SESSIONS + 1
+        for name, _mtime in files:
+            if excess <= 0:
+                break
+            with contextlib.suppress(HookStateError):
+                memory = self._load(name)
+                if memory is not None and memory.latch.closed:
+                    continue  # a "no" is kept until a review approves or a person releases it
+            self._sessions.remove(name)
+            excess -= 1
 
     def log(self, record: dict[str, Any]) -> None:
         """Append one decision to the log (under the lock; rotated past `MAX_LOG_BYTES`)."""
+        line = json.dumps({"time": round(self.clock(), 3), **record}, ensure_ascii=False)
         with self.locked():
-            path = self.log_path
-            with contextlib.suppress(FileNotFoundError):
-                if path.stat().st_size > MAX_LOG_BYTES:
-                    os.replace(path, path.with_name(path.name + ".1"))
-            append_jsonl(path, {"time": round(self.clock(), 3), **record})
+            try:
+                size = self._place.append(_LOG, (line + "\n").encode("utf-8"))
+                if size > MAX_LOG_BYTES:
+                    self._place.rename(_LOG, _LOG + ".1")
+            except OSError as exc:
+                raise HookStateError(f"cannot write the decision log: {exc}") from exc
 
     def read_log(self) -> list[dict[str, Any]]:
         """Every decision in the current log file, oldest first (for tests and `--help` users)."""
-        try:
-            lines = self.log_path.read_text("utf-8").splitlines()
-        except FileNotFoundError:
+        data = self._place.read(_LOG, 4 * MAX_LOG_BYTES)
+        if data is None:
             return []
-        return [json.loads(line) for line in lines if line.strip()]
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+        return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]

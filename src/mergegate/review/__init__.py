@@ -2,13 +2,15 @@
 
 * `ReviewLoop` runs a review to its end (`loop`); the steps it runs, and the typed state they
   move along, are public for the run engine (`steps`, `state`, `context`).
-* `ReviewOptions`, `ReviewAgents` and `report_root` turn configuration into a review (`options`).
+* `ReviewOptions`, `ReviewAgents` and `report_root` turn configuration into a review (`options`);
+  `review_config` reads it from the base revision, never from the change under review.
 * The gate policy, the finding ledger, prompts, reports and progress events are their own
   modules.
 """
 
 from __future__ import annotations
 
+from mergegate.review._config import TrustedConfig, review_config
 from mergegate.review.context import Repository, ReviewContext
 from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.ledger import FindingLedger, FindingRecord, FindingStatus, LedgerState
@@ -68,6 +70,7 @@ __all__ = [
     "StageProgress",
     "StageResult",
     "StepResult",
+    "TrustedConfig",
     "UsageTotal",
     "decide",
     "finish_review",
@@ -77,6 +80,7 @@ __all__ = [
     "load_template",
     "report_root",
     "review_attempt",
+    "review_config",
     "run_step",
     "start_review",
 ]

@@ -1,0 +1,97 @@
+"""Start-up of the commands an agent CLI runs on every step, against `python -c pass`.
+
+Claude Code runs `mergegate hook claude-code` before every Bash command (the latch) and after
+every subagent; `mergegate parse` runs in pipelines. Each must answer in at most 150 ms of
+wall time (issues 23 and 31). Measured in one run, each the median of `ROUNDS` fresh
+processes, interleaved with the baseline so load on the machine hits both alike:
+
+* `parse`: `mergegate parse` of a 1 KB review on stdin;
+* `hook Bash (open)`: the PreToolUse answer to a Bash command while the latch is open (the
+  fast path: standard library only);
+* `hook review (PostToolUse)`: one review subagent's result (the full hook: configuration,
+  verdict library, state);
+* `hook Bash (closed)`: a Bash command while the latch is closed (tree-sitter parses it).
+
+Prints each median in milliseconds and as a ratio to `python -c pass`, and whether the first
+three are within 150 ms. Absolute figures move with the machine's load (2 shared cores): read
+the ratio, and the wall time on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROUNDS = 15
+TARGET_MS = 150.0
+BIN = Path(sys.executable).parent
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "claude_code_hooks"
+REVIEW_1KB = (
+    "### Strengths\n\n- Clear names, small functions, tests for the happy path.\n\n"
+    "### Issues\n\n#### Critical (Must Fix)\n\nNone.\n\n#### Important (Should Fix)\n\nNone.\n\n"
+    "#### Minor (Nice to Have)\n\n1. **Docstring wording** (app.py:3) - say what it returns.\n\n"
+    "### Recommendations\n\n- Consider a property test for the parser later.\n\n"
+    "### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** " + "All criteria met. " * 30
+)
+
+
+def _time(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=stdin, capture_output=True, check=False, env=env)
+    return (time.perf_counter() - start) * 1000
+
+
+def _inputs(work: Path) -> dict[str, tuple[list[str], bytes]]:
+    bash = json.loads((DATA / "pre-tool-use-bash-commit.json").read_text())
+    bash["cwd"] = str(work)
+    closed = {**bash, "session_id": "bench-closed"}
+    review = json.loads((DATA / "post-tool-use-approve.json").read_text())
+    review["cwd"] = str(work)
+    hook = [str(BIN / "mergegate"), "hook", "claude-code"]
+    return {
+        "parse": ([str(BIN / "mergegate"), "parse", "-"], REVIEW_1KB.encode()),
+        "hook Bash (open)": (hook, json.dumps(bash).encode()),
+        "hook review (PostToolUse)": (hook, json.dumps(review).encode()),
+        "hook Bash (closed)": (hook, json.dumps(closed).encode()),
+    }
+
+
+def _close_latch(work: Path, env: dict[str, str]) -> None:
+    fixes = json.loads((DATA / "post-tool-use-fixes.json").read_text())
+    fixes.update(cwd=str(work), session_id="bench-closed")
+    command = [str(BIN / "mergegate"), "hook", "claude-code"]
+    subprocess.run(
+        command, input=json.dumps(fixes).encode(), capture_output=True, env=env, check=True
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "project"
+        (work / ".git").mkdir(parents=True)
+        env = {**os.environ, "MERGEGATE_STATE_DIR": str(Path(tmp) / "state")}
+        _close_latch(work, env)
+        cases = _inputs(work)
+        samples: dict[str, list[float]] = {name: [] for name in ["python -c pass", *cases]}
+        for _ in range(ROUNDS):
+            samples["python -c pass"].append(_time([sys.executable, "-c", "pass"], b"", env))
+            for name, (argv, stdin) in cases.items():
+                samples[name].append(_time(argv, stdin, env))
+    base = statistics.median(samples["python -c pass"])
+    print(f"python -c pass: {base:.0f} ms (median of {ROUNDS})")
+    for name in cases:
+        ms = statistics.median(samples[name])
+        mark = ""
+        if name != "hook Bash (closed)":
+            mark = " (within 150 ms)" if ms <= TARGET_MS else " (OVER the 150 ms target)"
+        print(f"{name}: {ms:.0f} ms, {ms / base:.1f}x python -c pass{mark}")
+
+
+if __name__ == "__main__":
+    main()
