@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from mergegate import __version__
+from mergegate.decisions import ExitCode
 from mergegate.errors import MergegateError
 
 
@@ -37,6 +38,9 @@ class MergegateGroup(click.Group):
         except MergegateError as exc:
             click.echo(f"mergegate: error: {exc}", err=True)
             ctx.exit(int(exc.exit_code))
+        except KeyboardInterrupt:  # a Ctrl-C outside a run's own handling: nothing started
+            click.echo("\nmergegate: interrupted", err=True)
+            ctx.exit(int(ExitCode.INTERRUPTED))
 
 
 @click.group(
@@ -55,4 +59,5 @@ def cli() -> None:
       3  undecidable: malformed or empty after the allowed retries; invalid handoff
       4  agent or infrastructure failure (timeout, stall, crash, CLI missing)
       5  escalated to a human (revision cap or stall reached)
+      130  interrupted (Ctrl-C, SIGTERM); `mergegate resume RUN` continues a run
     """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import os
@@ -13,11 +14,12 @@ import click
 from rich.console import Console
 
 from mergegate.cli._app import format_option
+from mergegate.cli._interrupt import exit_now, interruptible
 from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli.verify import load_plan
 from mergegate.config import Config, load_config, state_dir
-from mergegate.errors import UsageError
+from mergegate.errors import RunInterruptedError, UsageError
 
 if TYPE_CHECKING:
     from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions
@@ -166,13 +168,32 @@ def _exit_code(report: dict[str, Any], config: Config, fail_on_alert: bool | Non
 
 
 def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> dict[str, Any]:
+    """The run executed here, its report. A first Ctrl-C (or SIGTERM) stops it: its report
+    and how to resume are printed, and the process ends at once with 130."""
     from mergegate.engine import execute_run
 
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     console = Console(file=sys.stderr)
-    with open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (listener, tick):
-        human = _ask_person if config.review.mode == "manual" else None
-        return execute_run(state, run_id, config, listener=listener, human=human, tick=tick)
+    try:
+        with (
+            interruptible() as stop,
+            open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (
+                listener,
+                tick,
+            ),
+        ):
+            human = _ask_person if config.review.mode == "manual" else None
+            return execute_run(
+                state, run_id, config, listener=listener, human=human, tick=tick, stop=stop
+            )
+    except RunInterruptedError as exc:
+        from mergegate.engine import database_url_of, run_report
+
+        with contextlib.suppress(Exception):  # the report is a courtesy: exit 130 regardless
+            _emit(run_report(state, run_id, database_url_of(config)), opts["fmt"])
+        click.echo(f"mergegate: {exc}", err=True)
+        exit_now()
+        raise  # pragma: no cover - exit_now does not return
 
 
 def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:

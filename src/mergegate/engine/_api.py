@@ -14,6 +14,7 @@ written for people and never read back.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from mergegate.engine._verification import (
 )
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
-from mergegate.errors import UsageError
+from mergegate.errors import RunInterruptedError, UsageError
 from mergegate.events import Alert, EventBase, RunFinished, RunStarted
 from mergegate.git import (
     branch_tip,
@@ -59,7 +60,7 @@ from mergegate.git import (
 from mergegate.implementer import advisors_from_config
 from mergegate.metrics import AlertRules
 from mergegate.plans import Plan
-from mergegate.processes import install_ledger
+from mergegate.processes import install_ledger, interrupt, wait_until_stopped
 from mergegate.store import (
     APP_VERSION,
     FLEET_APP,
@@ -75,6 +76,8 @@ from mergegate.store import (
     app_name_for_run,
     cancel_from_outside,
     new_run_id,
+    plan_lease,
+    run_lease,
     sqlite_url,
 )
 from mergegate.verify import Answer, GapAcceptance, answers_for
@@ -176,6 +179,21 @@ def create_run(request: RunRequest) -> RunRecord:
             raise UsageError("--remote is for a run queued for a fleet: add --queue")
         remote = remote_url(repo, request.remote)  # a usage error before anything is made
     run_id = request.run_id or new_run_id()
+    store = RunStore(request.state_dir, request.database_url)
+    if not request.fleet:  # before anything is made: a second run of the plan is refused
+        _hold_leases(store, run_id, str(repo), request.plan_path)
+    try:
+        return _create(request, store, repo, run_id, remote)
+    except BaseException:
+        leases = store.leases()
+        for name in _lease_names(run_id, str(repo), request.plan_path):
+            leases.release(name, run_id)
+        raise
+
+
+def _create(
+    request: RunRequest, store: RunStore, repo: Path, run_id: str, remote: str | None
+) -> RunRecord:
     into, base = _integration_branch(repo, run_id, request.into)
     if remote is not None:
         _offer_branch(repo, remote, into, base)
@@ -193,7 +211,6 @@ def create_run(request: RunRequest) -> RunRecord:
         fleet=request.fleet,
         remote=remote,
     )
-    store = RunStore(request.state_dir, request.database_url)
     store.create(record, request.plan)  # the card and the plan in one transaction
     if not request.fleet:  # a launch here would make this process take fleet work
         # the queue's row exists before the first real launch, so DBOS's queue manager
@@ -201,6 +218,46 @@ def create_run(request: RunRequest) -> RunRecord:
         with DurableEngine(_engine_config(store, run_id, request.options, request.database_url)):
             pass
     return record
+
+
+def _lease_names(run_id: str, repo: str, plan_path: Path | str | None) -> list[str]:
+    names = [run_lease(run_id)]
+    if plan_path is not None:
+        names.append(plan_lease(repo, str(Path(plan_path).resolve())))
+    return names
+
+
+def _hold_leases(store: RunStore, run_id: str, repo: str, plan_path: Path | str | None) -> None:
+    """This process executes the run, and the run is the active one of its plan on its
+    repository; `UsageError` naming the live holder when another process or run has either
+    (and then nothing is held)."""
+    leases = store.leases()
+    held: list[str] = []
+    for name in _lease_names(run_id, repo, plan_path):
+        holder = leases.take(name, run_id)
+        if holder is None:
+            held.append(name)
+            continue
+        for taken in held:
+            leases.release(taken, run_id)
+        where = f"pid {holder.process.pid} on {holder.process.host}"
+        if holder.run_id == run_id:
+            raise UsageError(
+                f"run {run_id} is being executed by another process ({where}): wait for it, "
+                f"or stop it with `mergegate cancel {run_id}`"
+            )
+        raise UsageError(
+            f"run {holder.run_id} of this plan is still active on {repo} ({where}): wait for "
+            f"it, follow it with `mergegate status {holder.run_id}`, or stop it with "
+            f"`mergegate cancel {holder.run_id}`"
+        )
+
+
+def _release_leases(store: RunStore, record: RunRecord) -> None:
+    leases = store.leases()
+    for name in _lease_names(record.run_id, record.repo, record.plan_path):
+        with contextlib.suppress(Exception):  # a lease left behind is free once we exit
+            leases.release(name, record.run_id)
 
 
 def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
@@ -229,6 +286,9 @@ def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
 
 # ---------------------------------------------------------------- running
 
+DBOS_LOG = "dbos.log"
+"""The durable engine's own log lines, in the run's folder (never on the console)."""
+
 
 def _engine_config(
     store: RunStore, run_id: str, options: RunOptions, database_url: str | None = None
@@ -237,9 +297,12 @@ def _engine_config(
     run has its own DBOS application name so no other run's process touches its workflows
     (and its own application version and queue: DBOS wants their names unique across
     applications)."""
+    log_file = store.run_dir(run_id) / DBOS_LOG
     if database_url is None:
         return EngineConfig(
-            sqlite_url(store.database_path(run_id)), concurrency=options.concurrency
+            sqlite_url(store.database_path(run_id)),
+            concurrency=options.concurrency,
+            log_file=log_file,
         )
     return EngineConfig(
         database_url,
@@ -247,6 +310,7 @@ def _engine_config(
         app_name=app_name_for_run(run_id),
         application_version=f"{APP_VERSION}-run-{run_id}",
         queue=f"{QUEUE}-{run_id}",
+        log_file=log_file,
     )
 
 
@@ -339,8 +403,13 @@ def execute_run(
     listener: Callable[[RunEvent], None] | None = None,
     human: Human | None = None,
     tick: Callable[[], None] = lambda: None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Run (or continue) the run's current generation to its end; the run report."""
+    """Run (or continue) the run's current generation to its end; the run report.
+
+    When `stop` is set (a person's Ctrl-C), the run's agents are stopped, the run is recorded
+    as interrupted and `RunInterruptedError` is raised with DBOS's threads held: the caller
+    must end the process (`resume` continues the run from its last recorded step)."""
     database_url = database_url_of(config)
     store = RunStore(state_dir, database_url)
     record = store.load(run_id)
@@ -352,6 +421,25 @@ def execute_run(
             f"(see `mergegate status {run_id}`)"
         )
     _check_database(record, database_url)
+    # before anything of the run is touched: its agents belong to the process holding it
+    _hold_leases(store, run_id, record.repo, record.plan_path)
+    try:
+        return _execute(store, record, config, listener=listener, human=human, tick=tick, stop=stop)
+    finally:
+        _release_leases(store, record)
+
+
+def _execute(
+    store: RunStore,
+    record: RunRecord,
+    config: Config,
+    *,
+    listener: Callable[[RunEvent], None] | None,
+    human: Human | None,
+    tick: Callable[[], None],
+    stop: threading.Event | None,
+) -> dict[str, Any]:
+    run_id, database_url = record.run_id, database_url_of(config)
     kill_orphans(store.rows(run_id))
     events = EventSink(listener)
     journal = _journal(store, record, config, events)
@@ -373,14 +461,61 @@ def execute_run(
         engine.launch()
         if engine.status(wf_id) is None:
             engine.start(run_workflow, wf_id, {"generation": record.generation})
-        state = engine.wait(wf_id, tick=tick)
+        state = engine.wait(wf_id, tick=_watching(tick, stop))
         message = _failure_message(engine, wf_id, state)
-    finally:
-        engine.shutdown()
-        install_ledger(None)
-        uninstall()
-        _tidy(rt)
+    except _Stopping:
+        # no shutdown: DBOS's threads are held by the supervisor, and must never go on to
+        # record what the stopped agents left; the caller ends the process
+        raise _interrupted(store, rt) from None
+    except BaseException:
+        _close_engine(engine, rt)
+        raise
+    _close_engine(engine, rt)
     return _finish(store, run_id, state, message, rt.plan, journal=journal)
+
+
+class _Stopping(Exception):
+    """A person asked the run to stop (the event `execute_run` watches)."""
+
+
+def _watching(tick: Callable[[], None], stop: threading.Event | None) -> Callable[[], None]:
+    def watch() -> None:
+        tick()
+        if stop is not None and stop.is_set():
+            raise _Stopping
+
+    return watch
+
+
+def _interrupted(store: RunStore, rt: Runtime) -> RunInterruptedError:
+    """Stop the run as a person asked: every agent and check stopped by the supervisor (their
+    callers held, so no step records what a killed agent left), what remains of a recorded
+    group killed, the run recorded as interrupted. Its error, which says how to go on."""
+    interrupt()
+    wait_until_stopped(rt.config.agents.kill_grace_s + _STOP_WAIT_S)
+    kill_orphans(store.rows(rt.run_id))
+    record = store.load(rt.run_id)
+    if record.status == RunState.RUNNING:
+        record.status, record.exit_code = RunState.INTERRUPTED, int(ExitCode.INTERRUPTED)
+        record.message = "interrupted by a person"
+        store.save(record)
+    return RunInterruptedError(
+        f"run {rt.run_id} interrupted: its agents were stopped and nothing they left was "
+        f"recorded; continue it with `mergegate resume {rt.run_id}`",
+        run_id=rt.run_id,
+    )
+
+
+_STOP_WAIT_S = 10.0
+"""How long an interrupted run waits, beyond the agents' kill grace, for the supervisor to
+have stopped every child."""
+
+
+def _close_engine(engine: DurableEngine, rt: Runtime) -> None:
+    engine.shutdown()
+    install_ledger(None)
+    uninstall()
+    _tidy(rt)
 
 
 def _tidy(rt: Runtime) -> None:
@@ -494,6 +629,10 @@ def prepare_resume(
     if record.status == RunState.WAITING_FOR_HUMAN:
         record.generation += 1
         record.status, record.exit_code, record.finished = RunState.RUNNING, None, None
+        store.save(record)
+    elif record.status == RunState.INTERRUPTED:
+        # the same generation: its workflows are pending, and the launch recovers them
+        record.status, record.exit_code, record.message = RunState.RUNNING, None, ""
         store.save(record)
     return record
 

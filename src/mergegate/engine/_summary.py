@@ -160,7 +160,7 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
     rows = store.rows(run_id)
     outcomes = dict(rows.items(StateKind.UNIT, UnitOutcome))
     recorded = {key[0]: p for key, p in rows.items(StateKind.PHASE, PhaseOutcome)}
-    finished = record.status not in (RunState.RUNNING,)
+    finished = record.status not in (RunState.RUNNING, RunState.INTERRUPTED)
     phases, units, stopped_at = [], [], None
     for phase in selected_phases(plan, record.options.get("phase")):
         entries = [

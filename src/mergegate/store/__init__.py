@@ -34,6 +34,7 @@ from mergegate.store._dbos import (
     workflow_id,
     workflow_inputs,
 )
+from mergegate.store._leases import Lease, Leases, plan_lease, run_lease
 from mergegate.store._records import (
     RunRecord,
     RunRows,
@@ -58,6 +59,8 @@ __all__ = [
     "EngineConfig",
     "ExecutorWork",
     "Key",
+    "Lease",
+    "Leases",
     "Roll",
     "RunRecord",
     "RunRows",
@@ -74,7 +77,9 @@ __all__ = [
     "enqueue_from_outside",
     "executor_work",
     "new_run_id",
+    "plan_lease",
     "recover_from_outside",
+    "run_lease",
     "sqlite_url",
     "step",
     "tables",

@@ -27,6 +27,7 @@ from mergegate.errors import UsageError
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
 from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
+from mergegate.store._leases import Leases
 from mergegate.store._tables import Key, Tables, tables
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
 _RUN_FILE = "run.json"
 _PLAN_FILE = "plan.json"
 _DATABASES = "db"
+_LEASES_FILE = "leases.sqlite"
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -58,6 +60,9 @@ class RunState(StrEnum):
     FAILED = "failed"
     """An agent or infrastructure failure, or an undecidable review stopped it (exit 4/3)."""
     CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    """Stopped by a person's Ctrl-C (SIGINT or SIGTERM): its agents were killed and nothing
+    they did was recorded; `resume` continues it from its last recorded step."""
 
 
 class RunRecord(BaseModel):
@@ -265,6 +270,14 @@ class RunStore:
 
     def rows(self, run_id: str) -> RunRows:
         return RunRows(self.locate(run_id), run_id)
+
+    def leases(self) -> Leases:
+        """The leases of this state directory's runs: in the configured database, else in
+        `<state>/db/leases.sqlite`."""
+        if self.database_url:
+            return Leases(tables(self.database_url))
+        path = self.root.parent / _DATABASES / _LEASES_FILE
+        return Leases(tables(sqlite_url(path)))
 
     def create(self, record: RunRecord, plan: Plan) -> Path:
         """Record a new run (card and plan in one transaction), make its folder and write the
