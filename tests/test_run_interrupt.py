@@ -82,7 +82,8 @@ def test_sigint_stops_the_run_and_resume_reaches_the_uninterrupted_end(tmp_path:
     repo, state, out, err, code = _interrupted_run(tmp_path, signal.SIGINT)
     assert code == 130, err[-3000:]
     assert "Traceback" not in err
-    assert "[WARNING]" not in err and "dbos" not in err.lower()  # DBOS logs to dbos.log only
+    assert "[WARNING]" not in err  # DBOS logs to the run's dbos.log only
+    assert "dbos" not in err.lower()
     report = json.loads(out)
     run_id = report["run_id"]
     assert report["status"] == "interrupted"
@@ -158,3 +159,25 @@ def _stubborn_runs(script: Path) -> bool:
         if len(argv) > 1 and argv[1] == str(script) and state != "Z":
             return True
     return False
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_cancel_mid_task_shows_no_traceback_and_no_false_alert(tmp_path: Path) -> None:
+    plan = _plan_file(tmp_path)
+    repo, state = repo_with(tmp_path / "repo"), tmp_path / "state"
+    impl, rev = _agents(tmp_path, "x")
+    proc = _mergegate(run_args(repo, impl, rev, str(plan)), state)
+    _started(tmp_path / "impl-x-state")
+    run_id = next((state / "runs").iterdir()).name
+    cancel = _mergegate(["cancel", run_id, "--repo", str(repo), "--format", "json"], state)
+    c_out, c_err = cancel.communicate(timeout=120)
+    out, err = proc.communicate(timeout=120)
+    assert cancel.returncode == 0, c_err[-3000:]
+    assert "Traceback" not in c_err
+    assert "Traceback" not in err
+    assert json.loads(c_out)["alerts"] == []
+    assert proc.returncode == 4
+    assert json.loads(out)["status"] == "cancelled"
+    assert json.loads(out)["alerts"] == []
+    assert live_agents(under=state) == []
