@@ -281,6 +281,7 @@ EXPECTED_MODULE_EXPORTS = {
         "run_git",
         "snapshot_worktree",
         "throwaway_checkout",
+        "uncommitted_paths",
         "valid_branch_name",
         "verify_unchanged",
         "wip_branch",
@@ -372,6 +373,7 @@ EXPECTED_MODULE_EXPORTS = {
         "find_config_file",
         "load_config",
         "redact_url",
+        "ensure_state_dir",
         "state_dir",
     },
     "mergegate.handoff": {
@@ -574,6 +576,7 @@ EXPECTED_MODULE_EXPORTS = {
         "fleet_status",
         "fleet_workers",
         "kill_orphans",
+        "latest_run",
         "list_runs",
         "prepare_resume",
         "record_plan_answers",

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
-from mergegate.config import load_config, state_dir
+from mergegate.config import ensure_state_dir, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.git import GitRepository
@@ -156,7 +156,9 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
         raise UsageError("give --run-dir or --report-dir, not both")
     run_dir = opts["run_dir"].resolve() if opts["run_dir"] is not None else None
     root = report_root(config, opts["report_dir"])
-    repo = GitRepository(opts["repo"], exclude=[run_dir or root, state_dir(config)])
+    repo = GitRepository(
+        opts["repo"], exclude=[run_dir or root, ensure_state_dir(state_dir(config))]
+    )
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
         loop = ReviewLoop(

@@ -98,10 +98,19 @@ def _ask_person(text: str) -> bool:
     return click.confirm("Approve this task?", default=False)
 
 
+_RESUMABLE = ("crashed", "interrupted")
+
+
+def _shown(status: str, run_id: str) -> str:
+    """A status as a person reads it: a run to resume says so."""
+    return f"{status} (resume {run_id})" if status in _RESUMABLE else status
+
+
 def _print_report(report: dict[str, Any]) -> None:
+    exit_code = "-" if report["exit_code"] is None else report["exit_code"]
     click.echo(
-        f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
-        f"into {report['into']}"
+        f"run {report['run_id']}: {_shown(report['status'], report['run_id'])} "
+        f"(exit {exit_code}) into {report['into']}"
         + (f" on {clean(report['remote'], 300)}" if report.get("remote") else "")
     )
     if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
@@ -128,6 +137,8 @@ def _print_report(report: dict[str, Any]) -> None:
         click.echo(f"  {clean(report['message'], 400)}")
     _print_observed(report)
     click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
+    if report.get("next"):
+        click.echo(f"next: {clean(report['next'], 1000)}")
 
 
 def _print_observed(report: dict[str, Any]) -> None:
@@ -301,6 +312,12 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     "mirror under its --workdir, pushes unit branches there and merges there. Without it, "
     "every worker must reach this repository.",
 )
+@click.option(
+    "--allow-dirty",
+    is_flag=True,
+    help="Start although the work tree has uncommitted changes (the run starts from HEAD "
+    "and leaves them out); without it, a dirty tree is refused with the list of paths.",
+)
 @_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
@@ -373,6 +390,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             database_url=database_url_of(config),
             fleet=opts["queue"],
             remote=remote,
+            allow_dirty=opts["allow_dirty"],
         )
     )
     if opts["queue"]:
@@ -470,23 +488,28 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
 
 
 @click.command("status")
-@click.argument("run_id", metavar="RUN")
+@click.argument("run_id", metavar="[RUN]", required=False)
 @_REPO
 @_FORMAT
-def status(run_id: str, repo: Path, fmt: str) -> None:
-    """Where RUN stands: its units, their status and merge commits (for a run queued for the
-    fleet, which worker holds which unit)."""
-    from mergegate.engine import fleet_status
+def status(run_id: str | None, repo: Path, fmt: str) -> None:
+    """Where RUN stands (default: the run started last): its units, their status and merge
+    commits, the answers people gave, and what to do next (for a run queued for the fleet,
+    which worker holds which unit). A run recorded as running that no process executes any
+    more shows as `crashed (resume RUN)`."""
+    from mergegate.engine import database_url_of, fleet_status, latest_run
 
     config = load_config(repo)  # the run is read from its database, never from its folder
-    _emit(fleet_status(state_dir(config), run_id, config), fmt)
+    state = state_dir(config)
+    run_id = run_id or latest_run(state, database_url_of(config))
+    _emit(fleet_status(state, run_id, config), fmt)
 
 
 @click.command("runs")
 @_REPO
 @_FORMAT
 def runs(repo: Path, fmt: str) -> None:
-    """Every run in this repository's state directory, oldest first."""
+    """Every run in this repository's state directory, oldest first (`no runs` when there
+    is none); a run that no process executes any more is `crashed`."""
     from mergegate.engine import database_url_of, list_runs
 
     config = load_config(repo)
@@ -494,9 +517,13 @@ def runs(repo: Path, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(found, indent=2))
         return
+    if not found:
+        click.echo(f"no runs (under {state_dir(config) / 'runs'})")
+        return
+    click.echo(f"{'run':<22}  {'status':<18} {'started':<25}  plan")
     for entry in found:
         click.echo(
-            f"{entry['run_id']}  {entry['status']:<18} {entry['started']}  "
+            f"{entry['run_id']:<22}  {entry['status']:<18} {entry['started']:<25}  "
             f"{clean(str(entry['plan']), 80)}"
         )
 

@@ -19,7 +19,7 @@ import click
 from mergegate.agents.base import Backend
 from mergegate.agents.registry import get_backend
 from mergegate.cli._progress import clean
-from mergegate.config import Config, load_config, state_dir
+from mergegate.config import Config, ensure_state_dir, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan, SourceRef, require_valid
@@ -537,7 +537,7 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
         else:
             _print_dry_run(data)
         ctx.exit(int(ExitCode.OK))
-    root = state_dir(config)
+    root = ensure_state_dir(state_dir(config))
     base_dir = (
         opts["report_dir"] / _slug(phase.id)
         if opts["report_dir"]

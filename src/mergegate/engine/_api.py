@@ -25,6 +25,7 @@ from typing import Any
 from mergegate.config import Config, redact_url
 from mergegate.decisions import ExitCode
 from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._next import shown_status
 from mergegate.engine._observe import RunJournal, StreamEnd, close_stream
 from mergegate.engine._orphans import RunProcesses, kill_orphans
 from mergegate.engine._outcomes import CheckpointAnswer, PhaseOutcome
@@ -55,6 +56,7 @@ from mergegate.git import (
     remove_tree,
     remove_workspace,
     repository_root,
+    uncommitted_paths,
     valid_branch_name,
 )
 from mergegate.implementer import advisors_from_config
@@ -91,6 +93,7 @@ __all__ = [
     "dry_run_lines",
     "execute_run",
     "kill_orphans",
+    "latest_run",
     "list_runs",
     "prepare_resume",
     "record_plan_answers",
@@ -121,6 +124,9 @@ class RunRequest:
     remote: str | None = None
     """A fleet across hosts (`run --queue --remote`): the git remote the workers share, by
     its name in the repository or its URL (recorded as the URL)."""
+    allow_dirty: bool = False
+    """Start although the work tree has uncommitted changes (`run --allow-dirty`): the run
+    starts from HEAD, and they are left out of it."""
 
 
 # ---------------------------------------------------------------- creating a run
@@ -178,6 +184,10 @@ def create_run(request: RunRequest) -> RunRecord:
         if not request.fleet:
             raise UsageError("--remote is for a run queued for a fleet: add --queue")
         remote = remote_url(repo, request.remote)  # a usage error before anything is made
+    if not request.allow_dirty:
+        _refuse_dirty(
+            repo, [request.state_dir, *([request.plan_path] if request.plan_path else [])]
+        )
     run_id = request.run_id or new_run_id()
     store = RunStore(request.state_dir, request.database_url)
     if not request.fleet:  # before anything is made: a second run of the plan is refused
@@ -189,6 +199,24 @@ def create_run(request: RunRequest) -> RunRecord:
         for name in _lease_names(run_id, str(repo), request.plan_path):
             leases.release(name, run_id)
         raise
+
+
+_DIRTY_SHOWN = 20
+
+
+def _refuse_dirty(repo: Path, exclude: list[Path]) -> None:
+    """`UsageError` listing the uncommitted paths of the work tree (the state directory and
+    the plan aside): a run starts from HEAD, and would silently leave them out."""
+    dirty = uncommitted_paths(repo, exclude)
+    if not dirty:
+        return
+    shown = ", ".join(dirty[:_DIRTY_SHOWN]) + (
+        f" and {len(dirty) - _DIRTY_SHOWN} more" if len(dirty) > _DIRTY_SHOWN else ""
+    )
+    raise UsageError(
+        f"the work tree of {repo} has {len(dirty)} uncommitted path(s): {shown}. A run starts "
+        "from HEAD and would leave them out: commit or stash them, or pass --allow-dirty"
+    )
 
 
 def _create(
@@ -776,5 +804,15 @@ def run_report(state_dir: Path, run_id: str, database_url: str | None = None) ->
 
 
 def list_runs(state_dir: Path, database_url: str | None = None) -> list[dict[str, object]]:
-    """Every run with a folder here and a record in a database, oldest first."""
-    return [r.summary() for r in RunStore(state_dir, database_url).list()]
+    """Every run with a folder here and a record in a database, oldest first (a run recorded
+    as running that no live process executes is `crashed`)."""
+    store = RunStore(state_dir, database_url)
+    return [{**r.summary(), "status": shown_status(store, r)} for r in store.list()]
+
+
+def latest_run(state_dir: Path, database_url: str | None = None) -> str:
+    """The id of the run started last here; `UsageError` when there is none."""
+    found = RunStore(state_dir, database_url).list()
+    if not found:
+        raise UsageError(f"no runs under {state_dir / 'runs'}: start one with mergegate run PLAN")
+    return found[-1].run_id

@@ -13,6 +13,7 @@ from typing import Any
 
 from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.engine._next import next_step, shown_status
 from mergegate.engine._outcomes import PhaseOutcome, UnitOutcome
 from mergegate.engine._plan import report_stem, selected_phases
 from mergegate.engine._reports import inline
@@ -182,9 +183,9 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         units += entries
         if entry["status"] in ("incomplete", "not_verified") and stopped_at is None:
             stopped_at = phase.id
-    return {
+    report = {
         "run_id": record.run_id,
-        "status": record.status.value,
+        "status": shown_status(store, record),
         "exit_code": record.exit_code,
         "message": record.message,
         "into": record.into,
@@ -199,6 +200,8 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         "alerts": recorded_alerts(run_dir),
         "report": str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
     }
+    report["next"] = next_step(report)
+    return report
 
 
 def run_outcome(
@@ -271,6 +274,8 @@ def write_run_summary(report: dict[str, Any]) -> Path:
             "",
             f"Report (timeline, verdicts, findings, costs): {inline(report['report'], 500)}",
         ]
+    if report.get("next"):
+        lines += ["", f"Next: {inline(report['next'], 600)}"]
     lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
     write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n")
     return run_dir / "SUMMARY.md"

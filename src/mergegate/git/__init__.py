@@ -17,6 +17,7 @@ parts:
   renamed, for `mergegate verify`;
 * `_workspaces`: the run engine's workspaces (a repository per unit, borrowing the user's
   objects), keyed commits, publishing and exactly-once merges;
+* `_status`: what the user's work tree holds that is not committed (`run` refuses it);
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
   unit's workspace rebuilt on another host (the only git commands allowed a transport).
 """
@@ -41,6 +42,7 @@ from mergegate.git._snapshot import (
     snapshot_worktree,
     verify_unchanged,
 )
+from mergegate.git._status import uncommitted_paths
 from mergegate.git._workspaces import (
     GitError,
     MergeResult,
@@ -94,6 +96,7 @@ __all__ = [
     "run_git",
     "snapshot_worktree",
     "throwaway_checkout",
+    "uncommitted_paths",
     "valid_branch_name",
     "verify_unchanged",
     "wip_branch",

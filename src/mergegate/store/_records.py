@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mergegate.atomic_files import write_json_atomic
+from mergegate.config import ensure_state_dir
 from mergegate.errors import UsageError
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
@@ -276,12 +277,13 @@ class RunStore:
         `<state>/db/leases.sqlite`."""
         if self.database_url:
             return Leases(tables(self.database_url))
-        path = self.root.parent / _DATABASES / _LEASES_FILE
+        path = ensure_state_dir(self.root.parent) / _DATABASES / _LEASES_FILE
         return Leases(tables(sqlite_url(path)))
 
     def create(self, record: RunRecord, plan: Plan) -> Path:
         """Record a new run (card and plan in one transaction), make its folder and write the
         copies for people; an existing run is a usage error."""
+        ensure_state_dir(self.root.parent)
         if self.database_url:
             db = tables(self.database_url)
         else:
