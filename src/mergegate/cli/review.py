@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from mergegate.agents import preflight, require_ready
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
 from mergegate.config import ensure_state_dir, load_config, state_dir
 from mergegate.decisions import ExitCode
@@ -145,6 +146,9 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     )
     if opts["fix"] and agents.implementer is None:
         raise UsageError("--fix needs --implementer NAME or --implementer-cmd")
+    # before anything is made: a missing CLI is exit 4 in one line, never a MALFORMED review
+    used = [agents.reviewer, *([agents.implementer] if opts["fix"] and agents.implementer else [])]
+    require_ready([preflight(b) for b in used])
     options = ReviewOptions.from_config(
         config,
         base=opts["base"] or "HEAD~1",

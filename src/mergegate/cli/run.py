@@ -207,23 +207,43 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
         raise  # pragma: no cover - exit_now does not return
 
 
-def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
+def _agents(config: Config, opts: dict[str, Any], options: RunOptions) -> RunAgents:
+    """The run's agents; `UsageError` (exit 2) naming the choices when a role is missing."""
+    from mergegate.agents import backend_names
     from mergegate.engine import RunAgents
 
     review = config.review
+    choices = ", ".join(backend_names())
     implementer = _agent(
         opts["implementer"], opts["implementer_cmd"], review.implementer, review.implementer_cmd
     )
     if implementer is None:
-        raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
+        raise UsageError(
+            f"no implementer: pass --implementer NAME (one of {choices}) or --implementer-cmd "
+            '"PROGRAM ARGS", or set [review] implementer'
+        )
+    reviewer = _agent(opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd)
+    if reviewer is None and options.review_mode != "off":
+        raise UsageError(
+            f"no reviewer: pass --reviewer NAME (one of {choices}) or --reviewer-cmd "
+            '"PROGRAM ARGS", or set [review] reviewer (or review.mode = off)'
+        )
     return RunAgents(
         implementer=implementer,
-        reviewer=_agent(
-            opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd
-        ),
+        reviewer=reviewer,
         verifier=_agent(opts["verifier"], opts["verifier_cmd"]),
         **_advisors(config, opts),
     )
+
+
+def _preflight(agents: RunAgents, config: Config) -> int:
+    """Every agent of the run usable here, or `AgentError` (exit 4) in one line; how many
+    backends were checked."""
+    from mergegate.engine import check_agents, require_ready
+
+    checks = check_agents(agents, config)
+    require_ready(checks)
+    return len(checks)
 
 
 def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]]:
@@ -360,9 +380,12 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     loaded = load_plan(plan_file)
     options = _options(config, opts)
     if opts["dry_run"]:
-        for line in dry_run_lines(loaded.plan, options):
+        lines = dry_run_lines(loaded.plan, options)  # the plan's errors before the agents'
+        checked = _preflight(_agents(config, opts, options), config)
+        for line in lines:
             indent = len(line) - len(line.lstrip(" "))  # plan text is cleaned, the layout kept
             click.echo(" " * indent + clean(line, 2000))
+        click.echo(f"preflight: {checked} agent backend(s) usable")
         ctx.exit(0)
     if opts["queue"]:
         from mergegate.engine import fleet_database_url
@@ -375,7 +398,8 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             )
     else:
         _require_terminal_for_manual(config)
-    agents = _agents(config, opts)
+    agents = _agents(config, opts, options)
+    _preflight(agents, config)  # before anything is made: a missing CLI is exit 4 now
     state = state_dir(config)
     record = create_run(
         RunRequest(
@@ -467,9 +491,11 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
 
     The answers go into the run's database: a person answers only here, with `verify PLAN
     --answer`, or by `cancel` (nothing in the run's folder counts as an answer)."""
-    from mergegate.engine import database_url_of, prepare_resume
+    from mergegate.engine import database_url_of, prepare_resume, recorded_agents
 
     here = load_config(opts["repo"])
+    agents, repo = recorded_agents(state_dir(here), run_id, database_url_of(here))
+    _preflight(agents, load_config(repo))  # before any answer is recorded
     record = prepare_resume(
         state_dir(here), run_id, _answers(opts), database_url=database_url_of(here)
     )

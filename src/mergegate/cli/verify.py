@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from mergegate.agents import preflight, require_ready
 from mergegate.agents.base import Backend
 from mergegate.agents.registry import get_backend
 from mergegate.cli._progress import clean
@@ -530,6 +531,9 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     require_valid(loaded.plan, phase=phase.id)  # the validation `run` and `plan check` share
     for note in loaded.skipped:
         click.echo(f"warning: {clean(note, 400)}", err=True)
+    verifier = _verifier(opts["verifier"], opts["verifier_cmd"], config)
+    if verifier is not None:  # before anything is made, and in a dry run too
+        require_ready([preflight(verifier, label=f"verifier {verifier.name}")])
     if opts["dry_run"]:
         data = _dry_run_dict(phase, derive_checks(loaded.plan, phase))
         if opts["fmt"] == "json":

@@ -97,6 +97,7 @@ __all__ = [
     "list_runs",
     "prepare_resume",
     "record_plan_answers",
+    "recorded_agents",
     "run_report",
 ]
 
@@ -796,6 +797,14 @@ def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
             remove_workspace(path)
         remove_tree(root)
     return removed
+
+
+def recorded_agents(
+    state_dir: Path, run_id: str, database_url: str | None = None
+) -> tuple[RunAgents, Path]:
+    """The agents a run was made with (what `resume` rebuilds) and its repository."""
+    record = RunStore(state_dir, database_url).load(run_id)
+    return RunAgents.model_validate(record.agents), Path(record.repo)
 
 
 def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> dict[str, Any]:
