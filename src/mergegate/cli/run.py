@@ -135,6 +135,12 @@ def _print_report(report: dict[str, Any]) -> None:
                 click.echo(f"    open: {clean(', '.join(found['questions']), 400)}")
     if report.get("message"):
         click.echo(f"  {clean(report['message'], 400)}")
+    for answer in report.get("answers") or []:
+        note = f": {clean(answer['note'], 200)}" if answer.get("note") else ""
+        click.echo(
+            f"  answer {clean(answer['unit'] + '/' + answer['task'], 80)}={answer['answer']} "
+            f"by {clean(answer['who'], 60)} at {answer['at']}{note}"
+        )
     _print_observed(report)
     click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
     if report.get("next"):
@@ -429,25 +435,33 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     ctx.exit(_exit_code(report, config, opts["fail_on_alert"]))
 
 
+_TASK_ANSWERS = ("approve", "reject", "skip", "retry")
+_CRITERION_ANSWERS = ("pass", "fail")
+
+
 def _answers(opts: dict[str, Any]) -> Answers:
     from mergegate.engine import Answers
 
-    checkpoints, criteria = [], []
+    tasks, criteria = [], []
     for text in opts["answers"]:
         key, sep, answer = text.rpartition("=")
         answer = answer.strip().lower()
         if not sep or not key.strip():
-            raise UsageError(f"--answer {text!r}: expected TASK=approve|reject or ID=pass|fail")
-        if answer in ("approve", "reject"):
-            checkpoints.append((key.strip(), answer))
-        elif answer in ("pass", "fail"):
+            raise UsageError(
+                f"--answer {text!r}: expected UNIT/TASK=approve|reject|skip|retry or ID=pass|fail"
+            )
+        if answer in _TASK_ANSWERS:
+            tasks.append((key.strip(), answer))
+        elif answer in _CRITERION_ANSWERS:
             criteria.append((key.strip(), answer))
         else:
-            raise UsageError(f"--answer {text!r}: the answer is approve, reject, pass or fail")
+            raise UsageError(
+                f"--answer {text!r}: the answer is approve, reject, skip, retry, pass or fail"
+            )
     if opts["accept_gaps"] and not (opts["reason"] or "").strip():
         raise UsageError("--accept-gaps needs --reason TEXT: say why the gaps are acceptable")
     return Answers(
-        checkpoints=checkpoints,
+        tasks=tasks,
         criteria=criteria,
         accept_gaps=opts["reason"].strip() if opts["accept_gaps"] else None,
         note=opts["note"],
@@ -469,8 +483,13 @@ def _login() -> str:
     "answers",
     multiple=True,
     metavar="KEY=ANSWER",
-    help="A checkpoint task's answer, TASK=approve|reject (or UNIT/TASK=...); or an open "
-    "criterion's, ID=pass|fail, of the phase whose verification stopped the run.",
+    help="Repeatable. UNIT/TASK=approve|reject answers a checkpoint task. UNIT/TASK="
+    "approve|skip|retry takes over the task a unit stopped at (escalated or failed): approve "
+    "after you fixed and committed the unit's branch by hand (its checks run on it first; a "
+    "failing check refuses), skip records it skipped and the unit goes on, retry runs it "
+    "again in a fresh implementer session. ID=pass|fail answers an open criterion of the "
+    "phase whose verification stopped the run. TASK alone works when no other task has that "
+    "id.",
 )
 @click.option("--note", default="", help="A note recorded with the answers.")
 @click.option("--who", default=None, help="Who answers (default: the login name).")

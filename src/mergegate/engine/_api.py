@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,10 +24,11 @@ from typing import Any
 from mergegate.config import Config, redact_url
 from mergegate.decisions import ExitCode
 from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._answers import task_answers
 from mergegate.engine._next import shown_status
 from mergegate.engine._observe import RunJournal, StreamEnd, close_stream
 from mergegate.engine._orphans import RunProcesses, kill_orphans
-from mergegate.engine._outcomes import CheckpointAnswer, PhaseOutcome
+from mergegate.engine._outcomes import PhaseOutcome
 from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
 from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
 from mergegate.engine._summary import (
@@ -620,11 +620,12 @@ def _close(store: RunStore, record: RunRecord, journal: RunJournal | None) -> St
 
 @dataclass(frozen=True)
 class Answers:
-    """What a person says on `resume`: checkpoint answers (`TASK` or `UNIT/TASK` → approve or
-    reject), answers to open criteria of the phase the run waits at (`ID` → pass or fail),
+    """What a person says on `resume`: answers to tasks (`TASK` or `UNIT/TASK` → approve or
+    reject for a checkpoint task; approve, skip or retry to take over a task that escalated
+    or failed), answers to open criteria of the phase the run waits at (`ID` → pass or fail),
     and an acceptance of that phase's gaps (a reason)."""
 
-    checkpoints: Sequence[tuple[str, str]] = ()
+    tasks: Sequence[tuple[str, str]] = ()
     criteria: Sequence[tuple[str, str]] = ()
     accept_gaps: str | None = None
     note: str = ""
@@ -641,23 +642,30 @@ def prepare_resume(
     record = store.load(run_id)
     plan = load_plan_snapshot(store, run_id)
     rows = store.rows(run_id)
-    checkpoints = _checkpoint_answers(plan, answers)
+    given = task_answers(rows, record, plan, answers.tasks, note=answers.note, who=answers.who)
     phase_id = None
     criteria: list[Answer] = []
     if answers.criteria or answers.accept_gaps:
         phase_id = _waiting_phase(rows, plan, record)
         if answers.criteria:
             criteria = _criterion_answers(rows, phase_id, answers)
-    for key, answer in checkpoints.items():
+    for key, answer in given.checkpoints.items():
         rows.put(StateKind.ANSWER, key, answer)
+    for taken, takeover in given.takeovers.items():
+        rows.put(StateKind.TAKEOVER, taken, takeover)
     if phase_id is not None:
         record_criterion_answers(rows, phase_id, criteria)
         if answers.accept_gaps:
             gaps = GapAcceptance(reason=answers.accept_gaps, who=answers.who, at=_now())
             rows.put(StateKind.GAPS, (phase_id,), gaps)
-    if record.status == RunState.WAITING_FOR_HUMAN:
+    if record.status == RunState.WAITING_FOR_HUMAN or (
+        given.takeovers and record.status in (RunState.ESCALATED, RunState.FAILED)
+    ):
+        if given.takeovers:
+            rows.clear_stop()  # on_escalation = stop: the escalation it stopped for is answered
         record.generation += 1
         record.status, record.exit_code, record.finished = RunState.RUNNING, None, None
+        record.message = ""
         store.save(record)
     elif record.status == RunState.INTERRUPTED:
         # the same generation: its workflows are pending, and the launch recovers them
@@ -668,31 +676,6 @@ def prepare_resume(
 
 def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
-
-
-def _checkpoint_answers(plan: Plan, given: Answers) -> dict[tuple[str, str], CheckpointAnswer]:
-    found = {}
-    for key, answer in given.checkpoints:
-        if answer not in ("approve", "reject"):
-            raise UsageError(f"--answer {key}={answer}: the answer must be approve or reject")
-        found[_checkpoint_key(plan, key)] = CheckpointAnswer(
-            answer=answer,
-            note=given.note,
-            at=time.time(),
-            who=given.who,
-        )
-    return found
-
-
-def _checkpoint_key(plan: Plan, key: str) -> tuple[str, str]:
-    matches = []
-    for unit, task in plan.tasks():
-        if task.is_checkpoint and key in (task.id, f"{unit.id}/{task.id}"):
-            matches.append((unit.id, task.id))
-    if len(matches) != 1:
-        what = "no checkpoint task" if not matches else "more than one checkpoint task"
-        raise UsageError(f"--answer {key!r}: {what} has that id (use UNIT/TASK)")
-    return matches[0]
 
 
 def _waiting_phase(rows: RunRows, plan: Plan, record: RunRecord) -> str:

@@ -18,11 +18,14 @@ _MAX_PATHS = 10_000
 """Paths read from `git status` at most (the list is for a person; the count is what refuses)."""
 
 
-def uncommitted_paths(repo: Path, exclude: Sequence[Path] = ()) -> list[str]:
+def uncommitted_paths(
+    repo: Path, exclude: Sequence[Path] = (), *, untracked: bool = True
+) -> list[str]:
     """Paths (relative to the top of the work tree) with changes not committed: staged,
-    unstaged or untracked (ignored files are not), except those at or under a path of
-    `exclude` (the state directory, the plan). `GitError` when git cannot say."""
-    result = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    unstaged or (with `untracked`) untracked (ignored files never), except those at or under
+    a path of `exclude` (the state directory, the plan). `GitError` when git cannot say."""
+    which = "--untracked-files=all" if untracked else "--untracked-files=no"
+    result = run_git(repo, "status", "--porcelain=v1", "-z", which)
     if not result.ok:
         detail = result.stderr.decode("utf-8", "replace").strip()[-600:]
         raise GitError(f"git status failed in {repo}: {detail or result.returncode}")

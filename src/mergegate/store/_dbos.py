@@ -77,7 +77,7 @@ __all__ = [
 P = ParamSpec("P")
 R = TypeVar("R")
 
-ENGINE_SCHEMA = 4  # 4: the run reads its answers, outcomes and stop request from its rows
+ENGINE_SCHEMA = 5  # 5: a task a person takes over reads its answers in a step
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 QUEUE = "mergegate-units"

@@ -122,6 +122,9 @@ class StateKind(StrEnum):
 
     ANSWER = "answer"
     """(unit, task): a person's answer to a checkpoint task (`resume --answer`)."""
+    TAKEOVER = "takeover"
+    """(unit, task, generation): a person taking over an escalated or failed task
+    (`resume --answer UNIT/TASK=approve|skip|retry`), for the generation it starts."""
     CRITERION_ANSWER = "criterion_answer"
     """(phase, when, criterion): a person's answer to an open criterion of a phase."""
     GAPS = "gaps"
@@ -184,6 +187,10 @@ class RunRows:
         """No agent of the run starts after this (every process and worker of the run sees
         it before its next agent). Without `replace`, an earlier request's reason is kept."""
         self.put(StateKind.STOP, (), _Stop(reason=reason, at=time.time()), replace=replace)
+
+    def clear_stop(self) -> None:
+        """Let agents of the run start again (a person answered what stopped it)."""
+        self.db.delete(self.run_id, StateKind.STOP.value, ())
 
     def stop_request(self) -> str | None:
         """Why the run must not start another agent, or None."""

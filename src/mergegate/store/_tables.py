@@ -261,6 +261,16 @@ class Tables:
             stored = conn.execute(text(_GET), params).scalar()
         return stored == value
 
+    def delete(self, run_id: str, kind: str, key: Key) -> None:
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "DELETE FROM mergegate_run_state "
+                    "WHERE run_id = :run AND kind = :kind AND key = :key"
+                ),
+                {"run": run_id, "kind": kind, "key": encode_key(key)},
+            )
+
     def get(self, run_id: str, kind: str, key: Key) -> str | None:
         with self.begin() as conn:
             found = conn.execute(
