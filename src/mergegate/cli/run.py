@@ -421,6 +421,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             fleet=opts["queue"],
             remote=remote,
             allow_dirty=opts["allow_dirty"],
+            config_file=config.source,
         )
     )
     if opts["queue"]:

@@ -128,6 +128,9 @@ class RunRequest:
     allow_dirty: bool = False
     """Start although the work tree has uncommitted changes (`run --allow-dirty`): the run
     starts from HEAD, and they are left out of it."""
+    config_file: Path | None = None
+    """The configuration file the run was set up from: read from disk, like the plan, so its
+    uncommitted changes do not make the work tree dirty."""
 
 
 # ---------------------------------------------------------------- creating a run
@@ -186,9 +189,8 @@ def create_run(request: RunRequest) -> RunRecord:
             raise UsageError("--remote is for a run queued for a fleet: add --queue")
         remote = remote_url(repo, request.remote)  # a usage error before anything is made
     if not request.allow_dirty:
-        _refuse_dirty(
-            repo, [request.state_dir, *([request.plan_path] if request.plan_path else [])]
-        )
+        read = [p for p in (request.plan_path, request.config_file) if p is not None]
+        _refuse_dirty(repo, [request.state_dir, *read])
     run_id = request.run_id or new_run_id()
     store = RunStore(request.state_dir, request.database_url)
     if not request.fleet:  # before anything is made: a second run of the plan is refused
