@@ -16,13 +16,16 @@ from mergegate.decisions import ExitCode
 from mergegate.errors import MergegateError
 
 
-def format_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def format_option(
+    help_text: str, *, more: tuple[str, ...] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """`--format text|json` (as `fmt`, default text): the same flag on every command that
-    has both a view for people and one for tools."""
+    has both a view for people and one for tools (`more`: a command's extra formats, such
+    as `parse`'s jsonl)."""
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(["text", "json"]),
+        type=click.Choice(["text", "json", *more]),
         default="text",
         show_default=True,
         help=help_text,

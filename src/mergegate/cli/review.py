@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from mergegate.agents import preflight, require_ready
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
 from mergegate.config import ensure_state_dir, load_config, state_dir
 from mergegate.decisions import ExitCode
@@ -105,14 +106,9 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     show_default=True,
     help="The git repository to review.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Result on stdout: a readable summary, or one JSON object (decision, exit_code, "
-    "rounds, findings, report_dir, usage).",
+@format_option(
+    "Result on stdout: a readable summary, or one JSON object (decision, exit_code, "
+    "rounds, findings, report_dir, usage)."
 )
 @click.option(
     "--progress",
@@ -160,9 +156,8 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
         raise UsageError("give --run-dir or --report-dir, not both")
     run_dir = opts["run_dir"].resolve() if opts["run_dir"] is not None else None
     root = report_root(config, opts["report_dir"])
-    repo = GitRepository(
-        opts["repo"], exclude=[run_dir or root, ensure_state_dir(state_dir(config))]
-    )
+    state = state_dir(config)
+    repo = GitRepository(opts["repo"], exclude=[run_dir or root, state])
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
         loop = ReviewLoop(
@@ -176,6 +171,8 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
             events=on_event,
         )
         outcome = loop.run()
+    if state.is_dir():  # the review wrote its records there: the state ignores itself
+        ensure_state_dir(state)
     code = outcome.exit_code
     if config.review.mode == "manual":
         code = ExitCode.OK if _confirm_on_tty(outcome) else ExitCode.NO

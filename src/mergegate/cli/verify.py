@@ -19,6 +19,7 @@ import click
 from mergegate.agents import preflight, require_ready
 from mergegate.agents.base import Backend
 from mergegate.agents.registry import get_backend
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
 from mergegate.config import Config, ensure_state_dir, load_config, state_dir
 from mergegate.decisions import ExitCode
@@ -450,14 +451,9 @@ def _interactive(opts: dict[str, Any]) -> bool:
     is_flag=True,
     help="List every criterion, its checks and every command; run nothing.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Result on stdout: readable lines, or one JSON object (status, criteria[] with id, "
-    "source, kind, result, evidence).",
+@format_option(
+    "Result on stdout: readable lines, or one JSON object (status, criteria[] with id, "
+    "source, kind, result, evidence)."
 )
 @click.option(
     "--no-commands", is_flag=True, help="Do not run command checks; their criteria stay unverified."
