@@ -132,6 +132,10 @@ def test_a_second_run_of_an_active_plan_is_refused_until_the_first_one_dies(
     assert "still active" in err
     assert _branches(repo) == branches  # nothing was made
     assert [p.name for p in (state / "runs").iterdir()] == [run_id]
+    # nor does a resume of the run go on while another process executes it
+    code, _, err = invoke(["resume", run_id, "--repo", str(repo), "--answer", "A/T1=retry"])
+    assert code == 2, err
+    assert "being executed by another process" in err
     # the first run dies without a word: its lease goes with it
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=60)

@@ -62,7 +62,12 @@ from mergegate.git import (
 from mergegate.implementer import advisors_from_config
 from mergegate.metrics import AlertRules
 from mergegate.plans import Plan
-from mergegate.processes import install_ledger, interrupt, wait_until_stopped
+from mergegate.processes import (
+    ProcessIdentity,
+    install_ledger,
+    interrupt,
+    wait_until_stopped,
+)
 from mergegate.store import (
     APP_VERSION,
     FLEET_APP,
@@ -642,6 +647,7 @@ def prepare_resume(
     are a usage error, and then nothing is recorded."""
     store = RunStore(state_dir, database_url)
     record = store.load(run_id)
+    _refuse_held(store, record)
     plan = load_plan_snapshot(store, run_id)
     rows = store.rows(run_id)
     given = task_answers(rows, record, plan, answers.tasks, note=answers.note, who=answers.who)
@@ -674,6 +680,18 @@ def prepare_resume(
         record.status, record.exit_code, record.message = RunState.RUNNING, None, ""
         store.save(record)
     return record
+
+
+def _refuse_held(store: RunStore, record: RunRecord) -> None:
+    """`UsageError` when another live process executes the run now (answers and a new
+    generation would change a run under its feet)."""
+    holder = None if record.fleet else store.leases().holder(run_lease(record.run_id))
+    if holder is not None and holder.process != ProcessIdentity.here():
+        raise UsageError(
+            f"run {record.run_id} is being executed by another process (pid "
+            f"{holder.process.pid} on {holder.process.host}): wait for it, or stop it with "
+            f"Ctrl-C there or `mergegate cancel {record.run_id}`"
+        )
 
 
 def _now() -> datetime:
