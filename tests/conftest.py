@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
 
@@ -33,6 +36,52 @@ def _isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name == "CLAUDECODE" or name.startswith(("CLAUDE_CODE_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name, raising=False)
+
+
+def _mergegate_argv(args: object) -> bool:
+    """Whether a child's argv runs mergegate (`python -m mergegate …`, a `mergegate` script)."""
+    argv = [str(a) for a in args] if isinstance(args, (list, tuple)) else [str(args)]
+    return any(a == "mergegate" and i > 0 and argv[i - 1] == "-m" for i, a in enumerate(argv)) or (
+        bool(argv) and Path(argv[0]).name == "mergegate"
+    )
+
+
+def _text(data: object) -> str:
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "replace")
+    return data if isinstance(data, str) else ""
+
+
+@pytest.fixture(autouse=True)
+def console_tracebacks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Fails any test in which mergegate printed a Python traceback on stderr, or let an
+    exception escape a command (the traceback a person would see): every in-process CLI
+    call (`CliRunner.invoke`) and every `mergegate` child a test reads the stderr of
+    (`Popen.communicate`, and so `subprocess.run`) is looked at (issue 24: no console
+    traceback on any path)."""
+    seen: list[str] = []
+    invoke = CliRunner.invoke
+    communicate = subprocess.Popen.communicate
+
+    def checked_invoke(self: CliRunner, *args: Any, **kwargs: Any) -> Result:
+        result = invoke(self, *args, **kwargs)
+        escaped = result.exception is not None and not isinstance(result.exception, SystemExit)
+        if "Traceback (most recent call last)" in result.stderr or escaped:
+            what = repr(result.exception) if escaped else result.stderr[-2000:]
+            seen.append(f"mergegate {args[1] if len(args) > 1 else ''}: {what}")
+        return result
+
+    def checked_communicate(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> Any:
+        out, err = communicate(self, *args, **kwargs)
+        if _mergegate_argv(self.args) and "Traceback (most recent call last)" in _text(err):
+            seen.append(f"{self.args}: {_text(err)[-2000:]}")
+        return out, err
+
+    monkeypatch.setattr(CliRunner, "invoke", checked_invoke)
+    monkeypatch.setattr(subprocess.Popen, "communicate", checked_communicate)
+    yield seen  # what it found so far (its own test reads it)
+    if seen:
+        pytest.fail("a console traceback (issue 24):\n" + "\n---\n".join(seen), pytrace=False)
 
 
 @pytest.fixture

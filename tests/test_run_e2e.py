@@ -291,8 +291,13 @@ def test_dry_run_prints_the_plan_and_runs_nothing(repo: Path, tmp_path: Path) ->
 
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(plan.model_dump_json())
+    rev = agent(tmp_path, "rev")
     result = CliRunner().invoke(
-        cli, ["run", str(plan_file), "--repo", str(repo), "--implementer-cmd", impl, "--dry-run"]
+        cli,
+        [
+            *("run", str(plan_file), "--repo", str(repo), "--dry-run"),
+            *("--implementer-cmd", impl, "--reviewer-cmd", rev),
+        ],
     )
     assert result.exit_code == 0
     lines = result.stdout.splitlines()

@@ -374,20 +374,17 @@ def test_an_unknown_advisor_is_a_usage_error_before_anything_runs(
     assert not events(tmp_path, "impl")
 
 
-def test_an_implementer_that_cannot_be_reached_is_retried_then_fails(
+def test_an_implementer_that_is_not_installed_is_refused_before_the_run(
     repo: Path, tmp_path: Path
 ) -> None:
+    # It used to be retried with backoff as if an endpoint were down ("could not be reached
+    # after 2 retries") with a run, a branch and a workspace made; a program does not appear
+    # after a backoff (issue 24): the preflight refuses it, in one line, before anything.
     plan = make_plan({"P1": {"A": {}}})
     missing = str(tmp_path / "no-such-agent")
     code, out, err = invoke(run_args(repo, missing, agent(tmp_path, "rev")), plan, tmp_path)
     assert code == 4, err
-    assert out is not None
-    task = task_of(out)
-    assert task["decision"] == "failed"
-    assert "could not be reached after 2 retries" in task["reason"]
-    attempts = Path(out["run_dir"]) / "P1" / "A" / "T1" / "attempts"
-    assert sorted(p.name for p in attempts.iterdir()) == [
-        "01-implementer",
-        "02-implementer",
-        "03-implementer",
-    ]
+    assert out is None
+    assert "no-such-agent" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / ".mergegate-state" / "runs").exists()

@@ -206,8 +206,13 @@ def test_dry_run_of_a_native_yaml_plan_lists_what_would_run(repo: Path, tmp_path
         "            checks:\n"
         "              - run: python3 -c 'import greet'\n"
     )
+    impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")  # the dry run checks them
     result = CliRunner().invoke(
-        cli, ["run", str(plan), "--repo", str(repo), "--implementer-cmd", "x", "--dry-run"]
+        cli,
+        [
+            *("run", str(plan), "--repo", str(repo), "--dry-run"),
+            *("--implementer-cmd", impl, "--reviewer-cmd", rev),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "phase 1: Basics" in result.stdout

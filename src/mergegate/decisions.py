@@ -27,6 +27,8 @@ class ExitCode(IntEnum):
     """Agent or infrastructure failure: timeout, stall, crash, CLI missing."""
     ESCALATED = 5
     """Escalated to a human: revision cap or stall reached."""
+    INTERRUPTED = 130
+    """Interrupted by a person (Ctrl-C, SIGINT or SIGTERM): the shell's 128 + SIGINT."""
 
 
 # How bad each code is when several results are folded into one exit code. A usage error
@@ -38,13 +40,15 @@ _SEVERITY: dict[ExitCode, int] = {
     ExitCode.AGENT_FAILURE: 3,
     ExitCode.ESCALATED: 4,
     ExitCode.USAGE: 5,
+    ExitCode.INTERRUPTED: 6,
 }
 
 
 def worst_exit_code(codes: Iterable[ExitCode]) -> ExitCode:
     """Fold several outcomes into one exit code: the worst wins, `OK` when there are none.
 
-    Order, best to worst: OK < NO < UNDECIDABLE < AGENT_FAILURE < ESCALATED < USAGE.
+    Order, best to worst: OK < NO < UNDECIDABLE < AGENT_FAILURE < ESCALATED < USAGE <
+    INTERRUPTED.
     """
     return max(codes, key=_SEVERITY.__getitem__, default=ExitCode.OK)
 

@@ -8,7 +8,8 @@
     ├── UndecidableError           exit 3  no verdict after the allowed retries
     │   └── HandoffError           exit 3  a JSON handoff that stayed invalid
     ├── AgentError                 exit 4  timeout, stall, crash, missing CLI
-    └── EscalationError            exit 5  revision cap or stall: a person must decide
+    ├── EscalationError            exit 5  revision cap or stall: a person must decide
+    └── RunInterruptedError        exit 130  a person interrupted a run (Ctrl-C, SIGTERM)
 
 Library code raises these; only the CLI turns them into exit codes and messages. A review's
 answer is a value (`ReviewOutcome`), not an exception; `ReviewOutcome.raise_for_status()`
@@ -30,6 +31,7 @@ __all__ = [
     "EscalationError",
     "HandoffError",
     "MergegateError",
+    "RunInterruptedError",
     "UndecidableError",
     "UsageError",
 ]
@@ -84,3 +86,15 @@ class EscalationError(MergegateError):
     """A bounded loop hit its cap or stalled; a person must take over."""
 
     exit_code = ExitCode.ESCALATED
+
+
+class RunInterruptedError(MergegateError):
+    """A person interrupted a run (SIGINT or SIGTERM): its agents were stopped and it was
+    recorded as interrupted; `mergegate resume RUN` continues it. The process that raised it
+    holds threads that must not go on: the CLI ends the process at once (exit 130)."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self, message: str, *, run_id: str) -> None:
+        super().__init__(message)
+        self.run_id = run_id

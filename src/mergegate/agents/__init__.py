@@ -8,6 +8,7 @@ the `ask` callable of `mergegate.handoff.request_handoff`, asking again in the s
 
 from __future__ import annotations
 
+from mergegate.agents._preflight import Readiness, preflight, require_ready
 from mergegate.agents.base import (
     AgentRequest,
     AgentResult,
@@ -26,7 +27,7 @@ from mergegate.agents.conversation import (
     is_stuck,
     is_transport_failure,
 )
-from mergegate.agents.registry import BackendInfo, available_backends, get_backend
+from mergegate.agents.registry import BackendInfo, available_backends, backend_names, get_backend
 
 __all__ = [
     "AgentRequest",
@@ -38,12 +39,16 @@ __all__ = [
     "BackendCapabilities",
     "BackendInfo",
     "HelpSignal",
+    "Readiness",
     "RunStatus",
     "SessionAsk",
     "StructuredAnswer",
     "Usage",
     "available_backends",
+    "backend_names",
     "get_backend",
     "is_stuck",
     "is_transport_failure",
+    "preflight",
+    "require_ready",
 ]

@@ -147,8 +147,8 @@ def stderr_excerpt(outcome: ProcessOutcome) -> str:
 
 def judge(outcome: ProcessOutcome, parsed: ParsedRun) -> tuple[RunStatus, str | None]:
     """The run's status: from the terminal event when there is one, else from the outcome."""
-    if outcome.reason is StopReason.MISSING:
-        return RunStatus.MISSING, outcome.error
+    if outcome.reason is StopReason.MISSING:  # the program could not be started at all
+        return RunStatus.NOT_INSTALLED, outcome.error
     if parsed.terminal:
         if parsed.ok:
             return RunStatus.OK, None
@@ -301,7 +301,7 @@ class CliBackend:
         if program is None:
             return AgentResult(
                 backend=self.name,
-                status=RunStatus.MISSING,
+                status=RunStatus.NOT_INSTALLED,
                 session_id=request.resume_session_id,
                 error=f"{self.executable[0]!r} not found on PATH",
             )

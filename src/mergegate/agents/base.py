@@ -49,7 +49,10 @@ class RunStatus(StrEnum):
     KILLED = "killed"
     """Stopped from outside (cancelled by the orchestrator, or a signal we did not send)."""
     MISSING = "missing"
-    """The CLI is not installed or the endpoint is unreachable."""
+    """The endpoint is unreachable (retried with backoff: it may come back)."""
+    NOT_INSTALLED = "not_installed"
+    """The CLI is not installed (not found on PATH, not executable) or the `local` extra is
+    missing: never retried (a program does not appear after a backoff)."""
 
 
 class _Frozen(BaseModel):

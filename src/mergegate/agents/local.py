@@ -224,7 +224,7 @@ class LocalBackend:
         try:
             server = local_server(self.settings)
         except ModelMissingError as exc:
-            return self._failed(RunStatus.MISSING, str(exc), started)
+            return self._failed(RunStatus.NOT_INSTALLED, str(exc), started)
         except AgentError as exc:
             return self._failed(RunStatus.ERROR, str(exc), started)
         delegate = OpenAIBackend(

@@ -26,6 +26,7 @@ __all__ = [
     "BackendInfo",
     "available_backends",
     "backend_from_config",
+    "backend_names",
     "get_backend",
 ]
 
@@ -76,6 +77,11 @@ def _load(ep: EntryPoint) -> type[Any]:
     if not isinstance(loaded, type):
         raise AgentError(f"backend {ep.name!r} ({ep.value}) is not a class")
     return loaded
+
+
+def backend_names() -> list[str]:
+    """The registered backends' names, sorted (the choices a usage error lists)."""
+    return sorted(_entry_points())
 
 
 def available_backends() -> list[BackendInfo]:

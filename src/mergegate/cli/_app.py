@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from mergegate.decisions import ExitCode
 from mergegate.errors import MergegateError
 
 COMMANDS: dict[str, str] = {
@@ -39,13 +40,16 @@ COMMANDS: dict[str, str] = {
 """Every subcommand: its name and where it lives (`module:attribute`), imported on first use."""
 
 
-def format_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def format_option(
+    help_text: str, *, more: tuple[str, ...] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """`--format text|json` (as `fmt`, default text): the same flag on every command that
-    has both a view for people and one for tools."""
+    has both a view for people and one for tools (`more`: a command's extra formats, such
+    as `parse`'s jsonl)."""
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(["text", "json"]),
+        type=click.Choice(["text", "json", *more]),
         default="text",
         show_default=True,
         help=help_text,
@@ -79,6 +83,9 @@ class MergegateGroup(LazyGroup):
         except MergegateError as exc:
             click.echo(f"mergegate: error: {exc}", err=True)
             ctx.exit(int(exc.exit_code))
+        except KeyboardInterrupt:  # a Ctrl-C outside a run's own handling: nothing started
+            click.echo("\nmergegate: interrupted", err=True)
+            ctx.exit(int(ExitCode.INTERRUPTED))
 
 
 @click.group(
@@ -97,4 +104,5 @@ def cli() -> None:
       3  undecidable: malformed or empty after the allowed retries; invalid handoff
       4  agent or infrastructure failure (timeout, stall, crash, CLI missing)
       5  escalated to a human (revision cap or stall reached)
+      130  interrupted (Ctrl-C, SIGTERM); `mergegate resume RUN` continues a run
     """

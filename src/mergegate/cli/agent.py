@@ -9,14 +9,16 @@ from typing import Any
 
 import click
 
-from mergegate.agents import AgentRequest, available_backends
+from mergegate.agents import AgentRequest, BackendInfo, available_backends, preflight
 from mergegate.agents.command import split_command
 from mergegate.agents.registry import backend_from_config
 from mergegate.agents.sandbox import SandboxedBackend, starts_processes
+from mergegate.cli._app import format_option
+from mergegate.cli._progress import clean
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
-from mergegate.config import load_config, state_dir
+from mergegate.config import Config, load_config, state_dir
 from mergegate.decisions import ExitCode
-from mergegate.errors import UsageError
+from mergegate.errors import MergegateError, UsageError
 from mergegate.git import object_dirs
 
 __all__ = ["agent"]
@@ -127,14 +129,7 @@ def _backend_options(
     type=click.Path(path_type=Path, file_okay=False),
     help="Where the prompt, logs and process record go (default: a temp dir).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: the agent's final text; json: the whole result.",
-)
+@format_option("text: the agent's final text; json: the whole result.")
 @sandbox_options
 @click.pass_context
 def run(
@@ -210,35 +205,55 @@ _CAPS = ("resume", "read_only", "usage", "cost", "sessions")
 
 
 @agent.command("backends")
+@format_option("A table, or one JSON array.")
 @click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
+    "--repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
     show_default=True,
-    help="Output format.",
+    help="Where the configuration ([agents.backends.NAME]) is read from.",
 )
-def backends(fmt: str) -> None:
-    """List the registered backends, whether they load, and what each supports."""
-    infos = available_backends()
+def backends(fmt: str, repo: Path) -> None:
+    """List the registered backends, whether each is usable here (what `run`, `review` and
+    `verify` check before they start: the CLI on PATH and its version, the `local` extra, an
+    endpoint reachable), and what each supports."""
+    config = load_config(repo)
+    rows = [_backend_row(info, config) for info in available_backends()]
     if fmt == "json":
-        rows = [
-            {
-                "name": i.name,
-                "target": i.target,
-                "available": i.available,
-                "capabilities": i.capabilities.model_dump() if i.capabilities else None,
-                "error": i.error,
-            }
-            for i in infos
-        ]
         click.echo(json.dumps(rows, indent=2))
         return
     header = f"{'backend':<10} {'available':<10} " + " ".join(f"{c:<9}" for c in _CAPS)
-    click.echo(header.rstrip())
-    for info in infos:
-        caps = info.capabilities
-        flags = " ".join(
-            f"{('yes' if getattr(caps, c) else 'no') if caps else '-':<9}" for c in _CAPS
+    click.echo(f"{header}detail")
+    for row in rows:
+        caps = row["capabilities"]
+        flags = " ".join(f"{('yes' if caps[c] else 'no') if caps else '-':<9}" for c in _CAPS)
+        detail = row["detail"] + (f"; {row['fix']}" if row["fix"] else "")
+        click.echo(
+            f"{row['name']:<10} {('yes' if row['available'] else 'no'):<10} {flags}"
+            f"{clean(detail, 300)}".rstrip()
         )
-        click.echo(f"{info.name:<10} {('yes' if info.available else 'no'):<10} {flags}".rstrip())
+
+
+def _backend_row(info: BackendInfo, config: Config) -> dict[str, Any]:
+    """One backend as `agent backends` shows it: usable here when it loads, can be built
+    from the configuration, and passes its preflight."""
+    row: dict[str, Any] = {
+        "name": info.name,
+        "target": info.target,
+        "available": False,
+        "capabilities": info.capabilities.model_dump() if info.capabilities else None,
+        "error": info.error,
+        "detail": info.error or "",
+        "fix": "",
+    }
+    if not info.available:
+        return row
+    try:
+        backend = backend_from_config(config.agents, info.name)
+    except MergegateError as exc:  # e.g. `command` needs a program, `openai` an endpoint
+        row["detail"] = f"not configured: {exc}"
+        return row
+    ready = preflight(backend)
+    row.update(available=ready.ok, detail=ready.detail, fix=ready.fix)
+    row["error"] = None if ready.ok else ready.line()
+    return row

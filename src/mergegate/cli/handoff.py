@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from mergegate.cli._app import format_option
 from mergegate.config import load_config
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
@@ -44,14 +45,7 @@ def handoff() -> None:
     metavar="NAME|PATH",
     help="A schema name (list them with `mergegate schema`) or a JSON Schema file.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text for people; json prints {ok, schema, data, error}.",
-)
+@format_option("text for people; json prints {ok, schema, data, error}.")
 @click.option(
     "--context",
     "context_pairs",

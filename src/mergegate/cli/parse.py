@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from mergegate.cli._app import format_option
 from mergegate.decisions import ExitCode, worst_exit_code
 from mergegate.errors import UsageError
 from mergegate.verdicts import DIALECTS, parse_verdict
@@ -38,13 +39,9 @@ _INVISIBLE = frozenset(
     metavar="ID",
     help="The nonce the reviewer was asked to echo: only a JSON trailer carrying it may approve.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "jsonl"]),
-    default="text",
-    show_default=True,
-    help="text for people; json: one object (an array for several files); jsonl: one per line.",
+@format_option(
+    "text for people; json: one object (an array for several files); jsonl: one per line.",
+    more=("jsonl",),
 )
 @click.pass_context
 def parse(

@@ -12,11 +12,12 @@ from typing import Any
 
 import click
 
-from mergegate.agents import Backend
+from mergegate.agents import Backend, preflight, require_ready
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, starts_processes
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
-from mergegate.config import state_dir
+from mergegate.config import ensure_state_dir, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.git import GitRepository, object_dirs, remove_tree
@@ -160,14 +161,9 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     show_default=True,
     help="The git repository to review.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Result on stdout: a readable summary, or one JSON object (decision, exit_code, "
-    "rounds, findings, report_dir, usage).",
+@format_option(
+    "Result on stdout: a readable summary, or one JSON object (decision, exit_code, "
+    "rounds, findings, report_dir, usage)."
 )
 @click.option(
     "--progress",
@@ -226,6 +222,9 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     )
     if opts["fix"] and agents.implementer is None:
         raise UsageError("--fix needs --implementer NAME or --implementer-cmd")
+    # before anything is made: a missing CLI is exit 4 in one line, never a MALFORMED review
+    used = [agents.reviewer, *([agents.implementer] if opts["fix"] and agents.implementer else [])]
+    require_ready([preflight(b) for b in used])
     policy = sandbox_policy(config, opts)
     fixers = (agents.implementer, agents.fresh_implementer) if opts["fix"] else ()
     if any(starts_processes(b) for b in (agents.reviewer, *fixers) if b is not None):
@@ -263,6 +262,8 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
             outcome = loop.run()
     finally:
         sandboxes.close()
+    if state.is_dir():  # the review wrote its records there: the state ignores itself
+        ensure_state_dir(state)
     code = outcome.exit_code
     if config.review.mode == "manual":
         code = ExitCode.OK if _confirm_on_tty(outcome) else ExitCode.NO

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import os
@@ -13,12 +14,13 @@ import click
 from rich.console import Console
 
 from mergegate.cli._app import format_option
+from mergegate.cli._interrupt import exit_now, interruptible
 from mergegate.cli._progress import MODES, choose_mode, clean
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.cli.verify import load_plan
 from mergegate.config import Config, load_config, state_dir
-from mergegate.errors import UsageError
+from mergegate.errors import RunInterruptedError, UsageError
 
 if TYPE_CHECKING:
     from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions
@@ -98,10 +100,19 @@ def _ask_person(text: str) -> bool:
     return click.confirm("Approve this task?", default=False)
 
 
+_RESUMABLE = ("crashed", "interrupted")
+
+
+def _shown(status: str, run_id: str) -> str:
+    """A status as a person reads it: a run to resume says so."""
+    return f"{status} (resume {run_id})" if status in _RESUMABLE else status
+
+
 def _print_report(report: dict[str, Any]) -> None:
+    exit_code = "-" if report["exit_code"] is None else report["exit_code"]
     click.echo(
-        f"run {report['run_id']}: {report['status']} (exit {report['exit_code']}) "
-        f"into {report['into']}"
+        f"run {report['run_id']}: {_shown(report['status'], report['run_id'])} "
+        f"(exit {exit_code}) into {report['into']}"
         + (f" on {clean(report['remote'], 300)}" if report.get("remote") else "")
     )
     if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
@@ -128,8 +139,16 @@ def _print_report(report: dict[str, Any]) -> None:
                 click.echo(f"    open: {clean(', '.join(found['questions']), 400)}")
     if report.get("message"):
         click.echo(f"  {clean(report['message'], 400)}")
+    for answer in report.get("answers") or []:
+        note = f": {clean(answer['note'], 200)}" if answer.get("note") else ""
+        click.echo(
+            f"  answer {clean(answer['unit'] + '/' + answer['task'], 80)}={answer['answer']} "
+            f"by {clean(answer['who'], 60)} at {answer['at']}{note}"
+        )
     _print_observed(report)
     click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
+    if report.get("next"):
+        click.echo(f"next: {clean(report['next'], 1000)}")
 
 
 def _print_observed(report: dict[str, Any]) -> None:
@@ -170,32 +189,71 @@ def _exit_code(report: dict[str, Any], config: Config, fail_on_alert: bool | Non
 
 
 def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> dict[str, Any]:
+    """The run executed here, its report. A first Ctrl-C (or SIGTERM) stops it: its report
+    and how to resume are printed, and the process ends at once with 130."""
     from mergegate.engine import execute_run
 
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     console = Console(file=sys.stderr)
-    with open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (listener, tick):
-        human = _ask_person if config.review.mode == "manual" else None
-        return execute_run(state, run_id, config, listener=listener, human=human, tick=tick)
+    try:
+        with (
+            interruptible() as stop,
+            open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (
+                listener,
+                tick,
+            ),
+        ):
+            human = _ask_person if config.review.mode == "manual" else None
+            return execute_run(
+                state, run_id, config, listener=listener, human=human, tick=tick, stop=stop
+            )
+    except RunInterruptedError as exc:
+        from mergegate.engine import database_url_of, run_report
+
+        with contextlib.suppress(Exception):  # the report is a courtesy: exit 130 regardless
+            _emit(run_report(state, run_id, database_url_of(config)), opts["fmt"])
+        click.echo(f"mergegate: {exc}", err=True)
+        exit_now()
+        raise  # pragma: no cover - exit_now does not return
 
 
-def _agents(config: Config, opts: dict[str, Any]) -> RunAgents:
+def _agents(config: Config, opts: dict[str, Any], options: RunOptions) -> RunAgents:
+    """The run's agents; `UsageError` (exit 2) naming the choices when a role is missing."""
+    from mergegate.agents import backend_names
     from mergegate.engine import RunAgents
 
     review = config.review
+    choices = ", ".join(backend_names())
     implementer = _agent(
         opts["implementer"], opts["implementer_cmd"], review.implementer, review.implementer_cmd
     )
     if implementer is None:
-        raise UsageError("no implementer: pass --implementer NAME or --implementer-cmd")
+        raise UsageError(
+            f"no implementer: pass --implementer NAME (one of {choices}) or --implementer-cmd "
+            '"PROGRAM ARGS", or set [review] implementer'
+        )
+    reviewer = _agent(opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd)
+    if reviewer is None and options.review_mode != "off":
+        raise UsageError(
+            f"no reviewer: pass --reviewer NAME (one of {choices}) or --reviewer-cmd "
+            '"PROGRAM ARGS", or set [review] reviewer (or review.mode = off)'
+        )
     return RunAgents(
         implementer=implementer,
-        reviewer=_agent(
-            opts["reviewer"], opts["reviewer_cmd"], review.reviewer, review.reviewer_cmd
-        ),
+        reviewer=reviewer,
         verifier=_agent(opts["verifier"], opts["verifier_cmd"]),
         **_advisors(config, opts),
     )
+
+
+def _preflight(agents: RunAgents, config: Config) -> int:
+    """Every agent of the run usable here, or `AgentError` (exit 4) in one line; how many
+    backends were checked."""
+    from mergegate.engine import check_agents, require_ready
+
+    checks = check_agents(agents, config)
+    require_ready(checks)
+    return len(checks)
 
 
 def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]]:
@@ -285,6 +343,12 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     "every worker must reach this repository.",
 )
 @sandbox_options
+@click.option(
+    "--allow-dirty",
+    is_flag=True,
+    help="Start although the work tree has uncommitted changes (the run starts from HEAD "
+    "and leaves them out); without it, a dirty tree is refused with the list of paths.",
+)
 @_FAIL_ON_ALERT
 @_REPO
 @_FORMAT
@@ -333,9 +397,12 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     loaded = load_plan(plan_file)
     options = _options(config, opts)
     if opts["dry_run"]:
-        for line in dry_run_lines(loaded.plan, options):
+        lines = dry_run_lines(loaded.plan, options)  # the plan's errors before the agents'
+        checked = _preflight(_agents(config, opts, options), config)
+        for line in lines:
             indent = len(line) - len(line.lstrip(" "))  # plan text is cleaned, the layout kept
             click.echo(" " * indent + clean(line, 2000))
+        click.echo(f"preflight: {checked} agent backend(s) usable")
         ctx.exit(0)
     if opts["queue"]:
         from mergegate.engine import fleet_database_url
@@ -348,7 +415,8 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             )
     else:
         _require_terminal_for_manual(config)
-    agents = _agents(config, opts)
+    agents = _agents(config, opts, options)
+    _preflight(agents, config)  # before anything is made: a missing CLI is exit 4 now
     state = state_dir(config)
     record = create_run(
         RunRequest(
@@ -363,6 +431,8 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
             database_url=database_url_of(config),
             fleet=opts["queue"],
             remote=remote,
+            allow_dirty=opts["allow_dirty"],
+            config_file=config.source,
         )
     )
     if opts["queue"]:
@@ -377,25 +447,33 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     ctx.exit(_exit_code(report, config, opts["fail_on_alert"]))
 
 
+_TASK_ANSWERS = ("approve", "reject", "skip", "retry")
+_CRITERION_ANSWERS = ("pass", "fail")
+
+
 def _answers(opts: dict[str, Any]) -> Answers:
     from mergegate.engine import Answers
 
-    checkpoints, criteria = [], []
+    tasks, criteria = [], []
     for text in opts["answers"]:
         key, sep, answer = text.rpartition("=")
         answer = answer.strip().lower()
         if not sep or not key.strip():
-            raise UsageError(f"--answer {text!r}: expected TASK=approve|reject or ID=pass|fail")
-        if answer in ("approve", "reject"):
-            checkpoints.append((key.strip(), answer))
-        elif answer in ("pass", "fail"):
+            raise UsageError(
+                f"--answer {text!r}: expected UNIT/TASK=approve|reject|skip|retry or ID=pass|fail"
+            )
+        if answer in _TASK_ANSWERS:
+            tasks.append((key.strip(), answer))
+        elif answer in _CRITERION_ANSWERS:
             criteria.append((key.strip(), answer))
         else:
-            raise UsageError(f"--answer {text!r}: the answer is approve, reject, pass or fail")
+            raise UsageError(
+                f"--answer {text!r}: the answer is approve, reject, skip, retry, pass or fail"
+            )
     if opts["accept_gaps"] and not (opts["reason"] or "").strip():
         raise UsageError("--accept-gaps needs --reason TEXT: say why the gaps are acceptable")
     return Answers(
-        checkpoints=checkpoints,
+        tasks=tasks,
         criteria=criteria,
         accept_gaps=opts["reason"].strip() if opts["accept_gaps"] else None,
         note=opts["note"],
@@ -417,8 +495,13 @@ def _login() -> str:
     "answers",
     multiple=True,
     metavar="KEY=ANSWER",
-    help="A checkpoint task's answer, TASK=approve|reject (or UNIT/TASK=...); or an open "
-    "criterion's, ID=pass|fail, of the phase whose verification stopped the run.",
+    help="Repeatable. UNIT/TASK=approve|reject answers a checkpoint task. UNIT/TASK="
+    "approve|skip|retry takes over the task a unit stopped at (escalated or failed): approve "
+    "after you fixed and committed the unit's branch by hand (its checks run on it first; a "
+    "failing check refuses), skip records it skipped and the unit goes on, retry runs it "
+    "again in a fresh implementer session. ID=pass|fail answers an open criterion of the "
+    "phase whose verification stopped the run. TASK alone works when no other task has that "
+    "id.",
 )
 @click.option("--note", default="", help="A note recorded with the answers.")
 @click.option("--who", default=None, help="Who answers (default: the login name).")
@@ -439,9 +522,11 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
 
     The answers go into the run's database: a person answers only here, with `verify PLAN
     --answer`, or by `cancel` (nothing in the run's folder counts as an answer)."""
-    from mergegate.engine import database_url_of, prepare_resume
+    from mergegate.engine import database_url_of, prepare_resume, recorded_agents
 
     here = load_config(opts["repo"])
+    agents, repo = recorded_agents(state_dir(here), run_id, database_url_of(here))
+    _preflight(agents, load_config(repo))  # before any answer is recorded
     record = prepare_resume(
         state_dir(here), run_id, _answers(opts), database_url=database_url_of(here)
     )
@@ -460,23 +545,28 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
 
 
 @click.command("status")
-@click.argument("run_id", metavar="RUN")
+@click.argument("run_id", metavar="[RUN]", required=False)
 @_REPO
 @_FORMAT
-def status(run_id: str, repo: Path, fmt: str) -> None:
-    """Where RUN stands: its units, their status and merge commits (for a run queued for the
-    fleet, which worker holds which unit)."""
-    from mergegate.engine import fleet_status
+def status(run_id: str | None, repo: Path, fmt: str) -> None:
+    """Where RUN stands (default: the run started last): its units, their status and merge
+    commits, the answers people gave, and what to do next (for a run queued for the fleet,
+    which worker holds which unit). A run recorded as running that no process executes any
+    more shows as `crashed (resume RUN)`."""
+    from mergegate.engine import database_url_of, fleet_status, latest_run
 
     config = load_config(repo)  # the run is read from its database, never from its folder
-    _emit(fleet_status(state_dir(config), run_id, config), fmt)
+    state = state_dir(config)
+    run_id = run_id or latest_run(state, database_url_of(config))
+    _emit(fleet_status(state, run_id, config), fmt)
 
 
 @click.command("runs")
 @_REPO
 @_FORMAT
 def runs(repo: Path, fmt: str) -> None:
-    """Every run in this repository's state directory, oldest first."""
+    """Every run in this repository's state directory, oldest first (`no runs` when there
+    is none); a run that no process executes any more is `crashed`."""
     from mergegate.engine import database_url_of, list_runs
 
     config = load_config(repo)
@@ -484,9 +574,13 @@ def runs(repo: Path, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(found, indent=2))
         return
+    if not found:
+        click.echo(f"no runs (under {state_dir(config) / 'runs'})")
+        return
+    click.echo(f"{'run':<22}  {'status':<18} {'started':<25}  plan")
     for entry in found:
         click.echo(
-            f"{entry['run_id']}  {entry['status']:<18} {entry['started']}  "
+            f"{entry['run_id']:<22}  {entry['status']:<18} {entry['started']:<25}  "
             f"{clean(str(entry['plan']), 80)}"
         )
 

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
 from mergegate.cli._runs import load_run
 from mergegate.config import load_config, state_dir
@@ -58,14 +59,7 @@ def _since(value: str | None) -> datetime | None:
     help="Only runs started at or after DATE "
     "(ISO 8601: 2026-11-01, 2026-11-01T09:00, local time unless an offset is given).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="table: for people (rich); json: the metrics for tools.",
-)
+@format_option("text: tables for people (rich); json: the metrics for tools.")
 @click.option(
     "--prometheus",
     "prometheus",

@@ -17,12 +17,14 @@ from typing import Any
 
 import click
 
+from mergegate.agents import preflight, require_ready
 from mergegate.agents.base import Backend
 from mergegate.agents.registry import get_backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, starts_processes
+from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
-from mergegate.config import Config, load_config, state_dir
+from mergegate.config import Config, ensure_state_dir, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.git import object_dirs, remove_tree
@@ -491,14 +493,9 @@ def _interactive(opts: dict[str, Any]) -> bool:
     is_flag=True,
     help="List every criterion, its checks and every command; run nothing.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Result on stdout: readable lines, or one JSON object (status, criteria[] with id, "
-    "source, kind, result, evidence).",
+@format_option(
+    "Result on stdout: readable lines, or one JSON object (status, criteria[] with id, "
+    "source, kind, result, evidence)."
 )
 @click.option(
     "--no-commands", is_flag=True, help="Do not run command checks; their criteria stay unverified."
@@ -578,6 +575,9 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     require_valid(loaded.plan, phase=phase.id)  # the validation `run` and `plan check` share
     for note in loaded.skipped:
         click.echo(f"warning: {clean(note, 400)}", err=True)
+    verifier = _verifier(opts["verifier"], opts["verifier_cmd"], config)
+    if verifier is not None:  # before anything is made, and in a dry run too
+        require_ready([preflight(verifier, label=f"verifier {verifier.name}")])
     if opts["dry_run"]:
         data = _dry_run_dict(phase, derive_checks(loaded.plan, phase))
         if opts["fmt"] == "json":
@@ -588,7 +588,7 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     policy = sandbox_policy(config, opts)
     if _runs_programs(opts, config):
         policy.require()  # before anything is written
-    root = state_dir(config)
+    root = ensure_state_dir(state_dir(config))
     base_dir = (
         opts["report_dir"] / _slug(phase.id)
         if opts["report_dir"]

@@ -41,6 +41,7 @@ __all__ = [
     "PYPROJECT",
     "STATE_DIR_ENV",
     "ConfigText",
+    "ensure_state_dir",
     "find_config_file",
     "load_config",
     "state_dir",
@@ -164,6 +165,24 @@ def state_dir(
         start = Path(config_or_cwd) if config_or_cwd is not None else Path.cwd()
         root = find_config_file(start.resolve())[0]
     return root / STATE_DIR_NAME
+
+
+_IGNORE_ALL = "# made by mergegate: its state (runs, prompts, logs) is never committed\n*\n"
+
+
+def ensure_state_dir(path: Path) -> Path:
+    """Make the state directory, with a `.gitignore` of its own that ignores everything in it
+    (so `git add -A` never stages run state, prompts or logs, and a run's own dirty-tree check
+    never sees it); an existing `.gitignore` is left as it is. `path`, for chaining."""
+    path.mkdir(parents=True, exist_ok=True)
+    ignore = path / ".gitignore"
+    if not ignore.exists():
+        try:
+            with ignore.open("x", encoding="utf-8") as handle:
+                handle.write(_IGNORE_ALL)
+        except FileExistsError:
+            pass  # another process wrote it first
+    return path
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

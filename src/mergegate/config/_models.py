@@ -117,7 +117,7 @@ class ReviewConfig(_Section):
     """`[review]`: the review gate and its revision loop."""
 
     mode: Literal["auto", "manual", "off"] = "auto"
-    reviewer: str = "local"
+    reviewer: str | None = None
     reviewer_cmd: str | None = None
     implementer: str | None = None
     implementer_cmd: str | None = None

@@ -16,9 +16,11 @@ from mergegate.engine._api import (
     dry_run_lines,
     execute_run,
     kill_orphans,
+    latest_run,
     list_runs,
     prepare_resume,
     record_plan_answers,
+    recorded_agents,
     run_report,
 )
 from mergegate.engine._fleet import Worker, WorkerOptions, enqueue_run
@@ -29,6 +31,7 @@ from mergegate.engine._fleet_admin import (
     recover_worker,
 )
 from mergegate.engine._plan import compute_waves, task_checks, task_spec, validate_plan
+from mergegate.engine._preflight import check_agents, require_ready
 from mergegate.engine._runtime import RunOptions
 from mergegate.engine.events import EventSink, RunEvent
 
@@ -46,6 +49,7 @@ __all__ = [
     "WorkerOptions",
     "build_backend",
     "cancel_run",
+    "check_agents",
     "compute_waves",
     "create_run",
     "database_url_of",
@@ -56,10 +60,13 @@ __all__ = [
     "fleet_status",
     "fleet_workers",
     "kill_orphans",
+    "latest_run",
     "list_runs",
     "prepare_resume",
     "record_plan_answers",
+    "recorded_agents",
     "recover_worker",
+    "require_ready",
     "run_report",
     "task_checks",
     "task_spec",

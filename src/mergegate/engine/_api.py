@@ -14,7 +14,7 @@ written for people and never read back.
 from __future__ import annotations
 
 import contextlib
-import time
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,9 +24,11 @@ from typing import Any
 from mergegate.config import Config, redact_url
 from mergegate.decisions import ExitCode
 from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._answers import task_answers
+from mergegate.engine._next import shown_status
 from mergegate.engine._observe import RunJournal, StreamEnd, close_stream
 from mergegate.engine._orphans import RunProcesses, kill_orphans
-from mergegate.engine._outcomes import CheckpointAnswer, PhaseOutcome
+from mergegate.engine._outcomes import PhaseOutcome
 from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
 from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
 from mergegate.engine._summary import (
@@ -41,7 +43,7 @@ from mergegate.engine._verification import (
 )
 from mergegate.engine._workflows import run_workflow
 from mergegate.engine.events import EventSink, RunEvent
-from mergegate.errors import EscalationError, UsageError
+from mergegate.errors import EscalationError, RunInterruptedError, UsageError
 from mergegate.events import Alert, EventBase, RunFinished, RunStarted
 from mergegate.git import (
     branch_tip,
@@ -54,12 +56,18 @@ from mergegate.git import (
     remove_tree,
     remove_workspace,
     repository_root,
+    uncommitted_paths,
     valid_branch_name,
 )
 from mergegate.implementer import advisors_from_config
 from mergegate.metrics import AlertRules
 from mergegate.plans import Plan
-from mergegate.processes import install_ledger
+from mergegate.processes import (
+    ProcessIdentity,
+    install_ledger,
+    interrupt,
+    wait_until_stopped,
+)
 from mergegate.store import (
     APP_VERSION,
     FLEET_APP,
@@ -75,6 +83,8 @@ from mergegate.store import (
     app_name_for_run,
     cancel_from_outside,
     new_run_id,
+    plan_lease,
+    run_lease,
     sqlite_url,
 )
 from mergegate.verify import Answer, GapAcceptance, answers_for
@@ -89,9 +99,11 @@ __all__ = [
     "dry_run_lines",
     "execute_run",
     "kill_orphans",
+    "latest_run",
     "list_runs",
     "prepare_resume",
     "record_plan_answers",
+    "recorded_agents",
     "run_input",
     "run_report",
 ]
@@ -120,6 +132,12 @@ class RunRequest:
     remote: str | None = None
     """A fleet across hosts (`run --queue --remote`): the git remote the workers share, by
     its name in the repository or its URL (recorded as the URL)."""
+    allow_dirty: bool = False
+    """Start although the work tree has uncommitted changes (`run --allow-dirty`): the run
+    starts from HEAD, and they are left out of it."""
+    config_file: Path | None = None
+    """The configuration file the run was set up from: read from disk, like the plan, so its
+    uncommitted changes do not make the work tree dirty."""
 
 
 # ---------------------------------------------------------------- creating a run
@@ -182,7 +200,43 @@ def create_run(request: RunRequest) -> RunRecord:
         if not request.fleet:
             raise UsageError("--remote is for a run queued for a fleet: add --queue")
         remote = remote_url(repo, request.remote)  # a usage error before anything is made
+    if not request.allow_dirty:
+        read = [p for p in (request.plan_path, request.config_file) if p is not None]
+        _refuse_dirty(repo, [request.state_dir, *read])
     run_id = request.run_id or new_run_id()
+    store = RunStore(request.state_dir, request.database_url)
+    if not request.fleet:  # before anything is made: a second run of the plan is refused
+        _hold_leases(store, run_id, str(repo), request.plan_path)
+    try:
+        return _create(request, store, repo, run_id, remote)
+    except BaseException:
+        leases = store.leases()
+        for name in _lease_names(run_id, str(repo), request.plan_path):
+            leases.release(name, run_id)
+        raise
+
+
+_DIRTY_SHOWN = 20
+
+
+def _refuse_dirty(repo: Path, exclude: list[Path]) -> None:
+    """`UsageError` listing the uncommitted paths of the work tree (the state directory and
+    the plan aside): a run starts from HEAD, and would silently leave them out."""
+    dirty = uncommitted_paths(repo, exclude)
+    if not dirty:
+        return
+    shown = ", ".join(dirty[:_DIRTY_SHOWN]) + (
+        f" and {len(dirty) - _DIRTY_SHOWN} more" if len(dirty) > _DIRTY_SHOWN else ""
+    )
+    raise UsageError(
+        f"the work tree of {repo} has {len(dirty)} uncommitted path(s): {shown}. A run starts "
+        "from HEAD and would leave them out: commit or stash them, or pass --allow-dirty"
+    )
+
+
+def _create(
+    request: RunRequest, store: RunStore, repo: Path, run_id: str, remote: str | None
+) -> RunRecord:
     into, base = _integration_branch(repo, run_id, request.into)
     if remote is not None:
         _offer_branch(repo, remote, into, base)
@@ -200,7 +254,6 @@ def create_run(request: RunRequest) -> RunRecord:
         fleet=request.fleet,
         remote=remote,
     )
-    store = RunStore(request.state_dir, request.database_url)
     store.create(record, request.plan)  # the card and the plan in one transaction
     if not request.fleet:  # a launch here would make this process take fleet work
         # the queue's row exists before the first real launch, so DBOS's queue manager
@@ -208,6 +261,46 @@ def create_run(request: RunRequest) -> RunRecord:
         with DurableEngine(_engine_config(store, run_id, request.options, request.database_url)):
             pass
     return record
+
+
+def _lease_names(run_id: str, repo: str, plan_path: Path | str | None) -> list[str]:
+    names = [run_lease(run_id)]
+    if plan_path is not None:
+        names.append(plan_lease(repo, str(Path(plan_path).resolve())))
+    return names
+
+
+def _hold_leases(store: RunStore, run_id: str, repo: str, plan_path: Path | str | None) -> None:
+    """This process executes the run, and the run is the active one of its plan on its
+    repository; `UsageError` naming the live holder when another process or run has either
+    (and then nothing is held)."""
+    leases = store.leases()
+    held: list[str] = []
+    for name in _lease_names(run_id, repo, plan_path):
+        holder = leases.take(name, run_id)
+        if holder is None:
+            held.append(name)
+            continue
+        for taken in held:
+            leases.release(taken, run_id)
+        where = f"pid {holder.process.pid} on {holder.process.host}"
+        if holder.run_id == run_id:
+            raise UsageError(
+                f"run {run_id} is being executed by another process ({where}): wait for it, "
+                f"or stop it with `mergegate cancel {run_id}`"
+            )
+        raise UsageError(
+            f"run {holder.run_id} of this plan is still active on {repo} ({where}): wait for "
+            f"it, follow it with `mergegate status {holder.run_id}`, or stop it with "
+            f"`mergegate cancel {holder.run_id}`"
+        )
+
+
+def _release_leases(store: RunStore, record: RunRecord) -> None:
+    leases = store.leases()
+    for name in _lease_names(record.run_id, record.repo, record.plan_path):
+        with contextlib.suppress(Exception):  # a lease left behind is free once we exit
+            leases.release(name, record.run_id)
 
 
 def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
@@ -237,6 +330,9 @@ def dry_run_lines(plan: Plan, options: RunOptions) -> list[str]:
 
 # ---------------------------------------------------------------- running
 
+DBOS_LOG = "dbos.log"
+"""The durable engine's own log lines, in the run's folder (never on the console)."""
+
 
 def _engine_config(
     store: RunStore, run_id: str, options: RunOptions, database_url: str | None = None
@@ -245,9 +341,12 @@ def _engine_config(
     run has its own DBOS application name so no other run's process touches its workflows
     (and its own application version and queue: DBOS wants their names unique across
     applications)."""
+    log_file = store.run_dir(run_id) / DBOS_LOG
     if database_url is None:
         return EngineConfig(
-            sqlite_url(store.database_path(run_id)), concurrency=options.concurrency
+            sqlite_url(store.database_path(run_id)),
+            concurrency=options.concurrency,
+            log_file=log_file,
         )
     return EngineConfig(
         database_url,
@@ -255,6 +354,7 @@ def _engine_config(
         app_name=app_name_for_run(run_id),
         application_version=f"{APP_VERSION}-run-{run_id}",
         queue=f"{QUEUE}-{run_id}",
+        log_file=log_file,
     )
 
 
@@ -349,8 +449,13 @@ def execute_run(
     listener: Callable[[RunEvent], None] | None = None,
     human: Human | None = None,
     tick: Callable[[], None] = lambda: None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Run (or continue) the run's current generation to its end; the run report."""
+    """Run (or continue) the run's current generation to its end; the run report.
+
+    When `stop` is set (a person's Ctrl-C), the run's agents are stopped, the run is recorded
+    as interrupted and `RunInterruptedError` is raised with DBOS's threads held: the caller
+    must end the process (`resume` continues the run from its last recorded step)."""
     database_url = database_url_of(config)
     store = RunStore(state_dir, database_url)
     record = store.load(run_id)
@@ -363,6 +468,25 @@ def execute_run(
         )
     _check_database(record, database_url)
     RunOptions.model_validate(record.options).sandbox.require()  # before any agent starts
+    # before anything of the run is touched: its agents belong to the process holding it
+    _hold_leases(store, run_id, record.repo, record.plan_path)
+    try:
+        return _execute(store, record, config, listener=listener, human=human, tick=tick, stop=stop)
+    finally:
+        _release_leases(store, record)
+
+
+def _execute(
+    store: RunStore,
+    record: RunRecord,
+    config: Config,
+    *,
+    listener: Callable[[RunEvent], None] | None,
+    human: Human | None,
+    tick: Callable[[], None],
+    stop: threading.Event | None,
+) -> dict[str, Any]:
+    run_id, database_url = record.run_id, database_url_of(config)
     kill_orphans(store.rows(run_id))
     events = EventSink(listener)
     journal = _journal(store, record, config, events)
@@ -384,13 +508,16 @@ def execute_run(
         engine.launch()
         if engine.status(wf_id) is None:
             engine.start(run_workflow, wf_id, run_input(record))
-        state = engine.wait(wf_id, tick=tick)
+        state = engine.wait(wf_id, tick=_watching(tick, stop))
         failure = _failure(engine, wf_id, state)
-    finally:
-        engine.shutdown()
-        install_ledger(None)
-        uninstall()
-        _tidy(rt)
+    except _Stopping:
+        # no shutdown: DBOS's threads are held by the supervisor, and must never go on to
+        # record what the stopped agents left; the caller ends the process
+        raise _interrupted(store, rt) from None
+    except BaseException:
+        _close_engine(engine, rt)
+        raise
+    _close_engine(engine, rt)
     return _finish(store, run_id, state, failure, rt.plan, journal=journal)
 
 
@@ -399,6 +526,50 @@ def run_input(record: RunRecord) -> dict[str, Any]:
     integration tip the run was created at (`base_sha`), recorded with the workflow from
     then on; a later one from the tip its previous generation recorded (`_start_tip`)."""
     return {"generation": record.generation, "tip": record.base_sha}
+
+
+class _Stopping(Exception):
+    """A person asked the run to stop (the event `execute_run` watches)."""
+
+
+def _watching(tick: Callable[[], None], stop: threading.Event | None) -> Callable[[], None]:
+    def watch() -> None:
+        tick()
+        if stop is not None and stop.is_set():
+            raise _Stopping
+
+    return watch
+
+
+def _interrupted(store: RunStore, rt: Runtime) -> RunInterruptedError:
+    """Stop the run as a person asked: every agent and check stopped by the supervisor (their
+    callers held, so no step records what a killed agent left), what remains of a recorded
+    group killed, the run recorded as interrupted. Its error, which says how to go on."""
+    interrupt()
+    wait_until_stopped(rt.config.agents.kill_grace_s + _STOP_WAIT_S)
+    kill_orphans(store.rows(rt.run_id))
+    record = store.load(rt.run_id)
+    if record.status == RunState.RUNNING:
+        record.status, record.exit_code = RunState.INTERRUPTED, int(ExitCode.INTERRUPTED)
+        record.message = "interrupted by a person"
+        store.save(record)
+    return RunInterruptedError(
+        f"run {rt.run_id} interrupted: its agents were stopped and nothing they left was "
+        f"recorded; continue it with `mergegate resume {rt.run_id}`",
+        run_id=rt.run_id,
+    )
+
+
+_STOP_WAIT_S = 10.0
+"""How long an interrupted run waits, beyond the agents' kill grace, for the supervisor to
+have stopped every child."""
+
+
+def _close_engine(engine: DurableEngine, rt: Runtime) -> None:
+    engine.shutdown()
+    install_ledger(None)
+    uninstall()
+    _tidy(rt)
 
 
 def _tidy(rt: Runtime) -> None:
@@ -496,11 +667,12 @@ def _close(store: RunStore, record: RunRecord, journal: RunJournal | None) -> St
 
 @dataclass(frozen=True)
 class Answers:
-    """What a person says on `resume`: checkpoint answers (`TASK` or `UNIT/TASK` → approve or
-    reject), answers to open criteria of the phase the run waits at (`ID` → pass or fail),
+    """What a person says on `resume`: answers to tasks (`TASK` or `UNIT/TASK` → approve or
+    reject for a checkpoint task; approve, skip or retry to take over a task that escalated
+    or failed), answers to open criteria of the phase the run waits at (`ID` → pass or fail),
     and an acceptance of that phase's gaps (a reason)."""
 
-    checkpoints: Sequence[tuple[str, str]] = ()
+    tasks: Sequence[tuple[str, str]] = ()
     criteria: Sequence[tuple[str, str]] = ()
     accept_gaps: str | None = None
     note: str = ""
@@ -515,56 +687,55 @@ def prepare_resume(
     are a usage error, and then nothing is recorded."""
     store = RunStore(state_dir, database_url)
     record = store.load(run_id)
+    _refuse_held(store, record)
     plan = load_plan_snapshot(store, run_id)
     rows = store.rows(run_id)
-    checkpoints = _checkpoint_answers(plan, answers)
+    given = task_answers(rows, record, plan, answers.tasks, note=answers.note, who=answers.who)
     phase_id = None
     criteria: list[Answer] = []
     if answers.criteria or answers.accept_gaps:
         phase_id = _waiting_phase(rows, plan, record)
         if answers.criteria:
             criteria = _criterion_answers(rows, phase_id, answers)
-    for key, answer in checkpoints.items():
+    for key, answer in given.checkpoints.items():
         rows.put(StateKind.ANSWER, key, answer)
+    for taken, takeover in given.takeovers.items():
+        rows.put(StateKind.TAKEOVER, taken, takeover)
     if phase_id is not None:
         record_criterion_answers(rows, phase_id, criteria)
         if answers.accept_gaps:
             gaps = GapAcceptance(reason=answers.accept_gaps, who=answers.who, at=_now())
             rows.put(StateKind.GAPS, (phase_id,), gaps)
-    if record.status == RunState.WAITING_FOR_HUMAN:
+    if record.status == RunState.WAITING_FOR_HUMAN or (
+        given.takeovers and record.status in (RunState.ESCALATED, RunState.FAILED)
+    ):
+        if given.takeovers:
+            rows.clear_stop()  # on_escalation = stop: the escalation it stopped for is answered
         record.generation += 1
         record.status, record.exit_code, record.finished = RunState.RUNNING, None, None
+        record.message = ""
+        store.save(record)
+    elif record.status == RunState.INTERRUPTED:
+        # the same generation: its workflows are pending, and the launch recovers them
+        record.status, record.exit_code, record.message = RunState.RUNNING, None, ""
         store.save(record)
     return record
 
 
+def _refuse_held(store: RunStore, record: RunRecord) -> None:
+    """`UsageError` when another live process executes the run now (answers and a new
+    generation would change a run under its feet)."""
+    holder = None if record.fleet else store.leases().holder(run_lease(record.run_id))
+    if holder is not None and holder.process != ProcessIdentity.here():
+        raise UsageError(
+            f"run {record.run_id} is being executed by another process (pid "
+            f"{holder.process.pid} on {holder.process.host}): wait for it, or stop it with "
+            f"Ctrl-C there or `mergegate cancel {record.run_id}`"
+        )
+
+
 def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
-
-
-def _checkpoint_answers(plan: Plan, given: Answers) -> dict[tuple[str, str], CheckpointAnswer]:
-    found = {}
-    for key, answer in given.checkpoints:
-        if answer not in ("approve", "reject"):
-            raise UsageError(f"--answer {key}={answer}: the answer must be approve or reject")
-        found[_checkpoint_key(plan, key)] = CheckpointAnswer(
-            answer=answer,
-            note=given.note,
-            at=time.time(),
-            who=given.who,
-        )
-    return found
-
-
-def _checkpoint_key(plan: Plan, key: str) -> tuple[str, str]:
-    matches = []
-    for unit, task in plan.tasks():
-        if task.is_checkpoint and key in (task.id, f"{unit.id}/{task.id}"):
-            matches.append((unit.id, task.id))
-    if len(matches) != 1:
-        what = "no checkpoint task" if not matches else "more than one checkpoint task"
-        raise UsageError(f"--answer {key!r}: {what} has that id (use UNIT/TASK)")
-    return matches[0]
 
 
 def _waiting_phase(rows: RunRows, plan: Plan, record: RunRecord) -> str:
@@ -671,11 +842,29 @@ def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
     return removed
 
 
+def recorded_agents(
+    state_dir: Path, run_id: str, database_url: str | None = None
+) -> tuple[RunAgents, Path]:
+    """The agents a run was made with (what `resume` rebuilds) and its repository."""
+    record = RunStore(state_dir, database_url).load(run_id)
+    return RunAgents.model_validate(record.agents), Path(record.repo)
+
+
 def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> dict[str, Any]:
     """The run as one object, from its database (see `build_report`)."""
     return build_report(RunStore(state_dir, database_url), run_id)
 
 
 def list_runs(state_dir: Path, database_url: str | None = None) -> list[dict[str, object]]:
-    """Every run with a folder here and a record in a database, oldest first."""
-    return [r.summary() for r in RunStore(state_dir, database_url).list()]
+    """Every run with a folder here and a record in a database, oldest first (a run recorded
+    as running that no live process executes is `crashed`)."""
+    store = RunStore(state_dir, database_url)
+    return [{**r.summary(), "status": shown_status(store, r)} for r in store.list()]
+
+
+def latest_run(state_dir: Path, database_url: str | None = None) -> str:
+    """The id of the run started last here; `UsageError` when there is none."""
+    found = RunStore(state_dir, database_url).list()
+    if not found:
+        raise UsageError(f"no runs under {state_dir / 'runs'}: start one with mergegate run PLAN")
+    return found[-1].run_id

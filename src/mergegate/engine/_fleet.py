@@ -276,6 +276,7 @@ class Worker:
                 global_concurrency=options.global_concurrency,
                 run_queue=True,
                 polling_interval_s=options.polling_interval_s,
+                log_file=options.workdir / "dbos.log",
             )
         )
 

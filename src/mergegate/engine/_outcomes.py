@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "CheckpointAnswer",
     "PhaseOutcome",
+    "TakeoverAnswer",
     "TaskOutcome",
     "UnitOutcome",
     "UnitStatus",
@@ -25,6 +26,7 @@ __all__ = [
 
 TaskDecision = Literal[
     "approved",
+    "skipped",
     "needs_manual_review",
     "failed",
     "undecidable",
@@ -135,6 +137,24 @@ class CheckpointAnswer(_Value):
     """A person's answer to a checkpoint task, given with `resume --answer`."""
 
     answer: Literal["approve", "reject"]
+    note: str = ""
+    at: float
+    who: str = "unknown"
+
+
+class TakeoverAnswer(_Value):
+    """A person taking over a task that went to them (escalated, failed), given with
+    `resume --answer UNIT/TASK=approve|skip|retry`, for the generation it starts:
+
+    * `approve` — they fixed the unit's branch by hand; `head` is the commit they approve
+      (the branch's tip when they answered). The task's checks run on it first; a failing
+      check refuses the approval.
+    * `skip` — the task is recorded skipped; the unit goes on from the task's start.
+    * `retry` — the task runs again from its start, in a fresh implementer session."""
+
+    answer: Literal["approve", "skip", "retry"]
+    generation: int
+    head: str | None = None
     note: str = ""
     at: float
     who: str = "unknown"

@@ -33,7 +33,7 @@ from typing import Any
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.engine._files import write_json_atomic
 from mergegate.engine._observe import event_key, place_of
-from mergegate.engine._outcomes import CheckpointAnswer
+from mergegate.engine._outcomes import CheckpointAnswer, TakeoverAnswer
 from mergegate.engine._runtime import Runtime, current
 from mergegate.errors import UsageError
 from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
@@ -59,6 +59,7 @@ from mergegate.verify import command_environment
 __all__ = [
     "RESULT_FILE",
     "AgentCall",
+    "adopt_step",
     "advance_step",
     "agent_result",
     "agent_step",
@@ -74,6 +75,7 @@ __all__ = [
     "request_stop_step",
     "retire_workspace_step",
     "stop_step",
+    "takeovers_step",
     "tip_step",
     "workspace_step",
 ]
@@ -450,6 +452,24 @@ def answer_step(unit_id: str, task_id: str) -> dict[str, Any] | None:
     run's database, where only the CLI writes answers."""
     found = current().rows.get(StateKind.ANSWER, (unit_id, task_id), CheckpointAnswer)
     return None if found is None else found.dump()
+
+
+@step("mergegate.takeovers")
+def takeovers_step(unit_id: str, task_id: str) -> list[dict[str, Any]]:
+    """The answers people gave to take over this task (`resume --answer
+    UNIT/TASK=approve|skip|retry`), oldest first, up to this generation: from the run's
+    database, where only the CLI writes them."""
+    rt = current()
+    found = rt.rows.items(StateKind.TAKEOVER, TakeoverAnswer, (unit_id, task_id))
+    return [a.dump() for _, a in found if a.generation <= rt.record.generation]
+
+
+@step("mergegate.adopt", retries=3)
+def adopt_step(worktree: str, sha: str) -> str:
+    """The unit's workspace at `sha` (a commit a person made on the unit's branch, or a
+    task's start): the tree reset to it, nothing left of what was there. `sha`."""
+    reset_clean(current().workspace(worktree), sha)
+    return sha
 
 
 @step("mergegate.human")

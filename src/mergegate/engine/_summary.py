@@ -8,19 +8,26 @@ runs, after it finished, or after a crash, without touching DBOS's workflows.
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_atomic, write_json_atomic
-from mergegate.engine._outcomes import PhaseOutcome, UnitOutcome
+from mergegate.engine._next import next_step, shown_status
+from mergegate.engine._outcomes import (
+    CheckpointAnswer,
+    PhaseOutcome,
+    TakeoverAnswer,
+    UnitOutcome,
+)
 from mergegate.engine._plan import report_stem, selected_phases
 from mergegate.engine._reports import inline
 from mergegate.events import EVENTS_FILE, Alert, EventLogError, read_events
 from mergegate.plans import Phase, Plan
 from mergegate.report import REPORT_FILE
-from mergegate.store import RunRecord, RunState, RunStore, StateKind
+from mergegate.store import RunRecord, RunRows, RunState, RunStore, StateKind
 
 __all__ = [
     "build_report",
@@ -161,7 +168,7 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
     rows = store.rows(run_id)
     outcomes = dict(rows.items(StateKind.UNIT, UnitOutcome))
     recorded = {key[0]: p for key, p in rows.items(StateKind.PHASE, PhaseOutcome)}
-    finished = record.status not in (RunState.RUNNING,)
+    finished = record.status not in (RunState.RUNNING, RunState.INTERRUPTED)
     phases, units, stopped_at = [], [], None
     for phase in selected_phases(plan, record.options.get("phase")):
         entries = [
@@ -183,9 +190,9 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         units += entries
         if entry["status"] in ("incomplete", "not_verified") and stopped_at is None:
             stopped_at = phase.id
-    return {
+    report = {
         "run_id": record.run_id,
-        "status": record.status.value,
+        "status": shown_status(store, record),
         "exit_code": record.exit_code,
         "message": record.message,
         "into": record.into,
@@ -200,6 +207,34 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         "alerts": recorded_alerts(run_dir),
         "report": str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
         "sandbox": sandbox_entry(record),
+        "answers": recorded_answers(rows),
+    }
+    report["next"] = next_step(report)
+    return report
+
+
+def recorded_answers(rows: RunRows) -> list[dict[str, Any]]:
+    """Every answer people gave the run's tasks (checkpoints and takeovers), with who and
+    when, oldest first."""
+    found: list[dict[str, Any]] = []
+    for key, checkpoint in rows.items(StateKind.ANSWER, CheckpointAnswer):
+        found.append(_answer_entry(key, checkpoint))
+    for key, taken in rows.items(StateKind.TAKEOVER, TakeoverAnswer):
+        found.append(_answer_entry(key, taken))
+    return sorted(found, key=lambda a: (a["at"], a["unit"], a["task"]))
+
+
+def _answer_entry(key: tuple[str, ...], given: CheckpointAnswer | TakeoverAnswer) -> dict[str, Any]:
+    taken = given if isinstance(given, TakeoverAnswer) else None
+    return {
+        "unit": key[0],
+        "task": key[1],
+        "answer": given.answer,
+        "who": given.who,
+        "at": datetime.fromtimestamp(given.at, UTC).isoformat(timespec="seconds"),
+        "note": given.note,
+        "generation": taken.generation if taken is not None else None,
+        "head": taken.head if taken is not None else None,
     }
 
 
@@ -281,12 +316,22 @@ def write_run_summary(report: dict[str, Any]) -> Path:
                 f"| {inline(p['id'], 40)} | {v['status']} | {inline(v['reason'], 200)} "
                 f"| {inline(v['report'], 300)} |"
             )
+    answers = report.get("answers") or []
+    if answers:
+        lines += ["", "| unit/task | answer | who | when | note |", "|---|---|---|---|---|"]
+        for a in answers:
+            lines.append(
+                f"| {inline(a['unit'] + '/' + a['task'], 80)} | {a['answer']} "
+                f"| {inline(a['who'], 60)} | {a['at']} | {inline(a['note'], 200)} |"
+            )
     lines += _alert_lines(report.get("alerts") or [])
     if report.get("report"):
         lines += [
             "",
             f"Report (timeline, verdicts, findings, costs): {inline(report['report'], 500)}",
         ]
+    if report.get("next"):
+        lines += ["", f"Next: {inline(report['next'], 600)}"]
     lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
     write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n")
     return run_dir / "SUMMARY.md"

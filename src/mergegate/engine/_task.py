@@ -89,8 +89,11 @@ class _Pipeline:
         self.phase_id, self.unit_id, self.index = args["phase"], args["unit"], args["index"]
         self.task: Task = rt.task(self.phase_id, self.unit_id, self.index)
         self.worktree = Path(args["worktree"])
-        self.task_dir = rt.unit_dir(self.phase_id, self.unit_id) / self.task.id
-        self.key = f"{rt.run_id}/{self.unit_id}/{self.task.id}"
+        # a task a person asked to retry runs again in folders and under commit keys of its
+        # own (`retry-gN`): nothing of the first run is mistaken for the retry's
+        again = f"-{args['again']}" if args.get("again") else ""
+        self.task_dir = rt.unit_dir(self.phase_id, self.unit_id) / f"{self.task.id}{again}"
+        self.key = f"{rt.run_id}/{self.unit_id}/{self.task.id}{again.replace('-', '/', 1)}"
         self.start = self.head = args["start"]
         self.session: str | None = args.get("session")
         self.spec = task_spec(

@@ -58,6 +58,7 @@ from mergegate.engine._steps import (
     tip_step,
     workspace_step,
 )
+from mergegate.engine._takeover import take_over
 from mergegate.engine._task import task_workflow
 from mergegate.engine._verification import (
     PASSING,
@@ -106,6 +107,8 @@ __all__ = [
 ]
 
 ALREADY_DONE = "already completed"
+_DONE = ("approved", "skipped")
+"""Task decisions after which the unit goes on (a person skipped a task: recorded as such)."""
 PHASE_FILE = "phase.json"
 
 
@@ -153,7 +156,7 @@ def _checkpoint(rt: Runtime, unit: Unit, index: int) -> TaskOutcome:
 
 def _unit_status(tasks: list[TaskOutcome]) -> tuple[str, str, int]:
     for task in tasks:
-        if task.decision == "approved":
+        if task.decision in _DONE:
             continue
         status = {
             "needs_manual_review": "needs_manual_review",
@@ -170,8 +173,8 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
     belongs to its generation (a person's answer ends it in a later one)."""
     task = unit.tasks[outcome.number - 1]
     key = f"{unit.id}/{task.id}"
-    if task.is_checkpoint:
-        key = f"g{rt.record.generation}/{key}"
+    if task.is_checkpoint or outcome.answer is not None:
+        key = f"g{rt.record.generation}/{key}"  # a person's answer ends it in this generation
     where = {"phase": phase_id, "unit": unit.id, "task": task.id}
     rt.fact(
         TaskFinished,
@@ -227,14 +230,16 @@ def _run_tasks(
                         "workspace": workspace,
                     }
                 )
-            outcome = TaskOutcome.model_validate(raw)
+            outcome = take_over(
+                rt, phase_id, unit, index, TaskOutcome.model_validate(raw), worktree=out.worktree
+            )
             write_task_report(rt, phase_id, unit, outcome)
         _task_finished(rt, phase_id, unit, outcome)
         out.tasks.append(outcome)
         write_unit_records(rt, out)
         if outcome.head:  # an escalated task's commits too: published for the person
             head, session = outcome.head, outcome.session
-        if outcome.decision != "approved":
+        if outcome.decision not in _DONE:
             break
     status, reason, code = _unit_status(out.tasks)
     return out.model_copy(

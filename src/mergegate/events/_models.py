@@ -247,7 +247,9 @@ class Notice(EventBase):
 
 
 AgentRole = Literal["implementer", "reviewer", "advisor", "verifier", "fixer"]
-AgentStatus = Literal["ok", "error", "timeout", "stalled", "crashed", "killed", "missing"]
+AgentStatus = Literal[
+    "ok", "error", "timeout", "stalled", "crashed", "killed", "missing", "not_installed"
+]
 
 
 class _UsageLike(Protocol):

@@ -23,6 +23,7 @@ parts:
   integration tip and published by compare-and-swap (`advance_branch`, `BranchMovedError`);
 * `_objects`: the object directories an agent's sandbox binds read-only so git works in a
   repository that borrows them (`object_dirs`, `workspace_objects`);
+* `_status`: what the user's work tree holds that is not committed (`run` refuses it);
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
   unit's workspace rebuilt on another host (the only git commands allowed a transport).
 """
@@ -49,6 +50,7 @@ from mergegate.git._snapshot import (
     snapshot_worktree,
     verify_unchanged,
 )
+from mergegate.git._status import uncommitted_paths
 from mergegate.git._workspaces import (
     BranchMovedError,
     GitError,
@@ -107,6 +109,7 @@ __all__ = [
     "run_git",
     "snapshot_worktree",
     "throwaway_checkout",
+    "uncommitted_paths",
     "valid_branch_name",
     "verify_unchanged",
     "wip_branch",

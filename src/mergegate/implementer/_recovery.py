@@ -6,8 +6,9 @@ First matching row wins:
 1. help requested (stream or JSON) → `consult` the advisors; past the limit `escalate` (exit 5);
 2. stuck: a timeout or stall (the supervisor has killed the group) → `fresh_start` (clean work
    tree, new session, the original prompt); past the limit `escalate` (exit 5);
-3. transport failure (the endpoint could not be reached) → `retry_transport` with backoff; past
-   the limit `fail` (exit 4);
+3. the CLI is not installed (`not_installed`) → `fail` at once (exit 4): no backoff brings a
+   program onto PATH; a transport failure (the endpoint could not be reached) →
+   `retry_transport` with backoff; past the limit `fail` (exit 4);
 4. the run failed otherwise (error, crash, kill), in the implementer's run or in a retry →
    `fail` (exit 4);
 5. a valid `agent-result` → `accept` (then mergegate's own checks);
@@ -142,6 +143,13 @@ def decide_recovery(
         return _help(counters, lim)
     if situation.stuck or situation.run_status in _STUCK:
         return _stuck(situation, counters, lim)
+    if situation.run_status is RunStatus.NOT_INSTALLED:
+        return Recovery(
+            action=RecoveryAction.FAIL,
+            reason="the implementer's CLI is not installed (never retried: install it, then "
+            "mergegate resume)",
+            exit_code=ExitCode.AGENT_FAILURE,
+        )
     if situation.transport_failure or situation.run_status is RunStatus.MISSING:
         return _transport(counters, lim)
     if situation.run_status is not RunStatus.OK or situation.handoff == "fatal":

@@ -10,8 +10,10 @@ An *operation* is one thing a component was asked to do, with its attempts:
   `handoff.finished`, whose final status decides (recovered / escalated = exhausted / fatal).
 
 Success is the last attempt's; an operation is *exhausted* when it failed on its last allowed
-attempt (`max_attempts`, when the producer said). `Operations.add` takes one event at a time and
-says which operations it touched, so a live monitor re-checks only those.
+attempt (`max_attempts`, when the producer said), unless that attempt was stopped from
+outside (`killed`: a cancel or a Ctrl-C is no retry budget running out). `Operations.add`
+takes one event at a time and says which operations it touched, so a live monitor re-checks
+only those.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ OpKey = tuple[str, tuple[str, str, str, str], str, int, str]
 """(component, task key, operation, round, stage)."""
 
 _DIGITS = re.compile(r"\d+")
+_STOPPED = "killed"
+"""The agent status of a run stopped from outside (`RunStatus.KILLED`)."""
 
 
 def signature(failure: str, error: str) -> str:
@@ -100,6 +104,8 @@ class Operation:
             return self.final == "escalated"
         if self.succeeded or not self.max_attempts or not self.tries:
             return False
+        if self.ordered()[-1].run == _STOPPED:
+            return False  # stopped from outside (cancel, Ctrl-C): no retry budget ran out
         return max(self.tries) >= self.max_attempts
 
 

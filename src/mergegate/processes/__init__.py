@@ -11,6 +11,8 @@ Layer L2, below `mergegate.git` and `mergegate.agents`, which run their programs
   supervisor started: its start time, namespace and tag are checked);
 * `_ledger`: where the supervisor reports the processes it starts (the run engine keeps them
   in the run's database, so a crash's leftovers are killed from records no agent wrote);
+* `_identity`: a process named so that another can tell whether it still runs (leases);
+* `_interrupt`: a person's Ctrl-C of a run: every child stopped, no caller told how it ended;
 * `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep;
 * `_sandbox`: the `Sandbox` a child runs in (bubblewrap: its own namespaces, only the paths
   bound in it); `_sandbox_init`: the sandbox's first process, awaited and reaped by pid.
@@ -29,6 +31,14 @@ from mergegate.processes._groups import (
     kill_recorded_groups,
     made_here,
     process_start_ticks,
+)
+from mergegate.processes._identity import ProcessIdentity
+from mergegate.processes._interrupt import (
+    clear_interrupt,
+    interrupt,
+    interrupted,
+    kill_now,
+    wait_until_stopped,
 )
 from mergegate.processes._ledger import ProcessLedger, install_ledger, installed_ledger
 from mergegate.processes._reaper import TREE_ENV, become_subreaper, is_subreaper
@@ -58,6 +68,7 @@ __all__ = [
     "Bind",
     "CommandResult",
     "Limits",
+    "ProcessIdentity",
     "ProcessLedger",
     "ProcessOutcome",
     "ProcessRecord",
@@ -67,11 +78,15 @@ __all__ = [
     "become_subreaper",
     "bwrap_argv",
     "child_environment",
+    "clear_interrupt",
     "find_bwrap",
     "group_members",
     "install_ledger",
     "installed_ledger",
+    "interrupt",
+    "interrupted",
     "is_subreaper",
+    "kill_now",
     "kill_recorded_group",
     "kill_recorded_groups",
     "made_here",
@@ -80,4 +95,5 @@ __all__ = [
     "sandbox_environment",
     "sandbox_problem",
     "supervise",
+    "wait_until_stopped",
 ]

@@ -54,6 +54,12 @@ from mergegate.processes._groups import (
     pid_namespace,
     process_start_ticks,
 )
+from mergegate.processes._interrupt import (
+    hold_if_interrupted,
+    interrupted,
+    supervising,
+    watching,
+)
 from mergegate.processes._ledger import ProcessLedger, installed_ledger
 from mergegate.processes._pump import LineCallback, StreamPump, TailCallback
 from mergegate.processes._reaper import (
@@ -113,7 +119,7 @@ class _Watch:
         if self.reason is not None:
             return
         limits = self.limits
-        if self.cancel is not None and self.cancel.is_set():
+        if (self.cancel is not None and self.cancel.is_set()) or interrupted():
             self.reason = StopReason.CANCELLED
         elif self.done_at is not None and now - self.done_at >= limits.done_grace_s:
             self.reason = StopReason.DONE
@@ -193,7 +199,43 @@ def supervise(
     `<log_prefix>.stdout.log`, `<log_prefix>.stderr.log` and `process.json` (the
     `ProcessRecord`) there. No process of the run survives the return: not the group, and not
     a descendant that left it (see `_reaper`). The first call makes this process a subreaper.
+
+    Once the process is interrupted (`mergegate.processes.interrupt`), no child is started,
+    a running one is stopped, and the caller is held instead of getting an outcome.
     """
+    hold_if_interrupted()
+    with supervising():
+        outcome = _supervise(
+            argv,
+            cwd=cwd,
+            attempt_dir=attempt_dir,
+            env=env,
+            limits=limits,
+            on_line=on_line,
+            on_tail=on_tail,
+            on_start=on_start,
+            cancel=cancel,
+            log_prefix=log_prefix,
+            sandbox=sandbox,
+        )
+    hold_if_interrupted()
+    return outcome
+
+
+def _supervise(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    attempt_dir: Path | None,
+    env: Mapping[str, str] | None,
+    limits: Limits | None,
+    on_line: LineCallback | None,
+    on_tail: TailCallback | None,
+    on_start: Callable[[ProcessRecord], None] | None,
+    cancel: threading.Event | None,
+    log_prefix: str,
+    sandbox: Sandbox | None,
+) -> ProcessOutcome:
     limits = limits or Limits()
     started = time.monotonic()
     if not argv:
@@ -234,7 +276,8 @@ def supervise(
         if on_start is not None:
             on_start(record)
         watch = _Watch(proc, record, limits, started, cancel, tree, init, started)
-        return _watch(watch, attempt_dir, log_prefix, on_line, on_tail)
+        with watching(record.pgid):
+            return _watch(watch, attempt_dir, log_prefix, on_line, on_tail)
     finally:
         _finish(proc, record, tree, init, ledger)
 
@@ -458,8 +501,10 @@ def run_command(
 ) -> CommandResult:
     """Run a short tool (git) to completion: stdin closed, own group, killed on timeout.
 
-    Output is held in memory, so this is for commands with bounded output only.
+    Output is held in memory, so this is for commands with bounded output only. Once the
+    process is interrupted, no command starts (the caller is held).
     """
+    hold_if_interrupted()
     args = tuple(argv)
     try:
         proc = _spawn(args, cwd, env)

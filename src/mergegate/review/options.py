@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.agents.base import AgentRequest, Backend
-from mergegate.agents.registry import backend_from_config
+from mergegate.agents.registry import backend_from_config, backend_names
 from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.config import DEFAULT_AGENTS, DEFAULT_REVIEW, Config, state_dir
 from mergegate.errors import UsageError
@@ -131,7 +131,10 @@ class ReviewAgents:
             config, *_pick(reviewer, reviewer_cmd, review.reviewer, review.reviewer_cmd)
         )
         if chosen is None:
-            raise UsageError("no reviewer: pass --reviewer NAME or --reviewer-cmd")
+            raise UsageError(
+                f"no reviewer: pass --reviewer NAME (one of {', '.join(backend_names())}) or "
+                '--reviewer-cmd "PROGRAM ARGS", or set [review] reviewer'
+            )
         impl = _build(
             config, *_pick(implementer, implementer_cmd, review.implementer, review.implementer_cmd)
         )

@@ -35,6 +35,7 @@ from mergegate.store._dbos import (
     workflow_id,
     workflow_inputs,
 )
+from mergegate.store._leases import Lease, Leases, plan_lease, run_lease
 from mergegate.store._records import (
     RunRecord,
     RunRows,
@@ -59,6 +60,8 @@ __all__ = [
     "EngineConfig",
     "ExecutorWork",
     "Key",
+    "Lease",
+    "Leases",
     "Roll",
     "RunRecord",
     "RunRows",
@@ -76,7 +79,9 @@ __all__ = [
     "executor_work",
     "finished_result",
     "new_run_id",
+    "plan_lease",
     "recover_from_outside",
+    "run_lease",
     "sqlite_url",
     "step",
     "tables",

@@ -79,8 +79,9 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 # 4: the run reads its answers, outcomes and stop request from its rows; workspaces recorded
-# with their identity, merges in two steps (CAS)
-ENGINE_SCHEMA = 4
+# with their identity, merges in two steps (CAS); 5: a task a person takes over reads its
+# answers in a step
+ENGINE_SCHEMA = 5
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 QUEUE = "mergegate-units"
@@ -153,6 +154,9 @@ class EngineConfig:
     """Units running at once on the queue across every executor (None: no fleet-wide cap)."""
     run_queue: bool = False
     """Also take whole runs from `RUN_QUEUE` (a fleet worker)."""
+    log_file: Path | None = None
+    """Where DBOS's own log lines go (the run's `dbos.log`); None: nowhere. Never the
+    console: a person reads mergegate's lines there, not the engine's."""
 
 
 def app_name_for_run(run_id: str) -> str:
@@ -280,6 +284,32 @@ def _dequeue_with_own_limit(queue_name: str, limit: int) -> None:
     sys_db.get_queue = get_queue  # type: ignore[method-assign]
 
 
+_LOG_HANDLER = "__mergegate_dbos_log__"
+
+
+def _route_dbos_log(log_file: Path | None) -> None:
+    """DBOS's logger writes to `log_file` (or nowhere), never to the console: DBOS adds its
+    console handler only to a logger without handlers, so ours goes first and any console
+    handler an earlier launch in this process left is removed."""
+    logger = logging.getLogger("dbos")
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    for old in list(logger.handlers):
+        if isinstance(old, logging.StreamHandler) or old.get_name() == _LOG_HANDLER:
+            logger.removeHandler(old)
+            old.close()
+    handler: logging.Handler = logging.NullHandler()
+    if log_file is not None:
+        with contextlib.suppress(OSError):
+            log_file.parent.mkdir(parents=True, exist_ok=True)
+            handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+            handler.setFormatter(
+                logging.Formatter("%(asctime)s [%(levelname)s] %(name)s: %(message)s")
+            )
+    handler.set_name(_LOG_HANDLER)
+    logger.addHandler(handler)
+
+
 class DurableEngine:
     """Launch DBOS on one database, start and watch workflows, shut it down.
 
@@ -293,7 +323,7 @@ class DurableEngine:
     def launch(self) -> None:
         """Open the database (creating it), recover this executor's pending workflows,
         register the queue. Recovery starts in the background at once."""
-        logging.getLogger("dbos").setLevel(logging.WARNING)
+        _route_dbos_log(self.config.log_file)
         config: DBOSConfig = {
             "name": "mergegate",
             "system_database_url": self.config.database_url,
@@ -404,6 +434,8 @@ def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
     """A DBOS client on a database whose tables exist: a client alone never creates them,
     and a fleet's database may be read (`run --queue`, a worker's orphan check) before any
     process launched DBOS on it. The migration is idempotent, checked once per process."""
+    if not logging.getLogger("dbos").handlers:
+        _route_dbos_log(None)  # a client's log lines never reach the console either
     with _reachable(database_url):
         if database_url not in _migrated:
             DBOS.migrate(database_url)

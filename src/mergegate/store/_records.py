@@ -23,10 +23,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mergegate.atomic_files import write_json_atomic
+from mergegate.config import ensure_state_dir
 from mergegate.errors import UsageError
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
 from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
+from mergegate.store._leases import Leases
 from mergegate.store._tables import Key, Tables, tables
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
 _RUN_FILE = "run.json"
 _PLAN_FILE = "plan.json"
 _DATABASES = "db"
+_LEASES_FILE = "leases.sqlite"
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -58,6 +61,9 @@ class RunState(StrEnum):
     FAILED = "failed"
     """An agent or infrastructure failure, or an undecidable review stopped it (exit 4/3)."""
     CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    """Stopped by a person's Ctrl-C (SIGINT or SIGTERM): its agents were killed and nothing
+    they did was recorded; `resume` continues it from its last recorded step."""
 
 
 class RunRecord(BaseModel):
@@ -116,6 +122,9 @@ class StateKind(StrEnum):
 
     ANSWER = "answer"
     """(unit, task): a person's answer to a checkpoint task (`resume --answer`)."""
+    TAKEOVER = "takeover"
+    """(unit, task, generation): a person taking over an escalated or failed task
+    (`resume --answer UNIT/TASK=approve|skip|retry`), for the generation it starts."""
     CRITERION_ANSWER = "criterion_answer"
     """(phase, when, criterion): a person's answer to an open criterion of a phase."""
     GAPS = "gaps"
@@ -178,6 +187,10 @@ class RunRows:
         """No agent of the run starts after this (every process and worker of the run sees
         it before its next agent). Without `replace`, an earlier request's reason is kept."""
         self.put(StateKind.STOP, (), _Stop(reason=reason, at=time.time()), replace=replace)
+
+    def clear_stop(self) -> None:
+        """Let agents of the run start again (a person answered what stopped it)."""
+        self.db.delete(self.run_id, StateKind.STOP.value, ())
 
     def stop_request(self) -> str | None:
         """Why the run must not start another agent, or None."""
@@ -266,9 +279,18 @@ class RunStore:
     def rows(self, run_id: str) -> RunRows:
         return RunRows(self.locate(run_id), run_id)
 
+    def leases(self) -> Leases:
+        """The leases of this state directory's runs: in the configured database, else in
+        `<state>/db/leases.sqlite`."""
+        if self.database_url:
+            return Leases(tables(self.database_url))
+        path = ensure_state_dir(self.root.parent) / _DATABASES / _LEASES_FILE
+        return Leases(tables(sqlite_url(path)))
+
     def create(self, record: RunRecord, plan: Plan) -> Path:
         """Record a new run (card and plan in one transaction), make its folder and write the
         copies for people; an existing run is a usage error."""
+        ensure_state_dir(self.root.parent)
         if self.database_url:
             db = tables(self.database_url)
         else:

@@ -11,6 +11,7 @@ SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate
                            request, unit and phase outcomes, verification results (`StateKind`)
     mergegate_usage        one row per agent run of a run with a token or cost budget
     mergegate_processes    the process groups a run started, until they end
+    mergegate_leases       who executes a run, and a plan on a repository, now (`_leases`)
     mergegate_schema       the migrations applied (numbered; each one idempotent)
 
 The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL; values are
@@ -69,6 +70,12 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX IF NOT EXISTS mergegate_processes_run ON mergegate_processes (run_id)",
         """CREATE INDEX IF NOT EXISTS mergegate_processes_executor
             ON mergegate_processes (executor_id)""",
+    ),
+    (
+        """CREATE TABLE IF NOT EXISTS mergegate_leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL
+        )""",
     ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -254,6 +261,16 @@ class Tables:
             stored = conn.execute(text(_GET), params).scalar()
         return stored == value
 
+    def delete(self, run_id: str, kind: str, key: Key) -> None:
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "DELETE FROM mergegate_run_state "
+                    "WHERE run_id = :run AND kind = :kind AND key = :key"
+                ),
+                {"run": run_id, "kind": kind, "key": encode_key(key)},
+            )
+
     def get(self, run_id: str, kind: str, key: Key) -> str | None:
         with self.begin() as conn:
             found = conn.execute(
@@ -339,6 +356,49 @@ class Tables:
                     text("DELETE FROM mergegate_processes WHERE run_id = :r AND record = :rec"),
                     {"r": run_id, "rec": record.model_dump_json()},
                 )
+
+    # ------------------------------------------------------------ leases
+
+    def lease(self, name: str) -> str | None:
+        """The holder of a lease, or None."""
+        with self.begin() as conn:
+            found = conn.execute(
+                text("SELECT holder FROM mergegate_leases WHERE name = :n"), {"n": name}
+            ).scalar()
+        return None if found is None else str(found)
+
+    def take_lease(self, name: str, holder: str, replacing: str | None) -> bool:
+        """Hold a lease: made when there is none (`replacing` None), or taken from the holder
+        `replacing` (compare and swap). True when `holder` holds it now."""
+        params = {"n": name, "h": holder, "old": replacing}
+        with self.begin() as conn:
+            if replacing is None:
+                conn.execute(
+                    text(
+                        "INSERT INTO mergegate_leases (name, holder) VALUES (:n, :h) "
+                        "ON CONFLICT (name) DO NOTHING"
+                    ),
+                    params,
+                )
+            else:
+                conn.execute(
+                    text(
+                        "UPDATE mergegate_leases SET holder = :h WHERE name = :n AND holder = :old"
+                    ),
+                    params,
+                )
+            found = conn.execute(
+                text("SELECT holder FROM mergegate_leases WHERE name = :n"), params
+            ).scalar()
+        return found == holder
+
+    def drop_lease(self, name: str, holder: str) -> None:
+        """Let a lease go, if `holder` still holds it."""
+        with self.begin() as conn:
+            conn.execute(
+                text("DELETE FROM mergegate_leases WHERE name = :n AND holder = :h"),
+                {"n": name, "h": holder},
+            )
 
 
 _open: dict[str, Tables] = {}

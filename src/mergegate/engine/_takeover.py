@@ -1,0 +1,150 @@
+"""A person takes over a task that went to them: `resume --answer UNIT/TASK=approve|skip|retry`.
+
+The task's own workflow (`<run>/<unit>/<task>`) keeps its recorded outcome (escalated, failed);
+each answer, recorded for the generation it starts, is applied on top of it in order, by steps
+and child workflows whose ids carry that generation, so a later generation replays them and
+never applies an answer twice:
+
+* `approve` — the workspace is set to the commit the person approved (the unit's branch tip
+  when they answered) and the task's checks run on it: all pass, the task is approved at that
+  commit; one fails, the approval is refused and the task stays with the person;
+* `skip` — the workspace goes back to the task's start and the task is recorded skipped; the
+  unit goes on with its next task (and merges when the rest is approved);
+* `retry` — the task runs again from its start in a fresh implementer session
+  (`<run>/<unit>/<task>/retry-g<N>`), with its whole pipeline: checks, review, fix rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mergegate.decisions import ExitCode
+from mergegate.engine._outcomes import TakeoverAnswer, TaskOutcome
+from mergegate.engine._plan import task_checks
+from mergegate.engine._runtime import Runtime
+from mergegate.engine._steps import adopt_step, check_step, takeovers_step
+from mergegate.engine._task import task_workflow
+from mergegate.plans import Task, Unit
+from mergegate.store import child_id
+
+__all__ = ["TAKEN_OVER", "take_over"]
+
+TAKEN_OVER = ("needs_manual_review", "failed", "undecidable", "cancelled")
+"""The decisions a person can take a task over from."""
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where the task is: its run, phase, unit, index and the unit's workspace."""
+
+    rt: Runtime
+    phase_id: str
+    unit: Unit
+    index: int
+    worktree: str
+
+    @property
+    def task(self) -> Task:
+        return self.unit.tasks[self.index]
+
+
+def take_over(
+    rt: Runtime, phase_id: str, unit: Unit, index: int, outcome: TaskOutcome, *, worktree: str
+) -> TaskOutcome:
+    """The task's outcome after every answer people gave it so far (none: as it was)."""
+    if outcome.decision not in TAKEN_OVER:
+        return outcome
+    place = _Place(rt, phase_id, unit, index, worktree)
+    for raw in takeovers_step(unit.id, place.task.id):
+        if outcome.decision not in TAKEN_OVER:
+            break  # answered already: a later answer to a finished task changes nothing
+        answer = TakeoverAnswer.model_validate(raw)
+        if answer.answer == "approve":
+            outcome = _approve(place, outcome, answer)
+        elif answer.answer == "skip":
+            outcome = _skip(place, outcome, answer)
+        else:
+            outcome = _retry(place, outcome, answer)
+    return outcome
+
+
+def _said(answer: TakeoverAnswer) -> str:
+    return f"{answer.who}" + (f": {answer.note}" if answer.note else "")
+
+
+def _approve(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskOutcome:
+    rt, task = place.rt, place.task
+    head = answer.head or outcome.head
+    adopt_step(place.worktree, head)
+    rt.emit(
+        "step",
+        f"{task.id}: checking the commit {head[:12]} a person approved",
+        phase=place.phase_id,
+        unit=place.unit.id,
+        task=task.id,
+    )
+    folder = rt.unit_dir(place.phase_id, place.unit.id) / task.id / "checks"
+    checks = check_step(
+        place.worktree,
+        [c.model_dump(mode="json") for c in task_checks(task)],
+        str(folder / f"takeover-g{answer.generation}"),
+    )
+    failing = [c for c in checks if not c["passed"]]
+    taken = {"answer": answer.dump(), "head": head, "checks": outcome.checks + checks}
+    if failing:
+        first = failing[0]
+        return outcome.model_copy(
+            update={
+                **taken,
+                "decision": "needs_manual_review",
+                "reason": f"approval by {_said(answer)} refused: check `{first['run']}` fails "
+                f"on {head[:12]} (exit {first['exit']}, expected {first['expect_exit']})",
+                "exit_code": int(ExitCode.ESCALATED),
+            }
+        )
+    return outcome.model_copy(
+        update={
+            **taken,
+            "decision": "approved",
+            "reason": f"approved by {_said(answer)} after a fix by hand at {head[:12]} "
+            f"({len(checks)} check(s) pass)",
+            "exit_code": 0,
+            "open_findings": [],
+        }
+    )
+
+
+def _skip(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskOutcome:
+    adopt_step(place.worktree, outcome.start)
+    return outcome.model_copy(
+        update={
+            "decision": "skipped",
+            "reason": f"skipped by {_said(answer)}",
+            "head": outcome.start,
+            "answer": answer.dump(),
+            "exit_code": 0,
+        }
+    )
+
+
+def _retry(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskOutcome:
+    rt, task = place.rt, place.task
+    adopt_step(place.worktree, outcome.start)
+    again = f"retry-g{answer.generation}"
+    with child_id(f"{rt.run_id}/{place.unit.id}/{task.id}/{again}"):
+        raw = task_workflow(
+            {
+                "phase": place.phase_id,
+                "unit": place.unit.id,
+                "index": place.index,
+                "start": outcome.start,
+                "session": None,  # a fresh implementer session
+                "worktree": place.worktree,
+                "again": again,
+            }
+        )
+    retried = TaskOutcome.model_validate(raw)
+    said = f"retried for {_said(answer)}"
+    return retried.model_copy(
+        update={"answer": answer.dump(), "reason": f"{retried.reason} ({said})".strip()}
+    )
