@@ -96,6 +96,9 @@ def test_no_reviewer_configured_is_a_usage_error_listing_the_choices(tmp_path: P
     for name in ("claude", "codex", "local", "openai"):
         assert name in err
     _nothing_made(repo, tmp_path / ".mergegate-state")
+    (repo / "a.py").write_text("x = 2\n")  # a change to review (its base is HEAD~1)
+    git(repo, "add", "a.py")
+    git(repo, "commit", "-qm", "change")
     result = CliRunner().invoke(cli, ["review", "--repo", str(repo)])
     assert result.exit_code == 2
     assert "no reviewer" in result.stderr

@@ -155,7 +155,8 @@ def test_findings_of_the_object_reach_the_fix_prompt(repo: Path, tmp_path: Path)
 
 
 def test_a_bad_scope_option_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["review", "--repo", str(repo), "--scope", " spaced "])
+    args = ["review", "--repo", str(repo), "--reviewer-cmd", "true", "--scope", " spaced "]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2
     assert "--scope must be 1-200 printable characters" in result.output
 

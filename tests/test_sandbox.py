@@ -535,7 +535,8 @@ def test_a_scripted_command_agent_runs_in_its_seat_and_sees_nothing_else(
     sandboxed = SandboxedBackend(backend, SandboxPolicy(), tmp_path / "homes")
     result = sandboxed.run(AgentRequest(prompt="do it", cwd=work, attempt_dir=tmp_path / "a"))
     assert result.ok, result.error
-    report = json.loads(result.text.split("HOSTILE-REPORT ", 1)[1].splitlines()[0])
+    stderr = (tmp_path / "a" / "agent.stderr.log").read_text()  # the report goes to stderr
+    report = json.loads(stderr.split("HOSTILE-REPORT ", 1)[1].splitlines()[0])
     assert report["read"][str(home / ".ssh" / "id_canary")] is None
     listing = (report["read"][str(tmp_path)] or "").split()
     # only what is bound: its work tree, its seat, its prompt, the file its command names

@@ -135,7 +135,8 @@ def test_a_relative_path_in_the_configuration_is_an_error(
 def test_the_dry_run_says_what_the_sandbox_will_be(tmp_path: Path) -> None:
     repo = repo_with(tmp_path / "repo")
     plan = make_plan({"P1": {"U1": {}}})
-    args = run_args(repo, agent(tmp_path, "impl"), None, "--no-sandbox", "--dry-run")
+    reviewer = agent(tmp_path, "rev")
+    args = run_args(repo, agent(tmp_path, "impl"), reviewer, "--no-sandbox", "--dry-run")
     result = CliRunner().invoke(cli, [*args[:1], str(_plan_file(tmp_path, plan)), *args[1:]])
     assert result.exit_code == 0, result.output
     assert "sandbox: off (--no-sandbox)" in result.output

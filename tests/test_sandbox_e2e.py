@@ -27,8 +27,9 @@ from click.testing import CliRunner
 from _gitrepo import git
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
 from _verdict_object import finding, verdict_object
-from conftest import SANDBOX_ALLOW_ENV
 from mergegate.cli import cli
+
+SANDBOX_ALLOW_ENV = "MERGEGATE_SANDBOX__ALLOW"  # what tests/conftest.py opens to agents
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("sandbox_available")]
 
@@ -184,6 +185,7 @@ def test_a_hostile_implementer_in_run_sees_nothing_and_leaves_nothing(
     (tmp_path / "rev-state").mkdir()  # the honest reviewer's records, opened on purpose
     plan = make_plan({"P1": {"U1": {}}})
     opened = ("--sandbox-allow", str(tmp_path / "rev-state"), "--sandbox-allow", str(beat.parent))
+    opened += ("--allow-dirty",)  # the uncommitted file is a secret the agent must not see
     args = run_args(repo, impl, reviewer, *opened)
     code, out, err = invoke(args, plan, tmp_path)
     assert code == 0, err

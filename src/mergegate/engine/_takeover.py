@@ -17,6 +17,7 @@ never applies an answer twice:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mergegate.decisions import ExitCode
 from mergegate.engine._outcomes import TakeoverAnswer, TaskOutcome
@@ -35,13 +36,15 @@ TAKEN_OVER = ("needs_manual_review", "failed", "undecidable", "cancelled")
 
 @dataclass(frozen=True)
 class _Place:
-    """Where the task is: its run, phase, unit, index and the unit's workspace."""
+    """Where the task is: its run, phase, unit, index and the unit's workspace (its folder,
+    and the workspace as its step recorded it: `mergegate.git.Workspace`, dumped)."""
 
     rt: Runtime
     phase_id: str
     unit: Unit
     index: int
     worktree: str
+    workspace: dict[str, Any]
 
     @property
     def task(self) -> Task:
@@ -49,12 +52,19 @@ class _Place:
 
 
 def take_over(
-    rt: Runtime, phase_id: str, unit: Unit, index: int, outcome: TaskOutcome, *, worktree: str
+    rt: Runtime,
+    phase_id: str,
+    unit: Unit,
+    index: int,
+    outcome: TaskOutcome,
+    *,
+    worktree: str,
+    workspace: dict[str, Any],
 ) -> TaskOutcome:
     """The task's outcome after every answer people gave it so far (none: as it was)."""
     if outcome.decision not in TAKEN_OVER:
         return outcome
-    place = _Place(rt, phase_id, unit, index, worktree)
+    place = _Place(rt, phase_id, unit, index, worktree, workspace)
     for raw in takeovers_step(unit.id, place.task.id):
         if outcome.decision not in TAKEN_OVER:
             break  # answered already: a later answer to a finished task changes nothing
@@ -140,6 +150,7 @@ def _retry(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskO
                 "start": outcome.start,
                 "session": None,  # a fresh implementer session
                 "worktree": place.worktree,
+                "workspace": place.workspace,
                 "again": again,
             }
         )

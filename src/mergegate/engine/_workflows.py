@@ -231,7 +231,13 @@ def _run_tasks(
                     }
                 )
             outcome = take_over(
-                rt, phase_id, unit, index, TaskOutcome.model_validate(raw), worktree=out.worktree
+                rt,
+                phase_id,
+                unit,
+                index,
+                TaskOutcome.model_validate(raw),
+                worktree=out.worktree,
+                workspace=workspace,
             )
             write_task_report(rt, phase_id, unit, outcome)
         _task_finished(rt, phase_id, unit, outcome)
