@@ -19,7 +19,8 @@ the models and the versions included). Not part of `make bench` (a run takes min
 Usage: bench_gate_value.py [--problems N] [--seed S] [--model sloppy|0.5b|1.5b]
                            [--implementer sloppy|local] [--reviewer examples|local]
                            [--arms agent,checks,mergegate] [--max-rounds R] [--repair-rate P]
-                           [--jobs J] [--out DIR] [--work DIR] [--regenerate-sloppy-list]
+                           [--jobs J] [--out DIR] [--work DIR [--resume]]
+                           [--regenerate-sloppy-list]
 
   --model sloppy   the scripted sloppy implementer and the scripted examples reviewer
   --model 0.5b     the local Qwen2.5-Coder 0.5B as implementer and reviewer (1.5b: the 1.5B,
@@ -81,6 +82,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=RESULTS, help="results directory")
     parser.add_argument("--work", type=Path, default=None, help="keep the repositories here")
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the run kept in --work: outcomes already in its outcomes.jsonl stay",
+    )
+    parser.add_argument(
         "--regenerate-sloppy-list",
         action="store_true",
         help="rewrite gate_value/sloppy_list.json from the mutation operators, then exit",
@@ -99,6 +105,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--problems is 1..164, --jobs and --max-rounds at least 1")
     if not 0.0 <= args.repair_rate <= 1.0:
         parser.error("--repair-rate is a probability")
+    if args.resume and args.work is None:
+        parser.error("--resume needs the --work directory of the run to go on with")
     return args
 
 
@@ -137,7 +145,8 @@ def machine() -> dict[str, Any]:
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     problems = load_problems()[: args.problems]
     args.right_half = sloppy.right_half(problems, args.seed)
-    prepared = [prepare(p, args) for p in problems]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        prepared = list(pool.map(lambda p: prepare(p, args), problems))
     setup = Setup(
         work=work,
         implementer=args.implementer,
@@ -148,13 +157,18 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         agent_timeout_s=args.agent_timeout,
     )
     jobs = [(p, arm) for p in prepared for arm in args.arms]
-    outcomes: list[Outcome] = []
+    log = work / "outcomes.jsonl"
+    outcomes = recorded_outcomes(log) if args.resume else []
+    done = {(o.task_id, o.arm) for o in outcomes}
+    todo = [(p, arm) for p, arm in jobs if (p.problem.task_id, arm) not in done]
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_problem, setup, p, arm) for p, arm in jobs]
+        futures = [pool.submit(run_problem, setup, p, arm) for p, arm in todo]
         for future in concurrent.futures.as_completed(futures):
             outcome = future.result()
             outcomes.append(outcome)
+            with log.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(outcome.to_json()) + "\n")
             print(
                 f"[{len(outcomes)}/{len(jobs)}] {outcome.task_id} {outcome.arm}: "
                 f"exit {outcome.exit_code} merged={outcome.merged} right={outcome.passes_hidden}"
@@ -163,6 +177,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 flush=True,
             )
     order = {(p.problem.task_id, arm): i for i, (p, arm) in enumerate(jobs)}
+    outcomes = [o for o in outcomes if (o.task_id, o.arm) in order]
     outcomes.sort(key=lambda o: order[(o.task_id, o.arm)])
     summaries = {arm: summarize([o for o in outcomes if o.arm == arm]) for arm in args.arms}
     return {
@@ -187,6 +202,20 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "table": table(summaries),
         "outcomes": [o.to_json() for o in outcomes],
     }
+
+
+def recorded_outcomes(log: Path) -> list[Outcome]:
+    """The outcomes an earlier, interrupted run of this --work wrote (one JSON object a line;
+    a line cut by the interruption is dropped and its job runs again)."""
+    if not log.exists():
+        return []
+    found = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        try:
+            found.append(Outcome(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            continue
+    return found
 
 
 def visible_stats(prepared: list[Prepared]) -> dict[str, Any]:
@@ -253,6 +282,7 @@ def main(argv: list[str]) -> int:
         print(f"wrote {sloppy.LIST_FILE}")
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="gate-value-"))
+    work.mkdir(parents=True, exist_ok=True)
     try:
         result = run(args, work)
     finally:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -165,6 +166,7 @@ def implementer_calls(root: Path) -> int | None:
 def run_problem(setup: Setup, prepared: Prepared, arm: str) -> Outcome:
     """`prepared` through `arm`, in `setup.work/<arm>/<he-NNN>/`; judged by the hidden tests."""
     root = setup.work / arm / prepared.problem.slug
+    shutil.rmtree(root, ignore_errors=True)  # left by an interrupted run: this job runs again
     repo = make_repository(root, prepared.problem)
     plan = root / "plan.yaml"
     plan.write_text(plan_yaml(prepared.problem, prepared.checks), encoding="utf-8")

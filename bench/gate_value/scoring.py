@@ -40,7 +40,10 @@ class Proportion:
         n, p = self.total, self.hits / self.total
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        # at 0 and n the exact bounds are 0 and 1; floating point would miss them by an ulp
+        low = 0.0 if self.hits == 0 else max(0.0, centre - half)
+        high = 1.0 if self.hits == self.total else min(1.0, centre + half)
+        return low, high
 
     def to_json(self) -> dict[str, Any]:
         interval = self.wilson()
