@@ -179,8 +179,8 @@ def _check_hidden_tests_never_shown(work: Path) -> None:
     """Neither a repository (any commit, any branch) nor a plan nor any prompt an agent got
     holds a line of the hidden tests, or their `check(candidate)` harness."""
     seen = 0
-    for arm_dir in work.iterdir():
-        for problem_dir in arm_dir.iterdir():
+    for arm in ("agent", "checks", "mergegate"):
+        for problem_dir in (work / arm).iterdir():
             problem = PROBLEMS[int(problem_dir.name.removeprefix("he-"))]
             forbidden = _hidden_lines(problem.test)
             assert forbidden
