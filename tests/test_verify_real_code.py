@@ -572,3 +572,14 @@ def test_a_wrapper_component_is_not_a_placeholder() -> None:
     )
     assert find_stubs("src/components/ui/Button.tsx", button).stub is None
     assert find_stubs("src/Empty.tsx", "export function E() {\n  return <div />;\n}\n").stub
+
+
+def test_a_quoted_argument_reaches_the_program_as_written() -> None:
+    """Runs of spaces inside quotes are the command's data (HumanEval/140's
+    `fix_spaces(" Example   3")`); only whitespace outside quotes is folded."""
+    from mergegate.verify._commands import classify_command, squeeze_spaces
+
+    form = classify_command('python3 -c  "print(\' a   b\')"\n   --flag')
+    assert form.argv == ("python3", "-c", "print(' a   b')", "--flag")
+    assert squeeze_spaces("echo 'x  y'   z") == "echo 'x  y' z"
+    assert squeeze_spaces('echo "unclosed   rest') == 'echo "unclosed   rest'

@@ -169,9 +169,31 @@ class CommandForm:
     """Set when the command is not a check a program can decide."""
 
 
+def squeeze_spaces(text: str) -> str:
+    """`text` with each run of whitespace outside quotes made one space (a command written
+    over several lines of a plan), and what is quoted kept byte for byte: `f(" a   b")`
+    must reach the program as written. Linear; an unclosed quote keeps the rest as it is."""
+    out: list[str] = []
+    quote: str | None = None
+    pending = False
+    for char in text.strip():
+        if quote is None and char.isspace():
+            pending = True
+            continue
+        if pending:
+            out.append(" ")
+            pending = False
+        out.append(char)
+        if quote is None and char in "'\"":
+            quote = char
+        elif char == quote:
+            quote = None
+    return "".join(out)
+
+
 def classify_command(text: str) -> CommandForm:
     """Split `text` into what would run; `problem` says why it must not run as a check."""
-    command = " ".join(text.split())
+    command = squeeze_spaces(text)
     tokens, problem = _tokens(command)
     if problem is None:
         problem = _leaves_repository(tokens) or _undecidable(tokens)
@@ -431,7 +453,7 @@ def _marked(text: str) -> list[str]:
         if plain is not None:
             found.append(plain)
     found += [m.group(1) for m in _RUN_INLINE.finditer(text)]
-    return [" ".join(c.split()) for c in found if c.strip()]
+    return [squeeze_spaces(c) for c in found if c.strip()]
 
 
 def _fenced(text: str, *, expected_only: bool) -> list[str]:
