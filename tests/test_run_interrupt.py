@@ -128,7 +128,9 @@ def test_a_second_sigint_exits_at_once(tmp_path: Path) -> None:
     )
     impl = f"{subprocess.list2cmdline(['python3', str(stubborn)])}"
     rev = agent(tmp_path, "rev", {})
-    args = run_args(repo, impl, rev, str(plan))
+    # without the sandbox: in it, SIGTERM to the group kills bwrap and with it the whole PID
+    # namespace, so the first Ctrl-C would never wait on the stubborn agent
+    args = [*run_args(repo, impl, rev, str(plan)), "--no-sandbox"]
     proc = _mergegate(args, state)
     deadline = time.monotonic() + 60
     while not ready.exists() and time.monotonic() < deadline:
