@@ -579,7 +579,7 @@ def test_a_quoted_argument_reaches_the_program_as_written() -> None:
     `fix_spaces(" Example   3")`); only whitespace outside quotes is folded."""
     from mergegate.verify._commands import classify_command, squeeze_spaces
 
-    form = classify_command('python3 -c  "print(\' a   b\')"\n   --flag')
+    form = classify_command("python3 -c  \"print(' a   b')\"\n   --flag")
     assert form.argv == ("python3", "-c", "print(' a   b')", "--flag")
     assert squeeze_spaces("echo 'x  y'   z") == "echo 'x  y' z"
     assert squeeze_spaces('echo "unclosed   rest') == 'echo "unclosed   rest'
