@@ -19,7 +19,12 @@ from mergegate.agents.answers import answer_schema, final_message_answer
 from mergegate.agents.base import AgentRequest, AgentResult, StructuredAnswer
 from mergegate.decisions import Decision
 from mergegate.review._decide import ReviewAttempt, StepResult, decide
-from mergegate.review._render import render_changes, render_findings
+from mergegate.review._render import (
+    CONVENTION_FILES,
+    render_changes,
+    render_conventions,
+    render_findings,
+)
 from mergegate.review.context import ReviewContext
 from mergegate.review.events import EventKind
 from mergegate.review.ledger import FindingLedger, FindingStatus
@@ -46,6 +51,8 @@ from mergegate.verdicts import (
 __all__ = ["describe_problem", "review_attempt"]
 
 STAGE_TEMPLATES = {"spec": "spec-review", "quality": "quality-review"}
+CONVENTIONS_SIZE_LIMIT = 8_000
+"""Bytes of the project's convention files a quality prompt carries at most."""
 REVIEW_ID_ENV = "MERGEGATE_REVIEW_ID"
 """The environment variable that carries a reviewer attempt's `review_id`."""
 REVIEW_SCOPE_ENV = "MERGEGATE_REVIEW_SCOPE"
@@ -308,7 +315,9 @@ def _stage_prompt(
             if r.status is FindingStatus.OPEN and r.stage == stage
         ]
     )
+    extra = {"conventions": _conventions(ctx, state)} if stage == "quality" else {}
     return load_template(STAGE_TEMPLATES[stage]).render(
+        **extra,
         spec=spec,
         changes=changes,
         open_findings=open_findings,
@@ -317,6 +326,14 @@ def _stage_prompt(
         base_sha=rnd.base_sha[:12],
         head_sha=rnd.head_sha[:12],
     )
+
+
+def _conventions(ctx: ReviewContext, state: ReviewState) -> str:
+    """The project's written conventions as they stand at the review's base (the first
+    round's), so the quality stage can check the change against the project's own patterns."""
+    base = state.rounds[0].base_sha
+    files = {path: ctx.repo.read_file(base, path) for path in CONVENTION_FILES}
+    return render_conventions(files, size_limit=CONVENTIONS_SIZE_LIMIT)
 
 
 def _only_approval_passes(verdict: Verdict, gate: StageGate) -> StageGate:
