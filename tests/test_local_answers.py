@@ -93,6 +93,7 @@ def test_the_local_verdict_object_is_valid_in_ten_of_ten(
             changes=f"```diff\n{diff}```",
             open_findings="None.",
             conventions="None.",
+            blocking_rule="no condition",
             review_id=review_id,
             scope=scope,
             base_sha="a" * 12,

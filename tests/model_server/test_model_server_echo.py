@@ -183,6 +183,7 @@ def test_the_example_review_script_approves_a_real_review_prompt(template: str) 
         changes='+ trailer = {"review_id": "mg-from-the-diff", "scope": "task-9"}',
         open_findings="None.",
         conventions="None.",
+        blocking_rule="no condition",
         review_id=review_id,
         scope="task-3",
         base_sha="a" * 12,

@@ -27,7 +27,7 @@ from mergegate.review._render import (
 )
 from mergegate.review.context import ReviewContext
 from mergegate.review.events import EventKind
-from mergegate.review.ledger import FindingLedger, FindingStatus
+from mergegate.review.ledger import FindingLedger, FindingStatus, LedgerState
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import RenderedPrompt, load_template
 from mergegate.review.reports import AttemptReport
@@ -263,6 +263,7 @@ def _judged(
         scope_files=files if rnd.scoped else None,
     )
     gate = _with_deferral(verdict, gate, status)
+    _notice_many_warnings(ctx, rnd.round, state.ledger, ledger.state())
     ctx.emit(
         EventKind.STAGE_RESULT,
         f"{step.stage} review: {verdict.decision.value} — {gate.reason}",
@@ -279,6 +280,27 @@ def _judged(
     )
     new = state.with_round(_with_progress(rnd, progress))
     return new.model_copy(update={"ledger": ledger.state()})
+
+
+def _warnings(ledger: LedgerState) -> int:
+    return sum(1 for r in ledger.records if r.finding.severity is Severity.IMPORTANT)
+
+
+def _notice_many_warnings(
+    ctx: ReviewContext, round: int, before: LedgerState, after: LedgerState
+) -> None:
+    """Seed 004: "4+ warnings in a single task: log a notice that accumulated warnings are
+    high" — once, when this review's findings bring the task's count to the threshold. The
+    notice never blocks (the policy decides that)."""
+    threshold = ctx.options.policy.warning_notice_at
+    count = _warnings(after)
+    if _warnings(before) < threshold <= count:
+        ctx.emit(
+            EventKind.NOTICE,
+            f"{count} warnings (important findings) accumulated in this task's review "
+            f"(notice at {threshold}); see the review's report",
+            round=round,
+        )
 
 
 def _with_progress(
@@ -321,6 +343,7 @@ def _stage_prompt(
         spec=spec,
         changes=changes,
         open_findings=open_findings,
+        blocking_rule=ctx.options.policy.blocking_rule,
         review_id=review_id,
         scope=ctx.options.scope,
         base_sha=rnd.base_sha[:12],
