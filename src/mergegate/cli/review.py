@@ -169,7 +169,7 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
 )
 @format_option(
     "Result on stdout: a readable summary, or one JSON object (decision, exit_code, "
-    "rounds, findings, report_dir, usage)."
+    "rounds, findings, report_dir, outputs, usage)."
 )
 @click.option(
     "--progress",

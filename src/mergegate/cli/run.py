@@ -127,6 +127,7 @@ def _print_report(report: dict[str, Any]) -> None:
             reason = f"[worker {clean(unit['worker'], 64)}] {reason}"
         where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
         click.echo(f"  {where:<36} {unit['status']:<20} {merge:<12} {reason}".rstrip())
+        _print_outputs(unit)
     for phase in report["phases"]:
         found = phase.get("verification")
         if found:
@@ -149,6 +150,14 @@ def _print_report(report: dict[str, Any]) -> None:
     click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
     if report.get("next"):
         click.echo(f"next: {clean(report['next'], 1000)}")
+
+
+def _print_outputs(unit: dict[str, Any]) -> None:
+    """Seed 000: a review no verdict could be read from shows the reviewer's outputs."""
+    for task in unit.get("tasks") or []:
+        for n, text in enumerate(task.get("review_outputs") or [], start=1):
+            shown = clean(text, 300) or "(no output)"
+            click.echo(f'    {clean(task["id"], 40)} output of attempt {n} (excerpt): "{shown}"')
 
 
 def _print_observed(report: dict[str, Any]) -> None:

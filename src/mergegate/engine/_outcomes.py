@@ -84,6 +84,10 @@ class TaskOutcome(_Value):
     """The claim set against the task's first checks (`TaskJudgement`: both, side by side)."""
     help_requests: int = 0
     """Help requests answered by advisors (or escalated) for this task."""
+    review_outputs: list[str] = Field(default_factory=list)
+    """The starts of the reviewer outputs a review could not decide from (both attempts of a
+    stage that stayed malformed or empty, or a failed run's): shown to the person (seed 000:
+    "Display both outputs for debugging")."""
 
 
 class UnitOutcome(_Value):

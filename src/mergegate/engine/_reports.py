@@ -140,10 +140,26 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
             lines += ["**Open findings:**", ""] + (
                 [_finding_line(f) for f in t.open_findings] or ["None recorded."]
             )
+            lines += _output_lines(t)
             lines += ["", "**Implementation notes:**", "", fence(t.notes or "(none)\n")]
     if out.escalation:
         lines += ["", f"The package for a person is in `{inline(out.escalation, 500)}`."]
     return "\n".join(lines) + "\n"
+
+
+def _output_lines(task: TaskOutcome) -> list[str]:
+    """The reviewer outputs a review could not decide from, each fenced (untrusted), with
+    seed 000's guidance: nothing was made of them."""
+    if not task.review_outputs:
+        return []
+    lines = ["", "**Reviewer outputs (excerpts; no verdict could be read from them):**", ""]
+    for n, text in enumerate(task.review_outputs, start=1):
+        lines += [f"Attempt {n}:", "", fence((text or "(no output)") + "\n")]
+    lines.append(
+        "The reviewer may not be following the template: check the reviewer and re-run. "
+        "Nothing was made of these outputs (no finding, no fix)."
+    )
+    return lines
 
 
 def _workspace_line(rt: Runtime, unit_id: str) -> str:

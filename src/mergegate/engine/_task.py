@@ -174,6 +174,7 @@ class _Pipeline:
             agent_result=self.claim,
             judgement=self.judgement,
             help_requests=self.help_requests,
+            review_outputs=list(review.get("outputs") or ()),
         )
 
     def escalate(self, reason: str) -> TaskOutcome:

@@ -206,6 +206,15 @@ class ReviewStop(_Value):
     """Raw reviewer outputs shown to the user when the run is undecidable or failed."""
 
 
+OUTPUT_EXCERPT_CHARS = 2000
+"""How much of each raw reviewer output an outcome's dict (and a run's records) carries."""
+
+
+def excerpt(text: str, limit: int = OUTPUT_EXCERPT_CHARS) -> str:
+    """The start of a raw reviewer output, at most `limit` characters (marked when cut)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class ReviewOutcome:
     """The answer of one run, and where its proof is on disk."""
@@ -252,6 +261,7 @@ class ReviewOutcome:
             "rounds": [r.to_dict() for r in self.rounds],
             "findings": [f.to_dict() for f in self.findings],
             "report_dir": str(self.report_dir),
+            "outputs": [excerpt(text) for text in self.outputs],
             "usage": {role: total.to_dict() for role, total in self.usage.items()},
             "sandbox": self.sandbox,
         }
