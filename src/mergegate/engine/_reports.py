@@ -7,7 +7,7 @@ Layout under `.mergegate/runs/<run-id>/`:
     SUMMARY.md, summary.json          the run summary (`--format json` prints the same object)
     <phase>/<unit>/unit.json          where the unit stands (a copy)
     <phase>/<unit>/SUMMARY.md         the unit summary ("Unresolved Review Findings")
-    <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task
+    <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task (`_task_report`)
     <phase>/<unit>/<task>/attempts/NN-<role>/            every agent attempt (prompt, output,
                                                          process record, result)
     <phase>/<unit>/<task>/checks/NN/MM/                  every check run
@@ -27,14 +27,13 @@ from typing import Any
 
 from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
-from mergegate.engine._plan import report_stem
 from mergegate.engine._runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
 from mergegate.store import StateKind
 
-__all__ = ["inline", "write_conflict_package", "write_task_report", "write_unit_records"]
+__all__ = ["inline", "write_conflict_package", "write_unit_records"]
 
 _MAX_PACKAGE_PATHS = 50
 
@@ -50,47 +49,6 @@ def _finding_line(f: dict[str, Any]) -> str:
     stage = f" [{inline(f.get('stage'), 20)}]" if f.get("stage") else ""
     severity, fid = inline(f.get("severity"), 20), inline(f.get("id"), 60)
     return f"- **{severity}** `{fid}`{stage} {inline(f.get('title'))}{where}"
-
-
-def write_task_report(rt: Runtime, phase_id: str, unit: Unit, task: TaskOutcome) -> Path:
-    """`<phase>-<unit>-REVIEW-T<n>.md` plus its JSON twin, in the unit's folder."""
-    stem = report_stem(rt.phase(phase_id), unit, task.number)
-    folder = rt.unit_dir(phase_id, unit.id)
-    status = "passed" if task.decision == "approved" else "issues_found"
-    lines = [
-        "---",
-        f"run_id: {rt.run_id}",
-        f"phase: {phase_id!r}",
-        f"unit: {unit.id!r}",
-        f"task: {task.number}",
-        f"status: {status}",
-        f"decision: {task.decision}",
-        f"rounds: {task.rounds}",
-        f"open_findings: {len(task.open_findings)}",
-        "---",
-        f"# Review: phase {inline(phase_id)} unit {inline(unit.id)} "
-        f"task {task.number} ({inline(task.id)})",
-        "",
-        f"**Decision:** `{task.decision}` — {inline(task.reason, 500) or 'no reason recorded'}",
-        "",
-        f"- task commit: `{task.commit or '-'}`; final head: `{task.head or '-'}`",
-        f"- review: {task.review_status or 'not reviewed'} in {task.rounds} round(s); "
-        f"tokens: {task.tokens}",
-        "",
-        "## Checks",
-        "",
-    ]
-    lines += [
-        f"- `{inline(c['run'], 200)}`: exit {c['exit']} ({'passed' if c['passed'] else 'FAILED'})"
-        for c in task.checks
-    ] or ["None."]
-    lines += ["", "## Open findings", ""]
-    lines += [_finding_line(f) for f in task.open_findings] or ["None."]
-    lines += ["", "## Review records", ""]
-    lines += [f"- {inline(path, 500)}/summary.md" for path in task.reports] or ["None."]
-    write_atomic(folder / f"{stem}.md", "\n".join(lines) + "\n")
-    write_json_atomic(folder / f"{stem}.json", {"report": stem, **task.dump()})
-    return folder / f"{stem}.md"
 
 
 def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:

@@ -26,10 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mergegate.engine._files import write_atomic
 from mergegate.engine._outcomes import UnitOutcome
+from mergegate.engine._plan import report_stem
 from mergegate.engine._reports import inline
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import keep_lost_attempt
+from mergegate.engine._task_report import render_task_report
 from mergegate.git import (
     GitRepository,
     add_workspace,
@@ -272,6 +275,7 @@ def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> st
         return None
     summary = unit_summary(rt, phase, unit, out)
     write_phase_reports(target, phase, summaries=[(unit, summary)], replace=True)
+    write_review_reports(rt, phase, unit, out, target)
     key = f"Mergegate-Summary: {rt.run_id}/{unit.id}"
     message = f"docs({unit.id}): summary of the unit ({out.status})"
     sha = commit_with_key(workspace, message, key, onto=out.head)
@@ -285,6 +289,21 @@ def write_outside_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcom
     target = outside_phase_dir(rt, phase)
     if target is not None and target.is_dir():
         write_phase_reports(target, phase, summaries=[(unit, unit_summary(rt, phase, unit, out))])
+        write_review_reports(rt, phase, unit, out, target, replace=False)
+
+
+def write_review_reports(
+    rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome, target: Path, *, replace: bool = True
+) -> None:
+    """Each reviewed task's report (seed 004: `<phase>/<plan>-REVIEW-T<n>.md`, the audit
+    trail in the phase's own directory) beside the unit's SUMMARY.md; `replace` false keeps a
+    file already there."""
+    for task in out.tasks:
+        if not task.reports:
+            continue
+        path = target / f"{report_stem(phase, unit, task.number)}.md"
+        if replace or not path.exists():
+            write_atomic(path, render_task_report(rt.run_id, phase, unit, task))
 
 
 @step("mergegate.gsd_verification", retries=2)

@@ -39,11 +39,7 @@ from mergegate.decisions import ExitCode
 from mergegate.engine._files import write_json_atomic
 from mergegate.engine._outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
 from mergegate.engine._plan import compute_waves, selected_phases
-from mergegate.engine._reports import (
-    write_conflict_package,
-    write_task_report,
-    write_unit_records,
-)
+from mergegate.engine._reports import write_conflict_package, write_unit_records
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import (
     advance_step,
@@ -60,6 +56,7 @@ from mergegate.engine._steps import (
 )
 from mergegate.engine._takeover import take_over
 from mergegate.engine._task import task_workflow
+from mergegate.engine._task_report import write_task_report
 from mergegate.engine._verification import (
     PASSING,
     gsd_summary_step,
