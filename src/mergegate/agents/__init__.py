@@ -9,6 +9,7 @@ the `ask` callable of `mergegate.handoff.request_handoff`, asking again in the s
 from __future__ import annotations
 
 from mergegate.agents._preflight import Readiness, preflight, require_ready
+from mergegate.agents._tap import OutputTap, output_tap
 from mergegate.agents.base import (
     AgentRequest,
     AgentResult,
@@ -39,6 +40,7 @@ __all__ = [
     "BackendCapabilities",
     "BackendInfo",
     "HelpSignal",
+    "OutputTap",
     "Readiness",
     "RunStatus",
     "SessionAsk",
@@ -49,6 +51,7 @@ __all__ = [
     "get_backend",
     "is_stuck",
     "is_transport_failure",
+    "output_tap",
     "preflight",
     "require_ready",
 ]

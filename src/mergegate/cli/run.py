@@ -53,6 +53,13 @@ _PROGRESS = click.option(
     help="Progress on stderr: rich (a live table), plain (one line per step), none; auto is "
     "rich on a terminal and plain in CI.",
 )
+_STREAM_AGENTS = click.option(
+    "--stream-agents",
+    is_flag=True,
+    help="Forward every agent's output to stderr as it comes, each line prefixed with its "
+    "unit, task and role (implementer, reviewer, fixer, advisor, verifier); off by default. "
+    "Shown only: decisions are made from the logged output as without it.",
+)
 
 
 def _agent(
@@ -207,14 +214,23 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
     try:
         with (
             interruptible() as stop,
-            open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (
-                listener,
-                tick,
-            ),
+            open_run_view(
+                mode,
+                console,
+                lambda line: click.echo(line, err=True),
+                stream_agents=opts["stream_agents"],
+            ) as (listener, tick),
         ):
             human = _ask_person if config.review.mode == "manual" else None
             return execute_run(
-                state, run_id, config, listener=listener, human=human, tick=tick, stop=stop
+                state,
+                run_id,
+                config,
+                listener=listener,
+                human=human,
+                tick=tick,
+                stop=stop,
+                stream_agents=opts["stream_agents"],
             )
     except RunInterruptedError as exc:
         from mergegate.engine import database_url_of, run_report
@@ -362,6 +378,7 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
 @_REPO
 @_FORMAT
 @_PROGRESS
+@_STREAM_AGENTS
 @click.pass_context
 def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     """Execute PLAN: implementer agents, a two-stage review after every task, bounded fix
@@ -524,6 +541,7 @@ def _login() -> str:
 @_REPO
 @_FORMAT
 @_PROGRESS
+@_STREAM_AGENTS
 @click.pass_context
 def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
     """Continue RUN after a crash or a stop; with answers, record them first and go on from

@@ -137,7 +137,7 @@ def collect_step(call: dict[str, Any]) -> dict[str, Any]:
     (capped); written to `call["attempt_dir"]` (resumable there after a crash). Returns the
     folder, the tokens the asks used and why an ask was refused (a budget), if one was."""
     rt = current()
-    agent = rt.metered(rt.implementer, call.get("deadline"))
+    agent = rt.metered(rt.implementer, call.get("deadline"), role="implementer")
     folder = Path(call["attempt_dir"])
     request = AgentRequest.model_validate(call["request"])
     collect_agent_result(
@@ -166,7 +166,7 @@ def consult_step(call: dict[str, Any]) -> dict[str, Any]:
         max_requests=call["max_requests"],
         run_id=rt.run_id,
     )
-    metered = [rt.metered(a.backend, call.get("deadline")) for a in rt.advisors]
+    metered = [rt.metered(a.backend, call.get("deadline"), role="advisor") for a in rt.advisors]
     advisors = [Advisor(a.name, m, a.model) for a, m in zip(rt.advisors, metered, strict=True)]
     folder = Path(call["attempt_dir"])
     consult_advisors(

@@ -142,11 +142,11 @@ def _forward(rt: Runtime, call: ReviewCall) -> Any:
 def _agents(rt: Runtime, options: ReviewOptions, deadline: float | None) -> list[Metered]:
     """Reviewer, implementer (fix mode), fresh implementer — each held to the budgets."""
     assert rt.reviewer is not None
-    meters = [rt.metered(rt.reviewer, deadline)]
+    meters = [rt.metered(rt.reviewer, deadline, role="reviewer")]
     if options.fix:
-        meters.append(rt.metered(rt.implementer, deadline))
+        meters.append(rt.metered(rt.implementer, deadline, role="fixer"))
         if rt.fresh_implementer is not None:
-            meters.append(rt.metered(rt.fresh_implementer, deadline))
+            meters.append(rt.metered(rt.fresh_implementer, deadline, role="fixer"))
     return meters
 
 

@@ -23,7 +23,7 @@ from mergegate.engine._help import implement_turns, judge_claim
 from mergegate.engine._outcomes import TaskOutcome
 from mergegate.engine._plan import task_checks, task_spec
 from mergegate.engine._review import review_step
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._runtime import Runtime, current, working_on
 from mergegate.engine._steps import (
     agent_result,
     agent_step,
@@ -468,7 +468,8 @@ def task_workflow(args: dict[str, Any]) -> dict[str, Any]:
     rt = current()
     rt.adopt(Workspace.model_validate(args["workspace"]))
     pipeline = _Pipeline(rt, args)
-    outcome = pipeline.run()
+    with working_on(pipeline.phase_id, pipeline.unit_id, pipeline.task.id):
+        outcome = pipeline.run()
     pipeline.emit(
         "done",
         f"{outcome.id}: {outcome.decision}" + (f" ({outcome.reason})" if outcome.reason else ""),

@@ -30,7 +30,7 @@ from mergegate.engine._files import write_atomic
 from mergegate.engine._outcomes import UnitOutcome
 from mergegate.engine._plan import report_stem
 from mergegate.engine._reports import inline
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._runtime import Runtime, current, working_on
 from mergegate.engine._steps import keep_lost_attempt
 from mergegate.engine._task_report import render_task_report
 from mergegate.git import (
@@ -153,14 +153,20 @@ def _with_completed(plan: Plan, phase_id: str, done: set[str]) -> Plan:
 def verify_step(call: dict[str, Any]) -> dict[str, Any]:
     """Verify phase `call["phase"]` on the integration tip `call["tip"]` (the phase's diff
     from `call["base"]`); `{status, reason, report, questions, counts}`."""
-    rt = current()
+    with working_on(call["phase"]):
+        return _verify(current(), call)
+
+
+def _verify(rt: Runtime, call: dict[str, Any]) -> dict[str, Any]:
     phase_id, generation = call["phase"], call["generation"]
     folder = verification_dir(rt.run_dir, phase_id, generation)
     keep_lost_attempt(folder)  # a verification lost in a crash: kept, and run again
     where = rt.checkouts / f"verify-{phase_id}"
     remove_tree(where)
     where.parent.mkdir(parents=True, exist_ok=True)
-    verifier = rt.metered(rt.verifier, None) if rt.verifier is not None else None
+    verifier = None
+    if rt.verifier is not None:
+        verifier = rt.metered(rt.verifier, None, role="verifier")
     options = _options(rt, phase_id, call["base"], generation)
     plan = _with_completed(rt.plan, phase_id, set(call["completed"]))
     if rt.remote is not None:
