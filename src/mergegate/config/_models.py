@@ -220,7 +220,7 @@ class RunConfig(_Section):
 
     concurrency: int = Field(2, ge=1, le=64)
     """Units running at once within a wave (`--concurrency`)."""
-    on_escalation: Literal["continue", "stop"] = "continue"
+    on_escalation: Literal["skip", "continue", "stop"] = "skip"
     """`continue`: independent units finish and the run stops at the phase boundary; `stop`:
     no agent starts after the first escalation."""
     fix_commits: Literal["separate", "amend"] = "separate"

@@ -84,6 +84,9 @@ class TaskOutcome(_Value):
     """The claim set against the task's first checks (`TaskJudgement`: both, side by side)."""
     help_requests: int = 0
     """Help requests answered by advisors (or escalated) for this task."""
+    stopped: bool = False
+    """The task ended because the run refused its agents (a budget, a stop request): the run
+    is stopping, so its unit does not go on without it."""
     reviewed_at: float | None = None
     """When the task's last review ended (recorded by its step)."""
     findings: list[dict[str, Any]] = Field(default_factory=list)

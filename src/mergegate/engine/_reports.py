@@ -100,9 +100,41 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
             )
             lines += _output_lines(t)
             lines += ["", "**Implementation notes:**", "", fence(t.notes or "(none)\n")]
+    lines += _aside_lines(rt, out)
     if out.escalation:
         lines += ["", f"The package for a person is in `{inline(out.escalation, 500)}`."]
     return "\n".join(lines) + "\n"
+
+
+def _aside_lines(rt: Runtime, out: UnitOutcome) -> list[str]:
+    """What the unit skipped and why (`run.on_escalation = "skip"`): each task set aside,
+    where its work is, and each task that waited for one."""
+    aside = [
+        t
+        for t in out.tasks
+        if t.decision == "needs_manual_review"
+        and not t.stopped
+        and rt.options.on_escalation == "skip"
+    ]
+    waiting = [t for t in out.tasks if t.decision == "not_run"]
+    if not aside and not waiting:
+        return []
+    lines = ["", "## Skipped: set aside for a person", ""]
+    for t in aside:
+        kept = t.head == out.head
+        work = "its work is on the unit's branch" if kept else f"its work is at `{t.head[:12]}`"
+        lines.append(
+            f"- **{inline(t.id, 40)}** set aside: {inline(t.reason, 500)}"
+            + (f"; {work}" if t.head and t.head != t.start else "")
+        )
+    lines += [f"- **{inline(t.id, 40)}** {inline(t.reason, 500)}" for t in waiting]
+    lines += [
+        "",
+        f"The unit went on without them and stops here (not merged). Answer with `mergegate "
+        f"resume {rt.run_id} --answer {inline(out.id, 40)}/TASK=approve|skip|retry`: the answer "
+        "applies on top of what the unit did, and the tasks that waited run after it.",
+    ]
+    return lines
 
 
 def _output_lines(task: TaskOutcome) -> list[str]:

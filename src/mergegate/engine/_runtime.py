@@ -81,7 +81,7 @@ class RunOptions(BaseModel):
 
     concurrency: int = Field(2, ge=1)
     review_mode: Literal["auto", "manual", "off"] = "auto"
-    on_escalation: Literal["continue", "stop"] = "continue"
+    on_escalation: Literal["skip", "continue", "stop"] = "skip"
     fix_commits: Literal["separate", "amend"] = "separate"
     phase: str | None = None
     check_timeout_s: float = Field(600.0, gt=0)

@@ -191,7 +191,7 @@ class _Pipeline:
     def ended_by_stop(self) -> TaskOutcome:
         reason = self.stopped or "stopped"
         if reason.startswith("budget"):
-            return self.escalate(reason)
+            return self.escalate(reason).model_copy(update={"stopped": True})
         return self.outcome("cancelled", reason, ExitCode.AGENT_FAILURE)
 
     def agent_failed(self, result: AgentResult, what: str) -> TaskOutcome:
