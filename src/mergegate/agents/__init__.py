@@ -8,6 +8,7 @@ the `ask` callable of `mergegate.handoff.request_handoff`, asking again in the s
 
 from __future__ import annotations
 
+from mergegate.agents._failures import FailureKind, failure_kind
 from mergegate.agents._preflight import Readiness, preflight, require_ready
 from mergegate.agents._tap import OutputTap, output_tap
 from mergegate.agents.base import (
@@ -39,6 +40,7 @@ __all__ = [
     "Backend",
     "BackendCapabilities",
     "BackendInfo",
+    "FailureKind",
     "HelpSignal",
     "OutputTap",
     "Readiness",
@@ -48,6 +50,7 @@ __all__ = [
     "Usage",
     "available_backends",
     "backend_names",
+    "failure_kind",
     "get_backend",
     "is_stuck",
     "is_transport_failure",

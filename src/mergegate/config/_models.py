@@ -152,6 +152,10 @@ class ReviewConfig(_Section):
     implementer_cmd: str | None = None
     max_rounds: int = Field(3, ge=1, le=50)
     malformed_retries: int = Field(1, ge=0, le=MAX_JSON_RETRIES_CEILING)
+    transport_retries: int = Field(3, ge=0, le=MAX_JSON_RETRIES_CEILING)
+    """A reviewer run that fails by transport (unreachable, HTTP 5xx/429, dead before any
+    output) is run again this many times, with `[retry]`'s backoff; counted apart from
+    malformed answers."""
     fresh_implementer_after: int | None = Field(None, ge=1)
     fresh_implementer: str | None = None
     defer_out_of_scope: bool = False

@@ -117,6 +117,20 @@ class StageProgress(_Value):
     """Set once an attempt gave a valid verdict."""
     failure: str | None = None
     """Set when the reviewer run failed (timeout, crash, a read-only run that wrote): why."""
+    failure_kind: str = ""
+    """`token_limit` when the failure is a request too large even with the diff alone (the
+    review escalates); empty for any other failure (the review ends as an agent failure)."""
+    transport_failures: int = 0
+    """Runs that failed by transport and were run again (not malformed answers)."""
+    trimmed: bool = False
+    """A run hit the token limit: the next prompts carry the diff alone."""
+    resend: bool = False
+    """The last run failed before answering: the next one is a complete, fresh dispatch."""
+
+    @property
+    def unusable(self) -> int:
+        """Runs that answered without a usable verdict (malformed or empty)."""
+        return self.attempts - self.transport_failures - int(self.trimmed)
 
 
 class FixSummary(_Value):
