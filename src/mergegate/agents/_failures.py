@@ -46,6 +46,6 @@ def failure_kind(result: AgentResult) -> FailureKind | None:
         return "token_limit"
     if result.status is RunStatus.MISSING or _TRANSPORT.search(error):
         return "transport"
-    if not result.text.strip():
-        return "transport"  # it died before giving any output
+    if result.status is RunStatus.CRASHED and not result.text.strip():
+        return "transport"  # the process died before giving any output
     return None

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -247,9 +247,25 @@ class _Turns:
         )
         pipe.count(out["tokens"])
         pipe.stopped = pipe.stopped or out["stopped"]
-        collection = read_agent_result(Path(out["attempt_dir"]))
+        folder = Path(out["attempt_dir"])
+        collection = read_agent_result(folder, report=self.read_events(folder))
         pipe.session = collection.session_id or pipe.session
         return collection
+
+    def read_events(self, folder: Path) -> Callable[[Mapping[str, Any]], None]:
+        """Where a failed read of the collection is reported: the run's stream, as typed
+        handoff events whose ids follow the attempt (a replay that fails the same way writes
+        nothing twice)."""
+        where = {"run_id": self.rt.run_id, **_where(self.pipe)}
+        stem = f"{self.rt.run_id}/{self.pipe.unit_id}/{self.pipe.task.id}/{folder.parent.name}"
+
+        def report(event: Mapping[str, Any]) -> None:
+            n = f"{event.get('type')}/{event.get('attempt', '')}"
+            typed = handoff_event(event, **where, event_id=f"read:{stem}/{n}")
+            if typed is not None:
+                self.log.emit(typed)
+
+        return report
 
     def consult(self, collection: ResultCollection) -> Consultation:
         pipe = self.pipe

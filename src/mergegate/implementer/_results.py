@@ -58,6 +58,7 @@ from mergegate.implementer._help import (
     assess_help,
     help_request,
 )
+from mergegate.implementer._io import IoReport, io_retried
 from mergegate.implementer._leftovers import kill_leftovers
 from mergegate.implementer._prompts import cut
 
@@ -175,11 +176,20 @@ class _Progress(_Value):
 
 
 class _Store:
-    """The step's files in its attempt directory."""
+    """The step's files in its attempt directory (the collection written with retries)."""
 
-    def __init__(self, root: Path, task_id: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        task_id: str,
+        *,
+        report: IoReport | None = None,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
         self.root = root
         self.task_id = task_id
+        self.report = report
+        self.sleep = sleep
 
     def load(self) -> list[AgentResult | None]:
         """Each started ask's result, None where the process died before it was saved."""
@@ -204,7 +214,14 @@ class _Store:
         write_json_atomic(self._reply(n), result)
 
     def finish(self, collection: ResultCollection) -> None:
-        write_json_atomic(self.root / RESULT_FILE, collection, overwrite=False)
+        path = self.root / RESULT_FILE
+        io_retried(
+            "write",
+            path,
+            lambda: write_json_atomic(path, collection, overwrite=False),
+            report=self.report,
+            sleep=self.sleep,
+        )
         (self.root / PROGRESS_FILE).unlink(missing_ok=True)
 
     def _reply(self, n: int) -> Path:
@@ -243,7 +260,7 @@ def collect_agent_result(
     settings = config or Config()
     rec = recorder or HandoffRecorder.from_config(settings)
     attempt_dir.mkdir(parents=True, exist_ok=True)
-    store = _Store(attempt_dir, task_id)
+    store = _Store(attempt_dir, task_id, report=rec.emit, sleep=sleep)
     policy = RetryPolicy.from_config(settings.retry, "agent-result")
     runs = store.load()
     for folder, pid in kill_leftovers(attempt_dir, "ask-*/process.json"):
@@ -293,12 +310,26 @@ def collect_agent_result(
     return collection
 
 
-def read_agent_result(attempt_dir: Path) -> ResultCollection:
-    """The collection a finished `collect_agent_result` wrote, with its result validated again.
+def read_agent_result(
+    attempt_dir: Path,
+    *,
+    report: IoReport | None = None,
+    sleep: Callable[[float], object] = time.sleep,
+) -> ResultCollection:
+    """The collection a finished `collect_agent_result` wrote, with its result validated again;
+    a transient read error is tried again (`_io`), each failure given to `report` as an
+    `agent-result.read` handoff event.
 
-    Raises `UsageError` (exit 2) naming the file when it is missing, unreadable, or its result
-    no longer validates."""
-    return read_json_validated(attempt_dir / RESULT_FILE, ResultCollection)
+    Raises `UsageError` (exit 2) naming the file when it is missing, unreadable after the
+    retries, or its result no longer validates."""
+    path = attempt_dir / RESULT_FILE
+    return io_retried(
+        "read",
+        path,
+        lambda: read_json_validated(path, ResultCollection),
+        report=report,
+        sleep=sleep,
+    )
 
 
 def _first_run(
