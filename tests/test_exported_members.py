@@ -477,6 +477,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ReviewVerdictPayload",
         "Schema",
         "SchemaRegistry",
+        "ScratchpadPayload",
         "StuckRunError",
         "SupervisorComplete",
         "SupervisorDecision",

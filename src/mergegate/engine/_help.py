@@ -399,7 +399,10 @@ class _Turns:
                     result=True,
                 )
             else:
-                return self.ended(action, decision.reason, decision.exit_code)
+                why = decision.reason
+                if collection.scratchpad is not None and collection.scratchpad.error:
+                    why = f"{why}: {collection.scratchpad.error}"  # the scratchpad, not the JSON
+                return self.ended(action, why, decision.exit_code)
 
     def stopped(self) -> bool:
         """A budget or a stop request refused (or cut short) one of the task's agents."""

@@ -61,6 +61,7 @@ from mergegate.implementer._help import (
 from mergegate.implementer._io import IoReport, io_retried
 from mergegate.implementer._leftovers import kill_leftovers
 from mergegate.implementer._prompts import cut
+from mergegate.implementer._scratchpad import ScratchpadCheck, check_scratchpad
 
 __all__ = [
     "PROGRESS_FILE",
@@ -119,6 +120,8 @@ class ResultCollection(_Value):
     """The failed-handoff file, when one was written."""
     recent_output: str = ""
     """The tail of the last run's text (for the advisors and the escalation package)."""
+    scratchpad: ScratchpadCheck | None = None
+    """The scratchpad the result named (`scratchpad_path`), checked; None when it named none."""
     warnings: tuple[str, ...] = ()
 
     @model_validator(mode="after")
@@ -305,9 +308,57 @@ def collect_agent_result(
                 clock=clock,
             )
         )
+    collection = _with_scratchpad(
+        collection,
+        backend=backend,
+        request=request,
+        attempt_dir=attempt_dir,
+        settings=settings,
+        recorder=rec,
+        sleep=sleep,
+        random=random,
+        clock=clock,
+    )
     store.finish(collection)
     _report(rec, collection, clock)
     return collection
+
+
+def _with_scratchpad(
+    collection: ResultCollection,
+    *,
+    backend: Backend,
+    request: AgentRequest,
+    attempt_dir: Path,
+    settings: Config,
+    recorder: HandoffRecorder,
+    sleep: Callable[[float], object],
+    random: Callable[[], float],
+    clock: Callable[[], datetime] | None,
+) -> ResultCollection:
+    """A recovered result that names a scratchpad: the scratchpad checked (asked for again in
+    the same session while invalid); still invalid, the collection escalates."""
+    path = (collection.result_data or {}).get("scratchpad_path")
+    if collection.status != "recovered" or not isinstance(path, str) or not path:
+        return collection
+    checked = check_scratchpad(
+        backend,
+        request,
+        task_id=collection.task_id,
+        path=path,
+        session_id=collection.session_id,
+        attempt_dir=attempt_dir,
+        config=settings,
+        recorder=recorder,
+        sleep=sleep,
+        random=random,
+        clock=clock,
+    )
+    if checked.status == "recovered":
+        return collection.model_copy(update={"scratchpad": checked})
+    return collection.model_copy(
+        update={"scratchpad": checked, "status": "escalated", "error": checked.error}
+    )
 
 
 def read_agent_result(
