@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import mergegate.handoff._stored as stored
 import mergegate.implementer._results as results
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
 from mergegate.cli import cli
@@ -34,7 +35,7 @@ def test_a_transient_read_or_write_error_is_retried_and_counted_apart(
     recovered, while the agent's own JSON handoff (`handoff:agent-result`) shows none."""
     read_fault, write_fault = _fail_once(errno.EIO), _fail_once(errno.ENOSPC)
     real_read = pathlib.Path.read_bytes
-    real_write = results.write_json_atomic
+    real_write = stored.write_json_atomic
 
     def flaky_read(self: pathlib.Path) -> bytes:
         if self.name == results.RESULT_FILE and read_fault["left"]:
@@ -49,7 +50,7 @@ def test_a_transient_read_or_write_error_is_retried_and_counted_apart(
         real_write(path, obj, **kwargs)
 
     monkeypatch.setattr(pathlib.Path, "read_bytes", flaky_read)
-    monkeypatch.setattr(results, "write_json_atomic", flaky_write)
+    monkeypatch.setattr(stored, "write_json_atomic", flaky_write)
     repo = repo_with(tmp_path / "repo")
     plan = make_plan({"P1": {"A": {}}})
     impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")

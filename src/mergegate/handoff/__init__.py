@@ -66,6 +66,7 @@ from mergegate.handoff._retry import (
     StuckRunError,
     request_handoff,
 )
+from mergegate.handoff._stored import read_record, retry_metadata, store_record
 from mergegate.handoff._template import render_template
 
 __all__ = [
@@ -115,11 +116,14 @@ __all__ = [
     "extract",
     "level_for_retry",
     "make_envelope",
+    "read_record",
     "register_schema",
     "registry_for",
     "render_template",
     "request_handoff",
+    "retry_metadata",
     "retry_prompt",
+    "store_record",
 ]
 
 

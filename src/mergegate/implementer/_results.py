@@ -48,7 +48,9 @@ from mergegate.handoff import (
     RetryPolicy,
     default_registry,
     extract,
+    read_record,
     request_handoff,
+    store_record,
 )
 from mergegate.implementer._events import emit
 from mergegate.implementer._help import (
@@ -80,6 +82,12 @@ PROGRESS_FILE = "progress.json"
 _REPLIES = "replies"
 
 CollectionStatus = Literal["recovered", "help_requested", "escalated", "fatal"]
+_ENVELOPE_STATUS: dict[str, Literal["success", "failure", "partial"]] = {
+    "recovered": "success",
+    "help_requested": "partial",
+    "escalated": "failure",
+    "fatal": "failure",
+}
 
 
 class _Value(BaseModel):
@@ -217,11 +225,19 @@ class _Store:
         write_json_atomic(self._reply(n), result)
 
     def finish(self, collection: ResultCollection) -> None:
+        """The collection, in the common envelope with its retry metadata, written once."""
         path = self.root / RESULT_FILE
         io_retried(
             "write",
             path,
-            lambda: write_json_atomic(path, collection, overwrite=False),
+            lambda: store_record(
+                path,
+                component="implementer",
+                session_id=collection.session_id,
+                data=collection,
+                status=_ENVELOPE_STATUS[collection.status],
+                record=collection.record,
+            ),
             report=self.report,
             sleep=self.sleep,
         )
@@ -377,7 +393,7 @@ def read_agent_result(
     return io_retried(
         "read",
         path,
-        lambda: read_json_validated(path, ResultCollection),
+        lambda: read_record(path, ResultCollection)[1],
         report=report,
         sleep=sleep,
     )

@@ -21,6 +21,7 @@ from mergegate.agents import FailureKind, failure_kind
 from mergegate.agents.answers import answer_schema, final_message_answer
 from mergegate.agents.base import AgentRequest, AgentResult, StructuredAnswer
 from mergegate.decisions import Decision
+from mergegate.handoff import store_record
 from mergegate.review._decide import ReviewAttempt, StepResult, decide
 from mergegate.review._render import (
     CONVENTION_FILES,
@@ -55,6 +56,8 @@ from mergegate.verdicts import (
 __all__ = ["describe_problem", "review_attempt"]
 
 STAGE_TEMPLATES = {"spec": "spec-review", "quality": "quality-review"}
+VERDICT_FILE = "verdict.json"
+"""Each reviewer attempt's handoff record, in the common envelope, in its folder."""
 CONVENTIONS_SIZE_LIMIT = 8_000
 """Bytes of the project's convention files a quality prompt carries at most."""
 REVIEW_ID_ENV = "MERGEGATE_REVIEW_ID"
@@ -478,6 +481,7 @@ def _write_attempt(
         confidence=obj.confidence if obj else None,
     )
     path = ctx.writer.write_attempt(report, stem=asked.stem)
+    _store_verdict(ctx, state, asked, report)
     return AttemptSummary(
         stage=asked.step.stage,
         attempt=asked.step.attempt,
@@ -490,6 +494,34 @@ def _write_attempt(
         answer_via=via,
         summary=obj.summary if obj else "",
         confidence=obj.confidence if obj else None,
+    )
+
+
+def _store_verdict(
+    ctx: ReviewContext, state: ReviewState, asked: _Asked, report: AttemptReport
+) -> None:
+    """The reviewer's handoff as every handoff is stored (`mergegate.handoff.store_record`):
+    `verdict.json` in the attempt's folder, the common envelope around what was decided, with
+    the stage's earlier attempts as its retry metadata."""
+    step = asked.step
+    earlier = [a for a in state.current.attempts if a.stage == step.stage]
+    store_record(
+        ctx.writer.run_dir / asked.stem / VERDICT_FILE,
+        component="reviewer",
+        session_id=asked.result.session_id,
+        data={
+            "review_id": asked.review_id,
+            "scope": ctx.options.scope,
+            "round": report.round,
+            "stage": report.stage,
+            "attempt": report.attempt,
+            "decision": report.decision,
+            "note": report.note,
+            "parsed": dict(report.parsed),
+        },
+        status="success" if report.decision in ("approve", "fixes", "reject") else "failure",
+        retry_count=step.attempt - 1,
+        previous_errors=[f"{a.decision}: {a.note}".rstrip(": ") for a in earlier],
     )
 
 
