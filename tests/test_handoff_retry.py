@@ -296,7 +296,7 @@ def test_unexpected_exception_is_recorded_then_raised(tmp_path: Path) -> None:
         run([SYNTAX, RuntimeError("backend exploded")], recorder=recorder)
     saved = list((tmp_path / "failed").iterdir())
     assert len(saved) == 1
-    record = json.loads(saved[0].read_text())["record"]
+    record = json.loads(saved[0].read_text())["data"]["record"]
     assert record["final_status"] == "fatal"
     assert record["retry_attempts"][-1]["error_type"] == "exception"
 
@@ -353,7 +353,10 @@ def test_events_and_files_go_under_the_state_dir(
     outcome = request_handoff(ask, "p", "agent-result", config=config, sleep=lambda _: None)
     assert outcome.saved_to is not None
     assert outcome.saved_to.parent == state / "failed_handoffs"
-    saved = json.loads(outcome.saved_to.read_text())
+    envelope = json.loads(outcome.saved_to.read_text())
+    assert envelope["status"] == "failure"
+    assert envelope["metadata"]["retry_count"] == 5
+    saved = envelope["data"]
     assert saved["outputs"] == [SYNTAX] * 6
     assert saved["record"]["final_status"] == "escalated"
     events = [json.loads(line) for line in (state / "events.jsonl").read_text().splitlines()]

@@ -31,6 +31,7 @@ BUILTINS = [
     "code-review-result",
     "envelope",
     "review-verdict",
+    "scratchpad",
     "supervisor-decision",
     "verifier-verdict",
 ]

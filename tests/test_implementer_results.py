@@ -155,7 +155,7 @@ def test_invalid_until_the_cap_is_escalated_with_the_debug_records(
     assert "escalated after 3 attempt(s): schema" in got.error
     # the failed handoff is kept, with every raw output
     assert got.failed_handoff is not None
-    saved = json.loads(Path(got.failed_handoff).read_text())
+    saved = json.loads(Path(got.failed_handoff).read_text())["data"]
     assert Path(got.failed_handoff).parent == run_dir / "failed_handoffs"
     assert saved["record"]["final_status"] == "escalated"
     assert saved["outputs"] == ['{"task_id": "T-1"}'] * 3
@@ -344,14 +344,15 @@ def test_a_tampered_result_file_does_not_read_back(tmp_path: Path) -> None:
     )
     assert got.ok
     path = tmp_path / "r" / RESULT_FILE
-    data = json.loads(path.read_text())
+    envelope = json.loads(path.read_text())
+    data = envelope["data"]  # the collection, in the common envelope
     data["result_data"]["success"] = "yes"
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(envelope))
     with pytest.raises(UsageError, match="agent-result no longer validates"):
         read_agent_result(tmp_path / "r")
     data["result_data"]["success"] = True
     data["task_id"] = "T-2"
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(envelope))
     with pytest.raises(UsageError, match="this task is 'T-2'"):
         read_agent_result(tmp_path / "r")
 

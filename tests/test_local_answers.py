@@ -92,6 +92,8 @@ def test_the_local_verdict_object_is_valid_in_ten_of_ten(
             spec=f"Add the constant {word.upper()} = {n} to {word}.py.",
             changes=f"```diff\n{diff}```",
             open_findings="None.",
+            conventions="None.",
+            blocking_rule="no condition",
             review_id=review_id,
             scope=scope,
             base_sha="a" * 12,

@@ -101,7 +101,7 @@ def test_help_consults_the_advisor_and_resumes_the_session_with_its_guidance(
     assert [(e["advisor"], e["status"]) for e in advised] == [("command-1", "ok")]
     # the consultation's outcome is kept, its state file removed once advised
     help_dir = Path(out["run_dir"]) / "P1" / "A" / "T1" / "help" / "01"
-    assert json.loads((help_dir / "consultation.json").read_text())["action"] == "continue"
+    assert json.loads((help_dir / "consultation.json").read_text())["data"]["action"] == "continue"
     assert not (help_dir / "advice_request.json").exists()
 
 
@@ -149,7 +149,7 @@ def test_advisors_failing_three_times_escalate_the_task_with_the_package(
     assert len(calls(tmp_path, "impl", "implement")) == 1  # never resumed without advice
     assert not calls(tmp_path, "rev", "review")  # the task ended at the help request
     help_dir = Path(out["run_dir"]) / "P1" / "A" / "T1" / "help" / "01"
-    consultation = json.loads((help_dir / "consultation.json").read_text())
+    consultation = json.loads((help_dir / "consultation.json").read_text())["data"]
     assert consultation["action"] == "error"
     assert consultation["request"]["context"] == HELP_CONTEXT
     assert [f["attempts"] for f in consultation["failures"]] == [3]
@@ -188,7 +188,7 @@ def test_an_invalid_agent_result_twice_then_valid_is_recovered_in_the_same_sessi
     assert "Done, all good." not in prompt_of(made[1])
     assert "no JSON" in prompt_of(made[1]) or "json" in prompt_of(made[1]).lower()
     attempt = Path(out["run_dir"]) / "P1" / "A" / "T1" / "attempts" / "01-implementer"
-    collection = json.loads((attempt / "result" / "agent-result.json").read_text())
+    collection = json.loads((attempt / "result" / "agent-result.json").read_text())["data"]
     assert collection["status"] == "recovered"
     assert collection["runs"] == 3
     assert collection["record"]["final_status"] == "recovered"
@@ -213,7 +213,7 @@ def test_an_agent_result_invalid_until_the_cap_ends_the_task_with_its_records(
     assert len(calls(tmp_path, "impl", "implement")) == 3
     run_dir = Path(out["run_dir"])
     attempt = run_dir / "P1" / "A" / "T1" / "attempts" / "01-implementer"
-    collection = json.loads((attempt / "result" / "agent-result.json").read_text())
+    collection = json.loads((attempt / "result" / "agent-result.json").read_text())["data"]
     assert collection["status"] == "escalated"
     record = collection["record"]
     assert record["final_status"] == "escalated"
@@ -323,7 +323,7 @@ def test_an_orchestrator_killed_during_the_consultation_resumes_with_the_persist
     made = calls(tmp_path, "adv", "advise")
     assert len(made) == 3  # never more than 3 attempts in total, across the crash
     assert [Path(c["attempt"]).name for c in made] == ["a1", "a2", "a3"]
-    consultation = json.loads((help_dir / "consultation.json").read_text())
+    consultation = json.loads((help_dir / "consultation.json").read_text())["data"]
     assert consultation["action"] == "continue"
     assert consultation["answers"][0]["attempts"] == 3
     # the hung advisor of the killed orchestrator did not outlive the resume: the leader of

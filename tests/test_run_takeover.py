@@ -3,7 +3,11 @@
 branch by hand (the task's checks run on it first; a failing check refuses), `skip` (recorded
 skipped, the unit goes on, its dependants follow), `retry` (a fresh implementer session).
 Every answer is recorded with who and when and shown by `status`; every run ends with one
-`next:` line."""
+`next:` line.
+
+These tests take over the task a unit *stopped at* (`run.on_escalation = "continue"`); a task
+set aside while its unit goes on (the default, `"skip"`) is answered at the unit's end:
+`tests/test_seed_set_aside.py`."""
 
 from __future__ import annotations
 
@@ -11,11 +15,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from _gitrepo import git
 from _plan_runs import agent, events, invoke, make_plan, repo_with, run_args, trailers
 from mergegate.cli import cli
+
+
+@pytest.fixture(autouse=True)
+def _units_stop_at_an_escalation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MERGEGATE_RUN__ON_ESCALATION", "continue")
 
 
 def _plan_file(tmp_path: Path) -> Path:

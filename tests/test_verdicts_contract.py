@@ -126,6 +126,8 @@ def test_the_templates_show_the_verdict_object_built_from_the_model(name: str) -
         head_sha="h",
         changes="C",
         open_findings="none",
+        conventions="none",
+        blocking_rule="no condition",
     )
     example = verdict_object_example(RID, "T1")
     assert example in prompt.text

@@ -182,6 +182,8 @@ def test_the_example_review_script_approves_a_real_review_prompt(template: str) 
         spec='the task says: echo {"review_id": "mg-stale", "scope": "task-0"}',
         changes='+ trailer = {"review_id": "mg-from-the-diff", "scope": "task-9"}',
         open_findings="None.",
+        conventions="None.",
+        blocking_rule="no condition",
         review_id=review_id,
         scope="task-3",
         base_sha="a" * 12,

@@ -8,7 +8,9 @@ the `ask` callable of `mergegate.handoff.request_handoff`, asking again in the s
 
 from __future__ import annotations
 
+from mergegate.agents._failures import FailureKind, failure_kind
 from mergegate.agents._preflight import Readiness, preflight, require_ready
+from mergegate.agents._tap import OutputTap, output_tap
 from mergegate.agents.base import (
     AgentRequest,
     AgentResult,
@@ -38,7 +40,9 @@ __all__ = [
     "Backend",
     "BackendCapabilities",
     "BackendInfo",
+    "FailureKind",
     "HelpSignal",
+    "OutputTap",
     "Readiness",
     "RunStatus",
     "SessionAsk",
@@ -46,9 +50,11 @@ __all__ = [
     "Usage",
     "available_backends",
     "backend_names",
+    "failure_kind",
     "get_backend",
     "is_stuck",
     "is_transport_failure",
+    "output_tap",
     "preflight",
     "require_ready",
 ]

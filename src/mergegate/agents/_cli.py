@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from mergegate.agents._tap import current_tap
 from mergegate.agents.answers import final_message_answer
 from mergegate.agents.base import (
     AgentRequest,
@@ -342,6 +343,7 @@ class CliBackend:
             env=env,
             limits=limits,
             on_line=parser.feed,
+            on_tail=current_tap(),  # `run --stream-agents`: shown live, never decided from
             sandbox=sandbox,
         )
         parsed = self.finalize(request, parser.result(outcome))

@@ -29,7 +29,10 @@ __all__ = ["open_run_view"]
 
 
 def _line(event: RunEvent) -> str:
-    where = " ".join(p for p in (event.unit, event.task) if p)
+    parts: tuple[str, ...] = (event.unit, event.task)
+    if event.kind == "agent":  # an agent's output line: where it runs, and its role
+        parts = (event.unit or event.phase, event.task, event.step)
+    where = " ".join(p for p in parts if p)
     prefix = f"[{clean(where, 80)}] " if where else ""
     return f"mergegate: {prefix}{clean(event.message, 400)}"
 
@@ -63,12 +66,12 @@ class _LiveView:
         if event.kind == "usage":
             self.rows.setdefault(event.unit, _Row(event.phase)).tokens += event.tokens
             return
-        if event.unit:
+        if event.unit and event.kind != "agent":
             row = self.rows.setdefault(event.unit, _Row(event.phase))
             row.phase = event.phase or row.phase
             row.task = event.task or row.task
             row.step = event.step or row.step
-        if event.kind in ("notice", "phase", "wave", "merge", "run") or event.step in (
+        if event.kind in ("notice", "phase", "wave", "merge", "run", "agent") or event.step in (
             "done",
             "waiting",
         ):
@@ -81,11 +84,18 @@ class _LiveView:
 
 @contextmanager
 def open_run_view(
-    mode: Mode, console: Console, write: Callable[[str], None]
+    mode: Mode, console: Console, write: Callable[[str], None], *, stream_agents: bool = False
 ) -> Iterator[tuple[Callable[[RunEvent], None] | None, Callable[[], None]]]:
-    """`(listener, tick)` for the chosen mode; the live view is stopped on exit."""
+    """`(listener, tick)` for the chosen mode; the live view is stopped on exit. Agents'
+    output lines (`agent` events, emitted only with `stream_agents`) are written in every
+    mode, `none` included."""
     if mode == "none":
-        yield None, lambda: None
+
+        def agents_only(event: RunEvent) -> None:
+            if event.kind == "agent":
+                write(_line(event))
+
+        yield (agents_only if stream_agents else None), lambda: None
     elif mode == "plain":
 
         def plain(event: RunEvent) -> None:

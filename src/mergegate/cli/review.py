@@ -128,6 +128,12 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
 @click.option("--reviewer", default=None, help="Reviewer backend (default: review.reviewer).")
 @click.option("--reviewer-cmd", default=None, help='Reviewer as a program: "PROGRAM ARGS".')
 @click.option("--fix", is_flag=True, help="Drive fix rounds until approval or a cap.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Review even when review.mode = off (an on-demand review; the mode's off switch "
+    "only stops reviews nobody asked for).",
+)
 @click.option("--implementer", default=None, help="Implementer backend for --fix.")
 @click.option("--implementer-cmd", default=None, help='Implementer as a program: "PROGRAM ARGS".')
 @click.option(
@@ -163,7 +169,7 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
 )
 @format_option(
     "Result on stdout: a readable summary, or one JSON object (decision, exit_code, "
-    "rounds, findings, report_dir, usage)."
+    "rounds, findings, report_dir, outputs, usage)."
 )
 @click.option(
     "--progress",
@@ -210,8 +216,11 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
             err=True,
         )
     config = trusted.config
-    if config.review.mode == "off":
-        click.echo("mergegate: review is off (review.mode = off); not reviewing", err=True)
+    if config.review.mode == "off" and not opts["force"]:
+        click.echo(
+            "mergegate: review is off (review.mode = off); not reviewing (--force reviews anyway)",
+            err=True,
+        )
         ctx.exit(int(ExitCode.OK))
     agents = ReviewAgents.from_config(
         config,

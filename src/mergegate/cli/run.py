@@ -53,6 +53,13 @@ _PROGRESS = click.option(
     help="Progress on stderr: rich (a live table), plain (one line per step), none; auto is "
     "rich on a terminal and plain in CI.",
 )
+_STREAM_AGENTS = click.option(
+    "--stream-agents",
+    is_flag=True,
+    help="Forward every agent's output to stderr as it comes, each line prefixed with its "
+    "unit, task and role (implementer, reviewer, fixer, advisor, verifier); off by default. "
+    "Shown only: decisions are made from the logged output as without it.",
+)
 
 
 def _agent(
@@ -127,6 +134,7 @@ def _print_report(report: dict[str, Any]) -> None:
             reason = f"[worker {clean(unit['worker'], 64)}] {reason}"
         where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
         click.echo(f"  {where:<36} {unit['status']:<20} {merge:<12} {reason}".rstrip())
+        _print_outputs(unit)
     for phase in report["phases"]:
         found = phase.get("verification")
         if found:
@@ -149,6 +157,14 @@ def _print_report(report: dict[str, Any]) -> None:
     click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
     if report.get("next"):
         click.echo(f"next: {clean(report['next'], 1000)}")
+
+
+def _print_outputs(unit: dict[str, Any]) -> None:
+    """Seed 000: a review no verdict could be read from shows the reviewer's outputs."""
+    for task in unit.get("tasks") or []:
+        for n, text in enumerate(task.get("review_outputs") or [], start=1):
+            shown = clean(text, 300) or "(no output)"
+            click.echo(f'    {clean(task["id"], 40)} output of attempt {n} (excerpt): "{shown}"')
 
 
 def _print_observed(report: dict[str, Any]) -> None:
@@ -198,14 +214,23 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
     try:
         with (
             interruptible() as stop,
-            open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (
-                listener,
-                tick,
-            ),
+            open_run_view(
+                mode,
+                console,
+                lambda line: click.echo(line, err=True),
+                stream_agents=opts["stream_agents"],
+            ) as (listener, tick),
         ):
             human = _ask_person if config.review.mode == "manual" else None
             return execute_run(
-                state, run_id, config, listener=listener, human=human, tick=tick, stop=stop
+                state,
+                run_id,
+                config,
+                listener=listener,
+                human=human,
+                tick=tick,
+                stop=stop,
+                stream_agents=opts["stream_agents"],
             )
     except RunInterruptedError as exc:
         from mergegate.engine import database_url_of, run_report
@@ -353,6 +378,7 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
 @_REPO
 @_FORMAT
 @_PROGRESS
+@_STREAM_AGENTS
 @click.pass_context
 def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     """Execute PLAN: implementer agents, a two-stage review after every task, bounded fix
@@ -515,6 +541,7 @@ def _login() -> str:
 @_REPO
 @_FORMAT
 @_PROGRESS
+@_STREAM_AGENTS
 @click.pass_context
 def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
     """Continue RUN after a crash or a stop; with answers, record them first and go on from

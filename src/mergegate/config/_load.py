@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from mergegate.config._database import redact_url
-from mergegate.config._models import SECTIONS, Config
+from mergegate.config._models import POLICY_PRESETS, SECTIONS, Config
 from mergegate.errors import ConfigError
 
 __all__ = [
@@ -121,6 +121,7 @@ def load_config(
                 merged, _nest(tuple(dotted.split(".")), given), f"override {dotted}", provenance, ()
             )
     _reject_unknown_sections(merged, provenance)
+    _apply_policy_preset(merged, provenance)
     try:
         config = Config.model_validate(merged)
     except ValidationError as exc:
@@ -233,6 +234,18 @@ def _env_entries(environ: Mapping[str, str]) -> list[tuple[tuple[str, ...], obje
             raise ConfigError("empty key part in environment variable", path=f"environment {name}")
         entries.append((parts, _parse_env_value(environ[name]), f"environment variable {name}"))
     return entries
+
+
+def _apply_policy_preset(merged: dict[str, Any], provenance: dict[str, str]) -> None:
+    """`[review.policy] preset`: its keys, where no layer wrote the key itself (the defaults
+    layer does not count: a preset replaces the defaults, a written key replaces the preset)."""
+    review = merged.get("review")
+    policy = review.get("policy") if isinstance(review, dict) else None
+    if not isinstance(policy, dict) or not isinstance(policy.get("preset"), str):
+        return
+    for key, value in POLICY_PRESETS.get(policy["preset"], {}).items():
+        if f"review.policy.{key}" not in provenance:
+            policy[key] = value
 
 
 def _merge_database_url_env(

@@ -11,9 +11,9 @@ documented. These fields are the one place each default is written: the library'
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mergegate.config._database import DatabaseUrl
 
@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_REVIEW",
     "MAX_ATTEMPTS_CEILING",
     "MAX_JSON_RETRIES_CEILING",
+    "POLICY_PRESETS",
     "AgentsConfig",
     "AlertsConfig",
     "BackendValue",
@@ -105,12 +106,40 @@ class HandoffValidationConfig(_Section):
     """Extra schema names: name = path of a JSON Schema file (relative to the project root)."""
 
 
-class ReviewPolicyConfig(_Section):
-    """`[review.policy]`: what blocks a merge. Soft wording is never approval (not configurable)."""
+POLICY_PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    # Seed 004's severity rule: "only critical findings block"; warnings (important) and info
+    # (minor) are reported. A prose review that asks for fixes listing only those passes.
+    "seed-004": {
+        "with_fixes_blocks": False,
+        "blocking_severities": ("critical",),
+        "minor_blocks": False,
+    },
+}
+"""`[review.policy] preset`: the keys each preset sets; a key written beside it wins."""
 
+
+class ReviewPolicyConfig(_Section):
+    """`[review.policy]`: what blocks a merge. Soft wording is never approval (not configurable).
+
+    `preset` names a set of the other keys (`POLICY_PRESETS`): `default` (critical and
+    important block, "With fixes" blocks) or `seed-004` (only critical blocks). Keys written
+    beside the preset override it."""
+
+    preset: Literal["default", "seed-004"] = "default"
     with_fixes_blocks: bool = True
     blocking_severities: tuple[Severity, ...] = Field(("critical", "important"), strict=False)
     minor_blocks: bool = False
+    warning_notice_at: int = Field(4, ge=1, le=1000)
+    """A notice when one task's review has recorded this many important findings (seed 004's
+    "4+ warnings in a single task"); it never blocks."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_preset(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("preset"), str):
+            return data
+        return {**POLICY_PRESETS.get(data["preset"], {}), **data}
 
 
 class ReviewConfig(_Section):
@@ -123,6 +152,10 @@ class ReviewConfig(_Section):
     implementer_cmd: str | None = None
     max_rounds: int = Field(3, ge=1, le=50)
     malformed_retries: int = Field(1, ge=0, le=MAX_JSON_RETRIES_CEILING)
+    transport_retries: int = Field(3, ge=0, le=MAX_JSON_RETRIES_CEILING)
+    """A reviewer run that fails by transport (unreachable, HTTP 5xx/429, dead before any
+    output) is run again this many times, with `[retry]`'s backoff; counted apart from
+    malformed answers."""
     fresh_implementer_after: int | None = Field(None, ge=1)
     fresh_implementer: str | None = None
     defer_out_of_scope: bool = False
@@ -191,7 +224,7 @@ class RunConfig(_Section):
 
     concurrency: int = Field(2, ge=1, le=64)
     """Units running at once within a wave (`--concurrency`)."""
-    on_escalation: Literal["continue", "stop"] = "continue"
+    on_escalation: Literal["skip", "continue", "stop"] = "skip"
     """`continue`: independent units finish and the run stops at the phase boundary; `stop`:
     no agent starts after the first escalation."""
     fix_commits: Literal["separate", "amend"] = "separate"

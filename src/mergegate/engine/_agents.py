@@ -19,6 +19,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from mergegate.agents import OutputTap, output_tap
 from mergegate.agents.base import AgentRequest, AgentResult, Backend, RunStatus
 from mergegate.agents.registry import backend_from_config
 from mergegate.config import Config
@@ -157,8 +158,17 @@ class Metered:
     failure.
     """
 
-    def __init__(self, backend: Backend, budget: Budget, deadline: float | None) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        budget: Budget,
+        deadline: float | None,
+        *,
+        tap: OutputTap | None = None,
+    ) -> None:
         self.backend = backend
+        self.tap = tap
+        """Shown each output line of its runs (`--stream-agents`), or None."""
         self.name = backend.name
         self.starts_processes = bool(getattr(backend, "starts_processes", True))
         self.capabilities = backend.capabilities
@@ -176,7 +186,8 @@ class Metered:
         clamped = left is not None and left < request.timeout_s
         if clamped:
             request = request.model_copy(update={"timeout_s": left})
-        result = self.backend.run(request)
+        with output_tap(self.tap):
+            result = self.backend.run(request)
         self.budget.add(result)
         self.tokens += result.usage.total_tokens
         if not result.ok:

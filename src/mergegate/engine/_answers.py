@@ -88,10 +88,13 @@ def _task(plan: Plan, key: str) -> tuple[Unit, Task]:
 
 
 def _stopped_unit(rows: RunRows, plan: Plan, unit: Unit, task: Task) -> UnitOutcome:
-    """The unit's recorded outcome, when it stopped at `task` for a person."""
+    """The unit's recorded outcome, when it stopped at `task` for a person, or ended with
+    `task` set aside (escalated, and the unit went on without it: `_aside`)."""
     phase = next(p for p in plan.phases if any(u.id == unit.id for u in p.units))
     found = rows.get(StateKind.UNIT, (phase.id, unit.id), UnitOutcome)
     last = found.tasks[-1] if found is not None and found.tasks else None
+    if found is not None and _set_aside(found, task):
+        return found
     if found is None or last is None or last.id != task.id or last.decision not in TAKEN_OVER:
         where = "has not run" if found is None else f"is {found.status}"
         at = f", at task {last.id} ({last.decision})" if last is not None else ""
@@ -102,8 +105,18 @@ def _stopped_unit(rows: RunRows, plan: Plan, unit: Unit, task: Task) -> UnitOutc
     return found
 
 
+def _set_aside(unit: UnitOutcome, task: Task) -> bool:
+    """True when the unit ended (needs a person) with `task` escalated before its last task:
+    set aside, answered at the unit's end."""
+    ids = [t.id for t in unit.tasks]
+    if unit.status != "needs_manual_review" or task.id not in ids[:-1]:
+        return False
+    return unit.tasks[ids.index(task.id)].decision == "needs_manual_review"
+
+
 def _approved_head(record: RunRecord, unit: UnitOutcome) -> str:
-    """The commit a person approves (see the module docstring)."""
+    """The commit a person approves (see the module docstring): for a unit that went on
+    after a task set aside, its branch as they fixed it (the unit's head when untouched)."""
     recorded = unit.tasks[-1].head or unit.head
     tip = branch_tip(Path(record.repo), unit.branch) if unit.branch else None
     if tip is not None and tip != recorded:

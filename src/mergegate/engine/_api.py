@@ -450,8 +450,12 @@ def execute_run(
     human: Human | None = None,
     tick: Callable[[], None] = lambda: None,
     stop: threading.Event | None = None,
+    stream_agents: bool = False,
 ) -> dict[str, Any]:
     """Run (or continue) the run's current generation to its end; the run report.
+
+    With `stream_agents`, every agent's output line goes to `listener` as it comes (an
+    `agent` event: its phase, unit, task, and its role in `step`).
 
     When `stop` is set (a person's Ctrl-C), the run's agents are stopped, the run is recorded
     as interrupted and `RunInterruptedError` is raised with DBOS's threads held: the caller
@@ -471,7 +475,16 @@ def execute_run(
     # before anything of the run is touched: its agents belong to the process holding it
     _hold_leases(store, run_id, record.repo, record.plan_path)
     try:
-        return _execute(store, record, config, listener=listener, human=human, tick=tick, stop=stop)
+        return _execute(
+            store,
+            record,
+            config,
+            listener=listener,
+            human=human,
+            tick=tick,
+            stop=stop,
+            stream_agents=stream_agents,
+        )
     finally:
         _release_leases(store, record)
 
@@ -485,6 +498,7 @@ def _execute(
     human: Human | None,
     tick: Callable[[], None],
     stop: threading.Event | None,
+    stream_agents: bool = False,
 ) -> dict[str, Any]:
     run_id, database_url = record.run_id, database_url_of(config)
     kill_orphans(store.rows(run_id))
@@ -492,6 +506,7 @@ def _execute(
     journal = _journal(store, record, config, events)
     journal.emit(_started(record))
     rt = _runtime(store, record, config, events, human=human, journal=journal)
+    rt.stream_agents = stream_agents
     remove_tree(rt.checkouts)  # throwaway checkouts of a crashed process: nothing runs in them
     if rt.options.review_mode == "off":
         events.notice_once(

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -137,7 +137,7 @@ def collect_step(call: dict[str, Any]) -> dict[str, Any]:
     (capped); written to `call["attempt_dir"]` (resumable there after a crash). Returns the
     folder, the tokens the asks used and why an ask was refused (a budget), if one was."""
     rt = current()
-    agent = rt.metered(rt.implementer, call.get("deadline"))
+    agent = rt.metered(rt.implementer, call.get("deadline"), role="implementer")
     folder = Path(call["attempt_dir"])
     request = AgentRequest.model_validate(call["request"])
     collect_agent_result(
@@ -166,7 +166,7 @@ def consult_step(call: dict[str, Any]) -> dict[str, Any]:
         max_requests=call["max_requests"],
         run_id=rt.run_id,
     )
-    metered = [rt.metered(a.backend, call.get("deadline")) for a in rt.advisors]
+    metered = [rt.metered(a.backend, call.get("deadline"), role="advisor") for a in rt.advisors]
     advisors = [Advisor(a.name, m, a.model) for a, m in zip(rt.advisors, metered, strict=True)]
     folder = Path(call["attempt_dir"])
     consult_advisors(
@@ -247,9 +247,25 @@ class _Turns:
         )
         pipe.count(out["tokens"])
         pipe.stopped = pipe.stopped or out["stopped"]
-        collection = read_agent_result(Path(out["attempt_dir"]))
+        folder = Path(out["attempt_dir"])
+        collection = read_agent_result(folder, report=self.read_events(folder))
         pipe.session = collection.session_id or pipe.session
         return collection
+
+    def read_events(self, folder: Path) -> Callable[[Mapping[str, Any]], None]:
+        """Where a failed read of the collection is reported: the run's stream, as typed
+        handoff events whose ids follow the attempt (a replay that fails the same way writes
+        nothing twice)."""
+        where = {"run_id": self.rt.run_id, **_where(self.pipe)}
+        stem = f"{self.rt.run_id}/{self.pipe.unit_id}/{self.pipe.task.id}/{folder.parent.name}"
+
+        def report(event: Mapping[str, Any]) -> None:
+            n = f"{event.get('type')}/{event.get('attempt', '')}"
+            typed = handoff_event(event, **where, event_id=f"read:{stem}/{n}")
+            if typed is not None:
+                self.log.emit(typed)
+
+        return report
 
     def consult(self, collection: ResultCollection) -> Consultation:
         pipe = self.pipe
@@ -383,7 +399,10 @@ class _Turns:
                     result=True,
                 )
             else:
-                return self.ended(action, decision.reason, decision.exit_code)
+                why = decision.reason
+                if collection.scratchpad is not None and collection.scratchpad.error:
+                    why = f"{why}: {collection.scratchpad.error}"  # the scratchpad, not the JSON
+                return self.ended(action, why, decision.exit_code)
 
     def stopped(self) -> bool:
         """A budget or a stop request refused (or cut short) one of the task's agents."""

@@ -84,6 +84,21 @@ class TaskOutcome(_Value):
     """The claim set against the task's first checks (`TaskJudgement`: both, side by side)."""
     help_requests: int = 0
     """Help requests answered by advisors (or escalated) for this task."""
+    stopped: bool = False
+    """The task ended because the run refused its agents (a budget, a stop request): the run
+    is stopping, so its unit does not go on without it."""
+    reviewed_at: float | None = None
+    """When the task's last review ended (recorded by its step)."""
+    findings: list[dict[str, Any]] = Field(default_factory=list)
+    """Every finding the task's reviews recorded (`FindingRecord.to_dict()`: stage, status,
+    severity, requirement, suggestion, ...), the latest record of each id."""
+    verdicts: list[dict[str, Any]] = Field(default_factory=list)
+    """Every reviewer attempt of the task's reviews: review, round, stage, attempt, decision,
+    and the verdict object's one-line `summary` and `confidence`."""
+    review_outputs: list[str] = Field(default_factory=list)
+    """The starts of the reviewer outputs a review could not decide from (both attempts of a
+    stage that stayed malformed or empty, or a failed run's): shown to the person (seed 000:
+    "Display both outputs for debugging")."""
 
 
 class UnitOutcome(_Value):

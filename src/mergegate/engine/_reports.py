@@ -7,7 +7,7 @@ Layout under `.mergegate/runs/<run-id>/`:
     SUMMARY.md, summary.json          the run summary (`--format json` prints the same object)
     <phase>/<unit>/unit.json          where the unit stands (a copy)
     <phase>/<unit>/SUMMARY.md         the unit summary ("Unresolved Review Findings")
-    <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task
+    <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task (`_task_report`)
     <phase>/<unit>/<task>/attempts/NN-<role>/            every agent attempt (prompt, output,
                                                          process record, result)
     <phase>/<unit>/<task>/checks/NN/MM/                  every check run
@@ -27,14 +27,13 @@ from typing import Any
 
 from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
-from mergegate.engine._plan import report_stem
 from mergegate.engine._runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
 from mergegate.store import StateKind
 
-__all__ = ["inline", "write_conflict_package", "write_task_report", "write_unit_records"]
+__all__ = ["inline", "write_conflict_package", "write_unit_records"]
 
 _MAX_PACKAGE_PATHS = 50
 
@@ -50,47 +49,6 @@ def _finding_line(f: dict[str, Any]) -> str:
     stage = f" [{inline(f.get('stage'), 20)}]" if f.get("stage") else ""
     severity, fid = inline(f.get("severity"), 20), inline(f.get("id"), 60)
     return f"- **{severity}** `{fid}`{stage} {inline(f.get('title'))}{where}"
-
-
-def write_task_report(rt: Runtime, phase_id: str, unit: Unit, task: TaskOutcome) -> Path:
-    """`<phase>-<unit>-REVIEW-T<n>.md` plus its JSON twin, in the unit's folder."""
-    stem = report_stem(rt.phase(phase_id), unit, task.number)
-    folder = rt.unit_dir(phase_id, unit.id)
-    status = "passed" if task.decision == "approved" else "issues_found"
-    lines = [
-        "---",
-        f"run_id: {rt.run_id}",
-        f"phase: {phase_id!r}",
-        f"unit: {unit.id!r}",
-        f"task: {task.number}",
-        f"status: {status}",
-        f"decision: {task.decision}",
-        f"rounds: {task.rounds}",
-        f"open_findings: {len(task.open_findings)}",
-        "---",
-        f"# Review: phase {inline(phase_id)} unit {inline(unit.id)} "
-        f"task {task.number} ({inline(task.id)})",
-        "",
-        f"**Decision:** `{task.decision}` — {inline(task.reason, 500) or 'no reason recorded'}",
-        "",
-        f"- task commit: `{task.commit or '-'}`; final head: `{task.head or '-'}`",
-        f"- review: {task.review_status or 'not reviewed'} in {task.rounds} round(s); "
-        f"tokens: {task.tokens}",
-        "",
-        "## Checks",
-        "",
-    ]
-    lines += [
-        f"- `{inline(c['run'], 200)}`: exit {c['exit']} ({'passed' if c['passed'] else 'FAILED'})"
-        for c in task.checks
-    ] or ["None."]
-    lines += ["", "## Open findings", ""]
-    lines += [_finding_line(f) for f in task.open_findings] or ["None."]
-    lines += ["", "## Review records", ""]
-    lines += [f"- {inline(path, 500)}/summary.md" for path in task.reports] or ["None."]
-    write_atomic(folder / f"{stem}.md", "\n".join(lines) + "\n")
-    write_json_atomic(folder / f"{stem}.json", {"report": stem, **task.dump()})
-    return folder / f"{stem}.md"
 
 
 def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
@@ -140,10 +98,58 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
             lines += ["**Open findings:**", ""] + (
                 [_finding_line(f) for f in t.open_findings] or ["None recorded."]
             )
+            lines += _output_lines(t)
             lines += ["", "**Implementation notes:**", "", fence(t.notes or "(none)\n")]
+    lines += _aside_lines(rt, out)
     if out.escalation:
         lines += ["", f"The package for a person is in `{inline(out.escalation, 500)}`."]
     return "\n".join(lines) + "\n"
+
+
+def _aside_lines(rt: Runtime, out: UnitOutcome) -> list[str]:
+    """What the unit skipped and why (`run.on_escalation = "skip"`): each task set aside,
+    where its work is, and each task that waited for one."""
+    aside = [
+        t
+        for t in out.tasks
+        if t.decision == "needs_manual_review"
+        and not t.stopped
+        and rt.options.on_escalation == "skip"
+    ]
+    waiting = [t for t in out.tasks if t.decision == "not_run"]
+    if not aside and not waiting:
+        return []
+    lines = ["", "## Skipped: set aside for a person", ""]
+    for t in aside:
+        kept = t.head == out.head
+        work = "its work is on the unit's branch" if kept else f"its work is at `{t.head[:12]}`"
+        lines.append(
+            f"- **{inline(t.id, 40)}** set aside: {inline(t.reason, 500)}"
+            + (f"; {work}" if t.head and t.head != t.start else "")
+        )
+    lines += [f"- **{inline(t.id, 40)}** {inline(t.reason, 500)}" for t in waiting]
+    lines += [
+        "",
+        f"The unit went on without them and stops here (not merged). Answer with `mergegate "
+        f"resume {rt.run_id} --answer {inline(out.id, 40)}/TASK=approve|skip|retry`: the answer "
+        "applies on top of what the unit did, and the tasks that waited run after it.",
+    ]
+    return lines
+
+
+def _output_lines(task: TaskOutcome) -> list[str]:
+    """The reviewer outputs a review could not decide from, each fenced (untrusted), with
+    seed 000's guidance: nothing was made of them."""
+    if not task.review_outputs:
+        return []
+    lines = ["", "**Reviewer outputs (excerpts; no verdict could be read from them):**", ""]
+    for n, text in enumerate(task.review_outputs, start=1):
+        lines += [f"Attempt {n}:", "", fence((text or "(no output)") + "\n")]
+    lines.append(
+        "The reviewer may not be following the template: check the reviewer and re-run. "
+        "Nothing was made of these outputs (no finding, no fix)."
+    )
+    return lines
 
 
 def _workspace_line(rt: Runtime, unit_id: str) -> str:

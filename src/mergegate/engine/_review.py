@@ -24,6 +24,7 @@ fix rounds; every agent is held to the run's budgets (`Metered`).
 
 from __future__ import annotations
 
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -141,11 +142,11 @@ def _forward(rt: Runtime, call: ReviewCall) -> Any:
 def _agents(rt: Runtime, options: ReviewOptions, deadline: float | None) -> list[Metered]:
     """Reviewer, implementer (fix mode), fresh implementer — each held to the budgets."""
     assert rt.reviewer is not None
-    meters = [rt.metered(rt.reviewer, deadline)]
+    meters = [rt.metered(rt.reviewer, deadline, role="reviewer")]
     if options.fix:
-        meters.append(rt.metered(rt.implementer, deadline))
+        meters.append(rt.metered(rt.implementer, deadline, role="fixer"))
         if rt.fresh_implementer is not None:
-            meters.append(rt.metered(rt.fresh_implementer, deadline))
+            meters.append(rt.metered(rt.fresh_implementer, deadline, role="fixer"))
     return meters
 
 
@@ -223,9 +224,10 @@ def review_step(call: ReviewCall) -> dict[str, Any]:
 def _review_step(call: ReviewCall) -> dict[str, Any]:
     """One step of a task's review: the next reviewer attempt or fix round.
 
-    Returns `{state, outcome, stopped, tokens}`: the review's new state (JSON); its outcome
-    (`ReviewOutcome.to_dict()`) when this step ended the review, else None; why an agent was
-    stopped (a budget, a stop request), else None; the tokens its agents used.
+    Returns `{state, outcome, stopped, tokens, reviewed_at}`: the review's new state (JSON);
+    its outcome (`ReviewOutcome.to_dict()`) when this step ended the review, else None; why an
+    agent was stopped (a budget, a stop request), else None; the tokens its agents used; when
+    the review ended (epoch seconds; None before).
     """
     rt = current()
     workspace = rt.workspace(call["worktree"])
@@ -271,4 +273,7 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
         "outcome": outcome,
         "stopped": stopped,
         "tokens": sum(m.tokens for m in meters),
+        # recorded with the step: the task's report says when it was reviewed, the same on
+        # every replay
+        "reviewed_at": time.time() if outcome is not None else None,
     }

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mergegate.agents import OutputTap
 from mergegate.agents.base import AgentRequest, Backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
 from mergegate.config import Config
@@ -36,7 +39,7 @@ from mergegate.git import (
 )
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
-from mergegate.processes import Sandbox
+from mergegate.processes import Sandbox, Stream
 from mergegate.review import ReviewOptions
 from mergegate.store import RunRecord, RunRows, RunStore, workflow_id
 
@@ -48,7 +51,23 @@ __all__ = [
     "install",
     "install_resolver",
     "uninstall",
+    "working_on",
 ]
+
+_WHERE: ContextVar[tuple[str, str, str]] = ContextVar("mergegate_where", default=("", "", ""))
+_STREAM_LINE_CHARS = 2000
+
+
+@contextmanager
+def working_on(phase: str, unit: str = "", task: str = "") -> Iterator[None]:
+    """Agents started by this thread inside the block work on this phase, unit and task (what
+    a streamed output line is prefixed with)."""
+    token = _WHERE.set((phase, unit, task))
+    try:
+        yield
+    finally:
+        _WHERE.reset(token)
+
 
 Human = Callable[[str], bool]
 """Shows a person a text on the terminal and returns their yes/no (review.mode = manual)."""
@@ -62,7 +81,7 @@ class RunOptions(BaseModel):
 
     concurrency: int = Field(2, ge=1)
     review_mode: Literal["auto", "manual", "off"] = "auto"
-    on_escalation: Literal["continue", "stop"] = "continue"
+    on_escalation: Literal["skip", "continue", "stop"] = "skip"
     fix_commits: Literal["separate", "amend"] = "separate"
     phase: str | None = None
     check_timeout_s: float = Field(600.0, gt=0)
@@ -143,6 +162,9 @@ class Runtime:
     _repos: dict[Workspace, GitRepository] = field(default_factory=dict, repr=False)
     _objects: tuple[Path, ...] | None = field(default=None, repr=False)
     _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
+    stream_agents: bool = False
+    """`--stream-agents`: every agent's output lines go to the live view as they come (this
+    process's choice, not the run's: never recorded)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -304,11 +326,25 @@ class Runtime:
         )
         return None if found is None else found.model_copy(update={"network": True})
 
-    def metered(self, backend: Backend, deadline: float | None) -> Metered:
+    def metered(self, backend: Backend, deadline: float | None, *, role: str = "agent") -> Metered:
         """`backend` in the run's sandbox, held to its budgets and stop requests: how every
-        agent of a run runs (implementer, fixer, reviewer, advisor, verifier)."""
+        agent of a run runs (implementer, fixer, reviewer, advisor, verifier). With
+        `stream_agents`, its output lines are shown live as `agent` events, placed by
+        `working_on` and labelled with `role`."""
         assert self.budget is not None
-        return Metered(self.sandboxed(backend), self.budget, deadline)
+        tap = self._tap(role) if self.stream_agents else None
+        return Metered(self.sandboxed(backend), self.budget, deadline, tap=tap)
+
+    def _tap(self, role: str) -> OutputTap:
+        phase, unit, task = _WHERE.get()
+
+        def show(stream: Stream, line: str) -> None:
+            label = role if stream == "stdout" else f"{role} stderr"
+            message = line[:_STREAM_LINE_CHARS]
+            event = RunEvent("agent", message, phase=phase, unit=unit, task=task, step=label)
+            self.events.emit(event)
+
+        return show
 
     def emit(self, kind: str, message: str, **fields: str | int) -> None:
         self.events.emit(RunEvent(kind, message, **fields))  # type: ignore[arg-type]

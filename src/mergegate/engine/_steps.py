@@ -147,7 +147,7 @@ def agent_step(call: AgentCall) -> dict[str, Any]:
         # the lost attempt may have half-edited (or committed in) the tree: start over from
         # the last recorded commit (a first attempt finds the tree as the last step left it)
         reset_clean(rt.workspace(request.cwd), call["reset_to"])
-    agent = rt.metered(rt.implementer, call.get("deadline"))
+    agent = rt.metered(rt.implementer, call.get("deadline"), role="implementer")
     result = agent.run(request.model_copy(update={"attempt_dir": attempt_dir}))
     write_json_atomic(attempt_dir / RESULT_FILE, result)
     sha = None

@@ -102,6 +102,7 @@ def _unit_entry(
                 "help_requests": task.get("help_requests", 0),
                 "agent_result": task.get("agent_result"),
                 "judgement": task.get("judgement"),
+                "review_outputs": task.get("review_outputs") or [],
                 "reports": [f"{folder}{os.sep}{n}" for n in names if n in present]
                 + [f"{r}/summary.md" for r in task.get("reports", [])],
             }

@@ -12,6 +12,9 @@ never applies an answer twice:
   unit goes on with its next task (and merges when the rest is approved);
 * `retry` — the task runs again from its start in a fresh implementer session
   (`<run>/<unit>/<task>/retry-g<N>`), with its whole pipeline: checks, review, fix rounds.
+
+A task set aside (`_aside`: the unit went on without it) is answered at the unit's end, on
+top of the unit's head (`at`): a retry starts there and a skip leaves the tree there.
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ class _Place:
     index: int
     worktree: str
     workspace: dict[str, Any]
+    at: str | None = None
+    """For a task set aside (`_aside`): the unit's head the answer applies on top of (the
+    unit went on without the task); None: the task's own start."""
 
     @property
     def task(self) -> Task:
@@ -60,11 +66,16 @@ def take_over(
     *,
     worktree: str,
     workspace: dict[str, Any],
+    at: str | None = None,
 ) -> TaskOutcome:
-    """The task's outcome after every answer people gave it so far (none: as it was)."""
+    """The task's outcome after every answer people gave it so far (none: as it was).
+
+    `at`: the task was set aside and its unit went on without it; the answers apply on top
+    of the unit's head `at` (a retry starts there, a skip leaves the tree there) instead of
+    the task's start."""
     if outcome.decision not in TAKEN_OVER:
         return outcome
-    place = _Place(rt, phase_id, unit, index, worktree, workspace)
+    place = _Place(rt, phase_id, unit, index, worktree, workspace, at)
     for raw in takeovers_step(unit.id, place.task.id):
         if outcome.decision not in TAKEN_OVER:
             break  # answered already: a later answer to a finished task changes nothing
@@ -125,12 +136,13 @@ def _approve(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> Tas
 
 
 def _skip(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskOutcome:
-    adopt_step(place.worktree, outcome.start)
+    start = place.at or outcome.start
+    adopt_step(place.worktree, start)
     return outcome.model_copy(
         update={
             "decision": "skipped",
             "reason": f"skipped by {_said(answer)}",
-            "head": outcome.start,
+            "head": start,
             "answer": answer.dump(),
             "exit_code": 0,
         }
@@ -139,7 +151,8 @@ def _skip(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskOu
 
 def _retry(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskOutcome:
     rt, task = place.rt, place.task
-    adopt_step(place.worktree, outcome.start)
+    start = place.at or outcome.start
+    adopt_step(place.worktree, start)
     again = f"retry-g{answer.generation}"
     with child_id(f"{rt.run_id}/{place.unit.id}/{task.id}/{again}"):
         raw = task_workflow(
@@ -147,7 +160,7 @@ def _retry(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskO
                 "phase": place.phase_id,
                 "unit": place.unit.id,
                 "index": place.index,
-                "start": outcome.start,
+                "start": start,
                 "session": None,  # a fresh implementer session
                 "worktree": place.worktree,
                 "workspace": place.workspace,

@@ -23,7 +23,7 @@ from mergegate.engine._help import implement_turns, judge_claim
 from mergegate.engine._outcomes import TaskOutcome
 from mergegate.engine._plan import task_checks, task_spec
 from mergegate.engine._review import review_step
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._runtime import Runtime, current, working_on
 from mergegate.engine._steps import (
     agent_result,
     agent_step,
@@ -43,6 +43,7 @@ from mergegate.store import workflow
 __all__ = ["task_workflow"]
 
 _NOTES_CHARS = 4000
+_VERDICT_KEYS = ("stage", "attempt", "decision", "summary", "confidence", "answer_via")
 _FILES_LIMIT = 100_000
 
 
@@ -122,6 +123,10 @@ class _Pipeline:
         self.judgement: dict[str, Any] | None = None
         self.claim_checked = False
         self.help_requests = 0
+        self.reviewed_at: float | None = None
+        self.findings: dict[str, dict[str, Any]] = {}
+        """Every finding the task's reviews recorded, by id (the latest record)."""
+        self.verdicts: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------ pieces
     def emit(self, step: str, message: str) -> None:
@@ -174,6 +179,10 @@ class _Pipeline:
             agent_result=self.claim,
             judgement=self.judgement,
             help_requests=self.help_requests,
+            reviewed_at=self.reviewed_at,
+            findings=list(self.findings.values()),
+            verdicts=self.verdicts,
+            review_outputs=list(review.get("outputs") or ()),
         )
 
     def escalate(self, reason: str) -> TaskOutcome:
@@ -182,7 +191,7 @@ class _Pipeline:
     def ended_by_stop(self) -> TaskOutcome:
         reason = self.stopped or "stopped"
         if reason.startswith("budget"):
-            return self.escalate(reason)
+            return self.escalate(reason).model_copy(update={"stopped": True})
         return self.outcome("cancelled", reason, ExitCode.AGENT_FAILURE)
 
     def agent_failed(self, result: AgentResult, what: str) -> TaskOutcome:
@@ -349,10 +358,12 @@ class _Pipeline:
             call["state"] = out["state"]
             if out["outcome"] is not None:
                 break
+        self.reviewed_at = out.get("reviewed_at")
         return self.reviewed_as(ReviewState.model_validate(out["state"]), out["outcome"])
 
     def reviewed_as(self, state: ReviewState, review: dict[str, Any]) -> TaskOutcome | None:
         self.review = review
+        self.record_review(review)
         self.reports.append(review["report_dir"])
         self.head = self.reviewed = state.current.head_sha
         self.session = state.implementer_session or self.session
@@ -367,6 +378,22 @@ class _Pipeline:
         ):
             return self.ask_person(review)
         return self.review_failed(review)
+
+    def record_review(self, review: dict[str, Any]) -> None:
+        """Keep what a finished review recorded for the task's report: its findings (by id,
+        the latest record wins) and each reviewer attempt with its verdict's summary."""
+        number = len(self.reports)
+        for finding in review.get("findings", []):
+            self.findings[str(finding["id"])] = finding
+        for rnd in review.get("rounds", []):
+            self.verdicts += [
+                {
+                    "review": number,
+                    "round": rnd.get("round"),
+                    **{k: a.get(k) for k in _VERDICT_KEYS},
+                }
+                for a in rnd.get("attempts", [])
+            ]
 
     def ask_person(self, review: dict[str, Any]) -> TaskOutcome:
         status = review["status"]
@@ -441,7 +468,8 @@ def task_workflow(args: dict[str, Any]) -> dict[str, Any]:
     rt = current()
     rt.adopt(Workspace.model_validate(args["workspace"]))
     pipeline = _Pipeline(rt, args)
-    outcome = pipeline.run()
+    with working_on(pipeline.phase_id, pipeline.unit_id, pipeline.task.id):
+        outcome = pipeline.run()
     pipeline.emit(
         "done",
         f"{outcome.id}: {outcome.decision}" + (f" ({outcome.reason})" if outcome.reason else ""),

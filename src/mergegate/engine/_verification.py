@@ -26,10 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mergegate.engine._files import write_atomic
 from mergegate.engine._outcomes import UnitOutcome
+from mergegate.engine._plan import report_stem
 from mergegate.engine._reports import inline
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._runtime import Runtime, current, working_on
 from mergegate.engine._steps import keep_lost_attempt
+from mergegate.engine._task_report import render_task_report
 from mergegate.git import (
     GitRepository,
     add_workspace,
@@ -150,14 +153,20 @@ def _with_completed(plan: Plan, phase_id: str, done: set[str]) -> Plan:
 def verify_step(call: dict[str, Any]) -> dict[str, Any]:
     """Verify phase `call["phase"]` on the integration tip `call["tip"]` (the phase's diff
     from `call["base"]`); `{status, reason, report, questions, counts}`."""
-    rt = current()
+    with working_on(call["phase"]):
+        return _verify(current(), call)
+
+
+def _verify(rt: Runtime, call: dict[str, Any]) -> dict[str, Any]:
     phase_id, generation = call["phase"], call["generation"]
     folder = verification_dir(rt.run_dir, phase_id, generation)
     keep_lost_attempt(folder)  # a verification lost in a crash: kept, and run again
     where = rt.checkouts / f"verify-{phase_id}"
     remove_tree(where)
     where.parent.mkdir(parents=True, exist_ok=True)
-    verifier = rt.metered(rt.verifier, None) if rt.verifier is not None else None
+    verifier = None
+    if rt.verifier is not None:
+        verifier = rt.metered(rt.verifier, None, role="verifier")
     options = _options(rt, phase_id, call["base"], generation)
     plan = _with_completed(rt.plan, phase_id, set(call["completed"]))
     if rt.remote is not None:
@@ -272,6 +281,7 @@ def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> st
         return None
     summary = unit_summary(rt, phase, unit, out)
     write_phase_reports(target, phase, summaries=[(unit, summary)], replace=True)
+    write_review_reports(rt, phase, unit, out, target)
     key = f"Mergegate-Summary: {rt.run_id}/{unit.id}"
     message = f"docs({unit.id}): summary of the unit ({out.status})"
     sha = commit_with_key(workspace, message, key, onto=out.head)
@@ -285,6 +295,21 @@ def write_outside_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcom
     target = outside_phase_dir(rt, phase)
     if target is not None and target.is_dir():
         write_phase_reports(target, phase, summaries=[(unit, unit_summary(rt, phase, unit, out))])
+        write_review_reports(rt, phase, unit, out, target, replace=False)
+
+
+def write_review_reports(
+    rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome, target: Path, *, replace: bool = True
+) -> None:
+    """Each reviewed task's report (seed 004: `<phase>/<plan>-REVIEW-T<n>.md`, the audit
+    trail in the phase's own directory) beside the unit's SUMMARY.md; `replace` false keeps a
+    file already there."""
+    for task in out.tasks:
+        if not task.reports:
+            continue
+        path = target / f"{report_stem(phase, unit, task.number)}.md"
+        if replace or not path.exists():
+            write_atomic(path, render_task_report(rt.run_id, phase, unit, task))
 
 
 @step("mergegate.gsd_verification", retries=2)

@@ -32,20 +32,26 @@ units an earlier one merged, and the phases it verified, from the run's state in
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mergegate.decisions import ExitCode
+from mergegate.engine._aside import (
+    SetAside,
+    dependency,
+    not_run,
+    sets_aside,
+    task_files,
+    unit_reason,
+)
 from mergegate.engine._files import write_json_atomic
 from mergegate.engine._outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
 from mergegate.engine._plan import compute_waves, selected_phases
-from mergegate.engine._reports import (
-    write_conflict_package,
-    write_task_report,
-    write_unit_records,
-)
+from mergegate.engine._reports import write_conflict_package, write_unit_records
 from mergegate.engine._runtime import Runtime, current
 from mergegate.engine._steps import (
+    adopt_step,
     advance_step,
     answer_step,
     clock_step,
@@ -60,6 +66,7 @@ from mergegate.engine._steps import (
 )
 from mergegate.engine._takeover import take_over
 from mergegate.engine._task import task_workflow
+from mergegate.engine._task_report import write_task_report
 from mergegate.engine._verification import (
     PASSING,
     gsd_summary_step,
@@ -201,56 +208,164 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
         )
 
 
-def _run_tasks(
-    rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome, workspace: dict[str, Any]
-) -> UnitOutcome:
-    head, session = out.head, None
-    for index, task in enumerate(unit.tasks):
+@dataclass
+class _UnitTasks:
+    """A unit's tasks in order, in its workspace: the head the next task starts from, the
+    implementer session it resumes, and the tasks set aside (`_aside`). Every field changes
+    only from recorded results, so a replay walks the same path."""
+
+    rt: Runtime
+    phase_id: str
+    unit: Unit
+    out: UnitOutcome
+    workspace: dict[str, Any]
+    head: str = ""
+    session: str | None = None
+    aside: list[SetAside] = field(default_factory=list)
+
+    def run(self) -> UnitOutcome:
+        for index, task in enumerate(self.unit.tasks):
+            waits = dependency(task, self.aside)
+            if waits is not None:
+                self.finished(not_run(task, index, waits))
+                continue
+            if not self.go_on(index, self.run_task(index)):
+                break
+        else:
+            self.answer_set_aside()
+            self.keep_trailing_work()
+        status, reason, code = _unit_status(self.out.tasks)
+        if status == "needs_manual_review":
+            reason = unit_reason(self.out.tasks) or reason
+        return self.out.model_copy(
+            update={"status": status, "reason": reason, "exit_code": code, "head": self.head}
+        )
+
+    def go_on(self, index: int, outcome: TaskOutcome) -> bool:
+        """Record a task's end; whether the unit goes on with its next task."""
+        self.finished(outcome)
+        if sets_aside(self.rt, outcome):
+            self.set_aside(index, outcome)
+            return True
+        if outcome.head:  # an escalated task's commits too: published for the person
+            self.head, self.session = outcome.head, outcome.session
+        return outcome.decision in _DONE
+
+    def run_task(self, index: int) -> TaskOutcome:
+        """One task from `head`: its outcome, after any person's answers (a task that is set
+        aside is answered at the unit's end instead)."""
+        rt, unit, task = self.rt, self.unit, self.unit.tasks[index]
         rt.fact(
             TaskStarted,
             f"{unit.id}/{task.id}/task.started",
-            phase=phase_id,
+            phase=self.phase_id,
             unit=unit.id,
             task=task.id,
             name=task.name,
             number=index + 1,
         )
         if task.is_checkpoint:
-            outcome = _checkpoint(rt, unit, index)
-        else:
-            with child_id(f"{rt.run_id}/{unit.id}/{task.id}"):
-                raw = task_workflow(
-                    {
-                        "phase": phase_id,
-                        "unit": unit.id,
-                        "index": index,
-                        "start": head,
-                        "session": session,
-                        "worktree": out.worktree,
-                        "workspace": workspace,
-                    }
-                )
-            outcome = take_over(
-                rt,
-                phase_id,
-                unit,
-                index,
-                TaskOutcome.model_validate(raw),
-                worktree=out.worktree,
-                workspace=workspace,
+            return _checkpoint(rt, unit, index)
+        if self.aside:
+            # after a task was set aside the tree may stand elsewhere (its start; a replayed
+            # task leaves it where it was): the next task starts from the unit's head
+            adopt_step(self.out.worktree, self.head)
+        with child_id(f"{rt.run_id}/{unit.id}/{task.id}"):
+            raw = task_workflow(
+                {
+                    "phase": self.phase_id,
+                    "unit": unit.id,
+                    "index": index,
+                    "start": self.head,
+                    "session": self.session,
+                    "worktree": self.out.worktree,
+                    "workspace": self.workspace,
+                }
             )
-            write_task_report(rt, phase_id, unit, outcome)
-        _task_finished(rt, phase_id, unit, outcome)
-        out.tasks.append(outcome)
-        write_unit_records(rt, out)
-        if outcome.head:  # an escalated task's commits too: published for the person
-            head, session = outcome.head, outcome.session
-        if outcome.decision not in _DONE:
-            break
-    status, reason, code = _unit_status(out.tasks)
-    return out.model_copy(
-        update={"status": status, "reason": reason, "exit_code": code, "head": head}
-    )
+        outcome = TaskOutcome.model_validate(raw)
+        if not sets_aside(rt, outcome):
+            outcome = self.answered(index, outcome)
+        write_task_report(rt, self.phase_id, unit, outcome)
+        return outcome
+
+    def answered(self, index: int, outcome: TaskOutcome, at: str | None = None) -> TaskOutcome:
+        return take_over(
+            self.rt,
+            self.phase_id,
+            self.unit,
+            index,
+            outcome,
+            worktree=self.out.worktree,
+            workspace=self.workspace,
+            at=at,
+        )
+
+    def finished(self, outcome: TaskOutcome) -> None:
+        """A task's end: into the stream and the unit's records (replacing an earlier end of
+        the same task: a set-aside task answered at the unit's end)."""
+        _task_finished(self.rt, self.phase_id, self.unit, outcome)
+        tasks = [t for t in self.out.tasks if t.number != outcome.number]
+        self.out.tasks[:] = sorted([*tasks, outcome], key=lambda t: t.number)
+        write_unit_records(self.rt, self.out)
+
+    def set_aside(self, index: int, outcome: TaskOutcome) -> None:
+        """The escalated task is set aside: the tree goes back to where the task started; the
+        next task starts a fresh implementer session there (the session saw work that is
+        gone)."""
+        changed: list[str] = []
+        if outcome.head and outcome.start and outcome.head != outcome.start:
+            repo = self.rt.repository(self.out.worktree, self.unit.id)
+            changed = repo.changed_files(outcome.start, outcome.head)
+            adopt_step(self.out.worktree, outcome.start)
+        files = task_files(self.unit.tasks[index]) | frozenset(changed)
+        self.aside.append(SetAside(index, outcome, files))
+        self.session = None
+        self.rt.emit(
+            "notice",
+            f"{self.unit.id}: {outcome.id} set aside for a person ({outcome.reason}); "
+            "the unit goes on",
+            unit=self.unit.id,
+            task=outcome.id,
+        )
+
+    def answer_set_aside(self) -> None:
+        """At the unit's end: a person's answers to its set-aside tasks, on top of what the
+        unit did without them; a task approved or skipped lets the tasks that waited for it
+        run."""
+        for item in list(self.aside):
+            adopt_step(self.out.worktree, self.head)
+            answered = self.answered(item.index, item.outcome, at=self.head)
+            if answered == item.outcome:
+                continue
+            write_task_report(self.rt, self.phase_id, self.unit, answered)
+            self.aside.remove(item)
+            if self.go_on(item.index, answered):
+                self.run_waiting()
+
+    def keep_trailing_work(self) -> None:
+        """When nothing was done after the last task set aside, the unit's branch keeps that
+        task's commits for the person (as a unit that stops at an escalated task does)."""
+        if not self.aside:
+            return
+        last = self.aside[-1].outcome
+        if last.head and last.start == self.head:
+            self.head = last.head
+
+    def run_waiting(self) -> None:
+        """The tasks not run because they waited for a set-aside task that is resolved now,
+        in order, from the unit's head."""
+        waiting = [t.number - 1 for t in self.out.tasks if t.decision == "not_run"]
+        for index in waiting:
+            if dependency(self.unit.tasks[index], self.aside) is not None:
+                continue
+            if not self.go_on(index, self.run_task(index)):
+                return
+
+
+def _run_tasks(
+    rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome, workspace: dict[str, Any]
+) -> UnitOutcome:
+    return _UnitTasks(rt, phase_id, unit, out, workspace, head=out.head).run()
 
 
 @workflow("mergegate.unit")

@@ -26,6 +26,7 @@ from mergegate.handoff._payloads import (
     CodeReviewResultPayload,
     ReviewFinding,
     ReviewVerdictPayload,
+    ScratchpadPayload,
     SupervisorComplete,
     SupervisorDecision,
     SupervisorError,
@@ -65,6 +66,7 @@ from mergegate.handoff._retry import (
     StuckRunError,
     request_handoff,
 )
+from mergegate.handoff._stored import read_record, retry_metadata, store_record
 from mergegate.handoff._template import render_template
 
 __all__ = [
@@ -98,6 +100,7 @@ __all__ = [
     "ReviewVerdictPayload",
     "Schema",
     "SchemaRegistry",
+    "ScratchpadPayload",
     "StuckRunError",
     "SupervisorComplete",
     "SupervisorDecision",
@@ -113,11 +116,14 @@ __all__ = [
     "extract",
     "level_for_retry",
     "make_envelope",
+    "read_record",
     "register_schema",
     "registry_for",
     "render_template",
     "request_handoff",
+    "retry_metadata",
     "retry_prompt",
+    "store_record",
 ]
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-__all__ = ["ENVELOPE_VERSION", "Envelope", "EnvelopeMetadata", "make_envelope"]
+__all__ = ["ENVELOPE_VERSION", "Envelope", "EnvelopeMetadata", "component_name", "make_envelope"]
 
 ENVELOPE_VERSION: Literal[1] = 1
 
@@ -39,6 +40,13 @@ class Envelope(_Strict):
     status: Literal["success", "failure", "partial"]
     data: dict[str, Any]
     metadata: EnvelopeMetadata = Field(default_factory=EnvelopeMetadata)
+
+
+def component_name(name: str) -> str:
+    """`name` as an envelope's `component` (lower case, letters, digits, `_`, `-`; at most 64;
+    `agent` when nothing is left)."""
+    cleaned = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")[:64]
+    return cleaned if cleaned[:1].isalpha() else "agent"
 
 
 def make_envelope(

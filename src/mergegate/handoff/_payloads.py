@@ -23,6 +23,7 @@ __all__ = [
     "CodeReviewSeverity",
     "ReviewFinding",
     "ReviewVerdictPayload",
+    "ScratchpadPayload",
     "SupervisorComplete",
     "SupervisorDecision",
     "SupervisorError",
@@ -35,6 +36,7 @@ __all__ = [
     "check_agent_result",
     "check_code_review_result",
     "check_review_verdict",
+    "check_scratchpad",
     "check_supervisor_decision",
     "check_verifier_verdict",
 ]
@@ -80,6 +82,33 @@ class AgentResultPayload(_Payload):
     """A short note of what was changed and why."""
     files_changed: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
     """Paths the agent says it changed (mergegate reads the real ones from git)."""
+
+
+class ScratchpadPayload(_Payload):
+    """`scratchpad`: the notes file an implementer names in its result (`scratchpad_path`),
+    a JSON object in its work tree: what it did, what is left, and what it noted on the way.
+
+    `{"task_id", "summary"}` is a complete scratchpad; the lists and `notes` are optional."""
+
+    task_id: NonEmpty
+    summary: NonEmpty = Field(max_length=MAX_NOTES_CHARS)
+    """What the task came to, in a few lines."""
+    completed: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
+    """Steps done."""
+    remaining: list[str] = Field(default_factory=list, max_length=MAX_LIST_ITEMS)
+    """Steps left undone (empty when the task is finished)."""
+    notes: str | None = Field(None, max_length=MAX_NOTES_CHARS)
+
+
+def check_scratchpad(value: Any, context: Mapping[str, Any] | None) -> list[str]:
+    """With `context={"task_id": ...}` the scratchpad must be about that task."""
+    expected = (context or {}).get("task_id")
+    if expected and value.task_id != expected:
+        return [
+            f"task_id is {value.task_id!r} but this task is {expected!r}: "
+            "copy the task_id given in the request"
+        ]
+    return []
 
 
 def check_agent_result(value: Any, context: Mapping[str, Any] | None) -> list[str]:

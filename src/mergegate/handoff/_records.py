@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mergegate.atomic_files import append_jsonl, write_json_atomic
 from mergegate.config import Config, state_dir
+from mergegate.handoff._envelope import component_name, make_envelope
 from mergegate.handoff._failures import output_sample
 
 __all__ = [
@@ -198,21 +199,39 @@ class HandoffRecorder:
             self.events.emit(event)
 
     def finish(self, record: HandoffRecord, outputs: Sequence[str]) -> Path | None:
-        """Log the record; save a failure file unless recovered. Returns that file's path."""
+        """Log the record; save a failure file unless recovered. Returns that file's path.
+
+        The failure file is the common envelope (`component`, `session_id`, `status:
+        failure`, the retry metadata) around `{"record": ..., "outputs": [...]}`."""
         if self.log_path is not None:
             append_jsonl(self.log_path, record.model_dump(mode="json"))
         if record.final_status == "recovered" or self.failed_dir is None:
             return None
         path = self.failed_dir / _failure_file_name(record)
-        write_json_atomic(
-            path,
+        retries, errors = retry_metadata(record)
+        envelope = make_envelope(
+            component_name(record.component),
+            record.session_id,
             {
                 "record": record.model_dump(mode="json"),
                 "outputs": [_bounded_output(text) for text in outputs],
             },
-            overwrite=False,
+            status="failure",
+            retry_count=retries,
+            previous_errors=errors,
         )
+        write_json_atomic(path, envelope, overwrite=False)
         return path
+
+
+def retry_metadata(record: HandoffRecord | None) -> tuple[int, list[str]]:
+    """`(retry_count, previous_errors)` of a handoff's debug record: the attempts after the
+    first, and one line per failed attempt (`<error type>: <first line of its error>`)."""
+    if record is None or not record.retry_attempts:
+        return 0, []
+    failed = [a for a in record.retry_attempts if a.result == "failure"]
+    errors = [f"{a.error_type}: {_first_line(a.error)}" for a in failed]
+    return len(record.retry_attempts) - 1, errors
 
 
 def prompt_digest(prompt: str) -> tuple[str, str]:
@@ -222,6 +241,11 @@ def prompt_digest(prompt: str) -> tuple[str, str]:
         return prompt, digest
     cut = len(prompt) - MAX_PROMPT_CHARS
     return prompt[:MAX_PROMPT_CHARS] + f"\n[... {cut} more characters not recorded]", digest
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").splitlines()
+    return lines[0] if lines else ""
 
 
 def _bounded_output(text: str) -> str:

@@ -32,12 +32,14 @@ from mergegate.handoff._payloads import (
     AgentResultPayload,
     CodeReviewResultPayload,
     ReviewVerdictPayload,
+    ScratchpadPayload,
     SupervisorDecision,
     VerifierVerdictPayload,
     check_advice,
     check_agent_result,
     check_code_review_result,
     check_review_verdict,
+    check_scratchpad,
     check_supervisor_decision,
     check_verifier_verdict,
 )
@@ -310,6 +312,12 @@ def _builtin_schemas() -> list[Schema]:
     return [
         ModelSchema("agent-result", AgentResultPayload, check=check_agent_result),
         ModelSchema("advice", AdvicePayload, check=check_advice),
+        ModelSchema(
+            "scratchpad",
+            ScratchpadPayload,
+            check=check_scratchpad,
+            description="The notes file an implementer names in its agent-result.",
+        ),
         ModelSchema(
             "supervisor-decision",
             SupervisorDecision,

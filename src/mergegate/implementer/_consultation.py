@@ -56,7 +56,10 @@ from mergegate.handoff import (
     default_registry,
     extract,
     level_for_retry,
+    read_record,
+    retry_metadata,
     retry_prompt,
+    store_record,
 )
 from mergegate.implementer._events import emit
 from mergegate.implementer._help import HelpRequest
@@ -237,8 +240,9 @@ class Consultation(_Value):
 
 
 def read_consultation(attempt_dir: Path) -> Consultation:
-    """The outcome a finished consultation wrote (`UsageError` naming the file otherwise)."""
-    return read_json_validated(attempt_dir / OUTCOME_FILE, Consultation)
+    """The outcome a finished consultation wrote, in the common envelope (`UsageError` naming
+    the file otherwise)."""
+    return read_record(attempt_dir / OUTCOME_FILE, Consultation)[1]
 
 
 # ---------------------------------------------------------------- the step
@@ -286,7 +290,17 @@ def consult_advisors(
             state = job.consult(state, advisor)
         state = job.record(state, advisor.name)
     outcome = job.outcome(state, advisors)
-    write_json_atomic(attempt_dir / OUTCOME_FILE, outcome, overwrite=False)
+    retries = sum(max(0, len(r.retry_attempts) - 1) for r in outcome.records)
+    errors = [e for r in outcome.records for e in retry_metadata(r)[1]]
+    store_record(
+        attempt_dir / OUTCOME_FILE,
+        component="advisor",
+        session_id=outcome.request.session_id,
+        data=outcome,
+        status="success" if outcome.ok else "failure",
+        retry_count=retries,
+        previous_errors=errors,
+    )
     if outcome.ok:
         (attempt_dir / STATE_FILE).unlink(missing_ok=True)
     emit(

@@ -35,7 +35,7 @@ __all__ = [
     "result_schema",
 ]
 
-TEMPLATE_VERSIONS: dict[str, int] = {"implementer": 2, "advisor": 1, "guidance": 1}
+TEMPLATE_VERSIONS: dict[str, int] = {"implementer": 3, "advisor": 1, "guidance": 1}
 MAX_SPEC_CHARS = 40_000
 """Longest task text put into an implementer or advisor prompt (the rest is cut, and says so)."""
 _BACKTICKS = re.compile(r"`{3,}")

@@ -48,7 +48,9 @@ from mergegate.handoff import (
     RetryPolicy,
     default_registry,
     extract,
+    read_record,
     request_handoff,
+    store_record,
 )
 from mergegate.implementer._events import emit
 from mergegate.implementer._help import (
@@ -58,8 +60,10 @@ from mergegate.implementer._help import (
     assess_help,
     help_request,
 )
+from mergegate.implementer._io import IoReport, io_retried
 from mergegate.implementer._leftovers import kill_leftovers
 from mergegate.implementer._prompts import cut
+from mergegate.implementer._scratchpad import ScratchpadCheck, check_scratchpad
 
 __all__ = [
     "PROGRESS_FILE",
@@ -78,6 +82,12 @@ PROGRESS_FILE = "progress.json"
 _REPLIES = "replies"
 
 CollectionStatus = Literal["recovered", "help_requested", "escalated", "fatal"]
+_ENVELOPE_STATUS: dict[str, Literal["success", "failure", "partial"]] = {
+    "recovered": "success",
+    "help_requested": "partial",
+    "escalated": "failure",
+    "fatal": "failure",
+}
 
 
 class _Value(BaseModel):
@@ -118,6 +128,8 @@ class ResultCollection(_Value):
     """The failed-handoff file, when one was written."""
     recent_output: str = ""
     """The tail of the last run's text (for the advisors and the escalation package)."""
+    scratchpad: ScratchpadCheck | None = None
+    """The scratchpad the result named (`scratchpad_path`), checked; None when it named none."""
     warnings: tuple[str, ...] = ()
 
     @model_validator(mode="after")
@@ -175,11 +187,20 @@ class _Progress(_Value):
 
 
 class _Store:
-    """The step's files in its attempt directory."""
+    """The step's files in its attempt directory (the collection written with retries)."""
 
-    def __init__(self, root: Path, task_id: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        task_id: str,
+        *,
+        report: IoReport | None = None,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
         self.root = root
         self.task_id = task_id
+        self.report = report
+        self.sleep = sleep
 
     def load(self) -> list[AgentResult | None]:
         """Each started ask's result, None where the process died before it was saved."""
@@ -204,7 +225,22 @@ class _Store:
         write_json_atomic(self._reply(n), result)
 
     def finish(self, collection: ResultCollection) -> None:
-        write_json_atomic(self.root / RESULT_FILE, collection, overwrite=False)
+        """The collection, in the common envelope with its retry metadata, written once."""
+        path = self.root / RESULT_FILE
+        io_retried(
+            "write",
+            path,
+            lambda: store_record(
+                path,
+                component="implementer",
+                session_id=collection.session_id,
+                data=collection,
+                status=_ENVELOPE_STATUS[collection.status],
+                record=collection.record,
+            ),
+            report=self.report,
+            sleep=self.sleep,
+        )
         (self.root / PROGRESS_FILE).unlink(missing_ok=True)
 
     def _reply(self, n: int) -> Path:
@@ -243,7 +279,7 @@ def collect_agent_result(
     settings = config or Config()
     rec = recorder or HandoffRecorder.from_config(settings)
     attempt_dir.mkdir(parents=True, exist_ok=True)
-    store = _Store(attempt_dir, task_id)
+    store = _Store(attempt_dir, task_id, report=rec.emit, sleep=sleep)
     policy = RetryPolicy.from_config(settings.retry, "agent-result")
     runs = store.load()
     for folder, pid in kill_leftovers(attempt_dir, "ask-*/process.json"):
@@ -288,17 +324,79 @@ def collect_agent_result(
                 clock=clock,
             )
         )
+    collection = _with_scratchpad(
+        collection,
+        backend=backend,
+        request=request,
+        attempt_dir=attempt_dir,
+        settings=settings,
+        recorder=rec,
+        sleep=sleep,
+        random=random,
+        clock=clock,
+    )
     store.finish(collection)
     _report(rec, collection, clock)
     return collection
 
 
-def read_agent_result(attempt_dir: Path) -> ResultCollection:
-    """The collection a finished `collect_agent_result` wrote, with its result validated again.
+def _with_scratchpad(
+    collection: ResultCollection,
+    *,
+    backend: Backend,
+    request: AgentRequest,
+    attempt_dir: Path,
+    settings: Config,
+    recorder: HandoffRecorder,
+    sleep: Callable[[float], object],
+    random: Callable[[], float],
+    clock: Callable[[], datetime] | None,
+) -> ResultCollection:
+    """A recovered result that names a scratchpad: the scratchpad checked (asked for again in
+    the same session while invalid); still invalid, the collection escalates."""
+    path = (collection.result_data or {}).get("scratchpad_path")
+    if collection.status != "recovered" or not isinstance(path, str) or not path:
+        return collection
+    checked = check_scratchpad(
+        backend,
+        request,
+        task_id=collection.task_id,
+        path=path,
+        session_id=collection.session_id,
+        attempt_dir=attempt_dir,
+        config=settings,
+        recorder=recorder,
+        sleep=sleep,
+        random=random,
+        clock=clock,
+    )
+    if checked.status == "recovered":
+        return collection.model_copy(update={"scratchpad": checked})
+    return collection.model_copy(
+        update={"scratchpad": checked, "status": "escalated", "error": checked.error}
+    )
 
-    Raises `UsageError` (exit 2) naming the file when it is missing, unreadable, or its result
-    no longer validates."""
-    return read_json_validated(attempt_dir / RESULT_FILE, ResultCollection)
+
+def read_agent_result(
+    attempt_dir: Path,
+    *,
+    report: IoReport | None = None,
+    sleep: Callable[[float], object] = time.sleep,
+) -> ResultCollection:
+    """The collection a finished `collect_agent_result` wrote, with its result validated again;
+    a transient read error is tried again (`_io`), each failure given to `report` as an
+    `agent-result.read` handoff event.
+
+    Raises `UsageError` (exit 2) naming the file when it is missing, unreadable after the
+    retries, or its result no longer validates."""
+    path = attempt_dir / RESULT_FILE
+    return io_retried(
+        "read",
+        path,
+        lambda: read_record(path, ResultCollection)[1],
+        report=report,
+        sleep=sleep,
+    )
 
 
 def _first_run(

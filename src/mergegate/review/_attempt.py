@@ -12,17 +12,27 @@ records under a fresh attempt directory of the run and never overwrites one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import random
+import time
+from dataclasses import dataclass, replace
 from typing import Any
 
+from mergegate.agents import FailureKind, failure_kind
 from mergegate.agents.answers import answer_schema, final_message_answer
 from mergegate.agents.base import AgentRequest, AgentResult, StructuredAnswer
 from mergegate.decisions import Decision
+from mergegate.handoff import store_record
 from mergegate.review._decide import ReviewAttempt, StepResult, decide
-from mergegate.review._render import render_changes, render_findings
+from mergegate.review._render import (
+    CONVENTION_FILES,
+    render_changes,
+    render_conventions,
+    render_findings,
+)
 from mergegate.review.context import ReviewContext
 from mergegate.review.events import EventKind
-from mergegate.review.ledger import FindingLedger, FindingStatus
+from mergegate.review.ledger import FindingLedger, FindingStatus, LedgerState
+from mergegate.review.options import ReviewOptions
 from mergegate.review.policy import GatePolicy, StageGate, gate_stage
 from mergegate.review.prompts import RenderedPrompt, load_template
 from mergegate.review.reports import AttemptReport
@@ -46,6 +56,10 @@ from mergegate.verdicts import (
 __all__ = ["describe_problem", "review_attempt"]
 
 STAGE_TEMPLATES = {"spec": "spec-review", "quality": "quality-review"}
+VERDICT_FILE = "verdict.json"
+"""Each reviewer attempt's handoff record, in the common envelope, in its folder."""
+CONVENTIONS_SIZE_LIMIT = 8_000
+"""Bytes of the project's convention files a quality prompt carries at most."""
 REVIEW_ID_ENV = "MERGEGATE_REVIEW_ID"
 """The environment variable that carries a reviewer attempt's `review_id`."""
 REVIEW_SCOPE_ENV = "MERGEGATE_REVIEW_SCOPE"
@@ -69,6 +83,8 @@ class _Asked:
     review_id: str
     prompt: RenderedPrompt
     result: AgentResult
+    diff_only: bool = False
+    """The prompt carried the diff alone (the affected files left out)."""
 
 
 def review_attempt(ctx: ReviewContext, state: ReviewState) -> StepResult:
@@ -81,8 +97,11 @@ def review_attempt(ctx: ReviewContext, state: ReviewState) -> StepResult:
     if not rnd.progress:
         ctx.emit(EventKind.ROUND_STARTED, _round_message(rnd), round=rnd.round)
     progress = rnd.progress_of(step.stage) or StageProgress(stage=step.stage)
-    changes, files = _changes(ctx, rnd, notice=step.attempt == 1)
+    changes, files, diff_only = _changes(
+        ctx, rnd, notice=step.attempt == 1, trimmed=progress.trimmed
+    )
     asked = _ask(ctx, state, step, progress, changes)
+    asked = replace(asked, diff_only=diff_only)
     if not asked.result.ok:
         return StepResult.after(_failed(ctx, state, asked, progress), ctx.options)
     decided = _decide(ctx, asked)
@@ -110,7 +129,7 @@ def _ask(
     # sessions gets a fresh, complete dispatch instead.
     session = progress.session_id if reviewer.capabilities.sessions else None
     scope = ctx.options.scope
-    if step.attempt > 1 and session is not None:
+    if step.attempt > 1 and session is not None and not progress.resend:
         prompt = load_template("retry").render(
             problem=progress.problem, review_id=review_id, scope=scope
         )
@@ -179,23 +198,77 @@ def _answer_of(result: AgentResult) -> StructuredAnswer:
 def _failed(
     ctx: ReviewContext, state: ReviewState, asked: _Asked, progress: StageProgress
 ) -> ReviewState:
-    """A reviewer run that failed: recorded, and the stage ends with the failure."""
+    """A reviewer run that failed: recorded; run again when it failed by transport (with a
+    backoff, while `transport_retries` last) or hit the token limit with the affected files
+    in its prompt (once, with the diff alone); else the stage ends with the failure."""
     result = asked.result
     why = result.error or result.status.value
+    kind = None if result.worktree_changed else failure_kind(result)
     if result.worktree_changed:
         why = (
             "the reviewer changed the working tree (a read-only run may not); attempt void"
             f" ({result.error})"  # which files: a planted hook, .git/config, …
         )
-    summary = _write_attempt(ctx, state, asked, None, note=why)
     progress = progress.model_copy(
-        update={
-            "attempts": asked.step.attempt,
-            "failure": why,
-            "outputs": (*progress.outputs, result.text),
-        }
+        update={"attempts": asked.step.attempt, "outputs": (*progress.outputs, result.text)}
     )
-    return state.with_round(_with_progress(state.current, progress, summary))
+    again = _again(ctx, asked, progress, kind, why)
+    note = f"{kind}: {why}" if kind else why
+    summary = _write_attempt(ctx, state, asked, None, note=note)
+    if again is not None:
+        return state.with_round(_with_progress(state.current, again, summary))
+    if kind == "token_limit":
+        why = (
+            f"token limit: the request does not fit the reviewer's context even with the diff "
+            f"alone ({why}); review a smaller change, or use a reviewer with a larger context"
+        )
+    failed = progress.model_copy(update={"failure": why, "failure_kind": kind or ""})
+    return state.with_round(_with_progress(state.current, failed, summary))
+
+
+def _again(
+    ctx: ReviewContext,
+    asked: _Asked,
+    progress: StageProgress,
+    kind: FailureKind | None,
+    why: str,
+) -> StageProgress | None:
+    """The stage's progress when the failed run is to be run again (after the backoff a
+    transport failure waits out), or None when the failure ends the stage."""
+    step, rnd = asked.step, asked.step.round
+    options = ctx.options
+    if kind == "transport" and progress.transport_failures < options.transport_retries:
+        n = progress.transport_failures + 1
+        delay = _backoff(options, n)
+        ctx.emit(
+            EventKind.RETRY,
+            f"{step.stage} reviewer failed by transport ({why}) — retry {n} of "
+            f"{options.transport_retries} in {delay:.1f} s (not a malformed answer)",
+            round=rnd,
+            stage=step.stage,
+            attempt=step.attempt,
+        )
+        time.sleep(delay)
+        return progress.model_copy(update={"transport_failures": n, "resend": True})
+    if kind == "token_limit" and not progress.trimmed and not asked.diff_only:
+        ctx.emit(
+            EventKind.RETRY,
+            f"{step.stage} reviewer hit its token limit ({why}) — retrying once with the "
+            "diff alone",
+            round=rnd,
+            stage=step.stage,
+            attempt=step.attempt,
+        )
+        return progress.model_copy(update={"trimmed": True, "resend": True})
+    return None
+
+
+def _backoff(options: ReviewOptions, retry: int) -> float:
+    """Seconds before the `retry`-th transport retry: doubling from the base, capped, with
+    "equal jitter" (half to all of it)."""
+    step = options.backoff_base_s * float(2 ** min(retry - 1, 30))
+    jitter = random.random()  # noqa: S311 - spreads retries out; nothing secret
+    return min(step, options.backoff_max_s) * (0.5 + 0.5 * jitter)
 
 
 def _unusable(
@@ -224,6 +297,7 @@ def _unusable(
             "session_id": asked.result.session_id,
             "problem": problem,
             "outputs": (*progress.outputs, asked.result.text),
+            "resend": False,
         }
     )
     return _with_progress(rnd, progress)
@@ -256,6 +330,7 @@ def _judged(
         scope_files=files if rnd.scoped else None,
     )
     gate = _with_deferral(verdict, gate, status)
+    _notice_many_warnings(ctx, rnd.round, state.ledger, ledger.state())
     ctx.emit(
         EventKind.STAGE_RESULT,
         f"{step.stage} review: {verdict.decision.value} — {gate.reason}",
@@ -274,6 +349,27 @@ def _judged(
     return new.model_copy(update={"ledger": ledger.state()})
 
 
+def _warnings(ledger: LedgerState) -> int:
+    return sum(1 for r in ledger.records if r.finding.severity is Severity.IMPORTANT)
+
+
+def _notice_many_warnings(
+    ctx: ReviewContext, round: int, before: LedgerState, after: LedgerState
+) -> None:
+    """Seed 004: "4+ warnings in a single task: log a notice that accumulated warnings are
+    high" — once, when this review's findings bring the task's count to the threshold. The
+    notice never blocks (the policy decides that)."""
+    threshold = ctx.options.policy.warning_notice_at
+    count = _warnings(after)
+    if _warnings(before) < threshold <= count:
+        ctx.emit(
+            EventKind.NOTICE,
+            f"{count} warnings (important findings) accumulated in this task's review "
+            f"(notice at {threshold}); see the review's report",
+            round=round,
+        )
+
+
 def _with_progress(
     rnd: RoundSummary, progress: StageProgress, summary: AttemptSummary | None = None
 ) -> RoundSummary:
@@ -282,15 +378,19 @@ def _with_progress(
     return rnd.model_copy(update={"progress": (*others, progress), "attempts": attempts})
 
 
-def _changes(ctx: ReviewContext, rnd: RoundSummary, *, notice: bool) -> tuple[str, frozenset[str]]:
+def _changes(
+    ctx: ReviewContext, rnd: RoundSummary, *, notice: bool, trimmed: bool = False
+) -> tuple[str, frozenset[str], bool]:
+    """The change as the prompt shows it, the changed paths, and whether the affected files
+    were left out (past `diff_size_limit`, or `trimmed` after a token limit)."""
     diff = ctx.repo.diff(rnd.base_sha, rnd.head_sha)
     paths = ctx.repo.changed_files(rnd.base_sha, rnd.head_sha)
     files = {p: ctx.repo.read_file(rnd.head_sha, p) for p in paths}
-    limit = ctx.options.diff_size_limit
-    text, trimmed = render_changes(diff, files, size_limit=limit)
-    if trimmed and notice:
+    limit = 1 if trimmed else ctx.options.diff_size_limit
+    text, diff_only = render_changes(diff, files, size_limit=limit)
+    if diff_only and notice:
         ctx.emit(EventKind.NOTICE, f"change larger than {limit} bytes: diff only", round=rnd.round)
-    return text, frozenset(paths)
+    return text, frozenset(paths), diff_only
 
 
 def _stage_prompt(
@@ -308,15 +408,26 @@ def _stage_prompt(
             if r.status is FindingStatus.OPEN and r.stage == stage
         ]
     )
+    extra = {"conventions": _conventions(ctx, state)} if stage == "quality" else {}
     return load_template(STAGE_TEMPLATES[stage]).render(
+        **extra,
         spec=spec,
         changes=changes,
         open_findings=open_findings,
+        blocking_rule=ctx.options.policy.blocking_rule,
         review_id=review_id,
         scope=ctx.options.scope,
         base_sha=rnd.base_sha[:12],
         head_sha=rnd.head_sha[:12],
     )
+
+
+def _conventions(ctx: ReviewContext, state: ReviewState) -> str:
+    """The project's written conventions as they stand at the review's base (the first
+    round's), so the quality stage can check the change against the project's own patterns."""
+    base = state.rounds[0].base_sha
+    files = {path: ctx.repo.read_file(base, path) for path in CONVENTION_FILES}
+    return render_conventions(files, size_limit=CONVENTIONS_SIZE_LIMIT)
 
 
 def _only_approval_passes(verdict: Verdict, gate: StageGate) -> StageGate:
@@ -370,6 +481,7 @@ def _write_attempt(
         confidence=obj.confidence if obj else None,
     )
     path = ctx.writer.write_attempt(report, stem=asked.stem)
+    _store_verdict(ctx, state, asked, report)
     return AttemptSummary(
         stage=asked.step.stage,
         attempt=asked.step.attempt,
@@ -382,6 +494,34 @@ def _write_attempt(
         answer_via=via,
         summary=obj.summary if obj else "",
         confidence=obj.confidence if obj else None,
+    )
+
+
+def _store_verdict(
+    ctx: ReviewContext, state: ReviewState, asked: _Asked, report: AttemptReport
+) -> None:
+    """The reviewer's handoff as every handoff is stored (`mergegate.handoff.store_record`):
+    `verdict.json` in the attempt's folder, the common envelope around what was decided, with
+    the stage's earlier attempts as its retry metadata."""
+    step = asked.step
+    earlier = [a for a in state.current.attempts if a.stage == step.stage]
+    store_record(
+        ctx.writer.run_dir / asked.stem / VERDICT_FILE,
+        component="reviewer",
+        session_id=asked.result.session_id,
+        data={
+            "review_id": asked.review_id,
+            "scope": ctx.options.scope,
+            "round": report.round,
+            "stage": report.stage,
+            "attempt": report.attempt,
+            "decision": report.decision,
+            "note": report.note,
+            "parsed": dict(report.parsed),
+        },
+        status="success" if report.decision in ("approve", "fixes", "reject") else "failure",
+        retry_count=step.attempt - 1,
+        previous_errors=[f"{a.decision}: {a.note}".rstrip(": ") for a in earlier],
     )
 
 

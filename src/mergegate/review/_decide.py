@@ -91,22 +91,24 @@ def _unfinished_stage(
 ) -> NextStep:
     stage = progress.stage
     if progress.failure is not None:
+        if progress.failure_kind == "token_limit":
+            return _escalate(f"{stage} reviewer: {progress.failure}")
         return ReviewStop(
             status=ReviewStatus.AGENT_FAILED,
             decision=Decision.MALFORMED,
             message=f"{stage} reviewer: {progress.failure}",
             outputs=progress.outputs[-1:],
         )
-    allowed = 1 + max(0, options.malformed_retries)
-    if progress.attempts < allowed:
+    if progress.resend or progress.unusable < 1 + max(0, options.malformed_retries):
         return ReviewAttempt(rnd.round, stage, progress.attempts + 1)
     last = [a for a in rnd.attempts if a.stage == stage][-1]
     decision = Decision(last.decision)
     return ReviewStop(
         status=ReviewStatus.UNDECIDABLE,
         decision=decision,
-        message=f"{stage} review failed {progress.attempts} times with {decision.value} output; "
-        "the reviewer may not be following the template — check the reviewer and re-run",
+        message=f"{stage} review failed {progress.unusable} times with {decision.value} "
+        "output; the reviewer may not be following the template — check the reviewer and "
+        "re-run",
         outputs=progress.outputs,
     )
 

@@ -8,7 +8,26 @@ from collections.abc import Mapping, Sequence
 from mergegate.review.reports import fence
 from mergegate.verdicts import Finding
 
-__all__ = ["render_changes", "render_files", "render_findings"]
+__all__ = [
+    "CONVENTION_FILES",
+    "render_changes",
+    "render_conventions",
+    "render_files",
+    "render_findings",
+]
+
+CONVENTION_FILES = (
+    "AGENTS.md",
+    "CLAUDE.md",
+    "CONTRIBUTING.md",
+    ".github/CONTRIBUTING.md",
+    "docs/CONTRIBUTING.md",
+    "STYLE.md",
+    "docs/STYLE.md",
+    ".editorconfig",
+)
+"""Where projects write their own conventions down, read from the review's base revision
+(the change under review cannot rewrite the rules it is checked against)."""
 
 
 def render_changes(
@@ -50,6 +69,36 @@ def render_files(files: Mapping[str, str | None], *, size_limit: int) -> str:
         return full
     paths = "\n".join(f"- {path}" for path in files)
     return f"(Larger than {size_limit} bytes, so not shown; read them in the work tree.)\n{paths}"
+
+
+def render_conventions(files: Mapping[str, str | None], *, size_limit: int) -> str:
+    """The project's convention files for the quality reviewer, in `CONVENTION_FILES` order,
+    within `size_limit` bytes in all (a file past the budget is cut at a line and says so);
+    without any, an instruction to infer the patterns from the neighbouring code."""
+    blocks: list[str] = []
+    left = size_limit
+    for path, text in files.items():
+        if text is None or not text.strip() or left <= 0:
+            continue
+        shown = _cut(text, left)
+        note = "" if shown == text else f"(cut: the first {len(shown.encode())} bytes)\n"
+        blocks.append(f"### {path}\n\n{note}" + fence(shown, ""))
+        left -= len(shown.encode("utf-8"))
+    if not blocks:
+        return (
+            "None written down (no AGENTS.md, CONTRIBUTING.md, STYLE.md, ...): infer the "
+            "project's patterns from the code around the change."
+        )
+    return "\n".join(blocks)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`, or its longest prefix of whole lines within `limit` UTF-8 bytes."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    head = data[:limit].decode("utf-8", "ignore")
+    return head[: head.rfind("\n") + 1] if "\n" in head else head
 
 
 def render_findings(findings: Sequence[Finding], *, empty: str = "None.") -> str:

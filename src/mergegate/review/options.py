@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mergegate.agents.base import AgentRequest, Backend
 from mergegate.agents.registry import backend_from_config, backend_names
 from mergegate.agents.sandbox import SandboxPolicy
-from mergegate.config import DEFAULT_AGENTS, DEFAULT_REVIEW, Config, state_dir
+from mergegate.config import DEFAULT_AGENTS, DEFAULT_REVIEW, Config, RetryConfig, state_dir
 from mergegate.errors import UsageError
 from mergegate.review.policy import GatePolicy
 
@@ -24,6 +24,7 @@ __all__ = ["DEFAULT_SCOPE", "ReviewAgents", "ReviewOptions", "report_root"]
 
 _R = DEFAULT_REVIEW
 _A = DEFAULT_AGENTS
+_RETRY = RetryConfig()
 DEFAULT_SCOPE = "change"
 """The scope of a review that names none (`mergegate review` without `--scope`)."""
 
@@ -44,6 +45,10 @@ class ReviewOptions(BaseModel):
     fix: bool = False
     max_rounds: int = Field(_R.max_rounds, ge=1)
     malformed_retries: int = Field(_R.malformed_retries, ge=0)
+    transport_retries: int = Field(_R.transport_retries, ge=0)
+    backoff_base_s: float = Field(_RETRY.json_retry_delay, ge=0)
+    """The first wait before a transport retry (doubling each time, with jitter)."""
+    backoff_max_s: float = Field(_RETRY.max_backoff_delay, ge=0)
     policy: GatePolicy = Field(default_factory=GatePolicy)
     defer_out_of_scope: bool = _R.defer_out_of_scope
     diff_size_limit: int = Field(_R.diff_size_limit, ge=1)
@@ -82,6 +87,9 @@ class ReviewOptions(BaseModel):
             fix=fix,
             max_rounds=review.max_rounds,
             malformed_retries=review.malformed_retries,
+            transport_retries=review.transport_retries,
+            backoff_base_s=config.retry.json_retry_delay,
+            backoff_max_s=config.retry.max_backoff_delay,
             policy=GatePolicy.from_config(review.policy),
             defer_out_of_scope=review.defer_out_of_scope,
             diff_size_limit=review.diff_size_limit,

@@ -32,22 +32,42 @@ class GatePolicy:
         Severity(name) for name in _DEFAULT.blocking_severities
     )
     minor_blocks: bool = _DEFAULT.minor_blocks
+    warning_notice_at: int = _DEFAULT.warning_notice_at
+    """A notice (never a block) once a task's review has recorded this many important
+    findings."""
 
     @classmethod
     def from_config(cls, policy: ReviewPolicyConfig) -> GatePolicy:
-        """The policy a `[review.policy]` section describes."""
+        """The policy a `[review.policy]` section describes (its preset applied)."""
         return cls.from_names(
             with_fixes_blocks=policy.with_fixes_blocks,
             blocking_severities=policy.blocking_severities,
             minor_blocks=policy.minor_blocks,
+            warning_notice_at=policy.warning_notice_at,
         )
 
     @classmethod
     def from_names(
-        cls, *, with_fixes_blocks: bool, blocking_severities: Iterable[str], minor_blocks: bool
+        cls,
+        *,
+        with_fixes_blocks: bool,
+        blocking_severities: Iterable[str],
+        minor_blocks: bool,
+        warning_notice_at: int = _DEFAULT.warning_notice_at,
     ) -> GatePolicy:
         severities = frozenset(Severity(name) for name in blocking_severities)
-        return cls(with_fixes_blocks, severities, minor_blocks)
+        return cls(with_fixes_blocks, severities, minor_blocks, warning_notice_at)
+
+    @property
+    def blocking_rule(self) -> str:
+        """When a reviewer may approve under this policy, in the words its prompt uses."""
+        blocked = {
+            Severity.CRITICAL: "no critical finding (important and minor findings are "
+            "reported, not blocking: approve and list them)",
+            Severity.IMPORTANT: "no critical or important finding",
+            Severity.MINOR: "no finding at all",
+        }[self.blocking_from]
+        return f"no condition, {blocked}"
 
     @property
     def blocking_from(self) -> Severity:

@@ -18,8 +18,8 @@ from mergegate.verdicts import verdict_object_example
 __all__ = ["PromptTemplate", "RenderedPrompt", "load_template"]
 
 _TEMPLATE_VERSIONS: dict[str, int] = {
-    "spec-review": 3,
-    "quality-review": 3,
+    "spec-review": 4,
+    "quality-review": 4,
     "retry": 2,
     "fix": 2,
     "rereview-scoped": 1,

@@ -117,6 +117,20 @@ class StageProgress(_Value):
     """Set once an attempt gave a valid verdict."""
     failure: str | None = None
     """Set when the reviewer run failed (timeout, crash, a read-only run that wrote): why."""
+    failure_kind: str = ""
+    """`token_limit` when the failure is a request too large even with the diff alone (the
+    review escalates); empty for any other failure (the review ends as an agent failure)."""
+    transport_failures: int = 0
+    """Runs that failed by transport and were run again (not malformed answers)."""
+    trimmed: bool = False
+    """A run hit the token limit: the next prompts carry the diff alone."""
+    resend: bool = False
+    """The last run failed before answering: the next one is a complete, fresh dispatch."""
+
+    @property
+    def unusable(self) -> int:
+        """Runs that answered without a usable verdict (malformed or empty)."""
+        return self.attempts - self.transport_failures - int(self.trimmed)
 
 
 class FixSummary(_Value):
@@ -206,6 +220,15 @@ class ReviewStop(_Value):
     """Raw reviewer outputs shown to the user when the run is undecidable or failed."""
 
 
+OUTPUT_EXCERPT_CHARS = 2000
+"""How much of each raw reviewer output an outcome's dict (and a run's records) carries."""
+
+
+def excerpt(text: str, limit: int = OUTPUT_EXCERPT_CHARS) -> str:
+    """The start of a raw reviewer output, at most `limit` characters (marked when cut)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class ReviewOutcome:
     """The answer of one run, and where its proof is on disk."""
@@ -252,6 +275,7 @@ class ReviewOutcome:
             "rounds": [r.to_dict() for r in self.rounds],
             "findings": [f.to_dict() for f in self.findings],
             "report_dir": str(self.report_dir),
+            "outputs": [excerpt(text) for text in self.outputs],
             "usage": {role: total.to_dict() for role, total in self.usage.items()},
             "sandbox": self.sandbox,
         }
