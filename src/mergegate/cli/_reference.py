@@ -32,7 +32,7 @@ from mergegate.cli._app import cli
 __all__ = ["CommandEntry", "anchor", "command_tree", "main", "render"]
 
 GENERATOR = "python -m mergegate.cli._reference --output docs/cli.md"
-"""How to regenerate the reference (also `make docs`); stale-file messages name it."""
+"""How to regenerate the reference (also `make docs`); the reference's header names it."""
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 # What would change how a line of prose renders (emphasis, HTML, links, GitHub's strikethrough
