@@ -8,7 +8,7 @@ PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 EXTRAS ?= dev,local
 
-.PHONY: help install demo demo-review test test-fast lint typecheck importlint check ci bench bench-gate-value clean
+.PHONY: help install demo demo-review test test-fast lint typecheck importlint check docs ci bench bench-gate-value clean
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -51,6 +51,9 @@ importlint: install  ## the layer contract of ARCHITECTURE §4
 	$(BIN)/lint-imports
 
 check: lint typecheck importlint  ## every static gate
+
+docs: install  ## regenerate docs/cli.md, the command reference, from the click commands
+	$(PY) -m mergegate.cli._reference --output docs/cli.md
 
 ci: check test  ## what .ci/run runs
 

@@ -1,6 +1,7 @@
-"""The README's command table says what the CLI does (issue 24, item 5): every command in it,
-every option it names exists on that command, every command of the CLI is in it, and its
-exit-code table is the one `mergegate --help` prints."""
+"""The README's command table says what the CLI does (issue 24, item 5; one line per command
+since issue 26): every command of the CLI in it once, every option it names exists on that
+command, each row links the command's section of the generated reference (docs/cli.md) and a
+guide page, and its exit-code table is the one `mergegate --help` prints."""
 
 from __future__ import annotations
 
@@ -9,11 +10,16 @@ from pathlib import Path
 
 import click
 
+from _docs import anchors
 from mergegate.cli import cli
+from mergegate.cli._reference import CommandEntry, anchor, command_tree
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+CLI_REFERENCE = README.parent / "docs" / "cli.md"
 _SPAN = re.compile(r"`([^`]+)`")
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+_MAX_LINE = 200  # "one line per command": the longer story is on the guide page
 
 
 def _table(heading: str) -> list[list[str]]:
@@ -30,29 +36,37 @@ def _table(heading: str) -> list[list[str]]:
     return rows[1:]  # the header
 
 
-def _resolve(words: list[str]) -> tuple[tuple[str, ...], click.Command] | None:
-    """The command a synopsis names (`mergegate plan show PATH` -> ("plan", "show")), or None
-    when its first word is no command."""
+def _commands() -> dict[tuple[str, ...], CommandEntry]:
+    """Every command a user runs, reached through the lazy group as `mergegate --help` reaches
+    them: each leaf, and each group that runs by itself (`hook claude-code`)."""
+    return {
+        entry.path: entry
+        for entry in command_tree()
+        if entry.path
+        and (not isinstance(entry.command, click.Group) or entry.command.invoke_without_command)
+    }
+
+
+def _resolve(words: list[str]) -> CommandEntry | None:
+    """The command a synopsis names (`mergegate plan show PATH` -> `plan show`): the longest
+    run of its first words that is a command, or None when there is none."""
     if words and words[0] == "mergegate":
         words = words[1:]
-    command: click.Command = cli
-    path: list[str] = []
-    for word in words:
-        if not isinstance(command, click.Group) or word not in command.commands:
-            break
-        command = command.commands[word]
-        path.append(word)
-    return (tuple(path), command) if path else None
+    tree = {entry.path: entry for entry in command_tree()}
+    for cut in range(len(words), 0, -1):
+        if tuple(words[:cut]) in tree:
+            return tree[tuple(words[:cut])]
+    return None
 
 
-def _synopses() -> list[tuple[tuple[str, ...], click.Command, str]]:
-    """Every command synopsis in the first column of the command table."""
+def _rows() -> list[tuple[CommandEntry | None, str, list[str]]]:
+    """Each row of the command table: the command its first cell names, that cell's
+    synopsis, and the row's cells."""
     found = []
     for row in _table("What it does"):
-        for span in _SPAN.findall(row[0]):
-            resolved = _resolve(span.split())
-            if resolved is not None:
-                found.append((*resolved, span))
+        spans = _SPAN.findall(row[0])
+        synopsis = spans[0] if spans else row[0]
+        found.append((_resolve(synopsis.split()), synopsis, row))
     return found
 
 
@@ -64,36 +78,38 @@ def _options(command: click.Command) -> set[str]:
     return names
 
 
-def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    found = []
-    for name, command in group.commands.items():
-        if isinstance(command, click.Group):
-            found += _commands(command, (*prefix, name))
-        else:
-            found.append((*prefix, name))
-    return found
-
-
 def test_every_option_the_readme_names_exists_on_its_command() -> None:
     wrong = []
-    for path, command, span in _synopses():
-        for option in _OPTION.findall(span):
-            if option not in _options(command):
-                wrong.append(f"{' '.join(path)}: {option} (in `{span}`)")
+    for entry, synopsis, _ in _rows():
+        assert entry is not None, f"no command in `{synopsis}`"
+        for option in _OPTION.findall(synopsis):
+            if option not in _options(entry.command):
+                wrong.append(f"{entry.name}: {option} (in `{synopsis}`)")
     assert wrong == []
 
 
-def test_every_command_is_in_the_readme_table() -> None:
-    listed = {path for path, _, _ in _synopses()}
-    mentioned = {
-        path
-        for row in _table("What it does")
-        for span in _SPAN.findall(" ".join(row))
-        if (found := _resolve(span.split())) is not None
-        for path in [found[0]]
-    }
-    missing = [p for p in _commands(cli) if p not in listed and p not in mentioned]
-    assert missing == []
+def test_every_command_is_in_the_readme_table_once() -> None:
+    listed = [entry.path for entry, _, _ in _rows() if entry is not None]
+    missing = [" ".join(path) for path in _commands() if path not in listed]
+    repeated = sorted({" ".join(path) for path in listed if listed.count(path) > 1})
+    assert (missing, repeated) == ([], []), "one row per command, every command"
+
+
+def test_each_row_is_one_line_linking_the_reference_and_a_guide() -> None:
+    sections = anchors(CLI_REFERENCE)
+    wrong = []
+    for entry, synopsis, row in _rows():
+        if entry is None:
+            continue
+        first, rest = _LINK.findall(row[0]), [h for c in row[1:] for h in _LINK.findall(c)]
+        if first != [f"docs/cli.md#{anchor(entry.path)}"] or anchor(entry.path) not in sections:
+            wrong.append(f"{synopsis}: links {first}, not its section of docs/cli.md")
+        guides = [h.partition("#")[0] for h in rest if h.startswith("docs/")]
+        if not guides or not all((README.parent / g).is_file() for g in guides):
+            wrong.append(f"{synopsis}: no guide page (docs/…) among {rest}")
+        if len(row[1]) > _MAX_LINE:
+            wrong.append(f"{synopsis}: {len(row[1])} characters, more than one line")
+    assert wrong == []
 
 
 def test_the_exit_code_table_is_the_one_the_help_prints() -> None:

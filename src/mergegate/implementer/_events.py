@@ -1,10 +1,14 @@
-"""The one place this package emits events (issue 15's typed event stream will replace it).
+"""The one place this package emits events: plain JSON objects, not the typed stream.
 
-Events go to the `EventSink` of the `HandoffRecorder` a step is given — by default
-`<run_dir>/events.jsonl` (`HandoffRecorder.for_run`) — beside the `handoff.attempt` and
-`handoff.finished` events of the retry loop. Every event is a flat JSON object with `type`,
-`level` (`info` or `warning`), `timestamp` and the fields below. Values quote agent output
-(contexts, errors): renderers must escape them.
+Events go to the `EventSink` of the `HandoffRecorder` a step is given — `<run_dir>/events.jsonl`
+as they are with `HandoffRecorder.for_run` — beside the `handoff.attempt` and
+`handoff.finished` events of the retry loop. In `mergegate run` the engine's recorder
+(`mergegate.engine._help.run_recorder`) turns the kinds `mergegate.events` has into typed events
+(handoff attempts and ends, `advice.attempt` as `help.advice`, `help.discrepancy` as a warning
+`notice`) and drops the others, whose facts are in the attempt and consultation records.
+
+Every event is a flat JSON object with `type`, `level` (`info` or `warning`), `timestamp` and
+the fields below. Values quote agent output (contexts, errors): renderers must escape them.
 
 * `result.collected` (info; warning unless recovered): task_id, status, attempts, session_id,
   requested_help

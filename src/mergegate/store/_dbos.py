@@ -1,7 +1,8 @@
 """DBOS Transact behind one small seam: the only module of mergegate that imports `dbos`.
 
 DBOS keeps workflow state in a system database: a SQLite file by default (embedded, no
-server), Postgres for a fleet later (issue 16: a different `database_url`, nothing else). What
+server), or the PostgreSQL database `[engine] database_url` names, which a fleet of workers
+shares (docs/fleet.md; a different `database_url`, nothing else). What
 mergegate relies on, pinned by `tests/test_store_dbos.py` so a DBOS upgrade that changes it
 fails loudly:
 
