@@ -45,7 +45,7 @@ g commit -q -m "greetings: an empty project"
 echo "demo: a throwaway repository at $repo"
 echo "demo: the plan ($example/plan.yaml):"
 MERGEGATE_STATE_DIR="$work/state" "$mergegate" run "$example/plan.yaml" --repo "$repo" \
-  --implementer local --dry-run | sed 's/^/  /'
+  --implementer local --reviewer local --dry-run | sed 's/^/  /'
 echo "demo: running it with the local model as implementer and reviewer (offline; the first run"
 echo "      assembles the model from the installed wheels — a few seconds — then each agent"
 echo "      call takes ~10-60 s on 2 cores)"

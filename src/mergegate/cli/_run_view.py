@@ -9,6 +9,7 @@ quotes agents and plans (untrusted): everything goes through `clean`, and throug
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,7 +26,11 @@ from mergegate.cli._progress import Mode, clean
 if TYPE_CHECKING:  # the engine (and DBOS) load only when a run command runs
     from mergegate.engine import RunEvent
 
-__all__ = ["open_run_view"]
+__all__ = ["HEARTBEAT_S", "open_run_view"]
+
+HEARTBEAT_S = 9.0
+"""Longest silence of the plain view while a run goes on, so a log (CI, `make demo`) shows a
+line at least every 10 s: the view is ticked every polling interval (0.1 s by default)."""
 
 
 def _line(event: RunEvent) -> str:
@@ -79,20 +84,71 @@ class _LiveView:
         self.live.update(self._table())
 
 
+class _PlainView:
+    """One line per event (token counts are for the live table), and after `every` seconds
+    without a line, a heartbeat: the last step, how long ago it started, and what `activity`
+    says (the local model's tokens so far). Events come from the run's threads, ticks from
+    the thread that waits for the run: one lock keeps their lines whole and in order."""
+
+    def __init__(
+        self,
+        write: Callable[[str], None],
+        activity: Callable[[], str | None],
+        *,
+        every: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._write = write
+        self._activity = activity
+        self._every = HEARTBEAT_S if every is None else every
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._last: RunEvent | None = None
+        self._started = self._printed = clock()
+
+    def __call__(self, event: RunEvent) -> None:
+        if event.kind == "usage":
+            return
+        with self._lock:
+            self._last = event
+            self._started = self._printed = self._clock()
+            self._write(_line(event))
+
+    def tick(self) -> None:
+        now = self._clock()
+        if now - self._printed < self._every:
+            return
+        doing = self._activity()  # outside the lock: it may take up to a second
+        with self._lock:
+            if now - self._printed < self._every:
+                return  # an event came in meanwhile
+            self._printed = now
+            self._write(self._heartbeat(now, doing))
+
+    def _heartbeat(self, now: float, doing: str | None) -> str:
+        last = self._last
+        where = " ".join(p for p in (last.unit, last.task) if p) if last else ""
+        prefix = f"[{clean(where, 80)}] " if where else ""
+        since = f"still working ({now - self._started:.0f} s)"
+        step = f": {clean(last.message, 300)}" if last else ""
+        extra = f"; {clean(doing, 200)}" if doing else ""
+        return f"mergegate: {prefix}{since}{step}{extra}"
+
+
 @contextmanager
 def open_run_view(
-    mode: Mode, console: Console, write: Callable[[str], None]
+    mode: Mode,
+    console: Console,
+    write: Callable[[str], None],
+    activity: Callable[[], str | None] = lambda: None,
 ) -> Iterator[tuple[Callable[[RunEvent], None] | None, Callable[[], None]]]:
-    """`(listener, tick)` for the chosen mode; the live view is stopped on exit."""
+    """`(listener, tick)` for the chosen mode; the live view is stopped on exit. `activity`
+    says what an agent is doing beyond the last event (plain mode's heartbeat shows it)."""
     if mode == "none":
         yield None, lambda: None
     elif mode == "plain":
-
-        def plain(event: RunEvent) -> None:
-            if event.kind != "usage":  # token counts are for the live table
-                write(_line(event))
-
-        yield plain, lambda: None
+        plain = _PlainView(write, activity)
+        yield plain, plain.tick
     else:
         view = _LiveView(console)
         with view.live:

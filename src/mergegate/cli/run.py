@@ -50,8 +50,8 @@ _PROGRESS = click.option(
     type=click.Choice(MODES),
     default="auto",
     show_default=True,
-    help="Progress on stderr: rich (a live table), plain (one line per step), none; auto is "
-    "rich on a terminal and plain in CI.",
+    help="Progress on stderr: rich (a live table), plain (one line per step, and one at least "
+    "every 10 s while an agent works), none; auto is rich on a terminal and plain in CI.",
 )
 
 
@@ -198,10 +198,9 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
     try:
         with (
             interruptible() as stop,
-            open_run_view(mode, console, lambda line: click.echo(line, err=True)) as (
-                listener,
-                tick,
-            ),
+            open_run_view(
+                mode, console, lambda line: click.echo(line, err=True), _model_activity
+            ) as (listener, tick),
         ):
             human = _ask_person if config.review.mode == "manual" else None
             return execute_run(
@@ -215,6 +214,20 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
         click.echo(f"mergegate: {exc}", err=True)
         exit_now()
         raise  # pragma: no cover - exit_now does not return
+
+
+def _model_activity() -> str | None:
+    """What the local model of this process is writing, for the heartbeat of `--progress
+    plain` (its answers are not streamed: without this, minutes pass without a sign)."""
+    from mergegate.agents.local import generation
+
+    now = generation()
+    if now is None:
+        return None
+    if now.tokens == 0:
+        return "the local model is reading the prompt"
+    most = f" of at most {now.limit:,}" if now.limit else ""
+    return f"the local model has written {now.tokens:,}{most} tokens"
 
 
 def _agents(config: Config, opts: dict[str, Any], options: RunOptions) -> RunAgents:
