@@ -28,9 +28,10 @@ if TYPE_CHECKING:  # the engine (and DBOS) load only when a run command runs
 
 __all__ = ["HEARTBEAT_S", "open_run_view"]
 
-HEARTBEAT_S = 9.0
+HEARTBEAT_S = 8.0
 """Longest silence of the plain view while a run goes on, so a log (CI, `make demo`) shows a
-line at least every 10 s: the view is ticked every polling interval (0.1 s by default)."""
+line at least every 10 s: the view is ticked every polling interval (0.1 s by default), and
+asking the local model what it is doing takes at most a second more."""
 
 
 def _line(event: RunEvent) -> str:
