@@ -9,7 +9,6 @@ quotes agents and plans (untrusted): everything goes through `clean`, and throug
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,23 +20,21 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from mergegate.cli._progress import Mode, clean
+from mergegate.cli._progress import Heartbeat, Mode, clean
 
 if TYPE_CHECKING:  # the engine (and DBOS) load only when a run command runs
     from mergegate.engine import RunEvent
 
-__all__ = ["HEARTBEAT_S", "open_run_view"]
+__all__ = ["open_run_view"]
 
-HEARTBEAT_S = 8.0
-"""Longest silence of the plain view while a run goes on, so a log (CI, `make demo`) shows a
-line at least every 10 s: the view is ticked every polling interval (0.1 s by default), and
-asking the local model what it is doing takes at most a second more."""
+
+def _prefix(event: RunEvent) -> str:
+    where = " ".join(p for p in (event.unit, event.task) if p)
+    return f"[{clean(where, 80)}] " if where else ""
 
 
 def _line(event: RunEvent) -> str:
-    where = " ".join(p for p in (event.unit, event.task) if p)
-    prefix = f"[{clean(where, 80)}] " if where else ""
-    return f"mergegate: {prefix}{clean(event.message, 400)}"
+    return f"mergegate: {_prefix(event)}{clean(event.message, 400)}"
 
 
 @dataclass
@@ -86,54 +83,17 @@ class _LiveView:
 
 
 class _PlainView:
-    """One line per event (token counts are for the live table), and after `every` seconds
-    without a line, a heartbeat: the last step, how long ago it started, and what `activity`
-    says (the local model's tokens so far). Events come from the run's threads, ticks from
-    the thread that waits for the run: one lock keeps their lines whole and in order."""
+    """One line per event (token counts are for the live table), through a `Heartbeat` the
+    thread that waits for the run ticks."""
 
-    def __init__(
-        self,
-        write: Callable[[str], None],
-        activity: Callable[[], str | None],
-        *,
-        every: float | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._write = write
-        self._activity = activity
-        self._every = HEARTBEAT_S if every is None else every
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._last: RunEvent | None = None
-        self._started = self._printed = clock()
+    def __init__(self, heartbeat: Heartbeat) -> None:
+        self.heartbeat = heartbeat
 
     def __call__(self, event: RunEvent) -> None:
         if event.kind == "usage":
             return
-        with self._lock:
-            self._last = event
-            self._started = self._printed = self._clock()
-            self._write(_line(event))
-
-    def tick(self) -> None:
-        now = self._clock()
-        if now - self._printed < self._every:
-            return
-        doing = self._activity()  # outside the lock: it may take up to a second
-        with self._lock:
-            if now - self._printed < self._every:
-                return  # an event came in meanwhile
-            self._printed = now
-            self._write(self._heartbeat(now, doing))
-
-    def _heartbeat(self, now: float, doing: str | None) -> str:
-        last = self._last
-        where = " ".join(p for p in (last.unit, last.task) if p) if last else ""
-        prefix = f"[{clean(where, 80)}] " if where else ""
-        since = f"still working ({now - self._started:.0f} s)"
-        step = f": {clean(last.message, 300)}" if last else ""
-        extra = f"; {clean(doing, 200)}" if doing else ""
-        return f"mergegate: {prefix}{since}{step}{extra}"
+        what = clean(event.message, 300)
+        self.heartbeat.say(_line(event), what=what, where=_prefix(event))
 
 
 @contextmanager
@@ -148,8 +108,8 @@ def open_run_view(
     if mode == "none":
         yield None, lambda: None
     elif mode == "plain":
-        plain = _PlainView(write, activity)
-        yield plain, plain.tick
+        plain = _PlainView(Heartbeat(write, activity))
+        yield plain, plain.heartbeat.tick
     else:
         view = _LiveView(console)
         with view.live:

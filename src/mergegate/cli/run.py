@@ -15,7 +15,7 @@ from rich.console import Console
 
 from mergegate.cli._app import format_option
 from mergegate.cli._interrupt import exit_now, interruptible
-from mergegate.cli._progress import MODES, choose_mode, clean
+from mergegate.cli._progress import MODES, choose_mode, clean, model_activity
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.cli.verify import load_plan
@@ -199,7 +199,7 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
         with (
             interruptible() as stop,
             open_run_view(
-                mode, console, lambda line: click.echo(line, err=True), _model_activity
+                mode, console, lambda line: click.echo(line, err=True), model_activity
             ) as (listener, tick),
         ):
             human = _ask_person if config.review.mode == "manual" else None
@@ -214,20 +214,6 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
         click.echo(f"mergegate: {exc}", err=True)
         exit_now()
         raise  # pragma: no cover - exit_now does not return
-
-
-def _model_activity() -> str | None:
-    """What the local model of this process is writing, for the heartbeat of `--progress
-    plain` (its answers are not streamed: without this, minutes pass without a sign)."""
-    from mergegate.agents.local import generation
-
-    now = generation()
-    if now is None:
-        return None
-    if now.tokens == 0:
-        return "the local model is reading the prompt"
-    most = f" of at most {now.limit:,}" if now.limit else ""
-    return f"the local model has written {now.tokens:,}{most} tokens"
 
 
 def _agents(config: Config, opts: dict[str, Any], options: RunOptions) -> RunAgents:

@@ -1,22 +1,31 @@
-"""`mergegate run --progress plain` shows a line at least every `HEARTBEAT_S` while a run goes
-on (issue 24, item 1: `make demo` printed nothing for minutes while the local model answered),
-and the local model's progress comes from its server without starting one."""
+"""Plain progress (`run` and `review --progress plain`) shows a line at least every
+`HEARTBEAT_S` while a command goes on (issue 24, item 1: `make demo` printed nothing for
+minutes while the local model answered), and the local model's progress comes from its server
+without starting one."""
 
 from __future__ import annotations
 
 import itertools
+import json
+import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _gitrepo import change_repo
 from _plan_runs import agent, invoke, make_plan, repo_with
+from _verdict_object import verdict_object
 from mergegate.agents import local
 from mergegate.agents.local import Generation, generation
-from mergegate.cli import _run_view
+from mergegate.cli import _progress, cli
+from mergegate.cli._progress import Heartbeat
 from mergegate.cli._run_view import _PlainView
 from mergegate.engine import RunEvent
+
+FAKE_REVIEWER = Path(__file__).parent / "fakes" / "scripted_agent.py"
 
 
 class _Clock:
@@ -30,7 +39,7 @@ class _Clock:
 def _view(every: float = 9.0, activity: str | None = None) -> tuple[_PlainView, list[str], _Clock]:
     lines: list[str] = []
     clock = _Clock()
-    view = _PlainView(lines.append, lambda: activity, every=every, clock=clock)
+    view = _PlainView(Heartbeat(lines.append, lambda: activity, every=every, clock=clock))
     return view, lines, clock
 
 
@@ -42,20 +51,20 @@ def test_a_silent_step_gets_a_heartbeat_naming_it_and_what_the_model_does() -> N
     view, lines, clock = _view(activity="the local model has written 143 of at most 1,024 tokens")
     view(_step())
     clock.now += 8.9
-    view.tick()
+    view.heartbeat.tick()
     assert len(lines) == 1  # not yet
     clock.now += 0.2
-    view.tick()
+    view.heartbeat.tick()
     assert len(lines) == 2
     beat = lines[1]
     assert beat.startswith("mergegate: [1-01 1] still working (9 s)")
     assert "spec review, attempt 1 (local)" in beat
     assert beat.endswith("the local model has written 143 of at most 1,024 tokens")
     clock.now += 5
-    view.tick()
+    view.heartbeat.tick()
     assert len(lines) == 2  # the heartbeat counts as a line
     clock.now += 4.1
-    view.tick()
+    view.heartbeat.tick()
     assert len(lines) == 3
     assert "(18 s)" in lines[2]  # since the step started, not since the last heartbeat
 
@@ -65,13 +74,13 @@ def test_an_event_restarts_the_silence_and_token_counts_print_nothing() -> None:
     view(_step())
     clock.now += 8
     view(RunEvent("usage", "", unit="1-01", task="1", tokens=500))
-    view.tick()
+    view.heartbeat.tick()
     clock.now += 8
     view(_step("round 1: quality review, attempt 1 (local)"))
-    view.tick()
+    view.heartbeat.tick()
     assert len(lines) == 2
     clock.now += 9
-    view.tick()
+    view.heartbeat.tick()
     assert "quality review" in lines[-1]
     assert "(9 s)" in lines[-1]
 
@@ -79,11 +88,11 @@ def test_an_event_restarts_the_silence_and_token_counts_print_nothing() -> None:
 def test_a_heartbeat_before_any_event_and_untrusted_text_are_one_clean_line() -> None:
     view, lines, clock = _view(activity="model\x1b[2J says\nhi")
     clock.now += 9
-    view.tick()
+    view.heartbeat.tick()
     assert lines == ["mergegate: still working (9 s); model says hi"]
     view(_step("evil\x1b]0;title\x07 step\r\nnext"))
     clock.now += 9
-    view.tick()
+    view.heartbeat.tick()
     assert "\x1b" not in lines[-1]
     assert "\n" not in lines[-1]
     assert "evil step next" in lines[-1]
@@ -107,7 +116,7 @@ def test_no_silence_is_longer_than_the_heartbeat_and_one_tick(
         before = len(lines)
         if event:
             view(_step())
-        view.tick()
+        view.heartbeat.tick()
         if len(lines) > before:
             printed.append(clock.now)
     printed.append(clock.now)
@@ -118,7 +127,7 @@ def test_no_silence_is_longer_than_the_heartbeat_and_one_tick(
 def test_the_run_command_prints_heartbeats_while_an_agent_works(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_run_view, "HEARTBEAT_S", 0.3)
+    monkeypatch.setattr(_progress, "HEARTBEAT_S", 0.3)
     repo = repo_with(tmp_path / "repo")
     impl = agent(tmp_path, "impl", {"*": {"implement": [{"sleep": 2.0}]}})
     rev = agent(tmp_path, "rev")
@@ -130,6 +139,26 @@ def test_the_run_command_prints_heartbeats_while_an_agent_works(
     assert beats, err
     assert any(line.startswith("mergegate: [A T1] still working (") for line in beats), beats
     assert any("implementing T1" in line for line in beats), beats
+
+
+def test_the_review_command_prints_heartbeats_while_its_reviewer_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_progress, "HEARTBEAT_S", 0.3)
+    repo = change_repo(tmp_path / "repo", {"app.py": "x = 1\n"}, {"app.py": "x = 2\n"})
+    script = tmp_path / "rv.json"
+    script.write_text(json.dumps([{"shell": "sleep 2", "text": verdict_object("approve", [])}]))
+    reviewer = f"{sys.executable} {FAKE_REVIEWER} {script} {tmp_path / 'rv-state'}"
+    args = ["review", "--repo", str(repo), "--report-dir", str(tmp_path / "reports")]
+    result = CliRunner().invoke(cli, [*args, "--reviewer-cmd", reviewer, "--progress", "plain"])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stderr.splitlines()
+    beats = [n for n, line in enumerate(lines) if "still working (" in line]
+    assert beats, result.stderr
+    started = next(n for n, line in enumerate(lines) if "quality review, attempt 1" in line)
+    assert all(n > started for n in beats)
+    assert "round 1: quality review, attempt 1 (command)" in lines[beats[0]]
+    assert all(line.startswith("mergegate: ") for line in lines)
 
 
 @pytest.mark.parametrize(
