@@ -78,9 +78,9 @@ case "$code" in
   2) meaning="usage error (see the message above)" ;;
   3) meaning="undecidable: a review stayed malformed after its retry" ;;
   4) meaning="agent failure: the local model did not run (see the error above)" ;;
-  5) meaning="escalated to a person: the gate stopped work it could not approve (a check that
-     kept failing, a review that kept asking for fixes, a phase that did not verify) — nothing
-     of it was merged; the status below and the reports say why" ;;
+  5) meaning="escalated: the gate stopped work it could not approve (a check that kept
+      failing, a review that kept asking for fixes, a phase that did not verify); none of it
+      was merged, and the table above says why" ;;
   *) meaning="unexpected exit code" ;;
 esac
 echo
@@ -88,8 +88,7 @@ echo "demo: mergegate run exited $code — $meaning"
 run_id="$(MERGEGATE_STATE_DIR="$work/state" "$mergegate" runs --repo "$repo" --format json \
   | python3 -c 'import json, sys; runs = json.load(sys.stdin); print(runs[-1]["run_id"] if runs else "")')"
 if [ -n "$run_id" ]; then
-  echo "demo: the run's status (mergegate status $run_id):"
-  MERGEGATE_STATE_DIR="$work/state" "$mergegate" status "$run_id" --repo "$repo" | sed 's/^/  /'
+  # The run printed its status table above (`mergegate status RUN` shows it again).
   echo "demo: the integration branch mergegate/$run_id:"
   g --no-pager log --oneline --graph "mergegate/$run_id" | sed 's/^/  /'
   echo "demo: reports: $work/state/runs/$run_id/SUMMARY.md (the run), <phase>/<unit>/SUMMARY.md"
