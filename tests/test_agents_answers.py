@@ -72,6 +72,19 @@ def test_whatever_the_agent_result_grammar_allows_is_a_consistent_result(
     assert found.ok, (text, found.error)  # valid, and consistent (check_agent_result)
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_success_the_agent_result_grammar_allows_asks_for_no_help(data: st.DataObject) -> None:
+    # A help request counts from the JSON alone: a success beside `requested_help: true` used
+    # to stop the demo's first task (a working greet.py) for an advisor nobody configured.
+    grammar = answer_grammar(result_schema("T1").grammar_object())
+    text = data.draw(
+        st.from_regex(re.compile(grammar_regex(grammar)), fullmatch=True).filter(_utf8)
+    )
+    result = json.loads(text)
+    assert not (result["success"] and result["requested_help"]), text
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     ids=st.lists(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
+from _gbnf import grammar_regex
 from mergegate.agents._formats import FILE_EDITS_GRAMMAR, body_constraints, verdict_grammar
 from mergegate.agents.edits import parse_file_edits
 
@@ -64,11 +66,22 @@ def test_verdict_format_passes_its_options() -> None:
 
 
 def test_edit_grammar_allows_notes_after_the_blocks_that_cannot_start_another() -> None:
-    assert "root    ::= block{1,8} note{0,8}" in FILE_EDITS_GRAMMAR
-    assert 'note    ::= ([^F<>\\n] [^\\n]{0,299} | "F" ([^I\\n] [^\\n]{0,298})?) "\\n"' in (
+    assert "root    ::= block{1,8} note{0,3}" in FILE_EDITS_GRAMMAR
+    assert 'note    ::= ([^F<>\\n] [^\\n]{0,159} | "F" ([^I\\n] [^\\n]{0,158})?) "\\n"' in (
         FILE_EDITS_GRAMMAR
     )
     # What the grammar lets a model write after its blocks is ignored by the parser.
     answer = "FILE: a.py\n<<<<<<< CONTENT\nx = 1\n>>>>>>> END\nF-1: fixed\n=======\nDone.\n"
     edits = parse_file_edits(answer)
     assert [(e.path, e.content) for e in edits] == [("a.py", "x = 1\n")]
+
+
+def test_edit_grammar_keeps_the_notes_after_the_blocks_short() -> None:
+    # Nothing reads the notes; the 0.5B model filled 8 of 300 characters with a repeated JSON
+    # object (635 tokens) after a fix that changed nothing.
+    language = re.compile(grammar_regex(FILE_EDITS_GRAMMAR), re.DOTALL)
+    block = "FILE: a.py\n<<<<<<< CONTENT\nx = 1\n>>>>>>> END\n"
+    note = "{" + "n" * 159 + "\n"  # 160 characters, the most a note may have
+    assert language.fullmatch(block + note * 3)
+    assert not language.fullmatch(block + note * 4)
+    assert not language.fullmatch(block + "{" + "n" * 160 + "\n")

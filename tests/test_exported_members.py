@@ -387,10 +387,12 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.agents.local": {
         "DEFAULT_MODEL",
         "MODELS",
+        "Generation",
         "LocalBackend",
         "LocalServer",
         "LocalServerError",
         "ServerSettings",
+        "generation",
         "local_server",
         "stop_local_server",
     },

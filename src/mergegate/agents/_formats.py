@@ -35,19 +35,23 @@ __all__ = ["FILE_EDITS_GRAMMAR", "answer_constraints", "body_constraints", "verd
 
 _REVIEW_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
-FILE_EDITS_GRAMMAR = rf"""root    ::= block{{1,8}} note{{0,8}}
+FILE_EDITS_GRAMMAR = rf"""root    ::= block{{1,8}} note{{0,3}}
 block   ::= "{HEADER_PREFIX}" path "\n{OPEN_MARKER}\n" line{{0,400}} "{CLOSE_MARKER}\n"
 path    ::= segment ("/" segment){{0,8}}
 segment ::= [A-Za-z0-9_] [A-Za-z0-9_.-]{{0,63}}
 line    ::= ([^>\n] [^\n]{{0,299}} | ">"{{1,6}} ([^>\n] [^\n]{{0,290}})?)? "\n"
-note    ::= ([^F<>\n] [^\n]{{0,299}} | "F" ([^I\n] [^\n]{{0,298}})?) "\n"
+note    ::= ([^F<>\n] [^\n]{{0,159}} | "F" ([^I\n] [^\n]{{0,158}})?) "\n"
 """
-"""GBNF for the edit protocol: at most 8 files of 400 lines, then at most 8 note lines. A
+"""GBNF for the edit protocol: at most 8 files of 400 lines, then at most 3 note lines of 160
+characters. A
 content line never starts with seven `>`, so the end marker cannot be swallowed as content;
 once a block is closed, the model can open another block, write notes, or stop. Notes (the
 "what I changed" lines a fix prompt asks for) cannot start with `FILE:` or a marker, so they
 are text outside blocks, which the parser ignores: without them a small model asked for a
-summary repeats its blocks instead, and a repeated path fails the whole answer. Path segments
+summary repeats its blocks instead, and a repeated path fails the whole answer. Few and short,
+because nothing reads them and a small model fills what it may: the 0.5B model wrote its
+earlier JSON answer into all 8 notes of 300 characters (635 tokens, minutes on two busy
+cores) as the "summary" of a fix that changed nothing. Path segments
 never start with `.`, so the grammar cannot even spell `..` or `.git` (the applier checks
 again anyway)."""
 

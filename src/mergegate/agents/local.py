@@ -52,10 +52,12 @@ from mergegate.errors import AgentError
 __all__ = [
     "DEFAULT_MODEL",
     "MODELS",
+    "Generation",
     "LocalBackend",
     "LocalServer",
     "LocalServerError",
     "ServerSettings",
+    "generation",
     "local_server",
     "stop_local_server",
 ]
@@ -174,6 +176,58 @@ def stop_local_server() -> None:
 
 
 atexit.register(stop_local_server)
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What the process's model is answering right now (`generation()`)."""
+
+    tokens: int
+    """Tokens of the answer written so far (0 while the model still reads the prompt)."""
+    limit: int | None
+    """At most this many in all (the request's `max_tokens`), when the server says."""
+
+
+_SLOTS_TIMEOUT_S = 1.0
+
+
+def generation() -> Generation | None:
+    """The answer the process's local model is writing now, or None: no server runs in this
+    process, it is idle, or it did not say within a second. Starts nothing and loads no
+    model, so a progress display may ask it at any time, from any thread.
+
+    Read from llama.cpp's `/slots` (the one slot's `next_token[0].n_decoded` and
+    `n_remain`): the answers are not streamed, so this is the only sign of progress while
+    a long one is written.
+    """
+    server = _shared
+    if server is None:
+        return None
+    try:
+        response = httpx.get(f"{server.address}/slots", timeout=_SLOTS_TIMEOUT_S, trust_env=False)
+        slots = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    return _busy_slot(slots)
+
+
+def _busy_slot(slots: object) -> Generation | None:
+    """The `Generation` of the first busy slot in `/slots`' answer, or None (any other
+    shape included: the endpoint's layout differs between llama.cpp versions)."""
+    if not isinstance(slots, list):
+        return None
+    for slot in slots[:64]:
+        if not isinstance(slot, dict) or slot.get("is_processing") is not True:
+            continue
+        token = slot.get("next_token")
+        token = token[0] if isinstance(token, list) and token else token
+        if not isinstance(token, dict):
+            return Generation(0, None)
+        decoded, remain = token.get("n_decoded"), token.get("n_remain")
+        tokens = decoded if type(decoded) is int and decoded >= 0 else 0
+        limit = tokens + remain if type(remain) is int and remain >= 0 else None
+        return Generation(tokens, limit)
+    return None
 
 
 class LocalBackend:

@@ -20,7 +20,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from mergegate.cli._progress import Mode, clean
+from mergegate.cli._progress import Heartbeat, Mode, clean
 
 if TYPE_CHECKING:  # the engine (and DBOS) load only when a run command runs
     from mergegate.engine import RunEvent
@@ -28,13 +28,16 @@ if TYPE_CHECKING:  # the engine (and DBOS) load only when a run command runs
 __all__ = ["open_run_view"]
 
 
-def _line(event: RunEvent) -> str:
+def _prefix(event: RunEvent) -> str:
     parts: tuple[str, ...] = (event.unit, event.task)
     if event.kind == "agent":  # an agent's output line: where it runs, and its role
         parts = (event.unit or event.phase, event.task, event.step)
     where = " ".join(p for p in parts if p)
-    prefix = f"[{clean(where, 80)}] " if where else ""
-    return f"mergegate: {prefix}{clean(event.message, 400)}"
+    return f"[{clean(where, 80)}] " if where else ""
+
+
+def _line(event: RunEvent) -> str:
+    return f"mergegate: {_prefix(event)}{clean(event.message, 400)}"
 
 
 @dataclass
@@ -82,13 +85,33 @@ class _LiveView:
         self.live.update(self._table())
 
 
+class _PlainView:
+    """One line per event (token counts are for the live table), through a `Heartbeat` the
+    thread that waits for the run ticks."""
+
+    def __init__(self, heartbeat: Heartbeat) -> None:
+        self.heartbeat = heartbeat
+
+    def __call__(self, event: RunEvent) -> None:
+        if event.kind == "usage":
+            return
+        what = clean(event.message, 300)
+        self.heartbeat.say(_line(event), what=what, where=_prefix(event))
+
+
 @contextmanager
 def open_run_view(
-    mode: Mode, console: Console, write: Callable[[str], None], *, stream_agents: bool = False
+    mode: Mode,
+    console: Console,
+    write: Callable[[str], None],
+    activity: Callable[[], str | None] = lambda: None,
+    *,
+    stream_agents: bool = False,
 ) -> Iterator[tuple[Callable[[RunEvent], None] | None, Callable[[], None]]]:
-    """`(listener, tick)` for the chosen mode; the live view is stopped on exit. Agents'
-    output lines (`agent` events, emitted only with `stream_agents`) are written in every
-    mode, `none` included."""
+    """`(listener, tick)` for the chosen mode; the live view is stopped on exit. `activity`
+    says what an agent is doing beyond the last event (plain mode's heartbeat shows it).
+    Agents' output lines (`agent` events, emitted only with `stream_agents`) are written in
+    every mode, `none` included."""
     if mode == "none":
 
         def agents_only(event: RunEvent) -> None:
@@ -97,12 +120,8 @@ def open_run_view(
 
         yield (agents_only if stream_agents else None), lambda: None
     elif mode == "plain":
-
-        def plain(event: RunEvent) -> None:
-            if event.kind != "usage":  # token counts are for the live table
-                write(_line(event))
-
-        yield plain, lambda: None
+        plain = _PlainView(Heartbeat(write, activity))
+        yield plain, plain.heartbeat.tick
     else:
         view = _LiveView(console)
         with view.live:

@@ -15,7 +15,7 @@ import click
 from mergegate.agents import Backend, preflight, require_ready
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, starts_processes
 from mergegate.cli._app import format_option
-from mergegate.cli._progress import MODES, choose_mode, clean, open_renderer
+from mergegate.cli._progress import MODES, choose_mode, clean, model_activity, open_renderer
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.config import ensure_state_dir, state_dir
 from mergegate.decisions import ExitCode
@@ -177,8 +177,8 @@ def _confirm_on_tty(outcome: ReviewOutcome) -> bool:
     default="auto",
     show_default=True,
     help="Progress on stderr: rich (live spinner and results), plain (one 'mergegate: ...' "
-    "line per step, for logs), none; auto is rich on a terminal and plain when stderr is not "
-    "a TTY, CI is set or TERM=dumb.",
+    "line per step, and one at least every 10 s while an agent works, for logs), none; auto "
+    "is rich on a terminal and plain when stderr is not a TTY, CI is set or TERM=dumb.",
 )
 @sandbox_options
 @click.pass_context
@@ -255,7 +255,9 @@ def review(ctx: click.Context, /, **opts: Any) -> None:
     sandboxes = _Sandboxes(policy, repo, [state, root, *([run_dir] if run_dir else [])])
     mode = choose_mode(opts["progress"], isatty=sys.stderr.isatty(), env=os.environ)
     try:
-        with open_renderer(mode, sys.stderr, lambda line: click.echo(line, err=True)) as on_event:
+        with open_renderer(
+            mode, sys.stderr, lambda line: click.echo(line, err=True), model_activity
+        ) as on_event:
             reviewer = sandboxes.wrap(agents.reviewer, fixer=False)
             assert reviewer is not None
             loop = ReviewLoop(

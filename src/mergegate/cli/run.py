@@ -15,7 +15,7 @@ from rich.console import Console
 
 from mergegate.cli._app import format_option
 from mergegate.cli._interrupt import exit_now, interruptible
-from mergegate.cli._progress import MODES, choose_mode, clean
+from mergegate.cli._progress import MODES, choose_mode, clean, model_activity
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.cli.verify import load_plan
@@ -50,8 +50,8 @@ _PROGRESS = click.option(
     type=click.Choice(MODES),
     default="auto",
     show_default=True,
-    help="Progress on stderr: rich (a live table), plain (one line per step), none; auto is "
-    "rich on a terminal and plain in CI.",
+    help="Progress on stderr: rich (a live table), plain (one line per step, and one at least "
+    "every 10 s while an agent works), none; auto is rich on a terminal and plain in CI.",
 )
 _STREAM_AGENTS = click.option(
     "--stream-agents",
@@ -218,6 +218,7 @@ def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> 
                 mode,
                 console,
                 lambda line: click.echo(line, err=True),
+                model_activity,
                 stream_agents=opts["stream_agents"],
             ) as (listener, tick),
         ):

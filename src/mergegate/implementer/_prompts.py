@@ -110,13 +110,16 @@ def result_schema(task_id: str) -> AnswerSchema:
     model's grammar after its edit blocks, else the final message alone).
 
     A grammar also gets the result's consistency (`check_agent_result`) as two variants: a
-    success that completed normally and lists no error, or no success."""
+    success that completed normally, lists no error and asks for no help, or no success. (A
+    help request counts from the JSON alone, so a small model that wrote a working file and
+    then `"requested_help": true` beside `"success": true` stopped the task for an advisor.)"""
     schema = answer_schema("agent-result", AgentResultPayload, {"task_id": task_id})
     full = schema.schema_object()
     props = full["properties"]
     done = {**full, "properties": {**props, "success": {"enum": [True]}}}
     done["properties"]["completed_normally"] = {"enum": [True]}
     done["properties"]["errors"] = {**props["errors"], "maxItems": 0}
+    done["properties"]["requested_help"] = {"enum": [False]}
     not_done = {**full, "properties": {**props, "success": {"enum": [False]}}}
     variants = [{k: v for k, v in variant.items() if k != "$defs"} for variant in (done, not_done)]
     narrow = {"anyOf": variants, "$defs": full.get("$defs", {})}
