@@ -188,7 +188,11 @@ def test_the_busy_slot_is_read_from_any_shape_of_slots(
     assert local._busy_slot(slots) == expected
 
 
-def test_no_server_means_no_generation_and_none_is_started() -> None:
-    assert local._shared is None
+def test_no_server_means_no_generation_and_none_is_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An earlier test in the session may have left the shared model loaded: this one is about
+    # a process without one.
+    monkeypatch.setattr(local, "_shared", None)
     assert generation() is None
     assert local._shared is None

@@ -36,7 +36,7 @@ from mergegate.testing.model_server import Api, ModelServer, RecordedRequest, Sc
 pytestmark = pytest.mark.real_cli
 
 SPEC = "STAGE 1 of 2"
-QUALITY = "earlier rounds\n\nNone.\n\n## What to check\nCorrectness"
+QUALITY = "earlier rounds\n\nNone.\n\n## The project's own conventions"
 RETRY = "Your previous answer could not be used"
 FIX = "A code review of your change found problems"
 SCOPED = "SCOPED RE-REVIEW"

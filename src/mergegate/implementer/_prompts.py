@@ -112,10 +112,13 @@ def result_schema(task_id: str) -> AnswerSchema:
     A grammar also gets the result's consistency (`check_agent_result`) as two variants: a
     success that completed normally, lists no error and asks for no help, or no success. (A
     help request counts from the JSON alone, so a small model that wrote a working file and
-    then `"requested_help": true` beside `"success": true` stopped the task for an advisor.)"""
+    then `"requested_help": true` beside `"success": true` stopped the task for an advisor.)
+    Under a grammar `scratchpad_path` is null: every key must be written, and a small model
+    filled it with a file it never wrote, then failed every request to write it (the demo
+    set its only task aside)."""
     schema = answer_schema("agent-result", AgentResultPayload, {"task_id": task_id})
     full = schema.schema_object()
-    props = full["properties"]
+    props = {**full["properties"], "scratchpad_path": {"type": "null"}}
     done = {**full, "properties": {**props, "success": {"enum": [True]}}}
     done["properties"]["completed_normally"] = {"enum": [True]}
     done["properties"]["errors"] = {**props["errors"], "maxItems": 0}
