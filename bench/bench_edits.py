@@ -9,7 +9,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from _smoke import sizes
 from mergegate.agents.edits import parse_file_edits
+
+RUNS = sizes(5, 1)
 
 
 def answer(files: int, lines: int) -> str:
@@ -30,10 +33,10 @@ def best_of(runs: int, work: Callable[[], object]) -> float:
 
 
 def main() -> None:
-    for files, lines in ((5, 100), (20, 1000), (60, 1000)):
+    for files, lines in sizes(((5, 100), (20, 1000), (60, 1000)), ((5, 100), (10, 200))):
         text = answer(files, lines)
-        baseline = best_of(5, lambda text=text: text.split("\n"))
-        parsed = best_of(5, lambda text=text: parse_file_edits(text))
+        baseline = best_of(RUNS, lambda text=text: text.split("\n"))
+        parsed = best_of(RUNS, lambda text=text: parse_file_edits(text))
         print(
             f"{len(text) / 1e6:6.2f} MB, {files:3d} files: parse = {parsed / baseline:5.1f}x "
             f"str.split (baseline {baseline * 1e3:.2f} ms)"

@@ -40,11 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _fleet import APP, APP_PATH, QUEUE, VERSION, Fleet
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
+from _smoke import sizes, skipped
 
 HOLD = "fleet-hold"  # a queue name no worker polls: units wait there until released
-STEPS = 200
-SEQUENTIAL = 20
-WORKERS = (1, 2, 4, 8)
+STEPS = sizes(200, 5)
+SEQUENTIAL = sizes(20, 2)
+WORKERS = sizes((1, 2, 4, 8), (1, 2))
+CHECKPOINT_RUNS = sizes(3, 1)
 TERMINAL = {"SUCCESS", "ERROR", "CANCELLED"}
 
 
@@ -180,28 +182,32 @@ def fresh_postgres(cluster: PostgresCluster, name: str) -> str:
     return cluster.create_database(name)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--units", type=int, default=400)
+    parser.add_argument("--units", type=int, default=sizes(400, 8))
     parser.add_argument("--worker-concurrency", type=int, default=4)
     args = parser.parse_args()
     try:
         cluster = start_cluster(durable=True)
     except PostgresUnavailable as exc:
         print(f"bench_fleet: skipped: {exc}")
-        return
+        return skipped()
     try:
         with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp:
             run(cluster, Path(tmp), args.units, args.worker_concurrency)
     finally:
         cluster.stop()
+    return 0
 
 
 def run(cluster: PostgresCluster, tmp: Path, units: int, concurrency: int) -> None:
     print(f"app {APP} {VERSION}; PostgreSQL fsync on; {STEPS} steps; {units} units per run")
-    print("\n== step checkpoint (one workflow of instant steps, one process; median of 3)")
+    print(
+        f"\n== step checkpoint (one workflow of instant steps, one process; "
+        f"median of {CHECKPOINT_RUNS})"
+    )
     runs: dict[str, list[float]] = {"lite": [], "rollback": [], "pg": []}
-    for i in range(3):  # interleaved, so all three see the same machine load
+    for i in range(CHECKPOINT_RUNS):  # interleaved, so all three see the same machine load
         runs["lite"].append(checkpoint_ms(sqlite_db(tmp / f"wal-{i}.sqlite", wal=True)))
         runs["rollback"].append(checkpoint_ms(sqlite_db(tmp / f"rb-{i}.sqlite", wal=False)))
         runs["pg"].append(checkpoint_ms(fresh_postgres(cluster, f"b_steps{i}")))
@@ -229,7 +235,7 @@ def run(cluster: PostgresCluster, tmp: Path, units: int, concurrency: int) -> No
     ratio = dispatch_ms["PostgreSQL"] / dispatch_ms["SQLite WAL"]
     print(f"PostgreSQL / SQLite: x{ratio:.2f}")
 
-    for concurrency_ in (concurrency, 8 * concurrency):
+    for concurrency_ in sizes((concurrency, 8 * concurrency), (concurrency,)):
         throughput_series(cluster, tmp, units, concurrency_)
 
 
@@ -279,4 +285,4 @@ def throughput_series(cluster: PostgresCluster, tmp: Path, units: int, concurren
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,9 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _plan_runs import agent, events, make_plan, repo_with
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
+from _smoke import sizes, skipped
 
-WORKERS = (1, 2, 4)
-REMOTE_WORKERS = (1, 2)
+WORKERS = sizes((1, 2, 4), (1,))
+REMOTE_WORKERS = sizes((1, 2), (1,))
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ def _setup(root: Path, units: int) -> tuple[Path, Path, list[str]]:
 
 def _env(root: Path, database_url: str | None) -> dict[str, str]:
     env = {**os.environ, "MERGEGATE_STATE_DIR": str(root / "state")}
+    # the scripted agents log into `root` (their starts are the time to the first agent): open
+    # it to them in their sandbox, as tests/conftest.py does for a test's folder
+    env["MERGEGATE_SANDBOX__ALLOW"] = json.dumps([str(root)])
     env.pop("MERGEGATE_DATABASE_URL", None)
     if database_url:
         env["MERGEGATE_DATABASE_URL"] = database_url
@@ -192,16 +197,16 @@ def fleet(
     )
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--units", type=int, default=16)
+    parser.add_argument("--units", type=int, default=sizes(16, 2))
     parser.add_argument("--concurrency", type=int, default=2)
     opts = parser.parse_args()
     try:
         cluster: PostgresCluster = start_cluster(durable=True)
     except PostgresUnavailable as exc:
         print(f"skipped: {exc}")
-        return
+        return skipped()
     tmp = Path(tempfile.mkdtemp(prefix="bench-fleet-run-"))
     try:
         results = [
@@ -220,6 +225,7 @@ def main() -> None:
             )
     finally:
         cluster.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     base = results[0]
     print(f"{opts.units} units, concurrency {opts.concurrency} per process, instant agents")
     for r in results:
@@ -229,7 +235,8 @@ def main() -> None:
             f"first agent after {r.first_agent_s:5.2f} s "
             f"(x{r.first_agent_s / base.first_agent_s:.2f}); machine CPU busy {r.cpu_busy:.0%}"
         )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -16,10 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from _smoke import sizes
 from mergegate.git import Workspace, add_workspace, check_workspace
 from mergegate.processes import run_command
 
-ROUNDS = 2000
+ROUNDS = sizes(2000, 20)
+REFS = sizes(1000, 50)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -58,12 +60,12 @@ def main() -> None:
         made = workspace(root)
         spawn = per_call(lambda: run_command(["git", "--version"], root), 20)
         usual = per_call(lambda: check_workspace(made), ROUNDS)
-        for i in range(1000):
+        for i in range(REFS):
             (made.git_dir / "refs" / "tags" / f"t{i}").write_text("0" * 40 + "\n")
         many = per_call(lambda: check_workspace(made), 20)
         print(f"one git spawn: {spawn * 1000:.2f} ms (the baseline of this run)")
         print(f"check of a usual workspace: {usual * 1e6:.0f} us = {usual / spawn:.3f} spawns")
-        print(f"check with 1,000 loose refs: {many * 1000:.2f} ms = {many / spawn:.2f} spawns")
+        print(f"check with {REFS:,} loose refs: {many * 1000:.2f} ms = {many / spawn:.2f} spawns")
 
 
 if __name__ == "__main__":

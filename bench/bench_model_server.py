@@ -18,9 +18,11 @@ from typing import Any
 
 import httpx
 
+from _smoke import sizes
 from mergegate.testing.model_server import ModelServer, Script, Turn
 
-REQUESTS = 300
+REQUESTS = sizes(300, 10)
+WARM_UP = sizes(20, 2)
 BODY = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "hi " * 200}]}
 TEXT = "The quick brown fox jumps over the lazy dog. " * 10
 
@@ -46,7 +48,7 @@ class _Bare(BaseHTTPRequestHandler):
 
 
 def _per_request(call: Callable[[], object]) -> float:
-    for _ in range(20):
+    for _ in range(WARM_UP):
         call()
     samples = []
     for _ in range(5):

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from _smoke import sizes
 from mergegate.events import (
     AgentAttempt,
     CheckRun,
@@ -46,7 +47,9 @@ from mergegate.events import (
 from mergegate.metrics import AlertMonitor, compute_metrics, evaluate_alerts
 from mergegate.report import write_report
 
-REPEATS = 3
+REPEATS = sizes(3, 1)
+TASKS = sizes(250, 10)
+RUNS = sizes(100, 3)
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 
@@ -154,9 +157,9 @@ def best(fn: Callable[[], object]) -> float:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        big = write(root / "big", run_events("big", tasks=250, phases=10))
+        big = write(root / "big", run_events("big", tasks=TASKS, phases=10))
         many = [
-            write(root / "runs" / f"r{i:03d}", run_events(f"r{i:03d}", 10, 2)) for i in range(100)
+            write(root / "runs" / f"r{i:03d}", run_events(f"r{i:03d}", 10, 2)) for i in range(RUNS)
         ]
         lines = (big / "events.jsonl").read_bytes().splitlines()
         attempts = sum(b'"agent.attempt"' in line for line in lines)
@@ -192,11 +195,11 @@ def main() -> None:
             ),
             ("report", best(lambda: write_report(big)), base),
             ("live alerts", best(live), base),
-            ("stats 100 runs", best(stats_many), base_many),
+            (f"stats {RUNS} runs", best(stats_many), base_many),
         ]
         size = (big / "report.html").stat().st_size
         total = sum(len((r / "events.jsonl").read_bytes().splitlines()) for r in many)
-        print(f"run: {len(lines)} events, {attempts} agent attempts; 100 runs: {total} events")
+        print(f"run: {len(lines)} events, {attempts} agent attempts; {RUNS} runs: {total} events")
         print(f"baseline json.loads: {base * 1000:.1f} ms (one run), {base_many * 1000:.1f} ms")
         for name, seconds, against in rows:
             print(f"{name:16s} {seconds * 1000:9.1f} ms  {seconds / against:6.1f}x baseline")

@@ -33,12 +33,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _smoke import goal, sizes
 from mergegate.plans import load_plan, plan_errors
 from mergegate.plans._document import Document
 
-REPEATS = 5
-PHASES = 30
-UNITS = 100
+REPEATS = sizes(5, 1)
+PHASES = sizes(30, 3)
+UNITS = sizes(100, 6)
+FENCES = sizes((1_000_000, 4_000_000), (100_000, 400_000))
 TARGET_S = 0.5
 
 
@@ -230,7 +232,7 @@ def main() -> int:
     verdict = "ok" if ours < TARGET_S else "TOO SLOW"
     print(f"import under {TARGET_S} s: {verdict}")
     fences()
-    return 0 if ours < TARGET_S else 1
+    return goal(ours < TARGET_S)
 
 
 def _show(tree: Path) -> str:
@@ -243,7 +245,7 @@ def fences() -> None:
     """Fence pairing next to `str.split` of the same text, at two sizes (linear: same ratio)."""
     print(f"{'fences':<22}{'MB':>6}{'split s':>10}{'pairing s':>11}{'x split':>9}")
     for name, unit in (("openers, never closed", "```bash\n"), ("nested pairs", NESTED)):
-        for size in (1_000_000, 4_000_000):
+        for size in FENCES:
             text = unit * (size // len(unit))
             split = best(lambda text=text: text.split("\n"))
             paired = best(lambda text=text: Document.from_text("f.md", text))

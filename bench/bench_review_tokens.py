@@ -42,31 +42,31 @@ MODES = ("scoped", "full")
 
 # Markers, each in exactly one kind of prompt (see tests/real_cli/test_real_review.py).
 SPEC = "STAGE 1 of 2"
-QUALITY = "earlier rounds\n\nNone.\n\n## What to check\nCorrectness"
+QUALITY = "earlier rounds\n\nNone.\n\n## The project's own conventions"
 SCOPED = "SCOPED RE-REVIEW"
 FULL = "FULL RE-REVIEW"
-ECHO = {"{{review_id}}": '"review_id": "'}
+ECHO = {"{{review_id}}": '"review_id": "', "{{scope}}": '"scope": "'}
 FINDING = (
     '{"id": "csv-empty", "severity": "important", "title": "load_items() crashes on a CSV '
     'with only a header", "file": "inventory/csv_io.py", "line": 30, "detail": "guard the '
-    'empty case"}'
+    'empty case", "suggestion": null, "requirement": null}'
 )
 
 
-def _answer(verdict: str, line: str, findings: str) -> str:
+def _answer(verdict: str, findings: str) -> str:
+    """The reviewer's whole answer: one verdict object naming the prompt's review id and scope."""
     return (
-        "### Critical\nNone.\n### Important\nNone.\n### Minor\nNone.\n\n"
-        f"Ready to merge? {line}\n\n```json\n"
-        f'{{"review_id": "{{{{review_id}}}}", "verdict": "{verdict}", "findings": [{findings}]}}'
-        "\n```\n"
+        '{"review_id": "{{review_id}}", "scope": "{{scope}}", '
+        f'"verdict": "{verdict}", "conditions": [], "findings": [{findings}], '
+        '"summary": "reviewed", "confidence": 0.9}'
     )
 
 
-APPROVE = _answer("approve", "Yes", "")
+APPROVE = _answer("approve", "")
 SCRIPT = Script(
     turns=[
         Turn(match=SPEC, text=APPROVE, echo=ECHO),
-        Turn(match=QUALITY, text=_answer("request_changes", "With fixes", FINDING), echo=ECHO),
+        Turn(match=QUALITY, text=_answer("request_changes", FINDING), echo=ECHO),
         Turn(match=SCOPED, text=APPROVE, echo=ECHO),
         Turn(match=FULL, text=APPROVE, echo=ECHO),
     ]

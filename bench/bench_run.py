@@ -12,8 +12,9 @@
 Every plan's tasks carry a check (`true`) so each phase has a program check to be verified
 against (a phase nothing can check is never verified, and the run would stop there).
 
-Usage: bench_run.py [--quick] [--count] [--overhead-only]
+Usage: bench_run.py [--quick] [--count] [--overhead-only] [--repeat N]
   --quick          a 200-task resume run instead of 1,000
+  --repeat N       build and resume N killed runs, report the best resume (default 1)
   --count          also count process spawns and fsyncs per task in the overhead run, by program
   --overhead-only  measure 1. only (a shared machine: the cheapest comparison of two trees)
 """
@@ -23,8 +24,8 @@ from __future__ import annotations
 import collections
 import json
 import os
-import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,24 +33,29 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _smoke import sizes
 from mergegate.config import load_config
 from mergegate.engine import AgentSpec, RunAgents, RunOptions, RunRequest, create_run, execute_run
 from mergegate.plans import Check, Phase, Plan, PlanFormat, Task, Unit
 from mergegate.processes import run_command, supervisor
+from mergegate.store import RunStore, run_lease
 
 AGENT = """#!/bin/sh
-# instant scripted agent: reviewer approves with the nonce; implementer writes a new file and
-# hands in its `agent-result` (a run asks again, in the same session, until it gets one)
+# instant scripted agent: reviewer approves with a verdict object (its whole answer) naming the
+# review id and scope mergegate issued; implementer writes a new file and hands in its
+# `agent-result`, its whole stdout (a run asks again, in the same session, until it gets one)
 if [ -n "$MERGEGATE_REVIEW_ID" ]; then
-  trailer='{"review_id": "%s", "verdict": "approve", "findings": []}'
-  printf "Ready to merge? Yes\\n\\n\\`\\`\\`json\\n$trailer\\n\\`\\`\\`\\n" "$MERGEGATE_REVIEW_ID"
+  verdict='{"review_id": "%s", "scope": "%s", "verdict": "approve", "conditions": []'
+  printf "$verdict"', "findings": [], "summary": "instant", "confidence": 1.0}\\n' \\
+    "$MERGEGATE_REVIEW_ID" "$MERGEGATE_REVIEW_SCOPE"
 else
   if [ -n "$AGENT_SLEEP" ] && grep -q "$AGENT_SLEEP_ON" "$MERGEGATE_PROMPT_FILE"; then
     sleep "$AGENT_SLEEP"
   fi
-  # the content is unique per attempt (its prompt file's path), so a reused pid still changes it
-  echo "$MERGEGATE_PROMPT_FILE" > "f-$$.txt"
-  echo done
+  # a file named and filled after the attempt (its prompt file's path): in the sandbox's own
+  # pid namespace every agent's $$ is the same, so the pid would make units collide
+  name=$(printf '%s' "$MERGEGATE_PROMPT_FILE" | cksum | cut -d ' ' -f 1)
+  echo "$MERGEGATE_PROMPT_FILE" > "f-$name.txt"
   printf '{"task_id": "%s", "success": true, "completed_normally": true}\\n' "$MERGEGATE_TASK_ID"
 fi
 """
@@ -190,7 +196,7 @@ def overhead(root: Path, agent: Path, count: bool) -> float:
     reported apart instead of being spread over the tasks. The ratio to the cost of one
     process spawn measured in the same run (before and after) is what to compare across
     machines and loads."""
-    small, large = 10, 40
+    small, large = sizes((10, 40), (2, 4))
     before = spawn_cost(root)
     m_small, c_small = _overhead_run(root, agent, small)
     m_large, c_large = _overhead_run(root, agent, large)
@@ -221,7 +227,8 @@ def overhead(root: Path, agent: Path, count: bool) -> float:
 
 
 def parallel(root: Path, agent: Path) -> float:
-    os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"] = "2", "write a file"
+    os.environ["AGENT_SLEEP"] = sizes("2", "0.5")
+    os.environ["AGENT_SLEEP_ON"] = "write a file"
     try:
         one, _, _ = timed_run(root, "par1", plan_of([[1]]), agent, 4)
         four, _, _ = timed_run(root, "par4", plan_of([[1, 1, 1, 1]]), agent, 4)
@@ -237,11 +244,14 @@ def parallel(root: Path, agent: Path) -> float:
 
 def build_killed_run(root: Path, agent: Path, total: int) -> tuple[Path, str, Path, float]:
     """A run of `total` tasks, killed (SIGKILL) while its last task's implementer runs."""
-    per_phase = 20
+    per_phase = sizes(20, 4)
     phases = (total - per_phase) // per_phase
-    shape = [[10, 10] for _ in range(phases)] + [[per_phase]]
+    shape = [[per_phase // 2, per_phase // 2] for _ in range(phases)] + [[per_phase]]
     plan = plan_of(shape)
     state, run_id, repo = start(root, "resume", plan, agent, 2)
+    # create_run holds the run's lease for this process, which would execute it; the process
+    # below executes it instead, and is refused while this one holds the lease
+    RunStore(state).leases().release(run_lease(run_id), run_id)
     last = f"task {per_phase}\n"
     os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"] = (
         "600",
@@ -290,19 +300,16 @@ def build_killed_run(root: Path, agent: Path, total: int) -> tuple[Path, str, Pa
 
 
 def resume(root: Path, agent: Path, total: int, repeat: int) -> float:
-    """Build the killed run once, then resume it `repeat` times, each from a pristine copy put
-    back in the same place (its records hold absolute paths); the best of them, since the
-    machine is shared and a resume is short."""
-    state, run_id, repo, built = build_killed_run(root, agent, total)
-    pristine = root / "pristine"
-    for part in (state, repo):
-        shutil.copytree(part, pristine / part.name, symlinks=True)
-    results = []
-    for _ in range(repeat):
-        for part in (state, repo):
-            shutil.rmtree(part)
-            shutil.copytree(pristine / part.name, part, symlinks=True)
+    """Build a killed run and resume it, `repeat` times; the best of them, since the machine is
+    shared and a resume is short. Each resume has a run of its own: a copy of a built run put
+    back in place cannot be resumed, since its workspaces' `.git` directories would be other
+    directories than the ones mergegate made, which the workspace check refuses (as it should)."""
+    results, builds = [], []
+    for n in range(repeat):
+        state, run_id, repo, built = build_killed_run(root / f"resume{n}", agent, total)
+        builds.append(built)
         results.append(_resume_once(state, run_id, repo))
+    built = statistics.mean(builds)
     wall, own, done = min(results)
     print(
         f"3. resume: {done} tasks ({total - 1} done before the kill; "
@@ -328,7 +335,7 @@ def _resume_once(state: Path, run_id: str, repo: Path) -> tuple[float, float, in
 
 
 def main() -> None:
-    total = 200 if "--quick" in sys.argv else 1000
+    total = 200 if "--quick" in sys.argv else sizes(1000, 8)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         agent = root / "agent.sh"
@@ -339,7 +346,8 @@ def main() -> None:
         if "--overhead-only" in sys.argv:
             return
         parallel(root, agent)
-        resume(root, agent, total, repeat=3)
+        repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
+        resume(root, agent, total, repeat)
 
 
 if __name__ == "__main__":

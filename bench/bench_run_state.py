@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _smoke import sizes
 from mergegate.atomic_files import read_json_validated
 from mergegate.engine._files import write_json_atomic
 from mergegate.engine._outcomes import UnitOutcome
@@ -110,4 +111,4 @@ def main(runs: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 200)
+    main(int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else sizes(200, 3))

@@ -24,12 +24,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _smoke import sizes
 from mergegate.agents import AgentRequest
 from mergegate.agents.command import CommandBackend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
 from mergegate.processes import Bind, Sandbox, sandbox_problem, supervise
 
-RUNS = 30
+RUNS = sizes(30, 2)
 GOAL_MS = 50.0
 
 

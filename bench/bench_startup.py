@@ -28,7 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROUNDS = 15
+from _smoke import sizes
+
+ROUNDS = sizes(15, 1)
 TARGET_MS = 150.0
 BIN = Path(sys.executable).parent
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "claude_code_hooks"

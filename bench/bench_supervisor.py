@@ -16,11 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from _smoke import sizes
 from mergegate.agents import AgentRequest
 from mergegate.agents.command import CommandBackend
 from mergegate.processes import supervise
 
-RUNS = 30
+RUNS = sizes(30, 2)
 COMMANDS = {"true": ["true"], "python -c pass": [sys.executable, "-c", "pass"]}
 
 
