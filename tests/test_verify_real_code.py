@@ -463,9 +463,15 @@ def test_a_link_named_only_in_a_comment_or_in_its_target_is_not_proven(
     ts_repo: Path, tmp_path: Path
 ) -> None:
     """No blind passes: a key link's pattern in a comment of `from`, or only in the `to`
-    file that `from` never imports, is a question, never a pass."""
+    file that `from` never imports, or imports without naming what the pattern names (a call
+    moved elsewhere leaves its import behind), is a question, never a pass."""
     write_files(
-        ts_repo, {"src/late.ts": "// TODO: call createStore() here\nexport const late = 1;\n"}
+        ts_repo,
+        {
+            "src/late.ts": "// TODO: call createStore() here\nexport const late = 1;\n",
+            "src/moved.ts": "import { useState } from './hooks';\n// useEffect went to app.ts\n"
+            "export const moved = useState(1);\n",
+        },
     )
     plan = plan_of(
         unit(
@@ -474,6 +480,7 @@ def test_a_link_named_only_in_a_comment_or_in_its_target_is_not_proven(
                     link("src/late.ts", "src/store.ts", r"createStore\(\)"),
                     link("src/orphan.ts", "src/hooks.ts", "export function useState"),
                     link("src/store.ts", "src/hooks.ts", "export function useEffect"),
+                    link("src/moved.ts", "src/hooks.ts", "export function useEffect"),
                 )
             )
         )
@@ -482,7 +489,10 @@ def test_a_link_named_only_in_a_comment_or_in_its_target_is_not_proven(
     assert criterion(result, "01-01.link-1").result is Result.UNCERTAIN
     assert "only in a comment" in criterion(result, "01-01.link-1").question
     assert criterion(result, "01-01.link-2").result is Result.UNCERTAIN
-    assert criterion(result, "01-01.link-3").result is Result.PASS  # store.ts imports hooks
+    assert criterion(result, "01-01.link-3").result is Result.PASS  # imports and calls it
+    moved = criterion(result, "01-01.link-4")
+    assert moved.result is Result.UNCERTAIN
+    assert "without naming what the pattern names" in moved.question
 
 
 # ---------------------------------------------------------------- rules for all inputs

@@ -235,11 +235,24 @@ def _pattern_in_target(spec: CheckSpec, tree: TreeIndex) -> Evidence | None:
         return None
     where = f"{spec.target}:{match.line} ({_line_text(text or '', match.line)!r})"
     source = spec.path or ""
-    if tree.import_of(source, rel) is not None or (tree.text(source) or "").find(rel) >= 0:
+    source_text = tree.text(source) or ""
+    imported = tree.import_of(source, rel) is not None or source_text.find(rel) >= 0
+    used = _names_used(spec.pattern, without_comments(source, source_text))
+    if imported and used:
         return _evidence(
             spec,
             Outcome.PASS,
-            f"not in {source}, but in the link's target {where}, which {source} imports",
+            f"not in {source}, but in the link's target {where}, which {source} imports "
+            f"and uses ({', '.join(used)})",
+        )
+    if imported:
+        # The target defines it and `from` imports the target for something: that alone does
+        # not show `from` uses this (a call moved elsewhere leaves the import behind).
+        return _evidence(
+            spec,
+            Outcome.UNCERTAIN,
+            f"pattern {spec.pattern!r} is not in {source} but in the link's target {where}, "
+            f"which {source} imports without naming what the pattern names: does the link hold?",
         )
     # GSD's own check passes this; the target having the text does not show `from` uses it.
     return _evidence(
@@ -248,6 +261,55 @@ def _pattern_in_target(spec: CheckSpec, tree: TreeIndex) -> Evidence | None:
         f"pattern {spec.pattern!r} is not in {source} but in the link's target {where}, which "
         f"{source} does not import: does the link hold?",
     )
+
+
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]{2,63}")
+_KEYWORDS = frozenset(
+    [
+        "export",
+        "default",
+        "function",
+        "const",
+        "class",
+        "import",
+        "from",
+        "async",
+        "await",
+        "return",
+        "def",
+        "type",
+        "interface",
+        "let",
+        "var",
+        "new",
+        "static",
+        "public",
+        "private",
+        "protected",
+        "extends",
+        "implements",
+        "func",
+        "package",
+        "struct",
+        "impl",
+        "pub",
+        "use",
+        "mod",
+        "self",
+        "this",
+    ]
+)
+
+
+def _names_used(pattern: str, source_text: str) -> list[str]:
+    """The names the pattern mentions (identifiers, keywords aside) when every one of them
+    occurs as a whole word in `source_text`, else `[]`: what shows `from` uses what its target
+    defines. Bounded: at most 16 names, one linear scan each."""
+    # a regex escape (`\b`, `\.`) is not part of a name: `\bSave` names `Save`
+    plain = re.sub(r"\\.", " ", pattern)
+    names = [n for n in dict.fromkeys(_NAME.findall(plain)) if n not in _KEYWORDS][:16]
+    used = [n for n in names if re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", source_text)]
+    return used if used and len(used) == len(names) else []
 
 
 def _pattern_nearby(spec: CheckSpec, tree: TreeIndex) -> Evidence | None:
