@@ -165,3 +165,38 @@ def test_concurrent_appends_never_interleave(tmp_path: Path) -> None:
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(records) == 200
     assert {(r["writer"], r["i"]) for r in records} == {(n, i) for n in range(4) for i in range(50)}
+
+
+def _count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = os.fsync
+
+    def counting(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counting)
+    return calls
+
+
+def test_a_durable_write_fsyncs_the_file_and_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_fsyncs(monkeypatch)
+    write_atomic(tmp_path / "f.txt", "x")
+    assert len(calls) == 2
+
+
+def test_a_projection_is_atomic_tolerant_and_not_fsynced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_fsyncs(monkeypatch)
+    write_atomic(tmp_path / "p.md", "lone \ud800 surrogate", durable=False)
+    write_json_atomic(tmp_path / "p.json", {"where": tmp_path}, durable=False)
+    assert calls == []
+    assert (tmp_path / "p.md").read_bytes() == b"lone ? surrogate"
+    assert json.loads((tmp_path / "p.json").read_text()) == {"where": str(tmp_path)}
+    with pytest.raises(UnicodeEncodeError):
+        write_atomic(tmp_path / "d.md", "lone \ud800 surrogate")
+    with pytest.raises(TypeError):
+        write_json_atomic(tmp_path / "d.json", {"where": tmp_path})
