@@ -13,7 +13,6 @@ mergegate writes and never reads back (an agent can write in that folder).
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mergegate.atomic_files import write_json_atomic
 from mergegate.config import ensure_state_dir
 from mergegate.errors import UsageError
+from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
 from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
@@ -110,11 +110,6 @@ class RunRecord(BaseModel):
             "started": self.started,
             "plan": self.plan,
         }
-
-
-def new_run_id() -> str:
-    """A run id that sorts by start time and is a valid git branch component."""
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
 class StateKind(StrEnum):
