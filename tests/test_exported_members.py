@@ -443,6 +443,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ReviewPolicyConfig",
         "RunConfig",
         "SandboxConfig",
+        "StateLayout",
         "find_config_file",
         "load_config",
         "redact_url",

@@ -15,6 +15,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from mergegate.config import StateLayout
+
 __all__ = ["MAX_SESSION_BYTES", "SessionStore", "default_state_dir"]
 
 MAX_SESSION_BYTES = 32_000_000
@@ -35,7 +37,7 @@ class SessionStore:
     """Load and save chat histories of one backend under `root/sessions/<backend>/`."""
 
     def __init__(self, root: Path, backend: str) -> None:
-        self.directory = root / "sessions" / backend
+        self.directory = StateLayout(root).sessions / backend
 
     @staticmethod
     def new_id() -> str:
