@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from mergegate.agents._sessions import SessionStore
 from mergegate.atomic_files import (
     OverwriteRefusedError,
     append_jsonl,
@@ -200,3 +201,12 @@ def test_a_projection_is_atomic_tolerant_and_not_fsynced(
         write_atomic(tmp_path / "d.md", "lone \ud800 surrogate")
     with pytest.raises(TypeError):
         write_json_atomic(tmp_path / "d.json", {"where": tmp_path})
+
+
+def test_a_saved_chat_session_stays_private(tmp_path: Path) -> None:
+    """The HTTP backends' histories go through `write_atomic` and keep mode 0600."""
+    store = SessionStore(tmp_path, "openai")
+    path = store.save("0123abcd", [{"role": "user", "content": "hi"}], {})
+    assert path.parent == tmp_path / "sessions" / "openai"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text())["messages"] == [{"role": "user", "content": "hi"}]
