@@ -34,8 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _smoke import sizes
-from mergegate.atomic_files import read_json_validated
-from mergegate.engine._files import write_json_atomic
+from mergegate.atomic_files import read_json_validated, write_json_atomic
 from mergegate.engine._outcomes import UnitOutcome
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
@@ -77,7 +76,9 @@ def main(runs: int) -> None:
         folder = store.run_dir("r1")
         pairs: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
             "unit": (
-                lambda: write_json_atomic(folder / "P1" / "U1" / "unit.json", unit()),
+                lambda: write_json_atomic(
+                    folder / "P1" / "U1" / "unit.json", unit(), durable=False
+                ),
                 lambda: rows.put(StateKind.UNIT, ("P1", "U1"), unit()),
             ),
             "stop": ((folder / "STOP").exists, rows.stop_request),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from mergegate.agents._sessions import SessionStore
 from mergegate.atomic_files import (
     OverwriteRefusedError,
     append_jsonl,
@@ -165,3 +166,47 @@ def test_concurrent_appends_never_interleave(tmp_path: Path) -> None:
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(records) == 200
     assert {(r["writer"], r["i"]) for r in records} == {(n, i) for n in range(4) for i in range(50)}
+
+
+def _count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = os.fsync
+
+    def counting(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counting)
+    return calls
+
+
+def test_a_durable_write_fsyncs_the_file_and_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_fsyncs(monkeypatch)
+    write_atomic(tmp_path / "f.txt", "x")
+    assert len(calls) == 2
+
+
+def test_a_projection_is_atomic_tolerant_and_not_fsynced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_fsyncs(monkeypatch)
+    write_atomic(tmp_path / "p.md", "lone \ud800 surrogate", durable=False)
+    write_json_atomic(tmp_path / "p.json", {"where": tmp_path}, durable=False)
+    assert calls == []
+    assert (tmp_path / "p.md").read_bytes() == b"lone ? surrogate"
+    assert json.loads((tmp_path / "p.json").read_text()) == {"where": str(tmp_path)}
+    with pytest.raises(UnicodeEncodeError):
+        write_atomic(tmp_path / "d.md", "lone \ud800 surrogate")
+    with pytest.raises(TypeError):
+        write_json_atomic(tmp_path / "d.json", {"where": tmp_path})
+
+
+def test_a_saved_chat_session_stays_private(tmp_path: Path) -> None:
+    """The HTTP backends' histories go through `write_atomic` and keep mode 0600."""
+    store = SessionStore(tmp_path, "openai")
+    path = store.save("0123abcd", [{"role": "user", "content": "hi"}], {})
+    assert path.parent == tmp_path / "sessions" / "openai"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text())["messages"] == [{"role": "user", "content": "hi"}]

@@ -418,6 +418,7 @@ EXPECTED_MODULE_EXPORTS = {
         "write_atomic",
         "write_json_atomic",
     },
+    "mergegate.ids": {"new_check_run_id", "new_run_id"},
     "mergegate.config": {
         "CONFIG_FILE",
         "ConfigText",
@@ -442,6 +443,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ReviewPolicyConfig",
         "RunConfig",
         "SandboxConfig",
+        "StateLayout",
         "find_config_file",
         "load_config",
         "redact_url",

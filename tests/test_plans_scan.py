@@ -9,7 +9,7 @@ import pytest
 from mergegate.plans import PlanError, load_plan
 from mergegate.plans._document import Document, read_document
 from mergegate.plans._errors import Notes
-from mergegate.plans._frontmatter import read_frontmatter
+from mergegate.plans._frontmatter import read_plan_frontmatter
 from mergegate.plans._markdown import clean_path, label_at, split_paths
 from mergegate.plans._tags import TagIndex
 
@@ -58,7 +58,7 @@ def test_known_tags_only_at_line_starts_and_outside_fences() -> None:
 
 
 def test_frontmatter_keeps_raw_text_and_lines() -> None:
-    front = read_frontmatter(
+    front = read_plan_frontmatter(
         doc(
             '---\nplan: 01\nquoted: "01"\nwave: 2\nwhen: 2025-11-03\nlist:\n  - a\n  - 7\n---\nbody'
         ),
@@ -85,7 +85,7 @@ def test_frontmatter_keeps_raw_text_and_lines() -> None:
 )
 def test_frontmatter_errors(text: str, line: int, words: str) -> None:
     with pytest.raises(PlanError) as caught:
-        read_frontmatter(doc(text), Notes())
+        read_plan_frontmatter(doc(text), Notes())
     assert caught.value.line == line
     assert words in str(caught.value)
 
@@ -97,7 +97,7 @@ def test_yaml_aliases_cannot_blow_up_frontmatter() -> None:
         for p, c in zip("abcdefgh", "bcdefghi", strict=True)
     ]
     with pytest.raises(PlanError, match="frontmatter"):
-        read_frontmatter(doc("---\n" + "\n".join(levels) + "\n---\n"), Notes())
+        read_plan_frontmatter(doc("---\n" + "\n".join(levels) + "\n---\n"), Notes())
 
 
 def test_labels_in_both_spellings() -> None:

@@ -6,16 +6,19 @@ be used is one line, exit 4."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from mergegate import atomic_files
 from mergegate.errors import UsageError
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
@@ -100,6 +103,34 @@ def test_a_run_is_its_card_and_plan_in_its_own_database(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="run r2 has no record in its database"):
         store.load("r2")
     assert [r.run_id for r in store.list()] == ["r1"]
+
+
+def test_the_plan_snapshot_copy_is_written_durably(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`plan.json` (and `run.json`) go through the one atomic writer with its fsyncs: the file
+    and its directory, each."""
+    synced: list[int] = []
+    real = os.fsync
+
+    def counting(fd: int) -> None:
+        synced.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counting)
+    written: list[tuple[str, bool]] = []
+    real_write = atomic_files.write_atomic
+
+    def spying(path: str | os.PathLike[str], data: bytes | str, **kw: Any) -> None:
+        written.append((Path(path).name, kw.get("durable", True)))
+        real_write(path, data, **kw)
+
+    monkeypatch.setattr(atomic_files, "write_atomic", spying)
+    store = _made(tmp_path)
+    assert ("plan.json", True) in written
+    assert ("run.json", True) in written
+    assert len(synced) >= 4  # two files, each with its directory
+    assert (store.run_dir("r1") / "plan.json").is_file()
 
 
 def test_a_garbled_database_of_one_run_hides_only_that_run(tmp_path: Path) -> None:

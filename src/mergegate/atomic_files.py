@@ -6,6 +6,13 @@ left by a crash. Here a write either replaces the whole file or leaves the old o
 * `write_atomic` writes a temporary file in the target's directory, fsyncs it, renames it over
   the target (or links it into place when `overwrite=False`), then fsyncs the directory so the
   rename itself survives a power cut.
+* `durable=False` writes a *projection*: a file the run engine rebuilds from its durable state
+  whenever a run is replayed (a unit's `SUMMARY.md`, `unit.json`, a task report). It is still
+  atomic but not fsynced, because a power cut costs nothing `resume` does not write again and an
+  fsync per file would cost more than the rest of a task's orchestration; and it is tolerant,
+  because a projection must never fail a run over one character: text UTF-8 cannot encode
+  becomes `?` and a value JSON cannot hold is written as its `str()`. Records that are the only
+  copy of something (review reports, the plan snapshot, the run's card) keep the default.
 * `append_jsonl` appends one whole line per call (`O_APPEND`, a single `write`, fsync), so
   concurrent writers of an event log never interleave inside a line.
 * `read_json_validated` reads a JSON file into a pydantic model or raises `UsageError` (exit 2)
@@ -52,19 +59,24 @@ def write_atomic(
     overwrite: bool = True,
     mode: int = 0o644,
     sync_dir: bool = True,
+    durable: bool = True,
 ) -> None:
     """Write `data` to `path` so that readers see either the old file or the whole new one.
 
-    Strings are encoded as UTF-8. The file gets permission bits `mode` (pass an edited file's
-    own mode to keep a private file private). With `overwrite=False` an existing target raises
-    `OverwriteRefusedError` and is left untouched; the check and the write are one atomic
-    `link(2)`, so two writers racing for the same name cannot both win. On any failure the
-    temporary file is removed and the target is unchanged. `sync_dir=False` leaves the
-    directory's fsync to the caller (`sync_directory`), who writes several files into one
-    directory and syncs it once after the last.
+    Strings are encoded as UTF-8 (strictly; with `durable=False`, see the module docstring,
+    what UTF-8 cannot encode becomes `?` and nothing is fsynced). The file gets permission bits
+    `mode` (pass an edited file's own mode to keep a private file private). With
+    `overwrite=False` an existing target raises `OverwriteRefusedError` and is left untouched;
+    the check and the write are one atomic `link(2)`, so two writers racing for the same name
+    cannot both win. On any failure the temporary file is removed and the target is unchanged.
+    `sync_dir=False` leaves the directory's fsync to the caller (`sync_directory`), who writes
+    several files into one directory and syncs it once after the last.
     """
     target = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    if isinstance(data, str):
+        payload = data.encode("utf-8", "strict" if durable else "replace")
+    else:
+        payload = data
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
@@ -74,13 +86,14 @@ def write_atomic(
             # mkstemp creates 0600; mergegate's own files are ordinary readable project files.
             os.fchmod(handle.fileno(), mode)
             handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         if overwrite:
             os.replace(tmp, target)
         else:
             _link_no_overwrite(tmp, target)
-        if sync_dir:
+        if sync_dir and durable:
             _fsync_dir(directory)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -121,10 +134,19 @@ def _to_jsonable(obj: Any) -> Any:
     return obj
 
 
-def write_json_atomic(path: str | os.PathLike[str], obj: Any, *, overwrite: bool = True) -> None:
-    """Write `obj` (a pydantic model or JSON-able value) as indented UTF-8 JSON, atomically."""
-    text = json.dumps(_to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
-    write_atomic(path, text + "\n", overwrite=overwrite)
+def write_json_atomic(
+    path: str | os.PathLike[str], obj: Any, *, overwrite: bool = True, durable: bool = True
+) -> None:
+    """Write `obj` (a pydantic model or JSON-able value) as indented UTF-8 JSON, atomically.
+
+    A durable record refuses a value JSON cannot hold (`TypeError`, `ValueError` for NaN); a
+    projection (`durable=False`) writes its `str()` instead, as the module docstring says why.
+    """
+    if durable:
+        text = json.dumps(_to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
+    else:
+        text = json.dumps(_to_jsonable(obj), indent=2, ensure_ascii=False, default=str)
+    write_atomic(path, text + "\n", overwrite=overwrite, durable=durable)
 
 
 def append_jsonl(path: str | os.PathLike[str], obj: Any) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
+
+from mergegate.atomic_files import write_atomic
+from mergegate.config import StateLayout
 
 __all__ = ["MAX_SESSION_BYTES", "SessionStore", "default_state_dir"]
 
@@ -35,7 +37,7 @@ class SessionStore:
     """Load and save chat histories of one backend under `root/sessions/<backend>/`."""
 
     def __init__(self, root: Path, backend: str) -> None:
-        self.directory = root / "sessions" / backend
+        self.directory = StateLayout(root).sessions / backend
 
     @staticmethod
     def new_id() -> str:
@@ -66,18 +68,10 @@ class SessionStore:
     def save(self, session_id: str, messages: list[dict[str, str]], meta: dict[str, Any]) -> Path:
         """Write the whole history atomically (temp file + rename) and return its path."""
         path = self.path(session_id)
-        self.directory.mkdir(parents=True, exist_ok=True)
         payload = json.dumps({"session_id": session_id, **meta, "messages": messages}, indent=1)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{session_id}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # 0600 and no directory fsync, as before it used the shared writer: a chat history may
+        # hold what the user pasted, so it stays private.
+        write_atomic(path, payload, mode=0o600, sync_dir=False)
         return path
 
 

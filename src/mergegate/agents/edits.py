@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from mergegate.atomic_files import write_atomic
 from mergegate.errors import AgentError
 
 __all__ = [
@@ -241,21 +241,10 @@ def _conflicts(targets: Sequence[tuple[FileEdit, Path]]) -> list[tuple[str, str]
 
 
 def _write_atomically(target: Path, content: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = _existing_mode(target)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
-        # `target` is already resolved (symlinks followed and checked), so the rename lands
-        # exactly where check_edit_path allowed; the temp file sits beside it (same filesystem).
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    # `target` is already resolved (symlinks followed and checked), so the rename lands exactly
+    # where check_edit_path allowed. `sync_dir=False` keeps what this did before it used the
+    # shared writer: the file's bytes are fsynced, the directory entry is not.
+    write_atomic(target, content, mode=_existing_mode(target), sync_dir=False)
 
 
 def _existing_mode(target: Path) -> int:

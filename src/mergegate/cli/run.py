@@ -19,7 +19,7 @@ from mergegate.cli._progress import MODES, choose_mode, clean, model_activity
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
 from mergegate.cli.verify import load_plan
-from mergegate.config import Config, load_config, state_dir
+from mergegate.config import Config, StateLayout, load_config, state_dir
 from mergegate.errors import RunInterruptedError, UsageError
 
 if TYPE_CHECKING:
@@ -603,7 +603,7 @@ def runs(repo: Path, fmt: str) -> None:
         click.echo(json.dumps(found, indent=2))
         return
     if not found:
-        click.echo(f"no runs (under {state_dir(config) / 'runs'})")
+        click.echo(f"no runs (under {StateLayout(state_dir(config)).runs})")
         return
     click.echo(f"{'run':<22}  {'status':<18} {'started':<25}  plan")
     for entry in found:

@@ -8,7 +8,6 @@ import re
 import shlex
 import sys
 import tempfile
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from mergegate.config import Config, ensure_state_dir, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.git import object_dirs, remove_tree
+from mergegate.ids import new_check_run_id
 from mergegate.plans import Phase, Plan, SourceRef, require_valid
 from mergegate.plans import load_plan as import_plan
 from mergegate.processes import Sandbox
@@ -345,7 +345,7 @@ class _Context:
 
 
 def _new_run(ctx: _Context) -> tuple[str, Path]:
-    run_id = uuid.uuid4().hex[:12]
+    run_id = new_check_run_id()
     return run_id, ctx.base_dir / "runs" / run_id
 
 

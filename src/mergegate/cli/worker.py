@@ -16,7 +16,7 @@ import click
 
 from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
-from mergegate.config import load_config, state_dir
+from mergegate.config import StateLayout, load_config, state_dir
 from mergegate.errors import UsageError
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def worker(
     name = _checked_id(executor_id or config.engine.executor_id)
     options = WorkerOptions(
         executor_id=name,
-        workdir=(workdir or state_dir(config) / "workers" / name).resolve(),
+        workdir=(workdir or StateLayout(state_dir(config)).worker(name)).resolve(),
         concurrency=concurrency or config.engine.worker_concurrency or config.run.concurrency,
         global_concurrency=global_concurrency or config.engine.global_concurrency,
         polling_interval_s=config.engine.polling_interval_s,

@@ -7,6 +7,7 @@ Layer L0: reads files and the environment, never writes.
 from __future__ import annotations
 
 from mergegate.config._database import DatabaseUrl, redact_url
+from mergegate.config._layout import StateLayout
 from mergegate.config._load import (
     CONFIG_FILE,
     DATABASE_URL_ENV,
@@ -62,6 +63,7 @@ __all__ = [
     "ReviewPolicyConfig",
     "RunConfig",
     "SandboxConfig",
+    "StateLayout",
     "ensure_state_dir",
     "find_config_file",
     "load_config",

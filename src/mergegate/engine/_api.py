@@ -846,7 +846,7 @@ def _cancel_workflows(store: RunStore, record: RunRecord, database_url: str | No
 
 def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
     """Remove the run's workspaces (and its throwaway checkouts); their paths."""
-    root = store.root.parent / "worktrees" / record.run_id
+    root = store.layout.worktrees(record.run_id)
     removed = []
     if root.is_dir():
         for path in sorted(root.iterdir()):

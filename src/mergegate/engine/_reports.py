@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
 from mergegate.engine._runtime import Runtime
 from mergegate.git import GitRepository
@@ -56,8 +56,8 @@ def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
     `SUMMARY.md`, rewritten as it progresses."""
     rt.rows.put(StateKind.UNIT, (out.phase, out.id), out)
     folder = rt.unit_dir(out.phase, out.id)
-    write_json_atomic(folder / "unit.json", out)
-    write_atomic(folder / "SUMMARY.md", unit_summary(rt, out))
+    write_json_atomic(folder / "unit.json", out, durable=False)
+    write_atomic(folder / "SUMMARY.md", unit_summary(rt, out), durable=False)
 
 
 def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
@@ -171,10 +171,11 @@ def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: dict[
         for path in paths[:_MAX_PACKAGE_PATHS]:
             text = repo.read_file(merged[side], path)
             if text is not None:
-                write_atomic(folder / side / path, text)
+                write_atomic(folder / side / path, text, durable=False)
     write_json_atomic(
         folder / "conflict.json",
         {"unit": unit.id, "into": rt.record.into, "branch": rt.unit_branch(unit.id), **merged},
+        durable=False,
     )
     readme = [
         f"# Unit {inline(unit.id)} could not be merged into `{rt.record.into}`",
@@ -196,5 +197,5 @@ def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: dict[
         "",
         _workspace_line(rt, unit.id),
     ]
-    write_atomic(folder / "README.md", "\n".join(readme) + "\n")
+    write_atomic(folder / "README.md", "\n".join(readme) + "\n", durable=False)
     return folder

@@ -196,7 +196,7 @@ class Runtime:
 
     @property
     def worktrees(self) -> Path:
-        return self.worktree_root or (self.store.root.parent / "worktrees" / self.run_id)
+        return self.worktree_root or self.store.layout.worktrees(self.run_id)
 
     @property
     def checkouts(self) -> Path:

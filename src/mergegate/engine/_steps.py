@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
-from mergegate.engine._files import write_json_atomic
+from mergegate.atomic_files import write_json_atomic
 from mergegate.engine._observe import event_key, place_of
 from mergegate.engine._outcomes import CheckpointAnswer, TakeoverAnswer
 from mergegate.engine._runtime import Runtime, current
@@ -149,7 +149,7 @@ def agent_step(call: AgentCall) -> dict[str, Any]:
         reset_clean(rt.workspace(request.cwd), call["reset_to"])
     agent = rt.metered(rt.implementer, call.get("deadline"), role="implementer")
     result = agent.run(request.model_copy(update={"attempt_dir": attempt_dir}))
-    write_json_atomic(attempt_dir / RESULT_FILE, result)
+    write_json_atomic(attempt_dir / RESULT_FILE, result, durable=False)
     sha = None
     commit = call.get("commit")
     if commit and result.ok:
@@ -401,7 +401,7 @@ def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> dict[str, Any
         "output": output[-_OUTPUT_TAIL:],
         "duration_s": round(outcome.duration_s, 3),
     }
-    write_json_atomic(attempt_dir / RESULT_FILE, result)
+    write_json_atomic(attempt_dir / RESULT_FILE, result, durable=False)
     _check_fact(rt, attempt_dir, result, outcome.duration_s)
     return result
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.agents.sandbox import SandboxPolicy
+from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.decisions import ExitCode
-from mergegate.engine._files import write_atomic, write_json_atomic
 from mergegate.engine._next import next_step, shown_status
 from mergegate.engine._outcomes import (
     CheckpointAnswer,
@@ -290,7 +290,7 @@ def _alert_lines(alerts: list[dict[str, Any]]) -> list[str]:
 def write_run_summary(report: dict[str, Any]) -> Path:
     """`SUMMARY.md` and `summary.json` in the run's folder."""
     run_dir = Path(report["run_dir"])
-    write_json_atomic(run_dir / "summary.json", report)
+    write_json_atomic(run_dir / "summary.json", report, durable=False)
     lines = [
         f"# Run {report['run_id']}: {report['status']} (exit {report['exit_code']})",
         "",
@@ -334,5 +334,5 @@ def write_run_summary(report: dict[str, Any]) -> Path:
     if report.get("next"):
         lines += ["", f"Next: {inline(report['next'], 600)}"]
     lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
-    write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n")
+    write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n", durable=False)
     return run_dir / "SUMMARY.md"

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mergegate.engine._files import write_atomic, write_json_atomic
+from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.engine._outcomes import TaskOutcome
 from mergegate.engine._plan import report_stem
 from mergegate.engine._reports import inline
@@ -43,8 +43,10 @@ def write_task_report(rt: Runtime, phase_id: str, unit: Unit, task: TaskOutcome)
     phase = rt.phase(phase_id)
     stem = report_stem(phase, unit, task.number)
     folder = rt.unit_dir(phase_id, unit.id)
-    write_atomic(folder / f"{stem}.md", render_task_report(rt.run_id, phase, unit, task))
-    write_json_atomic(folder / f"{stem}.json", {"report": stem, **task.dump()})
+    write_atomic(
+        folder / f"{stem}.md", render_task_report(rt.run_id, phase, unit, task), durable=False
+    )
+    write_json_atomic(folder / f"{stem}.json", {"report": stem, **task.dump()}, durable=False)
     return folder / f"{stem}.md"
 
 

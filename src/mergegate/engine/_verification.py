@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mergegate.engine._files import write_atomic
+from mergegate.atomic_files import write_atomic
 from mergegate.engine._outcomes import UnitOutcome
 from mergegate.engine._plan import report_stem
 from mergegate.engine._reports import inline
@@ -309,7 +309,7 @@ def write_review_reports(
             continue
         path = target / f"{report_stem(phase, unit, task.number)}.md"
         if replace or not path.exists():
-            write_atomic(path, render_task_report(rt.run_id, phase, unit, task))
+            write_atomic(path, render_task_report(rt.run_id, phase, unit, task), durable=False)
 
 
 @step("mergegate.gsd_verification", retries=2)

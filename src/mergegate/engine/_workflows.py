@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mergegate.atomic_files import write_json_atomic
 from mergegate.decisions import ExitCode
 from mergegate.engine._aside import (
     SetAside,
@@ -45,7 +46,6 @@ from mergegate.engine._aside import (
     task_files,
     unit_reason,
 )
-from mergegate.engine._files import write_json_atomic
 from mergegate.engine._outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
 from mergegate.engine._plan import compute_waves, selected_phases
 from mergegate.engine._reports import write_conflict_package, write_unit_records
@@ -646,7 +646,7 @@ def prior_step(phase_id: str) -> dict[str, Any] | None:
 def _record_phase(rt: Runtime, result: dict[str, Any]) -> None:
     """The phase's state into the run's database, and its copy for people (`phase.json`)."""
     rt.rows.put(StateKind.PHASE, (result["id"],), PhaseOutcome.model_validate(result))
-    write_json_atomic(rt.run_dir / result["id"] / PHASE_FILE, result)
+    write_json_atomic(rt.run_dir / result["id"] / PHASE_FILE, result, durable=False)
 
 
 def _verify(

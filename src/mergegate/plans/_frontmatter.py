@@ -14,6 +14,12 @@ importer warns that it did so. Input neither can read is an error with the line.
 Bounded: the block is capped in size, the node walk in count (aliases cannot inflate it)
 and in depth (`MAX_DEPTH`; both readers recurse, and a 100 000-deep `[[[…]]]` must be a plan
 error with its line, not a RecursionError).
+
+Not the verdicts' reader (`mergegate.verdicts._frontmatter.VerdictFrontmatter`), on purpose:
+a plan's frontmatter is the whole of its metadata, so it is read as the YAML it claims to be,
+every value with its line; a review report's frontmatter is untrusted agent output from which
+only a few verdict keys matter, so that reader scans lines and never runs a YAML loader. One
+reader cannot serve both without giving up one of the two.
 """
 
 from __future__ import annotations
@@ -33,9 +39,9 @@ from mergegate.plans._errors import Notes, PlanError
 __all__ = [
     "MAX_DEPTH",
     "MAX_FRONTMATTER_CHARS",
-    "Frontmatter",
     "Node",
-    "read_frontmatter",
+    "PlanFrontmatter",
+    "read_plan_frontmatter",
     "to_json",
 ]
 
@@ -79,7 +85,9 @@ class Node:
 
 
 @dataclass(frozen=True)
-class Frontmatter:
+class PlanFrontmatter:
+    """A plan file's frontmatter as YAML nodes with their lines (see the module docstring)."""
+
     root: Node
     body_start: int
     """0-based index of the first body line (after the closing delimiter)."""
@@ -87,7 +95,7 @@ class Frontmatter:
     """True when YAML refused the block and the lenient reader was used."""
 
 
-def read_frontmatter(doc: Document, notes: Notes) -> Frontmatter | None:
+def read_plan_frontmatter(doc: Document, notes: Notes) -> PlanFrontmatter | None:
     """The frontmatter of `doc`, or None when the file has none. Raises `PlanError`."""
     if not doc.lines or not _DELIMITER.match(doc.lines[0]):
         return None
@@ -98,7 +106,7 @@ def read_frontmatter(doc: Document, notes: Notes) -> Frontmatter | None:
     if len(text) > MAX_FRONTMATTER_CHARS:
         raise PlanError(f"frontmatter longer than {MAX_FRONTMATTER_CHARS} characters", file=doc.rel)
     if not text.strip():
-        return Frontmatter(Node({}, 1), end + 1, loose=False)
+        return PlanFrontmatter(Node({}, 1), end + 1, loose=False)
     try:
         root = _from_yaml(text, first_line=2)
         loose = False
@@ -125,7 +133,7 @@ def read_frontmatter(doc: Document, notes: Notes) -> Frontmatter | None:
         loose = True
     if not isinstance(root.value, dict):
         raise PlanError("frontmatter is not a mapping of keys to values", file=doc.rel, line=2)
-    return Frontmatter(root, end + 1, loose)
+    return PlanFrontmatter(root, end + 1, loose)
 
 
 def _reason(exc: yaml.YAMLError) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mergegate.plans._document import Document, read_document
 from mergegate.plans._errors import Notes, PlanError
-from mergegate.plans._frontmatter import read_frontmatter
+from mergegate.plans._frontmatter import read_plan_frontmatter
 from mergegate.plans._gsd_plan import PlanFile, PlanName, parse_plan_name, read_gsd_plan
 from mergegate.plans._gsd_roadmap import Roadmap, RoadmapPhase, read_roadmap
 from mergegate.plans._ids import normal_id, slug
@@ -311,7 +311,7 @@ def _verification(directory: _Dir, notes: Notes, budget: _Budget) -> str | None:
         return None
     doc = budget.read(directory.path / names[0], _join(directory.rel, names[0]))
     try:
-        front = read_frontmatter(doc, Notes())
+        front = read_plan_frontmatter(doc, Notes())
     except PlanError as exc:
         notes.warn(
             "unreadable-verification",

@@ -19,7 +19,7 @@ from pydantic import JsonValue
 
 from mergegate.plans._document import Document
 from mergegate.plans._errors import Notes, PlanError
-from mergegate.plans._frontmatter import Frontmatter, Node, read_frontmatter, to_json
+from mergegate.plans._frontmatter import Node, PlanFrontmatter, read_plan_frontmatter, to_json
 from mergegate.plans._gsd_markdown import NAME_LIMIT, markdown_body
 from mergegate.plans._ids import normal_id
 from mergegate.plans._markdown import headings, list_items, split_paths
@@ -110,7 +110,7 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
     """
     unreadable = False
     try:
-        front = read_frontmatter(doc, notes)
+        front = read_plan_frontmatter(doc, notes)
     except PlanError as exc:
         notes.error(
             "unreadable-frontmatter",
@@ -118,7 +118,7 @@ def read_gsd_plan(doc: Document, name: PlanName, notes: Notes) -> PlanFile:
             doc.ref(exc.line - 1),
         )
         unreadable = True
-        front = Frontmatter(Node({}, 1), _after_frontmatter(doc), loose=True)
+        front = PlanFrontmatter(Node({}, 1), _after_frontmatter(doc), loose=True)
     root = front.root if front else Node({}, 1)
     body_start = front.body_start if front else 0
     tags = TagIndex(doc)
@@ -158,7 +158,9 @@ def _after_frontmatter(doc: Document) -> int:
     return next(closing, 0) + 1  # unclosed: the body starts after the opening line
 
 
-def _frontmatter_fields(doc: Document, front: Frontmatter | None, notes: Notes) -> dict[str, Any]:
+def _frontmatter_fields(
+    doc: Document, front: PlanFrontmatter | None, notes: Notes
+) -> dict[str, Any]:
     if front is None:
         notes.warn(
             "no-frontmatter",

@@ -22,7 +22,7 @@ from pydantic import JsonValue
 
 from mergegate.plans._document import Document, is_fence_delimiter
 from mergegate.plans._errors import Notes, PlanError
-from mergegate.plans._frontmatter import read_frontmatter, to_json
+from mergegate.plans._frontmatter import read_plan_frontmatter, to_json
 from mergegate.plans._markdown import (
     Heading,
     consulted,
@@ -146,7 +146,7 @@ def _title(doc: Document) -> str:
 
 def _header(doc: Document, notes: Notes) -> dict[str, JsonValue]:
     extra: dict[str, JsonValue] = {}
-    front = read_frontmatter(doc, notes)
+    front = read_plan_frontmatter(doc, notes)
     if front is not None:
         extra.update({key: to_json(node) for key, node in front.root.value.items()})
     for i, line in enumerate(doc.lines[:80]):

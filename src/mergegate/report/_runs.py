@@ -6,13 +6,14 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mergegate.config import StateLayout
 from mergegate.errors import UsageError
 from mergegate.events import EVENTS_FILE, MAX_LINE_BYTES
 
 __all__ = ["RUNS_DIR", "find_runs", "resolve_run", "run_started"]
 
-RUNS_DIR = "runs"
-REVIEWS_DIR = "reviews"
+# Public since before `StateLayout`, which composes the paths; the name is its, not a copy.
+RUNS_DIR = StateLayout(Path()).runs.name
 
 
 def resolve_run(run: str, state_dir: Path) -> Path:
@@ -24,20 +25,20 @@ def resolve_run(run: str, state_dir: Path) -> Path:
         return given
     if "/" in run or run.startswith(".") or not run:
         raise UsageError(f"no run directory {run!r}")
-    for folder in (RUNS_DIR, REVIEWS_DIR):
-        candidate = state_dir / folder / run
+    layout = StateLayout(state_dir)
+    for folder in (layout.runs, layout.reviews):
+        candidate = folder / run
         if candidate.is_dir():
             return candidate
     raise UsageError(
-        f"no run {run!r}: not a directory, and not under {state_dir / RUNS_DIR} "
-        f"or {state_dir / REVIEWS_DIR}"
+        f"no run {run!r}: not a directory, and not under {layout.runs} or {layout.reviews}"
     )
 
 
 def find_runs(state_dir: Path, *, since: datetime | None = None) -> list[Path]:
     """Every run directory under `<state>/runs/` that has an event stream, oldest first;
     with `since` (timezone-aware), only runs that started at or after it."""
-    root = state_dir / RUNS_DIR
+    root = StateLayout(state_dir).runs
     if not root.is_dir():
         return []
     found = []

@@ -15,11 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from mergegate.ids import new_check_run_id
 from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.options import ReviewAgents, ReviewOptions
 from mergegate.review.reports import ReportWriter
 
 __all__ = ["Repository", "ReviewContext", "new_review_id", "new_run_id"]
+
+# A review run's id is a check run's id (`mergegate.ids`); the old name stays public.
+new_run_id = new_check_run_id
 
 
 class Repository(Protocol):
@@ -41,10 +45,6 @@ class Repository(Protocol):
 def new_review_id() -> str:
     """A fresh nonce for one reviewer attempt (the JSON trailer must carry it)."""
     return f"mg-{uuid.uuid4().hex[:16]}"
-
-
-def new_run_id() -> str:
-    return uuid.uuid4().hex[:12]
 
 
 def _ignore(_event: ReviewEvent) -> None:

@@ -16,7 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from mergegate.agents.base import AgentRequest, Backend
 from mergegate.agents.registry import backend_from_config, backend_names
 from mergegate.agents.sandbox import SandboxPolicy
-from mergegate.config import DEFAULT_AGENTS, DEFAULT_REVIEW, Config, RetryConfig, state_dir
+from mergegate.config import (
+    DEFAULT_AGENTS,
+    DEFAULT_REVIEW,
+    Config,
+    RetryConfig,
+    StateLayout,
+    state_dir,
+)
 from mergegate.errors import UsageError
 from mergegate.review.policy import GatePolicy
 
@@ -172,4 +179,4 @@ def report_root(config: Config, given: Path | None = None) -> Path:
         return given
     if config.review.report_dir:
         return Path(config.review.report_dir)
-    return state_dir(config) / "reviews"
+    return StateLayout(state_dir(config)).reviews

@@ -13,7 +13,6 @@ mergegate writes and never reads back (an agent can write in that folder).
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -23,8 +22,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mergegate.atomic_files import write_json_atomic
-from mergegate.config import ensure_state_dir
+from mergegate.config import StateLayout, ensure_state_dir
 from mergegate.errors import UsageError
+from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
 from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
@@ -42,7 +42,6 @@ __all__ = [
 
 _RUN_FILE = "run.json"
 _PLAN_FILE = "plan.json"
-_DATABASES = "db"
 _LEASES_FILE = "leases.sqlite"
 M = TypeVar("M", bound=BaseModel)
 
@@ -110,11 +109,6 @@ class RunRecord(BaseModel):
             "started": self.started,
             "plan": self.plan,
         }
-
-
-def new_run_id() -> str:
-    """A run id that sorts by start time and is a valid git branch component."""
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
 class StateKind(StrEnum):
@@ -232,7 +226,8 @@ class RunStore:
     """
 
     def __init__(self, state_dir: Path, database_url: str | None = None) -> None:
-        self.root = state_dir / "runs"
+        self.layout = StateLayout(state_dir)
+        self.root = self.layout.runs
         self.database_url = database_url
         self._located: dict[str, Tables] = {}
 
@@ -245,7 +240,7 @@ class RunStore:
         """The run's own SQLite file (one per run: recovering one run never starts another,
         and parallel runs never share a lock); outside the run's folder."""
         self.run_dir(run_id)  # checks the id
-        return self.root.parent / _DATABASES / f"{run_id}.sqlite"
+        return self.layout.databases / f"{run_id}.sqlite"
 
     def _own(self, run_id: str) -> Tables | None:
         path = self.database_path(run_id)
@@ -284,7 +279,8 @@ class RunStore:
         `<state>/db/leases.sqlite`."""
         if self.database_url:
             return Leases(tables(self.database_url))
-        path = ensure_state_dir(self.root.parent) / _DATABASES / _LEASES_FILE
+        ensure_state_dir(self.layout.root)
+        path = self.layout.databases / _LEASES_FILE
         return Leases(tables(sqlite_url(path)))
 
     def create(self, record: RunRecord, plan: Plan) -> Path:

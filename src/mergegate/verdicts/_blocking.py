@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from mergegate.verdicts._answer import strip_decor
-from mergegate.verdicts._frontmatter import FrontMatter
+from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._signals import (
     BLOCKING_SECTION,
@@ -70,7 +70,7 @@ class _Section:
 
 
 def find_blocking(
-    doc: Doc, start: int, front: FrontMatter, covered: frozenset[int] = frozenset()
+    doc: Doc, start: int, front: VerdictFrontmatter, covered: frozenset[int] = frozenset()
 ) -> tuple[int, str] | None:
     """(line index, why) of the first blocking content from line `start` on, or None.
 

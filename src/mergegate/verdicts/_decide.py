@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from mergegate.decisions import Decision
 from mergegate.errors import UsageError
 from mergegate.verdicts._findings import findings_of
-from mergegate.verdicts._frontmatter import read_frontmatter
+from mergegate.verdicts._frontmatter import read_verdict_frontmatter
 from mergegate.verdicts._grammar import DIALECTS, find_sites
 from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
@@ -104,7 +104,7 @@ def extract_findings(text: str) -> tuple[Finding, ...]:
 
 
 def _read(doc: Doc, dialect: str | None, review_id: str | None, warnings: list[str]) -> Facts:
-    front = read_frontmatter(doc)
+    front = read_verdict_frontmatter(doc)
     jsons = find_json_verdicts(doc)
     # Lines inside a JSON verdict are read as JSON, never as prose 'label: value' lines.
     covered = {i for j in jsons for i in range(j.index, j.end_index)}

@@ -8,6 +8,11 @@ GSD reports carry their verdict here (`status: clean | issues_found` for code re
 `**Status:**` line disagree, the labelling rule says the record shown to be newer decides —
 the frontmatter is newer when it has `updated:`, `resolutions:` or `human_uat_*` keys —
 and otherwise the non-passing one does.
+
+Not the plans' reader (`mergegate.plans._frontmatter.PlanFrontmatter`), on purpose: that one
+loads a plan's whole frontmatter as YAML with every value's line; this one reads untrusted
+agent output for a handful of verdict keys, in linear time, without a YAML loader. The layers
+agree: `verdicts` sits below `plans` and cannot import it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
-__all__ = ["FrontMatter", "read_frontmatter"]
+__all__ = ["VerdictFrontmatter", "read_verdict_frontmatter"]
 
 _KEY = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 _NUMBER = re.compile(r"[ \t]*(\d{1,6})[ \t]*(?:#.*)?$")
@@ -31,8 +36,8 @@ _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 
 
 @dataclass(slots=True)
-class FrontMatter:
-    """What the frontmatter says."""
+class VerdictFrontmatter:
+    """What a report's frontmatter says about its verdict (not the whole frontmatter)."""
 
     sites: list[Site] = field(default_factory=list)
     counts: list[tuple[int, str, int]] = field(default_factory=list)
@@ -44,9 +49,9 @@ class FrontMatter:
     `human_uat_*`)."""
 
 
-def read_frontmatter(doc: Doc) -> FrontMatter:
+def read_verdict_frontmatter(doc: Doc) -> VerdictFrontmatter:
     """Sites, counts and facts of the frontmatter (empty when there is none)."""
-    found = FrontMatter()
+    found = VerdictFrontmatter()
     parent = ""
     for index in range(1, max(doc.frontmatter_end, 0)):
         raw = doc.lines[index].raw
@@ -66,7 +71,7 @@ def read_frontmatter(doc: Doc) -> FrontMatter:
     return found
 
 
-def _top_level(found: FrontMatter, doc: Doc, index: int, key: str, raw_value: str) -> None:
+def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_value: str) -> None:
     value = raw_value.split(" #", 1)[0].strip()
     if key.startswith(_NEWER_KEYS):
         found.newer = True
@@ -104,7 +109,7 @@ def _top_level(found: FrontMatter, doc: Doc, index: int, key: str, raw_value: st
     )
 
 
-def _nested(found: FrontMatter, index: int, parent: str, text: str) -> None:
+def _nested(found: VerdictFrontmatter, index: int, parent: str, text: str) -> None:
     if parent == "gaps" and text.startswith("-"):
         found.open_gaps = index if found.open_gaps is None else found.open_gaps
         return

@@ -12,7 +12,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._block import block_problem
 from mergegate.verdicts._blocking import find_blocking
-from mergegate.verdicts._frontmatter import FrontMatter
+from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Severity
@@ -31,7 +31,7 @@ class Facts:
     """Everything read from one document."""
 
     doc: Doc
-    front: FrontMatter
+    front: VerdictFrontmatter
     sites: list[Site]
     """Document-level sites (prose, frontmatter, JSON), in document order."""
     broken: list[JsonVerdict]

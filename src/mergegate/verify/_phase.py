@@ -7,7 +7,6 @@ rejected (exit 2) without having started a single command.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from mergegate.agents.base import Backend
 from mergegate.errors import UsageError
+from mergegate.ids import new_check_run_id
 from mergegate.plans import Phase, Plan
 from mergegate.processes import Sandbox
 from mergegate.verify._advice import next_step
@@ -57,10 +57,6 @@ __all__ = ["VerifyOptions", "answers_for", "phase_text", "record", "reverify", "
 
 def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
-
-
-def _new_run_id() -> str:
-    return uuid.uuid4().hex[:12]
 
 
 @dataclass(frozen=True)
@@ -176,7 +172,7 @@ def verify_phase(
     state = tree_state(root, opts.exclude)
     status, reason, counts = summarize(criteria, opts.acceptance)
     result = VerificationResult(
-        run_id=opts.run_id or _new_run_id(),
+        run_id=opts.run_id or new_check_run_id(),
         plan_title=plan.title,
         plan_format=plan.format.value,
         phase_id=phase.id,
@@ -221,7 +217,7 @@ def reverify(
     """
     base = previous.model_copy(
         update={
-            "run_id": run_id or _new_run_id(),
+            "run_id": run_id or new_check_run_id(),
             "verified_at": clock(),
             "acceptance": acceptance if acceptance is not None else previous.acceptance,
         }

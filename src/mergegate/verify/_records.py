@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from mergegate.atomic_files import append_jsonl, write_atomic
+from mergegate.config import StateLayout
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan, PlanFormat
 from mergegate.verify._model import (
@@ -527,7 +528,7 @@ def phase_state_dir(state_dir: Path, plan_path: Path, phase_id: str) -> Path:
     """
     resolved = str(plan_path.resolve())
     key = f"{_slug(plan_path.stem) or 'plan'}-{hashlib.sha256(resolved.encode()).hexdigest()[:12]}"
-    return state_dir / "verify" / key / (_slug(phase_id) or "phase")
+    return StateLayout(state_dir).verify / key / (_slug(phase_id) or "phase")
 
 
 def latest_result(runs_dir: Path) -> VerificationResult | None:

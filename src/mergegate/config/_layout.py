@@ -1,0 +1,55 @@
+"""The state directory's layout: what lives where under `state_dir()`, spelled once.
+
+    <state>/
+      runs/<run>/          a run's folder: reports, summaries, logs, `run.json`, `plan.json`
+      reviews/<run>/       a `mergegate review` run's folder
+      db/                  the run databases (`<run>.sqlite`) and `leases.sqlite`
+      worktrees/<run>/     the git worktrees a run's units work in
+      workers/<name>/      a fleet worker's default work directory
+      verify/              `mergegate verify` ledgers and runs, by plan and phase
+      sessions/<backend>/  chat histories of the HTTP backends
+
+Every folder name here is persisted: runs recorded by an older mergegate are found by them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["StateLayout"]
+
+
+@dataclass(frozen=True)
+class StateLayout:
+    """The folders under one state directory `root`; nothing is created here."""
+
+    root: Path
+
+    @property
+    def runs(self) -> Path:
+        return self.root / "runs"
+
+    @property
+    def reviews(self) -> Path:
+        return self.root / "reviews"
+
+    @property
+    def databases(self) -> Path:
+        return self.root / "db"
+
+    @property
+    def verify(self) -> Path:
+        return self.root / "verify"
+
+    @property
+    def sessions(self) -> Path:
+        return self.root / "sessions"
+
+    def worktrees(self, run_id: str) -> Path:
+        """Where the worktrees of run `run_id` live."""
+        return self.root / "worktrees" / run_id
+
+    def worker(self, name: str) -> Path:
+        """A fleet worker's default work directory."""
+        return self.root / "workers" / name
