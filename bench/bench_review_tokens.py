@@ -34,7 +34,7 @@ from mergegate.agents.registry import get_backend
 from mergegate.errors import AgentError
 from mergegate.git import GitRepository
 from mergegate.review import ReviewLoop, ReviewOptions, ReviewOutcome
-from mergegate.testing.model_server import ModelServer, Script, Turn
+from mergegate.testing.model_server import ModelServer, Script, ToolCall, Turn
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CLAUDE_MODEL = "claude-sonnet-4-5"
@@ -63,12 +63,20 @@ def _answer(verdict: str, findings: str) -> str:
 
 
 APPROVE = _answer("approve", "")
-SCRIPT = Script(
+ANSWERS = (
+    (SPEC, APPROVE),
+    (QUALITY, _answer("request_changes", FINDING)),
+    (SCOPED, APPROVE),
+    (FULL, APPROVE),
+)
+# The openai backend reads the answer from the message text (its `response_format`)...
+SCRIPT = Script(turns=[Turn(match=m, text=answer, echo=ECHO) for m, answer in ANSWERS])
+# ... Claude Code from its `StructuredOutput` tool call (`--json-schema`): a text answer is
+# not one, and Claude Code asks again until the script runs out.
+CLAUDE_SCRIPT = Script(
     turns=[
-        Turn(match=SPEC, text=APPROVE, echo=ECHO),
-        Turn(match=QUALITY, text=_answer("request_changes", FINDING), echo=ECHO),
-        Turn(match=SCOPED, text=APPROVE, echo=ECHO),
-        Turn(match=FULL, text=APPROVE, echo=ECHO),
+        Turn(match=m, tool_calls=[ToolCall(name="StructuredOutput", arguments=answer)], echo=ECHO)
+        for m, answer in ANSWERS
     ]
 )
 
@@ -686,11 +694,12 @@ def main() -> None:
             figures = compare(
                 "openai backend -> model server", origin, work / "openai", openai, implementer
             )
-            binary = find_claude()
-            if binary is None:
-                print("\n[real Claude Code CLI] skipped: not installed")
-                print("  (bash scripts/install-agent-clis.sh installs it)")
-            else:
+        binary = find_claude()
+        if binary is None:
+            print("\n[real Claude Code CLI] skipped: not installed")
+            print("  (bash scripts/install-agent-clis.sh installs it)")
+        else:
+            with ModelServer(CLAUDE_SCRIPT) as server:
                 reviewer = claude_reviewer(binary, server, work / "claude-home")
                 compare(
                     "real Claude Code CLI -> model server "

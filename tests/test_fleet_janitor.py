@@ -57,7 +57,10 @@ def test_a_silent_workers_units_are_recovered_without_a_person(
     repo = repo_with(tmp_path / "repo")
     state = tmp_path / "state"
     env = _env(state, postgres_url)
-    impl = agent(tmp_path, "impl", {"*": {"implement": [{"sleep": 1.5}]}})
+    # Long enough that the agent `doomed` is running still runs when it is killed: the
+    # `workers list` below takes seconds on a loaded machine, and an agent that finished in
+    # that time let `doomed` finish its unit, so the run completed with nothing to recover.
+    impl = agent(tmp_path, "impl", {"*": {"implement": [{"sleep": 6}]}})
     rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
     workers = Workers(tmp_path, env, repo)
     try:
