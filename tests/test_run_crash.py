@@ -180,10 +180,17 @@ def _unexplained_reruns(
     the scripted agent writes its start line: the interpreter's start-up comes in between, and
     on a loaded machine a kill of the orchestrator can land there. The agent then runs on as
     an orphan (or is killed by the resume) and its step runs again, rightly, yet its start
-    line comes after the kill that explains the rerun."""
+    line comes after the kill that explains the rerun. Before the spawn, mergegate wrote the
+    attempt's prompt (`begun`) and started the sandbox, which makes its namespaces and only
+    then forks the agent: a kill in that window leaves an attempt rightly in flight whose
+    process is created after the kill (and, its sandbox orphaned, reaped by the resume)."""
     found = []
     for attempt, entries in runs.items():
-        starts = sorted(e["spawned"] for e in entries if e["event"] == "start")
+        starts = sorted(
+            min(e["spawned"], e.get("begun", e["spawned"]))
+            for e in entries
+            if e["event"] == "start"
+        )
         ends = sorted(e["time"] for e in entries if e["event"] == "end")
         for first_start, later_start in itertools.pairwise(starts):
             first_end = min([t for t in ends if t >= first_start], default=later_start)

@@ -48,6 +48,9 @@ def spawned() -> float:
 
 
 SPAWNED = spawned()
+# When mergegate began this attempt: it writes the prompt file before it starts the sandbox
+# that then forks this process, so a kill of the orchestrator can land between the two.
+BEGUN = os.stat(os.environ["MERGEGATE_PROMPT_FILE"]).st_mtime
 
 
 def approve() -> str:
@@ -122,6 +125,7 @@ def log(event: str) -> None:
         "pid": os.getpid(),
         "time": time.time(),
         "spawned": SPAWNED,
+        "begun": BEGUN,
     }
     with (state / "log.jsonl").open("a") as handle:
         handle.write(json.dumps(line) + "\n")
