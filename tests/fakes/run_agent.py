@@ -105,7 +105,12 @@ with (state / "lock").open("a") as lock:
     else:
         n = counts[key] = counts.get(key, 0) + 1
         counts[f"seen/{identity}"] = n
-    counts_file.write_text(json.dumps(counts))
+    # Atomically: a crash test's SIGKILL of the orchestrator takes this agent down with it
+    # (its sandbox dies with its parent), and a write cut between truncation and data left
+    # the next agent an empty file to parse.
+    partial = state / f"counts.json.{os.getpid()}.tmp"
+    partial.write_text(json.dumps(counts))
+    os.replace(partial, counts_file)
     fcntl.flock(lock, fcntl.LOCK_UN)
 
 
