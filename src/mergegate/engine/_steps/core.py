@@ -32,9 +32,9 @@ from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.atomic_files import write_json_atomic
-from mergegate.engine._observe import event_key, place_of
-from mergegate.engine._outcomes import CheckpointAnswer, TakeoverAnswer
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._context.journal import event_key, place_of
+from mergegate.engine._context.outcomes import CheckpointAnswer, TakeoverAnswer
+from mergegate.engine._context.runtime import Runtime, current
 from mergegate.errors import UsageError
 from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
 from mergegate.git import (

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._context.runtime import Runtime, current
 from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
 from mergegate.handoff import AgentResultPayload, HandoffRecorder
@@ -61,8 +61,8 @@ from mergegate.implementer import (
 from mergegate.store import step
 
 if TYPE_CHECKING:
-    from mergegate.engine._outcomes import TaskOutcome
-    from mergegate.engine._task import _Pipeline
+    from mergegate.engine._context.outcomes import TaskOutcome
+    from mergegate.engine._flow.task_pipeline import _Pipeline
 
 __all__ = [
     "RESULT_DIR",

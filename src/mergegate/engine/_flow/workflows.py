@@ -38,7 +38,10 @@ from typing import Any
 
 from mergegate.atomic_files import write_json_atomic
 from mergegate.decisions import ExitCode
-from mergegate.engine._aside import (
+from mergegate.engine._context.outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
+from mergegate.engine._context.plan_views import compute_waves, selected_phases
+from mergegate.engine._context.runtime import Runtime, current
+from mergegate.engine._flow.aside import (
     SetAside,
     dependency,
     not_run,
@@ -46,11 +49,11 @@ from mergegate.engine._aside import (
     task_files,
     unit_reason,
 )
-from mergegate.engine._outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
-from mergegate.engine._plan import compute_waves, selected_phases
-from mergegate.engine._reports import write_conflict_package, write_unit_records
-from mergegate.engine._runtime import Runtime, current
-from mergegate.engine._steps import (
+from mergegate.engine._flow.takeover import take_over
+from mergegate.engine._flow.task_pipeline import task_workflow
+from mergegate.engine._records.task_report import write_task_report
+from mergegate.engine._records.unit_records import write_conflict_package, write_unit_records
+from mergegate.engine._steps.core import (
     adopt_step,
     advance_step,
     answer_step,
@@ -64,10 +67,7 @@ from mergegate.engine._steps import (
     tip_step,
     workspace_step,
 )
-from mergegate.engine._takeover import take_over
-from mergegate.engine._task import task_workflow
-from mergegate.engine._task_report import write_task_report
-from mergegate.engine._verification import (
+from mergegate.engine._steps.phase_check import (
     PASSING,
     gsd_summary_step,
     gsd_verification_step,

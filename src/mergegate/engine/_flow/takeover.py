@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mergegate.decisions import ExitCode
-from mergegate.engine._outcomes import TakeoverAnswer, TaskOutcome
-from mergegate.engine._plan import task_checks
-from mergegate.engine._runtime import Runtime
-from mergegate.engine._steps import adopt_step, check_step, takeovers_step
-from mergegate.engine._task import task_workflow
+from mergegate.engine._context.outcomes import TakeoverAnswer, TaskOutcome
+from mergegate.engine._context.plan_views import task_checks
+from mergegate.engine._context.runtime import Runtime
+from mergegate.engine._flow.task_pipeline import task_workflow
+from mergegate.engine._steps.core import adopt_step, check_step, takeovers_step
 from mergegate.plans import Task, Unit
 from mergegate.store import child_id
 

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mergegate.engine._outcomes import CheckpointAnswer, TakeoverAnswer, UnitOutcome
-from mergegate.engine._takeover import TAKEN_OVER
+from mergegate.engine._context.outcomes import CheckpointAnswer, TakeoverAnswer, UnitOutcome
+from mergegate.engine._flow.takeover import TAKEN_OVER
 from mergegate.errors import UsageError
 from mergegate.git import branch_tip, head_commit, uncommitted_paths
 from mergegate.plans import Plan, Task, Unit

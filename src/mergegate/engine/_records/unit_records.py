@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.atomic_files import write_atomic, write_json_atomic
-from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
-from mergegate.engine._runtime import Runtime
+from mergegate.engine._context.outcomes import TaskOutcome, UnitOutcome
+from mergegate.engine._context.runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
