@@ -149,7 +149,7 @@ class Runtime:
     """Consulted when an implementer asks for help (none: a help request escalates)."""
     events: EventSink = field(default_factory=EventSink)
     journal: JournalSink = field(default_factory=NullJournal)
-    """The run's typed event stream (`events.jsonl`, see `_observe`): each id written once."""
+    """The run's typed event stream (`events.jsonl`, see `journal`): each id written once."""
     human: Human | None = None
     budget: Budget | None = None
     worktree_root: Path | None = None

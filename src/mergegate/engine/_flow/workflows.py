@@ -8,7 +8,7 @@
   integration branch at the start of the wave; then the approved units are merged `--no-ff`,
   in plan order, exactly once. Dependants of a unit that did not merge are skipped with the
   reason; independent units go on. When every unit merged, the phase is verified on the
-  integration branch (`_verification`).
+  integration branch (`_steps.phase_check`).
 * `unit_workflow` makes the unit's work tree and runs its tasks in order, one implementer
   session resumed from task to task; a checkpoint task waits for a person's answer.
 
@@ -211,7 +211,7 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
 @dataclass
 class _UnitTasks:
     """A unit's tasks in order, in its workspace: the head the next task starts from, the
-    implementer session it resumes, and the tasks set aside (`_aside`). Every field changes
+    implementer session it resumes, and the tasks set aside (`aside`). Every field changes
     only from recorded results, so a replay walks the same path."""
 
     rt: Runtime

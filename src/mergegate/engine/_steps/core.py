@@ -19,7 +19,7 @@ died runs again, so each one starts by making its own re-run safe:
 Git in a unit's workspace runs only through `Runtime.workspace`, the workspace as its step
 recorded it (its `.git`'s identity, checked before every command: `mergegate.git._identity`).
 
-The review's own steps (each reviewer attempt, each fix round) are in `_review`.
+The review's own steps (each reviewer attempt, each fix round) are in `review_stage`.
 """
 
 from __future__ import annotations
