@@ -35,7 +35,7 @@ from pathlib import Path
 
 from _smoke import sizes
 from mergegate.atomic_files import read_json_validated, write_json_atomic
-from mergegate.engine._outcomes import UnitOutcome
+from mergegate.engine._context.outcomes import UnitOutcome
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
 from mergegate.store import RunRecord, RunStore, StateKind

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from _plan_runs import agent, approve, events, invoke, make_plan, repo_with, run_args, with_fixes
 from mergegate.cli import cli
-from mergegate.engine._observe import RunJournal, repair_tail
+from mergegate.engine._context.journal import RunJournal, repair_tail
 from mergegate.events import (
     EVENTS_FILE,
     Alert,

@@ -6,7 +6,6 @@ durable state (`mergegate.store`). See docs/run.md.
 
 from __future__ import annotations
 
-from mergegate.engine._agents import AgentSpec, Budget, Metered, RunAgents, build_backend
 from mergegate.engine._api import (
     Answers,
     RunRequest,
@@ -23,17 +22,29 @@ from mergegate.engine._api import (
     recorded_agents,
     run_report,
 )
-from mergegate.engine._fleet import Worker, WorkerOptions, enqueue_run
-from mergegate.engine._fleet_admin import (
+from mergegate.engine._context.plan_views import (
+    compute_waves,
+    task_checks,
+    task_spec,
+    validate_plan,
+)
+from mergegate.engine._context.run_agents import (
+    AgentSpec,
+    Budget,
+    Metered,
+    RunAgents,
+    build_backend,
+)
+from mergegate.engine._context.run_events import EventSink, RunEvent
+from mergegate.engine._context.runtime import RunOptions
+from mergegate.engine._fleet.admin import (
     fleet_database_url,
     fleet_status,
     fleet_workers,
     recover_worker,
 )
-from mergegate.engine._plan import compute_waves, task_checks, task_spec, validate_plan
-from mergegate.engine._preflight import check_agents, require_ready
-from mergegate.engine._runtime import RunOptions
-from mergegate.engine.events import EventSink, RunEvent
+from mergegate.engine._fleet.worker import Worker, WorkerOptions, enqueue_run
+from mergegate.engine._steps.preflight import check_agents, require_ready
 
 __all__ = [
     "AgentSpec",

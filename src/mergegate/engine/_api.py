@@ -23,26 +23,31 @@ from typing import Any
 
 from mergegate.config import Config, redact_url
 from mergegate.decisions import ExitCode
-from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
-from mergegate.engine._answers import task_answers
-from mergegate.engine._next import shown_status
-from mergegate.engine._observe import RunJournal, StreamEnd, close_stream
-from mergegate.engine._orphans import RunProcesses, kill_orphans
-from mergegate.engine._outcomes import PhaseOutcome
-from mergegate.engine._plan import compute_waves, selected_phases, task_checks, validate_plan
-from mergegate.engine._runtime import Human, RunOptions, Runtime, install, uninstall
-from mergegate.engine._summary import (
+from mergegate.engine._context.journal import RunJournal, StreamEnd, close_stream
+from mergegate.engine._context.orphans import RunProcesses, kill_orphans
+from mergegate.engine._context.outcomes import PhaseOutcome
+from mergegate.engine._context.plan_views import (
+    compute_waves,
+    selected_phases,
+    task_checks,
+    validate_plan,
+)
+from mergegate.engine._context.run_agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._context.run_events import EventSink, RunEvent
+from mergegate.engine._context.runtime import Human, RunOptions, Runtime, install, uninstall
+from mergegate.engine._flow.answers import task_answers
+from mergegate.engine._flow.workflows import run_workflow
+from mergegate.engine._records.run_status import shown_status
+from mergegate.engine._records.summary import (
     build_report,
     load_plan_snapshot,
     run_outcome,
     write_run_summary,
 )
-from mergegate.engine._verification import (
+from mergegate.engine._steps.phase_check import (
     latest_verification,
     record_criterion_answers,
 )
-from mergegate.engine._workflows import run_workflow
-from mergegate.engine.events import EventSink, RunEvent
 from mergegate.errors import EscalationError, RunInterruptedError, UsageError
 from mergegate.events import Alert, EventBase, RunFinished, RunStarted
 from mergegate.git import (

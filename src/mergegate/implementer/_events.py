@@ -3,9 +3,10 @@
 Events go to the `EventSink` of the `HandoffRecorder` a step is given — `<run_dir>/events.jsonl`
 as they are with `HandoffRecorder.for_run` — beside the `handoff.attempt` and
 `handoff.finished` events of the retry loop. In `mergegate run` the engine's recorder
-(`mergegate.engine._help.run_recorder`) turns the kinds `mergegate.events` has into typed events
-(handoff attempts and ends, `advice.attempt` as `help.advice`, `help.discrepancy` as a warning
-`notice`) and drops the others, whose facts are in the attempt and consultation records.
+(`mergegate.engine._steps.implementer_turn.run_recorder`) turns the kinds `mergegate.events`
+has into typed events (handoff attempts and ends, `advice.attempt` as `help.advice`,
+`help.discrepancy` as a warning `notice`) and drops the others, whose facts are in the attempt
+and consultation records.
 
 Every event is a flat JSON object with `type`, `level` (`info` or `warning`), `timestamp` and
 the fields below. Values quote agent output (contexts, errors): renderers must escape them.

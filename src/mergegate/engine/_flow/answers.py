@@ -1,5 +1,5 @@
 """A person's answers to a task, given with `resume --answer UNIT/TASK=ANSWER`: a checkpoint
-task's (approve or reject), or a taken-over task's (approve, skip or retry: `_takeover`).
+task's (approve or reject), or a taken-over task's (approve, skip or retry: `takeover`).
 
 Each answer is checked against the run's state in its database before anything is recorded:
 the task exists (by `UNIT/TASK`, or by `TASK` alone when no other task has that id), a
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mergegate.engine._outcomes import CheckpointAnswer, TakeoverAnswer, UnitOutcome
-from mergegate.engine._takeover import TAKEN_OVER
+from mergegate.engine._context.outcomes import CheckpointAnswer, TakeoverAnswer, UnitOutcome
+from mergegate.engine._flow.takeover import TAKEN_OVER
 from mergegate.errors import UsageError
 from mergegate.git import branch_tip, head_commit, uncommitted_paths
 from mergegate.plans import Plan, Task, Unit
@@ -89,7 +89,7 @@ def _task(plan: Plan, key: str) -> tuple[Unit, Task]:
 
 def _stopped_unit(rows: RunRows, plan: Plan, unit: Unit, task: Task) -> UnitOutcome:
     """The unit's recorded outcome, when it stopped at `task` for a person, or ended with
-    `task` set aside (escalated, and the unit went on without it: `_aside`)."""
+    `task` set aside (escalated, and the unit went on without it: `aside`)."""
     phase = next(p for p in plan.phases if any(u.id == unit.id for u in p.units))
     found = rows.get(StateKind.UNIT, (phase.id, unit.id), UnitOutcome)
     last = found.tasks[-1] if found is not None and found.tasks else None

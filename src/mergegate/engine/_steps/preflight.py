@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mergegate.agents import Readiness, preflight, require_ready
 from mergegate.config import Config
-from mergegate.engine._agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._context.run_agents import AgentSpec, RunAgents, build_backend
 from mergegate.implementer import advisors_from_config
 
 __all__ = ["check_agents", "require_ready"]

@@ -19,12 +19,11 @@ from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
-from mergegate.engine._help import implement_turns, judge_claim
-from mergegate.engine._outcomes import TaskOutcome
-from mergegate.engine._plan import task_checks, task_spec
-from mergegate.engine._review import review_step
-from mergegate.engine._runtime import Runtime, current, working_on
-from mergegate.engine._steps import (
+from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.plan_views import task_checks, task_spec
+from mergegate.engine._context.run_events import RunEvent
+from mergegate.engine._context.runtime import Runtime, current, working_on
+from mergegate.engine._steps.core import (
     agent_result,
     agent_step,
     check_step,
@@ -32,7 +31,8 @@ from mergegate.engine._steps import (
     commit_step,
     human_step,
 )
-from mergegate.engine.events import RunEvent
+from mergegate.engine._steps.implementer_turn import implement_turns, judge_claim
+from mergegate.engine._steps.review_stage import review_step
 from mergegate.git import Workspace
 from mergegate.implementer import result_schema, task_environment
 from mergegate.plans import Task

@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mergegate.decisions import ExitCode
-from mergegate.engine._outcomes import TaskOutcome
-from mergegate.engine._runtime import Runtime
+from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.runtime import Runtime
 from mergegate.plans import Task
 
 __all__ = ["SetAside", "dependency", "not_run", "sets_aside", "task_files", "unit_reason"]

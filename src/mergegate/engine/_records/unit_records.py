@@ -7,7 +7,7 @@ Layout under `.mergegate/runs/<run-id>/`:
     SUMMARY.md, summary.json          the run summary (`--format json` prints the same object)
     <phase>/<unit>/unit.json          where the unit stands (a copy)
     <phase>/<unit>/SUMMARY.md         the unit summary ("Unresolved Review Findings")
-    <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task (`_task_report`)
+    <phase>/<unit>/<phase>-<unit>-REVIEW-T<n>.md/.json   one report per task (`task_report`)
     <phase>/<unit>/<task>/attempts/NN-<role>/            every agent attempt (prompt, output,
                                                          process record, result)
     <phase>/<unit>/<task>/checks/NN/MM/                  every check run
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.atomic_files import write_atomic, write_json_atomic
-from mergegate.engine._outcomes import TaskOutcome, UnitOutcome
-from mergegate.engine._runtime import Runtime
+from mergegate.engine._context.outcomes import TaskOutcome, UnitOutcome
+from mergegate.engine._context.runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence

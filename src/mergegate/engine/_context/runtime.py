@@ -24,9 +24,9 @@ from mergegate.agents import OutputTap
 from mergegate.agents.base import AgentRequest, Backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
 from mergegate.config import Config
-from mergegate.engine._agents import Budget, Metered
-from mergegate.engine._observe import NullJournal
-from mergegate.engine.events import EventSink, RunEvent
+from mergegate.engine._context.journal import NullJournal
+from mergegate.engine._context.run_agents import Budget, Metered
+from mergegate.engine._context.run_events import EventSink, RunEvent
 from mergegate.events import EventBase
 from mergegate.events import EventSink as JournalSink
 from mergegate.git import (
@@ -149,7 +149,7 @@ class Runtime:
     """Consulted when an implementer asks for help (none: a help request escalates)."""
     events: EventSink = field(default_factory=EventSink)
     journal: JournalSink = field(default_factory=NullJournal)
-    """The run's typed event stream (`events.jsonl`, see `_observe`): each id written once."""
+    """The run's typed event stream (`events.jsonl`, see `journal`): each id written once."""
     human: Human | None = None
     budget: Budget | None = None
     worktree_root: Path | None = None

@@ -19,7 +19,7 @@ died runs again, so each one starts by making its own re-run safe:
 Git in a unit's workspace runs only through `Runtime.workspace`, the workspace as its step
 recorded it (its `.git`'s identity, checked before every command: `mergegate.git._identity`).
 
-The review's own steps (each reviewer attempt, each fix round) are in `_review`.
+The review's own steps (each reviewer attempt, each fix round) are in `review_stage`.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.atomic_files import write_json_atomic
-from mergegate.engine._observe import event_key, place_of
-from mergegate.engine._outcomes import CheckpointAnswer, TakeoverAnswer
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._context.journal import event_key, place_of
+from mergegate.engine._context.outcomes import CheckpointAnswer, TakeoverAnswer
+from mergegate.engine._context.runtime import Runtime, current
 from mergegate.errors import UsageError
 from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
 from mergegate.git import (

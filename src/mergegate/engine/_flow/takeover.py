@@ -13,7 +13,7 @@ never applies an answer twice:
 * `retry` — the task runs again from its start in a fresh implementer session
   (`<run>/<unit>/<task>/retry-g<N>`), with its whole pipeline: checks, review, fix rounds.
 
-A task set aside (`_aside`: the unit went on without it) is answered at the unit's end, on
+A task set aside (`aside`: the unit went on without it) is answered at the unit's end, on
 top of the unit's head (`at`): a retry starts there and a skip leaves the tree there.
 """
 
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mergegate.decisions import ExitCode
-from mergegate.engine._outcomes import TakeoverAnswer, TaskOutcome
-from mergegate.engine._plan import task_checks
-from mergegate.engine._runtime import Runtime
-from mergegate.engine._steps import adopt_step, check_step, takeovers_step
-from mergegate.engine._task import task_workflow
+from mergegate.engine._context.outcomes import TakeoverAnswer, TaskOutcome
+from mergegate.engine._context.plan_views import task_checks
+from mergegate.engine._context.runtime import Runtime
+from mergegate.engine._flow.task_pipeline import task_workflow
+from mergegate.engine._steps.core import adopt_step, check_step, takeovers_step
 from mergegate.plans import Task, Unit
 from mergegate.store import child_id
 
@@ -49,7 +49,7 @@ class _Place:
     worktree: str
     workspace: dict[str, Any]
     at: str | None = None
-    """For a task set aside (`_aside`): the unit's head the answer applies on top of (the
+    """For a task set aside (`aside`): the unit's head the answer applies on top of (the
     unit went on without the task); None: the task's own start."""
 
     @property

@@ -37,18 +37,18 @@ from typing import Any
 
 from mergegate.config import Config, load_config
 from mergegate.engine._api import RunFailure, _finish, _journal, _runtime, _started, run_input
-from mergegate.engine._fleet_admin import (
+from mergegate.engine._context.journal import RunJournal
+from mergegate.engine._context.orphans import WorkerProcesses, kill_orphans_of
+from mergegate.engine._context.outcomes import WorkspaceRecord
+from mergegate.engine._context.run_events import EventSink, RunEvent
+from mergegate.engine._context.runtime import Runtime, current, install_resolver
+from mergegate.engine._fleet.admin import (
     fleet_database_url,
     recover_executor,
     run_state_dir,
 )
-from mergegate.engine._janitor import Janitor
-from mergegate.engine._observe import RunJournal
-from mergegate.engine._orphans import WorkerProcesses, kill_orphans_of
-from mergegate.engine._outcomes import WorkspaceRecord
-from mergegate.engine._runtime import Runtime, current, install_resolver
-from mergegate.engine._workflows import run_workflow
-from mergegate.engine.events import EventSink, RunEvent
+from mergegate.engine._fleet.janitor import Janitor
+from mergegate.engine._flow.workflows import run_workflow
 from mergegate.git import Remote, Workspace, remove_tree
 from mergegate.processes import install_ledger
 from mergegate.store import (

@@ -29,10 +29,10 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from mergegate.engine._agents import Metered
-from mergegate.engine._runtime import Runtime, current
-from mergegate.engine._steps import keep_lost_attempt
-from mergegate.engine.events import RunEvent
+from mergegate.engine._context.run_agents import Metered
+from mergegate.engine._context.run_events import RunEvent
+from mergegate.engine._context.runtime import Runtime, current
+from mergegate.engine._steps.core import keep_lost_attempt
 from mergegate.errors import UsageError
 from mergegate.events import Escalation, Notice
 from mergegate.git import GitRepository, Workspace, commit_with_key, reset_clean

@@ -31,11 +31,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
-from mergegate.engine._runtime import Runtime, current
+from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.runtime import Runtime, current
 from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
 from mergegate.handoff import AgentResultPayload, HandoffRecorder
@@ -58,14 +59,12 @@ from mergegate.implementer import (
     read_agent_result,
     read_consultation,
 )
+from mergegate.plans import Task
 from mergegate.store import step
-
-if TYPE_CHECKING:
-    from mergegate.engine._outcomes import TaskOutcome
-    from mergegate.engine._task import _Pipeline
 
 __all__ = [
     "RESULT_DIR",
+    "ImplementingTask",
     "backoff_step",
     "collect_step",
     "consult_step",
@@ -116,7 +115,61 @@ class _RunEvents:
             )
 
 
-def _where(pipe: _Pipeline) -> dict[str, str]:
+class ImplementingTask(Protocol):
+    """What the implementer's turn reads and moves of the task it runs for: the task pipeline
+    (`_flow.task_pipeline`) is one, and hands itself over. The turn reads where the task is
+    and how it was asked, records what its steps returned (the session, the stop, the claim
+    and its judgement, the notes, the help requests) and ends the task through the pipeline's
+    own verdicts."""
+
+    session: str | None
+    stopped: str | None
+    notes: str
+    claim: dict[str, Any] | None
+    judgement: dict[str, Any] | None
+    help_requests: int
+
+    @property
+    def rt(self) -> Runtime: ...
+    @property
+    def phase_id(self) -> str: ...
+    @property
+    def unit_id(self) -> str: ...
+    @property
+    def task(self) -> Task: ...
+    @property
+    def spec(self) -> str: ...
+    @property
+    def start(self) -> str: ...
+    @property
+    def worktree(self) -> Path: ...
+    @property
+    def task_dir(self) -> Path: ...
+    @property
+    def attempt_dir(self) -> str: ...
+    @property
+    def deadline(self) -> float | None: ...
+    @property
+    def request(self) -> AgentRequest | None: ...
+
+    def emit(self, step: str, message: str) -> None: ...
+    def count(self, tokens: int) -> None: ...
+    def run_agent(
+        self,
+        prompt: str,
+        commit: dict[str, Any] | None = None,
+        *,
+        resume: bool = True,
+        result: bool = False,
+    ) -> tuple[AgentResult, str | None]: ...
+    def outcome(
+        self, decision: str, reason: str = "", code: ExitCode = ExitCode.OK
+    ) -> TaskOutcome: ...
+    def escalate(self, reason: str) -> TaskOutcome: ...
+    def ended_by_stop(self) -> TaskOutcome: ...
+
+
+def _where(pipe: ImplementingTask) -> dict[str, str]:
     return {"phase": pipe.phase_id, "unit": pipe.unit_id, "task": pipe.task.id}
 
 
@@ -224,7 +277,7 @@ class _Turns:
     field changes only from recorded step results (or files they wrote once), so a replay
     walks the same path."""
 
-    def __init__(self, pipe: _Pipeline) -> None:
+    def __init__(self, pipe: ImplementingTask) -> None:
         self.pipe = pipe
         self.rt = pipe.rt
         self.limits = RecoveryLimits.from_config(self.rt.config.agents)
@@ -421,7 +474,7 @@ def _context_text(context: dict[str, Any] | None) -> str:
     return json.dumps(context, ensure_ascii=False, sort_keys=True)
 
 
-def implement_turns(pipe: _Pipeline, files: str) -> TaskOutcome | None:
+def implement_turns(pipe: ImplementingTask, files: str) -> TaskOutcome | None:
     """Run the implementer for `pipe`'s task until it handed in a valid, successful
     `agent-result` (None: go on to the commit) or the task ended (its outcome)."""
     return _Turns(pipe).run(files)

@@ -15,15 +15,15 @@ from typing import Any
 from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.decisions import ExitCode
-from mergegate.engine._next import next_step, shown_status
-from mergegate.engine._outcomes import (
+from mergegate.engine._context.outcomes import (
     CheckpointAnswer,
     PhaseOutcome,
     TakeoverAnswer,
     UnitOutcome,
 )
-from mergegate.engine._plan import report_stem, selected_phases
-from mergegate.engine._reports import inline
+from mergegate.engine._context.plan_views import report_stem, selected_phases
+from mergegate.engine._records.run_status import next_step, shown_status
+from mergegate.engine._records.unit_records import inline
 from mergegate.events import EVENTS_FILE, Alert, EventLogError, read_events
 from mergegate.plans import Phase, Plan
 from mergegate.report import REPORT_FILE

@@ -10,7 +10,7 @@ from typing import Any
 
 from mergegate.config import Config
 from mergegate.engine._api import database_url_of, run_report
-from mergegate.engine._orphans import kill_orphans_of
+from mergegate.engine._context.orphans import kill_orphans_of
 from mergegate.errors import UsageError
 from mergegate.store import (
     Roll,

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.atomic_files import write_atomic
-from mergegate.engine._outcomes import UnitOutcome
-from mergegate.engine._plan import report_stem
-from mergegate.engine._reports import inline
-from mergegate.engine._runtime import Runtime, current, working_on
-from mergegate.engine._steps import keep_lost_attempt
-from mergegate.engine._task_report import render_task_report
+from mergegate.engine._context.outcomes import UnitOutcome
+from mergegate.engine._context.plan_views import report_stem
+from mergegate.engine._context.runtime import Runtime, current, working_on
+from mergegate.engine._records.task_report import render_task_report
+from mergegate.engine._records.unit_records import inline
+from mergegate.engine._steps.core import keep_lost_attempt
 from mergegate.git import (
     GitRepository,
     add_workspace,

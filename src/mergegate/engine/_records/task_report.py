@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.atomic_files import write_atomic, write_json_atomic
-from mergegate.engine._outcomes import TaskOutcome
-from mergegate.engine._plan import report_stem
-from mergegate.engine._reports import inline
-from mergegate.engine._runtime import Runtime
+from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.plan_views import report_stem
+from mergegate.engine._context.runtime import Runtime
+from mergegate.engine._records.unit_records import inline
 from mergegate.plans import Phase, Unit
 
 __all__ = ["SEED_SEVERITY", "render_task_report", "write_task_report"]

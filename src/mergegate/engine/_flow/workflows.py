@@ -8,7 +8,7 @@
   integration branch at the start of the wave; then the approved units are merged `--no-ff`,
   in plan order, exactly once. Dependants of a unit that did not merge are skipped with the
   reason; independent units go on. When every unit merged, the phase is verified on the
-  integration branch (`_verification`).
+  integration branch (`_steps.phase_check`).
 * `unit_workflow` makes the unit's work tree and runs its tasks in order, one implementer
   session resumed from task to task; a checkpoint task waits for a person's answer.
 
@@ -38,7 +38,10 @@ from typing import Any
 
 from mergegate.atomic_files import write_json_atomic
 from mergegate.decisions import ExitCode
-from mergegate.engine._aside import (
+from mergegate.engine._context.outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
+from mergegate.engine._context.plan_views import compute_waves, selected_phases
+from mergegate.engine._context.runtime import Runtime, current
+from mergegate.engine._flow.aside import (
     SetAside,
     dependency,
     not_run,
@@ -46,11 +49,11 @@ from mergegate.engine._aside import (
     task_files,
     unit_reason,
 )
-from mergegate.engine._outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
-from mergegate.engine._plan import compute_waves, selected_phases
-from mergegate.engine._reports import write_conflict_package, write_unit_records
-from mergegate.engine._runtime import Runtime, current
-from mergegate.engine._steps import (
+from mergegate.engine._flow.takeover import take_over
+from mergegate.engine._flow.task_pipeline import task_workflow
+from mergegate.engine._records.task_report import write_task_report
+from mergegate.engine._records.unit_records import write_conflict_package, write_unit_records
+from mergegate.engine._steps.core import (
     adopt_step,
     advance_step,
     answer_step,
@@ -64,10 +67,7 @@ from mergegate.engine._steps import (
     tip_step,
     workspace_step,
 )
-from mergegate.engine._takeover import take_over
-from mergegate.engine._task import task_workflow
-from mergegate.engine._task_report import write_task_report
-from mergegate.engine._verification import (
+from mergegate.engine._steps.phase_check import (
     PASSING,
     gsd_summary_step,
     gsd_verification_step,
@@ -211,7 +211,7 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
 @dataclass
 class _UnitTasks:
     """A unit's tasks in order, in its workspace: the head the next task starts from, the
-    implementer session it resumes, and the tasks set aside (`_aside`). Every field changes
+    implementer session it resumes, and the tasks set aside (`aside`). Every field changes
     only from recorded results, so a replay walks the same path."""
 
     rt: Runtime
