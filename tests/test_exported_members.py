@@ -701,6 +701,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ReviewFinished",
         "RunFinished",
         "RunStarted",
+        "Sink",
         "SCHEMA_VERSION",
         "StepProgress",
         "TaskFinished",
