@@ -18,9 +18,9 @@ from mergegate.cli._interrupt import exit_now, interruptible
 from mergegate.cli._progress import MODES, choose_mode, clean, model_activity
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
-from mergegate.cli.verify import load_plan
 from mergegate.config import Config, StateLayout, load_config, state_dir
 from mergegate.errors import RunInterruptedError, UsageError
+from mergegate.plans import read_plan
 
 if TYPE_CHECKING:
     from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions
@@ -421,7 +421,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
 
         # a remote's name resolved, an allowed protocol, no password: before anything is made
         remote = remote_url(opts["repo"], remote)
-    loaded = load_plan(plan_file)
+    loaded = read_plan(plan_file)
     options = _options(config, opts)
     if opts["dry_run"]:
         lines = dry_run_lines(loaded.plan, options)  # the plan's errors before the agents'
