@@ -479,6 +479,7 @@ EXPECTED_MODULE_EXPORTS = {
         "JsonlEventSink",
         "MemoryEventSink",
         "ModelSchema",
+        "PromptFile",
         "RetryPolicy",
         "ReviewFinding",
         "ReviewVerdictPayload",
