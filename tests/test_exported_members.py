@@ -422,6 +422,7 @@ EXPECTED_MODULE_EXPORTS = {
         "write_json_atomic",
     },
     "mergegate.ids": {"new_check_run_id", "new_run_id"},
+    "mergegate.untrusted": {"bounded", "one_line", "storable"},
     "mergegate.config": {
         "CONFIG_FILE",
         "ConfigText",

@@ -28,6 +28,7 @@ from typing import Any, Literal
 from mergegate.agents.answers import answer_schema as typed_answer_schema
 from mergegate.agents.base import AgentRequest, AgentResult, AnswerSchema, Backend
 from mergegate.handoff import PromptFile, extract
+from mergegate.untrusted import bounded
 from mergegate.verify._judgement import CriterionJudgement, VerifierAnswer, answer_schema
 
 __all__ = [
@@ -94,19 +95,15 @@ def template_sha256() -> str:
     return _template(TEMPLATE).sha256
 
 
-def _bounded(text: str, limit: int = _MAX_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _render_questions(questions: Sequence[Question]) -> str:
     blocks = []
     for q in questions:
         lines = [f"### `{q.id}` ({q.kind}{', ' + q.source if q.source else ''})", ""]
-        lines += ["> " + line for line in _bounded(q.text).splitlines() or [""]]
+        lines += ["> " + line for line in bounded(q.text, _MAX_TEXT).splitlines() or [""]]
         lines += ["", f"Needs judgement because {q.why}."]
         if q.evidence:
             lines += ["", "Program evidence so far:"]
-            lines += [f"- {_bounded(e, 600)}" for e in q.evidence]
+            lines += [f"- {bounded(e, 600)}" for e in q.evidence]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
