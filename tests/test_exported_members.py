@@ -568,6 +568,7 @@ EXPECTED_MODULE_EXPORTS = {
         "Evidence",
         "GapAcceptance",
         "Outcome",
+        "PhaseDir",
         "PlanPathError",
         "Result",
         "VerificationResult",

@@ -16,7 +16,7 @@ from mergegate.agents.sandbox import SandboxedBackend, starts_processes
 from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
-from mergegate.config import Config, load_config, state_dir
+from mergegate.config import Config, StateLayout, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import MergegateError, UsageError
 from mergegate.git import object_dirs
@@ -178,7 +178,7 @@ def run(
         state = state_dir(config)
         objects = object_dirs(cwd)
         backend = SandboxedBackend(
-            backend, policy, state / "homes", objects=lambda _r: objects, hidden=(state,)
+            backend, policy, StateLayout(state).homes, objects=lambda _r: objects, hidden=(state,)
         )
     request = AgentRequest(
         prompt=text,

@@ -35,6 +35,7 @@ from mergegate.verify import (
     Answer,
     CriterionChecks,
     GapAcceptance,
+    PhaseDir,
     Result,
     VerificationResult,
     VerificationStatus,
@@ -293,7 +294,7 @@ class _Context:
 
 def _new_run(ctx: _Context) -> tuple[str, Path]:
     run_id = new_check_run_id()
-    return run_id, ctx.base_dir / "runs" / run_id
+    return run_id, PhaseDir(ctx.base_dir).run(run_id)
 
 
 def _exclude(ctx: _Context, gsd: Path | None) -> tuple[str, ...]:
@@ -333,13 +334,13 @@ def _follow_up(
 ) -> tuple[VerificationResult, Path]:
     """Apply answers or an acceptance: to the last result when the tree is unchanged, else by
     verifying again (recorded answers apply to unchanged criteria)."""
-    ledger = ctx.base_dir / "answers.jsonl"
+    ledger = PhaseDir(ctx.base_dir).answers
     for answer in answers:
         record_answer(ledger, answer)
     if answers and not opts["report_dir"]:
         _answer_runs(ctx, config, answers)
     acceptance = _acceptance(opts)
-    previous = latest_result(ctx.base_dir / "runs")
+    previous = latest_result(PhaseDir(ctx.base_dir).runs)
     run_id, run_dir = _new_run(ctx)
     recorded = tuple(load_answers(ledger))
     options = _options(ctx, opts, answers=recorded, acceptance=acceptance, run_id=run_id)
@@ -590,13 +591,13 @@ def _verify_or_follow_up(
 ) -> tuple[VerificationResult, Path]:
     given = _parse_answers(opts["answers"])
     if given or opts["accept_gaps"]:
-        previous = latest_result(ctx.base_dir / "runs")
+        previous = latest_result(PhaseDir(ctx.base_dir).runs)
         if given and previous is None:
             raise UsageError("no earlier verification of this phase to answer: run verify first")
         who = _who(opts["who"])
         answers = _answers_for(previous, given, opts["note"], who) if previous else []
         return _follow_up(ctx, opts, config, answers)
     run_id, run_dir = _new_run(ctx)
-    recorded = tuple(load_answers(ctx.base_dir / "answers.jsonl"))
+    recorded = tuple(load_answers(PhaseDir(ctx.base_dir).answers))
     options = _options(ctx, opts, answers=recorded, run_id=run_id)
     return _full_run(ctx, opts, config, run_dir, options), run_dir

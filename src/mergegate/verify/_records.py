@@ -19,6 +19,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -39,6 +40,7 @@ from mergegate.verify._paths import check_plan_path
 from mergegate.verify._verifier import AgentAttempt
 
 __all__ = [
+    "PhaseDir",
     "find_gsd_report",
     "gsd_phase_dir",
     "gsd_report_name",
@@ -511,6 +513,25 @@ def load_answers(ledger: Path) -> list[Answer]:
         except ValidationError as exc:
             raise UsageError(f"{ledger}:{number}: not an answer record: {exc}") from exc
     return answers
+
+
+@dataclass(frozen=True)
+class PhaseDir:
+    """A phase's folder of verify records (`phase_state_dir`, or `--report-dir/<phase>`):
+    the answers ledger `answers.jsonl` and one folder per verification, `runs/<run>/`."""
+
+    path: Path
+
+    @property
+    def answers(self) -> Path:
+        return self.path / "answers.jsonl"
+
+    @property
+    def runs(self) -> Path:
+        return self.path / "runs"
+
+    def run(self, run_id: str) -> Path:
+        return self.runs / run_id
 
 
 def phase_state_dir(state_dir: Path, plan_path: Path, phase_id: str) -> Path:
