@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from mergegate.config import Config, StateLayout, load_config
+from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config
 from mergegate.engine._api import RunFailure, _finish, _journal, _runtime, _started, run_input
 from mergegate.engine._fleet_admin import (
     fleet_database_url,
@@ -239,7 +239,7 @@ class WorkerOptions:
 
     executor_id: str
     workdir: Path
-    concurrency: int = 2
+    concurrency: int = DEFAULT_CONCURRENCY
     """Units at once on this worker (its own number: other workers keep theirs)."""
     global_concurrency: int | None = None
     """Units at once across the fleet (None: no cap)."""
