@@ -482,6 +482,7 @@ EXPECTED_MODULE_EXPORTS = {
         "MemoryEventSink",
         "ModelSchema",
         "PromptFile",
+        "RenderedPrompt",
         "RetryPolicy",
         "ReviewFinding",
         "ReviewVerdictPayload",

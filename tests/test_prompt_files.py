@@ -40,3 +40,14 @@ def test_a_placeholder_without_a_value_is_an_error_not_left_in_the_text() -> Non
 def test_a_missing_template_file_is_an_error() -> None:
     with pytest.raises(FileNotFoundError):
         PromptFile.load("mergegate.review", "no-such-template", 1)
+
+
+def test_review_and_the_implementer_render_the_one_prompt_type() -> None:
+    from mergegate.handoff import RenderedPrompt
+    from mergegate.implementer import RenderedPrompt as ImplementerPrompt
+    from mergegate.review import RenderedPrompt as ReviewPrompt
+
+    assert ReviewPrompt is ImplementerPrompt is RenderedPrompt
+    rendered = review_prompts.load_template("no-spec").render()
+    assert isinstance(rendered, RenderedPrompt)
+    assert (rendered.template, rendered.version) == ("no-spec", 1)

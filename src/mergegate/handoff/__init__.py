@@ -36,7 +36,7 @@ from mergegate.handoff._payloads import (
     VerifierJudgement,
     VerifierVerdictPayload,
 )
-from mergegate.handoff._prompt_files import PromptFile
+from mergegate.handoff._prompt_files import PromptFile, RenderedPrompt
 from mergegate.handoff._prompts import level_for_retry, retry_prompt
 from mergegate.handoff._records import (
     AttemptRecord,
@@ -97,6 +97,7 @@ __all__ = [
     "MemoryEventSink",
     "ModelSchema",
     "PromptFile",
+    "RenderedPrompt",
     "RetryPolicy",
     "ReviewFinding",
     "ReviewVerdictPayload",

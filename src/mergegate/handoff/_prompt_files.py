@@ -2,9 +2,10 @@
 
 Review, the implementer and verify each keep their own templates (and their own names and
 versions); `PromptFile` is how any of them is read, identified (sha256 of the words) and
-filled. Placeholders are `string.Template`'s (`$name`): prompts quote code and JSON, which
-are full of braces, so `str.format` would be a trap. A placeholder without a value is a
-`KeyError`, never left in the text.
+filled, and `RenderedPrompt` is a filled one with the identity of its template.
+Placeholders are `string.Template`'s (`$name`): prompts quote code and JSON, which are full
+of braces, so `str.format` would be a trap. A placeholder without a value is a `KeyError`,
+never left in the text.
 """
 
 from __future__ import annotations
@@ -16,7 +17,20 @@ from importlib import resources
 from string import Template
 from typing import Self
 
-__all__ = ["PromptFile"]
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["PromptFile", "RenderedPrompt"]
+
+
+class RenderedPrompt(BaseModel):
+    """A prompt as sent to an agent, with the identity of its template."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    template: str
+    version: int
+    template_sha256: str
 
 
 @dataclass(frozen=True)
@@ -43,3 +57,12 @@ class PromptFile:
     def fill(self, values: Mapping[str, str]) -> str:
         """The text with every `$name` replaced; `KeyError` for a placeholder without value."""
         return Template(self.source).substitute(values)
+
+    def render(self, **values: str) -> RenderedPrompt:
+        """`fill(values)` with the template's name, version and sha256."""
+        return RenderedPrompt(
+            text=self.fill(values),
+            template=self.name,
+            version=self.version,
+            template_sha256=self.sha256,
+        )

@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from mergegate.agents.answers import answer_schema
 from mergegate.agents.base import AnswerSchema
-from mergegate.handoff import AgentResultPayload, PromptFile
+from mergegate.handoff import AgentResultPayload, PromptFile, RenderedPrompt
 
 __all__ = [
     "MAX_SPEC_CHARS",
@@ -39,31 +36,9 @@ MAX_SPEC_CHARS = 40_000
 _BACKTICKS = re.compile(r"`{3,}")
 
 
-class RenderedPrompt(BaseModel):
-    """A prompt as sent to an agent, with the identity of its template."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    text: str
-    template: str
-    version: int
-    template_sha256: str
-
-
-@dataclass(frozen=True)
-class _Template(PromptFile):
-    def render(self, **values: str) -> RenderedPrompt:
-        return RenderedPrompt(
-            text=self.fill(values),
-            template=self.name,
-            version=self.version,
-            template_sha256=self.sha256,
-        )
-
-
-def load_template(name: str) -> _Template:
+def load_template(name: str) -> PromptFile:
     """The current version of a built-in template (`implementer`, `advisor`, `guidance`)."""
-    return _Template.load(__package__, name, TEMPLATE_VERSIONS[name])
+    return PromptFile.load(__package__, name, TEMPLATE_VERSIONS[name])
 
 
 def fence(text: str, info: str = "text") -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mergegate.handoff import PromptFile
+from mergegate.handoff import PromptFile, RenderedPrompt
 from mergegate.verdicts import verdict_object_example
 
 __all__ = ["PromptTemplate", "RenderedPrompt", "load_template"]
@@ -27,16 +27,6 @@ _TEMPLATE_VERSIONS: dict[str, int] = {
 
 
 @dataclass(frozen=True)
-class RenderedPrompt:
-    """A prompt as sent to an agent, with the identity of its template."""
-
-    text: str
-    template: str
-    version: int
-    template_sha256: str
-
-
-@dataclass(frozen=True)
 class PromptTemplate(PromptFile):
     """One versioned template. `render` fills every placeholder or raises `KeyError`."""
 
@@ -45,7 +35,7 @@ class PromptTemplate(PromptFile):
             # The example is built from the verdict object's model (and reads back with it).
             example = verdict_object_example(values["review_id"], values["scope"])
             values = {**values, "verdict_object": example}
-        return RenderedPrompt(self.fill(values), self.name, self.version, self.sha256)
+        return super().render(**values)
 
 
 def load_template(name: str) -> PromptTemplate:
