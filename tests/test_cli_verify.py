@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from _gitrepo import change_repo
 from mergegate.cli import cli
-from mergegate.cli.verify import load_plan
+from mergegate.cli import run as run_cli
+from mergegate.cli import verify as verify_cli
 from mergegate.errors import UsageError
 from mergegate.plans import (
     AcceptanceCriterion,
@@ -28,6 +29,7 @@ from mergegate.plans import (
     Task,
     Unit,
     Verify,
+    read_plan,
 )
 from mergegate.verify import (
     VerificationStatus,
@@ -265,15 +267,18 @@ def test_the_engine_stops_on_a_failed_phase_and_resumes_after_an_answer(
     assert phase_state_dir(tmp_path, plan_path, "1").name == "1"
 
 
-def test_load_plan_is_the_one_loader(tmp_path: Path) -> None:
+def test_read_plan_is_the_one_loader(tmp_path: Path) -> None:
     plan = Plan(format=PlanFormat.NATIVE, title="x", phases=(phase("1", "a.py"),))
     path = tmp_path / "p.json"
     path.write_text(plan.model_dump_json(by_alias=True))
-    loaded = load_plan(path)
+    loaded = read_plan(path)
     assert loaded.plan == plan
     assert loaded.root == tmp_path
     with pytest.raises(UsageError):
-        load_plan(tmp_path)
+        read_plan(tmp_path)
+    # `run` and `verify` read plans through the plans package, not through each other
+    assert verify_cli.load_plan is read_plan
+    assert not hasattr(run_cli, "load_plan")
 
 
 def test_native_checks_run_as_shell_commands(repo: Path, tmp_path: Path) -> None:

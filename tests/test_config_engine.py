@@ -282,3 +282,15 @@ def test_the_cli_prints_one_redacted_line_and_exits_2(tmp_path: Path) -> None:
     assert DATABASE_URL_ENV in lines[0]
     assert SECRET not in proc.stderr + proc.stdout
     assert not (tmp_path / "st").exists()
+
+
+def test_the_concurrency_default_is_spelled_once() -> None:
+    """`[run]`, a run's options, a fleet worker and the durable engine start from one number."""
+    from mergegate.config import DEFAULT_CONCURRENCY, RunConfig
+    from mergegate.engine import RunOptions, WorkerOptions
+    from mergegate.store import EngineConfig
+
+    assert RunConfig().concurrency == DEFAULT_CONCURRENCY
+    assert RunOptions().concurrency == DEFAULT_CONCURRENCY
+    assert WorkerOptions("w", Path("/w")).concurrency == DEFAULT_CONCURRENCY
+    assert EngineConfig(database_url="sqlite://").concurrency == DEFAULT_CONCURRENCY

@@ -336,3 +336,19 @@ def test_handoff_events_map_into_the_stream_without_loss(tmp_path: Path) -> None
     assert (component.operations, component.succeeded, component.attempts) == (1, 1, 3)
     assert component.retries_before_success == 2
     assert sum(component.failure_types.values()) == 2
+
+
+def test_every_event_sink_is_the_one_sink_protocol(tmp_path: Path) -> None:
+    """The run stream, the handoff events and the engine's live view share `events.Sink`."""
+    from mergegate.engine import EventSink as LiveSink
+    from mergegate.events import Sink
+    from mergegate.handoff import JsonlEventSink, MemoryEventSink
+
+    sinks = [
+        EventLog(tmp_path / EVENTS_FILE),
+        MemorySink(),
+        MemoryEventSink(),
+        JsonlEventSink(tmp_path / "h.jsonl"),
+        LiveSink(),
+    ]
+    assert all(isinstance(sink, Sink) for sink in sinks)

@@ -9,11 +9,11 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mergegate.cli import cli
-from mergegate.cli.verify import LoadedPlan, load_plan
+from mergegate.plans import LoadedPlan, read_plan
 
 
 def _load(path: Path) -> LoadedPlan:
-    return load_plan(path)
+    return read_plan(path)
 
 
 def test_dry_run_lists_every_criterion_of_the_corpus_gsd_phases(

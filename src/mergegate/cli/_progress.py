@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
@@ -27,6 +26,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from mergegate.review import EventKind, ReviewEvent
+from mergegate.untrusted import one_line
 
 __all__ = [
     "HEARTBEAT_S",
@@ -51,74 +51,12 @@ HEARTBEAT_S = 8.0
 a line at least every 10 s: a heartbeat is ticked at least every half second, and asking the
 local model what it is doing takes at most a second more."""
 
-_ESC, _BEL, _CSI8 = "\x1b", "\x07", "\x9b"
-# ESC, 8-bit CSI, and the 8-bit control-string introducers DCS, SOS, OSC, PM, APC.
-_INTRODUCERS = frozenset("\x1b\x9b\x90\x98\x9d\x9e\x9f")
-_STRING_INTRODUCERS = frozenset("]PX^_")  # OSC, DCS, SOS, PM, APC: run until BEL or ESC \
-_DROP_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
-_SPACE_CATEGORIES = frozenset({"Zs", "Zl", "Zp"})
-
-
-def _skip_escape(text: str, i: int) -> int:
-    """Index just past the escape sequence whose introducer is at `text[i]`.
-
-    Linear and bounded by the text: a sequence that never terminates swallows the rest.
-    """
-    n = len(text)
-    kind = text[i]
-    if kind == _ESC:
-        if i + 1 >= n:
-            return n
-        nxt = text[i + 1]
-        if nxt == "[":
-            kind, i = _CSI8, i + 1
-        elif nxt in _STRING_INTRODUCERS:
-            kind, i = "\x9d", i + 1
-        else:
-            return i + 2  # a two-character escape (ESC c, ESC 7, ...)
-    j = i + 1
-    if kind == _CSI8:  # parameters and intermediates, then one final byte @..~
-        while j < n and not ("@" <= text[j] <= "~"):
-            j += 1
-        return j + 1
-    while j < n:  # a control string ends at BEL, ESC \ or (8-bit) ST
-        if text[j] in (_BEL, "\x9c"):
-            return j + 1
-        if text[j] == _ESC:
-            return j + 2 if j + 1 < n and text[j + 1] == "\\" else j + 1
-        j += 1
-    return n
-
 
 def clean(text: str, limit: int = 300) -> str:
-    """One line of untrusted text that is safe to print on a terminal.
-
-    Removes terminal escape sequences (CSI, OSC and other control strings, 7- and 8-bit) and
-    every control, format (bidi overrides, zero-width), surrogate and unassigned character;
-    turns any run of whitespace into one space; cuts to `limit` characters with an ellipsis.
-    Looks at no more than `8 * limit` input characters, so huge input costs nothing extra.
-    """
-    scan = limit * 8 + 64
-    cut = len(text) > scan
-    text = text[:scan]
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in _INTRODUCERS:
-            i = _skip_escape(text, i)
-            continue
-        i += 1
-        category = unicodedata.category(ch)
-        if ch.isspace() or category in _SPACE_CATEGORIES:
-            if out and out[-1] != " ":
-                out.append(" ")
-        elif category not in _DROP_CATEGORIES:
-            out.append(ch)
-    line = "".join(out).strip()
-    if cut or len(line) > limit:
-        return line[: limit - 1].rstrip() + "…"
-    return line
+    """One line of untrusted text that is safe to print on a terminal: `mergegate.untrusted.
+    one_line` (escape sequences, controls, bidi and zero-width characters removed, whitespace
+    folded, cut to `limit` characters with an ellipsis)."""
+    return one_line(text, limit)
 
 
 def choose_mode(requested: Mode, *, isatty: bool, env: Mapping[str, str]) -> Mode:

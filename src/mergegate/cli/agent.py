@@ -16,7 +16,8 @@ from mergegate.agents.sandbox import SandboxedBackend, starts_processes
 from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
-from mergegate.config import Config, load_config, state_dir
+from mergegate.cli._table import table_lines
+from mergegate.config import Config, StateLayout, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import MergegateError, UsageError
 from mergegate.git import object_dirs
@@ -178,7 +179,7 @@ def run(
         state = state_dir(config)
         objects = object_dirs(cwd)
         backend = SandboxedBackend(
-            backend, policy, state / "homes", objects=lambda _r: objects, hidden=(state,)
+            backend, policy, StateLayout(state).homes, objects=lambda _r: objects, hidden=(state,)
         )
     request = AgentRequest(
         prompt=text,
@@ -222,16 +223,16 @@ def backends(fmt: str, repo: Path) -> None:
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    header = f"{'backend':<10} {'available':<10} " + " ".join(f"{c:<9}" for c in _CAPS)
-    click.echo(f"{header}detail")
-    for row in rows:
-        caps = row["capabilities"]
-        flags = " ".join(f"{('yes' if caps[c] else 'no') if caps else '-':<9}" for c in _CAPS)
-        detail = row["detail"] + (f"; {row['fix']}" if row["fix"] else "")
-        click.echo(
-            f"{row['name']:<10} {('yes' if row['available'] else 'no'):<10} {flags}"
-            f"{clean(detail, 300)}".rstrip()
-        )
+    headers = ["backend", "available", *_CAPS, "detail"]
+    for line in table_lines(headers, [_backend_cells(row) for row in rows]):
+        click.echo(line)
+
+
+def _backend_cells(row: dict[str, Any]) -> list[str]:
+    caps = row["capabilities"]
+    flags = [("yes" if caps[c] else "no") if caps else "-" for c in _CAPS]
+    detail = row["detail"] + (f"; {row['fix']}" if row["fix"] else "")
+    return [row["name"], "yes" if row["available"] else "no", *flags, clean(detail, 300)]
 
 
 def _backend_row(info: BackendInfo, config: Config) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from mergegate.cli._app import format_option
+from mergegate.cli._table import table_lines
 from mergegate.config import load_config
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
@@ -94,11 +95,11 @@ def schema(name: str | None, template: bool) -> None:
     """
     registry = registry_for(load_config())
     if name is None:
-        for known in registry.names():
-            description = registry.get(known).description.splitlines()
-            click.echo(f"{known:<22} {description[0] if description else ''}".rstrip())
-        click.echo(f"{PLAN_SCHEMA:<22} the plan model (mergegate plan show --format json)")
-        click.echo(f"{VERDICT_SCHEMA:<22} the verdict object a prompted reviewer answers with")
+        rows = [[known, _first_line(registry.get(known).description)] for known in registry.names()]
+        rows.append([PLAN_SCHEMA, "the plan model (mergegate plan show --format json)"])
+        rows.append([VERDICT_SCHEMA, "the verdict object a prompted reviewer answers with"])
+        for line in table_lines(["schema", "description"], rows, header=False):
+            click.echo(line)
         return
     if name == VERDICT_SCHEMA and VERDICT_SCHEMA not in registry.names():
         if template:
@@ -116,6 +117,11 @@ def schema(name: str | None, template: bool) -> None:
         click.echo(found.template())
     else:
         click.echo(json.dumps(found.json_schema(), indent=2, ensure_ascii=False))
+
+
+def _first_line(text: str) -> str:
+    lines = text.splitlines()
+    return lines[0] if lines else ""
 
 
 def _read_text(file: str) -> str:

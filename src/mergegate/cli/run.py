@@ -18,9 +18,10 @@ from mergegate.cli._interrupt import exit_now, interruptible
 from mergegate.cli._progress import MODES, choose_mode, clean, model_activity
 from mergegate.cli._run_view import open_run_view
 from mergegate.cli._sandbox import sandbox_options, sandbox_policy
-from mergegate.cli.verify import load_plan
+from mergegate.cli._table import table_lines
 from mergegate.config import Config, StateLayout, load_config, state_dir
 from mergegate.errors import RunInterruptedError, UsageError
+from mergegate.plans import read_plan
 
 if TYPE_CHECKING:
     from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions
@@ -126,14 +127,13 @@ def _print_report(report: dict[str, Any]) -> None:
         click.echo(f"  run held by worker {clean(report['worker'], 64)}")
     if report.get("sandbox"):
         click.echo(f"  sandbox: {clean(report['sandbox']['summary'], 2000)}")
-    click.echo(f"  {'phase/unit':<36} {'status':<20} {'merge':<12} reason")
-    for unit in report["units"]:
-        merge = (unit.get("merge_commit") or "-")[:12]
-        reason = clean(unit.get("reason") or "", 160)
-        if unit.get("worker"):  # a queued run: the fleet worker that holds the unit now
-            reason = f"[worker {clean(unit['worker'], 64)}] {reason}"
-        where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
-        click.echo(f"  {where:<36} {unit['status']:<20} {merge:<12} {reason}".rstrip())
+    units = report["units"]
+    header, *lines = table_lines(
+        ["phase/unit", "status", "merge", "reason"], [_unit_row(u) for u in units], indent=2
+    )
+    click.echo(header)
+    for unit, line in zip(units, lines, strict=True):  # one line a row: nothing wraps
+        click.echo(line)
         _print_outputs(unit)
     for phase in report["phases"]:
         found = phase.get("verification")
@@ -157,6 +157,14 @@ def _print_report(report: dict[str, Any]) -> None:
     click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
     if report.get("next"):
         click.echo(f"next: {clean(report['next'], 1000)}")
+
+
+def _unit_row(unit: dict[str, Any]) -> list[str]:
+    reason = clean(unit.get("reason") or "", 160)
+    if unit.get("worker"):  # a queued run: the fleet worker that holds the unit now
+        reason = f"[worker {clean(unit['worker'], 64)}] {reason}"
+    where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
+    return [where, str(unit["status"]), (unit.get("merge_commit") or "-")[:12], reason]
 
 
 def _print_outputs(unit: dict[str, Any]) -> None:
@@ -421,7 +429,7 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
 
         # a remote's name resolved, an allowed protocol, no password: before anything is made
         remote = remote_url(opts["repo"], remote)
-    loaded = load_plan(plan_file)
+    loaded = read_plan(plan_file)
     options = _options(config, opts)
     if opts["dry_run"]:
         lines = dry_run_lines(loaded.plan, options)  # the plan's errors before the agents'
@@ -605,12 +613,12 @@ def runs(repo: Path, fmt: str) -> None:
     if not found:
         click.echo(f"no runs (under {StateLayout(state_dir(config)).runs})")
         return
-    click.echo(f"{'run':<22}  {'status':<18} {'started':<25}  plan")
-    for entry in found:
-        click.echo(
-            f"{entry['run_id']:<22}  {entry['status']:<18} {entry['started']:<25}  "
-            f"{clean(str(entry['plan']), 80)}"
-        )
+    rows = [
+        [str(e["run_id"]), str(e["status"]), str(e["started"]), clean(str(e["plan"]), 80)]
+        for e in found
+    ]
+    for line in table_lines(["run", "status", "started", "plan"], rows):
+        click.echo(line)
 
 
 @click.command("cancel")

@@ -28,13 +28,14 @@ from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.git import object_dirs, remove_tree
 from mergegate.ids import new_check_run_id
-from mergegate.plans import Phase, Plan, SourceRef, require_valid
+from mergegate.plans import LoadedPlan, Phase, find_phase, read_plan, require_valid
 from mergegate.plans import load_plan as import_plan
 from mergegate.processes import Sandbox
 from mergegate.verify import (
     Answer,
     CriterionChecks,
     GapAcceptance,
+    PhaseDir,
     Result,
     VerificationResult,
     VerificationStatus,
@@ -42,7 +43,6 @@ from mergegate.verify import (
     answers_for,
     current_phase,
     derive_checks,
-    find_phase,
     gsd_phase_dir,
     latest_result,
     load_answers,
@@ -56,60 +56,8 @@ from mergegate.verify import (
 __all__ = ["load_plan", "verify"]
 
 
-@dataclass(frozen=True)
-class LoadedPlan:
-    plan: Plan
-    path: Path
-    root: Path
-    """The directory plan source paths are relative to."""
-    skipped: tuple[str, ...] = ()
-    """Import errors of other phases' files, ignored for the phase being verified."""
-
-
-def load_plan(path: Path, *, only_phase: str | None = None) -> LoadedPlan:
-    """Read PLAN. The one place `verify` loads plans.
-
-    PLAN is anything `mergegate.plans.load_plan` imports (a GSD `.planning` tree, a
-    superpowers or spectacular plan, a native YAML file) or a JSON file of the plan model.
-    Raises `UsageError` (exit 2) for an unreadable, unknown or broken plan. With
-    `only_phase`, errors in files of *other* phases' directories (an unreadable PLAN.md of an
-    old phase) do not stop it: they are kept as warnings; errors anywhere else still do.
-    """
-    if path.suffix == ".json":
-        try:
-            plan = Plan.model_validate_json(path.read_bytes())
-        except OSError as exc:
-            raise UsageError(f"cannot read plan {path}: {exc.strerror or exc}") from exc
-        except ValueError as exc:
-            first = str(exc).splitlines()[:3]
-            raise UsageError(f"{path} is not a plan model (JSON): {' '.join(first)}") from exc
-    else:
-        imported = import_plan(path)
-        plan = imported.plan
-        errors = [e for e in imported.errors if not _elsewhere(plan, e.source, only_phase)]
-        if errors:
-            count, issue = len(errors), errors[0]
-            raise UsageError(f"{path}: the plan has {count} error(s); first: {issue}")
-        skipped = tuple(f"ignored (another phase): {e}" for e in imported.errors if e not in errors)
-        root = path if path.is_dir() else path.parent
-        return LoadedPlan(plan, path, root, skipped)
-    root = path if path.is_dir() else path.parent
-    return LoadedPlan(plan, path, root)
-
-
-def _elsewhere(plan: Plan, source: SourceRef | None, only_phase: str | None) -> bool:
-    """True when `source` is inside the directory of a phase other than `only_phase`."""
-    if only_phase is None or source is None:
-        return False
-    try:
-        wanted = find_phase(plan, only_phase)
-    except UsageError:
-        return False
-    for phase in plan.phases:
-        folder = phase.directory
-        if phase.id != wanted.id and folder and source.file.startswith(folder.rstrip("/") + "/"):
-            return True
-    return False
+load_plan = read_plan
+"""Kept for callers of `mergegate.cli.verify.load_plan`: `mergegate.plans.read_plan`."""
 
 
 def _verifier(name: str | None, cmd: str | None, config: Config) -> Backend | None:
@@ -346,7 +294,7 @@ class _Context:
 
 def _new_run(ctx: _Context) -> tuple[str, Path]:
     run_id = new_check_run_id()
-    return run_id, ctx.base_dir / "runs" / run_id
+    return run_id, PhaseDir(ctx.base_dir).run(run_id)
 
 
 def _exclude(ctx: _Context, gsd: Path | None) -> tuple[str, ...]:
@@ -386,13 +334,13 @@ def _follow_up(
 ) -> tuple[VerificationResult, Path]:
     """Apply answers or an acceptance: to the last result when the tree is unchanged, else by
     verifying again (recorded answers apply to unchanged criteria)."""
-    ledger = ctx.base_dir / "answers.jsonl"
+    ledger = PhaseDir(ctx.base_dir).answers
     for answer in answers:
         record_answer(ledger, answer)
     if answers and not opts["report_dir"]:
         _answer_runs(ctx, config, answers)
     acceptance = _acceptance(opts)
-    previous = latest_result(ctx.base_dir / "runs")
+    previous = latest_result(PhaseDir(ctx.base_dir).runs)
     run_id, run_dir = _new_run(ctx)
     recorded = tuple(load_answers(ledger))
     options = _options(ctx, opts, answers=recorded, acceptance=acceptance, run_id=run_id)
@@ -570,7 +518,7 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
     config = load_config(opts["repo"])
     if opts["phase_id"] is None:
         opts["phase_id"] = _pick_phase(opts["plan_path"])
-    loaded = load_plan(opts["plan_path"], only_phase=opts["phase_id"])
+    loaded = read_plan(opts["plan_path"], only_phase=opts["phase_id"])
     phase = find_phase(loaded.plan, opts["phase_id"])
     require_valid(loaded.plan, phase=phase.id)  # the validation `run` and `plan check` share
     for note in loaded.skipped:
@@ -617,8 +565,8 @@ def verify(ctx: click.Context, /, **opts: Any) -> None:
 def _pick_phase(path: Path) -> str:
     """Seed 004: without --phase, the current phase (GSD's STATE.md, else the first not yet
     verified); says which on stderr."""
-    # errors of the import are judged once the phase is known (load_plan, only_phase=…)
-    plan = load_plan(path).plan if path.suffix == ".json" else import_plan(path).plan
+    # errors of the import are judged once the phase is known (read_plan, only_phase=…)
+    plan = read_plan(path).plan if path.suffix == ".json" else import_plan(path).plan
     if not plan.phases:
         raise UsageError(f"{path}: the plan has no phases")
     root = path if path.is_dir() else path.parent
@@ -643,13 +591,13 @@ def _verify_or_follow_up(
 ) -> tuple[VerificationResult, Path]:
     given = _parse_answers(opts["answers"])
     if given or opts["accept_gaps"]:
-        previous = latest_result(ctx.base_dir / "runs")
+        previous = latest_result(PhaseDir(ctx.base_dir).runs)
         if given and previous is None:
             raise UsageError("no earlier verification of this phase to answer: run verify first")
         who = _who(opts["who"])
         answers = _answers_for(previous, given, opts["note"], who) if previous else []
         return _follow_up(ctx, opts, config, answers)
     run_id, run_dir = _new_run(ctx)
-    recorded = tuple(load_answers(ctx.base_dir / "answers.jsonl"))
+    recorded = tuple(load_answers(PhaseDir(ctx.base_dir).answers))
     options = _options(ctx, opts, answers=recorded, run_id=run_id)
     return _full_run(ctx, opts, config, run_dir, options), run_dir

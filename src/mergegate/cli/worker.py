@@ -16,6 +16,7 @@ import click
 
 from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
+from mergegate.cli._table import table_lines
 from mergegate.config import StateLayout, load_config, state_dir
 from mergegate.errors import UsageError
 
@@ -150,13 +151,19 @@ def list_workers(fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(found, indent=2))
         return
-    click.echo(f"{'worker':<24} {'state':<8} {'last beat':<12} {'holds':>5}  host (pid)")
-    for w in found:
-        beat = "never" if w["silent_s"] is None else f"{w['silent_s']:.0f} s ago"
-        where = f"{clean(w['host'], 60)} ({w['pid']})" if w["host"] else "-"
-        click.echo(
-            f"{clean(w['executor_id'], 24):<24} {w['state']:<8} {beat:<12} {w['holds']:>5}  {where}"
-        )
+    rows = [
+        [
+            clean(w["executor_id"], 24),
+            str(w["state"]),
+            "never" if w["silent_s"] is None else f"{w['silent_s']:.0f} s ago",
+            str(w["holds"]),
+            f"{clean(w['host'], 60)} ({w['pid']})" if w["host"] else "-",
+        ]
+        for w in found
+    ]
+    headers = ["worker", "state", "last beat", "holds", "host (pid)"]
+    for line in table_lines(headers, rows, right=[3]):
+        click.echo(line)
 
 
 @workers.command("recover")

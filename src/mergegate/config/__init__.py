@@ -22,6 +22,7 @@ from mergegate.config._load import (
 )
 from mergegate.config._models import (
     DEFAULT_AGENTS,
+    DEFAULT_CONCURRENCY,
     DEFAULT_ENGINE,
     DEFAULT_REVIEW,
     MAX_ATTEMPTS_CEILING,
@@ -43,6 +44,7 @@ __all__ = [
     "CONFIG_FILE",
     "DATABASE_URL_ENV",
     "DEFAULT_AGENTS",
+    "DEFAULT_CONCURRENCY",
     "DEFAULT_ENGINE",
     "DEFAULT_REVIEW",
     "ENV_PREFIX",

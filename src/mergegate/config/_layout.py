@@ -7,7 +7,14 @@
       worktrees/<run>/     the git worktrees a run's units work in
       workers/<name>/      a fleet worker's default work directory
       verify/              `mergegate verify` ledgers and runs, by plan and phase
+                           (`<plan>-<hash>/<phase>/answers.jsonl` and `…/runs/<run>/`)
       sessions/<backend>/  chat histories of the HTTP backends
+      homes/               private HOMEs of sandboxed agents started by `mergegate agent`
+
+A fleet worker's work directory is laid out the same way for what it holds: `worktrees/<run>/`
+and `mirrors/<name>/` (its bare mirrors of remote repositories). The hooks' per-user state
+(`hooks/<tool>/`) is spelled in `mergegate.integrations`: the hook's fast path reads it before
+this package is loaded.
 
 Every folder name here is persisted: runs recorded by an older mergegate are found by them.
 """
@@ -46,9 +53,18 @@ class StateLayout:
     def sessions(self) -> Path:
         return self.root / "sessions"
 
+    @property
+    def homes(self) -> Path:
+        """Private HOMEs of sandboxed agents started outside a run (`mergegate agent`)."""
+        return self.root / "homes"
+
     def worktrees(self, run_id: str) -> Path:
         """Where the worktrees of run `run_id` live."""
         return self.root / "worktrees" / run_id
+
+    def mirror(self, name: str) -> Path:
+        """A bare mirror of a remote repository (in a fleet worker's work directory)."""
+        return self.root / "mirrors" / name
 
     def worker(self, name: str) -> Path:
         """A fleet worker's default work directory."""

@@ -19,6 +19,7 @@ from mergegate.config._database import DatabaseUrl
 
 __all__ = [
     "DEFAULT_AGENTS",
+    "DEFAULT_CONCURRENCY",
     "DEFAULT_ENGINE",
     "DEFAULT_REVIEW",
     "MAX_ATTEMPTS_CEILING",
@@ -38,6 +39,9 @@ __all__ = [
     "SandboxConfig",
 ]
 
+DEFAULT_CONCURRENCY = 2
+"""Units running at once when nothing says otherwise: `[run] concurrency`, a run's options,
+a fleet worker and the durable engine's queue all start from it."""
 MAX_JSON_RETRIES_CEILING = 5
 """Hard ceiling on retries of one handoff (seed 002: "hard limit of 5 retries")."""
 MAX_ATTEMPTS_CEILING = MAX_JSON_RETRIES_CEILING + 1
@@ -222,7 +226,7 @@ class AgentsConfig(_Section):
 class RunConfig(_Section):
     """`[run]`: how `mergegate run` executes a plan (flags override some of these)."""
 
-    concurrency: int = Field(2, ge=1, le=64)
+    concurrency: int = Field(DEFAULT_CONCURRENCY, ge=1, le=64)
     """Units running at once within a wave (`--concurrency`)."""
     on_escalation: Literal["skip", "continue", "stop"] = "skip"
     """`continue`: independent units finish and the run stops at the phase boundary; `stop`:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mergegate.config import Config, redact_url
+from mergegate.config import Config, StateLayout, redact_url
 from mergegate.decisions import ExitCode
 from mergegate.engine._context.journal import RunJournal, StreamEnd, close_stream
 from mergegate.engine._context.orphans import RunProcesses, kill_orphans
@@ -886,5 +886,6 @@ def latest_run(state_dir: Path, database_url: str | None = None) -> str:
     """The id of the run started last here; `UsageError` when there is none."""
     found = RunStore(state_dir, database_url).list()
     if not found:
-        raise UsageError(f"no runs under {state_dir / 'runs'}: start one with mergegate run PLAN")
+        runs = StateLayout(state_dir).runs
+        raise UsageError(f"no runs under {runs}: start one with mergegate run PLAN")
     return found[-1].run_id

@@ -2,7 +2,8 @@
 
 The engine, the review loop, the handoff retry loop, advisors and verification emit typed
 events (a pydantic model per kind, discriminated by `kind`, `schema_version` 1) into an
-`EventSink`; `EventLog` appends them to the run's `events.jsonl` (one bounded line each) and
+`EventSink` (a `Sink`: the one sink protocol, which the handoff events and the engine's live
+view use too); `EventLog` appends them to the run's `events.jsonl` (one bounded line each) and
 mirrors them wherever the run keeps durable state. `mergegate.metrics` computes every number
 and alert from the stream; `mergegate.report` draws it. See `docs/observability.md`.
 
@@ -64,6 +65,7 @@ from mergegate.events._models import (
     VerificationEvent,
     Wave,
 )
+from mergegate.events._sink import Sink
 
 __all__ = [
     "EVENTS_FILE",
@@ -98,6 +100,7 @@ __all__ = [
     "ReviewFinished",
     "RunFinished",
     "RunStarted",
+    "Sink",
     "StepProgress",
     "TaskFinished",
     "TaskStarted",

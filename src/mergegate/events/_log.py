@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -35,6 +35,7 @@ from mergegate.events._models import (
     HandoffFinished,
     KnownEvent,
 )
+from mergegate.events._sink import Sink
 
 __all__ = [
     "EVENTS_FILE",
@@ -82,11 +83,8 @@ Event: TypeAlias = EventBase | UnknownEvent
 """What a reader gets: a known event model, or an `UnknownEvent`."""
 
 
-@runtime_checkable
-class EventSink(Protocol):
-    """Anything that takes typed events (a log file, a list, a live view)."""
-
-    def emit(self, event: EventBase) -> None: ...
+EventSink: TypeAlias = Sink[EventBase]
+"""Anything that takes typed events (a log file, a list, a live view)."""
 
 
 @dataclass

@@ -36,6 +36,7 @@ from mergegate.handoff._payloads import (
     VerifierJudgement,
     VerifierVerdictPayload,
 )
+from mergegate.handoff._prompt_files import PromptFile, RenderedPrompt
 from mergegate.handoff._prompts import level_for_retry, retry_prompt
 from mergegate.handoff._records import (
     AttemptRecord,
@@ -95,6 +96,8 @@ __all__ = [
     "JsonlEventSink",
     "MemoryEventSink",
     "ModelSchema",
+    "PromptFile",
+    "RenderedPrompt",
     "RetryPolicy",
     "ReviewFinding",
     "ReviewVerdictPayload",

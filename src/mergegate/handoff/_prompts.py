@@ -17,6 +17,7 @@ from typing import Literal
 
 from mergegate.handoff._failures import ErrorKind, HandoffFailure
 from mergegate.handoff._registry import Schema
+from mergegate.untrusted import bounded
 
 __all__ = ["RetryLevel", "level_for_retry", "retry_prompt"]
 
@@ -70,7 +71,7 @@ def _full(failure: HandoffFailure, schema: Schema, attempt: int, max_attempts: i
         [
             f"{_WHAT_WENT_WRONG[failure.type]} (attempt {attempt} of {max_attempts}; "
             f"error type: {failure.type.value})",
-            "Error details:\n" + _cut(failure.details, MAX_DETAIL_CHARS),
+            "Error details:\n" + bounded(failure.details, MAX_DETAIL_CHARS),
             f"Reply with ONLY one JSON object for schema {schema.name}, with no other text "
             "and no code fences. Placeholders in <angle brackets> stand for values of that "
             "type. Format (optional fields may be left out):\n" + schema.template(),
@@ -84,7 +85,7 @@ def _minimal(failure: HandoffFailure, schema: Schema, attempt: int, max_attempts
     return "\n".join(
         [
             f"JSON STILL {still} (attempt {attempt} of {max_attempts}, {failure.type.value}): "
-            + _cut(first_lines, MINIMAL_DETAIL_CHARS),
+            + bounded(first_lines, MINIMAL_DETAIL_CHARS),
             "Output ONLY a valid JSON object with these fields:",
             schema.template(required_only=True),
         ]
@@ -99,10 +100,6 @@ def _bare(failure: HandoffFailure, schema: Schema) -> str:
         [
             "OUTPUT ONLY THIS JSON OBJECT - NO OTHER TEXT:",
             schema.template(required_only=True),
-            "Last error: " + _cut(first, BARE_DETAIL_CHARS),
+            "Last error: " + bounded(first, BARE_DETAIL_CHARS),
         ]
     )
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -19,12 +19,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict
 
 from mergegate.atomic_files import append_jsonl, write_json_atomic
 from mergegate.config import Config, state_dir
+from mergegate.events import Sink
 from mergegate.handoff._envelope import component_name, make_envelope
 from mergegate.handoff._failures import output_sample
 
@@ -126,11 +127,9 @@ class HandoffRecord(_Record):
     finished_at: datetime
 
 
-@runtime_checkable
-class EventSink(Protocol):
-    """Receives one structured event per handoff attempt (and per finished handoff)."""
-
-    def emit(self, event: Mapping[str, Any]) -> None: ...
+EventSink: TypeAlias = Sink[Mapping[str, Any]]
+"""Receives one plain event per handoff attempt (and per finished handoff): the one sink
+protocol of `mergegate.events`, over plain mappings."""
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from mergegate.handoff._payloads import (
     check_verifier_verdict,
 )
 from mergegate.handoff._template import render_template
+from mergegate.untrusted import bounded
 
 __all__ = [
     "Check",
@@ -236,7 +237,7 @@ class JsonSchemaFile(Schema):
         if errors:
             errors.sort(key=lambda error: [str(part) for part in error.absolute_path])
             problems = [
-                f"{_json_path(error.absolute_path)}: {_bounded(error.message, 300)}"
+                f"{_json_path(error.absolute_path)}: {bounded(error.message, 300)}"
                 for error in errors[:_MAX_PROBLEMS]
             ]
             if len(errors) > _MAX_PROBLEMS:
@@ -448,7 +449,7 @@ def _pydantic_problems(exc: ValidationError, obj: Mapping[str, Any]) -> tuple[st
         elif err["type"] == "extra_forbidden":
             problems.append(f"{where}: unknown field (not in the schema)")
         else:
-            got = _bounded(json.dumps(err["input"], default=str), _MAX_INPUT_REPR)
+            got = bounded(json.dumps(err["input"], default=str), _MAX_INPUT_REPR)
             problems.append(f"{where}: {message} (got {got})")
     if len(errors) > _MAX_PROBLEMS:
         problems.append(f"... and {len(errors) - _MAX_PROBLEMS} more")
@@ -476,7 +477,3 @@ def _json_path(parts: Iterable[int | str]) -> str:
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text or "(the object)"
-
-
-def _bounded(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -2,27 +2,22 @@
 sent to an advisor, and the guidance that resumes the implementer's session.
 
 Each is a versioned template in `templates/<name>.v<N>.md` with `string.Template` placeholders
-(`$name`; code and JSON are full of braces). A rendered prompt records its template's name,
-version and sha256, so a record can say exactly which words an agent was given. The marker is
+(`$name`; code and JSON are full of braces), read and filled by `mergegate.handoff.PromptFile`.
+A rendered prompt records its template's name, version and sha256, so a record can say exactly
+which words an agent was given. The marker is
 only ever written inline in these templates, never alone on a line: an agent that echoes its
 prompt does not ask for help by doing so.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from dataclasses import dataclass
-from importlib import resources
-from string import Template
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from mergegate.agents.answers import answer_schema
 from mergegate.agents.base import AnswerSchema
-from mergegate.handoff import AgentResultPayload
+from mergegate.handoff import AgentResultPayload, PromptFile, RenderedPrompt
 
 __all__ = [
     "MAX_SPEC_CHARS",
@@ -41,37 +36,9 @@ MAX_SPEC_CHARS = 40_000
 _BACKTICKS = re.compile(r"`{3,}")
 
 
-class RenderedPrompt(BaseModel):
-    """A prompt as sent to an agent, with the identity of its template."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    text: str
-    template: str
-    version: int
-    template_sha256: str
-
-
-@dataclass(frozen=True)
-class _Template:
-    name: str
-    version: int
-    source: str
-
-    def render(self, **values: str) -> RenderedPrompt:
-        text = Template(self.source).substitute(values)
-        digest = hashlib.sha256(self.source.encode("utf-8")).hexdigest()
-        return RenderedPrompt(
-            text=text, template=self.name, version=self.version, template_sha256=digest
-        )
-
-
-def load_template(name: str) -> _Template:
+def load_template(name: str) -> PromptFile:
     """The current version of a built-in template (`implementer`, `advisor`, `guidance`)."""
-    version = TEMPLATE_VERSIONS[name]
-    filename = f"{name}.v{version}.md"
-    source = resources.files(__package__).joinpath("templates", filename).read_text("utf-8")
-    return _Template(name, version, source)
+    return PromptFile.load(__package__, name, TEMPLATE_VERSIONS[name])
 
 
 def fence(text: str, info: str = "text") -> str:

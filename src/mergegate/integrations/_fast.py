@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Mapping
 
-from mergegate.integrations._private_dir import PrivateDir, user_state_base
+from mergegate.integrations._private_dir import HOOK_SESSIONS, hook_dir
 
 __all__ = ["fast_answer", "session_file_name"]
 
@@ -36,8 +36,7 @@ def session_file_name(session_id: str) -> str:
 
 
 def _latch_is_open(tool: str, session_id: str, env: Mapping[str, str] | None) -> bool:
-    base, parts = user_state_base(env)
-    sessions = PrivateDir(base, (*parts, "hooks", tool, "sessions"))
+    sessions = hook_dir(tool, env).child(HOOK_SESSIONS)
     try:
         data = sessions.read(session_file_name(session_id), MAX_SESSION_BYTES)
         if data is None:

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PrivateDir", "PrivateDirError", "user_state_base"]
+__all__ = ["HOOK_SESSIONS", "PrivateDir", "PrivateDirError", "hook_dir", "user_state_base"]
 
 STATE_DIR_ENV = "MERGEGATE_STATE_DIR"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -52,6 +52,19 @@ def user_state_base(env: Mapping[str, str] | None = None) -> tuple[Path, tuple[s
     xdg = environ.get("XDG_STATE_HOME", "").strip()
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
     return base, ("mergegate",)
+
+
+def hook_dir(tool: str, env: Mapping[str, str] | None = None) -> PrivateDir:
+    """`hooks/<tool>` in the per-user state directory; its sessions are in `HOOK_SESSIONS/`.
+
+    Spelled here, in the standard library only, because the hook's fast path reads it
+    before pydantic and the configuration are loaded (so not through `StateLayout`)."""
+    base, parts = user_state_base(env)
+    return PrivateDir(base, (*parts, "hooks", tool))
+
+
+HOOK_SESSIONS = "sessions"
+"""The folder of `hook_dir(tool)` holding one memory file per agent session."""
 
 
 def _refuse(path: Path, why: str) -> PrivateDirError:

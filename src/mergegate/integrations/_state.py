@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mergegate.errors import MergegateError
 from mergegate.integrations._fast import MAX_SESSION_BYTES, session_file_name
 from mergegate.integrations._latch import Latch
-from mergegate.integrations._private_dir import PrivateDir, user_state_base
+from mergegate.integrations._private_dir import HOOK_SESSIONS, PrivateDir, hook_dir
 
 __all__ = [
     "EXCERPT_CHARS",
@@ -108,12 +108,6 @@ class SessionMemory(BaseModel):
             del self.reviews[oldest]
 
 
-def hook_dir(tool: str, env: Mapping[str, str] | None = None) -> PrivateDir:
-    """`hooks/<tool>` in the per-user state directory (see the module docstring)."""
-    base, parts = user_state_base(env)
-    return PrivateDir(base, (*parts, "hooks", tool))
-
-
 @dataclass
 class HookState:
     """The state and the decision log of one tool's hook in `directory` (a `PrivateDir`, or a
@@ -137,7 +131,7 @@ class HookState:
 
     @property
     def sessions_dir(self) -> Path:
-        return self.path / "sessions"
+        return self.path / HOOK_SESSIONS
 
     @property
     def log_path(self) -> Path:
@@ -184,7 +178,7 @@ class HookState:
 
     @property
     def _sessions(self) -> PrivateDir:
-        return self._place.child("sessions")
+        return self._place.child(HOOK_SESSIONS)
 
     def _load(self, name: str) -> SessionMemory | None:
         try:

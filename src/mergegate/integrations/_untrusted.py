@@ -7,8 +7,9 @@ be able to end that wrapper, start a line that looks like mergegate's own, or hi
 characters. So a quote is:
 
 * cut to a bound *before* any work on it (linear time on any input);
-* stripped of control, format (zero-width, bidi) and line/paragraph separator characters,
-  whitespace runs folded to one space — a single line;
+* stripped of terminal escape sequences, control, format (zero-width, bidi) and
+  line/paragraph separator characters, whitespace runs folded to one space — a single line
+  (`mergegate.untrusted.one_line`);
 * JSON-quoted (`"…"`, inner quotes and backslashes escaped) with `<` and `>` written as
   `\\u003c` / `\\u003e`, so no tag and no closing quote can appear in it.
 
@@ -19,35 +20,16 @@ impossible to forge at the JSON level whatever the text holds.
 from __future__ import annotations
 
 import json
-import unicodedata
+
+from mergegate.untrusted import one_line
 
 __all__ = ["excerpt", "quote", "sanitize"]
 
-_SCAN_FACTOR = 4  # look at most this many times the wanted length before folding
-
 
 def sanitize(text: str, limit: int) -> str:
-    """`text` as one clean line of at most `limit` characters (`…` marks a cut)."""
-    window = text[: max(limit, 1) * _SCAN_FACTOR]
-    out: list[str] = []
-    pending_space = False
-    for char in window:
-        category = unicodedata.category(char)
-        if char.isspace() or category in ("Zl", "Zp"):
-            pending_space = bool(out)
-            continue
-        if category in ("Cc", "Cf", "Cs", "Co", "Cn"):
-            continue
-        if pending_space:
-            out.append(" ")
-            pending_space = False
-        out.append(char)
-        if len(out) > limit:
-            break
-    line = "".join(out)
-    if len(line) > limit or len(window) < len(text):  # something was cut: say so
-        line = line[: max(limit - 1, 0)] + "…"
-    return line
+    """`text` as one clean line of at most `limit` characters (`…` marks a cut):
+    `mergegate.untrusted.one_line`."""
+    return one_line(text, limit)
 
 
 def quote(text: str, limit: int) -> str:

@@ -2,6 +2,8 @@
 
 `load_plan(path)` imports a GSD-family planning tree (`.planning/`, `.paul/`), a superpowers
 plan, a spectacular plan (single or split) or a native mergegate plan (YAML) into one `Plan`;
+`read_plan(path)` is the plan a command acts on (those formats or the plan model as JSON, its
+errors refused, other phases' set aside) and `find_phase` picks one of its phases;
 `check_plan` lints it; `require_runnable` (run) and `require_valid` (verify) are the one gate
 commands pass a plan through (`plan_errors` lists what they would refuse); `unit_waves`
 gives the order its units run in; `dump_native` writes it back as a native file.
@@ -38,6 +40,7 @@ from mergegate.plans._model import (
 )
 from mergegate.plans._native import dump_native, read_native
 from mergegate.plans._order import CycleError, unit_waves, wave_conflicts
+from mergegate.plans._read import LoadedPlan, find_phase, read_plan
 from mergegate.plans._reports import (
     CommandResult,
     Gap,
@@ -64,6 +67,7 @@ __all__ = [
     "HumanCheck",
     "ImportResult",
     "KeyLink",
+    "LoadedPlan",
     "MustHaves",
     "Phase",
     "PhaseVerification",
@@ -82,9 +86,11 @@ __all__ = [
     "Verify",
     "check_plan",
     "dump_native",
+    "find_phase",
     "load_plan",
     "plan_errors",
     "read_native",
+    "read_plan",
     "render_summary",
     "render_verification",
     "require_runnable",

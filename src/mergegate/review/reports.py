@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mergegate.atomic_files import OverwriteRefusedError, sync_directory, write_atomic
 from mergegate.errors import UsageError
+from mergegate.untrusted import storable
 
 if TYPE_CHECKING:
     from mergegate.review.ledger import FindingRecord
@@ -234,7 +235,7 @@ class ReportWriter:
             (Path(f"{base}.md"), report.to_markdown()),
         )
         for path, text in files:  # each file synced; their directory once, after the last
-            write_atomic(path, _storable(text), overwrite=False, sync_dir=False)
+            write_atomic(path, storable(text), overwrite=False, sync_dir=False)
         sync_directory(base.parent)
         return files[-1][0]
 
@@ -245,7 +246,7 @@ class ReportWriter:
         (a step run again after a crash writes the same record); any other is refused."""
         path = self.run_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = _storable(text)
+        data = storable(text)
         try:
             write_atomic(path, data, overwrite=False, sync_dir=sync_dir)
         except OverwriteRefusedError:
@@ -320,16 +321,6 @@ def escalation_readme(why: str, run_id: str, records: Sequence[FindingRecord]) -
         "`open-findings.json` has every finding with its history across rounds.",
     ]
     return "\n".join(lines) + "\n"
-
-
-def _storable(text: str) -> str:
-    """`text` as valid UTF-8. JSON decoding can yield lone surrogates (`"\\ud800"`), which
-    UTF-8 cannot encode; they become U+FFFD rather than losing the whole record."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
 
 
 def _dumps(value: object) -> str:

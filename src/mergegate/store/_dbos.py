@@ -45,7 +45,7 @@ from dbos._utils import INTERNAL_QUEUE_NAME
 from sqlalchemy.exc import OperationalError
 
 from mergegate import __version__
-from mergegate.config import redact_url
+from mergegate.config import DEFAULT_CONCURRENCY, redact_url
 from mergegate.errors import AgentError, EscalationError
 
 __all__ = [
@@ -139,7 +139,7 @@ class EngineConfig:
 
     database_url: str
     """`sqlite:///<path>` (the embedded default) or a `postgresql://` URL."""
-    concurrency: int = 2
+    concurrency: int = DEFAULT_CONCURRENCY
     """Units (queued workflows) running at once on this executor: this process's own number,
     not stored with the queue, so every worker of a fleet keeps its own."""
     executor_id: str = "local"

@@ -39,6 +39,7 @@ from mergegate.verify._model import (
 from mergegate.verify._paths import PlanPathError
 from mergegate.verify._phase import VerifyOptions, answers_for, reverify, verify_phase
 from mergegate.verify._records import (
+    PhaseDir,
     find_gsd_report,
     gsd_phase_dir,
     latest_result,
@@ -63,6 +64,7 @@ __all__ = [
     "Evidence",
     "GapAcceptance",
     "Outcome",
+    "PhaseDir",
     "PlanPathError",
     "Result",
     "VerificationResult",

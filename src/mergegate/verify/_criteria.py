@@ -16,7 +16,6 @@ import hashlib
 import re
 from collections.abc import Iterator
 
-from mergegate.errors import UsageError
 from mergegate.plans import (
     AcceptanceCriterion,
     Artifact,
@@ -27,6 +26,7 @@ from mergegate.plans import (
     SourceRef,
     Task,
     Unit,
+    find_phase,
 )
 from mergegate.verify._commands import (
     classify_command,
@@ -51,25 +51,6 @@ _DEFAULT_EXPORT = re.compile(r"^default(?:\s+([A-Za-z_$][\w$]*))?$")
 _ID_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 PROSE = "its words are prose: no program can test them"
-
-
-def find_phase(plan: Plan, phase_id: str | None) -> Phase:
-    """The phase called `phase_id` (also matching `4` to `04`), or the only one; `UsageError`."""
-    if phase_id is None:
-        if len(plan.phases) == 1:
-            return plan.phases[0]
-        ids = ", ".join(p.id for p in plan.phases) or "none"
-        raise UsageError(f"the plan has {len(plan.phases)} phases; pick one with --phase ({ids})")
-    for phase in plan.phases:
-        if phase.id == phase_id or _number(phase.id) == _number(phase_id) is not None:
-            return phase
-    ids = ", ".join(p.id for p in plan.phases) or "none"
-    raise UsageError(f"no phase {phase_id!r} in the plan; phases: {ids}")
-
-
-def _number(phase_id: str) -> str | None:
-    match = re.match(r"^0*(\d+(?:\.\d+)?)", phase_id)
-    return match.group(1) if match else None
 
 
 def fingerprint(kind: CriterionKind, text: str) -> str:

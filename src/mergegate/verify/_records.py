@@ -19,6 +19,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -27,6 +28,7 @@ from mergegate.atomic_files import append_jsonl, write_atomic
 from mergegate.config import StateLayout
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan, PlanFormat
+from mergegate.untrusted import storable
 from mergegate.verify._model import (
     Answer,
     CriterionResult,
@@ -38,6 +40,7 @@ from mergegate.verify._paths import check_plan_path
 from mergegate.verify._verifier import AgentAttempt
 
 __all__ = [
+    "PhaseDir",
     "find_gsd_report",
     "gsd_phase_dir",
     "gsd_report_name",
@@ -344,21 +347,13 @@ def _tail(result: VerificationResult) -> list[str]:
 # ---------------------------------------------------------------- writing
 
 
-def _storable(text: str) -> str:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
-
-
 def write_result(run_dir: Path, result: VerificationResult) -> Path:
     """Write `VERIFICATION.md` and `verification.json` into `run_dir`; never overwrite."""
     run_dir.mkdir(parents=True, exist_ok=True)
     data = json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    write_atomic(run_dir / JSON_NAME, _storable(data) + "\n", overwrite=False)
+    write_atomic(run_dir / JSON_NAME, storable(data) + "\n", overwrite=False)
     path = run_dir / REPORT_NAME
-    write_atomic(path, _storable(render_markdown(result)), overwrite=False)
+    write_atomic(path, storable(render_markdown(result)), overwrite=False)
     return path
 
 
@@ -367,10 +362,10 @@ def write_attempts(run_dir: Path, attempts: Sequence[AgentAttempt]) -> tuple[str
     names = []
     for a in attempts:
         base = f"verifier/a{a.number}"
-        write_atomic(run_dir / f"{base}.prompt.md", _storable(a.prompt), overwrite=False)
+        write_atomic(run_dir / f"{base}.prompt.md", storable(a.prompt), overwrite=False)
         record = {"problem": a.problem, "agent": a.agent, "output": a.output}
         text = json.dumps(record, indent=2, ensure_ascii=False, default=str)
-        write_atomic(run_dir / f"{base}.json", _storable(text) + "\n", overwrite=False)
+        write_atomic(run_dir / f"{base}.json", storable(text) + "\n", overwrite=False)
         names += [f"{base}.prompt.md", f"{base}.json"]
     return tuple(names)
 
@@ -420,9 +415,9 @@ def write_gsd_copy(phase_dir: Path, result: VerificationResult) -> tuple[Path | 
             text = path.read_text("utf-8", "replace")
         except OSError as exc:
             return None, f"{path} could not be read ({exc.strerror}); left as it is"
-        write_atomic(path, _storable(update_report(text, result)))
+        write_atomic(path, storable(update_report(text, result)))
         return path, None
-    write_atomic(path, _storable(render_markdown(result)))
+    write_atomic(path, storable(render_markdown(result)))
     return path, None
 
 
@@ -518,6 +513,25 @@ def load_answers(ledger: Path) -> list[Answer]:
         except ValidationError as exc:
             raise UsageError(f"{ledger}:{number}: not an answer record: {exc}") from exc
     return answers
+
+
+@dataclass(frozen=True)
+class PhaseDir:
+    """A phase's folder of verify records (`phase_state_dir`, or `--report-dir/<phase>`):
+    the answers ledger `answers.jsonl` and one folder per verification, `runs/<run>/`."""
+
+    path: Path
+
+    @property
+    def answers(self) -> Path:
+        return self.path / "answers.jsonl"
+
+    @property
+    def runs(self) -> Path:
+        return self.path / "runs"
+
+    def run(self, run_id: str) -> Path:
+        return self.runs / run_id
 
 
 def phase_state_dir(state_dir: Path, plan_path: Path, phase_id: str) -> Path:

@@ -18,19 +18,17 @@ the exact problem fed back; after that the criteria stay unverified. An agent ru
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from string import Template
 from typing import Any, Literal
 
 from mergegate.agents.answers import answer_schema as typed_answer_schema
 from mergegate.agents.base import AgentRequest, AgentResult, AnswerSchema, Backend
-from mergegate.handoff import extract
+from mergegate.handoff import PromptFile, extract
+from mergegate.untrusted import bounded
 from mergegate.verify._judgement import CriterionJudgement, VerifierAnswer, answer_schema
 
 __all__ = [
@@ -89,28 +87,23 @@ def new_verification_id() -> str:
     return f"mgv-{uuid.uuid4().hex[:16]}"
 
 
-def _template(name: str) -> str:
-    filename = f"{name}.v{TEMPLATE_VERSION}.md"
-    return resources.files(__package__).joinpath("templates", filename).read_text("utf-8")
+def _template(name: str) -> PromptFile:
+    return PromptFile.load(__package__, name, TEMPLATE_VERSION)
 
 
 def template_sha256() -> str:
-    return hashlib.sha256(_template(TEMPLATE).encode()).hexdigest()
-
-
-def _bounded(text: str, limit: int = _MAX_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return _template(TEMPLATE).sha256
 
 
 def _render_questions(questions: Sequence[Question]) -> str:
     blocks = []
     for q in questions:
         lines = [f"### `{q.id}` ({q.kind}{', ' + q.source if q.source else ''})", ""]
-        lines += ["> " + line for line in _bounded(q.text).splitlines() or [""]]
+        lines += ["> " + line for line in bounded(q.text, _MAX_TEXT).splitlines() or [""]]
         lines += ["", f"Needs judgement because {q.why}."]
         if q.evidence:
             lines += ["", "Program evidence so far:"]
-            lines += [f"- {_bounded(e, 600)}" for e in q.evidence]
+            lines += [f"- {bounded(e, 600)}" for e in q.evidence]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -130,12 +123,14 @@ def render_prompt(
         )
     else:
         changes = f"```diff\n{diff}\n```" if diff.strip() else "(the diff is empty)"
-    return Template(_template(TEMPLATE)).substitute(
-        phase=phase,
-        criteria=_render_questions(questions),
-        changes=changes,
-        files=files or "(none attached: read the files you need in the working directory)",
-        verification_id=verification_id,
+    return _template(TEMPLATE).fill(
+        {
+            "phase": phase,
+            "criteria": _render_questions(questions),
+            "changes": changes,
+            "files": files or "(none attached: read the files you need in the working directory)",
+            "verification_id": verification_id,
+        }
     )
 
 
@@ -209,8 +204,8 @@ def ask_verifier(
         assert parsed.error is not None
         problem = f"{parsed.error.type.value}: {parsed.error.details}"
         attempts.append(AgentAttempt(number, prompt, result.text, problem, agent))
-        retry = Template(_template(RETRY_TEMPLATE)).substitute(
-            problem=problem, ids=", ".join(ids), verification_id=nonce
+        retry = _template(RETRY_TEMPLATE).fill(
+            {"problem": problem, "ids": ", ".join(ids), "verification_id": nonce}
         )
         if backend.capabilities.sessions and result.session_id:
             session, prompt = result.session_id, retry

@@ -33,7 +33,8 @@ class RunEvent:
 
 
 class EventSink:
-    """A thread-safe fan-out of events to one listener (units run in parallel threads)."""
+    """A thread-safe fan-out of events to one listener (units run in parallel threads): a
+    `mergegate.events.Sink[RunEvent]`."""
 
     def __init__(self, listener: Callable[[RunEvent], None] | None = None) -> None:
         self._listener = listener

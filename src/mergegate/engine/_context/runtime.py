@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mergegate.agents import OutputTap
 from mergegate.agents.base import AgentRequest, Backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
-from mergegate.config import Config
+from mergegate.config import DEFAULT_CONCURRENCY, Config
 from mergegate.engine._context.journal import NullJournal
 from mergegate.engine._context.run_agents import Budget, Metered
 from mergegate.engine._context.run_events import EventSink, RunEvent
@@ -79,7 +79,7 @@ class RunOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    concurrency: int = Field(2, ge=1)
+    concurrency: int = Field(DEFAULT_CONCURRENCY, ge=1)
     review_mode: Literal["auto", "manual", "off"] = "auto"
     on_escalation: Literal["skip", "continue", "stop"] = "skip"
     fix_commits: Literal["separate", "amend"] = "separate"

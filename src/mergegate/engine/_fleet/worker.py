@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from mergegate.config import Config, load_config
+from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config
 from mergegate.engine._api import RunFailure, _finish, _journal, _runtime, _started, run_input
 from mergegate.engine._context.journal import RunJournal
 from mergegate.engine._context.orphans import WorkerProcesses, kill_orphans_of
@@ -239,7 +239,7 @@ class WorkerOptions:
 
     executor_id: str
     workdir: Path
-    concurrency: int = 2
+    concurrency: int = DEFAULT_CONCURRENCY
     """Units at once on this worker (its own number: other workers keep theirs)."""
     global_concurrency: int | None = None
     """Units at once across the fleet (None: no cap)."""
@@ -318,16 +318,13 @@ class Worker:
             for f in fields(Runtime)
             if f.init and not f.name.startswith("_") and f.name not in ("worktree_root", "remote")
         }
+        layout = StateLayout(self.options.workdir)  # worktrees/ and mirrors/, as in a state dir
         if record.remote:
-            remote = Remote(
-                record.remote, self.options.workdir / "mirrors" / mirror_name(record.remote)
-            )
+            remote = Remote(record.remote, layout.mirror(mirror_name(record.remote)))
             shared["repo"] = remote.mirror
         else:
             remote = None
-        rt = FleetRuntime(
-            **shared, worktree_root=self.options.workdir / "worktrees" / run_id, remote=remote
-        )
+        rt = FleetRuntime(**shared, worktree_root=layout.worktrees(run_id), remote=remote)
         remove_tree(rt.checkouts)  # this worker's throwaway checkouts of an earlier process
         assert rt.budget is not None
         rt.budget.seed()

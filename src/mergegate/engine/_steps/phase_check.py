@@ -55,6 +55,7 @@ from mergegate.store import RunRecord, RunRows, RunStore, StateKind, step
 from mergegate.verify import (
     Answer,
     GapAcceptance,
+    PhaseDir,
     PlanPathError,
     VerificationResult,
     VerifyOptions,
@@ -86,8 +87,8 @@ def answers_ledger(store: RunStore, record: RunRecord, phase_id: str) -> Path:
     (answers to the run itself are rows of its database, `record_criterion_answers`)."""
     if record.plan_path:
         state = store.root.parent
-        return phase_state_dir(state, Path(record.plan_path), phase_id) / "answers.jsonl"
-    return store.run_dir(record.run_id) / phase_id / "answers.jsonl"
+        return PhaseDir(phase_state_dir(state, Path(record.plan_path), phase_id)).answers
+    return PhaseDir(store.run_dir(record.run_id) / phase_id).answers
 
 
 def verification_dir(run_dir: Path, phase_id: str, generation: int) -> Path:
@@ -182,7 +183,7 @@ def _verify(rt: Runtime, call: dict[str, Any]) -> dict[str, Any]:
     rt.rows.put(StateKind.VERIFICATION, (phase_id, f"g{generation:04d}"), result)
     if rt.record.plan_path:
         # where `mergegate verify PLAN --answer` looks for the result it answers
-        copy = answers_ledger(rt.store, rt.record, phase_id).parent / "runs" / result.run_id
+        copy = PhaseDir(answers_ledger(rt.store, rt.record, phase_id).parent).run(result.run_id)
         keep_lost_attempt(copy)  # a copy a step lost in a crash had written
         reverify(result, run_dir=copy, run_id=result.run_id)
     return {

@@ -1,0 +1,102 @@
+"""Untrusted text (agent output, plan text, names a user or a hook gave) made fit to store or
+to show. The one home of these rules; every function is linear in its input and bounded.
+
+* `one_line(text, limit)`: one line that is safe on a terminal, inside a hook's answer or in
+  a log: terminal escape sequences (CSI, OSC and the other control strings, 7- and 8-bit)
+  removed with their payload; every control, format (bidi overrides, zero-width), surrogate,
+  private-use and unassigned character removed; any whitespace run one space; at most `limit`
+  characters, a cut marked with `…`. Idempotent.
+* `bounded(text, limit)`: `text` cut to `limit` characters with `…` (lines kept, nothing
+  removed): for text quoted into a prompt or an error message.
+* `storable(text)`: `text` as valid UTF-8, for a record on disk (JSON decoding can yield lone
+  surrogates, which UTF-8 cannot encode; they become U+FFFD rather than losing the record).
+
+Layer L0: the standard library only.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["bounded", "one_line", "storable"]
+
+_ESC, _BEL, _CSI8 = "\x1b", "\x07", "\x9b"
+# ESC, 8-bit CSI, and the 8-bit control-string introducers DCS, SOS, OSC, PM, APC.
+_INTRODUCERS = frozenset("\x1b\x9b\x90\x98\x9d\x9e\x9f")
+_STRING_INTRODUCERS = frozenset("]PX^_")  # OSC, DCS, SOS, PM, APC: run until BEL or ESC \
+_DROP_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+_SPACE_CATEGORIES = frozenset({"Zs", "Zl", "Zp"})
+
+
+def one_line(text: str, limit: int) -> str:
+    """One line of untrusted text, safe to show, of at most `limit` characters (at least 1).
+
+    Looks at no more than `8 * limit + 64` input characters, so huge input costs nothing extra.
+    """
+    limit = max(limit, 1)
+    scan = limit * 8 + 64
+    cut = len(text) > scan
+    text = text[:scan]
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in _INTRODUCERS:
+            i = _skip_escape(text, i)
+            continue
+        i += 1
+        category = unicodedata.category(ch)
+        if ch.isspace() or category in _SPACE_CATEGORIES:
+            if out and out[-1] != " ":
+                out.append(" ")
+        elif category not in _DROP_CATEGORIES:
+            out.append(ch)
+    line = "".join(out).strip()
+    if cut or len(line) > limit:
+        return line[: limit - 1].rstrip() + "…"
+    return line
+
+
+def _skip_escape(text: str, i: int) -> int:
+    """Index just past the escape sequence whose introducer is at `text[i]`.
+
+    Linear and bounded by the text: a sequence that never terminates swallows the rest.
+    """
+    n = len(text)
+    kind = text[i]
+    if kind == _ESC:
+        if i + 1 >= n:
+            return n
+        nxt = text[i + 1]
+        if nxt == "[":
+            kind, i = _CSI8, i + 1
+        elif nxt in _STRING_INTRODUCERS:
+            kind, i = "\x9d", i + 1
+        else:
+            return i + 2  # a two-character escape (ESC c, ESC 7, ...)
+    j = i + 1
+    if kind == _CSI8:  # parameters and intermediates, then one final byte @..~
+        while j < n and not ("@" <= text[j] <= "~"):
+            j += 1
+        return j + 1
+    while j < n:  # a control string ends at BEL, ESC \ or (8-bit) ST
+        if text[j] in (_BEL, "\x9c"):
+            return j + 1
+        if text[j] == _ESC:
+            return j + 2 if j + 1 < n and text[j + 1] == "\\" else j + 1
+        j += 1
+    return n
+
+
+def bounded(text: str, limit: int) -> str:
+    """`text`, or its first `limit - 1` characters and `…` when it is longer than `limit`."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def storable(text: str) -> str:
+    """`text` as valid UTF-8: lone surrogates become U+FFFD; anything else is kept as it is."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
