@@ -37,7 +37,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mergegate.config import HooksConfig
 from mergegate.decisions import Decision
@@ -45,9 +45,10 @@ from mergegate.errors import MergegateError
 from mergegate.integrations import _guard as guard
 from mergegate.integrations import _messages as msg
 from mergegate.integrations._latch import HeldFinding, Hold
-from mergegate.integrations._restate import RestateRequest, read_restated
 from mergegate.integrations._state import HookState, SessionMemory, hook_dir
-from mergegate.verdicts import Verdict, parse_verdict
+
+if TYPE_CHECKING:
+    from mergegate.verdicts import Verdict
 
 __all__ = [
     "HOOK_TOOLS",
@@ -308,6 +309,8 @@ def _launch(call: SubagentCall, key: str, state: HookState) -> HookAnswer:
     if updated.get("run_in_background") is not False:
         updated["run_in_background"] = False
     if restate is not None:
+        from mergegate.integrations._restate import RestateRequest  # noqa: PLC0415 - see _read_review
+
         instruction = RestateRequest(restate).instruction()
         if instruction not in call.prompt:
             updated["prompt"] = f"{call.prompt}\n\n{instruction}"
@@ -370,6 +373,8 @@ def _verdict_answer(call: SubagentCall, verdict: Verdict, previous_failures: int
 def _undecidable_answer(
     verdict: Verdict, output: str, key: str, memory: SessionMemory, now: float
 ) -> HookAnswer:
+    from mergegate.integrations._restate import RestateRequest  # noqa: PLC0415 - see _read_review
+
     decision = verdict.decision.value
     request = RestateRequest(memory.restate_id(key) or RestateRequest.new().review_id)
     remembered = memory.note_malformed(key, output, now, restate_id=request.review_id)
@@ -411,6 +416,12 @@ def _hold(key: str, verdict: Verdict, now: float, cwd: str = "") -> Hold:
 def _read_review(output: str, restate: str | None) -> Verdict:
     """The verdict of a review result: the restated verdict object when one was asked for and
     the answer is one, else the ordinary reader's."""
+    # Imported here, not at the top: the verdict library (and `_restate`, which reads verdict
+    # objects with it) is most of the hook's start-up, and the Bash guard — which Claude Code
+    # runs before every shell command — never reads a review (bench/bench_startup.py).
+    from mergegate.integrations._restate import RestateRequest, read_restated  # noqa: PLC0415
+    from mergegate.verdicts import parse_verdict  # noqa: PLC0415
+
     if restate is not None:
         restated = read_restated(output, RestateRequest(restate))
         if restated is not None:

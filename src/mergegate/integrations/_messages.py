@@ -8,11 +8,15 @@ wrapper or pass for mergegate's own words.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mergegate.decisions import Decision
 from mergegate.integrations._latch import HeldFinding, Latch
-from mergegate.integrations._restate import RestateRequest
 from mergegate.integrations._untrusted import excerpt, quote, sanitize
-from mergegate.verdicts import Finding, Verdict
+
+if TYPE_CHECKING:  # types only: the guard's denials must not load the verdict library
+    from mergegate.integrations._restate import RestateRequest
+    from mergegate.verdicts import Finding, Verdict
 
 __all__ = [
     "LATCH_NOTE",

@@ -46,7 +46,9 @@ SEVERITY_VALUES: tuple[str, ...] = tuple(s.value for s in Severity)
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    # Built on first validation, not at import: most reviews carry no such object, and
+    # `mergegate parse` and the hook start on every call (bench/bench_startup.py).
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
 
 class TrailerFinding(_Strict):

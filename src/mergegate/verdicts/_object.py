@@ -62,7 +62,9 @@ _ONE_LINE = r"^[^\r\n\u2028\u2029]*$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    # Built on first validation, not at import: most reviews carry no such object, and
+    # `mergegate parse` and the hook start on every call (bench/bench_startup.py).
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
 
 class VerdictFinding(_Strict):

@@ -1,0 +1,103 @@
+"""What the per-call commands import (issue 23, "Start-up"): a guard, not a timing.
+
+`mergegate parse` runs in pipelines and `mergegate hook claude-code` on every Claude Code tool
+call, so each must load only what its path needs. Wall time is measured in
+`bench/bench_startup.py`; these tests pin the structure that keeps it low, read from
+`python -X importtime` of the real entry point, so they do not flake under load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from _hooks import recorded, run_hook
+
+HEAVY = ("tree_sitter", "jinja2", "dbos", "rich", "httpx", "sqlalchemy", "psycopg")
+"""Libraries no per-call path needs (tree-sitter: only a Bash command under a closed latch)."""
+REVIEW = "### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** All criteria met.\n"
+
+
+def _imported(args: list[str], stdin: bytes, cwd: Path) -> set[str]:
+    """The modules `python -X importtime -m mergegate ARGS` imports, read from stderr."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mergegate", *args],
+        input=stdin,
+        cwd=cwd,
+        capture_output=True,
+        check=False,
+        env=os.environ.copy(),
+    )
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")[-2000:]
+    names = set()
+    for line in proc.stderr.decode(errors="replace").splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            names.add(line.rsplit("|", 1)[1].strip())
+    assert "mergegate.cli" in names  # the parse above read real output
+    return names
+
+
+def _loaded(names: set[str], *packages: str) -> list[str]:
+    return sorted(n for n in names if n.split(".")[0] in packages or n in packages)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+def _hook(data: dict[str, object], project: Path) -> set[str]:
+    return _imported(["hook", "claude-code"], json.dumps(data).encode(), project)
+
+
+def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> None:
+    names = _imported(["parse", "-"], REVIEW.encode(), tmp_path)
+    assert "mergegate.verdicts" in names
+    assert _loaded(names, *HEAVY) == []
+    engine = {"mergegate.config", "mergegate.engine", "mergegate.store", "mergegate.agents"}
+    assert sorted(names & (engine | {"mergegate.review", "mergegate.integrations"})) == []
+
+
+def test_hook_bash_with_the_latch_open_is_standard_library_and_click(project: Path) -> None:
+    names = _hook(recorded("pre-tool-use-bash-commit", cwd=project), project)
+    assert _loaded(names, "pydantic", "pydantic_core", *HEAVY) == []
+    ours = sorted(n for n in names if n.startswith(("mergegate.verdicts", "mergegate.config")))
+    assert ours == []
+
+
+def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:
+    """The guard denies from the latch file: the verdict library is not loaded for it."""
+    run_hook(recorded("post-tool-use-fixes", "s-closed", project), project)
+    names = _hook(recorded("pre-tool-use-bash-commit", "s-closed", project), project)
+    assert "mergegate.integrations._guard" in names  # the guard did run
+    assert sorted(n for n in names if n.startswith("mergegate.verdicts")) == []
+    assert _loaded(names, "jinja2", "dbos", "rich", "httpx") == []
+
+
+def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
+    names = _hook(recorded("post-tool-use-approve", cwd=project), project)
+    assert "mergegate.verdicts" in names
+    assert _loaded(names, *HEAVY) == []
+
+
+def test_the_trailer_and_verdict_object_models_build_only_when_used() -> None:
+    """`ReviewVerdict` and `VerdictObject` (pydantic) build their validators on first use:
+    a review without a trailer or an object never pays for them."""
+    code = (
+        "from mergegate.verdicts import ReviewVerdict, VerdictObject, parse_verdict\n"
+        f"assert parse_verdict({REVIEW!r}).approved\n"
+        "print(ReviewVerdict.__pydantic_complete__, VerdictObject.__pydantic_complete__)\n"
+        'parse_verdict(\'```json\\n{"review_id": "r", "verdict": "approve"}\\n```\')\n'
+        "print(ReviewVerdict.__pydantic_complete__)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, check=True, env=os.environ.copy()
+    )
+    assert proc.stdout.decode().split() == ["False", "False", "True"]
