@@ -1,26 +1,103 @@
-"""The ids mergegate makes up, in one place (STYLE rule 22: compose an id in one place).
+"""Every id and name mergegate composes, in one place (STYLE rule 22: compose an id in one place).
 
-Two kinds of run have ids of different shapes, on purpose:
-
-* a **run** of the engine (`mergegate run`) is `YYYYmmdd-HHMMSS-xxxx`: it sorts by start time
-  in `mergegate status`, and it is a valid git branch component (`mergegate/<run>`);
-* a **check run** (one `mergegate review` or `mergegate verify`, or the verification the
-  engine records for a phase) is 12 hex digits: it only names a report folder, and two checks
-  started in the same second must not collide.
-
-Both formats are persisted (folder names, database rows, branch names): changing one breaks
+Each has one function or type that writes it and one that reads it back (`parse`, raising
+`IdError`, a `ValueError`); nothing else joins ids with `/` or splits them
+(`tests/test_ids_one_home.py` greps for it). Every format here is persisted (folder names,
+database rows, DBOS workflow ids, git branch names, commit trailers): changing a byte breaks
 `resume` of the runs already recorded.
+
+* run: `YYYYmmdd-HHMMSS-xxxx` (`new_run_id`), sorting by start time, a git branch component;
+  check run: 12 hex digits (`new_check_run_id`); a phase's verification: `<run>-<phase>-gNN`;
+* DBOS workflow (`WorkflowId`): `<run>/g<N>`, `<run>/g<N>/<phase or unit>`,
+  `<run>/<unit>/<task>[/<again>]`, `<run>/fleet/g<N>`;
+* event (`EventId`): `<run>/<key>`;
+* branches: `mergegate/<run>` (`integration_branch`), `mergegate-unit/<run>/<unit>` and
+  `mergegate-wip/<run>/<unit>` (`UnitBranch`), `mergegate-merge/<run>/<name>` (a prepared
+  merge waiting to be published across hosts, `carrier_branch`);
+* commit trailers (`TrailerLine`): `Mergegate-Task: <task workflow id>`, `Mergegate-Fix:
+  <task>/<round>`, `Mergegate-Unit: <run>/<unit>`, `Mergegate-Summary: <run>/<unit>`,
+  `Mergegate-Verification: <run>/<phase>/gNN`;
+* DBOS names: applications `mergegate`, `mergegate-fleet`, `mergegate-run-<run>`; queues
+  `mergegate-units`, `mergegate-runs`, `mergegate-units-<run>`; application version
+  `mergegate-<version>-e<schema>`, `…-run-<run>` for a local run on a shared database.
+
+A component (a run, phase, unit or task id) is `[A-Za-z0-9][A-Za-z0-9._-]*`, without `..` and
+not ending in `.` or `.lock`: it can hold no `/`, no whitespace, and makes a name git accepts
+(`check_component`). Plan ids are checked against the same alphabet when the plan is loaded
+(`mergegate.plans`), so an id from an untrusted plan fails there, with exit 2, before any of
+these names is made from it.
 
 Layer L0: the standard library only.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 import uuid
+from dataclasses import dataclass
+from enum import StrEnum
 
-__all__ = ["new_check_run_id", "new_run_id"]
+__all__ = [
+    "APP",
+    "CARRIER_PREFIX",
+    "FLEET_APP",
+    "INTEGRATION_PREFIX",
+    "QUEUE",
+    "RUN_QUEUE",
+    "UNIT_PREFIX",
+    "WIP_PREFIX",
+    "EventId",
+    "IdError",
+    "Trailer",
+    "TrailerLine",
+    "UnitBranch",
+    "WorkflowId",
+    "app_name_for_run",
+    "app_version",
+    "carrier_branch",
+    "check_component",
+    "event_id",
+    "integration_branch",
+    "new_check_run_id",
+    "new_run_id",
+    "parse_check_run_id",
+    "parse_run_id",
+    "phase_check_run_id",
+    "queue_for_run",
+    "run_app_version",
+]
+
+
+class IdError(ValueError):
+    """An id or name that does not read as its format: the message says what and why."""
+
+
+_COMPONENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_RUN_ID = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9a-f]{4}")
+_CHECK_RUN_ID = re.compile(r"[0-9a-f]{12}")
+_GENERATION = re.compile(r"g([0-9]{1,9})")
+MAX_COMPONENT = 128
+
+
+def check_component(value: str, what: str = "id") -> str:
+    """`value` when it can be one part of a composed id or branch name; else `IdError`."""
+    if not value:
+        raise IdError(f"the {what} is empty")
+    if len(value) > MAX_COMPONENT:
+        raise IdError(f"the {what} {value[:40]!r}… is longer than {MAX_COMPONENT} characters")
+    if _COMPONENT.fullmatch(value) is None:
+        raise IdError(
+            f"the {what} {value!r} holds a character outside A-Z, a-z, 0-9, '.', '_', '-' "
+            "(or does not start with a letter or a digit)"
+        )
+    if ".." in value or value.endswith((".", ".lock")):
+        raise IdError(f"the {what} {value!r} cannot name a git branch ('..', '.' or '.lock')")
+    return value
+
+
+# ---------------------------------------------------------------- runs and check runs
 
 
 def new_run_id() -> str:
@@ -28,6 +105,294 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
+def parse_run_id(text: str) -> str:
+    """`text` when it is a run id `new_run_id` makes (`YYYYmmdd-HHMMSS-xxxx`); else `IdError`."""
+    if _RUN_ID.fullmatch(text) is None:
+        raise IdError(f"{text[:80]!r} is not a run id (YYYYmmdd-HHMMSS-xxxx)")
+    return text
+
+
 def new_check_run_id() -> str:
     """The id of one review or verification run: 12 random hex digits."""
     return uuid.uuid4().hex[:12]
+
+
+def parse_check_run_id(text: str) -> str:
+    """`text` when it is a check-run id `new_check_run_id` makes; else `IdError`."""
+    if _CHECK_RUN_ID.fullmatch(text) is None:
+        raise IdError(f"{text[:80]!r} is not a check-run id (12 hex digits)")
+    return text
+
+
+def phase_check_run_id(run_id: str, phase_id: str, generation: int) -> str:
+    """The check-run id of a phase's verification in a run: `<run>-<phase>-gNN`."""
+    return f"{run_id}-{phase_id}-g{generation:02d}"
+
+
+# ---------------------------------------------------------------- DBOS workflow ids
+
+
+@dataclass(frozen=True)
+class WorkflowId:
+    """A DBOS workflow id: the run id, then the parts below it, joined by `/`.
+
+    The shapes (each made by one constructor below): `<run>/g<N>` a generation's run
+    workflow, `<run>/g<N>/<phase or unit>` its phases and units, `<run>/<unit>/<task>` a
+    task (`/<again>` when a person asked it to run again), `<run>/fleet/g<N>` a queued run.
+    """
+
+    run_id: str
+    parts: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        check_component(self.run_id, "run id")
+        if not 1 <= len(self.parts) <= 3:
+            raise IdError(
+                f"a workflow id of run {self.run_id!r} has 1 to 3 parts below it, "
+                f"not {len(self.parts)}"
+            )
+        for part in self.parts:
+            check_component(part, "workflow id part")
+        if len(self.parts) == 1 and _GENERATION.fullmatch(self.parts[0]) is None:
+            raise IdError(f"{self.parts[0]!r} is no generation (g<N>) of run {self.run_id!r}")
+
+    def format(self) -> str:
+        return "/".join((self.run_id, *self.parts))
+
+    def __str__(self) -> str:
+        return self.format()
+
+    @classmethod
+    def parse(cls, text: str) -> WorkflowId:
+        """The workflow id `text` spells; `IdError` for an empty part, `..`, whitespace…"""
+        if len(text) > 8 * MAX_COMPONENT:
+            raise IdError(f"the workflow id {text[:40]!r}… is too long")
+        run_id, *parts = text.split("/")
+        return cls(run_id, tuple(parts))
+
+    @classmethod
+    def run(cls, run_id: str, generation: int) -> WorkflowId:
+        return cls(run_id, (f"g{generation}",))
+
+    @classmethod
+    def generation_child(cls, run_id: str, generation: int, child: str) -> WorkflowId:
+        """A phase's or a unit's workflow in one generation (`<run>/g<N>/<child>`)."""
+        return cls(run_id, (f"g{generation}", child))
+
+    @classmethod
+    def task(cls, run_id: str, unit_id: str, task_id: str, again: str = "") -> WorkflowId:
+        """A task's workflow; also its commit key (`Mergegate-Task:`)."""
+        return cls(run_id, (unit_id, task_id, *((again,) if again else ())))
+
+    @classmethod
+    def fleet_run(cls, run_id: str, generation: int) -> WorkflowId:
+        return cls(run_id, ("fleet", f"g{generation}"))
+
+    @property
+    def generation(self) -> int | None:
+        """The generation the id names (`<run>/g<N>[/…]`, `<run>/fleet/g<N>`), or None (a
+        task's id names none; a unit called `g2` makes it look as if it did)."""
+        for part in self.parts[:2]:
+            found = _GENERATION.fullmatch(part)
+            if found is not None:
+                return int(found.group(1))
+        return None
+
+    @property
+    def generation_child_id(self) -> str | None:
+        """The phase or unit of a `<run>/g<N>/<child>` id, else None."""
+        if len(self.parts) == 2 and _GENERATION.fullmatch(self.parts[0]) is not None:
+            return self.parts[1]
+        return None
+
+    @staticmethod
+    def of_run(run_id: str) -> str:
+        """The prefix every workflow id of the run starts with."""
+        return run_id + "/"
+
+    @staticmethod
+    def of_generations(run_id: str) -> str:
+        """The prefix of the run's generation workflows (and their phases and units)."""
+        return run_id + "/g"
+
+    @staticmethod
+    def of_fleet_runs(run_id: str) -> str:
+        """The prefix of the run's queued-run workflows."""
+        return run_id + "/fleet/"
+
+    @staticmethod
+    def run_of(text: str) -> str:
+        """The run a workflow id belongs to (its first part), checked."""
+        return check_component(text.partition("/")[0], "run id")
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class EventId:
+    """A typed event's stable id, `<run>/<key>`: a replay that emits it again is dropped."""
+
+    run_id: str
+    key: str
+
+    def __post_init__(self) -> None:
+        check_component(self.run_id, "run id")
+        if not self.key or not self.key.isprintable() or any(c.isspace() for c in self.key):
+            raise IdError(f"the event key {self.key[:80]!r} is empty or holds whitespace")
+
+    def format(self) -> str:
+        return f"{self.run_id}/{self.key}"
+
+    @classmethod
+    def parse(cls, text: str) -> EventId:
+        run_id, slash, key = text.partition("/")
+        if not slash:
+            raise IdError(f"the event id {text[:80]!r} has no '/' after its run id")
+        return cls(run_id, key)
+
+
+def event_id(run_id: str, key: str) -> str:
+    """The stable id of the run's event `key` (`<run>/<key>`)."""
+    return EventId(run_id, key).format()
+
+
+# ---------------------------------------------------------------- git branches
+
+INTEGRATION_PREFIX = "mergegate/"
+UNIT_PREFIX = "mergegate-unit/"
+WIP_PREFIX = "mergegate-wip/"
+CARRIER_PREFIX = "mergegate-merge/"
+
+
+def integration_branch(run_id: str) -> str:
+    """The branch a run merges its units into when not told another: `mergegate/<run>`."""
+    return INTEGRATION_PREFIX + check_component(run_id, "run id")
+
+
+def carrier_branch(run_id: str, name: str) -> str:
+    """Across hosts, the remote branch a prepared merge commit waits on until it is published:
+    `mergegate-merge/<run>/<name>` (`name`: a unit, or `<phase>-verification`)."""
+    return f"{CARRIER_PREFIX}{check_component(run_id, 'run id')}/{check_component(name)}"
+
+
+@dataclass(frozen=True)
+class UnitBranch:
+    """A unit's branch, `mergegate-unit/<run>/<unit>`, and its progress branch
+    `mergegate-wip/<run>/<unit>` (what an implementer left, pushed for another worker)."""
+
+    run_id: str
+    unit_id: str
+
+    def __post_init__(self) -> None:
+        check_component(self.run_id, "run id")
+        check_component(self.unit_id, "unit id")
+
+    def format(self) -> str:
+        return f"{UNIT_PREFIX}{self.run_id}/{self.unit_id}"
+
+    def progress(self) -> str:
+        return f"{WIP_PREFIX}{self.run_id}/{self.unit_id}"
+
+    @classmethod
+    def parse(cls, text: str) -> UnitBranch:
+        """The unit branch `text` names; `IdError` for any other branch."""
+        if not text.startswith(UNIT_PREFIX):
+            raise IdError(f"{text[:80]!r} is not a unit branch ({UNIT_PREFIX}<run>/<unit>)")
+        run_id, slash, unit_id = text.removeprefix(UNIT_PREFIX).partition("/")
+        if not slash:
+            raise IdError(f"the unit branch {text[:80]!r} names no unit")
+        return cls(run_id, unit_id)
+
+
+# ---------------------------------------------------------------- commit trailers
+
+
+class Trailer(StrEnum):
+    """The trailer keys mergegate ends its commits with (labels for people, never looked up)."""
+
+    TASK = "Mergegate-Task"
+    FIX = "Mergegate-Fix"
+    UNIT = "Mergegate-Unit"
+    SUMMARY = "Mergegate-Summary"
+    VERIFICATION = "Mergegate-Verification"
+
+
+@dataclass(frozen=True)
+class TrailerLine:
+    """One trailer line, `<key>: <label>`; the label is one line without leading space."""
+
+    kind: Trailer
+    label: str
+
+    def __post_init__(self) -> None:
+        label = self.label
+        if not label or label != label.strip() or "\n" in label or "\r" in label:
+            raise IdError(f"the trailer label {label[:80]!r} is not one trimmed line")
+
+    def format(self) -> str:
+        return f"{self.kind.value}: {self.label}"
+
+    def __str__(self) -> str:
+        return self.format()
+
+    @classmethod
+    def parse(cls, text: str) -> TrailerLine:
+        key, sep, label = text.partition(": ")
+        try:
+            kind = Trailer(key)
+        except ValueError:
+            raise IdError(f"{text[:80]!r} is not a mergegate trailer") from None
+        if not sep:
+            raise IdError(f"the trailer {text[:80]!r} has no ': '")
+        return cls(kind, label)
+
+    @classmethod
+    def unit(cls, run_id: str, unit_id: str) -> TrailerLine:
+        return cls(Trailer.UNIT, f"{run_id}/{unit_id}")
+
+    @classmethod
+    def summary(cls, run_id: str, unit_id: str) -> TrailerLine:
+        return cls(Trailer.SUMMARY, f"{run_id}/{unit_id}")
+
+    @classmethod
+    def verification(cls, run_id: str, phase_id: str, generation: int) -> TrailerLine:
+        return cls(Trailer.VERIFICATION, f"{run_id}/{phase_id}/g{generation:02d}")
+
+    @classmethod
+    def fix(cls, task_key: str, round_name: str) -> TrailerLine:
+        """A fix of a task's change, in the round `round_name` (`checks-NN`, a review's)."""
+        return cls(Trailer.FIX, f"{task_key}/{round_name}")
+
+
+# ---------------------------------------------------------------- DBOS names
+
+APP = "mergegate"
+"""The DBOS application name of a run on its own database."""
+FLEET_APP = "mergegate-fleet"
+"""The DBOS application name of the fleet's workers: they take runs and units from queues
+in one shared database, and recover each other's workflows."""
+QUEUE = "mergegate-units"
+RUN_QUEUE = "mergegate-runs"
+"""The fleet's queue of whole runs (`run --queue`): apart from the units' queue, so a run
+waiting for its units never holds one of their concurrency slots."""
+
+
+def app_name_for_run(run_id: str) -> str:
+    """The DBOS application name of one local run on a shared database."""
+    return f"{APP}-run-{run_id}".lower()
+
+
+def queue_for_run(run_id: str) -> str:
+    """The units' queue of one local run on a shared database (`mergegate-units-<run>`)."""
+    return f"{QUEUE}-{run_id}"
+
+
+def app_version(version: str, schema: int) -> str:
+    """The DBOS application version: DBOS recovers only workflows recorded by the same one."""
+    return f"{APP}-{version}-e{schema}"
+
+
+def run_app_version(version: str, run_id: str) -> str:
+    """The application version of one local run (`app_version(…)` then `-run-<run>`)."""
+    return f"{version}-run-{run_id}"

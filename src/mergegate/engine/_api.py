@@ -64,6 +64,13 @@ from mergegate.git import (
     uncommitted_paths,
     valid_branch_name,
 )
+from mergegate.ids import (
+    WorkflowId,
+    event_id,
+    integration_branch,
+    queue_for_run,
+    run_app_version,
+)
 from mergegate.implementer import advisors_from_config
 from mergegate.metrics import AlertRules
 from mergegate.plans import Plan
@@ -76,7 +83,6 @@ from mergegate.processes import (
 from mergegate.store import (
     APP_VERSION,
     FLEET_APP,
-    QUEUE,
     DurableEngine,
     EngineConfig,
     RunRecord,
@@ -151,7 +157,7 @@ class RunRequest:
 def _integration_branch(repo: Path, run_id: str, into: str | None) -> tuple[str, str]:
     """The branch units merge into and the commit it starts from; refuses a branch checked
     out in a work tree (moving it under a person's feet would corrupt their checkout)."""
-    branch = into or f"mergegate/{run_id}"
+    branch = into or integration_branch(run_id)
     if not valid_branch_name(repo, branch):
         raise UsageError(f"not a valid branch name: {branch!r}")
     holder = checked_out_branches(repo).get(branch)
@@ -357,8 +363,8 @@ def _engine_config(
         database_url,
         concurrency=options.concurrency,
         app_name=app_name_for_run(run_id),
-        application_version=f"{APP_VERSION}-run-{run_id}",
-        queue=f"{QUEUE}-{run_id}",
+        application_version=run_app_version(APP_VERSION, run_id),
+        queue=queue_for_run(run_id),
         log_file=log_file,
     )
 
@@ -435,7 +441,7 @@ def _started(record: RunRecord) -> EventBase:
     roles["verifier"] = agents.verifier
     return RunStarted(
         run_id=record.run_id,
-        event_id=f"{record.run_id}/g{record.generation}/run.started",
+        event_id=event_id(record.run_id, f"g{record.generation}/run.started"),
         plan=record.plan,
         plan_path=record.plan_path or "",
         repo=record.repo,
@@ -523,7 +529,7 @@ def _execute(
     install(rt)
     install_ledger(RunProcesses(rt.rows))  # every agent and check it starts, in its rows
     engine = DurableEngine(_engine_config(store, run_id, rt.options, database_url))
-    wf_id = f"{run_id}/g{record.generation}"
+    wf_id = WorkflowId.run(run_id, record.generation).format()
     try:
         engine.launch()
         if engine.status(wf_id) is None:
@@ -670,7 +676,7 @@ def _close(store: RunStore, record: RunRecord, journal: RunJournal | None) -> St
     journal.emit(
         RunFinished(
             run_id=record.run_id,
-            event_id=f"{record.run_id}/g{record.generation}/run.finished",
+            event_id=event_id(record.run_id, f"g{record.generation}/run.finished"),
             status=record.status.value,
             exit_code=record.exit_code or 0,
             message=record.message or "",
@@ -844,7 +850,7 @@ def _cancel_workflows(store: RunStore, record: RunRecord, database_url: str | No
     _check_database(record, database_url)
     assert database_url is not None
     if record.fleet:
-        cancel_from_outside(database_url, app_name=FLEET_APP, prefix=f"{run_id}/")
+        cancel_from_outside(database_url, app_name=FLEET_APP, prefix=WorkflowId.of_run(run_id))
     else:
         cancel_from_outside(database_url, app_name=app_name_for_run(run_id))
 

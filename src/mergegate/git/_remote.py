@@ -47,6 +47,7 @@ from mergegate.git._workspaces import (
     branch_tip,
     publish,
 )
+from mergegate.ids import IdError, UnitBranch
 
 __all__ = ["Remote", "push_branch", "remote_protocol", "remote_tip", "remote_url", "wip_branch"]
 
@@ -95,9 +96,12 @@ def remote_url(repo: Path, remote: str) -> str:
 
 
 def wip_branch(unit_branch: str) -> str:
-    """The progress branch of a unit branch (`mergegate-unit/…` → `mergegate-wip/…`)."""
-    head, _, rest = unit_branch.partition("/")
-    return f"mergegate-wip/{rest}" if head == "mergegate-unit" else f"{unit_branch}.wip"
+    """The progress branch of a unit branch (`mergegate-unit/…` → `mergegate-wip/…`, see
+    `UnitBranch`); `<branch>.wip` for a branch mergegate did not name."""
+    try:
+        return UnitBranch.parse(unit_branch).progress()
+    except IdError:
+        return f"{unit_branch}.wip"
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ from sqlalchemy.exc import OperationalError
 from mergegate import __version__
 from mergegate.config import DEFAULT_CONCURRENCY, redact_url
 from mergegate.errors import AgentError, EscalationError
+from mergegate.ids import APP, FLEET_APP, QUEUE, RUN_QUEUE, app_name_for_run, app_version
 
 __all__ = [
     "APP_VERSION",
@@ -85,15 +86,8 @@ R = TypeVar("R")
 ENGINE_SCHEMA = 5
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
-QUEUE = "mergegate-units"
-RUN_QUEUE = "mergegate-runs"
-"""The fleet's queue of whole runs (`run --queue`): apart from the units' queue, so a run
-waiting for its units never holds one of their concurrency slots."""
-FLEET_APP = "mergegate-fleet"
-"""The DBOS application name of the fleet's workers: they take runs and units from queues
-in one shared database, and recover each other's workflows."""
-APP = "mergegate"
-APP_VERSION = f"mergegate-{__version__}-e{ENGINE_SCHEMA}"
+# The names (queues, applications, versions) are composed in `mergegate.ids`.
+APP_VERSION = app_version(__version__, ENGINE_SCHEMA)
 POLL_S = 0.1
 _MAX_RECOVERY_ATTEMPTS = 1000
 _STORED_WORKER_CONCURRENCY = 0
@@ -158,11 +152,6 @@ class EngineConfig:
     log_file: Path | None = None
     """Where DBOS's own log lines go (the run's `dbos.log`); None: nowhere. Never the
     console: a person reads mergegate's lines there, not the engine's."""
-
-
-def app_name_for_run(run_id: str) -> str:
-    """The DBOS application name of one local run on a shared database."""
-    return f"{APP}-run-{run_id}".lower()
 
 
 def sqlite_url(path: Path) -> str:

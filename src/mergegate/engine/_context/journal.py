@@ -33,6 +33,7 @@ from mergegate.events import (
     EventLogError,
     read_events,
 )
+from mergegate.ids import event_id
 from mergegate.metrics import (
     AlertingSink,
     AlertMonitor,
@@ -163,7 +164,7 @@ def event_key(run_id: str, run_dir: Path, path: Path) -> str:
         relative = path.resolve().relative_to(run_dir.resolve()).as_posix()
     except ValueError:
         relative = path.as_posix()
-    return f"{run_id}/{relative}"
+    return event_id(run_id, relative)
 
 
 @dataclass(frozen=True)

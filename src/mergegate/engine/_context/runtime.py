@@ -37,6 +37,7 @@ from mergegate.git import (
     object_dirs,
     workspace_objects,
 )
+from mergegate.ids import UnitBranch, event_id
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.processes import Sandbox, Stream
@@ -217,7 +218,7 @@ class Runtime:
         return self.run_dir / phase_id / unit_id
 
     def unit_branch(self, unit_id: str) -> str:
-        return f"mergegate-unit/{self.run_id}/{unit_id}"
+        return UnitBranch(self.run_id, unit_id).format()
 
     def unit_worktree(self, unit_id: str) -> Path:
         return self.worktrees / unit_id
@@ -352,7 +353,7 @@ class Runtime:
     def fact(self, model: type[EventBase], key: str, **fields: Any) -> None:
         """Write one typed event into the run's stream, with the stable id `<run>/<key>` (a
         replay after a crash emits it again: the journal keeps the first)."""
-        self.journal.emit(model(run_id=self.run_id, event_id=f"{self.run_id}/{key}", **fields))
+        self.journal.emit(model(run_id=self.run_id, event_id=event_id(self.run_id, key), **fields))
 
 
 _installed: list[Runtime] = []

@@ -12,6 +12,7 @@ from mergegate.config import Config
 from mergegate.engine._api import database_url_of, run_report
 from mergegate.engine._context.orphans import kill_orphans_of
 from mergegate.errors import UsageError
+from mergegate.ids import WorkflowId
 from mergegate.store import (
     Roll,
     RunStore,
@@ -47,7 +48,7 @@ def fleet_database_url(config: Config) -> str:
 
 def run_state_dir(database_url: str, run_id: str) -> Path | None:
     """The state directory a queued run was created in (recorded with its fleet workflow)."""
-    for args in workflow_inputs(database_url, f"{run_id}/fleet/"):
+    for args in workflow_inputs(database_url, WorkflowId.of_fleet_runs(run_id)):
         if args and isinstance(args[0], dict) and args[0].get("state_dir"):
             return Path(args[0]["state_dir"])
     return None
@@ -108,11 +109,11 @@ def unit_holders(database_url: str, run_id: str) -> dict[str, dict[str, str]]:
     """Which worker holds which unit of a queued run now: unit id → {worker, status}
     (units queued and not yet taken have no worker)."""
     held = {}
-    for work in executor_work(database_url, prefix=f"{run_id}/g"):
-        parts = work.workflow_id.split("/")
-        if work.name == _UNIT and len(parts) == 3:
+    for work in executor_work(database_url, prefix=WorkflowId.of_generations(run_id)):
+        unit = WorkflowId.parse(work.workflow_id).generation_child_id
+        if work.name == _UNIT and unit is not None:
             worker = work.executor_id if work.status == WorkflowState.PENDING else ""
-            held[parts[2]] = {"worker": worker or "", "status": work.status}
+            held[unit] = {"worker": worker or "", "status": work.status}
     return held
 
 
@@ -127,7 +128,7 @@ def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]
         for unit in report["units"]:
             found = holders.get(unit["id"])
             unit["worker"] = found["worker"] if found else ""
-        runs = executor_work(url, prefix=f"{run_id}/fleet/")
+        runs = executor_work(url, prefix=WorkflowId.of_fleet_runs(run_id))
         report["worker"] = next(
             (w.executor_id or "" for w in runs if w.status == WorkflowState.PENDING), ""
         )

@@ -50,6 +50,7 @@ from mergegate.engine._fleet.admin import (
 from mergegate.engine._fleet.janitor import Janitor
 from mergegate.engine._flow.workflows import run_workflow
 from mergegate.git import Remote, Workspace, remove_tree
+from mergegate.ids import WorkflowId
 from mergegate.processes import install_ledger
 from mergegate.store import (
     FLEET_APP,
@@ -79,22 +80,14 @@ _FLEET_RUN = "mergegate.fleet_run"
 
 
 def _fleet_run_id(run_id: str, generation: int) -> str:
-    return f"{run_id}/fleet/g{generation}"
-
-
-_GENERATION = re.compile(r"g([0-9]{1,9})")
+    return WorkflowId.fleet_run(run_id, generation).format()
 
 
 def _generation_of(wf_id: str) -> int | None:
-    """The generation a workflow id names (`<run>/g<N>[/…]`, `<run>/fleet/g<N>`), or None
-    (a task's id, `<run>/<unit>/<task>`, names none; a unit called `g2` makes it look as if
-    it did, which costs one read of the card)."""
-    parts = wf_id.split("/")
-    for part in parts[1:3]:
-        found = _GENERATION.fullmatch(part)
-        if found is not None:
-            return int(found.group(1))
-    return None
+    """The generation a workflow id names (`WorkflowId.generation`), or None (a task's id
+    names none; a unit called `g2` makes it look as if it did, which costs one read of the
+    card)."""
+    return WorkflowId.parse(wf_id).generation
 
 
 def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
@@ -125,7 +118,7 @@ def fleet_run_workflow(args: dict[str, Any]) -> dict[str, Any]:
     rt = current_fleet()
     gen = args["generation"]
     try:
-        with child_id(f"{rt.run_id}/g{gen}"):
+        with child_id(WorkflowId.run(rt.run_id, gen).format()):
             run_workflow({**run_input(rt.record), "generation": gen})
     except Exception as exc:  # the run's own error: recorded on the run, as locally
         failure = RunFailure.of(exc)
@@ -283,7 +276,7 @@ class Worker:
     def runtime(self, wf_id: str) -> FleetRuntime:
         """The runtime of the run a workflow belongs to (its id's first part), built once per
         generation (thread-safe)."""
-        run_id = wf_id.split("/", 1)[0]
+        run_id = WorkflowId.run_of(wf_id)
         with self._lock:
             found = self._runtimes.get(run_id)
             if found is None or found.outdated(_generation_of(wf_id)):
@@ -379,7 +372,7 @@ class Worker:
             remote = [(i, rt) for i, rt in self._runtimes.items() if rt.remote is not None]
         for run_id, rt in remote:
             try:
-                if executor_work(self.database_url, prefix=f"{run_id}/"):
+                if executor_work(self.database_url, prefix=WorkflowId.of_run(run_id)):
                     continue
             except Exception as exc:  # the database away for a moment: next sweep
                 self._listener(run_id, RunEvent("notice", f"sweep skipped: {exc}"))

@@ -28,6 +28,7 @@ from mergegate.engine._context.plan_views import task_checks
 from mergegate.engine._context.runtime import Runtime
 from mergegate.engine._flow.task_pipeline import task_workflow
 from mergegate.engine._steps.core import adopt_step, check_step, takeovers_step
+from mergegate.ids import WorkflowId
 from mergegate.plans import Task, Unit
 from mergegate.store import child_id
 
@@ -154,7 +155,7 @@ def _retry(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskO
     start = place.at or outcome.start
     adopt_step(place.worktree, start)
     again = f"retry-g{answer.generation}"
-    with child_id(f"{rt.run_id}/{place.unit.id}/{task.id}/{again}"):
+    with child_id(WorkflowId.task(rt.run_id, place.unit.id, task.id, again).format()):
         raw = task_workflow(
             {
                 "phase": place.phase_id,

@@ -34,6 +34,7 @@ from mergegate.engine._steps.core import (
 from mergegate.engine._steps.implementer_turn import implement_turns, judge_claim
 from mergegate.engine._steps.review_stage import review_step
 from mergegate.git import Workspace
+from mergegate.ids import Trailer, TrailerLine, WorkflowId
 from mergegate.implementer import result_schema, task_environment
 from mergegate.plans import Task
 from mergegate.review import ReviewState, ReviewStatus
@@ -92,9 +93,10 @@ class _Pipeline:
         self.worktree = Path(args["worktree"])
         # a task a person asked to retry runs again in folders and under commit keys of its
         # own (`retry-gN`): nothing of the first run is mistaken for the retry's
-        again = f"-{args['again']}" if args.get("again") else ""
-        self.task_dir = rt.unit_dir(self.phase_id, self.unit_id) / f"{self.task.id}{again}"
-        self.key = f"{rt.run_id}/{self.unit_id}/{self.task.id}{again.replace('-', '/', 1)}"
+        again = str(args.get("again") or "")
+        folder = f"{self.task.id}-{again}" if again else self.task.id
+        self.task_dir = rt.unit_dir(self.phase_id, self.unit_id) / folder
+        self.key = WorkflowId.task(rt.run_id, self.unit_id, self.task.id, again).format()
         self.start = self.head = args["start"]
         self.session: str | None = args.get("session")
         self.spec = task_spec(
@@ -257,7 +259,7 @@ class _Pipeline:
             {
                 "worktree": str(self.worktree),
                 "message": f"{self.task.id}: {self.task.name}",
-                "key": f"Mergegate-Task: {self.key}",
+                "key": TrailerLine(Trailer.TASK, self.key).format(),
                 "onto": self.start,
             }
         )
@@ -308,7 +310,7 @@ class _Pipeline:
             check_fix_prompt(failing, self.files()),
             commit={
                 "message": f"mergegate: fix failing checks\n\nChecks: {names}\n",
-                "key": f"Mergegate-Fix: {self.key}/checks-{self.check_rounds:02d}",
+                "key": TrailerLine.fix(self.key, f"checks-{self.check_rounds:02d}").format(),
                 "amend": self.rt.options.fix_commits == "amend",
             },
         )

@@ -92,6 +92,7 @@ from mergegate.events import (
     Wave,
 )
 from mergegate.git import Workspace, WorkspaceError
+from mergegate.ids import TrailerLine, WorkflowId, carrier_branch
 from mergegate.plans import Phase, PlanFormat, Unit
 from mergegate.store import (
     StateKind,
@@ -270,7 +271,7 @@ class _UnitTasks:
             # after a task was set aside the tree may stand elsewhere (its start; a replayed
             # task leaves it where it was): the next task starts from the unit's head
             adopt_step(self.out.worktree, self.head)
-        with child_id(f"{rt.run_id}/{unit.id}/{task.id}"):
+        with child_id(WorkflowId.task(rt.run_id, unit.id, task.id).format()):
             raw = task_workflow(
                 {
                     "phase": self.phase_id,
@@ -505,7 +506,8 @@ def _start_wave(
             write_unit_records(rt, done[unit.id])
             continue
         args = {"phase": phase.id, "unit": unit.id, "base": tip}
-        handles.append((unit, enqueue(unit_workflow, f"{rt.run_id}/g{gen}/{unit.id}", args)))
+        wf_id = WorkflowId.generation_child(rt.run_id, gen, unit.id).format()
+        handles.append((unit, enqueue(unit_workflow, wf_id, args)))
     return handles
 
 
@@ -519,7 +521,7 @@ def outside_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -
 
 def _carrier(rt: Runtime, name: str) -> str:
     """Across hosts, the remote branch a prepared commit waits on until it is published."""
-    return f"mergegate-merge/{rt.run_id}/{name}"
+    return carrier_branch(rt.run_id, name)
 
 
 def _advance(rt: Runtime, tip: str, new: str, reason: str, carrier: str) -> bool:
@@ -540,7 +542,7 @@ def _merge(
         phase=phase.id,
         step="merge",
     )
-    key = f"Mergegate-Unit: {rt.run_id}/{unit.id}"
+    key = TrailerLine.unit(rt.run_id, unit.id).format()
     message = f"Merge unit {unit.id}{': ' + unit.name if unit.name else ''} ({phase.id})"
     carrier = _carrier(rt, unit.id)
     merged = merge_step(
@@ -763,7 +765,7 @@ def _start_tip(rt: Runtime, args: dict[str, Any]) -> str:
     gen = args["generation"]
     if gen == 1:
         return str(args["tip"])
-    earlier = finished_result(f"{rt.run_id}/g{gen - 1}")
+    earlier = finished_result(WorkflowId.run(rt.run_id, gen - 1).format())
     if not isinstance(earlier, dict) or not earlier.get("tip"):
         raise UsageError(
             f"run {rt.run_id}: generation {gen - 1} recorded no integration tip (a run of an "
@@ -784,7 +786,7 @@ def run_workflow(args: dict[str, Any]) -> dict[str, Any]:
         rt.emit("phase", f"phase {phase.id} {phase.name}".rstrip(), phase=phase.id)
         key = f"g{gen}/{phase.id}"
         rt.fact(PhaseStarted, f"{key}/phase.started", phase=phase.id, name=phase.name)
-        with child_id(f"{rt.run_id}/g{gen}/{phase.id}"):
+        with child_id(WorkflowId.generation_child(rt.run_id, gen, phase.id).format()):
             result = phase_workflow({"phase": phase.id, "generation": gen, "tip": tip})
         tip = result["tip"]
         results.append(result)

@@ -40,6 +40,7 @@ from mergegate.engine._context.runtime import Runtime, current
 from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
 from mergegate.handoff import AgentResultPayload, HandoffRecorder
+from mergegate.ids import WorkflowId
 from mergegate.implementer import (
     Advisor,
     CheckOutcome,
@@ -310,7 +311,8 @@ class _Turns:
         handoff events whose ids follow the attempt (a replay that fails the same way writes
         nothing twice)."""
         where = {"run_id": self.rt.run_id, **_where(self.pipe)}
-        stem = f"{self.rt.run_id}/{self.pipe.unit_id}/{self.pipe.task.id}/{folder.parent.name}"
+        task = WorkflowId.task(self.rt.run_id, self.pipe.unit_id, self.pipe.task.id)
+        stem = f"{task}/{folder.parent.name}"
 
         def report(event: Mapping[str, Any]) -> None:
             n = f"{event.get('type')}/{event.get('attempt', '')}"
@@ -324,10 +326,11 @@ class _Turns:
         pipe = self.pipe
         number = self.counters.help_requests
         help_ = collection.help
+        task = WorkflowId.task(self.rt.run_id, pipe.unit_id, pipe.task.id)
         self.log.emit(
             HelpRequested(
                 # stable across replays of the task (readers keep the first of an id)
-                event_id=f"help:{self.rt.run_id}/{pipe.unit_id}/{pipe.task.id}/{number}",
+                event_id=f"help:{task}/{number}",
                 context=_context_text(help_.context),
                 source="result" if help_.source == "json" else help_.source,
                 discrepancy=help_.warning,

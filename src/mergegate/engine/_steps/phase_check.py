@@ -42,6 +42,7 @@ from mergegate.git import (
     reset_clean,
     throwaway_checkout,
 )
+from mergegate.ids import TrailerLine, phase_check_run_id
 from mergegate.plans import (
     Phase,
     Plan,
@@ -128,7 +129,7 @@ def _options(rt: Runtime, phase_id: str, base: str, generation: int) -> VerifyOp
         verifier_stall_timeout_s=review.stall_timeout_s,
         answers=tuple(criterion_answers(rt.rows, phase_id)),
         acceptance=accepted_gaps(rt.rows, phase_id),
-        run_id=f"{rt.run_id}-{phase_id}-g{generation:02d}",
+        run_id=phase_check_run_id(rt.run_id, phase_id, generation),
     )
 
 
@@ -283,7 +284,7 @@ def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> st
     summary = unit_summary(rt, phase, unit, out)
     write_phase_reports(target, phase, summaries=[(unit, summary)], replace=True)
     write_review_reports(rt, phase, unit, out, target)
-    key = f"Mergegate-Summary: {rt.run_id}/{unit.id}"
+    key = TrailerLine.summary(rt.run_id, unit.id).format()
     message = f"docs({unit.id}): summary of the unit ({out.status})"
     sha = commit_with_key(workspace, message, key, onto=out.head)
     rt.checkpoint(workspace.root)
@@ -335,7 +336,7 @@ def gsd_verification_step(phase_id: str, generation: int, tip: str, carrier: str
             keep_lost_attempt(copy)
             reverify(result, run_dir=copy, gsd_phase_dir=outside, run_id=result.run_id)
         return None
-    key = f"Mergegate-Verification: {rt.run_id}/{phase_id}/g{generation:02d}"
+    key = TrailerLine.verification(rt.run_id, phase_id, generation).format()
     if rt.remote is not None:
         rt.remote.ensure_commit(tip, rt.record.into)
     workspace, _ = add_workspace(rt.repo, rt.worktrees / ".writeback", None, tip)

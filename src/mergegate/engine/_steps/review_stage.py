@@ -36,6 +36,7 @@ from mergegate.engine._steps.core import keep_lost_attempt
 from mergegate.errors import UsageError
 from mergegate.events import Escalation, Notice
 from mergegate.git import GitRepository, Workspace, commit_with_key, reset_clean
+from mergegate.ids import TrailerLine
 from mergegate.review import (
     FixRound,
     ReviewAgents,
@@ -233,7 +234,7 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
     workspace = rt.workspace(call["worktree"])
     options = ReviewOptions.model_validate(call["options"])
     meters = _agents(rt, options, call["deadline"])
-    key = f"Mergegate-Fix: {call['key']}/{Path(call['run_dir']).name}"
+    key = TrailerLine.fix(call["key"], Path(call["run_dir"]).name).format()
     repo = TaskRepository(
         rt.repository(call["worktree"], call["unit"]),
         workspace,

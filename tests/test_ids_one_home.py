@@ -1,0 +1,110 @@
+"""Ids and names are composed and read back only in `mergegate.ids` (issue 26, STYLE rule 22).
+
+Read from the syntax tree of every module under `src/mergegate` (so a line break or another
+quote does not hide one): outside `mergegate/ids*`, no f-string starts with a branch prefix or
+a trailer key, or joins a run id with `/`; no string spells a branch prefix (that is how a
+name is parsed back); no `.split("/")`/`.partition("/")` is applied to something named as an
+id, a branch or a workflow.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "mergegate"
+
+PREFIXES = ("mergegate/", "mergegate-unit", "mergegate-wip", "mergegate-merge", "Mergegate-")
+"""What a composed branch name or trailer starts with."""
+_RUN_ID = re.compile(r"(^|\.)run_id$")
+_NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow", re.I)
+_SPLITS = {"split", "rsplit", "partition", "rpartition"}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring constants (they may describe a format; they do not make one)."""
+    found = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            found.add(id(first.value))
+    return found
+
+
+def _fstring_offence(node: ast.JoinedStr) -> str | None:
+    parts = node.values
+    first = parts[0] if parts else None
+    if isinstance(first, ast.Constant) and str(first.value).startswith(PREFIXES):
+        return f"an f-string composes a name: {ast.unparse(node)}"
+    for left, right in itertools.pairwise(parts):
+        if (
+            isinstance(left, ast.FormattedValue)
+            and _RUN_ID.search(ast.unparse(left.value))
+            and isinstance(right, ast.Constant)
+            and str(right.value).startswith("/")
+        ):
+            return f"an f-string joins a run id with '/': {ast.unparse(node)}"
+    return None
+
+
+def _split_offence(node: ast.Call) -> str | None:
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr in _SPLITS and node.args):
+        return None
+    sep = node.args[0]
+    if not (isinstance(sep, ast.Constant) and sep.value == "/"):
+        return None
+    names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", ast.unparse(func.value))
+    if any(_NAMED_ID.search(name) for name in names):
+        return f"an id or name split by '/': {ast.unparse(node)}"
+    return None
+
+
+def offences(root: Path) -> Iterator[str]:
+    """Every place under `root` (outside `ids.py`, `ids/`) that composes or splits an id."""
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] in {"ids.py", "ids"}:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            found = None
+            if isinstance(node, ast.JoinedStr):
+                found = _fstring_offence(node)
+            elif isinstance(node, ast.Call):
+                found = _split_offence(node)
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docs
+                and node.value.startswith(PREFIXES)
+            ):
+                found = f"a string spells a name's prefix: {node.value!r}"
+            if found is not None:
+                yield f"{rel}:{getattr(node, 'lineno', '?')}: {found}"
+
+
+def test_ids_are_composed_and_split_only_in_mergegate_ids() -> None:
+    found = sorted(set(offences(SRC)))
+    assert found == [], "compose and read ids with mergegate.ids:\n" + "\n".join(found)
+
+
+def test_the_check_finds_each_kind_of_offence(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        '"""mergegate-unit/<run>/<unit> in a docstring is fine."""\n'
+        'a = f"mergegate-unit/{run}/{unit}"\n'
+        'b = f"{rt.run_id}/g{gen}"\n'
+        'c = wf_id.split("/")\n'
+        'd = unit_branch.partition("/")\n'
+        'e = head == "mergegate-wip"\n'
+        'f = f"Mergegate-Unit: {x}"\n'
+        'g = path.split("/")\n',
+        encoding="utf-8",
+    )
+    lines = [line.split(":")[1] for line in offences(tmp_path)]
+    assert sorted(set(lines)) == ["2", "3", "4", "5", "6", "7"]
