@@ -1,26 +1,34 @@
-"""`mergegate run` overhead, parallel efficiency and resume time, as ratios of the same run.
+"""`mergegate run` overhead, parallel efficiency and resume time, against a baseline tree.
 
 1. Orchestration overhead per task: a run of instant scripted agents (a shell script that
    writes a file, or prints an approval with the nonce). mergegate's time = wall time minus
    the agents' own time (the supervised processes' durations, from each attempt's record);
-   per task, and as a share of a 60-second agent task. Goal: <= 150 ms per task on SQLite.
-2. Parallel efficiency: 4 units of a 2-second sleeping implementer at concurrency 4, against
-   the same unit alone (ideal: the same wall time). Goal: >= 0.9.
+   per task, and as a share of a 60-second agent task. Goal: <= 100 ms per task on SQLite.
+2. Parallel efficiency: 8 units of a 2-second sleeping implementer at concurrency 8, against
+   the same unit alone (ideal: the same wall time). Goal: >= 0.95.
 3. Resume: a 1,000-task run killed in its last task (999 done), resumed in-process; mergegate's
    time to replay and finish = wall time minus the agents' own time. Goal: < 2 s.
 
 Every plan's tasks carry a check (`true`) so each phase has a program check to be verified
 against (a phase nothing can check is never verified, and the run would stop there).
 
-Usage: bench_run.py [--quick] [--count] [--overhead-only] [--repeat N]
+Each measurement runs in a fresh process of this script (`--child`). With `--baseline REF`
+the same measurements also run against a throwaway `git worktree` of REF (its `src` first on
+`PYTHONPATH`), interleaved with the current tree's, so load on a shared machine hits both
+alike; the report gives both trees' medians and their ratio (current / baseline).
+
+Usage: bench_run.py [--quick] [--count] [--overhead-only] [--repeat N] [--baseline REF]
   --quick          a 200-task resume run instead of 1,000
-  --repeat N       build and resume N killed runs, report the best resume (default 1)
+  --repeat N       every measurement N times per tree, interleaved; report medians (default 1)
   --count          also count process spawns and fsyncs per task in the overhead run, by program
   --overhead-only  measure 1. only (a shared machine: the cheapest comparison of two trees)
+  --baseline REF   also measure the tree at git ref REF (e.g. the previous main)
+Exits 1 when the current tree misses a goal (0 in smoke mode, see _smoke.py).
 """
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import os
@@ -33,7 +41,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _smoke import sizes
+import mergegate
+from _smoke import goal, sizes
 from mergegate.config import load_config
 from mergegate.engine import AgentSpec, RunAgents, RunOptions, RunRequest, create_run, execute_run
 from mergegate.plans import Check, Phase, Plan, PlanFormat, Task, Unit
@@ -134,7 +143,7 @@ def start(
 
 def timed_run(
     root: Path, name: str, plan: Plan, agent: Path, concurrency: int
-) -> tuple[float, float, dict[str, Any]]:
+) -> tuple[float, float, Any]:
     state, run_id, repo = start(root, name, plan, agent, concurrency)
     t0 = time.perf_counter()
     report = execute_run(state, run_id, load_config(repo))
@@ -190,7 +199,7 @@ def spawn_cost(root: Path) -> float:
     return min(batches)
 
 
-def overhead(root: Path, agent: Path, count: bool) -> float:
+def overhead(root: Path, agent: Path) -> dict[str, Any]:
     """Per task: the slope between a 10-task and a 40-task run of one unit (what one more task
     costs), so the run's fixed costs (starting DBOS, verifying the phase, merging) are
     reported apart instead of being spread over the tasks. The ratio to the cost of one
@@ -202,44 +211,33 @@ def overhead(root: Path, agent: Path, count: bool) -> float:
     m_large, c_large = _overhead_run(root, agent, large)
     spawn = (before + spawn_cost(root)) / 2
     per_task = (m_large - m_small) / (large - small)
-    fixed = m_small - small * per_task
-    spawns = (sum(c_large.spawns.values()) - sum(c_small.spawns.values())) / (large - small)
-    fsyncs = (c_large.fsyncs - c_small.fsyncs) / (large - small)
-    print(
-        f"1. overhead: mergegate's time (wall minus the agents' own) {m_small:.2f} s for "
-        f"{small} tasks, {m_large:.2f} s for {large} tasks (one unit)"
-    )
-    print(
-        f"   per task: {per_task * 1000:.0f} ms (goal <= 150 ms); share of a 60 s agent "
-        f"task: {per_task / 60:.2%}; fixed per run: {fixed:.2f} s"
-    )
-    print(f"   per task: {spawns:.1f} process spawns, {fsyncs:.1f} fsyncs")
-    print(
-        f"   baseline: one git spawn {spawn * 1000:.1f} ms in this run; a task costs "
-        f"{per_task / spawn:.0f} spawns' time (150 ms = {0.150 / spawn:.0f} at this speed)"
-    )
-    if count:
-        for name, n in c_large.spawns.most_common():
-            extra = (n - c_small.spawns.get(name, 0)) / (large - small)
-            if extra:
-                print(f"     {extra:5.1f}  {name}")
-    return per_task
+    by_program = {
+        name: (n - c_small.spawns.get(name, 0)) / (large - small)
+        for name, n in c_large.spawns.most_common()
+    }
+    return {
+        "ms_per_task": per_task * 1000,
+        "fixed_s": m_small - small * per_task,
+        "spawns_per_task": (sum(c_large.spawns.values()) - sum(c_small.spawns.values()))
+        / (large - small),
+        "fsyncs_per_task": (c_large.fsyncs - c_small.fsyncs) / (large - small),
+        "spawn_ms": spawn * 1000,
+        "by_program": {name: extra for name, extra in by_program.items() if extra},
+    }
 
 
-def parallel(root: Path, agent: Path) -> float:
+def parallel(root: Path, agent: Path) -> dict[str, Any]:
+    """One unit of a sleeping implementer alone, then `UNITS` such units at concurrency
+    `UNITS`: efficiency = the first wall time over the second (ideal 1)."""
+    units = sizes(8, 2)
     os.environ["AGENT_SLEEP"] = sizes("2", "0.5")
     os.environ["AGENT_SLEEP_ON"] = "write a file"
     try:
-        one, _, _ = timed_run(root, "par1", plan_of([[1]]), agent, 4)
-        four, _, _ = timed_run(root, "par4", plan_of([[1, 1, 1, 1]]), agent, 4)
+        one, _, _ = timed_run(root, "par1", plan_of([[1]]), agent, units)
+        many, _, _ = timed_run(root, f"par{units}", plan_of([[1] * units]), agent, units)
     finally:
         del os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"]
-    efficiency = one / four
-    print(
-        f"2. parallel: 1 unit {one:.2f} s; 4 units at concurrency 4 {four:.2f} s; "
-        f"efficiency {efficiency:.2f} of ideal (goal >= 0.9)"
-    )
-    return efficiency
+    return {"units": units, "one_s": one, "many_s": many, "efficiency": one / many}
 
 
 def build_killed_run(root: Path, agent: Path, total: int) -> tuple[Path, str, Path, float]:
@@ -299,31 +297,12 @@ def build_killed_run(root: Path, agent: Path, total: int) -> tuple[Path, str, Pa
     return state, run_id, repo, built
 
 
-def resume(root: Path, agent: Path, total: int, repeat: int) -> float:
-    """Build a killed run and resume it, `repeat` times; the best of them, since the machine is
-    shared and a resume is short. Each resume has a run of its own: a copy of a built run put
-    back in place cannot be resumed, since its workspaces' `.git` directories would be other
-    directories than the ones mergegate made, which the workspace check refuses (as it should)."""
-    results, builds = [], []
-    for n in range(repeat):
-        state, run_id, repo, built = build_killed_run(root / f"resume{n}", agent, total)
-        builds.append(built)
-        results.append(_resume_once(state, run_id, repo))
-    built = statistics.mean(builds)
-    wall, own, done = min(results)
-    print(
-        f"3. resume: {done} tasks ({total - 1} done before the kill; "
-        f"building them took {built:.0f} s); best of {repeat}: "
-        + ", ".join(f"{w - o:.2f}" for w, o, _ in results)
-    )
-    print(
-        f"   resume wall {wall:.2f} s, agents' own {own:.2f} s, "
-        f"mergegate {wall - own:.2f} s (goal < 2 s)"
-    )
-    return wall - own
-
-
-def _resume_once(state: Path, run_id: str, repo: Path) -> tuple[float, float, int]:
+def resume(root: Path, agent: Path, total: int) -> dict[str, Any]:
+    """Build a killed run and resume it. Each resume has a run of its own: a copy of a built
+    run put back in place cannot be resumed, since its workspaces' `.git` directories would be
+    other directories than the ones mergegate made, which the workspace check refuses (as it
+    should)."""
+    state, run_id, repo, built = build_killed_run(root / "resume", agent, total)
     before = agents_time(state / "runs" / run_id)
     os.environ["MERGEGATE_STATE_DIR"] = str(state)
     t0 = time.perf_counter()
@@ -331,24 +310,141 @@ def _resume_once(state: Path, run_id: str, repo: Path) -> tuple[float, float, in
     wall = time.perf_counter() - t0
     own = agents_time(state / "runs" / run_id) - before
     assert report["status"] == "completed", report["status"]
-    return wall, own, sum(len(u["tasks"]) for u in report["units"])
+    done = sum(len(u["tasks"]) for u in report["units"])
+    return {"tasks": done, "built_s": built, "wall_s": wall, "own_s": own, "s": wall - own}
 
 
-def main() -> None:
-    total = 200 if "--quick" in sys.argv else sizes(1000, 8)
+def child(measure: str, total: int) -> None:
+    """One measurement in this process, against whichever `mergegate` it imports; prints it
+    as one JSON line."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         agent = root / "agent.sh"
         agent.write_text(AGENT)
         agent.chmod(0o755)
         os.environ["MERGEGATE_STATE_DIR"] = str(root / "default-state")
-        overhead(root, agent, "--count" in sys.argv)
-        if "--overhead-only" in sys.argv:
-            return
-        parallel(root, agent)
-        repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
-        resume(root, agent, total, repeat)
+        if measure == "overhead":
+            result = overhead(root, agent)
+        elif measure == "parallel":
+            result = parallel(root, agent)
+        else:
+            result = resume(root, agent, total)
+    # the tree measured: the parent checks it is the one it meant
+    result["mergegate"] = str(Path(mergegate.__file__).resolve())
+    print("RESULT " + json.dumps(result))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def measure_in(tree: Path, measure: str, args: argparse.Namespace) -> dict[str, Any]:
+    """`measure` in a fresh process importing mergegate from `tree`'s `src`."""
+    env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+    argv = [sys.executable, str(Path(__file__).resolve()), "--child", measure]
+    argv += ["--quick"] if args.quick else []
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
+    if done.returncode != 0 or not lines:
+        raise SystemExit(f"{measure} in {tree} failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    result: dict[str, Any] = json.loads(lines[-1].removeprefix("RESULT "))
+    if not Path(result["mergegate"]).is_relative_to(tree.resolve()):
+        raise SystemExit(f"{measure} imported {result['mergegate']}, not mergegate from {tree}")
+    return result
+
+
+def baseline_tree(ref: str, into: Path) -> Path:
+    """A throwaway detached worktree of `ref` under `into`; checks that it has mergegate."""
+    tree = into / "baseline"
+    git(ROOT, "worktree", "add", "--detach", "-q", str(tree), ref)
+    if not (tree / "src" / "mergegate").is_dir():
+        raise SystemExit(f"{ref} has no src/mergegate")
+    return tree
+
+
+MEASURES = {
+    "overhead": ("ms_per_task", "spawns_per_task", "fsyncs_per_task", "fixed_s", "spawn_ms"),
+    "parallel": ("efficiency", "one_s", "many_s"),
+    "resume": ("s", "wall_s", "own_s", "built_s"),
+}
+
+
+def _median(results: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(float(r[key]) for r in results)
+
+
+def report(
+    measure: str, results: dict[str, list[dict[str, Any]]], trees: list[str], count: bool
+) -> None:
+    """One line per figure: each tree's median (and every run's value), and the ratio."""
+    print(
+        f"== {measure}"
+        + (f" ({results['current'][0]['units']} units)" if measure == "parallel" else "")
+    )
+    for key in MEASURES[measure]:
+        cells = []
+        for tree in trees:
+            runs = ", ".join(f"{float(r[key]):.3g}" for r in results[tree])
+            cells.append(f"{tree} {_median(results[tree], key):.3g} [{runs}]")
+        line = f"   {key:16} " + "; ".join(cells)
+        if len(trees) == 2 and _median(results["baseline"], key):
+            ratio = _median(results["current"], key) / _median(results["baseline"], key)
+            line += f"; ratio {ratio:.2f}"
+        print(line)
+    if count and measure == "overhead":
+        for tree in trees:
+            print(f"   spawns per task by program ({tree}, last run):")
+            programs = results[tree][-1]["by_program"]
+            for name, extra in sorted(programs.items(), key=lambda kv: -kv[1]):
+                print(f"     {extra:5.1f}  {name}")
+
+
+def run_all(args: argparse.Namespace, trees: dict[str, Path]) -> int:
+    measures = ["overhead"] if args.overhead_only else list(MEASURES)
+    results = {m: {name: [] for name in trees} for m in measures}  # type: dict[str, dict[str, list[dict[str, Any]]]]
+    for n in range(args.repeat):
+        for measure in measures:
+            # alternate which tree goes first, so a drift in load hits both alike
+            order = list(trees) if n % 2 == 0 else list(reversed(trees))
+            for name in order:
+                results[measure][name].append(measure_in(trees[name], measure, args))
+                print(f"   [{n + 1}/{args.repeat}] {measure} {name} done", file=sys.stderr)
+    print(f"load average before the report: {os.getloadavg()}")
+    for measure in measures:
+        report(measure, results[measure], list(trees), args.count)
+    met = _median(results["overhead"]["current"], "ms_per_task") <= 100
+    if "parallel" in results:
+        met = met and _median(results["parallel"]["current"], "efficiency") >= 0.95
+        met = met and _median(results["resume"]["current"], "s") < 2
+    print(
+        "goals (current tree: <= 100 ms per task, efficiency >= 0.95, resume < 2 s): "
+        + ("met" if met else "NOT met")
+    )
+    return goal(met)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--count", action="store_true")
+    parser.add_argument("--overhead-only", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--baseline", metavar="REF")
+    parser.add_argument("--child", choices=list(MEASURES), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    total = 200 if args.quick else sizes(1000, 8)
+    if args.child:
+        child(args.child, total)
+        return 0
+    print(f"load average: {os.getloadavg()}")
+    if not args.baseline:
+        return run_all(args, {"current": ROOT})
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = baseline_tree(args.baseline, Path(tmp))
+        try:
+            return run_all(args, {"current": ROOT, "baseline": tree})
+        finally:
+            git(ROOT, "worktree", "remove", "--force", str(tree))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

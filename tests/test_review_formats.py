@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,9 @@ class MemoryRepo:
 
     def read_file(self, rev: str, path: str) -> str | None:
         return "x = 1\ny = 2\n"
+
+    def read_files(self, rev: str, paths: Sequence[str]) -> dict[str, str | None]:
+        return {p: self.read_file(rev, p) for p in paths}
 
     def commit_all(self, message: str) -> str | None:
         self.commits.append(message)

@@ -11,6 +11,7 @@ import json
 import re
 import sys
 import unicodedata
+from collections.abc import Sequence
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,9 @@ class MemoryRepo:
 
     def read_file(self, rev: str, path: str) -> str | None:
         return "x = 1\n"
+
+    def read_files(self, rev: str, paths: Sequence[str]) -> dict[str, str | None]:
+        return {p: self.read_file(rev, p) for p in paths}
 
     def commit_all(self, message: str) -> str | None:
         self.commits += 1

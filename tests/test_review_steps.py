@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,9 @@ class MemoryRepo:
 
     def read_file(self, rev: str, path: str) -> str | None:
         return "x = 1\n"
+
+    def read_files(self, rev: str, paths: Sequence[str]) -> dict[str, str | None]:
+        return {p: self.read_file(rev, p) for p in paths}
 
     def commit_all(self, message: str) -> str | None:
         self.commits.append(message)

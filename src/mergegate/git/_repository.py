@@ -86,6 +86,27 @@ class GitRepository:
             return None
         return result.stdout.decode("utf-8", "replace")
 
+    def read_files(self, rev: str, paths: Sequence[str]) -> dict[str, str | None]:
+        """`read_file(rev, p)` for each of `paths`, with one `git ls-tree` for all of them
+        and one `cat-file` per file that exists: a list of candidates that are mostly absent
+        (the convention files) costs one process instead of one each."""
+        found = dict.fromkeys(paths, None)
+        listed = run_git(self.where, "ls-tree", "-z", "-l", "--full-tree", rev, "--", *paths)
+        if not listed.ok:
+            return {p: self.read_file(rev, p) for p in paths}  # git's own answer, path by path
+        for entry in listed.stdout.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            fields = meta.split()
+            path = name.decode("utf-8", "surrogateescape")
+            if len(fields) != 4 or fields[1] != b"blob" or path not in found:
+                continue  # a tree, a submodule's commit, or a name not asked for
+            if not fields[3].isdigit() or int(fields[3]) > _MAX_FILE_BYTES:
+                continue
+            result = run_git(self.where, "cat-file", "blob", fields[2].decode("ascii"))
+            if result.ok and len(result.stdout) <= _MAX_FILE_BYTES:
+                found[path] = result.stdout.decode("utf-8", "replace")
+        return found
+
     def commit_all(self, message: str) -> str | None:
         """Commit every change in the work tree (excluded paths aside) as one commit.
 

@@ -426,7 +426,7 @@ def _conventions(ctx: ReviewContext, state: ReviewState) -> str:
     """The project's written conventions as they stand at the review's base (the first
     round's), so the quality stage can check the change against the project's own patterns."""
     base = state.rounds[0].base_sha
-    files = {path: ctx.repo.read_file(base, path) for path in CONVENTION_FILES}
+    files = ctx.repo.read_files(base, CONVENTION_FILES)
     return render_conventions(files, size_limit=CONVENTIONS_SIZE_LIMIT)
 
 

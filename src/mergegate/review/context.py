@@ -9,7 +9,7 @@ configuration at any time, e.g. by a durable workflow resuming after a crash.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +36,10 @@ class Repository(Protocol):
     def diff(self, base: str, head: str) -> str: ...
     def changed_files(self, base: str, head: str) -> list[str]: ...
     def read_file(self, rev: str, path: str) -> str | None: ...
+    def read_files(self, rev: str, paths: Sequence[str]) -> dict[str, str | None]:
+        """`read_file` of each path (None for each absent), in as few git commands as it can."""
+        ...
+
     def commit_all(self, message: str) -> str | None: ...
     def checkout(self, rev: str) -> AbstractContextManager[Path]:
         """A throwaway checkout of `rev` for a read-only reviewer (the same path each time)."""

@@ -25,6 +25,7 @@ fix rounds; every agent is held to the run's budgets (`Metered`).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,13 @@ class TaskRepository:
         if found is _MISSING:
             found = self.reads[("read", rev, path)] = self.git.read_file(rev, path)
         return None if found is None else str(found)
+
+    def read_files(self, rev: str, paths: Sequence[str]) -> dict[str, str | None]:
+        missing = [p for p in paths if self._kept("read", rev, p) is _MISSING]
+        if missing:
+            for path, text in self.git.read_files(rev, missing).items():
+                self.reads[("read", rev, path)] = text
+        return {p: self.read_file(rev, p) for p in paths}
 
     def checkout(self, rev: str) -> AbstractContextManager[Path]:
         return self.git.checkout(rev)
