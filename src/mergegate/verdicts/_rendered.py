@@ -1,0 +1,140 @@
+"""The rendered view: what a person sees for each source line, from markdown-it-py (CommonMark).
+
+The line scanner (`_lines`) reads source lines; Markdown renders some of them as nothing and
+others as something the scanner's own rules would not guess. This module parses the document
+once with markdown-it-py (CommonMark, raw HTML on, GFM tables) and says, per line index:
+
+- `invisible`: it renders as nothing — a link-reference definition (`[x]: <url> "APPROVED"`)
+  or an HTML block made only of comments. Such a line can carry no decision either way;
+- `code`: fenced or indented code (also indented inside a list item) and `<pre>`, `<script>`,
+  `<style>`, `<textarea>` blocks: shown as code, never a verdict;
+- `quote`: inside a block quote, including a lazy continuation line (`> a` then `b` with no
+  blank line renders `b` inside the quote): someone else's words, never a verdict;
+- `setext`: a setext heading's first text line (`Critical` over `========`) and its level;
+  `underline` its underline line;
+- `comment_ok`: lines of blocks where markdown-it found a real HTML comment. Elsewhere `<!--`
+  (in inline code, say) opens nothing, so the scanner must not hide what follows it.
+
+A footnote definition (`[^1]: only after …`) is visible text (GitHub renders it at the foot of
+the page); CommonMark without the footnote extension may read a one-word one as a link
+reference, so such lines are never `invisible`.
+
+markdown-it is imported lazily, and only for a document with markup that can render
+differently from its source (`needs_view`): a plain review pays nothing. markdown-it-py is
+linear in practice; the input is already capped by `_text.bound`, and nesting is capped here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+__all__ = ["RenderedView", "needs_view", "rendered_view"]
+
+# Markup whose rendering the line scanner could misread: link references and footnotes, raw
+# HTML and comments, quotes, setext underlines, indented code, entities.
+_NEEDS = re.compile(r"^ {0,3}\[[^\]\n]+\]:|<|^ {0,3}>|^ {0,3}(?:=+|-+)[ \t]*$|^(?: {4}|\t)", re.M)
+_FOOTNOTE = re.compile(r" {0,3}\[\^[^\]]+\]:")
+_CODE_HTML = ("<pre", "<script", "<style", "<textarea")
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_MAX_NESTING = 40
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedView:
+    """Per line index (0-based, of the lines given), how the line renders (module docstring)."""
+
+    invisible: frozenset[int] = frozenset()
+    code: frozenset[int] = frozenset()
+    quote: frozenset[int] = frozenset()
+    setext: dict[int, int] = field(default_factory=dict)
+    underline: frozenset[int] = frozenset()
+    comment_ok: frozenset[int] = frozenset()
+
+
+def needs_view(lines: Sequence[str]) -> bool:
+    """True when the text has markup that can render differently from its source lines."""
+    return any(_NEEDS.search(line) for line in lines)
+
+
+def rendered_view(lines: Sequence[str]) -> RenderedView:
+    """Parse `lines` as CommonMark (+ tables, raw HTML) and classify every line (see above)."""
+    tokens = _parser().parse("\n".join(lines))
+    walk = _Walk()
+    for token in tokens:
+        walk.token(token)
+    for index, text in enumerate(lines):
+        if text.strip() and index not in walk.covered and not _FOOTNOTE.match(text):
+            walk.invisible.add(index)
+    return RenderedView(
+        invisible=frozenset(walk.invisible),
+        code=frozenset(walk.code),
+        quote=frozenset(walk.quote),
+        setext=walk.setext,
+        underline=frozenset(walk.underline),
+        comment_ok=frozenset(walk.comment_ok),
+    )
+
+
+@cache
+def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # noqa: PLC0415 - lazy: only documents with markup
+
+    return MarkdownIt("commonmark", {"html": True, "maxNesting": _MAX_NESTING}).enable("table")
+
+
+@dataclass(slots=True)
+class _Walk:
+    covered: set[int] = field(default_factory=set)
+    invisible: set[int] = field(default_factory=set)
+    code: set[int] = field(default_factory=set)
+    quote: set[int] = field(default_factory=set)
+    setext: dict[int, int] = field(default_factory=dict)
+    underline: set[int] = field(default_factory=set)
+    comment_ok: set[int] = field(default_factory=set)
+    _block: range = range(0)
+
+    def token(self, token: Token) -> None:
+        if token.map is None:
+            if token.type == "inline":
+                self._inline(token)
+            return
+        span = range(token.map[0], token.map[1])
+        self.covered.update(span)
+        self._block = span
+        kind = token.type
+        if kind in ("fence", "code_block"):
+            self.code.update(span)
+        elif kind == "blockquote_open":
+            self.quote.update(span)
+        elif kind == "html_block":
+            self._html(token, span)
+        elif kind == "heading_open" and token.markup[:1] in ("=", "-"):
+            # The first line opens the heading; later lines of a multi-line one read as its
+            # section's text (a heading that opens a new section per line could split an
+            # instruction from the verdict line it introduces).
+            self.setext[span[0]] = int(token.tag[1:])
+            self.underline.add(span[-1])
+        elif kind == "inline":
+            self._inline(token)
+
+    def _html(self, token: Token, span: range) -> None:
+        content = token.content.lstrip()
+        if content.lower().startswith(_CODE_HTML):
+            self.code.update(span)
+        elif "<!--" in content:
+            self.comment_ok.update(span)
+            if not _COMMENT.sub("", content).strip():
+                self.invisible.update(span)
+
+    def _inline(self, token: Token) -> None:
+        children = token.children or []
+        if any(c.type == "html_inline" and c.content.startswith("<!--") for c in children):
+            self.comment_ok.update(self._block)
