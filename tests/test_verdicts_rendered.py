@@ -80,3 +80,46 @@ def test_verdict_details_content_counts_as_visible() -> None:
         "- SQL injection in the query builder.\n\n</details>\n"
     )
     assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+# 5. The "no" written so that a source-text parser misses it, or hidden characters near a verdict.
+_APPROVED = _BODY + "Verdict: APPROVE\n\n"
+HIDDEN_NO = {
+    "cyrillic_o_in_not": _APPROVED + "n\u043et approved yet: the retry loop never ends.\n",
+    "cyrillic_e_in_requested": _APPROVED + "Changes r\u0435quested.\n",
+    "greek_omicron_in_not": _APPROVED + "N\u03bfT APPROVED.\n",
+    "combining_mark_in_not": _APPROVED + "Actually: no\u0301t approved.\n",
+    "braille_blank_in_not": _APPROVED + "not\u2800approved yet: the retry loop never ends.\n",
+    "hangul_filler_in_not": _APPROVED + "not\u3164approved.\n",
+    "zero_width_space_in_not": _APPROVED + "n\u200bot approved.\n",
+    "entity_decimal": _APPROVED + "&#78;ot approved.\n",
+    "entity_named_nbsp": _APPROVED + "not&nbsp;approved\n",
+    "entity_hex_in_requested": _APPROVED + "Changes &#x72;equested.\n",
+    "bidi_isolates_beside_verdict": _BODY + "Verdict: APPROVE \u2066\u2069\n",
+    "bidi_override_elsewhere": _APPROVED + "Reviewed by \u202eeno\u202c.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HIDDEN_NO))
+def test_verdict_hidden_no_does_not_approve(name: str) -> None:
+    assert parse_verdict(HIDDEN_NO[name]).decision is not Decision.APPROVE
+
+
+def test_verdict_hidden_characters_are_reported_as_evidence() -> None:
+    verdict = parse_verdict(_APPROVED + "Reviewed by \u202eeno\u202c.\n")
+    assert verdict.decision is Decision.MALFORMED
+    assert any("U+202E" in reason for reason in verdict.reasons)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _BODY + "Все тесты проходят. ✅ 👩\u200d💻\n\nVerdict: APPROVE\n",
+        _BODY + "Testler geçti, dosya kapatılmış. Revisión completa: ① ② ③.\n\nVerdict: APPROVE\n",
+        _BODY + "Use `a &amp; b` as before.\n\nVerdict: APPROVE\n",
+    ],
+)
+def test_verdict_genuine_other_scripts_still_approve(text: str) -> None:
+    """Whole words of another script, Latin letters, emoji sequences, circled digits and
+    entities that decode to harmless text hide nothing."""
+    assert parse_verdict(text).decision is Decision.APPROVE
