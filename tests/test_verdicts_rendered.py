@@ -123,3 +123,37 @@ def test_verdict_genuine_other_scripts_still_approve(text: str) -> None:
     """Whole words of another script, Latin letters, emoji sequences, circled digits and
     entities that decode to harmless text hide nothing."""
     assert parse_verdict(text).decision is Decision.APPROVE
+
+
+# 6. YAML frontmatter as YAML reads it, comments honoured.
+@pytest.mark.parametrize(
+    "front",
+    [
+        "status: passed  # pending\n",
+        "status: clean # until the migration lands\n",
+        'status: passed\ncritical: "1"\n',
+        "status: passed\nfindings: {critical: 1, warning: 0}\n",
+        "status: passed\nsummary: [{blockers: 2}]\n",
+    ],
+)
+def test_verdict_frontmatter_hostile_does_not_approve(front: str) -> None:
+    assert parse_verdict("---\n" + front + "---\n\n" + _BODY).decision is not Decision.APPROVE
+
+
+@pytest.mark.parametrize(
+    "front",
+    ["status: passed\ncritical: 0\n", 'status: passed\nfindings: {critical: "0"}\n'],
+)
+def test_verdict_frontmatter_genuine_twin_approves(front: str) -> None:
+    assert parse_verdict("---\n" + front + "---\n\n" + _BODY).decision is Decision.APPROVE
+
+
+def test_verdict_frontmatter_aliases_are_walked_within_a_budget() -> None:
+    """A billion-laughs block is refused or read, in bounded time, never approved wrongly."""
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    lines += [
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]"
+        for i in range(8)
+    ]
+    text = "---\nstatus: passed\n" + "\n".join(lines) + "\ncritical: 1\n---\n\n" + _BODY
+    assert parse_verdict(text).decision is not Decision.APPROVE
