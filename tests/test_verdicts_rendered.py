@@ -157,3 +157,34 @@ def test_verdict_frontmatter_aliases_are_walked_within_a_budget() -> None:
     ]
     text = "---\nstatus: passed\n" + "\n".join(lines) + "\ncritical: 1\n---\n\n" + _BODY
     assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+def test_verdict_inline_comment_across_lines_hides_its_approval() -> None:
+    text = _BODY + "Reviewed <!--\nVerdict: APPROVE\n--> the change.\n"
+    assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+def test_verdict_long_document_with_markup_is_not_rendered_and_never_approves() -> None:
+    """Past `MAX_VIEW_CHARS` markdown-it is not run (its cost on hostile shapes): the document
+    was read as source text only, so its approval is not trusted."""
+    from mergegate.verdicts._rendered import MAX_VIEW_CHARS
+
+    filler = "> quoted context line\n" * (MAX_VIEW_CHARS // 20)
+    verdict = parse_verdict(_BODY + filler + "\nVerdict: APPROVE\n")
+    assert verdict.decision is Decision.MALFORMED
+    assert any("too long to read as rendered" in reason for reason in verdict.reasons)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a `<!--` b", "a  b"),
+        ("a ``x ` y`` b", "a  b"),
+        ("a `unclosed <!--", "a `unclosed <!--"),
+        ("``` a ` b ```c``", "c``"),
+    ],
+)
+def test_code_spans_are_removed_as_commonmark_pairs_them(text: str, expected: str) -> None:
+    from mergegate.verdicts._rendered import _without_code_spans
+
+    assert _without_code_spans(text) == expected

@@ -193,6 +193,9 @@ class Doc:
     full: tuple[str, ...] = ()
     rounds: list[int] = field(default_factory=list)
     cut: bool = False
+    unrendered: bool = False
+    """The document has markup but is longer than `_rendered.MAX_VIEW_CHARS`: it was read as
+    source text only, so an approval in it is never trusted."""
 
 
 @dataclass(slots=True)
@@ -235,7 +238,7 @@ def structure(
         for line, whole in zip(doc.lines, full, strict=True):
             line.capped = len(whole) > len(line.raw)
     start = _mark_frontmatter(doc)
-    state = _State(view=_view(raw_lines, start))
+    state = _State(view=_view(doc, raw_lines, start))
     for index in range(start, len(doc.lines)):
         state.index = index
         _classify(doc, index, state)
@@ -249,10 +252,15 @@ def structure(
     return doc
 
 
-def _view(raw_lines: tuple[str, ...], start: int) -> RenderedView | None:
-    """The rendered view of the body (frontmatter lines blanked), when it has markup."""
+def _view(doc: Doc, raw_lines: tuple[str, ...], start: int) -> RenderedView | None:
+    """The rendered view of the body (frontmatter lines blanked), when it has markup;
+    `doc.unrendered` when it has markup but is too long to render."""
     body = ("",) * start + raw_lines[start:]
-    return rendered_view(body) if needs_view(body) else None
+    if not needs_view(body):
+        return None
+    view = rendered_view(body)
+    doc.unrendered = view is None
+    return view
 
 
 def _apply_view(doc: Doc, view: RenderedView) -> None:

@@ -78,9 +78,9 @@ def _whole_input(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
         )
     if any(block.live and not block.closed for block in doc.blocks):
         return _M, None, "the output ends inside a code block: it was cut off"
-    hidden = _hidden(doc)
-    if hidden is not None:
-        return hidden
+    unseen = _not_as_rendered(doc)
+    if unseen is not None:
+        return unseen
     looks = [s for s in in_scope if s.lookalike]
     if looks:
         return (
@@ -96,10 +96,18 @@ def _whole_input(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
     return None
 
 
-def _hidden(doc: Doc) -> Refusal | None:
-    """A document that hides characters from its reader (bidi overrides, zero-width, braille
-    blanks, stacked combining marks, look-alike letters) is not approved, wherever they are:
-    what renders is not what was written, so no reading of it can be trusted."""
+def _not_as_rendered(doc: Doc) -> Refusal | None:
+    """A document that could not be read as rendered is not approved: one with markup that is
+    too long to render, or one that hides characters from its reader (bidi overrides,
+    zero-width, braille blanks, stacked combining marks, look-alike letters) wherever they
+    are — what renders is not what was written, so no reading of it can be trusted."""
+    if doc.unrendered:
+        return (
+            _M,
+            None,
+            "the document has Markdown markup but is too long to read as rendered: "
+            "an approval in it is never trusted",
+        )
     for index, line in enumerate(doc.lines):
         found = hidden_characters(line.raw)
         if found:

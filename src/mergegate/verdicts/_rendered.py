@@ -20,8 +20,13 @@ the page); CommonMark without the footnote extension may read a one-word one as 
 reference, so such lines are never `invisible`.
 
 markdown-it is imported lazily, and only for a document with markup that can render
-differently from its source (`needs_view`): a plain review pays nothing. markdown-it-py is
-linear in practice; the input is already capped by `_text.bound`, and nesting is capped here.
+differently from its source (`needs_view`): a plain review pays nothing. Only its block pass
+runs (its inline pass costs up to 30 µs a character on hostile emphasis and raw HTML): whether
+a paragraph holds a real inline comment is read from its text with code spans taken out
+(`_without_code_spans`, linear). Block parsing still costs up to ~5 s per MB on hostile shapes
+(table rows, setext headings), so it runs only on documents of at most `MAX_VIEW_CHARS`
+characters (real reviews are well under 100 KB); a longer document with markup gets no view
+(`rendered_view` returns None) and the decision refuses to approve it.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["RenderedView", "needs_view", "rendered_view"]
+__all__ = ["MAX_VIEW_CHARS", "RenderedView", "needs_view", "rendered_view"]
 
 # Markup whose rendering the line scanner could misread: link references and footnotes, raw
 # HTML and comments, quotes, setext underlines, indented code, entities.
@@ -44,7 +49,10 @@ _NEEDS = re.compile(r"^ {0,3}\[[^\]\n]+\]:|<|^ {0,3}>|^ {0,3}(?:=+|-+)[ \t]*$|^(
 _FOOTNOTE = re.compile(r" {0,3}\[\^[^\]]+\]:")
 _CODE_HTML = ("<pre", "<script", "<style", "<textarea")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_BACKTICKS = re.compile(r"`+")
 _MAX_NESTING = 40
+MAX_VIEW_CHARS = 128_000
+"""Documents longer than this (with markup) are not rendered, and never approve."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +69,16 @@ class RenderedView:
 
 def needs_view(lines: Sequence[str]) -> bool:
     """True when the text has markup that can render differently from its source lines."""
-    return any(_NEEDS.search(line) for line in lines)
+    return _NEEDS.search("\n".join(lines)) is not None  # one search in C, not one per line
 
 
-def rendered_view(lines: Sequence[str]) -> RenderedView:
-    """Parse `lines` as CommonMark (+ tables, raw HTML) and classify every line (see above)."""
-    tokens = _parser().parse("\n".join(lines))
+def rendered_view(lines: Sequence[str]) -> RenderedView | None:
+    """Parse `lines` as CommonMark (+ tables, raw HTML) and classify every line (see above);
+    None when the text is longer than `MAX_VIEW_CHARS`."""
+    text = "\n".join(lines)
+    if len(text) > MAX_VIEW_CHARS:
+        return None
+    tokens = _parser().parse(text)
     walk = _Walk()
     for token in tokens:
         walk.token(token)
@@ -87,7 +99,8 @@ def rendered_view(lines: Sequence[str]) -> RenderedView:
 def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt  # noqa: PLC0415 - lazy: only documents with markup
 
-    return MarkdownIt("commonmark", {"html": True, "maxNesting": _MAX_NESTING}).enable("table")
+    options = {"html": True, "maxNesting": _MAX_NESTING}
+    return MarkdownIt("commonmark", options).enable("table").disable("inline")
 
 
 @dataclass(slots=True)
@@ -135,6 +148,30 @@ class _Walk:
                 self.invisible.update(span)
 
     def _inline(self, token: Token) -> None:
-        children = token.children or []
-        if any(c.type == "html_inline" and c.content.startswith("<!--") for c in children):
+        if "<!--" in token.content and "<!--" in _without_code_spans(token.content):
             self.comment_ok.update(self._block)
+
+
+def _without_code_spans(text: str) -> str:
+    """`text` with its CommonMark code spans removed, in linear time: a run of n backticks
+    opens a span that the next run of exactly n backticks closes; a run with no such partner
+    is literal text."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    partner: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        partner[i] = last.get(length)
+        last[length] = i
+    out: list[str] = []
+    pos = i = 0
+    while i < len(runs):
+        j = partner[i]
+        if j is None:
+            i += 1
+            continue
+        out.append(text[pos : runs[i][0]])
+        pos = runs[j][1]
+        i = j + 1
+    out.append(text[pos:])
+    return "".join(out)
