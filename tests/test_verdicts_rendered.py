@@ -188,3 +188,19 @@ def test_code_spans_are_removed_as_commonmark_pairs_them(text: str, expected: st
     from mergegate.verdicts._rendered import _without_code_spans
 
     assert _without_code_spans(text) == expected
+
+
+@pytest.mark.parametrize(
+    "footnote",
+    ["REJECTED", "Not approved until the rollback is fixed."],
+)
+def test_verdict_footnote_is_visible_text_and_counts(footnote: str) -> None:
+    """A footnote renders (at the foot, without its marker): its "no" counts; a one-word one
+    is not a link-reference definition that renders as nothing."""
+    text = _BODY + "Verdict: APPROVE[^1]\n\n[^1]: " + footnote + "\n"
+    assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+def test_verdict_footnote_genuine_twin_approves() -> None:
+    text = _BODY + "Verdict: APPROVE[^1]\n\n[^1]: Thanks to the team for the quick turnaround.\n"
+    assert parse_verdict(text).decision is Decision.APPROVE

@@ -20,7 +20,12 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.verdicts._headings import heading_kind
-from mergegate.verdicts._rendered import RenderedView, needs_view, rendered_view
+from mergegate.verdicts._rendered import (
+    RenderedView,
+    footnote_marker,
+    needs_view,
+    rendered_view,
+)
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
@@ -239,6 +244,9 @@ def structure(
             line.capped = len(whole) > len(line.raw)
     start = _mark_frontmatter(doc)
     state = _State(view=_view(doc, raw_lines, start))
+    for index in state.view.footnotes if state.view is not None else ():
+        line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
+        line.raw = line.raw[footnote_marker(line.raw) :]
     for index in range(start, len(doc.lines)):
         state.index = index
         _classify(doc, index, state)

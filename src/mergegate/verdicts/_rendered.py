@@ -16,8 +16,9 @@ once with markdown-it-py (CommonMark, raw HTML on, GFM tables) and says, per lin
   (in inline code, say) opens nothing, so the scanner must not hide what follows it.
 
 A footnote definition (`[^1]: only after …`) is visible text (GitHub renders it at the foot of
-the page); CommonMark without the footnote extension may read a one-word one as a link
-reference, so such lines are never `invisible`.
+the page, without its `[^1]:` marker); CommonMark without the footnote extension may read a
+one-word one as a link reference, so such lines are never `invisible`, and `footnotes` names
+them so that the scanner reads their text without the marker.
 
 markdown-it is imported lazily, and only for a document with markup that can render
 differently from its source (`needs_view`): a plain review pays nothing. Only its block pass
@@ -41,12 +42,12 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["MAX_VIEW_CHARS", "RenderedView", "needs_view", "rendered_view"]
+__all__ = ["MAX_VIEW_CHARS", "RenderedView", "footnote_marker", "needs_view", "rendered_view"]
 
 # Markup whose rendering the line scanner could misread: link references and footnotes, raw
 # HTML and comments, quotes, setext underlines, indented code, entities.
 _NEEDS = re.compile(r"^ {0,3}\[[^\]\n]+\]:|<|^ {0,3}>|^ {0,3}(?:=+|-+)[ \t]*$|^(?: {4}|\t)", re.M)
-_FOOTNOTE = re.compile(r" {0,3}\[\^[^\]]+\]:")
+_FOOTNOTE = re.compile(r" {0,3}\[\^[^\]]+\]:[ \t]*")
 _CODE_HTML = ("<pre", "<script", "<style", "<textarea")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _BACKTICKS = re.compile(r"`+")
@@ -65,6 +66,13 @@ class RenderedView:
     setext: dict[int, int] = field(default_factory=dict)
     underline: frozenset[int] = frozenset()
     comment_ok: frozenset[int] = frozenset()
+    footnotes: frozenset[int] = frozenset()
+
+
+def footnote_marker(line: str) -> int:
+    """Where the text of a footnote definition line starts (after `[^1]:`), 0 if it is none."""
+    match = _FOOTNOTE.match(line)
+    return match.end() if match else 0
 
 
 def needs_view(lines: Sequence[str]) -> bool:
@@ -82,8 +90,11 @@ def rendered_view(lines: Sequence[str]) -> RenderedView | None:
     walk = _Walk()
     for token in tokens:
         walk.token(token)
+    footnotes: set[int] = set()
     for index, text in enumerate(lines):
-        if text.strip() and index not in walk.covered and not _FOOTNOTE.match(text):
+        if _FOOTNOTE.match(text) and index not in walk.code:
+            footnotes.add(index)
+        elif text.strip() and index not in walk.covered:
             walk.invisible.add(index)
     return RenderedView(
         invisible=frozenset(walk.invisible),
@@ -92,6 +103,7 @@ def rendered_view(lines: Sequence[str]) -> RenderedView | None:
         setext=walk.setext,
         underline=frozenset(walk.underline),
         comment_ok=frozenset(walk.comment_ok),
+        footnotes=frozenset(footnotes),
     )
 
 
