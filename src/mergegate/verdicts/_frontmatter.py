@@ -1,7 +1,11 @@
 """YAML frontmatter: verdict keys, finding counts, open gaps, and whether it is the newer record.
 
-Read line by line (top-level `key: value` pairs, one level of nesting for counts and lists),
-never with a YAML loader: the block is untrusted and a loader's aliases can blow up memory.
+Verdict keys are read line by line (top-level `key: value` pairs, one level of nesting for
+counts and lists), so that a comment stays beside its value: `status: passed  # pending` is
+not a pass (an approving value with a comment after it is `malformed`, the comment named).
+Finding counts are also read through `yaml.safe_load` (flow mappings `{critical: 1}`, quoted
+counts `critical: "1"`), walking at most `_MAX_NODES` nodes so that aliases cannot blow up
+the walk; a block YAML cannot read keeps the line-by-line counts.
 
 GSD reports carry their verdict here (`status: clean | issues_found` for code reviews;
 `passed | gaps_found | human_needed` for verifiers). When the frontmatter and the body's
@@ -20,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import yaml
+
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import Answer, read_answer
 from mergegate.verdicts._lines import Doc
@@ -33,6 +39,8 @@ __all__ = ["VerdictFrontmatter", "read_verdict_frontmatter"]
 _KEY = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 _NUMBER = re.compile(r"[ \t]*(\d{1,6})[ \t]*(?:#.*)?$")
 _NEWER_KEYS = ("updated", "resolutions", "human_uat")
+_MAX_NODES = 2_000
+_DIGITS = re.compile(r"[ \t]*\d{1,6}[ \t]*")
 
 
 @dataclass(slots=True)
@@ -68,11 +76,53 @@ def read_verdict_frontmatter(doc: Doc) -> VerdictFrontmatter:
             continue
         parent = match.group(1)
         _top_level(found, doc, index, parent, match.group(2))
+    _yaml_counts(found, doc)
     return found
 
 
+def _yaml_counts(found: VerdictFrontmatter, doc: Doc) -> None:
+    """Counts YAML reads that the line reader did not (flow mappings, quoted numbers)."""
+    if doc.frontmatter_end < 1:
+        return
+    lines = [doc.lines[i].raw for i in range(1, doc.frontmatter_end)]
+    try:
+        data = yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError:
+        return
+    known = {(label.replace("_", " "), n) for _, label, n in found.counts}
+    stack: list[object] = [data]
+    budget = _MAX_NODES
+    while stack and budget:
+        budget -= 1
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            stack.append(value)
+            label = str(key).strip().lower().replace("_", " ")
+            number = _count_value(value)
+            if number is None or not COUNT_LABEL.fullmatch(label) or (label, number) in known:
+                continue
+            known.add((label, number))
+            line = next((i for i, raw in enumerate(lines, 1) if str(key) in raw), 1)
+            found.counts.append((line, label, number))
+
+
+def _count_value(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        return int(value)
+    return None
+
+
 def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_value: str) -> None:
-    value = raw_value.split(" #", 1)[0].strip()
+    value, _, comment = raw_value.partition(" #")
+    value, comment = value.strip(), comment.strip(" #\t")
     if key.startswith(_NEWER_KEYS):
         found.newer = True
     number = _NUMBER.match(value)
@@ -92,6 +142,9 @@ def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_va
             return  # a workflow state ('completed', 'review-complete'): no verdict
         # The report's own status field holds something outside any verdict vocabulary.
         answer = Answer(Decision.MALFORMED, "", "a status outside the verdict vocabulary")
+    if answer.decision is Decision.APPROVE and comment:
+        # The comment is visible to whoever reads the file: it may qualify the value.
+        answer = Answer(Decision.MALFORMED, answer.phrase, f"a comment follows it: '# {comment}'")
     reason = f"frontmatter '{key}' says '{answer.phrase}'"
     if answer.why:
         reason += f" ({answer.why})"

@@ -20,6 +20,12 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.verdicts._headings import heading_kind
+from mergegate.verdicts._rendered import (
+    RenderedView,
+    footnote_marker,
+    needs_view,
+    rendered_view,
+)
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
@@ -192,6 +198,9 @@ class Doc:
     full: tuple[str, ...] = ()
     rounds: list[int] = field(default_factory=list)
     cut: bool = False
+    unrendered: bool = False
+    """The document has markup but is longer than `_rendered.MAX_VIEW_CHARS`: it was read as
+    source text only, so an approval in it is never trusted."""
 
 
 @dataclass(slots=True)
@@ -209,6 +218,8 @@ class _State:
     local: bool = False  # some enclosing heading scopes its lines to something else
     part: bool = False  # some enclosing heading scopes its lines to one part of the change
     example: bool = False  # some enclosing heading is an example/template/instructions
+    view: RenderedView | None = None  # how each line renders (None: plain text, no markup)
+    index: int = 0
 
 
 def structure(
@@ -232,15 +243,42 @@ def structure(
         for line, whole in zip(doc.lines, full, strict=True):
             line.capped = len(whole) > len(line.raw)
     start = _mark_frontmatter(doc)
-    state = _State()
+    state = _State(view=_view(doc, raw_lines, start))
+    for index in state.view.footnotes if state.view is not None else ():
+        line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
+        line.raw = line.raw[footnote_marker(line.raw) :]
     for index in range(start, len(doc.lines)):
+        state.index = index
         _classify(doc, index, state)
     if state.fence is not None:
         _char, _n, begin, info, live = state.fence
         doc.blocks.append(
             Block(info=info, start=begin + 1, end=len(doc.lines), closed=False, live=live)
         )
+    if state.view is not None:
+        _apply_view(doc, state.view)
     return doc
+
+
+def _view(doc: Doc, raw_lines: tuple[str, ...], start: int) -> RenderedView | None:
+    """The rendered view of the body (frontmatter lines blanked), when it has markup;
+    `doc.unrendered` when it has markup but is too long to render."""
+    body = ("",) * start + raw_lines[start:]
+    if not needs_view(body):
+        return None
+    view = rendered_view(body)
+    doc.unrendered = view is None
+    return view
+
+
+def _apply_view(doc: Doc, view: RenderedView) -> None:
+    """What renders as nothing is blanked; code, quotes and underlines are never live."""
+    for index in view.invisible:
+        line = doc.lines[index]
+        line.raw, line._low, line._clean = "", None, None
+        line.blank, line.live = True, False
+    for index in view.code | view.quote | view.underline:
+        doc.lines[index].live = False
 
 
 def _mark_frontmatter(doc: Doc) -> int:
@@ -290,7 +328,10 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
     if line.live and _apply_heading(line, index, state):
         doc.rounds.append(index)
     _inherit_section(line, state)
-    if line.live and (not line.heading_level or state.instruction_tail):
+    # A setext heading is a paragraph's lines underlined: it may still be an instruction
+    # ('Output format:' over a verdict line, then '---').
+    setext = state.view is not None and index in state.view.setext
+    if line.live and (not line.heading_level or state.instruction_tail or setext):
         line.live = not _is_instruction_or_template(line, state)
     state.prev_blank = False
 
@@ -300,6 +341,7 @@ def _plain(text: str, state: _State) -> bool:
     fence, comment or hunk, with no fence/comment/heading/list syntax in it."""
     return (
         text[:1].isalpha()
+        and (state.view is None or state.index not in state.view.setext)
         and state.fence is None
         and not state.comment
         and not state.hunk
@@ -368,6 +410,8 @@ def _in_comment(line: Line, state: _State) -> bool:
     text = line.raw
     if not state.comment and "<!--" not in text:
         return False
+    if not state.comment and state.view is not None and state.index not in state.view.comment_ok:
+        return False  # '<!--' in inline code or code: it opens no comment when rendered
     out: list[str] = []
     pos = 0
     while pos < len(text):
@@ -435,6 +479,8 @@ def _indented_code(line: Line, state: _State) -> bool:
 def _apply_heading(line: Line, index: int, state: _State) -> bool:
     """Open the section of a heading line; True when it opens a new round."""
     level, text = _heading_of(line.raw)
+    if state.view is not None and index in state.view.setext:
+        level, text = state.view.setext[index], line.raw.strip()
     if not level:
         return False
     line.heading_level = level

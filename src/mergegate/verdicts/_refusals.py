@@ -18,6 +18,7 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._signals import heading_condition, withdrawal_in
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._text import hidden_characters
 
 __all__ = ["Facts", "Refusal", "first_refusal"]
 
@@ -77,6 +78,9 @@ def _whole_input(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
         )
     if any(block.live and not block.closed for block in doc.blocks):
         return _M, None, "the output ends inside a code block: it was cut off"
+    unseen = _not_as_rendered(doc)
+    if unseen is not None:
+        return unseen
     looks = [s for s in in_scope if s.lookalike]
     if looks:
         return (
@@ -89,6 +93,29 @@ def _whole_input(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
     )
     if capped is not None or any(s.capped for s in in_scope):
         return _M, capped, "a live line longer than the line cap could not be read whole"
+    return None
+
+
+def _not_as_rendered(doc: Doc) -> Refusal | None:
+    """A document that could not be read as rendered is not approved: one with markup that is
+    too long to render, or one that hides characters from its reader (bidi overrides,
+    zero-width, braille blanks, stacked combining marks, look-alike letters) wherever they
+    are — what renders is not what was written, so no reading of it can be trusted."""
+    if doc.unrendered:
+        return (
+            _M,
+            None,
+            "the document has Markdown markup but is too long to read as rendered: "
+            "an approval in it is never trusted",
+        )
+    for index, line in enumerate(doc.lines):
+        found = hidden_characters(line.raw)
+        if found:
+            return (
+                _M,
+                index,
+                f"line {line.number} hides characters from its reader: {', '.join(found[:4])}",
+            )
     return None
 
 

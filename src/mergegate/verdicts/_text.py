@@ -1,14 +1,30 @@
 """Bounding, splitting and normalizing untrusted reviewer text.
 
 Everything here is linear in the input: the text is capped, each line is capped, and matching
-happens on a normalized copy (NFKC, case-folded) while the original is kept for evidence and for
-the look-alike check.
+happens on a normalized copy while the original is kept for evidence and for the look-alike
+check. The normalized copy (`norm`) is what a person reads: HTML entities decoded
+(`&#78;ot` is `Not`), invisible format characters (zero-width, bidi controls) removed, blanks
+that are not white space (the braille blank U+2800, Hangul fillers) made spaces, NFKC, case
+folding, and in a word that mixes ASCII letters with others, every letter whose UTS #39
+confusable prototype is ASCII replaced by that prototype (a Cyrillic `о` in `nоt` reads `o`;
+a whole Cyrillic word stays Cyrillic). The prototypes come from Unicode's
+`confusables.txt`, shipped beside this module with its licence header (version in its header;
+no maintained PyPI package ships the table). ASCII itself is never remapped: the vocabularies
+are written in it.
+
+`hidden_characters` names what a reader cannot see (format characters, blanks, combining marks
+stacked on ASCII letters, words mixing ASCII with look-alike letters): the decision refuses to
+approve a document that has any, with them as evidence.
 """
 
 from __future__ import annotations
 
+import html
+import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 
 __all__ = [
     "MAX_INPUT_CHARS",
@@ -16,6 +32,7 @@ __all__ = [
     "BoundedText",
     "bound",
     "has_lookalike",
+    "hidden_characters",
     "norm",
     "words_of",
 ]
@@ -34,6 +51,11 @@ _ZERO_WIDTH = frozenset(
     "\u3164\ufeff\uffa0"
 )
 _DROP_ZERO_WIDTH = str.maketrans(dict.fromkeys(_ZERO_WIDTH))
+# Blanks that render as white space but are not white space to str.split() or regexes.
+_BLANKS = "\u2800\u3164\u115f\u1160\uffa0"
+_BLANK_TO_SPACE = str.maketrans(dict.fromkeys(_BLANKS, " "))
+_ZWJ = "\u200d"
+_VARIATION_SELECTORS = frozenset(chr(c) for c in range(0xFE00, 0xFE10))
 # Scripts whose letters look like Latin ones (а/a, о/o, Υ/Y ...).
 _LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU")
 
@@ -92,10 +114,91 @@ def bound(text: str) -> BoundedText:
 
 
 def norm(text: str) -> str:
-    """NFKC + case-fold + zero-width removal, for matching only (never for display)."""
+    """The text as read (module docstring), for matching only (never for display)."""
+    if "&" in text:
+        text = html.unescape(text)
     if text.isascii():
         return text.lower()  # NFKC and case-folding are the identity/lower() on ASCII
-    return unicodedata.normalize("NFKC", text).casefold().translate(_DROP_ZERO_WIDTH)
+    text = "".join(ch for ch in text.translate(_BLANK_TO_SPACE) if unicodedata.category(ch) != "Cf")
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if folded.isascii():
+        return folded
+    # Only inside words that mix ASCII letters with others: a whole word of another script
+    # ('одобрено') is that language's word, matched by its own vocabulary.
+    return _WORD.sub(_unmix, folded)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _unmix(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if word.isascii() or not any(ch.isascii() and ch.isalpha() for ch in word):
+        return word
+    return word.translate(_ascii_prototypes()).casefold()
+
+
+def hidden_characters(text: str) -> tuple[str, ...]:
+    """What a reader cannot see in `text`, named (`U+202E`, `look-alike word 'nоt'`).
+
+    Format characters (Unicode category Cf: zero-width, bidi embeddings/overrides/isolates,
+    the soft hyphen), blanks that are not white space, combining marks stacked on an ASCII
+    letter (real text is precomposed: `é`, not `e` + U+0301) and words that mix ASCII letters
+    with letters of a look-alike script. A zero-width joiner inside an emoji sequence and
+    variation selectors (the emoji form of ✅) are part of the picture, not hidden.
+    """
+    if text.isascii():
+        return ()
+    found: list[str] = []
+    for index, ch in enumerate(text):
+        if ch in _VARIATION_SELECTORS:
+            continue
+        previous = text[index - 1] if index else ""
+        if ch in _BLANKS or (unicodedata.category(ch) == "Cf" and not _emoji_joiner(text, index)):
+            found.append(f"U+{ord(ch):04X}")
+        elif unicodedata.combining(ch) and previous.isascii() and previous.isalpha():
+            found.append(f"U+{ord(ch):04X} on '{previous}'")
+    found.extend(f"look-alike word {w!r}" for w in words_of(text) if _mixes_lookalikes(w))
+    return tuple(dict.fromkeys(found))
+
+
+def _mixes_lookalikes(word: str) -> bool:
+    """ASCII letters beside letters of another script whose confusable prototype is ASCII
+    ('nоt' with a Cyrillic о). Latin letters (Turkish ı) are one script with ASCII, and
+    compatibility forms (fullwidth, circled ①) are not hidden: NFKC reads them."""
+    if word.isascii() or not any(ch.isascii() and ch.isalpha() for ch in word):
+        return False
+    table = _ascii_prototypes()
+    return any(
+        ch.isalpha() and ord(ch) in table and not unicodedata.name(ch, "").startswith("LATIN")
+        for ch in word
+        if not ch.isascii()
+    )
+
+
+def _emoji_joiner(text: str, index: int) -> bool:
+    if text[index] != _ZWJ or index == 0 or index + 1 >= len(text):
+        return False
+    return all(
+        unicodedata.category(c) in ("So", "Sk") or c in _VARIATION_SELECTORS
+        for c in (text[index - 1], text[index + 1])
+    )
+
+
+@cache
+def _ascii_prototypes() -> dict[int, str]:
+    """Non-ASCII characters whose confusable prototype (UTS #39) is ASCII letters or digits."""
+    data = resources.files(__package__).joinpath("confusables.txt").read_text(encoding="utf-8")
+    table: dict[int, str] = {}
+    for line in data.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        source, _, rest = line.partition(";")
+        code = int(source, 16)
+        target = "".join(chr(int(part, 16)) for part in rest.split("#", 1)[0].split())
+        if code > 127 and target.isascii() and target.isalnum():
+            table[code] = target
+    return table
 
 
 def has_lookalike(text: str) -> bool:
