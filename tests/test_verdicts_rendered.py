@@ -114,9 +114,23 @@ def test_verdict_hidden_characters_are_reported_as_evidence() -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        _BODY + "**Verdict:** APP\u200dROVED\n",
+        _BODY + "**Verdict:** APPROVED \u200d\n",
+    ],
+)
+def test_verdict_joiner_outside_an_emoji_refuses(text: str) -> None:
+    """A zero-width joiner that joins no emoji hides something: never an approval."""
+    assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         _BODY + "Все тесты проходят. ✅ 👩\u200d💻\n\nVerdict: APPROVE\n",
         _BODY + "Testler geçti, dosya kapatılmış. Revisión completa: ① ② ③.\n\nVerdict: APPROVE\n",
         _BODY + "Use `a &amp; b` as before.\n\nVerdict: APPROVE\n",
+        _BODY + "**Verdict:** APPROVED 🧑\u200d💻 ship it\n",
+        _BODY + "**Verdict:** APPROVED ✅\ufe0f\n",
     ],
 )
 def test_verdict_genuine_other_scripts_still_approve(text: str) -> None:

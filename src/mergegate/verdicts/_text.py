@@ -204,15 +204,19 @@ def _ascii_prototypes() -> dict[int, str]:
 def has_lookalike(text: str) -> bool:
     """True when `text` hides a Latin word behind zero-width or look-alike characters.
 
-    Flags: any zero-width/format character; U+FFFD (bytes that were not valid UTF-8: the
-    line is damaged, so nothing on it can be read as an approval); a word that NFKC maps onto
+    Flags: any zero-width/format character but a joiner inside an emoji sequence; U+FFFD
+    (bytes that were not valid UTF-8: the line is damaged, so nothing on it can be read as an
+    approval); a word that NFKC maps onto
     ASCII letters but is not ASCII (fullwidth ＹＥＳ, mathematical 𝐘𝐞𝐬, ligatures); a word
     mixing ASCII letters with Cyrillic/Greek/... letters. Plain CJK, accented Latin and
     punctuation are not flagged.
     """
     if text.isascii():
         return False
-    if "\ufffd" in text or text.translate(_DROP_ZERO_WIDTH) != text:
+    if "\ufffd" in text:
+        return True
+    # A joiner between two emoji (👩‍💻) is part of the picture; anywhere else it hides a spoof.
+    if any(ch in _ZERO_WIDTH and not _emoji_joiner(text, i) for i, ch in enumerate(text)):
         return True
     return any(_word_is_lookalike(word) for word in words_of(text))
 
