@@ -6,22 +6,7 @@ durable state (`mergegate.store`). See docs/run.md.
 
 from __future__ import annotations
 
-from mergegate.engine._api import (
-    Answers,
-    RunRequest,
-    cancel_run,
-    create_run,
-    database_url_of,
-    dry_run_lines,
-    execute_run,
-    kill_orphans,
-    latest_run,
-    list_runs,
-    prepare_resume,
-    record_plan_answers,
-    recorded_agents,
-    run_report,
-)
+from mergegate.engine._context.orphans import kill_orphans
 from mergegate.engine._context.plan_views import (
     compute_waves,
     task_checks,
@@ -44,6 +29,12 @@ from mergegate.engine._fleet.admin import (
     recover_worker,
 )
 from mergegate.engine._fleet.worker import Worker, WorkerOptions, enqueue_run
+from mergegate.engine._runs.cancel import cancel_run
+from mergegate.engine._runs.create import RunRequest, create_run, dry_run_lines
+from mergegate.engine._runs.database import database_url_of
+from mergegate.engine._runs.execute import execute_run
+from mergegate.engine._runs.queries import latest_run, list_runs, recorded_agents, run_report
+from mergegate.engine._runs.resume import Answers, prepare_resume, record_plan_answers
 from mergegate.engine._steps.preflight import check_agents, require_ready
 
 __all__ = [

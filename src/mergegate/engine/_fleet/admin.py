@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.config import Config
-from mergegate.engine._api import database_url_of, run_report
 from mergegate.engine._context.orphans import kill_orphans_of
+from mergegate.engine._runs.database import database_url_of
+from mergegate.engine._runs.queries import run_report
 from mergegate.errors import UsageError
 from mergegate.ids import WorkflowId
 from mergegate.store import (

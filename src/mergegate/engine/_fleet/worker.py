@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config
-from mergegate.engine._api import RunFailure, _finish, _journal, _runtime, _started, run_input
 from mergegate.engine._context.journal import RunJournal
 from mergegate.engine._context.orphans import WorkerProcesses, kill_orphans_of
 from mergegate.engine._context.outcomes import WorkspaceRecord
@@ -49,6 +48,14 @@ from mergegate.engine._fleet.admin import (
 )
 from mergegate.engine._fleet.janitor import Janitor
 from mergegate.engine._flow.workflows import run_workflow
+from mergegate.engine._runs.execute import (
+    RunFailure,
+    _finish,
+    _journal,
+    _runtime,
+    _started,
+    run_input,
+)
 from mergegate.git import Remote, Workspace, remove_tree
 from mergegate.ids import WorkflowId
 from mergegate.processes import install_ledger

@@ -1,0 +1,53 @@
+"""What a command reads of recorded runs: their agents, report, list and the latest one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mergegate.config import StateLayout
+from mergegate.engine._context.run_agents import RunAgents
+from mergegate.engine._records.run_status import shown_status
+from mergegate.engine._records.summary import (
+    build_report,
+)
+from mergegate.errors import UsageError
+from mergegate.store import (
+    RunStore,
+)
+
+__all__ = [
+    "latest_run",
+    "list_runs",
+    "recorded_agents",
+    "run_report",
+]
+
+
+def recorded_agents(
+    state_dir: Path, run_id: str, database_url: str | None = None
+) -> tuple[RunAgents, Path]:
+    """The agents a run was made with (what `resume` rebuilds) and its repository."""
+    record = RunStore(state_dir, database_url).load(run_id)
+    return RunAgents.model_validate(record.agents), Path(record.repo)
+
+
+def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> dict[str, Any]:
+    """The run as one object, from its database (see `build_report`)."""
+    return build_report(RunStore(state_dir, database_url), run_id)
+
+
+def list_runs(state_dir: Path, database_url: str | None = None) -> list[dict[str, object]]:
+    """Every run with a folder here and a record in a database, oldest first (a run recorded
+    as running that no live process executes is `crashed`)."""
+    store = RunStore(state_dir, database_url)
+    return [{**r.summary(), "status": shown_status(store, r)} for r in store.list()]
+
+
+def latest_run(state_dir: Path, database_url: str | None = None) -> str:
+    """The id of the run started last here; `UsageError` when there is none."""
+    found = RunStore(state_dir, database_url).list()
+    if not found:
+        runs = StateLayout(state_dir).runs
+        raise UsageError(f"no runs under {runs}: start one with mergegate run PLAN")
+    return found[-1].run_id
