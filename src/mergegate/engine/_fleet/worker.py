@@ -50,11 +50,11 @@ from mergegate.engine._fleet.janitor import Janitor
 from mergegate.engine._flow.workflows import run_workflow
 from mergegate.engine._runs.execute import (
     RunFailure,
-    _finish,
-    _journal,
-    _runtime,
-    _started,
+    build_runtime,
+    finish_run,
+    open_journal,
     run_input,
+    started_event,
 )
 from mergegate.git import Remote, Workspace, remove_tree
 from mergegate.ids import WorkflowId
@@ -115,7 +115,7 @@ def fleet_finish_step(state: str, message: str, escalated: bool = False) -> dict
     rt = current_fleet()
     journal = rt.journal if isinstance(rt.journal, RunJournal) else None
     failure = RunFailure(message, escalated=escalated)
-    report = _finish(rt.store, rt.run_id, state, failure, rt.plan, journal=journal)
+    report = finish_run(rt.store, rt.run_id, state, failure, rt.plan, journal=journal)
     return {"status": report["status"]}
 
 
@@ -309,9 +309,9 @@ class Worker:
         events = EventSink(lambda event: self._listener(run_id, event))
         # every worker appends to the run's one event stream; an event's stable id makes it
         # count once however many workers (or replays) emit it
-        journal = _journal(store, record, config, events)
-        journal.emit(_started(record))
-        base = _runtime(store, record, config, events, human=None, journal=journal)
+        journal = open_journal(store, record, config, events)
+        journal.emit(started_event(record))
+        base = build_runtime(store, record, config, events, human=None, journal=journal)
         # every field `mergegate run` would set (whatever it grows), but the workspaces' root
         shared = {
             f.name: getattr(base, f.name)

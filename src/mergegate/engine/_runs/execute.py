@@ -56,13 +56,17 @@ from mergegate.store import (
 
 __all__ = [
     "RunFailure",
+    "build_runtime",
     "end_stream",
     "execute_run",
+    "finish_run",
+    "open_journal",
     "run_input",
+    "started_event",
 ]
 
 
-def _runtime(
+def build_runtime(
     store: RunStore,
     record: RunRecord,
     config: Config,
@@ -71,6 +75,9 @@ def _runtime(
     human: Human | None,
     journal: RunJournal,
 ) -> Runtime:
+    """The run's `Runtime` for this process, rebuilt from its card (agents, options) and plan
+    snapshot in `store`; `AgentError` when its sandbox cannot be made here, `UsageError` when
+    it has no implementer. What `execute_run` installs, and a fleet worker resolves per run."""
     agents = RunAgents.model_validate(record.agents)
     options = RunOptions.model_validate(record.options)
     options.sandbox.require()  # a worker, or a resume, on a machine without a sandbox
@@ -99,7 +106,9 @@ def _runtime(
     )
 
 
-def _journal(store: RunStore, record: RunRecord, config: Config, events: EventSink) -> RunJournal:
+def open_journal(
+    store: RunStore, record: RunRecord, config: Config, events: EventSink
+) -> RunJournal:
     """The run's event stream for this process; an alert is shown live as a notice."""
 
     def show(alert: Alert) -> None:
@@ -110,7 +119,9 @@ def _journal(store: RunStore, record: RunRecord, config: Config, events: EventSi
     )
 
 
-def _started(record: RunRecord) -> EventBase:
+def started_event(record: RunRecord) -> EventBase:
+    """The `RunStarted` event of the record's generation (its id fixed by run and generation,
+    so a process started again emits the same event)."""
     agents = RunAgents.model_validate(record.agents)
     roles = {"implementer": agents.implementer, "reviewer": agents.reviewer}
     roles["verifier"] = agents.verifier
@@ -189,9 +200,9 @@ def _execute(
     run_id, database_url = record.run_id, database_url_of(config)
     kill_orphans(store.rows(run_id))
     events = EventSink(listener)
-    journal = _journal(store, record, config, events)
-    journal.emit(_started(record))
-    rt = _runtime(store, record, config, events, human=human, journal=journal)
+    journal = open_journal(store, record, config, events)
+    journal.emit(started_event(record))
+    rt = build_runtime(store, record, config, events, human=human, journal=journal)
     rt.stream_agents = stream_agents
     remove_tree(rt.checkouts)  # throwaway checkouts of a crashed process: nothing runs in them
     if rt.options.review_mode == "off":
@@ -219,7 +230,7 @@ def _execute(
         _close_engine(engine, rt)
         raise
     _close_engine(engine, rt)
-    return _finish(store, run_id, state, failure, rt.plan, journal=journal)
+    return finish_run(store, run_id, state, failure, rt.plan, journal=journal)
 
 
 def run_input(record: RunRecord) -> dict[str, Any]:
@@ -312,7 +323,7 @@ def _failure(engine: DurableEngine, wf_id: str, state: str | None) -> RunFailure
     return RunFailure("the run stopped on an error")
 
 
-def _finish(
+def finish_run(
     store: RunStore,
     run_id: str,
     state: str | None,
@@ -321,6 +332,10 @@ def _finish(
     *,
     journal: RunJournal | None = None,
 ) -> dict[str, Any]:
+    """End the run's generation whose run workflow ended in `state` (a DBOS workflow state,
+    None when unknown): its status and exit code recorded from its units and phases (or from
+    `failure` on an error; cancelled when the workflow or the run was), its end into the
+    stream, its summary written; the run report."""
     record = store.load(run_id)
     cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
     if cancelled:
