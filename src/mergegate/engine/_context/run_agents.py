@@ -83,10 +83,13 @@ class Budget:
     """The run's limits and what it has spent so far.
 
     Wall time is measured from the run's start (`started`, recorded on its card) and from a
-    task's recorded start (`deadline`). Tokens and cost are what this process's agents spent
-    plus what the ledger says earlier processes of the run spent; the spending is recorded
-    only when a token or cost budget is set. Without a ledger (a budget outside a run) there
-    is no stop request and nothing is kept.
+    task's recorded start (`deadline`). With a token or cost budget and a ledger, each agent
+    run's spending is added to the ledger, and `tokens` and `cost_usd` are the ledger's total
+    — what every process and fleet worker of the run recorded — read again before each agent
+    starts: no worker goes on from a count it took at its start, so the run overspends by at
+    most what the agents already running when the limit was reached spend (one agent per
+    unit in flight). Without a ledger (a budget outside a run) they count this process's
+    agents only, there is no stop request and nothing is kept.
     """
 
     started: float
@@ -108,6 +111,7 @@ class Budget:
         requested = self.stop_requested()
         if requested is not None:
             return requested or "the run was asked to stop"
+        self.seed()
         now = time.time()
         if self.run_wall_s is not None and now - self.started >= self.run_wall_s:
             return f"budget: run wall time {self.run_wall_s:g} s reached"
@@ -139,13 +143,14 @@ class Budget:
             self.ledger.add_usage(tokens, result.cost_usd or 0.0)
 
     def seed(self) -> None:
-        """Count what earlier processes of this run spent (from the ledger)."""
+        """Count what every process of this run spent so far: the ledger's total (it holds
+        this process's spending too), never less than what this process has counted."""
         if self.ledger is None or not self.metered:
             return
         tokens, cost = self.ledger.usage()
         with self._lock:
-            self.tokens += tokens
-            self.cost_usd += cost
+            self.tokens = max(self.tokens, tokens)
+            self.cost_usd = max(self.cost_usd, cost)
 
 
 class Metered:
