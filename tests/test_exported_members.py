@@ -662,6 +662,7 @@ EXPECTED_MODULE_EXPORTS = {
         "run_lease",
         "sqlite_url",
         "step",
+        "stopping_runs",
         "tables",
         "wait_result",
         "workflow",

@@ -29,8 +29,11 @@ import pytest
 
 from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus, Usage
 from mergegate.engine import Budget, Metered
+from mergegate.engine._context.orphans import RunProcesses
 from mergegate.engine._context.outcomes import CheckpointAnswer
+from mergegate.engine._fleet.janitor import BEAT_S, Janitor
 from mergegate.plans import Plan, PlanFormat
+from mergegate.processes import ProcessOutcome, install_ledger, supervise
 from mergegate.store import RunRecord, RunRows, RunStore, StateKind
 
 RUN = "r-shared"
@@ -221,3 +224,55 @@ def test_a_worker_with_nothing_shared_but_the_database_sees_the_stop_and_the_ans
     }
     again = RunStore(tmp_path / "third" / "state", postgres_url).rows(RUN)
     assert again.stop_request() is None  # the other host's clear is seen here too
+
+
+@pytest.mark.fleet
+def test_a_worker_kills_its_running_agents_of_a_cancelled_run_at_its_next_beat(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """`cancel` on one host kills that host's agents; a worker elsewhere kills its own at its
+    next beat — for a cancel only: after `on_escalation = stop` the agents in flight finish."""
+    store = RunStore(tmp_path / "state", postgres_url)
+    store.create(
+        RunRecord(run_id=RUN, repo="/r", into="i", base_sha="0" * 40),
+        Plan(format=PlanFormat.NATIVE, phases=()),
+    )
+    rows = store.rows(RUN)
+    outcomes: list[ProcessOutcome] = []
+    install_ledger(RunProcesses(rows, "w1"))
+    agent = threading.Thread(
+        target=lambda: outcomes.append(supervise(["sleep", "60"], cwd=tmp_path, attempt_dir=None))
+    )
+    notices: list[str] = []
+    mine, other = (
+        Janitor(postgres_url, name, None, lambda _e, _h: [], notices.append)
+        for name in ("w1", "w2")
+    )
+    try:
+        agent.start()
+        wait_until = time.monotonic() + 30
+        while not rows.processes() and time.monotonic() < wait_until:
+            time.sleep(0.05)
+        assert rows.processes(), "the agent was never recorded"
+        mine.tick(BEAT_S)
+        rows.request_stop("on_escalation = stop: unit A escalated")
+        mine.tick(BEAT_S)
+        time.sleep(0.3)
+        assert agent.is_alive()  # a stop that lets agents in flight finish
+        rows.request_stop("cancelled by mergegate cancel", replace=True, running=True)
+        other.tick(BEAT_S)  # another worker's beat: not its agent
+        time.sleep(0.3)
+        assert agent.is_alive()
+        mine.tick(BEAT_S)
+        agent.join(timeout=30)
+        assert not agent.is_alive()
+        assert notices == ["1 agent process group(s) of cancelled runs killed"]
+        assert rows.processes() == []
+    finally:
+        install_ledger(None)
+        if agent.is_alive():
+            rows.request_stop("cancelled", replace=True, running=True)
+            mine.tick(BEAT_S)
+            agent.join(timeout=30)
+        mine.stopped()
+        other.stopped()

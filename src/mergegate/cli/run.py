@@ -630,8 +630,9 @@ def runs(repo: Path, fmt: str) -> None:
 @_FORMAT
 def cancel(run_id: str, clean_: bool, repo: Path, fmt: str) -> None:
     """Stop RUN: no agent of it starts any more, its agents still running on this host are
-    killed (only processes mergegate started and recorded in the run's database), its
-    workflows are cancelled and it is marked cancelled (work trees kept)."""
+    killed (only processes mergegate started and recorded in the run's database; a fleet
+    worker kills its own at its next beat), its workflows are cancelled and it is marked
+    cancelled (work trees kept)."""
     from mergegate.engine import cancel_run, database_url_of
 
     config = load_config(repo)

@@ -43,6 +43,7 @@ from mergegate.store._records import (
     RunStore,
     StateKind,
     new_run_id,
+    stopping_runs,
 )
 from mergegate.store._tables import SCHEMA_VERSION, Key, Tables, tables
 from mergegate.store._workers import Roll, WorkerBeat
@@ -84,6 +85,7 @@ __all__ = [
     "run_lease",
     "sqlite_url",
     "step",
+    "stopping_runs",
     "tables",
     "wait_result",
     "workflow",

@@ -38,6 +38,7 @@ __all__ = [
     "RunStore",
     "StateKind",
     "new_run_id",
+    "stopping_runs",
 ]
 
 _RUN_FILE = "run.json"
@@ -140,6 +141,8 @@ class _Stop(BaseModel):
 
     reason: str
     at: float
+    running: bool = False
+    """The agents already running are stopped too (`cancel`), on every worker's host."""
 
 
 class RunRows:
@@ -177,10 +180,13 @@ class RunRows:
 
     # ------------------------------------------------------------ stopping
 
-    def request_stop(self, reason: str, *, replace: bool = False) -> None:
+    def request_stop(self, reason: str, *, replace: bool = False, running: bool = False) -> None:
         """No agent of the run starts after this (every process and worker of the run sees
-        it before its next agent). Without `replace`, an earlier request's reason is kept."""
-        self.put(StateKind.STOP, (), _Stop(reason=reason, at=time.time()), replace=replace)
+        it before its next agent); with `running`, the agents already running are killed too,
+        each by the worker that started it (`stopping_runs`). Without `replace`, an earlier
+        request is kept."""
+        stop = _Stop(reason=reason, at=time.time(), running=running)
+        self.put(StateKind.STOP, (), stop, replace=replace)
 
     def clear_stop(self) -> None:
         """Let agents of the run start again (a person answered what stopped it)."""
@@ -213,6 +219,20 @@ class RunRows:
 
     def forget_processes(self, records: list[ProcessRecord]) -> None:
         self.db.forget_processes(self.run_id, records)
+
+
+def stopping_runs(db: Tables, executor_id: str) -> list[str]:
+    """The runs, among those where `executor_id` has processes recorded, whose stop request
+    stops their running agents too (`cancel`): what that executor kills on its host."""
+    found = []
+    for run_id, raw in db.values_where_executor_runs(executor_id, StateKind.STOP.value, ()):
+        try:
+            stop = _Stop.model_validate_json(raw)
+        except ValidationError:
+            continue  # a request this mergegate cannot read: the agents finish, none starts
+        if stop.running:
+            found.append(run_id)
+    return found
 
 
 class RunStore:

@@ -97,6 +97,9 @@ _PROCESSES_OF_EXECUTOR = """SELECT run_id, attempt_dir, record FROM mergegate_pr
     WHERE executor_id = :key"""
 _ITEMS = """SELECT key, value FROM mergegate_run_state
     WHERE run_id = :run AND kind = :kind ORDER BY key"""
+_VALUES_WHERE_EXECUTOR_RUNS = """SELECT DISTINCT s.run_id, s.value FROM mergegate_run_state s
+    JOIN mergegate_processes p ON p.run_id = s.run_id
+    WHERE p.executor_id = :executor AND s.kind = :kind AND s.key = :key"""
 
 
 def _driver_url(database_url: str) -> str:
@@ -284,6 +287,16 @@ class Tables:
             rows = conn.execute(text(_ITEMS), {"run": run_id, "kind": kind}).all()
         found = [(_decode_key(str(r[0])), str(r[1])) for r in rows]
         return [(k, v) for k, v in found if k[: len(prefix)] == prefix]
+
+    def values_where_executor_runs(
+        self, executor_id: str, kind: str, key: Key
+    ) -> list[tuple[str, str]]:
+        """(run id, value) of `kind` and `key` in every run where `executor_id` has a process
+        recorded (one query, however many runs the database holds)."""
+        params = {"executor": executor_id, "kind": kind, "key": encode_key(key)}
+        with self.begin() as conn:
+            rows = conn.execute(text(_VALUES_WHERE_EXECUTOR_RUNS), params).all()
+        return [(str(r[0]), str(r[1])) for r in rows]
 
     # ------------------------------------------------------------ usage
 

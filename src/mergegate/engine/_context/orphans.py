@@ -4,8 +4,9 @@ left them running.
 The supervisor reports each process it starts to the installed `ProcessLedger`; a run's
 ledger writes the record into the run's rows (`RunRows.record_process`), with the executor
 that started it (`local`, or a fleet worker's id), and deletes it once the process ended.
-`cancel` and `resume` (`kill_orphans`), a fleet worker at its start and stop, the janitor and
-`workers recover` (`kill_orphans_of`) kill from these rows only — never from a `process.json`
+`cancel` and `resume` (`kill_orphans`), a fleet worker at its start and stop, at each beat
+for its runs that were cancelled, the janitor and `workers recover` (`kill_orphans_of`) kill
+from these rows only — never from a `process.json`
 in the run's folder, which an agent can write — and `kill_recorded_group` signals a group only
 while it is still the one the supervisor started: same boot and PID namespace, the leader's
 start time, group and session, and the tree's tag in its environment.
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mergegate.processes import ProcessRecord, kill_recorded_groups, made_here
-from mergegate.store import RunRows, tables
+from mergegate.store import RunRows, stopping_runs, tables
 
 __all__ = ["RunProcesses", "WorkerProcesses", "kill_orphans", "kill_orphans_of"]
 
@@ -83,13 +84,19 @@ def kill_orphans(rows: RunRows) -> int:
     return killed
 
 
-def kill_orphans_of(database_url: str, executor_id: str) -> int:
+def kill_orphans_of(database_url: str, executor_id: str, *, stopping_only: bool = False) -> int:
     """Kill the process groups an executor (a fleet worker) started and left running on this
-    host, in every run of the fleet's database; how many groups were signalled."""
+    host, in every run of the fleet's database — with `stopping_only`, in the runs whose stop
+    request stops running agents too (`cancel`, `stopping_runs`); how many groups were
+    signalled."""
     db = tables(database_url)
+    wanted = set(stopping_runs(db, executor_id)) if stopping_only else None
+    if wanted is not None and not wanted:
+        return 0
     by_run: dict[str, list[ProcessRecord]] = {}
     for run_id, _, record in db.processes(executor_id=executor_id):
-        by_run.setdefault(run_id, []).append(record)
+        if wanted is None or run_id in wanted:
+            by_run.setdefault(run_id, []).append(record)
     total = 0
     for run_id, records in by_run.items():
         killed, done = _kill(records)

@@ -1,5 +1,5 @@
-"""A worker's roll call: it beats in the fleet's database, and (when asked) recovers the work
-of a worker that has gone silent.
+"""A worker's roll call: it beats in the fleet's database, kills its agents of runs that were
+cancelled (at each beat), and (when asked) recovers the work of a worker that has gone silent.
 
 Without it a dead host's units wait for `mergegate workers recover ID`. With `mergegate
 worker --recover-silent-after S`, a worker that sees another one silent for longer than S
@@ -21,6 +21,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mergegate.engine._context.orphans import kill_orphans_of
 from mergegate.store import Roll, executor_work
 
 __all__ = ["BEAT_S", "Janitor"]
@@ -60,6 +61,7 @@ class Janitor:
         if self._since_beat >= BEAT_S:
             self._since_beat = 0.0
             self._beat("running")
+            self._kill_cancelled()
         if self.recover_after_s is not None and self._since_look >= _LOOK_S:
             self._since_look = 0.0
             self._look(self.recover_after_s)
@@ -73,6 +75,17 @@ class Janitor:
             self._roll.beat(self.executor_id, self.host, os.getpid(), state=state)
         except Exception as exc:  # the database away for a moment: the next beat
             self.notice(f"could not record this worker's beat: {type(exc).__name__}: {exc}")
+
+    def _kill_cancelled(self) -> None:
+        """Kill this worker's agents of runs that were cancelled (`mergegate cancel` on
+        another host reaches only its own host's processes)."""
+        try:
+            killed = kill_orphans_of(self.database_url, self.executor_id, stopping_only=True)
+        except Exception as exc:  # the database away for a moment: the next beat
+            self.notice(f"could not look for cancelled runs: {type(exc).__name__}: {exc}")
+            return
+        if killed:
+            self.notice(f"{killed} agent process group(s) of cancelled runs killed")
 
     def _look(self, after_s: float) -> None:
         try:

@@ -42,12 +42,13 @@ def cancel_run(
 ) -> dict[str, Any]:
     """Stop a run: no agent starts any more (the stop request, in the run's database, is seen
     by every process and worker of the run before its next agent), every recorded agent
-    group still running on this host is killed, the workflows are cancelled, the run is
-    marked cancelled. Work trees of unfinished units are kept for inspection unless `clean`."""
+    group still running on this host is killed (and on a fleet worker's host by that worker,
+    at its next beat), the workflows are cancelled, the run is marked cancelled. Work trees
+    of unfinished units are kept for inspection unless `clean`."""
     store = RunStore(state_dir, database_url)
     record = store.load(run_id)
     rows = store.rows(run_id)
-    rows.request_stop("cancelled by mergegate cancel", replace=True)
+    rows.request_stop("cancelled by mergegate cancel", replace=True, running=True)
     killed = kill_orphans(rows)
     _cancel_workflows(store, record, database_url)
     if record.status in (RunState.RUNNING, RunState.WAITING_FOR_HUMAN):
