@@ -701,6 +701,7 @@ EXPECTED_MODULE_EXPORTS = {
         "recover_worker",
         "require_ready",
         "run_report",
+        "settle_global_concurrency",
         "task_checks",
         "task_spec",
         "validate_plan",

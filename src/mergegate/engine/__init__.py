@@ -27,6 +27,7 @@ from mergegate.engine._fleet.admin import (
     fleet_status,
     fleet_workers,
     recover_worker,
+    settle_global_concurrency,
 )
 from mergegate.engine._fleet.worker import Worker, WorkerOptions, enqueue_run
 from mergegate.engine._runs.cancel import cancel_run
@@ -70,6 +71,7 @@ __all__ = [
     "recover_worker",
     "require_ready",
     "run_report",
+    "settle_global_concurrency",
     "task_checks",
     "task_spec",
     "validate_plan",

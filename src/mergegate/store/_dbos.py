@@ -339,19 +339,24 @@ class DurableEngine:
         self._launched = True
         _units_queue[0] = self.config.queue
         _dequeue_with_own_limit(self.config.queue, self.config.concurrency)
-        DBOS.register_queue(
-            self.config.queue,
-            worker_concurrency=_STORED_WORKER_CONCURRENCY,
-            global_concurrency=self.config.global_concurrency,
-            polling_interval_sec=self.config.polling_interval_s,
-            on_conflict="always_update",
-        )
+        self.limit_queue(self.config.global_concurrency)
         if self.config.run_queue:
             DBOS.register_queue(
                 RUN_QUEUE,
                 polling_interval_sec=self.config.polling_interval_s,
                 on_conflict="always_update",
             )
+
+    def limit_queue(self, global_concurrency: int | None) -> None:
+        """Register the units queue with `global_concurrency` (None: no cap) in the database,
+        where every worker's next poll reads it."""
+        DBOS.register_queue(
+            self.config.queue,
+            worker_concurrency=_STORED_WORKER_CONCURRENCY,
+            global_concurrency=global_concurrency,
+            polling_interval_sec=self.config.polling_interval_s,
+            on_conflict="always_update",
+        )
 
     def shutdown(self) -> None:
         """Stop DBOS without waiting for workflows: pending ones stay pending and are

@@ -15,11 +15,13 @@ from mergegate.engine._runs.queries import run_report
 from mergegate.errors import UsageError
 from mergegate.ids import WorkflowId
 from mergegate.store import (
+    QUEUE,
     Roll,
     RunStore,
     WorkflowState,
     executor_work,
     recover_from_outside,
+    tables,
     workflow_inputs,
 )
 
@@ -30,6 +32,7 @@ __all__ = [
     "recover_executor",
     "recover_worker",
     "run_state_dir",
+    "settle_global_concurrency",
     "unit_holders",
 ]
 
@@ -45,6 +48,24 @@ def fleet_database_url(config: Config) -> str:
             "MERGEGATE_DATABASE_URL) to postgresql://… (docs/fleet.md)"
         )
     return found.get_secret_value()
+
+
+def settle_global_concurrency(database_url: str, wanted: int | None) -> int | None:
+    """The fleet's `global_concurrency` for its units queue, stored once: `wanted` is stored
+    when no value is (the first `run --queue` or worker that names one), the stored value is
+    returned when `wanted` is None or the same, and a different `wanted` is a usage error
+    (exit 2) naming the stored value. None: no value was ever named (no cap)."""
+    db = tables(database_url)
+    if wanted is None:
+        return db.queue_limit(QUEUE)
+    stored = db.claim_queue_limit(QUEUE, wanted)
+    if stored != wanted:
+        raise UsageError(
+            f"--global-concurrency {wanted} conflicts with the fleet's global concurrency "
+            f"{stored}, stored for the queue {QUEUE} by the first run --queue or worker that "
+            f"named one: give {stored}, or leave it out (docs/fleet.md)"
+        )
+    return stored
 
 
 def run_state_dir(database_url: str, run_id: str) -> Path | None:
