@@ -453,13 +453,14 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
         from mergegate.engine import fleet_database_url, settle_global_concurrency
 
         url = fleet_database_url(config)  # a usage error before anything is made
-        wanted = opts["global_concurrency"] or config.engine.global_concurrency
-        settle_global_concurrency(url, wanted)  # stored once; another value is refused
         if config.review.mode == "manual":
             raise UsageError(
                 "review.mode = manual needs a person at a terminal, and a fleet worker has "
                 "none: nothing was queued. Set review.mode = auto, or run it here without --queue."
             )
+        wanted = opts["global_concurrency"] or config.engine.global_concurrency
+        if wanted is not None:  # stored once for the fleet; another value is refused
+            settle_global_concurrency(url, wanted)
     else:
         _require_terminal_for_manual(config)
     agents = _agents(config, opts, options)
