@@ -125,6 +125,13 @@ def _print_report(report: dict[str, Any]) -> None:
     )
     if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
         click.echo(f"  run held by worker {clean(report['worker'], 64)}")
+    for orphan in report.get("orphaned", []):  # a dead worker's agent on another host
+        click.echo(
+            f"  orphaned: {clean(orphan['program'], 80)} (pid {orphan['pid']}) of dead worker "
+            f"{clean(orphan['worker'], 64)} on another host (found by "
+            f"{clean(orphan['noted_by'], 64)}): start {clean(orphan['worker'], 64)} again "
+            "there, or kill its process group there"
+        )
     if report.get("sandbox"):
         click.echo(f"  sandbox: {clean(report['sandbox']['summary'], 2000)}")
     units = report["units"]

@@ -188,4 +188,9 @@ def recover(executor_id: str, fmt: str) -> None:
     click.echo(
         f"worker {clean(executor_id, 80)}: {len(found['recovered'])} workflow(s) back on the "
         f"queues, {found['killed_groups']} process group(s) killed"
+        + (
+            f", {found['orphaned']} on another host recorded as orphaned (mergegate status)"
+            if found["orphaned"]
+            else ""
+        )
     )

@@ -347,7 +347,11 @@ class Worker:
             self.database_url,
             self.options.executor_id,
             self.options.recover_silent_after_s,
-            recover=lambda dead, here: recover_executor(self.database_url, dead, kill=here)[1],
+            recover=lambda dead, here: (
+                recover_executor(
+                    self.database_url, dead, kill=here, noted_by=self.options.executor_id
+                ).recovered
+            ),
             notice=lambda text: self._listener("-", RunEvent("notice", text)),
         )
         try:
