@@ -91,4 +91,5 @@ def gc(**opts: Any) -> None:
         for name in run.kept:
             click.echo(f"{run.run_id}: kept {name} (checked out in a work tree)")
     total = sum(len(r.local) + len(r.remote) for r in found)
-    click.echo(f"{len(found)} run(s), {total} branch(es) {verb}", err=True)
+    done = "to delete (a dry run: nothing deleted)" if dry_run else "deleted"
+    click.echo(f"{len(found)} run(s), {total} branch(es) {done}", err=True)
