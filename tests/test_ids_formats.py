@@ -154,6 +154,15 @@ def test_branches_round_trip(run: str, unit: str) -> None:
     assert UnitBranch.parse(branch.format()) == branch
     assert wip_branch(branch.format()) == branch.progress()
     assert integration_branch(run).removeprefix("mergegate/") == run
+    # a progress branch reads back as its unit, and `gc` lists a run's by its prefixes
+    assert UnitBranch.parse_progress(branch.progress()) == branch
+    unit_prefix, wip_prefix = UnitBranch.run_prefixes(run)
+    assert branch.format().startswith(unit_prefix)
+    assert branch.progress().startswith(wip_prefix)
+    with pytest.raises(IdError):
+        UnitBranch.parse_progress(branch.format())  # a unit branch is no progress branch
+    with pytest.raises(IdError):
+        UnitBranch.parse(branch.progress())
 
 
 @given(st.sampled_from(list(Trailer)), components, components)

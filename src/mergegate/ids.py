@@ -297,12 +297,28 @@ class UnitBranch:
     @classmethod
     def parse(cls, text: str) -> UnitBranch:
         """The unit branch `text` names; `IdError` for any other branch."""
-        if not text.startswith(UNIT_PREFIX):
-            raise IdError(f"{text[:80]!r} is not a unit branch ({UNIT_PREFIX}<run>/<unit>)")
-        run_id, slash, unit_id = text.removeprefix(UNIT_PREFIX).partition("/")
+        return cls._parse(text, UNIT_PREFIX)
+
+    @classmethod
+    def parse_progress(cls, text: str) -> UnitBranch:
+        """The unit whose progress branch `text` is; `IdError` for any other branch."""
+        return cls._parse(text, WIP_PREFIX)
+
+    @classmethod
+    def _parse(cls, text: str, prefix: str) -> UnitBranch:
+        if not text.startswith(prefix):
+            raise IdError(f"{text[:80]!r} is not a unit branch ({prefix}<run>/<unit>)")
+        run_id, slash, unit_id = text.removeprefix(prefix).partition("/")
         if not slash:
             raise IdError(f"the unit branch {text[:80]!r} names no unit")
         return cls(run_id, unit_id)
+
+    @staticmethod
+    def run_prefixes(run_id: str) -> tuple[str, str]:
+        """What every unit branch and every progress branch of a run starts with:
+        `mergegate-unit/<run>/` and `mergegate-wip/<run>/` (to list them)."""
+        run_id = check_component(run_id, "run id")
+        return f"{UNIT_PREFIX}{run_id}/", f"{WIP_PREFIX}{run_id}/"
 
 
 # ---------------------------------------------------------------- commit trailers

@@ -19,6 +19,7 @@ from mergegate.errors import MergegateError
 COMMANDS: dict[str, str] = {
     "agent": "mergegate.cli.agent:agent",
     "cancel": "mergegate.cli.run:cancel",
+    "gc": "mergegate.cli.gc:gc",
     "handoff": "mergegate.cli.handoff:handoff",
     "hook": "mergegate.cli.hook:hook",
     "hooks": "mergegate.cli.hooks:hooks",

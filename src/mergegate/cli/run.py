@@ -125,6 +125,13 @@ def _print_report(report: dict[str, Any]) -> None:
     )
     if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
         click.echo(f"  run held by worker {clean(report['worker'], 64)}")
+    for orphan in report.get("orphaned", []):  # a dead worker's agent on another host
+        click.echo(
+            f"  orphaned: {clean(orphan['program'], 80)} (pid {orphan['pid']}) of dead worker "
+            f"{clean(orphan['worker'], 64)} on another host (found by "
+            f"{clean(orphan['noted_by'], 64)}): start {clean(orphan['worker'], 64)} again "
+            "there, or kill its process group there"
+        )
     if report.get("sandbox"):
         click.echo(f"  sandbox: {clean(report['sandbox']['summary'], 2000)}")
     units = report["units"]
@@ -376,6 +383,14 @@ def _advisors(config: Config, opts: dict[str, Any]) -> dict[str, tuple[str, ...]
     "mirror under its --workdir, pushes unit branches there and merges there. Without it, "
     "every worker must reach this repository.",
 )
+@click.option(
+    "--global-concurrency",
+    type=click.IntRange(1, 10_000),
+    default=None,
+    help="With --queue: units at once across the fleet ([engine] global_concurrency). "
+    "Stored once for the fleet by the first run --queue or worker that names it; another "
+    "value later is refused (exit 2) with the stored one named.",
+)
 @sandbox_options
 @click.option(
     "--allow-dirty",
@@ -422,6 +437,8 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
 
     if opts["remote"] is not None and not opts["queue"]:
         raise UsageError("--remote is for a run queued for a fleet: add --queue")
+    if opts["global_concurrency"] is not None and not opts["queue"]:
+        raise UsageError("--global-concurrency is for a run queued for a fleet: add --queue")
     config = load_config(opts["repo"])
     remote = opts["remote"] or (config.engine.remote if opts["queue"] else None)
     if remote is not None:
@@ -440,14 +457,17 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
         click.echo(f"preflight: {checked} agent backend(s) usable")
         ctx.exit(0)
     if opts["queue"]:
-        from mergegate.engine import fleet_database_url
+        from mergegate.engine import fleet_database_url, settle_global_concurrency
 
-        fleet_database_url(config)  # a usage error before anything is made
+        url = fleet_database_url(config)  # a usage error before anything is made
         if config.review.mode == "manual":
             raise UsageError(
                 "review.mode = manual needs a person at a terminal, and a fleet worker has "
                 "none: nothing was queued. Set review.mode = auto, or run it here without --queue."
             )
+        wanted = opts["global_concurrency"] or config.engine.global_concurrency
+        if wanted is not None:  # stored once for the fleet; another value is refused
+            settle_global_concurrency(url, wanted)
     else:
         _require_terminal_for_manual(config)
     agents = _agents(config, opts, options)

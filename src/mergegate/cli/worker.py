@@ -66,7 +66,9 @@ def _print_event(executor_id: str) -> Callable[[str, RunEvent], None]:
     "--global-concurrency",
     type=click.IntRange(1, 10_000),
     default=None,
-    help="Units at once across the fleet ([engine] global_concurrency, else no cap).",
+    help="Units at once across the fleet ([engine] global_concurrency). Stored once for the "
+    "fleet by the first run --queue or worker that names it, and read from there by the "
+    "workers that name none (no cap when none was); another value is refused (exit 2).",
 )
 @click.option(
     "--workdir",
@@ -96,7 +98,8 @@ def worker(
     MERGEGATE_DATABASE_URL) until stopped with SIGTERM or Ctrl-C.
 
     \b
-    Exit codes: 0 stopped; 2 usage error (no Postgres database configured).
+    Exit codes: 0 stopped; 2 usage error (no Postgres database configured, or a
+    --global-concurrency other than the fleet's stored one); 4 the database cannot be reached.
     """
     from mergegate.engine import Worker, WorkerOptions
 
@@ -185,4 +188,9 @@ def recover(executor_id: str, fmt: str) -> None:
     click.echo(
         f"worker {clean(executor_id, 80)}: {len(found['recovered'])} workflow(s) back on the "
         f"queues, {found['killed_groups']} process group(s) killed"
+        + (
+            f", {found['orphaned']} on another host recorded as orphaned (mergegate status)"
+            if found["orphaned"]
+            else ""
+        )
     )

@@ -27,12 +27,14 @@ from mergegate.engine._fleet.admin import (
     fleet_status,
     fleet_workers,
     recover_worker,
+    settle_global_concurrency,
 )
 from mergegate.engine._fleet.worker import Worker, WorkerOptions, enqueue_run
 from mergegate.engine._runs.cancel import cancel_run
 from mergegate.engine._runs.create import RunRequest, create_run, dry_run_lines
 from mergegate.engine._runs.database import database_url_of
 from mergegate.engine._runs.execute import execute_run
+from mergegate.engine._runs.gc import GcRequest, RunBranches, gc_runs
 from mergegate.engine._runs.queries import latest_run, list_runs, recorded_agents, run_report
 from mergegate.engine._runs.resume import Answers, prepare_resume, record_plan_answers
 from mergegate.engine._steps.preflight import check_agents, require_ready
@@ -42,8 +44,10 @@ __all__ = [
     "Answers",
     "Budget",
     "EventSink",
+    "GcRequest",
     "Metered",
     "RunAgents",
+    "RunBranches",
     "RunEvent",
     "RunOptions",
     "RunRequest",
@@ -61,6 +65,7 @@ __all__ = [
     "fleet_database_url",
     "fleet_status",
     "fleet_workers",
+    "gc_runs",
     "kill_orphans",
     "latest_run",
     "list_runs",
@@ -70,6 +75,7 @@ __all__ = [
     "recover_worker",
     "require_ready",
     "run_report",
+    "settle_global_concurrency",
     "task_checks",
     "task_spec",
     "validate_plan",

@@ -25,12 +25,20 @@ parts:
   repository that borrows them (`object_dirs`, `workspace_objects`);
 * `_status`: what the user's work tree holds that is not committed (`run` refuses it);
 * `_remote`: a fleet worker's bare mirror of a shared remote, its pushes and fetches, and a
-  unit's workspace rebuilt on another host (the only git commands allowed a transport).
+  unit's workspace rebuilt on another host (the only git commands allowed a transport);
+* `_cleanup`: a finished run's branches listed and deleted, here and on a remote, each by
+  compare and swap (`mergegate gc`).
 """
 
 from __future__ import annotations
 
 from mergegate.git._checkout import remove_tree, throwaway_checkout
+from mergegate.git._cleanup import (
+    delete_branches,
+    delete_remote_branches,
+    list_branches,
+    list_remote_branches,
+)
 from mergegate.git._command import CONFIG_OVERRIDES, GIT_ENVIRONMENT, driver_overrides, run_git
 from mergegate.git._history import PhaseChanges, first_commit_adding, phase_changes
 from mergegate.git._identity import Workspace, WorkspaceError, check_workspace, identify
@@ -90,10 +98,14 @@ __all__ = [
     "commit_with_key",
     "compare_snapshots",
     "create_branch",
+    "delete_branches",
+    "delete_remote_branches",
     "driver_overrides",
     "first_commit_adding",
     "head_commit",
     "identify",
+    "list_branches",
+    "list_remote_branches",
     "object_dirs",
     "phase_changes",
     "prepare_merge",

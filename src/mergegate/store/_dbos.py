@@ -277,11 +277,18 @@ def _dequeue_with_own_limit(queue_name: str, limit: int) -> None:
 _LOG_HANDLER = "__mergegate_dbos_log__"
 
 
+_DBOS_LOGGER = "dbos"
+"""The one logger DBOS 3.4 writes to (`dbos._logger.dbos_logger`; its modules log through it,
+never through a logger of their own): its "Could not connect to postgres database…" warning
+of a migration, its "Error connecting to the DBOS system database", its pollers' warnings."""
+
+
 def _route_dbos_log(log_file: Path | None) -> None:
     """DBOS's logger writes to `log_file` (or nowhere), never to the console: DBOS adds its
-    console handler only to a logger without handlers, so ours goes first and any console
-    handler an earlier launch in this process left is removed."""
-    logger = logging.getLogger("dbos")
+    console handler only to a logger without handlers (`init_logger`, on every `DBOS(…)`),
+    so ours goes first and any console handler already there is removed. Its lines never
+    propagate to the root logger either (whose last-resort handler is stderr)."""
+    logger = logging.getLogger(_DBOS_LOGGER)
     logger.setLevel(logging.WARNING)
     logger.propagate = False
     for old in list(logger.handlers):
@@ -298,6 +305,18 @@ def _route_dbos_log(log_file: Path | None) -> None:
             )
     handler.set_name(_LOG_HANDLER)
     logger.addHandler(handler)
+
+
+def _dbos_log_routed() -> bool:
+    """Whether DBOS's logger writes only where `_route_dbos_log` sent it."""
+    handlers = logging.getLogger(_DBOS_LOGGER).handlers
+    return bool(handlers) and all(h.get_name() == _LOG_HANDLER for h in handlers)
+
+
+# From the first import of the store on, DBOS's lines go nowhere until a launch names a file:
+# a client call, or a DBOS that someone else configured first, never prints to the console
+# before mergegate's own one-line error (issue 28).
+_route_dbos_log(None)
 
 
 class DurableEngine:
@@ -339,19 +358,24 @@ class DurableEngine:
         self._launched = True
         _units_queue[0] = self.config.queue
         _dequeue_with_own_limit(self.config.queue, self.config.concurrency)
-        DBOS.register_queue(
-            self.config.queue,
-            worker_concurrency=_STORED_WORKER_CONCURRENCY,
-            global_concurrency=self.config.global_concurrency,
-            polling_interval_sec=self.config.polling_interval_s,
-            on_conflict="always_update",
-        )
+        self.limit_queue(self.config.global_concurrency)
         if self.config.run_queue:
             DBOS.register_queue(
                 RUN_QUEUE,
                 polling_interval_sec=self.config.polling_interval_s,
                 on_conflict="always_update",
             )
+
+    def limit_queue(self, global_concurrency: int | None) -> None:
+        """Register the units queue with `global_concurrency` (None: no cap) in the database,
+        where every worker's next poll reads it."""
+        DBOS.register_queue(
+            self.config.queue,
+            worker_concurrency=_STORED_WORKER_CONCURRENCY,
+            global_concurrency=global_concurrency,
+            polling_interval_sec=self.config.polling_interval_s,
+            on_conflict="always_update",
+        )
 
     def shutdown(self) -> None:
         """Stop DBOS without waiting for workflows: pending ones stay pending and are
@@ -424,7 +448,7 @@ def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
     """A DBOS client on a database whose tables exist: a client alone never creates them,
     and a fleet's database may be read (`run --queue`, a worker's orphan check) before any
     process launched DBOS on it. The migration is idempotent, checked once per process."""
-    if not logging.getLogger("dbos").handlers:
+    if not _dbos_log_routed():
         _route_dbos_log(None)  # a client's log lines never reach the console either
     with _reachable(database_url):
         if database_url not in _migrated:

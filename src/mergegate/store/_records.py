@@ -134,6 +134,9 @@ class StateKind(StrEnum):
     """(phase, generation): a phase's verification result."""
     WORKSPACE = "workspace"
     """(unit,): the unit's workspace on a fleet that shares a filesystem (first writer wins)."""
+    ORPHANED = "orphaned"
+    """(executor, pid): an agent group a dead worker left on a host the recovery could not
+    reach (its records name another host or boot); shown by `status` until killed."""
 
 
 class _Stop(BaseModel):

@@ -12,6 +12,8 @@ SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate
     mergegate_usage        one row per agent run of a run with a token or cost budget
     mergegate_processes    the process groups a run started, until they end
     mergegate_leases       who executes a run, and a plan on a repository, now (`_leases`)
+    mergegate_queue_limits a fleet queue's `global_concurrency`, stored once by the first
+                           command that names it (`claim_queue_limit`)
     mergegate_schema       the migrations applied (numbered; each one idempotent)
 
 The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL; values are
@@ -77,6 +79,12 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
             holder TEXT NOT NULL
         )""",
     ),
+    (
+        """CREATE TABLE IF NOT EXISTS mergegate_queue_limits (
+            queue TEXT PRIMARY KEY,
+            global_concurrency INTEGER NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The newest migration: a database at a higher number was written by a newer mergegate."""
@@ -95,6 +103,7 @@ _PROCESSES_OF_RUN = """SELECT run_id, attempt_dir, record FROM mergegate_process
     WHERE run_id = :key"""
 _PROCESSES_OF_EXECUTOR = """SELECT run_id, attempt_dir, record FROM mergegate_processes
     WHERE executor_id = :key"""
+_QUEUE_LIMIT = "SELECT global_concurrency FROM mergegate_queue_limits WHERE queue = :q"
 _ITEMS = """SELECT key, value FROM mergegate_run_state
     WHERE run_id = :run AND kind = :kind ORDER BY key"""
 _VALUES_WHERE_EXECUTOR_RUNS = """SELECT DISTINCT s.run_id, s.value FROM mergegate_run_state s
@@ -412,6 +421,30 @@ class Tables:
                 text("DELETE FROM mergegate_leases WHERE name = :n AND holder = :h"),
                 {"n": name, "h": holder},
             )
+
+    # ------------------------------------------------------------ queue limits
+
+    def claim_queue_limit(self, queue: str, global_concurrency: int) -> int:
+        """Store `global_concurrency` for `queue` unless a value is stored already (insert if
+        absent, in one transaction: of two writers at once, exactly one value is stored);
+        returns the value stored now, this one or the earlier one."""
+        params = {"q": queue, "g": global_concurrency}
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO mergegate_queue_limits (queue, global_concurrency) "
+                    "VALUES (:q, :g) ON CONFLICT (queue) DO NOTHING"
+                ),
+                params,
+            )
+            found = conn.execute(text(_QUEUE_LIMIT), params).scalar_one()
+        return int(found)
+
+    def queue_limit(self, queue: str) -> int | None:
+        """The `global_concurrency` stored for `queue`, or None when none was."""
+        with self.begin() as conn:
+            found = conn.execute(text(_QUEUE_LIMIT), {"q": queue}).scalar()
+        return None if found is None else int(found)
 
 
 _open: dict[str, Tables] = {}

@@ -17,10 +17,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from mergegate.processes import ProcessRecord, kill_recorded_groups, made_here
-from mergegate.store import RunRows, stopping_runs, tables
+from pydantic import BaseModel, ConfigDict
 
-__all__ = ["RunProcesses", "WorkerProcesses", "kill_orphans", "kill_orphans_of"]
+from mergegate.processes import ProcessRecord, kill_recorded_groups, made_here
+from mergegate.store import RunRows, StateKind, stopping_runs, tables
+
+__all__ = [
+    "OrphanedAgent",
+    "RunProcesses",
+    "WorkerProcesses",
+    "kill_orphans",
+    "kill_orphans_of",
+    "note_unreachable_orphans",
+    "orphaned_agents",
+]
 
 
 def _under(folder: Path | None, root: Path) -> bool:
@@ -103,3 +113,40 @@ def kill_orphans_of(database_url: str, executor_id: str, *, stopping_only: bool 
         db.forget_processes(run_id, done)
         total += killed
     return total
+
+
+class OrphanedAgent(BaseModel):
+    """An agent group of a dead worker that the recovery could not kill: its record was made
+    on another host (or boot), where only a worker of that host can check and kill it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    executor_id: str
+    """The dead worker that started it."""
+    noted_by: str
+    """Who found it unreachable: a janitor's worker id, or `workers recover`."""
+    record: ProcessRecord
+
+
+def note_unreachable_orphans(database_url: str, executor_id: str, noted_by: str) -> int:
+    """Record as `orphaned`, in each run's rows, the process groups `executor_id` left that
+    this host cannot act on (made on another host or boot: `made_here` false); how many.
+    They stay recorded for their own host: the worker restarted there under the same id
+    kills them at its start (`kill_orphans_of`)."""
+    db = tables(database_url)
+    noted = 0
+    for run_id, _, record in db.processes(executor_id=executor_id):
+        if made_here(record):
+            continue  # this host's: killed (or gone) by `kill_orphans_of`, never orphaned
+        orphan = OrphanedAgent(executor_id=executor_id, noted_by=noted_by, record=record)
+        key = (executor_id, str(record.pid), str(record.started_at))
+        RunRows(db, run_id).put(StateKind.ORPHANED, key, orphan, replace=False)
+        noted += 1
+    return noted
+
+
+def orphaned_agents(rows: RunRows) -> list[OrphanedAgent]:
+    """The run's agents recorded as orphaned that are still recorded as running (their own
+    host's worker has not killed and forgotten them yet)."""
+    running = {r for _, r in rows.processes()}
+    return [o for _, o in rows.items(StateKind.ORPHANED, OrphanedAgent) if o.record in running]

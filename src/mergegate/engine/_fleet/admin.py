@@ -6,30 +6,38 @@ so does a worker (at start, at stop, and as a janitor)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mergegate.config import Config
-from mergegate.engine._context.orphans import kill_orphans_of
+from mergegate.engine._context.orphans import (
+    kill_orphans_of,
+    note_unreachable_orphans,
+    orphaned_agents,
+)
 from mergegate.engine._runs.database import database_url_of
 from mergegate.engine._runs.queries import run_report
 from mergegate.errors import UsageError
 from mergegate.ids import WorkflowId
 from mergegate.store import (
+    QUEUE,
     Roll,
     RunStore,
     WorkflowState,
     executor_work,
     recover_from_outside,
+    tables,
     workflow_inputs,
 )
 
 __all__ = [
+    "Recovery",
     "fleet_database_url",
     "fleet_status",
     "fleet_workers",
     "recover_executor",
     "recover_worker",
     "run_state_dir",
+    "settle_global_concurrency",
     "unit_holders",
 ]
 
@@ -47,6 +55,24 @@ def fleet_database_url(config: Config) -> str:
     return found.get_secret_value()
 
 
+def settle_global_concurrency(database_url: str, wanted: int | None) -> int | None:
+    """The fleet's `global_concurrency` for its units queue, stored once: `wanted` is stored
+    when no value is (the first `run --queue` or worker that names one), the stored value is
+    returned when `wanted` is None or the same, and a different `wanted` is a usage error
+    (exit 2) naming the stored value. None: no value was ever named (no cap)."""
+    db = tables(database_url)
+    if wanted is None:
+        return db.queue_limit(QUEUE)
+    stored = db.claim_queue_limit(QUEUE, wanted)
+    if stored != wanted:
+        raise UsageError(
+            f"--global-concurrency {wanted} conflicts with the fleet's global concurrency "
+            f"{stored}, stored for the queue {QUEUE} by the first run --queue or worker that "
+            f"named one: give {stored}, or leave it out (docs/fleet.md)"
+        )
+    return stored
+
+
 def run_state_dir(database_url: str, run_id: str) -> Path | None:
     """The state directory a queued run was created in (recorded with its fleet workflow)."""
     for args in workflow_inputs(database_url, WorkflowId.of_fleet_runs(run_id)):
@@ -59,8 +85,13 @@ def recover_worker(config: Config, executor_id: str) -> dict[str, Any]:
     """A dead worker's units go to the live workers: its recorded agent groups on this host
     are killed, then its pending workflows are put back on their queues. Only for a worker
     that is really gone (a live one would run them twice)."""
-    killed, recovered = recover_executor(fleet_database_url(config), executor_id, kill=True)
-    return {"executor_id": executor_id, "killed_groups": killed, "recovered": recovered}
+    done = recover_executor(fleet_database_url(config), executor_id, kill=True)
+    return {
+        "executor_id": executor_id,
+        "killed_groups": done.killed,
+        "recovered": done.recovered,
+        "orphaned": done.orphaned,
+    }
 
 
 def fleet_workers(config: Config) -> list[dict[str, Any]]:
@@ -97,13 +128,27 @@ def fleet_workers(config: Config) -> list[dict[str, Any]]:
     return found
 
 
-def recover_executor(database_url: str, executor_id: str, *, kill: bool) -> tuple[int, list[str]]:
-    """The recovery itself (`workers recover`, or a janitor): the executor's recorded agent
-    groups killed when `kill` (the ones that ran on this host: records of another host are
-    never acted on), then its pending workflows back on their queues; (groups signalled,
-    workflows moved)."""
+class Recovery(NamedTuple):
+    """What recovering a dead worker did."""
+
+    killed: int
+    """Its agent groups signalled on this host."""
+    recovered: list[str]
+    """Its workflows put back on the queues."""
+    orphaned: int
+    """Its agent groups on a host this one cannot reach, recorded as `orphaned` (`status`)."""
+
+
+def recover_executor(
+    database_url: str, executor_id: str, *, kill: bool, noted_by: str = "workers recover"
+) -> Recovery:
+    """The recovery itself (`workers recover`, or a janitor, `noted_by` its id): the
+    executor's recorded agent groups killed when `kill` (the ones that ran on this host:
+    records of another host are never acted on, they are recorded as orphaned instead), then
+    its pending workflows back on their queues."""
     killed = kill_orphans_of(database_url, executor_id) if kill else 0
-    return killed, recover_from_outside(database_url, executor_id)
+    orphaned = note_unreachable_orphans(database_url, executor_id, noted_by)
+    return Recovery(killed, recover_from_outside(database_url, executor_id), orphaned)
 
 
 def unit_holders(database_url: str, run_id: str) -> dict[str, dict[str, str]]:
@@ -133,4 +178,15 @@ def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]
         report["worker"] = next(
             (w.executor_id or "" for w in runs if w.status == WorkflowState.PENDING), ""
         )
+        orphans = orphaned_agents(RunStore(state_dir, url).rows(run_id))
+        report["orphaned"] = [
+            {
+                "worker": o.executor_id,
+                "noted_by": o.noted_by,
+                "pid": o.record.pid,
+                "pgid": o.record.pgid,
+                "program": Path(o.record.argv[0]).name if o.record.argv else "",
+            }
+            for o in orphans
+        ]
     return report

@@ -31,7 +31,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from mergegate.engine._fleet.admin import (
     fleet_database_url,
     recover_executor,
     run_state_dir,
+    settle_global_concurrency,
 )
 from mergegate.engine._fleet.janitor import Janitor
 from mergegate.engine._flow.workflows import run_workflow
@@ -242,7 +243,9 @@ class WorkerOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     """Units at once on this worker (its own number: other workers keep theirs)."""
     global_concurrency: int | None = None
-    """Units at once across the fleet (None: no cap)."""
+    """Units at once across the fleet: stored once for the fleet by the first `run --queue`
+    or worker that names it; a worker naming another is refused (None: the stored value, or
+    no cap when none is stored)."""
     polling_interval_s: float = 0.1
     recover_silent_after_s: float | None = None
     """Recover the work of a worker silent for longer than this (None: only by hand)."""
@@ -334,6 +337,8 @@ class Worker:
         """Kill what a dead process of this worker left running, launch (which recovers this
         executor's pending workflows) and take work until `stop()`; then shut down and kill
         the agents of the units it leaves pending (they are recovered as after a crash)."""
+        limit = settle_global_concurrency(self.database_url, self.options.global_concurrency)
+        self.engine.config = replace(self.engine.config, global_concurrency=limit)
         kill_orphans_of(self.database_url, self.options.executor_id)
         self.options.workdir.mkdir(parents=True, exist_ok=True)
         install_resolver(self.runtime)
@@ -342,7 +347,11 @@ class Worker:
             self.database_url,
             self.options.executor_id,
             self.options.recover_silent_after_s,
-            recover=lambda dead, here: recover_executor(self.database_url, dead, kill=here)[1],
+            recover=lambda dead, here: (
+                recover_executor(
+                    self.database_url, dead, kill=here, noted_by=self.options.executor_id
+                ).recovered
+            ),
             notice=lambda text: self._listener("-", RunEvent("notice", text)),
         )
         try:
@@ -354,6 +363,7 @@ class Worker:
                 ticks += 1
                 janitor.tick(0.5)
                 if ticks % _SWEEP_TICKS == 0:
+                    self._follow_global_limit()
                     self._sweep()
         finally:
             janitor.stopped()
@@ -368,6 +378,20 @@ class Worker:
 
     def stop(self) -> None:
         self._stopped.set()
+
+    def _follow_global_limit(self) -> None:
+        """Apply the fleet's global concurrency when it was stored after this worker started
+        (a `run --queue` naming it later): the queue's row, read by every worker's poll, gets
+        it within a sweep."""
+        try:
+            stored = settle_global_concurrency(self.database_url, None)
+        except Exception as exc:  # the database away for a moment: next sweep
+            self._listener("-", RunEvent("notice", f"global concurrency not read: {exc}"))
+            return
+        if stored is not None and stored != self.engine.config.global_concurrency:
+            self.engine.config = replace(self.engine.config, global_concurrency=stored)
+            self.engine.limit_queue(stored)
+            self._listener("-", RunEvent("notice", f"global concurrency {stored} (stored)"))
 
     def _sweep(self) -> None:
         """Across hosts, remove a finished run's workspaces from this worker: a unit retires
