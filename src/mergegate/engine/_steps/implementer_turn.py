@@ -35,8 +35,9 @@ from typing import Any, Protocol
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
-from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.outcomes import CheckResult, TaskOutcome
 from mergegate.engine._context.runtime import Runtime, current
+from mergegate.engine._steps.core import FixCommit
 from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
 from mergegate.handoff import AgentResultPayload, HandoffRecorder
@@ -158,7 +159,7 @@ class ImplementingTask(Protocol):
     def run_agent(
         self,
         prompt: str,
-        commit: dict[str, Any] | None = None,
+        commit: FixCommit | None = None,
         *,
         resume: bool = True,
         result: bool = False,
@@ -260,13 +261,13 @@ def backoff_step(seconds: float) -> None:
 
 
 def judge_claim(
-    claim: dict[str, Any] | None, checks: list[dict[str, Any]], task_id: str
+    claim: dict[str, Any] | None, checks: list[CheckResult], task_id: str
 ) -> dict[str, Any] | None:
     """The agent's claim set against mergegate's checks (None without a claim)."""
     if claim is None:
         return None
     result = AgentResultPayload.model_validate({**claim, "task_id": claim.get("task_id", task_id)})
-    outcomes = [CheckOutcome(name=c["run"], passed=bool(c["passed"])) for c in checks]
+    outcomes = [CheckOutcome(name=c.run, passed=c.passed) for c in checks]
     return judge_task_result(result, outcomes).model_dump(mode="json")
 
 
