@@ -352,13 +352,13 @@ class _Pipeline:
         }
         while True:
             out = review_step(call)
-            self.count(out["tokens"])
-            self.stopped = self.stopped or out["stopped"]
-            call["state"] = out["state"]
-            if out["outcome"] is not None:
+            self.count(out.tokens)
+            self.stopped = self.stopped or out.stopped
+            call["state"] = out.state.model_dump(mode="json")
+            if out.outcome is not None:
                 break
-        self.reviewed_at = out.get("reviewed_at")
-        return self.reviewed_as(ReviewState.model_validate(out["state"]), out["outcome"])
+        self.reviewed_at = out.reviewed_at
+        return self.reviewed_as(out.state, out.outcome)
 
     def reviewed_as(self, state: ReviewState, review: dict[str, Any]) -> TaskOutcome | None:
         self.review = review
