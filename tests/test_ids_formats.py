@@ -19,6 +19,7 @@ from mergegate.ids import (
     QUEUE,
     RUN_QUEUE,
     EventId,
+    EventKey,
     IdError,
     Trailer,
     TrailerLine,
@@ -75,6 +76,13 @@ def test_the_persisted_bytes_are_the_ones_earlier_runs_wrote() -> None:
     assert WorkflowId.of_generations(run) == f"{run}/g"
     assert WorkflowId.of_fleet_runs(run) == f"{run}/fleet/"
     assert event_id(run, "g1/run.started") == f"{run}/g1/run.started"
+    assert event_id(run, EventKey.of_run(1, "run.started")) == f"{run}/g1/run.started"
+    assert EventKey.of_task("A", "T1", "task.started").format() == "A/T1/task.started"
+    assert EventKey.of_task("A", "CP1", "task.finished", 2).format() == "g2/A/CP1/task.finished"
+    assert EventKey.of_unit(3, "A", "unit.started").format() == "g3/A/unit.started"
+    assert EventKey.of_unit(3, "A", "escalation").format() == "g3/A/escalation"
+    assert EventKey.of_phase(1, "01", "wave-2").format() == "g1/01/wave-2"
+    assert EventKey.of_phase(1, "01", "verification").format() == "g1/01/verification"
     assert integration_branch(run) == f"mergegate/{run}"
     assert UnitBranch(run, "A").format() == f"mergegate-unit/{run}/A"
     assert UnitBranch(run, "A").progress() == f"mergegate-wip/{run}/A"
@@ -146,6 +154,31 @@ def test_event_ids_round_trip(run: str, key: str) -> None:
             EventId(run, key)
         return
     assert EventId.parse(event_id(run, key)) == EventId(run, key)
+
+
+event_names = st.from_regex(r"[a-z][a-z0-9]{0,8}([._-][a-z0-9]{1,8}){0,2}", fullmatch=True)
+places = st.lists(components, max_size=2).filter(
+    lambda p: not p or re.fullmatch(r"g[0-9]+", p[0]) is None
+)
+
+
+@given(event_names, places, st.one_of(st.none(), generations))
+def test_event_keys_round_trip(name: str, place: list[str], gen: int | None) -> None:
+    key = EventKey(name, tuple(place), gen)
+    assert EventKey.parse(key.format()) == key
+    assert EventId.parse(event_id("20260101-120000-abcd", key)).key == key.format()
+
+
+@pytest.mark.parametrize("bad", ["", "Task.Started", "task started", "a/b", "x..", "-x"])
+def test_an_event_name_that_breaks_the_key_is_refused(bad: str) -> None:
+    with pytest.raises(IdError):
+        EventKey(bad, ("A",), 1)
+
+
+@pytest.mark.parametrize("bad", ["", "a/b", "x..", "-x", "a b"])
+def test_an_event_place_that_breaks_the_key_is_refused(bad: str) -> None:
+    with pytest.raises(IdError):
+        EventKey.of_task("A", bad, "task.started", 1)
 
 
 @given(run_ids, components)

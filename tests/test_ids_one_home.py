@@ -2,9 +2,10 @@
 
 Read from the syntax tree of every module under `src/mergegate` (so a line break or another
 quote does not hide one): outside `mergegate/ids*`, no f-string starts with a branch prefix or
-a trailer key, or joins a run id with `/`; no string spells a branch prefix (that is how a
-name is parsed back); no `.split("/")`/`.partition("/")` is applied to something named as an
-id, a branch or a workflow.
+a trailer key, joins a run id with `/`, or composes an event key (`g{gen}/…`, or a formatted
+value joined to an event name such as `/task.started`, `/escalation`); no string spells a
+branch prefix (that is how a name is parsed back); no `.split("/")`/`.partition("/")` is
+applied to something named as an id, a branch or a workflow.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ PREFIXES = ("mergegate/", "mergegate-unit", "mergegate-wip", "mergegate-merge", 
 _RUN_ID = re.compile(r"(^|\.)run_id$")
 _NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow", re.I)
 _SPLITS = {"split", "rsplit", "partition", "rpartition"}
+_EVENT_TAIL = re.compile(
+    r"/(?:(?:run|phase|unit|task)\.[a-z]+|escalation|merge|verification|wave-)"
+)
+"""The end of an event key, all of a constant part: `/<kind>.<what>` (`/task.started`), or
+one of the engine's undotted event names."""
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -35,11 +41,35 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
+def _event_key_offence(node: ast.JoinedStr) -> str | None:
+    """`g{gen}/…` (a generation leading a key), or a formatted value then `/<event name>`."""
+    parts = node.values
+    lead = [p.value if isinstance(p, ast.Constant) else None for p in parts[:3]]
+    if (
+        len(parts) >= 3
+        and lead[0] == "g"
+        and isinstance(parts[1], ast.FormattedValue)
+        and str(lead[2] or "").startswith("/")
+    ):
+        return f"an f-string composes an event key: {ast.unparse(node)}"
+    for left, right in itertools.pairwise(parts):
+        if (
+            isinstance(left, ast.FormattedValue)
+            and isinstance(right, ast.Constant)
+            and _EVENT_TAIL.fullmatch(str(right.value))
+        ):
+            return f"an f-string composes an event key: {ast.unparse(node)}"
+    return None
+
+
 def _fstring_offence(node: ast.JoinedStr) -> str | None:
     parts = node.values
     first = parts[0] if parts else None
     if isinstance(first, ast.Constant) and str(first.value).startswith(PREFIXES):
         return f"an f-string composes a name: {ast.unparse(node)}"
+    found = _event_key_offence(node)
+    if found is not None:
+        return found
     for left, right in itertools.pairwise(parts):
         if (
             isinstance(left, ast.FormattedValue)
@@ -103,8 +133,13 @@ def test_the_check_finds_each_kind_of_offence(tmp_path: Path) -> None:
         'd = unit_branch.partition("/")\n'
         'e = head == "mergegate-wip"\n'
         'f = f"Mergegate-Unit: {x}"\n'
-        'g = path.split("/")\n',
+        'g = path.split("/")\n'
+        'h = f"{unit.id}/{task.id}/task.started"\n'
+        'i = f"g{gen}/{unit.id}/unit.started"\n'
+        'j = f"{key}/escalation"\n'
+        'k = f"g{generation:02d}"\n'
+        'm = f"g{gen}/{phase.id}/wave-{number}"\n',
         encoding="utf-8",
     )
     lines = [line.split(":")[1] for line in offences(tmp_path)]
-    assert sorted(set(lines)) == ["2", "3", "4", "5", "6", "7"]
+    assert sorted(set(lines), key=int) == ["2", "3", "4", "5", "6", "7", "9", "10", "11", "13"]

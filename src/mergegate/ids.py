@@ -44,11 +44,13 @@ __all__ = [
     "CARRIER_PREFIX",
     "FLEET_APP",
     "INTEGRATION_PREFIX",
+    "MAX_COMPONENT",
     "QUEUE",
     "RUN_QUEUE",
     "UNIT_PREFIX",
     "WIP_PREFIX",
     "EventId",
+    "EventKey",
     "IdError",
     "Trailer",
     "TrailerLine",
@@ -252,9 +254,75 @@ class EventId:
         return cls(run_id, key)
 
 
-def event_id(run_id: str, key: str) -> str:
+def event_id(run_id: str, key: str | EventKey) -> str:
     """The stable id of the run's event `key` (`<run>/<key>`)."""
-    return EventId(run_id, key).format()
+    return EventId(run_id, key if isinstance(key, str) else key.format()).format()
+
+
+_EVENT_NAME = re.compile(r"[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class EventKey:
+    """A run's event key for what happened at a place of its plan: `[g<generation>/]<place
+    …>/<name>` (`g2/A/unit.started`, `A/T1/task.started`, `g1/P1/wave-1`, `g1/run.started`).
+
+    The generation leads when the event belongs to one generation of the run (a unit, a
+    phase, a checkpoint a person answered); a task's own events carry none (a finished task
+    is never run again). `parse` reads a leading `g<N>` as the generation, so a key without
+    one must not start with a place that looks like it (a unit called `g2`): the engine's
+    keys without a generation start with a unit under a task.
+    """
+
+    name: str
+    """What happened: `task.started`, `unit.merged`, `merge`, `escalation`, `wave-1`, …"""
+    place: tuple[str, ...] = ()
+    """Where: (phase,), (unit,), (unit, task)."""
+    generation: int | None = None
+
+    def __post_init__(self) -> None:
+        if _EVENT_NAME.fullmatch(self.name) is None:
+            raise IdError(f"the event name {self.name[:80]!r} is not a dotted lower-case word")
+        for part in self.place:
+            check_component(part, "event place")
+        if self.generation is not None and self.generation < 1:
+            raise IdError(f"the generation {self.generation} is not 1 or more")
+
+    @classmethod
+    def of_task(
+        cls, unit_id: str, task_id: str, name: str, generation: int | None = None
+    ) -> EventKey:
+        """`[g<N>/]<unit>/<task>/<name>`: a task's event (of a generation: a checkpoint, or a
+        task a person's answer ended)."""
+        return cls(name, (unit_id, task_id), generation)
+
+    @classmethod
+    def of_unit(cls, generation: int, unit_id: str, name: str) -> EventKey:
+        """`g<N>/<unit>/<name>`: a unit's event in one generation."""
+        return cls(name, (unit_id,), generation)
+
+    @classmethod
+    def of_phase(cls, generation: int, phase_id: str, name: str) -> EventKey:
+        """`g<N>/<phase>/<name>`: a phase's event in one generation."""
+        return cls(name, (phase_id,), generation)
+
+    @classmethod
+    def of_run(cls, generation: int, name: str) -> EventKey:
+        """`g<N>/<name>`: the run's own event in one generation."""
+        return cls(name, (), generation)
+
+    def format(self) -> str:
+        lead = () if self.generation is None else (f"g{self.generation}",)
+        return "/".join((*lead, *self.place, self.name))
+
+    @classmethod
+    def parse(cls, text: str) -> EventKey:
+        """The key `format` wrote; `IdError` for anything else."""
+        *parts, name = text.split("/")
+        generation = None
+        if parts and (found := _GENERATION.fullmatch(parts[0])) is not None:
+            generation, parts = int(found.group(1)), parts[1:]
+        return cls(name, tuple(parts), generation)
 
 
 # ---------------------------------------------------------------- git branches

@@ -4,21 +4,25 @@ Phase ids are strings (`01`, `14.1`, `999.1`, `Q2a.1`, `CV-RENDER`). Two spellin
 number (`1`, `01`) are the same phase; ids with a non-numeric part are opaque and keep the
 order the roadmap gives them.
 
-Every id a plan gives is checked against one strict alphabet, `[A-Za-z0-9._-]`, starting
-with a letter or digit (`id_problem`). Ids become branch names, folder names and the words a
-person types after `--phase`; an alphabet without look-alikes is the only rule that makes an
-id that *looks* like another impossible by construction, without a table of Unicode
-confusables to keep current (UTS #39's covers thousands of characters, and mixed-script rules
-still let a whole-script Cyrillic `аос` pass for Latin). Within the alphabet, ids that differ
-only in characters people misread (`0`/`O`, `1`/`l`/`I`, `rn`/`m`, case, leading zeros) get
-one `skeleton`; two ids of one plan with the same skeleton are an error. Ids the importers
-make from file names (a superpowers plan's stem) are brought into the alphabet by `ascii_id`.
+Every id a plan gives is checked against one strict alphabet, `[A-Za-z0-9._-]`, starting with a
+letter or digit (`id_problem`: the rule is `mergegate.ids.check_component`, the one every
+composed id and branch name is held to; this module only says what is wrong). Ids become branch
+names, folder names and the words a person types after `--phase`; an alphabet without look-
+alikes is the only rule that makes an id that *looks* like another impossible by construction,
+without a table of Unicode confusables to keep current (UTS #39's covers thousands of
+characters, and mixed-script rules still let a whole-script Cyrillic `аос` pass for Latin).
+Within the alphabet, ids that differ only in characters people misread (`0`/`O`, `1`/`l`/`I`,
+`rn`/`m`, case, leading zeros) get one `skeleton`; two ids of one plan with the same skeleton
+are an error. Ids the importers make from file names (a superpowers plan's stem) are brought
+into the alphabet by `ascii_id`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+
+from mergegate.ids import MAX_COMPONENT, IdError, check_component
 
 __all__ = [
     "MAX_ID_LENGTH",
@@ -31,9 +35,8 @@ __all__ = [
     "sort_key",
 ]
 
-MAX_ID_LENGTH = 128
+MAX_ID_LENGTH = MAX_COMPONENT
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _NOT_ID = re.compile(r"[^A-Za-z0-9._-]+")
 _DOTS = re.compile(r"\.{2,}")
 _LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
@@ -71,23 +74,30 @@ def slug(text: str) -> str:
 
 
 def id_problem(value: str) -> str | None:
-    """Why `value` cannot be an id (a short phrase), or None when it can."""
+    """Why `value` cannot be an id (a short phrase), or None when it can: whether it can is
+    `mergegate.ids.check_component`'s decision; this says which part of the rule it breaks."""
+    try:
+        check_component(value)
+    except IdError:
+        return _broken(value)
+    return None
+
+
+def _broken(value: str) -> str:
+    """What is wrong with `value`, which `check_component` refused."""
     if not value:
         return "is empty"
     if len(value) > MAX_ID_LENGTH:
         return f"is longer than {MAX_ID_LENGTH} characters"
-    if _ID.fullmatch(value) is None:
-        bad = _NOT_ID.search(value)
-        if bad is None:  # only the first character is wrong: `.x`, `-x`, `_x`
-            return f"starts with {value[0]!r}; ids start with a letter or a digit"
-        char = bad.group()[0]
+    bad = _NOT_ID.search(value)
+    if bad is not None:
         return (
-            f"holds {_describe(char)} at position {bad.start() + 1}; ids use only "
+            f"holds {_describe(bad.group()[0])} at position {bad.start() + 1}; ids use only "
             "A-Z, a-z, 0-9, '.', '_' and '-'"
         )
-    if ".." in value or value.endswith((".", ".lock")):
-        return "cannot name a git branch ('..', or a trailing '.' or '.lock')"
-    return None
+    if not value[0].isalnum():  # only the first character is wrong: `.x`, `-x`, `_x`
+        return f"starts with {value[0]!r}; ids start with a letter or a digit"
+    return "cannot name a git branch ('..', or a trailing '.' or '.lock')"
 
 
 def _describe(char: str) -> str:

@@ -3,7 +3,9 @@
 The one package that owns durable state and touches the database: DBOS's workflows and steps
 (`_dbos`), the runs' cards, plans and the state they decide from (`_records`, over the tables
 of `_tables`), and the fleet's roll call (`_workers`). `mergegate.engine` declares its
-workflows and steps with the decorators here and never imports `dbos` itself.
+workflows and steps with the decorators here and never imports `dbos` itself; their typed
+arguments and results (pydantic models) are dumped for DBOS and validated back in one place,
+`Seam`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from mergegate.store._dbos import (
     DurableEngine,
     EngineConfig,
     ExecutorWork,
+    Queued,
+    Seam,
     WorkflowState,
     app_name_for_run,
     cancel_from_outside,
@@ -28,6 +32,7 @@ from mergegate.store._dbos import (
     executor_work,
     finished_result,
     recover_from_outside,
+    seam_of,
     sqlite_url,
     step,
     wait_result,
@@ -63,11 +68,13 @@ __all__ = [
     "Key",
     "Lease",
     "Leases",
+    "Queued",
     "Roll",
     "RunRecord",
     "RunRows",
     "RunState",
     "RunStore",
+    "Seam",
     "StateKind",
     "Tables",
     "WorkerBeat",
@@ -83,6 +90,7 @@ __all__ = [
     "plan_lease",
     "recover_from_outside",
     "run_lease",
+    "seam_of",
     "sqlite_url",
     "step",
     "stopping_runs",

@@ -29,19 +29,22 @@ down again, so a process (or a test) can use several databases one after the oth
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar, cast, get_args, get_type_hints
 
 from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID, WorkflowHandle
 from dbos import _core as dbos_core
 from dbos._dbos import _get_dbos_instance, _get_or_create_dbos_registry
 from dbos._queue import Queue
 from dbos._utils import INTERNAL_QUEUE_NAME
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from sqlalchemy.exc import OperationalError
 
 from mergegate import __version__
@@ -60,6 +63,8 @@ __all__ = [
     "DurableEngine",
     "EngineConfig",
     "ExecutorWork",
+    "Queued",
+    "Seam",
     "WorkflowState",
     "app_name_for_run",
     "cancel_from_outside",
@@ -69,6 +74,7 @@ __all__ = [
     "executor_work",
     "finished_result",
     "recover_from_outside",
+    "seam_of",
     "sqlite_url",
     "step",
     "wait_result",
@@ -167,9 +173,117 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+class Seam:
+    """How one workflow's or step's values cross into DBOS and back: the one place where the
+    engine's typed values become what DBOS records, and are validated again when read.
+
+    A parameter or result annotated with a pydantic model (or a type that holds one:
+    `Model | None`, `list[Model]`) is recorded as the model's JSON form (`model_dump(mode=
+    "json")`: plain dicts and lists, as the engine recorded before it was typed) and
+    validated back into the model when it comes out of DBOS (a replayed step, a recovered
+    workflow's inputs, a child's result); any other annotation passes through untouched, so
+    what DBOS pickles is unchanged. Pinned by `tests/test_dbos_seam.py` against a run the
+    untyped code recorded.
+    """
+
+    def __init__(self, func: Callable[..., Any]) -> None:
+        self._func = func
+        self._types: tuple[list[TypeAdapter[Any] | None], TypeAdapter[Any] | None] | None = None
+
+    def _adapters(self) -> tuple[list[TypeAdapter[Any] | None], TypeAdapter[Any] | None]:
+        # resolved on first use: a model the annotations name may be defined after the
+        # function in its module
+        if self._types is None:
+            hints = get_type_hints(self._func)
+            names = list(inspect.signature(self._func).parameters)
+            params = [_adapter(hints.get(n)) for n in names]
+            self._types = (params, _adapter(hints.get("return")))
+        return self._types
+
+    def dump_args(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Positional arguments as DBOS records them."""
+        params, _ = self._adapters()
+        return tuple(_dump(a, params[i] if i < len(params) else None) for i, a in enumerate(args))
+
+    def load_args(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Recorded positional arguments as the function takes them."""
+        params, _ = self._adapters()
+        return tuple(_load(a, params[i] if i < len(params) else None) for i, a in enumerate(args))
+
+    def dump_out(self, value: Any) -> Any:
+        """A result as DBOS records it."""
+        return _dump(value, self._adapters()[1])
+
+    def load_out(self, raw: Any) -> Any:
+        """A recorded result as the function's callers get it."""
+        return _load(raw, self._adapters()[1])
+
+
+def _holds_model(annotation: Any) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_model(arg) for arg in get_args(annotation))
+
+
+def _adapter(annotation: Any) -> TypeAdapter[Any] | None:
+    return TypeAdapter(annotation) if _holds_model(annotation) else None
+
+
+def _dump(value: Any, adapter: TypeAdapter[Any] | None) -> Any:
+    return value if adapter is None else adapter.dump_python(value, mode="json")
+
+
+def _load(raw: Any, adapter: TypeAdapter[Any] | None) -> Any:
+    return raw if adapter is None else adapter.validate_python(raw)
+
+
+_SEAMS: dict[Callable[..., Any], tuple[Callable[..., Any], Seam]] = {}
+"""Each declared function's DBOS registration and seam, by the function callers hold."""
+
+
+def seam_of(func: Callable[..., Any]) -> Seam:
+    """The seam of a function declared with `workflow` or `step`."""
+    return _SEAMS[func][1]
+
+
+def _durable(func: Callable[..., Any]) -> tuple[Callable[..., Any], Seam]:
+    found = _SEAMS.get(func)
+    if found is None:  # pragma: no cover - a bug
+        raise TypeError(f"{getattr(func, '__name__', func)!r} is not a declared workflow")
+    return found
+
+
+def _declare(
+    func: Callable[P, R], decorator: Callable[[Callable[..., Any]], Callable[..., Any]]
+) -> Callable[P, R]:
+    """`func` registered with DBOS through its seam: DBOS records (and replays) the dumped
+    values; the caller passes and gets the typed ones."""
+    seam = Seam(func)
+
+    @functools.wraps(func)
+    def durable(*args: Any, **kwargs: Any) -> Any:
+        return seam.dump_out(func(*seam.load_args(args), **kwargs))
+
+    registered = decorator(durable)
+
+    @functools.wraps(func)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        return cast(R, seam.load_out(registered(*seam.dump_args(args), **kwargs)))
+
+    _SEAMS[call] = (registered, seam)
+    return call
+
+
 def workflow(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Declare a durable workflow (deterministic: all I/O happens in steps)."""
-    return DBOS.workflow(name=name, max_recovery_attempts=_MAX_RECOVERY_ATTEMPTS)
+    """Declare a durable workflow (deterministic: all I/O happens in steps). Its models are
+    dumped and validated at the seam (`Seam`)."""
+
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
+        return _declare(
+            func, DBOS.workflow(name=name, max_recovery_attempts=_MAX_RECOVERY_ATTEMPTS)
+        )
+
+    return decorate
 
 
 def _transient(exc: BaseException) -> bool:
@@ -184,26 +298,38 @@ def step(name: str, *, retries: int = 0) -> Callable[[Callable[P, R]], Callable[
 
     `retries` re-runs a step that raised (after 0.5 s, then 1 s, ...): for idempotent git
     steps, which can meet a lock left for a moment by a git process of a crashed run. An
-    `EscalationError` is never retried (`_transient`).
+    `EscalationError` is never retried (`_transient`). A step's result crosses the seam as
+    a workflow's does (`Seam`); its arguments are never recorded.
     """
     if retries:
-        return DBOS.step(
+        decorator = DBOS.step(
             name=name,
             retries_allowed=True,
             max_attempts=retries + 1,
             interval_seconds=0.5,
             should_retry=_transient,
         )
-    return DBOS.step(name=name)
+    else:
+        decorator = DBOS.step(name=name)
+
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
+        return _declare(func, decorator)
+
+    return decorate
 
 
-def finished_result(workflow_id: str) -> Any:
-    """The recorded result of the finished workflow `workflow_id`, read from inside a
-    workflow (DBOS records the read as a step: a replay gets the same value); None when there
-    is no such workflow. Raises what that workflow raised."""
+def finished_result(workflow_id: str, of: Callable[..., R]) -> R | None:
+    """The recorded result of the finished workflow `workflow_id` (a workflow `of`), read
+    from inside a workflow (DBOS records the read as a step: a replay gets the same value),
+    validated by `of`'s seam; None when there is no such workflow, or its result is not
+    `of`'s (recorded by an older mergegate). Raises what that workflow raised."""
     if DBOS.get_workflow_status(workflow_id) is None:
         return None
-    return DBOS.get_result(workflow_id)
+    raw = DBOS.get_result(workflow_id)
+    try:
+        return cast(R, _durable(of)[1].load_out(raw))
+    except ValidationError:
+        return None
 
 
 @contextlib.contextmanager
@@ -217,18 +343,29 @@ _units_queue = [QUEUE]
 """The units' queue of the engine launched in this process (one at a time)."""
 
 
-def enqueue(func: Callable[..., Any], workflow_id: str, *args: Any) -> WorkflowHandle[Any]:
-    """Put a workflow on the concurrency-limited queue under `workflow_id`."""
+@dataclass(frozen=True)
+class Queued(Generic[R]):
+    """A workflow put on a queue: its result comes through the workflow's seam."""
+
+    handle: WorkflowHandle[Any]
+    seam: Seam
+
+
+def enqueue(func: Callable[..., R], workflow_id: str, *args: Any) -> Queued[R]:
+    """Put a workflow on the concurrency-limited queue under `workflow_id` (its arguments
+    dumped at its seam)."""
     queue = DBOS.retrieve_queue(_units_queue[0])
     if queue is None:  # pragma: no cover - launch registers it
         raise RuntimeError(f"queue {_units_queue[0]!r} is not registered")
+    registered, seam = _durable(func)
     with SetWorkflowID(workflow_id):
-        return queue.enqueue(func, *args)
+        return Queued(queue.enqueue(registered, *seam.dump_args(args)), seam)
 
 
-def wait_result(handle: WorkflowHandle[Any]) -> Any:
-    """The result of a started workflow (inside a workflow: a durable, recorded wait)."""
-    return handle.get_result(polling_interval_sec=POLL_S)
+def wait_result(queued: Queued[R]) -> R:
+    """The result of a queued workflow (inside a workflow: a durable, recorded wait),
+    validated at its seam."""
+    return cast(R, queued.seam.load_out(queued.handle.get_result(polling_interval_sec=POLL_S)))
 
 
 def workflow_id() -> str | None:
@@ -392,9 +529,11 @@ class DurableEngine:
         self.shutdown()
 
     def start(self, func: Callable[..., Any], wf_id: str, *args: Any) -> str:
-        """Start `func(*args)` in the background under `wf_id` (a no-op if it exists)."""
+        """Start `func(*args)` in the background under `wf_id` (a no-op if it exists); the
+        arguments dumped at `func`'s seam."""
+        registered, seam = _durable(func)
         with SetWorkflowID(wf_id):
-            DBOS.start_workflow(func, *args)
+            DBOS.start_workflow(registered, *seam.dump_args(args))
         return wf_id
 
     def status(self, wf_id: str) -> str | None:

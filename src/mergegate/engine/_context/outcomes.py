@@ -1,10 +1,12 @@
-"""The values workflows return and the run's state holds: a task's decision, a unit's status,
-a phase's result, a person's answer.
+"""The values workflows take and return and the run's state holds: each workflow's arguments,
+a task's decision, a unit's status, a phase's result, a person's answer.
 
-Workflows hand these to DBOS as plain JSON-able dicts (`.dump()`), so a recorded run can be read
-back by any later version that keeps these field names; the same values are the rows of the
-run's state in its database (`mergegate.store.RunRows`), which `status`, the next generation
-and `resume` read (never the copies in the run's folder).
+Workflows and steps take and return these models; DBOS records them as plain JSON-able dicts,
+dumped and validated at one seam (`mergegate.store.Seam`), so a recorded run can be read back
+by any later version that keeps these field names (and their order: the recorded form is
+pinned by `tests/test_dbos_seam.py`); the same values are the rows of the run's state in its
+database (`mergegate.store.RunRows`), which `status`, the next generation and `resume` read
+(never the copies in the run's folder).
 """
 
 from __future__ import annotations
@@ -13,11 +15,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mergegate.git import Workspace
+
 __all__ = [
+    "CheckResult",
     "CheckpointAnswer",
+    "Merged",
+    "PhaseArgs",
     "PhaseOutcome",
+    "PhaseResult",
+    "RunArgs",
+    "RunResult",
     "TakeoverAnswer",
+    "TaskArgs",
     "TaskOutcome",
+    "UnitArgs",
     "UnitOutcome",
     "UnitStatus",
     "VerificationOutcome",
@@ -54,6 +66,61 @@ class _Value(BaseModel):
         return self.model_dump(mode="json")
 
 
+class RunArgs(_Value):
+    """The run workflow's input: its generation, and the integration tip the run was created
+    at (a later generation starts from the tip its previous one recorded instead)."""
+
+    generation: int
+    tip: str
+
+
+class PhaseArgs(_Value):
+    """A phase workflow's input: the phase, the generation, the integration tip it starts
+    from."""
+
+    phase: str
+    generation: int
+    tip: str
+
+
+class UnitArgs(_Value):
+    """A unit workflow's input: the phase, the unit, the integration tip its branch starts
+    from."""
+
+    phase: str
+    unit: str
+    base: str
+
+
+class TaskArgs(_Value):
+    """A task workflow's input: where the task starts (`start`, the implementer `session` it
+    resumes), and the unit's workspace as its step recorded it. `again` names a run a person
+    asked for (`retry-gN`): its folders and commit keys are its own; absent from the recorded
+    form when empty, as before it was typed."""
+
+    phase: str
+    unit: str
+    index: int
+    start: str
+    session: str | None
+    worktree: str
+    workspace: Workspace
+    again: str = Field(default="", exclude_if=lambda again: not again)
+
+
+class CheckResult(_Value):
+    """One machine check as its step ran it: the command, the exit it expected and got, why
+    it ended (`exited`, `timeout`, …), whether it passed, the end of its output."""
+
+    run: str
+    expect_exit: int
+    exit: int | None
+    reason: str
+    passed: bool
+    output: str
+    duration_s: float
+
+
 class TaskOutcome(_Value):
     """How one task ended."""
 
@@ -71,7 +138,7 @@ class TaskOutcome(_Value):
     notes: str = ""
     """The implementer's last words (its implementation notes)."""
     open_findings: list[dict[str, Any]] = Field(default_factory=list)
-    checks: list[dict[str, Any]] = Field(default_factory=list)
+    checks: list[CheckResult] = Field(default_factory=list)
     reports: list[str] = Field(default_factory=list)
     rounds: int = 0
     tokens: int = 0
@@ -146,6 +213,34 @@ class PhaseOutcome(_Value):
     base: str = ""
     units: list[UnitOutcome] = Field(default_factory=list)
     verification: VerificationOutcome | None = None
+
+
+class PhaseResult(PhaseOutcome):
+    """What a phase workflow returns: the phase as recorded, and the integration tip after
+    it (its merges and write-backs)."""
+
+    tip: str
+
+
+class RunResult(_Value):
+    """What a run workflow returns: the phases that ran and the tip they left (absent from a
+    run of an older mergegate: `""`)."""
+
+    phases: list[PhaseResult] = Field(default_factory=list)
+    tip: str = ""
+
+
+class Merged(_Value):
+    """A unit's merge as its step recorded it: the merge commit (None for a conflict), or the
+    paths that conflicted, and the three commits; `already` is set by the workflow once the
+    branch move is known (moved before a crash)."""
+
+    commit: str | None
+    already: bool
+    conflicts: list[str]
+    ours: str
+    theirs: str
+    base: str
 
 
 class CheckpointAnswer(_Value):

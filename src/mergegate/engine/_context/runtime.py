@@ -37,7 +37,7 @@ from mergegate.git import (
     object_dirs,
     workspace_objects,
 )
-from mergegate.ids import UnitBranch, event_id
+from mergegate.ids import EventKey, UnitBranch, event_id
 from mergegate.implementer import Advisor
 from mergegate.plans import Phase, Plan, Task, Unit
 from mergegate.processes import Sandbox, Stream
@@ -350,7 +350,7 @@ class Runtime:
     def emit(self, kind: str, message: str, **fields: str | int) -> None:
         self.events.emit(RunEvent(kind, message, **fields))  # type: ignore[arg-type]
 
-    def fact(self, model: type[EventBase], key: str, **fields: Any) -> None:
+    def fact(self, model: type[EventBase], key: EventKey, **fields: Any) -> None:
         """Write one typed event into the run's stream, with the stable id `<run>/<key>` (a
         replay after a crash emits it again: the journal keeps the first)."""
         self.journal.emit(model(run_id=self.run_id, event_id=event_id(self.run_id, key), **fields))

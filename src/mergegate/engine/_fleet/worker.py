@@ -127,7 +127,7 @@ def fleet_run_workflow(args: dict[str, Any]) -> dict[str, Any]:
     gen = args["generation"]
     try:
         with child_id(WorkflowId.run(rt.run_id, gen).format()):
-            run_workflow({**run_input(rt.record), "generation": gen})
+            run_workflow(run_input(rt.record).model_copy(update={"generation": gen}))
     except Exception as exc:  # the run's own error: recorded on the run, as locally
         failure = RunFailure.of(exc)
         return fleet_finish_step(WorkflowState.ERROR, failure.message, failure.escalated)

@@ -20,14 +20,14 @@ top of the unit's head (`at`): a retry starts there and a skip leaves the tree t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from mergegate.decisions import ExitCode
-from mergegate.engine._context.outcomes import TakeoverAnswer, TaskOutcome
+from mergegate.engine._context.outcomes import TakeoverAnswer, TaskArgs, TaskOutcome
 from mergegate.engine._context.plan_views import task_checks
 from mergegate.engine._context.runtime import Runtime
 from mergegate.engine._flow.task_pipeline import task_workflow
 from mergegate.engine._steps.core import adopt_step, check_step, takeovers_step
+from mergegate.git import Workspace
 from mergegate.ids import WorkflowId
 from mergegate.plans import Task, Unit
 from mergegate.store import child_id
@@ -41,14 +41,14 @@ TAKEN_OVER = ("needs_manual_review", "failed", "undecidable", "cancelled")
 @dataclass(frozen=True)
 class _Place:
     """Where the task is: its run, phase, unit, index and the unit's workspace (its folder,
-    and the workspace as its step recorded it: `mergegate.git.Workspace`, dumped)."""
+    and the workspace as its step recorded it)."""
 
     rt: Runtime
     phase_id: str
     unit: Unit
     index: int
     worktree: str
-    workspace: dict[str, Any]
+    workspace: Workspace
     at: str | None = None
     """For a task set aside (`aside`): the unit's head the answer applies on top of (the
     unit went on without the task); None: the task's own start."""
@@ -66,7 +66,7 @@ def take_over(
     outcome: TaskOutcome,
     *,
     worktree: str,
-    workspace: dict[str, Any],
+    workspace: Workspace,
     at: str | None = None,
 ) -> TaskOutcome:
     """The task's outcome after every answer people gave it so far (none: as it was).
@@ -77,10 +77,9 @@ def take_over(
     if outcome.decision not in TAKEN_OVER:
         return outcome
     place = _Place(rt, phase_id, unit, index, worktree, workspace, at)
-    for raw in takeovers_step(unit.id, place.task.id):
+    for answer in takeovers_step(unit.id, place.task.id):
         if outcome.decision not in TAKEN_OVER:
             break  # answered already: a later answer to a finished task changes nothing
-        answer = TakeoverAnswer.model_validate(raw)
         if answer.answer == "approve":
             outcome = _approve(place, outcome, answer)
         elif answer.answer == "skip":
@@ -107,11 +106,9 @@ def _approve(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> Tas
     )
     folder = rt.unit_dir(place.phase_id, place.unit.id) / task.id / "checks"
     checks = check_step(
-        place.worktree,
-        [c.model_dump(mode="json") for c in task_checks(task)],
-        str(folder / f"takeover-g{answer.generation}"),
+        place.worktree, list(task_checks(task)), str(folder / f"takeover-g{answer.generation}")
     )
-    failing = [c for c in checks if not c["passed"]]
+    failing = [c for c in checks if not c.passed]
     taken = {"answer": answer.dump(), "head": head, "checks": outcome.checks + checks}
     if failing:
         first = failing[0]
@@ -119,8 +116,8 @@ def _approve(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> Tas
             update={
                 **taken,
                 "decision": "needs_manual_review",
-                "reason": f"approval by {_said(answer)} refused: check `{first['run']}` fails "
-                f"on {head[:12]} (exit {first['exit']}, expected {first['expect_exit']})",
+                "reason": f"approval by {_said(answer)} refused: check `{first.run}` fails "
+                f"on {head[:12]} (exit {first.exit}, expected {first.expect_exit})",
                 "exit_code": int(ExitCode.ESCALATED),
             }
         )
@@ -156,19 +153,18 @@ def _retry(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskO
     adopt_step(place.worktree, start)
     again = f"retry-g{answer.generation}"
     with child_id(WorkflowId.task(rt.run_id, place.unit.id, task.id, again).format()):
-        raw = task_workflow(
-            {
-                "phase": place.phase_id,
-                "unit": place.unit.id,
-                "index": place.index,
-                "start": start,
-                "session": None,  # a fresh implementer session
-                "worktree": place.worktree,
-                "workspace": place.workspace,
-                "again": again,
-            }
+        retried = task_workflow(
+            TaskArgs(
+                phase=place.phase_id,
+                unit=place.unit.id,
+                index=place.index,
+                start=start,
+                session=None,  # a fresh implementer session
+                worktree=place.worktree,
+                workspace=place.workspace,
+                again=again,
+            )
         )
-    retried = TaskOutcome.model_validate(raw)
     said = f"retried for {_said(answer)}"
     return retried.model_copy(
         update={"answer": answer.dump(), "reason": f"{retried.reason} ({said})".strip()}

@@ -19,12 +19,13 @@ from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
-from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.outcomes import CheckResult, TaskArgs, TaskOutcome
 from mergegate.engine._context.plan_views import task_checks, task_spec
 from mergegate.engine._context.run_events import RunEvent
 from mergegate.engine._context.runtime import Runtime, current, working_on
 from mergegate.engine._steps.core import (
-    agent_result,
+    AgentCall,
+    FixCommit,
     agent_step,
     check_step,
     clock_step,
@@ -33,7 +34,6 @@ from mergegate.engine._steps.core import (
 )
 from mergegate.engine._steps.implementer_turn import implement_turns, judge_claim
 from mergegate.engine._steps.review_stage import review_step
-from mergegate.git import Workspace
 from mergegate.ids import Trailer, TrailerLine, WorkflowId
 from mergegate.implementer import result_schema, task_environment
 from mergegate.plans import Task
@@ -63,7 +63,7 @@ def _files_block(rt: Runtime, worktree: Path, unit: str, head: str, paths: list[
     return "\n".join(blocks) or "None yet."
 
 
-def check_fix_prompt(failing: list[dict[str, Any]], files: str) -> str:
+def check_fix_prompt(failing: list[CheckResult], files: str) -> str:
     lines = [
         "The checks mergegate ran after your change failed. Fix the cause so that they pass, "
         "and change nothing else. Do not commit: mergegate commits your changes itself.",
@@ -73,10 +73,10 @@ def check_fix_prompt(failing: list[dict[str, Any]], files: str) -> str:
     ]
     for i, check in enumerate(failing, start=1):
         lines.append(
-            f"- [CHECK-{i}] (critical) `{check['run']}` exited {check['exit']} "
-            f"(expected {check['expect_exit']}; {check['reason']}); the end of its output:"
+            f"- [CHECK-{i}] (critical) `{check.run}` exited {check.exit} "
+            f"(expected {check.expect_exit}; {check.reason}); the end of its output:"
         )
-        lines.append(fence(check["output"] or "(no output)\n"))
+        lines.append(fence(check.output or "(no output)\n"))
     lines += ["## The files of the change, as they are now", "", files, ""]
     lines.append("When you are done, reply with one line per check saying what you changed.")
     return "\n".join(lines)
@@ -86,25 +86,25 @@ class _Pipeline:
     """The steps of one task, in order. Every field changes only from recorded step results,
     so a replay walks the same path."""
 
-    def __init__(self, rt: Runtime, args: dict[str, Any]) -> None:
+    def __init__(self, rt: Runtime, args: TaskArgs) -> None:
         self.rt = rt
-        self.phase_id, self.unit_id, self.index = args["phase"], args["unit"], args["index"]
+        self.phase_id, self.unit_id, self.index = args.phase, args.unit, args.index
         self.task: Task = rt.task(self.phase_id, self.unit_id, self.index)
-        self.worktree = Path(args["worktree"])
+        self.worktree = Path(args.worktree)
         # a task a person asked to retry runs again in folders and under commit keys of its
         # own (`retry-gN`): nothing of the first run is mistaken for the retry's
-        again = str(args.get("again") or "")
+        again = args.again
         folder = f"{self.task.id}-{again}" if again else self.task.id
         self.task_dir = rt.unit_dir(self.phase_id, self.unit_id) / folder
         self.key = WorkflowId.task(rt.run_id, self.unit_id, self.task.id, again).format()
-        self.start = self.head = args["start"]
-        self.session: str | None = args.get("session")
+        self.start = self.head = args.start
+        self.session: str | None = args.session
         self.spec = task_spec(
             rt.plan, rt.phase(self.phase_id), rt.unit(self.phase_id, self.unit_id), self.task
         )
         self.commit: str | None = None
         self.notes = ""
-        self.checks: list[dict[str, Any]] = []
+        self.checks: list[CheckResult] = []
         self.check_rounds = 0
         self.checked: str | None = None
         self.last_failure: str | None = None
@@ -211,7 +211,7 @@ class _Pipeline:
     def run_agent(
         self,
         prompt: str,
-        commit: dict[str, Any] | None = None,
+        commit: FixCommit | None = None,
         *,
         resume: bool = True,
         result: bool = False,
@@ -231,19 +231,18 @@ class _Pipeline:
         self.request = request
         self.attempt_dir = str(self.task_dir / "attempts" / f"{self.attempts:02d}-implementer")
         out = agent_step(
-            {
-                "request": request.model_dump(mode="json"),
-                "attempt_dir": self.attempt_dir,
-                "reset_to": self.head,
-                "deadline": self.deadline,
-                "commit": commit,
-            }
+            AgentCall(
+                request=request,
+                attempt_dir=self.attempt_dir,
+                reset_to=self.head,
+                deadline=self.deadline,
+                commit=commit,
+            )
         )
-        self.count(out["tokens"])
-        self.stopped = self.stopped or out["stopped"]
-        ran = agent_result(out)
-        self.session = ran.session_id or self.session
-        return ran, out["commit"]
+        self.count(out.tokens)
+        self.stopped = self.stopped or out.stopped
+        self.session = out.result.session_id or self.session
+        return out.result, out.commit
 
     # ------------------------------------------------------------ steps
     def implement(self) -> TaskOutcome | None:
@@ -275,12 +274,10 @@ class _Pipeline:
         self.check_rounds += 1
         self.emit("check", f"running {len(checks)} check(s) of {self.task.id}")
         folder = self.task_dir / "checks" / f"{self.check_rounds:02d}"
-        self.checks = check_step(
-            str(self.worktree), [c.model_dump(mode="json") for c in checks], str(folder)
-        )
+        self.checks = check_step(str(self.worktree), list(checks), str(folder))
         self.checked = self.head
         self.judge_claim()
-        failing = [c for c in self.checks if not c["passed"]]
+        failing = [c for c in self.checks if not c.passed]
         if not failing:
             self.last_failure = None
             return None
@@ -303,16 +300,16 @@ class _Pipeline:
         if self.judgement and self.judgement.get("discrepancy"):
             self.emit("check", f"{self.task.id}: {self.judgement['discrepancy']}")
 
-    def fix_checks(self, failing: list[dict[str, Any]]) -> TaskOutcome | None:
+    def fix_checks(self, failing: list[CheckResult]) -> TaskOutcome | None:
         self.emit("fix", f"{len(failing)} check(s) failed: asking for a fix")
-        names = ", ".join(c["run"] for c in failing)[:300]
+        names = ", ".join(c.run for c in failing)[:300]
         result, sha = self.run_agent(
             check_fix_prompt(failing, self.files()),
-            commit={
-                "message": f"mergegate: fix failing checks\n\nChecks: {names}\n",
-                "key": TrailerLine.fix(self.key, f"checks-{self.check_rounds:02d}").format(),
-                "amend": self.rt.options.fix_commits == "amend",
-            },
+            commit=FixCommit(
+                message=f"mergegate: fix failing checks\n\nChecks: {names}\n",
+                key=TrailerLine.fix(self.key, f"checks-{self.check_rounds:02d}").format(),
+                amend=self.rt.options.fix_commits == "amend",
+            ),
         )
         if not result.ok:
             return self.agent_failed(result, "the implementer failed to fix the checks")
@@ -355,13 +352,13 @@ class _Pipeline:
         }
         while True:
             out = review_step(call)
-            self.count(out["tokens"])
-            self.stopped = self.stopped or out["stopped"]
-            call["state"] = out["state"]
-            if out["outcome"] is not None:
+            self.count(out.tokens)
+            self.stopped = self.stopped or out.stopped
+            call["state"] = out.state.model_dump(mode="json")
+            if out.outcome is not None:
                 break
-        self.reviewed_at = out.get("reviewed_at")
-        return self.reviewed_as(ReviewState.model_validate(out["state"]), out["outcome"])
+        self.reviewed_at = out.reviewed_at
+        return self.reviewed_as(out.state, out.outcome)
 
     def reviewed_as(self, state: ReviewState, review: dict[str, Any]) -> TaskOutcome | None:
         self.review = review
@@ -443,32 +440,32 @@ class _Pipeline:
         return ended
 
 
-def _signature(failing: list[dict[str, Any]]) -> str:
-    text = "\n".join(f"{c['run']}\0{c['exit']}\0{c['output']}" for c in failing)
+def _signature(failing: list[CheckResult]) -> str:
+    text = "\n".join(f"{c.run}\0{c.exit}\0{c.output}" for c in failing)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _check_findings(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _check_findings(checks: list[CheckResult]) -> list[dict[str, Any]]:
     return [
         {
             "id": f"CHECK-{i}",
             "severity": "critical",
             "status": "open",
             "stage": "check",
-            "title": f"check `{c['run']}` exited {c['exit']} (expected {c['expect_exit']})",
+            "title": f"check `{c.run}` exited {c.exit} (expected {c.expect_exit})",
         }
-        for i, c in enumerate((c for c in checks if not c["passed"]), start=1)
+        for i, c in enumerate((c for c in checks if not c.passed), start=1)
     ]
 
 
 @workflow("mergegate.task")
-def task_workflow(args: dict[str, Any]) -> dict[str, Any]:
-    """Run one task of a unit in the unit's work tree; its `TaskOutcome` as a dict.
+def task_workflow(args: TaskArgs) -> TaskOutcome:
+    """Run one task of a unit in the unit's work tree; its `TaskOutcome`.
 
-    `args["workspace"]` is the unit's workspace as its step recorded it: adopted first (a
-    task recovered after a crash may run before its unit's workflow replays to it)."""
+    `args.workspace` is the unit's workspace as its step recorded it: adopted first (a task
+    recovered after a crash may run before its unit's workflow replays to it)."""
     rt = current()
-    rt.adopt(Workspace.model_validate(args["workspace"]))
+    rt.adopt(args.workspace)
     pipeline = _Pipeline(rt, args)
     with working_on(pipeline.phase_id, pipeline.unit_id, pipeline.task.id):
         outcome = pipeline.run()
@@ -476,4 +473,4 @@ def task_workflow(args: dict[str, Any]) -> dict[str, Any]:
         "done",
         f"{outcome.id}: {outcome.decision}" + (f" ({outcome.reason})" if outcome.reason else ""),
     )
-    return outcome.dump()
+    return outcome

@@ -34,11 +34,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mergegate.atomic_files import write_json_atomic
 from mergegate.decisions import ExitCode
-from mergegate.engine._context.outcomes import PhaseOutcome, TaskOutcome, UnitOutcome
+from mergegate.engine._context.outcomes import (
+    Merged,
+    PhaseArgs,
+    PhaseOutcome,
+    PhaseResult,
+    RunArgs,
+    RunResult,
+    TaskArgs,
+    TaskOutcome,
+    UnitArgs,
+    UnitOutcome,
+    VerificationOutcome,
+)
 from mergegate.engine._context.plan_views import compute_waves, selected_phases
 from mergegate.engine._context.runtime import Runtime, current
 from mergegate.engine._flow.aside import (
@@ -54,6 +65,8 @@ from mergegate.engine._flow.task_pipeline import task_workflow
 from mergegate.engine._records.task_report import write_task_report
 from mergegate.engine._records.unit_records import write_conflict_package, write_unit_records
 from mergegate.engine._steps.core import (
+    AdvanceCall,
+    MergeCall,
     adopt_step,
     advance_step,
     answer_step,
@@ -69,6 +82,7 @@ from mergegate.engine._steps.core import (
 )
 from mergegate.engine._steps.phase_check import (
     PASSING,
+    VerifyCall,
     gsd_summary_step,
     gsd_verification_step,
     outside_phase_dir,
@@ -92,9 +106,10 @@ from mergegate.events import (
     Wave,
 )
 from mergegate.git import Workspace, WorkspaceError
-from mergegate.ids import TrailerLine, WorkflowId, carrier_branch
+from mergegate.ids import EventKey, TrailerLine, WorkflowId, carrier_branch
 from mergegate.plans import Phase, PlanFormat, Unit
 from mergegate.store import (
+    Queued,
     StateKind,
     child_id,
     enqueue,
@@ -142,21 +157,20 @@ def _checkpoint(rt: Runtime, unit: Unit, index: int) -> TaskOutcome:
                 "exit_code": int(ExitCode.ESCALATED),
             }
         )
-    note = answer.get("note", "")
-    said = f"{': ' + note if note else ''}"
-    if answer.get("answer") == "approve":
+    said = f"{': ' + answer.note if answer.note else ''}"
+    if answer.answer == "approve":
         return base.model_copy(
             update={
                 "decision": "approved",
                 "reason": f"approved by a person{said}",
-                "answer": answer,
+                "answer": answer.dump(),
             }
         )
     return base.model_copy(
         update={
             "decision": "needs_manual_review",
             "reason": f"rejected by a person{said}",
-            "answer": answer,
+            "answer": answer.dump(),
             "exit_code": int(ExitCode.ESCALATED),
         }
     )
@@ -180,13 +194,13 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
     is the same in every generation (a finished task is never run again); a checkpoint's end
     belongs to its generation (a person's answer ends it in a later one)."""
     task = unit.tasks[outcome.number - 1]
-    key = f"{unit.id}/{task.id}"
-    if task.is_checkpoint or outcome.answer is not None:
-        key = f"g{rt.record.generation}/{key}"  # a person's answer ends it in this generation
+    # a person's answer ends it in this generation
+    answered = task.is_checkpoint or outcome.answer is not None
+    gen = rt.record.generation if answered else None
     where = {"phase": phase_id, "unit": unit.id, "task": task.id}
     rt.fact(
         TaskFinished,
-        f"{key}/task.finished",
+        EventKey.of_task(unit.id, task.id, "task.finished", gen),
         **where,
         decision=outcome.decision,
         reason=outcome.reason,
@@ -201,7 +215,7 @@ def _task_finished(rt: Runtime, phase_id: str, unit: Unit, outcome: TaskOutcome)
             package = str(rt.unit_dir(phase_id, unit.id) / "SUMMARY.md")
         rt.fact(
             Escalation,
-            f"{key}/escalation",
+            EventKey.of_task(unit.id, task.id, "escalation", gen),
             **where,
             scope="task",
             reason=outcome.reason or "needs a person",
@@ -219,7 +233,7 @@ class _UnitTasks:
     phase_id: str
     unit: Unit
     out: UnitOutcome
-    workspace: dict[str, Any]
+    workspace: Workspace
     head: str = ""
     session: str | None = None
     aside: list[SetAside] = field(default_factory=list)
@@ -258,7 +272,7 @@ class _UnitTasks:
         rt, unit, task = self.rt, self.unit, self.unit.tasks[index]
         rt.fact(
             TaskStarted,
-            f"{unit.id}/{task.id}/task.started",
+            EventKey.of_task(unit.id, task.id, "task.started"),
             phase=self.phase_id,
             unit=unit.id,
             task=task.id,
@@ -272,18 +286,17 @@ class _UnitTasks:
             # task leaves it where it was): the next task starts from the unit's head
             adopt_step(self.out.worktree, self.head)
         with child_id(WorkflowId.task(rt.run_id, unit.id, task.id).format()):
-            raw = task_workflow(
-                {
-                    "phase": self.phase_id,
-                    "unit": unit.id,
-                    "index": index,
-                    "start": self.head,
-                    "session": self.session,
-                    "worktree": self.out.worktree,
-                    "workspace": self.workspace,
-                }
+            outcome = task_workflow(
+                TaskArgs(
+                    phase=self.phase_id,
+                    unit=unit.id,
+                    index=index,
+                    start=self.head,
+                    session=self.session,
+                    worktree=self.out.worktree,
+                    workspace=self.workspace,
+                )
             )
-        outcome = TaskOutcome.model_validate(raw)
         if not sets_aside(rt, outcome):
             outcome = self.answered(index, outcome)
         write_task_report(rt, self.phase_id, unit, outcome)
@@ -364,17 +377,17 @@ class _UnitTasks:
 
 
 def _run_tasks(
-    rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome, workspace: dict[str, Any]
+    rt: Runtime, phase_id: str, unit: Unit, out: UnitOutcome, workspace: Workspace
 ) -> UnitOutcome:
     return _UnitTasks(rt, phase_id, unit, out, workspace, head=out.head).run()
 
 
 @workflow("mergegate.unit")
-def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
+def unit_workflow(args: UnitArgs) -> UnitOutcome:
     """Run one unit's tasks in its own work tree; its `UnitOutcome` (status `ready` when every
     task was approved: the phase merges it)."""
     rt = current()
-    phase_id, unit = args["phase"], rt.unit(args["phase"], args["unit"])
+    phase_id, unit = args.phase, rt.unit(args.phase, args.unit)
     out = UnitOutcome(id=unit.id, phase=phase_id, status="running", branch=rt.unit_branch(unit.id))
     gen = rt.record.generation
     why = stop_step()
@@ -382,17 +395,17 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
         out = out.model_copy(update={"status": "skipped", "reason": f"not started: {why}"})
         rt.fact(
             UnitSkipped,
-            f"g{gen}/{unit.id}/unit.skipped",
+            EventKey.of_unit(gen, unit.id, "unit.skipped"),
             phase=phase_id,
             unit=unit.id,
             reason=out.reason,
         )
         write_unit_records(rt, out)
-        return out.dump()
+        return out
     path = rt.unit_worktree(unit.id)
-    made = workspace_step(str(rt.repo), str(path), out.branch, args["base"])
-    head = made["head"]
-    rt.adopt(Workspace.model_validate(made["workspace"]))
+    made = workspace_step(str(rt.repo), str(path), out.branch, args.base)
+    head = made.head
+    rt.adopt(made.workspace)
     gsd = rt.plan.format is PlanFormat.GSD
     out = out.model_copy(
         update={
@@ -406,7 +419,7 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
     rt.emit("unit", f"{unit.id}: started in {path}", unit=unit.id, phase=phase_id, step="start")
     rt.fact(
         UnitStarted,
-        f"g{gen}/{unit.id}/unit.started",
+        EventKey.of_unit(gen, unit.id, "unit.started"),
         phase=phase_id,
         unit=unit.id,
         name=unit.name,
@@ -414,10 +427,10 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
         worktree=str(path),
     )
     try:
-        out = _run_tasks(rt, phase_id, unit, out, made["workspace"])
+        out = _run_tasks(rt, phase_id, unit, out, made.workspace)
         if gsd and out.status in ("ready", "needs_manual_review"):
             out = out.model_copy(update={"finished": clock_step()})
-            written = gsd_summary_step(phase_id, unit.id, out.dump())
+            written = gsd_summary_step(phase_id, unit.id, out)
             out = out.model_copy(update={"head": written or out.head})
         _publish(rt, out)
     except WorkspaceError as exc:
@@ -429,7 +442,7 @@ def unit_workflow(args: dict[str, Any]) -> dict[str, Any]:
     if out.status == "needs_manual_review" and rt.options.on_escalation == "stop":
         request_stop_step(f"on_escalation = stop: unit {unit.id} escalated ({out.reason})")
     write_unit_records(rt, out)
-    return out.dump()
+    return out
 
 
 def _tampered(rt: Runtime, phase_id: str, out: UnitOutcome, exc: WorkspaceError) -> UnitOutcome:
@@ -439,7 +452,7 @@ def _tampered(rt: Runtime, phase_id: str, out: UnitOutcome, exc: WorkspaceError)
     reason = str(exc)
     rt.fact(
         Escalation,
-        f"g{rt.record.generation}/{out.id}/escalation",
+        EventKey.of_unit(rt.record.generation, out.id, "escalation"),
         phase=phase_id,
         unit=out.id,
         scope="unit",
@@ -459,11 +472,11 @@ def _tampered(rt: Runtime, phase_id: str, out: UnitOutcome, exc: WorkspaceError)
 # ---------------------------------------------------------------- phase
 
 
-def satisfied(out: UnitOutcome | dict[str, Any]) -> bool:
+def satisfied(out: UnitOutcome) -> bool:
     """Merged, or done before this run (dependants may go on)."""
-    status = out.status if isinstance(out, UnitOutcome) else out["status"]
-    reason = out.reason if isinstance(out, UnitOutcome) else out["reason"]
-    return status == "merged" or (status == "skipped" and reason.startswith(ALREADY_DONE))
+    return out.status == "merged" or (
+        out.status == "skipped" and out.reason.startswith(ALREADY_DONE)
+    )
 
 
 def _blocked_by(unit: Unit, done: dict[str, UnitOutcome]) -> str | None:
@@ -482,7 +495,7 @@ def _start_wave(
     gen: int,
     *,
     tip: str,
-) -> list[tuple[Unit, Any]]:
+) -> list[tuple[Unit, Queued[UnitOutcome]]]:
     waiting = [u for u in wave if u.id not in done]
     if not waiting:
         return []
@@ -498,25 +511,23 @@ def _start_wave(
             done[unit.id] = UnitOutcome(id=unit.id, phase=phase.id, status="skipped", reason=skip)
             rt.fact(
                 UnitSkipped,
-                f"g{gen}/{unit.id}/unit.skipped",
+                EventKey.of_unit(gen, unit.id, "unit.skipped"),
                 phase=phase.id,
                 unit=unit.id,
                 reason=skip,
             )
             write_unit_records(rt, done[unit.id])
             continue
-        args = {"phase": phase.id, "unit": unit.id, "base": tip}
+        args = UnitArgs(phase=phase.id, unit=unit.id, base=tip)
         wf_id = WorkflowId.generation_child(rt.run_id, gen, unit.id).format()
         handles.append((unit, enqueue(unit_workflow, wf_id, args)))
     return handles
 
 
 @step("mergegate.outside_summary")
-def outside_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> None:
+def outside_summary_step(phase_id: str, unit_id: str, outcome: UnitOutcome) -> None:
     rt = current()
-    write_outside_summary(
-        rt, rt.phase(phase_id), rt.unit(phase_id, unit_id), UnitOutcome.model_validate(outcome)
-    )
+    write_outside_summary(rt, rt.phase(phase_id), rt.unit(phase_id, unit_id), outcome)
 
 
 def _carrier(rt: Runtime, name: str) -> str:
@@ -526,8 +537,15 @@ def _carrier(rt: Runtime, name: str) -> str:
 
 def _advance(rt: Runtime, tip: str, new: str, reason: str, carrier: str) -> bool:
     """The integration branch moved from the recorded `tip` to `new` (compare and swap)."""
-    call = {"repo": str(rt.repo), "into": rt.record.into, "expected": tip, "new": new}
-    return advance_step({**call, "reason": reason, "carrier": carrier})
+    call = AdvanceCall(
+        repo=str(rt.repo),
+        into=rt.record.into,
+        expected=tip,
+        new=new,
+        reason=reason,
+        carrier=carrier,
+    )
+    return advance_step(call)
 
 
 def _merge(
@@ -546,28 +564,29 @@ def _merge(
     message = f"Merge unit {unit.id}{': ' + unit.name if unit.name else ''} ({phase.id})"
     carrier = _carrier(rt, unit.id)
     merged = merge_step(
-        {
-            "repo": str(rt.repo),
-            "ours": tip,
-            "theirs": out.head,
-            "message": message,
-            "key": key,
-            "branch": out.branch,
-            "carrier": carrier,
-        }
+        MergeCall(
+            repo=str(rt.repo),
+            ours=tip,
+            theirs=out.head,
+            message=message,
+            key=key,
+            branch=out.branch,
+            carrier=carrier,
+        )
     )
-    if not merged["conflicts"]:
-        merged["already"] = not _advance(rt, tip, merged["commit"], key, carrier)
+    if not merged.conflicts and merged.commit is not None:
+        moved = _advance(rt, tip, merged.commit, key, carrier)
+        merged = merged.model_copy(update={"already": not moved})
     _merged_fact(rt, phase, unit, out, merged)
-    if merged["conflicts"]:
+    if merged.conflicts or merged.commit is None:
         folder = write_conflict_package(rt, phase.id, unit, merged)
         reason = (
-            f"merge conflict with {rt.record.into} in {len(merged['conflicts'])} path(s): "
-            + ", ".join(merged["conflicts"][:5])
+            f"merge conflict with {rt.record.into} in {len(merged.conflicts)} path(s): "
+            + ", ".join(merged.conflicts[:5])
         )
         rt.fact(
             Escalation,
-            f"g{rt.record.generation}/{unit.id}/escalation",
+            EventKey.of_unit(rt.record.generation, unit.id, "escalation"),
             phase=phase.id,
             unit=unit.id,
             scope="unit",
@@ -584,41 +603,40 @@ def _merge(
         )
         return escalated, tip
     remove_workspace_step(out.worktree)
-    merged_out = out.model_copy(update={"status": "merged", "merge_commit": merged["commit"]})
+    merged_out = out.model_copy(update={"status": "merged", "merge_commit": merged.commit})
     if outside_phase_dir(rt, phase) is not None:
-        outside_summary_step(phase.id, unit.id, merged_out.dump())
-    return merged_out, merged["commit"]
+        outside_summary_step(phase.id, unit.id, merged_out)
+    return merged_out, merged.commit
 
 
-def _merged_fact(
-    rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome, merged: dict[str, Any]
-) -> None:
+def _merged_fact(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome, merged: Merged) -> None:
     """A merge step's result in the run's stream (one per unit and generation)."""
     where = {"phase": phase.id, "unit": unit.id}
-    key = f"g{rt.record.generation}/{unit.id}"
-    outcome = "conflict" if merged["conflicts"] else "already" if merged["already"] else "merged"
+    gen = rt.record.generation
+    outcome = "conflict" if merged.conflicts else "already" if merged.already else "merged"
     rt.fact(
         MergeResult,
-        f"{key}/merge",
+        EventKey.of_unit(gen, unit.id, "merge"),
         **where,
         into=rt.record.into,
         branch=out.branch,
-        commit=merged["commit"] or "",
+        commit=merged.commit or "",
         outcome=outcome,
-        conflicts=tuple(merged["conflicts"]),
+        conflicts=tuple(merged.conflicts),
     )
     if outcome != "conflict":
-        commit = merged["commit"] or ""
-        rt.fact(UnitMerged, f"{key}/unit.merged", **where, into=rt.record.into, commit=commit)
+        commit = merged.commit or ""
+        merged_key = EventKey.of_unit(gen, unit.id, "unit.merged")
+        rt.fact(UnitMerged, merged_key, **where, into=rt.record.into, commit=commit)
 
 
 def _unit_finished(rt: Runtime, out: UnitOutcome) -> None:
     """A unit's end (merged, escalated, failed, skipped, …) in the run's stream."""
     where = {"phase": out.phase, "unit": out.id}
-    key = f"g{rt.record.generation}/{out.id}"
+    gen = rt.record.generation
     rt.fact(
         UnitFinished,
-        f"{key}/unit.finished",
+        EventKey.of_unit(gen, out.id, "unit.finished"),
         **where,
         status=out.status,
         reason=out.reason,
@@ -626,7 +644,8 @@ def _unit_finished(rt: Runtime, out: UnitOutcome) -> None:
     )
     if out.status == "needs_manual_review":
         package = out.escalation or str(rt.unit_dir(out.phase, out.id) / "SUMMARY.md")
-        rt.fact(UnitEscalated, f"{key}/unit.escalated", **where, reason=out.reason, package=package)
+        key = EventKey.of_unit(gen, out.id, "unit.escalated")
+        rt.fact(UnitEscalated, key, **where, reason=out.reason, package=package)
 
 
 def _publish(rt: Runtime, out: UnitOutcome) -> None:
@@ -638,37 +657,37 @@ def _publish(rt: Runtime, out: UnitOutcome) -> None:
 
 
 @step("mergegate.prior")
-def prior_step(phase_id: str) -> dict[str, Any] | None:
+def prior_step(phase_id: str) -> PhaseOutcome | None:
     """What an earlier generation of the run recorded for this phase (None: nothing yet),
     from the run's database (never from the copy in its folder)."""
-    found = current().rows.get(StateKind.PHASE, (phase_id,), PhaseOutcome)
-    return None if found is None else found.dump()
+    return current().rows.get(StateKind.PHASE, (phase_id,), PhaseOutcome)
 
 
-def _record_phase(rt: Runtime, result: dict[str, Any]) -> None:
+def _record_phase(rt: Runtime, result: PhaseOutcome) -> None:
     """The phase's state into the run's database, and its copy for people (`phase.json`)."""
-    rt.rows.put(StateKind.PHASE, (result["id"],), PhaseOutcome.model_validate(result))
-    write_json_atomic(rt.run_dir / result["id"] / PHASE_FILE, result, durable=False)
+    rt.rows.put(StateKind.PHASE, (result.id,), result)
+    write_json_atomic(rt.run_dir / result.id / PHASE_FILE, result.dump(), durable=False)
 
 
 def _verify(
-    rt: Runtime, phase: Phase, base: str, gen: int, units: list[dict[str, Any]], *, tip: str
-) -> tuple[dict[str, Any], str]:
+    rt: Runtime, phase: Phase, base: str, gen: int, units: list[UnitOutcome], *, tip: str
+) -> tuple[VerificationOutcome, str]:
     """Verify the phase on the recorded integration tip `tip` (the branch checked to be
     there first); the verification, and the tip after the GSD write-back (if any)."""
     tip = tip_step(str(rt.repo), rt.record.into, tip)
     rt.emit("phase", f"phase {phase.id}: verifying on {rt.record.into}", phase=phase.id)
-    done = [u["id"] for u in units if satisfied(u)]
-    call = {"phase": phase.id, "generation": gen, "tip": tip, "base": base, "completed": done}
-    found = verify_step(call)
-    counts = found.get("counts") or {}
+    done = [u.id for u in units if satisfied(u)]
+    found = verify_step(
+        VerifyCall(phase=phase.id, generation=gen, tip=tip, base=base, completed=done)
+    )
+    counts = found.counts
     rt.fact(
         VerificationEvent,
-        f"g{gen}/{phase.id}/verification",
+        EventKey.of_phase(gen, phase.id, "verification"),
         phase=phase.id,
-        status=found["status"],
-        reason=found["reason"],
-        verifier_status=found.get("verifier") or "",
+        status=found.status,
+        reason=found.reason,
+        verifier_status=found.verifier,
         **{k: int(counts.get(k) or 0) for k in _COUNTS},
     )
     if rt.plan.format is PlanFormat.GSD:
@@ -679,8 +698,7 @@ def _verify(
             tip = written
     rt.emit(
         "phase",
-        f"phase {phase.id}: verification {found['status']} ({found['reason']}); "
-        f"report: {found['report']}",
+        f"phase {phase.id}: verification {found.status} ({found.reason}); report: {found.report}",
         phase=phase.id,
     )
     return found, tip
@@ -690,13 +708,11 @@ _COUNTS = ("criteria", "passed", "failed", "uncertain", "unverified", "checks_ru
 
 
 def _units(
-    rt: Runtime, phase: Phase, gen: int, earlier: dict[str, Any], tip: str
+    rt: Runtime, phase: Phase, gen: int, earlier: PhaseOutcome | None, tip: str
 ) -> tuple[dict[str, UnitOutcome], str]:
     """The phase's units run and merged wave by wave from the recorded integration tip
     `tip`; their outcomes, and the tip after the last merge."""
-    done = {
-        u["id"]: UnitOutcome.model_validate(u) for u in earlier.get("units", []) if satisfied(u)
-    }
+    done = {u.id: u for u in (earlier.units if earlier else []) if satisfied(u)}
     for number, wave in enumerate(compute_waves(phase), start=1):
         rt.emit(
             "wave",
@@ -707,10 +723,14 @@ def _units(
         if fresh:
             ids = tuple(u.id for u in fresh)
             rt.fact(
-                Wave, f"g{gen}/{phase.id}/wave-{number}", phase=phase.id, number=number, units=ids
+                Wave,
+                EventKey.of_phase(gen, phase.id, f"wave-{number}"),
+                phase=phase.id,
+                number=number,
+                units=ids,
             )
         for unit, handle in _start_wave(rt, phase, wave, done, gen, tip=tip):
-            done[unit.id] = UnitOutcome.model_validate(wait_result(handle))
+            done[unit.id] = wait_result(handle)
         for unit in wave:
             out = done[unit.id]
             if out.status == "ready":
@@ -724,76 +744,78 @@ def _units(
 
 
 @workflow("mergegate.phase")
-def phase_workflow(args: dict[str, Any]) -> dict[str, Any]:
-    """Run one phase's units in waves from the recorded integration tip `args["tip"]`,
-    merge them, verify the phase: `{id, base, units: [UnitOutcome], verification, tip}`
-    (verification None when not run; tip: the integration tip after the phase)."""
+def phase_workflow(args: PhaseArgs) -> PhaseResult:
+    """Run one phase's units in waves from the recorded integration tip `args.tip`, merge
+    them, verify the phase: its units, its verification (None when not run) and the
+    integration tip after the phase."""
     rt = current()
-    phase, gen, tip = rt.phase(args["phase"]), args["generation"], args["tip"]
-    earlier = (prior_step(phase.id) if gen > 1 else None) or {}
-    if (earlier.get("verification") or {}).get("status") in PASSING:
+    phase, gen, tip = rt.phase(args.phase), args.generation, args.tip
+    earlier = prior_step(phase.id) if gen > 1 else None
+    verified = earlier.verification if earlier is not None else None
+    if earlier is not None and verified is not None and verified.status in PASSING:
         # merged and verified by an earlier generation of this run
-        return {**earlier, "tip": tip}
-    base = earlier.get("base") or tip
-    _record_phase(rt, {**earlier, "id": phase.id, "base": base})
+        return PhaseResult(**dict(earlier), tip=tip)
+    base = (earlier.base if earlier else "") or tip
+    started = earlier or PhaseOutcome(id=phase.id)
+    _record_phase(rt, started.model_copy(update={"id": phase.id, "base": base}))
     done, tip = _units(rt, phase, gen, earlier, tip)
-    units = [done[u.id].dump() for u in phase.units]
-    ran = any(u["status"] == "merged" for u in units)
+    units = [done[u.id] for u in phase.units]
+    ran = any(u.status == "merged" for u in units)
     verification = None
     if ran and all(satisfied(u) for u in units):
         verification, tip = _verify(rt, phase, base, gen, units, tip=tip)
-    result = {"id": phase.id, "base": base, "units": units, "verification": verification}
+    result = PhaseOutcome(id=phase.id, base=base, units=units, verification=verification)
     _record_phase(rt, result)
-    return {**result, "tip": tip}
+    return PhaseResult(**dict(result), tip=tip)
 
 
 # ---------------------------------------------------------------- run
 
 
-def phase_complete(result: dict[str, Any]) -> bool:
+def phase_complete(result: PhaseOutcome) -> bool:
     """Every unit merged (or done before), and the verification passed if it ran."""
-    if not all(satisfied(u) for u in result["units"]):
+    if not all(satisfied(u) for u in result.units):
         return False
-    verification = result.get("verification")
-    return verification is None or verification["status"] in PASSING
+    return result.verification is None or result.verification.status in PASSING
 
 
-def _start_tip(rt: Runtime, args: dict[str, Any]) -> str:
+def _start_tip(rt: Runtime, args: RunArgs) -> str:
     """The integration tip a generation starts from, as recorded: the run's first generation
     gets it as its input (the tip the run was created at); a later one takes the tip the
     previous generation ended at from that generation's recorded result."""
-    gen = args["generation"]
+    gen = args.generation
     if gen == 1:
-        return str(args["tip"])
-    earlier = finished_result(WorkflowId.run(rt.run_id, gen - 1).format())
-    if not isinstance(earlier, dict) or not earlier.get("tip"):
+        return args.tip
+    earlier = finished_result(WorkflowId.run(rt.run_id, gen - 1).format(), run_workflow)
+    if earlier is None or not earlier.tip:
         raise UsageError(
             f"run {rt.run_id}: generation {gen - 1} recorded no integration tip (a run of an "
             "older mergegate): start a new run"
         )
-    return str(earlier["tip"])
+    return earlier.tip
 
 
 @workflow("mergegate.run")
-def run_workflow(args: dict[str, Any]) -> dict[str, Any]:
+def run_workflow(args: RunArgs) -> RunResult:
     """Run the plan's (selected) phases in order from the recorded integration tip (see
-    `_start_tip`); `{phases: [...], tip}` for the phases that ran and the tip they left."""
+    `_start_tip`): the phases that ran and the tip they left."""
     rt = current()
-    gen = args["generation"]
+    gen = args.generation
     tip = _start_tip(rt, args)
     results = []
     for phase in selected_phases(rt.plan, rt.options.phase):
         rt.emit("phase", f"phase {phase.id} {phase.name}".rstrip(), phase=phase.id)
-        key = f"g{gen}/{phase.id}"
-        rt.fact(PhaseStarted, f"{key}/phase.started", phase=phase.id, name=phase.name)
+        started = EventKey.of_phase(gen, phase.id, "phase.started")
+        rt.fact(PhaseStarted, started, phase=phase.id, name=phase.name)
         with child_id(WorkflowId.generation_child(rt.run_id, gen, phase.id).format()):
-            result = phase_workflow({"phase": phase.id, "generation": gen, "tip": tip})
-        tip = result["tip"]
+            result = phase_workflow(PhaseArgs(phase=phase.id, generation=gen, tip=tip))
+        tip = result.tip
         results.append(result)
         complete = phase_complete(result)
         status = "completed" if complete else "incomplete"
-        rt.fact(PhaseFinished, f"{key}/phase.finished", phase=phase.id, status=status)
+        finished = EventKey.of_phase(gen, phase.id, "phase.finished")
+        rt.fact(PhaseFinished, finished, phase=phase.id, status=status)
         if not complete:
             rt.emit("run", f"stopping at the end of phase {phase.id}")
             break
-    return {"phases": results, "tip": tip}
+    return RunResult(phases=results, tip=tip)

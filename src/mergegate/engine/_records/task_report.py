@@ -167,8 +167,7 @@ def _check_lines(task: TaskOutcome) -> list[str]:
     lines = ["", "## Checks", ""]
     return lines + (
         [
-            f"- `{inline(c['run'], 200)}`: exit {c['exit']} "
-            f"({'passed' if c['passed'] else 'FAILED'})"
+            f"- `{inline(c.run, 200)}`: exit {c.exit} ({'passed' if c.passed else 'FAILED'})"
             for c in task.checks
         ]
         or ["None."]

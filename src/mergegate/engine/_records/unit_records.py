@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.atomic_files import write_atomic, write_json_atomic
-from mergegate.engine._context.outcomes import TaskOutcome, UnitOutcome
+from mergegate.engine._context.outcomes import Merged, TaskOutcome, UnitOutcome
 from mergegate.engine._context.runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
@@ -162,27 +162,33 @@ def _workspace_line(rt: Runtime, unit_id: str) -> str:
     return f"The unit's workspace (a repository of its own) is kept at `{where}`."
 
 
-def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: dict[str, Any]) -> Path:
+def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: Merged) -> Path:
     """Both sides of a merge conflict and the conflicting paths, for the person who resolves it."""
     folder = rt.unit_dir(phase_id, unit.id) / "escalation"
     repo = GitRepository(rt.repo)
-    paths = list(merged["conflicts"])
-    for side in ("ours", "theirs", "base"):
+    paths = list(merged.conflicts)
+    sides = {"ours": merged.ours, "theirs": merged.theirs, "base": merged.base}
+    for side, commit in sides.items():
         for path in paths[:_MAX_PACKAGE_PATHS]:
-            text = repo.read_file(merged[side], path)
+            text = repo.read_file(commit, path)
             if text is not None:
                 write_atomic(folder / side / path, text, durable=False)
     write_json_atomic(
         folder / "conflict.json",
-        {"unit": unit.id, "into": rt.record.into, "branch": rt.unit_branch(unit.id), **merged},
+        {
+            "unit": unit.id,
+            "into": rt.record.into,
+            "branch": rt.unit_branch(unit.id),
+            **merged.dump(),
+        },
         durable=False,
     )
     readme = [
         f"# Unit {inline(unit.id)} could not be merged into `{rt.record.into}`",
         "",
-        f"- ours (the integration branch): `{merged['ours']}`",
-        f"- theirs (the unit branch `{rt.unit_branch(unit.id)}`): `{merged['theirs']}`",
-        f"- merge base: `{merged['base']}`",
+        f"- ours (the integration branch): `{merged.ours}`",
+        f"- theirs (the unit branch `{rt.unit_branch(unit.id)}`): `{merged.theirs}`",
+        f"- merge base: `{merged.base}`",
         "",
         "## Conflicting paths",
         "",

@@ -17,6 +17,7 @@ from mergegate.config import Config
 from mergegate.decisions import ExitCode
 from mergegate.engine._context.journal import RunJournal, StreamEnd, close_stream
 from mergegate.engine._context.orphans import RunProcesses, kill_orphans
+from mergegate.engine._context.outcomes import RunArgs
 from mergegate.engine._context.run_agents import AgentSpec, RunAgents, build_backend
 from mergegate.engine._context.run_events import EventSink, RunEvent
 from mergegate.engine._context.runtime import Human, RunOptions, Runtime, install, uninstall
@@ -35,6 +36,7 @@ from mergegate.git import (
     remove_tree,
 )
 from mergegate.ids import (
+    EventKey,
     WorkflowId,
     event_id,
 )
@@ -127,7 +129,7 @@ def started_event(record: RunRecord) -> EventBase:
     roles["verifier"] = agents.verifier
     return RunStarted(
         run_id=record.run_id,
-        event_id=event_id(record.run_id, f"g{record.generation}/run.started"),
+        event_id=event_id(record.run_id, EventKey.of_run(record.generation, "run.started")),
         plan=record.plan,
         plan_path=record.plan_path or "",
         repo=record.repo,
@@ -233,11 +235,11 @@ def _execute(
     return finish_run(store, run_id, state, failure, rt.plan, journal=journal)
 
 
-def run_input(record: RunRecord) -> dict[str, Any]:
+def run_input(record: RunRecord) -> RunArgs:
     """The run workflow's input for the record's generation: the first one starts from the
     integration tip the run was created at (`base_sha`), recorded with the workflow from
     then on; a later one from the tip its previous generation recorded (`_start_tip`)."""
-    return {"generation": record.generation, "tip": record.base_sha}
+    return RunArgs(generation=record.generation, tip=record.base_sha)
 
 
 class _Stopping(Exception):
@@ -366,7 +368,7 @@ def end_stream(store: RunStore, record: RunRecord, journal: RunJournal | None) -
     journal.emit(
         RunFinished(
             run_id=record.run_id,
-            event_id=event_id(record.run_id, f"g{record.generation}/run.finished"),
+            event_id=event_id(record.run_id, EventKey.of_run(record.generation, "run.finished")),
             status=record.status.value,
             exit_code=record.exit_code or 0,
             message=record.message or "",

@@ -30,10 +30,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.atomic_files import write_json_atomic
 from mergegate.engine._context.journal import event_key, place_of
-from mergegate.engine._context.outcomes import CheckpointAnswer, TakeoverAnswer
+from mergegate.engine._context.outcomes import (
+    CheckpointAnswer,
+    CheckResult,
+    Merged,
+    TakeoverAnswer,
+)
 from mergegate.engine._context.runtime import Runtime, current
 from mergegate.errors import UsageError
 from mergegate.events import AgentAttempt, AgentRole, CheckRun, FixRound
@@ -41,6 +48,7 @@ from mergegate.git import (
     BranchMovedError,
     GitError,
     MergeResult,
+    Workspace,
     add_workspace,
     advance_branch,
     branch_tip,
@@ -58,10 +66,14 @@ from mergegate.verify import command_environment
 
 __all__ = [
     "RESULT_FILE",
+    "AdvanceCall",
     "AgentCall",
+    "AgentRun",
+    "FixCommit",
+    "MergeCall",
+    "WorkspaceMade",
     "adopt_step",
     "advance_step",
-    "agent_result",
     "agent_step",
     "answer_step",
     "check_step",
@@ -83,10 +95,81 @@ __all__ = [
 _OUTPUT_TAIL = 4000
 RESULT_FILE = "result.json"
 
-AgentCall = dict[str, Any]
-"""An implementer run as a step takes it: `request` (an `AgentRequest` as JSON), `attempt_dir`,
-`reset_to` (the last recorded commit), `deadline`, and for a fix of failing checks `commit`
-(`{message, key, amend}`: the fix is committed in the same step, on `reset_to`)."""
+
+# ---------------------------------------------------------------- step data
+
+
+class _StepData(BaseModel):
+    """What a step takes or returns; a returned one is recorded in its JSON form (the seam:
+    `mergegate.store.Seam`), in the field order the untyped code recorded."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class FixCommit(_StepData):
+    """The commit a fix of failing checks is made as, in its agent step."""
+
+    message: str
+    key: str
+    amend: bool = False
+
+
+class AgentCall(_StepData):
+    """An implementer run as a step takes it: the `request`, the `attempt_dir`, `reset_to`
+    (the last recorded commit), the `deadline`, and for a fix of failing checks `commit` (the
+    fix is committed in the same step, on `reset_to`)."""
+
+    request: AgentRequest
+    attempt_dir: str
+    reset_to: str
+    deadline: float | None = None
+    commit: FixCommit | None = None
+
+
+class AgentRun(_StepData):
+    """An implementer run as its step recorded it: the agent's `result`, why it was `stopped`
+    (a budget, a stop request) or None, its `tokens`, and the `commit` (None when the agent
+    changed nothing or no commit was asked for)."""
+
+    result: AgentResult
+    stopped: str | None
+    tokens: int
+    commit: str | None
+
+
+class WorkspaceMade(_StepData):
+    """A unit's workspace as `workspace_step` made (or found) it: its HEAD, and the
+    workspace with its `.git`'s identity."""
+
+    head: str
+    workspace: Workspace
+
+
+class MergeCall(_StepData):
+    """A unit's merge as `merge_step` takes it: its approved head `theirs` into `ours`, the
+    integration tip mergegate recorded, with the merge commit's `message` and trailer `key`;
+    across hosts the unit's `branch` and the `carrier` branch the commit waits on."""
+
+    repo: str
+    ours: str
+    theirs: str
+    message: str
+    key: str
+    branch: str
+    carrier: str
+
+
+class AdvanceCall(_StepData):
+    """A move of the integration branch `into` from the recorded tip `expected` to `new` (a
+    commit a recorded step made), by compare and swap; `reason` for the reflog, and across
+    hosts the `carrier` branch `new` waits on."""
+
+    repo: str
+    into: str
+    expected: str
+    new: str
+    reason: str
+    carrier: str
 
 
 # ---------------------------------------------------------------- time and stops
@@ -129,45 +212,34 @@ def keep_lost_attempt(path: Path) -> bool:
 
 
 @step("mergegate.agent")
-def agent_step(call: AgentCall) -> dict[str, Any]:
+def agent_step(call: AgentCall) -> AgentRun:
     """Run the implementer once in the unit's workspace (resuming its session); with
-    `call["commit"]`, commit what it changed as one keyed commit in the same step.
-
-    Returns `{result, stopped, tokens, commit}`: the agent's result as JSON, why it was
-    stopped (a budget, a stop request) or None, its tokens, and the commit (None when the
-    agent changed nothing or no commit was asked for).
-    """
+    `call.commit`, commit what it changed as one keyed commit in the same step."""
     rt = current()
-    request = AgentRequest.model_validate(call["request"])
-    request = request.model_copy(update={"cwd": rt.here(request.cwd)})
-    attempt_dir = Path(call["attempt_dir"])
+    request = call.request.model_copy(update={"cwd": rt.here(call.request.cwd)})
+    attempt_dir = Path(call.attempt_dir)
     again = keep_lost_attempt(attempt_dir)
     attempt_dir.mkdir(parents=True)
-    if again and call.get("reset_to"):
+    if again and call.reset_to:
         # the lost attempt may have half-edited (or committed in) the tree: start over from
         # the last recorded commit (a first attempt finds the tree as the last step left it)
-        reset_clean(rt.workspace(request.cwd), call["reset_to"])
-    agent = rt.metered(rt.implementer, call.get("deadline"), role="implementer")
+        reset_clean(rt.workspace(request.cwd), call.reset_to)
+    agent = rt.metered(rt.implementer, call.deadline, role="implementer")
     result = agent.run(request.model_copy(update={"attempt_dir": attempt_dir}))
     write_json_atomic(attempt_dir / RESULT_FILE, result, durable=False)
     sha = None
-    commit = call.get("commit")
+    commit = call.commit
     if commit and result.ok:
         sha = commit_with_key(
             rt.workspace(request.cwd),
-            commit["message"],
-            commit["key"],
-            onto=call["reset_to"],
-            amend=bool(commit.get("amend")),
+            commit.message,
+            commit.key,
+            onto=call.reset_to,
+            amend=commit.amend,
         )
     rt.checkpoint(request.cwd)  # across hosts: the commit, or the files changed, pushed
     _attempt_facts(rt, attempt_dir, result, commit, sha, rerun=again)
-    return {
-        "result": result.model_dump(mode="json"),
-        "stopped": agent.stopped,
-        "tokens": agent.tokens,
-        "commit": sha,
-    }
+    return AgentRun(result=result, stopped=agent.stopped, tokens=agent.tokens, commit=sha)
 
 
 _CHECK_FIX = re.compile(r"/checks-(\d+)$")
@@ -177,7 +249,7 @@ def _attempt_facts(
     rt: Runtime,
     attempt_dir: Path,
     result: AgentResult,
-    commit: dict[str, Any] | None,
+    commit: FixCommit | None,
     sha: str | None,
     *,
     rerun: bool,
@@ -192,7 +264,7 @@ def _attempt_facts(
     base = key = event_key(rt.run_id, rt.run_dir, attempt_dir)
     if rerun:
         key += f"#rerun-{len(list(attempt_dir.parent.glob(attempt_dir.name + '.lost-*')))}"
-    found = _CHECK_FIX.search(str((commit or {}).get("key") or ""))
+    found = _CHECK_FIX.search(commit.key if commit else "")
     fix_round = int(found.group(1)) if found else 0
     role: AgentRole = "fixer" if commit else "implementer"
     rt.journal.emit(
@@ -226,10 +298,6 @@ def _attempt_facts(
                 else ("the implementer changed nothing" if unchanged else ""),
             )
         )
-
-
-def agent_result(out: dict[str, Any]) -> AgentResult:
-    return AgentResult.model_validate(out["result"])
 
 
 # ---------------------------------------------------------------- git
@@ -268,11 +336,11 @@ def tip_step(repo: str, branch: str, expected: str) -> str:
 
 
 @step("mergegate.workspace", retries=3)
-def workspace_step(repo: str, path: str, branch: str | None, base: str) -> dict[str, Any]:
-    """A unit's workspace (made, or found after a crash): `{head, workspace}`, its HEAD and
-    the workspace with its `.git`'s identity (recorded here: the unit's workflows adopt it,
-    and every later git command there is held to it). `branch` None: detached. Across hosts
-    the base comes from the remote first, and the new branch goes to it."""
+def workspace_step(repo: str, path: str, branch: str | None, base: str) -> WorkspaceMade:
+    """A unit's workspace (made, or found after a crash): its HEAD and the workspace with its
+    `.git`'s identity (recorded here: the unit's workflows adopt it, and every later git
+    command there is held to it). `branch` None: detached. Across hosts the base comes from
+    the remote first, and the new branch goes to it."""
     rt = current()
     if rt.remote is not None:
         rt.remote.ensure_commit(base, rt.record.into)
@@ -283,7 +351,7 @@ def workspace_step(repo: str, path: str, branch: str | None, base: str) -> dict[
     rt.made(workspace)
     if branch is not None:
         rt.checkpoint(path)
-    return {"head": head, "workspace": workspace.model_dump(mode="json")}
+    return WorkspaceMade(head=head, workspace=workspace)
 
 
 @step("mergegate.remove_workspace", retries=3)
@@ -319,63 +387,63 @@ def publish_step(repo: str, workspace: str, branch: str, sha: str, base: str) ->
 
 
 @step("mergegate.merge", retries=3)
-def merge_step(call: dict[str, Any]) -> dict[str, Any]:
-    """The merge of a unit's approved head `call["theirs"]` into `call["ours"]`, the
+def merge_step(call: MergeCall) -> Merged:
+    """The merge of a unit's approved head `call.theirs` into `call.ours`, the
     integration tip mergegate recorded (never whatever the branch points at now): the merge
     commit, made on no branch and recorded here (`advance_step` publishes it), or the
     conflict. Across hosts the commit is made in the worker's mirror and parked on the
-    remote's `call["carrier"]` branch, so whichever worker publishes it finds it."""
+    remote's `call.carrier` branch, so whichever worker publishes it finds it."""
     rt = current()
-    ours, theirs = call["ours"], call["theirs"]
+    ours, theirs = call.ours, call.theirs
     if rt.remote is None:
-        result = prepare_merge(Path(call["repo"]), ours, theirs, call["message"], call["key"])
+        result = prepare_merge(Path(call.repo), ours, theirs, call.message, call.key)
     else:
         rt.remote.ensure_commit(ours, rt.record.into)
         with rt.remote.locked():
-            rt.remote.fetch(call["branch"])
+            rt.remote.fetch(call.branch)
             if not rt.remote.has_commit(theirs):
                 raise GitError(f"the unit's head {theirs} is not on {rt.remote.url}")
-            result = prepare_merge(rt.remote.mirror, ours, theirs, call["message"], call["key"])
+            result = prepare_merge(rt.remote.mirror, ours, theirs, call.message, call.key)
             if result.commit is not None:
-                rt.remote.force_branch(call["carrier"], result.commit)
-    return _merge_dict(result)
+                rt.remote.force_branch(call.carrier, result.commit)
+    return _merged(result)
 
 
-def _merge_dict(result: MergeResult) -> dict[str, Any]:
-    return {
-        "commit": result.commit,
-        "already": result.already,
-        "conflicts": list(result.conflicts),
-        "ours": result.ours,
-        "theirs": result.theirs,
-        "base": result.base,
-    }
+def _merged(result: MergeResult) -> Merged:
+    return Merged(
+        commit=result.commit,
+        already=result.already,
+        conflicts=list(result.conflicts),
+        ours=result.ours,
+        theirs=result.theirs,
+        base=result.base,
+    )
 
 
 @step("mergegate.advance", retries=3)
-def advance_step(call: dict[str, Any]) -> bool:
-    """Move the integration branch `call["into"]` from `call["expected"]` (the tip mergegate
-    recorded) to `call["new"]` (a commit a recorded step made) by compare and swap. True
+def advance_step(call: AdvanceCall) -> bool:
+    """Move the integration branch `call.into` from `call.expected` (the tip mergegate
+    recorded) to `call.new` (a commit a recorded step made) by compare and swap. True
     when it moved now; False when it was there already (this move, made before a crash);
     `BranchMovedError` (exit 5, never retried) when anyone else moved it. Across hosts the
-    move is a `--force-with-lease` push, the commit fetched from its `call["carrier"]`
+    move is a `--force-with-lease` push, the commit fetched from its `call.carrier`
     branch when this worker's mirror lacks it (the carrier is deleted after)."""
     rt = current()
-    into, expected, new = call["into"], call["expected"], call["new"]
+    into, expected, new = call.into, call.expected, call.new
     if rt.remote is None:
-        return advance_branch(Path(call["repo"]), into, expected, new, call["reason"])
+        return advance_branch(Path(call.repo), into, expected, new, call.reason)
     # from its carrier; or, moved before a crash (the carrier deleted), from the branch itself
-    rt.remote.ensure_commit(new, call["carrier"], into)
+    rt.remote.ensure_commit(new, call.carrier, into)
     with rt.remote.locked():
         moved = rt.remote.advance(into, expected, new)
-        rt.remote.drop_branch(call["carrier"])
+        rt.remote.drop_branch(call.carrier)
     return moved
 
 
 # ---------------------------------------------------------------- checks and people
 
 
-def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> dict[str, Any]:
+def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> CheckResult:
     rt = current()
     keep_lost_attempt(attempt_dir)
     outcome = supervise(
@@ -392,21 +460,21 @@ def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> dict[str, Any
         sandbox=rt.check_sandbox(worktree),
     )
     output = (outcome.stdout_tail + outcome.stderr_tail).decode("utf-8", "replace")
-    result = {
-        "run": check.run,
-        "expect_exit": check.expect_exit,
-        "exit": outcome.returncode,
-        "reason": outcome.reason.value,
-        "passed": outcome.reason.value == "exited" and outcome.returncode == check.expect_exit,
-        "output": output[-_OUTPUT_TAIL:],
-        "duration_s": round(outcome.duration_s, 3),
-    }
-    write_json_atomic(attempt_dir / RESULT_FILE, result, durable=False)
+    result = CheckResult(
+        run=check.run,
+        expect_exit=check.expect_exit,
+        exit=outcome.returncode,
+        reason=outcome.reason.value,
+        passed=outcome.reason.value == "exited" and outcome.returncode == check.expect_exit,
+        output=output[-_OUTPUT_TAIL:],
+        duration_s=round(outcome.duration_s, 3),
+    )
+    write_json_atomic(attempt_dir / RESULT_FILE, result.dump(), durable=False)
     _check_fact(rt, attempt_dir, result, outcome.duration_s)
     return result
 
 
-def _check_fact(rt: Runtime, attempt_dir: Path, result: dict[str, Any], duration: float) -> None:
+def _check_fact(rt: Runtime, attempt_dir: Path, result: CheckResult, duration: float) -> None:
     """One check into the run's stream (its folder: `<task>/checks/<round>/<NN>`)."""
     try:
         round_no = int(attempt_dir.parent.name)
@@ -419,12 +487,12 @@ def _check_fact(rt: Runtime, attempt_dir: Path, result: dict[str, Any], duration
             run_id=rt.run_id,
             event_id=event_key(rt.run_id, rt.run_dir, attempt_dir),
             at=ended,
-            command=result["run"],
+            command=result.run,
             round=round_no,
-            exit_code=result["exit"],
-            expect_exit=result["expect_exit"],
-            passed=result["passed"],
-            reason=result["reason"],
+            exit_code=result.exit,
+            expect_exit=result.expect_exit,
+            passed=result.passed,
+            reason=result.reason,
             duration_s=max(0.0, duration),
             started_at=datetime.fromtimestamp(ended.timestamp() - max(0.0, duration), UTC),
         )
@@ -432,7 +500,7 @@ def _check_fact(rt: Runtime, attempt_dir: Path, result: dict[str, Any], duration
 
 
 @step("mergegate.check")
-def check_step(worktree: str, checks: list[dict[str, Any]], folder: str) -> list[dict[str, Any]]:
+def check_step(worktree: str, checks: list[Check], folder: str) -> list[CheckResult]:
     """Run the task's machine checks in the workspace, each under the supervisor.
 
     A check is plan text for a shell (`/bin/sh -c`) running code an agent wrote: it runs in
@@ -441,27 +509,26 @@ def check_step(worktree: str, checks: list[dict[str, Any]], folder: str) -> list
     API key, no token: `mergegate.verify.command_environment`).
     """
     return [
-        _run_check(Check.model_validate(raw), current().here(worktree), Path(folder) / f"{i:02d}")
-        for i, raw in enumerate(checks, start=1)
+        _run_check(check, current().here(worktree), Path(folder) / f"{i:02d}")
+        for i, check in enumerate(checks, start=1)
     ]
 
 
 @step("mergegate.answer")
-def answer_step(unit_id: str, task_id: str) -> dict[str, Any] | None:
+def answer_step(unit_id: str, task_id: str) -> CheckpointAnswer | None:
     """A person's recorded answer to a checkpoint task (`resume --answer`), if any: from the
     run's database, where only the CLI writes answers."""
-    found = current().rows.get(StateKind.ANSWER, (unit_id, task_id), CheckpointAnswer)
-    return None if found is None else found.dump()
+    return current().rows.get(StateKind.ANSWER, (unit_id, task_id), CheckpointAnswer)
 
 
 @step("mergegate.takeovers")
-def takeovers_step(unit_id: str, task_id: str) -> list[dict[str, Any]]:
+def takeovers_step(unit_id: str, task_id: str) -> list[TakeoverAnswer]:
     """The answers people gave to take over this task (`resume --answer
     UNIT/TASK=approve|skip|retry`), oldest first, up to this generation: from the run's
     database, where only the CLI writes them."""
     rt = current()
     found = rt.rows.items(StateKind.TAKEOVER, TakeoverAnswer, (unit_id, task_id))
-    return [a.dump() for _, a in found if a.generation <= rt.record.generation]
+    return [a for _, a in found if a.generation <= rt.record.generation]
 
 
 @step("mergegate.adopt", retries=3)

@@ -33,10 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import BaseModel, ConfigDict
+
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
-from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.outcomes import CheckResult, TaskOutcome
 from mergegate.engine._context.runtime import Runtime, current
+from mergegate.engine._steps.core import FixCommit
 from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
 from mergegate.handoff import AgentResultPayload, HandoffRecorder
@@ -65,6 +68,9 @@ from mergegate.store import step
 
 __all__ = [
     "RESULT_DIR",
+    "Asked",
+    "CollectCall",
+    "ConsultCall",
     "ImplementingTask",
     "backoff_step",
     "collect_step",
@@ -158,7 +164,7 @@ class ImplementingTask(Protocol):
     def run_agent(
         self,
         prompt: str,
-        commit: dict[str, Any] | None = None,
+        commit: FixCommit | None = None,
         *,
         resume: bool = True,
         result: bool = False,
@@ -185,60 +191,95 @@ def run_recorder(rt: Runtime, where: Mapping[str, str]) -> HandoffRecorder:
 # ---------------------------------------------------------------- steps
 
 
+class _Call(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CollectCall(_Call):
+    """The implementer's `agent-result` to collect: its last `request` and `first` result,
+    the task, the folder it is written to, the deadline, and where in the run it is."""
+
+    request: AgentRequest
+    first: AgentResult
+    task_id: str
+    attempt_dir: str
+    deadline: float | None
+    where: dict[str, str]
+
+
+class ConsultCall(_Call):
+    """A help request to put to the run's advisors: the collection at `result_dir`, the
+    task's `spec`, the request's `number` and cap, the folder the outcome is written to, the
+    unit's workspace, the deadline, and where in the run it is."""
+
+    result_dir: str
+    spec: str
+    number: int
+    max_requests: int
+    attempt_dir: str
+    worktree: str
+    deadline: float | None
+    where: dict[str, str]
+
+
+class Asked(_Call):
+    """What a step that asked agents recorded: the folder it wrote, the tokens the asks
+    used, and why an ask was refused (a budget, a stop request), if one was."""
+
+    attempt_dir: str
+    tokens: int
+    stopped: str | None
+
+
 @step("mergegate.collect_result")
-def collect_step(call: dict[str, Any]) -> dict[str, Any]:
+def collect_step(call: CollectCall) -> Asked:
     """The implementer's `agent-result`, validated, asked again in its session while invalid
-    (capped); written to `call["attempt_dir"]` (resumable there after a crash). Returns the
-    folder, the tokens the asks used and why an ask was refused (a budget), if one was."""
+    (capped); written to `call.attempt_dir` (resumable there after a crash)."""
     rt = current()
-    agent = rt.metered(rt.implementer, call.get("deadline"), role="implementer")
-    folder = Path(call["attempt_dir"])
-    request = AgentRequest.model_validate(call["request"])
+    agent = rt.metered(rt.implementer, call.deadline, role="implementer")
+    folder = Path(call.attempt_dir)
+    request = call.request
     collect_agent_result(
         agent,
         request.model_copy(update={"cwd": rt.here(request.cwd)}),
-        task_id=call["task_id"],
+        task_id=call.task_id,
         attempt_dir=folder,
-        first=AgentResult.model_validate(call["first"]),
+        first=call.first,
         config=rt.config,
-        recorder=run_recorder(rt, call["where"]),
+        recorder=run_recorder(rt, call.where),
     )
     rt.checkpoint(request.cwd)  # an ask in the agent's session may change files too
-    return {"attempt_dir": str(folder), "tokens": agent.tokens, "stopped": agent.stopped}
+    return Asked(attempt_dir=str(folder), tokens=agent.tokens, stopped=agent.stopped)
 
 
 @step("mergegate.consult")
-def consult_step(call: dict[str, Any]) -> dict[str, Any]:
+def consult_step(call: ConsultCall) -> Asked:
     """Consult the run's advisors about the help request in the collection at
-    `call["result_dir"]`; the outcome is written to `call["attempt_dir"]` (its state file keeps
+    `call.result_dir`; the outcome is written to `call.attempt_dir` (its state file keeps
     each advisor's attempt count across a crash: a re-run goes on from it)."""
     rt = current()
-    collection = read_agent_result(Path(call["result_dir"]))
+    collection = read_agent_result(Path(call.result_dir))
     request = collection.help_request(
-        task=call["spec"],
-        number=call["number"],
-        max_requests=call["max_requests"],
+        task=call.spec,
+        number=call.number,
+        max_requests=call.max_requests,
         run_id=rt.run_id,
     )
-    metered = [rt.metered(a.backend, call.get("deadline"), role="advisor") for a in rt.advisors]
+    metered = [rt.metered(a.backend, call.deadline, role="advisor") for a in rt.advisors]
     advisors = [Advisor(a.name, m, a.model) for a, m in zip(rt.advisors, metered, strict=True)]
-    folder = Path(call["attempt_dir"])
+    folder = Path(call.attempt_dir)
     consult_advisors(
         request,
         advisors,
         attempt_dir=folder,
-        cwd=rt.here(call["worktree"]),
+        cwd=rt.here(call.worktree),
         config=rt.config,
-        recorder=run_recorder(rt, call["where"]),
+        recorder=run_recorder(rt, call.where),
         # the read-only check covers the unit's workspace (cwd), not the user's repository,
         # where other units publish and merge while this one is paused
     )
     stopped = next((m.stopped for m in metered if m.stopped), None)
-    return {
-        "attempt_dir": str(folder),
-        "tokens": sum(m.tokens for m in metered),
-        "stopped": stopped,
-    }
+    return Asked(attempt_dir=str(folder), tokens=sum(m.tokens for m in metered), stopped=stopped)
 
 
 @step("mergegate.reset", retries=3)
@@ -260,13 +301,13 @@ def backoff_step(seconds: float) -> None:
 
 
 def judge_claim(
-    claim: dict[str, Any] | None, checks: list[dict[str, Any]], task_id: str
+    claim: dict[str, Any] | None, checks: list[CheckResult], task_id: str
 ) -> dict[str, Any] | None:
     """The agent's claim set against mergegate's checks (None without a claim)."""
     if claim is None:
         return None
     result = AgentResultPayload.model_validate({**claim, "task_id": claim.get("task_id", task_id)})
-    outcomes = [CheckOutcome(name=c["run"], passed=bool(c["passed"])) for c in checks]
+    outcomes = [CheckOutcome(name=c.run, passed=c.passed) for c in checks]
     return judge_task_result(result, outcomes).model_dump(mode="json")
 
 
@@ -290,18 +331,18 @@ class _Turns:
         pipe = self.pipe
         assert pipe.request is not None
         out = collect_step(
-            {
-                "request": pipe.request.model_dump(mode="json"),
-                "first": result.model_dump(mode="json"),
-                "task_id": pipe.task.id,
-                "attempt_dir": str(Path(pipe.attempt_dir) / RESULT_DIR),
-                "deadline": pipe.deadline,
-                "where": _where(pipe),
-            }
+            CollectCall(
+                request=pipe.request,
+                first=result,
+                task_id=pipe.task.id,
+                attempt_dir=str(Path(pipe.attempt_dir) / RESULT_DIR),
+                deadline=pipe.deadline,
+                where=_where(pipe),
+            )
         )
-        pipe.count(out["tokens"])
-        pipe.stopped = pipe.stopped or out["stopped"]
-        folder = Path(out["attempt_dir"])
+        pipe.count(out.tokens)
+        pipe.stopped = pipe.stopped or out.stopped
+        folder = Path(out.attempt_dir)
         collection = read_agent_result(folder, report=self.read_events(folder))
         pipe.session = collection.session_id or pipe.session
         return collection
@@ -341,21 +382,21 @@ class _Turns:
         )
         pipe.emit("help", f"{pipe.task.id} asked for help ({number}): consulting advisors")
         out = consult_step(
-            {
-                "result_dir": str(Path(pipe.attempt_dir) / RESULT_DIR),
-                "spec": pipe.spec,
-                "number": number,
-                "max_requests": self.limits.max_help_requests,
-                "attempt_dir": str(pipe.task_dir / "help" / f"{number:02d}"),
-                "worktree": str(pipe.worktree),
-                "deadline": pipe.deadline,
-                "where": _where(pipe),
-            }
+            ConsultCall(
+                result_dir=str(Path(pipe.attempt_dir) / RESULT_DIR),
+                spec=pipe.spec,
+                number=number,
+                max_requests=self.limits.max_help_requests,
+                attempt_dir=str(pipe.task_dir / "help" / f"{number:02d}"),
+                worktree=str(pipe.worktree),
+                deadline=pipe.deadline,
+                where=_where(pipe),
+            )
         )
-        pipe.count(out["tokens"])
-        pipe.stopped = pipe.stopped or out["stopped"]
+        pipe.count(out.tokens)
+        pipe.stopped = pipe.stopped or out.stopped
         pipe.help_requests = number
-        return read_consultation(Path(out["attempt_dir"]))
+        return read_consultation(Path(out.attempt_dir))
 
     def advised(self, consultation: Consultation, collection: ResultCollection) -> AgentResult:
         """The implementer's session resumed with the advice (a fresh run with the original

@@ -24,10 +24,11 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from mergegate.atomic_files import write_atomic
-from mergegate.engine._context.outcomes import UnitOutcome
+from mergegate.engine._context.outcomes import UnitOutcome, VerificationOutcome
 from mergegate.engine._context.plan_views import report_stem
 from mergegate.engine._context.runtime import Runtime, current, working_on
 from mergegate.engine._records.task_report import render_task_report
@@ -67,6 +68,7 @@ from mergegate.verify import (
 
 __all__ = [
     "PASSING",
+    "VerifyCall",
     "accepted_gaps",
     "answers_ledger",
     "criterion_answers",
@@ -151,16 +153,30 @@ def _with_completed(plan: Plan, phase_id: str, done: set[str]) -> Plan:
     return plan.model_copy(update={"phases": phases})
 
 
+class VerifyCall(BaseModel):
+    """A phase's verification as its step takes it: the phase, the generation, the
+    integration tip to verify, the phase's `base` (its diff starts there) and the units
+    `completed` (merged, or done before)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    phase: str
+    generation: int
+    tip: str
+    base: str
+    completed: list[str]
+
+
 @step("mergegate.verify")
-def verify_step(call: dict[str, Any]) -> dict[str, Any]:
-    """Verify phase `call["phase"]` on the integration tip `call["tip"]` (the phase's diff
-    from `call["base"]`); `{status, reason, report, questions, counts}`."""
-    with working_on(call["phase"]):
+def verify_step(call: VerifyCall) -> VerificationOutcome:
+    """Verify phase `call.phase` on the integration tip `call.tip` (the phase's diff from
+    `call.base`): its status, reason, report, questions and counts."""
+    with working_on(call.phase):
         return _verify(current(), call)
 
 
-def _verify(rt: Runtime, call: dict[str, Any]) -> dict[str, Any]:
-    phase_id, generation = call["phase"], call["generation"]
+def _verify(rt: Runtime, call: VerifyCall) -> VerificationOutcome:
+    phase_id, generation = call.phase, call.generation
     folder = verification_dir(rt.run_dir, phase_id, generation)
     keep_lost_attempt(folder)  # a verification lost in a crash: kept, and run again
     where = rt.checkouts / f"verify-{phase_id}"
@@ -169,12 +185,12 @@ def _verify(rt: Runtime, call: dict[str, Any]) -> dict[str, Any]:
     verifier = None
     if rt.verifier is not None:
         verifier = rt.metered(rt.verifier, None, role="verifier")
-    options = _options(rt, phase_id, call["base"], generation)
-    plan = _with_completed(rt.plan, phase_id, set(call["completed"]))
+    options = _options(rt, phase_id, call.base, generation)
+    plan = _with_completed(rt.plan, phase_id, set(call.completed))
     if rt.remote is not None:
-        rt.remote.ensure_commit(call["tip"], rt.record.into)
+        rt.remote.ensure_commit(call.tip, rt.record.into)
     try:
-        with throwaway_checkout(rt.repo, call["tip"], where) as tree:
+        with throwaway_checkout(rt.repo, call.tip, where) as tree:
             options = replace(options, sandbox=rt.check_sandbox(tree))  # the phase's commands
             result = verify_phase(
                 plan, phase_id, tree, run_dir=folder, verifier=verifier, options=options
@@ -187,28 +203,21 @@ def _verify(rt: Runtime, call: dict[str, Any]) -> dict[str, Any]:
         copy = PhaseDir(answers_ledger(rt.store, rt.record, phase_id).parent).run(result.run_id)
         keep_lost_attempt(copy)  # a copy a step lost in a crash had written
         reverify(result, run_dir=copy, run_id=result.run_id)
-    return {
-        "status": result.status.value,
-        "reason": result.reason,
-        "report": str(folder / "VERIFICATION.md"),
-        "questions": [c.id for c in result.questions],
-        "counts": result.counts.model_dump(mode="json"),
-        "verifier": result.verifier.status if result.verifier is not None else "",
-    }
+    return VerificationOutcome(
+        status=result.status.value,
+        reason=result.reason,
+        report=str(folder / "VERIFICATION.md"),
+        questions=[c.id for c in result.questions],
+        counts=result.counts.model_dump(mode="json"),
+        verifier=result.verifier.status if result.verifier is not None else "",
+    )
 
 
-def _refused(exc: PlanPathError) -> dict[str, Any]:
+def _refused(exc: PlanPathError) -> VerificationOutcome:
     """A verification `verify_phase` refused before running anything: a path the plan names
     leads out of the tree — in a run, through a symlink an agent committed (the plan's own
     paths were checked before the run). The phase is not verified: a person looks."""
-    return {
-        "status": "gaps_found",
-        "reason": f"not verified: {exc}",
-        "report": "",
-        "questions": [],
-        "counts": {},
-        "verifier": "",
-    }
+    return VerificationOutcome(status="gaps_found", reason=f"not verified: {exc}")
 
 
 # ---------------------------------------------------------------- GSD write-back
@@ -269,14 +278,14 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
 
 
 @step("mergegate.gsd_summary", retries=2)
-def gsd_summary_step(phase_id: str, unit_id: str, outcome: dict[str, Any]) -> str | None:
+def gsd_summary_step(phase_id: str, unit_id: str, outcome: UnitOutcome) -> str | None:
     """Write the unit's GSD SUMMARY.md and commit it on the unit's recorded head (a retry
     makes the same tree on the same parent); the new head, or None when the plan has no
     place for it. Its content follows
     from the recorded outcome alone, so writing it again changes nothing."""
     rt = current()
     phase, unit = rt.phase(phase_id), rt.unit(phase_id, unit_id)
-    out = UnitOutcome.model_validate(outcome)
+    out = outcome
     workspace = rt.workspace(out.worktree)
     target = gsd_phase_dir(rt, phase, workspace.root)
     if target is None:

@@ -30,6 +30,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from mergegate.engine._context.run_agents import Metered
 from mergegate.engine._context.run_events import RunEvent
 from mergegate.engine._context.runtime import Runtime, current
@@ -54,12 +56,27 @@ from mergegate.review import (
 from mergegate.review.stream import review_events
 from mergegate.store import step
 
-__all__ = ["ReviewCall", "TaskRepository", "review_step"]
+__all__ = ["ReviewCall", "ReviewRun", "TaskRepository", "review_step"]
 
 ReviewCall = dict[str, Any]
 """What one review step takes (JSON): `state` (None for the first), `options`, `run_dir`,
 `worktree`, `unit`, `phase`, `task`, `key` (the task's `<run>/<unit>/<task>`), `session`
 (the unit's implementer session), `deadline`, `amend`."""
+
+
+class ReviewRun(BaseModel):
+    """One review step as it was recorded: the review's new `state`; its `outcome`
+    (`ReviewOutcome.to_dict()`) when this step ended the review, else None; why an agent was
+    `stopped` (a budget, a stop request), else None; the `tokens` its agents used; when the
+    review ended (`reviewed_at`, epoch seconds; None before)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    state: ReviewState
+    outcome: dict[str, Any] | None
+    stopped: str | None
+    tokens: int
+    reviewed_at: float | None
 
 
 class TaskRepository:
@@ -218,26 +235,20 @@ def _review_facts(rt: Runtime, call: ReviewCall, state: ReviewState) -> None:
             rt.journal.emit(event)
 
 
-def review_step(call: ReviewCall) -> dict[str, Any]:
+def review_step(call: ReviewCall) -> ReviewRun:
     """One recorded step of a task's review (`_review_step`); when it ended the review, the
     review goes into the run's event stream from the recorded result — so what is counted is
     what the review recorded, once (an attempt a crash lost and ran again is not a second
     verdict), and a replay writes nothing twice (the ids are the records')."""
     out = _review_step(call)
-    if out["outcome"] is not None:
-        _review_facts(current(), call, ReviewState.model_validate(out["state"]))
+    if out.outcome is not None:
+        _review_facts(current(), call, out.state)
     return out
 
 
 @step("mergegate.review")
-def _review_step(call: ReviewCall) -> dict[str, Any]:
-    """One step of a task's review: the next reviewer attempt or fix round.
-
-    Returns `{state, outcome, stopped, tokens, reviewed_at}`: the review's new state (JSON);
-    its outcome (`ReviewOutcome.to_dict()`) when this step ended the review, else None; why an
-    agent was stopped (a budget, a stop request), else None; the tokens its agents used; when
-    the review ended (epoch seconds; None before).
-    """
+def _review_step(call: ReviewCall) -> ReviewRun:
+    """One step of a task's review: the next reviewer attempt or fix round (`ReviewRun`)."""
     rt = current()
     workspace = rt.workspace(call["worktree"])
     options = ReviewOptions.model_validate(call["options"])
@@ -277,12 +288,12 @@ def _review_step(call: ReviewCall) -> dict[str, Any]:
         _keep_lost_end(ctx.run_dir)
         outcome = finish_review(ctx, state, stop).to_dict()
     rt.checkpoint(workspace.root)  # across hosts: a fix round's commit, pushed
-    return {
-        "state": state.model_dump(mode="json"),
-        "outcome": outcome,
-        "stopped": stopped,
-        "tokens": sum(m.tokens for m in meters),
+    return ReviewRun(
+        state=state,
+        outcome=outcome,
+        stopped=stopped,
+        tokens=sum(m.tokens for m in meters),
         # recorded with the step: the task's report says when it was reviewed, the same on
         # every replay
-        "reviewed_at": time.time() if outcome is not None else None,
-    }
+        reviewed_at=time.time() if outcome is not None else None,
+    )
