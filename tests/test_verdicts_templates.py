@@ -178,3 +178,61 @@ def test_review_log_last_entry_decides(text: str, expected: Decision) -> None:
     verdict = parse_verdict(text)
     assert verdict.decision is expected, verdict.reasons
     assert verdict.dialect == "review-log"
+
+
+# A clean verdict explained with a negation is not a "no".
+NEGATION_EXPLAINS = [
+    ("APPROVED — no blockers, no major issues.\n", A),
+    ("APPROVED — no BLOCKER and no MAJOR findings.\n", A),
+    ("Approve (no critical or high findings).\n", A),
+    ("No blocking issues; approve.\n", A),
+    ("## Verdict\n\nNo blocking issues found. Approve.\n", A),
+    ("Zero critical issues, no open findings: LGTM.\n", A),
+    # The same shapes with a condition, a contrast or a no.
+    ("No blocking issues; approve once CI passes.\n", None),
+    ("No blocking issues; do not approve.\n", None),
+    ("No blocking issues. Not approved.\n", R),
+    ("No blockers; REJECT.\n", R),
+    ("APPROVED — no blockers, but the migration must be reverted.\n", F),
+    ("APPROVED — no blockers; fix the typo before merge.\n", None),
+    ("No blocking issues found, approve after rebasing.\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NEGATION_EXPLAINS)
+def test_negation_explaining_a_clean_verdict(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
+
+
+# Names from the changed code are not this review's verdict.
+CODE_NAMES = [
+    (
+        "**Verdict:** APPROVE\n\nThe change renames `reject_handler.py` and adds "
+        "`test_verdict_reject_empty`; both are fine.\n",
+        A,
+    ),
+    ("Verdict: APPROVE\n\nNote: the new `REJECTED` enum value and `DO_NOT_MERGE` label work.\n", A),
+    (
+        "Verdict: PASS\n\nThe REJECTED path of src/gate/reject.py is tested by test_gate_reject.\n",
+        A,
+    ),
+    ("Ready to merge? Yes\n\nIt wires `Decision.REJECT` into `do_not_merge_guard()`.\n", A),
+    # Words, not names, still count.
+    ("Verdict: APPROVE\n\nActually, `do not merge` yet.\n", None),
+    ("Verdict: APPROVE\n\nDo not merge: `reject_handler.py` leaks a handle.\n", None),
+    ("Verdict: APPROVE\n\nREJECTED.\n", None),
+    ("Verdict: APPROVE\n\nOn second thought, reject: `test_reject` fails.\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CODE_NAMES)
+def test_code_names_are_not_the_verdict(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
