@@ -236,3 +236,43 @@ def test_code_names_are_not_the_verdict(text: str, expected: Decision | None) ->
         assert verdict.decision is not A, verdict.reasons
     else:
         assert verdict.decision is expected, verdict.reasons
+
+
+def test_a_test_run_log_is_not_a_review_log() -> None:
+    text = "## Test run\n\n- Result: FAIL\n- Fix: raised the timeout\n- Result: PASS\n"
+    assert parse_verdict(text).decision is not A
+
+
+# Status tables with one ✅ PASS per stage (regression guards: today's reader already
+# decides these; the recognisers must not change that).
+STAGE_TABLES = [
+    (
+        "| Stage | Result |\n|---|---|\n| Build | ✅ PASS |\n| Spec review | ✅ PASS |\n"
+        "| Quality review | ✅ PASS |\n\n**Overall verdict:** ✅ APPROVED\n",
+        A,
+    ),
+    (
+        "| # | Stage | Verdict |\n|---|---|---|\n| 1 | Spec compliance | ✅ PASS |\n"
+        "| 2 | Code quality | ✅ PASS |\n\n**Final verdict: PASS**\n",
+        A,
+    ),
+    (
+        "| Stage | Verdict |\n|---|---|\n| Spec compliance | ✅ PASS |\n"
+        "| Code quality | ❌ FAIL |\n\n**Final verdict: PASS**\n",
+        None,
+    ),
+    (
+        "| Stage | Status |\n|---|---|\n| Lint | ✅ PASS |\n| Tests | ❌ FAIL |\n\n"
+        "**Overall:** ✅ PASS\n",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), STAGE_TABLES)
+def test_stage_tables(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons

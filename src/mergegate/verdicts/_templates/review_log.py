@@ -5,11 +5,12 @@
     - Fix: added the test
     - Code-quality re-review: APPROVED
 
-An entry is a line `<label>: <STATE> …` whose label names a review or its result ("Spec
-compliance review", "Re-review", "First result", "Final code quality re-review") and whose
-value starts with a review state. Entries belong to one reviewer's track: the label without
-its round words ("first", "re-", "final", "after fixes" …), or — when nothing else is left —
-the item the entry is nested under ("- Code-quality reviewer: Bacon." → "  - Re-review: …").
+An entry is a line `<label>: <STATE> …` whose label names a review ("Spec compliance
+review", "Re-review", "Final code quality re-review"), or a result nested under a reviewer's
+item ("First result"), and whose value starts with a review state. Entries belong to one
+reviewer's track: the label without its round words ("first", "re-", "final", "after
+fixes" …), or — when nothing else is left — the item the entry is nested under
+("- Code-quality reviewer: Bacon." → "  - Re-review: …").
 The log is recognised when some track has at least two entries (a review and its re-review).
 Each track's last entry is a verdict field; the earlier ones are superseded and accounted for.
 What follows a state on the deciding entry is read as text after an approval
@@ -52,7 +53,9 @@ _DECISION = {
     "rejected": Decision.REJECT,
     "reject": Decision.REJECT,
 }
-_REVIEW_LABEL = re.compile(r"(?<![a-z])(?:re-?review|review|result)(?![a-z])")
+_REVIEW_LABEL = re.compile(r"(?<![a-z])(?:re-?review|review)(?![a-z])")
+_RESULT_LABEL = re.compile(r"(?<![a-z])result(?![a-z])")
+_REVIEWER = re.compile(r"(?<![a-z])(?:re-?)?review(?:er)?(?![a-z])")
 _ROUND_WORDS = re.compile(
     r"(?<![a-z])(?:first|initial|second|third|final|follow-?up|latest|after fix(?:es)?|"
     r"round[ \t]*\d{1,2}|\d{1,2}(?:st|nd|rd|th))(?![a-z])"
@@ -101,7 +104,7 @@ def _entries(doc: Doc) -> list[_Entry]:
         parent = parents[-1][1] if parents else ""
         parents.append((indent, label))
         state = _STATE.match(value)
-        if state is None or not _REVIEW_LABEL.search(label):
+        if state is None or not _is_review(label, parent):
             continue
         track = " ".join(_ROUND_WORDS.sub(" ", _RE_REVIEW.sub("", label)).split()).strip(" -")
         if track in _GENERIC:
@@ -110,6 +113,14 @@ def _entries(doc: Doc) -> list[_Entry]:
         decision = _DECISION.get(word, Decision.FIXES)
         found.append(_Entry(index, track, decision, word, value[state.end() :]))
     return found
+
+
+def _is_review(label: str, parent: str) -> bool:
+    """A review's entry: a label naming a review, or a result under a reviewer's item (a
+    test run's 'Result: PASS' is not a review)."""
+    if _REVIEW_LABEL.search(label):
+        return True
+    return _RESULT_LABEL.search(label) is not None and _REVIEWER.search(parent) is not None
 
 
 def _deciding_site(doc: Doc, entry: _Entry) -> Site:
