@@ -113,6 +113,13 @@ SHAPES: dict[str, Callable[[int], str]] = {
     ),
     "introduced examples": lambda n: _fill("Reply with a line such as\nVerdict: APPROVE\n\n", n),
     "bare answers": lambda n: _fill("Verdict: APPROVE\nNo issues found. No, wait — fine.\n", n),
+    # The template recognisers (issue 23): finding blocks, severity sections, a review log.
+    "finding blocks": lambda n: _fill(
+        "### Finding 1: leak\n- **Severity:** Low\n- **Suggestion:** close it\n", n
+    ),
+    "severity sections": lambda n: _fill("#### Critical (Must Fix)\n\n- None found\n\n", n),
+    "review log": lambda n: _fill("- Quality re-review: CHANGES_REQUESTED (x)\n  - Fix: y\n", n),
+    "code names": lambda n: _fill("Verdict: APPROVE\n`a_b` c_d.e f/g " * 8 + "\n", n),
 }
 
 

@@ -35,12 +35,29 @@ _FINDINGS_CLAIMS = frozenset(phrases("no findings|no issues|no issues found|zero
 _TERMINAL = re.compile(r"[ \t.!。！✅❌⚠️🟢🔴🟡*_`]*$")
 
 
+# A claim that nothing blocks, explaining a clean verdict beside it: 'no blockers', 'no
+# BLOCKER and no MAJOR findings', 'zero critical or high issues found'. A closed list: the
+# explanation of a yes, never a no ('No blocking issues; approve.', 'APPROVED — no blockers').
+_CLAIM = (
+    r"(?:no|zero|0)[ \t]+(?:(?:critical|blocking|blocker|major|high|important|open|new|"
+    r"outstanding|remaining|p0|p1)[ \t]*(?:,|/|or|and)?[ \t]*){0,4}"
+    r"(?:issues?|findings?|blockers?|problems?|concerns?|defects?)"
+    r"(?:[ \t]+(?:found|identified|remaining|left|open))?"
+)
+_CLAIMS = rf"{_CLAIM}(?:[ \t]*(?:,|;|and|&)[ \t]*{_CLAIM}){{0,3}}"
+_CLEAN_LEAD = re.compile(rf"{_CLAIMS}[ \t]*[;.:—–,][ \t]*(?=\S)")
+_CLEAN_TAIL = re.compile(rf"[ \t]*[—–:;,(-][ \t]*{_CLAIMS}[ \t).!]*")
+
+
 def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
     del doc
     if line.heading_level:
         return None
     text = line.clean
     value = strip_decor(without_list_mark(text))
+    lead = _CLEAN_LEAD.match(value)
+    if lead is not None:
+        value = value[lead.end() :]  # 'No blocking issues; approve.' → 'approve.'
     hit = first_hit(value, at_start=True)
     if hit is not None and hit.decision is not None:
         rest = value[hit.end :]
@@ -51,7 +68,11 @@ def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
         # The verdict and nothing else, but decoration or a closed-list non-blocking extra:
         # 'APPROVED with 3 issues (0 blocking)', 'Approved with nits.'
         whole = _TERMINAL.fullmatch(rest) is not None or (
-            hit.decision is _A and _TERMINAL.fullmatch(skip_extras(rest)) is not None
+            hit.decision is _A
+            and (
+                _TERMINAL.fullmatch(skip_extras(rest)) is not None
+                or _CLEAN_TAIL.fullmatch(rest) is not None
+            )
         )
         plain = hit.phrase not in AMBIGUOUS and hit.phrase not in _FINDINGS_CLAIMS
         placed = not LIST_MARK.match(line.raw) or _in_verdict_section(line)

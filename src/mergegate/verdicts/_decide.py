@@ -37,6 +37,7 @@ from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
 from mergegate.verdicts._refusals import Facts, first_refusal
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._templates import Recognised, mask, recognise
 from mergegate.verdicts._text import bound, has_lookalike
 from mergegate.verdicts._vocab import LabelKind
 
@@ -75,9 +76,14 @@ def parse_verdict(
     bounded = bound(text)
     doc = structure(bounded.lines, bounded.first_line_number, full=bounded.full, cut=bounded.cut)
     warnings = list(bounded.warnings)
-    facts = _read(doc, dialect, review_id, warnings)
+    template = recognise(doc)
+    if template is not None:
+        doc = mask(doc, template.accounted)
+    facts = _read(doc, dialect, review_id, warnings, template)
     outcome = _decide(facts, review_id)
     findings = outcome.findings if outcome.findings is not None else findings_of(doc)
+    if template is not None:
+        findings = _as_template(outcome, template, doc, findings)
     evidence = None
     if outcome.index is not None:
         line = doc.lines[outcome.index]
@@ -103,12 +109,20 @@ def extract_findings(text: str) -> tuple[Finding, ...]:
 # --------------------------------------------------------------------------- reading
 
 
-def _read(doc: Doc, dialect: str | None, review_id: str | None, warnings: list[str]) -> Facts:
+def _read(
+    doc: Doc,
+    dialect: str | None,
+    review_id: str | None,
+    warnings: list[str],
+    template: Recognised | None = None,
+) -> Facts:
     front = read_verdict_frontmatter(doc)
     jsons = find_json_verdicts(doc)
     # Lines inside a JSON verdict are read as JSON, never as prose 'label: value' lines.
     covered = {i for j in jsons for i in range(j.index, j.end_index)}
     sites = [*front.sites, *(s for s in find_sites(doc) if s.index not in covered)]
+    if template is not None:
+        sites.extend(s for s in template.sites if s.index not in covered)
     if dialect is not None:
         sites = [s for s in sites if s.dialect == dialect]
     if dialect not in (None, "json"):
@@ -206,6 +220,25 @@ def _blocking_json_site(found: JsonVerdict, blocking: str) -> Site:
         reason=f"a JSON approval that is not the verdict reports blocking content ({blocking})",
         kind=LabelKind.VERDICT,
     )
+
+
+def _as_template(
+    outcome: _Outcome, template: Recognised, doc: Doc, findings: tuple[Finding, ...]
+) -> tuple[Finding, ...]:
+    """Settle the outcome of a recognised template: its name is the dialect, its blocking
+    content keeps an approval from approving, its findings come first. Returns the findings."""
+    outcome.dialect = template.name
+    if template.blocking is not None and outcome.decision is _A:
+        index, why = template.blocking
+        outcome.decision = _F
+        outcome.index = index
+        outcome.reasons.insert(
+            0, f"blocking content at line {doc.lines[index].number}: {why}; not an approval"
+        )
+    if template.findings is None:
+        return findings
+    ids = {f.id for f in template.findings}
+    return (*template.findings, *(f for f in findings if f.id not in ids))
 
 
 # --------------------------------------------------------------------------- deciding

@@ -11,7 +11,7 @@ from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import SEVERITY_WORDS, Finding, Severity
 from mergegate.verdicts._text import norm
 
-__all__ = ["MAX_FINDINGS", "findings_of"]
+__all__ = ["MAX_FINDINGS", "findings_of", "location_of"]
 
 MAX_FINDINGS = 200
 
@@ -62,7 +62,7 @@ def _finding_from_item(line: Line, current: Severity | None) -> Finding | None:
     if severity is None or norm(body).strip(" *_`.") in _NONE or not body:
         return None
     title = _title_of(body)
-    file, line_no = _location_of(body)
+    file, line_no = location_of(body)
     return Finding.make(severity, title, file=file, line=line_no, detail=body)
 
 
@@ -79,7 +79,8 @@ def _title_of(body: str) -> str:
     return text[:160].strip()
 
 
-def _location_of(body: str) -> tuple[str | None, int | None]:
+def location_of(body: str) -> tuple[str | None, int | None]:
+    """The first `path/file.ext[:line]` named in `body` (a path or a line number needed)."""
     for match in _FILE_LINE.finditer(body):
         name = match.group(1)
         if "/" in name or match.group(2):

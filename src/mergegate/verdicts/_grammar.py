@@ -59,6 +59,9 @@ DIALECTS: tuple[str, ...] = (
     "lgtm",
     "cli-flag",
     "verdict-section",
+    "gerrit",
+    "github",
+    "review-log",
 )
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED

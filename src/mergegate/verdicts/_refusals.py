@@ -16,6 +16,7 @@ from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Severity
+from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._signals import heading_condition, withdrawal_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import hidden_characters
@@ -215,7 +216,7 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         line = doc.lines[index]
         if not line.live or line.blank or index in site_lines or index in covered:
             continue
-        text = line.clean
+        text = prose_of(line.low)  # 'test_verdict_reject_empty' names code, it does not reject
         if line.local:
             found = withdrawal_in(text)
             problem = (_R, f"withdrawn ('{found}')") if found else None

@@ -1,0 +1,27 @@
+"""Names from the changed code inside review prose: not this review's words.
+
+A review talks about the code it read: `test_verdict_reject_empty`, `reject_handler.py`,
+`` `REJECTED` ``, `DO_NOT_MERGE`. Those are names, not the reviewer saying "reject" or "do not
+merge". `prose_of` takes them out of a line before it is read for withdrawals, contradictions
+and conditions: an inline code span holding one token, and any token joining word characters
+with `_`, or with `.` or `/` (a file or a path). A code span with spaces in it is still read
+(`` `do not merge` `` is a phrase, not a name). One split of the line: linear.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.verdicts._vocab import clean_value
+
+__all__ = ["prose_of"]
+
+_CODE_TOKEN = re.compile(r"`[^`\s]{1,200}`")
+_JOINED = re.compile(r"[^\W_]_+[^\W_]|[^\W_][./][^\W_]")
+
+
+def prose_of(low: str) -> str:
+    """`low` (an NFKC, case-folded line) without code names, cleaned like `Line.clean`."""
+    text = _CODE_TOKEN.sub(" ", low)
+    words = [w for w in text.split() if _JOINED.search(w) is None]
+    return clean_value(" ".join(words))

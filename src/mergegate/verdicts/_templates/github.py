@@ -1,0 +1,50 @@
+"""GitHub review states: `APPROVED` approves, `CHANGES_REQUESTED` asks for fixes, and
+`COMMENTED` (or `DISMISSED`, `PENDING`) is no verdict.
+
+A field is a line `state: <STATE>`, `review state: <STATE>` or `reviewDecision: <STATE>` (as
+`gh pr view --json` and the review API print them), the value one of GitHub's states and
+nothing after it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._templates._base import Recognised
+from mergegate.verdicts._templates._fields import field_site
+
+__all__ = ["NAME", "recognise"]
+
+NAME = "github"
+
+_STATE = re.compile(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_`\"]*(?:review[ _]?state|state|review[ _]?decision)[*_`\"]*"
+    r"[ \t]*:[ \t]*[*_`\"]*"
+    r"(approved|changes_requested|commented|dismissed|pending|review_required)[*_`\"]*[ \t,]*",
+    re.IGNORECASE,
+)
+_DECISION = {
+    "approved": (Decision.APPROVE, "the GitHub review state is APPROVED"),
+    "changes_requested": (Decision.FIXES, "the GitHub review state is CHANGES_REQUESTED"),
+}
+
+
+def recognise(doc: Doc) -> Recognised | None:
+    """Every review-state line as a verdict field, or None when there is none."""
+    sites = []
+    for index, line in enumerate(doc.lines):
+        if not line.live or line.blank or len(line.raw) > 60:
+            continue
+        state = _STATE.fullmatch(line.raw)
+        if state is None:
+            continue
+        value = state.group(1).lower()
+        decision, reason = _DECISION.get(
+            value, (Decision.MALFORMED, f"the GitHub review state {value.upper()} is no verdict")
+        )
+        sites.append(field_site(index, line, decision, dialect=NAME, reason=reason))
+    if not sites:
+        return None
+    return Recognised(name=NAME, sites=tuple(sites), accounted=frozenset(s.index for s in sites))

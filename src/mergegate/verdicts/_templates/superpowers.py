@@ -1,0 +1,133 @@
+"""superpowers' code-reviewer template: severity sections, then `**Ready to merge?**`.
+
+    ### Issues
+    #### Critical (Must Fix)      ← blocking
+    #### Important (Should Fix)   ← blocking
+    #### Minor (Nice to Have)
+    ### Assessment
+    **Ready to merge?** Yes | No | With fixes
+
+A section is a heading (or a bold line standing alone) whose title names a severity; it holds
+the lines up to the next heading of the same or a higher level. A section whose every line says
+"nothing here" (`_none.says_none`) is empty: its heading and those lines are accounted for, so
+the generic reader neither reads "(Must Fix)" as blocking prose nor "None found" as a finding.
+A Critical section that lists something (`_critical_item`) is blocking content. Other
+sections with content are left to the generic reader (the shared corpus labels an approval
+beside Important items an approval: the reviewer weighed them). The `Ready to merge?` question
+itself is read by the generic grammar (`_grammar`, dialect `superpowers`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._model import Severity
+from mergegate.verdicts._signals import CONTRAST_OPENING, DONE
+from mergegate.verdicts._templates._base import Recognised, SectionFound
+from mergegate.verdicts._templates._none import says_none
+from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import clean_value
+
+__all__ = ["NAME", "recognise"]
+
+NAME = "superpowers"
+
+_TITLE = re.compile(
+    r"[ \t#*_`]*(critical|important|minor)(?:[ \t]+issues?)?"
+    r"(?:[ \t]*\((?:must fix|should fix|nice to have|consider|optional)[^)]{0,30}\))?[ \t*_`:]*",
+    re.IGNORECASE,
+)
+_SEVERITY = {
+    "critical": Severity.CRITICAL,
+    "important": Severity.IMPORTANT,
+    "minor": Severity.MINOR,
+}
+_BOLD_ALONE = re.compile(r"[ \t]*(?:\*\*|__)([^*_]{1,40})(?:\*\*|__)[ \t:]*")
+# A bold label that closes a section: the template's own next block ('**Ready to merge?**').
+_CLOSING_LABEL = re.compile(
+    r"[ \t]*(?:\*\*|__)[ \t]*(?:ready to merge|reasoning|verdict|assessment|recommendations?|"
+    r"summary)[ \t]*[?:]?[ \t]*(?:\*\*|__)",
+    re.IGNORECASE,
+)
+
+
+def recognise(doc: Doc) -> Recognised | None:
+    """The template's severity sections, or None when the document has no Critical or
+    Important section."""
+    sections: list[SectionFound] = []
+    accounted: set[int] = set()
+    blocking: tuple[int, str] | None = None
+    index = 0
+    while index < len(doc.lines):
+        opened = _opens(doc.lines[index])
+        if opened is None:
+            index += 1
+            continue
+        severity, level = opened
+        end = _section_end(doc, index, level)
+        content = [i for i in range(index + 1, end) if _readable(doc.lines[i])]
+        empty = all(says_none(doc.lines[i].low) for i in content)
+        title = doc.lines[index].raw.strip()[:80]
+        sections.append(SectionFound(title, index, severity, empty))
+        if empty:
+            accounted.update([index, *content])
+        elif blocking is None and severity is Severity.CRITICAL:
+            blocking = _critical_item(doc, content)
+        index = end
+    if not any(s.severity is not Severity.MINOR for s in sections):
+        return None
+    return Recognised(
+        name=NAME, sections=tuple(sections), accounted=frozenset(accounted), blocking=blocking
+    )
+
+
+def _critical_item(doc: Doc, content: list[int]) -> tuple[int, str] | None:
+    """The first line of a Critical section when it lists something. A section that opens
+    with a "nothing here" line or sentence ("None. The branch has no defect that …") and goes
+    on to explain, without a contrast or a blocking statement, lists nothing; the generic
+    reader still reads its lines."""
+    if not content:
+        return None
+    at = content[0]
+    text = doc.lines[at].low
+    if says_none(text) or DONE.search(text):
+        return None  # an item marked fixed is read by the generic reader, as everywhere
+    head, dot, rest = text.partition(". ")
+    explained = dot and says_none(head + ".") and not CONTRAST_OPENING.match(rest)
+    if explained and sentence_problem(clean_value(rest)) is None:
+        return None
+    return at, f"the critical section lists '{text.strip()[:60]}'"
+
+
+def _readable(line: Line) -> bool:
+    return line.live and not line.blank
+
+
+def _opens(line: Line) -> tuple[Severity, int] | None:
+    """(severity, level) when the line opens a severity section: a heading whose title is
+    only a severity name, or a bold line standing alone (level 7, below every heading)."""
+    if not line.live:
+        return None
+    if line.heading_level:
+        text, level = norm(line.heading_text), line.heading_level
+    else:
+        bold = _BOLD_ALONE.fullmatch(line.raw)
+        if bold is None:
+            return None
+        text, level = norm(bold.group(1)), 7
+    match = _TITLE.fullmatch(text)
+    if match is None:
+        return None
+    return _SEVERITY[match.group(1).lower()], level
+
+
+def _section_end(doc: Doc, start: int, level: int) -> int:
+    for index in range(start + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.heading_level and (level == 7 or line.heading_level <= level):
+            return index
+        if (level == 7 and _opens(line) is not None) or _CLOSING_LABEL.match(line.raw):
+            return index
+    return len(doc.lines)

@@ -1,0 +1,278 @@
+"""Issue 23, deliverable 2: template recognisers, and the genuine approvals they stop refusing.
+
+Each table is one class, written from the class (several variants), each hostile or
+non-approving text beside a genuine twin where that makes sense. A row is (text, decision,
+dialect) — the dialect names the recogniser that decided.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import Severity, parse_verdict
+
+A, F, R, M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+
+
+def _superpowers(critical: str, important: str, answer: str, minor: str = "None.") -> str:
+    return (
+        "### Strengths\n\n- Small, focused change.\n\n### Issues\n\n"
+        f"#### Critical (Must Fix)\n\n{critical}\n\n"
+        f"#### Important (Should Fix)\n\n{important}\n\n"
+        f"#### Minor (Nice to Have)\n\n{minor}\n\n"
+        f"### Assessment\n\n**Ready to merge?** {answer}\n\n**Reasoning:** Focused and tested.\n"
+    )
+
+
+# superpowers' code-reviewer template: a section holding only "nothing here" is empty.
+EMPTY_SECTIONS = [
+    (_superpowers("None", "None.", "Yes"), A),
+    (_superpowers("- None found", "- None.", "Yes"), A),
+    (_superpowers("N/A", "- None found in the scoped fix diff.", "Yes"), A),
+    (_superpowers("无", "无。", "Yes"), A),
+    (_superpowers("なし", "特になし", "Yes"), A),
+    (_superpowers("Ninguno.", "Ninguna", "Yes"), A),
+    (_superpowers("Keine", "- Keine.", "Yes"), A),
+    (_superpowers("**None**", "(none)", "Yes", minor="- Rename `x` to `count`."), A),
+    (_superpowers("- None identified within this bounded review.", "None.", "Yes"), A),
+    # A verdict line above the sections: the empty '(Must Fix)' heading is not blocking prose.
+    ("- Verdict: `pass`\n\n" + _superpowers("None.", "None.", "Yes"), A),
+    # The same documents with fixes or a no keep their answer.
+    (_superpowers("None", "None.", "With fixes"), F),
+    (_superpowers("None", "None.", "No"), R),
+    (_superpowers("- None found", "- Missing test for `load()`.", "With fixes"), F),
+    # Not empty: a "none" with more to say, or a real item.
+    (_superpowers("- SQL injection in `login()`; use bound parameters.", "None.", "Yes"), F),
+    (_superpowers("None. But the migration must be reverted first.", "None.", "Yes"), F),
+    (_superpowers("None found in the code except one leak that must be fixed", "None.", "Yes"), F),
+    ("- Verdict: `pass`\n\n" + _superpowers("- Data loss on retry.", "None.", "Yes"), F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), EMPTY_SECTIONS)
+def test_superpowers_empty_sections_are_not_blocking(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, verdict.reasons
+    assert verdict.dialect == "superpowers"
+
+
+def test_superpowers_none_items_are_not_findings() -> None:
+    verdict = parse_verdict(_superpowers("- None found", "- None found in this diff.", "Yes"))
+    assert verdict.findings == ()
+
+
+def _finding(n: int, title: str, severity: str, *, extra: str = "") -> str:
+    return (
+        f"### Finding {n}: {title}\n\n- **Severity:** {severity}\n"
+        "- **Location:** `src/app/auth.py:42`\n"
+        f"{extra}- **Suggestion:** Use a bound parameter.\n\n"
+    )
+
+
+# Megazord finding blocks: the severity field is the finding's, the suggestion is not one.
+MEGAZORD = [
+    ("# Review\n\n" + _finding(1, "SQL injection", "Critical") + "## Verdict\n\nAPPROVE\n", F),
+    ("# Review\n\n" + _finding(1, "Race on retry", "High") + "## Summary\n\nVerdict: PASS\n", F),
+    (
+        "# Review\n\n" + _finding(1, "Naming", "Low") + _finding(2, "Leak", "Critical"),
+        M,
+    ),
+    ("# Review\n\n" + _finding(1, "Naming", "Low") + "## Verdict\n\n**Verdict:** APPROVE\n", A),
+    ("# Review\n\n" + _finding(1, "Leak", "Critical") + "## Verdict\n\n**Verdict:** REJECT\n", R),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MEGAZORD)
+def test_megazord_finding_blocks(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, verdict.reasons
+    assert verdict.dialect == "megazord"
+
+
+def test_megazord_records_the_critical_finding_not_the_suggestion() -> None:
+    text = "# Review\n\n" + _finding(1, "SQL injection", "Critical") + _finding(2, "Naming", "Low")
+    findings = parse_verdict(text).findings
+    assert [(f.severity, f.title) for f in findings] == [
+        (Severity.CRITICAL, "Finding 1: SQL injection"),
+        (Severity.MINOR, "Finding 2: Naming"),
+    ]
+    assert findings[0].file == "src/app/auth.py"
+    assert findings[0].line == 42
+    assert not any("bound parameter" in f.title for f in findings)
+
+
+# BMAD QA gate, Gerrit votes, GitHub review states: the format's own field decides.
+FORMAT_FIELDS = [
+    ("gate: PASS\nstatus_reason: All criteria met.\n", A, "bmad"),
+    ("### Gate Status\n\nGate: PASS → docs/qa/gates/2.1-login.yml\n", A, "bmad"),
+    ("gate: CONCERNS\nstatus_reason: Missing tests.\n", F, "bmad"),
+    ('gate: "FAIL"\nstatus_reason: Broken build.\n', R, "bmad"),
+    ("gate: WAIVED\nwaiver:\n  active: true\n", F, "bmad"),
+    ("Gate: CONCERNS → docs/qa/gates/1.2a-file-model.yml\n", F, "bmad"),
+    ("Code-Review+2\n\nThanks, nice cleanup.\n", A, "gerrit"),
+    ("- **Code-Review+2**\n", A, "gerrit"),
+    ("Code-Review+1\n", M, "gerrit"),
+    ("Code-Review+1\n\nSomeone who owns the module should approve.\n", M, "gerrit"),
+    ("Code-Review-1\n\nPlease close the file handle.\n", F, "gerrit"),
+    ("Code-Review-2\n\nThis breaks the public API.\n", R, "gerrit"),
+    ("Code-Review+2\n\nCode-Review-1\n", F, "gerrit"),
+    ("state: APPROVED\n\nNice work.\n", A, "github"),
+    ("Review state: APPROVED\n", A, "github"),
+    ('"reviewDecision": "APPROVED"\n', A, "github"),
+    ("state: CHANGES_REQUESTED\n\nPlease add tests.\n", F, "github"),
+    ("state: COMMENTED\n\nA question on line 3.\n", M, "github"),
+    ("state: DISMISSED\n", M, "github"),
+    ("state: APPROVED\n\nDo not merge until the migration lands.\n", R, "github"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "dialect"), FORMAT_FIELDS)
+def test_format_fields(text: str, expected: Decision, dialect: str) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, verdict.reasons
+    assert verdict.dialect == dialect
+
+
+# A log of reviews and re-reviews: per reviewer, the last entry decides.
+REVIEW_LOGS = [
+    (
+        "- Spec review: PASS\n- Quality review: CHANGES_REQUESTED (missing test)\n"
+        "- Fix: added the test\n- Quality re-review: APPROVED\n",
+        A,
+    ),
+    (
+        "## Reviews\n\n- Spec compliance review: APPROVED.\n"
+        "- Code quality review: initially CHANGES_REQUESTED for a leak.\n"
+        "- Code quality re-review after fixes: CHANGES_REQUESTED: the test is too loose.\n"
+        "- Final code quality re-review: APPROVED.\n",
+        A,
+    ),
+    (
+        "- Spec reviewer: Ada.\n  - First result: FAIL because the flag is misnamed.\n"
+        "  - Fix: renamed it.\n  - Re-review: PASS.\n"
+        "- Quality reviewer: Bo.\n  - First result: CHANGES_REQUESTED, a mutation leak.\n"
+        "  - Re-review: APPROVED.\n",
+        A,
+    ),
+    # The last one fails: not an approval.
+    (
+        "- Spec review: PASS\n- Quality review: APPROVED\n"
+        "- Quality re-review: CHANGES_REQUESTED (regression)\n",
+        F,
+    ),
+    (
+        "- Spec reviewer: Ada.\n  - First result: PASS.\n  - Re-review: FAIL, the fix broke x.\n",
+        R,
+    ),
+    # The last one passes with a condition: not an approval.
+    (
+        "- Review: CHANGES_REQUESTED\n- Re-review: APPROVED, pending the CI run on main.\n",
+        F,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), REVIEW_LOGS)
+def test_review_log_last_entry_decides(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, verdict.reasons
+    assert verdict.dialect == "review-log"
+
+
+# A clean verdict explained with a negation is not a "no".
+NEGATION_EXPLAINS = [
+    ("APPROVED — no blockers, no major issues.\n", A),
+    ("APPROVED — no BLOCKER and no MAJOR findings.\n", A),
+    ("Approve (no critical or high findings).\n", A),
+    ("No blocking issues; approve.\n", A),
+    ("## Verdict\n\nNo blocking issues found. Approve.\n", A),
+    ("Zero critical issues, no open findings: LGTM.\n", A),
+    # The same shapes with a condition, a contrast or a no.
+    ("No blocking issues; approve once CI passes.\n", None),
+    ("No blocking issues; do not approve.\n", None),
+    ("No blocking issues. Not approved.\n", R),
+    ("No blockers; REJECT.\n", R),
+    ("APPROVED — no blockers, but the migration must be reverted.\n", F),
+    ("APPROVED — no blockers; fix the typo before merge.\n", None),
+    ("No blocking issues found, approve after rebasing.\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NEGATION_EXPLAINS)
+def test_negation_explaining_a_clean_verdict(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
+
+
+# Names from the changed code are not this review's verdict.
+CODE_NAMES = [
+    (
+        "**Verdict:** APPROVE\n\nThe change renames `reject_handler.py` and adds "
+        "`test_verdict_reject_empty`; both are fine.\n",
+        A,
+    ),
+    ("Verdict: APPROVE\n\nNote: the new `REJECTED` enum value and `DO_NOT_MERGE` label work.\n", A),
+    (
+        "Verdict: PASS\n\nThe REJECTED path of src/gate/reject.py is tested by test_gate_reject.\n",
+        A,
+    ),
+    ("Ready to merge? Yes\n\nIt wires `Decision.REJECT` into `do_not_merge_guard()`.\n", A),
+    # Words, not names, still count.
+    ("Verdict: APPROVE\n\nActually, `do not merge` yet.\n", None),
+    ("Verdict: APPROVE\n\nDo not merge: `reject_handler.py` leaks a handle.\n", None),
+    ("Verdict: APPROVE\n\nREJECTED.\n", None),
+    ("Verdict: APPROVE\n\nOn second thought, reject: `test_reject` fails.\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CODE_NAMES)
+def test_code_names_are_not_the_verdict(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
+
+
+def test_a_test_run_log_is_not_a_review_log() -> None:
+    text = "## Test run\n\n- Result: FAIL\n- Fix: raised the timeout\n- Result: PASS\n"
+    assert parse_verdict(text).decision is not A
+
+
+# Status tables with one ✅ PASS per stage (regression guards: today's reader already
+# decides these; the recognisers must not change that).
+STAGE_TABLES = [
+    (
+        "| Stage | Result |\n|---|---|\n| Build | ✅ PASS |\n| Spec review | ✅ PASS |\n"
+        "| Quality review | ✅ PASS |\n\n**Overall verdict:** ✅ APPROVED\n",
+        A,
+    ),
+    (
+        "| # | Stage | Verdict |\n|---|---|---|\n| 1 | Spec compliance | ✅ PASS |\n"
+        "| 2 | Code quality | ✅ PASS |\n\n**Final verdict: PASS**\n",
+        A,
+    ),
+    (
+        "| Stage | Verdict |\n|---|---|\n| Spec compliance | ✅ PASS |\n"
+        "| Code quality | ❌ FAIL |\n\n**Final verdict: PASS**\n",
+        None,
+    ),
+    (
+        "| Stage | Status |\n|---|---|\n| Lint | ✅ PASS |\n| Tests | ❌ FAIL |\n\n"
+        "**Overall:** ✅ PASS\n",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), STAGE_TABLES)
+def test_stage_tables(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
