@@ -113,6 +113,16 @@ SHAPES: dict[str, Callable[[int], str]] = {
     ),
     "introduced examples": lambda n: _fill("Reply with a line such as\nVerdict: APPROVE\n\n", n),
     "bare answers": lambda n: _fill("Verdict: APPROVE\nNo issues found. No, wait — fine.\n", n),
+    # An approving document whose every line is accounted for (`_accounting` walks it all).
+    "accounted sections": lambda n: (
+        _fill("## Notes\n\n**Date:** 2026-01-02\n| a | 1 |\nProse in a section.\n\n", n)
+        + "\n## Verdict\n\n**Verdict:** APPROVED\n"
+    ),
+    # Text under instruction-like headings, read again for a no (`_accounting._hidden_no`).
+    "instruction sections": lambda n: (
+        _fill("## Usage\n\nRun it with the defaults; read the log.\n\n", n)
+        + "\n## Verdict\n\n**Verdict:** APPROVED\n"
+    ),
 }
 
 

@@ -155,6 +155,11 @@ class Line:
     blank: bool = False
     capped: bool = False
     """The line was longer than `MAX_LINE_CHARS` and only its start was read."""
+    example_section: bool = False
+    """Not live only because a heading above it looks like an example, a template or
+    instructions: it still renders as the reviewer's text (`_accounting` reads it)."""
+    footnote: bool = False
+    """A footnote definition (`[^1]: …`), shown at the end of the document as rendered."""
     _low: str | None = None
     _clean: str | None = None
 
@@ -247,6 +252,7 @@ def structure(
     for index in state.view.footnotes if state.view is not None else ():
         line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
         line.raw = line.raw[footnote_marker(line.raw) :]
+        line.footnote = True
     for index in range(start, len(doc.lines)):
         state.index = index
         _classify(doc, index, state)
@@ -279,6 +285,7 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
         line.blank, line.live = True, False
     for index in view.code | view.quote | view.underline:
         doc.lines[index].live = False
+        doc.lines[index].example_section = False
 
 
 def _mark_frontmatter(doc: Doc) -> int:
@@ -369,6 +376,7 @@ def _inherit_section(line: Line, state: _State) -> None:
     line.local = state.local
     line.part = state.part
     if state.example:
+        line.example_section = line.live
         line.live = False  # examples, templates, instructions and their subsections
 
 
