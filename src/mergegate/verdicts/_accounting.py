@@ -45,7 +45,8 @@ _M = Decision.MALFORMED
 _LETTER = re.compile(r"[^\W\d_]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？;；])\s*")
 # 'Key: value' with a short key (markup around it allowed): '**Date:** 2026-01-02'.
-_METADATA = re.compile(r"[ \t>*_`+-]*([^:：|]{1,40}?)[ \t*_`]*[:：][ \t*_`]*(.*)")
+_KEY_SEPARATOR = re.compile(r"[:：]")
+_MAX_KEY_CHARS = 60
 _MAX_KEY_WORDS = 4
 # A signature: '— reviewer-bot', '-- Alice', 'Reviewed-by: …', 'Signed-off-by: …'.
 _SIGNATURE = re.compile(
@@ -56,7 +57,8 @@ _SIGNATURE = re.compile(
 _EMPHASIS_ONLY = re.compile(r"[^\w*_]*([*_]{1,3})[^*_]{1,40}\1[^\w*_]*")
 _MAX_SIGNATURE_WORDS = 5
 # A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
-_PASSED_CHECK = re.compile(r"[ \t*_>+-]*(?:[^\W\d_][\w./-]*[ \t:*_]*){1,3}[✅✔☑][ \t*_]*")
+_CHECK_MARKS = "✅✔☑"
+_MAX_CHECK_WORDS = 3
 # The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
 _COMMAND_WORD = re.compile(r"[a-z][\w.-]*")
 _OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
@@ -235,9 +237,16 @@ def _cannot_carry(text: str) -> bool:
         _is_metadata(text)
         or _is_signature(text)
         or _is_command(text)
-        or _PASSED_CHECK.fullmatch(text) is not None
+        or _is_passed_check(text)
         or _is_label(text)
     )
+
+
+def _is_passed_check(text: str) -> bool:
+    body = text.strip().rstrip(" *_\ufe0f")
+    if not body or body[-1] not in _CHECK_MARKS:
+        return False
+    return 1 <= len(body[:-1].strip(" \t*_>+-:").split()) <= _MAX_CHECK_WORDS
 
 
 def _is_label(text: str) -> bool:
@@ -260,10 +269,13 @@ def _is_command(text: str) -> bool:
 
 
 def _is_metadata(text: str) -> bool:
-    match = _METADATA.fullmatch(text)
-    if match is None:
+    """'Key: value' whose short key (at most four words, markup and list markers around it)
+    is no verdict, status, question, reason or condition key. No regex over the line: the
+    key is what stands before the first colon, within its first 60 characters."""
+    separator = _KEY_SEPARATOR.search(text, 0, _MAX_KEY_CHARS)
+    if separator is None or "|" in text[: separator.start()]:
         return False
-    key = strip_label(match.group(1)).strip(" *_`'\"")
+    key = strip_label(text[: separator.start()]).strip(" *_`'\"")
     if not key or len(key.split()) > _MAX_KEY_WORDS:
         return False
     return label_kind(key) is None and not names_reason_or_condition(key)
