@@ -68,6 +68,16 @@ NO_UNDER_INSTRUCTION_HEADING = {
     ),
     "template": "## Template\n\n**Status:** FAIL\n\n## Result\n\n**Status:** PASS\n",
 }
+# A line that looks like an instruction or an example is still the reviewer's text.
+NO_IN_INSTRUCTION_LINE = {
+    "for_example": (
+        "## Summary\n\nFor example, the tests fail on CI, so do not merge this.\n\n"
+        "## Verdict\n\nVerdict: APPROVE\n"
+    ),
+    "you_should": (
+        "## Notes\n\nYou should not merge this: the tests fail.\n\n**Verdict:** APPROVED\n"
+    ),
+}
 INSTRUCTION_HEADING_TWINS = {
     "usage_in_code": (
         "## Usage\n\n```\nmergegate parse review.md\n```\n\n## Assessment\n\n"
@@ -148,6 +158,7 @@ SCOPE_TWINS = {
 HOSTILE = {
     **NOT_A_NEW_ROUND,
     **NO_UNDER_INSTRUCTION_HEADING,
+    **NO_IN_INSTRUCTION_LINE,
     **CONDITION_ELSEWHERE,
     **PARTIAL_SCOPE,
 }

@@ -28,7 +28,6 @@ as part of a known structure. Linear in the document.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
@@ -65,13 +64,14 @@ _OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
 
 
 def unaccounted(
-    doc: Doc, sites: list[Site], covered: frozenset[int]
+    doc: Doc, sites: list[Site], covered: frozenset[int], start: int
 ) -> tuple[Decision, int, str] | None:
     """The first visible line that can carry a decision and is not accounted for, as a
     refusal (`malformed`, its index, why), or None when the whole document is accounted for.
 
     `sites` are the document's verdict sites (their lines and paragraphs are the verdict's
-    own); `covered` the lines read as JSON verdicts.
+    own); `covered` the lines read as JSON verdicts; `start` the first line of the deciding
+    round (a hidden no of a superseded round is superseded too).
     """
     own = {s.index for s in sites if not s.frontmatter}
     paragraphs = _paragraphs(doc, own, sites)
@@ -86,13 +86,13 @@ def unaccounted(
         if line.blank or line.heading_level:
             in_field = False
             continue
-        if index in covered or index in paragraphs or not (line.live or line.example_section):
+        if index in covered or index in paragraphs or not (line.live or line.instruction_like):
             continue
         in_field = in_field or _is_metadata(line.raw)
         why = None if in_field else _why(line, index, own, first_in, title)
         if why is not None:
             return _refusal(line, index, why)
-    return _hidden_no(doc)
+    return _hidden_no(doc, start)
 
 
 def _refusal(line: Line, index: int, why: str) -> tuple[Decision, int, str]:
@@ -130,8 +130,8 @@ def _why(
         return f"a table cell beside the verdict says '{extra[:60]}'" if extra else None
     if line.footnote:
         return "a footnote qualifies what refers to it"
-    if line.example_section or _is_table_row(text) or _cannot_carry(text):
-        return None  # text under an instruction-like heading: read by `_hidden_no`
+    if _is_table_row(text) or _cannot_carry(text):
+        return None
     return _above_in_preamble(line, index, first_in, title)
 
 
@@ -149,24 +149,16 @@ def _above_in_preamble(
     return "prose above the verdict, outside any section"
 
 
-def _hidden_no(doc: Doc) -> tuple[Decision, int, str] | None:
+def _hidden_no(doc: Doc, start: int) -> tuple[Decision, int, str] | None:
     """A no, a condition or blocking content under a heading that looks like an example,
     a template or instructions ('Usage', 'Prompt injection', '测试用例'): rendered, it is the
     reviewer's text, so it still counts — against the approval, never for one."""
-    hidden = [i for i, line in enumerate(doc.lines) if line.example_section and not line.blank]
+    hidden = [i for i in range(start, len(doc.lines)) if doc.lines[i].instruction_like]
     if not hidden:
         return None
-    shown = Doc(
-        lines=[replace(line, live=line.example_section) for line in doc.lines],
-        frontmatter_end=doc.frontmatter_end,
-    )
-    for site in find_sites(shown):
-        if site.decision is not Decision.APPROVE:
-            return _refusal(
-                doc.lines[site.index],
-                site.index,
-                f"{_heading_of(doc.lines[site.index])}: {site.reason} → {site.decision.value}",
-            )
+    no = _no_site_among_hidden(doc, start)
+    if no is not None:
+        return no
     for index in hidden:
         line = doc.lines[index]
         problem = next(
@@ -174,6 +166,25 @@ def _hidden_no(doc: Doc) -> tuple[Decision, int, str] | None:
         )
         if problem is not None:
             return _refusal(line, index, f"{_heading_of(line)}: {problem[1]}")
+    return None
+
+
+def _no_site_among_hidden(doc: Doc, start: int) -> tuple[Decision, int, str] | None:
+    """A verdict site that does not approve on the hidden lines alone, read with the same
+    grammar (the hidden lines are made the only live ones for that one pass, then restored)."""
+    saved = [line.live for line in doc.lines]
+    try:
+        for line in doc.lines:
+            line.live = line.instruction_like
+        sites = find_sites(doc)
+    finally:
+        for line, live in zip(doc.lines, saved, strict=True):
+            line.live = live
+    for site in sites:
+        if site.index >= start and site.decision is not Decision.APPROVE:
+            line = doc.lines[site.index]
+            reason = f"{site.reason} → {site.decision.value}"
+            return _refusal(line, site.index, f"{_heading_of(line)}: {reason}")
     return None
 
 

@@ -306,7 +306,7 @@ def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | N
     if trailer is not None:
         outcome.findings = trailer.findings
     refusal = first_refusal(facts, in_scope, start, review_id, trailer) or unaccounted(
-        facts.doc, facts.sites, facts.covered
+        facts.doc, facts.sites, facts.covered, start
     )
     if refusal is not None:
         decision, index, why = refusal
