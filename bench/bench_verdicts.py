@@ -120,6 +120,16 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "severity sections": lambda n: _fill("#### Critical (Must Fix)\n\n- None found\n\n", n),
     "review log": lambda n: _fill("- Quality re-review: CHANGES_REQUESTED (x)\n  - Fix: y\n", n),
     "code names": lambda n: _fill("Verdict: APPROVE\n`a_b` c_d.e f/g " * 8 + "\n", n),
+    # An approving document whose every line is accounted for (`_accounting` walks it all).
+    "accounted sections": lambda n: (
+        _fill("## Notes\n\n**Date:** 2026-01-02\n| a | 1 |\nProse in a section.\n\n", n)
+        + "\n## Verdict\n\n**Verdict:** APPROVED\n"
+    ),
+    # Text under instruction-like headings, read again for a no (`_accounting._hidden_no`).
+    "instruction sections": lambda n: (
+        _fill("## Usage\n\nRun it with the defaults; read the log.\n\n", n)
+        + "\n## Verdict\n\n**Verdict:** APPROVED\n"
+    ),
 }
 
 

@@ -12,7 +12,12 @@ import pytest
 from mergegate.decisions import Decision
 from mergegate.verdicts import parse_verdict
 
-_BODY = "# Review\n\nThe change adds retry logic to the uploader; tests cover the new path.\n\n"
+# The summary has its own section: prose above a verdict outside any section is not accounted
+# for (`_accounting`), whatever it says.
+_BODY = (
+    "# Review\n\n## Summary\n\nThe change adds retry logic to the uploader; tests cover the "
+    "new path.\n\n"
+)
 _CRITICAL = "- The retry loop never terminates when the server answers 500.\n"
 
 HOSTILE = {
@@ -215,6 +220,12 @@ def test_verdict_footnote_is_visible_text_and_counts(footnote: str) -> None:
     assert parse_verdict(text).decision is not Decision.APPROVE
 
 
-def test_verdict_footnote_genuine_twin_approves() -> None:
+def test_verdict_footnote_is_never_accounted_for() -> None:
+    """Whatever a footnote says, it qualifies the text that refers to it: an approving
+    document with one is `malformed`, the footnote its evidence (`_accounting`)."""
     text = _BODY + "Verdict: APPROVE[^1]\n\n[^1]: Thanks to the team for the quick turnaround.\n"
-    assert parse_verdict(text).decision is Decision.APPROVE
+    verdict = parse_verdict(text)
+    assert verdict.decision is Decision.MALFORMED
+    assert verdict.evidence is not None
+    assert "Thanks" in verdict.evidence.text
+    assert parse_verdict(_BODY + "Verdict: APPROVE\n").decision is Decision.APPROVE

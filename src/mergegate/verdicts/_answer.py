@@ -171,9 +171,9 @@ def skip_extras(tail: str) -> str:
 
 
 def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
-    scoped = sig.scoped_answer_in(clause)
-    if scoped is not None:
-        return _M, f"the answer is about another change ('{scoped}')"
+    scope = _scope_problem(clause)
+    if scope is not None:
+        return _M, scope
     doubt = sig.doubt_in(clause)
     if doubt is not None:
         return _M, f"hedged ('{doubt}')"
@@ -186,6 +186,17 @@ def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
     if conflict is not None:
         return _F, f"the same clause also says '{conflict.phrase}'"
     return sentence_problem(clause)
+
+
+def _scope_problem(clause: str) -> str | None:
+    """The answer is about another change, or about only a part of this one."""
+    scoped = sig.scoped_answer_in(clause)
+    if scoped is not None:
+        return f"the answer is about another change ('{scoped}')"
+    partial = sig.partial_scope_in(clause)
+    if partial is not None:
+        return f"the approval covers only part of the change ('{partial}')"
+    return None
 
 
 def _conflicting(clause: str) -> Hit | None:

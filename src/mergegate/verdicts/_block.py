@@ -32,7 +32,7 @@ from mergegate.verdicts._signals import NONE_ITEM
 from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._vocab import phrases
 
-__all__ = ["BLOCK_REACH", "block_problem"]
+__all__ = ["BLOCK_REACH", "block_problem", "names_reason_or_condition"]
 
 BLOCK_REACH = 40
 """How many lines above and below a verdict its block may reach."""
@@ -145,6 +145,11 @@ def _field(line: Line) -> tuple[str, str] | None:
     if label in _CONDITION_FIELDS:
         return "condition", match.group(2)
     return None
+
+
+def names_reason_or_condition(label: str) -> bool:
+    """The label names a verdict's reason or condition field ('Notes', 'Caveats')."""
+    return label in _REASON_FIELDS or label in _CONDITION_FIELDS
 
 
 def _continuation_end(doc: Doc, index: int, last: int) -> int:

@@ -14,7 +14,10 @@ A document approves only when every one of these holds (`docs/verdicts.md` resta
     no blocking content exists in the deciding round (`_signals`, `_blocking`);
 (d) every JSON verdict in live text reads strictly (`_jsonverdict`), a trailer agrees with
     the prose and lists no blocking finding; with a `review_id`, a trailer carrying that id
-    is required.
+    is required;
+(e) the whole document is accounted for (`_accounting`): no visible line that can carry a
+    decision stands where no reader looked (above a verdict outside any section, a footnote,
+    a cell beside the verdict, text under an instruction-like heading that says no).
 
 And the input was read whole: an input cut to the window, a line cut to its cap, a verdict
 written with look-alike characters or U+FFFD never approves. Anything else is not `approve`:
@@ -29,6 +32,7 @@ from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.errors import UsageError
+from mergegate.verdicts._accounting import unaccounted
 from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._frontmatter import read_verdict_frontmatter
 from mergegate.verdicts._grammar import DIALECTS, find_sites
@@ -334,7 +338,9 @@ def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | N
     )
     if trailer is not None:
         outcome.findings = trailer.findings
-    refusal = first_refusal(facts, in_scope, start, review_id, trailer)
+    refusal = first_refusal(facts, in_scope, start, review_id, trailer) or unaccounted(
+        facts.doc, facts.sites, facts.covered, start
+    )
     if refusal is not None:
         decision, index, why = refusal
         outcome.decision = decision

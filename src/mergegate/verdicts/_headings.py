@@ -8,7 +8,7 @@ import re
 from typing import NamedTuple
 
 from mergegate.verdicts._text import has_lookalike
-from mergegate.verdicts._vocab import LabelKind, label_kind
+from mergegate.verdicts._vocab import LabelKind, label_kind, phrases
 
 __all__ = ["HeadingKind", "heading_kind"]
 
@@ -39,6 +39,13 @@ _EXAMPLE_HEADING_WORDS = (
     "exemple",
     "modèle",
 )
+# Whole words ('Formatting & Style' is not a 'format' heading); CJK words anywhere.
+_EXAMPLE_HEADING = re.compile(
+    r"(?<![a-z])(?:"
+    + "|".join(re.escape(w) for w in _EXAMPLE_HEADING_WORDS if w.isascii())
+    + r")s?(?![a-z])|"
+    + "|".join(re.escape(w) for w in _EXAMPLE_HEADING_WORDS if not w.isascii())
+)
 # Headings whose verdicts are about something other than the change: 'Alternative 2',
 # 'Decision 3: ...', 'Finding #4'. Their verdicts never decide, either way.
 _LOCAL_HEADING = re.compile(
@@ -56,9 +63,12 @@ _PART_HEADING = re.compile(
     r"layer|scope)(?:[ \t]*[:#]|[ \t]+[a-z0-9](?![a-z])|[ \t]*\d)"
 )
 # Headings that open a new round of a multi-round document: what came before is superseded.
-# Strong words count anywhere in the heading, weak ones ('Update', 'Edit') only first.
+# A new round needs a heading that names a new review. Strong words count anywhere in the
+# heading; a round number ('Round 2') or a weak first word ('Update', 'Edit') only when the
+# rest of the heading names nothing but the review itself ('Round-2 verdict', 'Update'):
+# 'Updated files', 'Edit history', 'Round 2 notes' are sections, not reviews.
 _ROUND_HEADING = re.compile(
-    r"(?<![a-z])(?:round[ \t-]*(?:\d|[ivx]+\b|one|two|three|four|five|final)|re[ -]?review|"
+    r"(?<![a-z])(?:re[ -]?review|"
     r"re[ -]?check|re[ -]?verif|re[ -]?assess|re[ -]?evaluat|(?:second|third|fourth|"
     r"final|follow[ -]?up|another) (?:pass|round|look|review|iteration)|addendum|"
     r"after (?:the )?fix|post[ -]fix|fix(?:es)? (?:confirmation|verified|verification|review)|"
@@ -66,10 +76,34 @@ _ROUND_HEADING = re.compile(
     r"第.{1,3}轮|复审|再审|复查|追加审查|补充审查|再レビュー|再確認|追記|再検証|재검토|재리뷰|"
     r"segunda revisi|nueva revisi|deuxième (?:passe|revue)|nachtrag|zweite runde|erneute prüfung"
 )
-_ROUND_FIRST_WORD = re.compile(
-    r"(?:update|updated|edit|edited|follow[ -]?up|iteration[ \t]*\d|revision[ \t]*\d|"
-    r"pass[ \t]*\d|更新|업데이트|actualizaci|atualiza|mise à jour|aktualisierung)(?![a-z])"
+_ROUND_NUMBER = re.compile(
+    r"(?<![a-z])round[ \t-]*(?:\d+|[ivx]+\b|one|two|three|four|five|final)(?![a-z0-9])"
 )
+_ROUND_FIRST_WORD = re.compile(
+    r"(?:update|updated|edit|edited|follow[ -]?up|iteration[ \t]*\d+|revision[ \t]*\d+|"
+    r"pass[ \t]*\d+|更新|업데이트|actualizaci\w*|atualiza\w*|mise à jour|aktualisierung)(?![a-z])"
+)
+# What may stand beside a round number or a weak first word: words about the review itself.
+_ROUND_REST_WORDS = frozenset(
+    phrases(
+        """review|reviews|verdict|verdicts|result|results|finding|findings|assessment|summary|
+feedback|approval|decision|complete|completed|of|the|and|after|on|by"""
+    )
+)
+
+
+def _opens_round(low: str, bare: str) -> bool:
+    """The heading names a new review: a strong round word, or a round number / weak first
+    word with nothing else but words about the review, dates and numbers."""
+    if _ROUND_HEADING.search(low):
+        return True
+    mark = _ROUND_NUMBER.search(bare) or _ROUND_FIRST_WORD.match(bare)
+    if mark is None:
+        return False
+    rest = bare[: mark.start()] + " " + bare[mark.end() :]
+    return all(word in _ROUND_REST_WORDS or word.isdigit() for word in _WORDS.findall(rest))
+
+
 _VERDICT_HEADING_WORDS = (
     "verdict",
     "decision",
@@ -137,8 +171,8 @@ def heading_kind(text: str, low: str, level: int) -> HeadingKind:
         # section, or 'No findings.' under it would approve without an authoritative word.
         verdict_like=not has_lookalike(text) and _verdict_heading(bare),
         local=bool(_LOCAL_HEADING.match(bare) or (level >= 3 and _FINDING_ID.match(bare))),
-        example=any(word in low for word in _EXAMPLE_HEADING_WORDS),
-        round=bool(_ROUND_HEADING.search(low) or _ROUND_FIRST_WORD.match(bare)),
+        example=_EXAMPLE_HEADING.search(low) is not None,
+        round=_opens_round(low, bare),
         part=bool(_PART_HEADING.match(bare)),
         advisory=_ADVISORY_HEADING.search(low) is not None
         and _BLOCKING_HEADING.search(low) is None,

@@ -155,6 +155,12 @@ class Line:
     blank: bool = False
     capped: bool = False
     """The line was longer than `MAX_LINE_CHARS` and only its start was read."""
+    instruction_like: bool = False
+    """Not live only because it looks like an instruction, an echoed template or an example
+    (itself, or the heading above it): it still renders as the reviewer's text, so
+    `_accounting` reads it for a no."""
+    footnote: bool = False
+    """A footnote definition (`[^1]: …`), shown at the end of the document as rendered."""
     _low: str | None = None
     _clean: str | None = None
 
@@ -247,6 +253,7 @@ def structure(
     for index in state.view.footnotes if state.view is not None else ():
         line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
         line.raw = line.raw[footnote_marker(line.raw) :]
+        line.footnote = True
     for index in range(start, len(doc.lines)):
         state.index = index
         _classify(doc, index, state)
@@ -279,6 +286,7 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
         line.blank, line.live = True, False
     for index in view.code | view.quote | view.underline:
         doc.lines[index].live = False
+        doc.lines[index].instruction_like = False
 
 
 def _mark_frontmatter(doc: Doc) -> int:
@@ -333,6 +341,7 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
     setext = state.view is not None and index in state.view.setext
     if line.live and (not line.heading_level or state.instruction_tail or setext):
         line.live = not _is_instruction_or_template(line, state)
+        line.instruction_like = not line.live
     state.prev_blank = False
 
 
@@ -359,6 +368,7 @@ def _classify_plain(line: Line, state: _State) -> None:
     _inherit_section(line, state)
     if line.live:
         line.live = not _is_instruction_or_template(line, state)
+        line.instruction_like = not line.live
     state.prev_blank = False
 
 
@@ -369,6 +379,7 @@ def _inherit_section(line: Line, state: _State) -> None:
     line.local = state.local
     line.part = state.part
     if state.example:
+        line.instruction_like = line.live
         line.live = False  # examples, templates, instructions and their subsections
 
 

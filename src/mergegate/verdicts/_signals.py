@@ -52,6 +52,7 @@ __all__ = [
     "non_blocking_extra",
     "not_reviewed_in",
     "obligation_in",
+    "partial_scope_in",
     "reported_before",
     "scoped_answer_in",
     "withdrawal_in",
@@ -285,6 +286,35 @@ def scoped_answer_in(text: str) -> str | None:
     """A scope in the answer's clause that makes it a verdict about another change, or None."""
     found = _SCOPED_ANSWER.search(text)
     return found.group(0) if found is not None else None
+
+
+# Right after the answer: a scope it is given ('for Phase 2', 'for the docs part', '(web
+# only)'). What it may name without narrowing the approval: the change as a whole, or the
+# step the approval allows ('APPROVED FOR PHASE 5 EXECUTION', 'Ready to merge for the LOCAL
+# deliverable').
+_FOR_SCOPE = re.compile(r"[ \t,:(\[-]*(?:only )?for ([^.;,:!?()\[\]]{1,80})")
+_ONLY_SCOPE = re.compile(r"\(([^()]{1,80}) only\)|(?<!\w)only (?:for|in|on) [^.;,:!?]{1,80}")
+_WHOLE_SCOPE = frozenset(
+    phrases(
+        """merge|merging|merged|execution|implementation|release|releasing|deployment|deploy|
+production|prod|commit|committing|shipping|ship|deliverable|change|changes|pr|mr|patch|
+diff|branch|main|master|trunk|it|this|review|use|landing|integration"""
+    )
+)
+
+
+def partial_scope_in(clause: str) -> str | None:
+    """A scope right after an approving answer that narrows it to a part of the change
+    ('approve for Phase 2', 'APPROVED (packages/web only)', 'LGTM for the docs part'), or
+    None. Such an answer is not an unconditional approval of the whole change."""
+    only = _ONLY_SCOPE.search(clause)
+    if only is not None:
+        return only.group(0).strip()
+    scope = _FOR_SCOPE.match(clause)
+    if scope is None:
+        return None
+    words = re.findall(r"[^\W_]+", scope.group(1))
+    return None if words and words[-1] in _WHOLE_SCOPE else scope.group(0).strip(" ,:(-")
 
 
 # --------------------------------------------------------------------------- withdrawals

@@ -1,0 +1,298 @@
+"""Approval by allow-list of the whole document: every line that shows is accounted for.
+
+An approving verdict is kept only when each line a reader sees is one of:
+
+* the verdict itself and its paragraph (read by the answer and block readers, `_answer`,
+  `_block`);
+* a line of a *section*: text under a heading that names a part of a review (summary,
+  strengths, findings, testing, security, a file …) — the review's body, whose blocking
+  sections must be empty (`_blocking`);
+* a line that cannot carry a decision, whatever it says: a heading, a horizontal rule or a
+  line of decoration only, a metadata `Key: value` line whose key is not a verdict, status,
+  reason or condition key, a signature (`— reviewer-bot`, `Reviewed-by: …`, a short
+  emphasised name), a recorded command line (`$ …`, a command with `--flags`), a row of a
+  table that holds no verdict, a table's delimiter row;
+* invisible or someone else's text: code, quotes, comments, link references, frontmatter
+  (each read by its own reader).
+
+A line *can carry a decision* when it is visible prose outside those places: prose before
+the first heading (or under the document's title) that is not the verdict's paragraph,
+text under a heading that looks like an example, a template or instructions (`Usage`,
+`Prompt injection`, `测试用例` — rendered, it is still the reviewer's text, not code), a
+footnote (it qualifies whatever refers to it), and a cell beside the verdict in its table
+row (`| Verdict | APPROVED | after CI is green |`). Such a line makes an approving document
+`malformed`, with that line as evidence: mergegate does not approve what it has not read
+as part of a known structure. Linear in the document.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._block import names_reason_or_condition
+from mergegate.verdicts._grammar import find_sites
+from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._site import Site, strip_label
+from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import clean_value, hits, label_kind
+
+__all__ = ["unaccounted"]
+
+_M = Decision.MALFORMED
+_LETTER = re.compile(r"[^\W\d_]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？;；])\s*")
+# 'Key: value' with a short key (markup around it allowed): '**Date:** 2026-01-02'.
+_KEY_SEPARATOR = re.compile(r"[:：]")
+_MAX_KEY_CHARS = 60
+_MAX_KEY_WORDS = 4
+# A signature: '— reviewer-bot', '-- Alice', 'Reviewed-by: …', 'Signed-off-by: …'.
+_SIGNATURE = re.compile(
+    r"[ \t]*(?:[—–~]|--)[ \t]*[^\W\d_][^.!?]{0,40}$|"
+    r"[ \t*_]*(?:reviewed[- ]by|signed-off-by|co-authored-by|generated (?:by|with))\b"
+)
+# A line that is only emphasis: '*Forge Supervisor*', '_reviewer-bot_' (with emoji).
+_EMPHASIS_ONLY = re.compile(r"[^\w*_]*([*_]{1,3})[^*_]{1,40}\1[^\w*_]*")
+_MAX_SIGNATURE_WORDS = 5
+# A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
+_CHECK_MARKS = "✅✔☑"
+_MAX_CHECK_WORDS = 3
+# The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
+_COMMAND_WORD = re.compile(r"[a-z][\w.-]*")
+_OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
+
+
+def unaccounted(
+    doc: Doc, sites: list[Site], covered: frozenset[int], start: int
+) -> tuple[Decision, int, str] | None:
+    """The first visible line that can carry a decision and is not accounted for, as a
+    refusal (`malformed`, its index, why), or None when the whole document is accounted for.
+
+    `sites` are the document's verdict sites (their lines and paragraphs are the verdict's
+    own); `covered` the lines read as JSON verdicts; `start` the first line of the deciding
+    round (a hidden no of a superseded round is superseded too).
+    """
+    own = {s.index for s in sites if not s.frontmatter}
+    paragraphs = _paragraphs(doc, own, sites)
+    title = _title_index(doc)
+    # A JSON trailer sums up the prose of its round (`_refusals._after` reads it), so only
+    # a prose verdict has a place above it.
+    prose = {s.index for s in sites if not s.frontmatter and s.dialect != "json"}
+    first_in = _first_site_in_section(doc, prose, title)
+    in_field = False  # inside the paragraph of a metadata line: its value goes on
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.blank or line.heading_level:
+            in_field = False
+            continue
+        if index in covered or index in paragraphs or not (line.live or line.instruction_like):
+            continue
+        in_field = in_field or _is_metadata(line.raw)
+        why = None if in_field else _why(line, index, own, first_in, title)
+        if why is not None:
+            return _refusal(line, index, why)
+    return _hidden_no(doc, start)
+
+
+def _refusal(line: Line, index: int, why: str) -> tuple[Decision, int, str]:
+    return (
+        _M,
+        index,
+        f"line {line.number} is not accounted for ({why}): an approval stands only when "
+        "every line of the document is part of a known structure",
+    )
+
+
+def _section_key(line: Line, title: int | None) -> int:
+    """The section a line is in, by its heading's index; -1 for the preamble (no heading,
+    or only the document's title above)."""
+    section = line.section
+    return -1 if section is None or section.line_index == title else section.line_index
+
+
+def _first_site_in_section(doc: Doc, own: set[int], title: int | None) -> dict[int, int]:
+    first: dict[int, int] = {}
+    for index in sorted(own):
+        first.setdefault(_section_key(doc.lines[index], title), index)
+    return first
+
+
+def _why(
+    line: Line, index: int, own: set[int], first_in: dict[int, int], title: int | None
+) -> str | None:
+    """Why this visible line can carry a decision where it stands, or None."""
+    text = line.raw
+    if not _LETTER.search(text):
+        return None  # decoration, a rule, numbers: nothing a decision can be made of
+    if index in own:
+        extra = _cells_beside_verdict(text)
+        return f"a table cell beside the verdict says '{extra[:60]}'" if extra else None
+    if line.footnote:
+        return "a footnote qualifies what refers to it"
+    if _is_table_row(text) or _cannot_carry(text):
+        return None
+    return _above_in_preamble(line, index, first_in, title)
+
+
+def _above_in_preamble(
+    line: Line, index: int, first_in: dict[int, int], title: int | None
+) -> str | None:
+    """Prose above a verdict that stands outside any section, in no section itself: the
+    place a qualification of that verdict stands ('Merge only once …' / 'Verdict: APPROVED').
+    A section's text is the review's body; the preamble of a document whose verdict has
+    its own section is its introduction; text after the verdict is read like any text after
+    an approval (`_refusals`)."""
+    verdict_at = first_in.get(-1)
+    if _section_key(line, title) != -1 or verdict_at is None or index > verdict_at:
+        return None
+    return "prose above the verdict, outside any section"
+
+
+def _hidden_no(doc: Doc, start: int) -> tuple[Decision, int, str] | None:
+    """A no, a condition or blocking content under a heading that looks like an example,
+    a template or instructions ('Usage', 'Prompt injection', '测试用例'): rendered, it is the
+    reviewer's text, so it still counts — against the approval, never for one."""
+    hidden = [i for i in range(start, len(doc.lines)) if doc.lines[i].instruction_like]
+    if not hidden:
+        return None
+    no = _no_site_among_hidden(doc, start)
+    if no is not None:
+        return no
+    for index in hidden:
+        line = doc.lines[index]
+        problem = next(
+            filter(None, (sentence_problem(s) for s in _SENTENCE_END.split(line.clean))), None
+        )
+        if problem is not None:
+            return _refusal(line, index, f"{_heading_of(line)}: {problem[1]}")
+    return None
+
+
+def _no_site_among_hidden(doc: Doc, start: int) -> tuple[Decision, int, str] | None:
+    """A verdict site that does not approve on the hidden lines alone, read with the same
+    grammar (the hidden lines are made the only live ones for that one pass, then restored)."""
+    saved = [line.live for line in doc.lines]
+    try:
+        for line in doc.lines:
+            line.live = line.instruction_like
+        sites = find_sites(doc)
+    finally:
+        for line, live in zip(doc.lines, saved, strict=True):
+            line.live = live
+    for site in sites:
+        if site.index >= start and site.decision is not Decision.APPROVE:
+            line = doc.lines[site.index]
+            reason = f"{site.reason} → {site.decision.value}"
+            return _refusal(line, site.index, f"{_heading_of(line)}: {reason}")
+    return None
+
+
+def _heading_of(line: Line) -> str:
+    heading = line.section.text[:40] if line.section is not None else ""
+    return f"under '{heading}', a heading that looks like instructions but still shows"
+
+
+def _paragraphs(doc: Doc, own: set[int], sites: list[Site]) -> set[int]:
+    """The lines of each verdict's paragraph (up to a blank line or a heading), and the
+    answer lines below a label or question standing alone."""
+    found: set[int] = set()
+    below = {s.index for s in sites if s.answer_below}
+    for index in own:
+        for step in (-1, 1):
+            at = index + step
+            while 0 <= at < len(doc.lines) and at not in found:
+                line = doc.lines[at]
+                if line.blank and not (step == 1 and index in below and at == index + 1):
+                    break
+                if line.heading_level:
+                    break
+                found.add(at)
+                at += step
+    return found
+
+
+def _title_index(doc: Doc) -> int | None:
+    """The document's title: a first heading of level 1 that is not itself a verdict section.
+    Prose under it, before any other heading, stands outside every section."""
+    for line in doc.lines[doc.frontmatter_end + 1 :]:
+        if line.heading_level and line.section is not None:
+            title = line.section
+            return title.line_index if title.level == 1 and not title.verdict_like else None
+    return None
+
+
+def _is_table_row(text: str) -> bool:
+    return text.lstrip().startswith("|")
+
+
+def _cells_beside_verdict(text: str) -> str | None:
+    """Text in a cell after the verdict's label and value in its table row, or None. Only a
+    row that opens with a verdict label is a label/value pair ('| Verdict | APPROVED |'); in a
+    row of a verdict column ('| T1 | ✓ pass | evidence |') the other cells describe the part
+    the row is about (and a part's yes never approves on its own)."""
+    if not _is_table_row(text):
+        return None
+    cells = [c.strip() for c in text.strip().strip("|").split("|")]
+    worded = [c for c in cells if _LETTER.search(c)]
+    if not worded or label_kind(strip_label(norm(worded[0])).strip(" *_`'\"")) is None:
+        return None
+    # A label and its value; a third cell with words says something about the verdict.
+    return worded[2] if len(worded) > 2 else None
+
+
+def _cannot_carry(text: str) -> bool:
+    """A line whose shape carries no decision: metadata, a signature, a recorded command, a
+    passed check ('Spec ✅'), a one-word label."""
+    return (
+        _is_metadata(text)
+        or _is_signature(text)
+        or _is_command(text)
+        or _is_passed_check(text)
+        or _is_label(text)
+    )
+
+
+def _is_passed_check(text: str) -> bool:
+    body = text.strip().rstrip(" *_\ufe0f")
+    if not body or body[-1] not in _CHECK_MARKS:
+        return False
+    return 1 <= len(body[:-1].strip(" \t*_>+-:").split()) <= _MAX_CHECK_WORDS
+
+
+def _is_label(text: str) -> bool:
+    """One word that is no verdict word: a label or a title ('Review.', 'Body')."""
+    words = text.split()
+    return len(words) == 1 and not hits(clean_value(norm(text)))
+
+
+def _is_command(text: str) -> bool:
+    """A recorded command line: '$ mergegate parse …', or a command word followed by
+    arguments with at least one '--option' ('ssf review … --verdict pass')."""
+    words = text.split()
+    if words[:1] == ["$"]:
+        return True
+    return (
+        bool(words)
+        and _COMMAND_WORD.fullmatch(words[0]) is not None
+        and any(_OPTION.fullmatch(w) for w in words[1:])
+    )
+
+
+def _is_metadata(text: str) -> bool:
+    """'Key: value' whose short key (at most four words, markup and list markers around it)
+    is no verdict, status, question, reason or condition key. No regex over the line: the
+    key is what stands before the first colon, within its first 60 characters."""
+    separator = _KEY_SEPARATOR.search(text, 0, _MAX_KEY_CHARS)
+    if separator is None or "|" in text[: separator.start()]:
+        return False
+    key = strip_label(text[: separator.start()]).strip(" *_`'\"")
+    if not key or len(key.split()) > _MAX_KEY_WORDS:
+        return False
+    return label_kind(key) is None and not names_reason_or_condition(key)
+
+
+def _is_signature(text: str) -> bool:
+    if _SIGNATURE.match(text.casefold()):
+        return True
+    return _EMPHASIS_ONLY.fullmatch(text) is not None and len(text.split()) <= _MAX_SIGNATURE_WORDS

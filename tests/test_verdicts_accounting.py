@@ -1,0 +1,228 @@
+"""Approval by allow-list of the whole document (`mergegate.verdicts._accounting`), and the
+hostile classes it closes: headings read as a new round, a "no" under a heading that looks
+like instructions, conditions in a third table cell, a footnote or above the verdict, and
+approvals scoped to a part of the change. Each hostile class has several variants written
+from the class, and genuine twins that still approve."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import parse_verdict
+
+A, M = Decision.APPROVE, Decision.MALFORMED
+
+# A heading that is not a review: what follows it does not supersede the no before it.
+NOT_A_NEW_ROUND = {
+    "updated_files": (
+        "## Review\n\n**Verdict:** REJECT — the migration drops the users table.\n\n"
+        "## Updated files\n\n- db/migrate.py\n\n**Verdict:** APPROVE\n"
+    ),
+    "edit_history": (
+        "**Ready to merge?** No\n\nThe cache is never invalidated.\n\n### Edit history\n\n"
+        "**Ready to merge?** Yes\n"
+    ),
+    "round_notes": (
+        "## Review\n\nVerdict: REQUEST CHANGES\n\n## Round 2 notes\n\nVerdict: APPROVE\n"
+    ),
+    "update_typo": "Verdict: REJECT\n\n## Update: fixed a typo in the README\n\nVerdict: APPROVE\n",
+    "follow_up_questions": "**Status:** FAIL\n\n## Follow-up questions\n\n**Status:** PASS\n",
+    "edited_wording": (
+        "Decision: REJECTED\n\n### Edited wording of the summary\n\nDecision: APPROVED\n"
+    ),
+    "iteration_changelog": "Verdict: REJECT\n\n## Iteration 2 changelog\n\nVerdict: APPROVE\n",
+}
+NEW_ROUND_TWINS = {
+    "re_review": (
+        "## Review\n\n**Verdict:** REJECT — the migration drops the users table.\n\n"
+        "## Re-review after fixes\n\nThe migration now keeps the table.\n\n**Verdict:** APPROVE\n"
+    ),
+    "round_2": "## Review\n\nVerdict: REQUEST CHANGES\n\n## Round 2\n\nVerdict: APPROVE\n",
+    "round_2_verdict": (
+        "## Review\n\nVerdict: REQUEST CHANGES\n\n## Round-2 verdict\n\nVerdict: APPROVE\n"
+    ),
+    "follow_up_review": "Verdict: REJECT\n\n## Follow-up review\n\nVerdict: APPROVE\n",
+    "update": "Verdict: REJECT\n\n## Update\n\nVerdict: APPROVE\n",
+}
+
+# A heading that looks like instructions or an example does not hide the reviewer's no.
+NO_UNDER_INSTRUCTION_HEADING = {
+    "usage": (
+        "## Usage\n\nReady to merge? No — the migration deletes user data.\n\n"
+        "## Assessment\n\n**Ready to merge?** Yes\n"
+    ),
+    "prompt_injection": (
+        "## Prompt injection\n\nThe endpoint runs shell input. Do not merge.\n\n"
+        "## Verdict\n\n**Verdict:** APPROVE\n"
+    ),
+    "zh_test_cases": "## 测试用例\n\n结论：不通过，测试失败。\n\n## 结论\n\n结论：通过\n",
+    "example": (
+        "### Example\n\nThe tests fail on CI; this must not be merged.\n\n"
+        "### Verdict\n\nVerdict: APPROVED\n"
+    ),
+    "expected_output": (
+        "## Expected output\n\nVerdict: REJECT\n\n## Verdict\n\n**Verdict:** APPROVED\n"
+    ),
+    "template": "## Template\n\n**Status:** FAIL\n\n## Result\n\n**Status:** PASS\n",
+}
+# A line that looks like an instruction or an example is still the reviewer's text.
+NO_IN_INSTRUCTION_LINE = {
+    "for_example": (
+        "## Summary\n\nFor example, the tests fail on CI, so do not merge this.\n\n"
+        "## Verdict\n\nVerdict: APPROVE\n"
+    ),
+    "you_should": (
+        "## Notes\n\nYou should not merge this: the tests fail.\n\n**Verdict:** APPROVED\n"
+    ),
+}
+INSTRUCTION_HEADING_TWINS = {
+    "usage_in_code": (
+        "## Usage\n\n```\nmergegate parse review.md\n```\n\n## Assessment\n\n"
+        "**Ready to merge?** Yes\n"
+    ),
+    "usage_prose": (
+        "## Enum design & usage\n\nThe enum is small and well named.\n\n"
+        "## Verdict\n\n**Verdict:** APPROVED\n"
+    ),
+    "formatting_heading": (
+        "## Formatting & style\n\nBlack formatting throughout.\n\n**Verdict:** APPROVED\n"
+    ),
+}
+
+# Conditions where the verdict's readers did not look: a third cell of its table row, a
+# footnote, prose above it outside any section.
+CONDITION_ELSEWHERE = {
+    "third_cell": (
+        "## Result\n\n| Field | Value | Note |\n|---|---|---|\n"
+        "| Verdict | APPROVED | after CI is green |\n"
+    ),
+    "third_cell_first_row": (
+        "| Verdict | APPROVED | only once the migration is reverted |\n|---|---|---|\n"
+    ),
+    "third_cell_emoji": (
+        "| | | |\n|---|---|---|\n| **Verdict** | ✅ APPROVED | the DBA signs off first |\n"
+    ),
+    "footnote_condition": (
+        "**Verdict:** APPROVED[^a]\n\n## Strengths\n\n- Good tests.\n\n"
+        "[^a]: Conditional on the legal review.\n"
+    ),
+    "footnote_assuming": "Verdict: APPROVE[^1]\n\n[^1]: Assuming the DBA agrees.\n",
+    "above_sign_off": "The DBA still has to sign off on this.\n\n**Verdict:** APPROVED\n",
+    "above_hold": "Hold this until Friday's freeze lifts.\n\nVerdict: APPROVE\n",
+    "above_under_title": (
+        "# Review\n\nNeeds a second look from security first.\n\n**Ready to merge?** Yes\n"
+    ),
+}
+CONDITION_TWINS = {
+    "two_cells": (
+        "## Result\n\n| Field | Value |\n|---|---|\n| Verdict | APPROVED |\n| Tests | 42 |\n"
+    ),
+    "date_cell": "| Verdict | APPROVED | 2026-01-02 |\n|---|---|---|\n",
+    "summary_section_above": (
+        "## Summary\n\nThe change adds pagination to the list endpoint.\n\n**Verdict:** APPROVED\n"
+    ),
+    "prose_after": "**Verdict:** APPROVED\n\nThe change adds pagination to the list endpoint.\n",
+    "metadata_above": (
+        "# Code review\n\n**Reviewer:** bot\n**Date:** 2026-01-02\n\n**Verdict:** APPROVED\n"
+    ),
+    "introduction_of_sections": (
+        "# Code review\n\nRange a1b2c3..d4e5f6. Read-only review.\n\n## Strengths\n\n"
+        "- Clean code.\n\n## Verdict\n\n**Verdict:** APPROVED\n\n— reviewer-bot\n"
+    ),
+    "command_echo": (
+        "### Assessment\n\n**Ready to merge?** Yes\n\n**Reasoning:** All criteria met.\n\n"
+        "ssf review --report r.md --verdict pass\n"
+    ),
+}
+
+# An approval of a part is not an unconditional approval of the whole change: `malformed`
+# (the whole change has no verdict; there is nothing to fix either).
+PARTIAL_SCOPE = {
+    "phase": "**Verdict:** approve for Phase 2\n",
+    "package_only": "**Verdict:** APPROVED (`packages/web` only)\n",
+    "docs_part": "LGTM for the docs part\n",
+    "backend": "**Ready to merge?** Yes for the backend\n",
+    "phase_only": "**Status:** PASS (phase 1 only)\n",
+    "only_for": "Verdict: APPROVE, only for the frontend changes\n",
+}
+SCOPE_TWINS = {
+    "execution": "**Status:** ✅ **APPROVED FOR PHASE 5 EXECUTION**\n",
+    "merge": "**Verdict:** APPROVED for merge\n",
+    "this_pr": "LGTM for this PR\n",
+    "deliverable": "## Verdict\n\n**Ready to merge for the local deliverable**\n",
+}
+
+HOSTILE = {
+    **NOT_A_NEW_ROUND,
+    **NO_UNDER_INSTRUCTION_HEADING,
+    **NO_IN_INSTRUCTION_LINE,
+    **CONDITION_ELSEWHERE,
+    **PARTIAL_SCOPE,
+}
+TWINS = {**NEW_ROUND_TWINS, **INSTRUCTION_HEADING_TWINS, **CONDITION_TWINS, **SCOPE_TWINS}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_document_is_not_approved(name: str) -> None:
+    verdict = parse_verdict(HOSTILE[name])
+    assert verdict.decision is not A, verdict.reasons
+    assert verdict.evidence is not None, "every refusal names its line"
+
+
+@pytest.mark.parametrize("name", sorted(TWINS))
+def test_genuine_twin_approves(name: str) -> None:
+    verdict = parse_verdict(TWINS[name])
+    assert verdict.decision is A, (verdict.reasons, verdict.warnings)
+
+
+@pytest.mark.parametrize("name", sorted(NO_UNDER_INSTRUCTION_HEADING))
+def test_a_no_under_an_instruction_heading_is_named(name: str) -> None:
+    """The refusal points at the line under the heading, not at the approval."""
+    verdict = parse_verdict(NO_UNDER_INSTRUCTION_HEADING[name])
+    assert verdict.decision is M
+    assert verdict.evidence is not None
+    assert verdict.evidence.line == 3
+
+
+@pytest.mark.parametrize("name", sorted(CONDITION_ELSEWHERE))
+def test_an_unaccounted_condition_is_malformed_with_its_line(name: str) -> None:
+    verdict = parse_verdict(CONDITION_ELSEWHERE[name])
+    assert verdict.decision is M, verdict.reasons
+    assert verdict.evidence is not None
+    assert "not accounted for" in verdict.reasons[0]
+
+
+@pytest.mark.parametrize("name", sorted(PARTIAL_SCOPE))
+def test_a_partial_scope_is_malformed(name: str) -> None:
+    verdict = parse_verdict(PARTIAL_SCOPE[name])
+    assert verdict.decision is M
+    assert "part of the change" in " ".join(verdict.reasons)
+
+
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
+_SENTENCE = st.lists(_WORD, min_size=2, max_size=12).map(lambda w: " ".join(w).capitalize() + ".")
+
+
+@settings(max_examples=60, deadline=None)
+@given(_SENTENCE)
+def test_any_sentence_above_a_sectionless_verdict_is_not_approved(sentence: str) -> None:
+    """Whatever a sentence above the verdict says, outside any section it may qualify it."""
+    verdict = parse_verdict(sentence + "\n\n**Verdict:** APPROVED\n")
+    assert verdict.decision is not A
+
+
+@settings(max_examples=60, deadline=None)
+@given(_SENTENCE)
+def test_any_words_beside_the_verdict_in_its_row_are_not_approved(sentence: str) -> None:
+    text = "| Field | Value | Note |\n|---|---|---|\n| Verdict | APPROVED | " + sentence + " |\n"
+    assert parse_verdict(text).decision is not A
+
+
+@settings(max_examples=60, deadline=None)
+@given(_SENTENCE)
+def test_any_footnote_keeps_an_approval_from_standing(sentence: str) -> None:
+    text = "## Summary\n\nFine.\n\n**Verdict:** APPROVED[^1]\n\n[^1]: " + sentence + "\n"
+    assert parse_verdict(text).decision is not A
