@@ -20,6 +20,9 @@ from _hooks import recorded, run_hook
 
 HEAVY = ("tree_sitter", "jinja2", "dbos", "rich", "httpx", "sqlalchemy", "psycopg")
 """Libraries no per-call path needs (tree-sitter: only a Bash command under a closed latch)."""
+LAZY = ("yaml", "mergegate.verdicts._contract", "mergegate.verdicts._object")
+"""Loaded only by the documents that need them: YAML frontmatter, a JSON trailer, the verdict
+object (the hook's restatement)."""
 REVIEW = "### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** All criteria met.\n"
 
 
@@ -63,6 +66,7 @@ def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> 
     assert _loaded(names, *HEAVY) == []
     engine = {"mergegate.config", "mergegate.engine", "mergegate.store", "mergegate.agents"}
     assert sorted(names & (engine | {"mergegate.review", "mergegate.integrations"})) == []
+    assert _loaded(names, *LAZY) == []
 
 
 def test_hook_bash_with_the_latch_open_is_standard_library_and_click(project: Path) -> None:
@@ -84,7 +88,16 @@ def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:
 def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     names = _hook(recorded("post-tool-use-approve", cwd=project), project)
     assert "mergegate.verdicts" in names
-    assert _loaded(names, *HEAVY) == []
+    assert _loaded(names, *HEAVY, *LAZY) == []
+
+
+def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:
+    """Frontmatter loads the YAML reader and a trailer the contract, in the same command."""
+    front = "---\nstatus: clean\ncritical: 0\n---\n\n" + REVIEW
+    trailer = REVIEW + '\n```json\n{"review_id": "r", "verdict": "approve"}\n```\n'
+    assert "yaml" in _imported(["parse", "-"], front.encode(), tmp_path)
+    names = _imported(["parse", "-"], trailer.encode(), tmp_path)
+    assert "mergegate.verdicts._contract" in names
 
 
 def test_the_trailer_and_verdict_object_models_build_only_when_used() -> None:
