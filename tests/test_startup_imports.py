@@ -114,3 +114,38 @@ def test_the_trailer_and_verdict_object_models_build_only_when_used() -> None:
         [sys.executable, "-c", code], capture_output=True, check=True, env=os.environ.copy()
     )
     assert proc.stdout.decode().split() == ["False", "False", "True"]
+
+
+def test_per_call_commands_do_not_look_pydantic_plugins_up(tmp_path: Path) -> None:
+    """`parse` and `hook` set `PYDANTIC_DISABLE_PLUGINS` (`cli._app.PER_CALL`): an installed
+    pydantic plugin is not even imported there; a caller's own setting is kept."""
+    site = tmp_path / "site"
+    dist = site / "probe_plugin-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: probe-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[pydantic]\nprobe = probe_plugin:plugin\n")
+    marker = tmp_path / "loaded"
+    (site / "probe_plugin.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+        "class Probe:\n"
+        "    def new_schema_validator(self, *args, **kwargs):\n"
+        "        return None, None, None\n"
+        "plugin = Probe()\n"
+    )
+
+    # Not from this process's environment: an in-process CLI test may have set it here.
+    base = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+
+    def parse(**env: str) -> bool:
+        marker.unlink(missing_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "mergegate", "parse", "-"],
+            input=REVIEW.encode(),
+            capture_output=True,
+            check=True,
+            env={**base, "PYTHONPATH": str(site), **env},
+        )
+        return marker.exists()
+
+    assert not parse()
+    assert parse(PYDANTIC_DISABLE_PLUGINS="other")  # the caller's own choice stands
