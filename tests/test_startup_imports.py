@@ -20,9 +20,10 @@ from _hooks import recorded, run_hook
 
 HEAVY = ("tree_sitter", "jinja2", "dbos", "rich", "httpx", "sqlalchemy", "psycopg")
 """Libraries no per-call path needs (tree-sitter: only a Bash command under a closed latch)."""
-LAZY = ("yaml", "mergegate.verdicts._contract", "mergegate.verdicts._object")
-"""Loaded only by the documents that need them: YAML frontmatter, a JSON trailer, the verdict
-object (the hook's restatement)."""
+LAZY = ("yaml", "html", "difflib", "mergegate.verdicts._contract", "mergegate.verdicts._object")
+"""Loaded only by the inputs that need them: YAML frontmatter, an HTML entity (`&amp;`), a
+configuration mistake (difflib's "did you mean"), a JSON trailer, the verdict object (the
+hook's restatement)."""
 REVIEW = "### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** All criteria met.\n"
 
 
@@ -92,10 +93,12 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
 
 
 def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:
-    """Frontmatter loads the YAML reader and a trailer the contract, in the same command."""
+    """Frontmatter loads the YAML reader, an entity the HTML table, a trailer the contract."""
     front = "---\nstatus: clean\ncritical: 0\n---\n\n" + REVIEW
     trailer = REVIEW + '\n```json\n{"review_id": "r", "verdict": "approve"}\n```\n'
     assert "yaml" in _imported(["parse", "-"], front.encode(), tmp_path)
+    entity = REVIEW.replace("All", "All &amp;")
+    assert "html" in _imported(["parse", "-"], entity.encode(), tmp_path)
     names = _imported(["parse", "-"], trailer.encode(), tmp_path)
     assert "mergegate.verdicts._contract" in names
 
