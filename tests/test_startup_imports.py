@@ -20,6 +20,10 @@ from _hooks import recorded, run_hook
 
 HEAVY = ("tree_sitter", "jinja2", "dbos", "rich", "httpx", "sqlalchemy", "psycopg")
 """Libraries no per-call path needs (tree-sitter: only a Bash command under a closed latch)."""
+LAZY = ("yaml", "html", "difflib", "mergegate.verdicts._contract", "mergegate.verdicts._object")
+"""Loaded only by the inputs that need them: YAML frontmatter, an HTML entity (`&amp;`), a
+configuration mistake (difflib's "did you mean"), a JSON trailer, the verdict object (the
+hook's restatement)."""
 REVIEW = "### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** All criteria met.\n"
 
 
@@ -63,6 +67,7 @@ def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> 
     assert _loaded(names, *HEAVY) == []
     engine = {"mergegate.config", "mergegate.engine", "mergegate.store", "mergegate.agents"}
     assert sorted(names & (engine | {"mergegate.review", "mergegate.integrations"})) == []
+    assert _loaded(names, *LAZY) == []
 
 
 def test_hook_bash_with_the_latch_open_is_standard_library_and_click(project: Path) -> None:
@@ -84,7 +89,18 @@ def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:
 def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     names = _hook(recorded("post-tool-use-approve", cwd=project), project)
     assert "mergegate.verdicts" in names
-    assert _loaded(names, *HEAVY) == []
+    assert _loaded(names, *HEAVY, *LAZY) == []
+
+
+def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:
+    """Frontmatter loads the YAML reader, an entity the HTML table, a trailer the contract."""
+    front = "---\nstatus: clean\ncritical: 0\n---\n\n" + REVIEW
+    trailer = REVIEW + '\n```json\n{"review_id": "r", "verdict": "approve"}\n```\n'
+    assert "yaml" in _imported(["parse", "-"], front.encode(), tmp_path)
+    entity = REVIEW.replace("All", "All &amp;")
+    assert "html" in _imported(["parse", "-"], entity.encode(), tmp_path)
+    names = _imported(["parse", "-"], trailer.encode(), tmp_path)
+    assert "mergegate.verdicts._contract" in names
 
 
 def test_the_trailer_and_verdict_object_models_build_only_when_used() -> None:
@@ -101,3 +117,38 @@ def test_the_trailer_and_verdict_object_models_build_only_when_used() -> None:
         [sys.executable, "-c", code], capture_output=True, check=True, env=os.environ.copy()
     )
     assert proc.stdout.decode().split() == ["False", "False", "True"]
+
+
+def test_per_call_commands_do_not_look_pydantic_plugins_up(tmp_path: Path) -> None:
+    """`parse` and `hook` set `PYDANTIC_DISABLE_PLUGINS` (`cli._app.PER_CALL`): an installed
+    pydantic plugin is not even imported there; a caller's own setting is kept."""
+    site = tmp_path / "site"
+    dist = site / "probe_plugin-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: probe-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[pydantic]\nprobe = probe_plugin:plugin\n")
+    marker = tmp_path / "loaded"
+    (site / "probe_plugin.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+        "class Probe:\n"
+        "    def new_schema_validator(self, *args, **kwargs):\n"
+        "        return None, None, None\n"
+        "plugin = Probe()\n"
+    )
+
+    # Not from this process's environment: an in-process CLI test may have set it here.
+    base = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+
+    def parse(**env: str) -> bool:
+        marker.unlink(missing_ok=True)
+        subprocess.run(
+            [sys.executable, "-m", "mergegate", "parse", "-"],
+            input=REVIEW.encode(),
+            capture_output=True,
+            check=True,
+            env={**base, "PYTHONPATH": str(site), **env},
+        )
+        return marker.exists()
+
+    assert not parse()
+    assert parse(PYDANTIC_DISABLE_PLUGINS="other")  # the caller's own choice stands

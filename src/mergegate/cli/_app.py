@@ -8,6 +8,7 @@ the library, print, exit.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,13 @@ COMMANDS: dict[str, str] = {
 }
 """Every subcommand: its name and where it lives (`module:attribute`), imported on first use."""
 
+PER_CALL = frozenset({"hook", "parse"})
+"""Commands an agent CLI or a pipeline starts on every step (bench/bench_startup.py). pydantic
+looks its plugins up on the first model it builds, reading every installed distribution's
+metadata; mergegate uses none, so these processes switch the lookup off with pydantic's own
+`PYDANTIC_DISABLE_PLUGINS` (unless the caller set it: `setdefault`). Long-lived commands
+(`run`, `worker` …) keep the plugins a user installed."""
+
 
 def format_option(
     help_text: str, *, more: tuple[str, ...] = ()
@@ -67,6 +75,8 @@ class LazyGroup(click.Group):
         found = super().get_command(ctx, cmd_name)
         if found is not None or cmd_name not in COMMANDS:
             return found
+        if cmd_name in PER_CALL:
+            os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
         module_name, _, attribute = COMMANDS[cmd_name].partition(":")
         command = getattr(importlib.import_module(module_name), attribute)
         if not isinstance(command, click.Command):  # pragma: no cover - a wrong COMMANDS row

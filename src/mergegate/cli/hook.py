@@ -88,9 +88,7 @@ def _answer(tool: str, flags: dict[str, Any], timeout_s: float | None) -> None:
 
 
 def _full_answer(raw: bytes, tool: str, flags: dict[str, Any], timeout_s: float | None) -> str:
-    # pydantic looks up plugins through importlib.metadata on its first model (tens of ms);
-    # the hook process needs none, and it runs on every subagent an agent starts.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # pydantic's plugin lookup is off in this process (`_app.PER_CALL`).
     from mergegate.integrations import answer_hook  # noqa: PLC0415 - the slow path only
     from mergegate.integrations._trust import trusted_options  # noqa: PLC0415
 

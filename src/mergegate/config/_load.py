@@ -20,7 +20,6 @@ Tables merge key by key across layers; any other value replaces the lower layer'
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -357,5 +356,7 @@ def _known_keys(section_loc: tuple[str, ...]) -> list[str]:
 
 
 def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    import difflib  # noqa: PLC0415 - lazy: only a configuration with a mistake needs it
+
     close = difflib.get_close_matches(word, list(choices), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""

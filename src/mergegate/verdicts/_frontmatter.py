@@ -24,8 +24,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import yaml
-
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import Answer, read_answer
 from mergegate.verdicts._lines import Doc
@@ -84,6 +82,8 @@ def _yaml_counts(found: VerdictFrontmatter, doc: Doc) -> None:
     """Counts YAML reads that the line reader did not (flow mappings, quoted numbers)."""
     if doc.frontmatter_end < 1:
         return
+    import yaml  # noqa: PLC0415 - lazy: only a document with frontmatter pays for the loader
+
     lines = [doc.lines[i].raw for i in range(1, doc.frontmatter_end)]
     try:
         data = yaml.safe_load("\n".join(lines))

@@ -24,11 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import ValidationError
-
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer
-from mergegate.verdicts._contract import VERDICT_DECISIONS, ReviewVerdict
 from mergegate.verdicts._json import DuplicateKeyError, NumberRangeError, read_json
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Finding, Severity
@@ -176,6 +173,11 @@ def _parsed(text: str, *, closed: bool) -> tuple[dict[str, Any], str | None]:
 
 
 def _trailer(text: str, index: int, end: int) -> JsonVerdict:
+    # Lazy: only a document with a trailer-shaped object loads the contract's models.
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from mergegate.verdicts._contract import VERDICT_DECISIONS, ReviewVerdict  # noqa: PLC0415
+
     try:
         model = ReviewVerdict.model_validate_json(text)
     except ValidationError as exc:

@@ -19,7 +19,6 @@ approve a document that has any, with them as evidence.
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -116,6 +115,8 @@ def bound(text: str) -> BoundedText:
 def norm(text: str) -> str:
     """The text as read (module docstring), for matching only (never for display)."""
     if "&" in text:
+        import html  # noqa: PLC0415 - lazy: its entity table loads only for text with an '&'
+
         text = html.unescape(text)
     if text.isascii():
         return text.lower()  # NFKC and case-folding are the identity/lower() on ASCII
