@@ -147,13 +147,58 @@ PARTIAL_SCOPE = {
     "backend": "**Ready to merge?** Yes for the backend\n",
     "phase_only": "**Status:** PASS (phase 1 only)\n",
     "only_for": "Verdict: APPROVE, only for the frontend changes\n",
+    # A part left out is a scope too.
+    "not_part": "**Verdict:** APPROVED — not the migration\n",
+    "excluding": "**Verdict:** LGTM, excluding `packages/api`\n",
+    "apart_from": "## Verdict\n\n**APPROVED** - apart from the backend part\n",
+    "but_not_for": "Verdict: APPROVE, but not for the billing module\n",
+    "other_than": "**Ready to merge?** Yes, other than the schema change\n",
 }
 SCOPE_TWINS = {
     "execution": "**Status:** ✅ **APPROVED FOR PHASE 5 EXECUTION**\n",
     "merge": "**Verdict:** APPROVED for merge\n",
     "this_pr": "LGTM for this PR\n",
     "deliverable": "## Verdict\n\n**Ready to merge for the local deliverable**\n",
+    # The verdict word stands alone, bold, and a dash brings its reason.
+    "bold_word_reason": "## Verdict\n\n**APPROVED** — no blocking issues, no major findings.\n",
+    "bold_word_praise": "## Verdict\n\n**APPROVED** - a careful, well-tested change.\n",
+    "nothing_blocking": "**Verdict:** APPROVED — nothing blocking\n",
+    "notable": "**Verdict:** APPROVED — notable cleanup of the parser\n",
 }
+
+# A stage table whose notes column qualifies one stage's pass: the note reads as if it were
+# written in the pass's own cell ('PASS once …' asks for fixes).
+STAGE_NOTE_CONDITION = {
+    "once": "once the lockfile is regenerated",
+    "pending": "pending the security sign-off",
+    "but": "but the README must be updated first",
+    "needs": "needs a follow-up for the docs",
+}
+STAGE_NOTE_TWINS = {
+    "evidence": "All 12 requirements met",
+    "empty": "",
+    "command": "verified with pytest -k retry",
+}
+
+
+def _stage_table(note: str) -> str:
+    return (
+        "| Stage | Result | Notes |\n|---|---|---|\n| Spec | ✅ PASS | |\n"
+        f"| Quality | ✅ PASS | {note} |\n\n**Verdict:** APPROVED\n"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(STAGE_NOTE_CONDITION))
+def test_a_condition_in_a_stage_notes_cell_keeps_the_pass_from_approving(name: str) -> None:
+    verdict = parse_verdict(_stage_table(STAGE_NOTE_CONDITION[name]))
+    assert verdict.decision is Decision.FIXES, verdict.reasons
+
+
+@pytest.mark.parametrize("name", sorted(STAGE_NOTE_TWINS))
+def test_a_stage_note_without_a_condition_still_approves(name: str) -> None:
+    verdict = parse_verdict(_stage_table(STAGE_NOTE_TWINS[name]))
+    assert verdict.decision is A, verdict.reasons
+
 
 HOSTILE = {
     **NOT_A_NEW_ROUND,

@@ -178,6 +178,10 @@ def _label_values(text: str) -> Iterator[_Pair]:
             continue
         if char == "?" and kind is not LabelKind.QUESTION:
             continue
+        if kind is _QUESTION and char in _DASHES:
+            # '**APPROVED** — no blockers': the word is the answer and the dash brings its
+            # reason; 'Approved: yes' and 'Approved? yes' are the question form.
+            continue
         value = stripped[sep.end() :].lstrip(":")
         if char == "=":
             pair = _KEY_VALUE.match(stripped)
@@ -228,6 +232,7 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
 
 
 _QUESTION = LabelKind.QUESTION
+_DASHES = frozenset("—–-")
 _FAILED_CHECK = frozenset({"fail", "failed", "failing", "fails", "nicht bestanden", "不合格"})
 _NEGATED_OR_HEDGED = re.compile(
     r"(?<![a-z])(?:not|no|none|cannot|can't|won't|isn't|aren't|doesn't|never|yet|but|until|"
@@ -384,6 +389,14 @@ def _row_site(site: Site) -> Site:
     return replace(site, part=True)
 
 
+def _with_notes(cells: list[str], col: int) -> str:
+    """A verdict cell read with the worded cells to its right: a note beside a pass ('| Quality
+    | PASS | once the lockfile is regenerated |') qualifies it exactly as the same words in the
+    cell would; a third cell is not a place a condition can hide."""
+    notes = [c for c in cells[col + 1 :] if any(ch.isalpha() for ch in c)]
+    return " — ".join([cells[col], *notes])
+
+
 class _Table:
     """Tables: a row whose first cell is a label, or a column whose header is one."""
 
@@ -402,7 +415,10 @@ class _Table:
         header = not self.header_seen
         self.header_seen = True
         if len(cells) >= 2 and (kind is not None or label in _PART_LABELS):
-            site = _labelled_site(doc, index, line, _Pair(label, kind, cells[1], "|"))
+            # A stage's or part's notes qualify its pass ('| Quality | PASS | once … |'); a
+            # verdict row's third cell is the accounting's (`_accounting`).
+            value = _with_notes(cells, 1) if kind in (None, LabelKind.STATUS) else cells[1]
+            site = _labelled_site(doc, index, line, _Pair(label, kind, value, "|"))
             if site is not None:
                 yield site
                 return
@@ -416,7 +432,7 @@ class _Table:
         self.rows += 1 if self.columns else 0
         for col, (name, col_kind) in self.columns.items():
             if col < len(cells):
-                answer = _answer_of(cells[col], col_kind, heading=0)
+                answer = _answer_of(_with_notes(cells, col), col_kind, heading=0)
                 if answer is not None:
                     where = f"table column '{name}'"
                     site = make_site(

@@ -303,13 +303,25 @@ diff|branch|main|master|trunk|it|this|review|use|landing|integration"""
 )
 
 
+# Right after the answer: a part it leaves out ('APPROVED — not the migration', 'LGTM,
+# excluding packages/api', 'approve, apart from the backend').
+_EXCLUDED_SCOPE = re.compile(
+    r"[ \t,:(\[—–-]*(?:but |just |though |although )?(?:not|excluding|excluded|except|"
+    r"excepting|apart from|other than|aside from|save for|minus|short of)(?![^\W_])"
+)
+
+
 def partial_scope_in(clause: str) -> str | None:
     """A scope right after an approving answer that narrows it to a part of the change
-    ('approve for Phase 2', 'APPROVED (packages/web only)', 'LGTM for the docs part'), or
+    ('approve for Phase 2', 'APPROVED (packages/web only)', 'LGTM for the docs part') or
+    leaves a part out ('APPROVED — not the migration', 'LGTM, excluding packages/api'), or
     None. Such an answer is not an unconditional approval of the whole change."""
     only = _ONLY_SCOPE.search(clause)
     if only is not None:
         return only.group(0).strip()
+    excluded = _EXCLUDED_SCOPE.match(clause)
+    if excluded is not None:
+        return clause[: excluded.end() + 40].strip(" ,:(-—–")
     scope = _FOR_SCOPE.match(clause)
     if scope is None:
         return None
