@@ -44,7 +44,14 @@ _CLAIM = (
     r"(?:issues?|findings?|blockers?|problems?|concerns?|defects?)"
     r"(?:[ \t]+(?:found|identified|remaining|left|open))?"
 )
-_CLAIMS = rf"{_CLAIM}(?:[ \t]*(?:,|;|and|&)[ \t]*{_CLAIM}){{0,3}}"
+# The spec reviewer's own words for a clean result: 'all requirements met, nothing extra'.
+_MET = (
+    r"(?:all[ \t]+(?:\d{1,3}[ \t]+)?(?:requirements?|acceptance criteria|criteria|checks|tests|"
+    r"items)[ \t]+(?:are[ \t]+|were[ \t]+)?(?:met|pass|passed|passing|satisfied|implemented)|"
+    r"nothing[ \t]+(?:extra|missing|added|more))"
+)
+_ONE = rf"(?:{_CLAIM}|{_MET})"
+_CLAIMS = rf"{_ONE}(?:[ \t]*(?:,|;|and|&)[ \t]*{_ONE}){{0,3}}"
 _CLEAN_LEAD = re.compile(rf"{_CLAIMS}[ \t]*[;.:—–,][ \t]*(?=\S)")
 _CLEAN_TAIL = re.compile(rf"[ \t]*[—–:;,(-][ \t]*{_CLAIMS}[ \t).!]*")
 

@@ -38,6 +38,7 @@ from mergegate.verdicts._site import (
     strip_label,
     without_list_mark,
 )
+from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import (
     LabelKind,
@@ -153,8 +154,30 @@ def _labelled(doc: Doc, index: int, line: Line) -> Site | None:
         if site is not None:
             return site
     if line.heading_level:
-        return heading_phrase(index, line)
+        site = heading_phrase(index, line)
+        if site is not None and site.decision is not _A and _section_says_none(doc, index):
+            return None  # '### Issues Found' over 'None.': the title of an empty section
+        return site
     return None
+
+
+_NONE_SECTION_LINES = 6
+
+
+def _section_says_none(doc: Doc, index: int) -> bool:
+    """The section under heading `index` holds only "nothing here" items ('None.', '- N/A',
+    '无'), and at least one: a findings title over an empty list is not a finding."""
+    level = doc.lines[index].heading_level
+    seen = 0
+    for line in doc.lines[index + 1 :]:
+        if line.heading_level and line.heading_level <= level:
+            break
+        if line.blank or not line.raw.strip():
+            continue
+        seen += 1
+        if seen > _NONE_SECTION_LINES or line.heading_level or not says_none(line.raw):
+            return False
+    return seen > 0
 
 
 def _label_values(text: str) -> Iterator[_Pair]:

@@ -68,7 +68,7 @@ accepted|accept|mergeable|merge ready|merge-ready|ready to merge|ready for merge
 ready to land|ready to commit|good to merge|good to go|safe to merge|safe to ship|ok to merge|
 okay to merge|recommend merge|recommend merging|recommend approval|recommended for merge|
 can be merged|can merge|zero findings|no findings|no issues|no issues found|merge|go|ship|
-proceed|yes|ready|clean|
+proceed|yes|ready|clean|spec compliant|spec-compliant|
 是|通过|通過|可合并|可以合并|可合入|可以合入|批准|同意合并|准予合并|建议合并|同意|
 承認|承认|合格|マージ可|マージ可能|問題なし|はい|
 승인|통과|병합 가능|머지 가능|예|네|
@@ -93,7 +93,8 @@ partial approval|approve with changes|waived|gaps found|gaps|human needed|
 human verification needed|human review needed|has findings|not yet|not yet ready|not ready|
 not ready to merge|not ready for merge|not merge ready|not until|almost|nearly|casi|quase|
 presque|quasi|
-needs more work|more work needed|
+needs more work|more work needed|not spec compliant|not spec-compliant|spec non-compliant|
+non-compliant|not compliant|
 需修改|需要修改|需修复|需要修复|待修复|需修正|需要修正|需改进|需要改进|有条件|有条件通过|
 条件通过|修改后合并|修复后合并|退回修改|建议修改|暂不合并|尚未就绪|未就绪|
 条件付き|条件付|要修正|修正が必要|要対応|
