@@ -11,7 +11,8 @@ parts:
   status and file hashes, plus every file under `.git` and every config file outside it, read
   byte by byte before git is run again;
 * `_checkout`: `throwaway_checkout`, a separate repository holding one commit, where reviewers
-  run so the user's working tree and `.git` are out of their reach;
+  run so the user's working tree and `.git` are out of their reach, and `KeptCheckout`, one kept
+  open for the next reviewer of the same commit while nothing under it changed;
 * `_repository`: `GitRepository`, the operations of the review loop;
 * `_history`: `phase_changes` / `first_commit_adding` — what a phase's commits changed and
   renamed, for `mergegate verify`;

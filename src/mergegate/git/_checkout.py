@@ -24,11 +24,19 @@ The checkout is a `Workspace` (`_identity`): mergegate's own commands in it name
 directory and work tree and check its `.git` first, like a unit's workspace. After a reviewer
 ran there, mergegate reads it only through the read-only check (`_snapshot`), which hashes the
 files under `.git` before it runs git again, and removes it without git.
+
+A `KeptCheckout` is one such checkout kept open from one use to the next (a review's spec and
+quality reviewers of one commit): it is handed out again only while every entry under it,
+`.git` included, is as it was when it was made (`fingerprint`: type, permission bits, size,
+inode, times, and the bytes of every file and link) — a file an agent left, even one git
+ignores and `git status` does not list, means a fresh checkout. The read-only check of each
+run in it is unchanged (its own snapshots, before and after).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import shutil
@@ -41,7 +49,14 @@ from mergegate.errors import UsageError
 from mergegate.git._command import Where, run_git
 from mergegate.git._identity import Workspace, identify
 
-__all__ = ["init_borrowing", "remove_tree", "throwaway_checkout"]
+__all__ = [
+    "KeptCheckout",
+    "fingerprint",
+    "init_borrowing",
+    "remove_tree",
+    "throwaway_checkout",
+    "unchanged_since",
+]
 
 _FULL_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -139,3 +154,126 @@ def throwaway_checkout(source: Where, rev: str, where: Path | None = None) -> It
         if where.parent.name.startswith("mergegate-checkout-"):
             with contextlib.suppress(OSError):
                 where.parent.rmdir()
+
+
+Fingerprint = dict[str, tuple[tuple[int, int, int, int, int], str]]
+"""Path below the top -> ((mode, size, inode, mtime, ctime in ns), content digest)."""
+_UNREADABLE = ((-1, -1, -1, -1, -1), "-")
+
+
+def _content(path: str, mode: int) -> str:
+    """A regular file's sha256, a link's target; `` for anything else (never opened: a FIFO
+    would block); `-` when unreadable."""
+    try:
+        if stat.S_ISLNK(mode):
+            return "link:" + os.readlink(path)
+        if not stat.S_ISREG(mode):
+            return ""
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return "-"
+    try:
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+        return digest.hexdigest()
+    except OSError:
+        return "-"
+    finally:
+        os.close(fd)
+
+
+def _walk(top: Path) -> Iterator[tuple[str, tuple[int, int, int, int, int] | None]]:
+    """(path below `top`, its lstat fields or None when unreadable) of every entry, never
+    following a link; a directory that cannot be listed comes as an unreadable entry."""
+    errors: list[OSError] = []
+    for root, dirs, files in os.walk(top, onerror=errors.append):
+        for name in (*dirs, *files):
+            path = os.path.join(root, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                yield os.path.relpath(path, top), None
+                continue
+            fields = (info.st_mode, info.st_size, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+            yield os.path.relpath(path, top), fields
+    for error in errors:
+        yield f"(unreadable) {error.filename}", None
+
+
+def fingerprint(top: Path) -> Fingerprint:
+    """Every entry below `top` (`.git` included) with its `lstat` and its bytes."""
+    found: Fingerprint = {}
+    for rel, fields in _walk(top):
+        found[rel] = (
+            _UNREADABLE if fields is None else (fields, _content(str(top / rel), fields[0]))
+        )
+    return found
+
+
+def unchanged_since(top: Path, before: Fingerprint) -> bool:
+    """Whether every entry below `top` is as `before` holds it: any write, chmod, rename, new
+    or removed entry shows, whatever the clock's resolution (the bytes are compared, not only
+    the times). A file is read only when its `lstat` matches, so nothing an agent made larger
+    is ever read."""
+    seen = 0
+    for rel, fields in _walk(top):
+        known = before.get(rel)
+        if fields is None or known is None or known[0] != fields:
+            return False
+        if _content(str(top / rel), fields[0]) != known[1]:
+            return False
+        seen += 1
+    return seen == len(before)
+
+
+class KeptCheckout:
+    """One throwaway checkout at `where`, kept open between uses (see the module docstring).
+
+    `use(rev)` yields the checkout of commit `rev` (a full object name, or anything
+    `throwaway_checkout` takes): the one kept when it holds `rev` and its `fingerprint` is the
+    one taken when it was made, else a fresh one (the kept one removed first). A block that
+    raises removes it. `close()` removes it; so does the owner's removal of `where`'s parent.
+    Not for two users at once (`UsageError`)."""
+
+    def __init__(self, source: Where, where: Path) -> None:
+        self.source = source
+        self.where = where
+        self._stack: contextlib.ExitStack | None = None
+        self._rev = ""
+        self._print: Fingerprint = {}
+        self._busy = False
+
+    @property
+    def is_open(self) -> bool:
+        return self._stack is not None
+
+    @contextlib.contextmanager
+    def use(self, rev: str) -> Iterator[Path]:
+        if self._busy:
+            raise UsageError(f"the throwaway checkout {self.where} is already in use")
+        if self._stack is not None and (
+            self._rev != rev or not unchanged_since(self.where, self._print)
+        ):
+            self.close()
+        if self._stack is None:
+            if self.where.exists():  # left by another user, or by a process that crashed
+                raise UsageError(f"the throwaway checkout {self.where} is already in use")
+            stack = contextlib.ExitStack()
+            stack.enter_context(throwaway_checkout(self.source, rev, self.where))
+            self._stack, self._rev = stack, rev
+            self._print = fingerprint(self.where)
+        self._busy = True
+        try:
+            yield self.where
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            self._busy = False
+
+    def close(self) -> None:
+        """Remove the checkout (nothing when none is open)."""
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            stack.close()

@@ -7,10 +7,11 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from mergegate.errors import UsageError
-from mergegate.git._checkout import remove_tree, throwaway_checkout
+from mergegate.git._checkout import KeptCheckout, remove_tree, throwaway_checkout
 from mergegate.git._command import Where, run_git
 from mergegate.git._identity import Workspace
 from mergegate.git._snapshot import relative_prefix
@@ -55,6 +56,7 @@ class GitRepository:
         self._scratch: Path | None = scratch
         self._scratch_given = scratch is not None
         self._scratch_lock = threading.Lock()
+        self._kept: dict[str, KeptCheckout] = {}
 
     def _run(self, *args: str) -> bytes:
         result = run_git(self.where, *args)
@@ -135,6 +137,26 @@ class GitRepository:
             raise UsageError(f"the throwaway checkout {where} is already in use")
         with throwaway_checkout(self.where, rev, where) as path:
             yield path
+
+    def kept_checkout(self, rev: str, name: str = "review") -> AbstractContextManager[Path]:
+        """As `checkout`, but the checkout stays after the block, and the next call with the
+        same `name` and `rev` gets it again while nothing under it changed (`KeptCheckout`):
+        a review's reviewers of one commit share one checkout. `release_checkout` removes it
+        (as does this object's end)."""
+        with self._scratch_lock:
+            kept = self._kept.get(name)
+        if kept is None:
+            kept = KeptCheckout(self.where, self._scratch_dir() / name)
+            with self._scratch_lock:
+                kept = self._kept.setdefault(name, kept)
+        return kept.use(rev)
+
+    def release_checkout(self, name: str = "review") -> None:
+        """Remove the checkout `kept_checkout` keeps under `name` (nothing when none is)."""
+        with self._scratch_lock:
+            kept = self._kept.pop(name, None)
+        if kept is not None:
+            kept.close()
 
     def _scratch_dir(self) -> Path:
         with self._scratch_lock:

@@ -17,13 +17,16 @@ commit under review (the lost round may have edited or committed), and its commi
 that commit (`commit_with_key(onto=…)`: whatever the implementer committed is folded in), with
 the label `Mergegate-Fix: <run>/<unit>/<task>/<review>/rNN`.
 
-The reviewer runs in a throwaway checkout of the commit under review (`GitRepository.checkout`,
-kept under the run's work trees); the implementer's session is the unit's, resumed into the
+The reviewer runs in a throwaway checkout of the commit under review, kept under the run's
+work trees and shared by the review's reviewers of that commit while nothing under it changed
+(`GitRepository.kept_checkout`; each reviewer's run is still checked read-only on its own), and
+removed when the review ends; the implementer's session is the unit's, resumed into the
 fix rounds; every agent is held to the run's budgets (`Metered`).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -106,11 +109,16 @@ class TaskRepository:
         self.reads = reads
         self.onto = ""
         """The commit under review: a fix commit is made on it (set before each step)."""
+        self.commits: frozenset[str] = frozenset()
+        """Commit ids the engine recorded (the review's base and head, from git when the task
+        was made): `resolve` gives them back without asking git again."""
 
     def _kept(self, *what: str) -> Any:
         return self.reads.get(what, _MISSING)
 
     def resolve(self, ref: str) -> str:
+        if ref in self.commits and _FULL_NAME.fullmatch(ref):
+            return ref  # a commit the engine's own git call named
         return self.git.resolve(ref)
 
     def diff(self, base: str, head: str) -> str:
@@ -139,7 +147,9 @@ class TaskRepository:
         return {p: self.read_file(rev, p) for p in paths}
 
     def checkout(self, rev: str) -> AbstractContextManager[Path]:
-        return self.git.checkout(rev)
+        # one checkout for the review's reviewers of one commit (spec, quality, retries):
+        # handed out again only while nothing under it changed (`GitRepository.kept_checkout`)
+        return self.git.kept_checkout(rev)
 
     def commit_all(self, message: str) -> str | None:
         self.reads.clear()
@@ -147,6 +157,7 @@ class TaskRepository:
 
 
 _MISSING = object()
+_FULL_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _forward(rt: Runtime, call: ReviewCall) -> Any:
@@ -261,6 +272,7 @@ def _review_step(call: ReviewCall) -> ReviewRun:
         amend=call["amend"],
         reads=rt.review_reads(call["run_dir"]),
     )
+    repo.commits = frozenset((options.base, options.head))
     ctx = ReviewContext(
         repo=repo,
         agents=ReviewAgents(*meters),
@@ -287,6 +299,7 @@ def _review_step(call: ReviewCall) -> ReviewRun:
     if stop is not None:
         _keep_lost_end(ctx.run_dir)
         outcome = finish_review(ctx, state, stop).to_dict()
+        repo.git.release_checkout()  # no reviewer of this review runs again
     rt.checkpoint(workspace.root)  # across hosts: a fix round's commit, pushed
     return ReviewRun(
         state=state,
