@@ -353,8 +353,10 @@ def test_the_supervisor_records_each_process_in_the_installed_ledger(tmp_path: P
 
     install_ledger(Ledger())
     try:
+        # Long enough that the child still runs when `started` reads its environment, even
+        # on a loaded machine (0.3 s was not, under CI load).
         outcome = supervise(
-            ["/bin/sh", "-c", "sleep 0.3"], cwd=tmp_path, attempt_dir=tmp_path / "attempt"
+            ["/bin/sh", "-c", "sleep 2"], cwd=tmp_path, attempt_dir=tmp_path / "attempt"
         )
     finally:
         install_ledger(None)
