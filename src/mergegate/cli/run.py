@@ -24,7 +24,7 @@ from mergegate.errors import RunInterruptedError, UsageError
 from mergegate.plans import read_plan
 
 if TYPE_CHECKING:
-    from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions
+    from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions, RunReport, UnitEntry
 
 # The engine (and DBOS, ~0.3 s to import) is imported inside the commands, so every other
 # mergegate command starts as fast as before.
@@ -116,25 +116,24 @@ def _shown(status: str, run_id: str) -> str:
     return f"{status} (resume {run_id})" if status in _RESUMABLE else status
 
 
-def _print_report(report: dict[str, Any]) -> None:
-    exit_code = "-" if report["exit_code"] is None else report["exit_code"]
+def _print_report(report: RunReport) -> None:
+    exit_code = "-" if report.exit_code is None else report.exit_code
     click.echo(
-        f"run {report['run_id']}: {_shown(report['status'], report['run_id'])} "
-        f"(exit {exit_code}) into {report['into']}"
-        + (f" on {clean(report['remote'], 300)}" if report.get("remote") else "")
+        f"run {report.run_id}: {_shown(report.status, report.run_id)} "
+        f"(exit {exit_code}) into {report.into}"
+        + (f" on {clean(report.remote, 300)}" if report.remote else "")
     )
-    if report.get("worker"):  # a queued run: the fleet worker running its phases and merges
-        click.echo(f"  run held by worker {clean(report['worker'], 64)}")
-    for orphan in report.get("orphaned", []):  # a dead worker's agent on another host
+    if report.worker:  # a queued run: the fleet worker running its phases and merges
+        click.echo(f"  run held by worker {clean(report.worker, 64)}")
+    for orphan in report.orphaned or []:  # a dead worker's agent on another host
         click.echo(
-            f"  orphaned: {clean(orphan['program'], 80)} (pid {orphan['pid']}) of dead worker "
-            f"{clean(orphan['worker'], 64)} on another host (found by "
-            f"{clean(orphan['noted_by'], 64)}): start {clean(orphan['worker'], 64)} again "
+            f"  orphaned: {clean(orphan.program, 80)} (pid {orphan.pid}) of dead worker "
+            f"{clean(orphan.worker, 64)} on another host (found by "
+            f"{clean(orphan.noted_by, 64)}): start {clean(orphan.worker, 64)} again "
             "there, or kill its process group there"
         )
-    if report.get("sandbox"):
-        click.echo(f"  sandbox: {clean(report['sandbox']['summary'], 2000)}")
-    units = report["units"]
+    click.echo(f"  sandbox: {clean(report.sandbox.summary, 2000)}")
+    units = report.units
     header, *lines = table_lines(
         ["phase/unit", "status", "merge", "reason"], [_unit_row(u) for u in units], indent=2
     )
@@ -142,84 +141,85 @@ def _print_report(report: dict[str, Any]) -> None:
     for unit, line in zip(units, lines, strict=True):  # one line a row: nothing wraps
         click.echo(line)
         _print_outputs(unit)
-    for phase in report["phases"]:
-        found = phase.get("verification")
-        if found:
+    for phase in report.phases:
+        found = phase.verification
+        if found is not None:
             click.echo(
-                f"  phase {clean(phase['id'], 30)} verification: {found['status']} — "
-                f"{clean(found['reason'], 200)}"
+                f"  phase {clean(phase.id, 30)} verification: {found.status} — "
+                f"{clean(found.reason, 200)}"
             )
-            click.echo(f"    report: {clean(found['report'], 1000)}")
-            if found.get("questions"):
-                click.echo(f"    open: {clean(', '.join(found['questions']), 400)}")
-    if report.get("message"):
-        click.echo(f"  {clean(report['message'], 400)}")
-    for answer in report.get("answers") or []:
-        note = f": {clean(answer['note'], 200)}" if answer.get("note") else ""
+            click.echo(f"    report: {clean(found.report, 1000)}")
+            if found.questions:
+                click.echo(f"    open: {clean(', '.join(found.questions), 400)}")
+    if report.message:
+        click.echo(f"  {clean(report.message, 400)}")
+    for answer in report.answers:
+        note = f": {clean(answer.note, 200)}" if answer.note else ""
         click.echo(
-            f"  answer {clean(answer['unit'] + '/' + answer['task'], 80)}={answer['answer']} "
-            f"by {clean(answer['who'], 60)} at {answer['at']}{note}"
+            f"  answer {clean(answer.unit + '/' + answer.task, 80)}={answer.answer} "
+            f"by {clean(answer.who, 60)} at {answer.at}{note}"
         )
     _print_observed(report)
-    click.echo(f"reports: {report['run_dir']} (SUMMARY.md, and one folder per phase and unit)")
-    if report.get("next"):
-        click.echo(f"next: {clean(report['next'], 1000)}")
+    click.echo(f"reports: {report.run_dir} (SUMMARY.md, and one folder per phase and unit)")
+    if report.next:
+        click.echo(f"next: {clean(report.next, 1000)}")
 
 
-def _unit_row(unit: dict[str, Any]) -> list[str]:
-    reason = clean(unit.get("reason") or "", 160)
-    if unit.get("worker"):  # a queued run: the fleet worker that holds the unit now
-        reason = f"[worker {clean(unit['worker'], 64)}] {reason}"
-    where = f"{clean(unit['phase'], 30)}/{clean(unit['id'], 40)}"
-    return [where, str(unit["status"]), (unit.get("merge_commit") or "-")[:12], reason]
+def _unit_row(unit: UnitEntry) -> list[str]:
+    reason = clean(unit.reason, 160)
+    if unit.worker:  # a queued run: the fleet worker that holds the unit now
+        reason = f"[worker {clean(unit.worker, 64)}] {reason}"
+    where = f"{clean(unit.phase, 30)}/{clean(unit.id, 40)}"
+    return [where, unit.status, (unit.merge_commit or "-")[:12], reason]
 
 
-def _print_outputs(unit: dict[str, Any]) -> None:
+def _print_outputs(unit: UnitEntry) -> None:
     """Seed 000: a review no verdict could be read from shows the reviewer's outputs."""
-    for task in unit.get("tasks") or []:
-        for n, text in enumerate(task.get("review_outputs") or [], start=1):
+    for task in unit.tasks:
+        for n, text in enumerate(task.review_outputs, start=1):
             shown = clean(text, 300) or "(no output)"
-            click.echo(f'    {clean(task["id"], 40)} output of attempt {n} (excerpt): "{shown}"')
+            click.echo(f'    {clean(task.id, 40)} output of attempt {n} (excerpt): "{shown}"')
 
 
-def _print_observed(report: dict[str, Any]) -> None:
+def _print_observed(report: RunReport) -> None:
     """The run's numbers, its alerts and the HTML report's path (texts quote agent output)."""
-    metrics = report.get("metrics") or {}
-    if metrics:
-        approval = metrics.get("first_pass_approval_rate")
+    from mergegate.engine import RunCounts
+
+    metrics = report.metrics if isinstance(report.metrics, RunCounts) else None
+    if metrics is not None:
+        approval = metrics.first_pass_approval_rate
         click.echo(
-            f"  {metrics['tasks']} task(s), {metrics['agent_attempts']} agent attempt(s), "
-            f"{metrics['fix_rounds']} fix round(s), first-pass approval "
-            f"{'-' if approval is None else f'{approval:.0%}'}, {metrics['tokens']:,} tokens, "
-            f"${metrics['cost_usd']:.4f}"
+            f"  {metrics.tasks} task(s), {metrics.agent_attempts} agent attempt(s), "
+            f"{metrics.fix_rounds} fix round(s), first-pass approval "
+            f"{'-' if approval is None else f'{approval:.0%}'}, {metrics.tokens:,} tokens, "
+            f"${metrics.cost_usd:.4f}"
         )
-    alerts = report.get("alerts") or []
-    for alert in alerts:
-        click.echo(f"  alert {alert['rule']}: {clean(alert['message'], 300)}")
-    if not alerts and metrics:
+    for alert in report.alerts:
+        click.echo(f"  alert {alert.rule}: {clean(alert.message, 300)}")
+    if not report.alerts and metrics is not None:
         click.echo("  no alert")
-    if report.get("report"):
-        click.echo(f"report: {clean(report['report'], 1000)}")
+    if report.report:
+        click.echo(f"report: {clean(report.report, 1000)}")
 
 
-def _emit(report: dict[str, Any], fmt: str) -> None:
+def _emit(report: RunReport, fmt: str) -> None:
     if fmt == "json":
-        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(report.dump(), indent=2, ensure_ascii=False))
     else:
         _print_report(report)
 
 
-def _exit_code(report: dict[str, Any], config: Config, fail_on_alert: bool | None) -> int:
+def _exit_code(report: RunReport, config: Config, fail_on_alert: bool | None) -> int:
     """The run's exit code; with --fail-on-alert, an alert makes it at least 5."""
     from mergegate.events import Alert
     from mergegate.metrics import exit_code_for
 
     fail = config.alerts.fail_on_alert if fail_on_alert is None else fail_on_alert
-    alerts = [Alert.model_validate(a) for a in report.get("alerts") or []]
-    return exit_code_for(int(report["exit_code"] or 0), alerts, fail_on_alert=fail)
+    alerts = [Alert.model_validate(a.model_dump()) for a in report.alerts]
+    return exit_code_for(report.exit_code or 0, alerts, fail_on_alert=fail)
 
 
-def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> dict[str, Any]:
+def _execute(config: Config, state: Path, run_id: str, opts: dict[str, Any]) -> RunReport:
     """The run executed here, its report. A first Ctrl-C (or SIGTERM) stops it: its report
     and how to resume are printed, and the process ends at once with 130."""
     from mergegate.engine import execute_run

@@ -6,6 +6,7 @@ durable state (`mergegate.store`). See docs/run.md.
 
 from __future__ import annotations
 
+from mergegate.engine._context.journal import RunCounts
 from mergegate.engine._context.orphans import kill_orphans
 from mergegate.engine._context.plan_views import (
     compute_waves,
@@ -30,6 +31,7 @@ from mergegate.engine._fleet.admin import (
     settle_global_concurrency,
 )
 from mergegate.engine._fleet.worker import Worker, WorkerOptions, enqueue_run
+from mergegate.engine._records.run_report import CancelReport, RunReport, UnitEntry
 from mergegate.engine._runs.cancel import cancel_run
 from mergegate.engine._runs.create import RunRequest, create_run, dry_run_lines
 from mergegate.engine._runs.database import database_url_of
@@ -43,14 +45,18 @@ __all__ = [
     "AgentSpec",
     "Answers",
     "Budget",
+    "CancelReport",
     "EventSink",
     "GcRequest",
     "Metered",
     "RunAgents",
     "RunBranches",
+    "RunCounts",
     "RunEvent",
     "RunOptions",
+    "RunReport",
     "RunRequest",
+    "UnitEntry",
     "Worker",
     "WorkerOptions",
     "build_backend",

@@ -22,7 +22,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from mergegate.events import (
     EVENTS_FILE,
@@ -44,7 +45,9 @@ from mergegate.metrics import (
 from mergegate.report import write_report
 
 __all__ = [
+    "NoCounts",
     "NullJournal",
+    "RunCounts",
     "RunJournal",
     "StreamEnd",
     "close_stream",
@@ -167,6 +170,27 @@ def event_key(run_id: str, run_dir: Path, path: Path) -> str:
     return event_id(run_id, relative)
 
 
+class RunCounts(BaseModel):
+    """A few counts from a finished run's metrics (the run report's `metrics`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tasks: int
+    agent_attempts: int
+    tokens: int
+    cost_usd: float
+    fix_rounds: int
+    first_pass_approval_rate: float | None
+    merges: int
+    escalations: int
+
+
+class NoCounts(BaseModel):
+    """No counts: the run's stream could not be read (the report's `metrics` is `{}`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 @dataclass(frozen=True)
 class StreamEnd:
     """What the end of a run adds to its result: the alerts (each once), the report's path,
@@ -174,7 +198,7 @@ class StreamEnd:
 
     alerts: list[Alert]
     report: Path | None
-    metrics: dict[str, Any]
+    metrics: RunCounts | NoCounts
     error: str = ""
     """Why the stream could not be read or the report written (the run's result stands)."""
 
@@ -188,7 +212,7 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
     try:
         stream = read_events(run_dir)
     except EventLogError as exc:
-        return StreamEnd([], None, {}, error=str(exc))
+        return StreamEnd([], None, NoCounts(), error=str(exc))
     known = stream.known()
     recorded = [e for e in known if isinstance(e, Alert)]
     seen = {a.key for a in recorded}
@@ -199,16 +223,16 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
         stream = read_events(run_dir)
     alerts = recorded + late
     metrics = compute_metrics(stream.events)
-    counts = {
-        "tasks": metrics.tasks,
-        "agent_attempts": metrics.usage.attempts,
-        "tokens": metrics.usage.total_tokens,
-        "cost_usd": round(metrics.usage.cost_usd, 6),
-        "fix_rounds": metrics.fix_rounds,
-        "first_pass_approval_rate": metrics.first_pass_approval_rate,
-        "merges": metrics.merges,
-        "escalations": metrics.escalations,
-    }
+    counts = RunCounts(
+        tasks=metrics.tasks,
+        agent_attempts=metrics.usage.attempts,
+        tokens=metrics.usage.total_tokens,
+        cost_usd=round(metrics.usage.cost_usd, 6),
+        fix_rounds=metrics.fix_rounds,
+        first_pass_approval_rate=metrics.first_pass_approval_rate,
+        merges=metrics.merges,
+        escalations=metrics.escalations,
+    )
     try:
         report = write_report(run_dir, stream=stream, rules=rules)
     except EventLogError as exc:  # pragma: no cover - a report that cannot be written

@@ -14,6 +14,7 @@ from mergegate.engine._context.orphans import (
     note_unreachable_orphans,
     orphaned_agents,
 )
+from mergegate.engine._records.run_report import OrphanEntry, RunReport
 from mergegate.engine._runs.database import database_url_of
 from mergegate.engine._runs.queries import run_report
 from mergegate.errors import UsageError
@@ -163,7 +164,7 @@ def unit_holders(database_url: str, run_id: str) -> dict[str, dict[str, str]]:
     return held
 
 
-def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]:
+def fleet_status(state_dir: Path, run_id: str, config: Config) -> RunReport:
     """`status` of a run: its report, and for a queued run which worker holds which unit
     (`worker` of each unit) and the run itself (its phases and merges: `worker` of the run);
     "" where none does now."""
@@ -171,22 +172,22 @@ def fleet_status(state_dir: Path, run_id: str, config: Config) -> dict[str, Any]
     report = run_report(state_dir, run_id, url)
     if RunStore(state_dir, url).load(run_id).fleet and url is not None:
         holders = unit_holders(url, run_id)
-        for unit in report["units"]:
-            found = holders.get(unit["id"])
-            unit["worker"] = found["worker"] if found else ""
+        for unit in report.units:
+            found = holders.get(unit.id)
+            unit.worker = found["worker"] if found else ""
         runs = executor_work(url, prefix=WorkflowId.of_fleet_runs(run_id))
-        report["worker"] = next(
+        report.worker = next(
             (w.executor_id or "" for w in runs if w.status == WorkflowState.PENDING), ""
         )
         orphans = orphaned_agents(RunStore(state_dir, url).rows(run_id))
-        report["orphaned"] = [
-            {
-                "worker": o.executor_id,
-                "noted_by": o.noted_by,
-                "pid": o.record.pid,
-                "pgid": o.record.pgid,
-                "program": Path(o.record.argv[0]).name if o.record.argv else "",
-            }
+        report.orphaned = [
+            OrphanEntry(
+                worker=o.executor_id,
+                noted_by=o.noted_by,
+                pid=o.record.pid,
+                pgid=o.record.pgid,
+                program=Path(o.record.argv[0]).name if o.record.argv else "",
+            )
             for o in orphans
         ]
     return report

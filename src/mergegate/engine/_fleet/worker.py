@@ -117,7 +117,7 @@ def fleet_finish_step(state: str, message: str, escalated: bool = False) -> dict
     journal = rt.journal if isinstance(rt.journal, RunJournal) else None
     failure = RunFailure(message, escalated=escalated)
     report = finish_run(rt.store, rt.run_id, state, failure, rt.plan, journal=journal)
-    return {"status": report["status"]}
+    return {"status": report.status}
 
 
 @workflow(_FLEET_RUN)

@@ -3,8 +3,7 @@ executes any more is `crashed`), and the one thing to do next (`next:`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from mergegate.engine._records.run_report import RunReport
 from mergegate.store import DatabaseUnavailableError, RunRecord, RunState, RunStore, run_lease
 
 __all__ = ["next_step", "shown_status"]
@@ -29,12 +28,12 @@ def shown_status(store: RunStore, record: RunRecord) -> str:
     return record.status.value if held else CRASHED
 
 
-def next_step(report: dict[str, Any]) -> str:
+def next_step(report: RunReport) -> str:
     """One line: what to do now (merge the integration branch, answer, resume), or ""."""
-    run, status = report["run_id"], report["status"]
+    run, status = report.run_id, report.status
     if status == RunState.COMPLETED:
         return (
-            f"merge the integration branch into yours: git merge {report['into']} "
+            f"merge the integration branch into yours: git merge {report.into} "
             f"(or push it and open a pull request)"
         )
     if status in (CRASHED, RunState.INTERRUPTED):
@@ -46,19 +45,19 @@ def next_step(report: dict[str, Any]) -> str:
     return _answers(report)
 
 
-def _answers(report: dict[str, Any]) -> str:
+def _answers(report: RunReport) -> str:
     """A run that stopped for a person: the answers it takes."""
-    run = report["run_id"]
+    run = report.run_id
     answers: list[str] = []
-    for unit in report["units"]:
-        stuck = [t for t in unit.get("tasks", []) if t["decision"] != "approved"]
+    for unit in report.units:
+        stuck = [t for t in unit.tasks if t.decision != "approved"]
         if not stuck:
             continue
         task = stuck[0]
-        where = f"{unit['id']}/{task['id']}"
-        if task["decision"] == "waiting_for_human":
+        where = f"{unit.id}/{task.id}"
+        if task.decision == "waiting_for_human":
             answers.append(f"--answer {where}=approve|reject")
-        elif task["decision"] in _TAKEN_OVER:
+        elif task.decision in _TAKEN_OVER:
             answers.append(f"--answer {where}=approve|skip|retry")
     if answers:
         shown = " ".join(answers[:_MAX_ANSWERS_SHOWN])
@@ -69,12 +68,12 @@ def _answers(report: dict[str, Any]) -> str:
             else ""
         )
         return f"mergegate resume {run} {shown}{more}{fix}"
-    for phase in report["phases"]:
-        found = phase.get("verification") or {}
-        if phase["status"] == "not_verified":
+    for phase in report.phases:
+        found = phase.verification
+        if phase.status == "not_verified":
             return (
-                f"answer phase {phase['id']}'s open criteria: mergegate resume {run} "
+                f"answer phase {phase.id}'s open criteria: mergegate resume {run} "
                 f"--answer ID=pass|fail, or --accept-gaps --reason TEXT"
-                + (f" (report: {found['report']})" if found.get("report") else "")
+                + (f" (report: {found.report})" if found is not None and found.report else "")
             )
-    return f"see {report['run_dir']}/SUMMARY.md, then mergegate resume {run}"
+    return f"see {report.run_dir}/SUMMARY.md, then mergegate resume {run}"

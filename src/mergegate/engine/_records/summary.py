@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.atomic_files import write_atomic, write_json_atomic
@@ -20,8 +19,18 @@ from mergegate.engine._context.outcomes import (
     PhaseOutcome,
     TakeoverAnswer,
     UnitOutcome,
+    UnitStatus,
 )
 from mergegate.engine._context.plan_views import report_stem, selected_phases
+from mergegate.engine._records.run_report import (
+    AlertEntry,
+    AnswerEntry,
+    PhaseEntry,
+    RunReport,
+    SandboxEntry,
+    TaskEntry,
+    UnitEntry,
+)
 from mergegate.engine._records.run_status import next_step, shown_status
 from mergegate.engine._records.unit_records import inline
 from mergegate.events import EVENTS_FILE, Alert, EventLogError, read_events
@@ -33,6 +42,7 @@ __all__ = [
     "build_report",
     "load_plan_snapshot",
     "recorded_alerts",
+    "report_entries",
     "run_outcome",
     "write_run_summary",
 ]
@@ -64,89 +74,81 @@ def _unit_entry(
     unit_id: str,
     finished: bool,
     stopped_at: str | None,
-) -> dict[str, Any]:
-    if recorded is not None:
-        data: dict[str, Any] = recorded.dump()
-    else:
+) -> UnitEntry:
+    if recorded is None:
         reason = (
             f"not started: the run stopped at the end of phase {stopped_at}"
             if finished and stopped_at
             else ""
         )
-        data = {
-            "id": unit_id,
-            "phase": phase_id,
-            "status": "skipped" if finished else "pending",
-            "reason": reason,
-            "tasks": [],
-        }
-    if data["status"] in ("running", "ready", "pending") and record.status == RunState.CANCELLED:
-        data["status"], data["reason"] = "cancelled", data.get("reason") or "the run was cancelled"
+        status: UnitStatus = "skipped" if finished else "pending"
+        recorded = UnitOutcome(id=unit_id, phase=phase_id, status=status, reason=reason)
+    status, reason = recorded.status, recorded.reason
+    if status in ("running", "ready", "pending") and record.status == RunState.CANCELLED:
+        status, reason = "cancelled", reason or "the run was cancelled"
     phase = next(p for p in plan.phases if p.id == phase_id)
     unit = next(u for u in phase.units if u.id == unit_id)
     folder = f"{run_dir}{os.sep}{phase_id}{os.sep}{unit_id}"
-    present = _files_in(folder) if data.get("tasks") else set()
+    present = _files_in(folder) if recorded.tasks else set()
     tasks = []
-    for task in data.get("tasks", []):
-        stem = report_stem(phase, unit, task["number"])
+    for task in recorded.tasks:
+        stem = report_stem(phase, unit, task.number)
         names = [f"{stem}.{ext}" for ext in ("md", "json")]
         tasks.append(
-            {
-                "id": task["id"],
-                "name": task.get("name", ""),
-                "decision": task["decision"],
-                "reason": task.get("reason", ""),
-                "review_status": task.get("review_status"),
-                "commit": task.get("commit"),
-                "head": task.get("head"),
-                "help_requests": task.get("help_requests", 0),
-                "agent_result": task.get("agent_result"),
-                "judgement": task.get("judgement"),
-                "review_outputs": task.get("review_outputs") or [],
-                "reports": [f"{folder}{os.sep}{n}" for n in names if n in present]
-                + [f"{r}/summary.md" for r in task.get("reports", [])],
-            }
+            TaskEntry(
+                id=task.id,
+                name=task.name,
+                decision=task.decision,
+                reason=task.reason,
+                review_status=task.review_status,
+                commit=task.commit,
+                head=task.head,
+                help_requests=task.help_requests,
+                agent_result=task.agent_result,
+                judgement=task.judgement,
+                review_outputs=task.review_outputs,
+                reports=[f"{folder}{os.sep}{n}" for n in names if n in present]
+                + [f"{r}/summary.md" for r in task.reports],
+            )
         )
-    return {
-        "id": unit_id,
-        "phase": phase_id,
-        "status": data["status"],
-        "reason": data.get("reason", ""),
-        "branch": data.get("branch", ""),
-        "workspace": data.get("worktree") or None,
-        "merge_commit": data.get("merge_commit"),
-        "summary": f"{folder}{os.sep}SUMMARY.md",
-        "escalation": data.get("escalation"),
-        "tasks": tasks,
-        "exit_code": data.get("exit_code", 0),
-    }
+    return UnitEntry(
+        id=unit_id,
+        phase=phase_id,
+        status=status,
+        reason=reason,
+        branch=recorded.branch,
+        workspace=recorded.worktree or None,
+        merge_commit=recorded.merge_commit,
+        summary=f"{folder}{os.sep}SUMMARY.md",
+        escalation=recorded.escalation,
+        tasks=tasks,
+        exit_code=recorded.exit_code,
+    )
 
 
 def _phase_entry(
-    phase: Phase, recorded: PhaseOutcome | None, entries: list[dict[str, Any]], *, started: bool
-) -> dict[str, Any]:
+    phase: Phase, recorded: PhaseOutcome | None, entries: list[UnitEntry], *, started: bool
+) -> PhaseEntry:
     done = all(
-        e["status"] == "merged"
-        or (e["status"] == "skipped" and e["reason"].startswith("already completed"))
+        e.status == "merged" or (e.status == "skipped" and e.reason.startswith("already completed"))
         for e in entries
     )
-    found = recorded.verification if recorded is not None else None
-    verification = found.dump() if found is not None else None
+    verification = recorded.verification if recorded is not None else None
     if not started:
         status = "not_started"
     elif not done:
         status = "incomplete"
-    elif verification is not None and verification["status"] not in _PASSING:
+    elif verification is not None and verification.status not in _PASSING:
         status = "not_verified"
     else:
         status = "completed"
-    return {"id": phase.id, "name": phase.name, "status": status, "verification": verification}
+    return PhaseEntry(id=phase.id, name=phase.name, status=status, verification=verification)
 
 
 _ALERT_FIELDS = {"rule", "component", "subject", "value", "threshold", "message"}
 
 
-def recorded_alerts(run_dir: Path) -> list[dict[str, Any]]:
+def recorded_alerts(run_dir: Path) -> list[AlertEntry]:
     """The alerts in the run's event stream (none when it has none, or cannot be read)."""
     if not (run_dir / EVENTS_FILE).is_file():
         return []
@@ -156,21 +158,26 @@ def recorded_alerts(run_dir: Path) -> list[dict[str, Any]]:
         return []
     fields = _ALERT_FIELDS | {"phase", "unit", "task"}
     return [
-        e.model_dump(mode="json", include=fields) for e in stream.events if isinstance(e, Alert)
+        AlertEntry.model_validate(e.model_dump(mode="json", include=fields))
+        for e in stream.events
+        if isinstance(e, Alert)
     ]
 
 
-def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict[str, Any]:
-    """The run as one JSON-able object (see docs/run.md for its fields); `plan`: the run's
-    plan snapshot, when the caller has it already."""
-    record = store.load(run_id)
-    plan = plan or load_plan_snapshot(store, run_id)
+def report_entries(
+    store: RunStore, record: RunRecord, plan: Plan
+) -> tuple[list[PhaseEntry], list[UnitEntry]]:
+    """The run's phases and units as its report shows them, from its database and `record`
+    (a unit not reached is `pending` while the record says running, `skipped` after)."""
+    run_id = record.run_id
     run_dir = store.run_dir(run_id)
     rows = store.rows(run_id)
     outcomes = dict(rows.items(StateKind.UNIT, UnitOutcome))
     recorded = {key[0]: p for key, p in rows.items(StateKind.PHASE, PhaseOutcome)}
     finished = record.status not in (RunState.RUNNING, RunState.INTERRUPTED)
-    phases, units, stopped_at = [], [], None
+    phases: list[PhaseEntry] = []
+    units: list[UnitEntry] = []
+    stopped_at: str | None = None
     for phase in selected_phases(plan, record.options.get("phase")):
         entries = [
             _unit_entry(
@@ -189,76 +196,86 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> dict
         entry = _phase_entry(phase, recorded.get(phase.id), entries, started=started)
         phases.append(entry)
         units += entries
-        if entry["status"] in ("incomplete", "not_verified") and stopped_at is None:
+        if entry.status in ("incomplete", "not_verified") and stopped_at is None:
             stopped_at = phase.id
-    report = {
-        "run_id": record.run_id,
-        "status": shown_status(store, record),
-        "exit_code": record.exit_code,
-        "message": record.message,
-        "into": record.into,
-        "remote": record.remote,
-        "base": record.base_sha,
-        "plan": record.plan,
-        "started": record.started,
-        "finished": record.finished,
-        "run_dir": str(run_dir),
-        "phases": phases,
-        "units": units,
-        "alerts": recorded_alerts(run_dir),
-        "report": str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
-        "sandbox": sandbox_entry(record),
-        "answers": recorded_answers(rows),
-    }
-    report["next"] = next_step(report)
+    return phases, units
+
+
+def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> RunReport:
+    """The run as one object (see docs/run.md for its fields); `plan`: the run's plan
+    snapshot, when the caller has it already."""
+    record = store.load(run_id)
+    plan = plan or load_plan_snapshot(store, run_id)
+    run_dir = store.run_dir(run_id)
+    phases, units = report_entries(store, record, plan)
+    report = RunReport(
+        run_id=record.run_id,
+        status=shown_status(store, record),
+        exit_code=record.exit_code,
+        message=record.message,
+        into=record.into,
+        remote=record.remote,
+        base=record.base_sha,
+        plan=record.plan,
+        started=record.started,
+        finished=record.finished,
+        run_dir=str(run_dir),
+        phases=phases,
+        units=units,
+        alerts=recorded_alerts(run_dir),
+        report=str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
+        sandbox=sandbox_entry(record),
+        answers=recorded_answers(store.rows(run_id)),
+    )
+    report.next = next_step(report)
     return report
 
 
-def recorded_answers(rows: RunRows) -> list[dict[str, Any]]:
+def recorded_answers(rows: RunRows) -> list[AnswerEntry]:
     """Every answer people gave the run's tasks (checkpoints and takeovers), with who and
     when, oldest first."""
-    found: list[dict[str, Any]] = []
+    found: list[AnswerEntry] = []
     for key, checkpoint in rows.items(StateKind.ANSWER, CheckpointAnswer):
         found.append(_answer_entry(key, checkpoint))
     for key, taken in rows.items(StateKind.TAKEOVER, TakeoverAnswer):
         found.append(_answer_entry(key, taken))
-    return sorted(found, key=lambda a: (a["at"], a["unit"], a["task"]))
+    return sorted(found, key=lambda a: (a.at, a.unit, a.task))
 
 
-def _answer_entry(key: tuple[str, ...], given: CheckpointAnswer | TakeoverAnswer) -> dict[str, Any]:
+def _answer_entry(key: tuple[str, ...], given: CheckpointAnswer | TakeoverAnswer) -> AnswerEntry:
     taken = given if isinstance(given, TakeoverAnswer) else None
-    return {
-        "unit": key[0],
-        "task": key[1],
-        "answer": given.answer,
-        "who": given.who,
-        "at": datetime.fromtimestamp(given.at, UTC).isoformat(timespec="seconds"),
-        "note": given.note,
-        "generation": taken.generation if taken is not None else None,
-        "head": taken.head if taken is not None else None,
-    }
+    return AnswerEntry(
+        unit=key[0],
+        task=key[1],
+        answer=given.answer,
+        who=given.who,
+        at=datetime.fromtimestamp(given.at, UTC).isoformat(timespec="seconds"),
+        note=given.note,
+        generation=taken.generation if taken is not None else None,
+        head=taken.head if taken is not None else None,
+    )
 
 
-def sandbox_entry(record: RunRecord) -> dict[str, Any]:
+def sandbox_entry(record: RunRecord) -> SandboxEntry:
     """The run's sandbox as recorded when it started: on or off (`--no-sandbox`), what a
     person opened (`allow` read-write, `read` read-only), and one line for people."""
     policy = SandboxPolicy.model_validate(record.options.get("sandbox") or {})
-    return {
-        "enabled": policy.enabled,
-        "allow": [str(p) for p in policy.allow],
-        "read": [str(p) for p in policy.read],
-        "summary": policy.describe(),
-    }
+    return SandboxEntry(
+        enabled=policy.enabled,
+        allow=[str(p) for p in policy.allow],
+        read=[str(p) for p in policy.read],
+        summary=policy.describe(),
+    )
 
 
 def run_outcome(
-    units: list[dict[str, Any]], phases: list[dict[str, Any]], cancelled: bool
+    units: list[UnitEntry], phases: list[PhaseEntry], cancelled: bool
 ) -> tuple[RunState, ExitCode]:
     """The run's state and exit code from its units' statuses and its phases' verification."""
     if cancelled:
         return RunState.CANCELLED, ExitCode.AGENT_FAILURE
-    codes = {int(u.get("exit_code") or 0) for u in units}
-    statuses = {u["status"] for u in units} - {"pending"}  # not reached: the run stopped before
+    codes = {u.exit_code for u in units}
+    statuses = {u.status for u in units} - {"pending"}  # not reached: the run stopped before
     for code in _EXIT_ORDER:
         if int(code) in codes:
             if code is ExitCode.ESCALATED:
@@ -269,70 +286,73 @@ def run_outcome(
                 )
                 return state, code
             return RunState.FAILED, code
-    if "waiting_for_human" in statuses or any(p["status"] == "not_verified" for p in phases):
+    if "waiting_for_human" in statuses or any(p.status == "not_verified" for p in phases):
         return RunState.WAITING_FOR_HUMAN, ExitCode.ESCALATED
     if statuses - {"merged", "skipped"}:
         return RunState.ESCALATED, ExitCode.ESCALATED
     return RunState.COMPLETED, ExitCode.OK
 
 
-def _alert_lines(alerts: list[dict[str, Any]]) -> list[str]:
+def _alert_lines(alerts: list[AlertEntry]) -> list[str]:
     if not alerts:
         return ["", "Alerts: none."]
     lines = ["", f"## Alerts ({len(alerts)})", ""]
     for alert in alerts:
-        where = "/".join(p for p in (alert.get("unit"), alert.get("task")) if p)
+        where = "/".join(p for p in (alert.unit, alert.task) if p)
         place = f" ({inline(where, 80)})" if where else ""
-        lines.append(f"- **{alert['rule']}**{place}: {inline(alert['message'], 300)}")
+        lines.append(f"- **{alert.rule}**{place}: {inline(alert.message, 300)}")
     return lines
 
 
-def write_run_summary(report: dict[str, Any]) -> Path:
+def write_run_summary(report: RunReport) -> Path:
     """`SUMMARY.md` and `summary.json` in the run's folder."""
-    run_dir = Path(report["run_dir"])
-    write_json_atomic(run_dir / "summary.json", report, durable=False)
+    run_dir = Path(report.run_dir)
+    write_json_atomic(run_dir / "summary.json", report.dump(), durable=False)
     lines = [
-        f"# Run {report['run_id']}: {report['status']} (exit {report['exit_code']})",
+        f"# Run {report.run_id}: {report.status} (exit {report.exit_code})",
         "",
-        f"- plan: {inline(report['plan'])}",
-        f"- integration branch: `{report['into']}` (from `{report['base'][:12]}`)",
-        f"- started {report['started']}, finished {report['finished'] or '-'}",
+        f"- plan: {inline(report.plan)}",
+        f"- integration branch: `{report.into}` (from `{report.base[:12]}`)",
+        f"- started {report.started}, finished {report.finished or '-'}",
+        f"- sandbox: {inline(report.sandbox.summary, 2000)}",
     ]
-    if report.get("sandbox"):
-        lines.append(f"- sandbox: {inline(report['sandbox']['summary'], 2000)}")
-    if report["message"]:
-        lines.append(f"- {inline(report['message'], 500)}")
+    if report.message:
+        lines.append(f"- {inline(report.message, 500)}")
     lines += ["", "| phase | unit | status | merge commit | reason |", "|---|---|---|---|---|"]
-    for u in report["units"]:
+    for u in report.units:
         lines.append(
-            f"| {inline(u['phase'], 40)} | {inline(u['id'], 40)} | {u['status']} "
-            f"| `{(u['merge_commit'] or '-')[:12]}` | {inline(u['reason'], 160)} |"
+            f"| {inline(u.phase, 40)} | {inline(u.id, 40)} | {u.status} "
+            f"| `{(u.merge_commit or '-')[:12]}` | {inline(u.reason, 160)} |"
         )
-    verified = [p for p in report["phases"] if p.get("verification")]
-    if verified:
-        lines += ["", "| phase | verification | reason | report |", "|---|---|---|---|"]
-        for p in verified:
-            v = p["verification"]
-            lines.append(
-                f"| {inline(p['id'], 40)} | {v['status']} | {inline(v['reason'], 200)} "
-                f"| {inline(v['report'], 300)} |"
-            )
-    answers = report.get("answers") or []
-    if answers:
+    lines += _verification_lines(report.phases)
+    if report.answers:
         lines += ["", "| unit/task | answer | who | when | note |", "|---|---|---|---|---|"]
-        for a in answers:
+        for a in report.answers:
             lines.append(
-                f"| {inline(a['unit'] + '/' + a['task'], 80)} | {a['answer']} "
-                f"| {inline(a['who'], 60)} | {a['at']} | {inline(a['note'], 200)} |"
+                f"| {inline(a.unit + '/' + a.task, 80)} | {a.answer} "
+                f"| {inline(a.who, 60)} | {a.at} | {inline(a.note, 200)} |"
             )
-    lines += _alert_lines(report.get("alerts") or [])
-    if report.get("report"):
+    lines += _alert_lines(report.alerts)
+    if report.report:
         lines += [
             "",
-            f"Report (timeline, verdicts, findings, costs): {inline(report['report'], 500)}",
+            f"Report (timeline, verdicts, findings, costs): {inline(report.report, 500)}",
         ]
-    if report.get("next"):
-        lines += ["", f"Next: {inline(report['next'], 600)}"]
+    if report.next:
+        lines += ["", f"Next: {inline(report.next, 600)}"]
     lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
     write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n", durable=False)
     return run_dir / "SUMMARY.md"
+
+
+def _verification_lines(phases: list[PhaseEntry]) -> list[str]:
+    verified = [(p.id, p.verification) for p in phases if p.verification is not None]
+    if not verified:
+        return []
+    lines = ["", "| phase | verification | reason | report |", "|---|---|---|---|"]
+    for phase_id, v in verified:
+        lines.append(
+            f"| {inline(phase_id, 40)} | {v.status} | {inline(v.reason, 200)} "
+            f"| {inline(v.report, 300)} |"
+        )
+    return lines

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from mergegate.decisions import ExitCode
 from mergegate.engine._context.orphans import kill_orphans
+from mergegate.engine._records.run_report import CancelReport
 from mergegate.engine._records.summary import (
     build_report,
     write_run_summary,
@@ -39,7 +39,7 @@ __all__ = [
 
 def cancel_run(
     state_dir: Path, run_id: str, *, clean: bool = False, database_url: str | None = None
-) -> dict[str, Any]:
+) -> CancelReport:
     """Stop a run: no agent starts any more (the stop request, in the run's database, is seen
     by every process and worker of the run before its next agent), every recorded agent
     group still running on this host is killed (and on a fleet worker's host by that worker,
@@ -60,7 +60,7 @@ def cancel_run(
     end_stream(store, record, None)
     report = build_report(store, run_id)
     write_run_summary(report)
-    return {**report, "killed_groups": killed, "removed_worktrees": removed}
+    return CancelReport(**dict(report), killed_groups=killed, removed_worktrees=removed)
 
 
 def _cancel_workflows(store: RunStore, record: RunRecord, database_url: str | None) -> None:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from mergegate.config import Config
 from mergegate.decisions import ExitCode
@@ -22,9 +21,11 @@ from mergegate.engine._context.run_agents import AgentSpec, RunAgents, build_bac
 from mergegate.engine._context.run_events import EventSink, RunEvent
 from mergegate.engine._context.runtime import Human, RunOptions, Runtime, install, uninstall
 from mergegate.engine._flow.workflows import run_workflow
+from mergegate.engine._records.run_report import RunReport
 from mergegate.engine._records.summary import (
     build_report,
     load_plan_snapshot,
+    report_entries,
     run_outcome,
     write_run_summary,
 )
@@ -150,7 +151,7 @@ def execute_run(
     tick: Callable[[], None] = lambda: None,
     stop: threading.Event | None = None,
     stream_agents: bool = False,
-) -> dict[str, Any]:
+) -> RunReport:
     """Run (or continue) the run's current generation to its end; the run report.
 
     With `stream_agents`, every agent's output line goes to `listener` as it comes (an
@@ -198,7 +199,7 @@ def _execute(
     tick: Callable[[], None],
     stop: threading.Event | None,
     stream_agents: bool = False,
-) -> dict[str, Any]:
+) -> RunReport:
     run_id, database_url = record.run_id, database_url_of(config)
     kill_orphans(store.rows(run_id))
     events = EventSink(listener)
@@ -333,17 +334,17 @@ def finish_run(
     plan: Plan,
     *,
     journal: RunJournal | None = None,
-) -> dict[str, Any]:
+) -> RunReport:
     """End the run's generation whose run workflow ended in `state` (a DBOS workflow state,
     None when unknown): its status and exit code recorded from its units and phases (or from
     `failure` on an error; cancelled when the workflow or the run was), its end into the
     stream, its summary written; the run report."""
     record = store.load(run_id)
     cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
-    if cancelled:
-        record.status = RunState.CANCELLED
-    report = build_report(store, run_id, plan)
-    status, code = run_outcome(report["units"], report["phases"], cancelled)
+    # the outcome from the units and phases as recorded so far (the record still running);
+    # the report is built once, after the record says how the run ended
+    phases, units = report_entries(store, record, plan)
+    status, code = run_outcome(units, phases, cancelled)
     if state == WorkflowState.ERROR:
         status, code = RunState.FAILED, ExitCode.AGENT_FAILURE
         if failure.escalated:
@@ -354,9 +355,9 @@ def finish_run(
     store.save(record)
     end = end_stream(store, record, journal)
     report = build_report(store, run_id, plan)
-    report["metrics"] = end.metrics
+    report.metrics = end.metrics
     if end.error:
-        report["message"] = "; ".join(m for m in (report["message"], end.error) if m)
+        report.message = "; ".join(m for m in (report.message, end.error) if m)
     write_run_summary(report)
     return report
 

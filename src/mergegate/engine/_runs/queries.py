@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from mergegate.config import StateLayout
 from mergegate.engine._context.run_agents import RunAgents
+from mergegate.engine._records.run_report import RunReport
 from mergegate.engine._records.run_status import shown_status
 from mergegate.engine._records.summary import (
     build_report,
@@ -32,7 +32,7 @@ def recorded_agents(
     return RunAgents.model_validate(record.agents), Path(record.repo)
 
 
-def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> dict[str, Any]:
+def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> RunReport:
     """The run as one object, from its database (see `build_report`)."""
     return build_report(RunStore(state_dir, database_url), run_id)
 
