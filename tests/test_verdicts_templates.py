@@ -134,6 +134,36 @@ def test_format_fields(text: str, expected: Decision, dialect: str) -> None:
     assert verdict.dialect == dialect
 
 
+# BMAD: a PASS beside a listed top issue of medium severity or above is inconsistent with the
+# gate's own rule (medium → CONCERNS, high → FAIL): it fails closed to fixes. Low issues and an
+# empty list leave the PASS standing; so does the template's comment listing the gate values.
+BMAD_GATES = [
+    ("gate: PASS\ntop_issues:\n  - id: SEC-001\n    severity: high\n    finding: Secret\n", F),
+    ("gate: PASS\ntop_issues:\n  - id: PERF-1\n    severity: medium\n    finding: Slow\n", F),
+    ("gate: PASS\ntop_issues:\n  - { id: A, severity: high, finding: Leak }\n", F),
+    ("gate: PASS\ntop_issues: [{id: A, severity: 'HIGH'}]\n", F),
+    ('gate: "PASS"\ntop_issues:\n  - id: A\n    severity: "high"\nstatus_reason: ok\n', F),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: low\n  - id: B\n    severity: high\n", F),
+    ("top_issues:\n  - id: A\n    severity: high\n    finding: Leak\ngate: PASS\n", F),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: someday\n", F),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: low\n    finding: Naming\n", A),
+    ("gate: PASS\ntop_issues: []\nstatus_reason: All criteria met.\n", A),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: low\nnotes:\n  severity: high\n", A),
+    ("gate: CONCERNS\ntop_issues:\n  - id: A\n    severity: high\n", F),
+    ("gate: FAIL\ntop_issues:\n  - id: A\n    severity: high\n", R),
+    ("gate: PASS # PASS|CONCERNS|FAIL|WAIVED\nstatus_reason: All criteria met.\n", A),
+    ("gate: PASS  # once CI is green\n", F),
+    ("gate: CONCERNS # PASS|CONCERNS|FAIL|WAIVED\n", F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), BMAD_GATES)
+def test_bmad_gate_top_issues_and_comments(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, verdict.reasons
+    assert verdict.dialect == "bmad"
+
+
 # A log of reviews and re-reviews: per reviewer, the last entry decides.
 REVIEW_LOGS = [
     (
