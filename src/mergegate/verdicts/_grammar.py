@@ -210,7 +210,7 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
             answer = _unreadable(value, kind)
             if answer is None:
                 return None
-    dialect = _dialect_of(kind, line)
+    dialect = _dialect_of(kind)
     site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind)
     if kind is None:
         site = replace(site, part=True)
@@ -310,13 +310,11 @@ def _checkbox_answer(items: list[str]) -> Answer | None:
     )
 
 
-def _dialect_of(kind: LabelKind | None, line: Line) -> str:
+def _dialect_of(kind: LabelKind | None) -> str:
     if kind is _QUESTION:
         return "superpowers"
     if kind in (LabelKind.VERDICT, LabelKind.OPINION):
         return "verdict-line"
-    if line.section is not None and "review complete" in line.section.text:
-        return "megazord"
     return "status-line"
 
 
