@@ -47,8 +47,9 @@ def recognise(doc: Doc) -> Recognised | None:
     for index, line in enumerate(doc.lines):
         if not (line.live and line.heading_level):
             continue
-        complete = complete or "review complete" in norm(line.heading_text)
-        block = _BLOCK.fullmatch(norm(line.heading_text))
+        heading = norm(line.heading_text)
+        complete = complete or "review complete" in heading
+        block = _BLOCK.fullmatch(heading)
         if block is None:
             continue
         title = line.heading_text.strip()[:160]
