@@ -134,6 +134,74 @@ def test_format_fields(text: str, expected: Decision, dialect: str) -> None:
     assert verdict.dialect == dialect
 
 
+# Megazord's closing `## REVIEW COMPLETE` block: the document is Megazord's whatever line
+# carries the verdict, and its counts are blocking content beside `passed`.
+MEGAZORD_COMPLETE = [
+    ("## REVIEW COMPLETE\n\n**Task:** 3-1 Task 2\n**Status:** passed\n**Critical:** 0\n", A),
+    ("## ✅ REVIEW COMPLETE\n\n**Task:** 3-1\n**Status:** passed\n", A),
+    ("## REVIEW COMPLETE\n\n**Task:** 3-1\n**Verdict:** APPROVE\n", A),
+    ("## Review complete\n\n**Task:** 2-4\n**Ready to merge?** Yes\n", A),
+    ("## REVIEW COMPLETE\n\n**Task:** 3-1\n**Verdict:** REQUEST CHANGES\n", F),
+    ("## REVIEW COMPLETE\n\n**Status:** passed\n**Critical:** 1\n", F),
+    ("## REVIEW COMPLETE\n\n**Status:** issues_found\n**High:** 2\n", F),
+    (
+        "### Finding 1: Naming\n- **Severity:** Low\n\n"
+        "## REVIEW COMPLETE\n\n**Status:** passed\n**Critical:** 0\n",
+        A,
+    ),
+    (
+        "### Finding 1: SQL injection\n- **Severity:** Critical\n\n"
+        "## REVIEW COMPLETE\n\n**Verdict:** APPROVE\n",
+        F,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MEGAZORD_COMPLETE)
+def test_megazord_review_complete_block(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, verdict.reasons
+    assert verdict.dialect == "megazord"
+
+
+@pytest.mark.parametrize(
+    "text", [t for t, expected in MEGAZORD_COMPLETE if expected is A and "Finding" not in t]
+)
+def test_megazord_restriction_reads_the_whole_block(text: str) -> None:
+    """Restricted to `megazord`, the block's own verdict line decides (it is Megazord's)."""
+    assert parse_verdict(text, dialect="megazord").decision is A
+
+
+# BMAD: a PASS beside a listed top issue of medium severity or above is inconsistent with the
+# gate's own rule (medium → CONCERNS, high → FAIL): it fails closed to fixes. Low issues and an
+# empty list leave the PASS standing; so does the template's comment listing the gate values.
+BMAD_GATES = [
+    ("gate: PASS\ntop_issues:\n  - id: SEC-001\n    severity: high\n    finding: Secret\n", F),
+    ("gate: PASS\ntop_issues:\n  - id: PERF-1\n    severity: medium\n    finding: Slow\n", F),
+    ("gate: PASS\ntop_issues:\n  - { id: A, severity: high, finding: Leak }\n", F),
+    ("gate: PASS\ntop_issues: [{id: A, severity: 'HIGH'}]\n", F),
+    ('gate: "PASS"\ntop_issues:\n  - id: A\n    severity: "high"\nstatus_reason: ok\n', F),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: low\n  - id: B\n    severity: high\n", F),
+    ("top_issues:\n  - id: A\n    severity: high\n    finding: Leak\ngate: PASS\n", F),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: someday\n", F),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: low\n    finding: Naming\n", A),
+    ("gate: PASS\ntop_issues: []\nstatus_reason: All criteria met.\n", A),
+    ("gate: PASS\ntop_issues:\n  - id: A\n    severity: low\nnotes:\n  severity: high\n", A),
+    ("gate: CONCERNS\ntop_issues:\n  - id: A\n    severity: high\n", F),
+    ("gate: FAIL\ntop_issues:\n  - id: A\n    severity: high\n", R),
+    ("gate: PASS # PASS|CONCERNS|FAIL|WAIVED\nstatus_reason: All criteria met.\n", A),
+    ("gate: PASS  # once CI is green\n", F),
+    ("gate: CONCERNS # PASS|CONCERNS|FAIL|WAIVED\n", F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), BMAD_GATES)
+def test_bmad_gate_top_issues_and_comments(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, verdict.reasons
+    assert verdict.dialect == "bmad"
+
+
 # A log of reviews and re-reviews: per reviewer, the last entry decides.
 REVIEW_LOGS = [
     (

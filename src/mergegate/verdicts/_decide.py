@@ -127,7 +127,9 @@ def _read(
     sites = [*front.sites, *(s for s in find_sites(doc) if s.index not in covered)]
     if template is not None:
         sites.extend(s for s in template.sites if s.index not in covered)
-    if dialect is not None:
+    if dialect is not None and (template is None or template.name != dialect):
+        # Restricted to a template's dialect, a document it claims is read whole: the generic
+        # lines it leaves (a Megazord block's status) are that template's reading.
         sites = [s for s in sites if s.dialect == dialect]
     if dialect not in (None, "json"):
         jsons = []

@@ -237,7 +237,7 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
             answer = _unreadable(value, kind)
             if answer is None:
                 return None
-    dialect = _dialect_of(kind, label, line)
+    dialect = _dialect_of(kind)
     site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind)
     if kind is None:
         site = replace(site, part=True)
@@ -284,7 +284,8 @@ def _unreadable(value: str, kind: LabelKind | None) -> Answer | None:
 _NOT_YET = re.compile(r"(?<![a-z])not(?: [^ .;,]{1,12}){0,3} yet(?![a-z])|尚未|还没|还不|まだ|아직")
 
 
-# A YAML scalar followed by a comment: 'gate: "CONCERNS" # PASS|CONCERNS|FAIL|WAIVED'.
+# A YAML scalar followed by a comment: 'status: "PASS" # once CI is green' (a BMAD gate
+# line is its recogniser's, `_templates/bmad`).
 _SCALAR_COMMENT = re.compile(r"""[ \t]*("[^"]*"|'[^']*'|[^\s#"']+)[ \t]+#(.*)""")
 
 
@@ -337,15 +338,11 @@ def _checkbox_answer(items: list[str]) -> Answer | None:
     )
 
 
-def _dialect_of(kind: LabelKind | None, label: str, line: Line) -> str:
+def _dialect_of(kind: LabelKind | None) -> str:
     if kind is _QUESTION:
         return "superpowers"
     if kind in (LabelKind.VERDICT, LabelKind.OPINION):
         return "verdict-line"
-    if label == "gate":
-        return "bmad"
-    if line.section is not None and "review complete" in line.section.text:
-        return "megazord"
     return "status-line"
 
 

@@ -2,9 +2,16 @@
 `Gate: X → docs/qa/gates/….yml` line). Only PASS approves: CONCERNS asks for fixes, FAIL
 rejects, and WAIVED is a person setting the gate aside, not the reviewer approving (fixes).
 
-A field is the gate line with its value and nothing after it but the path of the gate file;
-any other text after the value (`gate: PASS # once CI is green`) is left to the generic
-grammar, which reads it as text after an approval.
+A field is the gate line with its value, optionally the path of the gate file, and optionally
+a YAML comment. The template's own comment listing the values (`# PASS|CONCERNS|FAIL|WAIVED`)
+is scaffolding; any other comment after PASS is read like text after an approval on the same
+line (`# once CI is green` → fixes, `# final` stays an approval): whoever reads the file sees it
+beside the value.
+
+The gate's `top_issues` list is blocking content when it holds an issue of medium severity or
+above, or one whose severity it cannot read: BMAD's own rule sets the gate to CONCERNS (medium)
+or FAIL (high) for those, so a PASS beside them is inconsistent and does not approve (fails
+closed to fixes).
 """
 
 from __future__ import annotations
@@ -12,9 +19,12 @@ from __future__ import annotations
 import re
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._answer import after_approval
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._model import Severity
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import field_site
+from mergegate.verdicts._text import norm
 
 __all__ = ["NAME", "recognise"]
 
@@ -22,7 +32,13 @@ NAME = "bmad"
 
 _GATE = re.compile(
     r"[ \t]*(?:[-*+][ \t]+)?[*_]*(?:qa[ \t]+)?gate(?:[ \t]+status)?[*_]*[ \t]*:[ \t]*[*_\"']*"
-    r"(pass|concerns|fail|waived)[*_\"']*(?:[ \t]*(?:→|->)[ \t]*`?[\w./{}-]{1,200}`?)?[ \t]*",
+    r"(pass|concerns|fail|waived)[*_\"']*(?:[ \t]*(?:→|->)[ \t]*`?[\w./{}-]{1,200}`?)?[ \t]*"
+    r"(?:#(.{0,200}))?",
+    re.IGNORECASE,
+)
+_VALUES_COMMENT = re.compile(
+    r"[ \t]*(?:pass|concerns|fail|waived)(?:[ \t]*[|,/][ \t]*(?:pass|concerns|fail|waived)){3}"
+    r"[ \t]*",
     re.IGNORECASE,
 )
 _DECISION = {
@@ -31,18 +47,75 @@ _DECISION = {
     "fail": (Decision.REJECT, "the QA gate is FAIL"),
     "waived": (Decision.FIXES, "the QA gate is WAIVED: set aside by a person, not passed"),
 }
+_TOP_ISSUES = re.compile(r"top_issues[ \t]*:(.*)")
+_SEVERITY = re.compile(r"(?<![a-z_])severity[ \t]*:[ \t]*[\"']?([a-z]{0,20})")
+_MAX_ISSUE_LINES = 2_000
 
 
 def recognise(doc: Doc) -> Recognised | None:
     """Every gate line as a verdict field, or None when there is none."""
     sites = []
     for index, line in enumerate(doc.lines):
-        if not line.live or line.blank or len(line.raw) > 260:
+        if not line.live or line.blank or len(line.raw) > 460:
             continue
         gate = _GATE.fullmatch(line.raw)
         if gate is not None:
-            decision, reason = _DECISION[gate.group(1).lower()]
+            decision, reason = _gate_decision(gate.group(1).lower(), gate.group(2))
             sites.append(field_site(index, line, decision, dialect=NAME, reason=reason))
     if not sites:
         return None
-    return Recognised(name=NAME, sites=tuple(sites), accounted=frozenset(s.index for s in sites))
+    return Recognised(
+        name=NAME,
+        sites=tuple(sites),
+        accounted=frozenset(s.index for s in sites),
+        blocking=_top_issue(doc),
+    )
+
+
+def _gate_decision(value: str, comment: str | None) -> tuple[Decision, str]:
+    """The gate's decision: its value's, unless a comment after PASS keeps it from approving."""
+    decision, reason = _DECISION[value]
+    if decision is not Decision.APPROVE or comment is None or not comment.strip():
+        return decision, reason
+    if _VALUES_COMMENT.fullmatch(comment):
+        return decision, reason + " (the comment only lists the gate's values)"
+    problem = after_approval(norm(comment))
+    if problem is not None:
+        return problem[0], f"{reason}, but the comment after it: {problem[1]}"
+    return decision, reason
+
+
+def _top_issue(doc: Doc) -> tuple[int, str] | None:
+    """(line index, why) of the first `top_issues` item of medium severity or above, or whose
+    severity is unreadable; None when the list is absent, empty or only low. Every line is
+    read, rendered or not: hiding an issue must not help a PASS."""
+    lines = doc.lines
+    for start, line in enumerate(lines):
+        head = _TOP_ISSUES.fullmatch(norm(line.raw).rstrip())
+        if head is None or line.raw[:1] in (" ", "\t"):
+            continue
+        issue = _severity_on(start, head.group(1))
+        stop = min(len(lines), start + 1 + _MAX_ISSUE_LINES)
+        for index in range(start + 1, stop):
+            if issue is not None:
+                return issue
+            raw = lines[index].raw
+            if raw.strip() and raw[:1] not in (" ", "\t", "-"):
+                break  # the next top-level key
+            issue = _severity_on(index, norm(raw))
+        if issue is not None:
+            return issue
+    return None
+
+
+def _severity_on(index: int, text: str) -> tuple[int, str] | None:
+    """A blocking issue named on one line of the list (block or flow style), or None."""
+    for match in _SEVERITY.finditer(text.lower()):
+        word = match.group(1)
+        try:
+            severity = Severity.from_word(word)
+        except ValueError:
+            return index, f"a top issue whose severity '{word}' is not low, medium or high"
+        if severity is not Severity.MINOR:
+            return index, f"the gate lists a {word}-severity top issue"
+    return None

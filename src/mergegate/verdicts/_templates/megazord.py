@@ -10,6 +10,11 @@ and Medium → important, Low → minor: the package's one severity table) and w
 heading's. The field lines are accounted for, so a `Suggestion:` line is not read as a finding
 of its own. A critical or important finding is blocking content: no verdict line beside it
 approves.
+
+Megazord's reviewer also ends with a `## REVIEW COMPLETE` block (`**Task:**`, `**Status:**
+passed | issues_found`, `**Critical:** N` …): a document with that heading is claimed as
+Megazord's, and its status and count lines are read by the generic reader under the one rule
+(a count above zero is blocking content beside `passed`).
 """
 
 from __future__ import annotations
@@ -33,14 +38,18 @@ _FIELD = re.compile(r"[ \t]*[-*+][ \t]+(?:\*\*|__)([^*_:]{1,30}):?(?:\*\*|__)[ \
 
 
 def recognise(doc: Doc) -> Recognised | None:
-    """Every finding block with a Severity field, or None when there is none."""
+    """Every finding block with a Severity field; None when there is none and no `REVIEW
+    COMPLETE` heading."""
     findings: list[Finding] = []
     accounted: set[int] = set()
     blocking: tuple[int, str] | None = None
+    complete = False
     for index, line in enumerate(doc.lines):
         if not (line.live and line.heading_level):
             continue
-        block = _BLOCK.fullmatch(norm(line.heading_text))
+        heading = norm(line.heading_text)
+        complete = complete or "review complete" in heading
+        block = _BLOCK.fullmatch(heading)
         if block is None:
             continue
         title = line.heading_text.strip()[:160]
@@ -59,7 +68,7 @@ def recognise(doc: Doc) -> Recognised | None:
         if blocking is None and severity is not Severity.MINOR:
             blocking = (severity_at, f"a {severity_word.strip()} finding: '{title[:60]}'")
     if not findings:
-        return None
+        return Recognised(name=NAME) if complete else None
     return Recognised(
         name=NAME, findings=tuple(findings), accounted=frozenset(accounted), blocking=blocking
     )
