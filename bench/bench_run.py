@@ -146,10 +146,15 @@ def timed_run(
 ) -> tuple[float, float, Any]:
     state, run_id, repo = start(root, name, plan, agent, concurrency)
     t0 = time.perf_counter()
-    report = execute_run(state, run_id, load_config(repo))
+    report = _as_dict(execute_run(state, run_id, load_config(repo)))
     wall = time.perf_counter() - t0
     assert report["status"] == "completed", report["status"]
     return wall, agents_time(state / "runs" / run_id), report
+
+
+def _as_dict(report: Any) -> Any:
+    """The report's JSON form: a `RunReport` model now, a dict before it (`--baseline`)."""
+    return report.dump() if hasattr(report, "dump") else report
 
 
 class Counter:
@@ -306,7 +311,7 @@ def resume(root: Path, agent: Path, total: int) -> dict[str, Any]:
     before = agents_time(state / "runs" / run_id)
     os.environ["MERGEGATE_STATE_DIR"] = str(state)
     t0 = time.perf_counter()
-    report = execute_run(state, run_id, load_config(repo))
+    report = _as_dict(execute_run(state, run_id, load_config(repo)))
     wall = time.perf_counter() - t0
     own = agents_time(state / "runs" / run_id) - before
     assert report["status"] == "completed", report["status"]

@@ -100,7 +100,7 @@ def test_claude_code_implements_two_tasks_in_one_session(
                 run_id=RUN_ID,
             )
         )
-        report = execute_run(state, RUN_ID, config)
+        report = execute_run(state, RUN_ID, config).dump()
         requests = list(server.requests)
     assert report["status"] == "completed", report
     [unit_report] = report["units"]
@@ -172,7 +172,7 @@ def test_a_help_line_in_claude_codes_stream_consults_an_advisor_and_resumes_its_
                 run_id=run_id,
             )
         )
-        report = execute_run(state, run_id, config)
+        report = execute_run(state, run_id, config).dump()
         requests = list(server.requests)
     assert report["status"] == "completed", report
     [task] = report["units"][0]["tasks"]
