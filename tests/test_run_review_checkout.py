@@ -126,3 +126,66 @@ def test_the_review_resolves_the_commits_the_engine_named_without_git(tmp_path: 
     repo.resolve("HEAD")  # a name, not an id: git says what it names
     repo.resolve("c" * 40)  # an id the engine did not name
     assert git_.asked == ["HEAD", "c" * 40]
+
+
+# ------------------------------------------------------- one check's after, the next's before
+
+
+@pytest.fixture
+def snapshotted(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every place a reviewer's read-only check snapshotted afresh before its run."""
+    from mergegate.agents import _cli
+
+    calls: list[Path] = []
+    real = _cli.snapshot_worktree
+
+    def counted(cwd: Path, exclude: Path | None = None) -> Any:
+        calls.append(cwd)
+        return real(cwd, exclude)
+
+    monkeypatch.setattr(_cli, "snapshot_worktree", counted)
+    return calls
+
+
+def test_the_quality_reviewers_check_starts_from_the_spec_reviewers_after(
+    repo: Path, tmp_path: Path, snapshotted: list[Path]
+) -> None:
+    """The spec reviewer's check after is the quality reviewer's before: the checkout and the
+    workspace are snapshotted afresh once for the two reviewers of the round (twice each
+    before `KeptSnapshots`)."""
+    out = run(repo, tmp_path, [{}, {}])
+    assert out["status"] == "completed", out
+    assert sorted(attempts(tmp_path)) == ["r01-quality-a1", "r01-spec-a1"]
+    task = [p for p in snapshotted if p.name != "work"]  # the phase verifier's are its own
+    assert len(task) == 2, snapshotted
+    assert len(set(task)) == 2  # the review's checkout and the unit's workspace, once each
+
+
+def test_a_change_between_the_spec_and_the_quality_review_voids_the_quality_review(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept snapshot is the place as it was after the spec review: a file that appears in
+    the workspace after it — before the quality reviewer even starts — is a change the
+    quality reviewer's check sees, and voids its attempt (fail closed)."""
+    from mergegate.git import KeptSnapshots
+
+    real = KeptSnapshots.take
+    planted: list[Path] = []
+
+    def take(self: KeptSnapshots, cwd: Path, exclude: Path | None) -> Any:
+        found = real(self, cwd, exclude)
+        workspace = "checkouts" not in cwd.parts and cwd.name != "review"
+        if found is not None and not planted and workspace:
+            planted.append(cwd / "planted.txt")
+            planted[0].write_text("between the stages\n")
+        return found
+
+    monkeypatch.setattr(KeptSnapshots, "take", take)
+    out = run(repo, tmp_path, [{}, {}])
+    assert planted, "no kept snapshot of the workspace was handed out"
+    task = out["units"][0]["tasks"][0]
+    assert task["reason"].startswith("quality reviewer: the reviewer changed the working tree")
+    records = attempts(tmp_path)
+    assert records["r01-spec-a1"]["agent"]["worktree_changed"] is False
+    assert records["r01-quality-a1"]["agent"]["worktree_changed"] is True
+    assert "planted.txt" in records["r01-quality-a1"]["note"]

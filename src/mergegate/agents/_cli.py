@@ -31,7 +31,7 @@ from mergegate.agents.base import (
 )
 from mergegate.agents.sandbox import program_binds
 from mergegate.agents.signals import HelpDetector
-from mergegate.git import WorktreeSnapshot, snapshot_worktree, verify_unchanged
+from mergegate.git import WorktreeSnapshot, check_unchanged, snapshot_worktree
 from mergegate.processes import (
     Bind,
     Limits,
@@ -348,7 +348,7 @@ class CliBackend:
         )
         parsed = self.finalize(request, parser.result(outcome))
         status, error = judge(outcome, parsed)
-        changes = [c for snap in before for c in verify_unchanged(snap, exclude=ctx.attempt_dir)]
+        changes = _read_only_changes(request, ctx, before)
         if changes:
             error = "read-only run changed the repository: " + "; ".join(changes[:5])
         return self._result(
@@ -415,13 +415,31 @@ def _answer(request: AgentRequest, parsed: ParsedRun) -> StructuredAnswer | None
 
 def _read_only_snapshots(
     request: AgentRequest, ctx: RunContext, warnings: list[str]
-) -> list[WorktreeSnapshot]:
-    """Snapshots of `cwd` and of every protected repository, taken before a read-only run."""
+) -> list[tuple[Path, WorktreeSnapshot]]:
+    """Snapshots of `cwd` and of every protected repository, taken before a read-only run
+    (or the caller's kept ones, `AgentRequest.kept_snapshots`)."""
+    kept = request.kept_snapshots
     snapshots = []
     for path in (request.cwd, *request.protected_repos):
-        snapshot = snapshot_worktree(path, exclude=ctx.attempt_dir)
+        snapshot = None if kept is None else kept.take(path, ctx.attempt_dir)
+        if snapshot is None:
+            snapshot = snapshot_worktree(path, exclude=ctx.attempt_dir)
         if snapshot is None:
             warnings.append(f"read-only run in a directory outside git ({path}): not checked")
         else:
-            snapshots.append(snapshot)
+            snapshots.append((path, snapshot))
     return snapshots
+
+
+def _read_only_changes(
+    request: AgentRequest, ctx: RunContext, before: list[tuple[Path, WorktreeSnapshot]]
+) -> list[str]:
+    """What the run changed of each place snapshotted before it; a place found unchanged
+    leaves its snapshot after in `request.kept_snapshots` for the caller's next run."""
+    changes: list[str] = []
+    for path, snapshot in before:
+        found, after = check_unchanged(snapshot, exclude=ctx.attempt_dir)
+        changes += found
+        if not found and after is not None and request.kept_snapshots is not None:
+            request.kept_snapshots.keep(path, after, ctx.attempt_dir)
+    return changes

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.config import DEFAULT_AGENTS, AgentsConfig
+from mergegate.git import KeptSnapshots
 from mergegate.processes import Sandbox
 
 __all__ = [
@@ -160,7 +161,9 @@ class AgentRequest(_Frozen):
     The limits default to the `[agents]` configuration's defaults; `AgentRequest.limits_from`
     gives a loaded configuration's."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", allow_inf_nan=False, arbitrary_types_allowed=True
+    )
 
     prompt: str
     cwd: Path
@@ -179,6 +182,10 @@ class AgentRequest(_Frozen):
     protected_repos: tuple[Path, ...] = ()
     """More repositories a read-only run must leave unchanged, checked like `cwd`: the user's
     repository when the agent works in a throwaway checkout (it can still write by path)."""
+    kept_snapshots: KeptSnapshots | None = Field(default=None, exclude=True, repr=False)
+    """A read-only run's check: the snapshots before taken from here where one fits (the last
+    check's after, `KeptSnapshots`), and this check's after kept here. Only for a caller that
+    knows nothing changes those places between its runs (never serialised)."""
     attempt: int = 1
     model: str | None = None
     env: dict[str, str] = Field(default_factory=dict)

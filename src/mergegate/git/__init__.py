@@ -9,7 +9,8 @@ parts:
   git run a program is in docs/sandbox.md);
 * `_snapshot`: `snapshot_worktree` / `verify_unchanged` / `compare_snapshots` — HEAD, index,
   status and file hashes, plus every file under `.git` and every config file outside it, read
-  byte by byte before git is run again;
+  byte by byte before git is run again; `KeptSnapshots`, one check's snapshot after kept as the
+  next read-only run's before;
 * `_checkout`: `throwaway_checkout`, a separate repository holding one commit, where reviewers
   run so the user's working tree and `.git` are out of their reach, and `KeptCheckout`, one kept
   open for the next reviewer of the same commit while nothing under it changed;
@@ -54,7 +55,9 @@ from mergegate.git._remote import (
 )
 from mergegate.git._repository import GitRepository
 from mergegate.git._snapshot import (
+    KeptSnapshots,
     WorktreeSnapshot,
+    check_unchanged,
     compare_snapshots,
     snapshot_worktree,
     verify_unchanged,
@@ -85,6 +88,7 @@ __all__ = [
     "BranchMovedError",
     "GitError",
     "GitRepository",
+    "KeptSnapshots",
     "MergeResult",
     "PhaseChanges",
     "Remote",
@@ -94,6 +98,7 @@ __all__ = [
     "add_workspace",
     "advance_branch",
     "branch_tip",
+    "check_unchanged",
     "check_workspace",
     "checked_out_branches",
     "commit_with_key",

@@ -36,6 +36,7 @@ import hashlib
 import os
 import re
 import stat
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,9 @@ from mergegate.git._identity import Workspace, WorkspaceError, identify
 from mergegate.processes import CommandResult
 
 __all__ = [
+    "KeptSnapshots",
     "WorktreeSnapshot",
+    "check_unchanged",
     "compare_snapshots",
     "relative_prefix",
     "snapshot_worktree",
@@ -391,13 +394,88 @@ def verify_unchanged(before: WorktreeSnapshot, exclude: Path | None = None) -> l
     changed, those changes are returned and git is never run (a planted `core.fsmonitor` or
     hook must not run inside the check). Otherwise git is asked for HEAD, index and status.
     """
+    return check_unchanged(before, exclude)[0]
+
+
+def check_unchanged(
+    before: WorktreeSnapshot, exclude: Path | None = None
+) -> tuple[list[str], WorktreeSnapshot | None]:
+    """`verify_unchanged`, with the snapshot taken after (None when git was not asked: a
+    file read directly changed, or the place is no longer a work tree)."""
     direct = _direct_changes(before)
     if direct:
-        return direct
+        return direct, None
     try:
         after = _snapshot(before.workspace or before.toplevel, exclude)
     except WorkspaceError as exc:  # its `.git` swapped: git was not run
-        return [str(exc)]
+        return [str(exc)], None
     if after is None:
-        return ["the work tree is no longer a git repository"]
-    return compare_snapshots(before, after)
+        return ["the work tree is no longer a git repository"], None
+    return compare_snapshots(before, after), after
+
+
+# ---------------------------------------------------------------------- one check's after, kept
+
+_Stamp = tuple[tuple[int, int, int], ...]
+
+
+def _stamp(snapshot: WorktreeSnapshot) -> _Stamp | None:
+    """Device, inode and change time of the git directory and of its index: a directory made
+    again (a fresh checkout at the same path) or an index written since shows here. None when
+    either cannot be read."""
+    if snapshot.git_dir is None:
+        return None
+    try:
+        found = [os.lstat(p) for p in (snapshot.git_dir, snapshot.git_dir / "index")]
+    except OSError:
+        return None
+    return tuple((i.st_dev, i.st_ino, i.st_ctime_ns) for i in found)
+
+
+class KeptSnapshots:
+    """The snapshot a read-only run's check took after it, kept to be the next read-only run's
+    snapshot before (one reviewer after another on the same places): the check then costs one
+    `ls-files` and one `status` per place instead of two each.
+
+    Sound whatever happens in between: the next check compares the place with this snapshot,
+    so a change made after it was taken — between the two runs or during the second — is a
+    difference, and voids the second run. The owner keeps one only where nothing is meant to
+    change the places between the runs (else that run is voided for a change it did not make),
+    and `clear`s it when something may (a commit, a reset).
+
+    `take` hands a snapshot out once, and only for the same place, with the same excluded
+    prefix, while its git directory and index are the very files it was taken from (`_stamp`:
+    a checkout removed and made again at the same path is a fresh place). Thread-safe."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Path, tuple[WorktreeSnapshot, str | None, _Stamp]] = {}
+        self._lock = threading.Lock()
+
+    def keep(self, cwd: Path, snapshot: WorktreeSnapshot, exclude: Path | None) -> None:
+        """`snapshot`, taken of `cwd` with `exclude` left out, for the next run there."""
+        stamp = _stamp(snapshot)
+        if stamp is None:
+            return
+        prefix = relative_prefix(snapshot.toplevel, exclude)
+        with self._lock:
+            self._kept[cwd.absolute()] = (snapshot, prefix, stamp)
+
+    def take(self, cwd: Path, exclude: Path | None) -> WorktreeSnapshot | None:
+        """The snapshot kept for `cwd` (forgotten here), or None when there is none or it
+        does not fit (see the class docstring)."""
+        with self._lock:
+            found = self._kept.pop(cwd.absolute(), None)
+        if found is None:
+            return None
+        snapshot, prefix, stamp = found
+        if prefix != relative_prefix(snapshot.toplevel, exclude) or _stamp(snapshot) != stamp:
+            return None
+        return snapshot
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._kept)

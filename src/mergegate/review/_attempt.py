@@ -152,6 +152,7 @@ def _ask(
             cwd=checkout,
             protected_repos=(ctx.repo.root,),
             read_only=True,
+            kept_snapshots=ctx.snapshots,
             attempt=step.attempt,
             resume_session_id=session,
             # The nonce and scope the verdict object must carry, for programs (`command`

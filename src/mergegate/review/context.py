@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from mergegate.git import KeptSnapshots
 from mergegate.ids import new_check_run_id
 from mergegate.review.events import EventKind, ReviewEvent
 from mergegate.review.options import ReviewAgents, ReviewOptions
@@ -70,6 +71,10 @@ class ReviewContext:
     run_dir: Path
     events: Callable[[ReviewEvent], None] = _ignore
     new_review_id: Callable[[], str] = new_review_id
+    snapshots: KeptSnapshots | None = None
+    """The read-only check's snapshots carried from one reviewer run to the next
+    (`AgentRequest.kept_snapshots`); set only by a caller that knows nothing else changes the
+    checkout or the repository between them. None: each run snapshots afresh."""
     writer: ReportWriter = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

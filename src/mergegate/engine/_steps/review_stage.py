@@ -41,7 +41,7 @@ from mergegate.engine._context.runtime import Runtime, current
 from mergegate.engine._steps.core import keep_lost_attempt
 from mergegate.errors import UsageError
 from mergegate.events import Escalation, Notice
-from mergegate.git import GitRepository, Workspace, commit_with_key, reset_clean
+from mergegate.git import GitRepository, KeptSnapshots, Workspace, commit_with_key, reset_clean
 from mergegate.ids import TrailerLine
 from mergegate.review import (
     FixRound,
@@ -90,7 +90,8 @@ class TaskRepository:
     Reads between two commits are kept in `reads` (one dict per review, across its steps):
     the spec and the quality attempt of a round read the same diff and files, and between
     them nothing but reviewers — who work in throwaway checkouts — runs in the workspace. A
-    commit (a fix round) clears it."""
+    commit (a fix round) clears it. So are the read-only check's snapshots (`snapshots`): the
+    last reviewer's check after is the next reviewer's before."""
 
     def __init__(
         self,
@@ -115,6 +116,14 @@ class TaskRepository:
 
     def _kept(self, *what: str) -> Any:
         return self.reads.get(what, _MISSING)
+
+    @property
+    def snapshots(self) -> KeptSnapshots:
+        """The review's kept read-only snapshots (of its checkout and of the workspace)."""
+        found = self.reads.get(_SNAPSHOTS)
+        if not isinstance(found, KeptSnapshots):
+            found = self.reads[_SNAPSHOTS] = KeptSnapshots()
+        return found
 
     def resolve(self, ref: str) -> str:
         if ref in self.commits and _FULL_NAME.fullmatch(ref):
@@ -152,11 +161,13 @@ class TaskRepository:
         return self.git.kept_checkout(rev)
 
     def commit_all(self, message: str) -> str | None:
+        self.snapshots.clear()
         self.reads.clear()
         return commit_with_key(self.workspace, message, self.key, onto=self.onto, amend=self.amend)
 
 
 _MISSING = object()
+_SNAPSHOTS = ("read-only snapshots",)
 _FULL_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -257,6 +268,17 @@ def review_step(call: ReviewCall) -> ReviewRun:
     return out
 
 
+def _snapshots(rt: Runtime, repo: TaskRepository) -> KeptSnapshots | None:
+    """The review's kept snapshots, where nothing but its own steps touches the workspace and
+    the checkout between two reviewer runs: a step ends with `rt.checkpoint`, a no-op on one
+    machine, but across hosts (`rt.remote`) it stages the workspace's files and the next step
+    may find the workspace rebuilt. A fix round clears them (`commit_all`, `_review_step`);
+    the reviewers' own steps only read the workspace (`reads`) and run agents read-only."""
+    if rt.remote is not None:
+        return None
+    return repo.snapshots
+
+
 @step("mergegate.review")
 def _review_step(call: ReviewCall) -> ReviewRun:
     """One step of a task's review: the next reviewer attempt or fix round (`ReviewRun`)."""
@@ -279,6 +301,7 @@ def _review_step(call: ReviewCall) -> ReviewRun:
         options=options,
         run_dir=Path(call["run_dir"]),
         events=_forward(rt, call),
+        snapshots=_snapshots(rt, repo),
     )
     if call["state"] is None:
         state = _opened(ctx, call)
@@ -290,6 +313,7 @@ def _review_step(call: ReviewCall) -> ReviewRun:
     if stop is None:
         assert not isinstance(next_, ReviewStop)
         if isinstance(next_, FixRound):
+            repo.snapshots.clear()  # the fixer writes the workspace (and a lost round did)
             repo.key = f"{key}/r{next_.round:02d}"
             _prepare_fix(call, state, next_.round, workspace)
         result = run_step(ctx, state, next_)
