@@ -262,8 +262,10 @@ def test_the_sweep_rescans_a_bounded_number_of_times(
     scans: list[int] = []
     real = RunTree._targets
 
-    def counted(self: RunTree, table: Any, pgid: int) -> tuple[dict[int, int], int]:
-        found = real(self, table, pgid)
+    def counted(
+        self: RunTree, table: Any, pgid: int, registered: frozenset[int]
+    ) -> tuple[dict[int, int], int]:
+        found = real(self, table, pgid, registered)
         scans.append(found[1])
         return found
 

@@ -26,10 +26,12 @@ start time (never to a recycled pid). It reaps, by pid, only zombies it can attr
 run; it never calls `waitpid(-1)`, which would steal the exit status of a `subprocess.Popen`
 child (ours, or a library user's).
 
-The children the supervisor starts are registered under one lock held across `Popen`
-(`registering`), and a sweep takes the same lock to choose its targets, so it never sees a
-child that was forked and not yet registered, and never signals or reaps a registered one. The
-processes of another live run carry another tag and are left to that run.
+The children the supervisor starts are registered while a gate is held across `Popen`
+(`registering`), and a sweep holds the same gate alone to choose its targets (and to reap), so
+it never sees a child that was forked and not yet registered, and never signals or reaps a
+registered one. Spawns share the gate with each other (`_SpawnGate`): they exclude only a
+sweep, never one another, so concurrent units' commands do not queue behind one another's
+`fork`/`exec`. The processes of another live run carry another tag and are left to that run.
 
 Not caught: an escapee that leaves the session and clears its environment before its tree is
 first observed (a cgroup per run would catch it; docs/sandbox.md says why this is not a
@@ -77,7 +79,53 @@ _KTHREADD = 2
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
 
-_registry_lock = threading.Lock()
+
+class _SpawnGate:
+    """Many spawns at once, or one sweep alone: a sweep waits for the `Popen`s in flight to
+    have registered their children, and spawns that arrive while a sweep waits wait for it
+    (a sweep is never starved by a steady stream of spawns). Not reentrant."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._spawning = 0
+        self._sweeping = False
+        self._sweeps_waiting = 0
+
+    @contextlib.contextmanager
+    def spawning(self) -> Iterator[None]:
+        with self._cond:
+            while self._sweeping or self._sweeps_waiting:
+                self._cond.wait()
+            self._spawning += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._spawning -= 1
+                if not self._spawning:
+                    self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def sweeping(self) -> Iterator[None]:
+        with self._cond:
+            self._sweeps_waiting += 1
+            try:
+                while self._sweeping or self._spawning:
+                    self._cond.wait()
+            finally:
+                self._sweeps_waiting -= 1
+            self._sweeping = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._sweeping = False
+                self._cond.notify_all()
+
+
+_gate = _SpawnGate()
+_children_lock = threading.Lock()
+"""Guards `_children` itself (held for a set operation only)."""
 _children: set[int] = set()
 _flag_lock = threading.Lock()
 _subreaper_pids: set[int] = set()
@@ -116,17 +164,28 @@ def is_subreaper() -> bool:
     return _prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(value)) and value.value == 1
 
 
+def _register(pid: int) -> None:
+    with _children_lock:
+        _children.add(pid)
+
+
 @contextlib.contextmanager
 def registering() -> Iterator[Callable[[int], None]]:
-    """Hold the registry lock across a `Popen`; register the child's pid before leaving."""
-    with _registry_lock:
-        yield _children.add
+    """Hold the spawn gate (shared) across a `Popen`; register the child's pid before leaving."""
+    with _gate.spawning():
+        yield _register
 
 
 def forget_child(pid: int) -> None:
-    """The child was reaped by its `Popen`: its pid may be reused from now on."""
-    with _registry_lock:
+    """The child was reaped by its `Popen`: its pid may be reused from now on. (No gate: a
+    sweep that still counts the pid as registered only spares a process it might have taken.)"""
+    with _children_lock:
         _children.discard(pid)
+
+
+def _registered() -> frozenset[int]:
+    with _children_lock:
+        return frozenset(_children)
 
 
 def new_tag() -> str:
@@ -236,9 +295,12 @@ class RunTree:
         for sweep in range(SWEEP_PASSES):
             if sweep:
                 time.sleep(POLL_S)
-            with _registry_lock:
+            with _gate.sweeping():  # no child forked and not yet registered in the table
                 table = process_table()
-                targets, undecided = self._targets(table, pgid) if table is not None else ({}, 0)
+                registered = _registered()
+            targets, undecided = (
+                self._targets(table, pgid, registered) if table is not None else ({}, 0)
+            )
             if table is not None:
                 self._reap(targets, pgid, table)  # what the group sweep killed
             killed += self._kill(targets, pgid, grace_s)
@@ -258,9 +320,13 @@ class RunTree:
         self._wait(targets, pgid, time.monotonic() + KILL_WAIT_S)
         return len(targets)
 
-    def _targets(self, table: Mapping[int, ProcStat], pgid: int) -> tuple[dict[int, int], int]:
-        """Running processes of this run, and everything below them (registry lock held);
-        and how many processes could not be told apart yet (mid-exec)."""
+    def _targets(
+        self, table: Mapping[int, ProcStat], pgid: int, registered: frozenset[int]
+    ) -> tuple[dict[int, int], int]:
+        """Running processes of this run in `table`, and everything below them, but the
+        supervisor's `registered` children (both read at once, no spawn in flight); and how
+        many processes could not be told apart yet (mid-exec). A pid is signalled only while
+        it is the process that started at the start time the table recorded (`_signal`)."""
         me = os.getpid()
         floor = self.leader_start or 0
 
@@ -268,7 +334,7 @@ class RunTree:
             stat = table[pid]
             return (
                 pid != me
-                and pid not in _children
+                and pid not in registered
                 and stat.state != "Z"
                 and stat.start_ticks >= floor
             )
@@ -316,7 +382,7 @@ class RunTree:
                 or targets.get(pid) == stat.start_ticks
                 or self.seen.get(pid) == stat.start_ticks
             )
-            with _registry_lock:
-                if ours and pid not in _children:
+            with _gate.sweeping():
+                if ours and pid not in _registered():
                     with contextlib.suppress(ChildProcessError):
                         os.waitpid(pid, os.WNOHANG)
