@@ -412,3 +412,34 @@ def test_a_branch_moved_error_survives_pickling() -> None:
         None,
         str(error),
     )
+
+
+def test_the_new_commit_is_read_from_the_ref_git_wrote_not_asked_for(
+    made: tuple[Workspace, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After its own commit, mergegate reads HEAD and the ref it names from the files git just
+    wrote (no `rev-parse`): the same id git gives; a symbolic ref to a symbolic ref is asked."""
+    from mergegate.git import _workspaces
+
+    asked: list[tuple[str, ...]] = []
+    real = _workspaces.run_git
+
+    def counted(where: object, *args: str, **kwargs: object) -> object:
+        asked.append(args)
+        return real(where, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_workspaces, "run_git", counted)
+    workspace, base = made
+    write_files(workspace.root, {"b.txt": "b\n"})
+    sha = commit_with_key(workspace, "T1", "Mergegate-Task: r1/U1/T1", onto=base)
+    assert sha == git(workspace.root, "rev-parse", "HEAD")
+    assert not [a for a in asked if "rev-parse" in a]
+    # HEAD -> refs/heads/alias -> the branch: git says where it leads
+    branch = git(workspace.root, "symbolic-ref", "HEAD")
+    git(workspace.root, "symbolic-ref", "refs/heads/alias", branch)
+    git(workspace.root, "symbolic-ref", "HEAD", "refs/heads/alias")
+    write_files(workspace.root, {"c.txt": "c\n"})
+    again = commit_with_key(workspace, "T2", "Mergegate-Task: r1/U1/T2", onto=sha)
+    assert again == git(workspace.root, "rev-parse", "HEAD")
+    assert again != sha
+    assert [a for a in asked if "rev-parse" in a]

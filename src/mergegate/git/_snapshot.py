@@ -50,6 +50,7 @@ __all__ = [
     "WorktreeSnapshot",
     "check_unchanged",
     "compare_snapshots",
+    "read_head",
     "relative_prefix",
     "snapshot_worktree",
     "verify_unchanged",
@@ -254,7 +255,7 @@ def _read_ref(git_dir: Path, name: str) -> str | None:
     return None
 
 
-def _read_head(toplevel: Path, git_dir: Path) -> str | None:
+def read_head(toplevel: Path, git_dir: Path) -> str | None:
     """HEAD's commit read from the files of a plain repository (`.git` a directory, loose or
     packed refs), or None when git must say it (a linked worktree, reftable, a branch without
     commits, anything else). The same files are hashed in the snapshot, so a HEAD that moves
@@ -280,7 +281,7 @@ def _locate(cwd: Where) -> tuple[Path, Path, str] | None:
     without a commit)."""
     key = (cwd.root if isinstance(cwd, Workspace) else cwd).absolute()
     known = _LOCATIONS.get(key)
-    if known is not None and (head := _read_head(*known)) is not None:
+    if known is not None and (head := read_head(*known)) is not None:
         return known[0], known[1], head
     result = run_git(
         cwd,

@@ -32,6 +32,7 @@ from mergegate.errors import EscalationError, UsageError
 from mergegate.git._checkout import init_borrowing, remove_tree
 from mergegate.git._command import Where, run_git
 from mergegate.git._identity import Workspace, WorkspaceError, identify
+from mergegate.git._snapshot import read_head
 
 __all__ = [
     "BranchMovedError",
@@ -352,7 +353,9 @@ def commit_with_key(
         if _unchanged(workspace, onto):
             return None  # nothing to commit (git refuses an empty commit)
         _must(workspace, *_identity(workspace), *args)  # fails again, with git's reason
-    return _must(workspace, "rev-parse", "HEAD")
+    # the commit git just made, read where it wrote it (HEAD, and the ref it names); git is
+    # asked only when those files are not plain (a symbolic ref to a symbolic ref, reftable)
+    return read_head(workspace.root, workspace.git_dir) or _must(workspace, "rev-parse", "HEAD")
 
 
 def _unchanged(workspace: Workspace, onto: str) -> bool:
