@@ -715,6 +715,7 @@ EXPECTED_MODULE_EXPORTS = {
         "prepare_resume",
         "record_plan_answers",
         "recorded_agents",
+        "recorded_events",
         "recover_worker",
         "require_ready",
         "run_report",
@@ -772,6 +773,7 @@ EXPECTED_MODULE_EXPORTS = {
         "fit_line",
         "handoff_event",
         "parse_event",
+        "read_event_lines",
         "read_events",
     },
     "mergegate.metrics": {

@@ -423,7 +423,8 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     PLAN is anything `mergegate plan show` reads (a GSD `.planning` tree, a superpowers or
     spectacular plan, a native YAML plan) or a JSON file of the plan model.
 
-    The run's typed events go to <run dir>/events.jsonl (`mergegate stats RUN`), its alerts
+    The run's typed events go to its database (`mergegate stats RUN`, from any host with
+    the database URL; a copy of this process's in <run dir>/events.jsonl), its alerts
     ([alerts] thresholds) are shown as they rise and listed at the end, and one
     self-contained HTML page is written to <run dir>/report.html (`mergegate report RUN`).
 

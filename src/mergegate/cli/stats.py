@@ -86,9 +86,10 @@ def stats(
     """Metrics and alerts of runs, computed from their event streams.
 
     \b
-    RUN is a run id (looked up under <state>/runs/, then <state>/reviews/) or a run
-    directory; a `mergegate review` run directory without events.jsonl is read from its
-    records. Without RUN: every run under <state>/runs/ (with --since: those started since).
+    RUN is a run id (its events read from the database that holds the run, else looked up
+    under <state>/runs/, then <state>/reviews/) or a run directory (its events.jsonl); a
+    `mergegate review` run directory without events.jsonl is read from its records.
+    Without RUN: every run under <state>/runs/ (with --since: those started since).
     Per component (implementer, reviewer, fixer, advisor, verifier, handoff:<type>): success
     rate, average retries before success, retry exhaustion rate, failure types, timeouts;
     help-request rate, first-pass approval rate, fix rounds per task, tokens, cost, wall and

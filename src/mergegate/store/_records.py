@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mergegate.atomic_files import write_json_atomic
 from mergegate.config import StateLayout, ensure_state_dir
 from mergegate.errors import UsageError
+from mergegate.events import EventBase, EventStream, fit_line, read_event_lines
 from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
@@ -209,6 +210,24 @@ class RunRows:
         """Tokens and dollars every process of the run recorded so far."""
         return self.db.usage(self.run_id)
 
+    # ------------------------------------------------------------ the event stream
+
+    def append_event(self, event: EventBase) -> bool:
+        """Append `event` to the run's stream in the database, as the one bounded line
+        `fit_line` makes of it (what `events.jsonl` holds); a second event with the same
+        `event_id` is dropped, on any worker (a replayed step). True when appended."""
+        event, data = fit_line(event)
+        line = data.decode("utf-8").rstrip("\n")
+        at = event.at.isoformat()
+        return self.db.append_event(self.run_id, event.event_id, event.kind, at, line)
+
+    def event_stream(self) -> EventStream:
+        """The run's stream as every worker appended it (empty for a run whose events went
+        only to its folder's `events.jsonl`: made by an older mergegate). `EventLogError`
+        (exit 2) naming the run and row for a row this version must not skip."""
+        lines = (line for _, line in self.db.event_lines(self.run_id))
+        return read_event_lines(lines, where=f"run {self.run_id}'s events", run_id=self.run_id)
+
     # ------------------------------------------------------------ processes
 
     def record_process(
@@ -353,17 +372,17 @@ class RunStore:
             raise UsageError(f"run {run_id}: its plan cannot be read: {exc}") from exc
 
     def list(self) -> list[RunRecord]:
-        """Every run with a folder here, oldest first; folders without a readable record in
-        a database are skipped (and a run's own SQLite file that cannot be read). The
-        configured database unreachable is an error (exit 4), not an empty list."""
-        if not self.root.is_dir():
-            return []
+        """Every run with a folder here, and every run the configured database holds (made
+        on any host), oldest first; folders without a readable record in a database are
+        skipped (and a run's own SQLite file that cannot be read). The configured database
+        unreachable is an error (exit 4), not an empty list."""
+        names = {p.name for p in self.root.iterdir() if p.is_dir()} if self.root.is_dir() else set()
+        if self.database_url:
+            names.update(tables(self.database_url).run_ids())
         found = []
-        for path in sorted(self.root.iterdir()):
-            if not path.is_dir():
-                continue
+        for name in sorted(names):
             try:
-                found.append(self.load(path.name))
+                found.append(self.load(name))
             except UsageError:
                 continue
             except DatabaseUnavailableError:

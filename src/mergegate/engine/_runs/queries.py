@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mergegate.config import StateLayout
+from mergegate.engine._context.journal import run_events
 from mergegate.engine._context.run_agents import RunAgents
 from mergegate.engine._records.run_report import RunReport
 from mergegate.engine._records.run_status import shown_status
@@ -12,6 +13,7 @@ from mergegate.engine._records.summary import (
     build_report,
 )
 from mergegate.errors import UsageError
+from mergegate.events import EventStream
 from mergegate.store import (
     RunStore,
 )
@@ -20,6 +22,7 @@ __all__ = [
     "latest_run",
     "list_runs",
     "recorded_agents",
+    "recorded_events",
     "run_report",
 ]
 
@@ -30,6 +33,19 @@ def recorded_agents(
     """The agents a run was made with (what `resume` rebuilds) and its repository."""
     record = RunStore(state_dir, database_url).load(run_id)
     return RunAgents.model_validate(record.agents), Path(record.repo)
+
+
+def recorded_events(
+    state_dir: Path, run_id: str, database_url: str | None = None
+) -> tuple[Path, EventStream]:
+    """The run's folder here and its event stream, from the database that holds the run
+    (every worker's events, wherever it ran; `events.jsonl` only for a run whose events are
+    not rows). `UsageError` (exit 2) when no database holds the run; `EventLogError` (exit 2)
+    when its stream cannot be read."""
+    store = RunStore(state_dir, database_url)
+    rows = store.rows(run_id)
+    run_dir = store.run_dir(run_id)
+    return run_dir, run_events(run_dir, rows)
 
 
 def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> RunReport:
