@@ -701,6 +701,7 @@ EXPECTED_MODULE_EXPORTS = {
         "check_agents",
         "compute_waves",
         "create_run",
+        "database_runs",
         "database_url_of",
         "dry_run_lines",
         "enqueue_run",

@@ -2,7 +2,7 @@
 event id once per run whichever worker appends it, in the order appended, on SQLite and on
 PostgreSQL (`fleet`); and a process with nothing of the run but the database URL — another
 HOME, another working directory, another state directory — reads its events, `status`,
-`stats`, `runs` and `report`."""
+`stats` (of the run, and of every run), `runs` and `report`."""
 
 from __future__ import annotations
 
@@ -161,6 +161,11 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     metrics = json.loads(stats.stdout)["metrics"]
     assert metrics["tasks"] == 3
     assert metrics["merges"] == 2
+
+    # without RUN: every run of the database, though none has a folder here
+    every = _mergegate(["stats", "--format", "json"], home=home, url=database_url)
+    assert every.returncode == 0, every.stderr
+    assert json.loads(every.stdout)["metrics"]["tasks"] == 3
 
     listed = _mergegate(["runs", "--format", "json"], home=home, url=database_url)
     assert listed.returncode == 0, listed.stderr

@@ -3,15 +3,32 @@ or a review run's records."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from mergegate.config import Config, state_dir
 from mergegate.errors import UsageError
 from mergegate.events import EVENTS_FILE, EventLogError, EventStream, read_events
-from mergegate.report import resolve_run
+from mergegate.report import find_runs, resolve_run
 from mergegate.review.stream import is_review_run, review_events
 
-__all__ = ["load_run"]
+__all__ = ["all_runs", "load_run"]
+
+
+def all_runs(config: Config, since: datetime | None) -> list[str | Path]:
+    """What `stats` reads without RUN: every run folder here with an event stream, and every
+    run the configured database holds that has none here (made on another host)."""
+    from mergegate.engine import database_runs, database_url_of  # noqa: PLC0415 - as run.py
+
+    state = state_dir(config)
+    found: list[str | Path] = list(find_runs(state, since=since))
+    here = {p.name for p in found if isinstance(p, Path)}
+    found += [
+        run_id
+        for run_id in database_runs(state, database_url_of(config), since=since)
+        if run_id not in here
+    ]
+    return found
 
 
 def load_run(run: str | Path, config: Config) -> tuple[Path, EventStream]:

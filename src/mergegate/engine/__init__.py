@@ -38,6 +38,7 @@ from mergegate.engine._runs.database import database_url_of
 from mergegate.engine._runs.execute import execute_run
 from mergegate.engine._runs.gc import GcRequest, RunBranches, gc_runs
 from mergegate.engine._runs.queries import (
+    database_runs,
     latest_run,
     list_runs,
     recorded_agents,
@@ -70,6 +71,7 @@ __all__ = [
     "check_agents",
     "compute_waves",
     "create_run",
+    "database_runs",
     "database_url_of",
     "dry_run_lines",
     "enqueue_run",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from mergegate.config import StateLayout
@@ -19,6 +20,7 @@ from mergegate.store import (
 )
 
 __all__ = [
+    "database_runs",
     "latest_run",
     "list_runs",
     "recorded_agents",
@@ -33,6 +35,23 @@ def recorded_agents(
     """The agents a run was made with (what `resume` rebuilds) and its repository."""
     record = RunStore(state_dir, database_url).load(run_id)
     return RunAgents.model_validate(record.agents), Path(record.repo)
+
+
+def database_runs(
+    state_dir: Path, database_url: str | None, *, since: datetime | None = None
+) -> list[str]:
+    """The ids of the runs the configured database holds (made on any host, whether or not
+    they have a folder here), oldest first; with `since` (timezone-aware), those started at
+    or after it. None without a configured database (each run's own file is found through
+    its folder)."""
+    if not database_url:
+        return []
+    found = RunStore(state_dir, database_url).list()
+    return [
+        r.run_id
+        for r in found
+        if since is None or datetime.fromtimestamp(r.started_epoch, UTC) >= since
+    ]
 
 
 def recorded_events(
