@@ -18,12 +18,13 @@ such as `status`, pays once):
 * the card read: `run.json` parsed and validated against `RunStore.load`;
 * an event appended: one line to `events.jsonl`, fsynced (`EventLog`, as the journal wrote
   it) against the row (`RunRows.append_event`) and the line to `events.jsonl` without an
-  fsync (the copy for people), as the journal writes it now.
+  fsync (the copy for people), as the journal writes it now;
+* an implementer attempt's row (nothing before): its 1 MiB log hashed, its end kept.
 
 Then what one task adds, from the counts of a one-task unit with two review stages and one
-check (3 unit writes, 4 stop checks, 4 processes, 12 events), as a share of a 60-second agent
-task. With `--database-url URL` (a PostgreSQL database, say) the event append is timed on that
-database too, against the same fsynced file.
+check (3 unit writes, 4 stop checks, 4 processes, 12 events, 1 attempt), as a share of a
+60-second agent task. With `--database-url URL` (a PostgreSQL database, say) the event append
+is timed on that database too, against the same fsynced file.
 
 Usage: bench_run_state.py [--runs N] [--database-url URL]
 """
@@ -39,19 +40,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _smoke import sizes
+from mergegate.agents.base import AgentResult, RunStatus
 from mergegate.atomic_files import read_json_validated, write_json_atomic
 from mergegate.config import redact_url
+from mergegate.engine._context.attempt_rows import attempt_record
 from mergegate.engine._context.outcomes import UnitOutcome
 from mergegate.events import EventLog, Notice
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
 from mergegate.store import RunRecord, RunRows, RunStore, StateKind, Tables
 
-PER_TASK = {"unit": 3, "stop": 4, "process": 4, "event": 12}
+PER_TASK = {"unit": 3, "stop": 4, "process": 4, "event": 12, "attempt": 1}
 """Operations of one task of a unit: unit state at its start, its task's end and its end; a
 stop check before the implementer, two reviewer stages and the check; four processes; the
 events of a one-task unit (unit and task started and finished, three agent attempts, a check,
-two verdicts, the review's end, the merge)."""
+two verdicts, the review's end, the merge); the implementer attempt's row."""
+
+LOG_BYTES = 1 << 20
+"""An agent's log as the attempt row hashes it (a long Claude Code session writes about this)."""
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -103,6 +109,7 @@ def main(runs: int) -> None:
                 lambda: store.load("r1"),
             ),
             "event": event_pair(rows, root / "files", root / "copy"),
+            "attempt": (lambda: None, attempt_row(rows, folder, root / "agent.log")),
         }
         print(f"{runs} runs per variant, interleaved; median milliseconds (SQLite, WAL)")
         added = 0.0
@@ -138,6 +145,14 @@ def event_pair(
         copy.emit(made)
 
     return (lambda: old_log.emit(event()), now)
+
+
+def attempt_row(rows: RunRows, run_dir: Path, log: Path) -> Callable[[], object]:
+    """The implementer attempt's row, its log (`LOG_BYTES`) hashed and its end kept."""
+    log.write_bytes(b"a line of an agent's stream-json output\n" * (LOG_BYTES // 40))
+    result = AgentResult(backend="claude", status=RunStatus.OK, log_path=log)
+    attempt = run_dir / "P1" / "U1" / "T1" / "attempts" / "01-implementer"
+    return lambda: rows.record_attempt(attempt_record(run_dir, attempt, result, "implementer"))
 
 
 def events_on(database_url: str, runs: int) -> None:

@@ -633,7 +633,9 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.cli.worker": {"worker", "workers"},
     "mergegate.store": {
         "APP_VERSION",
+        "AttemptRecord",
         "DatabaseUnavailableError",
+        "EXCERPT_CHARS",
         "DurableEngine",
         "ENGINE_SCHEMA",
         "EngineConfig",

@@ -141,6 +141,10 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     assert code == 0, err
     assert out is not None
     run_id = out["run_id"]
+    # each implementer attempt is a row too, its log by reference (host, path, hash, excerpt)
+    attempts = RunRows(tables(database_url), run_id).attempts()
+    assert len(attempts) == 3
+    assert all(a.log_sha256 and a.host for a in attempts)
     # nothing of the run's process is left on disk but the database (and the repository's
     # git history): its state directory, with the run's folder and events.jsonl, is gone
     shutil.rmtree(tmp_path / ".mergegate-state")

@@ -33,6 +33,8 @@ from mergegate.store._leases import Leases
 from mergegate.store._tables import Key, Tables, tables
 
 __all__ = [
+    "EXCERPT_CHARS",
+    "AttemptRecord",
     "RunRecord",
     "RunRows",
     "RunState",
@@ -149,6 +151,38 @@ class _Stop(BaseModel):
     """The agents already running are stopped too (`cancel`), on every worker's host."""
 
 
+EXCERPT_CHARS = 4_000
+"""The most of an agent's log an attempt's row keeps: its end (where an agent says why it
+stopped)."""
+
+
+class AttemptRecord(BaseModel):
+    """One agent attempt of a run as its database keeps it: what ran and how it ended, and
+    the agent's log by reference — it stays on the disk of the host that ran it (`host`,
+    `log_path`), with its size, the SHA-256 of its content and its last `EXCERPT_CHARS`
+    characters here, so any host can show the end of it and tell the file it names is the
+    one the attempt wrote."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    attempt: str = Field(max_length=1_000)
+    """The attempt's folder under the run's (`<phase>/<unit>/<task>/attempts/NN-implementer`)."""
+    role: str = Field(max_length=40)
+    backend: str = Field(max_length=200)
+    status: str = Field(max_length=40)
+    exit_code: int | None = None
+    duration_s: float = 0.0
+    tokens: int = 0
+    cost_usd: float | None = None
+    session_id: str | None = Field(default=None, max_length=200)
+    error: str = Field(default="", max_length=1_000)
+    host: str = Field(max_length=255)
+    log_path: str = Field(default="", max_length=4_096)
+    log_bytes: int = 0
+    log_sha256: str = Field(default="", max_length=64)
+    log_excerpt: str = Field(default="", max_length=EXCERPT_CHARS)
+
+
 class RunRows:
     """One run's state in its database: typed values by kind and key, the stop request, the
     budget's spending and the processes the run started. Only mergegate writes these."""
@@ -227,6 +261,26 @@ class RunRows:
         (exit 2) naming the run and row for a row this version must not skip."""
         lines = (line for _, line in self.db.event_lines(self.run_id))
         return read_event_lines(lines, where=f"run {self.run_id}'s events", run_id=self.run_id)
+
+    # ------------------------------------------------------------ agent attempts
+
+    def record_attempt(self, record: AttemptRecord) -> None:
+        """An agent attempt's record (one per attempt folder; an attempt run again after a
+        crash replaces the lost one's)."""
+        self.db.put_attempt(self.run_id, record.attempt, record.model_dump_json())
+
+    def attempts(self) -> list[AttemptRecord]:
+        """The run's agent attempts, by folder, whichever host ran them."""
+        found = []
+        for raw in self.db.attempts(self.run_id):
+            try:
+                found.append(AttemptRecord.model_validate_json(raw))
+            except ValidationError as exc:
+                raise UsageError(
+                    f"run {self.run_id}: an attempt in its database cannot be read by this "
+                    f"mergegate: {exc.errors()[0]['msg'] if exc.errors() else exc}"
+                ) from exc
+        return found
 
     # ------------------------------------------------------------ processes
 

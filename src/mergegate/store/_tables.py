@@ -16,6 +16,8 @@ SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate
                            command that names it (`claim_queue_limit`)
     mergegate_events       the run's typed event stream: one bounded JSON line per event, in
                            the order appended (`seq`), each `event_id` once per run
+    mergegate_attempts     one row per agent attempt: what it was and how it ended, and where
+                           its log is on the host that ran it (size, SHA-256, last lines)
     mergegate_schema       the migrations applied (numbered; each one idempotent)
 
 The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL (a statement
@@ -120,6 +122,14 @@ _MIGRATIONS: tuple[tuple[str | _PerDialect, ...], ...] = (
             + _EVENTS_COLUMNS,
         ),
         "CREATE INDEX IF NOT EXISTS mergegate_events_run ON mergegate_events (run_id, seq)",
+    ),
+    (
+        """CREATE TABLE IF NOT EXISTS mergegate_attempts (
+            run_id TEXT NOT NULL,
+            attempt TEXT NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (run_id, attempt)
+        )""",
     ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -389,6 +399,28 @@ class Tables:
         with self.begin() as conn:
             rows = conn.execute(text(_EVENT_LINES), {"r": run_id, "after": after}).all()
         return [(int(r[0]), str(r[1])) for r in rows]
+
+    def put_attempt(self, run_id: str, attempt: str, record: str) -> None:
+        """An attempt's record; an attempt run again at the same place (after a crash)
+        replaces it."""
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO mergegate_attempts (run_id, attempt, record) "
+                    "VALUES (:r, :a, :rec) "
+                    "ON CONFLICT (run_id, attempt) DO UPDATE SET record = excluded.record"
+                ),
+                {"r": run_id, "a": attempt, "rec": record},
+            )
+
+    def attempts(self, run_id: str) -> list[str]:
+        """The run's attempt records, by attempt (its folder's path under the run's)."""
+        with self.begin() as conn:
+            rows = conn.execute(
+                text("SELECT record FROM mergegate_attempts WHERE run_id = :r ORDER BY attempt"),
+                {"r": run_id},
+            ).all()
+        return [str(r[0]) for r in rows]
 
     def run_ids(self) -> list[str]:
         """Every run this database holds a card for (a fleet's runs, made on any host)."""
