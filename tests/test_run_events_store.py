@@ -166,6 +166,11 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     assert metrics["tasks"] == 3
     assert metrics["merges"] == 2
 
+    # without RUN: the run started last in the database, as no run has a folder here
+    latest = _mergegate(["status", "--format", "json"], home=home, url=database_url)
+    assert latest.returncode == 0, latest.stderr
+    assert json.loads(latest.stdout)["run_id"] == run_id
+
     # without RUN: every run of the database, though none has a folder here
     every = _mergegate(["stats", "--format", "json"], home=home, url=database_url)
     assert every.returncode == 0, every.stderr

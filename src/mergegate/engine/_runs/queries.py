@@ -80,8 +80,12 @@ def list_runs(state_dir: Path, database_url: str | None = None) -> list[dict[str
 
 
 def latest_run(state_dir: Path, database_url: str | None = None) -> str:
-    """The id of the run started last here; `UsageError` when there is none."""
-    found = RunStore(state_dir, database_url).list()
+    """The id of the run started last here (with a folder in this state directory), else
+    the one started last in the configured database (a host with only its URL); `UsageError`
+    when there is none."""
+    store = RunStore(state_dir, database_url)
+    everywhere = store.list()
+    found = [r for r in everywhere if store.run_dir(r.run_id).is_dir()] or everywhere
     if not found:
         runs = StateLayout(state_dir).runs
         raise UsageError(f"no runs under {runs}: start one with mergegate run PLAN")
