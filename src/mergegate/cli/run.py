@@ -622,8 +622,9 @@ def status(run_id: str | None, repo: Path, fmt: str) -> None:
 @_REPO
 @_FORMAT
 def runs(repo: Path, fmt: str) -> None:
-    """Every run in this repository's state directory, oldest first (`no runs` when there
-    is none); a run that no process executes any more is `crashed`."""
+    """Every run in this repository's state directory and every run of the configured
+    database (made on any host), oldest first (`no runs` when there is none); a run that no
+    process executes any more is `crashed`."""
     from mergegate.engine import database_url_of, list_runs
 
     config = load_config(repo)
