@@ -15,12 +15,18 @@ such as `status`, pays once):
 * the stop check before an agent: `Path.exists()` against `RunRows.stop_request()`;
 * a process recorded and forgotten (nothing before: the file is still written) against
   `record_process` + `forget_processes`;
-* the card read: `run.json` parsed and validated against `RunStore.load`.
+* the card read: `run.json` parsed and validated against `RunStore.load`;
+* an event appended: one line to `events.jsonl`, fsynced (`EventLog`, as the journal wrote
+  it) against the row (`RunRows.append_event`) and the line to `events.jsonl` without an
+  fsync (the copy for people), as the journal writes it now;
+* an implementer attempt's row (nothing before): its 1 MiB log hashed, its end kept.
 
 Then what one task adds, from the counts of a one-task unit with two review stages and one
-check (3 unit writes, 4 stop checks, 4 processes), as a share of a 60-second agent task.
+check (3 unit writes, 4 stop checks, 4 processes, 12 events, 1 attempt), as a share of a
+60-second agent task. With `--database-url URL` (a PostgreSQL database, say) the event append
+is timed on that database too, against the same fsynced file.
 
-Usage: bench_run_state.py [--runs N]
+Usage: bench_run_state.py [--runs N] [--database-url URL]
 """
 
 from __future__ import annotations
@@ -34,15 +40,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _smoke import sizes
+from mergegate.agents.base import AgentResult, RunStatus
 from mergegate.atomic_files import read_json_validated, write_json_atomic
+from mergegate.config import redact_url
+from mergegate.engine._context.attempt_rows import attempt_record
 from mergegate.engine._context.outcomes import UnitOutcome
+from mergegate.events import EventLog, Notice
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
-from mergegate.store import RunRecord, RunStore, StateKind
+from mergegate.store import RunRecord, RunRows, RunStore, StateKind, Tables
 
-PER_TASK = {"unit": 3, "stop": 4, "process": 4}
+PER_TASK = {"unit": 3, "stop": 4, "process": 4, "event": 12, "attempt": 1}
 """Operations of one task of a unit: unit state at its start, its task's end and its end; a
-stop check before the implementer, two reviewer stages and the check; four processes."""
+stop check before the implementer, two reviewer stages and the check; four processes; the
+events of a one-task unit (unit and task started and finished, three agent attempts, a check,
+two verdicts, the review's end, the merge); the implementer attempt's row."""
+
+LOG_BYTES = 1 << 20
+"""An agent's log as the attempt row hashes it (a long Claude Code session writes about this)."""
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -93,6 +108,8 @@ def main(runs: int) -> None:
                 lambda: read_json_validated(folder / "run.json", RunRecord),
                 lambda: store.load("r1"),
             ),
+            "event": event_pair(rows, root / "files", root / "copy"),
+            "attempt": (lambda: None, attempt_row(rows, folder, root / "agent.log")),
         }
         print(f"{runs} runs per variant, interleaved; median milliseconds (SQLite, WAL)")
         added = 0.0
@@ -104,12 +121,60 @@ def main(runs: int) -> None:
             o, n = statistics.median(old) * 1e3, statistics.median(new) * 1e3
             ratio = f"x{n / o:.1f}" if o > 0.001 else "(nothing before)"
             print(f"  {name:<8} files {o:7.3f} ms | database {n:7.3f} ms {ratio}")
-            added += PER_TASK.get(name, 0) * (n - (o if name == "stop" else 0.0))
+            added += PER_TASK.get(name, 0) * (n - (o if name in ("stop", "event") else 0.0))
         print(
             f"one task adds about {added:.1f} ms ({added / 60_000:.3%} of a 60-second agent task)"
         )
         dbos.close()
 
 
+def event_pair(
+    rows: RunRows, before: Path, after: Path
+) -> tuple[Callable[[], object], Callable[[], object]]:
+    """An event appended as the journal wrote it (a fsynced line) and as it writes it now
+    (the row, then the line without an fsync); a new id each time, as a run's events have."""
+    old_log = EventLog.in_run_dir(before)
+    copy = EventLog.in_run_dir(after, fsync=False)
+
+    def event() -> Notice:
+        return Notice(run_id=rows.run_id, message="a notice of a typical length " * 4)
+
+    def now() -> None:
+        made = event()
+        rows.append_event(made)
+        copy.emit(made)
+
+    return (lambda: old_log.emit(event()), now)
+
+
+def attempt_row(rows: RunRows, run_dir: Path, log: Path) -> Callable[[], object]:
+    """The implementer attempt's row, its log (`LOG_BYTES`) hashed and its end kept."""
+    log.write_bytes(b"a line of an agent's stream-json output\n" * (LOG_BYTES // 40))
+    result = AgentResult(backend="claude", status=RunStatus.OK, log_path=log)
+    attempt = run_dir / "P1" / "U1" / "T1" / "attempts" / "01-implementer"
+    return lambda: rows.record_attempt(attempt_record(run_dir, attempt, result, "implementer"))
+
+
+def events_on(database_url: str, runs: int) -> None:
+    """The event append on another database (PostgreSQL), against the fsynced file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Tables(database_url)
+        try:
+            before, after = event_pair(RunRows(db, "bench"), Path(tmp) / "a", Path(tmp) / "b")
+            old, new = [], []
+            for _ in range(runs):
+                old.append(timed(before))
+                new.append(timed(after))
+        finally:
+            db.dispose()
+    o, n = statistics.median(old) * 1e3, statistics.median(new) * 1e3
+    print(f"  event on {redact_url(database_url)}: files {o:7.3f} ms | database {n:7.3f} ms")
+    added = PER_TASK["event"] * (n - o)
+    print(f"  per task: {added:+.1f} ms ({added / 60_000:+.3%} of a 60-second agent task)")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else sizes(200, 3))
+    count = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else sizes(200, 3)
+    main(count)
+    if "--database-url" in sys.argv:
+        events_on(sys.argv[sys.argv.index("--database-url") + 1], count)

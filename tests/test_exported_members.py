@@ -635,7 +635,9 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.cli.worker": {"worker", "workers"},
     "mergegate.store": {
         "APP_VERSION",
+        "AttemptRecord",
         "DatabaseUnavailableError",
+        "EXCERPT_CHARS",
         "DurableEngine",
         "ENGINE_SCHEMA",
         "EngineConfig",
@@ -703,6 +705,7 @@ EXPECTED_MODULE_EXPORTS = {
         "check_agents",
         "compute_waves",
         "create_run",
+        "database_runs",
         "database_url_of",
         "dry_run_lines",
         "enqueue_run",
@@ -717,6 +720,7 @@ EXPECTED_MODULE_EXPORTS = {
         "prepare_resume",
         "record_plan_answers",
         "recorded_agents",
+        "recorded_events",
         "recover_worker",
         "require_ready",
         "run_report",
@@ -774,6 +778,7 @@ EXPECTED_MODULE_EXPORTS = {
         "fit_line",
         "handoff_event",
         "parse_event",
+        "read_event_lines",
         "read_events",
     },
     "mergegate.metrics": {

@@ -27,7 +27,8 @@ def report(run: str, output: Path | None) -> None:
     """Write one self-contained HTML page for RUN and print its path.
 
     \b
-    RUN is a run id (under <state>/runs/, then <state>/reviews/) or a run directory.
+    RUN is a run id (its events read from the database that holds the run, else under
+    <state>/runs/, then <state>/reviews/) or a run directory.
     The page: the run's timeline (phases, units, tasks, one bar per agent attempt), each
     verdict with its evidence line, findings by severity, checks, verification results,
     alerts, token and cost charts. No script, no network, no external asset; agent text is
@@ -37,6 +38,8 @@ def report(run: str, output: Path | None) -> None:
     """
     config = load_config()
     run_dir, stream = load_run(run, config)
+    if output is None:  # a run read from its database may have no folder on this host yet
+        run_dir.mkdir(parents=True, exist_ok=True)
     path = write_report(
         run_dir, stream=stream, output=output, rules=AlertRules.from_config(config.alerts)
     )

@@ -423,7 +423,8 @@ def run(ctx: click.Context, /, plan_file: Path, **opts: Any) -> None:
     PLAN is anything `mergegate plan show` reads (a GSD `.planning` tree, a superpowers or
     spectacular plan, a native YAML plan) or a JSON file of the plan model.
 
-    The run's typed events go to <run dir>/events.jsonl (`mergegate stats RUN`), its alerts
+    The run's typed events go to its database (`mergegate stats RUN`, from any host with
+    the database URL; a copy of this process's in <run dir>/events.jsonl), its alerts
     ([alerts] thresholds) are shown as they rise and listed at the end, and one
     self-contained HTML page is written to <run dir>/report.html (`mergegate report RUN`).
 
@@ -621,8 +622,9 @@ def status(run_id: str | None, repo: Path, fmt: str) -> None:
 @_REPO
 @_FORMAT
 def runs(repo: Path, fmt: str) -> None:
-    """Every run in this repository's state directory, oldest first (`no runs` when there
-    is none); a run that no process executes any more is `crashed`."""
+    """Every run in this repository's state directory and every run of the configured
+    database (made on any host), oldest first (`no runs` when there is none); a run that no
+    process executes any more is `crashed`."""
     from mergegate.engine import database_url_of, list_runs
 
     config = load_config(repo)

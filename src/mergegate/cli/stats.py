@@ -20,7 +20,7 @@ from rich.table import Table
 
 from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
-from mergegate.cli._runs import load_run
+from mergegate.cli._runs import all_runs, load_run
 from mergegate.config import load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
@@ -33,7 +33,6 @@ from mergegate.metrics import (
     exit_code_for,
     write_prometheus,
 )
-from mergegate.report import find_runs
 
 __all__ = ["stats"]
 
@@ -86,9 +85,11 @@ def stats(
     """Metrics and alerts of runs, computed from their event streams.
 
     \b
-    RUN is a run id (looked up under <state>/runs/, then <state>/reviews/) or a run
-    directory; a `mergegate review` run directory without events.jsonl is read from its
-    records. Without RUN: every run under <state>/runs/ (with --since: those started since).
+    RUN is a run id (its events read from the database that holds the run, else looked up
+    under <state>/runs/, then <state>/reviews/) or a run directory (its events.jsonl); a
+    `mergegate review` run directory without events.jsonl is read from its records.
+    Without RUN: every run under <state>/runs/ and every run the configured database holds
+    (with --since: those started since).
     Per component (implementer, reviewer, fixer, advisor, verifier, handoff:<type>): success
     rate, average retries before success, retry exhaustion rate, failure types, timeouts;
     help-request rate, first-pass approval rate, fix rounds per task, tokens, cost, wall and
@@ -100,7 +101,7 @@ def stats(
     moment = _since(since)
     if runs and moment is not None:
         raise UsageError("give RUN ... or --since, not both")
-    targets: list[str | Path] = list(runs) or list(find_runs(state_dir(config), since=moment))
+    targets: list[str | Path] = list(runs) or all_runs(config, moment)
     events: list[Event] = []
     for target in targets:
         events.extend(load_run(target, config)[1].events)

@@ -37,7 +37,14 @@ from mergegate.engine._runs.create import RunRequest, create_run, dry_run_lines
 from mergegate.engine._runs.database import database_url_of
 from mergegate.engine._runs.execute import execute_run
 from mergegate.engine._runs.gc import GcRequest, RunBranches, gc_runs
-from mergegate.engine._runs.queries import latest_run, list_runs, recorded_agents, run_report
+from mergegate.engine._runs.queries import (
+    database_runs,
+    latest_run,
+    list_runs,
+    recorded_agents,
+    recorded_events,
+    run_report,
+)
 from mergegate.engine._runs.resume import Answers, prepare_resume, record_plan_answers
 from mergegate.engine._steps.preflight import check_agents, require_ready
 
@@ -64,6 +71,7 @@ __all__ = [
     "check_agents",
     "compute_waves",
     "create_run",
+    "database_runs",
     "database_url_of",
     "dry_run_lines",
     "enqueue_run",
@@ -78,6 +86,7 @@ __all__ = [
     "prepare_resume",
     "record_plan_answers",
     "recorded_agents",
+    "recorded_events",
     "recover_worker",
     "require_ready",
     "run_report",

@@ -26,6 +26,7 @@ from mergegate.events._log import (
     fit_line,
     handoff_event,
     parse_event,
+    read_event_lines,
     read_events,
 )
 from mergegate.events._models import (
@@ -116,5 +117,6 @@ __all__ = [
     "fit_line",
     "handoff_event",
     "parse_event",
+    "read_event_lines",
     "read_events",
 ]

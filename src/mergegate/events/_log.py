@@ -50,6 +50,7 @@ __all__ = [
     "fit_line",
     "handoff_event",
     "parse_event",
+    "read_event_lines",
     "read_events",
 ]
 
@@ -208,6 +209,7 @@ class EventStream:
 
     events: tuple[Event, ...]
     source: Path | None = None
+    """The file read; None for a stream read from the run's database (`read_event_lines`)."""
     unknown: int = 0
     """Events of kinds (or schema versions) this version does not know; kept in `events`."""
     replayed: int = 0
@@ -233,7 +235,23 @@ def read_events(path: Path | str, *, run_id: str | None = None) -> EventStream:
     except OSError as exc:
         raise EventLogError(f"cannot read {target}: {exc.strerror or exc}") from exc
     with handle:
-        return _collect(target, _lines(target, handle), run_id)
+        return _collect(str(target), _lines(target, handle), run_id, source=target)
+
+
+def read_event_lines(lines: Iterable[str], *, where: str, run_id: str | None = None) -> EventStream:
+    """Read a stream kept as complete lines elsewhere than a file (the rows of the run's
+    database, in the order they were appended), with the rules of `read_events`: strict on
+    known kinds, tolerant of unknown ones, replays dropped. `where` names the stream in an
+    `EventLogError` (`<where>:<row>: …`). A line over the bound is an error, as in a file."""
+
+    def numbered() -> Iterator[tuple[int, bytes, bool]]:
+        for number, line in enumerate(lines, start=1):
+            data = line.encode("utf-8")
+            if len(data) > MAX_LINE_BYTES:
+                raise EventLogError(f"{where}:{number}: line longer than {MAX_LINE_BYTES} bytes")
+            yield number, data, True
+
+    return _collect(where, numbered(), run_id, source=None)
 
 
 def _lines(target: Path, handle: Any) -> Iterator[tuple[int, bytes, bool]]:
@@ -250,7 +268,11 @@ def _lines(target: Path, handle: Any) -> Iterator[tuple[int, bytes, bool]]:
 
 
 def _collect(
-    target: Path, lines: Iterable[tuple[int, bytes, bool]], run_id: str | None
+    target: str,
+    lines: Iterable[tuple[int, bytes, bool]],
+    run_id: str | None,
+    *,
+    source: Path | None,
 ) -> EventStream:
     events: list[Event] = []
     seen: set[str] = set()
@@ -276,10 +298,10 @@ def _collect(
         seen.add(event.event_id)
         unknown += isinstance(event, UnknownEvent)
         events.append(event)
-    return EventStream(tuple(events), target, unknown=unknown, replayed=replayed, torn=torn)
+    return EventStream(tuple(events), source, unknown=unknown, replayed=replayed, torn=torn)
 
 
-def _parse_line(target: Path, number: int, data: dict[str, Any]) -> Event:
+def _parse_line(target: str, number: int, data: dict[str, Any]) -> Event:
     try:
         return parse_event(data)
     except ValidationError as exc:

@@ -42,6 +42,8 @@ from mergegate.store._dbos import (
 )
 from mergegate.store._leases import Lease, Leases, plan_lease, run_lease
 from mergegate.store._records import (
+    EXCERPT_CHARS,
+    AttemptRecord,
     RunRecord,
     RunRows,
     RunState,
@@ -56,11 +58,13 @@ from mergegate.store._workers import Roll, WorkerBeat
 __all__ = [
     "APP_VERSION",
     "ENGINE_SCHEMA",
+    "EXCERPT_CHARS",
     "FLEET_APP",
     "POLL_S",
     "QUEUE",
     "RUN_QUEUE",
     "SCHEMA_VERSION",
+    "AttemptRecord",
     "DatabaseUnavailableError",
     "DurableEngine",
     "EngineConfig",

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mergegate.atomic_files import write_json_atomic
 from mergegate.config import StateLayout, ensure_state_dir
 from mergegate.errors import UsageError
+from mergegate.events import EventBase, EventStream, fit_line, read_event_lines
 from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
@@ -32,6 +33,8 @@ from mergegate.store._leases import Leases
 from mergegate.store._tables import Key, Tables, tables
 
 __all__ = [
+    "EXCERPT_CHARS",
+    "AttemptRecord",
     "RunRecord",
     "RunRows",
     "RunState",
@@ -148,6 +151,38 @@ class _Stop(BaseModel):
     """The agents already running are stopped too (`cancel`), on every worker's host."""
 
 
+EXCERPT_CHARS = 4_000
+"""The most of an agent's log an attempt's row keeps: its end (where an agent says why it
+stopped)."""
+
+
+class AttemptRecord(BaseModel):
+    """One agent attempt of a run as its database keeps it: what ran and how it ended, and
+    the agent's log by reference — it stays on the disk of the host that ran it (`host`,
+    `log_path`), with its size, the SHA-256 of its content and its last `EXCERPT_CHARS`
+    characters here, so any host can show the end of it and tell the file it names is the
+    one the attempt wrote."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    attempt: str = Field(max_length=1_000)
+    """The attempt's folder under the run's (`<phase>/<unit>/<task>/attempts/NN-implementer`)."""
+    role: str = Field(max_length=40)
+    backend: str = Field(max_length=200)
+    status: str = Field(max_length=40)
+    exit_code: int | None = None
+    duration_s: float = 0.0
+    tokens: int = 0
+    cost_usd: float | None = None
+    session_id: str | None = Field(default=None, max_length=200)
+    error: str = Field(default="", max_length=1_000)
+    host: str = Field(max_length=255)
+    log_path: str = Field(default="", max_length=4_096)
+    log_bytes: int = 0
+    log_sha256: str = Field(default="", max_length=64)
+    log_excerpt: str = Field(default="", max_length=EXCERPT_CHARS)
+
+
 class RunRows:
     """One run's state in its database: typed values by kind and key, the stop request, the
     budget's spending and the processes the run started. Only mergegate writes these."""
@@ -208,6 +243,44 @@ class RunRows:
     def usage(self) -> tuple[int, float]:
         """Tokens and dollars every process of the run recorded so far."""
         return self.db.usage(self.run_id)
+
+    # ------------------------------------------------------------ the event stream
+
+    def append_event(self, event: EventBase) -> bool:
+        """Append `event` to the run's stream in the database, as the one bounded line
+        `fit_line` makes of it (what `events.jsonl` holds); a second event with the same
+        `event_id` is dropped, on any worker (a replayed step). True when appended."""
+        event, data = fit_line(event)
+        line = data.decode("utf-8").rstrip("\n")
+        at = event.at.isoformat()
+        return self.db.append_event(self.run_id, event.event_id, event.kind, at, line)
+
+    def event_stream(self) -> EventStream:
+        """The run's stream as every worker appended it (empty for a run whose events went
+        only to its folder's `events.jsonl`: made by an older mergegate). `EventLogError`
+        (exit 2) naming the run and row for a row this version must not skip."""
+        lines = (line for _, line in self.db.event_lines(self.run_id))
+        return read_event_lines(lines, where=f"run {self.run_id}'s events", run_id=self.run_id)
+
+    # ------------------------------------------------------------ agent attempts
+
+    def record_attempt(self, record: AttemptRecord) -> None:
+        """An agent attempt's record (one per attempt folder; an attempt run again after a
+        crash replaces the lost one's)."""
+        self.db.put_attempt(self.run_id, record.attempt, record.model_dump_json())
+
+    def attempts(self) -> list[AttemptRecord]:
+        """The run's agent attempts, by folder, whichever host ran them."""
+        found = []
+        for raw in self.db.attempts(self.run_id):
+            try:
+                found.append(AttemptRecord.model_validate_json(raw))
+            except ValidationError as exc:
+                raise UsageError(
+                    f"run {self.run_id}: an attempt in its database cannot be read by this "
+                    f"mergegate: {exc.errors()[0]['msg'] if exc.errors() else exc}"
+                ) from exc
+        return found
 
     # ------------------------------------------------------------ processes
 
@@ -353,17 +426,17 @@ class RunStore:
             raise UsageError(f"run {run_id}: its plan cannot be read: {exc}") from exc
 
     def list(self) -> list[RunRecord]:
-        """Every run with a folder here, oldest first; folders without a readable record in
-        a database are skipped (and a run's own SQLite file that cannot be read). The
-        configured database unreachable is an error (exit 4), not an empty list."""
-        if not self.root.is_dir():
-            return []
+        """Every run with a folder here, and every run the configured database holds (made
+        on any host), oldest first; folders without a readable record in a database are
+        skipped (and a run's own SQLite file that cannot be read). The configured database
+        unreachable is an error (exit 4), not an empty list."""
+        names = {p.name for p in self.root.iterdir() if p.is_dir()} if self.root.is_dir() else set()
+        if self.database_url:
+            names.update(tables(self.database_url).run_ids())
         found = []
-        for path in sorted(self.root.iterdir()):
-            if not path.is_dir():
-                continue
+        for name in sorted(names):
             try:
-                found.append(self.load(path.name))
+                found.append(self.load(name))
             except UsageError:
                 continue
             except DatabaseUnavailableError:

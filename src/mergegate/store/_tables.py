@@ -14,9 +14,14 @@ SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate
     mergegate_leases       who executes a run, and a plan on a repository, now (`_leases`)
     mergegate_queue_limits a fleet queue's `global_concurrency`, stored once by the first
                            command that names it (`claim_queue_limit`)
+    mergegate_events       the run's typed event stream: one bounded JSON line per event, in
+                           the order appended (`seq`), each `event_id` once per run
+    mergegate_attempts     one row per agent attempt: what it was and how it ended, and where
+                           its log is on the host that ran it (size, SHA-256, last lines)
     mergegate_schema       the migrations applied (numbered; each one idempotent)
 
-The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL; values are
+The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL (a statement
+that cannot be, an identity column, is written once per dialect: `_PerDialect`); values are
 always bound parameters, never formatted into a statement. A key is a tuple of ids stored as a
 JSON array, so no id (whatever characters a plan allowed) can be mistaken for another.
 """
@@ -27,6 +32,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +49,27 @@ __all__ = ["SCHEMA_VERSION", "Key", "Tables", "tables"]
 Key = tuple[str, ...]
 """A row's key within its run and kind: ids, in order (phase, unit, ...)."""
 
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+
+@dataclass(frozen=True)
+class _PerDialect:
+    """One migration statement spelled for each database (what fixed text cannot share)."""
+
+    sqlite: str
+    postgresql: str
+
+    def text_for(self, sqlite: bool) -> str:
+        return self.sqlite if sqlite else self.postgresql
+
+
+_EVENTS_COLUMNS = """run_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            at TEXT NOT NULL,
+            line TEXT NOT NULL,
+            UNIQUE (run_id, event_id)
+        )"""
+
+_MIGRATIONS: tuple[tuple[str | _PerDialect, ...], ...] = (
     (
         """CREATE TABLE IF NOT EXISTS mergegate_runs (
             run_id TEXT PRIMARY KEY,
@@ -85,6 +111,26 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
             global_concurrency INTEGER NOT NULL
         )""",
     ),
+    (
+        # `seq` orders a run's events as appended; the unique (run, event id) makes a replayed
+        # step's append a no-op (`append_event`), whichever worker replays it
+        _PerDialect(
+            sqlite="CREATE TABLE IF NOT EXISTS mergegate_events (\n"
+            "            seq INTEGER PRIMARY KEY AUTOINCREMENT,\n            " + _EVENTS_COLUMNS,
+            postgresql="CREATE TABLE IF NOT EXISTS mergegate_events (\n"
+            "            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,\n            "
+            + _EVENTS_COLUMNS,
+        ),
+        "CREATE INDEX IF NOT EXISTS mergegate_events_run ON mergegate_events (run_id, seq)",
+    ),
+    (
+        """CREATE TABLE IF NOT EXISTS mergegate_attempts (
+            run_id TEXT NOT NULL,
+            attempt TEXT NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (run_id, attempt)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The newest migration: a database at a higher number was written by a newer mergegate."""
@@ -103,6 +149,10 @@ _PROCESSES_OF_RUN = """SELECT run_id, attempt_dir, record FROM mergegate_process
     WHERE run_id = :key"""
 _PROCESSES_OF_EXECUTOR = """SELECT run_id, attempt_dir, record FROM mergegate_processes
     WHERE executor_id = :key"""
+_APPEND_EVENT = """INSERT INTO mergegate_events (run_id, event_id, kind, at, line)
+    VALUES (:r, :e, :k, :a, :l) ON CONFLICT (run_id, event_id) DO NOTHING"""
+_EVENT_LINES = """SELECT seq, line FROM mergegate_events
+    WHERE run_id = :r AND seq > :after ORDER BY seq"""
 _QUEUE_LIMIT = "SELECT global_concurrency FROM mergegate_queue_limits WHERE queue = :q"
 _ITEMS = """SELECT key, value FROM mergegate_run_state
     WHERE run_id = :run AND kind = :kind ORDER BY key"""
@@ -137,6 +187,10 @@ def _sqlite_connection(conn: Any, _record: Any) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
     finally:
         cursor.close()
+
+
+def _spelled(statement: str | _PerDialect, sqlite: bool) -> str:
+    return statement if isinstance(statement, str) else statement.text_for(sqlite)
 
 
 def encode_key(key: Key) -> str:
@@ -217,7 +271,7 @@ class Tables:
                 )
             for number in range(done + 1, SCHEMA_VERSION + 1):
                 for statement in _MIGRATIONS[number - 1]:
-                    conn.execute(text(statement))
+                    conn.execute(text(_spelled(statement, self.sqlite)))
                 conn.execute(
                     text("INSERT INTO mergegate_schema (version) VALUES (:n)"), {"n": number}
                 )
@@ -326,6 +380,53 @@ class Tables:
                 {"r": run_id},
             ).one()
         return int(row[0]), float(row[1])
+
+    # ------------------------------------------------------------ events
+
+    def append_event(self, run_id: str, event_id: str, kind: str, at: str, line: str) -> bool:
+        """Append one event's line to the run's stream unless the run has an event with this
+        id already (a step replayed, here or on another worker). True when appended."""
+        with self.begin() as conn:
+            done = conn.execute(
+                text(_APPEND_EVENT),
+                {"r": run_id, "e": event_id, "k": kind, "a": at, "l": line},
+            )
+        return bool(done.rowcount == 1)
+
+    def event_lines(self, run_id: str, after: int = 0) -> list[tuple[int, str]]:
+        """The run's event lines after position `after`, in the order they were appended:
+        (position, line); a reader polls from the last position it saw."""
+        with self.begin() as conn:
+            rows = conn.execute(text(_EVENT_LINES), {"r": run_id, "after": after}).all()
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    def put_attempt(self, run_id: str, attempt: str, record: str) -> None:
+        """An attempt's record; an attempt run again at the same place (after a crash)
+        replaces it."""
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO mergegate_attempts (run_id, attempt, record) "
+                    "VALUES (:r, :a, :rec) "
+                    "ON CONFLICT (run_id, attempt) DO UPDATE SET record = excluded.record"
+                ),
+                {"r": run_id, "a": attempt, "rec": record},
+            )
+
+    def attempts(self, run_id: str) -> list[str]:
+        """The run's attempt records, by attempt (its folder's path under the run's)."""
+        with self.begin() as conn:
+            rows = conn.execute(
+                text("SELECT record FROM mergegate_attempts WHERE run_id = :r ORDER BY attempt"),
+                {"r": run_id},
+            ).all()
+        return [str(r[0]) for r in rows]
+
+    def run_ids(self) -> list[str]:
+        """Every run this database holds a card for (a fleet's runs, made on any host)."""
+        with self.begin() as conn:
+            rows = conn.execute(text("SELECT run_id FROM mergegate_runs ORDER BY run_id")).all()
+        return [str(r[0]) for r in rows]
 
     # ------------------------------------------------------------ processes
 

@@ -1,13 +1,20 @@
 """A run's typed event stream (`mergegate.events`): written once per event, across crashes.
 
-`mergegate run` writes `<run dir>/events.jsonl` (what `mergegate stats` and `mergegate report`
-read) through one `RunJournal` per process. Workflow code is replayed after a crash and a step
-that was in flight runs again, so the same event can be emitted twice; every event the engine
-emits therefore carries a **stable id** derived from where it happened (`<run>/g<gen>/<unit>/…`,
-a task's key, an attempt folder), and the journal writes each id once: it reads the ids already
-in the file when it opens (a resumed process), drops a repeat, and repairs a last line torn by a
-crash before it appends. Metrics then count each fact once however often the run was resumed;
-readers drop repeated ids too (`read_events`), so even two processes racing cannot double count.
+Every process that executes a run (`mergegate run`, each fleet worker) appends the run's events
+to the run's database (`RunRows.append_event`: the `mergegate_events` table, through `store`)
+through one `RunJournal` per process; `status`, `stats` and `report` read them from there
+(`run_events`), so a process with only the database URL sees the whole run. The journal also
+appends each event to `<run dir>/events.jsonl` on its own host, without an fsync: a copy for
+people (`tail -f`), never read back while the database has the run's events (a run made before
+the table existed has only the file, and is read from it).
+
+Workflow code is replayed after a crash and a step that was in flight runs again, so the same
+event can be emitted twice; every event the engine emits therefore carries a **stable id**
+derived from where it happened (`<run>/g<gen>/<unit>/…`, a task's key, an attempt folder). The
+database keeps each id once per run whichever worker appends it (a unique key), the journal
+drops a repeat it has seen (it reads the stream when it opens: a resumed process), and readers
+drop repeated ids too (`read_events`), so metrics count each fact once however often the run
+was resumed. Before it appends to the file the journal repairs a last line torn by a crash.
 
 Alerts are checked live (`AlertingSink` over an `AlertMonitor` fed with what the file already
 holds) and once more over the whole stream at the end of the run (`close_stream`), which also
@@ -32,6 +39,7 @@ from mergegate.events import (
     EventBase,
     EventLog,
     EventLogError,
+    EventStream,
     read_events,
 )
 from mergegate.ids import event_id
@@ -43,6 +51,7 @@ from mergegate.metrics import (
     evaluate_alerts,
 )
 from mergegate.report import write_report
+from mergegate.store import DatabaseUnavailableError, RunRows
 
 __all__ = [
     "NoCounts",
@@ -54,6 +63,7 @@ __all__ = [
     "event_key",
     "place_of",
     "repair_tail",
+    "run_events",
 ]
 
 
@@ -86,10 +96,42 @@ def repair_tail(path: Path) -> bool:
     return True
 
 
+def run_events(run_dir: Path, rows: RunRows | None) -> EventStream:
+    """The run's stream: from its database when it holds the run's events (every worker's),
+    else from `<run dir>/events.jsonl` (a run made before the table existed, a run without a
+    database). `EventLogError` (exit 2) when neither can be read."""
+    if rows is not None:
+        stream = rows.event_stream()
+        if stream.events or not (run_dir / EVENTS_FILE).is_file():
+            return stream
+    return read_events(run_dir)
+
+
+@dataclass
+class _DatabaseFirst:
+    """Appends each event to the run's database, then to this host's `events.jsonl` (a copy
+    for people: a full local disk loses only the copy)."""
+
+    rows: RunRows
+    log: EventLog
+    failed: list[str] = field(default_factory=list)
+
+    def emit(self, event: EventBase) -> None:
+        self.rows.append_event(event)
+        try:
+            self.log.emit(event)
+        except OSError as exc:
+            self.failed.append(f"cannot write {self.log.path}: {exc}")
+
+
 @dataclass
 class RunJournal:
     """The typed event stream of one run, as this process writes it: each event id once,
-    alerts checked as events arrive. Thread-safe (a run's units run in parallel threads)."""
+    alerts checked as events arrive. Thread-safe (a run's units run in parallel threads).
+
+    With `rows` (the run's state in its database) each event goes to the database, and to
+    `events.jsonl` as a copy without an fsync; without, to `events.jsonl` only (fsynced unless
+    `fsync` is False)."""
 
     run_dir: Path
     rules: AlertRules = field(default_factory=AlertRules)
@@ -97,15 +139,18 @@ class RunJournal:
     fsync: bool = True
     seen: set[str] = field(default_factory=set)
     failed: str = ""
-    """Why an event could not be written (a full disk): the run goes on without its picture."""
+    """Why an event could not be written (a full disk, the database gone): the run goes on
+    without its picture."""
+    rows: RunRows | None = None
     _sink: AlertingSink = field(init=False)
+    _copy: _DatabaseFirst | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
         path = self.run_dir / EVENTS_FILE
         repair_tail(path)
         monitor = AlertMonitor(self.rules)
-        existing = _existing(path)
+        existing = _existing(self.run_dir, self.rows)
         for event in existing:
             self.seen.add(event.event_id)
             if isinstance(event, Alert):
@@ -114,8 +159,14 @@ class RunJournal:
             # folded in with the counts the rules keep (a resumed run's rates are over the
             # whole run); what it raises was raised then, or is found at the end of the run
             monitor.observe(event)
-        log = EventLog(path, fsync=self.fsync)
-        self._sink = AlertingSink(log, monitor, on_alert=self.on_alert)
+        if self.rows is None:
+            self._sink = AlertingSink(
+                EventLog(path, fsync=self.fsync), monitor, on_alert=self.on_alert
+            )
+            return
+        # the database is the durable copy: an fsync of the file would only cost time
+        self._copy = _DatabaseFirst(self.rows, EventLog(path, fsync=False))
+        self._sink = AlertingSink(self._copy, monitor, on_alert=self.on_alert)
 
     @property
     def alerts(self) -> list[Alert]:
@@ -132,15 +183,28 @@ class RunJournal:
                 self._sink.emit(event)
             except OSError as exc:
                 self.failed = self.failed or f"cannot write {self.run_dir / EVENTS_FILE}: {exc}"
+            except DatabaseUnavailableError as exc:
+                self.failed = self.failed or f"cannot append the run's events: {exc}"
+            if self._copy is not None and self._copy.failed and not self.failed:
+                self.failed = self._copy.failed[0]
 
 
-def _existing(path: Path) -> list[EventBase]:
+def _existing(run_dir: Path, rows: RunRows | None) -> list[EventBase]:
     """The events already in the stream; none when it cannot be read (a run is never stopped
     by its own log: the next reader reports the bad line)."""
-    if not path.is_file():
-        return []
+    has_file = (run_dir / EVENTS_FILE).is_file()
     try:
-        return read_events(path).known()
+        if rows is None:
+            return read_events(run_dir).known() if has_file else []
+        found = rows.event_stream().known()
+        if found or not has_file:
+            return found
+        # a run begun before its events were rows, continued now: its file's events move in
+        # (each id once, so two workers doing this at once append each event once)
+        found = read_events(run_dir).known()
+        for event in found:
+            rows.append_event(event)
+        return found
     except EventLogError:
         return []
 
@@ -209,8 +273,9 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
 
     Never raises for a stream or report problem: the run already ended; the problem is
     reported in `error`."""
+    rows = journal.rows if journal is not None else None
     try:
-        stream = read_events(run_dir)
+        stream = run_events(run_dir, rows)
     except EventLogError as exc:
         return StreamEnd([], None, NoCounts(), error=str(exc))
     known = stream.known()
@@ -220,7 +285,7 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
     if late and journal is not None:
         for alert in late:
             journal.emit(alert)
-        stream = read_events(run_dir)
+        stream = run_events(run_dir, rows)
     alerts = recorded + late
     metrics = compute_metrics(stream.events)
     counts = RunCounts(

@@ -14,6 +14,7 @@ from pathlib import Path
 from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.decisions import ExitCode
+from mergegate.engine._context.journal import run_events
 from mergegate.engine._context.outcomes import (
     CheckpointAnswer,
     PhaseOutcome,
@@ -33,7 +34,7 @@ from mergegate.engine._records.run_report import (
 )
 from mergegate.engine._records.run_status import next_step, shown_status
 from mergegate.engine._records.unit_records import inline
-from mergegate.events import EVENTS_FILE, Alert, EventLogError, read_events
+from mergegate.events import EVENTS_FILE, Alert, EventLogError
 from mergegate.plans import Phase, Plan
 from mergegate.report import REPORT_FILE
 from mergegate.store import RunRecord, RunRows, RunState, RunStore, StateKind
@@ -148,12 +149,13 @@ def _phase_entry(
 _ALERT_FIELDS = {"rule", "component", "subject", "value", "threshold", "message"}
 
 
-def recorded_alerts(run_dir: Path) -> list[AlertEntry]:
-    """The alerts in the run's event stream (none when it has none, or cannot be read)."""
-    if not (run_dir / EVENTS_FILE).is_file():
+def recorded_alerts(run_dir: Path, rows: RunRows | None = None) -> list[AlertEntry]:
+    """The alerts in the run's event stream (its database's rows when `rows` holds them,
+    else `events.jsonl`; none when it has none, or cannot be read)."""
+    if rows is None and not (run_dir / EVENTS_FILE).is_file():
         return []
     try:
-        stream = read_events(run_dir)
+        stream = run_events(run_dir, rows)
     except EventLogError:
         return []
     fields = _ALERT_FIELDS | {"phase", "unit", "task"}
@@ -222,7 +224,7 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> RunR
         run_dir=str(run_dir),
         phases=phases,
         units=units,
-        alerts=recorded_alerts(run_dir),
+        alerts=recorded_alerts(run_dir, store.rows(run_id)),
         report=str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
         sandbox=sandbox_entry(record),
         answers=recorded_answers(store.rows(run_id)),

@@ -118,7 +118,10 @@ def open_journal(
         events.emit(RunEvent("notice", f"alert ({alert.rule}): {alert.message}"))
 
     return RunJournal(
-        store.run_dir(record.run_id), AlertRules.from_config(config.alerts), on_alert=show
+        store.run_dir(record.run_id),
+        AlertRules.from_config(config.alerts),
+        on_alert=show,
+        rows=store.rows(record.run_id),
     )
 
 
@@ -365,7 +368,9 @@ def finish_run(
 def end_stream(store: RunStore, record: RunRecord, journal: RunJournal | None) -> StreamEnd:
     """The run's end into its stream; every alert of the stream; the HTML report."""
     rules = journal.rules if journal is not None else AlertRules()
-    journal = journal or RunJournal(store.run_dir(record.run_id), rules)
+    journal = journal or RunJournal(
+        store.run_dir(record.run_id), rules, rows=store.rows(record.run_id)
+    )
     journal.emit(
         RunFinished(
             run_id=record.run_id,

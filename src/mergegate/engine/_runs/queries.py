@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from mergegate.config import StateLayout
+from mergegate.engine._context.journal import run_events
 from mergegate.engine._context.run_agents import RunAgents
 from mergegate.engine._records.run_report import RunReport
 from mergegate.engine._records.run_status import shown_status
@@ -12,14 +14,17 @@ from mergegate.engine._records.summary import (
     build_report,
 )
 from mergegate.errors import UsageError
+from mergegate.events import EventStream
 from mergegate.store import (
     RunStore,
 )
 
 __all__ = [
+    "database_runs",
     "latest_run",
     "list_runs",
     "recorded_agents",
+    "recorded_events",
     "run_report",
 ]
 
@@ -30,6 +35,36 @@ def recorded_agents(
     """The agents a run was made with (what `resume` rebuilds) and its repository."""
     record = RunStore(state_dir, database_url).load(run_id)
     return RunAgents.model_validate(record.agents), Path(record.repo)
+
+
+def database_runs(
+    state_dir: Path, database_url: str | None, *, since: datetime | None = None
+) -> list[str]:
+    """The ids of the runs the configured database holds (made on any host, whether or not
+    they have a folder here), oldest first; with `since` (timezone-aware), those started at
+    or after it. None without a configured database (each run's own file is found through
+    its folder)."""
+    if not database_url:
+        return []
+    found = RunStore(state_dir, database_url).list()
+    return [
+        r.run_id
+        for r in found
+        if since is None or datetime.fromtimestamp(r.started_epoch, UTC) >= since
+    ]
+
+
+def recorded_events(
+    state_dir: Path, run_id: str, database_url: str | None = None
+) -> tuple[Path, EventStream]:
+    """The run's folder here and its event stream, from the database that holds the run
+    (every worker's events, wherever it ran; `events.jsonl` only for a run whose events are
+    not rows). `UsageError` (exit 2) when no database holds the run; `EventLogError` (exit 2)
+    when its stream cannot be read."""
+    store = RunStore(state_dir, database_url)
+    rows = store.rows(run_id)
+    run_dir = store.run_dir(run_id)
+    return run_dir, run_events(run_dir, rows)
 
 
 def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> RunReport:
@@ -45,8 +80,12 @@ def list_runs(state_dir: Path, database_url: str | None = None) -> list[dict[str
 
 
 def latest_run(state_dir: Path, database_url: str | None = None) -> str:
-    """The id of the run started last here; `UsageError` when there is none."""
-    found = RunStore(state_dir, database_url).list()
+    """The id of the run started last here (with a folder in this state directory), else
+    the one started last in the configured database (a host with only its URL); `UsageError`
+    when there is none."""
+    store = RunStore(state_dir, database_url)
+    everywhere = store.list()
+    found = [r for r in everywhere if store.run_dir(r.run_id).is_dir()] or everywhere
     if not found:
         runs = StateLayout(state_dir).runs
         raise UsageError(f"no runs under {runs}: start one with mergegate run PLAN")

@@ -1,0 +1,75 @@
+"""An agent attempt as a row of the run's database (`store.AttemptRecord`), its log by reference.
+
+The agent's log stays where the backend wrote it, on the disk of the host that ran the attempt
+(a worker's attempt folder); the row names the host and the path, and keeps the log's size,
+the SHA-256 of its content and its last `EXCERPT_CHARS` characters, so `status`, `report` or a
+person on any host with the database URL can read how the attempt ended and check that a
+shipped copy of the log is the one it wrote. Reading is linear and bounded: the log is hashed
+in chunks and only its end is decoded. The excerpt is agent output (untrusted): readers escape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+from pathlib import Path
+
+from mergegate.agents.base import AgentResult
+from mergegate.store import EXCERPT_CHARS, AttemptRecord
+
+__all__ = ["attempt_record", "log_digest"]
+
+_CHUNK = 1 << 20
+_ERROR_CHARS = 1_000
+
+
+def log_digest(path: Path) -> tuple[int, str, str]:
+    """(size in bytes, SHA-256 hex, its last `EXCERPT_CHARS` characters) of the file at `path`;
+    (0, "", "") when it cannot be read. Undecodable bytes become U+FFFD, and so does NUL (which
+    PostgreSQL's text refuses)."""
+    digest = hashlib.sha256()
+    size = 0
+    tail = b""
+    # the most bytes `EXCERPT_CHARS` UTF-8 characters take, and a character cut in front
+    keep = EXCERPT_CHARS * 4 + 3
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+                tail = (tail + chunk)[-keep:]
+    except OSError:
+        return 0, "", ""
+    text = tail.decode("utf-8", "replace").replace("\x00", "\ufffd")
+    return size, digest.hexdigest(), text[-EXCERPT_CHARS:]
+
+
+def attempt_record(
+    run_dir: Path, attempt_dir: Path, result: AgentResult, role: str
+) -> AttemptRecord:
+    """The row of the attempt that ran in `attempt_dir` (a folder of the run's) and ended with
+    `result`."""
+    try:
+        where = attempt_dir.resolve().relative_to(run_dir.resolve()).as_posix()
+    except ValueError:
+        where = attempt_dir.as_posix()
+    log = result.log_path
+    size, sha, excerpt = log_digest(log) if log is not None else (0, "", "")
+    error = (result.error or "").replace("\x00", "\ufffd")
+    return AttemptRecord(
+        attempt=where[-1_000:],
+        role=role,
+        backend=result.backend[:200],
+        status=str(result.status.value),
+        exit_code=result.exit_code,
+        duration_s=result.duration_s,
+        tokens=result.usage.total_tokens,
+        cost_usd=result.cost_usd,
+        session_id=(result.session_id or None) and result.session_id[:200],
+        error=error[:_ERROR_CHARS],
+        host=socket.gethostname()[:255],
+        log_path="" if log is None else str(log)[:4_096],
+        log_bytes=size,
+        log_sha256=sha,
+        log_excerpt=excerpt,
+    )

@@ -1,0 +1,187 @@
+"""A run's event stream in its database (`mergegate_events`, through `mergegate.store`): each
+event id once per run whichever worker appends it, in the order appended, on SQLite and on
+PostgreSQL (`fleet`); and a process with nothing of the run but the database URL — another
+HOME, another working directory, another state directory — reads its events, `status`,
+`stats` (of the run, and of every run), `runs` and `report`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from _plan_runs import agent, invoke, make_plan, repo_with, run_args
+from mergegate.engine._context.journal import RunJournal, run_events
+from mergegate.events import EVENTS_FILE, MAX_LINE_BYTES, Notice, TaskStarted, read_events
+from mergegate.store import SCHEMA_VERSION, RunRows, tables
+from mergegate.store._tables import Tables
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database of each kind mergegate keeps runs in."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+def _notice(run_id: str, event_id: str, message: str = "m") -> Notice:
+    return Notice(run_id=run_id, event_id=event_id, message=message)
+
+
+def test_each_event_id_is_appended_once_per_run_in_order(database_url: str) -> None:
+    rows = RunRows(tables(database_url), "r1")
+    assert [rows.append_event(_notice("r1", f"e{i}")) for i in range(3)] == [True] * 3
+    # a replayed step appends the same ids again, here or on another worker
+    assert rows.append_event(_notice("r1", "e1", "again")) is False
+    second = Tables(database_url)  # a second process's connections
+    try:
+        other = RunRows(second, "r1")
+        assert other.append_event(_notice("r1", "e2", "again")) is False
+        assert other.append_event(_notice("r1", "e3")) is True
+        # another run's stream is its own, even with the same ids
+        assert RunRows(tables(database_url), "r2").append_event(_notice("r2", "e1")) is True
+        stream = other.event_stream()
+    finally:
+        second.dispose()
+    assert [e.event_id for e in stream.events] == ["e0", "e1", "e2", "e3"]
+    assert [e.message for e in stream.known() if isinstance(e, Notice)] == ["m"] * 4
+    assert stream.source is None
+    with tables(database_url).begin() as conn:
+        done = conn.execute(text("SELECT max(version) FROM mergegate_schema")).scalar()
+    assert done == SCHEMA_VERSION
+
+
+def test_an_event_over_the_bound_is_stored_cut_to_one_line(database_url: str) -> None:
+    rows = RunRows(tables(database_url), "r1")
+    huge = TaskStarted(run_id="r1", event_id="big", name="x" * 500_000)
+    rows.append_event(huge)
+    (line,) = [line for _, line in tables(database_url).event_lines("r1")]
+    assert len(line.encode()) < MAX_LINE_BYTES
+    (event,) = rows.event_stream().known()
+    assert isinstance(event, TaskStarted)
+    assert len(event.name) < 2_000
+
+
+def test_two_workers_journals_append_each_event_once(database_url: str, tmp_path: Path) -> None:
+    """Two workers of one run, each with its own folder: the run's stream in the database
+    holds every event once; each worker's `events.jsonl` only what it wrote."""
+    rows = RunRows(tables(database_url), "run1")
+    second = Tables(database_url)  # the other worker's connections
+    one = RunJournal(tmp_path / "host-a", fsync=False, rows=rows)
+    two = RunJournal(tmp_path / "host-b", fsync=False, rows=RunRows(second, "run1"))
+    try:
+        for i in range(4):
+            one.emit(_notice("run1", f"e{i}"))
+        for i in range(2, 6):  # e2 and e3 again: a step both ran (a replay after a takeover)
+            two.emit(_notice("run1", f"e{i}"))
+    finally:
+        second.dispose()
+    assert [e.event_id for e in rows.event_stream().events] == [f"e{i}" for i in range(6)]
+    assert len(read_events(tmp_path / "host-a").events) == 4
+    assert len(read_events(tmp_path / "host-b").events) == 4
+    # a process opening the run's journal afterwards knows every id, from the database
+    again = RunJournal(tmp_path / "host-c", fsync=False, rows=rows)
+    assert again.seen == {f"e{i}" for i in range(6)}
+    assert not (tmp_path / "host-c" / EVENTS_FILE).exists()
+    assert not one.failed
+    assert not two.failed
+
+
+def test_a_run_whose_events_were_only_in_its_file_moves_them_in(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A run begun by a mergegate that wrote only `events.jsonl`, continued by this one: its
+    earlier events join the rows when the journal opens, so readers of the rows see them."""
+    old = RunJournal(tmp_path, fsync=False)  # no rows: the file only
+    old.emit(_notice("run1", "e0"))
+    rows = RunRows(tables(database_url), "run1")
+    assert len(run_events(tmp_path, rows).events) == 1  # read from the file meanwhile
+    RunJournal(tmp_path, fsync=False, rows=rows).emit(_notice("run1", "e1"))
+    assert [e.event_id for e in rows.event_stream().events] == ["e0", "e1"]
+
+
+def _mergegate(args: list[str], *, home: Path, url: str) -> subprocess.CompletedProcess[str]:
+    """`python -m mergegate ARGS` with its own HOME, working directory and state directory,
+    and only the database URL of the run's process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MERGEGATE_", "XDG_"))}
+    env.update(
+        HOME=str(home),
+        MERGEGATE_DATABASE_URL=url,
+        MERGEGATE_STATE_DIR=str(home / "state"),
+        XDG_STATE_HOME=str(home / "xdg"),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "mergegate", *args],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_process_with_only_the_database_url_sees_the_whole_run(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MERGEGATE_DATABASE_URL", database_url)
+    repo = repo_with(tmp_path / "repo")
+    impl = agent(tmp_path, "impl", {"*": {"implement": [{}]}})
+    rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
+    plan = make_plan({"P1": {"A": {"tasks": ["T1", "T2"]}, "B": {}}})
+    code, out, err = invoke(run_args(repo, impl, rev), plan, tmp_path)
+    assert code == 0, err
+    assert out is not None
+    run_id = out["run_id"]
+    # each implementer attempt is a row too, its log by reference (host, path, hash, excerpt)
+    attempts = RunRows(tables(database_url), run_id).attempts()
+    assert len(attempts) == 3
+    assert all(a.log_sha256 and a.host for a in attempts)
+    # nothing of the run's process is left on disk but the database (and the repository's
+    # git history): its state directory, with the run's folder and events.jsonl, is gone
+    shutil.rmtree(tmp_path / ".mergegate-state")
+    home = tmp_path / "elsewhere"
+    home.mkdir()
+
+    status = _mergegate(["status", run_id, "--format", "json"], home=home, url=database_url)
+    assert status.returncode == 0, status.stderr
+    shown = json.loads(status.stdout)
+    assert shown["status"] == "completed"
+    assert sorted((u["id"], u["status"]) for u in shown["units"]) == [
+        ("A", "merged"),
+        ("B", "merged"),
+    ]
+
+    stats = _mergegate(["stats", run_id, "--format", "json"], home=home, url=database_url)
+    assert stats.returncode == 0, stats.stderr
+    metrics = json.loads(stats.stdout)["metrics"]
+    assert metrics["tasks"] == 3
+    assert metrics["merges"] == 2
+
+    # without RUN: the run started last in the database, as no run has a folder here
+    latest = _mergegate(["status", "--format", "json"], home=home, url=database_url)
+    assert latest.returncode == 0, latest.stderr
+    assert json.loads(latest.stdout)["run_id"] == run_id
+
+    # without RUN: every run of the database, though none has a folder here
+    every = _mergegate(["stats", "--format", "json"], home=home, url=database_url)
+    assert every.returncode == 0, every.stderr
+    assert json.loads(every.stdout)["metrics"]["tasks"] == 3
+
+    listed = _mergegate(["runs", "--format", "json"], home=home, url=database_url)
+    assert listed.returncode == 0, listed.stderr
+    assert [r["run_id"] for r in json.loads(listed.stdout)] == [run_id]
+
+    report = _mergegate(["report", run_id], home=home, url=database_url)
+    assert report.returncode == 0, report.stderr
+    page = Path(report.stdout.strip())
+    assert page.is_relative_to(home)
+    assert "T2" in page.read_text()
