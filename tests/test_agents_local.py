@@ -13,6 +13,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,3 +230,58 @@ def test_an_answer_stopped_by_a_full_context_is_an_error(
         assert result.text == ok.text  # kept for the report, but never a usable answer
     else:
         assert result == ok
+
+
+# ------------------------------------------------------------------ a server kept elsewhere
+
+
+def _served(model_file: str) -> Any:
+    from mergegate.testing.model_server import ModelServer, Script, Turn
+
+    answer = "Findings:\n- none\nReady to merge? Yes"
+    script = Script(
+        turns=(Turn(text=answer),), model=f"/cache/{model_file}", when_exhausted="repeat_last"
+    )
+    return ModelServer(script)
+
+
+def test_an_attached_server_answers_and_nothing_starts_in_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`server_url`: a benchmark keeps one server for all its runs; the backend checks it
+    serves the pinned model and sends the run there, starting no model of its own."""
+
+    def no_start(*_: object) -> LocalServer:
+        raise AssertionError("an attached backend must not load a model")
+
+    monkeypatch.setattr(local, "local_server", no_start)
+    review = AgentRequest(prompt="p", cwd=tmp_path, read_only=True)
+    with _served(MODELS["qwen2.5-coder-0.5b"].file_name) as server:
+        backend = LocalBackend(server_url=server.url, state_dir=tmp_path / "state")
+        first, second = backend.run(review), backend.run(review)
+        chats = [r for r in server.requests if "chat" in r.path]
+    assert (first.status, second.status) == (RunStatus.OK, RunStatus.OK), first.error
+    assert first.text.endswith("Ready to merge? Yes")
+    assert len(chats) == 2
+
+
+@pytest.mark.parametrize(
+    ("url", "model_file", "why"),
+    [
+        ("http://192.0.2.1:8080", None, "loopback"),
+        ("https://127.0.0.1:8080", None, "loopback"),
+        (None, MODELS["qwen2.5-coder-1.5b"].file_name, "not qwen2.5-coder-0.5b"),
+    ],
+)
+def test_an_attached_server_is_refused_off_loopback_or_with_another_model(
+    tmp_path: Path, url: str | None, model_file: str | None, why: str
+) -> None:
+    review = AgentRequest(prompt="p", cwd=tmp_path, read_only=True)
+    if url is not None:
+        result = LocalBackend(server_url=url).run(review)
+    else:
+        with _served(model_file or "") as server:
+            result = LocalBackend(server_url=server.url).run(review)
+    assert result.status is RunStatus.ERROR
+    assert result.error is not None
+    assert why in result.error

@@ -110,6 +110,18 @@ def test_an_empty_proportion_has_no_value() -> None:
     assert Proportion(0, 0).cell() == "n/a (0/0)"
 
 
+def test_every_mergegate_process_of_a_local_run_uses_the_one_shared_server(tmp_path: Path) -> None:
+    """The bench's one llama.cpp server reaches every `mergegate` child through its
+    `[agents.backends.local] server_url`; `--own-servers` (no URL) lets each load its own."""
+    from gate_value.arms import Setup, environment
+
+    key = "MERGEGATE_AGENTS__BACKENDS__LOCAL__SERVER_URL"
+    shared = Setup(tmp_path, "local", "local", "1.5b", 0, 3, 60, "http://127.0.0.1:4321")
+    own = Setup(tmp_path, "local", "local", "1.5b", 0, 3, 60)
+    assert environment(shared, tmp_path, review_off=False)[key] == "http://127.0.0.1:4321"
+    assert key not in environment(own, tmp_path, review_off=True)
+
+
 @pytest.mark.slow
 def test_every_listed_wrong_answer_fails_the_hidden_tests() -> None:
     listed = sloppy.read_list()

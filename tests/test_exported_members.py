@@ -396,11 +396,13 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.agents.local": {
         "DEFAULT_MODEL",
         "MODELS",
+        "AttachedServer",
         "Generation",
         "LocalBackend",
         "LocalServer",
         "LocalServerError",
         "ServerSettings",
+        "attach_server",
         "generation",
         "local_server",
         "stop_local_server",

@@ -593,3 +593,86 @@ def test_a_quoted_argument_reaches_the_program_as_written() -> None:
     assert form.argv == ("python3", "-c", "print(' a   b')", "--flag")
     assert squeeze_spaces("echo 'x  y'   z") == "echo 'x  y' z"
     assert squeeze_spaces('echo "unclosed   rest') == 'echo "unclosed   rest'
+
+
+# Class "a command string normalised on its way to the program": whatever mergegate folds,
+# joins or rewrites in a check command, what the shell takes as data (quoted or escaped) must
+# reach the program byte for byte, and a command an importer found as such runs as written.
+_SHELLISH = st.text(alphabet="ab \t\n'\"\\;#$", max_size=40)
+
+
+def _words(command: str) -> list[str] | None:
+    import shlex
+
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return None
+
+
+@settings(max_examples=400)
+@given(_SHELLISH)
+def test_folding_a_command_keeps_every_word_the_shell_sees(text: str) -> None:
+    """`squeeze_spaces` only folds whitespace between words: the words are the same before
+    and after, quotes and backslash escapes included (`"a \\"  b"`, `a\\  b`)."""
+    from mergegate.verify._commands import squeeze_spaces
+
+    words = _words(text)
+    if words is None or "\\\n" in text:  # shlex keeps a continuation as data; sh does not
+        return
+    assert _words(squeeze_spaces(text)) == words
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab \t'\"\\;$", max_size=40))
+def test_a_run_line_command_keeps_every_word(rest: str) -> None:
+    """A plain `Run: python3 …` line reaches the check with the words it was written with."""
+    from mergegate.verify._commands import commands_in_verify
+
+    words = _words(rest)
+    if words is None or rest != rest.rstrip() or "`" in rest:
+        return
+    found = commands_in_verify(f"Run: python3 {rest}")
+    assert found
+    assert _words(found[0]) == ["python3", *words]
+
+
+def test_a_continuation_is_joined_as_the_shell_joins_it() -> None:
+    from mergegate.verify._commands import squeeze_spaces
+
+    assert squeeze_spaces("pytest \\\n    -q tests") == "pytest -q tests"
+    assert squeeze_spaces("echo a\\\nb") == "echo ab"
+
+
+def test_a_structured_check_runs_as_written_in_phase_verification() -> None:
+    """Phase verification runs a native check and an importer's verify command with the bytes
+    the task check ran (`/bin/sh -c RUN`): folded, the script's second line would have become
+    part of the first line's comment, and `test -f b.txt` never run."""
+    from mergegate.plans import Check
+
+    script = "test -f a.txt  # must exist\ntest -f b.txt"
+    quoted = 'python3 -c \'assert f(" a   b") == "_a-b"\''
+    task = Task(
+        id="1",
+        name="t",
+        checks=(Check(run=script), Check(run=quoted)),
+        verify=Verify(text="", commands=(Check(run=script), Check(run=quoted))),
+    )
+    plan = plan_of(unit(tasks=(task,)))
+    argvs = [spec.argv for item in derive_checks(plan, plan.phases[0]) for spec in item.checks]
+    assert ("sh", "-c", script) in argvs
+    assert argvs.count(("sh", "-c", script)) == 2
+    assert argvs.count(("sh", "-c", quoted)) == 1  # the native check
+    assert ("python3", "-c", 'assert f(" a   b") == "_a-b"') in argvs  # the verify command
+
+
+def test_the_offline_npx_rewrite_leaves_quoted_text_alone() -> None:
+    from mergegate.verify._environment import ProjectEnvironment
+
+    env = ProjectEnvironment()
+    script = 'echo "x; npx cowsay" && npx tsc'
+    assert env.command(("sh", "-c", script)) == (
+        "sh",
+        "-c",
+        'echo "x; npx cowsay" && npx --no-install tsc',
+    )

@@ -32,6 +32,7 @@ from typing import Any
 
 from gate_value import hidden
 from gate_value.problems import SOLUTION_FILE, Example, Problem, plan_yaml
+from mergegate.agents.local import ServerSettings, local_server
 from mergegate.engine import task_spec
 from mergegate.implementer import implementer_prompt
 from mergegate.plans import load_plan
@@ -56,6 +57,10 @@ class Setup:
     seed: int
     max_rounds: int
     agent_timeout_s: int
+    server_url: str | None = None
+    """The one llama.cpp server of the bench run (`model_server`), shared by every agent call of
+    every arm: the model is loaded once, and the first prompt — the same in all three arms — is
+    read once per problem. None: each mergegate process loads its own."""
 
 
 @dataclass(frozen=True)
@@ -134,9 +139,17 @@ def environment(setup: Setup, state: Path, *, review_off: bool) -> dict[str, str
     if setup.model in LOCAL_MODELS:
         env["MERGEGATE_AGENTS__BACKENDS__LOCAL__MODEL"] = LOCAL_MODELS[setup.model]
         env["MERGEGATE_AGENTS__BACKENDS__LOCAL__SEED"] = str(setup.seed)
+        if setup.server_url is not None:
+            env["MERGEGATE_AGENTS__BACKENDS__LOCAL__SERVER_URL"] = setup.server_url
     if review_off:
         env["MERGEGATE_REVIEW__MODE"] = "off"
     return env
+
+
+def model_server(model: str) -> str:
+    """Start the bench's one llama.cpp server for `model` (`0.5b`, `1.5b`) in this process, with
+    the `local` backend's default settings; its loopback URL. It stops when the bench exits."""
+    return local_server(ServerSettings(model=LOCAL_MODELS[model])).address
 
 
 def implementer_command(answers_file: Path) -> str:

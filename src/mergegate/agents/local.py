@@ -52,11 +52,13 @@ from mergegate.errors import AgentError
 __all__ = [
     "DEFAULT_MODEL",
     "MODELS",
+    "AttachedServer",
     "Generation",
     "LocalBackend",
     "LocalServer",
     "LocalServerError",
     "ServerSettings",
+    "attach_server",
     "generation",
     "local_server",
     "stop_local_server",
@@ -107,6 +109,45 @@ class LocalServer:
     def stop(self) -> None:
         """Stop serving (the binding shuts the server down when the object is released)."""
         self._server = None
+
+
+@dataclass(frozen=True)
+class AttachedServer:
+    """A llama.cpp server another process keeps running (`LocalBackend(server_url=...)`): a
+    loopback address serving the pinned model, with the settings it was started with."""
+
+    address: str
+    settings: ServerSettings
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.address}/v1"
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def attach_server(url: str, settings: ServerSettings) -> AttachedServer:
+    """The running server at `url`, checked: a loopback `http` address (the local backend never
+    leaves the machine) whose `/v1/models` serves `settings.model`'s pinned file (by its name,
+    which carries the sha256 prefix). Raises `LocalServerError` otherwise."""
+    parsed = httpx.URL(url)
+    if parsed.scheme != "http" or parsed.host not in _LOOPBACK:
+        raise LocalServerError(
+            f"server_url {url!r}: the local model's server must be http on loopback"
+        )
+    address = f"http://{parsed.netloc.decode('ascii')}"
+    wanted = MODELS[settings.model].file_name if settings.model in MODELS else settings.model
+    try:
+        listed = httpx.get(f"{address}/v1/models", timeout=10.0, trust_env=False).json()
+        ids = [str(m.get("id", "")) for m in listed.get("data", []) if isinstance(m, dict)]
+    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        raise LocalServerError(f"server_url {url!r} does not answer /v1/models: {exc}") from exc
+    if not any(Path(i).name == wanted for i in ids):
+        raise LocalServerError(
+            f"server_url {url!r} serves {', '.join(ids) or 'no model'}, not {wanted}"
+        )
+    return AttachedServer(address, settings)
 
 
 def _import_runtime() -> Any:
@@ -254,13 +295,18 @@ class LocalBackend:
         constrain_edits: bool = True,
         review_findings: int = 3,
         answer_chars: int = 100,
+        server_url: str | None = None,
     ) -> None:
         """`model` is a key of `MODELS`; `cache_dir` overrides the model cache;
         `constrain_edits` applies the edit grammar to implementer requests without a format;
         `review_findings` is the `max_findings` of a verdict format that does not set one (a
         small model repeats itself: 3 findings keep a review under ~500 tokens, so within
         `max_tokens`, and its wall time about halved against the grammar's default of 6);
-        `answer_chars` bounds each string of a typed answer (a summary, a finding's detail)."""
+        `answer_chars` bounds each string of a typed answer (a summary, a finding's detail);
+        `server_url` uses a server another process keeps running for this model and settings
+        (a benchmark shares one across all its runs: the model is loaded once and a prompt
+        another run sent is cached) instead of starting one in this process (`attach_server`
+        checks it)."""
         self.settings = ServerSettings(
             model=model, n_ctx=n_ctx, threads=threads, cache_dir=cache_dir
         )
@@ -271,12 +317,21 @@ class LocalBackend:
         self.constrain_edits = constrain_edits
         self.review_findings = review_findings
         self.answer_chars = answer_chars
+        self.server_url = server_url
+        self._attached: AttachedServer | None = None
+
+    def _server(self) -> LocalServer | AttachedServer:
+        if self.server_url is None:
+            return local_server(self.settings)
+        if self._attached is None:
+            self._attached = attach_server(self.server_url, self.settings)
+        return self._attached
 
     def run(self, request: AgentRequest) -> AgentResult:
         """Start (or reuse) the server, then run the request against it."""
         started = time.monotonic()
         try:
-            server = local_server(self.settings)
+            server = self._server()
         except ModelMissingError as exc:
             return self._failed(RunStatus.NOT_INSTALLED, str(exc), started)
         except AgentError as exc:
@@ -325,7 +380,9 @@ _REMEDY = (
 )
 
 
-def _context_problem(server: LocalServer, prompt: str, max_tokens: int) -> str | None:
+def _context_problem(
+    server: LocalServer | AttachedServer, prompt: str, max_tokens: int
+) -> str | None:
     """Why `prompt` cannot be answered within the context window, or None.
 
     Counts the prompt's tokens with the server's own tokenizer (fast: no model evaluation),

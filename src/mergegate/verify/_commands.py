@@ -18,7 +18,10 @@ mergegate never invents a command. The exact rule: a command is taken from plan 
   sentence reads the output of ("`grep -c x f` returns 0") is not a check either: no exit
   status decides it.
 
-Structured commands an importer found (`Verify.commands`, native `checks`) are used as given.
+Structured commands an importer found (`Verify.commands`, native `checks`) are used as given:
+phase verification runs the bytes the task check ran. A command found in prose is folded (runs
+of whitespace made one space, continuations joined), but what the shell takes as data — quoted
+or backslash-escaped text — is never altered by any fold or rewrite (`shell_data`).
 
 Each command is then classified. Its exit status must be the verdict, so a pipeline (`| head`,
 `| wc -l`), a list (`;`), `||` or a background job is not a check a program can decide; it is
@@ -169,37 +172,87 @@ class CommandForm:
     """Set when the command is not a check a program can decide."""
 
 
+def shell_data(text: str) -> list[bool]:
+    """For each character of `text`, whether it is data the shell passes on as written: inside
+    quotes (`'…'`, `"…"`, the quote marks included), or escaped by a backslash (the backslash
+    included), by POSIX `sh` rules (no `$'…'`: `/bin/sh`, dash, has none). Whitespace and
+    separators there are not the command's structure, so no rewrite may touch them. A
+    backslash-newline outside quotes is a line continuation, not data. Linear; an unclosed
+    quote makes the rest data (a rewrite then leaves it alone)."""
+    marks = [False] * len(text)
+    i, end = 0, len(text)
+    while i < end:
+        char = text[i]
+        if char == "\\" and i + 1 < end:
+            if text[i + 1] != "\n":
+                marks[i] = marks[i + 1] = True
+            i += 2
+        elif char in "'\"":
+            i = _quoted_until(text, i, escapes=char == '"', marks=marks)
+        else:
+            i += 1
+    return marks
+
+
+def _quoted_until(text: str, start: int, *, escapes: bool, marks: list[bool]) -> int:
+    """Mark the quote opened at `start` as data; the index just after its closing mark."""
+    quote = text[start]
+    marks[start] = True
+    i = start + 1
+    while i < len(text):
+        marks[i] = True
+        if escapes and text[i] == "\\" and i + 1 < len(text):
+            marks[i + 1] = True
+            i += 2
+            continue
+        i += 1
+        if text[i - 1] == quote:
+            return i
+    return i
+
+
 def squeeze_spaces(text: str) -> str:
     """`text` with each run of whitespace outside quotes made one space (a command written
-    over several lines of a plan), and what is quoted kept byte for byte: `f(" a   b")`
-    must reach the program as written. Linear; an unclosed quote keeps the rest as it is."""
+    over several lines of a plan) and each line continuation (backslash-newline) removed, as
+    the shell reads them; what the shell takes as data — quoted or backslash-escaped — is kept
+    byte for byte: `f(" a   b")`, `"a \\"  b"` and `a\\  b` reach the program as written
+    (`shell_data`). Linear."""
+    marks = shell_data(text)
     out: list[str] = []
-    quote: str | None = None
     pending = False
-    for char in text.strip():
-        if quote is None and char.isspace():
-            pending = True
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if not marks[i] and char == "\\" and text[i + 1 : i + 2] == "\n":
+            i += 2  # a continuation joins the lines, as `sh` does
             continue
-        if pending:
-            out.append(" ")
+        if not marks[i] and char.isspace():
+            pending = True
+        else:
+            if pending and out:
+                out.append(" ")
             pending = False
-        out.append(char)
-        if quote is None and char in "'\"":
-            quote = char
-        elif char == quote:
-            quote = None
+            out.append(char)
+        i += 1
     return "".join(out)
 
 
-def classify_command(text: str) -> CommandForm:
-    """Split `text` into what would run; `problem` says why it must not run as a check."""
-    command = squeeze_spaces(text)
-    tokens, problem = _tokens(command)
+def classify_command(text: str, *, as_written: bool = False) -> CommandForm:
+    """Split `text` into what would run; `problem` says why it must not run as a check.
+
+    Found in prose, `text` is folded first (`squeeze_spaces`). `as_written` (a command an
+    importer found as such: `Verify.commands`, a native check) runs the bytes the task check
+    ran — `/bin/sh -c` of the text as given whenever it spans lines (a newline may be a
+    separator, a heredoc or a comment's end) — and is only classified on its folded copy."""
+    folded = squeeze_spaces(text)
+    command = text if as_written else folded
+    tokens, problem = _tokens(folded)
     if problem is None:
         problem = _leaves_repository(tokens) or _undecidable(tokens)
     if problem is not None:
         return CommandForm(command, problem=problem)
-    if any(t in _SHELL_TOKENS for t in tokens) or _SHELL_WORD.search(command):
+    shell = any(t in _SHELL_TOKENS for t in tokens) or _SHELL_WORD.search(folded) is not None
+    if shell or "\n" in command:
         return CommandForm(command, argv=("sh", "-c", command), via_shell=True)
     try:
         return CommandForm(command, argv=tuple(shlex.split(command)))
@@ -436,7 +489,7 @@ def _plain_run_command(rest: str) -> str | None:
         return None
     if not re.fullmatch(r"[\w./@+-]+", first):
         return None
-    return " ".join(words)
+    return squeeze_spaces(rest)
 
 
 def _marked(text: str) -> list[str]:

@@ -201,14 +201,15 @@ def _with_words(
 def _native_check(
     cid: str, check: Check, unit: str, task: str, source: SourceRef | None
 ) -> CriterionChecks:
-    form = classify_command(check.run)
     # A native check is mergegate's own format: a shell command whose author states the exit
-    # code that passes, so it always runs under `sh -c` as written (pipelines and builtins too).
-    argv = ("sh", "-c", form.text)
+    # code that passes, so it always runs under `sh -c` as written (pipelines and builtins
+    # too) — the very bytes the task check ran, never a folded copy (a newline in a script
+    # ends a comment; whitespace in quotes is data).
+    argv = ("sh", "-c", check.run)
     spec = CheckSpec(
         kind=CheckKind.COMMAND,
-        description=f"run `{form.text}` (passes on exit {check.expect_exit})",
-        command=form.text,
+        description=f"run `{check.run}` (passes on exit {check.expect_exit})",
+        command=check.run,
         argv=argv,
         expect_exit=check.expect_exit,
         timeout_s=check.timeout_s,
@@ -226,7 +227,7 @@ def _command_checks(
     unchecked: list[str] = []
     by_text = {c.run: c for c in given}
     for text in commands:
-        form = classify_command(text)
+        form = classify_command(text, as_written=bool(given))
         if form.problem is not None:
             unchecked.append(f"`{form.text}`: {form.problem}")
             continue

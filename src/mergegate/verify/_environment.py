@@ -43,6 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mergegate.verify._commands import shell_data
+
 __all__ = ["ProjectEnvironment", "find_environment", "not_ready"]
 
 OFFLINE = {"npm_config_offline": "true", "UV_OFFLINE": "1", "PIP_NO_INDEX": "1"}
@@ -86,8 +88,21 @@ class ProjectEnvironment:
         if argv[:1] == ("npx",) and argv[1:2] not in (("--no-install",), ("--no",)):
             argv = ("npx", "--no-install", *argv[1:])
         elif argv[:2] == ("sh", "-c") and len(argv) == 3:
-            argv = ("sh", "-c", _NPX.sub(r"\1\2npx --no-install ", argv[2]))
+            argv = ("sh", "-c", _offline_npx(argv[2]))
         return (*self.prefix, *argv)
+
+
+def _offline_npx(script: str) -> str:
+    """`script` with each `npx X` the shell would run made `npx --no-install X`; an `npx` in
+    quoted or escaped text is data (`echo "a; npx b"`), kept byte for byte."""
+    data = shell_data(script)
+
+    def offline(match: re.Match[str]) -> str:
+        if data[match.end(2)]:
+            return match.group(0)
+        return f"{match.group(1)}{match.group(2)}npx --no-install "
+
+    return _NPX.sub(offline, script)
 
 
 def _which(name: str, path: str | None) -> bool:
