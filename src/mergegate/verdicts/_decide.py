@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from mergegate.decisions import Decision
 from mergegate.errors import UsageError
 from mergegate.verdicts._accounting import unaccounted
+from mergegate.verdicts._echoed import as_echoed_review
 from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._frontmatter import read_verdict_frontmatter
 from mergegate.verdicts._grammar import DIALECTS, find_sites
@@ -80,6 +81,13 @@ def parse_verdict(
     bounded = bound(text)
     doc = structure(bounded.lines, bounded.first_line_number, full=bounded.full, cut=bounded.cut)
     warnings = list(bounded.warnings)
+    echoed = as_echoed_review(doc, bounded)
+    if echoed is not None:
+        doc = echoed
+        warnings.append(
+            f"line {doc.lines[_first_body_line(doc)].number}: a heading that looks like a "
+            "template holds a filled-in review; read as the review"
+        )
     template = recognise(doc)
     if template is not None:
         doc = mask(doc, template.accounted)
@@ -100,6 +108,11 @@ def parse_verdict(
         findings=findings,
         warnings=tuple(dict.fromkeys(warnings)),
     )
+
+
+def _first_body_line(doc: Doc) -> int:
+    body = range(max(doc.frontmatter_end + 1, 0), len(doc.lines))
+    return next((i for i in body if doc.lines[i].raw.strip()), 0)
 
 
 def extract_findings(text: str) -> tuple[Finding, ...]:
