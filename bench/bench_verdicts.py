@@ -130,6 +130,16 @@ SHAPES: dict[str, Callable[[int], str]] = {
         _fill("## Usage\n\nRun it with the defaults; read the log.\n\n", n)
         + "\n## Verdict\n\n**Verdict:** APPROVED\n"
     ),
+    # A GSD report whose frontmatter is the whole input (`_templates.gsd` loads it as YAML).
+    "gsd frontmatter": lambda n: (
+        "---\nstatus: passed\ngaps:\n" + _fill('  - truth: "x"\n    status: failed\n', n) + "---\n"
+    ),
+    # A review under an echoed template heading: read twice (`_echoed`).
+    "echoed heading": lambda n: (
+        "## Output Format\n\n"
+        + _fill("### Issues\n\n#### Critical (Must Fix)\nNone.\n\n", n)
+        + "### Assessment\n\n**Ready to merge?** Yes\n"
+    ),
 }
 
 

@@ -9,7 +9,8 @@ An approval next to blocking content is not an approval. Blocking content is:
   `Blocking: <something>` line, or blocking prose ("must be fixed before merge", "blocks the
   merge"), unless negated in its clause;
 * a count above zero: `Critical: 2`, `blockers: 1`, `| Critical | 2 |`, `**2 Blocking** /
-  3 Important`, or in the frontmatter (`findings: critical: 1`), or an open `gaps:` list.
+  3 Important`, or in the frontmatter (`findings: critical: 1`). (GSD's open `gaps:` list is
+  its recogniser's, `_templates.gsd`.)
 
 The scan is one pass over the live lines, linear in them.
 """
@@ -78,8 +79,6 @@ def find_blocking(
     for index, label, count in front.counts:
         if count > 0:
             return index, f"the frontmatter reports {label}: {count}"
-    if front.open_gaps is not None:
-        return front.open_gaps, "the frontmatter lists open gaps"
     section = _Section()
     for index in range(start, len(doc.lines)):
         line = doc.lines[index]

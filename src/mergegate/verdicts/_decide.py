@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from mergegate.decisions import Decision
 from mergegate.errors import UsageError
 from mergegate.verdicts._accounting import unaccounted
+from mergegate.verdicts._echoed import as_echoed_review
 from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._frontmatter import read_verdict_frontmatter
 from mergegate.verdicts._grammar import DIALECTS, find_sites
@@ -80,6 +81,13 @@ def parse_verdict(
     bounded = bound(text)
     doc = structure(bounded.lines, bounded.first_line_number, full=bounded.full, cut=bounded.cut)
     warnings = list(bounded.warnings)
+    echoed = as_echoed_review(doc, bounded)
+    if echoed is not None:
+        doc = echoed
+        warnings.append(
+            f"line {doc.lines[_first_body_line(doc)].number}: a heading that looks like a "
+            "template holds a filled-in review; read as the review"
+        )
     template = recognise(doc)
     if template is not None:
         doc = mask(doc, template.accounted)
@@ -100,6 +108,11 @@ def parse_verdict(
         findings=findings,
         warnings=tuple(dict.fromkeys(warnings)),
     )
+
+
+def _first_body_line(doc: Doc) -> int:
+    body = range(max(doc.frontmatter_end + 1, 0), len(doc.lines))
+    return next((i for i in body if doc.lines[i].raw.strip()), 0)
 
 
 def extract_findings(text: str) -> tuple[Finding, ...]:
@@ -126,7 +139,7 @@ def _read(
     covered = {i for j in jsons for i in range(j.index, j.end_index)}
     sites = [*front.sites, *(s for s in find_sites(doc) if s.index not in covered)]
     if template is not None:
-        sites.extend(s for s in template.sites if s.index not in covered)
+        sites = _with_template(sites, template, covered, warnings)
     if dialect is not None and (template is None or template.name != dialect):
         # Restricted to a template's dialect, a document it claims is read whole: the generic
         # lines it leaves (a Megazord block's status) are that template's reading.
@@ -149,6 +162,23 @@ def _read(
             )
     ruling = [s for s in sites if not s.local]
     return Facts(doc, front, ruling, broken, trailers, warnings, frozenset(covered))
+
+
+def _with_template(
+    sites: list[Site], template: Recognised, covered: set[int], warnings: list[str]
+) -> list[Site]:
+    """The generic sites with the template's fields: a line the template read as a field is
+    its reading alone, and a verdict line its record shows to be older is not read."""
+    own = {s.index for s in template.sites}
+    older = [s for s in sites if s.index in template.superseded and s.index not in own]
+    if older:
+        warnings.append(
+            f"{len(older)} verdict line(s) of an older record were superseded by the "
+            f"{template.name} record, which was written later"
+        )
+    kept = [s for s in sites if s.index not in own and s.index not in template.superseded]
+    kept.extend(s for s in template.sites if s.index not in covered)
+    return kept
 
 
 def _json_sites(
@@ -263,7 +293,6 @@ def _decide(facts: Facts, review_id: str | None) -> _Outcome:
             f"{len(facts.sites) - len(in_scope)} verdict(s) of earlier rounds were superseded "
             f"by the round starting at line {doc.lines[start].number}"
         )
-    in_scope = _frontmatter_vs_body(in_scope, facts)
     no = [s for s in in_scope if s.decision is not _A]
     if no:
         return _refusal(facts, in_scope, no, review_id)
@@ -277,27 +306,6 @@ def _scope_start(doc: Doc, sites: list[Site]) -> int:
         return 0
     last = max(body)
     return max((r for r in doc.rounds if r <= last), default=0)
-
-
-def _frontmatter_vs_body(in_scope: list[Site], facts: Facts) -> list[Site]:
-    """When the frontmatter status and a body status line disagree, the record shown to be
-    newer decides (`updated:`, `resolutions:`, `human_uat_*`); otherwise both stand, so the
-    non-passing one wins."""
-    front = [s for s in in_scope if s.frontmatter and s.kind is LabelKind.STATUS]
-    if not front or not facts.front.newer:
-        return in_scope
-    status = front[-1].decision
-    stale = [
-        s
-        for s in in_scope
-        if not s.frontmatter and s.kind is LabelKind.STATUS and s.decision is not status
-    ]
-    if stale:
-        facts.warnings.append(
-            f"{len(stale)} body status line(s) disagree with the frontmatter, which records a "
-            "later update; the frontmatter decides"
-        )
-    return [s for s in in_scope if s not in stale]
 
 
 def _refusal(facts: Facts, in_scope: list[Site], no: list[Site], review_id: str | None) -> _Outcome:

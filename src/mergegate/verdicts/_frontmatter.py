@@ -1,4 +1,4 @@
-"""YAML frontmatter: verdict keys, finding counts, open gaps, and whether it is the newer record.
+"""YAML frontmatter: verdict keys and finding counts, whatever tool wrote it.
 
 Verdict keys are read line by line (top-level `key: value` pairs, one level of nesting for
 counts and lists), so that a comment stays beside its value: `status: passed  # pending` is
@@ -7,11 +7,8 @@ Finding counts are also read through `yaml.safe_load` (flow mappings `{critical:
 counts `critical: "1"`), walking at most `_MAX_NODES` nodes so that aliases cannot blow up
 the walk; a block YAML cannot read keeps the line-by-line counts.
 
-GSD reports carry their verdict here (`status: clean | issues_found` for code reviews;
-`passed | gaps_found | human_needed` for verifiers). When the frontmatter and the body's
-`**Status:**` line disagree, the labelling rule says the record shown to be newer decides —
-the frontmatter is newer when it has `updated:`, `resolutions:` or `human_uat_*` keys —
-and otherwise the non-passing one does.
+GSD's reports (`status: clean | passed | …`, open `gaps:`, a frontmatter newer than the body)
+are read by their recogniser, `_templates.gsd`; a status line it reads is not read here again.
 
 Not the plans' reader (`mergegate.plans._frontmatter.PlanFrontmatter`), on purpose: that one
 loads a plan's whole frontmatter as YAML with every value's line; this one reads untrusted
@@ -36,7 +33,6 @@ __all__ = ["VerdictFrontmatter", "read_verdict_frontmatter"]
 
 _KEY = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 _NUMBER = re.compile(r"[ \t]*(\d{1,6})[ \t]*(?:#.*)?$")
-_NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _MAX_NODES = 2_000
 _DIGITS = re.compile(r"[ \t]*\d{1,6}[ \t]*")
 
@@ -48,17 +44,11 @@ class VerdictFrontmatter:
     sites: list[Site] = field(default_factory=list)
     counts: list[tuple[int, str, int]] = field(default_factory=list)
     """(line index, label, n) for 'critical: 2', 'blockers: 1' (also nested under a key)."""
-    open_gaps: int | None = None
-    """Line index of a `gaps:` list that has items."""
-    newer: bool = False
-    """The frontmatter records a later update than the body (`updated:`, `resolutions:`,
-    `human_uat_*`)."""
 
 
 def read_verdict_frontmatter(doc: Doc) -> VerdictFrontmatter:
     """Sites, counts and facts of the frontmatter (empty when there is none)."""
     found = VerdictFrontmatter()
-    parent = ""
     for index in range(1, max(doc.frontmatter_end, 0)):
         raw = doc.lines[index].raw
         nested = raw[:1] in (" ", "\t")
@@ -66,14 +56,12 @@ def read_verdict_frontmatter(doc: Doc) -> VerdictFrontmatter:
         if not text or text.startswith("#"):
             continue
         if nested:
-            _nested(found, index, parent, text)
+            _nested(found, index, text)
             continue
         match = _KEY.match(text)
         if match is None:
-            parent = ""
             continue
-        parent = match.group(1)
-        _top_level(found, doc, index, parent, match.group(2))
+        _top_level(found, doc, index, match.group(1), match.group(2))
     _yaml_counts(found, doc)
     return found
 
@@ -123,14 +111,10 @@ def _count_value(value: object) -> int | None:
 def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_value: str) -> None:
     value, _, comment = raw_value.partition(" #")
     value, comment = value.strip(), comment.strip(" #\t")
-    if key.startswith(_NEWER_KEYS):
-        found.newer = True
     number = _NUMBER.match(value)
     if number is not None and COUNT_LABEL.fullmatch(key.replace("_", " ")):
         found.counts.append((index, key, int(number.group(1))))
         return
-    if key == "gaps" and value not in ("", "[]", "null", "~", "none"):
-        found.open_gaps = index
     kind = label_kind(key.replace("_", " "))
     if kind is None or not value:
         return
@@ -162,10 +146,7 @@ def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_va
     )
 
 
-def _nested(found: VerdictFrontmatter, index: int, parent: str, text: str) -> None:
-    if parent == "gaps" and text.startswith("-"):
-        found.open_gaps = index if found.open_gaps is None else found.open_gaps
-        return
+def _nested(found: VerdictFrontmatter, index: int, text: str) -> None:
     match = _KEY.match(text.lstrip("- "))
     if match is None:
         return

@@ -63,6 +63,7 @@ DIALECTS: tuple[str, ...] = (
     "gerrit",
     "github",
     "review-log",
+    "gsd",
 )
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED

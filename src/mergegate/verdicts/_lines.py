@@ -226,6 +226,7 @@ class _State:
     example: bool = False  # some enclosing heading is an example/template/instructions
     view: RenderedView | None = None  # how each line renders (None: plain text, no markup)
     index: int = 0
+    echoed: int | None = None  # an example-like heading read as the review's own (`_echoed`)
 
 
 def structure(
@@ -234,11 +235,14 @@ def structure(
     *,
     full: tuple[str, ...] | None = None,
     cut: bool = False,
+    echoed: int | None = None,
 ) -> Doc:
     """Classify every line (live or not, heading, section) in one linear pass.
 
     `raw_lines` are the (capped) lines that are matched; `full`, when given, the same lines
-    uncapped: a line whose full text is longer is marked `capped`.
+    uncapped: a line whose full text is longer is marked `capped`. `echoed`, when given, is
+    the index of an example-like heading whose section is read as the reviewer's own text
+    (`_echoed` decides when); everything else about its lines is classified as usual.
     """
     doc = Doc(
         lines=[Line(number=first_number + i, raw=text) for i, text in enumerate(raw_lines)],
@@ -249,7 +253,7 @@ def structure(
         for line, whole in zip(doc.lines, full, strict=True):
             line.capped = len(whole) > len(line.raw)
     start = _mark_frontmatter(doc)
-    state = _State(view=_view(doc, raw_lines, start))
+    state = _State(view=_view(doc, raw_lines, start), echoed=echoed)
     for index in state.view.footnotes if state.view is not None else ():
         line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
         line.raw = line.raw[footnote_marker(line.raw) :]
@@ -504,7 +508,7 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
         line_index=index,
         verdict_like=kind.verdict_like,
         local=kind.local,
-        example=kind.example,
+        example=kind.example and index != state.echoed,
         round=kind.round,
         part=kind.part,
         advisory=kind.advisory,

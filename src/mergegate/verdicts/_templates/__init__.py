@@ -10,12 +10,21 @@ a format: add a module here with its tests, and list it in `RECOGNISERS` (`docs/
 from __future__ import annotations
 
 from mergegate.verdicts._lines import Doc
-from mergegate.verdicts._templates import bmad, gerrit, github, megazord, review_log, superpowers
+from mergegate.verdicts._templates import (
+    bmad,
+    gerrit,
+    github,
+    gsd,
+    megazord,
+    review_log,
+    superpowers,
+)
 from mergegate.verdicts._templates._base import Recognised, Recogniser, SectionFound, mask
 
 __all__ = ["RECOGNISERS", "Recognised", "Recogniser", "SectionFound", "mask", "recognise"]
 
 RECOGNISERS: tuple[tuple[str, Recogniser], ...] = (
+    (gsd.NAME, gsd.recognise),
     (gerrit.NAME, gerrit.recognise),
     (github.NAME, github.recognise),
     (bmad.NAME, bmad.recognise),
@@ -23,7 +32,8 @@ RECOGNISERS: tuple[tuple[str, Recogniser], ...] = (
     (superpowers.NAME, superpowers.recognise),
     (review_log.NAME, review_log.recognise),
 )
-"""In order: the first that claims a document decides which template it is."""
+"""In order: the first that claims a document decides which template it is. GSD comes first:
+its open gaps and newer record must not be lost to a template that also matches the body."""
 
 
 def recognise(doc: Doc) -> Recognised | None:

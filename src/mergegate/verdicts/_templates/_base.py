@@ -46,6 +46,9 @@ class Recognised:
     """Lines it accounts for: not read as prose, verdicts or findings by the generic reader."""
     blocking: tuple[int, str] | None = None
     """(line index, why) of the first blocking content it found."""
+    superseded: frozenset[int] = frozenset()
+    """Verdict lines its own record shows to be older (a GSD body status the newer frontmatter
+    replaces): not read as verdicts, still read for blocking content."""
 
 
 Recogniser = Callable[[Doc], Recognised | None]

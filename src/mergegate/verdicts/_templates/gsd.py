@@ -1,0 +1,165 @@
+"""GSD's reports: the code reviewer's `*-REVIEW.md` and the verifier's `*-VERIFICATION.md`.
+
+Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
+
+* `status:` — `clean | issues_found` (reviews), `passed | gaps_found | human_needed`
+  (verifiers). `clean` and `passed` approve (`clean` only where finding counts confirm it, like
+  any `clean`), the others ask for fixes (`human_needed` passes only once a person confirms).
+  A comment after an approving value is visible to whoever reads the file and may qualify it
+  (`status: passed  # pending`), so it makes the field malformed. Every top-level `status:`
+  line is a field, so a key given twice cannot hide the first value.
+* `gaps:`, `gaps_remaining:` (also under `re_verification:`) — an open gap (a non-empty list,
+  mapping or text, however YAML spells it: a list at the key's own indentation, a quoted
+  key, a flow mapping) is blocking content; so is a frontmatter YAML cannot read (fails
+  closed).
+* `updated:`, `resolutions:`, `human_uat_*` — the frontmatter was written after the body, so
+  a body `**Status:**` line that disagrees with it is an older record: superseded, not read
+  as a verdict (the labelling rule of the shared corpus). Without these keys both stand and
+  the non-passing one wins.
+
+The document is GSD's when a top-level `status:` holds one of those values, or the
+frontmatter has one of GSD's verifier keys (`gaps`, `resolutions`, `human_uat_*`), so that an
+open gap blocks whatever the status says. Finding counts (`findings: {critical: 1}`) are any
+frontmatter's (`_frontmatter`), not only GSD's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import read_answer
+from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._site import Site
+from mergegate.verdicts._templates._base import Recognised
+from mergegate.verdicts._text import has_lookalike, norm
+from mergegate.verdicts._vocab import LabelKind, clean_value
+
+__all__ = ["NAME", "recognise"]
+
+NAME = "gsd"
+
+_STATUS = {
+    "clean": Decision.APPROVE,
+    "passed": Decision.APPROVE,
+    "issues_found": Decision.FIXES,
+    "gaps_found": Decision.FIXES,
+    "human_needed": Decision.FIXES,
+}
+_TOP_KEY = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
+_BODY_STATUS = re.compile(r"(?:[-+] )?status ?: ?(.+)")
+_GSD_KEYS = ("gaps", "resolutions", "human_uat")
+_GAP_KEYS = ("gaps", "gaps_remaining")
+_NEWER_KEYS = ("updated", "resolutions", "human_uat")
+_EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
+_MAX_YAML_CHARS = 200_000
+
+
+def recognise(doc: Doc) -> Recognised | None:
+    """The GSD fields of `doc`'s frontmatter, or None when it is not a GSD report."""
+    if doc.frontmatter_end < 1:
+        return None
+    keys = _top_level_keys(doc)
+    sites = tuple(_status_site(doc, index, value) for index, key, value in keys if key == "status")
+    gsd_sites = tuple(s for s in sites if s is not None)
+    data = _load(doc)
+    names = {key for _, key, _ in keys}
+    if isinstance(data, dict):
+        names.update(str(key).lower() for key in data)
+    if not gsd_sites and not any(name.startswith(_GSD_KEYS) for name in names):
+        return None
+    superseded: frozenset[int] = frozenset()
+    if gsd_sites and any(name.startswith(_NEWER_KEYS) for name in names):
+        superseded = _stale_body_status(doc, gsd_sites[-1].decision)
+    return Recognised(
+        name=NAME,
+        sites=gsd_sites,
+        blocking=_open_gaps(data, keys),
+        superseded=superseded,
+    )
+
+
+def _top_level_keys(doc: Doc) -> list[tuple[int, str, str]]:
+    """(line index, key, raw value) of every top-level `key: value` line of the frontmatter."""
+    found = []
+    for index in range(1, doc.frontmatter_end):
+        raw = doc.lines[index].raw
+        if raw[:1] in (" ", "\t", "-", "#"):
+            continue
+        match = _TOP_KEY.match(norm(raw).strip())
+        if match is not None:
+            found.append((index, match.group(1), match.group(2)))
+    return found
+
+
+def _status_site(doc: Doc, index: int, raw_value: str) -> Site | None:
+    """The site of a `status:` line holding one of GSD's values, or None (not GSD's)."""
+    value, _, comment = raw_value.partition(" #")
+    word = value.strip().strip("'\"").strip().lower()
+    decision = _STATUS.get(word)
+    if decision is None:
+        return None
+    reason = f"GSD frontmatter 'status' says '{word}'"
+    comment = comment.strip(" #\t")
+    if decision is Decision.APPROVE and comment:
+        # The comment is visible to whoever reads the file: it may qualify the value.
+        decision = Decision.MALFORMED
+        reason += f" (a comment follows it: '# {comment[:80]}')"
+    return Site(
+        index=index,
+        decision=decision,
+        dialect=NAME,
+        reason=reason,
+        kind=LabelKind.STATUS,
+        lookalike=has_lookalike(doc.lines[index].raw),
+        frontmatter=True,
+        clean=word == "clean",
+    )
+
+
+def _open_gaps(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str] | None:
+    """(line index, why) when the frontmatter lists an open gap (`gaps`, `gaps_remaining`, also
+    under `re_verification`), or does not read as YAML at all: YAML decides, not the layout of
+    its lines (a list at the key's own indentation, a quoted key, a flow mapping)."""
+    line = next((index for index, key, _ in keys if key.startswith("gaps")), 1)
+    if not isinstance(data, dict):
+        return line, "the frontmatter of a GSD report does not read as a YAML mapping"
+    again = data.get("re_verification")
+    holders = [data, again] if isinstance(again, dict) else [data]
+    for holder in holders:
+        for key in _GAP_KEYS:
+            value = holder.get(key)
+            if isinstance(value, str):
+                value = value.strip().lower()
+            if value not in _EMPTY:
+                return line, f"the frontmatter lists open {key.replace('_', ' ')}"
+    return None
+
+
+def _load(doc: Doc) -> object:
+    """The frontmatter through `yaml.safe_load`, or None when it does not read (or is huge)."""
+    import yaml  # noqa: PLC0415 - lazy: only a GSD report pays for the loader
+
+    text = "\n".join(doc.lines[i].raw for i in range(1, doc.frontmatter_end))
+    if len(text) > _MAX_YAML_CHARS:
+        return None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+
+
+def _stale_body_status(doc: Doc, front: Decision) -> frozenset[int]:
+    """Body `**Status:**` lines that disagree with the (newer) frontmatter status."""
+    stale = set()
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if not line.live or line.blank or len(line.clean) > 400:
+            continue
+        match = _BODY_STATUS.fullmatch(clean_value(line.clean))
+        if match is None:
+            continue
+        answer = read_answer(match.group(1), LabelKind.STATUS)
+        if answer is not None and answer.decision is not front:
+            stale.add(index)
+    return frozenset(stale)

@@ -1,0 +1,158 @@
+"""Issue 23, deliverable 2: GSD's `*-REVIEW.md` and `*-VERIFICATION.md`, read by their own
+recogniser (`_templates/gsd.py`).
+
+Written from the class, each hostile document beside a genuine twin. The classes main's
+line-by-line frontmatter reader got wrong: an open gap spelled the way YAML allows but the line
+reader did not expect (a list at the key's own indentation, a quoted key, `gaps_remaining`
+under `re_verification`), an empty list spelled `[ ]` or `""`, and a frontmatter YAML cannot
+read. The rest pins what moved: the status values, comments, counts, the newer record.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import parse_verdict
+
+A, F, R, M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+
+
+def _report(front: str, body_status: str = "passed") -> str:
+    return (
+        f"---\nphase: 04-output-layer\nverified: 2026-03-10T18:00:00Z\n{front}---\n\n"
+        f"# Phase 4: Output Layer Verification Report\n\n**Status:** {body_status}\n\n"
+        "## Gaps Summary\n\nNo gaps.\n\n_Verifier: Claude (gsd-verifier)_\n"
+    )
+
+
+def _review(front: str, body_status: str = "clean") -> str:
+    return (
+        f"---\nphase: 02-command-workflow\nreviewed: 2026-04-17T00:00:00Z\n{front}---\n\n"
+        f"# Phase 02: Code Review Report\n\n**Status:** {body_status}\n\n## Summary\n\n"
+        "All reviewed files meet quality standards. No issues found.\n\n"
+        "_Reviewer: the agent (gsd-code-reviewer)_\n"
+    )
+
+
+_COUNTS = "findings:\n  critical: 0\n  warning: 0\n  info: 0\n  total: 0\n"
+
+STATUS_VALUES = [
+    (_review(_COUNTS + "status: clean\n"), A),
+    (_review(_COUNTS + "status: issues_found\n", "issues_found"), F),
+    (_review("status: clean\n"), M),  # 'clean' without finding counts is a status word
+    (_report("status: passed\nscore: 5/5\n"), A),
+    (_report("status: gaps_found\nscore: 3/5\n", "gaps_found"), F),
+    (_report("status: human_needed\nscore: 5/5\n", "human_needed"), F),
+    (_report('status: "passed"\nscore: 5/5\n'), A),
+    # A key given twice: every value is a field, and the non-passing one wins.
+    (_report("status: gaps_found\nstatus: passed\n"), F),
+]
+
+COMMENTS = [
+    (_report("status: passed  # pending the UAT\n"), M),
+    (_report("status: passed # TODO: re-run after the migration\n"), M),
+    (_review(_COUNTS + "status: clean  # two warnings still open\n"), M),
+    (_report("status: passed\n"), A),  # the twin without a comment
+    (_report("status: gaps_found  # see below\n", "gaps_found"), F),
+]
+
+GAPS = [
+    # A block list at the key's own indentation is valid YAML (main approved it).
+    (_report('status: passed\ngaps:\n- truth: "login works"\n  status: failed\n'), F),
+    # A quoted key (main approved it).
+    (_report('status: passed\n"gaps": ["login still fails"]\n'), F),
+    # Gaps left after a re-verification (main approved it).
+    (_report('status: passed\nre_verification:\n  gaps_remaining: ["export"]\n'), F),
+    (_report('status: passed\ngaps_remaining:\n  - "export"\n'), F),
+    # Unreadable YAML fails closed.
+    (_report("status: passed\ngaps: [\n"), F),
+    (_report('status: passed\ngaps: {login: "still fails"}\n'), F),
+    (_report("status: passed\ngaps:\n  - truth: x\n"), F),
+    (_report("status: passed\ngaps: >-\n  one open gap\n"), F),
+    # Genuine twins: empty however YAML spells it (main refused `[ ]` and `""`).
+    (_report("status: passed\ngaps: [ ]\n"), A),
+    (_report('status: passed\ngaps: ""\n'), A),
+    (_report("status: passed\ngaps: []\n"), A),
+    (_report("status: passed\ngaps:\n"), A),
+    (_report("status: passed\nre_verification:\n  gaps_remaining: []\n"), A),
+]
+
+COUNTS = [
+    (_review("findings: {critical: 1, warning: 0}\nstatus: clean\n"), F),
+    (_review('findings:\n  critical: "2"\n  total: "2"\nstatus: clean\n'), F),
+    (_review("findings: {critical: 0, warning: 0, total: 0}\nstatus: clean\n"), A),
+]
+
+NEWER_RECORD = [
+    # The frontmatter was updated after the body: the body's old status is superseded.
+    (_report("updated: 2026-03-11T09:00:00Z\nstatus: passed\ngaps: []\n", "gaps_found"), A),
+    (_report('human_uat_result: "7/7 PASS"\nstatus: passed\n', "human_needed"), A),
+    (
+        _report(
+            "resolutions:\n  - gap: naming\n    status: resolved\nstatus: passed\n", "gaps_found"
+        ),
+        A,
+    ),
+    # Without a newer record both stand, and the non-passing one wins.
+    (_report("status: passed\n", "gaps_found"), F),
+    (_report("status: passed\n", "human_needed"), F),
+    # The newer record supersedes the status line only, not blocking content in the body.
+    (
+        _report("updated: 2026-03-11T09:00:00Z\nstatus: passed\n", "gaps_found")
+        + "\n### Critical\n\n- Data loss on retry: the export drops rows.\n",
+        F,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(t, e, id=f"{name}-{i}")
+        for name, rows in (
+            ("status", STATUS_VALUES),
+            ("comments", COMMENTS),
+            ("gaps", GAPS),
+            ("counts", COUNTS),
+            ("newer", NEWER_RECORD),
+        )
+        for i, (t, e) in enumerate(rows)
+    ],
+)
+def test_gsd_reports(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is expected, (verdict.reasons, verdict.warnings)
+    assert verdict.dialect == "gsd"
+
+
+def test_gsd_is_a_restrictable_dialect() -> None:
+    text = _review(_COUNTS + "status: clean\n")
+    assert parse_verdict(text, dialect="gsd").approved
+    assert not parse_verdict(text, dialect="verdict-line").approved
+
+
+def test_a_newer_record_is_reported() -> None:
+    text = _report("updated: 2026-03-11T09:00:00Z\nstatus: passed\n", "gaps_found")
+    verdict = parse_verdict(text)
+    assert any("superseded by the gsd record" in w for w in verdict.warnings)
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "status: approved\n",  # another tool's status: the generic frontmatter reader's
+        "verdict: approve\n",
+        "title: notes\n",
+    ],
+)
+def test_other_frontmatter_is_not_gsd(front: str) -> None:
+    text = f"---\n{front}---\n\nVerdict: APPROVE\n"
+    assert parse_verdict(text).dialect != "gsd"
+
+
+def test_a_gsd_gap_key_claims_a_report_whatever_its_status() -> None:
+    text = "---\nstatus: approved\ngaps:\n- login still fails\n---\n\n**Status:** approved\n"
+    verdict = parse_verdict(text)
+    assert verdict.decision is F, verdict.reasons
+    assert verdict.dialect == "gsd"
