@@ -262,7 +262,8 @@ def _as_template(
     outcome: _Outcome, template: Recognised, doc: Doc, findings: tuple[Finding, ...]
 ) -> tuple[Finding, ...]:
     """Settle the outcome of a recognised template: its name is the dialect, its blocking
-    content keeps an approval from approving, its findings come first. Returns the findings."""
+    content (→ fixes) or its unanswered verdict field (→ malformed) keeps an approval from
+    approving, its findings come first. Returns the findings."""
     outcome.dialect = template.name
     if template.blocking is not None and outcome.decision is _A:
         index, why = template.blocking
@@ -271,6 +272,11 @@ def _as_template(
         outcome.reasons.insert(
             0, f"blocking content at line {doc.lines[index].number}: {why}; not an approval"
         )
+    elif template.unanswered is not None and outcome.decision is _A:
+        index, why = template.unanswered
+        outcome.decision = _M
+        outcome.index = index
+        outcome.reasons.insert(0, f"line {doc.lines[index].number}: {why}; not an approval")
     if template.findings is None:
         return findings
     ids = {f.id for f in template.findings}

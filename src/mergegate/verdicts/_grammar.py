@@ -64,6 +64,7 @@ DIALECTS: tuple[str, ...] = (
     "github",
     "review-log",
     "gsd",
+    "spectacular",
 )
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED

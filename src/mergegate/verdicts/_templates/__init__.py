@@ -17,6 +17,7 @@ from mergegate.verdicts._templates import (
     gsd,
     megazord,
     review_log,
+    spectacular,
     superpowers,
 )
 from mergegate.verdicts._templates._base import Recognised, Recogniser, SectionFound, mask
@@ -29,11 +30,13 @@ RECOGNISERS: tuple[tuple[str, Recogniser], ...] = (
     (github.NAME, github.recognise),
     (bmad.NAME, bmad.recognise),
     (megazord.NAME, megazord.recognise),
+    (spectacular.NAME, spectacular.recognise),
     (superpowers.NAME, superpowers.recognise),
     (review_log.NAME, review_log.recognise),
 )
 """In order: the first that claims a document decides which template it is. GSD comes first:
-its open gaps and newer record must not be lost to a template that also matches the body."""
+its open gaps and newer record must not be lost to a template that also matches the body;
+spectacular comes before superpowers, whose template it uses under a stricter gate."""
 
 
 def recognise(doc: Doc) -> Recognised | None:

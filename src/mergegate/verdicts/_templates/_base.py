@@ -5,7 +5,8 @@ A recogniser (one module per format, tried in order by `recognise`) reads the `D
 `Recognised`: the verdict fields it read (as `Site`s the decision rule weighs like any other),
 its sections and whether each is empty, its findings, the lines it accounts for (template
 scaffolding such as an empty section's "None." — never read as prose by the generic reader),
-and the first blocking content it found. It never approves on its own: the one decision rule
+the first blocking content it found, and whether its own verdict field is missing or
+answered outside the template's vocabulary. It never approves on its own: the one decision rule
 (`_decide`) still needs an approving verdict field with every blocking section empty.
 """
 
@@ -46,6 +47,9 @@ class Recognised:
     """Lines it accounts for: not read as prose, verdicts or findings by the generic reader."""
     blocking: tuple[int, str] | None = None
     """(line index, why) of the first blocking content it found."""
+    unanswered: tuple[int, str] | None = None
+    """(line index, why) when the template's own verdict field is missing or answered outside
+    its vocabulary: whatever else in the document approves, the review is `malformed`."""
     superseded: frozenset[int] = frozenset()
     """Verdict lines its own record shows to be older (a GSD body status the newer frontmatter
     replaces): not read as verdicts, still read for blocking content."""

@@ -30,7 +30,7 @@ from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["NAME", "recognise"]
+__all__ = ["NAME", "read_sections", "recognise"]
 
 NAME = "superpowers"
 
@@ -56,9 +56,16 @@ _CLOSING_LABEL = re.compile(
 def recognise(doc: Doc) -> Recognised | None:
     """The template's severity sections, or None when the document has no Critical or
     Important section."""
+    return read_sections(doc, NAME, blocking=frozenset({Severity.CRITICAL}))
+
+
+def read_sections(doc: Doc, name: str, *, blocking: frozenset[Severity]) -> Recognised | None:
+    """The code-reviewer template's severity sections as template `name` reads them: a
+    section of a severity in `blocking` that lists something is blocking content. None when
+    the document has no Critical or Important section."""
     sections: list[SectionFound] = []
     accounted: set[int] = set()
-    blocking: tuple[int, str] | None = None
+    found: tuple[int, str] | None = None
     index = 0
     while index < len(doc.lines):
         opened = _opens(doc.lines[index])
@@ -73,18 +80,18 @@ def recognise(doc: Doc) -> Recognised | None:
         sections.append(SectionFound(title, index, severity, empty))
         if empty:
             accounted.update([index, *content])
-        elif blocking is None and severity is Severity.CRITICAL:
-            blocking = _critical_item(doc, content)
+        elif found is None and severity in blocking:
+            found = _listed_item(doc, content, severity)
         index = end
     if not any(s.severity is not Severity.MINOR for s in sections):
         return None
     return Recognised(
-        name=NAME, sections=tuple(sections), accounted=frozenset(accounted), blocking=blocking
+        name=name, sections=tuple(sections), accounted=frozenset(accounted), blocking=found
     )
 
 
-def _critical_item(doc: Doc, content: list[int]) -> tuple[int, str] | None:
-    """The first line of a Critical section when it lists something. A section that opens
+def _listed_item(doc: Doc, content: list[int], severity: Severity) -> tuple[int, str] | None:
+    """The first line of a blocking section when it lists something. A section that opens
     with a "nothing here" line or sentence ("None. The branch has no defect that …") and goes
     on to explain, without a contrast or a blocking statement, lists nothing; the generic
     reader still reads its lines."""
@@ -98,7 +105,7 @@ def _critical_item(doc: Doc, content: list[int]) -> tuple[int, str] | None:
     explained = dot and says_none(head + ".") and not CONTRAST_OPENING.match(rest)
     if explained and sentence_problem(clean_value(rest)) is None:
         return None
-    return at, f"the critical section lists '{text.strip()[:60]}'"
+    return at, f"the {severity.value} section lists '{text.strip()[:60]}'"
 
 
 def _readable(line: Line) -> bool:
