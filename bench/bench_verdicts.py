@@ -134,6 +134,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "gsd frontmatter": lambda n: (
         "---\nstatus: passed\ngaps:\n" + _fill('  - truth: "x"\n    status: failed\n', n) + "---\n"
     ),
+    # spectacular's verdict fields, each answer padded with decoration (`_templates.spectacular`
+    # strips it from both ends of every field's answer).
+    "spectacular fields": lambda n: (
+        "## Code Review: Phase 2\n\n" + _fill("**Ready to merge?** Yes " + "🚀!" * 300 + "x\n", n)
+    ),
     # A review under an echoed template heading: read twice (`_echoed`).
     "echoed heading": lambda n: (
         "## Output Format\n\n"
