@@ -131,3 +131,14 @@ def test_the_answer_of_an_edit_reply_is_what_follows_its_last_block(
     reply: str, answer: str
 ) -> None:
     assert after_edit_blocks(reply) == answer
+
+
+def test_a_schema_is_generated_once_and_a_pin_never_reaches_the_next_call() -> None:
+    """The model's schema is cached; each call pins its own copy, byte for byte what
+    pydantic generates."""
+    pinned = json.loads(answer_schema("v", VerdictObject, {"review_id": "mg-1"}).json_schema)
+    plain = answer_schema("v", VerdictObject)
+    assert pinned["properties"]["review_id"]["enum"] == ["mg-1"]
+    assert plain.json_schema == json.dumps(VerdictObject.model_json_schema(), ensure_ascii=False)
+    again = json.loads(answer_schema("v", VerdictObject, {"review_id": "mg-2"}).json_schema)
+    assert again["properties"]["review_id"]["enum"] == ["mg-2"]

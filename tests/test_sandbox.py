@@ -656,3 +656,25 @@ def test_killing_the_recorded_group_kills_the_whole_sandbox(tmp_path: Path) -> N
     size = beat.stat().st_size
     time.sleep(0.3)
     assert beat.stat().st_size == size
+
+
+_PART = st.sampled_from(["usr", "usrx", "us", "lib", "lib64", "a", "b", "root", "x y", "é"])
+_ABSOLUTE = st.lists(_PART, max_size=4).map(lambda parts: Path("/", *parts))
+
+
+@given(_ABSOLUTE, _ABSOLUTE)
+def test_inside_is_path_is_relative_to_for_normalised_paths(path: Path, root: Path) -> None:
+    """The text comparison the bind computation uses instead of `Path.is_relative_to`."""
+    from mergegate.agents.sandbox import _inside
+
+    assert _inside(path, root) == path.is_relative_to(root)
+    assert _inside(str(path), str(root)) == path.is_relative_to(root)
+
+
+@given(_ABSOLUTE)
+def test_a_bind_is_visible_exactly_under_a_system_directory(path: Path) -> None:
+    from mergegate.agents.sandbox import _visible
+    from mergegate.processes._sandbox import SYSTEM_LINKS, SYSTEM_READ
+
+    roots = (*SYSTEM_READ, *SYSTEM_LINKS)
+    assert _visible(path) == any(path == Path(r) or path.is_relative_to(r) for r in roots)

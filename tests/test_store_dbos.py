@@ -235,3 +235,70 @@ def test_recovery_and_awaited_children_are_polled_as_often_as_the_queue(tmp_path
         queue = _get_or_create_dbos_registry().internal_queue_map[INTERNAL_QUEUE_NAME]
         assert queue._polling_interval_sec == POLL_S
         assert dbos_core.DEFAULT_POLLING_INTERVAL == POLL_S
+
+
+def _counting_status(engine: DurableEngine, monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The times `engine.status` is read, from now on."""
+    reads: list[float] = []
+    status = engine.status
+
+    def counted(wf_id: str) -> str | None:
+        reads.append(time.monotonic())
+        return status(wf_id)
+
+    monkeypatch.setattr(engine, "status", counted)
+    return reads
+
+
+def test_wait_reads_the_status_about_once_a_second_while_the_workflow_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each status read builds DBOS's query anew: ten a second for a whole run cost as much
+    CPU as a unit's steps. The live view still ticks every polling interval."""
+    with _engine(tmp_path) as engine:
+        reads = _counting_status(engine, monkeypatch)
+        ticks: list[float] = []
+        engine.start(_sleeper, "slow", 2.5)
+        assert engine.wait("slow", timeout_s=30, tick=lambda: ticks.append(0)) == "SUCCESS"
+    # at once, after 1 s and 2 s, then on the ticks after it returned (DBOS records the
+    # outcome just after the function returns); at 0.1 s polling it was about 25
+    assert len(reads) <= 8, len(reads)
+    assert len(ticks) >= 15
+
+
+def test_wait_sees_its_workflow_end_within_a_tick_of_its_return(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _engine(tmp_path) as engine:
+        reads = _counting_status(engine, monkeypatch)
+        _spans.clear()
+        engine.start(_sleeper, "quick-end", 1.4)
+        assert engine.wait("quick-end", timeout_s=30) == "SUCCESS"
+        done = time.monotonic()
+    returned = _spans[-1][1]
+    # the quiet reads come at 0 s and 1 s: the end at 1.4 s is seen on the ticks after it
+    assert done - returned < 0.5 + POLL_S, done - returned
+    assert len(reads) <= 8
+
+
+def test_wait_sees_a_cancel_from_elsewhere_within_the_quiet_interval(tmp_path: Path) -> None:
+    """A workflow cancelled by another process never returns here: the quiet reads see it."""
+    from dbos import DBOS
+
+    _spans.clear()
+    with _engine(tmp_path) as engine:
+        engine.start(_sleeper, "cancelled", 3)
+        threading.Timer(0.3, DBOS.cancel_workflow, args=("cancelled",)).start()
+        t0 = time.monotonic()
+        assert engine.wait("cancelled", timeout_s=10) == "CANCELLED"
+        assert time.monotonic() - t0 < 2.5
+        _wait_for(lambda: _spans)  # its step ends before DBOS is shut down
+
+
+def test_wait_returns_the_last_status_when_its_timeout_passes(tmp_path: Path) -> None:
+    with _engine(tmp_path) as engine:
+        engine.start(_sleeper, "timed-out", 3)
+        t0 = time.monotonic()
+        assert engine.wait("timed-out", timeout_s=0.5) == "PENDING"
+        assert time.monotonic() - t0 < 1.5
+        assert engine.wait("timed-out", timeout_s=30) == "SUCCESS"

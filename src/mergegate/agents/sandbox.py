@@ -81,16 +81,25 @@ _PYTHON = re.compile(r"python[0-9.]*")
 # ---------------------------------------------------------------- what a program needs
 
 
+def _inside(path: Path | str, root: Path | str) -> bool:
+    """`path` is `root` or lies under it, for normalised absolute paths: `Path.is_relative_to`
+    compared as text (a trailing `/` on both, so `/usrx` is not under `/usr`). Every agent
+    start asks this of each toolchain directory against the others; Path objects made it a
+    visible share of a run's CPU."""
+    return os.path.join(str(path), "").startswith(os.path.join(str(root), ""))
+
+
+_SYSTEM_ROOTS = (*SYSTEM_READ, *SYSTEM_LINKS)
+
+
 def _visible(path: Path) -> bool:
     """Whether every sandbox sees `path` already (a system directory)."""
-    roots = (*SYSTEM_READ, *SYSTEM_LINKS)
-    return any(path == Path(r) or path.is_relative_to(r) for r in roots)
+    return any(_inside(path, root) for root in _SYSTEM_ROOTS)
 
 
 def _too_wide(path: Path) -> bool:
     """An automatic bind never shows the root, the user's HOME or one of its ancestors."""
-    home = Path(os.path.expanduser("~"))
-    return path == Path("/") or home == path or home.is_relative_to(path)
+    return str(path) == "/" or _inside(Path(os.path.expanduser("~")), path)
 
 
 def _venv_root(path: Path) -> Path | None:
@@ -199,9 +208,7 @@ def _read_binds(paths: Iterable[Path], allow_home: bool) -> tuple[Bind, ...]:
             continue
         kept.append(normal)
     return tuple(
-        Bind(path=p)
-        for p in kept
-        if not any(p != other and p.is_relative_to(other) for other in kept)
+        Bind(path=p) for p in kept if not any(p != other and _inside(p, other) for other in kept)
     )
 
 

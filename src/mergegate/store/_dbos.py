@@ -33,6 +33,7 @@ import functools
 import inspect
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -104,6 +105,56 @@ process that reads the row without applying its own number (a DBOS upgrade that 
 queue some other way; the moment between launch and the override) takes no unit, rather than
 any number of them."""
 _TERMINAL = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
+_QUIET_CHECK_S = 1.0
+"""How often `DurableEngine.wait` reads the status of a workflow this process has not seen
+return: an end that happens elsewhere (a cancel from another process) is seen this late."""
+_SETTLE_S = 2.0
+"""After the awaited workflow returned in this process, `wait` reads its status on every tick
+this long: DBOS records the outcome just after the function returns."""
+
+
+class _Returns:
+    """The workflows of this process that returned (or raised), among those a `wait` watches,
+    so that the waiter reads the database when its workflow may have ended instead of on
+    every tick: each status read builds DBOS's query anew, about as much CPU as a step, ten
+    times a second for a whole run."""
+
+    def __init__(self) -> None:
+        self._watched: dict[str, list[int]] = {}  # id -> [waiters, returns seen]
+        self._changed = threading.Condition()
+
+    @contextlib.contextmanager
+    def watching(self, wf_id: str) -> Iterator[None]:
+        with self._changed:
+            self._watched.setdefault(wf_id, [0, 0])[0] += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                entry = self._watched[wf_id]
+                entry[0] -= 1
+                if not entry[0]:
+                    del self._watched[wf_id]
+
+    def note(self, wf_id: str | None) -> None:
+        with self._changed:
+            entry = None if wf_id is None else self._watched.get(wf_id)
+            if entry is not None:
+                entry[1] += 1
+                self._changed.notify_all()
+
+    def count(self, wf_id: str) -> int:
+        with self._changed:
+            entry = self._watched.get(wf_id)
+            return 0 if entry is None else entry[1]
+
+    def wait_past(self, wf_id: str, seen: int, timeout_s: float) -> None:
+        """Sleep `timeout_s`, less when `wf_id` returns after `seen` was read."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.count(wf_id) != seen, timeout=timeout_s)
+
+
+_RETURNS = _Returns()
 
 
 class DatabaseUnavailableError(AgentError):
@@ -254,15 +305,23 @@ def _durable(func: Callable[..., Any]) -> tuple[Callable[..., Any], Seam]:
 
 
 def _declare(
-    func: Callable[P, R], decorator: Callable[[Callable[..., Any]], Callable[..., Any]]
+    func: Callable[P, R],
+    decorator: Callable[[Callable[..., Any]], Callable[..., Any]],
+    *,
+    is_workflow: bool = False,
 ) -> Callable[P, R]:
     """`func` registered with DBOS through its seam: DBOS records (and replays) the dumped
-    values; the caller passes and gets the typed ones."""
+    values; the caller passes and gets the typed ones. A workflow's return (or raise) is
+    noted for `DurableEngine.wait`."""
     seam = Seam(func)
 
     @functools.wraps(func)
     def durable(*args: Any, **kwargs: Any) -> Any:
-        return seam.dump_out(func(*seam.load_args(args), **kwargs))
+        try:
+            return seam.dump_out(func(*seam.load_args(args), **kwargs))
+        finally:
+            if is_workflow:
+                _RETURNS.note(DBOS.workflow_id)
 
     registered = decorator(durable)
 
@@ -280,7 +339,9 @@ def workflow(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         return _declare(
-            func, DBOS.workflow(name=name, max_recovery_attempts=_MAX_RECOVERY_ATTEMPTS)
+            func,
+            DBOS.workflow(name=name, max_recovery_attempts=_MAX_RECOVERY_ATTEMPTS),
+            is_workflow=True,
         )
 
     return decorate
@@ -546,17 +607,30 @@ class DurableEngine:
     ) -> str | None:
         """Poll until the workflow is terminal (or the timeout passes); its last status.
 
-        `tick` runs between polls (the CLI refreshes its live view there).
+        `tick` runs every polling interval (the CLI refreshes its live view there). The
+        status is read at once, then every `_QUIET_CHECK_S` (an end from outside, a cancel, is
+        seen that late), and on every tick for `_SETTLE_S` after the workflow returned in
+        this process.
         """
+        with _RETURNS.watching(wf_id):
+            return self._wait(wf_id, timeout_s, tick)
+
+    def _wait(self, wf_id: str, timeout_s: float | None, tick: Callable[[], None]) -> str | None:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        read_at = settle_until = -float("inf")
+        seen, state = 0, None
         while True:
-            state = self.status(wf_id)
-            if state in _TERMINAL:
-                return state
-            if deadline is not None and time.monotonic() >= deadline:
-                return state
+            now = time.monotonic()
+            if seen != _RETURNS.count(wf_id):
+                seen, settle_until = _RETURNS.count(wf_id), now + _SETTLE_S
+            if now < settle_until or now - read_at >= _QUIET_CHECK_S:
+                state, read_at = self.status(wf_id), now
+                if state in _TERMINAL:
+                    return state
+            if deadline is not None and now >= deadline:
+                return state if read_at == now else self.status(wf_id)
             tick()
-            time.sleep(self.config.polling_interval_s)
+            _RETURNS.wait_past(wf_id, seen, self.config.polling_interval_s)
 
     def result(self, wf_id: str) -> Any:
         """The recorded result of a finished workflow (raises what the workflow raised)."""
