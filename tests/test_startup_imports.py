@@ -68,6 +68,9 @@ def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> 
     assert _loaded(names, *HEAVY) == []
     # The verdict's values are dataclasses: prose builds no pydantic model (verdicts._model).
     assert _loaded(names, "pydantic", "pydantic_core", "importlib.metadata") == []
+    # The confusables table (and importlib.resources, pathlib, tempfile with it) loads only for
+    # a word that mixes scripts (verdicts._text).
+    assert sorted(names & {"importlib.resources", "pathlib", "tempfile"}) == []
     engine = {"mergegate.config", "mergegate.engine", "mergegate.store", "mergegate.agents"}
     assert sorted(names & (engine | {"mergegate.review", "mergegate.integrations"})) == []
     assert _loaded(names, *LAZY) == []
