@@ -43,6 +43,7 @@ from __future__ import annotations
 import compileall
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,6 +55,9 @@ from _smoke import sizes
 
 ROUNDS = sizes(15, 1)
 TARGET_MS = 150.0
+BUDGETED = ("parse", "hook Bash (open)", "hook review (PostToolUse)")
+"""The commands with the 150 ms budget of wall time (issue 23); a Bash command under a closed
+latch has none (tree-sitter parses it)."""
 BIN = Path(sys.executable).parent
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "claude_code_hooks"
 REVIEW_1KB = (
@@ -65,10 +69,18 @@ REVIEW_1KB = (
 )
 
 
-def _time(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _time(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one process, in milliseconds."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     subprocess.run(argv, input=stdin, capture_output=True, check=False, env=env)
-    return (time.perf_counter() - start) * 1000
+    wall = time.perf_counter() - start
+    return wall * 1000, (_children_cpu() - cpu) * 1000
 
 
 def _inputs(work: Path) -> dict[str, tuple[list[str], bytes]]:
@@ -110,19 +122,25 @@ def main() -> None:
         env = {**os.environ, "MERGEGATE_STATE_DIR": str(Path(tmp) / "state")}
         _close_latch(work, env)
         cases = _inputs(work)
-        samples: dict[str, list[float]] = {name: [] for name in ["python -c pass", *cases]}
+        runs = {"python -c pass": ([sys.executable, "-c", "pass"], b""), **cases}
+        walls: dict[str, list[float]] = {name: [] for name in runs}
+        cpus: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(ROUNDS):
-            samples["python -c pass"].append(_time([sys.executable, "-c", "pass"], b"", env))
-            for name, (argv, stdin) in cases.items():
-                samples[name].append(_time(argv, stdin, env))
-    base = statistics.median(samples["python -c pass"])
-    print(f"python -c pass: {base:.0f} ms (median of {ROUNDS})")
+            for name, (argv, stdin) in runs.items():
+                wall, cpu = _time(argv, stdin, env)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+    print(f"budget: {TARGET_MS:.0f} ms of wall time each for {', '.join(BUDGETED)} (issue 23)")
+    base = statistics.median(walls["python -c pass"])
+    base_cpu = statistics.median(cpus["python -c pass"])
+    print(f"python -c pass: {base:.0f} ms, cpu {base_cpu:.0f} ms (medians of {ROUNDS})")
     for name in cases:
-        ms = statistics.median(samples[name])
+        ms = statistics.median(walls[name])
         mark = ""
-        if name != "hook Bash (closed)":
-            mark = " (within 150 ms)" if ms <= TARGET_MS else " (OVER the 150 ms target)"
-        print(f"{name}: {ms:.0f} ms, {ms / base:.1f}x python -c pass{mark}")
+        if name in BUDGETED:
+            mark = " (within 150 ms)" if ms <= TARGET_MS else " (OVER the 150 ms budget)"
+        cpu = statistics.median(cpus[name])
+        print(f"{name}: {ms:.0f} ms, {ms / base:.1f}x python -c pass, cpu {cpu:.0f} ms{mark}")
 
 
 if __name__ == "__main__":
