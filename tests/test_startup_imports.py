@@ -88,6 +88,7 @@ def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:
     run_hook(recorded("post-tool-use-fixes", "s-closed", project), project)
     names = _hook(recorded("pre-tool-use-bash-commit", "s-closed", project), project)
     assert "mergegate.integrations._guard" in names  # the guard did run
+    assert "mergegate.integrations._shell" in names  # and read the command
     assert sorted(n for n in names if n.startswith("mergegate.verdicts")) == []
     assert _loaded(names, "jinja2", "dbos", "rich", "httpx") == []
 
@@ -96,6 +97,7 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     names = _hook(recorded("post-tool-use-approve", cwd=project), project)
     assert "mergegate.verdicts" in names
     assert _loaded(names, *HEAVY, *LAZY) == []
+    assert "mergegate.integrations._shell" not in names  # the shell reader: Bash commands only
 
 
 def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:
