@@ -25,6 +25,7 @@ LAZY = ("yaml", "html", "difflib", "mergegate.verdicts._contract", "mergegate.ve
 configuration mistake (difflib's "did you mean"), a JSON trailer, the verdict object (the
 hook's restatement)."""
 REVIEW = "### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** All criteria met.\n"
+TRAILER = REVIEW + '\n```json\n{"review_id": "r", "verdict": "approve"}\n```\n'
 
 
 def _imported(args: list[str], stdin: bytes, cwd: Path) -> set[str]:
@@ -65,6 +66,11 @@ def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> 
     names = _imported(["parse", "-"], REVIEW.encode(), tmp_path)
     assert "mergegate.verdicts" in names
     assert _loaded(names, *HEAVY) == []
+    # The verdict's values are dataclasses: prose builds no pydantic model (verdicts._model).
+    assert _loaded(names, "pydantic", "pydantic_core", "importlib.metadata") == []
+    # The confusables table (and importlib.resources, pathlib, tempfile with it) loads only for
+    # a word that mixes scripts (verdicts._text).
+    assert sorted(names & {"importlib.resources", "pathlib", "tempfile"}) == []
     engine = {"mergegate.config", "mergegate.engine", "mergegate.store", "mergegate.agents"}
     assert sorted(names & (engine | {"mergegate.review", "mergegate.integrations"})) == []
     assert _loaded(names, *LAZY) == []
@@ -82,6 +88,7 @@ def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:
     run_hook(recorded("post-tool-use-fixes", "s-closed", project), project)
     names = _hook(recorded("pre-tool-use-bash-commit", "s-closed", project), project)
     assert "mergegate.integrations._guard" in names  # the guard did run
+    assert "mergegate.integrations._shell" in names  # and read the command
     assert sorted(n for n in names if n.startswith("mergegate.verdicts")) == []
     assert _loaded(names, "jinja2", "dbos", "rich", "httpx") == []
 
@@ -90,16 +97,16 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     names = _hook(recorded("post-tool-use-approve", cwd=project), project)
     assert "mergegate.verdicts" in names
     assert _loaded(names, *HEAVY, *LAZY) == []
+    assert "mergegate.integrations._shell" not in names  # the shell reader: Bash commands only
 
 
 def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:
     """Frontmatter loads the YAML reader, an entity the HTML table, a trailer the contract."""
     front = "---\nstatus: clean\ncritical: 0\n---\n\n" + REVIEW
-    trailer = REVIEW + '\n```json\n{"review_id": "r", "verdict": "approve"}\n```\n'
     assert "yaml" in _imported(["parse", "-"], front.encode(), tmp_path)
     entity = REVIEW.replace("All", "All &amp;")
     assert "html" in _imported(["parse", "-"], entity.encode(), tmp_path)
-    names = _imported(["parse", "-"], trailer.encode(), tmp_path)
+    names = _imported(["parse", "-"], TRAILER.encode(), tmp_path)
     assert "mergegate.verdicts._contract" in names
 
 
@@ -121,7 +128,8 @@ def test_the_trailer_and_verdict_object_models_build_only_when_used() -> None:
 
 def test_per_call_commands_do_not_look_pydantic_plugins_up(tmp_path: Path) -> None:
     """`parse` and `hook` set `PYDANTIC_DISABLE_PLUGINS` (`cli._app.PER_CALL`): an installed
-    pydantic plugin is not even imported there; a caller's own setting is kept."""
+    pydantic plugin is not even imported there; a caller's own setting is kept. (A review with
+    a JSON trailer: prose alone builds no pydantic model at all.)"""
     site = tmp_path / "site"
     dist = site / "probe_plugin-1.0.dist-info"
     dist.mkdir(parents=True)
@@ -143,7 +151,7 @@ def test_per_call_commands_do_not_look_pydantic_plugins_up(tmp_path: Path) -> No
         marker.unlink(missing_ok=True)
         subprocess.run(
             [sys.executable, "-m", "mergegate", "parse", "-"],
-            input=REVIEW.encode(),
+            input=TRAILER.encode(),
             capture_output=True,
             check=True,
             env={**base, "PYTHONPATH": str(site), **env},

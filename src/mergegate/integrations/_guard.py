@@ -24,7 +24,6 @@ from typing import Any
 from mergegate.integrations import _messages as msg
 from mergegate.integrations._latch import Latch
 from mergegate.integrations._private_dir import user_state_base
-from mergegate.integrations._shell import refusal
 from mergegate.integrations._state import HookState, HookStateError
 
 __all__ = ["bash_answer_output", "denial", "guarded_paths", "is_fix_work", "read_latch"]
@@ -70,6 +69,10 @@ def bash_answer_output(command: object, latch: Latch, guarded: tuple[str, ...]) 
         return {}
     if not isinstance(command, str):
         return denial(msg.latch_unreadable_text("the Bash call has no command text"))
+    # Imported here: only a Bash command under a closed latch is read as shell; a review's
+    # answer (PostToolUse), which also loads this module, never is (bench/bench_startup.py).
+    from mergegate.integrations._shell import refusal  # noqa: PLC0415
+
     found = refusal(command, guarded)
     if found is None:
         return {}

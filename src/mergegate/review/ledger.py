@@ -8,7 +8,7 @@ the escalation package all read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,7 +43,7 @@ class FindingRecord(BaseModel):
 
     def to_dict(self) -> dict[str, object]:
         return {
-            **self.finding.model_dump(mode="json"),
+            **self.finding.to_dict(),
             "stage": self.stage,
             "status": self.status.value,
             "first_round": self.first_round,
@@ -143,7 +143,7 @@ class FindingLedger:
             return finding, finding.id
         for record in self._records.values():
             if record.stage == stage and finding.ref in (record.finding.id, record.finding.ref):
-                return finding.model_copy(update={"id": record.finding.id}), finding.id
+                return replace(finding, id=record.finding.id), finding.id
         return finding, finding.id
 
     def _record_finding(self, review: _Review, finding: Finding) -> None:

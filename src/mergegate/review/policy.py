@@ -10,7 +10,7 @@ which finding severities block. Architectural concerns are advisory (seed 004): 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mergegate.config import DEFAULT_REVIEW, ReviewPolicyConfig
 from mergegate.decisions import Decision
@@ -111,7 +111,7 @@ def is_advisory(finding: Finding) -> bool:
 def cap_architectural(finding: Finding) -> Finding:
     """Cap an architectural finding at `important` (a reviewer may not make it critical)."""
     if is_advisory(finding) and finding.severity is Severity.CRITICAL:
-        return finding.model_copy(update={"severity": Severity.IMPORTANT})
+        return replace(finding, severity=Severity.IMPORTANT)
     return finding
 
 

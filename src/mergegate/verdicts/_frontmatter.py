@@ -26,12 +26,12 @@ from mergegate.verdicts._answer import Answer, read_answer
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._signals import COUNT_LABEL
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._templates._fields import KEY_LINE
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
 __all__ = ["VerdictFrontmatter", "read_verdict_frontmatter"]
 
-_KEY = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 _NUMBER = re.compile(r"[ \t]*(\d{1,6})[ \t]*(?:#.*)?$")
 _MAX_NODES = 2_000
 _DIGITS = re.compile(r"[ \t]*\d{1,6}[ \t]*")
@@ -58,7 +58,7 @@ def read_verdict_frontmatter(doc: Doc) -> VerdictFrontmatter:
         if nested:
             _nested(found, index, text)
             continue
-        match = _KEY.match(text)
+        match = KEY_LINE.match(text)
         if match is None:
             continue
         _top_level(found, doc, index, match.group(1), match.group(2))
@@ -147,7 +147,7 @@ def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_va
 
 
 def _nested(found: VerdictFrontmatter, index: int, text: str) -> None:
-    match = _KEY.match(text.lstrip("- "))
+    match = KEY_LINE.match(text.lstrip("- "))
     if match is None:
         return
     number = _NUMBER.match(match.group(2))

@@ -1,12 +1,17 @@
-"""Typed values the verdict parser returns. Frozen, JSON-ready, no behaviour beyond views."""
+"""Typed values the verdict parser returns. Frozen, JSON-ready, no behaviour beyond views.
+
+Standard-library dataclasses, not pydantic models: `mergegate parse` and the Claude Code hook
+start on every call, and importing pydantic and building its first model cost more than the
+rest of `parse` (bench/bench_startup.py). pydantic models that hold them (the review state)
+still validate and serialise them as fields, extra keys forbidden (`__pydantic_config__`).
+"""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any, ClassVar
 
 from mergegate.decisions import Decision
 
@@ -67,15 +72,23 @@ SEVERITY_WORDS: tuple[tuple[str, Severity], ...] = (
 """Words that name a severity, longest meaning first: one table for prose and payloads."""
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_FORBID_EXTRA: dict[str, Any] = {"extra": "forbid"}
+"""pydantic's configuration for these dataclasses where a model holds one (a `ConfigDict`,
+spelled as a dict so that this module does not import pydantic)."""
 
 
-class Evidence(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Evidence:
     """Where the deciding verdict was found: a 1-based line number and that line (bounded)."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
 
     line: int
     text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view: `line` and `text`."""
+        return {"line": self.line, "text": self.text}
 
     @classmethod
     def at(cls, line: int, text: str) -> Evidence:
@@ -97,8 +110,11 @@ def finding_id(severity: Severity, title: str, file: str | None) -> str:
     return "F-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]
 
 
-class Finding(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Finding:
     """One issue a reviewer raised. `id` is derived from severity, title and file."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
 
     id: str
     severity: Severity
@@ -120,6 +136,12 @@ class Finding(_Frozen):
         `[Architecture]`) is advisory and never blocks: the approach was decided at planning
         time (seed 004)."""
         return self.title.strip().lower().startswith(_ADVISORY_PREFIXES)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view of every field, in field order (the severity as its value)."""
+        dumped = {f.name: getattr(self, f.name) for f in fields(self)}
+        dumped["severity"] = self.severity.value
+        return dumped
 
     @classmethod
     def make(
@@ -150,8 +172,11 @@ class Finding(_Frozen):
         )
 
 
-class Verdict(_Frozen):
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
     """The typed answer for one reviewer output. Only `decision is APPROVE` proceeds."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
 
     decision: Decision
     dialect: str | None = None
@@ -171,7 +196,7 @@ class Verdict(_Frozen):
             "decision": self.decision.value,
             "approved": self.approved,
             "dialect": self.dialect,
-            "evidence": self.evidence.model_dump() if self.evidence else None,
+            "evidence": self.evidence.to_dict() if self.evidence else None,
             "reasons": list(self.reasons),
             "findings": [_finding_dict(f) for f in self.findings],
             "warnings": list(self.warnings),
@@ -180,7 +205,7 @@ class Verdict(_Frozen):
 
 def _finding_dict(finding: Finding) -> dict[str, Any]:
     """A finding as JSON; `suggestion` and `requirement` only when given (a verdict object's)."""
-    dumped = finding.model_dump(mode="json")
+    dumped = finding.to_dict()
     for key in ("suggestion", "requirement"):
         if dumped[key] is None:
             del dumped[key]

@@ -23,7 +23,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 __all__ = [
     "MAX_INPUT_CHARS",
@@ -189,6 +188,10 @@ def _emoji_joiner(text: str, index: int) -> bool:
 @cache
 def _ascii_prototypes() -> dict[int, str]:
     """Non-ASCII characters whose confusable prototype (UTS #39) is ASCII letters or digits."""
+    # Imported here: importlib.resources brings pathlib, tempfile, shutil and the compressors
+    # (about 10 % of `parse`), and only a non-ASCII word that mixes scripts needs the table.
+    from importlib import resources  # noqa: PLC0415
+
     data = resources.files(__package__).joinpath("confusables.txt").read_text(encoding="utf-8")
     table: dict[int, str] = {}
     for line in data.splitlines():

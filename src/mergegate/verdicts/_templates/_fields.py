@@ -1,6 +1,8 @@
-"""Building a verdict site from a field a recogniser read."""
+"""Building a verdict site from a field a recogniser read, and the `key: value` line shape."""
 
 from __future__ import annotations
+
+import re
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Line
@@ -8,7 +10,12 @@ from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import has_lookalike
 from mergegate.verdicts._vocab import LabelKind
 
-__all__ = ["field_site"]
+__all__ = ["KEY_LINE", "field_site"]
+
+KEY_LINE = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
+"""A `key: value` line (matched from its first character): a lower-case key of at most 41
+characters, then the rest of the line. YAML frontmatter (`_frontmatter`) and a GSD report's
+top-level fields (`gsd`) read keys alike."""
 
 
 def field_site(index: int, line: Line, decision: Decision, *, dialect: str, reason: str) -> Site:

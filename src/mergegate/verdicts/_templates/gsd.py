@@ -32,6 +32,7 @@ from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
+from mergegate.verdicts._templates._fields import KEY_LINE
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
@@ -46,7 +47,6 @@ _STATUS = {
     "gaps_found": Decision.FIXES,
     "human_needed": Decision.FIXES,
 }
-_TOP_KEY = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 _BODY_STATUS = re.compile(r"(?:[-+] )?status ?: ?(.+)")
 _GSD_KEYS = ("gaps", "resolutions", "human_uat")
 _GAP_KEYS = ("gaps", "gaps_remaining")
@@ -86,7 +86,7 @@ def _top_level_keys(doc: Doc) -> list[tuple[int, str, str]]:
         raw = doc.lines[index].raw
         if raw[:1] in (" ", "\t", "-", "#"):
             continue
-        match = _TOP_KEY.match(norm(raw).strip())
+        match = KEY_LINE.match(norm(raw).strip())
         if match is not None:
             found.append((index, match.group(1), match.group(2)))
     return found
