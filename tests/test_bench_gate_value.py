@@ -163,6 +163,16 @@ def test_smoke_three_problems_through_the_three_arms(tmp_path: Path) -> None:
     agent = result["arms"]["agent"]
     assert agent["merged"]["hits"] == 3
     assert agent["merge_precision"]["hits"] == 1
+    # the run arms merge the right answer (a scripted agent whose answer mergegate cannot read
+    # would make every outcome an escalation, and the table would still add up)
+    for arm in ("checks", "mergegate"):
+        summary = result["arms"][arm]
+        assert summary["good_work_refused"]["hits"] == 0, summary
+        assert summary["merge_precision"]["hits"] >= 1, summary
+        assert set(summary["exit_codes"]) <= {"0", "5"}, summary
+        for o in result["outcomes"]:
+            if o["arm"] == arm:
+                assert "agent-result" not in o["reason"], o
     _check_hidden_tests_never_shown(work)
     _check_the_implementer_counted_its_calls(work, result["outcomes"])
 
