@@ -318,7 +318,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"{result['wall_s'] / 60:.1f} min; {result['finished']}.",
         "",
         f"Visible check: {visible['examples']} examples; "
-        f"{len(visible['problems_without_examples'])} problems without one (fallback check: "
+        f"{len(visible['problems_without_examples'])} problem(s) without one (fallback check: "
         "the stub was replaced)."
         + (
             f" Wrong first answers: {visible['wrong_first_answers']}, of which "

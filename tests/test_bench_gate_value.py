@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -138,12 +139,15 @@ def test_every_listed_wrong_answer_fails_the_hidden_tests() -> None:
 def test_smoke_three_problems_through_the_three_arms(tmp_path: Path) -> None:
     work, out = tmp_path / "work", tmp_path / "results"
     argv = [sys.executable, str(BENCH / "bench_gate_value.py"), "--problems", "3"]
+    # as a user runs it: without the test folder the suite opens to every sandbox
+    env = {k: v for k, v in os.environ.items() if k != "MERGEGATE_SANDBOX__ALLOW"}
     done = subprocess.run(
         [*argv, "--out", str(out), "--work", str(work)],
         capture_output=True,
         text=True,
         check=False,
         timeout=1700,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads((out / "gate-value-sloppy-3p-seed0.json").read_text())
@@ -159,7 +163,32 @@ def test_smoke_three_problems_through_the_three_arms(tmp_path: Path) -> None:
     agent = result["arms"]["agent"]
     assert agent["merged"]["hits"] == 3
     assert agent["merge_precision"]["hits"] == 1
+    # the run arms merge the right answer (a scripted agent whose answer mergegate cannot read
+    # would make every outcome an escalation, and the table would still add up)
+    for arm in ("checks", "mergegate"):
+        summary = result["arms"][arm]
+        assert summary["good_work_refused"]["hits"] == 0, summary
+        assert summary["merge_precision"]["hits"] >= 1, summary
+        assert set(summary["exit_codes"]) <= {"0", "5"}, summary
+        for o in result["outcomes"]:
+            if o["arm"] == arm:
+                assert "agent-result" not in o["reason"], o
     _check_hidden_tests_never_shown(work)
+    _check_the_implementer_counted_its_calls(work, result["outcomes"])
+
+
+def _check_the_implementer_counted_its_calls(work: Path, outcomes: list[dict[str, Any]]) -> None:
+    """The scripted implementer's call log survived its sandbox: one line a call, so a fix
+    round is its second call (a lost log makes every call a first one, and nothing is ever
+    repaired)."""
+    for o in outcomes:
+        number = int(o["task_id"].split("/")[1])
+        log = work / o["arm"] / f"he-{number:03d}" / "answers.log.jsonl"
+        assert log.exists(), o
+        calls = log.read_text(encoding="utf-8").splitlines()
+        assert calls, o
+        assert json.loads(calls[0])["call"] == 1
+        assert [json.loads(c)["call"] for c in calls] == list(range(1, len(calls) + 1))
 
 
 def _check_summary(arm: str, s: dict[str, Any], outcomes: list[dict[str, Any]]) -> None:

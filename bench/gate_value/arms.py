@@ -131,10 +131,21 @@ def make_repository(root: Path, problem: Problem) -> Path:
     return repo
 
 
-def environment(setup: Setup, state: Path, *, review_off: bool) -> dict[str, str]:
+def environment(
+    setup: Setup, state: Path, *, review_off: bool, answers: Path | None = None
+) -> dict[str, str]:
     """The child's environment: its own state directory, the model and seed of the `local`
-    backend, at most two `agent-result` asks (each is a whole generation on 2 cores)."""
+    backend, at most two `agent-result` asks (each is a whole generation on 2 cores).
+
+    The scripted implementer counts its calls in a log beside its `answers` file (a fix round
+    is its second call); agents run in a sandbox whose /tmp is private and whose other paths
+    are read-only, so that folder is opened to it (`[sandbox] allow`) — and nothing else is.
+    Without it the log is lost after each call, every call is a first call, and no wrong
+    answer is ever repaired."""
     env = {**os.environ, "MERGEGATE_STATE_DIR": str(state), "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("MERGEGATE_SANDBOX__ALLOW", None)
+    if answers is not None:
+        env["MERGEGATE_SANDBOX__ALLOW"] = json.dumps([str(answers.parent)])
     env["MERGEGATE_RETRY__MAX_ATTEMPTS"] = '{"agent-result" = 2}'
     if setup.model in LOCAL_MODELS:
         env["MERGEGATE_AGENTS__BACKENDS__LOCAL__MODEL"] = LOCAL_MODELS[setup.model]
@@ -215,7 +226,7 @@ def _agent_arm(
         argv += ["--backend", "command", "--cmd", implementer_command(answers)]
     else:
         argv += ["--backend", "local"]
-    env = environment(setup, root / "state", review_off=False)
+    env = environment(setup, root / "state", review_off=False, answers=answers)
     started = time.monotonic()
     done = subprocess.run(argv, check=False, capture_output=True, text=True, env=env)
     wall = time.monotonic() - started
@@ -264,7 +275,7 @@ def _run_arm(
         argv += ["--reviewer-cmd", reviewer_command()]
     else:
         argv += ["--reviewer", "local"]
-    env = environment(setup, root / "state", review_off=arm == "checks")
+    env = environment(setup, root / "state", review_off=arm == "checks", answers=answers)
     started = time.monotonic()
     done = subprocess.run(argv, check=False, capture_output=True, text=True, env=env)
     wall = time.monotonic() - started

@@ -61,10 +61,18 @@ for number, command in enumerate(commands, start=1):
 for number, finding in enumerate(findings, start=1):
     finding.update({"id": f"F-{number}", "severity": "important"})
     finding.setdefault("line", None)
-verdict = "request_changes" if findings else "approve"
-trailer = {"review_id": review_id, "verdict": verdict, "findings": findings}
-lines = [f"- {f['title']}" for f in findings] or ["- The visible examples pass."]
-answer = "With fixes" if findings else "Yes"
-sys.stdout.write(
-    "\n".join(lines) + f"\n\nReady to merge? {answer}\n\n```json\n{json.dumps(trailer)}\n```\n"
-)
+    finding.setdefault("detail", finding["title"])
+    finding.update({"suggestion": None, "requirement": None})
+# The answer is the verdict object alone (the `command` backend has no structured-output
+# mechanism, so its final message must be exactly one object), naming the review id and the
+# scope mergegate issued.
+verdict = {
+    "review_id": review_id,
+    "scope": os.environ.get("MERGEGATE_REVIEW_SCOPE", ""),
+    "verdict": "request_changes" if findings else "approve",
+    "conditions": [],
+    "findings": findings,
+    "summary": f"{len(commands)} visible example(s) run; {len(findings)} finding(s)",
+    "confidence": 1.0,
+}
+sys.stdout.write(json.dumps(verdict) + "\n")

@@ -46,4 +46,5 @@ result = {
     "notes": f"{what}: implemented the function in solution.py",
     "files_changed": ["solution.py"],
 }
-sys.stdout.write(f"Implemented it ({what}).\n\n{json.dumps(result)}\n")
+# the agent-result alone: the `command` backend's final message must be exactly one object
+sys.stdout.write(json.dumps(result) + "\n")
