@@ -88,6 +88,14 @@ class Workers:
     def workdir(self, name: str) -> Path:
         return self.root / f"work-{name}"
 
+    def env_of(self, name: str) -> dict[str, str]:
+        """The environment worker `name` starts with (here every worker's is the same)."""
+        return self.env
+
+    def cwd_of(self, name: str) -> Path:
+        """The folder worker `name` starts in (here every worker's is the same)."""
+        return self.repo
+
     def log(self, name: str) -> Path:
         return self.root / f"{name}.log"
 
@@ -110,8 +118,8 @@ class Workers:
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env=self.env,
-                cwd=self.repo,
+                env=self.env_of(name),
+                cwd=self.cwd_of(name),
             )
 
         def ready() -> bool:
