@@ -9,8 +9,9 @@ the survivors. The run completes with every unit merged exactly once on the remo
 fourth process with only the database URL (an empty HOME, state directory and working
 directory) shows the whole run through `status` and `report`.
 
-Every read of the run's status here goes through `mergegate status --format json` from such a
-process: nothing reads a run folder another process wrote.
+Every read of the run's status here is from the database with only its URL: polled from the
+run's card in the test's process (an empty state directory), and the verdict from `mergegate
+status --format json` run on a fresh host. Nothing reads a run folder another process wrote.
 
 (The scripted agents record what they saw into the test's folder: that is the test double's
 own bookkeeping, not a path mergegate reads.)
@@ -30,6 +31,7 @@ import pytest
 from _fleet import wait_for
 from _gitrepo import git
 from _plan_runs import agent, trailers
+from mergegate.store import RunStore
 from test_fleet_remote import RemoteFleet
 from test_fleet_run import (
     UNITS,
@@ -103,15 +105,21 @@ def observed(root: Path, database_url: str, run_id: str) -> dict[str, Any]:
     return found
 
 
+def card_status(root: Path, database_url: str, run_id: str) -> str:
+    """The status on the run's card in the database, read in this process with only the URL
+    (an empty state directory): cheap enough to poll."""
+    return str(RunStore(root / "nowhere", database_url).load(run_id).status)
+
+
 def settled(root: Path, database_url: str, run_id: str, timeout_s: float) -> dict[str, Any]:
-    """The run's status (from the database) once it is no longer `running`."""
+    """The run's status once its card is no longer `running`, as `status` shows it from a
+    fresh host with only the database URL."""
 
-    def found() -> dict[str, Any] | None:
-        shown = observed(root, database_url, run_id)
-        return shown if shown["status"] != "running" else None
+    def found() -> bool | None:
+        return card_status(root, database_url, run_id) != "running" or None
 
-    record: dict[str, Any] = wait_for(found, timeout_s, f"run {run_id} to settle")
-    return record
+    wait_for(found, timeout_s, f"run {run_id} to settle")
+    return observed(root, database_url, run_id)
 
 
 def queue_and_forget(fleet: RemoteFleet, plan: Path, impl: str, rev: str) -> tuple[str, str]:
@@ -182,7 +190,7 @@ def test_fleet_shares_nothing(
 
 @pytest.mark.slow
 @pytest.mark.timeout(420)
-def test_repeated_kills_converge_with_nothing_shared(
+def test_repeated_kills_restarts_and_recoveries_converge_sharing_nothing(
     tmp_path: Path,
     postgres_url: str,
     reference_tree: str,  # noqa: F811 - the fixture imported above
@@ -204,7 +212,7 @@ def test_repeated_kills_converge_with_nothing_shared(
             workers.start(name)
         for _ in range(5):
             time.sleep(rng.uniform(0.5, 2.5))
-            if observed(tmp_path, postgres_url, run_id)["status"] != "running":
+            if card_status(tmp_path, postgres_url, run_id) != "running":
                 break
             victim = rng.choice(WORKERS)
             workers.kill(victim)
