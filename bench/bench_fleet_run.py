@@ -14,7 +14,15 @@ starts four processes and a dozen git commands. A throwaway PostgreSQL (durable 
 * **Throughput**: units merged per second, from the run's creation to its `completed` status.
 * **Across hosts** (`fleet+remote`): the same fleet with `run --queue --remote` to a bare
   `file://` remote on this machine: a mirror per worker and a push after every workspace step
-  (the cost of not sharing the repository, without any network latency).
+  (the cost of not sharing the repository, without any network latency). Its workers share
+  one state directory (one folder of the run, as a shared filesystem gives them).
+* **Sharing nothing** (`remote+own`): that fleet with each worker on a "host" of its own — its
+  own HOME and state directory (each makes its own folder of the run from the database's
+  rows), the queueing process's state directory deleted once the run is queued: the state
+  in the database only, against today's shared directory, in the same run.
+
+Every fleet's status is read from the run's card in the database (`RunStore.load`), every
+50 ms.
 
 Ratios are against `mergegate run` on SQLite (one process, the same concurrency) measured in
 the same run. Machine CPU busy (/proc/stat) says where it stops scaling.
@@ -41,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _plan_runs import agent, events, make_plan, repo_with
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
 from _smoke import sizes, skipped
+from mergegate.store import RunStore
 
 WORKERS = sizes((1, 2, 4), (1,))
 REMOTE_WORKERS = sizes((1, 2), (1,))
@@ -107,6 +116,18 @@ def _record(root: Path) -> dict[str, object]:
     return record
 
 
+def _card(root: Path, database_url: str, run_id: str) -> dict[str, object]:
+    """The run's card as the database holds it (no folder needed)."""
+    record: dict[str, object] = RunStore(root / "state", database_url).load(run_id).model_dump()
+    return record
+
+
+def _host_env(env: dict[str, str], host: Path) -> dict[str, str]:
+    """A worker's environment on a host of its own: its own HOME and state directory."""
+    (host / "home").mkdir(parents=True)
+    return {**env, "MERGEGATE_STATE_DIR": str(host / "state"), "HOME": str(host / "home")}
+
+
 def _first_agent(root: Path, started: float) -> float:
     starts = [e["time"] for e in events(root, "impl") if e["event"] == "start"]
     return min(starts) - started
@@ -134,8 +155,17 @@ def local(root: Path, units: int, concurrency: int, database_url: str | None) ->
 
 
 def fleet(
-    root: Path, units: int, concurrency: int, database_url: str, workers: int, *, remote: bool
+    root: Path,
+    units: int,
+    concurrency: int,
+    database_url: str,
+    workers: int,
+    *,
+    remote: bool,
+    own_state: bool = False,
 ) -> Result:
+    """A fleet of `workers` processes; with `own_state` (and `remote`), each on a host of
+    its own (`_host_env`) and the queueing state directory deleted once the run is queued."""
     repo, _, args = _setup(root, units)
     env = _env(root, database_url)
     if remote:  # workers across hosts: a bare remote, and every workspace step pushes to it
@@ -148,21 +178,15 @@ def fleet(
             log = root / f"w{i}.log"
             argv = ["worker", "--id", f"w{i}", "--concurrency", str(concurrency)]
             argv += ["--workdir", str(root / f"w{i}")]
+            own = _host_env(env, root / f"host-w{i}") if own_state else env
             with log.open("wb") as out:
                 procs.append(
                     subprocess.Popen(
-                        [
-                            sys.executable,
-                            "-m",
-                            "mergegate",
-                            *argv,
-                            "--workdir",
-                            str(root / f"w{i}"),
-                        ],
+                        [sys.executable, "-m", "mergegate", *argv],
                         stdout=out,
                         stderr=subprocess.STDOUT,
-                        env=env,
-                        cwd=repo,
+                        env=own,
+                        cwd=root / f"host-w{i}" if own_state else repo,
                     )
                 )
         for i in range(workers):
@@ -172,10 +196,13 @@ def fleet(
                 time.sleep(0.05)
         busy0, total0 = cpu_times()
         queued = _mergegate([*args, "--queue"], env, repo)
-        _, err = queued.communicate(timeout=120)
+        out, err = queued.communicate(timeout=120)
         if queued.returncode != 0:
             raise RuntimeError(err[-2000:])
-        while (record := _record(root))["status"] == "running":
+        run_id = out.strip()
+        if own_state:
+            shutil.rmtree(root / "state")
+        while (record := _card(root, database_url, run_id))["status"] == "running":
             time.sleep(0.05)
         done = time.time()
         busy1, total1 = cpu_times()
@@ -188,7 +215,7 @@ def fleet(
             proc.wait(timeout=30)
     started = float(str(record["started_epoch"]))
     return Result(
-        "fleet+remote" if remote else "fleet (PG)",
+        ("remote+own" if own_state else "fleet+remote") if remote else "fleet (PG)",
         workers,
         units,
         done - started,
@@ -219,10 +246,21 @@ def main() -> int:
                 fleet(tmp / f"fleet{n}", opts.units, opts.concurrency, url, n, remote=False)
             )
         for n in REMOTE_WORKERS:
-            url = cluster.create_database(f"b_remote{n}")
-            results.append(
-                fleet(tmp / f"remote{n}", opts.units, opts.concurrency, url, n, remote=True)
-            )
+            # shared state directory and a state directory per worker, back to back
+            for own in (False, True):
+                name = f"remote{n}{'-own' if own else ''}"
+                url = cluster.create_database(f"b_{name.replace('-', '_')}")
+                results.append(
+                    fleet(
+                        tmp / name,
+                        opts.units,
+                        opts.concurrency,
+                        url,
+                        n,
+                        remote=True,
+                        own_state=own,
+                    )
+                )
     finally:
         cluster.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -235,6 +273,13 @@ def main() -> int:
             f"first agent after {r.first_agent_s:5.2f} s "
             f"(x{r.first_agent_s / base.first_agent_s:.2f}); machine CPU busy {r.cpu_busy:.0%}"
         )
+    shared = {r.workers: r for r in results if r.label == "fleet+remote"}
+    for r in results:
+        if r.label == "remote+own" and r.workers in shared:
+            print(
+                f"state in the database only, {r.workers} worker(s): x"
+                f"{r.per_s / shared[r.workers].per_s:.2f} units/s vs a shared state directory"
+            )
     return 0
 
 

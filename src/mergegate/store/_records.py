@@ -397,6 +397,21 @@ class RunStore:
         write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
         return path
 
+    def folder_here(self, run_id: str) -> Path:
+        """The run's folder under this state directory, made from its rows when it is not
+        here yet (a fleet worker on another host than the one that queued the run): the
+        copies for people (`run.json`, `plan.json`) written, the rest left to the steps that
+        write there. The run must be recorded in a database (`UsageError` otherwise)."""
+        record = self.load(run_id)
+        path = self.run_dir(run_id)
+        if not path.is_dir():
+            ensure_state_dir(self.root.parent)
+            path.mkdir(parents=True, exist_ok=True)
+            self._copy(record)
+            plan = self.plan(run_id)
+            write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
+        return path
+
     def _copy(self, record: RunRecord) -> None:
         """`run.json`, for people and tools that read the folder (never read back)."""
         folder = self.run_dir(record.run_id)

@@ -9,13 +9,14 @@ free takes the next unit.
 
 A worker runs workflows of many runs, so it installs a resolver instead of one runtime: a
 workflow's id starts with its run's id, and the worker builds that run's `Runtime` from the
-run's card in the fleet's database (again when a workflow of a later generation shows up), its
-folder found through the state directory recorded with the queued run. Each worker keeps its
-units' workspaces under its own work directory. Without a remote, a unit recovered by another
-worker keeps the workspace its first worker made (its path a row of the run's state,
-`StateKind.WORKSPACE`): every worker must reach the same paths. With one (`run --queue
---remote`), `FleetRuntime` rebuilds a unit's workspace from the remote wherever the unit goes
-(docs/fleet.md). Every process a worker starts is recorded in the run's rows under the
+run's card in the fleet's database (again when a workflow of a later generation shows up). Its
+folder: across hosts (`--remote`) under the worker's own state directory, made from the run's
+rows; on a shared filesystem, under the state directory recorded with the queued run. Each
+worker keeps its units' workspaces under its own work directory. Without a remote, a unit
+recovered by another worker keeps the workspace its first worker made (its path a row of the
+run's state, `StateKind.WORKSPACE`): every worker must reach the same paths. With one (`run
+--queue --remote`), `FleetRuntime` rebuilds a unit's workspace from the remote wherever the
+unit goes (docs/fleet.md). Every process a worker starts is recorded in the run's rows under the
 worker's id (`_orphans.WorkerProcesses`).
 
 Recovery is DBOS's: a worker started again under the same id recovers its own pending
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config
+from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config, state_dir
 from mergegate.engine._context.journal import RunJournal
 from mergegate.engine._context.orphans import WorkerProcesses, kill_orphans_of
 from mergegate.engine._context.outcomes import WorkspaceRecord
@@ -301,12 +302,25 @@ class Worker:
         except RuntimeError:
             return None
 
-    def _build(self, run_id: str) -> FleetRuntime:
-        state = run_state_dir(self.database_url, run_id)
-        if state is None:
+    def _store(self, run_id: str) -> tuple[RunStore, RunRecord]:
+        """The run's store on this worker and its card. A run queued with a remote keeps
+        its folder (records, attempt folders, logs, copies for people) under this worker's
+        own state directory (`$MERGEGATE_STATE_DIR`, else the project's `.mergegate`), made
+        from the run's rows: nothing it needs is on another host's disk. Without a remote
+        (one shared filesystem) every worker writes into the state directory the run was
+        queued from, as it always did."""
+        queued_in = run_state_dir(self.database_url, run_id)
+        if queued_in is None:
             raise RuntimeError(f"run {run_id} was not queued in this database")
-        store = RunStore(state, self.database_url)
+        store = RunStore(queued_in, self.database_url)
         record = store.load(run_id)
+        if record.remote:
+            store = RunStore(state_dir(self.config), self.database_url)
+            store.folder_here(run_id)
+        return store, record
+
+    def _build(self, run_id: str) -> FleetRuntime:
+        store, record = self._store(run_id)
         # across hosts the user's repository is not here: the worker's own configuration
         config = self.config if record.remote else load_config(Path(record.repo))
         events = EventSink(lambda event: self._listener(run_id, event))
