@@ -130,7 +130,7 @@ class Workers:
             return f"worker {name} ready".encode() in self.log(name).read_bytes()[started:]
 
         # 120 s: a restarted worker was seen taking over 60 s to say "ready" at load 10-16 on
-        # the 2 cores (cause not found; see CHANGELOG); convergence, not start-up, is tested
+        # the 2 cores (cause not found yet); convergence, not start-up, is tested
         wait_for(ready, 120, f"worker {name} to start")
 
     def kill(self, name: str) -> None:
