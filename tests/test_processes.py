@@ -368,7 +368,14 @@ def test_the_supervisor_records_each_process_in_the_installed_ledger(tmp_path: P
 
 
 def carries(pid: int, tag: str | None) -> bool:
+    # A child's environ reads empty for a moment after Popen returns: the kernel closes the
+    # exec error pipe (Popen's signal that exec succeeded) before it lays out the new
+    # program's environment. Wait out that window, a few milliseconds at most when quiet.
+    deadline = time.monotonic() + 5.0
     raw = Path(f"/proc/{pid}/environ").read_bytes()
+    while not raw and time.monotonic() < deadline:
+        time.sleep(0.01)
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
     return any(
         e == f"{TREE_ENV}={tag}".encode() or e.endswith(f":{tag}".encode())
         for e in raw.split(b"\0")
