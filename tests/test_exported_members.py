@@ -538,6 +538,7 @@ EXPECTED_MODULE_EXPORTS = {
         "Validation",
         "VerifierJudgement",
         "VerifierVerdictPayload",
+        "check_judged_criteria",
         "default_registry",
         "extract",
         "level_for_retry",

@@ -35,6 +35,7 @@ from mergegate.handoff._payloads import (
     SupervisorSkip,
     VerifierJudgement,
     VerifierVerdictPayload,
+    check_judged_criteria,
 )
 from mergegate.handoff._prompt_files import PromptFile, RenderedPrompt
 from mergegate.handoff._prompts import level_for_retry, retry_prompt
@@ -115,6 +116,7 @@ __all__ = [
     "Validation",
     "VerifierJudgement",
     "VerifierVerdictPayload",
+    "check_judged_criteria",
     "default_registry",
     "extract",
     "level_for_retry",

@@ -337,15 +337,25 @@ def check_verifier_verdict(value: Any, context: Mapping[str, Any] | None) -> lis
     Context keys: `verification_id` (the nonce of this request) and `criteria` (the ids asked
     about); either may be absent, and then that rule is not applied.
     """
+    return check_judged_criteria(value.verification_id, [j.id for j in value.criteria], context)
+
+
+def check_judged_criteria(
+    verification_id: str, judged: list[str], context: Mapping[str, Any] | None
+) -> list[str]:
+    """What is wrong with a verifier's answer carrying `verification_id` and judging the
+    criteria `judged` (in its order), against the request in `context` (see
+    `check_verifier_verdict`): a wrong nonce, a criterion judged twice, one asked about and
+    not judged, one judged and not asked about. Shared by every verifier answer schema."""
     problems = []
     ctx = context or {}
     expected = ctx.get("verification_id")
-    if expected and value.verification_id != expected:
+    if expected and verification_id != expected:
         problems.append(
-            f"verification_id is {value.verification_id!r} but this request's id is "
+            f"verification_id is {verification_id!r} but this request's id is "
             f"{expected!r}: copy the verification_id given in the request"
         )
-    counts = Counter(j.id for j in value.criteria)
+    counts = Counter(judged)
     repeated = sorted(i for i, n in counts.items() if n > 1)
     if repeated:
         problems.append(f"criterion ids must appear once; repeated: {', '.join(repeated)}")

@@ -18,7 +18,6 @@ words of a criterion are never evidence; neither is a file the agent made up.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.errors import UsageError
-from mergegate.handoff import ModelSchema
+from mergegate.handoff import ModelSchema, check_judged_criteria
 from mergegate.verify._paths import repo_path
 
 __all__ = [
@@ -74,27 +73,7 @@ class VerifierAnswer(_Strict):
 
 def _check(value: Any, context: Mapping[str, Any] | None) -> list[str]:
     """The nonce matches; every criterion asked about is answered once, and no other."""
-    ctx = context or {}
-    problems = []
-    expected = ctx.get("verification_id")
-    if expected and value.verification_id != expected:
-        problems.append(
-            f"verification_id is {value.verification_id!r} but this request's id is "
-            f"{expected!r}: copy the verification_id given in the request"
-        )
-    counts = Counter(j.id for j in value.criteria)
-    repeated = sorted(i for i, n in counts.items() if n > 1)
-    if repeated:
-        problems.append(f"criterion ids must appear once; repeated: {', '.join(repeated)}")
-    asked = ctx.get("criteria")
-    if asked is not None:
-        missing = [i for i in asked if i not in counts]
-        unknown = sorted(i for i in counts if i not in set(asked))
-        if missing:
-            problems.append(f"no answer for criteria: {', '.join(missing)}")
-        if unknown:
-            problems.append(f"answers for criteria that were not asked about: {', '.join(unknown)}")
-    return problems
+    return check_judged_criteria(value.verification_id, [j.id for j in value.criteria], context)
 
 
 def answer_schema() -> ModelSchema:
