@@ -460,7 +460,15 @@ EXPECTED_MODULE_EXPORTS = {
         "queue_for_run",
         "run_app_version",
     },
-    "mergegate.untrusted": {"bounded", "one_line", "storable"},
+    "mergegate.untrusted": {
+        "bounded",
+        "fence",
+        "md_code",
+        "md_text",
+        "one_line",
+        "storable",
+        "yaml_scalar",
+    },
     "mergegate.config": {
         "CONFIG_FILE",
         "ConfigText",

@@ -10,15 +10,32 @@ to show. The one home of these rules; every function is linear in its input and 
   removed): for text quoted into a prompt or an error message.
 * `storable(text)`: `text` as valid UTF-8, for a record on disk (JSON decoding can yield lone
   surrogates, which UTF-8 cannot encode; they become U+FFFD rather than losing the record).
+* `md_text(text, limit)`: `one_line`, with every character Markdown gives a meaning
+  backslash-escaped: for prose and table cells of the Markdown records a run writes.
+* `md_code(text, limit)`: `one_line` as a whole Markdown code span, shown exactly as
+  written (a backslash escape would show there, so none is added).
+* `fence(text, info)`: `text` inside a code fence that no backtick run in it can close.
+* `yaml_scalar(value)`: a YAML frontmatter value (a JSON scalar, with the characters YAML
+  refuses or reads as line breaks written as escapes).
 
 Layer L0: the standard library only.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import unicodedata
 
-__all__ = ["bounded", "one_line", "storable"]
+__all__ = [
+    "bounded",
+    "fence",
+    "md_code",
+    "md_text",
+    "one_line",
+    "storable",
+    "yaml_scalar",
+]
 
 _ESC, _BEL, _CSI8 = "\x1b", "\x07", "\x9b"
 # ESC, 8-bit CSI, and the 8-bit control-string introducers DCS, SOS, OSC, PM, APC.
@@ -100,3 +117,60 @@ def storable(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~&])")
+_FENCE_RUN = re.compile(r"`{3,}")
+_BACKTICK_RUN = re.compile(r"`+")
+# Characters a JSON string may hold raw but YAML may not (DEL, C1 controls — NEL is a line
+# break to YAML —, line/paragraph separators, BOM, non-characters, lone surrogates).
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+
+
+def md_text(text: object, limit: int) -> str:
+    """`str(text)` as one line (`one_line`, at most `limit` characters before escaping) that
+    Markdown shows as written: every character it gives a meaning is backslash-escaped.
+
+    The escapes are added after the cut, so no escape is cut in half (a lone trailing
+    backslash would escape whatever the caller writes next). Inside a code span an escape
+    shows as written: use `md_code` there.
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(str(text), limit))
+
+
+def md_code(text: object, limit: int, *, in_table: bool = False) -> str:
+    """`str(text)` as one line (`one_line`, at most `limit` characters) in a whole Markdown
+    code span, delimiters included: more backticks than any run inside, and a space inside
+    each delimiter where the text starts or ends with a backtick (CommonMark strips it).
+
+    `in_table`: the span is in a GFM table cell, where a `|` ends the cell even inside code
+    unless written `\\|` (GFM removes that backslash before it reads the span).
+    """
+    flat = one_line(str(text), limit) or " "
+    longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(flat)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    if in_table:
+        flat = flat.replace("|", "\\|")
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def fence(text: str, info: str = "text") -> str:
+    """`text` in a code fence longer than any backtick run inside it (so nothing in it can
+    close the fence), from the opening line to the closing fence, with no newline after it."""
+    longest = max((len(m.group(0)) for m in _FENCE_RUN.finditer(text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{ticks}{info}\n{body}{ticks}"
+
+
+def yaml_scalar(value: object) -> str:
+    """`value` (None, a bool, a number or text) as a YAML scalar on one line."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    quoted = json.dumps(str(value), ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)

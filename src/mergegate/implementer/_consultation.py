@@ -64,7 +64,8 @@ from mergegate.handoff import (
 from mergegate.implementer._events import emit
 from mergegate.implementer._help import HelpRequest
 from mergegate.implementer._leftovers import kill_leftovers
-from mergegate.implementer._prompts import RenderedPrompt, fence, json_line, load_template
+from mergegate.implementer._prompts import RenderedPrompt, json_line, load_template
+from mergegate.untrusted import fence
 
 __all__ = [
     "OUTCOME_FILE",

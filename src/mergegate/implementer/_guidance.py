@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from mergegate.agents.base import AgentRequest
 from mergegate.implementer._consultation import Consultation
-from mergegate.implementer._prompts import RenderedPrompt, fence, load_template, result_format
+from mergegate.implementer._prompts import RenderedPrompt, load_template, result_format
+from mergegate.untrusted import fence
 
 __all__ = ["GUIDANCE_HEADING", "guidance_prompt", "guidance_request"]
 

@@ -12,7 +12,6 @@ prompt does not ask for help by doing so.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from mergegate.agents.answers import answer_schema
@@ -23,7 +22,6 @@ __all__ = [
     "MAX_SPEC_CHARS",
     "TEMPLATE_VERSIONS",
     "RenderedPrompt",
-    "fence",
     "implementer_prompt",
     "load_template",
     "result_format",
@@ -33,20 +31,11 @@ __all__ = [
 TEMPLATE_VERSIONS: dict[str, int] = {"implementer": 3, "advisor": 1, "guidance": 1}
 MAX_SPEC_CHARS = 40_000
 """Longest task text put into an implementer or advisor prompt (the rest is cut, and says so)."""
-_BACKTICKS = re.compile(r"`{3,}")
 
 
 def load_template(name: str) -> PromptFile:
     """The current version of a built-in template (`implementer`, `advisor`, `guidance`)."""
     return PromptFile.load(__package__, name, TEMPLATE_VERSIONS[name])
-
-
-def fence(text: str, info: str = "text") -> str:
-    """`text` in a Markdown code fence longer than any backtick run inside it (quoted as data)."""
-    longest = max((len(m.group()) for m in _BACKTICKS.finditer(text)), default=2)
-    ticks = "`" * (longest + 1)
-    body = text if text.endswith("\n") else text + "\n"
-    return f"{ticks}{info}\n{body}{ticks}"
 
 
 def cut(text: str, limit: int, *, keep: str = "head") -> str:

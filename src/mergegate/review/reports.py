@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mergegate import untrusted
 from mergegate.atomic_files import OverwriteRefusedError, sync_directory, write_atomic
 from mergegate.errors import UsageError
-from mergegate.untrusted import storable
+from mergegate.untrusted import md_code, md_text, storable, yaml_scalar
 
 if TYPE_CHECKING:
     from mergegate.review.ledger import FindingRecord
@@ -35,29 +35,11 @@ __all__ = [
     "summary_lines",
 ]
 
-_BACKTICKS = re.compile(r"`{3,}")
-# Characters a JSON string may hold raw but YAML may not (DEL, C1 controls — NEL is a line
-# break to YAML —, line/paragraph separators, BOM, non-characters, lone surrogates).
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
-
 
 def fence(text: str, info: str = "text") -> str:
-    """Wrap untrusted text in a code fence that no backtick run inside it can close."""
-    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{ticks}{info}\n{body}{ticks}\n"
-
-
-def _yaml_scalar(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return json.dumps(value)
-    quoted = json.dumps(str(value), ensure_ascii=False)
-    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
+    """Untrusted text in a code fence nothing in it can close (`mergegate.untrusted.fence`),
+    as a block: the closing fence ends its line."""
+    return untrusted.fence(text, info) + "\n"
 
 
 def frontmatter(values: Mapping[str, object]) -> str:
@@ -72,9 +54,9 @@ def frontmatter(values: Mapping[str, object]) -> str:
             lines.append(f"{key}: {{}}")  # a bare `key:` would read back as null
         elif isinstance(value, Mapping):
             lines.append(f"{key}:")
-            lines.extend(f"  {k}: {_yaml_scalar(v)}" for k, v in value.items())
+            lines.extend(f"  {k}: {yaml_scalar(v)}" for k, v in value.items())
         else:
-            lines.append(f"{key}: {_yaml_scalar(value)}")
+            lines.append(f"{key}: {yaml_scalar(value)}")
     lines.append("---")
     return "\n".join(lines) + "\n"
 
@@ -156,35 +138,28 @@ class AttemptReport:
         )
         parts = [frontmatter(self.metadata()), title, ""]
         if self.note:
-            parts += [f"**Note:** {_escape_inline(self.note)}", ""]
+            parts += [f"**Note:** {md_text(self.note, 500)}", ""]
         parts += [f"**Decision:** `{self.decision}` ({self.status})", ""]
         if self.summary or self.confidence is not None:
             confidence = "—" if self.confidence is None else f"{self.confidence:g}"
-            summary = _escape_inline(self.summary) or "—"
+            summary = md_text(self.summary, 500) or "—"
             parts += [f"**Summary:** {summary} (confidence {confidence})", ""]
         reasons = self.parsed.get("reasons") or []
-        parts += [f"- {_escape_inline(str(r))}" for r in reasons]
+        parts += [f"- {md_text(r, 500)}" for r in reasons]
         parts += ["", "## Findings", ""]
         findings = self.parsed.get("findings") or []
         if not findings:
             parts.append("None.")
         for f in findings:
-            where = (
-                f" ({_escape_inline(str(f.get('file')))}:{f.get('line')})" if f.get("file") else ""
-            )
-            title = _escape_inline(str(f.get("title")))
-            parts.append(f"- **{f.get('severity')}** `{f.get('id')}` {title}{where}")
+            where = f" ({md_text(f.get('file'), 500)}:{f.get('line')})" if f.get("file") else ""
+            title = md_text(f.get("title"), 500)
+            severity, fid = md_text(f.get("severity"), 20), md_code(f.get("id"), 60)
+            parts.append(f"- **{severity}** {fid} {title}{where}")
             for label in ("suggestion", "requirement"):
                 if f.get(label):
-                    parts.append(f"  - {label}: {_escape_inline(str(f.get(label)))}")
+                    parts.append(f"  - {label}: {md_text(f.get(label), 500)}")
         parts += ["", "## Reviewer output", "", fence(self.output)]
         return "\n".join(parts)
-
-
-def _escape_inline(text: str) -> str:
-    """One line of untrusted text, safe inside markdown prose."""
-    flat = " ".join(text.split())
-    return re.sub(r"([\\`*_{}\[\]<>#|])", r"\\\1", flat)[:500]
 
 
 class ReportWriter:
@@ -276,7 +251,7 @@ def _holds(path: Path, text: str) -> bool:
 
 def summary_lines(outcome: ReviewOutcome) -> list[str]:
     """The body of `summary.md`: the status, one line per attempt, the usage totals."""
-    lines = [f"**Status:** {outcome.status.value} — {_escape_inline(outcome.message)}", ""]
+    lines = [f"**Status:** {outcome.status.value} — {md_text(outcome.message, 500)}", ""]
     for rnd in outcome.rounds:
         for a in rnd.attempts:
             lines.append(
@@ -290,7 +265,7 @@ def summary_lines(outcome: ReviewOutcome) -> list[str]:
             f"{total.usage.output_tokens} output tokens, {round(total.duration_s, 3)} s"
         )
     if outcome.sandbox:
-        lines.append(f"- sandbox: {_escape_inline(outcome.sandbox)}")
+        lines.append(f"- sandbox: {md_text(outcome.sandbox, 500)}")
     return lines
 
 
@@ -300,14 +275,14 @@ def escalation_readme(why: str, run_id: str, records: Sequence[FindingRecord]) -
     lines = [
         f"# Review {run_id} needs a person",
         "",
-        f"**Why:** {_escape_inline(why)}",
+        f"**Why:** {md_text(why, 500)}",
         "",
         "## Open findings",
         "",
     ]
     lines += [
-        f"- `{r.finding.id}` ({r.finding.severity.value}, {r.status.value}, {r.stage}): "
-        f"{_escape_inline(r.finding.title)[:200]}"
+        f"- {md_code(r.finding.id, 60)} ({r.finding.severity.value}, {r.status.value}, {r.stage}): "
+        f"{md_text(r.finding.title, 200)}"
         for r in open_
     ] or ["None."]
     lines += [

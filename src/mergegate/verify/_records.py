@@ -28,7 +28,7 @@ from mergegate.atomic_files import append_jsonl, write_atomic
 from mergegate.config import StateLayout
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan, PlanFormat
-from mergegate.untrusted import storable
+from mergegate.untrusted import fence, md_code, md_text, storable, yaml_scalar
 from mergegate.verify._model import (
     Answer,
     CriterionResult,
@@ -58,22 +58,9 @@ __all__ = [
 REPORT_NAME = "VERIFICATION.md"
 JSON_NAME = "verification.json"
 VERIFIER_MARK = "mergegate"
-_BACKTICKS = re.compile(r"`{3,}")
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
 # ---------------------------------------------------------------- escaping
-
-
-def _scalar(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return json.dumps(value)
-    quoted = json.dumps(str(value), ensure_ascii=False)
-    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
 
 
 def _yaml_lines(key: str, value: object, indent: str) -> list[str]:
@@ -91,12 +78,12 @@ def _yaml_lines(key: str, value: object, indent: str) -> list[str]:
         for item in value:
             lines += _yaml_item(item, indent + "  ")
         return lines
-    return [f"{indent}{key}: {_scalar(value)}"]
+    return [f"{indent}{key}: {yaml_scalar(value)}"]
 
 
 def _yaml_item(item: object, indent: str) -> list[str]:
     if not isinstance(item, Mapping) or not item:
-        return [f"{indent}- {_scalar(item)}"]
+        return [f"{indent}- {yaml_scalar(item)}"]
     lines: list[str] = []
     for n, (k, v) in enumerate(item.items()):
         sub = _yaml_lines(str(k), v, indent + "  ")
@@ -112,21 +99,6 @@ def frontmatter(values: Mapping[str, object]) -> str:
     for key, value in values.items():
         lines += _yaml_lines(key, value, "")
     return "\n".join([*lines, "---"]) + "\n"
-
-
-def _inline(text: str, limit: int = 400) -> str:
-    """One line of untrusted text, safe in markdown prose and table cells."""
-    flat = " ".join(str(text).split())
-    if len(flat) > limit:
-        flat = flat[: limit - 1] + "…"
-    return re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", flat)
-
-
-def _fence(text: str, info: str = "text") -> str:
-    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{ticks}{info}\n{body}{ticks}"
 
 
 # ---------------------------------------------------------------- the report
@@ -214,14 +186,14 @@ def _slug(text: str) -> str:
 def render_markdown(result: VerificationResult) -> str:
     """`VERIFICATION.md`: frontmatter, summary, gaps, questions, criteria and evidence."""
     c = result.counts
-    title = f"# Phase {_inline(result.phase_id)}"
+    title = f"# Phase {md_text(result.phase_id, 400)}"
     if result.phase_name:
-        title += f": {_inline(result.phase_name)}"
+        title += f": {md_text(result.phase_name, 400)}"
     parts = [
         frontmatter(_meta(result)),
         f"{title} — Verification",
         "",
-        f"**Status:** {result.status.value} — {_inline(result.reason, 600)}",
+        f"**Status:** {result.status.value} — {md_text(result.reason, 600)}",
         f"**Verified:** {result.verified_at.isoformat()} by mergegate (run `{result.run_id}`)",
         f"**Tree:** {result.repo} at {result.head or '(not a git tree)'}",
         f"**Criteria:** {c.criteria} — {c.passed} pass ({c.by_program} by program, "
@@ -229,11 +201,11 @@ def render_markdown(result: VerificationResult) -> str:
         f"{c.uncertain} uncertain, {c.unverified} unverified; {c.checks_run} program checks ran",
     ]
     if result.goal:
-        parts.append(f"**Goal:** {_inline(result.goal, 600)}")
+        parts.append(f"**Goal:** {md_text(result.goal, 600)}")
     if not result.commands_run:
         parts.append("**Commands:** not run (`--no-commands`); their criteria stay unverified")
     elif result.environment:
-        parts.append(f"**Environment:** {_inline(result.environment, 600)}")
+        parts.append(f"**Environment:** {md_text(result.environment, 600)}")
     parts += _gaps_section(result) + _questions_section(result)
     parts += _table("Criteria decided by program evidence", result, {"program"})
     parts += _table(
@@ -252,9 +224,10 @@ def _gaps_section(result: VerificationResult) -> list[str]:
     lines = ["", "## Gaps", ""]
     for g in gaps:
         reason = "; ".join(e.detail for e in g.evidence if e.outcome.value == "fail")
-        lines.append(f"- `{g.id}` ({g.kind.value}): {_inline(g.text, 200)} — {_inline(reason)}")
+        what = f"{md_text(g.text, 200)} — {md_text(reason, 400)}"
+        lines.append(f"- {md_code(g.id, 200)} ({g.kind.value}): {what}")
         if g.next_step:
-            lines.append(f"  - next step: {_inline(g.next_step, 600)}")
+            lines.append(f"  - next step: {md_text(g.next_step, 600)}")
     return lines
 
 
@@ -270,7 +243,9 @@ def _questions_section(result: VerificationResult) -> list[str]:
         "",
     ]
     for q in result.questions:
-        lines.append(f"- `{q.id}`: {_inline(q.text, 300)} — {_inline(q.question or '', 300)}")
+        lines.append(
+            f"- {md_code(q.id, 200)}: {md_text(q.text, 300)} — {md_text(q.question or '', 300)}"
+        )
     return lines
 
 
@@ -286,10 +261,9 @@ def _table(title: str, result: VerificationResult, by: set[str | None]) -> list[
         "|---|---|---|---|---|",
     ]
     for c in rows:
-        evidence = "; ".join(_inline(e.detail, 200) for e in c.evidence) or "none"
-        lines.append(
-            f"| `{c.id}` | {c.kind.value} | {_inline(c.source or '')} | {_mark(c)} | {evidence} |"
-        )
+        evidence = "; ".join(md_text(e.detail, 200) for e in c.evidence) or "none"
+        cid, source = md_code(c.id, 200, in_table=True), md_text(c.source or "", 400)
+        lines.append(f"| {cid} | {c.kind.value} | {source} | {_mark(c)} | {evidence} |")
     return lines
 
 
@@ -297,22 +271,24 @@ def _evidence_section(result: VerificationResult) -> list[str]:
     lines = ["", "## Evidence", ""]
     for c in result.criteria:
         lines += [
-            f"### `{c.id}` — {_mark(c)}",
+            f"### {md_code(c.id, 200)} — {_mark(c)}",
             "",
-            f"{c.kind.value} from {_inline(c.source or 'the plan')}:",
+            f"{c.kind.value} from {md_text(c.source or 'the plan', 400)}:",
             "",
         ]
-        lines += [f"> {_inline(line, 1000)}" for line in c.text.splitlines()[:20] or [""]]
+        lines += [f"> {md_text(line, 1000)}" for line in c.text.splitlines()[:20] or [""]]
         lines.append("")
         if c.judgement:
-            lines.append(f"Needs judgement: {_inline(c.judgement)}")
-        lines += [f"- not checkable by program: {_inline(u)}" for u in c.unchecked]
+            lines.append(f"Needs judgement: {md_text(c.judgement, 400)}")
+        lines += [f"- not checkable by program: {md_text(u, 400)}" for u in c.unchecked]
         for e in c.evidence:
-            lines.append(f"- **{e.by}** `{e.check}` {e.outcome.value}: {_inline(e.detail, 600)}")
+            lines.append(
+                f"- **{e.by}** {md_code(e.check, 200)} {e.outcome.value}: {md_text(e.detail, 600)}"
+            )
             if e.command is not None:
-                lines.append(f"  - ran `{_inline(' '.join(e.argv), 300)}` → exit {e.exit_code}")
+                lines.append(f"  - ran {md_code(' '.join(e.argv), 300)} → exit {e.exit_code}")
             if e.excerpt:
-                lines += ["", _fence(e.excerpt), ""]
+                lines += ["", fence(e.excerpt), ""]
         lines.append("")
     return lines
 
@@ -324,9 +300,9 @@ def _tail(result: VerificationResult) -> list[str]:
         lines += [
             "## Verifier agent",
             "",
-            f"`{_inline(v.backend)}`: {v.status} after {v.attempts} attempt(s); "
+            f"{md_code(v.backend, 400)}: {v.status} after {v.attempts} attempt(s); "
             f"verification id `{v.verification_id}`; template {v.template} "
-            f"({v.template_sha256[:12]}). {_inline(v.detail, 600)}",
+            f"({v.template_sha256[:12]}). {md_text(v.detail, 600)}",
             "",
         ]
     if result.acceptance is not None:
@@ -334,13 +310,13 @@ def _tail(result: VerificationResult) -> list[str]:
         lines += [
             "## Gaps accepted by a person",
             "",
-            f"{_inline(a.who)} at {a.at.isoformat()}: {_inline(a.reason, 1000)}",
+            f"{md_text(a.who, 400)} at {a.at.isoformat()}: {md_text(a.reason, 1000)}",
             "",
             "The phase is `complete_with_gaps`, not `passed`.",
             "",
         ]
     if result.warnings:
-        lines += ["## Warnings", ""] + [f"- {_inline(w, 600)}" for w in result.warnings] + [""]
+        lines += ["## Warnings", ""] + [f"- {md_text(w, 600)}" for w in result.warnings] + [""]
     return lines
 
 
@@ -458,7 +434,7 @@ def _section(result: VerificationResult) -> list[str]:
     lines = [
         f"## mergegate verification — {when}",
         "",
-        f"**Status:** {result.status.value} — {_inline(result.reason, 600)}",
+        f"**Status:** {result.status.value} — {md_text(result.reason, 600)}",
         f"**Run:** `{result.run_id}` at {result.head or '(not a git tree)'}; "
         f"{c.criteria} criteria: {c.passed} pass, {c.failed} fail, {c.uncertain} uncertain, "
         f"{c.unverified} unverified",
@@ -467,12 +443,12 @@ def _section(result: VerificationResult) -> list[str]:
     if gaps:
         lines += ["", "Gaps:", ""]
         for g in gaps:
-            step = f" Next: {_inline(g.next_step, 300)}" if g.next_step else ""
-            lines.append(f"- `{g.id}`: {_inline(_failing(g), 300)}.{step}")
+            step = f" Next: {md_text(g.next_step, 300)}" if g.next_step else ""
+            lines.append(f"- {md_code(g.id, 200)}: {md_text(_failing(g), 300)}.{step}")
     if result.questions:
         lines += ["", "Questions for a person:", ""]
         lines += [
-            f"- `{q.id}`: {_inline(q.text, 200)} — {_inline(q.question or '', 200)}"
+            f"- {md_code(q.id, 200)}: {md_text(q.text, 200)} — {md_text(q.question or '', 200)}"
             for q in result.questions
         ]
     return lines

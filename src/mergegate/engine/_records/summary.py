@@ -33,11 +33,11 @@ from mergegate.engine._records.run_report import (
     UnitEntry,
 )
 from mergegate.engine._records.run_status import next_step, shown_status
-from mergegate.engine._records.unit_records import inline
 from mergegate.events import EVENTS_FILE, Alert, EventLogError
 from mergegate.plans import Phase, Plan
 from mergegate.report import REPORT_FILE
 from mergegate.store import RunRecord, RunRows, RunState, RunStore, StateKind
+from mergegate.untrusted import md_text
 
 __all__ = [
     "build_report",
@@ -301,8 +301,8 @@ def _alert_lines(alerts: list[AlertEntry]) -> list[str]:
     lines = ["", f"## Alerts ({len(alerts)})", ""]
     for alert in alerts:
         where = "/".join(p for p in (alert.unit, alert.task) if p)
-        place = f" ({inline(where, 80)})" if where else ""
-        lines.append(f"- **{alert.rule}**{place}: {inline(alert.message, 300)}")
+        place = f" ({md_text(where, 80)})" if where else ""
+        lines.append(f"- **{alert.rule}**{place}: {md_text(alert.message, 300)}")
     return lines
 
 
@@ -313,35 +313,35 @@ def write_run_summary(report: RunReport) -> Path:
     lines = [
         f"# Run {report.run_id}: {report.status} (exit {report.exit_code})",
         "",
-        f"- plan: {inline(report.plan)}",
+        f"- plan: {md_text(report.plan, 300)}",
         f"- integration branch: `{report.into}` (from `{report.base[:12]}`)",
         f"- started {report.started}, finished {report.finished or '-'}",
-        f"- sandbox: {inline(report.sandbox.summary, 2000)}",
+        f"- sandbox: {md_text(report.sandbox.summary, 2000)}",
     ]
     if report.message:
-        lines.append(f"- {inline(report.message, 500)}")
+        lines.append(f"- {md_text(report.message, 500)}")
     lines += ["", "| phase | unit | status | merge commit | reason |", "|---|---|---|---|---|"]
     for u in report.units:
         lines.append(
-            f"| {inline(u.phase, 40)} | {inline(u.id, 40)} | {u.status} "
-            f"| `{(u.merge_commit or '-')[:12]}` | {inline(u.reason, 160)} |"
+            f"| {md_text(u.phase, 40)} | {md_text(u.id, 40)} | {u.status} "
+            f"| `{(u.merge_commit or '-')[:12]}` | {md_text(u.reason, 160)} |"
         )
     lines += _verification_lines(report.phases)
     if report.answers:
         lines += ["", "| unit/task | answer | who | when | note |", "|---|---|---|---|---|"]
         for a in report.answers:
             lines.append(
-                f"| {inline(a.unit + '/' + a.task, 80)} | {a.answer} "
-                f"| {inline(a.who, 60)} | {a.at} | {inline(a.note, 200)} |"
+                f"| {md_text(a.unit + '/' + a.task, 80)} | {a.answer} "
+                f"| {md_text(a.who, 60)} | {a.at} | {md_text(a.note, 200)} |"
             )
     lines += _alert_lines(report.alerts)
     if report.report:
         lines += [
             "",
-            f"Report (timeline, verdicts, findings, costs): {inline(report.report, 500)}",
+            f"Report (timeline, verdicts, findings, costs): {md_text(report.report, 500)}",
         ]
     if report.next:
-        lines += ["", f"Next: {inline(report.next, 600)}"]
+        lines += ["", f"Next: {md_text(report.next, 600)}"]
     lines += ["", "Each unit's `SUMMARY.md` lists its tasks and any Unresolved Review Findings."]
     write_atomic(run_dir / "SUMMARY.md", "\n".join(lines) + "\n", durable=False)
     return run_dir / "SUMMARY.md"
@@ -354,7 +354,7 @@ def _verification_lines(phases: list[PhaseEntry]) -> list[str]:
     lines = ["", "| phase | verification | reason | report |", "|---|---|---|---|"]
     for phase_id, v in verified:
         lines.append(
-            f"| {inline(phase_id, 40)} | {v.status} | {inline(v.reason, 200)} "
-            f"| {inline(v.report, 300)} |"
+            f"| {md_text(phase_id, 40)} | {v.status} | {md_text(v.reason, 200)} "
+            f"| {md_text(v.report, 300)} |"
         )
     return lines

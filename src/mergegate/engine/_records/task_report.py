@@ -24,8 +24,8 @@ from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.engine._context.outcomes import TaskOutcome
 from mergegate.engine._context.plan_views import report_stem
 from mergegate.engine._context.runtime import Runtime
-from mergegate.engine._records.unit_records import inline
 from mergegate.plans import Phase, Unit
+from mergegate.untrusted import md_code, md_text
 
 __all__ = ["SEED_SEVERITY", "render_task_report", "write_task_report"]
 
@@ -57,10 +57,10 @@ def render_task_report(run_id: str, phase: Phase, unit: Unit, task: TaskOutcome)
     status = "passed" if task.decision == "approved" else "issues_found"
     lines = _frontmatter(run_id, phase, unit, task, status=status, counts=counts)
     lines += [
-        f"# Review: Phase {inline(phase.id)} Plan {inline(unit.id)} Task {task.number} "
-        f"({inline(task.id)})",
+        f"# Review: Phase {md_text(phase.id, 300)} Plan {md_text(unit.id, 300)} Task {task.number} "
+        f"({md_text(task.id, 300)})",
         "",
-        f"**Decision:** `{task.decision}` — {inline(task.reason, 500) or 'no reason recorded'}",
+        f"**Decision:** `{task.decision}` — {md_text(task.reason, 500) or 'no reason recorded'}",
         "",
         f"- task commit: `{task.commit or '-'}`; final head: `{task.head or '-'}`",
         f"- review: {task.review_status or 'not reviewed'} in {task.rounds} round(s); "
@@ -72,7 +72,7 @@ def render_task_report(run_id: str, phase: Phase, unit: Unit, task: TaskOutcome)
     lines += _attempt_lines(task)
     lines += _summary_lines(counts, status)
     lines += ["", "## Review records", ""]
-    lines += [f"- {inline(path, 500)}/summary.md" for path in task.reports] or ["None."]
+    lines += [f"- {md_text(path, 500)}/summary.md" for path in task.reports] or ["None."]
     return "\n".join(lines) + "\n"
 
 
@@ -127,7 +127,7 @@ def _stage_lines(task: TaskOutcome, stage: str, title: str, words: str) -> list[
         return [*lines, f"Not reviewed ({words} stage did not run or gave no verdict)."]
     confidence = verdict.get("confidence")
     shown = "—" if confidence is None else f"{confidence:g}"
-    summary = inline(verdict.get("summary") or "", 300) or "no summary"
+    summary = md_text(verdict.get("summary") or "", 300) or "no summary"
     lines += [f"**Verdict:** `{verdict['decision']}` — {summary} (confidence {shown})", ""]
     findings = [f for f in task.findings if f.get("stage") == stage]
     if not findings:
@@ -148,18 +148,21 @@ _VERDICTS = ("approve", "fixes", "reject")
 def _finding_block(n: int, f: dict[str, Any]) -> list[str]:
     severity = SEED_SEVERITY.get(str(f.get("severity")), "info")
     lines = [
-        f"### Finding {n}: {inline(f.get('title'))}",
+        f"### Finding {n}: {md_text(f.get('title'), 300)}",
         f"- **Severity:** {severity}",
     ]
     if f.get("requirement"):
-        lines.append(f"- **Requirement:** {inline(f['requirement'], 300)}")
+        lines.append(f"- **Requirement:** {md_text(f['requirement'], 300)}")
     if f.get("file"):
-        where = inline(f["file"], 300) + (f":{int(f['line'])}" if f.get("line") else "")
+        where = md_text(f["file"], 300) + (f":{int(f['line'])}" if f.get("line") else "")
         lines.append(f"- **File:** {where}")
-    lines.append(f"- **Issue:** {inline(f.get('detail') or f.get('title'), 800)}")
+    lines.append(f"- **Issue:** {md_text(f.get('detail') or f.get('title'), 800)}")
     if f.get("suggestion"):
-        lines.append(f"- **Suggestion:** {inline(f['suggestion'], 800)}")
-    lines += [f"- **Status:** {inline(f.get('status'), 20)} (`{inline(f.get('id'), 60)}`)", ""]
+        lines.append(f"- **Suggestion:** {md_text(f['suggestion'], 800)}")
+    lines += [
+        f"- **Status:** {md_text(f.get('status'), 20)} ({md_code(f.get('id'), 60)})",
+        "",
+    ]
     return lines
 
 
@@ -167,7 +170,7 @@ def _check_lines(task: TaskOutcome) -> list[str]:
     lines = ["", "## Checks", ""]
     return lines + (
         [
-            f"- `{inline(c.run, 200)}`: exit {c.exit} ({'passed' if c.passed else 'FAILED'})"
+            f"- {md_code(c.run, 200)}: exit {c.exit} ({'passed' if c.passed else 'FAILED'})"
             for c in task.checks
         ]
         or ["None."]
@@ -187,9 +190,9 @@ def _attempt_lines(task: TaskOutcome) -> list[str]:
     for v in task.verdicts:
         confidence = "—" if v.get("confidence") is None else f"{v['confidence']:g}"
         lines.append(
-            f"| {v.get('review')} | {v.get('round')} | {inline(v.get('stage'), 20)} "
-            f"| {v.get('attempt')} | {inline(v.get('decision'), 20)} "
-            f"| {inline(v.get('summary') or '', 200)} | {confidence} |"
+            f"| {v.get('review')} | {v.get('round')} | {md_text(v.get('stage'), 20)} "
+            f"| {v.get('attempt')} | {md_text(v.get('decision'), 20)} "
+            f"| {md_text(v.get('summary') or '', 200)} | {confidence} |"
         )
     return lines
 

@@ -21,7 +21,6 @@ here too. Agent text is untrusted: it is fenced or escaped wherever it lands in 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -32,23 +31,18 @@ from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
 from mergegate.store import StateKind
+from mergegate.untrusted import md_code, md_text
 
-__all__ = ["inline", "write_conflict_package", "write_unit_records"]
+__all__ = ["write_conflict_package", "write_unit_records"]
 
 _MAX_PACKAGE_PATHS = 50
 
 
-def inline(text: object, limit: int = 300) -> str:
-    """One line of untrusted text, safe in markdown prose."""
-    flat = " ".join(str(text).split())
-    return re.sub(r"([\\`*_{}\[\]<>#|])", r"\\\1", flat)[:limit]
-
-
 def _finding_line(f: dict[str, Any]) -> str:
-    where = f" ({inline(f.get('file'), 200)}:{f.get('line')})" if f.get("file") else ""
-    stage = f" [{inline(f.get('stage'), 20)}]" if f.get("stage") else ""
-    severity, fid = inline(f.get("severity"), 20), inline(f.get("id"), 60)
-    return f"- **{severity}** `{fid}`{stage} {inline(f.get('title'))}{where}"
+    where = f" ({md_text(f.get('file'), 200)}:{f.get('line')})" if f.get("file") else ""
+    stage = f" [{md_text(f.get('stage'), 20)}]" if f.get("stage") else ""
+    severity, fid = md_text(f.get("severity"), 20), md_code(f.get("id"), 60)
+    return f"- **{severity}** {fid}{stage} {md_text(f.get('title'), 300)}{where}"
 
 
 def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
@@ -70,9 +64,9 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
         f"status: {out.status}",
         f"merge_commit: {out.merge_commit or 'null'}",
         "---",
-        f"# Unit {inline(out.id)}: {inline(unit.name)}",
+        f"# Unit {md_text(out.id, 300)}: {md_text(unit.name, 300)}",
         "",
-        f"**Status:** {out.status}" + (f" — {inline(out.reason, 500)}" if out.reason else ""),
+        f"**Status:** {out.status}" + (f" — {md_text(out.reason, 500)}" if out.reason else ""),
         "",
         f"- branch: `{out.branch or '-'}`; integration branch: `{rt.record.into}`",
         f"- merge commit: `{out.merge_commit or '-'}`",
@@ -81,8 +75,8 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
         "|---|---|---|---|",
     ]
     lines += [
-        f"| {inline(t.id, 40)} | {t.decision} | `{(t.commit or t.head or '-')[:12]}` "
-        f"| {inline(t.reason, 120)} |"
+        f"| {md_text(t.id, 40)} | {t.decision} | `{(t.commit or t.head or '-')[:12]}` "
+        f"| {md_text(t.reason, 120)} |"
         for t in out.tasks
     ]
     unresolved = [t for t in out.tasks if t.decision not in ("approved", "waiting_for_human")]
@@ -90,9 +84,9 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
         lines += ["", "## Unresolved Review Findings", ""]
         for t in unresolved:
             lines += [
-                f"### Task {inline(t.id)}: {inline(t.name)} — {t.decision}",
+                f"### Task {md_text(t.id, 300)}: {md_text(t.name, 300)} — {t.decision}",
                 "",
-                f"**Why:** {inline(t.reason, 800)}",
+                f"**Why:** {md_text(t.reason, 800)}",
                 "",
             ]
             lines += ["**Open findings:**", ""] + (
@@ -102,7 +96,7 @@ def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
             lines += ["", "**Implementation notes:**", "", fence(t.notes or "(none)\n")]
     lines += _aside_lines(rt, out)
     if out.escalation:
-        lines += ["", f"The package for a person is in `{inline(out.escalation, 500)}`."]
+        lines += ["", f"The package for a person is in {md_code(out.escalation, 500)}."]
     return "\n".join(lines) + "\n"
 
 
@@ -124,14 +118,15 @@ def _aside_lines(rt: Runtime, out: UnitOutcome) -> list[str]:
         kept = t.head == out.head
         work = "its work is on the unit's branch" if kept else f"its work is at `{t.head[:12]}`"
         lines.append(
-            f"- **{inline(t.id, 40)}** set aside: {inline(t.reason, 500)}"
+            f"- **{md_text(t.id, 40)}** set aside: {md_text(t.reason, 500)}"
             + (f"; {work}" if t.head and t.head != t.start else "")
         )
-    lines += [f"- **{inline(t.id, 40)}** {inline(t.reason, 500)}" for t in waiting]
+    lines += [f"- **{md_text(t.id, 40)}** {md_text(t.reason, 500)}" for t in waiting]
+    answer = f"mergegate resume {rt.run_id} --answer {out.id}/TASK=approve|skip|retry"
     lines += [
         "",
-        f"The unit went on without them and stops here (not merged). Answer with `mergegate "
-        f"resume {rt.run_id} --answer {inline(out.id, 40)}/TASK=approve|skip|retry`: the answer "
+        "The unit went on without them and stops here (not merged). Answer with "
+        f"{md_code(answer, 200)}: the answer "
         "applies on top of what the unit did, and the tasks that waited run after it.",
     ]
     return lines
@@ -155,11 +150,11 @@ def _output_lines(task: TaskOutcome) -> list[str]:
 def _workspace_line(rt: Runtime, unit_id: str) -> str:
     if rt.remote is not None:
         return (
-            f"The unit's branch is on the fleet's remote `{inline(rt.remote.url, 500)}` "
+            f"The unit's branch is on the fleet's remote {md_code(rt.remote.url, 500)} "
             "(fetch it from there; its workspace was on a worker and is gone)."
         )
-    where = inline(str(rt.unit_worktree(unit_id)), 500)
-    return f"The unit's workspace (a repository of its own) is kept at `{where}`."
+    where = md_code(rt.unit_worktree(unit_id), 500)
+    return f"The unit's workspace (a repository of its own) is kept at {where}."
 
 
 def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: Merged) -> Path:
@@ -184,7 +179,7 @@ def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: Merge
         durable=False,
     )
     readme = [
-        f"# Unit {inline(unit.id)} could not be merged into `{rt.record.into}`",
+        f"# Unit {md_text(unit.id, 300)} could not be merged into `{rt.record.into}`",
         "",
         f"- ours (the integration branch): `{merged.ours}`",
         f"- theirs (the unit branch `{rt.unit_branch(unit.id)}`): `{merged.theirs}`",
@@ -192,7 +187,7 @@ def write_conflict_package(rt: Runtime, phase_id: str, unit: Unit, merged: Merge
         "",
         "## Conflicting paths",
         "",
-        *(f"- `{inline(p, 500)}`" for p in paths),
+        *(f"- {md_code(p, 500)}" for p in paths),
         "",
         "The files as each side has them are in `ours/`, `theirs/` and `base/`. Resolve by hand:",
         "",

@@ -32,7 +32,6 @@ from mergegate.engine._context.outcomes import UnitOutcome, VerificationOutcome
 from mergegate.engine._context.plan_views import report_stem
 from mergegate.engine._context.runtime import Runtime, current, working_on
 from mergegate.engine._records.task_report import render_task_report
-from mergegate.engine._records.unit_records import inline
 from mergegate.engine._steps.core import keep_lost_attempt
 from mergegate.git import (
     GitRepository,
@@ -54,6 +53,7 @@ from mergegate.plans import (
     write_phase_reports,
 )
 from mergegate.store import RunRecord, RunRows, RunStore, StateKind, step
+from mergegate.untrusted import md_text
 from mergegate.verify import (
     Answer,
     GapAcceptance,
@@ -249,9 +249,9 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
     """GSD's SUMMARY.md values for a unit the run finished (merged, or escalated)."""
     tasks = tuple(TaskRecord(name=t.name or t.id, commit=t.commit) for t in out.tasks)
     unresolved = tuple(
-        f"Task {inline(t.id)} ({t.decision}): {inline(t.reason, 300)}"
+        f"Task {md_text(t.id, 300)} ({t.decision}): {md_text(t.reason, 300)}"
         + "".join(
-            f"; [{inline(f.get('severity'), 20)}] {inline(f.get('title'), 200)}"
+            f"; [{md_text(f.get('severity'), 20)}] {md_text(f.get('title'), 200)}"
             for f in t.open_findings
         )
         for t in out.tasks
@@ -272,7 +272,7 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
         files_modified=files,
         requirements_completed=unit.requirements if merged else (),
         tasks=tasks,
-        issues=(f"escalated: {inline(out.reason, 300)}",) if not merged else (),
+        issues=(f"escalated: {md_text(out.reason, 300)}",) if not merged else (),
         unresolved=unresolved,
     )
 
