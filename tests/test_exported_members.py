@@ -372,6 +372,7 @@ EXPECTED_MODULE_EXPORTS = {
         "TOOLCHAIN_ENV",
         "SandboxPolicy",
         "SandboxedBackend",
+        "config_file_binds",
         "program_binds",
         "seat_home",
         "starts_processes",

@@ -44,6 +44,7 @@ from mergegate.agents.base import (
     StructuredAnswer,
     Usage,
 )
+from mergegate.agents.sandbox import config_file_binds
 from mergegate.processes import Bind, ProcessOutcome, Sandbox, Stream
 
 __all__ = [
@@ -287,17 +288,11 @@ class ClaudeBackend(CliBackend):
         return sandbox.home_path / ".claude"
 
     def sandbox_binds(self, sandbox: Sandbox) -> tuple[Bind, ...]:
-        private = self.private_config(sandbox)
-        if sandbox.home is not None:
-            private.mkdir(parents=True, exist_ok=True)
-        source = self._config_source()
         # the user's own settings (their hooks, MCP servers) stay out; a config_home given to
         # mergegate is for its agents, settings included
         names = (_CREDENTIALS, _SETTINGS) if self.config_home is not None else (_CREDENTIALS,)
-        return tuple(
-            Bind(path=private / name, source=source / name)
-            for name in names
-            if (source / name).is_file()
+        return config_file_binds(
+            sandbox, self.private_config(sandbox), self._config_source(), names
         )
 
     def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:

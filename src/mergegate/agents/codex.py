@@ -43,6 +43,7 @@ from mergegate.agents.base import (
     StructuredAnswer,
     Usage,
 )
+from mergegate.agents.sandbox import config_file_binds
 from mergegate.errors import UsageError
 from mergegate.processes import Bind, ProcessOutcome, Sandbox, Stream
 
@@ -244,15 +245,9 @@ class CodexBackend(CliBackend):
         return sandbox.home_path if sandbox.home is None else sandbox.home_path / ".codex"
 
     def sandbox_binds(self, sandbox: Sandbox) -> tuple[Bind, ...]:
-        private = self.private_config(sandbox)
-        if sandbox.home is not None:
-            private.mkdir(parents=True, exist_ok=True)
-        source = self._config_source()
         names = (_AUTH, _CONFIG) if self.config_home is not None else (_AUTH,)
-        return tuple(
-            Bind(path=private / name, source=source / name)
-            for name in names
-            if (source / name).is_file()
+        return config_file_binds(
+            sandbox, self.private_config(sandbox), self._config_source(), names
         )
 
     def run_env(self, request: AgentRequest, ctx: RunContext) -> dict[str, str]:

@@ -47,6 +47,7 @@ __all__ = [
     "TOOLCHAIN_ENV",
     "SandboxPolicy",
     "SandboxedBackend",
+    "config_file_binds",
     "program_binds",
     "seat_home",
     "starts_processes",
@@ -154,6 +155,22 @@ def _interpreter(path: Path) -> Path | None:
         found = shutil.which(words[1])
         return Path(os.path.abspath(found)) if found else None
     return Path(words[0])
+
+
+def config_file_binds(
+    sandbox: Sandbox, private: Path, source: Path, names: Sequence[str]
+) -> tuple[Bind, ...]:
+    """Read-only binds of the files `names` of an agent CLI's configuration folder `source`
+    (its credentials, its settings) to the same names in `private`, the folder the CLI reads
+    inside `sandbox`; a name missing from `source` is left out. `private` is made when the
+    sandbox has a home of its own (a bind needs its mount point)."""
+    if sandbox.home is not None:
+        private.mkdir(parents=True, exist_ok=True)
+    return tuple(
+        Bind(path=private / name, source=source / name)
+        for name in names
+        if (source / name).is_file()
+    )
 
 
 def program_binds(program: str | Path, args: Iterable[str] = ()) -> tuple[Bind, ...]:
