@@ -153,6 +153,11 @@ PARTIAL_SCOPE = {
     "apart_from": "## Verdict\n\n**APPROVED** - apart from the backend part\n",
     "but_not_for": "Verdict: APPROVE, but not for the billing module\n",
     "other_than": "**Ready to merge?** Yes, other than the schema change\n",
+    # The scope after an em dash, at the end of the clause, or in the next sentence.
+    "em_dash_for": "**Verdict:** APPROVED — for Phase 2\n",
+    "em_dash_half_only": "**Ready to merge?** Yes — for the frontend half only\n",
+    "part_only": "**Ready to merge?** Yes, the web part only\n",
+    "next_sentence_only": "**Ready to merge?** Yes. The `packages/web` part only.\n",
 }
 SCOPE_TWINS = {
     "execution": "**Status:** ✅ **APPROVED FOR PHASE 5 EXECUTION**\n",
@@ -259,11 +264,26 @@ def test_any_sentence_above_a_sectionless_verdict_is_not_approved(sentence: str)
     assert verdict.decision is not A
 
 
-@settings(max_examples=60, deadline=None)
-@given(_SENTENCE)
-def test_any_words_beside_the_verdict_in_its_row_are_not_approved(sentence: str) -> None:
-    text = "| Field | Value | Note |\n|---|---|---|\n| Verdict | APPROVED | " + sentence + " |\n"
+# A verdict label as a table cell writes it: a question mark, a colon, bold.
+_ROW_LABEL = st.sampled_from(
+    ["Verdict", "Ready to merge?", "**Ready to merge?**", "Decision:", "**Verdict**", "Status"]
+)
+_ROW_ANSWER = st.sampled_from(["APPROVED", "Yes", "✅ PASS", "**LGTM**"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(_ROW_LABEL, _ROW_ANSWER, _SENTENCE)
+def test_any_words_beside_the_verdict_in_its_row_are_not_approved(
+    label: str, answer: str, sentence: str
+) -> None:
+    text = f"| Field | Value | Note |\n|---|---|---|\n| {label} | {answer} | {sentence} |\n"
     assert parse_verdict(text).decision is not A
+
+
+@pytest.mark.parametrize("label", ["Verdict", "Ready to merge?", "**Decision:**", "Status"])
+def test_a_verdict_row_alone_still_approves(label: str) -> None:
+    text = f"| Field | Value |\n|---|---|\n| {label} | APPROVED |\n"
+    assert parse_verdict(text).decision is A
 
 
 @settings(max_examples=60, deadline=None)

@@ -235,7 +235,8 @@ def _cells_beside_verdict(text: str) -> str | None:
         return None
     cells = [c.strip() for c in text.strip().strip("|").split("|")]
     worded = [c for c in cells if _LETTER.search(c)]
-    if not worded or label_kind(strip_label(norm(worded[0])).strip(" *_`'\"")) is None:
+    # the label as written in a cell: 'Verdict', '**Ready to merge?**', 'Decision:'
+    if not worded or label_kind(strip_label(norm(worded[0])).strip(" *_`'\"?:：？")) is None:
         return None
     # A label and its value; a third cell with words says something about the verdict.
     return worded[2] if len(worded) > 2 else None

@@ -142,10 +142,15 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
         again = any(h.decision is _A and not h.ambiguous for h in hits(sentence))
         again = again or sig.CONTRAST_OPENING.match(sentence) is not None
         found = _answer_clause_problem(sentence) if again else None
-        found = found or sentence_problem(sentence, same_line=True)
+        found = found or _later_scope(sentence) or sentence_problem(sentence, same_line=True)
         if found is not None:
             return found
     return None
+
+
+def _later_scope(sentence: str) -> tuple[Decision, str] | None:
+    only = sig.only_scope_in(sentence)
+    return None if only is None else (_M, f"the approval covers only part of the change ('{only}')")
 
 
 def _only_restates(clause: str, *, title: bool) -> bool:

@@ -292,8 +292,12 @@ def scoped_answer_in(text: str) -> str | None:
 # only)'). What it may name without narrowing the approval: the change as a whole, or the
 # step the approval allows ('APPROVED FOR PHASE 5 EXECUTION', 'Ready to merge for the LOCAL
 # deliverable').
-_FOR_SCOPE = re.compile(r"[ \t,:(\[-]*(?:only )?for ([^.;,:!?()\[\]]{1,80})")
-_ONLY_SCOPE = re.compile(r"\(([^()]{1,80}) only\)|(?<!\w)only (?:for|in|on) [^.;,:!?]{1,80}")
+_FOR_SCOPE = re.compile(r"[ \t,:(\[—–-]*(?:only )?for ([^.;,:!?()\[\]]{1,80})")
+# '(X only)', 'only for X', and 'X only' ending its clause ('the web part only').
+_ONLY_SCOPE = re.compile(
+    r"\(([^()]{1,80}) only\)|(?<!\w)only (?:for|in|on) [^.;,:!?]{1,80}|"
+    r"[^\W_][^.;,:!?()]{0,80}?[ \t]only(?=[ \t*_`)]*(?:[.;!?]|$))"
+)
 _WHOLE_SCOPE = frozenset(
     phrases(
         """merge|merging|merged|execution|implementation|release|releasing|deployment|deploy|
@@ -311,14 +315,22 @@ _EXCLUDED_SCOPE = re.compile(
 )
 
 
+def only_scope_in(sentence: str) -> str | None:
+    """A part of the change named with 'only' ('The `packages/web` part only.', '(docs
+    only)', 'only for the frontend'), or None: in a sentence after an approval on its own
+    line, it narrows the approval as much as in the answer's own clause."""
+    only = _ONLY_SCOPE.search(sentence)
+    return None if only is None else only.group(0).strip()
+
+
 def partial_scope_in(clause: str) -> str | None:
     """A scope right after an approving answer that narrows it to a part of the change
     ('approve for Phase 2', 'APPROVED (packages/web only)', 'LGTM for the docs part') or
     leaves a part out ('APPROVED — not the migration', 'LGTM, excluding packages/api'), or
     None. Such an answer is not an unconditional approval of the whole change."""
-    only = _ONLY_SCOPE.search(clause)
+    only = only_scope_in(clause)
     if only is not None:
-        return only.group(0).strip()
+        return only
     excluded = _EXCLUDED_SCOPE.match(clause)
     if excluded is not None:
         return clause[: excluded.end() + 40].strip(" ,:(-—–")
