@@ -367,10 +367,53 @@ _WITHDRAWAL = re.compile(
 )
 
 
+# A negated merge in any wording: a negator, at most two words, then a verb or state of
+# merging ('I would not ship this', 'we can never land it', "isn't ready", 'not safe to
+# deploy'). Composed from two closed sets rather than listed sentence by sentence, so a
+# rewording of the same "no" is still one. A word between that names a blocker ('not
+# blocking merge', "doesn't hold up shipping") turns it into a yes and is not read.
+_NEGATED_MERGE = re.compile(
+    r"(?<![\w'’])(?:not|never|cannot|can[’']?t|won[’']?t|wouldn[’']?t|shouldn[’']?t|mustn[’']?t|"
+    r"don[’']?t|doesn[’']?t|isn[’']?t|aren[’']?t|dont|wont|cant|isnt|shouldnt|wouldnt)"
+    r"((?:[ \t]+[^\W\d_][\w’'-]*){0,2}?)[ \t]+"
+    r"(?:merge|merged|merging|mergeable|ship|shipped|shipping|shippable|land|landed|landing|"
+    r"release|released|releasing|deploy|deployed|deploying|approve|approved|approving|accept|"
+    r"accepted|accepting|proceed|proceeding|sign off|ready)(?![\w-])(?:[ \t-]+([^\W\d_]+))?"
+)
+_INVERTING = frozenset(
+    phrases(
+        """block|blocks|blocking|blocker|blockers|prevent|prevents|preventing|stop|stops|stopping|
+hold|holds|holding|up|gate|gates|gating|delay|delays|delaying|need|needs"""
+    )
+)
+# After the verb, a word that makes it a noun ('not merge-blocking', 'tip-not-merge-base'):
+# the text reaching here has its hyphens read as spaces. Only ever keeps a sentence from
+# being read as a "no" — a word missing here refuses, it never approves.
+_NOUN_AFTER = frozenset(
+    phrases(
+        """block|blocking|blocker|blockers|base|conflict|conflicts|commit|commits|request|requests|
+queue|gate|gates|gating|window|strategy|criteria|checklist|state|status|notes|note|
+process|branch|branches|pipeline|build|candidate|cycle|version|date|plan|flow|script|job|
+step|target|environment|config|train|time"""
+    )
+)
+# Before the verb, a word that makes it a noun ("doesn't change the release process").
+_DETERMINERS = frozenset(
+    phrases("""the|a|an|this|that|these|those|our|its|their|any|my|your|his|her""")
+)
+
+
 def withdrawal_in(text: str) -> str | None:
     """A retraction of the approval or a request not to merge, or None."""
     found = _WITHDRAWAL.search(text)
-    return found.group(0).strip() if found is not None else None
+    if found is not None:
+        return found.group(0).strip()
+    for negated in _NEGATED_MERGE.finditer(text.lower()):
+        between, after = negated.group(1).split(), negated.group(2)
+        noun = (between and between[-1] in _DETERMINERS) or after in _NOUN_AFTER
+        if not _INVERTING.intersection(between) and not noun:
+            return text[negated.start() : negated.end(2) if after else negated.end()].strip()
+    return None
 
 
 # A sentence that opens with a bare 'no' — an answer, not a determiner: 'No, wait — …',
