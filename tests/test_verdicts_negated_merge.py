@@ -72,3 +72,35 @@ def test_every_composed_negated_merge_keeps_an_approval_from_standing(
     sentence = " ".join(["We", negator, *filler, verb]) + obj + "."
     verdict = parse_verdict(f"**Verdict:** APPROVED\n\n{sentence}\n")
     assert verdict.decision is not A, sentence
+
+
+# Other rewordings of a "no" after an approval, each composed rather than listed: an
+# obligation to fix first, a harm foretold, a TODO left, a review still to come.
+REWORDED = {
+    "fix_first": "The auth bypass in login.py has to be fixed first.",
+    "revert_first": "The migration must be reverted first.",
+    "harm_foretold": "Merging this will break production.",
+    "harm_going_to": "The new index is going to corrupt existing rows.",
+    "todo": "TODO: revert the migration.",
+    "fixme": "FIXME: the token is logged in plain text.",
+    "another_review": "This needs another review round after the refactor.",
+    "second_pass": "It requires a second pass once the schema settles.",
+}
+REWORDED_TWINS = [
+    "Nothing will break: the flag defaults to off.",
+    "This will not break existing clients.",
+    "Without the guard it would crash on empty input; the guard is there.",
+    "TODO: none.",
+]
+
+
+@pytest.mark.parametrize("name", sorted(REWORDED))
+def test_a_reworded_no_after_an_approval_is_not_approved(name: str) -> None:
+    verdict = parse_verdict(f"**Verdict:** APPROVED\n\n## Notes\n\n{REWORDED[name]}\n")
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize("sentence", REWORDED_TWINS)
+def test_a_harmless_twin_still_approves(sentence: str) -> None:
+    verdict = parse_verdict(f"**Verdict:** APPROVED\n\n## Notes\n\n{sentence}\n")
+    assert verdict.decision is A, verdict.reasons

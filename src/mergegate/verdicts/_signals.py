@@ -441,6 +441,8 @@ _NOT_REVIEWED = re.compile(
     r"go through|take a (?:closer |proper )?look)(?:[ \t]+(?:it|this|these|the rest|the pr|"
     r"the change|the diff|the patch|the code))?[ \t]+(?:now|later|tomorrow|soon|"
     r"this (?:afternoon|evening|week)|tonight|next week)(?!\w)|"
+    r"(?<!\w)(?:needs?|requires?) (?:another|a second|a further|one more|a new) (?:review|"
+    r"round|pass|look)(?!\w)|"
     r"(?<!\w)(?:have not|haven't|did not|didn't|not yet|still need to|yet to)[ \t]+"
     r"(?:review(?:ed)?|look(?:ed)? at|check(?:ed)?|read)(?!\w)|(?<!\w)not (?:yet )?reviewed(?!\w)|"
     r"(?<!\w)(?:lo revisaré|revisaré|je vais (?:regarder|relire)|ich schaue (?:es )?mir später)|"
@@ -538,10 +540,13 @@ def _told_as_history(text: str, at: int) -> bool:
 _MUST_FIX = re.compile(
     r"(?<!\w)(?:must be fixed|must be addressed|must be resolved|"
     r"(?:must|needs? to|has to|have to|should) be (?:fixed|addressed|resolved|corrected|changed|"
-    r"done|landed|reverted) (?:before|prior to)|(?:blocks|block) (?:the )?"
+    r"done|landed|reverted) (?:before|prior to|first)|(?:blocks|block) (?:the )?"
     r"(?:merge|merging|release|ship)|is blocking|debe corregirse antes|debe arreglarse antes|"
     r"bloquea el merge|deve ser corrigido antes|bloqueia o merge|doit être corrigé avant|"
-    r"muss vor dem merge|blockiert den merge|блокирует)(?!\w)|"
+    r"muss vor dem merge|blockiert den merge|блокирует|"
+    # a harm foretold ('merging this will break production'), not a negated one
+    r"(?:will|is going to|are going to) (?!not |never )(?:\w+ )?(?:break|crash|corrupt|"
+    r"wipe|leak|delete)|(?:todo|fixme)(?=[ \t]*:))(?!\w)|"
     r"必须修复|必须修改|必须在合并前|合并前必须|阻塞合并|阻断合并|"
     r"マージ前に修正が必要|병합 전 수정 필요|반드시 수정"
 )
