@@ -142,10 +142,30 @@ def _item_blocking(line: Line, body: str, section: _Section) -> str | None:
     if item is None and section.heading_level == 7 and line.indent == 0:
         section.open = False  # a paragraph ends a bold pseudo-heading's list
     tagged = _TAG.match(content)
-    if tagged is None:
+    if tagged is None or _nones_tallied(content[tagged.end() :]):
         return None
     found = _open_item(content[tagged.end() :])
     return f"an item tagged '{tagged.group(1)}': '{found[:60]}'" if found else None
+
+
+# 'Critical: None. Important: None.' on one line: each sentence a (severity-labelled) none.
+_TALLY_SENTENCE = re.compile(r"(?<=[.;])[ \t]+")
+_SEVERITY_LEAD = re.compile(
+    r"[ \t]*(?:critical|important|major|minor|high|medium|low|nits?|suggestions?|blockers?|"
+    r"warnings?|info)[ \t]*:[ \t]*"
+)
+
+
+def _nones_tallied(value: str) -> bool:
+    """Every sentence of `value` says none, the first bare, the others after a severity
+    label: a tally of empty severities, not an item. Any other sentence keeps it an item."""
+    sentences = [s for s in _TALLY_SENTENCE.split(value.strip()) if s]
+    if len(sentences) < 2:
+        return False  # one sentence: `_open_item` reads it
+    rest = [_SEVERITY_LEAD.sub("", s, count=1) for s in sentences[1:]]
+    return all(
+        NONE_ITEM.fullmatch(strip_decor(s.rstrip(";"))) for s in [sentences[0], *rest]
+    ) and all(_SEVERITY_LEAD.match(s) for s in sentences[1:])
 
 
 def _open_item(text: str) -> str | None:
@@ -203,6 +223,8 @@ def _blocking_label(body: str) -> str | None:
     """'Blocking: the migration drops a column.' — a label whose value names something."""
     match = _BLOCKING_LABEL.match(body)
     if match is None or negated_before(body, match.start()):
+        return None
+    if _nones_tallied(body[match.end() :]):
         return None
     value = _open_item(body[match.end() :])
     if value is None or value[:1].isdigit():
