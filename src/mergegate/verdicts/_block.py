@@ -44,7 +44,7 @@ _REASON_FIELDS = frozenset(
         """reason|reasons|reasoning|rationale|status reason|gate reason|decision reason|
 verdict reason|notes|note|comment|comments|justification|why|basis|explanation|remarks|
 review notes|reviewer notes|gate notes|status notes|details|
-理由|原因|备注|说明|判定理由|審査理由|備考|사유|이유|비고|razón|motivo|justificación|notas|nota|
+理由|原因|备注|说明|判定理由|审查理由|备考|사유|이유|비고|razón|motivo|justificación|notas|nota|
 razão|justificativa|observações|raison|motif|remarques|justification|begründung|grund|
 anmerkungen|hinweise|motivazione|причина|примечание|обоснование"""
     )

@@ -18,7 +18,7 @@ MAX_FINDINGS = 200
 _ITEM = re.compile(r" {0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = re.compile(r"[\[(*_`]*([a-z0-9 ]{2,14}?)[\])*_`]*[ \t]*(?:[:—–-]|\])[ \t*_`]*(.*)")
 _FILE_LINE = re.compile(r"([\w./-]{1,200}\.[a-z0-9]{1,8})(?::(\d{1,7}))?")
-_NONE = frozenset({"none", "none.", "(none)", "n/a", "无", "無", "なし", "없음", "nothing", "-"})
+_NONE = frozenset({"none", "none.", "(none)", "n/a", "无", "なし", "없음", "nothing", "-"})
 
 
 def findings_of(doc: Doc) -> tuple[Finding, ...]:

@@ -73,7 +73,7 @@ _ROUND_HEADING = re.compile(
     r"final|follow[ -]?up|another) (?:pass|round|look|review|iteration)|addendum|"
     r"after (?:the )?fix|post[ -]fix|fix(?:es)? (?:confirmation|verified|verification|review)|"
     r"second review)|"
-    r"第.{1,3}轮|复审|再审|复查|追加审查|补充审查|再レビュー|再確認|追記|再検証|재검토|재리뷰|"
+    r"第.{1,3}轮|复审|再审|复查|追加审查|补充审查|再レビュー|再确认|追记|再検证|재검토|재리뷰|"
     r"segunda revisi|nueva revisi|deuxième (?:passe|revue)|nachtrag|zweite runde|erneute prüfung"
 )
 _ROUND_NUMBER = re.compile(
@@ -119,9 +119,9 @@ _VERDICT_HEADING_WORDS = (
     "outcome",
     "判定",
     "结论",
-    "結論",
+    "结论",
     "总结",
-    "總結",
+    "总结",
     "まとめ",
     "결론",
     "판정",
@@ -140,11 +140,11 @@ _VERDICT_HEADING_WORDS = (
 _ADVISORY_HEADING = re.compile(
     r"(?<![a-z])(?:non[- ]?blocking|advisory|deferred|nice[- ]to[- ]have|optional|out of scope|"
     r"future (?:work|phases?|improvements?|enhancements?)|follow[- ]?ups?|carried forward|"
-    r"later phases?|next phases?)(?![a-z])|非阻塞|不阻塞|可选|後続|任意|후속|opcional|optionnel"
+    r"later phases?|next phases?)(?![a-z])|非阻塞|不阻塞|可选|后続|任意|후속|opcional|optionnel"
 )
 _BLOCKING_HEADING = re.compile(
     r"(?<![a-z])(?:(?<!non )(?<!non-)(?<!non)blocking|blockers?|must|required|critical|"
-    r"before (?:merg|releas|ship)\w*)(?![a-z])|(?<![非不])阻塞|必须|必須"
+    r"before (?:merg|releas|ship)\w*)(?![a-z])|(?<![非不])阻塞|必须|必须"
 )
 _VERDICT_KINDS = (LabelKind.VERDICT, LabelKind.QUESTION, LabelKind.OPINION)
 _WORDS = re.compile(r"[^\W_]+")

@@ -232,7 +232,7 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
 
 _VERDICTISH = re.compile(
     r"(?<![a-z])(?:verdict|decision|conclusion|recommendation|assessment|ready to merge|merge|"
-    r"approval|status|result|outcome|summary)(?![a-z])|结论|判定|評価|결론|veredicto|dictamen|"
+    r"approval|status|result|outcome|summary)(?![a-z])|结论|判定|评価|결론|veredicto|dictamen|"
     r"conclusión|décision|fazit"
 )
 

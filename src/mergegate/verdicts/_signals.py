@@ -63,13 +63,13 @@ __all__ = [
 _NEGATORS = re.compile(
     r"(?<![a-z0-9])(?:no|not|none|nothing|nobody|never|neither|nor|without|zero|0|cannot|"
     r"sin|ningún|ninguna|nada|sem|nenhum|nenhuma|sans|aucun|aucune|rien|pas|kein|keine|"
-    r"keinen|nicht|nichts|ohne|нет|не|без)(?![a-z0-9])|n't(?!\w)|[无無不没沒未非别別]|없"
+    r"keinen|nicht|nichts|ohne|нет|не|без)(?![a-z0-9])|n't(?!\w)|[无无不没没未非别别]|없"
 )
 
 
 # 'no blocking issues or requested changes': a negation before a list covers its items.
 _NEGATED_LIST = re.compile(
-    r"(?<![a-z0-9])(?:no|not|none|without|neither|zero|0|sin|sem|sans|ohne|kein|keine|無|无|没有)"
+    r"(?<![a-z0-9])(?:no|not|none|without|neither|zero|0|sin|sem|sans|ohne|kein|keine|无|无|没有)"
     r"(?![a-z0-9])[^,.;:!?。；]{0,60}(?<![a-z0-9])(?:or|nor|ni|nem|ou|oder|o|或)[ \t]+$"
 )
 
@@ -112,7 +112,7 @@ _ALWAYS = re.compile(
     r"antes do merge|antes de (?:fazer )?(?:merge|integrar)|purché|prima del merge|"
     r"после исправления|перед слиянием)(?!\w)|"
     r"合并前|合并之前|合入前|修复后|修改后|修正后|之后再|后再合并|后可合并|后合并|才能合并|前提是|"
-    r"条件是|一旦|マージ前|マージする前|修正後|対応後|次第|병합 전|수정 후|조건으로|후에 병합"
+    r"条件是|一旦|マージ前|マージする前|修正后|対応后|次第|병합 전|수정 후|조건으로|후에 병합"
 )
 # Also anywhere after an approval, unless the sentence tells what already happened ('the
 # test was flaky until round 2'): time and condition words that point ahead.
@@ -134,7 +134,7 @@ _ANSWER_CONDITION = re.compile(
     r"após|desde que|se|porém|exceto|sobald|aber|nachdem|wenn|falls|bevor|vorausgesetzt|erst|"
     r"jedoch|außer|sofern|ma|dopo|prima|purché|но|когда|после|если|до)(?!\w)|"
     r"但|不过|然而|之后|以后|修复后|修改后|完成后|合并后|通过后|后再|后可|合并前|之前|前须|前需|"
-    r"(?<![期对等接招款])待|一旦|如果|若|只要|前提|条件|れば|たら|なら|後に|前に|ただし|但し|次第|"
+    r"(?<![期对等接招款])待|一旦|如果|若|只要|前提|条件|れば|たら|なら|后に|前に|ただし|但し|次第|"
     r"除外|除了|以外|例外|を除|제외|"
     r"けど|후|전에|단,|하지만|조건"
 )
@@ -149,7 +149,7 @@ _SAME_LINE_CONDITION = re.compile(
     r"dès que|une fois|après|quand|lorsque|cuando|una vez|después|tras|siempre que|quando|"
     r"depois|após|desde que|sobald|nachdem|wenn|falls|bevor|vorausgesetzt|sofern|dopo|purché|"
     r"когда|после|если)(?!\w)|"
-    r"之后|以后|修复后|修改后|完成后|一旦|如果|只要|前提|条件|れば|たら|なら|後に|次第|후|조건"
+    r"之后|以后|修复后|修改后|完成后|一旦|如果|只要|前提|条件|れば|たら|なら|后に|次第|후|조건"
 )
 # … and so does every obligation word that is not negated ('Yes — no changes needed' stays).
 _ANSWER_OBLIGATION = re.compile(
@@ -363,7 +363,7 @@ _WITHDRAWAL = re.compile(
     r"ne pas merger|pas de merge|nicht mergen|nicht zusammenführen|widerrufe|non fare merge|"
     r"не мержить|не сливать|отзываю)(?!\w)|"
     r"撤回|收回|撤销批准|取消批准|不要合并|请勿合并|先不要合并|暂不合并|不能合并|不可合并|不建议合并|"
-    r"マージしない|承認を取り消|取り消します|병합하지 마|병합하지 말|승인 철회|철회"
+    r"マージしない|承认を取り消|取り消します|병합하지 마|병합하지 말|승인 철회|철회"
 )
 
 
@@ -446,7 +446,7 @@ _NOT_REVIEWED = re.compile(
     r"(?<!\w)(?:have not|haven't|did not|didn't|not yet|still need to|yet to)[ \t]+"
     r"(?:review(?:ed)?|look(?:ed)? at|check(?:ed)?|read)(?!\w)|(?<!\w)not (?:yet )?reviewed(?!\w)|"
     r"(?<!\w)(?:lo revisaré|revisaré|je vais (?:regarder|relire)|ich schaue (?:es )?mir später)|"
-    r"稍后(?:审查|查看|再看)|还没(?:有)?(?:审查|看)|後で(?:レビュー|確認)|まだ(?:レビュー|確認)していません"
+    r"稍后(?:审查|查看|再看)|还没(?:有)?(?:审查|看)|后で(?:レビュー|确认)|まだ(?:レビュー|确认)していません"
 )
 
 
@@ -487,7 +487,7 @@ nicht genehmigt"""
 # REJECT', 'my verdict is now: request changes', 'ready to merge? no'.
 _LABEL_ANYWHERE = re.compile(
     r"(?<!\w)(?:verdict|decision|ready to merge|final answer|my answer|conclusion|"
-    r"判定|结论|結論|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
+    r"判定|结论|结论|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
     r"(?:[ \t]+(?:is now|is|now|remains|changes to|changed to|becomes|stays|to)"
     r"(?!\w))*"
     r"[ \t]*[:?=→]?[ \t]*(?:(?:is now|is|now)[ \t]+)?"
@@ -558,7 +558,7 @@ _BLOCKER_NOUN = re.compile(
     r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
     r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?|"
     r"(?:is |are |still |currently )?blocked (?:by|on|until|pending))(?!\w)|"
-    r"阻塞性问题|阻断性问题|阻塞性|修正必須|必須修正|ブロッカー|차단 이슈"
+    r"阻塞性问题|阻断性问题|阻塞性|修正必须|必须修正|ブロッカー|차단 이슈"
 )
 
 
@@ -600,7 +600,7 @@ _FAILING = re.compile(
     r"(?:die )?tests? (?:schlagen|schlägt) fehl|(?:der )?build schlägt fehl|ci ist rot|"
     r"тесты (?:падают|не проходят))(?!\w)|"
     r"(?:测试|单测|单元测试|构建|ci ?)(?:失败|未通过|没有通过|没通过|不通过)|"
-    r"(?:テスト|ビルド|ci ?)(?:が|は)?(?:失敗|通らない|落ちて)|"
+    r"(?:テスト|ビルド|ci ?)(?:が|は)?(?:失败|通らない|落ちて)|"
     r"(?:테스트|빌드)(?:가|이)? ?실패"
 )
 # In the same clause these say it is not a present failure of this change: a test that fails
@@ -666,7 +666,7 @@ COUNT_LABEL = re.compile(
 NONE_ITEM = re.compile(
     r"[ \t(]*(?:none|n/a|nothing(?: critical| blocking| to report| to flag)?|"
     r"no (?:critical |blocking |major |new |open |remaining )?(?:issues?|findings?|problems?|"
-    r"blockers?|concerns?)|zero|0|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|無|なし|없음|"
+    r"blockers?|concerns?)|zero|0|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|无|なし|없음|"
     r"-|—)(?: found| identified| reported| remaining| at this time| in this change)?[ \t).。!]*"
 )
 

@@ -5,7 +5,8 @@ happens on a normalized copy while the original is kept for evidence and for the
 check. The normalized copy (`norm`) is what a person reads: HTML entities decoded
 (`&#78;ot` is `Not`), invisible format characters (zero-width, bidi controls) removed, blanks
 that are not white space (the braille blank U+2800, Hangul fillers) made spaces, NFKC, case
-folding, and in a word that mixes ASCII letters with others, every letter whose UTS #39
+folding, Traditional Chinese characters folded to Simplified (`_hanzi`), and in a word that
+mixes ASCII letters with others, every letter whose UTS #39
 confusable prototype is ASCII replaced by that prototype (a Cyrillic `о` in `nоt` reads `o`;
 a whole Cyrillic word stays Cyrillic). The prototypes come from Unicode's
 `confusables.txt`, shipped beside this module with its licence header (version in its header;
@@ -123,12 +124,20 @@ def norm(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).casefold()
     if folded.isascii():
         return folded
+    folded = _fold_hanzi(folded)
     # Only inside words that mix ASCII letters with others: a whole word of another script
     # ('одобрено') is that language's word, matched by its own vocabulary.
     return _WORD.sub(_unmix, folded)
 
 
 _WORD = re.compile(r"\w+")
+
+
+def _fold_hanzi(text: str) -> str:
+    """Traditional Chinese read as Simplified (`_hanzi`), loaded only for non-ASCII text."""
+    from mergegate.verdicts._hanzi import fold_hanzi  # noqa: PLC0415 - lazy: a 4,000-pair table
+
+    return fold_hanzi(text)
 
 
 def _unmix(match: re.Match[str]) -> str:

@@ -7,7 +7,7 @@ two letters turned into a space: `PASS-WITH-FOLLOWUPS` reads as `pass with follo
 * Latin and Cyrillic phrases are bounded by letters on both sides, so `pass` is not found in
   `passive` and `no` is not found in `now`.
 * CJK phrases have no word edges, so they are matched *negation-aware*: a phrase right after
-  a negating character (无/不/没/未/非/無/미/불 …) is not that phrase (`无需修改`, "no change
+  a negating character (无/不/没/未/非/无/미/불 …) is not that phrase (`无需修改`, "no change
   needed", does not contain the verdict `需修改`), and neither is a phrase followed by a
   negating word (`수정 필요 없음`, "no fix needed").
 
@@ -69,8 +69,8 @@ ready to land|ready to commit|good to merge|good to go|safe to merge|safe to shi
 okay to merge|recommend merge|recommend merging|recommend approval|recommended for merge|
 can be merged|can merge|zero findings|no findings|no issues|no issues found|merge|go|ship|
 proceed|yes|ready|clean|spec compliant|spec-compliant|
-是|通过|通過|可合并|可以合并|可合入|可以合入|批准|同意合并|准予合并|建议合并|同意|
-承認|承认|合格|マージ可|マージ可能|問題なし|はい|
+是|通过|通过|可合并|可以合并|可合入|可以合入|批准|同意合并|准予合并|建议合并|同意|
+承认|承认|合格|マージ可|マージ可能|问题なし|はい|
 승인|통과|병합 가능|머지 가능|예|네|
 aprobado|aprobada|aprobar|apto|sí|listo|listo para merge|aceptado|
 aprovado|aprovada|aprovar|sim|pronto para merge|aceito|
@@ -115,8 +115,8 @@ fail|failed|failing|fails|block|blocked|nack|nak|nacked|do not merge|don't merge
 do not ship|not mergeable|cannot merge|can't merge|cannot be merged|must not merge|
 should not merge|not safe to merge|denied|veto|vetoed|absolutely not|definitely not|
 not at all|no way|never|
-否|不是|不通过|不通過|不可合并|不能合并|不予合并|禁止合并|不批准|未通过|拒绝|驳回|不合格|
-却下|否決|不承認|マージ不可|差し戻し|いいえ|
+否|不是|不通过|不通过|不可合并|不能合并|不予合并|禁止合并|不批准|未通过|拒绝|驳回|不合格|
+却下|否决|不承认|マージ不可|差し戻し|いいえ|
 거절|거부|반려|불합격|병합 불가|아니오|아니요|
 rechazado|rechazada|rechazar|no aprobado|no fusionar|bloquear|bloqueado|bloqueada|
 bloquer|bloqué|bloquée|blockiert|blockieren|bloccato|bloccare|
@@ -136,7 +136,7 @@ no blockers|no blocking|no new|no critical|no change needed|no changes needed|
 no fixes needed|no fix needed|not a blocker|not blocking|non blocking|pass rate|
 issues fixed|issues resolved|tech debt|no go zone|
 完成|已完成|完了|완료|是否|但是|不仅|是不是|可能性|无需修改|无需修复|无需修正|无需更改|
-无须修改|不需要修改|不需修改|不用修改|無需修改|沒有問題|没有问题|修正不要|対応不要|
+无须修改|不需要修改|不需修改|不用修改|无需修改|没有问题|没有问题|修正不要|対応不要|
 수정 불필요|수정 필요 없음
 """
 )
@@ -161,8 +161,8 @@ _DECIDING: dict[str, Decision | None] = {
 _DECIDING.update(dict.fromkeys(_NEUTRAL))
 
 _LETTER = "a-z0-9à-ÿā-žа-яё"
-_NEGATING_BEFORE = "无無不没沒未非毋别別미불"
-_NEGATING_AFTER = "(?![ \t]?(?:不要|不需要|なし|無し|ない|없음|없다|없습니다|불필요))"
+_NEGATING_BEFORE = "无无不没没未非毋别别미불"
+_NEGATING_AFTER = "(?![ \t]?(?:不要|不需要|なし|无し|ない|없음|없다|없습니다|불필요))"
 
 
 def _is_cjk(phrase: str) -> bool:
@@ -197,7 +197,7 @@ _CONTINUATIONS = phrases(
     """
 to|for|with|on|as|in|and|if|once|after|pending|provided|unless|until|when|but|subject to|
 assuming|though|although|however|except|before|but|first|pero|mais|mas|aber|sobald|nachdem|
-dès que|quand|cuando|quando|但|，|一旦|后|後|之后|のち|ただし|但し|하지만|단
+dès que|quand|cuando|quando|但|，|一旦|后|后|之后|のち|ただし|但し|하지만|단
 """
 )
 
@@ -314,7 +314,7 @@ _VERDICT_LABELS = frozenset(
     phrases(
         """verdict|ruling|final call|merge decision|review decision|
 gate decision|approval decision|final verdict|overall verdict|review verdict|
-判定|结论|結論|裁定|定级|评级|결론|판정|
+判定|结论|结论|裁定|定级|评级|결론|판정|
 veredicto|dictamen|veredito|parecer|verdict final|urteil|verdetto|вердикт|заключение"""
     )
 )
@@ -324,7 +324,7 @@ _OPINION_LABELS = frozenset(
 decision|judgement|judgment|判断|决定|결정|decisión|decisão|décision|entscheidung|decisione|
 решение|
 final recommendation|overall recommendation|overall conclusion|final assessment|
-建议|意见|结论建议|評価|総評|권고|추천|recomendación|conclusión|recomendação|conclusão|avis|
+建议|意见|结论建议|评価|総评|권고|추천|recomendación|conclusión|recomendação|conclusão|avis|
 conclusion finale|recommandation|fazit|empfehlung|bewertung|esito|raccomandazione|итог|
 рекомендация|оценка"""
     )
@@ -333,7 +333,7 @@ _STATUS_LABELS = frozenset(
     phrases(
         """status|result|results|outcome|quality|code quality|spec|spec compliance|gate|review|
 review result|gate result|review status|
-状态|结果|結果|状態|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
+状态|结果|结果|状态|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
 статус|результат"""
     )
 )
@@ -342,7 +342,7 @@ _MODIFIERS = frozenset(
         """
 overall|final|review|code|pr|gate|merge|one-line|aggregate|consensus|round|re-review|the|my|
 our|executive|summary|task|implementation|change|patch|diff|
-最终|最終|최종|総合|综合|整体|総体|总体|總體|本次|审查|评审|审核|审批|代码|合并|レビュー|종합|리뷰|
+最终|最终|최종|総合|综合|整体|総体|总体|总体|本次|审查|评审|审核|审批|代码|合并|レビュー|종합|리뷰|
 final|general|geral|globale|gesamt|общий|итоговый
 """
     )
@@ -376,7 +376,7 @@ def _modified_label(label: str) -> LabelKind | None:
     words = label.split()
     if not words or len(words) > 4:
         return None
-    if words[0] in ("overall", "final", "最终", "最終", "최종") and len(words) <= 3:
+    if words[0] in ("overall", "final", "最终", "最终", "최종") and len(words) <= 3:
         kind = label_kind(" ".join(words[1:])) if len(words) > 1 else None
         return kind if kind is not None else LabelKind.OPINION
     head = [w for w in words[:-1] if not w.rstrip("0123456789-").endswith(("round", "r"))]
