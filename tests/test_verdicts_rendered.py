@@ -229,3 +229,25 @@ def test_verdict_footnote_is_never_accounted_for() -> None:
     assert verdict.evidence is not None
     assert "Thanks" in verdict.evidence.text
     assert parse_verdict(_BODY + "Verdict: APPROVE\n").decision is Decision.APPROVE
+
+
+# What a reader sees of a line is read, not its markup: a "no" or a blocker inside inline
+# HTML, or as a link's text, shows as plain words.
+SHOWN_THROUGH_MARKUP = {
+    "sub_blocking": "**Verdict:** APPROVED\n\n<sub>Blocking: it drops the table.</sub>\n",
+    "span_no": '**Verdict:** APPROVED\n\n<span title="x">Do not merge.</span>\n',
+    "link_text_no": "**Verdict:** APPROVED\n\n[Do not merge](https://example.com/why)\n",
+    "link_titled": '**Verdict:** APPROVED\n\n[Do not merge](https://example.com "why")\n',
+    "strong_html": "**Verdict:** APPROVED\n\n<strong>Blocking:</strong> the token leaks.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHOWN_THROUGH_MARKUP))
+def test_a_no_shown_through_inline_markup_does_not_approve(name: str) -> None:
+    verdict = parse_verdict(SHOWN_THROUGH_MARKUP[name])
+    assert verdict.decision is not Decision.APPROVE, verdict.reasons
+
+
+def test_a_link_to_a_file_named_like_a_no_is_still_a_name() -> None:
+    text = "**Verdict:** APPROVED\n\nSee [the notes](docs/do_not_merge.md) for context.\n"
+    assert parse_verdict(text).decision is Decision.APPROVE

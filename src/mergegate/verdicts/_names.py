@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from mergegate.verdicts._vocab import clean_value
+from mergegate.verdicts._vocab import as_shown, clean_value
 
 __all__ = ["prose_of"]
 
@@ -22,6 +22,6 @@ _JOINED = re.compile(r"[^\W_]_+[^\W_]|[^\W_][./][^\W_]")
 
 def prose_of(low: str) -> str:
     """`low` (an NFKC, case-folded line) without code names, cleaned like `Line.clean`."""
-    text = _CODE_TOKEN.sub(" ", low)
+    text = _CODE_TOKEN.sub(" ", as_shown(low))
     words = [w for w in text.split() if _JOINED.search(w) is None]
     return clean_value(" ".join(words))

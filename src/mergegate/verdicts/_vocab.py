@@ -29,6 +29,7 @@ __all__ = [
     "FIRST_WORDS",
     "Hit",
     "LabelKind",
+    "as_shown",
     "clean_value",
     "first_hit",
     "hits",
@@ -53,10 +54,29 @@ _MARKUP = str.maketrans(
 _JOINER = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
+# What a reader does not see of a line: inline HTML tags ('<sub>', '</span>', '<br/>') and a
+# link's destination ('[do not merge](https://…)' shows 'do not merge').
+_INLINE_HTML = re.compile(
+    r"</?(?:a|abbr|b|big|br|center|cite|code|del|div|em|font|i|ins|kbd|mark|p|q|s|small|span|"
+    r"strong|sub|sup|tt|u)(?:[ \t][^<>]{0,200})?/?>"
+)
+_LINK_TARGET = re.compile(r"\]\([^()\s]{0,2000}(?:[ \t]+\"[^\"]{0,200}\")?\)")
+
+
+def as_shown(text: str) -> str:
+    """`text` without the inline HTML tags and link destinations a reader does not see."""
+    if "<" in text:
+        text = _INLINE_HTML.sub(" ", text)
+    if "](" in text:
+        text = _LINK_TARGET.sub("]", text)
+    return text
+
+
 def clean_value(text: str) -> str:
-    """Normalize an already NFKC/case-folded value for matching: markup, `_`, `=` and a
-    hyphen between letters become spaces; runs of blanks become one space."""
-    return " ".join(_JOINER.sub(" ", text.translate(_MARKUP)).split())
+    """Normalize an already NFKC/case-folded value for matching: what is not shown dropped
+    (`as_shown`), markup, `_`, `=` and a hyphen between letters become spaces; runs of
+    blanks become one space."""
+    return " ".join(_JOINER.sub(" ", as_shown(text).translate(_MARKUP)).split())
 
 
 # --------------------------------------------------------------------------- the tables
