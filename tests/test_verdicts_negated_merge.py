@@ -85,12 +85,20 @@ REWORDED = {
     "fixme": "FIXME: the token is logged in plain text.",
     "another_review": "This needs another review round after the refactor.",
     "second_pass": "It requires a second pass once the schema settles.",
+    "final_label": "The verdict above is for the draft; final: REJECT.",
+    "bottom_line": "Bottom line: do not merge.",
+    "defect_stated": "The implementation is incorrect.",
+    "still_broken": "This PR is still broken on Windows.",
+    "grave_defect": "This PR introduces a critical security vulnerability.",
 }
 REWORDED_TWINS = [
     "Nothing will break: the flag defaults to off.",
     "This will not break existing clients.",
     "Without the guard it would crash on empty input; the guard is there.",
     "TODO: none.",
+    "The old implementation was incorrect; this PR fixes it.",
+    "It had a critical bug in round 1 that is now fixed.",
+    "Nothing here introduces a critical issue.",
 ]
 
 

@@ -486,8 +486,9 @@ nicht genehmigt"""
 # A verdict label anywhere on a line, followed by its answer: 'After another look, Verdict:
 # REJECT', 'my verdict is now: request changes', 'ready to merge? no'.
 _LABEL_ANYWHERE = re.compile(
-    r"(?<!\w)(?:verdict|decision|ready to merge|final answer|my answer|conclusion|"
-    r"判定|结论|结论|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
+    r"(?<!\w)(?:verdict|decision|ready to merge|final answer|my answer|conclusion|final|overall|"
+    r"bottom line|tl;?dr|outcome|"
+    r"判定|结论|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
     r"(?:[ \t]+(?:is now|is|now|remains|changes to|changed to|becomes|stays|to)"
     r"(?!\w))*"
     r"[ \t]*[:?=→]?[ \t]*(?:(?:is now|is|now)[ \t]+)?"
@@ -546,7 +547,11 @@ _MUST_FIX = re.compile(
     r"muss vor dem merge|blockiert den merge|блокирует|"
     # a harm foretold ('merging this will break production'), not a negated one
     r"(?:will|is going to|are going to) (?!not |never )(?:\w+ )?(?:break|crash|corrupt|"
-    r"wipe|leak|delete)|(?:todo|fixme)(?=[ \t]*:))(?!\w)|"
+    r"wipe|leak|delete)|(?:todo|fixme)(?=[ \t]*:)|"
+    # a defect stated of the change itself, now ('the implementation is incorrect')
+    r"(?:the (?:implementation|change|changes|code|fix|patch|pr|diff)|this (?:pr|change|patch|"
+    r"implementation|code)|it) (?:is|are|remains|still is) (?:still )?(?:incorrect|wrong|broken|"
+    r"unsafe|insecure|buggy|not correct|not working)(?![ \t]+to(?!\w)))(?!\w)|"
     r"必须修复|必须修改|必须在合并前|合并前必须|阻塞合并|阻断合并|"
     r"マージ前に修正が必要|병합 전 수정 필요|반드시 수정"
 )
@@ -557,7 +562,11 @@ _BLOCKER_NOUN = re.compile(
     r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
     r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
     r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?|"
-    r"(?:is |are |still |currently )?blocked (?:by|on|until|pending))(?!\w)|"
+    r"(?:is |are |still |currently )?blocked (?:by|on|until|pending)|"
+    # a grave defect the change brings ('introduces a critical security vulnerability')
+    r"(?:introduces|adds|contains|creates|has) (?:a |an )?(?:new )?(?:critical|serious|severe|"
+    r"major|high severity|high-severity) (?:security )?(?:vulnerability|bug|flaw|regression|"
+    r"defect|issue|hole))(?!\w)|"
     r"阻塞性问题|阻断性问题|阻塞性|修正必须|必须修正|ブロッカー|차단 이슈"
 )
 
