@@ -15,10 +15,16 @@ of that section above it. In it:
   anything conditions it;
 * every other line before the verdict is read like a line after it (rule (c)).
 
+Below the paragraph, up to the next heading, the verdict's section still holds its fields
+(`**Ready to merge?** Yes` / blank / `**Reasoning:** …`): a condition field there conditions
+it, and a reason field is read as its reason — the first clause and every clause that opens
+with a contrast like the verdict's line, the others like text after it (`_clauses_problem`).
+
 YAML frontmatter is the block of its verdict key (`status: clean` beside `reason: …`): its
 reason and condition fields are read the same way. Fields nested deeper than the verdict (a
 YAML `notes:` under one NFR) speak for their part.
-Each line is read at most once, so the check is linear in the document.
+A line is read at most twice (in a paragraph, and as a field of its section), so the check
+is linear in the document.
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ import re
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._lines import Doc, Line
-from mergegate.verdicts._signals import NONE_ITEM
+from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._signals import CONTRAST_OPENING, NONE_ITEM
 from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._vocab import phrases
 
@@ -38,6 +45,7 @@ BLOCK_REACH = 40
 """How many lines above and below a verdict its block may reach."""
 
 _F = Decision.FIXES
+_CLAUSE_BREAK = re.compile(r"(?<=[,:，：—–])\s*")
 _FIELD = re.compile(r"[ \t>*+-]*(?:\d{1,3}[.)][ \t]+)?([^:]{1,48}?)[ \t]*:(.*)")
 _REASON_FIELDS = frozenset(
     phrases(
@@ -67,6 +75,7 @@ def block_problem(
     """(decision, line index, reason) of the first line in an approving verdict's block that
     refuses it, or None. `sites` are the approving sites of the deciding round."""
     site_lines = {s.index for s in sites}
+    skip = site_lines | covered
     if any(s.frontmatter for s in sites):
         # The frontmatter is the block of its verdict key: its reason fields count too.
         front = next(s.index for s in sites if s.frontmatter)
@@ -74,6 +83,7 @@ def block_problem(
         if found is not None:
             return found
     read_up_to = -1  # sites come in document order: no line is read twice
+    fields_up_to = -1  # nor a field below a paragraph, up to its section's end
     for site in sites:
         if site.frontmatter or site.dialect == "json" or site.index <= read_up_to:
             continue
@@ -91,7 +101,24 @@ def block_problem(
         found = _read_block(doc, site.index, first, last, site_lines)
         if found is not None:
             return found
+        # Below the paragraph, up to the next heading, a reason or condition field is still
+        # the verdict's own ('**Ready to merge? Yes**' / '' / '**Reasoning:** …'): read as
+        # its reason (`_clauses_problem`), not only as prose after it.
+        if last < fields_up_to:
+            continue  # its section's fields were read with an earlier verdict's
+        fields_up_to = _section_end(doc, last)
+        found = _read_block(doc, site.index, last + 1, fields_up_to, skip, below=True)
+        if found is not None:
+            return found
     return None
+
+
+def _section_end(doc: Doc, index: int) -> int:
+    """The last line before the next heading after `index` (the end of its section)."""
+    end = index
+    while end + 1 < len(doc.lines) and not doc.lines[end + 1].heading_level:
+        end += 1
+    return end
 
 
 def _block(doc: Doc, index: int, covered: frozenset[int]) -> tuple[int, int]:
@@ -109,8 +136,18 @@ def _block(doc: Doc, index: int, covered: frozenset[int]) -> tuple[int, int]:
 
 
 def _read_block(
-    doc: Doc, site: int, first: int, last: int, site_lines: set[int], *, fields_only: bool = False
+    doc: Doc,
+    site: int,
+    first: int,
+    last: int,
+    site_lines: set[int],
+    *,
+    fields_only: bool = False,
+    below: bool = False,
 ) -> tuple[Decision, int, str] | None:
+    """The first refusal among the lines `first`..`last` of the block of the verdict at
+    `site`: its reason and condition fields, and (unless `fields_only` or `below`) the other
+    lines above it. `below`: the fields stand below the verdict's paragraph, in its section."""
     indent = doc.lines[site].indent
     index = first
     while index <= last:
@@ -123,9 +160,13 @@ def _read_block(
         problem = None
         if field is not None:
             kind, value = field
+            if below:
+                # Below the paragraph it is read like text after the approval: the names of
+                # the changed code in it (`DO_NOT_MERGE`) are not the reviewer's words.
+                value = _prose_value(line, value)
             value = " ".join([value, *(doc.lines[i].clean for i in range(index + 1, end + 1))])
-            problem = _field_problem(kind, value)
-        elif index < site and not fields_only:
+            problem = _field_problem(kind, value, below=below)
+        elif index < site and not (fields_only or below):
             problem = _sentences_problem(line.clean, same_line=False)
         if problem is not None:
             number = line.number
@@ -147,6 +188,12 @@ def _field(line: Line) -> tuple[str, str] | None:
     return None
 
 
+def _prose_value(line: Line, value: str) -> str:
+    """The field's value without code names (`_names.prose_of`)."""
+    match = _FIELD.match(prose_of(line.low))
+    return match.group(2) if match is not None else value
+
+
 def names_reason_or_condition(label: str) -> bool:
     """The label names a verdict's reason or condition field ('Notes', 'Caveats')."""
     return label in _REASON_FIELDS or label in _CONDITION_FIELDS
@@ -162,13 +209,31 @@ def _continuation_end(doc: Doc, index: int, last: int) -> int:
     return end
 
 
-def _field_problem(kind: str, value: str) -> tuple[Decision, str] | None:
+def _field_problem(kind: str, value: str, *, below: bool) -> tuple[Decision, str] | None:
     text = value.strip(" '\"|>-")
     if kind == "condition":
         if text and not NONE_ITEM.fullmatch(text):
             return _F, f"a condition is attached ('{text[:60]}')"
         return None
-    return _sentences_problem(text, same_line=True)
+    return _clauses_problem(text) if below else _sentences_problem(text, same_line=True)
+
+
+def _clauses_problem(text: str) -> tuple[Decision, str] | None:
+    """A reason field below the verdict's paragraph, read as the verdict's own reason: its
+    first clause, and every clause that opens with a contrast ('Good, but the Phase 3 file
+    must be removed first'), like the verdict's own line; its other clauses like the
+    sentences after it ('tests pass when re-executed' describes, it does not condition)."""
+    first = True
+    for sentence in re.split(r"(?<=[.!?。！？;；])\s+", text):
+        for clause in _CLAUSE_BREAK.split(sentence):
+            if not clause.strip():
+                continue
+            same_line = first or CONTRAST_OPENING.match(clause) is not None
+            first = False
+            found = sentence_problem(clause, same_line=same_line)
+            if found is not None:
+                return found
+    return None
 
 
 def _sentences_problem(text: str, *, same_line: bool) -> tuple[Decision, str] | None:

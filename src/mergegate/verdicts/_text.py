@@ -49,7 +49,6 @@ _ZERO_WIDTH = frozenset(
     "\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069"
     "\u3164\ufeff\uffa0"
 )
-_DROP_ZERO_WIDTH = str.maketrans(dict.fromkeys(_ZERO_WIDTH))
 # Blanks that render as white space but are not white space to str.split() or regexes.
 _BLANKS = "\u2800\u3164\u115f\u1160\uffa0"
 _BLANK_TO_SPACE = str.maketrans(dict.fromkeys(_BLANKS, " "))

@@ -17,13 +17,14 @@ closed to fixes).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._templates._base import Recognised
-from mergegate.verdicts._templates._fields import field_site
+from mergegate.verdicts._templates._fields import line_fields
 from mergegate.verdicts._text import norm
 
 __all__ = ["NAME", "recognise"]
@@ -54,27 +55,14 @@ _MAX_ISSUE_LINES = 2_000
 
 def recognise(doc: Doc) -> Recognised | None:
     """Every gate line as a verdict field, or None when there is none."""
-    sites = []
-    for index, line in enumerate(doc.lines):
-        if not line.live or line.blank or len(line.raw) > 460:
-            continue
-        gate = _GATE.fullmatch(line.raw)
-        if gate is not None:
-            decision, reason = _gate_decision(gate.group(1).lower(), gate.group(2))
-            sites.append(field_site(index, line, decision, dialect=NAME, reason=reason))
-    if not sites:
-        return None
-    return Recognised(
-        name=NAME,
-        sites=tuple(sites),
-        accounted=frozenset(s.index for s in sites),
-        blocking=_top_issue(doc),
-    )
+    found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
+    return None if found is None else replace(found, blocking=_top_issue(doc))
 
 
-def _gate_decision(value: str, comment: str | None) -> tuple[Decision, str]:
+def _gate_decision(gate: re.Match[str]) -> tuple[Decision, str]:
     """The gate's decision: its value's, unless a comment after PASS keeps it from approving."""
-    decision, reason = _DECISION[value]
+    decision, reason = _DECISION[gate.group(1).lower()]
+    comment = gate.group(2)
     if decision is not Decision.APPROVE or comment is None or not comment.strip():
         return decision, reason
     if _VALUES_COMMENT.fullmatch(comment):

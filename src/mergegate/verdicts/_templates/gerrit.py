@@ -12,7 +12,7 @@ import re
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._templates._base import Recognised
-from mergegate.verdicts._templates._fields import field_site
+from mergegate.verdicts._templates._fields import line_fields
 
 __all__ = ["NAME", "recognise"]
 
@@ -37,14 +37,4 @@ _DECISION = {
 
 def recognise(doc: Doc) -> Recognised | None:
     """Every vote line as a verdict field, or None when there is none."""
-    sites = []
-    for index, line in enumerate(doc.lines):
-        if not line.live or line.blank or len(line.raw) > 40:
-            continue
-        vote = _VOTE.fullmatch(line.raw)
-        if vote is not None:
-            decision, reason = _DECISION[vote.group(1)]
-            sites.append(field_site(index, line, decision, dialect=NAME, reason=reason))
-    if not sites:
-        return None
-    return Recognised(name=NAME, sites=tuple(sites), accounted=frozenset(s.index for s in sites))
+    return line_fields(doc, _VOTE, lambda vote: _DECISION[vote.group(1)], name=NAME, max_chars=40)

@@ -13,7 +13,7 @@ import re
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._templates._base import Recognised
-from mergegate.verdicts._templates._fields import field_site
+from mergegate.verdicts._templates._fields import line_fields
 
 __all__ = ["NAME", "recognise"]
 
@@ -33,18 +33,11 @@ _DECISION = {
 
 def recognise(doc: Doc) -> Recognised | None:
     """Every review-state line as a verdict field, or None when there is none."""
-    sites = []
-    for index, line in enumerate(doc.lines):
-        if not line.live or line.blank or len(line.raw) > 60:
-            continue
-        state = _STATE.fullmatch(line.raw)
-        if state is None:
-            continue
-        value = state.group(1).lower()
-        decision, reason = _DECISION.get(
-            value, (Decision.MALFORMED, f"the GitHub review state {value.upper()} is no verdict")
-        )
-        sites.append(field_site(index, line, decision, dialect=NAME, reason=reason))
-    if not sites:
-        return None
-    return Recognised(name=NAME, sites=tuple(sites), accounted=frozenset(s.index for s in sites))
+    return line_fields(doc, _STATE, _decision, name=NAME, max_chars=60)
+
+
+def _decision(state: re.Match[str]) -> tuple[Decision, str]:
+    value = state.group(1).lower()
+    return _DECISION.get(
+        value, (Decision.MALFORMED, f"the GitHub review state {value.upper()} is no verdict")
+    )
