@@ -41,7 +41,7 @@ from mergegate.engine._context.journal import RunJournal
 from mergegate.engine._context.orphans import WorkerProcesses, kill_orphans_of
 from mergegate.engine._context.outcomes import WorkspaceRecord
 from mergegate.engine._context.run_events import EventSink, RunEvent
-from mergegate.engine._context.runtime import Runtime, current, install_resolver
+from mergegate.engine._context.runtime import EngineRunRecord, Runtime, current, install_resolver
 from mergegate.engine._fleet.admin import (
     fleet_database_url,
     recover_executor,
@@ -65,7 +65,6 @@ from mergegate.store import (
     FLEET_APP,
     DurableEngine,
     EngineConfig,
-    RunRecord,
     RunRows,
     RunStore,
     StateKind,
@@ -99,7 +98,7 @@ def _generation_of(wf_id: str) -> int | None:
     return WorkflowId.parse(wf_id).generation
 
 
-def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
+def enqueue_run(state_dir: Path, record: EngineRunRecord, config: Config) -> str:
     """Put the run's current generation on the fleet's run queue; its workflow id."""
     url = fleet_database_url(config)
     args = {"state_dir": str(state_dir.resolve()), "generation": record.generation}
@@ -167,7 +166,7 @@ class FleetRuntime(Runtime):
         if generation in self._asked:
             return False
         self._asked.add(generation)
-        return self.store.load(self.run_id).generation != self.record.generation
+        return self.store.load(self.run_id, EngineRunRecord).generation != self.record.generation
 
     def here(self, worktree: str | Path, *, rebuild: bool = True) -> Path:
         if self.remote is None:
@@ -302,7 +301,7 @@ class Worker:
         except RuntimeError:
             return None
 
-    def _store(self, run_id: str) -> tuple[RunStore, RunRecord]:
+    def _store(self, run_id: str) -> tuple[RunStore, EngineRunRecord]:
         """The run's store on this worker and its card. A run queued with a remote keeps
         its folder (records, attempt folders, logs, copies for people) under this worker's
         own state directory (`$MERGEGATE_STATE_DIR`, else the project's `.mergegate`), made
@@ -313,10 +312,10 @@ class Worker:
         if queued_in is None:
             raise RuntimeError(f"run {run_id} was not queued in this database")
         store = RunStore(queued_in, self.database_url)
-        record = store.load(run_id)
+        record = store.load(run_id, EngineRunRecord)
         if record.remote:
             store = RunStore(state_dir(self.config), self.database_url)
-            store.folder_here(run_id)
+            store.folder_here(run_id, EngineRunRecord)
         return store, record
 
     def _build(self, run_id: str) -> FleetRuntime:
