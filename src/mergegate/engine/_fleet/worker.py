@@ -34,7 +34,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config, state_dir
 from mergegate.engine._context.journal import RunJournal
@@ -77,6 +78,8 @@ from mergegate.store import (
 )
 
 __all__ = [
+    "FleetRun",
+    "FleetRunEnd",
     "FleetRuntime",
     "Worker",
     "WorkerOptions",
@@ -98,10 +101,30 @@ def _generation_of(wf_id: str) -> int | None:
     return WorkflowId.parse(wf_id).generation
 
 
+class FleetRun(BaseModel):
+    """What a queued run's workflow takes (DBOS records it as its input, a dict of these
+    fields, as before it was typed): the `state_dir` the run was made in, the `generation` to
+    run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    state_dir: str
+    generation: int
+
+
+class FleetRunEnd(BaseModel):
+    """How a queued run's generation ended (its workflow's recorded output): the run's
+    `status` as its summary says it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: str
+
+
 def enqueue_run(state_dir: Path, record: EngineRunRecord, config: Config) -> str:
     """Put the run's current generation on the fleet's run queue; its workflow id."""
     url = fleet_database_url(config)
-    args = {"state_dir": str(state_dir.resolve()), "generation": record.generation}
+    args = FleetRun(state_dir=str(state_dir.resolve()), generation=record.generation)
     return enqueue_from_outside(
         url, _FLEET_RUN, _fleet_run_id(record.run_id, record.generation), args
     )
@@ -111,20 +134,20 @@ def enqueue_run(state_dir: Path, record: EngineRunRecord, config: Config) -> str
 
 
 @step("mergegate.fleet_finish")
-def fleet_finish_step(state: str, message: str, escalated: bool = False) -> dict[str, Any]:
+def fleet_finish_step(state: str, message: str, escalated: bool = False) -> FleetRunEnd:
     """Mark the run finished and write its summary (as `execute_run` does on one machine)."""
     rt = current_fleet()
     journal = rt.journal if isinstance(rt.journal, RunJournal) else None
     failure = RunFailure(message, escalated=escalated)
     report = finish_run(rt.store, rt.run_id, state, failure, rt.plan, journal=journal)
-    return {"status": report.status}
+    return FleetRunEnd(status=report.status)
 
 
 @workflow(_FLEET_RUN)
-def fleet_run_workflow(args: dict[str, Any]) -> dict[str, Any]:
+def fleet_run_workflow(args: FleetRun) -> FleetRunEnd:
     """One generation of a queued run: `run_workflow` as a child, then the run's summary."""
     rt = current_fleet()
-    gen = args["generation"]
+    gen = args.generation
     try:
         with child_id(WorkflowId.run(rt.run_id, gen).format()):
             run_workflow(run_input(rt.record).model_copy(update={"generation": gen}))
