@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _plan_runs import agent, events, make_plan, repo_with
 from _postgres import PostgresCluster, PostgresUnavailable, start_cluster
 from _smoke import sizes, skipped
+from mergegate.engine import EngineRunRecord
 from mergegate.store import RunStore
 
 WORKERS = sizes((1, 2, 4), (1,))
@@ -118,7 +119,9 @@ def _record(root: Path) -> dict[str, object]:
 
 def _card(root: Path, database_url: str, run_id: str) -> dict[str, object]:
     """The run's card as the database holds it (no folder needed)."""
-    record: dict[str, object] = RunStore(root / "state", database_url).load(run_id).model_dump()
+    record: dict[str, object] = (
+        RunStore(root / "state", database_url).load(run_id, EngineRunRecord).model_dump()
+    )
     return record
 
 

@@ -43,12 +43,13 @@ from _smoke import sizes
 from mergegate.agents.base import AgentResult, RunStatus
 from mergegate.atomic_files import read_json_validated, write_json_atomic
 from mergegate.config import redact_url
+from mergegate.engine import AgentSpec, EngineRunRecord, RunAgents, RunOptions
 from mergegate.engine._context.attempt_rows import attempt_record
 from mergegate.engine._context.outcomes import UnitOutcome
 from mergegate.events import EventLog, Notice
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
-from mergegate.store import RunRecord, RunRows, RunStore, StateKind, Tables
+from mergegate.store import RunRows, RunStore, StateKind, Tables
 
 PER_TASK = {"unit": 3, "stop": 4, "process": 4, "event": 12, "attempt": 1}
 """Operations of one task of a unit: unit state at its start, its task's end and its end; a
@@ -70,7 +71,14 @@ def main(runs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         store = RunStore(root / "state")
-        card = RunRecord(run_id="r1", repo="/r", into="i", base_sha="0" * 40)
+        card = EngineRunRecord(
+            run_id="r1",
+            repo="/r",
+            into="i",
+            base_sha="0" * 40,
+            agents=RunAgents(implementer=AgentSpec(name="scripted")),
+            options=RunOptions(),
+        )
         store.create(card, Plan(format=PlanFormat.NATIVE, title="bench"))
         rows = store.rows("r1")
         dbos = sqlite3.connect(store.database_path("r1"))  # as DBOS's pool holds it
@@ -105,8 +113,8 @@ def main(runs: int) -> None:
                 ),
             ),
             "card": (
-                lambda: read_json_validated(folder / "run.json", RunRecord),
-                lambda: store.load("r1"),
+                lambda: read_json_validated(folder / "run.json", EngineRunRecord),
+                lambda: store.load("r1", EngineRunRecord),
             ),
             "event": event_pair(rows, root / "files", root / "copy"),
             "attempt": (lambda: None, attempt_row(rows, folder, root / "agent.log")),

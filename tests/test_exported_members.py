@@ -699,6 +699,7 @@ EXPECTED_MODULE_EXPORTS = {
         "Answers",
         "Budget",
         "CancelReport",
+        "EngineRunRecord",
         "EventSink",
         "GcRequest",
         "Metered",

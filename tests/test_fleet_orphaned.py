@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from _cards import card
 from mergegate.cli import cli
 from mergegate.config import load_config
 from mergegate.engine._context.orphans import kill_orphans_of
@@ -19,7 +20,7 @@ from mergegate.engine._fleet.admin import fleet_status, recover_executor
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
 from mergegate.processes._groups import boot_id, pid_namespace
-from mergegate.store import RunRecord, RunStore, tables
+from mergegate.store import RunStore, tables
 
 pytestmark = pytest.mark.fleet
 
@@ -47,7 +48,7 @@ def test_agents_on_another_host_are_recorded_as_orphaned_and_shown(
     state = Path(os.environ["MERGEGATE_STATE_DIR"])
     store = RunStore(state, postgres_url)
     plan = Plan(format=PlanFormat.NATIVE, title="p")
-    store.create(RunRecord(run_id=RUN, repo="/r", into="i", base_sha="0" * 40, fleet=True), plan)
+    store.create(card(RUN, fleet=True), plan)
     rows = store.rows(RUN)
     elsewhere = _record("another-host-boot", 4242)
     here = _record(boot_id(), 4243)  # this host's: checked here, and gone

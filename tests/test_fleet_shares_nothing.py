@@ -31,6 +31,7 @@ import pytest
 from _fleet import wait_for
 from _gitrepo import git
 from _plan_runs import agent, trailers
+from mergegate.engine import EngineRunRecord
 from mergegate.store import RunStore
 from test_fleet_remote import RemoteFleet
 from test_fleet_run import (
@@ -108,7 +109,7 @@ def observed(root: Path, database_url: str, run_id: str) -> dict[str, Any]:
 def card_status(root: Path, database_url: str, run_id: str) -> str:
     """The status on the run's card in the database, read in this process with only the URL
     (an empty state directory): cheap enough to poll."""
-    return str(RunStore(root / "nowhere", database_url).load(run_id).status)
+    return str(RunStore(root / "nowhere", database_url).load(run_id, EngineRunRecord).status)
 
 
 def settled(root: Path, database_url: str, run_id: str, timeout_s: float) -> dict[str, Any]:

@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from _cards import card
 from _gitrepo import git
 from _plan_runs import repo_with
 from mergegate.cli import cli
+from mergegate.engine import EngineRunRecord
 from mergegate.plans import Plan, PlanFormat
-from mergegate.store import RunRecord, RunState, RunStore
+from mergegate.store import RunState, RunStore
 
 RUN = "20261101-120000-aaaa"
 OTHER = "20261101-120000-bbbb"
@@ -36,12 +38,10 @@ NOT_ITS = [
 
 def _record(
     run_id: str, status: RunState, finished: str | None, remote: str | None = None
-) -> RunRecord:
-    return RunRecord(
-        run_id=run_id,
-        repo="/r",
+) -> EngineRunRecord:
+    return card(
+        run_id,
         into="release" if run_id == RUN else f"mergegate/{run_id}",
-        base_sha="0" * 40,
         status=status,
         finished=finished,
         remote=remote,

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from _cards import card
 from _plan_runs import invoke, make_plan, repo_with
 from _verdict_object import verdict_object
 from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus, Usage
 from mergegate.engine import Budget, Metered
 from mergegate.plans import Plan, PlanFormat
-from mergegate.store import RunRecord, RunRows, RunStore
+from mergegate.store import RunRows, RunStore
 from mergegate.testing.model_server import ModelServer, Script, Turn, TurnUsage
 
 APPROVE = verdict_object(review_id="{{review_id}}", scope="{{scope}}")
@@ -120,7 +121,7 @@ def _rows(tmp_path: Path) -> RunRows:
     """The state rows of a run made for the test (its own SQLite file)."""
     store = RunStore(tmp_path / "state")
     store.create(
-        RunRecord(run_id="r1", repo="/r", into="i", base_sha="0" * 40),
+        card("r1"),
         Plan(format=PlanFormat.NATIVE, phases=()),
     )
     return store.rows("r1")

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from _gitrepo import git
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args, trailers
 from mergegate.cli import cli
+from mergegate.engine import EngineRunRecord
 from mergegate.store import RunState, RunStore
 
 
@@ -53,7 +54,7 @@ def test_runs_share_the_configured_database_and_keep_to_their_own_workflows(
 def _interrupted(state: Path, run_id: str, database_url: str | None) -> None:
     """Make a finished run look stopped by a crash (its card says `running`)."""
     store = RunStore(state, database_url)
-    record = store.load(run_id)
+    record = store.load(run_id, EngineRunRecord)
     record.status, record.exit_code = RunState.RUNNING, None
     store.save(record)
 

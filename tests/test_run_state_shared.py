@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from _cards import card
 from mergegate.agents.base import AgentRequest, AgentResult, BackendCapabilities, RunStatus, Usage
 from mergegate.engine import Budget, Metered
 from mergegate.engine._context.orphans import RunProcesses
@@ -34,7 +35,7 @@ from mergegate.engine._context.outcomes import CheckpointAnswer
 from mergegate.engine._fleet.janitor import BEAT_S, Janitor
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessOutcome, install_ledger, supervise
-from mergegate.store import RunRecord, RunRows, RunStore, StateKind
+from mergegate.store import RunRows, RunStore, StateKind
 
 RUN = "r-shared"
 Worker = Callable[[str], RunRows]
@@ -67,7 +68,7 @@ def _workers(tmp_path: Path, database_url: str | None) -> Worker:
     that file is found by its path, on one machine."""
     maker = RunStore(tmp_path / "maker", database_url)
     maker.create(
-        RunRecord(run_id=RUN, repo="/r", into="i", base_sha="0" * 40),
+        card(RUN),
         Plan(format=PlanFormat.NATIVE, phases=()),
     )
 
@@ -163,7 +164,7 @@ def test_a_worker_with_nothing_shared_but_the_database_sees_the_stop_and_the_ans
 ) -> None:
     maker = RunStore(tmp_path / "maker" / "state", postgres_url)
     maker.create(
-        RunRecord(run_id=RUN, repo="/r", into="i", base_sha="0" * 40),
+        card(RUN),
         Plan(format=PlanFormat.NATIVE, phases=()),
     )
     rows = maker.rows(RUN)
@@ -234,7 +235,7 @@ def test_a_worker_kills_its_running_agents_of_a_cancelled_run_at_its_next_beat(
     next beat — for a cancel only: after `on_escalation = stop` the agents in flight finish."""
     store = RunStore(tmp_path / "state", postgres_url)
     store.create(
-        RunRecord(run_id=RUN, repo="/r", into="i", base_sha="0" * 40),
+        card(RUN),
         Plan(format=PlanFormat.NATIVE, phases=()),
     )
     rows = store.rows(RUN)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from _cards import card
+from mergegate.engine import EngineRunRecord
 from mergegate.errors import UsageError
 from mergegate.plans import Plan, PlanFormat
 from mergegate.store import (
@@ -22,7 +24,6 @@ from mergegate.store import (
     QUEUE,
     DurableEngine,
     EngineConfig,
-    RunRecord,
     RunState,
     RunStore,
     child_id,
@@ -197,26 +198,20 @@ def test_another_application_version_is_not_recovered(tmp_path: Path) -> None:
 def test_run_records_round_trip_and_list_in_start_order(tmp_path: Path) -> None:
     store = RunStore(tmp_path)
     plan = Plan(format=PlanFormat.NATIVE, title="p")
-    first = RunRecord(run_id=new_run_id(), repo="/r", into="mergegate/x", base_sha="0" * 40)
+    first = card(new_run_id(), into="mergegate/x")
     store.create(first, plan)
-    second = RunRecord(
-        run_id="z-later",
-        repo="/r",
-        into="main",
-        base_sha="1" * 40,
-        started_epoch=first.started_epoch + 1,
-    )
+    second = card("z-later", into="main", base_sha="1" * 40, started_epoch=first.started_epoch + 1)
     store.create(second, plan)
-    loaded = store.load(first.run_id)
+    loaded = store.load(first.run_id, EngineRunRecord)
     assert loaded == first
     second.status = RunState.COMPLETED
     store.save(second)
-    assert [r.run_id for r in store.list()] == [first.run_id, "z-later"]
-    assert store.list()[1].summary()["status"] == "completed"
+    assert [r.run_id for r in store.list(EngineRunRecord)] == [first.run_id, "z-later"]
+    assert store.list(EngineRunRecord)[1].summary()["status"] == "completed"
     with pytest.raises(UsageError, match="already exists"):
         store.create(first, plan)
     with pytest.raises(UsageError, match="no run"):
-        store.load("missing")
+        store.load("missing", EngineRunRecord)
     with pytest.raises(UsageError, match="not a run id"):
         store.run_dir("../etc")
 

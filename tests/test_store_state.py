@@ -18,14 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from _cards import card
 from mergegate import atomic_files
+from mergegate.engine import EngineRunRecord
 from mergegate.errors import UsageError
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
 from mergegate.store import (
     SCHEMA_VERSION,
     DatabaseUnavailableError,
-    RunRecord,
     RunStore,
     StateKind,
     Tables,
@@ -39,8 +40,8 @@ class Note(BaseModel):
     text: str
 
 
-def _record(run_id: str = "r1") -> RunRecord:
-    return RunRecord(run_id=run_id, repo="/r", into="i", base_sha="0" * 40)
+def _record(run_id: str = "r1") -> EngineRunRecord:
+    return card(run_id)
 
 
 def _made(tmp_path: Path, run_id: str = "r1") -> RunStore:
@@ -88,21 +89,21 @@ def test_a_run_is_its_card_and_plan_in_its_own_database(tmp_path: Path) -> None:
     store.create(card, PLAN)
     assert store.database_path("r1") == tmp_path / "state" / "db" / "r1.sqlite"
     assert store.database_path("r1").is_file()
-    assert store.load("r1") == card
+    assert store.load("r1", EngineRunRecord) == card
     assert store.plan("r1") == PLAN
     with pytest.raises(UsageError, match="already exists"):
         store.create(card, PLAN)
     # the folder's copies are never what a load reads
     (store.run_dir("r1") / "run.json").write_text('{"run_id": "r1", "status": "completed"}')
     (store.run_dir("r1") / "plan.json").unlink()
-    assert store.load("r1").status == "running"
+    assert store.load("r1", EngineRunRecord).status == "running"
     assert store.plan("r1") == PLAN
     # a folder with no record is no run, whatever it holds
     (store.root / "r2").mkdir()
     (store.root / "r2" / "run.json").write_text(_record("r2").model_dump_json())
     with pytest.raises(UsageError, match="run r2 has no record in its database"):
-        store.load("r2")
-    assert [r.run_id for r in store.list()] == ["r1"]
+        store.load("r2", EngineRunRecord)
+    assert [r.run_id for r in store.list(EngineRunRecord)] == ["r1"]
 
 
 def test_the_plan_snapshot_copy_is_written_durably(
@@ -139,9 +140,9 @@ def test_a_garbled_database_of_one_run_hides_only_that_run(tmp_path: Path) -> No
         store.create(_record(run_id), PLAN)
     store.database_path("r1").write_bytes(b"\x00garbage" * 512)
     again = RunStore(tmp_path / "state")
-    assert [r.run_id for r in again.list()] == ["r2"]
+    assert [r.run_id for r in again.list(EngineRunRecord)] == ["r2"]
     with pytest.raises(DatabaseUnavailableError, match="cannot be used"):
-        again.load("r1")
+        again.load("r1", EngineRunRecord)
 
 
 def test_rows_first_writer_wins_and_stop_requests(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from mergegate.engine._context.run_agents import (
     build_backend,
 )
 from mergegate.engine._context.run_events import EventSink, RunEvent
-from mergegate.engine._context.runtime import RunOptions
+from mergegate.engine._context.runtime import EngineRunRecord, RunOptions
 from mergegate.engine._fleet.admin import (
     fleet_database_url,
     fleet_status,
@@ -53,6 +53,7 @@ __all__ = [
     "Answers",
     "Budget",
     "CancelReport",
+    "EngineRunRecord",
     "EventSink",
     "GcRequest",
     "Metered",

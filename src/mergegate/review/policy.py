@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Annotated
+
+from pydantic import PlainSerializer
 
 from mergegate.config import DEFAULT_REVIEW, ReviewPolicyConfig
 from mergegate.decisions import Decision
@@ -22,13 +25,23 @@ __all__ = ["GatePolicy", "StageGate", "cap_architectural", "gate_stage", "is_adv
 _DEFAULT = DEFAULT_REVIEW.policy
 
 
+def _in_severity_order(severities: frozenset[Severity]) -> list[Severity]:
+    return [severity for severity in Severity if severity in severities]
+
+
+_Severities = Annotated[frozenset[Severity], PlainSerializer(_in_severity_order, when_used="json")]
+"""A set of severities, written as a list in `Severity`'s order: the same bytes in every
+process (a set's own order follows the process's string hashing, `PYTHONHASHSEED`), so a
+run's card, written again by another process, does not change."""
+
+
 @dataclass(frozen=True)
 class GatePolicy:
     """What blocks. Defaults (`[review.policy]`'s): "With fixes", critical and important block;
     minor never alone."""
 
     with_fixes_blocks: bool = _DEFAULT.with_fixes_blocks
-    blocking_severities: frozenset[Severity] = frozenset(
+    blocking_severities: _Severities = frozenset(
         Severity(name) for name in _DEFAULT.blocking_severities
     )
     minor_blocks: bool = _DEFAULT.minor_blocks

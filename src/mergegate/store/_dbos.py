@@ -751,7 +751,9 @@ def enqueue_from_outside(
     app_name: str = FLEET_APP,
 ) -> str:
     """Put a workflow on a fleet queue without launching DBOS here (a launched process
-    would take queued work itself): the workers take it. Idempotent by id."""
+    would take queued work itself): the workers take it. Idempotent by id. A model among
+    `args` is recorded in its JSON form, as the workflow's seam records it (`Seam`)."""
+    args = tuple(a.model_dump(mode="json") if isinstance(a, BaseModel) else a for a in args)
     with _client(database_url, app_name) as client:
         handle: WorkflowHandle[Any] = client.enqueue(
             {

@@ -17,7 +17,7 @@ import time
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -48,6 +48,10 @@ _RUN_FILE = "run.json"
 _PLAN_FILE = "plan.json"
 _LEASES_FILE = "leases.sqlite"
 M = TypeVar("M", bound=BaseModel)
+AgentsT = TypeVar("AgentsT", bound=BaseModel)
+"""What a run's card records of its agents: the engine's model (`mergegate.engine.RunAgents`)."""
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+"""What a run's card records of its options: the engine's model (`mergegate.engine.RunOptions`)."""
 
 
 class RunState(StrEnum):
@@ -69,8 +73,16 @@ class RunState(StrEnum):
     they did was recorded; `resume` continues it from its last recorded step."""
 
 
-class RunRecord(BaseModel):
-    """The card of one run (a copy for people in `run.json`)."""
+class RunRecord(BaseModel, Generic[AgentsT, OptionsT]):
+    """The card of one run (a copy for people in `run.json`).
+
+    Generic over the models of its agents and options, which belong to the engine (a layer
+    above this one): the store keeps and reads the card whole, and whoever reads it names the
+    concrete card (`mergegate.engine.EngineRunRecord`, `RunRecord[RunAgents, RunOptions]`), so
+    both are typed when the card is read and never re-validated from a dict. A bare
+    `RunRecord` is refused by every `RunStore` method (its agents and options would be read as
+    empty `BaseModel`s); `tests/test_run_card_typed.py` keeps it out of the code.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -93,9 +105,10 @@ class RunRecord(BaseModel):
     """Incremented each time `resume --answer` continues a run that waited for a person."""
     exit_code: int | None = None
     message: str = ""
-    agents: dict[str, Any] = Field(default_factory=dict)
+    agents: AgentsT
     """How to rebuild the implementer, reviewer and verifier on `resume` (names, commands)."""
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: OptionsT
+    """How the run behaves (concurrency, review, sandbox, budgets): `resume` behaves the same."""
     database: str | None = None
     """The shared database (`[engine] database_url`, redacted) that holds the run's durable
     state; None: the run's own SQLite file under its folder."""
@@ -113,6 +126,21 @@ class RunRecord(BaseModel):
             "started": self.started,
             "plan": self.plan,
         }
+
+
+Card = TypeVar("Card", bound="RunRecord[Any, Any]")
+"""A concrete card type (`RunRecord[Agents, Options]`): what a `RunStore` reads a card as."""
+
+
+def _concrete(card: type[Card]) -> type[Card]:
+    """`card`, when its agents and options are concrete models; `TypeError` for a bare
+    `RunRecord` (or one still generic in either), which would read them as empty models."""
+    if card.__pydantic_generic_metadata__["parameters"]:
+        raise TypeError(
+            f"{card.__name__} is generic: read and write a run's card as a concrete "
+            "RunRecord[Agents, Options] (the engine's EngineRunRecord)"
+        )
+    return card
 
 
 class StateKind(StrEnum):
@@ -379,9 +407,10 @@ class RunStore:
         path = self.layout.databases / _LEASES_FILE
         return Leases(tables(sqlite_url(path)))
 
-    def create(self, record: RunRecord, plan: Plan) -> Path:
+    def create(self, record: RunRecord[Any, Any], plan: Plan) -> Path:
         """Record a new run (card and plan in one transaction), make its folder and write the
         copies for people; an existing run is a usage error."""
+        _concrete(type(record))
         ensure_state_dir(self.root.parent)
         if self.database_url:
             db = tables(self.database_url)
@@ -397,12 +426,13 @@ class RunStore:
         write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
         return path
 
-    def folder_here(self, run_id: str) -> Path:
+    def folder_here(self, run_id: str, card: type[Card]) -> Path:
         """The run's folder under this state directory, made from its rows when it is not
         here yet (a fleet worker on another host than the one that queued the run): the
         copies for people (`run.json`, `plan.json`) written, the rest left to the steps that
-        write there. The run must be recorded in a database (`UsageError` otherwise)."""
-        record = self.load(run_id)
+        write there. The run must be recorded in a database (`UsageError` otherwise); its card
+        is read as `card` (a concrete `RunRecord[Agents, Options]`)."""
+        record = self.load(run_id, card)
         path = self.run_dir(run_id)
         if not path.is_dir():
             ensure_state_dir(self.root.parent)
@@ -412,22 +442,27 @@ class RunStore:
             write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
         return path
 
-    def _copy(self, record: RunRecord) -> None:
+    def _copy(self, record: RunRecord[Any, Any]) -> None:
         """`run.json`, for people and tools that read the folder (never read back)."""
         folder = self.run_dir(record.run_id)
         if folder.is_dir():
             write_json_atomic(folder / _RUN_FILE, record)
 
-    def save(self, record: RunRecord) -> None:
+    def save(self, record: RunRecord[Any, Any]) -> None:
+        """Write the card back (its database row and `run.json`)."""
+        _concrete(type(record))
         self.locate(record.run_id).update_card(record.run_id, record.model_dump_json())
         self._copy(record)
 
-    def load(self, run_id: str) -> RunRecord:
-        """The run's card; `UsageError` (exit 2) naming the run when there is none."""
+    def load(self, run_id: str, card: type[Card]) -> Card:
+        """The run's card, read as `card` (a concrete `RunRecord[Agents, Options]`, else
+        `TypeError`); `UsageError` (exit 2) naming the run when there is none or it does not
+        fit `card`."""
+        _concrete(card)
         raw = self.locate(run_id).card(run_id)
         assert raw is not None  # located by its card
         try:
-            return RunRecord.model_validate_json(raw)
+            return card.model_validate_json(raw)
         except ValidationError as exc:
             raise UsageError(f"run {run_id}: its card cannot be read: {exc}") from exc
 
@@ -440,18 +475,19 @@ class RunStore:
         except ValidationError as exc:
             raise UsageError(f"run {run_id}: its plan cannot be read: {exc}") from exc
 
-    def list(self) -> list[RunRecord]:
+    def list(self, card: type[Card]) -> list[Card]:
         """Every run with a folder here, and every run the configured database holds (made
-        on any host), oldest first; folders without a readable record in a database are
-        skipped (and a run's own SQLite file that cannot be read). The configured database
-        unreachable is an error (exit 4), not an empty list."""
+        on any host), oldest first, each card read as `card`; folders without a readable
+        record in a database are skipped (and a run's own SQLite file that cannot be read).
+        The configured database unreachable is an error (exit 4), not an empty list."""
+        _concrete(card)
         names = {p.name for p in self.root.iterdir() if p.is_dir()} if self.root.is_dir() else set()
         if self.database_url:
             names.update(tables(self.database_url).run_ids())
         found = []
         for name in sorted(names):
             try:
-                found.append(self.load(name))
+                found.append(self.load(name, card))
             except UsageError:
                 continue
             except DatabaseUnavailableError:

@@ -25,7 +25,7 @@ from mergegate.agents.base import AgentRequest, Backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
 from mergegate.config import DEFAULT_CONCURRENCY, Config
 from mergegate.engine._context.journal import NullJournal
-from mergegate.engine._context.run_agents import Budget, Metered
+from mergegate.engine._context.run_agents import Budget, Metered, RunAgents
 from mergegate.engine._context.run_events import EventSink, RunEvent
 from mergegate.events import EventBase
 from mergegate.events import EventSink as JournalSink
@@ -45,6 +45,7 @@ from mergegate.review import ReviewOptions
 from mergegate.store import RunRecord, RunRows, RunStore, workflow_id
 
 __all__ = [
+    "EngineRunRecord",
     "Human",
     "RunOptions",
     "Runtime",
@@ -132,11 +133,18 @@ class RunOptions(BaseModel):
         )
 
 
+EngineRunRecord = RunRecord[RunAgents, RunOptions]
+"""A run's card as the engine reads and writes it: the store's `RunRecord` over the engine's
+own models of the agents and options, validated once where the card is read (never a dict
+re-validated by whoever needs them). Pass it to every `RunStore.load`, `list` and
+`folder_here`; the bytes stored are the same as when both were dicts."""
+
+
 @dataclass
 class Runtime:
     """Everything the workflows of one run need that is not in their arguments."""
 
-    record: RunRecord
+    record: EngineRunRecord
     store: RunStore
     plan: Plan
     repo: Path

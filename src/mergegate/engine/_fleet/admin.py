@@ -14,6 +14,7 @@ from mergegate.engine._context.orphans import (
     note_unreachable_orphans,
     orphaned_agents,
 )
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._records.run_report import OrphanEntry, RunReport
 from mergegate.engine._runs.database import database_url_of
 from mergegate.engine._runs.queries import run_report
@@ -170,7 +171,7 @@ def fleet_status(state_dir: Path, run_id: str, config: Config) -> RunReport:
     "" where none does now."""
     url = database_url_of(config)
     report = run_report(state_dir, run_id, url)
-    if RunStore(state_dir, url).load(run_id).fleet and url is not None:
+    if RunStore(state_dir, url).load(run_id, EngineRunRecord).fleet and url is not None:
         holders = unit_holders(url, run_id)
         for unit in report.units:
             found = holders.get(unit.id)

@@ -34,14 +34,15 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config, state_dir
 from mergegate.engine._context.journal import RunJournal
 from mergegate.engine._context.orphans import WorkerProcesses, kill_orphans_of
 from mergegate.engine._context.outcomes import WorkspaceRecord
 from mergegate.engine._context.run_events import EventSink, RunEvent
-from mergegate.engine._context.runtime import Runtime, current, install_resolver
+from mergegate.engine._context.runtime import EngineRunRecord, Runtime, current, install_resolver
 from mergegate.engine._fleet.admin import (
     fleet_database_url,
     recover_executor,
@@ -65,7 +66,6 @@ from mergegate.store import (
     FLEET_APP,
     DurableEngine,
     EngineConfig,
-    RunRecord,
     RunRows,
     RunStore,
     StateKind,
@@ -78,6 +78,8 @@ from mergegate.store import (
 )
 
 __all__ = [
+    "FleetRun",
+    "FleetRunEnd",
     "FleetRuntime",
     "Worker",
     "WorkerOptions",
@@ -99,10 +101,30 @@ def _generation_of(wf_id: str) -> int | None:
     return WorkflowId.parse(wf_id).generation
 
 
-def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
+class FleetRun(BaseModel):
+    """What a queued run's workflow takes (DBOS records it as its input, a dict of these
+    fields, as before it was typed): the `state_dir` the run was made in, the `generation` to
+    run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    state_dir: str
+    generation: int
+
+
+class FleetRunEnd(BaseModel):
+    """How a queued run's generation ended (its workflow's recorded output): the run's
+    `status` as its summary says it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: str
+
+
+def enqueue_run(state_dir: Path, record: EngineRunRecord, config: Config) -> str:
     """Put the run's current generation on the fleet's run queue; its workflow id."""
     url = fleet_database_url(config)
-    args = {"state_dir": str(state_dir.resolve()), "generation": record.generation}
+    args = FleetRun(state_dir=str(state_dir.resolve()), generation=record.generation)
     return enqueue_from_outside(
         url, _FLEET_RUN, _fleet_run_id(record.run_id, record.generation), args
     )
@@ -112,20 +134,20 @@ def enqueue_run(state_dir: Path, record: RunRecord, config: Config) -> str:
 
 
 @step("mergegate.fleet_finish")
-def fleet_finish_step(state: str, message: str, escalated: bool = False) -> dict[str, Any]:
+def fleet_finish_step(state: str, message: str, escalated: bool = False) -> FleetRunEnd:
     """Mark the run finished and write its summary (as `execute_run` does on one machine)."""
     rt = current_fleet()
     journal = rt.journal if isinstance(rt.journal, RunJournal) else None
     failure = RunFailure(message, escalated=escalated)
     report = finish_run(rt.store, rt.run_id, state, failure, rt.plan, journal=journal)
-    return {"status": report.status}
+    return FleetRunEnd(status=report.status)
 
 
 @workflow(_FLEET_RUN)
-def fleet_run_workflow(args: dict[str, Any]) -> dict[str, Any]:
+def fleet_run_workflow(args: FleetRun) -> FleetRunEnd:
     """One generation of a queued run: `run_workflow` as a child, then the run's summary."""
     rt = current_fleet()
-    gen = args["generation"]
+    gen = args.generation
     try:
         with child_id(WorkflowId.run(rt.run_id, gen).format()):
             run_workflow(run_input(rt.record).model_copy(update={"generation": gen}))
@@ -167,7 +189,7 @@ class FleetRuntime(Runtime):
         if generation in self._asked:
             return False
         self._asked.add(generation)
-        return self.store.load(self.run_id).generation != self.record.generation
+        return self.store.load(self.run_id, EngineRunRecord).generation != self.record.generation
 
     def here(self, worktree: str | Path, *, rebuild: bool = True) -> Path:
         if self.remote is None:
@@ -302,7 +324,7 @@ class Worker:
         except RuntimeError:
             return None
 
-    def _store(self, run_id: str) -> tuple[RunStore, RunRecord]:
+    def _store(self, run_id: str) -> tuple[RunStore, EngineRunRecord]:
         """The run's store on this worker and its card. A run queued with a remote keeps
         its folder (records, attempt folders, logs, copies for people) under this worker's
         own state directory (`$MERGEGATE_STATE_DIR`, else the project's `.mergegate`), made
@@ -313,10 +335,10 @@ class Worker:
         if queued_in is None:
             raise RuntimeError(f"run {run_id} was not queued in this database")
         store = RunStore(queued_in, self.database_url)
-        record = store.load(run_id)
+        record = store.load(run_id, EngineRunRecord)
         if record.remote:
             store = RunStore(state_dir(self.config), self.database_url)
-            store.folder_here(run_id)
+            store.folder_here(run_id, EngineRunRecord)
         return store, record
 
     def _build(self, run_id: str) -> FleetRuntime:

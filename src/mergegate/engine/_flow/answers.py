@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mergegate.engine._context.outcomes import CheckpointAnswer, TakeoverAnswer, UnitOutcome
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._flow.takeover import TAKEN_OVER
 from mergegate.errors import UsageError
 from mergegate.git import branch_tip, head_commit, uncommitted_paths
 from mergegate.plans import Plan, Task, Unit
-from mergegate.store import RunRecord, RunRows, StateKind
+from mergegate.store import RunRows, StateKind
 
 __all__ = ["TaskAnswers", "task_answers"]
 
@@ -42,7 +43,7 @@ class TaskAnswers:
 
 def task_answers(
     rows: RunRows,
-    record: RunRecord,
+    record: EngineRunRecord,
     plan: Plan,
     given: Sequence[tuple[str, str]],
     *,
@@ -114,7 +115,7 @@ def _set_aside(unit: UnitOutcome, task: Task) -> bool:
     return unit.tasks[ids.index(task.id)].decision == "needs_manual_review"
 
 
-def _approved_head(record: RunRecord, unit: UnitOutcome) -> str:
+def _approved_head(record: EngineRunRecord, unit: UnitOutcome) -> str:
     """The commit a person approves (see the module docstring): for a unit that went on
     after a task set aside, its branch as they fixed it (the unit's head when untouched)."""
     recorded = unit.tasks[-1].head or unit.head

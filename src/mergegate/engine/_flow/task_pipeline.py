@@ -25,6 +25,7 @@ from mergegate.engine._context.run_events import RunEvent
 from mergegate.engine._context.runtime import Runtime, current, working_on
 from mergegate.engine._steps.core import (
     AgentCall,
+    CommitCall,
     FixCommit,
     agent_step,
     check_step,
@@ -33,7 +34,7 @@ from mergegate.engine._steps.core import (
     human_step,
 )
 from mergegate.engine._steps.implementer_turn import implement_turns, judge_claim
-from mergegate.engine._steps.review_stage import review_step
+from mergegate.engine._steps.review_stage import ReviewCall, review_step
 from mergegate.ids import Trailer, TrailerLine, WorkflowId
 from mergegate.implementer import result_schema, task_environment
 from mergegate.plans import Task
@@ -255,12 +256,12 @@ class _Pipeline:
             return ended
         self.emit("commit", f"committing {self.task.id}")
         sha = commit_step(
-            {
-                "worktree": str(self.worktree),
-                "message": f"{self.task.id}: {self.task.name}",
-                "key": TrailerLine(Trailer.TASK, self.key).format(),
-                "onto": self.start,
-            }
+            CommitCall(
+                worktree=str(self.worktree),
+                message=f"{self.task.id}: {self.task.name}",
+                key=TrailerLine(Trailer.TASK, self.key).format(),
+                onto=self.start,
+            )
         )
         if sha is None:
             return self.escalate("the implementer changed nothing")
@@ -336,25 +337,24 @@ class _Pipeline:
             }
         )
         self.emit("review", f"reviewing {self.task.id} ({mode})")
-        call = {
-            "options": options.model_dump(mode="json"),
-            "run_dir": str(run_dir),
-            "task_dir": str(self.task_dir),
-            "worktree": str(self.worktree),
-            "phase": self.phase_id,
-            "unit": self.unit_id,
-            "task": self.task.id,
-            "key": self.key,
-            "session": self.session,
-            "deadline": self.deadline,
-            "amend": self.rt.options.fix_commits == "amend",
-            "state": None,
-        }
+        call = ReviewCall(
+            options=options,
+            run_dir=str(run_dir),
+            task_dir=str(self.task_dir),
+            worktree=str(self.worktree),
+            phase=self.phase_id,
+            unit=self.unit_id,
+            task=self.task.id,
+            key=self.key,
+            session=self.session,
+            deadline=self.deadline,
+            amend=self.rt.options.fix_commits == "amend",
+        )
         while True:
             out = review_step(call)
             self.count(out.tokens)
             self.stopped = self.stopped or out.stopped
-            call["state"] = out.state.model_dump(mode="json")
+            call = call.model_copy(update={"state": out.state})
             if out.outcome is not None:
                 break
         self.reviewed_at = out.reviewed_at

@@ -3,8 +3,9 @@ executes any more is `crashed`), and the one thing to do next (`next:`)."""
 
 from __future__ import annotations
 
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._records.run_report import RunReport
-from mergegate.store import DatabaseUnavailableError, RunRecord, RunState, RunStore, run_lease
+from mergegate.store import DatabaseUnavailableError, RunState, RunStore, run_lease
 
 __all__ = ["next_step", "shown_status"]
 
@@ -16,7 +17,7 @@ _TAKEN_OVER = ("needs_manual_review", "failed", "undecidable", "cancelled")
 _MAX_ANSWERS_SHOWN = 4
 
 
-def shown_status(store: RunStore, record: RunRecord) -> str:
+def shown_status(store: RunStore, record: EngineRunRecord) -> str:
     """The run's status, or `crashed` for a run recorded as running (not queued for a
     fleet, whose workers hold it) that no live process executes."""
     if record.status != RunState.RUNNING or record.fleet:

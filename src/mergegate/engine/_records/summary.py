@@ -11,7 +11,6 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mergegate.agents.sandbox import SandboxPolicy
 from mergegate.atomic_files import write_atomic, write_json_atomic
 from mergegate.decisions import ExitCode
 from mergegate.engine._context.journal import run_events
@@ -23,6 +22,7 @@ from mergegate.engine._context.outcomes import (
     UnitStatus,
 )
 from mergegate.engine._context.plan_views import report_stem, selected_phases
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._records.run_report import (
     AlertEntry,
     AnswerEntry,
@@ -36,7 +36,7 @@ from mergegate.engine._records.run_status import next_step, shown_status
 from mergegate.events import EVENTS_FILE, Alert, EventLogError
 from mergegate.plans import Phase, Plan
 from mergegate.report import REPORT_FILE
-from mergegate.store import RunRecord, RunRows, RunState, RunStore, StateKind
+from mergegate.store import RunRows, RunState, RunStore, StateKind
 from mergegate.untrusted import md_text
 
 __all__ = [
@@ -68,7 +68,7 @@ def _files_in(folder: str) -> set[str]:
 def _unit_entry(
     *,
     run_dir: Path,
-    record: RunRecord,
+    record: EngineRunRecord,
     plan: Plan,
     recorded: UnitOutcome | None,
     phase_id: str,
@@ -167,7 +167,7 @@ def recorded_alerts(run_dir: Path, rows: RunRows | None = None) -> list[AlertEnt
 
 
 def report_entries(
-    store: RunStore, record: RunRecord, plan: Plan
+    store: RunStore, record: EngineRunRecord, plan: Plan
 ) -> tuple[list[PhaseEntry], list[UnitEntry]]:
     """The run's phases and units as its report shows them, from its database and `record`
     (a unit not reached is `pending` while the record says running, `skipped` after)."""
@@ -180,7 +180,7 @@ def report_entries(
     phases: list[PhaseEntry] = []
     units: list[UnitEntry] = []
     stopped_at: str | None = None
-    for phase in selected_phases(plan, record.options.get("phase")):
+    for phase in selected_phases(plan, record.options.phase):
         entries = [
             _unit_entry(
                 run_dir=run_dir,
@@ -206,7 +206,7 @@ def report_entries(
 def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> RunReport:
     """The run as one object (see docs/run.md for its fields); `plan`: the run's plan
     snapshot, when the caller has it already."""
-    record = store.load(run_id)
+    record = store.load(run_id, EngineRunRecord)
     plan = plan or load_plan_snapshot(store, run_id)
     run_dir = store.run_dir(run_id)
     phases, units = report_entries(store, record, plan)
@@ -258,10 +258,10 @@ def _answer_entry(key: tuple[str, ...], given: CheckpointAnswer | TakeoverAnswer
     )
 
 
-def sandbox_entry(record: RunRecord) -> SandboxEntry:
+def sandbox_entry(record: EngineRunRecord) -> SandboxEntry:
     """The run's sandbox as recorded when it started: on or off (`--no-sandbox`), what a
     person opened (`allow` read-write, `read` read-only), and one line for people."""
-    policy = SandboxPolicy.model_validate(record.options.get("sandbox") or {})
+    policy = record.options.sandbox
     return SandboxEntry(
         enabled=policy.enabled,
         allow=[str(p) for p in policy.allow],

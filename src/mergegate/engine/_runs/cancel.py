@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mergegate.decisions import ExitCode
 from mergegate.engine._context.orphans import kill_orphans
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._records.run_report import CancelReport
 from mergegate.engine._records.summary import (
     build_report,
@@ -24,7 +25,6 @@ from mergegate.ids import (
 )
 from mergegate.store import (
     FLEET_APP,
-    RunRecord,
     RunState,
     RunStore,
     app_name_for_run,
@@ -46,7 +46,7 @@ def cancel_run(
     at its next beat), the workflows are cancelled, the run is marked cancelled. Work trees
     of unfinished units are kept for inspection unless `clean`."""
     store = RunStore(state_dir, database_url)
-    record = store.load(run_id)
+    record = store.load(run_id, EngineRunRecord)
     rows = store.rows(run_id)
     rows.request_stop("cancelled by mergegate cancel", replace=True, running=True)
     killed = kill_orphans(rows)
@@ -63,7 +63,7 @@ def cancel_run(
     return CancelReport(**dict(report), killed_groups=killed, removed_worktrees=removed)
 
 
-def _cancel_workflows(store: RunStore, record: RunRecord, database_url: str | None) -> None:
+def _cancel_workflows(store: RunStore, record: EngineRunRecord, database_url: str | None) -> None:
     run_id = record.run_id
     if record.database is None:
         cancel_from_outside(sqlite_url(store.database_path(run_id)))
@@ -76,7 +76,7 @@ def _cancel_workflows(store: RunStore, record: RunRecord, database_url: str | No
         cancel_from_outside(database_url, app_name=app_name_for_run(run_id))
 
 
-def _clean_worktrees(store: RunStore, record: RunRecord) -> list[str]:
+def _clean_worktrees(store: RunStore, record: EngineRunRecord) -> list[str]:
     """Remove the run's workspaces (and its throwaway checkouts); their paths."""
     root = store.layout.worktrees(record.run_id)
     removed = []

@@ -14,7 +14,7 @@ from mergegate.engine._context.plan_views import (
     validate_plan,
 )
 from mergegate.engine._context.run_agents import RunAgents
-from mergegate.engine._context.runtime import RunOptions
+from mergegate.engine._context.runtime import EngineRunRecord, RunOptions
 from mergegate.engine._runs.database import engine_config
 from mergegate.engine._runs.leases import hold_leases, lease_names
 from mergegate.errors import UsageError
@@ -36,7 +36,6 @@ from mergegate.ids import (
 from mergegate.plans import Plan
 from mergegate.store import (
     DurableEngine,
-    RunRecord,
     RunStore,
     new_run_id,
 )
@@ -117,7 +116,7 @@ def _offer_branch(repo: Path, url: str, branch: str, tip: str) -> None:
     push_branch(repo, url, branch, tip, expect=None)
 
 
-def create_run(request: RunRequest) -> RunRecord:
+def create_run(request: RunRequest) -> EngineRunRecord:
     """Validate the plan, make the integration branch and the run's folder; the run's card.
 
     A run whose agents need a sandbox that cannot be made here is refused first (`AgentError`,
@@ -172,11 +171,11 @@ def _refuse_dirty(repo: Path, exclude: list[Path]) -> None:
 
 def _create(
     request: RunRequest, store: RunStore, repo: Path, run_id: str, remote: str | None
-) -> RunRecord:
+) -> EngineRunRecord:
     into, base = _integration_branch(repo, run_id, request.into)
     if remote is not None:
         _offer_branch(repo, remote, into, base)
-    record = RunRecord(
+    record = EngineRunRecord(
         run_id=run_id,
         plan=request.plan.title or str(request.plan_path or "") or "(untitled plan)",
         plan_path=str(request.plan_path.resolve()) if request.plan_path else None,
@@ -184,8 +183,8 @@ def _create(
         repo=str(repo),
         into=into,
         base_sha=base,
-        agents=request.agents.model_dump(mode="json"),
-        options=request.options.model_dump(mode="json"),
+        agents=request.agents,
+        options=request.options,
         database=redact_url(request.database_url) if request.database_url else None,
         fleet=request.fleet,
         remote=remote,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from mergegate.config import Config, redact_url
-from mergegate.engine._context.runtime import RunOptions
+from mergegate.engine._context.runtime import EngineRunRecord, RunOptions
 from mergegate.errors import UsageError
 from mergegate.ids import (
     queue_for_run,
@@ -13,7 +13,6 @@ from mergegate.ids import (
 from mergegate.store import (
     APP_VERSION,
     EngineConfig,
-    RunRecord,
     RunStore,
     app_name_for_run,
     sqlite_url,
@@ -60,7 +59,7 @@ def database_url_of(config: Config) -> str | None:
     return None if found is None else found.get_secret_value()
 
 
-def check_database(record: RunRecord, database_url: str | None) -> None:
+def check_database(record: EngineRunRecord, database_url: str | None) -> None:
     """A run continues on the database it started on, never silently on another one."""
     given = redact_url(database_url) if database_url else None
     if record.database != given:

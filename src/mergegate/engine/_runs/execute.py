@@ -17,9 +17,9 @@ from mergegate.decisions import ExitCode
 from mergegate.engine._context.journal import RunJournal, StreamEnd, close_stream
 from mergegate.engine._context.orphans import RunProcesses, kill_orphans
 from mergegate.engine._context.outcomes import RunArgs
-from mergegate.engine._context.run_agents import AgentSpec, RunAgents, build_backend
+from mergegate.engine._context.run_agents import AgentSpec, build_backend
 from mergegate.engine._context.run_events import EventSink, RunEvent
-from mergegate.engine._context.runtime import Human, RunOptions, Runtime, install, uninstall
+from mergegate.engine._context.runtime import EngineRunRecord, Human, Runtime, install, uninstall
 from mergegate.engine._flow.workflows import run_workflow
 from mergegate.engine._records.run_report import RunReport
 from mergegate.engine._records.summary import (
@@ -51,7 +51,6 @@ from mergegate.processes import (
 )
 from mergegate.store import (
     DurableEngine,
-    RunRecord,
     RunState,
     RunStore,
     WorkflowState,
@@ -71,7 +70,7 @@ __all__ = [
 
 def build_runtime(
     store: RunStore,
-    record: RunRecord,
+    record: EngineRunRecord,
     config: Config,
     events: EventSink,
     *,
@@ -81,8 +80,7 @@ def build_runtime(
     """The run's `Runtime` for this process, rebuilt from its card (agents, options) and plan
     snapshot in `store`; `AgentError` when its sandbox cannot be made here, `UsageError` when
     it has no implementer. What `execute_run` installs, and a fleet worker resolves per run."""
-    agents = RunAgents.model_validate(record.agents)
-    options = RunOptions.model_validate(record.options)
+    agents, options = record.agents, record.options
     options.sandbox.require()  # a worker, or a resume, on a machine without a sandbox
     implementer = build_backend(agents.implementer, config)
     if implementer is None:
@@ -110,7 +108,7 @@ def build_runtime(
 
 
 def open_journal(
-    store: RunStore, record: RunRecord, config: Config, events: EventSink
+    store: RunStore, record: EngineRunRecord, config: Config, events: EventSink
 ) -> RunJournal:
     """The run's event stream for this process; an alert is shown live as a notice."""
 
@@ -125,10 +123,10 @@ def open_journal(
     )
 
 
-def started_event(record: RunRecord) -> EventBase:
+def started_event(record: EngineRunRecord) -> EventBase:
     """The `RunStarted` event of the record's generation (its id fixed by run and generation,
     so a process started again emits the same event)."""
-    agents = RunAgents.model_validate(record.agents)
+    agents = record.agents
     roles = {"implementer": agents.implementer, "reviewer": agents.reviewer}
     roles["verifier"] = agents.verifier
     return RunStarted(
@@ -165,7 +163,7 @@ def execute_run(
     must end the process (`resume` continues the run from its last recorded step)."""
     database_url = database_url_of(config)
     store = RunStore(state_dir, database_url)
-    record = store.load(run_id)
+    record = store.load(run_id, EngineRunRecord)
     if record.status not in (RunState.RUNNING,):
         return build_report(store, run_id)
     if record.fleet:
@@ -174,7 +172,7 @@ def execute_run(
             f"(see `mergegate status {run_id}`)"
         )
     check_database(record, database_url)
-    RunOptions.model_validate(record.options).sandbox.require()  # before any agent starts
+    record.options.sandbox.require()  # before any agent starts
     # before anything of the run is touched: its agents belong to the process holding it
     hold_leases(store, run_id, record.repo, record.plan_path)
     try:
@@ -194,7 +192,7 @@ def execute_run(
 
 def _execute(
     store: RunStore,
-    record: RunRecord,
+    record: EngineRunRecord,
     config: Config,
     *,
     listener: Callable[[RunEvent], None] | None,
@@ -239,7 +237,7 @@ def _execute(
     return finish_run(store, run_id, state, failure, rt.plan, journal=journal)
 
 
-def run_input(record: RunRecord) -> RunArgs:
+def run_input(record: EngineRunRecord) -> RunArgs:
     """The run workflow's input for the record's generation: the first one starts from the
     integration tip the run was created at (`base_sha`), recorded with the workflow from
     then on; a later one from the tip its previous generation recorded (`_start_tip`)."""
@@ -266,7 +264,7 @@ def _interrupted(store: RunStore, rt: Runtime) -> RunInterruptedError:
     interrupt()
     wait_until_stopped(rt.config.agents.kill_grace_s + _STOP_WAIT_S)
     kill_orphans(store.rows(rt.run_id))
-    record = store.load(rt.run_id)
+    record = store.load(rt.run_id, EngineRunRecord)
     if record.status == RunState.RUNNING:
         record.status, record.exit_code = RunState.INTERRUPTED, int(ExitCode.INTERRUPTED)
         record.message = "interrupted by a person"
@@ -342,7 +340,7 @@ def finish_run(
     None when unknown): its status and exit code recorded from its units and phases (or from
     `failure` on an error; cancelled when the workflow or the run was), its end into the
     stream, its summary written; the run report."""
-    record = store.load(run_id)
+    record = store.load(run_id, EngineRunRecord)
     cancelled = state == WorkflowState.CANCELLED or record.status == RunState.CANCELLED
     # the outcome from the units and phases as recorded so far (the record still running);
     # the report is built once, after the record says how the run ended
@@ -365,7 +363,7 @@ def finish_run(
     return report
 
 
-def end_stream(store: RunStore, record: RunRecord, journal: RunJournal | None) -> StreamEnd:
+def end_stream(store: RunStore, record: EngineRunRecord, journal: RunJournal | None) -> StreamEnd:
     """The run's end into its stream; every alert of the stream; the HTML report."""
     rules = journal.rules if journal is not None else AlertRules()
     journal = journal or RunJournal(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.errors import UsageError
 from mergegate.git import (
     checked_out_branches,
@@ -26,7 +27,7 @@ from mergegate.git import (
     remote_url,
 )
 from mergegate.ids import IdError, UnitBranch, integration_branch
-from mergegate.store import RunRecord, RunState, RunStore
+from mergegate.store import RunState, RunStore
 
 __all__ = ["FINISHED", "GcRequest", "RunBranches", "gc_runs"]
 
@@ -77,17 +78,17 @@ def gc_runs(request: GcRequest) -> list[RunBranches]:
     run's by compare and swap from the commit listed, locally and on the remote."""
     store = RunStore(request.state_dir, request.database_url)
     if request.run_id is not None:
-        records = [_finished(store.load(request.run_id))]
+        records = [_finished(store.load(request.run_id, EngineRunRecord))]
     elif request.finished_before is not None:
         cutoff = _utc(request.finished_before)
-        records = [r for r in store.list() if _finished_before(r, cutoff)]
+        records = [r for r in store.list(EngineRunRecord) if _finished_before(r, cutoff)]
     else:
         raise UsageError("name a RUN or give --finished-before DATE")
     url = remote_url(request.repo, request.remote) if request.remote is not None else None
     return [_collect(request, record, url or record.remote) for record in records]
 
 
-def _finished(record: RunRecord) -> RunRecord:
+def _finished(record: EngineRunRecord) -> EngineRunRecord:
     if record.status not in FINISHED:
         raise UsageError(
             f"run {record.run_id} is {record.status.value}, not finished (completed or "
@@ -100,7 +101,7 @@ def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _finished_before(record: RunRecord, cutoff: datetime) -> bool:
+def _finished_before(record: EngineRunRecord, cutoff: datetime) -> bool:
     if record.status not in FINISHED or not record.finished:
         return False
     try:
@@ -122,7 +123,7 @@ def _ours(run_id: str, name: str, integration: tuple[str, ...]) -> bool:
     return False
 
 
-def _collect(request: GcRequest, record: RunRecord, url: str | None) -> RunBranches:
+def _collect(request: GcRequest, record: EngineRunRecord, url: str | None) -> RunBranches:
     run_id = record.run_id
     prefixes = UnitBranch.run_prefixes(run_id)
     integration = (integration_branch(run_id),) if request.include_integration else ()

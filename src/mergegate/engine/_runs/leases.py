@@ -6,9 +6,9 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.errors import UsageError
 from mergegate.store import (
-    RunRecord,
     RunStore,
     plan_lease,
     run_lease,
@@ -54,7 +54,7 @@ def hold_leases(store: RunStore, run_id: str, repo: str, plan_path: Path | str |
         )
 
 
-def release_leases(store: RunStore, record: RunRecord) -> None:
+def release_leases(store: RunStore, record: EngineRunRecord) -> None:
     leases = store.leases()
     for name in lease_names(record.run_id, record.repo, record.plan_path):
         with contextlib.suppress(Exception):  # a lease left behind is free once we exit

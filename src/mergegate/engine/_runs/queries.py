@@ -8,6 +8,7 @@ from pathlib import Path
 from mergegate.config import StateLayout
 from mergegate.engine._context.journal import run_events
 from mergegate.engine._context.run_agents import RunAgents
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._records.run_report import RunReport
 from mergegate.engine._records.run_status import shown_status
 from mergegate.engine._records.summary import (
@@ -33,8 +34,8 @@ def recorded_agents(
     state_dir: Path, run_id: str, database_url: str | None = None
 ) -> tuple[RunAgents, Path]:
     """The agents a run was made with (what `resume` rebuilds) and its repository."""
-    record = RunStore(state_dir, database_url).load(run_id)
-    return RunAgents.model_validate(record.agents), Path(record.repo)
+    record = RunStore(state_dir, database_url).load(run_id, EngineRunRecord)
+    return record.agents, Path(record.repo)
 
 
 def database_runs(
@@ -46,7 +47,7 @@ def database_runs(
     its folder)."""
     if not database_url:
         return []
-    found = RunStore(state_dir, database_url).list()
+    found = RunStore(state_dir, database_url).list(EngineRunRecord)
     return [
         r.run_id
         for r in found
@@ -76,7 +77,7 @@ def list_runs(state_dir: Path, database_url: str | None = None) -> list[dict[str
     """Every run with a folder here and a record in a database, oldest first (a run recorded
     as running that no live process executes is `crashed`)."""
     store = RunStore(state_dir, database_url)
-    return [{**r.summary(), "status": shown_status(store, r)} for r in store.list()]
+    return [{**r.summary(), "status": shown_status(store, r)} for r in store.list(EngineRunRecord)]
 
 
 def latest_run(state_dir: Path, database_url: str | None = None) -> str:
@@ -84,7 +85,7 @@ def latest_run(state_dir: Path, database_url: str | None = None) -> str:
     the one started last in the configured database (a host with only its URL); `UsageError`
     when there is none."""
     store = RunStore(state_dir, database_url)
-    everywhere = store.list()
+    everywhere = store.list(EngineRunRecord)
     found = [r for r in everywhere if store.run_dir(r.run_id).is_dir()] or everywhere
     if not found:
         runs = StateLayout(state_dir).runs

@@ -12,6 +12,7 @@ from mergegate.engine._context.outcomes import PhaseOutcome
 from mergegate.engine._context.plan_views import (
     selected_phases,
 )
+from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._flow.answers import task_answers
 from mergegate.engine._records.summary import (
     load_plan_snapshot,
@@ -26,7 +27,6 @@ from mergegate.processes import (
     ProcessIdentity,
 )
 from mergegate.store import (
-    RunRecord,
     RunRows,
     RunState,
     RunStore,
@@ -58,12 +58,12 @@ class Answers:
 
 def prepare_resume(
     state_dir: Path, run_id: str, answers: Answers, database_url: str | None = None
-) -> RunRecord:
+) -> EngineRunRecord:
     """Record a person's answers in the run's database, and start the next generation of a
     run that waits for a person (it goes on from where it stopped). Unknown tasks or criteria
     are a usage error, and then nothing is recorded."""
     store = RunStore(state_dir, database_url)
-    record = store.load(run_id)
+    record = store.load(run_id, EngineRunRecord)
     _refuse_held(store, record)
     plan = load_plan_snapshot(store, run_id)
     rows = store.rows(run_id)
@@ -99,7 +99,7 @@ def prepare_resume(
     return record
 
 
-def _refuse_held(store: RunStore, record: RunRecord) -> None:
+def _refuse_held(store: RunStore, record: EngineRunRecord) -> None:
     """`UsageError` when another live process executes the run now (answers and a new
     generation would change a run under its feet)."""
     holder = None if record.fleet else store.leases().holder(run_lease(record.run_id))
@@ -115,9 +115,9 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def _waiting_phase(rows: RunRows, plan: Plan, record: RunRecord) -> str:
+def _waiting_phase(rows: RunRows, plan: Plan, record: EngineRunRecord) -> str:
     """The phase whose verification stopped the run (answers and acceptances are for it)."""
-    for phase in reversed(selected_phases(plan, record.options.get("phase"))):
+    for phase in reversed(selected_phases(plan, record.options.phase)):
         found = rows.get(StateKind.PHASE, (phase.id,), PhaseOutcome)
         verification = found.verification if found is not None else None
         if verification is not None and verification.status not in ("passed", "complete_with_gaps"):
@@ -149,7 +149,7 @@ def record_plan_answers(
     store = RunStore(state_dir, database_url)
     wanted = str(plan_path.resolve())
     answered = []
-    for record in store.list():
+    for record in store.list(EngineRunRecord):
         if record.plan_path != wanted or record.status not in (
             RunState.RUNNING,
             RunState.WAITING_FOR_HUMAN,

@@ -28,7 +28,6 @@ import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -70,6 +69,7 @@ __all__ = [
     "AdvanceCall",
     "AgentCall",
     "AgentRun",
+    "CommitCall",
     "FixCommit",
     "MergeCall",
     "WorkspaceMade",
@@ -112,6 +112,17 @@ class FixCommit(_StepData):
 
     message: str
     key: str
+    amend: bool = False
+
+
+class CommitCall(_StepData):
+    """A commit of everything in the unit's `worktree` on `onto` (the last recorded commit),
+    with its `message` and trailer `key`; folded into `onto` with `amend`."""
+
+    worktree: str
+    message: str
+    key: str
+    onto: str
     amend: bool = False
 
 
@@ -307,18 +318,12 @@ def _attempt_facts(
 
 
 @step("mergegate.commit", retries=3)
-def commit_step(call: dict[str, Any]) -> str | None:
-    """One commit of everything in the workspace on `call["onto"]` (the last recorded commit);
+def commit_step(call: CommitCall) -> str | None:
+    """One commit of everything in the workspace on `call.onto` (the last recorded commit);
     None when there was nothing to commit. Run again, the same tree on the same parent."""
     rt = current()
-    workspace = rt.workspace(call["worktree"])
-    sha = commit_with_key(
-        workspace,
-        call["message"],
-        call["key"],
-        onto=call["onto"],
-        amend=bool(call.get("amend")),
-    )
+    workspace = rt.workspace(call.worktree)
+    sha = commit_with_key(workspace, call.message, call.key, onto=call.onto, amend=call.amend)
     rt.checkpoint(workspace.root)
     return sha
 

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from mergegate.atomic_files import write_atomic
 from mergegate.engine._context.outcomes import UnitOutcome, VerificationOutcome
 from mergegate.engine._context.plan_views import report_stem
-from mergegate.engine._context.runtime import Runtime, current, working_on
+from mergegate.engine._context.runtime import EngineRunRecord, Runtime, current, working_on
 from mergegate.engine._records.task_report import render_task_report
 from mergegate.engine._steps.core import keep_lost_attempt
 from mergegate.git import (
@@ -52,7 +52,7 @@ from mergegate.plans import (
     UnitSummary,
     write_phase_reports,
 )
-from mergegate.store import RunRecord, RunRows, RunStore, StateKind, step
+from mergegate.store import RunRows, RunStore, StateKind, step
 from mergegate.untrusted import md_text
 from mergegate.verify import (
     Answer,
@@ -84,7 +84,7 @@ PASSING = ("passed", "complete_with_gaps")
 """Verification statuses after which the next phase may start."""
 
 
-def answers_ledger(store: RunStore, record: RunRecord, phase_id: str) -> Path:
+def answers_ledger(store: RunStore, record: EngineRunRecord, phase_id: str) -> Path:
     """The ledger of `mergegate verify PLAN` for the run's plan: where a copy of each of the
     run's verifications is put, so `verify PLAN --answer` finds the criteria it answers
     (answers to the run itself are rows of its database, `record_criterion_answers`)."""

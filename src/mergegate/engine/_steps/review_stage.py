@@ -61,10 +61,29 @@ from mergegate.store import step
 
 __all__ = ["ReviewCall", "ReviewRun", "TaskRepository", "review_step"]
 
-ReviewCall = dict[str, Any]
-"""What one review step takes (JSON): `state` (None for the first), `options`, `run_dir`,
-`worktree`, `unit`, `phase`, `task`, `key` (the task's `<run>/<unit>/<task>`), `session`
-(the unit's implementer session), `deadline`, `amend`."""
+
+class ReviewCall(BaseModel):
+    """What one review step takes: the review's `options` (the task's base, head and spec),
+    its folder `run_dir` and the task's `task_dir`, the unit's `worktree`, the `phase`, `unit`
+    and `task`, `key` (the task's `<run>/<unit>/<task>`), the unit's implementer `session`, the
+    task's `deadline`, whether fix rounds are folded into the commit under review (`amend`),
+    and the review's `state` (None for the first step). A step's arguments are never recorded
+    (`mergegate.store.step`): the seam hands the step a copy, validated."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    options: ReviewOptions
+    run_dir: str
+    task_dir: str
+    worktree: str
+    phase: str
+    unit: str
+    task: str
+    key: str
+    session: str | None
+    deadline: float | None
+    amend: bool
+    state: ReviewState | None = None
 
 
 class ReviewRun(BaseModel):
@@ -177,9 +196,9 @@ def _forward(rt: Runtime, call: ReviewCall) -> Any:
             RunEvent(
                 "step",
                 event.message,
-                phase=call["phase"],
-                unit=call["unit"],
-                task=call["task"],
+                phase=call.phase,
+                unit=call.unit,
+                task=call.task,
                 step="fix" if event.stage == "fix" else "review",
             )
         )
@@ -201,12 +220,12 @@ def _agents(rt: Runtime, options: ReviewOptions, deadline: float | None) -> list
 def _opened(ctx: ReviewContext, call: ReviewCall) -> ReviewState:
     """The review's first state; a folder left by a first step lost in a crash is kept aside."""
     keep_lost_attempt(ctx.run_dir)
-    state = start_review(ctx, run_id=Path(call["run_dir"]).name)
-    return state.model_copy(update={"implementer_session": call["session"]})
+    state = start_review(ctx, run_id=Path(call.run_dir).name)
+    return state.model_copy(update={"implementer_session": call.session})
 
 
 def _fix_marker(call: ReviewCall, round_no: int) -> Path:
-    return Path(call["task_dir"]) / "steps" / f"{Path(call['run_dir']).name}-r{round_no:02d}-fix"
+    return Path(call.task_dir) / "steps" / f"{Path(call.run_dir).name}-r{round_no:02d}-fix"
 
 
 def _prepare_fix(call: ReviewCall, state: ReviewState, round_no: int, workspace: Workspace) -> None:
@@ -238,14 +257,14 @@ def _review_facts(rt: Runtime, call: ReviewCall, state: ReviewState) -> None:
     come from the records, so a step run again writes nothing twice. The review's own
     escalation is left out: the task's end says it (one escalation per thing a person must
     look at)."""
-    run_dir = Path(call["run_dir"])
+    run_dir = Path(call.run_dir)
     try:
         events = review_events(
             run_dir,
             run_id=rt.run_id,
-            phase=call["phase"],
-            unit=call["unit"],
-            task=call["task"],
+            phase=call.phase,
+            unit=call.unit,
+            task=call.task,
             operation=run_dir.name,
             state=state,
         )
@@ -283,30 +302,27 @@ def _snapshots(rt: Runtime, repo: TaskRepository) -> KeptSnapshots | None:
 def _review_step(call: ReviewCall) -> ReviewRun:
     """One step of a task's review: the next reviewer attempt or fix round (`ReviewRun`)."""
     rt = current()
-    workspace = rt.workspace(call["worktree"])
-    options = ReviewOptions.model_validate(call["options"])
-    meters = _agents(rt, options, call["deadline"])
-    key = TrailerLine.fix(call["key"], Path(call["run_dir"]).name).format()
+    workspace = rt.workspace(call.worktree)
+    options = call.options
+    meters = _agents(rt, options, call.deadline)
+    key = TrailerLine.fix(call.key, Path(call.run_dir).name).format()
     repo = TaskRepository(
-        rt.repository(call["worktree"], call["unit"]),
+        rt.repository(call.worktree, call.unit),
         workspace,
         key=key,
-        amend=call["amend"],
-        reads=rt.review_reads(call["run_dir"]),
+        amend=call.amend,
+        reads=rt.review_reads(call.run_dir),
     )
     repo.commits = frozenset((options.base, options.head))
     ctx = ReviewContext(
         repo=repo,
         agents=ReviewAgents(*meters),
         options=options,
-        run_dir=Path(call["run_dir"]),
+        run_dir=Path(call.run_dir),
         events=_forward(rt, call),
         snapshots=_snapshots(rt, repo),
     )
-    if call["state"] is None:
-        state = _opened(ctx, call)
-    else:
-        state = ReviewState.model_validate(call["state"])
+    state = _opened(ctx, call) if call.state is None else call.state
     repo.onto = state.current.head_sha
     next_ = decide(state, options)
     stop: ReviewStop | None = next_ if isinstance(next_, ReviewStop) else None
