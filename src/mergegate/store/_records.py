@@ -382,7 +382,7 @@ class RunStore:
     def create(self, record: RunRecord, plan: Plan) -> Path:
         """Record a new run (card and plan in one transaction), make its folder and write the
         copies for people; an existing run is a usage error."""
-        ensure_state_dir(self.root.parent)
+        ensure_state_dir(self.layout.root)
         if self.database_url:
             db = tables(self.database_url)
         else:
@@ -394,23 +394,29 @@ class RunStore:
         path = self.run_dir(record.run_id)
         path.mkdir(parents=True, exist_ok=True)
         self._copy(record)
-        write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
+        self._write_plan(record.run_id, plan)
         return path
 
-    def folder_here(self, run_id: str) -> Path:
-        """The run's folder under this state directory, made from its rows when it is not
-        here yet (a fleet worker on another host than the one that queued the run): the
-        copies for people (`run.json`, `plan.json`) written, the rest left to the steps that
-        write there. The run must be recorded in a database (`UsageError` otherwise)."""
-        record = self.load(run_id)
-        path = self.run_dir(run_id)
+    def folder_here(self, record: RunRecord) -> Path:
+        """The folder of the run `record` is the card of, under this state directory, made
+        from its rows when it is not here yet (a fleet worker on another host than the one
+        that queued the run): the copies for people (`run.json`, `plan.json`) written, the
+        rest left to the steps that write there. The run must be recorded in a database
+        (`UsageError` otherwise)."""
+        path = self.run_dir(record.run_id)
         if not path.is_dir():
-            ensure_state_dir(self.root.parent)
+            plan = self.plan(record.run_id)  # located first: no folder for an unknown run
+            ensure_state_dir(self.layout.root)  # the state directory, as `create` makes it
             path.mkdir(parents=True, exist_ok=True)
             self._copy(record)
-            plan = self.plan(run_id)
-            write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
+            self._write_plan(record.run_id, plan)
         return path
+
+    def _write_plan(self, run_id: str, plan: Plan) -> None:
+        """`plan.json`, the plan snapshot for people (never read back: the row decides)."""
+        write_json_atomic(
+            self.run_dir(run_id) / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True)
+        )
 
     def _copy(self, record: RunRecord) -> None:
         """`run.json`, for people and tools that read the folder (never read back)."""

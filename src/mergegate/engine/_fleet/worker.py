@@ -316,7 +316,7 @@ class Worker:
         record = store.load(run_id)
         if record.remote:
             store = RunStore(state_dir(self.config), self.database_url)
-            store.folder_here(run_id)
+            store.folder_here(record)
         return store, record
 
     def _build(self, run_id: str) -> FleetRuntime:
