@@ -49,7 +49,14 @@ from mergegate.report._view import (
     where,
 )
 
-__all__ = ["REPORT_FILE", "content_security_policy", "render_report", "write_report"]
+__all__ = [
+    "MAX_RECORDS",
+    "REPORT_FILE",
+    "ReportRecord",
+    "content_security_policy",
+    "render_report",
+    "write_report",
+]
 
 REPORT_FILE = "report.html"
 
@@ -107,6 +114,19 @@ def _css_name(value: object) -> str:
 
 
 @dataclass(frozen=True)
+class ReportRecord:
+    """A record for people the page shows as it is (a review report, a summary): its title
+    and its markdown, both escaped on the page like any agent text."""
+
+    title: str
+    markdown: str
+
+
+MAX_RECORDS = 500
+"""The most records one page shows (the rest are counted)."""
+
+
+@dataclass(frozen=True)
 class _Run:
     run_id: str
     status: str
@@ -139,9 +159,11 @@ def render_report(
     *,
     rules: AlertRules | None = None,
     generated: datetime | None = None,
+    records: Sequence[ReportRecord] = (),
 ) -> str:
-    """The HTML page for one run's stream. Alerts: those in the stream plus any the rules
-    find now (each once)."""
+    """The HTML page for one run's stream, and the `records` the run keeps for people (its
+    reviews and summaries, from its database). Alerts: those in the stream plus any the
+    rules find now (each once)."""
     events = stream.known()
     metrics = compute_metrics(stream.events)
     alerts = _alerts(events, rules)
@@ -170,6 +192,8 @@ def render_report(
         "source": str(stream.source or "events"),
         "schema_version": SCHEMA_VERSION,
         "generated": generated or datetime.now(UTC),
+        "records": records[:MAX_RECORDS],
+        "records_cut": max(0, len(records) - MAX_RECORDS),
     }
     return _template().render(values)
 
@@ -187,6 +211,7 @@ def write_report(
     stream: EventStream | None = None,
     output: Path | None = None,
     rules: AlertRules | None = None,
+    records: Sequence[ReportRecord] = (),
 ) -> Path:
     """Write `<run_dir>/report.html` (or `output`) atomically and return its path.
 
@@ -198,7 +223,7 @@ def write_report(
         stream = read_events(run_dir)
     target = output or run_dir / REPORT_FILE
     try:
-        write_atomic(target, render_report(stream, rules=rules))
+        write_atomic(target, render_report(stream, rules=rules, records=records))
     except OSError as exc:
         raise UsageError(f"cannot write the report {target}: {exc.strerror or exc}") from exc
     return target

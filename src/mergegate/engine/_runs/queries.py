@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mergegate.config import StateLayout
-from mergegate.engine._context.journal import run_events
+from mergegate.engine._context.journal import report_records, run_events
 from mergegate.engine._context.run_agents import RunAgents
 from mergegate.engine._records.run_report import RunReport
 from mergegate.engine._records.run_status import shown_status
@@ -15,6 +15,7 @@ from mergegate.engine._records.summary import (
 )
 from mergegate.errors import UsageError
 from mergegate.events import EventStream
+from mergegate.report import ReportRecord
 from mergegate.store import (
     RunStore,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "list_runs",
     "recorded_agents",
     "recorded_events",
+    "recorded_records",
     "run_report",
 ]
 
@@ -65,6 +67,15 @@ def recorded_events(
     rows = store.rows(run_id)
     run_dir = store.run_dir(run_id)
     return run_dir, run_events(run_dir, rows)
+
+
+def recorded_records(
+    state_dir: Path, run_id: str, database_url: str | None = None
+) -> list[ReportRecord]:
+    """The run's records for people (task reviews, unit and phase summaries) from the
+    database that holds the run, whichever host wrote them; `UsageError` (exit 2) when no
+    database holds the run."""
+    return report_records(RunStore(state_dir, database_url).rows(run_id))
 
 
 def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> RunReport:
