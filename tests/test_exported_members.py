@@ -725,6 +725,7 @@ EXPECTED_MODULE_EXPORTS = {
         "record_plan_answers",
         "recorded_agents",
         "recorded_events",
+        "recorded_logs",
         "recorded_records",
         "recover_worker",
         "require_ready",
@@ -804,6 +805,7 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.report": {
         "MAX_RECORDS",
         "REPORT_FILE",
+        "ReportLog",
         "ReportRecord",
         "RUNS_DIR",
         "content_security_policy",

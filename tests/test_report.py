@@ -16,6 +16,7 @@ from mergegate.events import AgentAttempt, EventStream, read_events
 from mergegate.report import (
     MAX_RECORDS,
     REPORT_FILE,
+    ReportLog,
     ReportRecord,
     content_security_policy,
     render_report,
@@ -154,6 +155,22 @@ def test_records_are_shown_escaped_and_bounded() -> None:
     page = render_report(EventStream(tuple(plan_run("r", tasks=1))), records=many)
     assert page.count("<details>") == MAX_RECORDS
     assert "7 more record(s) not shown." in page
+
+
+def test_a_log_here_is_named_and_one_elsewhere_shown_by_its_end() -> None:
+    common = {"role": "implementer", "status": "ok", "size": 10, "sha256": "ab" * 32}
+    logs = [
+        ReportLog(attempt="P1/A/T1/attempts/01", host="h1", path="/here/agent.log",
+                  excerpt="HERE-TAIL", here=True, **common),
+        ReportLog(attempt="P1/A/T2/attempts/01", host="worker-b", path="/w/agent.log",
+                  excerpt=HOSTILE, here=False, **common),
+    ]  # fmt: skip
+    page = render_report(EventStream(tuple(plan_run("r", tasks=1))), logs=logs)
+    assert_inert(page)
+    assert "/here/agent.log" in page
+    assert "HERE-TAIL" not in page  # the file is here: its path, not its end
+    assert "full log on host <b>worker-b</b>" in page
+    assert "&lt;script&gt;document.title=" in page
 
 
 def test_an_empty_stream_still_makes_a_page(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 from sqlalchemy import text
 
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
@@ -223,3 +224,7 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     assert "Unit P1/B summary (SUMMARY.md)" in shown_page
     assert "# Unit B:" in shown_page
     assert "Phase P1 summary" in shown_page
+    # every implementer log is on the run's host (its state directory, gone here): the page
+    # says where, and shows each one's end from its row, escaped
+    assert shown_page.count("full log on host") == 3
+    assert all(str(escape(a.log_excerpt[-200:])) in shown_page for a in attempts)

@@ -43,6 +43,7 @@ from mergegate.engine._runs.queries import (
     list_runs,
     recorded_agents,
     recorded_events,
+    recorded_logs,
     recorded_records,
     run_report,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "record_plan_answers",
     "recorded_agents",
     "recorded_events",
+    "recorded_logs",
     "recorded_records",
     "recover_worker",
     "require_ready",

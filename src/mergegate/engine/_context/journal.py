@@ -32,6 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from mergegate.engine._context.attempt_rows import report_logs
 from mergegate.events import (
     EVENTS_FILE,
     MAX_LINE_BYTES,
@@ -325,7 +326,13 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
         escalations=metrics.escalations,
     )
     try:
-        report = write_report(run_dir, stream=stream, rules=rules, records=report_records(rows))
+        report = write_report(
+            run_dir,
+            stream=stream,
+            rules=rules,
+            records=report_records(rows),
+            logs=report_logs(rows),
+        )
     except EventLogError as exc:  # pragma: no cover - a report that cannot be written
         return StreamEnd(alerts, None, counts, error=str(exc))
     except OSError as exc:  # pragma: no cover
