@@ -185,6 +185,17 @@ def test_fleet_shares_nothing(
     html = page.read_text()
     for unit in UNITS:
         assert f"{run_id}/P1/{unit}/" in html or f"{run_id}/P2/{unit}/" in html, unit
+        # each unit's SUMMARY.md and its tasks' reviews, written on the workers' disks, are
+        # read from the database: their verdicts and summaries are on the observer's page
+        assert (
+            f"Unit P1/{unit} summary (SUMMARY.md)" in html
+            or f"Unit P2/{unit} summary (SUMMARY.md)" in html
+        ), unit
+    assert "**Verdict:** `approve`" in html
+    assert "Phase P1 summary" in html
+    assert "Phase P2 summary" in html
+    status = observer.mergegate("status", run_id)
+    assert "reports: not on this host" in status.stdout, status.stdout
     assert not any(observer.state.rglob("*.lost-*"))
     assert _agents_alive(str(tmp_path)) == []
 

@@ -13,12 +13,20 @@ from hypothesis import strategies as st
 
 from _runs import HOSTILE, plan_run, write_run
 from mergegate.events import AgentAttempt, EventStream, read_events
-from mergegate.report import REPORT_FILE, content_security_policy, render_report, write_report
+from mergegate.report import (
+    MAX_RECORDS,
+    REPORT_FILE,
+    ReportLog,
+    ReportRecord,
+    content_security_policy,
+    render_report,
+    write_report,
+)
 
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "div", "span",
     "nav", "a", "main", "section", "p", "b", "table", "tr", "th", "td", "svg", "line", "text",
-    "g", "rect",
+    "g", "rect", "details", "summary", "pre",
 }  # fmt: skip
 
 
@@ -125,6 +133,44 @@ def test_hostile_agent_text_is_only_ever_text(tmp_path: Path) -> None:
 def test_no_agent_text_can_add_markup(text: str) -> None:
     page = render_report(EventStream(tuple(plan_run("r", tasks=1, text=text))))
     assert_inert(page)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=300) | st.sampled_from([HOSTILE, "</pre></details><script>x"]))
+def test_no_record_text_can_add_markup(text: str) -> None:
+    """A record from the database (a review, a summary: reviewer text inside) is only text."""
+    records = [ReportRecord(title=text, markdown=f"# Review\n{text}\n")]
+    page = render_report(EventStream(tuple(plan_run("r", tasks=1))), records=records)
+    assert_inert(page)
+
+
+def test_records_are_shown_escaped_and_bounded() -> None:
+    records = [ReportRecord(title=f"Review of task P1/A/T{n}", markdown=HOSTILE) for n in range(3)]
+    page = render_report(EventStream(tuple(plan_run("r", tasks=1))), records=records)
+    markup = assert_inert(page)
+    assert [t for t, _ in markup.tags].count("details") == 3
+    assert "Review of task P1/A/T2" in page
+    assert "&lt;script&gt;document.title=" in page
+    many = [ReportRecord(title="t", markdown="m")] * (MAX_RECORDS + 7)
+    page = render_report(EventStream(tuple(plan_run("r", tasks=1))), records=many)
+    assert page.count("<details>") == MAX_RECORDS
+    assert "7 more record(s) not shown." in page
+
+
+def test_a_log_here_is_named_and_one_elsewhere_shown_by_its_end() -> None:
+    common = {"role": "implementer", "status": "ok", "size": 10, "sha256": "ab" * 32}
+    logs = [
+        ReportLog(attempt="P1/A/T1/attempts/01", host="h1", path="/here/agent.log",
+                  excerpt="HERE-TAIL", here=True, **common),
+        ReportLog(attempt="P1/A/T2/attempts/01", host="worker-b", path="/w/agent.log",
+                  excerpt=HOSTILE, here=False, **common),
+    ]  # fmt: skip
+    page = render_report(EventStream(tuple(plan_run("r", tasks=1))), logs=logs)
+    assert_inert(page)
+    assert "/here/agent.log" in page
+    assert "HERE-TAIL" not in page  # the file is here: its path, not its end
+    assert "full log on host <b>worker-b</b>" in page
+    assert "&lt;script&gt;document.title=" in page
 
 
 def test_an_empty_stream_still_makes_a_page(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
-from mergegate.engine._context.attempt_rows import log_digest
+from mergegate.engine._context.attempt_rows import log_digest, report_logs
 from mergegate.store import EXCERPT_CHARS, RunStore
 
 
@@ -66,3 +66,31 @@ def test_each_implementer_attempt_of_a_run_is_a_row(tmp_path: Path) -> None:
         assert found.log_bytes == len(data)
         assert found.log_sha256 == hashlib.sha256(data).hexdigest()
         assert found.log_excerpt == data.decode("utf-8", "replace")[-EXCERPT_CHARS:]
+
+
+def test_the_report_names_a_log_here_and_shows_the_end_of_one_that_is_not(
+    tmp_path: Path,
+) -> None:
+    """One machine, the run's own SQLite file: the page written at the end of the run names
+    each log's file and shows the run's reviews and summaries from the rows; a log no longer
+    at its path (another host's, a deleted state directory) is shown by its end."""
+    repo = repo_with(tmp_path / "repo")
+    impl = agent(tmp_path, "impl", {"*": {"implement": [{}]}})
+    rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
+    plan = make_plan({"P1": {"A": {"tasks": ["T1", "T2"]}}})
+    code, out, err = invoke(run_args(repo, impl, rev), plan, tmp_path)
+    assert code == 0, err
+    assert out is not None
+    store = RunStore(tmp_path / ".mergegate-state")
+    rows = store.rows(out["run_id"])
+    page = (store.run_dir(out["run_id"]) / "report.html").read_text()
+    assert "Review of task P1/A/T1" in page
+    assert "Unit P1/A summary (SUMMARY.md)" in page
+    assert "full log on host" not in page
+    first, _ = rows.attempts()
+    assert first.log_excerpt
+    assert [log.here for log in report_logs(rows)] == [True, True]
+    Path(first.log_path).unlink()
+    shown = report_logs(rows)
+    assert [log.here for log in shown] == [False, True]
+    assert shown[0].excerpt == first.log_excerpt

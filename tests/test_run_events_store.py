@@ -14,12 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 from sqlalchemy import text
 
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
 from mergegate.engine._context.journal import RunJournal, run_events
 from mergegate.events import EVENTS_FILE, MAX_LINE_BYTES, Notice, TaskStarted, read_events
-from mergegate.store import SCHEMA_VERSION, RunRows, tables
+from mergegate.store import SCHEMA_VERSION, RecordKind, RunRows, tables
 from mergegate.store._tables import Tables
 
 
@@ -108,6 +109,33 @@ def test_a_run_whose_events_were_only_in_its_file_moves_them_in(
     assert [e.event_id for e in rows.event_stream().events] == ["e0", "e1"]
 
 
+def test_records_for_people_are_rows_read_in_order(database_url: str) -> None:
+    """A task's review and a unit's summary as rows: rewritten in place, read by any
+    process in reading order (task 10 after task 2), their typed value back as written."""
+    rows = RunRows(tables(database_url), "r1")
+    first = Notice(run_id="r1", event_id="v1", message="first")
+    for task in ("10", "2"):
+        rows.put_record(RecordKind.TASK_REVIEW, ("P1", "A", task), first, f"review {task}")
+    rows.put_record(RecordKind.UNIT_SUMMARY, ("P1", "A"), first, "old summary")
+    again = Notice(run_id="r1", event_id="v1", message="again")
+    rows.put_record(RecordKind.UNIT_SUMMARY, ("P1", "A"), again, "new summary")
+    RunRows(tables(database_url), "r2").put_record(RecordKind.UNIT_SUMMARY, ("P1", "A"), first, "x")
+    # a kind a newer mergegate wrote is left out
+    tables(database_url).put_record("r1", "later_kind", ("P1",), "{}", "later")
+    second = Tables(database_url)  # another process's connections
+    try:
+        documents = RunRows(second, "r1").documents()
+        (summary,) = RunRows(second, "r1").records(RecordKind.UNIT_SUMMARY, Notice)
+    finally:
+        second.dispose()
+    assert [(d.kind, d.key, d.markdown) for d in documents] == [
+        (RecordKind.UNIT_SUMMARY, ("P1", "A"), "new summary"),
+        (RecordKind.TASK_REVIEW, ("P1", "A", "2"), "review 2"),
+        (RecordKind.TASK_REVIEW, ("P1", "A", "10"), "review 10"),
+    ]
+    assert summary == (("P1", "A"), again)
+
+
 def _mergegate(args: list[str], *, home: Path, url: str) -> subprocess.CompletedProcess[str]:
     """`python -m mergegate ARGS` with its own HOME, working directory and state directory,
     and only the database URL of the run's process."""
@@ -160,6 +188,9 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
         ("B", "merged"),
     ]
 
+    text_status = _mergegate(["status", run_id], home=home, url=database_url)
+    assert f"reports: not on this host; mergegate report {run_id}" in text_status.stdout
+
     stats = _mergegate(["stats", run_id, "--format", "json"], home=home, url=database_url)
     assert stats.returncode == 0, stats.stderr
     metrics = json.loads(stats.stdout)["metrics"]
@@ -184,4 +215,16 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     assert report.returncode == 0, report.stderr
     page = Path(report.stdout.strip())
     assert page.is_relative_to(home)
-    assert "T2" in page.read_text()
+    shown_page = page.read_text()
+    assert "T2" in shown_page
+    # the records only the run's host had on disk: each task's review (its verdict per
+    # stage), each unit's SUMMARY.md and each phase's summary, read from the database
+    assert "Review of task P1/A/T2" in shown_page
+    assert "**Verdict:** `approve`" in shown_page
+    assert "Unit P1/B summary (SUMMARY.md)" in shown_page
+    assert "# Unit B:" in shown_page
+    assert "Phase P1 summary" in shown_page
+    # every implementer log is on the run's host (its state directory, gone here): the page
+    # says where, and shows each one's end from its row, escaped
+    assert shown_page.count("full log on host") == 3
+    assert all(str(escape(a.log_excerpt[-200:])) in shown_page for a in attempts)

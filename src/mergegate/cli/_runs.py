@@ -9,10 +9,10 @@ from pathlib import Path
 from mergegate.config import Config, state_dir
 from mergegate.errors import UsageError
 from mergegate.events import EVENTS_FILE, EventLogError, EventStream, read_events
-from mergegate.report import find_runs, resolve_run
+from mergegate.report import ReportLog, ReportRecord, find_runs, resolve_run
 from mergegate.review.stream import is_review_run, review_events
 
-__all__ = ["all_runs", "load_run"]
+__all__ = ["all_runs", "load_records", "load_run"]
 
 
 def all_runs(config: Config, since: datetime | None) -> list[str | Path]:
@@ -63,3 +63,22 @@ def _from_database(run: str, config: Config) -> tuple[Path, EventStream] | None:
         raise
     except UsageError:  # no database holds the run
         return None
+
+
+def load_records(run: str | Path, config: Config) -> tuple[list[ReportRecord], list[ReportLog]]:
+    """The run's records for people (reviews, summaries) and its agents' logs from the
+    database that holds it; none for a run no database holds (a review run, a directory, an
+    older run)."""
+    from mergegate.engine import (  # noqa: PLC0415 - as run.py
+        database_url_of,
+        recorded_logs,
+        recorded_records,
+    )
+
+    if not isinstance(run, str) or "/" in run or run.startswith(".") or not run:
+        return [], []
+    state, url = state_dir(config), database_url_of(config)
+    try:
+        return recorded_records(state, run, url), recorded_logs(state, run, url)
+    except UsageError:  # no database holds the run
+        return [], []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from mergegate.cli._runs import load_run
+from mergegate.cli._runs import load_records, load_run
 from mergegate.config import load_config
 from mergegate.metrics import AlertRules
 from mergegate.report import write_report
@@ -31,7 +31,9 @@ def report(run: str, output: Path | None) -> None:
     <state>/runs/, then <state>/reviews/) or a run directory.
     The page: the run's timeline (phases, units, tasks, one bar per agent attempt), each
     verdict with its evidence line, findings by severity, checks, verification results,
-    alerts, token and cost charts. No script, no network, no external asset; agent text is
+    alerts, token and cost charts, and the run's reviews and summaries from its database
+    (written on whichever host ran them), and each agent log's host and path (with its
+    end, for a log not on this host). No script, no network, no external asset; agent text is
     escaped and a strict Content-Security-Policy forbids anything from running.
     Exit codes: 0 written; 2 a run that cannot be found or read, or a file that cannot be
     written.
@@ -40,7 +42,13 @@ def report(run: str, output: Path | None) -> None:
     run_dir, stream = load_run(run, config)
     if output is None:  # a run read from its database may have no folder on this host yet
         run_dir.mkdir(parents=True, exist_ok=True)
+    records, logs = load_records(run, config)
     path = write_report(
-        run_dir, stream=stream, output=output, rules=AlertRules.from_config(config.alerts)
+        run_dir,
+        stream=stream,
+        output=output,
+        rules=AlertRules.from_config(config.alerts),
+        records=records,
+        logs=logs,
     )
     click.echo(str(path))

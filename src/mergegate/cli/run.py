@@ -160,7 +160,15 @@ def _print_report(report: RunReport) -> None:
             f"by {clean(answer.who, 60)} at {answer.at}{note}"
         )
     _print_observed(report)
-    click.echo(f"reports: {report.run_dir} (SUMMARY.md, and one folder per phase and unit)")
+    # the card's copy marks a host that has the run's folder (`report` elsewhere makes an
+    # empty one for its page)
+    if (Path(report.run_dir) / "run.json").is_file():
+        click.echo(f"reports: {report.run_dir} (SUMMARY.md, and one folder per phase and unit)")
+    else:  # a host with only the database URL: the reviews and summaries are rows
+        click.echo(
+            f"reports: not on this host; mergegate report {report.run_id} shows every review "
+            "and summary from the run's database"
+        )
     if report.next:
         click.echo(f"next: {clean(report.next, 1000)}")
 

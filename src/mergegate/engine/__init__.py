@@ -43,6 +43,8 @@ from mergegate.engine._runs.queries import (
     list_runs,
     recorded_agents,
     recorded_events,
+    recorded_logs,
+    recorded_records,
     run_report,
 )
 from mergegate.engine._runs.resume import Answers, prepare_resume, record_plan_answers
@@ -88,6 +90,8 @@ __all__ = [
     "record_plan_answers",
     "recorded_agents",
     "recorded_events",
+    "recorded_logs",
+    "recorded_records",
     "recover_worker",
     "require_ready",
     "run_report",

@@ -2,7 +2,9 @@
 
 * `write_report(run_dir)` — `<run dir>/report.html` from the run's `events.jsonl`: a timeline
   (phases, units, tasks, one bar per agent attempt), verdicts with their evidence line,
-  findings by severity, checks, verification results, alerts, token and cost charts. Inline
+  findings by severity, checks, verification results, alerts, token and cost charts, and
+  the run's records for people (`ReportRecord`: reviews, summaries) and its agents' logs
+  (`ReportLog`: where each is, the end of those on another host) when given. Inline
   CSS and SVG, no script, a strict Content-Security-Policy; every agent text escaped.
 * `resolve_run(run, state_dir)` / `find_runs(state_dir, since=...)` — what `mergegate stats`
   and `mergegate report` read.
@@ -13,7 +15,10 @@ Layer L2 (beside the agent backends): reads events and metrics, writes one file.
 from __future__ import annotations
 
 from mergegate.report._html import (
+    MAX_RECORDS,
     REPORT_FILE,
+    ReportLog,
+    ReportRecord,
     content_security_policy,
     render_report,
     write_report,
@@ -21,8 +26,11 @@ from mergegate.report._html import (
 from mergegate.report._runs import RUNS_DIR, find_runs, resolve_run, run_started
 
 __all__ = [
+    "MAX_RECORDS",
     "REPORT_FILE",
     "RUNS_DIR",
+    "ReportLog",
+    "ReportRecord",
     "content_security_policy",
     "find_runs",
     "render_report",

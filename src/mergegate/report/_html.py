@@ -49,7 +49,15 @@ from mergegate.report._view import (
     where,
 )
 
-__all__ = ["REPORT_FILE", "content_security_policy", "render_report", "write_report"]
+__all__ = [
+    "MAX_RECORDS",
+    "REPORT_FILE",
+    "ReportLog",
+    "ReportRecord",
+    "content_security_policy",
+    "render_report",
+    "write_report",
+]
 
 REPORT_FILE = "report.html"
 
@@ -107,6 +115,37 @@ def _css_name(value: object) -> str:
 
 
 @dataclass(frozen=True)
+class ReportRecord:
+    """A record for people the page shows as it is (a review report, a summary): its title
+    and its markdown, both escaped on the page like any agent text."""
+
+    title: str
+    markdown: str
+
+
+MAX_RECORDS = 500
+"""The most records, and the most agent logs, one page shows (the rest are counted)."""
+
+
+@dataclass(frozen=True)
+class ReportLog:
+    """An agent attempt's log as the run's database names it: the log stays on the disk of
+    the host that ran the attempt (`host`, `path`); `here` when it is on this one (the page
+    names the file), else the page shows `excerpt`, its end (untrusted agent text, escaped),
+    and says where the full log is."""
+
+    attempt: str
+    role: str
+    status: str
+    host: str
+    path: str
+    size: int
+    sha256: str
+    excerpt: str
+    here: bool
+
+
+@dataclass(frozen=True)
 class _Run:
     run_id: str
     status: str
@@ -139,9 +178,13 @@ def render_report(
     *,
     rules: AlertRules | None = None,
     generated: datetime | None = None,
+    records: Sequence[ReportRecord] = (),
+    logs: Sequence[ReportLog] = (),
 ) -> str:
-    """The HTML page for one run's stream. Alerts: those in the stream plus any the rules
-    find now (each once)."""
+    """The HTML page for one run's stream, the `records` the run keeps for people (its
+    reviews and summaries, from its database) and its agents' `logs` (where each is, and
+    the end of those not on this host). Alerts: those in the stream plus any the
+    rules find now (each once)."""
     events = stream.known()
     metrics = compute_metrics(stream.events)
     alerts = _alerts(events, rules)
@@ -170,6 +213,10 @@ def render_report(
         "source": str(stream.source or "events"),
         "schema_version": SCHEMA_VERSION,
         "generated": generated or datetime.now(UTC),
+        "records": records[:MAX_RECORDS],
+        "records_cut": max(0, len(records) - MAX_RECORDS),
+        "logs": logs[:MAX_RECORDS],
+        "logs_cut": max(0, len(logs) - MAX_RECORDS),
     }
     return _template().render(values)
 
@@ -187,6 +234,8 @@ def write_report(
     stream: EventStream | None = None,
     output: Path | None = None,
     rules: AlertRules | None = None,
+    records: Sequence[ReportRecord] = (),
+    logs: Sequence[ReportLog] = (),
 ) -> Path:
     """Write `<run_dir>/report.html` (or `output`) atomically and return its path.
 
@@ -198,7 +247,7 @@ def write_report(
         stream = read_events(run_dir)
     target = output or run_dir / REPORT_FILE
     try:
-        write_atomic(target, render_report(stream, rules=rules))
+        write_atomic(target, render_report(stream, rules=rules, records=records, logs=logs))
     except OSError as exc:
         raise UsageError(f"cannot write the report {target}: {exc.strerror or exc}") from exc
     return target

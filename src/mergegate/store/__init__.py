@@ -44,6 +44,8 @@ from mergegate.store._leases import Lease, Leases, plan_lease, run_lease
 from mergegate.store._records import (
     EXCERPT_CHARS,
     AttemptRecord,
+    RecordKind,
+    RunDocument,
     RunRecord,
     RunRows,
     RunState,
@@ -73,7 +75,9 @@ __all__ = [
     "Lease",
     "Leases",
     "Queued",
+    "RecordKind",
     "Roll",
+    "RunDocument",
     "RunRecord",
     "RunRows",
     "RunState",

@@ -35,6 +35,8 @@ from mergegate.store._tables import Key, Tables, tables
 __all__ = [
     "EXCERPT_CHARS",
     "AttemptRecord",
+    "RecordKind",
+    "RunDocument",
     "RunRecord",
     "RunRows",
     "RunState",
@@ -170,6 +172,37 @@ class StateKind(StrEnum):
     reach (its records name another host or boot); shown by `status` until killed."""
 
 
+class RecordKind(StrEnum):
+    """What a record for people holds (`RunRows.put_record`), and what its key is. The files
+    of the same name in the run's folder are for people on the host that wrote them; these
+    rows are what every other host with the database URL reads (`report`)."""
+
+    PHASE_SUMMARY = "phase_summary"
+    """(phase,): a phase's summary (its units, its verification), its value the phase."""
+    UNIT_SUMMARY = "unit_summary"
+    """(phase, unit): a unit's `SUMMARY.md`, its value where the unit stands."""
+    TASK_REVIEW = "task_review"
+    """(phase, unit, task number): a task's review report (`<phase>-<unit>-REVIEW-T<n>.md`),
+    its value the task's outcome: every verdict of its reviews (review, round, stage,
+    attempt, decision, summary, confidence) and every finding."""
+
+
+class RunDocument(BaseModel):
+    """A record for people as every host reads it back: which, and its markdown (agent text
+    in it is escaped or fenced as the file's is; a page that shows it escapes it again)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: RecordKind
+    key: Key
+    markdown: str
+
+
+def _key_order(key: Key) -> tuple[tuple[int, int, str], ...]:
+    """Keys in reading order: a task numbered 10 after one numbered 2."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in key)
+
+
 class _Stop(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -226,21 +259,21 @@ class RunRows:
 
     def get(self, kind: StateKind, key: Key, model: type[M]) -> M | None:
         found = self.db.get(self.run_id, kind.value, key)
-        return None if found is None else self._parse(kind, found, model)
+        return None if found is None else self._parse(kind.value, found, model)
 
     def items(self, kind: StateKind, model: type[M], prefix: Key = ()) -> list[tuple[Key, M]]:
         """Every value of `kind` whose key starts with `prefix`, in key order."""
         return [
-            (key, self._parse(kind, raw, model))
+            (key, self._parse(kind.value, raw, model))
             for key, raw in self.db.items(self.run_id, kind.value, prefix)
         ]
 
-    def _parse(self, kind: StateKind, raw: str, model: type[M]) -> M:
+    def _parse(self, kind: str, raw: str, model: type[M]) -> M:
         try:
             return model.model_validate_json(raw)
         except ValidationError as exc:
             raise UsageError(
-                f"run {self.run_id}: a {kind.value} in its database cannot be read by this "
+                f"run {self.run_id}: a {kind} in its database cannot be read by this "
                 f"mergegate: {exc.errors()[0]['msg'] if exc.errors() else exc}"
             ) from exc
 
@@ -309,6 +342,35 @@ class RunRows:
                     f"mergegate: {exc.errors()[0]['msg'] if exc.errors() else exc}"
                 ) from exc
         return found
+
+    # ------------------------------------------------------------ records for people
+
+    def put_record(self, kind: RecordKind, key: Key, value: BaseModel, markdown: str) -> None:
+        """A record for people: `value` (the typed value it renders, as its JSON) and its
+        `markdown`, replacing what the key held (records are rewritten as the run goes on)."""
+        self.db.put_record(self.run_id, kind.value, key, value.model_dump_json(), markdown)
+
+    def records(self, kind: RecordKind, model: type[M]) -> list[tuple[Key, M]]:
+        """The typed values of the run's records of `kind`, in reading order."""
+        found = [
+            (key, self._parse(kind.value, raw, model))
+            for k, key, raw, _ in self.db.records(self.run_id)
+            if k == kind.value
+        ]
+        return sorted(found, key=lambda item: _key_order(item[0]))
+
+    def documents(self) -> list[RunDocument]:
+        """The run's records for people, phases' first, then units', then tasks', each in
+        reading order of their keys (a kind this mergegate does not know, written by a newer
+        one, is left out)."""
+        known = {k.value for k in RecordKind}
+        order = {k: n for n, k in enumerate(RecordKind)}
+        found = [
+            RunDocument(kind=RecordKind(kind), key=key, markdown=markdown)
+            for kind, key, _, markdown in self.db.records(self.run_id)
+            if kind in known
+        ]
+        return sorted(found, key=lambda d: (order[d.kind], _key_order(d.key)))
 
     # ------------------------------------------------------------ processes
 
@@ -411,7 +473,7 @@ class RunStore:
         """Record a new run (card and plan in one transaction), make its folder and write the
         copies for people; an existing run is a usage error."""
         _concrete(type(record))
-        ensure_state_dir(self.root.parent)
+        ensure_state_dir(self.layout.root)
         if self.database_url:
             db = tables(self.database_url)
         else:
@@ -423,24 +485,30 @@ class RunStore:
         path = self.run_dir(record.run_id)
         path.mkdir(parents=True, exist_ok=True)
         self._copy(record)
-        write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
+        self._write_plan(record.run_id, plan)
         return path
 
-    def folder_here(self, run_id: str, card: type[Card]) -> Path:
-        """The run's folder under this state directory, made from its rows when it is not
-        here yet (a fleet worker on another host than the one that queued the run): the
-        copies for people (`run.json`, `plan.json`) written, the rest left to the steps that
-        write there. The run must be recorded in a database (`UsageError` otherwise); its card
-        is read as `card` (a concrete `RunRecord[Agents, Options]`)."""
-        record = self.load(run_id, card)
-        path = self.run_dir(run_id)
+    def folder_here(self, record: RunRecord[Any, Any]) -> Path:
+        """The folder of the run `record` is the card of, under this state directory, made
+        from its rows when it is not here yet (a fleet worker on another host than the one
+        that queued the run): the copies for people (`run.json`, `plan.json`) written, the
+        rest left to the steps that write there. The run must be recorded in a database
+        (`UsageError` otherwise); `record` is a concrete `RunRecord[Agents, Options]`."""
+        _concrete(type(record))
+        path = self.run_dir(record.run_id)
         if not path.is_dir():
-            ensure_state_dir(self.root.parent)
+            plan = self.plan(record.run_id)  # located first: no folder for an unknown run
+            ensure_state_dir(self.layout.root)  # the state directory, as `create` makes it
             path.mkdir(parents=True, exist_ok=True)
             self._copy(record)
-            plan = self.plan(run_id)
-            write_json_atomic(path / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True))
+            self._write_plan(record.run_id, plan)
         return path
+
+    def _write_plan(self, run_id: str, plan: Plan) -> None:
+        """`plan.json`, the plan snapshot for people (never read back: the row decides)."""
+        write_json_atomic(
+            self.run_dir(run_id) / _PLAN_FILE, plan.model_dump(mode="json", by_alias=True)
+        )
 
     def _copy(self, record: RunRecord[Any, Any]) -> None:
         """`run.json`, for people and tools that read the folder (never read back)."""

@@ -18,6 +18,9 @@ SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate
                            the order appended (`seq`), each `event_id` once per run
     mergegate_attempts     one row per agent attempt: what it was and how it ended, and where
                            its log is on the host that ran it (size, SHA-256, last lines)
+    mergegate_records      the records a run writes for people, by (run, kind, key): a task's
+                           review (its verdicts and findings), a unit's and a phase's summary —
+                           the typed value as JSON and the markdown people read (`RecordKind`)
     mergegate_schema       the migrations applied (numbered; each one idempotent)
 
 The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL (a statement
@@ -129,6 +132,17 @@ _MIGRATIONS: tuple[tuple[str | _PerDialect, ...], ...] = (
             attempt TEXT NOT NULL,
             record TEXT NOT NULL,
             PRIMARY KEY (run_id, attempt)
+        )""",
+    ),
+    (
+        # what was only in a host's run folder: a host with the database URL alone reads it
+        """CREATE TABLE IF NOT EXISTS mergegate_records (
+            run_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            record TEXT NOT NULL,
+            markdown TEXT NOT NULL,
+            PRIMARY KEY (run_id, kind, key)
         )""",
     ),
 )
@@ -421,6 +435,31 @@ class Tables:
                 {"r": run_id},
             ).all()
         return [str(r[0]) for r in rows]
+
+    def put_record(self, run_id: str, kind: str, key: Key, record: str, markdown: str) -> None:
+        """A record for people (its value's JSON and its markdown); writing it again (the
+        record rewritten as the run goes on, a step replayed) replaces it."""
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO mergegate_records (run_id, kind, key, record, markdown) "
+                    "VALUES (:r, :k, :key, :rec, :md) ON CONFLICT (run_id, kind, key) "
+                    "DO UPDATE SET record = excluded.record, markdown = excluded.markdown"
+                ),
+                {"r": run_id, "k": kind, "key": encode_key(key), "rec": record, "md": markdown},
+            )
+
+    def records(self, run_id: str) -> list[tuple[str, Key, str, str]]:
+        """The run's records for people: (kind, key, record, markdown), by kind then key."""
+        with self.begin() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT kind, key, record, markdown FROM mergegate_records "
+                    "WHERE run_id = :r ORDER BY kind, key"
+                ),
+                {"r": run_id},
+            ).all()
+        return [(str(r[0]), _decode_key(str(r[1])), str(r[2]), str(r[3])) for r in rows]
 
     def run_ids(self) -> list[str]:
         """Every run this database holds a card for (a fleet's runs, made on any host)."""

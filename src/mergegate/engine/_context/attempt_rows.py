@@ -6,6 +6,8 @@ the SHA-256 of its content and its last `EXCERPT_CHARS` characters, so `status`,
 person on any host with the database URL can read how the attempt ended and check that a
 shipped copy of the log is the one it wrote. Reading is linear and bounded: the log is hashed
 in chunks and only its end is decoded. The excerpt is agent output (untrusted): readers escape.
+`report` shows it for a log not on its host (`report_logs`), with the host and path of the full
+log; shipping the full log to another host is not done.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import socket
 from pathlib import Path
 
 from mergegate.agents.base import AgentResult
-from mergegate.store import EXCERPT_CHARS, AttemptRecord
+from mergegate.report import ReportLog
+from mergegate.store import EXCERPT_CHARS, AttemptRecord, RunRows
 
-__all__ = ["attempt_record", "log_digest"]
+__all__ = ["attempt_record", "log_digest", "report_logs"]
 
 _CHUNK = 1 << 20
 _ERROR_CHARS = 1_000
@@ -73,3 +76,37 @@ def attempt_record(
         log_sha256=sha,
         log_excerpt=excerpt,
     )
+
+
+def _on_this_host(record: AttemptRecord, host: str) -> bool:
+    """The attempt's log is here: written on this host, and the file it names still there
+    at the size recorded (a state directory deleted or rewritten is not the log)."""
+    if not record.log_path or record.host != host:
+        return False
+    try:
+        return Path(record.log_path).stat().st_size == record.log_bytes
+    except OSError:
+        return False
+
+
+def report_logs(rows: RunRows | None) -> list[ReportLog]:
+    """The run's agent logs as the report shows them, from its attempt rows: the file's
+    path when it is on this host, else where it is and its end (`EXCERPT_CHARS`). None
+    without rows."""
+    if rows is None:
+        return []
+    host = socket.gethostname()[:255]
+    return [
+        ReportLog(
+            attempt=a.attempt,
+            role=a.role,
+            status=a.status,
+            host=a.host,
+            path=a.log_path,
+            size=a.log_bytes,
+            sha256=a.log_sha256,
+            excerpt=a.log_excerpt,
+            here=_on_this_host(a, host),
+        )
+        for a in rows.attempts()
+    ]

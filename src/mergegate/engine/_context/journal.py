@@ -32,6 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from mergegate.engine._context.attempt_rows import report_logs
 from mergegate.events import (
     EVENTS_FILE,
     MAX_LINE_BYTES,
@@ -50,8 +51,8 @@ from mergegate.metrics import (
     compute_metrics,
     evaluate_alerts,
 )
-from mergegate.report import write_report
-from mergegate.store import DatabaseUnavailableError, RunRows
+from mergegate.report import ReportRecord, write_report
+from mergegate.store import DatabaseUnavailableError, RecordKind, RunRows
 
 __all__ = [
     "NoCounts",
@@ -63,6 +64,7 @@ __all__ = [
     "event_key",
     "place_of",
     "repair_tail",
+    "report_records",
     "run_events",
 ]
 
@@ -105,6 +107,31 @@ def run_events(run_dir: Path, rows: RunRows | None) -> EventStream:
         if stream.events or not (run_dir / EVENTS_FILE).is_file():
             return stream
     return read_events(run_dir)
+
+
+_RECORD_TITLES = {
+    RecordKind.PHASE_SUMMARY: "Phase {} summary",
+    RecordKind.UNIT_SUMMARY: "Unit {} summary (SUMMARY.md)",
+    RecordKind.TASK_REVIEW: "Review of task {}",
+}
+
+
+def report_records(rows: RunRows | None) -> list[ReportRecord]:
+    """The run's records for people as the report shows them (phase and unit summaries,
+    task reviews), from its database: the same page on every host. None without rows."""
+    if rows is None:
+        return []
+    return [
+        ReportRecord(
+            title=_RECORD_TITLES[doc.kind].format(
+                "/".join((*doc.key[:-1], f"T{doc.key[-1]}"))
+                if doc.kind == RecordKind.TASK_REVIEW
+                else "/".join(doc.key)
+            ),
+            markdown=doc.markdown,
+        )
+        for doc in rows.documents()
+    ]
 
 
 @dataclass
@@ -299,7 +326,13 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
         escalations=metrics.escalations,
     )
     try:
-        report = write_report(run_dir, stream=stream, rules=rules)
+        report = write_report(
+            run_dir,
+            stream=stream,
+            rules=rules,
+            records=report_records(rows),
+            logs=report_logs(rows),
+        )
     except EventLogError as exc:  # pragma: no cover - a report that cannot be written
         return StreamEnd(alerts, None, counts, error=str(exc))
     except OSError as exc:  # pragma: no cover

@@ -338,7 +338,7 @@ class Worker:
         record = store.load(run_id, EngineRunRecord)
         if record.remote:
             store = RunStore(state_dir(self.config), self.database_url)
-            store.folder_here(run_id, EngineRunRecord)
+            store.folder_here(record)
         return store, record
 
     def _build(self, run_id: str) -> FleetRuntime:

@@ -35,7 +35,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mergegate.atomic_files import write_json_atomic
 from mergegate.decisions import ExitCode
 from mergegate.engine._context.outcomes import (
     Merged,
@@ -63,7 +62,11 @@ from mergegate.engine._flow.aside import (
 from mergegate.engine._flow.takeover import take_over
 from mergegate.engine._flow.task_pipeline import task_workflow
 from mergegate.engine._records.task_report import write_task_report
-from mergegate.engine._records.unit_records import write_conflict_package, write_unit_records
+from mergegate.engine._records.unit_records import (
+    write_conflict_package,
+    write_phase_records,
+    write_unit_records,
+)
 from mergegate.engine._steps.core import (
     AdvanceCall,
     MergeCall,
@@ -665,8 +668,7 @@ def prior_step(phase_id: str) -> PhaseOutcome | None:
 
 def _record_phase(rt: Runtime, result: PhaseOutcome) -> None:
     """The phase's state into the run's database, and its copy for people (`phase.json`)."""
-    rt.rows.put(StateKind.PHASE, (result.id,), result)
-    write_json_atomic(rt.run_dir / result.id / PHASE_FILE, result.dump(), durable=False)
+    write_phase_records(rt, result, rt.run_dir / result.id / PHASE_FILE)
 
 
 def _verify(

@@ -25,6 +25,7 @@ from mergegate.engine._context.outcomes import TaskOutcome
 from mergegate.engine._context.plan_views import report_stem
 from mergegate.engine._context.runtime import Runtime
 from mergegate.plans import Phase, Unit
+from mergegate.store import RecordKind
 from mergegate.untrusted import md_code, md_text
 
 __all__ = ["SEED_SEVERITY", "render_task_report", "write_task_report"]
@@ -39,13 +40,17 @@ _STAGES = (
 
 
 def write_task_report(rt: Runtime, phase_id: str, unit: Unit, task: TaskOutcome) -> Path:
-    """`<phase>-<unit>-REVIEW-T<n>.md` plus its JSON twin, in the unit's folder of the run."""
+    """`<phase>-<unit>-REVIEW-T<n>.md` plus its JSON twin, in the unit's folder of the run;
+    and the same report as a row of the run's database (`RecordKind.TASK_REVIEW`: the task's
+    outcome with its verdicts and findings, and the markdown), for any other host."""
     phase = rt.phase(phase_id)
     stem = report_stem(phase, unit, task.number)
     folder = rt.unit_dir(phase_id, unit.id)
-    write_atomic(
-        folder / f"{stem}.md", render_task_report(rt.run_id, phase, unit, task), durable=False
+    markdown = render_task_report(rt.run_id, phase, unit, task)
+    rt.rows.put_record(
+        RecordKind.TASK_REVIEW, (phase_id, unit.id, str(task.number)), task, markdown
     )
+    write_atomic(folder / f"{stem}.md", markdown, durable=False)
     write_json_atomic(folder / f"{stem}.json", {"report": stem, **task.dump()}, durable=False)
     return folder / f"{stem}.md"
 

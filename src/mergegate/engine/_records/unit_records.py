@@ -25,15 +25,20 @@ from pathlib import Path
 from typing import Any
 
 from mergegate.atomic_files import write_atomic, write_json_atomic
-from mergegate.engine._context.outcomes import Merged, TaskOutcome, UnitOutcome
+from mergegate.engine._context.outcomes import Merged, PhaseOutcome, TaskOutcome, UnitOutcome
 from mergegate.engine._context.runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
-from mergegate.store import StateKind
+from mergegate.store import RecordKind, StateKind
 from mergegate.untrusted import md_code, md_text
 
-__all__ = ["write_conflict_package", "write_unit_records"]
+__all__ = [
+    "phase_summary",
+    "write_conflict_package",
+    "write_phase_records",
+    "write_unit_records",
+]
 
 _MAX_PACKAGE_PATHS = 50
 
@@ -47,11 +52,14 @@ def _finding_line(f: dict[str, Any]) -> str:
 
 def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
     """Where the unit stands, into the run's database; and for people `unit.json` and its
-    `SUMMARY.md`, rewritten as it progresses."""
+    `SUMMARY.md`, rewritten as it progresses (the summary a row too,
+    `RecordKind.UNIT_SUMMARY`, for any other host)."""
     rt.rows.put(StateKind.UNIT, (out.phase, out.id), out)
+    summary = unit_summary(rt, out)
+    rt.rows.put_record(RecordKind.UNIT_SUMMARY, (out.phase, out.id), out, summary)
     folder = rt.unit_dir(out.phase, out.id)
     write_json_atomic(folder / "unit.json", out, durable=False)
-    write_atomic(folder / "SUMMARY.md", unit_summary(rt, out), durable=False)
+    write_atomic(folder / "SUMMARY.md", summary, durable=False)
 
 
 def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
@@ -145,6 +153,35 @@ def _output_lines(task: TaskOutcome) -> list[str]:
         "Nothing was made of these outputs (no finding, no fix)."
     )
     return lines
+
+
+def phase_summary(result: PhaseOutcome) -> str:
+    """A phase's summary for people: its units as they ended, and its verification."""
+    lines = [f"# Phase {md_text(result.id, 300)}", "", f"- base: `{result.base or '-'}`", ""]
+    lines += ["| unit | status | merge commit | reason |", "|---|---|---|---|"]
+    lines += [
+        f"| {md_text(u.id, 40)} | {u.status} | `{(u.merge_commit or '-')[:12]}` "
+        f"| {md_text(u.reason, 120)} |"
+        for u in result.units
+    ]
+    check = result.verification
+    lines += ["", "## Verification", ""]
+    if check is None:
+        lines.append("Not run.")
+    else:
+        lines.append(
+            f"**{md_text(check.status, 40)}**"
+            + (f" — {md_text(check.reason, 500)}" if check.reason else "")
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_phase_records(rt: Runtime, result: PhaseOutcome, copy: Path) -> None:
+    """The phase's state into the run's database, its summary as a row for any other host
+    (`RecordKind.PHASE_SUMMARY`), and its copy for people at `copy` (`phase.json`)."""
+    rt.rows.put(StateKind.PHASE, (result.id,), result)
+    rt.rows.put_record(RecordKind.PHASE_SUMMARY, (result.id,), result, phase_summary(result))
+    write_json_atomic(copy, result.dump(), durable=False)
 
 
 def _workspace_line(rt: Runtime, unit_id: str) -> str:

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mergegate.config import StateLayout
-from mergegate.engine._context.journal import run_events
+from mergegate.engine._context.attempt_rows import report_logs
+from mergegate.engine._context.journal import report_records, run_events
 from mergegate.engine._context.run_agents import RunAgents
 from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._records.run_report import RunReport
@@ -16,6 +17,7 @@ from mergegate.engine._records.summary import (
 )
 from mergegate.errors import UsageError
 from mergegate.events import EventStream
+from mergegate.report import ReportLog, ReportRecord
 from mergegate.store import (
     RunStore,
 )
@@ -26,6 +28,8 @@ __all__ = [
     "list_runs",
     "recorded_agents",
     "recorded_events",
+    "recorded_logs",
+    "recorded_records",
     "run_report",
 ]
 
@@ -66,6 +70,22 @@ def recorded_events(
     rows = store.rows(run_id)
     run_dir = store.run_dir(run_id)
     return run_dir, run_events(run_dir, rows)
+
+
+def recorded_records(
+    state_dir: Path, run_id: str, database_url: str | None = None
+) -> list[ReportRecord]:
+    """The run's records for people (task reviews, unit and phase summaries) from the
+    database that holds the run, whichever host wrote them; `UsageError` (exit 2) when no
+    database holds the run."""
+    return report_records(RunStore(state_dir, database_url).rows(run_id))
+
+
+def recorded_logs(state_dir: Path, run_id: str, database_url: str | None = None) -> list[ReportLog]:
+    """The run's agent logs as its attempt rows name them (each on the host that ran it),
+    with the end of those not on this host; `UsageError` (exit 2) when no database holds
+    the run."""
+    return report_logs(RunStore(state_dir, database_url).rows(run_id))
 
 
 def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> RunReport:
