@@ -215,7 +215,6 @@ def test_the_store_refuses_a_bare_run_record(tmp_path: Path) -> None:
     for read in (
         lambda: store.load("r1", RunRecord),
         lambda: store.list(RunRecord),
-        lambda: store.folder_here("r1", RunRecord),
     ):
         with pytest.raises(TypeError, match="concrete RunRecord"):
             read()
@@ -231,6 +230,8 @@ def test_the_store_refuses_a_bare_run_record(tmp_path: Path) -> None:
         store.create(bare, plan)
     with pytest.raises(TypeError, match="concrete RunRecord"):
         store.save(bare)
+    with pytest.raises(TypeError, match="concrete RunRecord"):
+        store.folder_here(bare)
     assert store.load("r1", EngineRunRecord).agents.implementer.name == "scripted"
 
 
