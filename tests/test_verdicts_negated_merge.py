@@ -112,3 +112,28 @@ def test_a_reworded_no_after_an_approval_is_not_approved(name: str) -> None:
 def test_a_harmless_twin_still_approves(sentence: str) -> None:
     verdict = parse_verdict(f"**Verdict:** APPROVED\n\n## Notes\n\n{sentence}\n")
     assert verdict.decision is A, verdict.reasons
+
+
+# Told as done, an obligation or a condition is history; with a modal it is still a demand.
+DONE_TWINS = [
+    "The single Low (missing regression test) is fixed.",
+    "It has already been fixed on the PR by 853c1e1 before merge.",
+    "The blocking findings were corrected.",
+]
+DEMANDS = [
+    "This should have been fixed before merge.",
+    "The blocking findings should have been corrected.",
+    "Missing tests, which must be fixed before merge.",
+]
+
+
+@pytest.mark.parametrize("sentence", DONE_TWINS)
+def test_work_reported_done_lets_the_approval_stand(sentence: str) -> None:
+    verdict = parse_verdict(f"**Verdict:** APPROVED\n\n## Notes\n\n{sentence}\n")
+    assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize("sentence", DEMANDS)
+def test_a_modal_keeps_a_done_word_a_demand(sentence: str) -> None:
+    verdict = parse_verdict(f"**Verdict:** APPROVED\n\n## Notes\n\n{sentence}\n")
+    assert verdict.decision is not A, verdict.reasons

@@ -87,9 +87,33 @@ def negated_before(text: str, at: int, *, words: int = 6) -> bool:
 
 def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
     for match in pattern.finditer(text):
-        if not negated_before(text, match.start()):
+        if not negated_before(text, match.start()) and not _done_in_clause(text, match.end()):
             return match.group(0).strip()
     return None
+
+
+# A report that something is done, in the indicative: 'is fixed', 'were corrected', 'has
+# already been addressed', 'now resolved' — not 'must be fixed' nor 'should have been fixed'.
+_DONE_REPORT = re.compile(
+    r"(?<!\w)(?:(?:is|are|was|were|has|have|had)(?: already| now| since)?(?: been)?|already|now)"
+    r" (?:fixed|resolved|addressed|corrected|closed|done|implemented|applied|remediated|"
+    r"repaired)(?!\w)"
+)
+_MODAL_BEFORE = re.compile(
+    r"(?<!\w)(?:must|should|would|could|might|need to|needs to|has to|have to|ought to)"
+    r"(?: not)?[ \t]*$"
+)
+
+
+def _done_in_clause(text: str, at: int) -> bool:
+    """The rest of the sentence after `at` reports the thing done ('the single Low (missing
+    regression test) is fixed'): an obligation word before it is history, not a demand. A
+    modal before the report ('should have been fixed') keeps it a demand."""
+    rest = re.split(r"[.;!?。；]\s", text[at : at + 200])[0]
+    found = _DONE_REPORT.search(rest)
+    if found is None:
+        return False
+    return _MODAL_BEFORE.search(rest[: found.start()]) is None
 
 
 # --------------------------------------------------------------------------- conditions
@@ -202,7 +226,7 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
     required before merge", "the test was flaky until round 2").
     """
     found = _ALWAYS.search(text)
-    if found is not None and (answer_clause or not negated_before(text, found.start())):
+    if found is not None and (answer_clause or not _past_or_negated(text, found.start())):
         return found.group(0).strip()
     if answer_clause:
         found = _ANSWER_CONDITION.search(text)
@@ -216,6 +240,16 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
         return None
     opens = not _AHEAD.split(text, 1)[0].strip(" -*_>•")  # 'Pending the security review.'
     return ahead if same_line or opens or _MERGE_WORD.search(text) else None
+
+
+def _past_or_negated(text: str, at: int) -> bool:
+    """Negated, or told as done before it in its sentence ('it has already been fixed on
+    the PR by 853c1e1 before merge')."""
+    if negated_before(text, at):
+        return True
+    sentence = re.split(r"[.;!?。；]\s", text[max(0, at - 200) : at])[-1]
+    reports = list(_DONE_REPORT.finditer(sentence))
+    return bool(reports) and _MODAL_BEFORE.search(sentence[: reports[-1].start()]) is None
 
 
 def obligation_in(text: str) -> str | None:
@@ -516,7 +550,8 @@ _EARLIER = re.compile(
     r"first review|previous review)(?!\w)"
 )
 DONE = re.compile(
-    r"(?<!\w)(?:fixed|resolved|addressed|closed|done|completed|implemented|applied|landed|"
+    r"(?<!\w)(?:fixed|resolved|addressed|corrected|remediated|closed|done|completed|implemented|"
+    r"applied|landed|"
     r"executed|verified fixed|fix verified|no longer)(?!\w)|"
     r"✅|~~|已修复|已解决|修正済み|対応済み|해결|수정 완료|corregido|corrigido|corrigé|behoben"
 )
@@ -654,7 +689,20 @@ def failing_checks_in(text: str) -> str | None:
 def _reported_done(text: str, start: int, end: int) -> bool:
     before = re.split(r"[.;!?。；]\s", text[max(0, start - 200) : start])[-1]
     after = re.split(r"[.;!?。；]\s", text[end : end + 200])[0]
-    return DONE.search(before) is not None or DONE.search(after) is not None
+    return _says_done(before) or _says_done(after)
+
+
+# A modal before a done word makes it a demand: 'should have been fixed', 'must be resolved'.
+_MODAL_DONE = re.compile(
+    r"(?<!\w)(?:must|should|would|could|might|need to|needs to|has to|have to|ought to)"
+    r"(?: not)?(?: have)?(?: been| be)?[ \t]*$"
+)
+
+
+def _says_done(clause: str) -> bool:
+    """A done word in `clause` that is not a demand ('were corrected', not 'should have been
+    corrected')."""
+    return any(_MODAL_DONE.search(clause[: m.start()]) is None for m in DONE.finditer(clause))
 
 
 # Headings (and bold pseudo-headings) that open a list of blocking findings.
