@@ -19,17 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mergegate.verdicts import (
-    Evidence,
-    Finding,
-    MalformedObjectError,
-    Severity,
-    Verdict,
-    VerdictRequest,
-    decide_object,
-    read_verdict_object,
-    verdict_object_schema,
-)
+from mergegate.verdicts import Evidence, Finding, Severity, Verdict
 
 __all__ = ["RESTATED_SCOPE", "RestateRequest", "read_restated"]
 
@@ -69,6 +59,10 @@ class RestateRequest:
 @lru_cache(maxsize=1)
 def compact_schema() -> str:
     """The verdict object's JSON Schema on one line, without titles and long descriptions."""
+    # Here, not at the top: the verdict object is a pydantic model, and an approving review
+    # (most of the hook's calls) never needs it (bench/bench_startup.py).
+    from mergegate.verdicts import verdict_object_schema  # noqa: PLC0415
+
     return json.dumps(_compact(verdict_object_schema()), separators=(",", ":"), ensure_ascii=True)
 
 
@@ -87,6 +81,13 @@ def _compact(value: Any) -> Any:
 def read_restated(output: str, request: RestateRequest) -> Verdict | None:
     """The verdict of a restated answer when it is a verdict object (decided by the approval
     rule against `request`), or None when it is not an object, for the ordinary reader."""
+    from mergegate.verdicts import (  # noqa: PLC0415 - see compact_schema
+        MalformedObjectError,
+        VerdictRequest,
+        decide_object,
+        read_verdict_object,
+    )
+
     try:
         obj = read_verdict_object(output)
     except MalformedObjectError:
