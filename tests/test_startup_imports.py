@@ -101,6 +101,8 @@ def test_hook_bash_with_the_latch_open_is_standard_library_and_click(project: Pa
     assert _loaded(names, "pydantic", "pydantic_core", *HEAVY) == []
     ours = sorted(n for n in names if n.startswith(("mergegate.verdicts", "mergegate.config")))
     assert ours == []
+    # A session file's name hashes only an odd id; a temporary name needs os.urandom only.
+    assert sorted(names & {"hashlib", "secrets", "random"}) == []
 
 
 def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:

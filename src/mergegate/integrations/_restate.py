@@ -14,7 +14,7 @@ undecidable is the second malformed answer: STOP.
 from __future__ import annotations
 
 import json
-import secrets
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -36,7 +36,7 @@ class RestateRequest:
 
     @classmethod
     def new(cls) -> RestateRequest:
-        return cls(review_id="mg-" + secrets.token_hex(8))
+        return cls(review_id="mg-" + os.urandom(8).hex())  # as secrets.token_hex, without random
 
     def instruction(self) -> str:
         """The text the orchestrator adds to the reviewer's prompt (schema included). The
