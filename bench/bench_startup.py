@@ -47,6 +47,19 @@ unchanged within the noise (`hook review` about 305-320 ms CPU, `hook Bash (clos
 (wall about CPU); the review answer is not: pydantic stays there for the configuration and
 the hook's state. `tests/test_startup_imports.py` pins what each path imports, so the
 structure cannot silently regress; the timings live here only.
+
+Then the hook stopped loading pydantic: it reads `[hooks]` alone with the standard library
+(`config.load_hooks`), its latch state as dataclasses, and the verdict object only for a
+restatement; the fast path lost hashlib and secrets. Interleaved with the commit before (run
+with `PYTHONPATH` at that commit's `src`), twice, load average 9-12, medians of 15, CPU time:
+`hook review` 301/287 -> 156/153 ms (21.4/21.8x -> 10.1/12.7x `python -c pass` in wall time),
+`hook Bash (closed)` 221/214 -> 86/89 ms, `hook Bash (open)` 69/70 -> 61/60 ms, `parse`
+unchanged (131-135 ms; `python -c pass` 12 ms). What is left of the review answer is the
+verdict library (about two thirds of its import time) and click; wall times at that load are
+not the quiet machine's. At load 2, once each, interleaved (wall, CPU): `python -c pass`
+15/14 ms, 12/11 ms; `hook review` 310 -> 186 ms, 265 -> 146 ms (still over the budget: the
+verdict library); `hook Bash (closed)` 263 -> 99 ms; `hook Bash (open)` 83 -> 66 ms; `parse`
+165 -> 160 ms (unchanged, 127/124 ms CPU).
 """
 
 from __future__ import annotations

@@ -28,10 +28,27 @@ REVIEW = "### Assessment\n\n**Ready to merge? Yes**\n\n**Reasoning:** All criter
 TRAILER = REVIEW + '\n```json\n{"review_id": "r", "verdict": "approve"}\n```\n'
 
 
+_RUN = """
+import atexit, runpy, sys
+out = sys.argv.pop(1)
+def dump():
+    with open(out, "w") as handle:
+        handle.write("\\n".join(sorted(sys.modules)))
+atexit.register(dump)
+sys.argv[0] = "mergegate"
+runpy.run_module("mergegate", run_name="__main__", alter_sys=True)
+"""
+"""`python -m mergegate ARGS`, writing every module loaded by exit to a file (the first
+argument): `-X importtime` alone misses a module imported with `importlib.import_module`, as
+the lazy packages' `__getattr__` do."""
+
+
 def _imported(args: list[str], stdin: bytes, cwd: Path) -> set[str]:
-    """The modules `python -X importtime -m mergegate ARGS` imports, read from stderr."""
+    """The modules `python -m mergegate ARGS` imports: those `-X importtime` reports (from
+    stderr) and every module loaded by the time it exits."""
+    listing = cwd.parent / f"modules-{os.getpid()}-{len(args)}.txt"
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "mergegate", *args],
+        [sys.executable, "-X", "importtime", "-c", _RUN, str(listing), *args],
         input=stdin,
         cwd=cwd,
         capture_output=True,
@@ -44,7 +61,10 @@ def _imported(args: list[str], stdin: bytes, cwd: Path) -> set[str]:
         if line.startswith("import time:") and line.count("|") == 2:
             names.add(line.rsplit("|", 1)[1].strip())
     assert "mergegate.cli" in names  # the parse above read real output
-    return names
+    loaded = set(listing.read_text().split())
+    listing.unlink()
+    assert "mergegate.cli" in loaded
+    return names | loaded
 
 
 def _loaded(names: set[str], *packages: str) -> list[str]:
@@ -81,6 +101,8 @@ def test_hook_bash_with_the_latch_open_is_standard_library_and_click(project: Pa
     assert _loaded(names, "pydantic", "pydantic_core", *HEAVY) == []
     ours = sorted(n for n in names if n.startswith(("mergegate.verdicts", "mergegate.config")))
     assert ours == []
+    # A session file's name hashes only an odd id; a temporary name needs os.urandom only.
+    assert sorted(names & {"hashlib", "secrets", "random"}) == []
 
 
 def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:
@@ -91,6 +113,8 @@ def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:
     assert "mergegate.integrations._shell" in names  # and read the command
     assert sorted(n for n in names if n.startswith("mergegate.verdicts")) == []
     assert _loaded(names, "jinja2", "dbos", "rich", "httpx") == []
+    # The latch's records are dataclasses (integrations._latch): no pydantic to read them.
+    assert _loaded(names, "pydantic", "pydantic_core") == []
 
 
 def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
@@ -98,6 +122,17 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     assert "mergegate.verdicts" in names
     assert _loaded(names, *HEAVY, *LAZY) == []
     assert "mergegate.integrations._shell" not in names  # the shell reader: Bash commands only
+
+
+def test_hook_review_result_loads_no_pydantic(project: Path) -> None:
+    """The hook reads `[hooks]` alone (`config._hooks`, standard library), its latch state as
+    dataclasses, and the verdict object's model only for a restatement: an approving review,
+    and one that asks for fixes, load no pydantic and no other section's models."""
+    for name in ("post-tool-use-approve", "post-tool-use-fixes"):
+        names = _hook(recorded(name, cwd=project), project)
+        assert "mergegate.integrations._trust" in names  # the configuration was read
+        assert _loaded(names, "pydantic", "pydantic_core", "importlib.metadata") == []
+        assert sorted(names & {"mergegate.config._models", "mergegate.config._load"}) == []
 
 
 def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:

@@ -102,10 +102,10 @@ def _full_answer(raw: bytes, tool: str, flags: dict[str, Any], timeout_s: float 
 
 
 def _configured_timeout() -> float:
-    from mergegate.config import load_config  # noqa: PLC0415
+    from mergegate.config import load_hooks  # noqa: PLC0415 - standard library only
 
     try:
-        return load_config(project_file=False).hooks.timeout_s
+        return load_hooks().timeout_s
     except MergegateError:
         return _DEFAULT_TIMEOUT_S  # the same error blocks inside the hook, with its message
 

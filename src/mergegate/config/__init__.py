@@ -2,43 +2,94 @@
 
 See `docs/configuration.md` for every key, its default and its environment variable.
 Layer L0: reads files and the environment, never writes.
+
+Names are imported when first used (module `__getattr__`): the agent-CLI hook reads its
+`[hooks]` section with `load_hooks` (standard library only) without loading pydantic and the
+other sections' models (bench/bench_startup.py).
 """
 
 from __future__ import annotations
 
-from mergegate.config._database import DatabaseUrl, redact_url
-from mergegate.config._layout import StateLayout
-from mergegate.config._load import (
-    CONFIG_FILE,
-    DATABASE_URL_ENV,
-    ENV_PREFIX,
-    PYPROJECT,
-    STATE_DIR_ENV,
-    ConfigText,
-    ensure_state_dir,
-    find_config_file,
-    load_config,
-    state_dir,
-)
-from mergegate.config._models import (
-    DEFAULT_AGENTS,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_ENGINE,
-    DEFAULT_REVIEW,
-    MAX_ATTEMPTS_CEILING,
-    MAX_JSON_RETRIES_CEILING,
-    AgentsConfig,
-    AlertsConfig,
-    Config,
-    EngineSettings,
-    HandoffValidationConfig,
-    HooksConfig,
-    RetryConfig,
-    ReviewConfig,
-    ReviewPolicyConfig,
-    RunConfig,
-    SandboxConfig,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mergegate.config._database import DatabaseUrl, redact_url
+    from mergegate.config._hooks import HooksSection, check_hooks, load_hooks
+    from mergegate.config._layout import StateLayout
+    from mergegate.config._load import (
+        DATABASE_URL_ENV,
+        STATE_DIR_ENV,
+        ensure_state_dir,
+        load_config,
+        state_dir,
+    )
+    from mergegate.config._models import (
+        DEFAULT_AGENTS,
+        DEFAULT_CONCURRENCY,
+        DEFAULT_ENGINE,
+        DEFAULT_REVIEW,
+        MAX_ATTEMPTS_CEILING,
+        MAX_JSON_RETRIES_CEILING,
+        AgentsConfig,
+        AlertsConfig,
+        Config,
+        EngineSettings,
+        HandoffValidationConfig,
+        HooksConfig,
+        RetryConfig,
+        ReviewConfig,
+        ReviewPolicyConfig,
+        RunConfig,
+        SandboxConfig,
+    )
+    from mergegate.config._sources import (
+        CONFIG_FILE,
+        ENV_PREFIX,
+        PYPROJECT,
+        ConfigText,
+        find_config_file,
+    )
+
+_HOME = {
+    "mergegate.config._database": ("DatabaseUrl", "redact_url"),
+    "mergegate.config._hooks": ("HooksSection", "check_hooks", "load_hooks"),
+    "mergegate.config._layout": ("StateLayout",),
+    "mergegate.config._load": (
+        "DATABASE_URL_ENV",
+        "STATE_DIR_ENV",
+        "ensure_state_dir",
+        "load_config",
+        "state_dir",
+    ),
+    "mergegate.config._models": (
+        "DEFAULT_AGENTS",
+        "DEFAULT_CONCURRENCY",
+        "DEFAULT_ENGINE",
+        "DEFAULT_REVIEW",
+        "MAX_ATTEMPTS_CEILING",
+        "MAX_JSON_RETRIES_CEILING",
+        "AgentsConfig",
+        "AlertsConfig",
+        "Config",
+        "EngineSettings",
+        "HandoffValidationConfig",
+        "HooksConfig",
+        "RetryConfig",
+        "ReviewConfig",
+        "ReviewPolicyConfig",
+        "RunConfig",
+        "SandboxConfig",
+    ),
+    "mergegate.config._sources": (
+        "CONFIG_FILE",
+        "ENV_PREFIX",
+        "PYPROJECT",
+        "ConfigText",
+        "find_config_file",
+    ),
+}
+_WHERE = {name: module for module, names in _HOME.items() for name in names}
 
 __all__ = [
     "CONFIG_FILE",
@@ -60,15 +111,31 @@ __all__ = [
     "EngineSettings",
     "HandoffValidationConfig",
     "HooksConfig",
+    "HooksSection",
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
     "RunConfig",
     "SandboxConfig",
     "StateLayout",
+    "check_hooks",
     "ensure_state_dir",
     "find_config_file",
     "load_config",
+    "load_hooks",
     "redact_url",
     "state_dir",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mergegate.config' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

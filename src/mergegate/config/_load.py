@@ -21,16 +21,28 @@ Tables merge key by key across layers; any other value replaces the lower layer'
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from mergegate.config._database import redact_url
 from mergegate.config._models import POLICY_PRESETS, SECTIONS, Config
+from mergegate.config._sources import (
+    CONFIG_FILE,
+    DEFAULTS_LABEL,
+    ENV_PREFIX,
+    PYPROJECT,
+    ConfigText,
+    Problem,
+    config_error,
+    did_you_mean,
+    env_entries,
+    find_config_file,
+    merge,
+    nest,
+    read_file,
+)
 from mergegate.errors import ConfigError
 
 __all__ = [
@@ -46,42 +58,10 @@ __all__ = [
     "state_dir",
 ]
 
-ENV_PREFIX = "MERGEGATE_"
 STATE_DIR_ENV = "MERGEGATE_STATE_DIR"
 DATABASE_URL_ENV = "MERGEGATE_DATABASE_URL"
 """The short name of `MERGEGATE_ENGINE__DATABASE_URL`."""
-CONFIG_FILE = "mergegate.toml"
-PYPROJECT = "pyproject.toml"
 STATE_DIR_NAME = ".mergegate"
-DEFAULTS_LABEL = "defaults"
-_SECRET_KEYS = frozenset({"engine.database_url"})
-
-
-@dataclass(frozen=True)
-class ConfigText:
-    """A configuration file's text from somewhere other than the working tree (a base
-    revision, a file a person named): `label` names it in errors, `pyproject` says whether it
-    is a `pyproject.toml` (whose `[tool.mergegate]` table is the configuration)."""
-
-    label: str
-    text: str
-    pyproject: bool = False
-
-    def table(self) -> dict[str, Any]:
-        """The configuration table it holds (`{}` for a pyproject without one)."""
-        try:
-            data = tomllib.loads(self.text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"invalid TOML: {exc}", path=self.label) from None
-        if not self.pyproject:
-            return data
-        tool = data.get("tool", {})
-        table = tool.get("mergegate") if isinstance(tool, dict) else None
-        if table is not None and not isinstance(table, dict):
-            raise ConfigError(
-                "[tool.mergegate] must be a table", key="tool.mergegate", path=self.label
-            )
-        return table or {}
 
 
 def load_config(
@@ -105,19 +85,19 @@ def load_config(
     provenance: dict[str, str] = {}
     if text is not None:
         source = None
-        _merge(merged, text.table(), text.label, provenance, ())
+        merge(merged, text.table(), text.label, provenance, ())
     elif not project_file:
         source = None
     elif source is not None:
-        _merge(merged, _read_file(source), str(source), provenance, ())
+        merge(merged, read_file(source), str(source), provenance, ())
     environ = os.environ if env is None else env
-    for parts, value, label in _env_entries(environ):
-        _merge(merged, _nest(parts, value), label, provenance, ())
+    for parts, value, label in env_entries(environ):
+        merge(merged, nest(parts, value), label, provenance, ())
     _merge_database_url_env(merged, environ, provenance)
     for dotted, given in (overrides or {}).items():
         if given is not None:
-            _merge(
-                merged, _nest(tuple(dotted.split(".")), given), f"override {dotted}", provenance, ()
+            merge(
+                merged, nest(tuple(dotted.split(".")), given), f"override {dotted}", provenance, ()
             )
     _reject_unknown_sections(merged, provenance)
     _apply_policy_preset(merged, provenance)
@@ -126,25 +106,6 @@ def load_config(
     except ValidationError as exc:
         raise _config_error(exc, provenance) from None
     return config.model_copy(update={"root": root, "source": source})
-
-
-def find_config_file(start: Path) -> tuple[Path, Path | None]:
-    """Return `(project_root, config_file_or_None)` for a directory.
-
-    Walks from `start` upwards; the first directory with `mergegate.toml`, or a
-    `pyproject.toml` holding `[tool.mergegate]`, is the root. The walk stops at a directory
-    holding `.git` (the root then, even without a file); with neither, `start` is the root.
-    """
-    for directory in (start, *start.parents):
-        candidate = directory / CONFIG_FILE
-        if candidate.is_file():
-            return directory, candidate
-        pyproject = directory / PYPROJECT
-        if pyproject.is_file() and _pyproject_table(pyproject) is not None:
-            return directory, pyproject
-        if (directory / ".git").exists():
-            return directory, None
-    return start, None
 
 
 def state_dir(
@@ -185,56 +146,6 @@ def ensure_state_dir(path: Path) -> Path:
     return path
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read config file: {exc.strerror or exc}", path=str(path)
-        ) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", path=str(path)) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"not UTF-8 (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
-            "TOML files are UTF-8",
-            path=str(path),
-        ) from None
-
-
-def _pyproject_table(path: Path) -> dict[str, Any] | None:
-    tool = _read_toml(path).get("tool", {})
-    table = tool.get("mergegate") if isinstance(tool, dict) else None
-    if table is None:
-        return None
-    if not isinstance(table, dict):
-        raise ConfigError("[tool.mergegate] must be a table", key="tool.mergegate", path=str(path))
-    return table
-
-
-def _read_file(path: Path) -> dict[str, Any]:
-    if path.name == PYPROJECT:
-        return _pyproject_table(path) or {}
-    return _read_toml(path)
-
-
-def _env_entries(environ: Mapping[str, str]) -> list[tuple[tuple[str, ...], object, str]]:
-    """`MERGEGATE_A__B=v` → `(("a", "b"), parsed v, label)`; other variables are ignored."""
-    entries = []
-    for name in sorted(environ):
-        if not name.upper().startswith(ENV_PREFIX):
-            continue
-        rest = name[len(ENV_PREFIX) :]
-        if "__" not in rest:
-            continue  # MERGEGATE_STATE_DIR and friends are not config keys
-        parts = tuple(part.lower() for part in rest.split("__"))
-        if any(not part for part in parts):
-            raise ConfigError("empty key part in environment variable", path=f"environment {name}")
-        entries.append((parts, _parse_env_value(environ[name]), f"environment variable {name}"))
-    return entries
-
-
 def _apply_policy_preset(merged: dict[str, Any], provenance: dict[str, str]) -> None:
     """`[review.policy] preset`: its keys, where no layer wrote the key itself (the defaults
     layer does not count: a preset replaces the defaults, a written key replaces the preset)."""
@@ -264,50 +175,13 @@ def _merge_database_url_env(
             key=key,
             path=label,
         )
-    _merge(merged, {"engine": {"database_url": raw}}, label, provenance, ())
-
-
-def _parse_env_value(raw: str) -> object:
-    """A TOML value if the text is one (`2`, `true`, `["a"]`), else the text itself."""
-    try:
-        parsed = tomllib.loads(f"value = {raw}")
-    except tomllib.TOMLDecodeError:
-        return raw
-    if set(parsed) != {"value"}:
-        return raw  # the text smuggled in more than one value: keep it as a plain string
-    return parsed["value"]
-
-
-def _nest(parts: tuple[str, ...], value: object) -> dict[str, Any]:
-    nested: dict[str, Any] = {parts[-1]: value}
-    for part in reversed(parts[:-1]):
-        nested = {part: nested}
-    return nested
-
-
-def _merge(
-    base: dict[str, Any],
-    incoming: Mapping[str, Any],
-    label: str,
-    provenance: dict[str, str],
-    prefix: tuple[str, ...],
-) -> None:
-    """Merge `incoming` into `base` in place, tables key by key; remember who set each key."""
-    for key, value in incoming.items():
-        path = (*prefix, str(key))
-        current = base.get(key)
-        if isinstance(value, Mapping) and isinstance(current, dict):
-            _merge(current, value, label, provenance, path)
-            provenance.setdefault(".".join(path), label)
-        else:
-            base[key] = dict(value) if isinstance(value, Mapping) else value
-            provenance[".".join(path)] = label
+    merge(merged, {"engine": {"database_url": raw}}, label, provenance, ())
 
 
 def _reject_unknown_sections(merged: Mapping[str, Any], provenance: Mapping[str, str]) -> None:
     for key in merged:
         if key not in SECTIONS:
-            hint = _did_you_mean(key, SECTIONS)
+            hint = did_you_mean(key, SECTIONS)
             raise ConfigError(
                 f"unknown section{hint}; known sections: {', '.join(SECTIONS)}",
                 key=key,
@@ -316,32 +190,11 @@ def _reject_unknown_sections(merged: Mapping[str, Any], provenance: Mapping[str,
 
 
 def _config_error(exc: ValidationError, provenance: Mapping[str, str]) -> ConfigError:
-    problems = []
-    for err in exc.errors(include_url=False):
-        loc = tuple(str(part) for part in err["loc"])
-        key = ".".join(loc)
-        where = _source_of(loc, provenance)
-        if err["type"] == "extra_forbidden":
-            message = f"unknown key{_did_you_mean(loc[-1], _known_keys(loc[:-1]))}"
-        elif key in _SECRET_KEYS:
-            message = err["msg"]  # never echo a value that may hold a password
-        else:
-            # Belt and braces: any other value that holds a URL loses its password too.
-            message = f"{err['msg']} (got {redact_url(repr(err['input']))})"
-        problems.append((key, where, message))
-    key, where, message = problems[0]
-    if len(problems) > 1:
-        rest = "; ".join(f"{k}: {m} [{w}]" for k, w, m in problems[1:])
-        message = f"{message}; also {rest}"
-    return ConfigError(message, key=key, path=where)
-
-
-def _source_of(loc: tuple[str, ...], provenance: Mapping[str, str]) -> str:
-    for end in range(len(loc), 0, -1):
-        label = provenance.get(".".join(loc[:end]))
-        if label is not None:
-            return label
-    return DEFAULTS_LABEL
+    problems = [
+        Problem(tuple(str(part) for part in err["loc"]), err["type"], err["msg"], err["input"])
+        for err in exc.errors(include_url=False)
+    ]
+    return config_error(problems, provenance, _known_keys)
 
 
 def _known_keys(section_loc: tuple[str, ...]) -> list[str]:
@@ -353,10 +206,3 @@ def _known_keys(section_loc: tuple[str, ...]) -> list[str]:
             return []
         model = annotation
     return [name for name in model.model_fields if name not in ("root", "source")]
-
-
-def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    import difflib  # noqa: PLC0415 - lazy: only a configuration with a mistake needs it
-
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""

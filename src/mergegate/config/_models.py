@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mergegate.config._database import DatabaseUrl
+from mergegate.config._hooks import HOOKS_DEFAULTS, TIMEOUT_MAX_S
 
 __all__ = [
     "DEFAULT_AGENTS",
@@ -267,17 +268,19 @@ class SandboxConfig(_Section):
 
 
 class HooksConfig(_Section):
-    """`[hooks]`: which subagent results the agent-CLI hooks (`mergegate hook ...`) gate."""
+    """`[hooks]`: which subagent results the agent-CLI hooks (`mergegate hook ...`) gate.
+    The hook itself reads this section without pydantic (`_hooks.HooksSection`, the same
+    defaults, the same checks)."""
 
-    subagent_types: tuple[str, ...] = Field(("*review*",), strict=False)
+    subagent_types: tuple[str, ...] = Field(HOOKS_DEFAULTS.subagent_types, strict=False)
     """Glob patterns (case-insensitive) for subagent types that are code reviewers."""
-    prompt_markers: tuple[str, ...] = Field(("Ready to merge?",), strict=False)
+    prompt_markers: tuple[str, ...] = Field(HOOKS_DEFAULTS.prompt_markers, strict=False)
     """A subagent whose prompt contains one of these texts (case-insensitive) is a reviewer."""
-    result_markers: tuple[str, ...] = Field(("Ready to merge?",), strict=False)
+    result_markers: tuple[str, ...] = Field(HOOKS_DEFAULTS.result_markers, strict=False)
     """A subagent result containing one of these texts (case-insensitive) is a review."""
-    timeout_s: float = Field(20.0, gt=0, le=300)
+    timeout_s: float = Field(HOOKS_DEFAULTS.timeout_s, gt=0, le=TIMEOUT_MAX_S)
     """The hook answers "blocked: timed out" after this many seconds, whatever it was doing."""
-    fix_subagent_types: tuple[str, ...] = Field(("*fix*",), strict=False)
+    fix_subagent_types: tuple[str, ...] = Field(HOOKS_DEFAULTS.fix_subagent_types, strict=False)
     """While a review's "no" holds (the latch), subagents of these types (globs,
     case-insensitive) still run as fix work. Read from flags and the environment only: a
     project file setting it makes the hook block (an agent can write that file)."""

@@ -36,7 +36,7 @@ class LatchView:
     latch: Latch
 
     def to_json(self) -> dict[str, object]:
-        return {"session": self.session, **self.latch.model_dump(mode="json")}
+        return {"session": self.session, **self.latch.to_json()}
 
 
 def hook_state(tool: str = "claude-code", env: Mapping[str, str] | None = None) -> HookState:

@@ -11,7 +11,6 @@ or understand, input that is not a plain hook input — returns None, and the fu
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -31,6 +30,8 @@ def session_file_name(session_id: str) -> str:
     """A file name for a session id: the id itself when it is plain, else a hash of it."""
     if _SAFE_ID.fullmatch(session_id):
         return f"{session_id}.json"
+    import hashlib  # noqa: PLC0415 - only for an odd id; Claude Code's are plain
+
     digest = hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:32]
     return f"sha-{digest}.json"
 

@@ -39,7 +39,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mergegate.config import HooksConfig
 from mergegate.decisions import Decision
 from mergegate.errors import MergegateError
 from mergegate.integrations import _guard as guard
@@ -48,6 +47,7 @@ from mergegate.integrations._latch import HeldFinding, Hold
 from mergegate.integrations._state import HookState, SessionMemory, hook_dir
 
 if TYPE_CHECKING:
+    from mergegate.config import HooksConfig, HooksSection
     from mergegate.verdicts import Verdict
 
 __all__ = [
@@ -161,8 +161,9 @@ class HookOptions:
     """Subagent types (globs) that count as fix work while the latch is closed."""
 
     @classmethod
-    def from_config(cls, config: HooksConfig, **overrides: Any) -> HookOptions:
-        """The `[hooks]` section, with each non-empty override (a flag) replacing its key."""
+    def from_config(cls, config: HooksConfig | HooksSection, **overrides: Any) -> HookOptions:
+        """The `[hooks]` section (either reading of it), with each non-empty override (a flag)
+        replacing its key."""
         values: dict[str, Any] = {
             "subagent_types": config.subagent_types,
             "prompt_markers": config.prompt_markers,
@@ -437,6 +438,10 @@ def _post_tool_use(
         note = "mergegate: background review not checked; blocked"
         return _block(reason, "block", None, note), None
     output = call.result or ""
+    # Load the verdict library before taking the lock, not under it: parallel subagents end
+    # together, and each hook holding the lock through that import queues the others.
+    import mergegate.verdicts  # noqa: F401, PLC0415
+
     with state.session(call.session_id or _NO_SESSION) as memory:
         verdict = _read_review(output, memory.restate_id(key))
         if verdict.decision.is_verdict:

@@ -20,7 +20,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import secrets
 import stat
 import time
 from collections.abc import Iterator, Mapping
@@ -165,7 +164,7 @@ class PrivateDir:
         """Replace the file atomically (a new `0600` file renamed over the old one)."""
         with self.opened(create=True) as fd:
             assert fd is not None
-            temp = f".{name}.{secrets.token_hex(6)}.tmp"
+            temp = f".{name}.{os.urandom(6).hex()}.tmp"  # os, not secrets: no `random` to load
             handle = os.open(
                 temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE_FLAGS, 0o600, dir_fd=fd
             )

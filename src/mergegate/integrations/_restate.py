@@ -14,22 +14,12 @@ undecidable is the second malformed answer: STOP.
 from __future__ import annotations
 
 import json
-import secrets
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mergegate.verdicts import (
-    Evidence,
-    Finding,
-    MalformedObjectError,
-    Severity,
-    Verdict,
-    VerdictRequest,
-    decide_object,
-    read_verdict_object,
-    verdict_object_schema,
-)
+from mergegate.verdicts import Evidence, Finding, Severity, Verdict
 
 __all__ = ["RESTATED_SCOPE", "RestateRequest", "read_restated"]
 
@@ -46,7 +36,7 @@ class RestateRequest:
 
     @classmethod
     def new(cls) -> RestateRequest:
-        return cls(review_id="mg-" + secrets.token_hex(8))
+        return cls(review_id="mg-" + os.urandom(8).hex())  # as secrets.token_hex, without random
 
     def instruction(self) -> str:
         """The text the orchestrator adds to the reviewer's prompt (schema included). The
@@ -69,6 +59,10 @@ class RestateRequest:
 @lru_cache(maxsize=1)
 def compact_schema() -> str:
     """The verdict object's JSON Schema on one line, without titles and long descriptions."""
+    # Here, not at the top: the verdict object is a pydantic model, and an approving review
+    # (most of the hook's calls) never needs it (bench/bench_startup.py).
+    from mergegate.verdicts import verdict_object_schema  # noqa: PLC0415
+
     return json.dumps(_compact(verdict_object_schema()), separators=(",", ":"), ensure_ascii=True)
 
 
@@ -87,6 +81,13 @@ def _compact(value: Any) -> Any:
 def read_restated(output: str, request: RestateRequest) -> Verdict | None:
     """The verdict of a restated answer when it is a verdict object (decided by the approval
     rule against `request`), or None when it is not an object, for the ordinary reader."""
+    from mergegate.verdicts import (  # noqa: PLC0415 - see compact_schema
+        MalformedObjectError,
+        VerdictRequest,
+        decide_object,
+        read_verdict_object,
+    )
+
     try:
         obj = read_verdict_object(output)
     except MalformedObjectError:

@@ -29,11 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from mergegate.errors import MergegateError
 from mergegate.integrations._fast import MAX_SESSION_BYTES, session_file_name
-from mergegate.integrations._latch import Latch
+from mergegate.integrations._latch import Json, Latch, Record, object_of, text, whole
+from mergegate.integrations._latch import number as number_at
 from mergegate.integrations._private_dir import HOOK_SESSIONS, PrivateDir, hook_dir
 
 __all__ = [
@@ -57,26 +56,52 @@ class HookStateError(MergegateError):
     """The hook's state could not be read or written in time (the hook blocks)."""
 
 
-class ReviewMemory(BaseModel):
+@dataclass
+class ReviewMemory(Record):
     """One reviewer's consecutive undecidable results in one session."""
 
-    model_config = ConfigDict(extra="ignore")
-
-    malformed: int = Field(0, ge=0)
-    excerpts: list[str] = Field(default_factory=list)
+    malformed: int = 0
+    excerpts: list[str] = field(default_factory=list)
     """The first and the latest undecidable output (raw, each cut to `EXCERPT_CHARS`)."""
     updated: float = 0.0
-    restate_id: str | None = Field(default=None, max_length=64)
+    restate_id: str | None = None
     """The `review_id` the hook asked the restated verdict object to carry."""
 
+    def __post_init__(self) -> None:
+        if self.malformed < 0:
+            raise ValueError("malformed: at least 0")
+        if self.restate_id is not None and len(self.restate_id) > 64:
+            raise ValueError("restate_id: at most 64 characters")
+        self.updated = float(self.updated)
 
-class SessionMemory(BaseModel):
+    @classmethod
+    def from_json(cls, data: Json) -> ReviewMemory:
+        excerpts = data.get("excerpts", [])
+        if not isinstance(excerpts, list) or not all(isinstance(e, str) for e in excerpts):
+            raise ValueError("excerpts: a list of strings is expected")
+        return cls(
+            malformed=whole(data, "malformed", 0),
+            excerpts=list(excerpts),
+            updated=number_at(data, "updated", 0.0),
+            restate_id=text(data, "restate_id", 64, None, nullable=True),
+        )
+
+
+@dataclass
+class SessionMemory(Record):
     """Everything remembered about one agent session: its latch and its reviewers."""
 
-    model_config = ConfigDict(extra="ignore")
+    latch: Latch = field(default_factory=Latch)
+    reviews: dict[str, ReviewMemory] = field(default_factory=dict)
 
-    latch: Latch = Field(default_factory=Latch)
-    reviews: dict[str, ReviewMemory] = Field(default_factory=dict)
+    @classmethod
+    def from_json(cls, data: Json) -> SessionMemory:
+        """The memory a session file holds (strict: `ValueError` for anything else)."""
+        reviews = object_of(data.get("reviews", {}), "reviews")
+        return cls(
+            latch=Latch.from_json(object_of(data.get("latch", {}), "latch")),
+            reviews={k: ReviewMemory.from_json(object_of(v, k)) for k, v in reviews.items()},
+        )
 
     def note_malformed(
         self, key: str, output: str, now: float, restate_id: str | None = None
@@ -183,8 +208,10 @@ class HookState:
     def _load(self, name: str) -> SessionMemory | None:
         try:
             data = self._sessions.read(name, MAX_SESSION_BYTES)
-            return None if data is None else SessionMemory.model_validate_json(data)
-        except (OSError, ValidationError, ValueError) as exc:
+            if data is None:
+                return None
+            return SessionMemory.from_json(object_of(json.loads(data), "session"))
+        except (OSError, ValueError, RecursionError) as exc:
             # A corrupt memory must not reset the count or open the latch silently: that
             # would grant a second "retry once", or let a commit through. Refuse, and the
             # hook blocks saying so.
@@ -192,7 +219,8 @@ class HookState:
 
     def _save(self, name: str, memory: SessionMemory) -> None:
         try:
-            self._sessions.write(name, (memory.model_dump_json(indent=1) + "\n").encode())
+            dumped = json.dumps(memory.to_json(), indent=1, ensure_ascii=False)
+            self._sessions.write(name, (dumped + "\n").encode())
         except OSError as exc:
             raise HookStateError(f"cannot write the hook state: {exc}") from exc
 

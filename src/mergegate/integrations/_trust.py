@@ -25,9 +25,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from mergegate.config import PYPROJECT, ConfigText, HooksConfig, find_config_file, load_config
+from mergegate.config import (
+    PYPROJECT,
+    ConfigText,
+    HooksSection,
+    check_hooks,
+    find_config_file,
+    load_hooks,
+)
 from mergegate.errors import ConfigError
 from mergegate.integrations._hook import HookOptions
 
@@ -50,9 +55,10 @@ def trusted_options(
 ) -> HookOptions:
     """The hook's options for the project around the input's `cwd`: flags over environment
     over defaults, widened by the project file's review lists. Raises `ConfigError` when the
-    project file cannot be trusted."""
+    project file cannot be trusted, or a `[hooks]` value is invalid; other sections are not
+    read (the hook decides from `[hooks]` alone: `load_hooks`)."""
     start = _start(payload)
-    trusted = load_config(start, env=env, project_file=False).hooks
+    trusted = load_hooks(env)
     options = HookOptions.from_config(trusted, **dict(flags or {}))
     added = project_hooks(start or Path.cwd())
 
@@ -87,12 +93,10 @@ def project_hooks(start: Path) -> dict[str, tuple[str, ...]]:
                 + ", ".join(PROJECT_KEYS),
                 path=str(source),
             )
-    try:
-        validated = HooksConfig.model_validate(hooks)
-    except ValidationError as exc:
-        problem = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in problem["loc"])
-        raise ConfigError(problem["msg"], key=f"hooks.{where}", path=str(source)) from None
+    validated = check_hooks(hooks)
+    if not isinstance(validated, HooksSection):
+        where = ".".join(validated[0].loc)
+        raise ConfigError(validated[0].message, key=f"hooks.{where}", path=str(source))
     return {key: getattr(validated, key) for key in hooks}
 
 
