@@ -1,0 +1,39 @@
+"""Issue 23, the s10 held-out real reviews: classes of false refusal, as tables.
+
+The strings are new examples of each class, not the held-out texts. A row is (text, expected
+decision); each relaxation has hostile rows beside it (the same structure carrying a no).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import parse_verdict
+
+A, F, R, M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+
+# D. A frontmatter key that is not a verdict field: a status-like key whose value is outside
+# the verdict vocabulary is the document's lifecycle or name, not its verdict.
+FRONTMATTER_KEYS = [
+    ("---\nstatus: current\nkind: review\n---\n\n**Verdict: LGTM**\n", A),
+    ("---\nreview: PAY-7-ledger-export\nverdict: APPROVED\n---\n\n# Review\n\nAll good.\n", A),
+    ("---\nresult: archived\n---\n\n## Verdict\n\nAPPROVE\n", A),
+    # hostile: the same keys carrying a verdict word, or a verdict key with an unknown value
+    ("---\nstatus: rejected\n---\n\n**Verdict: LGTM**\n", R),
+    ("---\nstatus: needs_fixes\n---\n\n**Verdict: LGTM**\n", F),
+    ("---\nverdict: maybe-later\n---\n\n**Verdict: LGTM**\n", M),
+    ("---\nverdict: current\n---\n\n**Verdict: LGTM**\n", M),
+    ("---\nstatus: passed  # pending sign-off\n---\n\n**Verdict: LGTM**\n", M),
+    ("---\nstatus: current\n---\n\nThe change reads well.\n", M),
+    ("---\nstatus: yes? not sure\n---\n\n**Verdict: LGTM**\n", M),
+    # a GSD report's status is its verdict, whatever else the frontmatter holds
+    ("---\nphase: 03-api\nstatus: gaps_found\n---\n\n**Verdict: LGTM**\n", F),
+    ("---\nphase: 03-api\nstatus: human_needed\n---\n\n**Status:** passed\n", F),
+    ("---\nstatus: someday\ngaps: []\n---\n\n**Verdict: LGTM**\n", M),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FRONTMATTER_KEYS)
+def test_frontmatter_keys_that_are_not_verdict_fields(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
