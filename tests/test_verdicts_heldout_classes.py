@@ -37,3 +37,34 @@ FRONTMATTER_KEYS = [
 @pytest.mark.parametrize(("text", "expected"), FRONTMATTER_KEYS)
 def test_frontmatter_keys_that_are_not_verdict_fields(text: str, expected: Decision) -> None:
     assert parse_verdict(text).decision is expected, text
+
+
+# A. Rows of a per-reviewer table are local verdicts; words inside inline code in a note cell
+# are code, not conditions. A row's no, and a no of a table of checks, still block.
+_REVIEWERS = (
+    "| Reviewer | Verdict |\n|---|---|\n| Security | {} |\n| Tests | Lead pass, see log |\n"
+)
+_CHECKS = "| Check | Result | Evidence |\n|---|---|---|\n| Build | PASS | ok |\n| Tests | {} |\n"
+TABLES = [
+    (_REVIEWERS.format("Lead pass") + "\n**Ready to merge?** Yes\n", A),
+    (_REVIEWERS.format("approve") + "\n**Verdict:** APPROVE\n", A),
+    (_CHECKS.format("PASS | ran `exec-once = make test`") + "\n**Verdict:** APPROVE\n", A),
+    (_CHECKS.format("PASS | `with_retry_until_ready()` covers it") + "\n**Verdict:** APPROVE\n", A),
+    # hostile: a reviewer's no, a qualified pass, a table alone, checks that fail
+    (_REVIEWERS.format("REJECT") + "\n**Ready to merge?** Yes\n", R),
+    (_REVIEWERS.format("Needs fixes") + "\n**Ready to merge?** Yes\n", F),
+    (_REVIEWERS.format("pass once CI is green") + "\n**Ready to merge?** Yes\n", F),
+    (_REVIEWERS.format("Lead pass"), M),
+    (_CHECKS.format("FAIL | 3 failing") + "\n**Verdict:** APPROVE\n", F),
+    (_CHECKS.format("PASS | `do not merge` yet") + "\n**Verdict:** APPROVE\n", F),
+    (_CHECKS.format("PASS | once the lockfile is regenerated") + "\n**Verdict:** APPROVE\n", F),
+    (_CHECKS.format("PASS | `FAIL`") + "\n**Verdict:** APPROVE\n", F),
+    (_CHECKS.format("PASS | merge once `make ci` is green") + "\n**Verdict:** APPROVE\n", F),
+    ("**Verdict:** `REJECT`\n", R),
+    ("**Verdict:** APPROVE `once CI is green`\n", F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TABLES)
+def test_reviewer_tables_and_code_in_note_cells(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
