@@ -68,3 +68,54 @@ TABLES = [
 @pytest.mark.parametrize(("text", "expected"), TABLES)
 def test_reviewer_tables_and_code_in_note_cells(text: str, expected: Decision) -> None:
     assert parse_verdict(text).decision is expected, text
+
+
+# B/C. A heading that numbers the reviews ('Review 2', 'Iteration 002 — VERDICT: APPROVED',
+# 'Initial verdict' … 'Final verdict') opens a new round: the last one decides. A no of the
+# same round always stands; a first or a lone 'Final verdict' heading supersedes nothing.
+ROUNDS = [
+    (
+        "## Iteration 1 — 2026-01-02 — VERDICT: REJECTED\n\n- Critical: the cache leaks\n\n"
+        "## Iteration 2 — 2026-01-03 — VERDICT: APPROVED\n\nThe leak is fixed.\n\n"
+        "**Verdict:** APPROVED\n",
+        A,
+    ),
+    (
+        "## Initial verdict: CHANGES_REQUESTED\n\nThese must be fixed before merge:\n\n"
+        "- the migration drops a column\n\n## Final verdict: APPROVE\n",
+        A,
+    ),
+    (
+        "### Revisão 1: 2026-01-02 (CONCERNS)\n\nGate: CONCERNS\n\n"
+        "### Revisão 2: 2026-01-03 (PASS)\n\nGate: PASS\n",
+        A,
+    ),
+    # hostile: a no of the same round, a lone 'Final verdict', a first review, a section
+    (
+        "## Findings\n\n- **Critical**: SQL injection in the search handler\n\n"
+        "## Final verdict: APPROVE\n",
+        F,
+    ),
+    (
+        "## Initial verdict: APPROVE\n\n## Final verdict: APPROVE\n\n"
+        "Must fix before merge: the SQL injection in the search handler.\n",
+        F,
+    ),
+    ("## Review 1\n\nVerdict: REJECT\n\n## Review 2\n\nVerdict: APPROVE\n\nVerdict: REJECT\n", R),
+    (
+        "Must fix before merge: the SQL injection.\n\n## Review 1: 2026-01-02\n\n"
+        "**Verdict:** APPROVE\n",
+        F,
+    ),
+    (
+        "## Review 1\n\nVerdict: REJECT\n\n## Review 2 notes\n\nThe author replied.\n\n"
+        "**Verdict:** APPROVE\n",
+        R,
+    ),
+    ("## Final verdict: APPROVE\n\n## Review 2\n\nVerdict: REJECT\n", R),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ROUNDS)
+def test_numbered_reviews_are_rounds(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
