@@ -119,3 +119,27 @@ ROUNDS = [
 @pytest.mark.parametrize(("text", "expected"), ROUNDS)
 def test_numbered_reviews_are_rounds(text: str, expected: Decision) -> None:
     assert parse_verdict(text).decision is expected, text
+
+
+# C. A re-review's verdict written as '<a verdict field> verdict' ('Final spec-compliance
+# verdict: …'): the field's own name composes with 'verdict'; nothing else does.
+_FIRST = (
+    "**Spec compliance:** Needs fixes — the parser drops a field.\n\n### Re-review — 48ff1b9\n\n"
+)
+COMPOSED_LABELS = [
+    (_FIRST + "- **Final spec-compliance verdict: ✅ Spec compliant.** The field is kept.\n", A),
+    # hostile: the composed label saying no, in the same round or alone
+    (_FIRST + "- **Final spec-compliance verdict: Needs fixes.** Still drops it.\n", F),
+    (
+        _FIRST + "- **Final spec-compliance verdict: Spec compliant.**\n"
+        "- **Final review verdict: REJECT.**\n",
+        R,
+    ),
+    ("- **Final spec-compliance verdict: Spec compliant.**\n\nCritical: 1\n", F),
+    ("- **Their spec-compliance verdict: Spec compliant.**\n", M),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), COMPOSED_LABELS)
+def test_a_verdict_field_composed_with_verdict(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
