@@ -133,7 +133,10 @@ def _read(
     warnings: list[str],
     template: Recognised | None = None,
 ) -> Facts:
-    front = read_verdict_frontmatter(doc)
+    # A GSD report's status keys are its verdict: an unknown value there is malformed.
+    front = read_verdict_frontmatter(
+        doc, status_is_verdict=template is not None and template.name == "gsd"
+    )
     jsons = find_json_verdicts(doc)
     # Lines inside a JSON verdict are read as JSON, never as prose 'label: value' lines.
     covered = {i for j in jsons for i in range(j.index, j.end_index)}

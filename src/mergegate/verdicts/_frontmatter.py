@@ -28,7 +28,7 @@ from mergegate.verdicts._signals import COUNT_LABEL
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._fields import KEY_LINE
 from mergegate.verdicts._text import has_lookalike, norm
-from mergegate.verdicts._vocab import clean_value, hits, label_kind
+from mergegate.verdicts._vocab import LabelKind, clean_value, hits, label_kind
 
 __all__ = ["VerdictFrontmatter", "read_verdict_frontmatter"]
 
@@ -46,8 +46,15 @@ class VerdictFrontmatter:
     """(line index, label, n) for 'critical: 2', 'blockers: 1' (also nested under a key)."""
 
 
-def read_verdict_frontmatter(doc: Doc) -> VerdictFrontmatter:
-    """Sites, counts and facts of the frontmatter (empty when there is none)."""
+def read_verdict_frontmatter(doc: Doc, *, status_is_verdict: bool = False) -> VerdictFrontmatter:
+    """Sites, counts and facts of the frontmatter (empty when there is none).
+
+    A key is a verdict field when its name is a verdict label and its value is in the verdict
+    vocabulary. A status-like key (`status:`, `review:`, `result:`) whose value is outside the
+    vocabulary (`status: current`, `review: IUM-5-…`) is the document's lifecycle or name, not
+    its verdict: no site. `status_is_verdict` says the format's recogniser holds its status
+    keys to be the verdict (a GSD report): there an unknown value is a malformed verdict. A
+    `verdict:` or `decision:` key is a verdict field whatever it holds."""
     found = VerdictFrontmatter()
     for index in range(1, max(doc.frontmatter_end, 0)):
         raw = doc.lines[index].raw
@@ -61,7 +68,9 @@ def read_verdict_frontmatter(doc: Doc) -> VerdictFrontmatter:
         match = KEY_LINE.match(text)
         if match is None:
             continue
-        _top_level(found, doc, index, match.group(1), match.group(2))
+        _top_level(
+            found, doc, index, match.group(1), match.group(2), status_is_verdict=status_is_verdict
+        )
     _yaml_counts(found, doc)
     return found
 
@@ -108,7 +117,15 @@ def _count_value(value: object) -> int | None:
     return None
 
 
-def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_value: str) -> None:
+def _top_level(
+    found: VerdictFrontmatter,
+    doc: Doc,
+    index: int,
+    key: str,
+    raw_value: str,
+    *,
+    status_is_verdict: bool,
+) -> None:
     value, _, comment = raw_value.partition(" #")
     value, comment = value.strip(), comment.strip(" #\t")
     number = _NUMBER.match(value)
@@ -124,6 +141,8 @@ def _top_level(found: VerdictFrontmatter, doc: Doc, index: int, key: str, raw_va
         words = hits(cleaned)
         if not any(ch.isalpha() for ch in cleaned) or (words and words[0].decision is None):
             return  # a workflow state ('completed', 'review-complete'): no verdict
+        if kind is LabelKind.STATUS and not words and not status_is_verdict:
+            return  # no verdict word: a lifecycle field ('status: current'), not a verdict
         # The report's own status field holds something outside any verdict vocabulary.
         answer = Answer(Decision.MALFORMED, "", "a status outside the verdict vocabulary")
     if answer.decision is Decision.APPROVE and comment:

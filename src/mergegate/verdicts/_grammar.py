@@ -43,6 +43,7 @@ from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import (
     LabelKind,
     clean_value,
+    hits,
     label_kind,
     phrases,
 )
@@ -402,10 +403,25 @@ _OTHER_SCOPE = re.compile(
 # --------------------------------------------------------------------------- tables
 
 
-def _row_site(site: Site) -> Site:
+# First header cells that name who gave each row's verdict: a table of per-reviewer results
+# ('| Reviewer | Verdict |'), not of checks of the change.
+_REVIEWER_HEADERS = frozenset(
+    phrases(
+        """reviewer|reviewers|review agent|reviewer agent|agent|agents|persona|lens|perspective|
+specialist|voter|model|审查者|评审人|レビュアー|리뷰어|revisor|revisora|relecteur|prüfer|gutachter"""
+    )
+)
+
+
+def _row_site(site: Site, *, by_reviewer: bool = False) -> Site:
     """A row of a table with several rows speaks for one part. In a status column it is one
     check's result: a failed check asks for fixes, it is not the reviewer rejecting the
-    change ('| Biome overall | FAIL (pre-existing) |')."""
+    change ('| Biome overall | FAIL (pre-existing) |'). A row of a per-reviewer table is a
+    local verdict (README: local verdicts are not the document's verdict) unless it says no:
+    its yes, or an answer it words so that no rule reads it ('Lead pass — ✅'), never decides;
+    its no still keeps the document from approving (fail closed)."""
+    if by_reviewer and site.decision in (_A, _M):
+        return replace(site, local=True)
     if site.kind is LabelKind.STATUS and site.decision is _R:
         return replace(site, part=True, decision=_F, reason=site.reason + " (a failed check)")
     return replace(site, part=True)
@@ -415,8 +431,20 @@ def _with_notes(cells: list[str], col: int) -> str:
     """A verdict cell read with the worded cells to its right: a note beside a pass ('| Quality
     | PASS | once the lockfile is regenerated |') qualifies it exactly as the same words in the
     cell would; a third cell is not a place a condition can hide."""
-    notes = [c for c in cells[col + 1 :] if any(ch.isalpha() for ch in c)]
-    return " — ".join([cells[col], *notes])
+    notes = [_CODE_SPAN.sub(_code_as_prose, c) for c in cells[col + 1 :]]
+    return " — ".join([cells[col], *(c for c in notes if any(ch.isalpha() for ch in c))])
+
+
+# An inline code span in a note cell: `exec-once = qs`, `try/except`.
+_CODE_SPAN = re.compile(r"`[^`\n]{1,400}`")
+
+
+def _code_as_prose(span: re.Match[str]) -> str:
+    """A code span of a note cell renders as code, not the reviewer's English: its words are
+    not conditions ('`exec-once = …`', '`retry_until_ready()`'). A span that holds a no is
+    kept (fail closed: `` `FAIL` ``, `` `do not merge` `` beside a pass are still read)."""
+    found = hits(clean_value(span.group(0)))
+    return span.group(0) if any(h.decision not in (None, _A) for h in found) else " "
 
 
 class _Table:
@@ -425,6 +453,7 @@ class _Table:
     def __init__(self) -> None:
         self.columns: dict[int, tuple[str, LabelKind | None]] = {}
         self.header_seen = False
+        self.by_reviewer = False
         self.rows = 0
         self.sites: list[Site] = []
 
@@ -436,7 +465,7 @@ class _Table:
         kind = label_kind(label)
         header = not self.header_seen
         self.header_seen = True
-        if len(cells) >= 2 and (kind is not None or label in _PART_LABELS):
+        if len(cells) >= 2 and not self.by_reviewer and (kind is not None or label in _PART_LABELS):
             # A stage's or part's notes qualify its pass ('| Quality | PASS | once … |'); a
             # verdict row's third cell is the accounting's (`_accounting`).
             value = _with_notes(cells, 1) if kind in (None, LabelKind.STATUS) else cells[1]
@@ -445,6 +474,7 @@ class _Table:
                 yield site
                 return
         if header:
+            self.by_reviewer = label in _REVIEWER_HEADERS
             for col, cell in enumerate(cells):
                 name = drop_parens(strip_label(clean_value(cell))).rstrip("?: ")
                 col_kind = label_kind(name)
@@ -467,8 +497,11 @@ class _Table:
         if not self.header_seen:
             return
         several = self.rows > 1
-        found.extend(_row_site(s) if several else s for s in self.sites)
+        found.extend(
+            _row_site(s, by_reviewer=self.by_reviewer) if several else s for s in self.sites
+        )
         self.columns = {}
         self.header_seen = False
+        self.by_reviewer = False
         self.rows = 0
         self.sites = []

@@ -5,12 +5,13 @@ all (an alternative, an option, a finding)."""
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from typing import NamedTuple
 
 from mergegate.verdicts._text import has_lookalike
-from mergegate.verdicts._vocab import LabelKind, label_kind, phrases
+from mergegate.verdicts._vocab import LabelKind, clean_value, hits, label_kind, phrases
 
-__all__ = ["HeadingKind", "heading_kind"]
+__all__ = ["HeadingKind", "RoundMark", "heading_kind"]
 
 _EXAMPLE_HEADING_WORDS = (
     "example",
@@ -104,6 +105,49 @@ def _opens_round(low: str, bare: str) -> bool:
     return all(word in _ROUND_REST_WORDS or word.isdigit() for word in _WORDS.findall(rest))
 
 
+# Headings that number the reviews of one document: 'Review 1: 2026-07-11 (CONCERNS)',
+# 'Iteration 002 — 2026-09-13 — VERDICT: APPROVED', 'Initial verdict: CHANGES_REQUESTED',
+# 'Final verdict: APPROVE'. Beside the ordinal only words about the review, dates, numbers
+# and the round's own verdict words may stand ('Review 2 notes' is a section).
+_ORDINAL_ROUND = re.compile(
+    r"(?:(?P<word>initial|first|second|third|final)[ \t]+(?:review|verdict|iteration|round|"
+    r"assessment|decision)|(?:review|iteration|revis[aã]o|revisi[oó]n|revue|überprüfung)"
+    r"[ \t#-]*(?P<num>\d{1,3}))(?![a-z0-9])"
+)
+_ORDINAL_REST_WORDS = _ROUND_REST_WORDS | {"re", "run", "rerun", "rereview", "scoped"}
+
+
+class RoundMark(IntEnum):
+    """Where a heading that numbers the reviews puts its section among them."""
+
+    NONE = 0
+    FIRST = 1
+    """'Review 1', 'Initial verdict': the first review; it supersedes nothing."""
+    LATER = 2
+    """'Review 2', 'Iteration 002': a later review; it supersedes what came before."""
+    FINAL = 3
+    """'Final verdict', 'Final review': the last review, but only after a numbered one."""
+
+
+def round_mark(bare: str) -> RoundMark:
+    """The ordinal a heading (`bare`, decoration stripped) gives its review, if it numbers one."""
+    found = _ORDINAL_ROUND.match(bare)
+    if found is None:
+        return RoundMark.NONE
+    rest = clean_value(bare[found.end() :])
+    for hit in reversed(hits(rest)):
+        if hit.decision is not None:
+            rest = rest[: hit.start] + " " + rest[hit.end :]
+    if not all(w in _ORDINAL_REST_WORDS or w.isdigit() for w in _WORDS.findall(rest)):
+        return RoundMark.NONE
+    word, number = found.group("word"), found.group("num")
+    if word == "final":
+        return RoundMark.FINAL
+    if word in ("initial", "first") or (number is not None and int(number) <= 1):
+        return RoundMark.FIRST
+    return RoundMark.LATER
+
+
 _VERDICT_HEADING_WORDS = (
     "verdict",
     "decision",
@@ -161,6 +205,8 @@ class HeadingKind(NamedTuple):
     advisory: bool = False
     """The section says what it holds does not block ('Follow-ups (Advisory, Non-Blocking)',
     'Deferred', 'Nice to have')."""
+    mark: RoundMark = RoundMark.NONE
+    """The ordinal the heading gives its review ('Review 2', 'Final verdict'), if any."""
 
 
 def heading_kind(text: str, low: str, level: int) -> HeadingKind:
@@ -176,6 +222,7 @@ def heading_kind(text: str, low: str, level: int) -> HeadingKind:
         part=bool(_PART_HEADING.match(bare)),
         advisory=_ADVISORY_HEADING.search(low) is not None
         and _BLOCKING_HEADING.search(low) is None,
+        mark=round_mark(bare),
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mergegate.verdicts._headings import heading_kind
+from mergegate.verdicts._headings import RoundMark, heading_kind
 from mergegate.verdicts._rendered import (
     RenderedView,
     footnote_marker,
@@ -227,6 +227,7 @@ class _State:
     view: RenderedView | None = None  # how each line renders (None: plain text, no markup)
     index: int = 0
     echoed: int | None = None  # an example-like heading read as the review's own (`_echoed`)
+    numbered: bool = False  # a heading numbered a review ('Review 1', 'Initial verdict')
 
 
 def structure(
@@ -509,7 +510,7 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
         verdict_like=kind.verdict_like,
         local=kind.local,
         example=kind.example and index != state.echoed,
-        round=kind.round,
+        round=kind.round or _numbered_round(kind.mark, state),
         part=kind.part,
         advisory=kind.advisory,
     )
@@ -520,6 +521,15 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
     state.part = any(s.part for s in state.sections)
     state.example = any(s.example for s in state.sections)
     return section.round and not state.example
+
+
+def _numbered_round(mark: RoundMark, state: _State) -> bool:
+    """A heading that numbers a review opens a round when it is a later one ('Review 2'),
+    or the final one after a numbered review ('Initial verdict' … 'Final verdict'); alone,
+    'Final verdict' is the one review's verdict section and supersedes nothing."""
+    opens = mark is RoundMark.LATER or (mark is RoundMark.FINAL and state.numbered)
+    state.numbered = state.numbered or mark is not RoundMark.NONE
+    return opens
 
 
 def _heading_of(text: str) -> tuple[int, str]:

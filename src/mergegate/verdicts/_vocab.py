@@ -402,4 +402,15 @@ def _modified_label(label: str) -> LabelKind | None:
     head = [w for w in words[:-1] if not w.rstrip("0123456789-").endswith(("round", "r"))]
     if all(w in _MODIFIERS for w in head) and len(words) > 1:
         return label_kind(words[-1])
-    return None
+    return _label_verdict(words)
+
+
+def _label_verdict(words: list[str]) -> LabelKind | None:
+    """'final task quality verdict': the verdict of a field this vocabulary names ('Task
+    quality:', 'Spec compliance:'), after an optional 'final'/'overall'. Only known labels
+    compose, as written in the tables ('security verdict', 'their task quality verdict' stay
+    unknown)."""
+    inner = " ".join(words[1:-1] if words[0] in ("final", "overall") else words[:-1])
+    if len(words) < 3 or label_kind(words[-1]) is not LabelKind.VERDICT:
+        return None
+    return LabelKind.VERDICT if any(inner in table for _, table in _KINDS) else None
