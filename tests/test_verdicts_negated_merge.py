@@ -90,6 +90,8 @@ REWORDED = {
     "defect_stated": "The implementation is incorrect.",
     "still_broken": "This PR is still broken on Windows.",
     "grave_defect": "This PR introduces a critical security vulnerability.",
+    "contrast_defect": "Works, but the migration is broken.",
+    "fails_in_ci": "Passes locally but fails in CI.",
 }
 REWORDED_TWINS = [
     "Nothing will break: the flag defaults to off.",
@@ -99,7 +101,14 @@ REWORDED_TWINS = [
     "The old implementation was incorrect; this PR fixes it.",
     "It had a critical bug in round 1 that is now fixed.",
     "Nothing here introduces a critical issue.",
+    "The old code was broken, but the fix is correct.",
+    "It used to fail in CI; now green.",
 ]
+
+
+def test_a_part_left_out_on_the_verdicts_line_is_not_approved() -> None:
+    verdict = parse_verdict("**Verdict:** APPROVE. Fine, except the migration.\n")
+    assert verdict.decision is Decision.MALFORMED, verdict.reasons
 
 
 @pytest.mark.parametrize("name", sorted(REWORDED))

@@ -149,7 +149,7 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
 
 
 def _later_scope(sentence: str) -> tuple[Decision, str] | None:
-    only = sig.only_scope_in(sentence)
+    only = sig.only_scope_in(sentence) or sig.excluded_after_comma(sentence)
     return None if only is None else (_M, f"the approval covers only part of the change ('{only}')")
 
 

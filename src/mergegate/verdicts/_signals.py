@@ -45,6 +45,7 @@ __all__ = [
     "condition_in",
     "contrary_in",
     "doubt_in",
+    "excluded_after_comma",
     "failing_checks_in",
     "heading_condition",
     "merge_tied",
@@ -52,6 +53,7 @@ __all__ = [
     "non_blocking_extra",
     "not_reviewed_in",
     "obligation_in",
+    "only_scope_in",
     "partial_scope_in",
     "reported_before",
     "scoped_answer_in",
@@ -349,6 +351,19 @@ _EXCLUDED_SCOPE = re.compile(
 )
 
 
+# 'Fine, except the migration.': a part left out after a comma, later on the verdict's line.
+_EXCLUDED_AFTER_COMMA = re.compile(
+    r",[ \t]*(?:but |just )?(?:except|excluding|other than|apart from|aside from|save for|"
+    r"minus|but not)(?!\w)[^.;!?]{0,80}"
+)
+
+
+def excluded_after_comma(sentence: str) -> str | None:
+    """A part of the change left out after a comma ('Fine, except the migration'), or None."""
+    found = _EXCLUDED_AFTER_COMMA.search(sentence)
+    return None if found is None else found.group(0).strip(" ,")
+
+
 def only_scope_in(sentence: str) -> str | None:
     """A part of the change named with 'only' ('The `packages/web` part only.', '(docs
     only)', 'only for the frontend'), or None: in a sentence after an approval on its own
@@ -583,6 +598,10 @@ _MUST_FIX = re.compile(
     # a harm foretold ('merging this will break production'), not a negated one
     r"(?:will|is going to|are going to) (?!not |never )(?:\w+ )?(?:break|crash|corrupt|"
     r"wipe|leak|delete)|(?:todo|fixme)(?=[ \t]*:)|"
+    # a defect stated after a contrast ('works, but the migration is broken')
+    r"(?:but|however|though|although|yet|except that)[ \t,]+(?:the|this|its|their|our) "
+    r"[\w-]+(?: [\w-]+)? (?:is|are|remains|still is) (?:still )?(?:broken|wrong|incorrect|"
+    r"failing|unsafe|insecure|buggy|missing|not working)|"
     # a defect stated of the change itself, now ('the implementation is incorrect')
     r"(?:the (?:implementation|change|changes|code|fix|patch|pr|diff)|this (?:pr|change|patch|"
     r"implementation|code)|it) (?:is|are|remains|still is) (?:still )?(?:incorrect|wrong|broken|"
@@ -637,6 +656,9 @@ _FAILING = re.compile(
     r"(?:fail|fails|failing|are failing|is failing|is red|are red|is broken|are broken|breaks|"
     r"does not compile|doesn't compile|do not pass|don't pass|does not pass|doesn't pass)|"
     r"[1-9]\d* (?:failing|failed|broken) (?:tests?|checks?|specs?)|"
+    # failing somewhere it will run: 'passes locally but fails in CI'
+    r"(?:fails|failing|is failing|are failing|breaks|is red|are red) (?:in|on|under) "
+    r"(?:the )?(?:ci|main|master|production|prod|staging|windows|linux|macos|mac|build)|"
     r"[1-9]\d* (?:test |check )?failures?|"
     r"(?:las |los )?(?:pruebas|tests) (?:fallan|están fallando)|(?:el build|la ci) falla|"
     r"(?:os )?testes (?:falham|estão falhando)|(?:o build|a ci) falha|"
