@@ -89,8 +89,9 @@ R = TypeVar("R")
 
 # 4: the run reads its answers, outcomes and stop request from its rows; workspaces recorded
 # with their identity, merges in two steps (CAS); 5: a task a person takes over reads its
-# answers in a step
-ENGINE_SCHEMA = 5
+# answers in a step; 6: a phase merges each unit as soon as it and the units before it are done
+# (its waits and merges interleaved), and asks for any stop after the wave
+ENGINE_SCHEMA = 6
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 # The names (queues, applications, versions) are composed in `mergegate.ids`.

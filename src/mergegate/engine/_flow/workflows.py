@@ -5,8 +5,9 @@
   verification did not pass.
 * `phase_workflow` runs the phase's units in waves by `depends_on`: each unit of a wave is put
   on the queue (at most `--concurrency` run at once) on its own branch made from the
-  integration branch at the start of the wave; then the approved units are merged `--no-ff`,
-  in plan order, exactly once. Dependants of a unit that did not merge are skipped with the
+  integration branch at the start of the wave; each approved unit is merged `--no-ff` as soon
+  as it and the units before it are done (while later ones still run), in plan order, exactly
+  once. Dependants of a unit that did not merge are skipped with the
   reason; independent units go on. When every unit merged, the phase is verified on the
   integration branch (`_steps.phase_check`).
 * `unit_workflow` makes the unit's work tree and runs its tasks in order, one implementer
@@ -731,13 +732,19 @@ def _units(
                 number=number,
                 units=ids,
             )
-        for unit, handle in _start_wave(rt, phase, wave, done, gen, tip=tip):
-            done[unit.id] = wait_result(handle)
+        running = {u.id: h for u, h in _start_wave(rt, phase, wave, done, gen, tip=tip)}
         for unit in wave:
+            # each unit merged as soon as it and the units before it are done, while the later
+            # ones still run: the merges (one at a time, in plan order, from the recorded tip)
+            # no longer wait for the wave's slowest unit, nor queue up behind it
+            if unit.id in running:
+                done[unit.id] = wait_result(running[unit.id])
             out = done[unit.id]
             if out.status == "ready":
                 done[unit.id], tip = _merge(rt, phase, unit, out, tip)
                 write_unit_records(rt, done[unit.id])
+        for unit in wave:
+            # after the whole wave, as before: a stop asked for here never skips a unit of it
             if done[unit.id].status == "needs_manual_review" and rt.options.on_escalation == "stop":
                 request_stop_step(f"on_escalation = stop: unit {unit.id} escalated")
         for unit in fresh:
