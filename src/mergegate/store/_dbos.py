@@ -16,7 +16,8 @@ fails loudly:
   this process's own, not the one stored with the queue (`_dequeue_with_own_limit`);
 * recovery puts pending workflows on DBOS's internal queue, which is polled every 0.1 s too
   (its default of 1 s would add a second to every resume, and to every child workflow a
-  recovered parent waits for): set through DBOS's registry before launch; and a workflow
+  recovered parent waits for): set through DBOS's registry before launch, and back to 1 s
+  once it has been empty for 2 s (`_poll_internal_queue_when_busy`); and a workflow
   that waits for a child another thread runs (a recovered unit and its recovered task) polls
   every 0.1 s, not 1 s (`dbos._core.DEFAULT_POLLING_INTERVAL`). These are the uses of
   private DBOS names, pinned by the contract tests;
@@ -57,6 +58,7 @@ __all__ = [
     "APP_VERSION",
     "ENGINE_SCHEMA",
     "FLEET_APP",
+    "IDLE_POLL_S",
     "POLL_S",
     "QUEUE",
     "RUN_QUEUE",
@@ -64,6 +66,7 @@ __all__ = [
     "DurableEngine",
     "EngineConfig",
     "ExecutorWork",
+    "IdlePolls",
     "Queued",
     "Seam",
     "WorkflowState",
@@ -473,6 +476,55 @@ def _dequeue_with_own_limit(queue_name: str, limit: int) -> None:
     sys_db.get_queue = get_queue  # type: ignore[method-assign]
 
 
+IDLE_POLL_S = 1.0
+"""How often the internal queue (recovery) is polled once it has been found empty for
+`_IDLE_POLLS` polls in a row: DBOS's own default. At `POLL_S` each empty poll is a write
+transaction (the SQLite write lock, taken ten times a second) and 2 to 3 ms of CPU, about 25 ms
+of every second of a run, for a queue that has work only after a launch's recovery (or an
+operator's `recover_from_outside`, which this process then sees up to a second later)."""
+_IDLE_POLLS = 20
+
+
+class IdlePolls:
+    """The interval of a queue polled fast while it has work and slowly once idle: `fast_s`
+    until `idle_polls` polls in a row claimed nothing, then `IDLE_POLL_S` until one claims."""
+
+    def __init__(self, fast_s: float, idle_polls: int = _IDLE_POLLS) -> None:
+        self.fast_s, self.idle_polls, self._idle = fast_s, idle_polls, 0
+
+    def after(self, claimed: int) -> float:
+        """The interval before the next poll, after one that claimed `claimed` workflows."""
+        self._idle = 0 if claimed else self._idle + 1
+        return self.fast_s if self._idle < self.idle_polls else max(self.fast_s, IDLE_POLL_S)
+
+
+def _poll_internal_queue_when_busy(fast_s: float) -> None:
+    """Poll DBOS's internal queue every `fast_s` while it has had work lately, and every
+    `IDLE_POLL_S` once `_IDLE_POLLS` polls in a row found none (a launch's recovery enqueues
+    its workflows within the first of them). Pinned by `tests/test_store_dbos.py`
+    (`test_the_internal_queue_is_polled_slowly_once_idle`):
+
+    * `_queue.py` (`queue_worker_thread`) reads the queue's `_polling_interval_sec` before
+      each poll; the internal queue is not database-backed, so that is this very object
+      (`_dbos.py` `get_internal_queue`), and setting the field changes its next wait;
+    * each poll claims through `SystemDatabase.start_queued_workflows`, looked up on this
+      process's `SystemDatabase` at call time (replaced here, for this launch only); its first
+      return value is the list of workflows it claimed.
+    """
+    sys_db = _get_dbos_instance()._sys_db
+    claim = sys_db.start_queued_workflows
+    queue = _get_or_create_dbos_registry().get_internal_queue()
+    polls = IdlePolls(fast_s)
+
+    def start_queued_workflows(polled: Queue, *args: Any, **kwargs: Any) -> Any:
+        found = claim(polled, *args, **kwargs)
+        if polled.name == INTERNAL_QUEUE_NAME:
+            queue._polling_interval_sec = polls.after(len(found[0]))
+        return found
+
+    sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign]
+
+
 _LOG_HANDLER = "__mergegate_dbos_log__"
 
 
@@ -549,14 +601,17 @@ class DurableEngine:
     def _launch(self, config: DBOSConfig) -> None:
         DBOS(config=config)
         dbos_core.DEFAULT_POLLING_INTERVAL = self.config.polling_interval_s
-        # the internal queue (recovery) is made on first use with a 1 s polling interval
-        _get_or_create_dbos_registry()._register_internal_queue(
+        # the internal queue (recovery) is made on first use with a 1 s polling interval; it
+        # outlives a shutdown (the registry is kept), idle and slow: fast again for this launch
+        internal = _get_or_create_dbos_registry()._register_internal_queue(
             INTERNAL_QUEUE_NAME, polling_interval_sec=self.config.polling_interval_s
         )
+        internal._polling_interval_sec = self.config.polling_interval_s
         DBOS.launch()
         self._launched = True
         _units_queue[0] = self.config.queue
         _dequeue_with_own_limit(self.config.queue, self.config.concurrency)
+        _poll_internal_queue_when_busy(self.config.polling_interval_s)
         self.limit_queue(self.config.global_concurrency)
         if self.config.run_queue:
             DBOS.register_queue(
