@@ -522,7 +522,7 @@ def _poll_internal_queue_when_busy(fast_s: float) -> None:
             queue._polling_interval_sec = polls.after(len(found[0]))
         return found
 
-    sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign]
+    sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign,assignment]
 
 
 _LOG_HANDLER = "__mergegate_dbos_log__"
