@@ -82,7 +82,10 @@ def find_blocking(
     section = _Section()
     for index in range(start, len(doc.lines)):
         line = doc.lines[index]
-        if not line.live or line.blank or index in covered:
+        # An instruction- or example-like line still shows: it may not approve, but what
+        # it lists against the change counts ('templates/email.html:14 leaks …' under
+        # Critical is a finding, not a template).
+        if not line.shows or line.blank or index in covered:
             continue
         why = _line_blocking(line, section)
         if why is not None:

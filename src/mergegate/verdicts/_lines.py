@@ -165,6 +165,13 @@ class Line:
     _clean: str | None = None
 
     @property
+    def shows(self) -> bool:
+        """The reader sees this line as the reviewer's text: live, or hidden from approving
+        only because it looks like an instruction or an example. What such a line lists
+        against the change still counts."""
+        return self.live or self.instruction_like
+
+    @property
     def low(self) -> str:
         """The normalized text (NFKC, case-folded), computed once."""
         if self._low is None:

@@ -54,9 +54,57 @@ _MAX_ISSUE_LINES = 2_000
 
 
 def recognise(doc: Doc) -> Recognised | None:
-    """Every gate line as a verdict field, or None when there is none."""
+    """Every gate line as a verdict field, or None when there is none. In a gate file's
+    `history:` list only the last entry is read (the list is appended to, so the earlier
+    entries are older records the top-level `gate:` already replaced); a top-level `gate:`
+    whose value is none of the four makes the file `malformed`."""
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
-    return None if found is None else replace(found, blocking=_top_issue(doc))
+    unknown = _unknown_gate(doc)
+    if found is None:
+        return None if unknown is None else Recognised(name=NAME, unanswered=unknown)
+    older = _older_history(doc, {s.index for s in found.sites})
+    return replace(
+        found,
+        sites=tuple(s for s in found.sites if s.index not in older),
+        superseded=frozenset(older),
+        accounted=found.accounted | older,
+        blocking=_top_issue(doc),
+        unanswered=unknown,
+    )
+
+
+_HISTORY = re.compile(r"history[ \t]*:[ \t]*(?:#.*)?")
+_TOP_GATE = re.compile(r"gate[ \t]*:[ \t]*[\"']?([^\s\"'#]*)")
+
+
+def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
+    """The gate lines of a top-level `history:` list but its last entry's."""
+    older: list[int] = []
+    inside = False
+    for index, line in enumerate(doc.lines):
+        raw = line.raw
+        if raw.strip() and raw[:1] not in (" ", "\t", "-", "#"):
+            inside = _HISTORY.fullmatch(raw.rstrip()) is not None
+            continue
+        if inside and index in gates:
+            older.append(index)
+    return frozenset(older[:-1])
+
+
+def _unknown_gate(doc: Doc) -> tuple[int, str] | None:
+    """(line index, why) of a top-level YAML `gate:` key whose value is not a gate value
+    (`gate: EXCELLENT`): the template's verdict field answered outside its vocabulary."""
+    if not any(line.raw.startswith("schema:") for line in doc.lines[:40]):
+        return None  # not a gate file: a story's `Gate:` line is read by `_GATE` alone
+    for index, line in enumerate(doc.lines):
+        match = _TOP_GATE.match(line.raw)
+        if match is None:
+            continue
+        value = match.group(1).lower()
+        if value and value not in _DECISION:
+            why = f"the QA gate's value '{value[:40]}' is not PASS, CONCERNS, FAIL or WAIVED"
+            return index, why
+    return None
 
 
 def _gate_decision(gate: re.Match[str]) -> tuple[Decision, str]:

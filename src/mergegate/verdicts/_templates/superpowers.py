@@ -109,7 +109,8 @@ def _listed_item(doc: Doc, content: list[int], severity: Severity) -> tuple[int,
 
 
 def _readable(line: Line) -> bool:
-    return line.live and not line.blank
+    # An item that looks like an example ('templates/email.html:14 …') is still listed.
+    return line.shows and not line.blank
 
 
 def _opens(line: Line) -> tuple[Severity, int] | None:

@@ -1,0 +1,76 @@
+"""BMAD's QA gate file keeps an append-only `history:` list beside the top-level `gate:`.
+
+The top-level gate is the current decision; the history's entries are older records (its
+last entry is the latest). Before this rule every `gate:` line of the file was a verdict of
+its own and "parts of one review do not outvote each other" refused a file whose first
+review asked for fixes and whose re-review passed — the common life of a gate file."""
+
+from __future__ import annotations
+
+import pytest
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import parse_verdict
+
+
+def _gate_file(top: str, history: list[str], *, top_issues: str = "[]") -> str:
+    entries = "".join(
+        f'  - at: "2026-01-0{n + 1}T10:00:00Z"\n    gate: {gate}\n    note: "review {n + 1}"\n\n'
+        for n, gate in enumerate(history)
+    )
+    return (
+        "# Quality Gate Decision for Story 3.2\n"
+        "# Powered by BMAD™ Core\n\n"
+        "schema: 1\n"
+        'story: "3.2"\n'
+        f"gate: {top}\n"
+        'status_reason: "All acceptance criteria met; tests pass."\n'
+        'reviewer: "Quinn (Test Architect)"\n'
+        f"top_issues: {top_issues}\n\n"
+        "nfr_validation:\n"
+        "  security:\n"
+        "    status: PASS\n\n"
+        f"history:\n{entries}"
+    )
+
+
+@pytest.mark.parametrize(
+    "history",
+    [["CONCERNS", "PASS"], ["FAIL", "CONCERNS", "PASS"], ["PASS"], []],
+    ids=["concerns-then-pass", "fail-concerns-pass", "pass", "no-history"],
+)
+def test_a_passed_gate_whose_history_ends_in_pass_approves(history: list[str]) -> None:
+    verdict = parse_verdict(_gate_file("PASS", history))
+    assert verdict.decision is Decision.APPROVE, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("top", "history", "expected"),
+    [
+        ("CONCERNS", ["FAIL", "CONCERNS"], Decision.FIXES),
+        ("FAIL", ["PASS", "FAIL"], Decision.REJECT),
+        ("WAIVED", ["CONCERNS", "WAIVED"], Decision.FIXES),
+    ],
+)
+def test_the_top_level_gate_decides_over_older_entries(
+    top: str, history: list[str], expected: Decision
+) -> None:
+    assert parse_verdict(_gate_file(top, history)).decision is expected
+
+
+@pytest.mark.parametrize("latest", ["CONCERNS", "FAIL"])
+def test_a_pass_the_latest_history_entry_contradicts_does_not_approve(latest: str) -> None:
+    verdict = parse_verdict(_gate_file("PASS", ["PASS", latest]))
+    assert verdict.decision is not Decision.APPROVE, verdict.reasons
+
+
+@pytest.mark.parametrize("value", ["EXCELLENT", "GREEN", "OK"])
+def test_a_top_level_gate_outside_the_four_values_is_malformed(value: str) -> None:
+    verdict = parse_verdict(_gate_file(value, ["PASS"]))
+    assert verdict.decision is Decision.MALFORMED, verdict.reasons
+
+
+def test_a_blocking_top_issue_still_refuses_a_pass_with_history() -> None:
+    issues = '\n  - id: "SEC-001"\n    severity: high\n    finding: "tokens logged"'
+    verdict = parse_verdict(_gate_file("PASS", ["CONCERNS", "PASS"], top_issues=issues))
+    assert verdict.decision is not Decision.APPROVE, verdict.reasons
