@@ -738,6 +738,7 @@ EXPECTED_MODULE_EXPORTS = {
         "prepare_resume",
         "record_plan_answers",
         "recorded_agents",
+        "recorded_card",
         "recorded_events",
         "recorded_logs",
         "recorded_records",

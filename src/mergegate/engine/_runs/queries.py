@@ -27,6 +27,7 @@ __all__ = [
     "latest_run",
     "list_runs",
     "recorded_agents",
+    "recorded_card",
     "recorded_events",
     "recorded_logs",
     "recorded_records",
@@ -40,6 +41,11 @@ def recorded_agents(
     """The agents a run was made with (what `resume` rebuilds) and its repository."""
     record = RunStore(state_dir, database_url).load(run_id, EngineRunRecord)
     return record.agents, Path(record.repo)
+
+
+def recorded_card(state_dir: Path, run_id: str, database_url: str | None = None) -> EngineRunRecord:
+    """The run's card from the database that holds it; `UsageError` (exit 2) when none does."""
+    return RunStore(state_dir, database_url).load(run_id, EngineRunRecord)
 
 
 def database_runs(
