@@ -472,6 +472,7 @@ EXPECTED_MODULE_EXPORTS = {
     },
     "mergegate.config": {
         "CONFIG_FILE",
+        "object_store_dir",
         "ConfigText",
         "PYPROJECT",
         "DATABASE_URL_ENV",
@@ -658,6 +659,9 @@ EXPECTED_MODULE_EXPORTS = {
         "EngineConfig",
         "ExecutorWork",
         "FLEET_APP",
+        "FetchedLog",
+        "LogCopies",
+        "SHIP_MAX_BYTES",
         "POLL_S",
         "QUEUE",
         "Queued",
