@@ -228,6 +228,11 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     assert "Unit P1/B summary (SUMMARY.md)" in shown_page
     assert "# Unit B:" in shown_page
     assert "Phase P1 summary" in shown_page
+    # and the phase's verification report (the verify ledger's result), criterion by criterion
+    assert "Phase P1/g0001 verification (VERIFICATION.md)" in shown_page
+    assert "— Verification" in shown_page
+    assert "**Status:** passed — all 4 criteria pass" in shown_page
+    assert "| `A.T2.check-1` | check |  | ✓ pass | exit 0 |" in shown_page
     # every implementer log was on the run's host (its state directory, gone here): each was
     # shipped into the database when its attempt ended, and `report` wrote the copy here,
     # checked against its row's SHA-256, and names it on the page

@@ -111,6 +111,7 @@ def run_events(run_dir: Path, rows: RunRows | None) -> EventStream:
 
 _RECORD_TITLES = {
     RecordKind.PHASE_SUMMARY: "Phase {} summary",
+    RecordKind.VERIFICATION: "Phase {} verification (VERIFICATION.md)",
     RecordKind.UNIT_SUMMARY: "Unit {} summary (SUMMARY.md)",
     RecordKind.TASK_REVIEW: "Review of task {}",
 }
