@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ import pytest
 
 from _fleet import wait_for
 from _gitrepo import git
-from _plan_runs import agent, trailers
+from _plan_runs import agent, make_plan, trailers
 from mergegate.engine import EngineRunRecord
 from mergegate.store import RunStore
 from test_fleet_remote import RemoteFleet
@@ -244,3 +245,53 @@ def test_repeated_kills_restarts_and_recoveries_converge_sharing_nothing(
     assert git(origin, "rev-parse", f"{into}^{{tree}}") == reference_tree
     assert git(origin, "for-each-ref", "refs/heads/mergegate-wip") == ""
     assert _agents_alive(str(tmp_path)) == []
+
+
+def _on_path_of(envs: list[dict[str, str]], bin_dir: Path) -> None:
+    """Put `bin_dir` first on the PATH of each of these environments (its programs are
+    installed on those hosts only)."""
+    for env in envs:
+        env["PATH"] = f"{bin_dir}:{env.get('PATH', '')}"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_resume_from_a_host_with_only_the_database_url(tmp_path: Path, postgres_url: str) -> None:
+    """`resume RUN --answer` of a queued run from a host that has only the database URL (an
+    empty HOME, state directory and working directory, and not the agents' programs: they
+    run on the workers; the queueing host's state gone and the user's repository moved
+    away): the answer is recorded and the worker goes on."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        make_plan({"P1": {"A": {"tasks": ["T1", "CP1", "T2"]}}}).model_dump_json(by_alias=True)
+    )
+    bin_dir = tmp_path / "bin"  # the implementer's program, on the queueing and worker hosts
+    bin_dir.mkdir()
+    program = bin_dir / "fleet-impl"
+    program.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    program.chmod(0o755)
+    impl = agent(tmp_path, "impl").replace(sys.executable, "fleet-impl", 1)
+    fleet = RemoteFleet(tmp_path / "user", postgres_url)
+    workers = HostWorkers(tmp_path / "fleet", postgres_url)
+    _on_path_of([fleet.env, *(h.env for h in workers.hosts.values())], bin_dir)
+    rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
+    run_id, into = queue_and_forget(fleet, plan, impl, rev)
+    person = Host(tmp_path / "person", postgres_url)
+    try:
+        workers.start(WORKERS[0])
+        shown = settled(tmp_path, postgres_url, run_id, 120)
+        assert shown["status"] == "waiting_for_human", shown
+        resumed = person.mergegate("resume", run_id, "--answer", "CP1=approve")
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        assert resumed.stdout.strip() == run_id
+        wait_for(
+            lambda: card_status(tmp_path, postgres_url, run_id) != "waiting_for_human" or None,
+            30,
+            "the resumed run to start",
+        )
+        shown = settled(tmp_path, postgres_url, run_id, 120)
+        log = workers.log(WORKERS[0]).read_text()[-3000:]
+        assert shown["status"] == "completed", (shown["message"], log)
+    finally:
+        workers.close()
+    assert trailers(fleet.origin, into) == [f"Mergegate-Unit: {run_id}/A"]

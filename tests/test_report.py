@@ -173,6 +173,23 @@ def test_a_log_here_is_named_and_one_elsewhere_shown_by_its_end() -> None:
     assert "&lt;script&gt;document.title=" in page
 
 
+def test_a_shipped_copy_is_named_and_a_missing_one_said_why_escaped() -> None:
+    common = {"role": "reviewer", "status": "ok", "size": 10, "sha256": "cd" * 32}
+    logs = [
+        ReportLog(attempt="P1/A/T1/review/r01-spec-a1", host=HOSTILE, excerpt="TAIL",
+                  path="/state/runs/r/shipped-logs/x.log", here=True, copy_of=HOSTILE, **common),
+        ReportLog(attempt="P1/A/T2/review/r01-spec-a1", host="worker-c", path="/w/agent.log",
+                  excerpt="END", here=False, problem=HOSTILE, **common),
+    ]  # fmt: skip
+    page = render_report(EventStream(tuple(plan_run("r", tasks=1))), logs=logs)
+    assert_inert(page)
+    assert "copy shipped from host <b>&lt;script&gt;document.title=" in page
+    assert "/state/runs/r/shipped-logs/x.log" in page
+    assert "TAIL" not in page  # the copy is here: its path, not its end
+    assert "full log on host <b>worker-c</b>" in page
+    assert "; no copy here: &lt;script&gt;document.title=" in page
+
+
 def test_an_empty_stream_still_makes_a_page(tmp_path: Path) -> None:
     (tmp_path / "events.jsonl").write_text("")
     page = write_report(tmp_path).read_text()

@@ -44,7 +44,7 @@ def test_a_large_log_is_hashed_whole_and_cut_to_its_end(tmp_path: Path) -> None:
     assert log_digest(tmp_path / "missing.log") == (0, "", "")
 
 
-def test_each_implementer_attempt_of_a_run_is_a_row(tmp_path: Path) -> None:
+def test_each_agent_attempt_of_a_run_is_a_row(tmp_path: Path) -> None:
     repo = repo_with(tmp_path / "repo")
     impl = agent(tmp_path, "impl", {"*": {"implement": [{}]}})
     rev = agent(tmp_path, "rev", {"*": {"review": [{"text": "APPROVE"}]}})
@@ -54,9 +54,14 @@ def test_each_implementer_attempt_of_a_run_is_a_row(tmp_path: Path) -> None:
     assert out is not None
     store = RunStore(tmp_path / ".mergegate-state")
     attempts = store.rows(out["run_id"]).attempts()
+    # the implementer's, and each stage's reviewer (its log is its raw output), per task
     assert [(a.attempt.split("/")[:3], a.role, a.status) for a in attempts] == [
         (["P1", "A", "T1"], "implementer", "ok"),
+        (["P1", "A", "T1"], "reviewer", "ok"),
+        (["P1", "A", "T1"], "reviewer", "ok"),
         (["P1", "A", "T2"], "implementer", "ok"),
+        (["P1", "A", "T2"], "reviewer", "ok"),
+        (["P1", "A", "T2"], "reviewer", "ok"),
     ]
     for found in attempts:
         assert found.host
@@ -87,10 +92,11 @@ def test_the_report_names_a_log_here_and_shows_the_end_of_one_that_is_not(
     assert "Review of task P1/A/T1" in page
     assert "Unit P1/A summary (SUMMARY.md)" in page
     assert "full log on host" not in page
-    first, _ = rows.attempts()
+    attempts = rows.attempts()
+    first = attempts[0]
     assert first.log_excerpt
-    assert [log.here for log in report_logs(rows)] == [True, True]
+    assert [log.here for log in report_logs(rows)] == [True] * len(attempts)
     Path(first.log_path).unlink()
     shown = report_logs(rows)
-    assert [log.here for log in shown] == [False, True]
+    assert [log.here for log in shown] == [False] + [True] * (len(attempts) - 1)
     assert shown[0].excerpt == first.log_excerpt

@@ -6,6 +6,7 @@ HOME, another working directory, another state directory — reads its events, `
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -169,10 +170,13 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     assert code == 0, err
     assert out is not None
     run_id = out["run_id"]
-    # each implementer attempt is a row too, its log by reference (host, path, hash, excerpt)
+    # each agent attempt is a row too, its log by reference (host, path, hash, excerpt):
+    # the implementers', and the reviewers' (their log is their raw output), each stage's
     attempts = RunRows(tables(database_url), run_id).attempts()
-    assert len(attempts) == 3
+    assert sorted(a.role for a in attempts) == ["implementer"] * 3 + ["reviewer"] * 6
     assert all(a.log_sha256 and a.host for a in attempts)
+    reviewed = [a for a in attempts if a.role == "reviewer"]
+    assert all('"verdict": "approve"' in a.log_excerpt for a in reviewed), reviewed[0]
     # nothing of the run's process is left on disk but the database (and the repository's
     # git history): its state directory, with the run's folder and events.jsonl, is gone
     shutil.rmtree(tmp_path / ".mergegate-state")
@@ -224,7 +228,18 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
     assert "Unit P1/B summary (SUMMARY.md)" in shown_page
     assert "# Unit B:" in shown_page
     assert "Phase P1 summary" in shown_page
-    # every implementer log is on the run's host (its state directory, gone here): the page
-    # says where, and shows each one's end from its row, escaped
-    assert shown_page.count("full log on host") == 3
-    assert all(str(escape(a.log_excerpt[-200:])) in shown_page for a in attempts)
+    # and the phase's verification report (the verify ledger's result), criterion by criterion
+    assert "Phase P1/g0001 verification (VERIFICATION.md)" in shown_page
+    assert "— Verification" in shown_page
+    assert "**Status:** passed — all 4 criteria pass" in shown_page
+    assert "| `A.T2.check-1` | check |  | ✓ pass | exit 0 |" in shown_page
+    # every implementer log was on the run's host (its state directory, gone here): each was
+    # shipped into the database when its attempt ended, and `report` wrote the copy here,
+    # checked against its row's SHA-256, and names it on the page
+    assert shown_page.count("copy shipped from host") == len(attempts)
+    assert "full log on host" not in shown_page
+    for a in attempts:
+        copy = page.parent / "shipped-logs" / f"{a.log_sha256}.log"
+        assert hashlib.sha256(copy.read_bytes()).hexdigest() == a.log_sha256
+        assert copy.stat().st_size == a.log_bytes
+        assert str(escape(str(copy))) in shown_page

@@ -32,9 +32,11 @@ def report(run: str, output: Path | None) -> None:
     The page: the run's timeline (phases, units, tasks, one bar per agent attempt), each
     verdict with its evidence line, findings by severity, checks, verification results,
     alerts, token and cost charts, and the run's reviews and summaries from its database
-    (written on whichever host ran them), and each agent log's host and path (with its
-    end, for a log not on this host). No script, no network, no external asset; agent text is
-    escaped and a strict Content-Security-Policy forbids anything from running.
+    (written on whichever host ran them), and each agent log: its path on this host, or
+    the copy its worker shipped, written under the run's folder here (shipped-logs/) once
+    its SHA-256 checks; else its end, and where it is. No script, no network, no external
+    asset; agent text is escaped and a strict Content-Security-Policy forbids anything from
+    running.
     Exit codes: 0 written; 2 a run that cannot be found or read, or a file that cannot be
     written.
     """

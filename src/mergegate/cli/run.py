@@ -587,22 +587,21 @@ def resume(ctx: click.Context, /, run_id: str, **opts: Any) -> None:
 
     The answers go into the run's database: a person answers only here, with `verify PLAN
     --answer`, or by `cancel` (nothing in the run's folder counts as an answer)."""
-    from mergegate.engine import database_url_of, prepare_resume, recorded_agents
+    from mergegate.engine import database_url_of, prepare_resume, recorded_card
 
     here = load_config(opts["repo"])
-    agents, repo = recorded_agents(state_dir(here), run_id, database_url_of(here))
-    _preflight(agents, load_config(repo))  # before any answer is recorded
-    record = prepare_resume(
-        state_dir(here), run_id, _answers(opts), database_url=database_url_of(here)
-    )
-    state = state_dir(here)
-    config = load_config(Path(record.repo))
-    if record.fleet:  # the fleet's workers go on with it
+    state, url = state_dir(here), database_url_of(here)
+    card = recorded_card(state, run_id, url)
+    if not card.fleet:  # a queued run's agents run on the workers, not on this host
+        _preflight(card.agents, load_config(Path(card.repo)))  # before any answer is recorded
+    record = prepare_resume(state, run_id, _answers(opts), database_url=url)
+    if record.fleet:  # the fleet's workers go on with it, from the database this host reached
         from mergegate.engine import enqueue_run
 
-        enqueue_run(state, record, config)
+        enqueue_run(state, record, here)
         click.echo(record.run_id)
         ctx.exit(0)
+    config = load_config(Path(record.repo))
     _require_terminal_for_manual(config)
     report = _execute(config, state, run_id, opts)
     _emit(report, opts["fmt"])

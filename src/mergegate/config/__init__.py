@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mergegate.config._database import DatabaseUrl, redact_url
+    from mergegate.config._database import DatabaseUrl, object_store_dir, redact_url
     from mergegate.config._hooks import HooksSection, check_hooks, load_hooks
     from mergegate.config._layout import StateLayout
     from mergegate.config._load import (
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     )
 
 _HOME = {
-    "mergegate.config._database": ("DatabaseUrl", "redact_url"),
+    "mergegate.config._database": ("DatabaseUrl", "object_store_dir", "redact_url"),
     "mergegate.config._hooks": ("HooksSection", "check_hooks", "load_hooks"),
     "mergegate.config._layout": ("StateLayout",),
     "mergegate.config._load": (
@@ -123,6 +123,7 @@ __all__ = [
     "find_config_file",
     "load_config",
     "load_hooks",
+    "object_store_dir",
     "redact_url",
     "state_dir",
 ]

@@ -1,4 +1,5 @@
-"""The `[engine] database_url` value: validated when read, and redacted wherever it is shown.
+"""The `[engine] database_url` value: validated when read, and redacted wherever it is shown;
+and `[engine] log_store`, the object store beside the database (`object_store_dir`).
 
 A database URL can carry a password. `DatabaseUrl` keeps the full text for the one caller that
 needs it (`get_secret_value()`, handed to the database driver) and shows a redacted form
@@ -9,13 +10,14 @@ everywhere else: `str()`, `repr()`, JSON dumps of the configuration, and error m
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 from pydantic import GetCoreSchemaHandler, SerializationInfo
 from pydantic_core import core_schema
 
-__all__ = ["DatabaseUrl", "redact_url"]
+__all__ = ["DatabaseUrl", "object_store_dir", "redact_url"]
 
 MASK = "***"
 _SQLITE = "sqlite:///"
@@ -29,6 +31,21 @@ _EXPECTED = (
 _USERINFO = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)\S*@", re.IGNORECASE)
 _QUERY_PASSWORD = re.compile(r"(?P<head>[?&]password=)[^&#\s]*", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
+
+
+def object_store_dir(url: str) -> Path:
+    """The directory a `file:///absolute/path` URL names (an object store every host mounts);
+    `ValueError` for any other URL: mergegate has no network client for an object store."""
+    parts = urlsplit(url)
+    path = unquote(parts.path)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost") or parts.query:
+        raise ValueError(
+            f"log_store must be a file:///<absolute directory> URL (a directory every host "
+            f"mounts), not {redact_url(url)!r}"
+        )
+    if not path.startswith("/") or "/../" in f"{path}/" or "\x00" in path:
+        raise ValueError(f"log_store {redact_url(url)!r} does not name an absolute directory")
+    return Path(path)
 
 
 def redact_url(text: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from mergegate.config._database import DatabaseUrl
+from mergegate.config._database import DatabaseUrl, object_store_dir
 from mergegate.config._hooks import HOOKS_DEFAULTS, TIMEOUT_MAX_S
 
 __all__ = [
@@ -340,6 +340,18 @@ class EngineSettings(_Section):
     recover_silent_after_s: float | None = Field(None, ge=10.0)
     """A worker recovers the work of any worker silent for longer than this (`mergegate
     worker --recover-silent-after`); unset: only `mergegate workers recover` does."""
+    log_store: str | None = Field(None, max_length=4_096)
+    """Where a worker ships each finished attempt's full agent log for `report` on other
+    hosts: a `file:///<absolute directory>` every host mounts (an NFS export, a bucket mounted
+    with a FUSE client); unset: into the database (`mergegate_blobs`). No other scheme: no
+    network client is built in (docs/fleet.md, Agent logs on other hosts)."""
+
+    @field_validator("log_store")
+    @classmethod
+    def _file_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            object_store_dir(value)
+        return value
 
 
 class Config(_Section):

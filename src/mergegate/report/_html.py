@@ -132,7 +132,8 @@ class ReportLog:
     """An agent attempt's log as the run's database names it: the log stays on the disk of
     the host that ran the attempt (`host`, `path`); `here` when it is on this one (the page
     names the file), else the page shows `excerpt`, its end (untrusted agent text, escaped),
-    and says where the full log is."""
+    and says where the full log is (and, when a copy was shipped, `path` is this host's copy:
+    `copy_of`)."""
 
     attempt: str
     role: str
@@ -143,6 +144,11 @@ class ReportLog:
     sha256: str
     excerpt: str
     here: bool
+    copy_of: str = ""
+    """`path` is this host's copy of the log shipped from host `copy_of` (checked against
+    `sha256`); empty: `path` is the original."""
+    problem: str = ""
+    """Why no copy of a log of another host is here (not shipped, or refused)."""
 
 
 @dataclass(frozen=True)

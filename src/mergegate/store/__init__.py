@@ -2,7 +2,8 @@
 
 The one package that owns durable state and touches the database: DBOS's workflows and steps
 (`_dbos`), the runs' cards, plans and the state they decide from (`_records`, over the tables
-of `_tables`), and the fleet's roll call (`_workers`). `mergegate.engine` declares its
+of `_tables`), the agent logs shipped off the host that ran them (`_blobs`), and the fleet's
+roll call (`_workers`). `mergegate.engine` declares its
 workflows and steps with the decorators here and never imports `dbos` itself; their typed
 arguments and results (pydantic models) are dumped for DBOS and validated back in one place,
 `Seam`.
@@ -10,6 +11,7 @@ arguments and results (pydantic models) are dumped for DBOS and validated back i
 
 from __future__ import annotations
 
+from mergegate.store._blobs import SHIP_MAX_BYTES, FetchedLog, LogCopies
 from mergegate.store._dbos import (
     APP_VERSION,
     ENGINE_SCHEMA,
@@ -69,15 +71,18 @@ __all__ = [
     "QUEUE",
     "RUN_QUEUE",
     "SCHEMA_VERSION",
+    "SHIP_MAX_BYTES",
     "AttemptRecord",
     "DatabaseUnavailableError",
     "DurableEngine",
     "EngineConfig",
     "ExecutorWork",
+    "FetchedLog",
     "IdlePolls",
     "Key",
     "Lease",
     "Leases",
+    "LogCopies",
     "Queued",
     "RecordKind",
     "Roll",

@@ -179,6 +179,10 @@ class RecordKind(StrEnum):
 
     PHASE_SUMMARY = "phase_summary"
     """(phase,): a phase's summary (its units, its verification), its value the phase."""
+    VERIFICATION = "verification"
+    """(phase, generation `gNNNN`): a phase's verification report (`VERIFICATION.md`: every
+    criterion with its evidence), its value the `VerificationResult` (the `verify/` ledger's
+    result, as the run decided from it)."""
     UNIT_SUMMARY = "unit_summary"
     """(phase, unit): a unit's `SUMMARY.md`, its value where the unit stands."""
     TASK_REVIEW = "task_review"

@@ -21,6 +21,9 @@ SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate
     mergegate_records      the records a run writes for people, by (run, kind, key): a task's
                            review (its verdicts and findings), a unit's and a phase's summary —
                            the typed value as JSON and the markdown people read (`RecordKind`)
+    mergegate_blobs        agent logs shipped from the host that ran them, by the SHA-256 of
+                           their content (`_blobs`): compressed in the row, or the URL of the
+                           object store that holds them
     mergegate_schema       the migrations applied (numbered; each one idempotent)
 
 The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL (a statement
@@ -144,6 +147,18 @@ _MIGRATIONS: tuple[tuple[str | _PerDialect, ...], ...] = (
             markdown TEXT NOT NULL,
             PRIMARY KEY (run_id, kind, key)
         )""",
+    ),
+    (
+        # a log's copy for hosts that did not run its attempt: its bytes compressed, or
+        # (`location` not empty) where an object store keeps them; one row per content
+        _PerDialect(
+            sqlite="CREATE TABLE IF NOT EXISTS mergegate_blobs (\n"
+            "            sha256 TEXT PRIMARY KEY,\n            size BIGINT NOT NULL,\n"
+            "            location TEXT NOT NULL,\n            data BLOB\n        )",
+            postgresql="CREATE TABLE IF NOT EXISTS mergegate_blobs (\n"
+            "            sha256 TEXT PRIMARY KEY,\n            size BIGINT NOT NULL,\n"
+            "            location TEXT NOT NULL,\n            data BYTEA\n        )",
+        ),
     ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -466,6 +481,38 @@ class Tables:
         with self.begin() as conn:
             rows = conn.execute(text("SELECT run_id FROM mergegate_runs ORDER BY run_id")).all()
         return [str(r[0]) for r in rows]
+
+    # ------------------------------------------------------------ blobs
+
+    def put_blob(self, sha256: str, size: int, location: str, data: bytes | None) -> None:
+        """A content's copy (`data`, or where `location` names it); a copy already stored
+        under this hash is kept (the same content, shipped again or by another run)."""
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO mergegate_blobs (sha256, size, location, data) "
+                    "VALUES (:h, :n, :loc, :d) ON CONFLICT (sha256) DO NOTHING"
+                ),
+                {"h": sha256, "n": size, "loc": location, "d": data},
+            )
+
+    def blob(self, sha256: str) -> tuple[int, str, bytes | None] | None:
+        """(size, location, data) of the copy stored under `sha256`, or None."""
+        with self.begin() as conn:
+            row = conn.execute(
+                text("SELECT size, location, data FROM mergegate_blobs WHERE sha256 = :h"),
+                {"h": sha256},
+            ).first()
+        if row is None:
+            return None
+        return int(row[0]), str(row[1]), None if row[2] is None else bytes(row[2])
+
+    def has_blob(self, sha256: str) -> bool:
+        with self.begin() as conn:
+            found = conn.execute(
+                text("SELECT 1 FROM mergegate_blobs WHERE sha256 = :h"), {"h": sha256}
+            ).first()
+        return found is not None
 
     # ------------------------------------------------------------ processes
 

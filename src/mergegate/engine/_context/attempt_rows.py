@@ -6,22 +6,29 @@ the SHA-256 of its content and its last `EXCERPT_CHARS` characters, so `status`,
 person on any host with the database URL can read how the attempt ended and check that a
 shipped copy of the log is the one it wrote. Reading is linear and bounded: the log is hashed
 in chunks and only its end is decoded. The excerpt is agent output (untrusted): readers escape.
-`report` shows it for a log not on its host (`report_logs`), with the host and path of the full
-log; shipping the full log to another host is not done.
+When the attempt ends, the worker that ran it ships the whole log (`ship_log`: into the
+database, or the object store `[engine] log_store` names; bounded, content-addressed by the
+row's SHA-256, see `mergegate.store.LogCopies`). `report` on another host (`report_logs`)
+writes the shipped copy beside its page once its content matches the row's SHA-256, and shows
+the row's end, with the host and path of the original, for a log that was not shipped.
 """
 
 from __future__ import annotations
 
 import hashlib
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 from mergegate.agents.base import AgentResult
+from mergegate.atomic_files import write_atomic
 from mergegate.report import ReportLog
-from mergegate.store import EXCERPT_CHARS, AttemptRecord, RunRows
+from mergegate.store import EXCERPT_CHARS, SHIP_MAX_BYTES, AttemptRecord, LogCopies, RunRows
 
-__all__ = ["attempt_record", "log_digest", "report_logs"]
+__all__ = ["COPIES_DIR", "attempt_record", "log_digest", "report_logs", "ship_log"]
 
+COPIES_DIR = "shipped-logs"
+"""The folder, in a run's folder on a host, of the logs `report` copied there from others."""
 _CHUNK = 1 << 20
 _ERROR_CHARS = 1_000
 
@@ -89,15 +96,27 @@ def _on_this_host(record: AttemptRecord, host: str) -> bool:
         return False
 
 
-def report_logs(rows: RunRows | None) -> list[ReportLog]:
+def ship_log(rows: RunRows, record: AttemptRecord, store_url: str | None) -> bool:
+    """Ship the attempt's log off this host (the row's log, if it is still that content and
+    at most `SHIP_MAX_BYTES`); True when a copy is stored."""
+    if not record.log_path or not record.log_sha256:
+        return False
+    copies = LogCopies(rows.db, store_url)
+    return copies.ship(Path(record.log_path), record.log_sha256, record.log_bytes)
+
+
+def report_logs(rows: RunRows | None, copies_dir: Path | None = None) -> list[ReportLog]:
     """The run's agent logs as the report shows them, from its attempt rows: the file's
-    path when it is on this host, else where it is and its end (`EXCERPT_CHARS`). None
-    without rows."""
+    path when it is on this host; else, with `copies_dir`, the shipped copy written there
+    (`<sha256>.log`, once its content matches the row's SHA-256); else where it is and its
+    end (`EXCERPT_CHARS`), and why no copy is here. None without rows."""
     if rows is None:
         return []
     host = socket.gethostname()[:255]
-    return [
-        ReportLog(
+    copies = LogCopies(rows.db)
+    shown = []
+    for a in rows.attempts():
+        log = ReportLog(
             attempt=a.attempt,
             role=a.role,
             status=a.status,
@@ -108,5 +127,27 @@ def report_logs(rows: RunRows | None) -> list[ReportLog]:
             excerpt=a.log_excerpt,
             here=_on_this_host(a, host),
         )
-        for a in rows.attempts()
-    ]
+        if not log.here and log.path and copies_dir is not None:
+            log = _copied(log, copies, copies_dir)
+        shown.append(log)
+    return shown
+
+
+def _copied(log: ReportLog, copies: LogCopies, copies_dir: Path) -> ReportLog:
+    """`log` with its shipped copy written under `copies_dir`, or with why there is none."""
+    if log.size > SHIP_MAX_BYTES:
+        return replace(log, problem=f"not shipped: larger than {SHIP_MAX_BYTES} bytes")
+    target = copies_dir / f"{log.sha256}.log"
+    try:
+        if target.stat().st_size == log.size and log_digest(target)[1] == log.sha256:
+            return replace(log, path=str(target), here=True, copy_of=log.host)
+    except OSError:
+        pass  # not copied here yet
+    fetched = copies.fetch(log.sha256, log.size)
+    if fetched.data is None:
+        return replace(log, problem=fetched.problem)
+    try:
+        write_atomic(target, fetched.data, durable=False)
+    except OSError as exc:
+        return replace(log, problem=f"its copy cannot be written here: {exc.strerror or exc}")
+    return replace(log, path=str(target), here=True, copy_of=log.host)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from mergegate.engine._context.attempt_rows import report_logs
+from mergegate.engine._context.attempt_rows import COPIES_DIR, report_logs
 from mergegate.events import (
     EVENTS_FILE,
     MAX_LINE_BYTES,
@@ -111,6 +111,7 @@ def run_events(run_dir: Path, rows: RunRows | None) -> EventStream:
 
 _RECORD_TITLES = {
     RecordKind.PHASE_SUMMARY: "Phase {} summary",
+    RecordKind.VERIFICATION: "Phase {} verification (VERIFICATION.md)",
     RecordKind.UNIT_SUMMARY: "Unit {} summary (SUMMARY.md)",
     RecordKind.TASK_REVIEW: "Review of task {}",
 }
@@ -331,7 +332,7 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
             stream=stream,
             rules=rules,
             records=report_records(rows),
-            logs=report_logs(rows),
+            logs=report_logs(rows, run_dir / COPIES_DIR),
         )
     except EventLogError as exc:  # pragma: no cover - a report that cannot be written
         return StreamEnd(alerts, None, counts, error=str(exc))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -170,10 +171,14 @@ class Metered:
         deadline: float | None,
         *,
         tap: OutputTap | None = None,
+        ended: Callable[[AgentRequest, AgentResult], None] | None = None,
     ) -> None:
         self.backend = backend
         self.tap = tap
         """Shown each output line of its runs (`--stream-agents`), or None."""
+        self.ended = ended
+        """Told of each run that ran (its request and result), or None: the run's attempt
+        rows (`Runtime.metered` with `record`)."""
         self.name = backend.name
         self.starts_processes = bool(getattr(backend, "starts_processes", True))
         self.capabilities = backend.capabilities
@@ -193,6 +198,8 @@ class Metered:
             request = request.model_copy(update={"timeout_s": left})
         with output_tap(self.tap):
             result = self.backend.run(request)
+        if self.ended is not None:
+            self.ended(request, result)
         self.budget.add(result)
         self.tokens += result.usage.total_tokens
         if not result.ok:

@@ -21,9 +21,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.agents import OutputTap
-from mergegate.agents.base import AgentRequest, Backend
+from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
 from mergegate.config import DEFAULT_CONCURRENCY, Config
+from mergegate.engine._context.attempt_rows import attempt_record, ship_log
 from mergegate.engine._context.journal import NullJournal
 from mergegate.engine._context.run_agents import Budget, Metered, RunAgents
 from mergegate.engine._context.run_events import EventSink, RunEvent
@@ -335,14 +336,32 @@ class Runtime:
         )
         return None if found is None else found.model_copy(update={"network": True})
 
-    def metered(self, backend: Backend, deadline: float | None, *, role: str = "agent") -> Metered:
+    def metered(
+        self, backend: Backend, deadline: float | None, *, role: str = "agent", record: bool = False
+    ) -> Metered:
         """`backend` in the run's sandbox, held to its budgets and stop requests: how every
         agent of a run runs (implementer, fixer, reviewer, advisor, verifier). With
         `stream_agents`, its output lines are shown live as `agent` events, placed by
-        `working_on` and labelled with `role`."""
+        `working_on` and labelled with `role`. With `record`, each run with an attempt
+        folder becomes an attempt row as `role`, its log shipped (`record_attempt`); the
+        implementer's step records its own (with the commit's role)."""
         assert self.budget is not None
         tap = self._tap(role) if self.stream_agents else None
-        return Metered(self.sandboxed(backend), self.budget, deadline, tap=tap)
+        ended = None
+        if record:
+
+            def ended(request: AgentRequest, result: AgentResult) -> None:
+                if request.attempt_dir is not None:
+                    self.record_attempt(Path(request.attempt_dir), result, role)
+
+        return Metered(self.sandboxed(backend), self.budget, deadline, tap=tap, ended=ended)
+
+    def record_attempt(self, attempt_dir: Path, result: AgentResult, role: str) -> None:
+        """The attempt that ran in `attempt_dir` as a row of the run, and its log shipped off
+        this host for `report` on others (`[engine] log_store`, else the database)."""
+        attempt = attempt_record(self.run_dir, attempt_dir, result, role)
+        self.rows.record_attempt(attempt)
+        ship_log(self.rows, attempt, self.config.engine.log_store)
 
     def _tap(self, role: str) -> OutputTap:
         phase, unit, task = _WHERE.get()

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mergegate.config import StateLayout
-from mergegate.engine._context.attempt_rows import report_logs
+from mergegate.engine._context.attempt_rows import COPIES_DIR, report_logs
 from mergegate.engine._context.journal import report_records, run_events
 from mergegate.engine._context.run_agents import RunAgents
 from mergegate.engine._context.runtime import EngineRunRecord
@@ -27,6 +27,7 @@ __all__ = [
     "latest_run",
     "list_runs",
     "recorded_agents",
+    "recorded_card",
     "recorded_events",
     "recorded_logs",
     "recorded_records",
@@ -40,6 +41,11 @@ def recorded_agents(
     """The agents a run was made with (what `resume` rebuilds) and its repository."""
     record = RunStore(state_dir, database_url).load(run_id, EngineRunRecord)
     return record.agents, Path(record.repo)
+
+
+def recorded_card(state_dir: Path, run_id: str, database_url: str | None = None) -> EngineRunRecord:
+    """The run's card from the database that holds it; `UsageError` (exit 2) when none does."""
+    return RunStore(state_dir, database_url).load(run_id, EngineRunRecord)
 
 
 def database_runs(
@@ -82,10 +88,11 @@ def recorded_records(
 
 
 def recorded_logs(state_dir: Path, run_id: str, database_url: str | None = None) -> list[ReportLog]:
-    """The run's agent logs as its attempt rows name them (each on the host that ran it),
-    with the end of those not on this host; `UsageError` (exit 2) when no database holds
-    the run."""
-    return report_logs(RunStore(state_dir, database_url).rows(run_id))
+    """The run's agent logs as its attempt rows name them (each on the host that ran it):
+    those of other hosts copied into the run's folder here from their shipped copies, or
+    their end when none was shipped; `UsageError` (exit 2) when no database holds the run."""
+    store = RunStore(state_dir, database_url)
+    return report_logs(store.rows(run_id), store.run_dir(run_id) / COPIES_DIR)
 
 
 def run_report(state_dir: Path, run_id: str, database_url: str | None = None) -> RunReport:

@@ -33,7 +33,6 @@ from pydantic import BaseModel, ConfigDict
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.atomic_files import write_json_atomic
-from mergegate.engine._context.attempt_rows import attempt_record
 from mergegate.engine._context.journal import event_key, place_of
 from mergegate.engine._context.outcomes import (
     CheckpointAnswer,
@@ -240,7 +239,7 @@ def agent_step(call: AgentCall) -> AgentRun:
     result = agent.run(request.model_copy(update={"attempt_dir": attempt_dir}))
     write_json_atomic(attempt_dir / RESULT_FILE, result, durable=False)
     role = "fixer" if call.commit else "implementer"
-    rt.rows.record_attempt(attempt_record(rt.run_dir, attempt_dir, result, role))
+    rt.record_attempt(attempt_dir, result, role)
     sha = None
     commit = call.commit
     if commit and result.ok:

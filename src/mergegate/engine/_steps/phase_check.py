@@ -52,7 +52,7 @@ from mergegate.plans import (
     UnitSummary,
     write_phase_reports,
 )
-from mergegate.store import RunRows, RunStore, StateKind, step
+from mergegate.store import RecordKind, RunRows, RunStore, StateKind, step
 from mergegate.untrusted import md_text
 from mergegate.verify import (
     Answer,
@@ -62,6 +62,7 @@ from mergegate.verify import (
     VerificationResult,
     VerifyOptions,
     phase_state_dir,
+    render_markdown,
     reverify,
     verify_phase,
 )
@@ -184,7 +185,7 @@ def _verify(rt: Runtime, call: VerifyCall) -> VerificationOutcome:
     where.parent.mkdir(parents=True, exist_ok=True)
     verifier = None
     if rt.verifier is not None:
-        verifier = rt.metered(rt.verifier, None, role="verifier")
+        verifier = rt.metered(rt.verifier, None, role="verifier", record=True)
     options = _options(rt, phase_id, call.base, generation)
     plan = _with_completed(rt.plan, phase_id, set(call.completed))
     if rt.remote is not None:
@@ -197,7 +198,10 @@ def _verify(rt: Runtime, call: VerifyCall) -> VerificationOutcome:
             )
     except PlanPathError as exc:
         return _refused(exc)
-    rt.rows.put(StateKind.VERIFICATION, (phase_id, f"g{generation:04d}"), result)
+    key = (phase_id, f"g{generation:04d}")
+    rt.rows.put(StateKind.VERIFICATION, key, result)
+    # the report every host with the database URL reads (the folder's copy stays here)
+    rt.rows.put_record(RecordKind.VERIFICATION, key, result, render_markdown(result))
     if rt.record.plan_path:
         # where `mergegate verify PLAN --answer` looks for the result it answers
         copy = PhaseDir(answers_ledger(rt.store, rt.record, phase_id).parent).run(result.run_id)

@@ -209,11 +209,12 @@ def _forward(rt: Runtime, call: ReviewCall) -> Any:
 def _agents(rt: Runtime, options: ReviewOptions, deadline: float | None) -> list[Metered]:
     """Reviewer, implementer (fix mode), fresh implementer — each held to the budgets."""
     assert rt.reviewer is not None
-    meters = [rt.metered(rt.reviewer, deadline, role="reviewer")]
+    # each attempt a row of the run, its log (a reviewer's: its raw output) shipped
+    meters = [rt.metered(rt.reviewer, deadline, role="reviewer", record=True)]
     if options.fix:
-        meters.append(rt.metered(rt.implementer, deadline, role="fixer"))
+        meters.append(rt.metered(rt.implementer, deadline, role="fixer", record=True))
         if rt.fresh_implementer is not None:
-            meters.append(rt.metered(rt.fresh_implementer, deadline, role="fixer"))
+            meters.append(rt.metered(rt.fresh_implementer, deadline, role="fixer", record=True))
     return meters
 
 
