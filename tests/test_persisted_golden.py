@@ -158,3 +158,83 @@ def test_escalations_and_a_takeover_persist_what_they_did(
 def test_reviews_that_stop_persist_what_they_did(tmp_path: Path) -> None:
     run_id = _reviews_that_stop(tmp_path)
     _compare("reviews_that_stop", _persisted(tmp_path, run_id))
+
+
+def _numbers(value: Any) -> Any:
+    """The pinned form with a number where a placeholder stands for one."""
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    return {"<int>": 7, "<float>": 1.5}.get(value, value) if isinstance(value, str) else value
+
+
+def _recorded(name: str) -> list[dict[str, Any]]:
+    """The recorded outputs of the workflows called `name`, in every scenario."""
+    found = []
+    for path in sorted(DATA.glob("*.json")):
+        for flow in json.loads(path.read_text())["dbos"]["workflows"]:
+            if flow["name"] == name and flow["output"] is not None:
+                found.append(_numbers(flow["output"]))
+    return found
+
+
+def test_a_recorded_task_loads_as_models_and_dumps_back() -> None:
+    """Through the seam, a task's recorded outcome (a task's workflow's, or as its unit's
+    holds it after a person's answer) is models all the way down (the review's findings, a
+    check's finding, the verdicts, the claim, its judgement, a person's answer) and dumps
+    back to what was recorded, key order included."""
+    from mergegate.engine._context.outcomes import (
+        CheckFinding,
+        CheckpointAnswer,
+        TakeoverAnswer,
+        VerdictEntry,
+    )
+    from mergegate.engine._flow.task_pipeline import task_workflow
+    from mergegate.engine._flow.workflows import unit_workflow
+    from mergegate.handoff import AgentResultPayload
+    from mergegate.implementer import TaskJudgement
+    from mergegate.review import FindingRecord
+    from mergegate.store import seam_of
+
+    tasks, units = seam_of(task_workflow), seam_of(unit_workflow)
+    outcomes = []
+    for recorded in _recorded("mergegate.task"):
+        outcomes.append(tasks.load_out(recorded))
+        assert json.dumps(tasks.dump_out(outcomes[-1])) == json.dumps(recorded)
+    for recorded in _recorded("mergegate.unit"):
+        unit = units.load_out(recorded)
+        assert json.dumps(units.dump_out(unit)) == json.dumps(recorded)
+        outcomes += unit.tasks
+    seen: set[type] = set()
+    for outcome in outcomes:
+        values = [
+            *outcome.open_findings,
+            *outcome.findings,
+            *outcome.verdicts,
+            outcome.agent_result,
+            outcome.judgement,
+            outcome.answer,
+        ]
+        seen |= {type(v) for v in values if v is not None}
+    assert seen == {
+        FindingRecord,
+        CheckFinding,
+        VerdictEntry,
+        AgentResultPayload,
+        TaskJudgement,
+        CheckpointAnswer,
+        TakeoverAnswer,
+    }
+
+
+def test_a_recorded_finding_with_a_key_it_never_had_is_refused() -> None:
+    """Fail closed: a recorded finding is read back exactly, never with a key made up."""
+    from pydantic import ValidationError
+
+    from mergegate.engine._context.outcomes import TaskOutcome
+
+    recorded = next(t for t in _recorded("mergegate.task") if t["findings"])
+    recorded["findings"][0]["approved"] = True
+    with pytest.raises(ValidationError):
+        TaskOutcome.model_validate(recorded)
