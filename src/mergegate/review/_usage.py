@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from collections.abc import Mapping
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from mergegate.agents.base import Usage
 
-__all__ = ["UsageTotal"]
+__all__ = ["FlatUsageTotal", "UsageTotal"]
 
 
 class UsageTotal(BaseModel):
@@ -34,3 +37,22 @@ class UsageTotal(BaseModel):
             "total_tokens": self.usage.total_tokens,
             "duration_s": round(self.duration_s, 3),
         }
+
+
+def _nested(value: object) -> object:
+    """A total in its flat form (`UsageTotal.to_dict`) as the model's fields: the token
+    counts are the usage's (`total_tokens` is derived, and dropped). Anything else (a total,
+    the nested form) is left to the model."""
+    if not isinstance(value, Mapping) or "usage" in value:
+        return value
+    usage = {k: value[k] for k in Usage.model_fields if k in value}
+    rest = {k: v for k, v in value.items() if k not in Usage.model_fields}
+    rest.pop("total_tokens", None)
+    return {**rest, "usage": usage}
+
+
+FlatUsageTotal = Annotated[
+    UsageTotal, BeforeValidator(_nested), PlainSerializer(UsageTotal.to_dict)
+]
+"""A `UsageTotal` recorded in its flat JSON form (`to_dict`: runs, each token count,
+total_tokens, duration_s rounded to ms), as a review's outcome keeps it, and read back."""

@@ -8,15 +8,17 @@ the escalation package all read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from mergegate.config import DEFAULT_REVIEW
 from mergegate.verdicts import Finding
 
-__all__ = ["FindingLedger", "FindingRecord", "FindingStatus", "LedgerState"]
+__all__ = ["FindingLedger", "FindingRecord", "FindingStatus", "FlatFindingRecord", "LedgerState"]
 
 
 class FindingStatus(StrEnum):
@@ -52,6 +54,33 @@ class FindingRecord(BaseModel):
 
     def _with(self, round: int, event: str, **changes: object) -> FindingRecord:
         return self.model_copy(update={**changes, "history": (*self.history, (round, event))})
+
+
+_RECORD_KEYS = ("stage", "status", "first_round", "history")
+
+
+def _nested(value: object) -> object:
+    """A record in its flat form (`FindingRecord.to_dict`) as the model's fields; the
+    finding's keys are the rest (an unknown key fails the finding, which forbids extras).
+    Anything else (a record, the nested form) is left to the model."""
+    if not isinstance(value, Mapping) or "finding" in value:
+        return value
+    finding = {k: v for k, v in value.items() if k not in _RECORD_KEYS}
+    fields: dict[str, object] = {k: value[k] for k in _RECORD_KEYS if k in value}
+    history = fields.get("history")
+    if isinstance(history, list):
+        fields["history"] = [
+            (h.get("round"), h.get("event")) if isinstance(h, Mapping) else h for h in history
+        ]
+    return {"finding": finding, **fields}
+
+
+FlatFindingRecord = Annotated[
+    FindingRecord, BeforeValidator(_nested), PlainSerializer(FindingRecord.to_dict)
+]
+"""A `FindingRecord` recorded in its flat JSON form (`to_dict`: the finding's fields, then
+stage, status, first_round and history), as a review's outcome and a task's record keep it,
+and read back from it: the type of a field that holds a record in that form."""
 
 
 class LedgerState(BaseModel):

@@ -19,17 +19,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from mergegate.agents.base import Usage
 from mergegate.decisions import Decision, ExitCode
 from mergegate.errors import AgentError, EscalationError, MergegateError, UndecidableError
-from mergegate.review._usage import UsageTotal
-from mergegate.review.ledger import FindingRecord, LedgerState
+from mergegate.review._usage import FlatUsageTotal, UsageTotal
+from mergegate.review.ledger import FindingRecord, FlatFindingRecord, LedgerState
 from mergegate.verdicts import Finding
 
 __all__ = [
     "AttemptSummary",
     "FixSummary",
     "ReviewOutcome",
+    "ReviewRecord",
     "ReviewState",
     "ReviewStatus",
     "ReviewStop",
+    "RoundRecord",
     "RoundSummary",
     "StageProgress",
     "StageResult",
@@ -166,15 +168,31 @@ class RoundSummary(_Value):
     def progress_of(self, stage: str) -> StageProgress | None:
         return next((p for p in self.progress if p.stage == stage), None)
 
+    def record(self) -> RoundRecord:
+        """The round as its review's outcome records it."""
+        return RoundRecord(
+            round=self.round,
+            base_sha=self.base_sha,
+            head_sha=self.head_sha,
+            scoped=self.scoped,
+            attempts=self.attempts,
+            fix_commit=self.fix_commit,
+        )
+
     def to_dict(self) -> dict[str, object]:
-        return {
-            "round": self.round,
-            "base_sha": self.base_sha,
-            "head_sha": self.head_sha,
-            "scoped": self.scoped,
-            "attempts": [a.to_dict() for a in self.attempts],
-            "fix_commit": self.fix_commit,
-        }
+        return self.record().model_dump(mode="json")
+
+
+class RoundRecord(_Value):
+    """A round as a review's outcome records it: the range it reviewed, every reviewer
+    attempt, and the fix commit (not the stages' progress, nor the fix round's own record)."""
+
+    round: int
+    base_sha: str
+    head_sha: str
+    scoped: bool
+    attempts: tuple[AttemptSummary, ...] = ()
+    fix_commit: str | None = None
 
 
 class ReviewState(_Value):
@@ -265,17 +283,42 @@ class ReviewOutcome:
             f"(reports: {self.report_dir})"
         )
 
+    def record(self) -> ReviewRecord:
+        """The outcome as it is recorded (a review's `summary.json`, a task's review step):
+        its rounds without their progress, each raw output cut to an excerpt."""
+        return ReviewRecord(
+            run_id=self.run_id,
+            status=self.status,
+            decision=self.decision,
+            exit_code=int(self.exit_code),
+            message=self.message,
+            rounds=tuple(r.record() for r in self.rounds),
+            findings=self.findings,
+            report_dir=str(self.report_dir),
+            outputs=tuple(excerpt(text) for text in self.outputs),
+            usage=dict(self.usage),
+            sandbox=self.sandbox,
+        )
+
     def to_dict(self) -> dict[str, object]:
-        return {
-            "run_id": self.run_id,
-            "status": self.status.value,
-            "decision": self.decision.value,
-            "exit_code": int(self.exit_code),
-            "message": self.message,
-            "rounds": [r.to_dict() for r in self.rounds],
-            "findings": [f.to_dict() for f in self.findings],
-            "report_dir": str(self.report_dir),
-            "outputs": [excerpt(text) for text in self.outputs],
-            "usage": {role: total.to_dict() for role, total in self.usage.items()},
-            "sandbox": self.sandbox,
-        }
+        return self.record().model_dump(mode="json")
+
+
+class ReviewRecord(_Value):
+    """A review's outcome as it is recorded (`ReviewOutcome.record`), and read back: what a
+    task's review step returns to its workflow, and the review's `summary.json`. Its JSON form
+    keeps the fields in this order, a finding in its flat form (`FindingRecord.to_dict`) and a
+    usage total in its (`UsageTotal.to_dict`)."""
+
+    run_id: str
+    status: ReviewStatus
+    decision: Decision
+    exit_code: int
+    message: str
+    rounds: tuple[RoundRecord, ...]
+    findings: tuple[FlatFindingRecord, ...]
+    report_dir: str
+    outputs: tuple[str, ...] = ()
+    """The starts of the raw reviewer outputs shown when the review was undecidable."""
+    usage: dict[str, FlatUsageTotal] = Field(default_factory=dict)
+    sandbox: str = ""

@@ -4,9 +4,13 @@ a task's decision, a unit's status, a phase's result, a person's answer.
 Workflows and steps take and return these models; DBOS records them as plain JSON-able dicts,
 dumped and validated at one seam (`mergegate.store.Seam`), so a recorded run can be read back
 by any later version that keeps these field names (and their order: the recorded form is
-pinned by `tests/test_dbos_seam.py`); the same values are the rows of the run's state in its
-database (`mergegate.store.RunRows`), which `status`, the next generation and `resume` read
-(never the copies in the run's folder).
+pinned by `tests/test_dbos_seam.py` and `tests/test_persisted_golden.py`); the same values
+are the rows of the run's state in its database (`mergegate.store.RunRows`), which `status`,
+the next generation and `resume` read (never the copies in the run's folder).
+
+A task's outcome carries the models of the packages that define them — the review's
+`FindingRecord` (in its flat recorded form), the handoff's `AgentResultPayload`, the
+implementer's `TaskJudgement` — never a dict of them.
 """
 
 from __future__ import annotations
@@ -16,11 +20,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.git import Workspace
+from mergegate.handoff import AgentResultPayload
+from mergegate.implementer import TaskJudgement
+from mergegate.review.ledger import FlatFindingRecord
+from mergegate.verdicts import Finding, Severity
 
 __all__ = [
+    "CheckFinding",
     "CheckResult",
     "CheckpointAnswer",
     "Merged",
+    "OpenFinding",
     "PhaseArgs",
     "PhaseOutcome",
     "PhaseResult",
@@ -32,6 +42,7 @@ __all__ = [
     "UnitArgs",
     "UnitOutcome",
     "UnitStatus",
+    "VerdictEntry",
     "VerificationOutcome",
     "WorkspaceRecord",
 ]
@@ -121,6 +132,41 @@ class CheckResult(_Value):
     duration_s: float
 
 
+class CheckFinding(_Value):
+    """A failing check as an open blocking finding of its task (`CHECK-<n>`): a program's
+    finding, not a reviewer's, so it has no place in a file and no history."""
+
+    id: str
+    severity: Severity = Severity.CRITICAL
+    status: Literal["open"] = "open"
+    stage: Literal["check"] = "check"
+    title: str
+
+    @property
+    def finding(self) -> Finding:
+        """The finding it is, in the verdicts' terms (as a review's record holds one)."""
+        return Finding(id=self.id, severity=self.severity, title=self.title)
+
+
+OpenFinding = FlatFindingRecord | CheckFinding
+"""A finding a task left open: a review's (its record, flat) or a failing check's."""
+
+
+class VerdictEntry(_Value):
+    """One reviewer attempt of a task's reviews, as the task's report lists it: which review
+    and round, the stage and attempt, the decision (`none` when the agent run failed) and the
+    verdict object's one-line `summary` and `confidence` (`AttemptSummary`'s, in short)."""
+
+    review: int
+    round: int
+    stage: str
+    attempt: int
+    decision: str
+    summary: str
+    confidence: float | None
+    answer_via: str
+
+
 class TaskOutcome(_Value):
     """How one task ended."""
 
@@ -137,18 +183,18 @@ class TaskOutcome(_Value):
     session: str | None = None
     notes: str = ""
     """The implementer's last words (its implementation notes)."""
-    open_findings: list[dict[str, Any]] = Field(default_factory=list)
+    open_findings: list[OpenFinding] = Field(default_factory=list)
     checks: list[CheckResult] = Field(default_factory=list)
     reports: list[str] = Field(default_factory=list)
     rounds: int = 0
     tokens: int = 0
     exit_code: int = 0
-    answer: dict[str, Any] | None = None
-    """A person's answer to a checkpoint task."""
-    agent_result: dict[str, Any] | None = None
+    answer: CheckpointAnswer | TakeoverAnswer | None = None
+    """A person's answer to the task: a checkpoint's, or the takeover it ended with."""
+    agent_result: AgentResultPayload | None = None
     """The implementer's validated `agent-result` (its claim; the checks and review decide)."""
-    judgement: dict[str, Any] | None = None
-    """The claim set against the task's first checks (`TaskJudgement`: both, side by side)."""
+    judgement: TaskJudgement | None = None
+    """The claim set against the task's first checks (both, side by side)."""
     help_requests: int = 0
     """Help requests answered by advisors (or escalated) for this task."""
     stopped: bool = False
@@ -156,12 +202,11 @@ class TaskOutcome(_Value):
     is stopping, so its unit does not go on without it."""
     reviewed_at: float | None = None
     """When the task's last review ended (recorded by its step)."""
-    findings: list[dict[str, Any]] = Field(default_factory=list)
-    """Every finding the task's reviews recorded (`FindingRecord.to_dict()`: stage, status,
-    severity, requirement, suggestion, ...), the latest record of each id."""
-    verdicts: list[dict[str, Any]] = Field(default_factory=list)
-    """Every reviewer attempt of the task's reviews: review, round, stage, attempt, decision,
-    and the verdict object's one-line `summary` and `confidence`."""
+    findings: list[FlatFindingRecord] = Field(default_factory=list)
+    """Every finding the task's reviews recorded (recorded flat: `FindingRecord.to_dict()`),
+    the latest record of each id."""
+    verdicts: list[VerdictEntry] = Field(default_factory=list)
+    """Every reviewer attempt of the task's reviews."""
     review_outputs: list[str] = Field(default_factory=list)
     """The starts of the reviewer outputs a review could not decide from (both attempts of a
     stage that stayed malformed or empty, or a failed run's): shown to the person (seed 000:

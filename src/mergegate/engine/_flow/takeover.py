@@ -109,7 +109,7 @@ def _approve(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> Tas
         place.worktree, list(task_checks(task)), str(folder / f"takeover-g{answer.generation}")
     )
     failing = [c for c in checks if not c.passed]
-    taken = {"answer": answer.dump(), "head": head, "checks": outcome.checks + checks}
+    taken = {"answer": answer, "head": head, "checks": outcome.checks + checks}
     if failing:
         first = failing[0]
         return outcome.model_copy(
@@ -141,7 +141,7 @@ def _skip(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskOu
             "decision": "skipped",
             "reason": f"skipped by {_said(answer)}",
             "head": start,
-            "answer": answer.dump(),
+            "answer": answer,
             "exit_code": 0,
         }
     )
@@ -167,5 +167,5 @@ def _retry(place: _Place, outcome: TaskOutcome, answer: TakeoverAnswer) -> TaskO
         )
     said = f"retried for {_said(answer)}"
     return retried.model_copy(
-        update={"answer": answer.dump(), "reason": f"{retried.reason} ({said})".strip()}
+        update={"answer": answer, "reason": f"{retried.reason} ({said})".strip()}
     )

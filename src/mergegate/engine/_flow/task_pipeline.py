@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 from mergegate.agents.base import AgentRequest, AgentResult
 from mergegate.decisions import ExitCode
-from mergegate.engine._context.outcomes import CheckResult, TaskArgs, TaskOutcome
+from mergegate.engine._context.outcomes import (
+    CheckFinding,
+    CheckResult,
+    TaskArgs,
+    TaskOutcome,
+    VerdictEntry,
+)
 from mergegate.engine._context.plan_views import task_checks, task_spec
 from mergegate.engine._context.run_events import RunEvent
 from mergegate.engine._context.runtime import Runtime, current, working_on
@@ -35,17 +40,18 @@ from mergegate.engine._steps.core import (
 )
 from mergegate.engine._steps.implementer_turn import implement_turns, judge_claim
 from mergegate.engine._steps.review_stage import ReviewCall, review_step
+from mergegate.handoff import AgentResultPayload
 from mergegate.ids import Trailer, TrailerLine, WorkflowId
-from mergegate.implementer import result_schema, task_environment
+from mergegate.implementer import TaskJudgement, result_schema, task_environment
 from mergegate.plans import Task
-from mergegate.review import ReviewState, ReviewStatus
+from mergegate.review import FindingRecord, FindingStatus, ReviewState, ReviewStatus
 from mergegate.review.reports import fence
+from mergegate.review.state import ReviewRecord
 from mergegate.store import workflow
 
 __all__ = ["task_workflow"]
 
 _NOTES_CHARS = 4000
-_VERDICT_KEYS = ("stage", "attempt", "decision", "summary", "confidence", "answer_via")
 _FILES_LIMIT = 100_000
 
 
@@ -110,7 +116,7 @@ class _Pipeline:
         self.checked: str | None = None
         self.last_failure: str | None = None
         self.reviewed: str | None = None
-        self.review: dict[str, Any] | None = None
+        self.review: ReviewRecord | None = None
         self.reports: list[str] = []
         self.review_rounds = 0
         self.rounds_left = rt.options.review.max_rounds
@@ -121,15 +127,15 @@ class _Pipeline:
         self.request: AgentRequest | None = None
         """The implementer's last request (its handoff is asked again with it)."""
         self.attempt_dir = ""
-        self.claim: dict[str, Any] | None = None
+        self.claim: AgentResultPayload | None = None
         """The implementer's validated `agent-result`: a claim, set against the checks."""
-        self.judgement: dict[str, Any] | None = None
+        self.judgement: TaskJudgement | None = None
         self.claim_checked = False
         self.help_requests = 0
         self.reviewed_at: float | None = None
-        self.findings: dict[str, dict[str, Any]] = {}
+        self.findings: dict[str, FindingRecord] = {}
         """Every finding the task's reviews recorded, by id (the latest record)."""
-        self.verdicts: list[dict[str, Any]] = []
+        self.verdicts: list[VerdictEntry] = []
 
     # ------------------------------------------------------------ pieces
     def emit(self, step: str, message: str) -> None:
@@ -159,21 +165,22 @@ class _Pipeline:
             self.rt.events.emit(event)
 
     def outcome(self, decision: str, reason: str = "", code: ExitCode = ExitCode.OK) -> TaskOutcome:
-        review = self.review or {}
-        findings = [f for f in review.get("findings", []) if f.get("status") == "open"]
+        review = self.review
+        findings = [] if review is None else review.findings
+        open_ = [f for f in findings if f.status is FindingStatus.OPEN]
         return TaskOutcome(
             id=self.task.id,
             number=self.index + 1,
             name=self.task.name,
             decision=decision,
             reason=reason,
-            review_status=review.get("status"),
+            review_status=None if review is None else review.status.value,
             start=self.start,
             head=self.head,
             commit=self.commit,
             session=self.session,
             notes=self.notes[-_NOTES_CHARS:],
-            open_findings=findings + _check_findings(self.checks),
+            open_findings=[*open_, *_check_findings(self.checks)],
             checks=self.checks,
             reports=self.reports,
             rounds=self.review_rounds + self.check_rounds,
@@ -185,7 +192,7 @@ class _Pipeline:
             reviewed_at=self.reviewed_at,
             findings=list(self.findings.values()),
             verdicts=self.verdicts,
-            review_outputs=list(review.get("outputs") or ()),
+            review_outputs=[] if review is None else list(review.outputs),
         )
 
     def escalate(self, reason: str) -> TaskOutcome:
@@ -297,9 +304,9 @@ class _Pipeline:
         if self.claim is None or self.claim_checked:
             return
         self.claim_checked = True
-        self.judgement = judge_claim(self.claim, self.checks, self.task.id)
-        if self.judgement and self.judgement.get("discrepancy"):
-            self.emit("check", f"{self.task.id}: {self.judgement['discrepancy']}")
+        self.judgement = judge_claim(self.claim, self.checks)
+        if self.judgement and self.judgement.discrepancy:
+            self.emit("check", f"{self.task.id}: {self.judgement.discrepancy}")
 
     def fix_checks(self, failing: list[CheckResult]) -> TaskOutcome | None:
         self.emit("fix", f"{len(failing)} check(s) failed: asking for a fix")
@@ -360,59 +367,61 @@ class _Pipeline:
         self.reviewed_at = out.reviewed_at
         return self.reviewed_as(out.state, out.outcome)
 
-    def reviewed_as(self, state: ReviewState, review: dict[str, Any]) -> TaskOutcome | None:
+    def reviewed_as(self, state: ReviewState, review: ReviewRecord) -> TaskOutcome | None:
         self.review = review
         self.record_review(review)
-        self.reports.append(review["report_dir"])
+        self.reports.append(review.report_dir)
         self.head = self.reviewed = state.current.head_sha
         self.session = state.implementer_session or self.session
         self.review_rounds += len(state.rounds)
         self.rounds_left -= len(state.rounds)
-        status, mode = review["status"], self.rt.options.review_mode
-        if status == ReviewStatus.APPROVED.value:
+        status, mode = review.status, self.rt.options.review_mode
+        if status is ReviewStatus.APPROVED:
             return self.ask_person(review) if mode == "manual" else None
-        if mode == "manual" and status in (
-            ReviewStatus.CHANGES_REQUESTED.value,
-            ReviewStatus.REJECTED.value,
-        ):
+        if mode == "manual" and status in (ReviewStatus.CHANGES_REQUESTED, ReviewStatus.REJECTED):
             return self.ask_person(review)
         return self.review_failed(review)
 
-    def record_review(self, review: dict[str, Any]) -> None:
+    def record_review(self, review: ReviewRecord) -> None:
         """Keep what a finished review recorded for the task's report: its findings (by id,
         the latest record wins) and each reviewer attempt with its verdict's summary."""
         number = len(self.reports)
-        for finding in review.get("findings", []):
-            self.findings[str(finding["id"])] = finding
-        for rnd in review.get("rounds", []):
-            self.verdicts += [
-                {
-                    "review": number,
-                    "round": rnd.get("round"),
-                    **{k: a.get(k) for k in _VERDICT_KEYS},
-                }
-                for a in rnd.get("attempts", [])
-            ]
-
-    def ask_person(self, review: dict[str, Any]) -> TaskOutcome:
-        status = review["status"]
-        self.emit("waiting", f"{self.task.id}: review {status}; asking the person at the terminal")
-        lines = [f"Task {self.task.id} ({self.task.name}): review {status}: {review['message']}"]
-        lines += [
-            f"  [{f.get('severity')}] {f.get('id')}: {f.get('title')}"
-            for f in review["findings"]
-            if f.get("status") == "open"
+        for record in review.findings:
+            self.findings[record.finding.id] = record
+        self.verdicts += [
+            VerdictEntry(
+                review=number,
+                round=rnd.round,
+                stage=a.stage,
+                attempt=a.attempt,
+                decision=a.decision,
+                summary=a.summary,
+                confidence=a.confidence,
+                answer_via=a.answer_via,
+            )
+            for rnd in review.rounds
+            for a in rnd.attempts
         ]
-        lines.append(f"reports: {review['report_dir']}")
+
+    def ask_person(self, review: ReviewRecord) -> TaskOutcome:
+        status = review.status.value
+        self.emit("waiting", f"{self.task.id}: review {status}; asking the person at the terminal")
+        lines = [f"Task {self.task.id} ({self.task.name}): review {status}: {review.message}"]
+        lines += [
+            f"  [{r.finding.severity.value}] {r.finding.id}: {r.finding.title}"
+            for r in review.findings
+            if r.status is FindingStatus.OPEN
+        ]
+        lines.append(f"reports: {review.report_dir}")
         if human_step("\n".join(lines)):
             return self.outcome("approved", "approved by a person after the review")
         return self.escalate("rejected by a person after the review")
 
-    def review_failed(self, review: dict[str, Any]) -> TaskOutcome:
-        status, message = review["status"], review["message"]
-        if status == ReviewStatus.UNDECIDABLE.value:
+    def review_failed(self, review: ReviewRecord) -> TaskOutcome:
+        status, message = review.status, review.message
+        if status is ReviewStatus.UNDECIDABLE:
             return self.outcome("undecidable", message, ExitCode.UNDECIDABLE)
-        if status == ReviewStatus.AGENT_FAILED.value:
+        if status is ReviewStatus.AGENT_FAILED:
             if self.stopped:
                 return self.ended_by_stop()
             return self.outcome("failed", message, ExitCode.AGENT_FAILURE)
@@ -430,7 +439,7 @@ class _Pipeline:
                 cap = self.rt.options.review.max_rounds
                 return self.escalate(f"revision cap reached ({cap} rounds)")
             return self.run_review()
-        message = (self.review or {}).get("message") or "approved"
+        message = (self.review.message if self.review else "") or "approved"
         return self.outcome("approved", message)
 
     def run(self) -> TaskOutcome:
@@ -445,15 +454,11 @@ def _signature(failing: list[CheckResult]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _check_findings(checks: list[CheckResult]) -> list[dict[str, Any]]:
+def _check_findings(checks: list[CheckResult]) -> list[CheckFinding]:
     return [
-        {
-            "id": f"CHECK-{i}",
-            "severity": "critical",
-            "status": "open",
-            "stage": "check",
-            "title": f"check `{c.run}` exited {c.exit} (expected {c.expect_exit})",
-        }
+        CheckFinding(
+            id=f"CHECK-{i}", title=f"check `{c.run}` exited {c.exit} (expected {c.expect_exit})"
+        )
         for i, c in enumerate((c for c in checks if not c.passed), start=1)
     ]
 

@@ -167,14 +167,14 @@ def _checkpoint(rt: Runtime, unit: Unit, index: int) -> TaskOutcome:
             update={
                 "decision": "approved",
                 "reason": f"approved by a person{said}",
-                "answer": answer.dump(),
+                "answer": answer,
             }
         )
     return base.model_copy(
         update={
             "decision": "needs_manual_review",
             "reason": f"rejected by a person{said}",
-            "answer": answer.dump(),
+            "answer": answer,
             "exit_code": int(ExitCode.ESCALATED),
         }
     )

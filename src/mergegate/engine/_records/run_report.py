@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.engine._context.journal import NoCounts, RunCounts
 from mergegate.engine._context.outcomes import VerificationOutcome
+from mergegate.handoff import AgentResultPayload
+from mergegate.implementer import TaskJudgement
 
 __all__ = [
     "AlertEntry",
@@ -45,9 +47,9 @@ class TaskEntry(_Entry):
     commit: str | None = None
     head: str | None = None
     help_requests: int = 0
-    agent_result: dict[str, Any] | None = None
+    agent_result: AgentResultPayload | None = None
     """The implementer's validated `agent-result`, as its task recorded it."""
-    judgement: dict[str, Any] | None = None
+    judgement: TaskJudgement | None = None
     """The claim set against the task's first checks, as its task recorded it."""
     review_outputs: list[str] = Field(default_factory=list)
     reports: list[str] = Field(default_factory=list)

@@ -18,13 +18,13 @@ import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from mergegate.atomic_files import write_atomic, write_json_atomic
-from mergegate.engine._context.outcomes import TaskOutcome
+from mergegate.engine._context.outcomes import TaskOutcome, VerdictEntry
 from mergegate.engine._context.plan_views import report_stem
 from mergegate.engine._context.runtime import Runtime
 from mergegate.plans import Phase, Unit
+from mergegate.review import FindingRecord
 from mergegate.store import RecordKind
 from mergegate.untrusted import md_code, md_text
 
@@ -81,12 +81,12 @@ def render_task_report(run_id: str, phase: Phase, unit: Unit, task: TaskOutcome)
     return "\n".join(lines) + "\n"
 
 
-def _counts(findings: list[dict[str, Any]]) -> dict[str, int]:
-    reviewed = [f for f in findings if f.get("stage") in ("spec", "quality")]
-    seeds = [SEED_SEVERITY.get(str(f.get("severity")), "info") for f in reviewed]
+def _counts(findings: list[FindingRecord]) -> dict[str, int]:
+    reviewed = [f for f in findings if f.stage in ("spec", "quality")]
+    seeds = [SEED_SEVERITY.get(f.finding.severity.value, "info") for f in reviewed]
     return {
-        "spec_findings": sum(1 for f in reviewed if f.get("stage") == "spec"),
-        "quality_findings": sum(1 for f in reviewed if f.get("stage") == "quality"),
+        "spec_findings": sum(1 for f in reviewed if f.stage == "spec"),
+        "quality_findings": sum(1 for f in reviewed if f.stage == "quality"),
         "critical": seeds.count("critical"),
         "warnings": seeds.count("warning"),
         "info": seeds.count("info"),
@@ -130,11 +130,11 @@ def _stage_lines(task: TaskOutcome, stage: str, title: str, words: str) -> list[
     verdict = _last_verdict(task.verdicts, stage)
     if verdict is None:
         return [*lines, f"Not reviewed ({words} stage did not run or gave no verdict)."]
-    confidence = verdict.get("confidence")
+    confidence = verdict.confidence
     shown = "—" if confidence is None else f"{confidence:g}"
-    summary = md_text(verdict.get("summary") or "", 300) or "no summary"
-    lines += [f"**Verdict:** `{verdict['decision']}` — {summary} (confidence {shown})", ""]
-    findings = [f for f in task.findings if f.get("stage") == stage]
+    summary = md_text(verdict.summary, 300) or "no summary"
+    lines += [f"**Verdict:** `{verdict.decision}` — {summary} (confidence {shown})", ""]
+    findings = [f for f in task.findings if f.stage == stage]
     if not findings:
         return [*lines, f"No {words} issues found."]
     for n, finding in enumerate(findings, start=1):
@@ -142,30 +142,31 @@ def _stage_lines(task: TaskOutcome, stage: str, title: str, words: str) -> list[
     return lines
 
 
-def _last_verdict(verdicts: list[dict[str, Any]], stage: str) -> dict[str, Any] | None:
-    valid = [v for v in verdicts if v.get("stage") == stage and v.get("decision") in _VERDICTS]
+def _last_verdict(verdicts: list[VerdictEntry], stage: str) -> VerdictEntry | None:
+    valid = [v for v in verdicts if v.stage == stage and v.decision in _VERDICTS]
     return valid[-1] if valid else None
 
 
 _VERDICTS = ("approve", "fixes", "reject")
 
 
-def _finding_block(n: int, f: dict[str, Any]) -> list[str]:
-    severity = SEED_SEVERITY.get(str(f.get("severity")), "info")
+def _finding_block(n: int, record: FindingRecord) -> list[str]:
+    f = record.finding
+    severity = SEED_SEVERITY.get(f.severity.value, "info")
     lines = [
-        f"### Finding {n}: {md_text(f.get('title'), 300)}",
+        f"### Finding {n}: {md_text(f.title, 300)}",
         f"- **Severity:** {severity}",
     ]
-    if f.get("requirement"):
-        lines.append(f"- **Requirement:** {md_text(f['requirement'], 300)}")
-    if f.get("file"):
-        where = md_text(f["file"], 300) + (f":{int(f['line'])}" if f.get("line") else "")
+    if f.requirement:
+        lines.append(f"- **Requirement:** {md_text(f.requirement, 300)}")
+    if f.file:
+        where = md_text(f.file, 300) + (f":{f.line}" if f.line else "")
         lines.append(f"- **File:** {where}")
-    lines.append(f"- **Issue:** {md_text(f.get('detail') or f.get('title'), 800)}")
-    if f.get("suggestion"):
-        lines.append(f"- **Suggestion:** {md_text(f['suggestion'], 800)}")
+    lines.append(f"- **Issue:** {md_text(f.detail or f.title, 800)}")
+    if f.suggestion:
+        lines.append(f"- **Suggestion:** {md_text(f.suggestion, 800)}")
     lines += [
-        f"- **Status:** {md_text(f.get('status'), 20)} ({md_code(f.get('id'), 60)})",
+        f"- **Status:** {md_text(record.status.value, 20)} ({md_code(f.id, 60)})",
         "",
     ]
     return lines
@@ -193,11 +194,11 @@ def _attempt_lines(task: TaskOutcome) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     for v in task.verdicts:
-        confidence = "—" if v.get("confidence") is None else f"{v['confidence']:g}"
+        confidence = "—" if v.confidence is None else f"{v.confidence:g}"
         lines.append(
-            f"| {v.get('review')} | {v.get('round')} | {md_text(v.get('stage'), 20)} "
-            f"| {v.get('attempt')} | {md_text(v.get('decision'), 20)} "
-            f"| {md_text(v.get('summary') or '', 200)} | {confidence} |"
+            f"| {v.review} | {v.round} | {md_text(v.stage, 20)} "
+            f"| {v.attempt} | {md_text(v.decision, 20)} "
+            f"| {md_text(v.summary, 200)} | {confidence} |"
         )
     return lines
 

@@ -22,10 +22,15 @@ here too. Agent text is untrusted: it is fenced or escaped wherever it lands in 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from mergegate.atomic_files import write_atomic, write_json_atomic
-from mergegate.engine._context.outcomes import Merged, PhaseOutcome, TaskOutcome, UnitOutcome
+from mergegate.engine._context.outcomes import (
+    Merged,
+    OpenFinding,
+    PhaseOutcome,
+    TaskOutcome,
+    UnitOutcome,
+)
 from mergegate.engine._context.runtime import Runtime
 from mergegate.git import GitRepository
 from mergegate.plans import Unit
@@ -43,11 +48,12 @@ __all__ = [
 _MAX_PACKAGE_PATHS = 50
 
 
-def _finding_line(f: dict[str, Any]) -> str:
-    where = f" ({md_text(f.get('file'), 200)}:{f.get('line')})" if f.get("file") else ""
-    stage = f" [{md_text(f.get('stage'), 20)}]" if f.get("stage") else ""
-    severity, fid = md_text(f.get("severity"), 20), md_code(f.get("id"), 60)
-    return f"- **{severity}** {fid}{stage} {md_text(f.get('title'), 300)}{where}"
+def _finding_line(record: OpenFinding) -> str:
+    f = record.finding
+    where = f" ({md_text(f.file, 200)}:{f.line})" if f.file else ""
+    stage = f" [{md_text(record.stage, 20)}]" if record.stage else ""
+    severity, fid = md_text(f.severity.value, 20), md_code(f.id, 60)
+    return f"- **{severity}** {fid}{stage} {md_text(f.title, 300)}{where}"
 
 
 def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:

@@ -53,6 +53,7 @@ from mergegate.implementer import (
     RecoveryLimits,
     ResultCollection,
     Situation,
+    TaskJudgement,
     collect_agent_result,
     consult_advisors,
     decide_recovery,
@@ -132,8 +133,8 @@ class ImplementingTask(Protocol):
     session: str | None
     stopped: str | None
     notes: str
-    claim: dict[str, Any] | None
-    judgement: dict[str, Any] | None
+    claim: AgentResultPayload | None
+    judgement: TaskJudgement | None
     help_requests: int
 
     @property
@@ -301,14 +302,13 @@ def backoff_step(seconds: float) -> None:
 
 
 def judge_claim(
-    claim: dict[str, Any] | None, checks: list[CheckResult], task_id: str
-) -> dict[str, Any] | None:
+    claim: AgentResultPayload | None, checks: list[CheckResult]
+) -> TaskJudgement | None:
     """The agent's claim set against mergegate's checks (None without a claim)."""
     if claim is None:
         return None
-    result = AgentResultPayload.model_validate({**claim, "task_id": claim.get("task_id", task_id)})
     outcomes = [CheckOutcome(name=c.run, passed=c.passed) for c in checks]
-    return judge_task_result(result, outcomes).model_dump(mode="json")
+    return judge_task_result(claim, outcomes)
 
 
 # ---------------------------------------------------------------- the loop
@@ -436,8 +436,8 @@ class _Turns:
         pipe = self.pipe
         result = collection.result
         assert result is not None
-        pipe.claim = result.model_dump(mode="json")
-        pipe.judgement = judge_claim(pipe.claim, [], pipe.task.id)
+        pipe.claim = result
+        pipe.judgement = judge_claim(result, [])
         pipe.notes = result.notes or pipe.notes
         if result.success and result.completed_normally:
             return None
@@ -512,7 +512,7 @@ class _Turns:
         return float(min(retry.max_backoff_delay, delay))
 
 
-def _context_text(context: dict[str, Any] | None) -> str:
+def _context_text(context: Mapping[str, object] | None) -> str:
     if context is None:
         return ""
     return json.dumps(context, ensure_ascii=False, sort_keys=True)

@@ -255,7 +255,7 @@ def unit_summary(rt: Runtime, phase: Phase, unit: Unit, out: UnitOutcome) -> Uni
     unresolved = tuple(
         f"Task {md_text(t.id, 300)} ({t.decision}): {md_text(t.reason, 300)}"
         + "".join(
-            f"; [{md_text(f.get('severity'), 20)}] {md_text(f.get('title'), 200)}"
+            f"; [{md_text(f.finding.severity.value, 20)}] {md_text(f.finding.title, 200)}"
             for f in t.open_findings
         )
         for t in out.tasks

@@ -7,8 +7,8 @@ workflow, and the state it returns is its recorded result:
     state = None
     while True:
         out = review_step(call(state))     # the first step opens the review (start_review),
-        state = out["state"]               # the one that ends it closes it (finish_review)
-        if out["outcome"]: break
+        state = out.state                  # the one that ends it closes it (finish_review)
+        if out.outcome: break
 
 A completed attempt or fix round is never run again: a replay gets its recorded state back.
 One that was in flight at a crash runs again: the review writes its records under a fresh
@@ -56,6 +56,7 @@ from mergegate.review import (
     run_step,
     start_review,
 )
+from mergegate.review.state import ReviewRecord
 from mergegate.review.stream import review_events
 from mergegate.store import step
 
@@ -88,14 +89,14 @@ class ReviewCall(BaseModel):
 
 class ReviewRun(BaseModel):
     """One review step as it was recorded: the review's new `state`; its `outcome`
-    (`ReviewOutcome.to_dict()`) when this step ended the review, else None; why an agent was
+    (`ReviewOutcome.record()`) when this step ended the review, else None; why an agent was
     `stopped` (a budget, a stop request), else None; the `tokens` its agents used; when the
     review ended (`reviewed_at`, epoch seconds; None before)."""
 
     model_config = ConfigDict(extra="forbid")
 
     state: ReviewState
-    outcome: dict[str, Any] | None
+    outcome: ReviewRecord | None
     stopped: str | None
     tokens: int
     reviewed_at: float | None
@@ -339,7 +340,7 @@ def _review_step(call: ReviewCall) -> ReviewRun:
     outcome = None
     if stop is not None:
         _keep_lost_end(ctx.run_dir)
-        outcome = finish_review(ctx, state, stop).to_dict()
+        outcome = finish_review(ctx, state, stop).record()
         repo.git.release_checkout()  # no reviewer of this review runs again
     rt.checkpoint(workspace.root)  # across hosts: a fix round's commit, pushed
     return ReviewRun(
