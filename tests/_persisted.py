@@ -13,6 +13,7 @@ import json
 import pickle
 import re
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,10 @@ def unpickle(text: str | None) -> Any:
     return None if text is None else pickle.loads(base64.b64decode(text))
 
 
+_TESTS = Path(__file__).resolve().parent
+"""This checkout's tests folder: the scripted agents' commands name it."""
+
+
 class Placeholders:
     """Machine-specific strings replaced by placeholders; types kept visible."""
 
@@ -50,6 +55,8 @@ class Placeholders:
     def text(self, value: str) -> str:
         escaped = self.tmp.replace("_", "\\_")  # as markdown escapes it
         value = value.replace(self.tmp, "<tmp>").replace(escaped, "<tmp>")
+        # the test's own programs: where the checkout and its interpreter are
+        value = value.replace(sys.executable, "<python>").replace(str(_TESTS), "<tests>")
         value = value.replace(self.run_id, "<run>")
         value = _REVIEW.sub("mg-<id>", value)
         value = _UUID.sub("<uuid>", _SHA.sub("<sha>", value))
