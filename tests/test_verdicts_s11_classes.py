@@ -1,0 +1,188 @@
+"""Issue 23, session 11: classes of false refusal and of false approval, as tables.
+
+Genuine approvals written the way real agents write them, each class with hostile twins (the
+same shape carrying a condition, a partial scope, a no, a retraction or a finding), which
+must still be refused. The strings are new examples of each class, not held-out texts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import parse_verdict
+from mergegate.verdicts._text import MAX_LINE_CHARS
+
+A, F, R, M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
+
+
+def _refused(decision: Decision) -> bool:
+    return decision is not A
+
+
+# Gerrit prints a vote as the first line of its message: 'Patch Set 3: Code-Review+2'.
+GERRIT = [
+    ("Patch Set 3: Code-Review+2\n\nLooks good to me, approved.\n", A),
+    ("Patch Set 12: Code-Review+2\n", A),
+    # hostile: the same prefix with a negative vote, and prose that approves beside it
+    ("Patch Set 3: Code-Review-1\n\nLooks good to me otherwise.\n", F),
+    ("Patch Set 3: Code-Review-2\n\nLGTM apart from that.\n", R),
+    ("Patch Set 3: Code-Review+1\n", M),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), GERRIT)
+def test_gerrit_vote_after_its_patch_set(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
+
+
+# GitHub's review state written as a bold label: '**Review state:** APPROVED'.
+GITHUB = [
+    ("**Review state:** APPROVED\n\nNice work on the retry logic.\n", A),
+    ("- **State:** `APPROVED`\n", A),
+    # hostile
+    ("**Review state:** CHANGES_REQUESTED\n\nNice work on the retry logic.\n", F),
+    ("**Review state:** COMMENTED\n", M),
+    ("**Review state:** APPROVED\n\nActually, no: the migration drops a column.\n", R),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), GITHUB)
+def test_github_state_as_bold_label(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
+
+
+# A Chinese condition in the answer's own clause: '通过（修复测试后）' is "pass (after the tests
+# are fixed)": 后 ends a clause that says when, whatever stands between the verb and it.
+_ZH = "# 代码评审\n\n## 问题\n无\n\n## 结论\n{}\n"
+CJK_AFTER = [
+    (_ZH.format("通过"), A),
+    (_ZH.format("通过（修复测试后）"), F),
+    (_ZH.format("通过，补充文档后合入"), F),
+    (_ZH.format("批准（更新迁移脚本后）"), F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CJK_AFTER)
+def test_chinese_after_clause_conditions_the_answer(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
+
+
+# A GSD verifier report that says 'passed' while its 'Human Verification Required' section
+# lists items: the report is human_needed in substance; the non-passing record wins.
+_GSD = (
+    "---\nphase: 02-api\nverified: 2026-05-02T12:00:00Z\nstatus: passed\n"
+    "score: 5/5 must-haves verified\n---\n\n# Phase 2: API Verification Report\n\n"
+    "**Status:** passed\n\n### Anti-Patterns Found\nNone.\n\n"
+    "### Human Verification Required\n{}\n\n---\n\n_Verifier: Claude (gsd-verifier)_\n"
+)
+GSD_HUMAN = [
+    (_GSD.format("None."), A),
+    (_GSD.format("_None._"), A),
+    (_GSD.format("1. Check the UI renders the page list"), F),
+    (_GSD.format("- **Test:** open /users in a browser\n  **Expected:** a list"), F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), GSD_HUMAN)
+def test_gsd_passed_with_human_items_is_not_approval(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
+
+
+# Lines longer than the cap: a long table row or paragraph of the review's body is read in
+# pieces (sentences, cells), each bounded; a piece that says no, conditions, blocks or is
+# itself longer than the cap still refuses the approval.
+_ROW = "| Retry | " + "The retry loop backs off exponentially and caps at five attempts; " * 40
+_PARA = "The change is small and well contained. " * 70
+_VERDICT = "\n\n## Verdict\nAPPROVED\n"
+LONG_LINES = [
+    ("# Review\n\n## Details\n| Area | Notes |\n|---|---|\n" + _ROW + "|" + _VERDICT, A),
+    ("# Review\n\n## Summary\n" + _PARA + _VERDICT, A),
+    ("# Review\n\n## Verdict\nAPPROVED\n\n## Notes\n" + _PARA + "\n", A),
+    # hostile: the no, condition or block sits past the cap, and a piece that is too long
+    ("# Review\n\n## Summary\n" + _PARA + "Do not merge this yet." + _VERDICT, R),
+    ("# Review\n\n## Verdict\nAPPROVED\n\n## Notes\n" + _PARA + "Merge once CI passes.\n", F),
+    ("# Review\n\n## Verdict\nAPPROVED\n\n## Notes\n" + _PARA + " The tests fail.\n", F),
+    ("# Review\n\n## Summary\n" + _PARA + "Critical: 2 open issues." + _VERDICT, F),
+    ("# Review\n\n## Summary\n" + _PARA + " must be fixed before merge." + _VERDICT, F),
+    ("# Review\n\n## Summary\n" + "word " * MAX_LINE_CHARS + _VERDICT, M),
+    ("# Review\n\n" + "**Verdict:** APPROVED " + "and fine " * 300 + "\n", M),
+    (
+        "# Review\n\n## Details\n| Area | Notes |\n|---|---|\n"
+        + _ROW
+        + "| REJECT |"
+        + _VERDICT,
+        R,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LONG_LINES)
+def test_long_lines_are_read_in_bounded_pieces(text: str, expected: Decision) -> None:
+    decision = parse_verdict(text).decision
+    if expected is A:
+        assert decision is A, text[-200:]
+    else:
+        assert _refused(decision), text[-200:]
+
+
+# Short prose above a verdict that stands outside any section and cannot carry a decision: a
+# thank-you, an appraisal that is only praise, a one-line account of what was reviewed.
+PREAMBLE = [
+    ("Looks good.\n\n**Ready to merge?** Yes\n", A),
+    ("Looks great to me!\n\n**Verdict:** APPROVE\n", A),
+    ("Thanks for the clean PR!\n\n**Verdict:** APPROVE\n", A),
+    ("Thank you for the quick turnaround.\n\nVerdict: LGTM\n", A),
+    ("Reviewed the retry change in `http/client.py`.\n\nVerdict: LGTM\n", A),
+    ("I reviewed all 4 commits of this PR.\n\n**Verdict:** APPROVED\n", A),
+    ("Nice work.\n\n**Ready to merge?** Yes\n", A),
+    # hostile: the same shapes with a condition, a no, a scope or a doubt
+    ("Looks good once the tests pass.\n\n**Ready to merge?** Yes\n", F),
+    ("Looks good, but rename the flag.\n\n**Ready to merge?** Yes\n", F),
+    ("Looks good so far.\n\n**Ready to merge?** Yes\n", M),
+    ("Thanks, but the migration must be reverted first.\n\n**Verdict:** APPROVE\n", F),
+    ("Thanks for the PR; do not merge it yet.\n\n**Verdict:** APPROVE\n", R),
+    ("Thanks for the PR, holding it for now.\n\n**Verdict:** APPROVE\n", M),
+    ("Reviewed the retry change; it must not ship before the fix.\n\nVerdict: LGTM\n", F),
+    ("Reviewed only the backend.\n\nVerdict: LGTM\n", M),
+    ("Reviewed the first two commits.\n\nVerdict: LGTM\n", M),
+    ("I have not reviewed the tests.\n\nVerdict: LGTM\n", M),
+    ("Reviewed the change. Hold off.\n\nVerdict: LGTM\n", M),
+    ("Hold off on this.\n\n**Verdict:** APPROVE\n", M),
+    ("Merge only once the migration is reverted.\n\n**Verdict:** APPROVED\n", F),
+    ("Nice work, except the migration.\n\n**Ready to merge?** Yes\n", F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PREAMBLE)
+def test_short_prose_above_the_verdict(text: str, expected: Decision) -> None:
+    decision = parse_verdict(text).decision
+    if expected is A:
+        assert decision is A, text
+    else:
+        assert _refused(decision), text
+
+
+# A verdict token standing as its own line: 'PLAN_REVIEW_PASS', 'CODE_REVIEW_APPROVED'.
+_BODY = "# Plan review\n\n## Checks\n- All tasks have acceptance criteria\n\n{}\n"
+TOKENS = [
+    (_BODY.format("PLAN_REVIEW_PASS"), A),
+    (_BODY.format("**CODE_REVIEW_APPROVED**"), A),
+    (_BODY.format("`REVIEW_PASS`"), M),  # a code span is code, not the verdict
+    # hostile
+    (_BODY.format("PLAN_REVIEW_FAIL"), R),
+    (_BODY.format("PLAN_REVIEW_PASS_WITH_FIXES"), F),
+    (_BODY.format("PLAN_REVIEW_PASS\n\nThe tests fail on CI."), F),
+    (_BODY.format("PLAN_REVIEW_PASS\n\n## Critical\n- SQL injection in `users.py:40`"), F),
+    (_BODY.format("DEPLOY_PASS"), M),
+    (_BODY.format("TEST_PASS"), M),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TOKENS)
+def test_verdict_token_as_its_own_line(text: str, expected: Decision) -> None:
+    decision = parse_verdict(text).decision
+    if expected is A:
+        assert decision is A, text
+    else:
+        assert _refused(decision), text
