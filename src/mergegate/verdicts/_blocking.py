@@ -35,7 +35,7 @@ from mergegate.verdicts._signals import (
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["find_blocking"]
+__all__ = ["find_blocking", "text_blocking"]
 
 _ITEM = re.compile(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = re.compile(
@@ -88,6 +88,12 @@ def find_blocking(
         if why is not None:
             return index, why
     return None
+
+
+def text_blocking(text: str) -> str | None:
+    """Why one piece of text standing alone is blocking content (a tagged item, a count, a
+    `Blocking:` label, blocking prose), or None: what `find_blocking` reads on a line."""
+    return _line_blocking(Line(number=0, raw=text), _Section())
 
 
 def _line_blocking(line: Line, section: _Section) -> str | None:
