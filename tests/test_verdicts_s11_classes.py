@@ -151,6 +151,13 @@ PREAMBLE = [
     ("Hold off on this.\n\n**Verdict:** APPROVE\n", M),
     ("Merge only once the migration is reverted.\n\n**Verdict:** APPROVED\n", F),
     ("Nice work, except the migration.\n\n**Ready to merge?** Yes\n", F),
+    ("Reviewed the change and found a race.\n\nVerdict: LGTM\n", M),
+    ("Reviewed the change, which drops the users table.\n\nVerdict: LGTM\n", M),
+    ("Looks good to merge after a rebase.\n\n**Ready to merge?** Yes\n", F),
+    ("Thanks! Reverting this.\n\n**Verdict:** APPROVE\n", M),
+    ("Looks good, see the race in `a.py`.\n\n**Verdict:** APPROVE\n", M),
+    ("Nice work — the tests fail.\n\n**Verdict:** APPROVE\n", F),
+    ("Thanks for the PR 不要合并\n\n**Verdict:** APPROVE\n", M),
 ]
 
 
