@@ -193,3 +193,43 @@ def test_verdict_token_as_its_own_line(text: str, expected: Decision) -> None:
         assert decision is A, text
     else:
         assert _refused(decision), text
+
+
+# A finding tagged blocking after its location ('`Foo.java:12` — **Critical:** NPE …', as
+# DevoxxGenie-style reviews list location, why and fix) blocks an approval beside it.
+_FINDING = "## Code review\n\n1. {}\n\n**Verdict:** LGTM\n"
+LOCATED_TAGS = [
+    (_FINDING.format("`Foo.java:12` — minor naming."), A),
+    (_FINDING.format("`Foo.java:12` — critical path covered by tests."), A),
+    # hostile
+    (_FINDING.format("`Foo.java:12` — **Critical:** NPE on null input."), F),
+    (_FINDING.format("src/a.py:40 - [BLOCKER]: race on shutdown"), F),
+    (_FINDING.format("**a.py:3** — Critical — the handle leaks"), F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LOCATED_TAGS)
+def test_blocking_tag_after_a_location(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
+
+
+# A colon inside a parenthesis after the verdict is not the separator of a label: the
+# verdict word is the answer and the parenthesis its extra.
+PARENTHESES = [
+    ("## Verdict\n**APPROVE** (confidence: high)\n", A),
+    ("## Verdict\nAPPROVED (reviewer: claude)\n", A),
+    # hostile
+    ("## Verdict\n**APPROVE** (confidence: low)\n", M),
+    ("## Verdict\n**APPROVE** (condition: CI must pass)\n", F),
+    ("## Verdict\n**APPROVE** (scope: frontend only)\n", M),
+    ("## Verdict\n**REJECT** (confidence: high)\n", R),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PARENTHESES)
+def test_colon_inside_a_parenthesis(text: str, expected: Decision) -> None:
+    decision = parse_verdict(text).decision
+    if expected is A or expected is R:
+        assert decision is expected, text
+    else:
+        assert _refused(decision), text

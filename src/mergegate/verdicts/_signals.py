@@ -200,7 +200,9 @@ _DOUBT = re.compile(
     r"probably|possibly|tentative|tentatively|for now|mostly|partially|partly|in principle|"
     r"kind of|sort of|somewhat|arguably|might|ish|quizás|tal vez|"
     r"probablemente|talvez|provavelmente|peut être|probablement|vielleicht|wahrscheinlich|"
-    r"forse|возможно)(?!\w)|也许|可能|大概|暂时|基本|原则上|たぶん|多分|おそらく|一応|아마|일단"
+    r"forse|возможно|confidence[ \t]*[:=]?[ \t]*(?:low|medium|moderate)|"
+    r"(?:low|medium|moderate)[ -]confidence)(?!\w)|"
+    r"也许|可能|大概|暂时|基本|原则上|たぶん|多分|おそらく|一応|아마|일단"
 )
 
 

@@ -361,7 +361,7 @@ _MODIFIERS = frozenset(
     phrases(
         """
 overall|final|review|code|pr|gate|merge|one-line|aggregate|consensus|round|re-review|the|my|
-our|executive|summary|task|implementation|change|patch|diff|
+our|executive|summary|task|implementation|change|patch|diff|plan|
 最终|最终|최종|総合|综合|整体|総体|总体|总体|本次|审查|评审|审核|审批|代码|合并|レビュー|종합|리뷰|
 final|general|geral|globale|gesamt|общий|итоговый
 """
