@@ -233,3 +233,37 @@ def test_colon_inside_a_parenthesis(text: str, expected: Decision) -> None:
         assert decision is expected, text
     else:
         assert _refused(decision), text
+
+
+# Verdict labels in other languages, as a label line: each names the review's verdict
+# field; the same line with a condition in its language, or a no, is still refused.
+_LABELS = [
+    ("Gesamturteil", "Freigegeben", "Freigegeben, sobald die Tests grün sind", "Abgelehnt"),
+    ("Gesamtbewertung", "Freigegeben", "Freigegeben, aber erst nach dem Rebase", "Abgelehnt"),
+    ("Endergebnis", "APPROVED", "APPROVED nachdem die CI grün ist", "REJECTED"),
+    ("Evaluación final", "Aprobado", "Aprobado cuando pase la CI", "Rechazado"),
+    ("Veredicto final", "Aprobado", "Aprobado, pero hay que corregir los tests", "Rechazado"),
+    ("Avaliação final", "Aprovado", "Aprovado desde que os testes passem", "Reprovado"),
+    ("Avis final", "Approuvé", "Approuvé dès que la CI passe", "Rejeté"),
+    ("Verdetto finale", "Approvato", "Approvato dopo il rebase", "Respinto"),
+    ("Итоговая оценка", "Одобрено", "Одобрено после исправления тестов", "Отклонено"),
+    ("总体评价", "通过", "通过（修复测试后）", "不通过"),
+    ("判定結果", "承認", "承認（ただしテスト修正後）", "却下"),
+    ("종합 의견", "승인", "승인 (테스트 수정 후)", "반려"),
+    ("Prüfergebnis", "APPROVED", "APPROVED pending QA", "REJECTED"),
+]
+OTHER_LABELS = [
+    (f"# Review\n\n## Findings\nNone.\n\n{form.format(label, value)}\n", expected)
+    for label, yes, conditioned, no in _LABELS
+    for form in ("{}: {}", "**{}:** {}")
+    for value, expected in ((yes, A), (conditioned, F), (no, R))
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), OTHER_LABELS)
+def test_verdict_labels_in_other_languages(text: str, expected: Decision) -> None:
+    decision = parse_verdict(text).decision
+    if expected is A:
+        assert decision is A, text
+    else:
+        assert _refused(decision), text
