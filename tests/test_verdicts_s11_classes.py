@@ -267,3 +267,23 @@ def test_verdict_labels_in_other_languages(text: str, expected: Decision) -> Non
         assert decision is A, text
     else:
         assert _refused(decision), text
+
+
+# Evidence after the verdict: code spans, file names and test names hold words a condition
+# reader would take ('IF NOT EXISTS', 'when', 'unless', 'pending'); a test named by its
+# identifier that fails now is still a failing check.
+_EVIDENCE = "## Verdict\nAPPROVED\n\n## Evidence\n{}\n"
+EVIDENCE = [
+    (_EVIDENCE.format("- `CREATE INDEX IF NOT EXISTS idx_users` is idempotent"), A),
+    (_EVIDENCE.format("- `docs/when-to-merge.md`\n- `src/unless_ready.py`"), A),
+    (_EVIDENCE.format("- earlier `test_retry` failed when the clock was mocked; fixed"), A),
+    # hostile
+    (_EVIDENCE.format("- `test_retry` fails."), F),
+    (_EVIDENCE.format("- tests/test_api.py::test_page fails on CI."), F),
+    (_EVIDENCE.format("- `CREATE INDEX IF NOT EXISTS` — merge only once it runs on prod"), F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), EVIDENCE)
+def test_evidence_after_the_verdict(text: str, expected: Decision) -> None:
+    assert parse_verdict(text).decision is expected, text
