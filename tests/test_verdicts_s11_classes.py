@@ -108,10 +108,7 @@ LONG_LINES = [
     ("# Review\n\n## Summary\n" + "word " * MAX_LINE_CHARS + _VERDICT, M),
     ("# Review\n\n" + "**Verdict:** APPROVED " + "and fine " * 300 + "\n", M),
     (
-        "# Review\n\n## Details\n| Area | Notes |\n|---|---|\n"
-        + _ROW
-        + "| REJECT |"
-        + _VERDICT,
+        "# Review\n\n## Details\n| Area | Notes |\n|---|---|\n" + _ROW + "| REJECT |" + _VERDICT,
         R,
     ),
 ]

@@ -61,11 +61,12 @@ def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
     del doc
     if line.heading_level:
         return None
+    return _token_site(index, line) or _line_site(index, line)
+
+
+def _line_site(index: int, line: Line) -> Site | None:
     text = line.clean
     value = strip_decor(without_list_mark(text))
-    token = _token_site(index, line)
-    if token is not None:
-        return token
     lead = _CLEAN_LEAD.match(value)
     if lead is not None:
         value = value[lead.end() :]  # 'No blocking issues; approve.' → 'approve.'
@@ -121,7 +122,8 @@ def _token_site(index: int, line: Line) -> Site | None:
         answer = read_answer(" ".join(parts[cut:]), kind)
         if answer is None:
             return None
-        return make_site(index, line, answer, dialect="verdict-line", where="verdict token", kind=kind)
+        where = "verdict token"
+        return make_site(index, line, answer, dialect="verdict-line", where=where, kind=kind)
     return None
 
 
