@@ -81,6 +81,7 @@ GSD_HUMAN = [
     (_GSD.format("_None._"), A),
     (_GSD.format("1. Check the UI renders the page list"), F),
     (_GSD.format("- **Test:** open /users in a browser\n  **Expected:** a list"), F),
+    (_GSD.format("1. Check the UI").replace("Required\n", "Required (1 item)\n"), F),
 ]
 
 

@@ -59,7 +59,7 @@ _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
 _MAX_YAML_CHARS = 200_000
 _THEMATIC_BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
-_HUMAN_HEADING = re.compile(r"[#\s]*human verification(?: required| needed)?[\s:]*")
+_HUMAN_HEADING = re.compile(r"[#\s*_]*human verification(?![a-z])")
 
 
 def recognise(doc: Doc) -> Recognised | None:
@@ -99,7 +99,7 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
         if line.heading_level:
             if level and line.heading_level <= level:
                 level = 0
-            if _HUMAN_HEADING.fullmatch(line.clean):
+            if _HUMAN_HEADING.match(line.clean):
                 level = line.heading_level
         elif level and _THEMATIC_BREAK.fullmatch(line.raw):
             level = 0  # the report's '---' ends the section before its signature
