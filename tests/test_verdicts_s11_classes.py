@@ -156,6 +156,9 @@ PREAMBLE = [
     ("Looks good, see the race in `a.py`.\n\n**Verdict:** APPROVE\n", M),
     ("Nice work — the tests fail.\n\n**Verdict:** APPROVE\n", F),
     ("Thanks for the PR 不要合并\n\n**Verdict:** APPROVE\n", M),
+    ("Nice try.\n\n**Verdict:** APPROVE\n", M),
+    ("Looks good, mostly.\n\n**Verdict:** APPROVE\n", M),
+    ("Looks fine to merge after the rebase.\n\n**Verdict:** APPROVE\n", F),
 ]
 
 

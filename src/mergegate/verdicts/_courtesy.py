@@ -24,12 +24,15 @@ from mergegate.verdicts._vocab import clean_value, hits
 __all__ = ["is_courtesy"]
 
 _MAX_WORDS = 16
+# Praise is the whole line ('Looks good to me!', 'Nice work.'): 'Nice try.' is not praise.
+_PRAISE = re.compile(
+    r"(?:looks? (?:good|great|fine|solid|clean)|nice(?: work| job)?|(?:great|good|solid) "
+    r"(?:work|job)|well done)(?: to me)?(?: overall)?[ \t.!👍🎉✅🚀]*"
+)
+# A thank-you or an account of what was reviewed opens the line; the rest is read.
 _OPENING = re.compile(
     r"(?:thanks|thank you|many thanks|thx|merci|danke|gracias|obrigad[oa]|grazie|"
-    r"looks? (?:good|great|fine|solid|clean)|nice(?: work| job| change)?|"
-    r"(?:great|good|solid) (?:work|job|change)|well done|"
-    r"(?:i(?:'ve| have)? )?reviewed|"
-    r"谢谢|感谢|ありがとう|감사)(?![^\W\d_])"
+    r"(?:i(?:'ve| have)? )?reviewed|谢谢|感谢|ありがとう|감사)(?![^\W\d_])"
 )
 # Negation, and words that limit what was reviewed or when: the review is partial, or a
 # decision is still to come.
@@ -51,6 +54,8 @@ _CODE_SPAN = re.compile(r"`[^`\n]{1,200}`")
 def is_courtesy(text: str) -> bool:
     """True when `text` (one raw line) is a courtesy line (module docstring)."""
     value = strip_decor(clean_value(norm(_CODE_SPAN.sub(" code ", text)))).strip()
+    if _PRAISE.fullmatch(value):
+        return True
     opening = _OPENING.match(value)
     if opening is None or len(value.split()) > _MAX_WORDS:
         return False
