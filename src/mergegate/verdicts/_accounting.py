@@ -32,6 +32,7 @@ import re
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._block import names_reason_or_condition
+from mergegate.verdicts._courtesy import is_courtesy
 from mergegate.verdicts._grammar import find_sites
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._site import Site, strip_label
@@ -244,13 +245,14 @@ def _cells_beside_verdict(text: str) -> str | None:
 
 def _cannot_carry(text: str) -> bool:
     """A line whose shape carries no decision: metadata, a signature, a recorded command, a
-    passed check ('Spec ✅'), a one-word label."""
+    passed check ('Spec ✅'), a one-word label, a courtesy line ('Thanks for the PR!')."""
     return (
         _is_metadata(text)
         or _is_signature(text)
         or _is_command(text)
         or _is_passed_check(text)
         or _is_label(text)
+        or is_courtesy(text)
     )
 
 

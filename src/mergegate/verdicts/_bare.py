@@ -18,6 +18,7 @@ from mergegate.verdicts._vocab import (
     alternation,
     clean_value,
     first_hit,
+    label_kind,
     phrases,
 )
 
@@ -60,6 +61,10 @@ def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
     del doc
     if line.heading_level:
         return None
+    return _token_site(index, line) or _line_site(index, line)
+
+
+def _line_site(index: int, line: Line) -> Site | None:
     text = line.clean
     value = strip_decor(without_list_mark(text))
     lead = _CLEAN_LEAD.match(value)
@@ -90,6 +95,35 @@ def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
             return make_site(index, line, answer, dialect="verdict-line", where="line", kind=None)
     if _in_verdict_section(line):
         return _section_line(index, line, value, hit is not None)
+    return None
+
+
+# A verdict written as one snake token: 'PLAN_REVIEW_PASS', 'CODE_REVIEW_APPROVED'.
+_TOKEN = re.compile(r"([a-z]+(?:_[a-z]+){1,6})[ \t.!。！✅❌*_]*")
+_MAX_TOKEN_PARTS = 7
+
+
+def _token_site(index: int, line: Line) -> Site | None:
+    """A line that is one snake token naming a verdict field and its value: the shortest
+    head that is a known label ('plan review', 'review', 'code review') and the rest read as
+    that label's answer ('pass', 'pass with fixes', 'fail'). A head that names no verdict
+    field ('DEPLOY_PASS', 'TEST_PASS') makes no site, and neither does a token in a code
+    span (code, not the reviewer's verdict)."""
+    if "_" not in line.low or "`" in line.low:
+        return None
+    whole = _TOKEN.fullmatch(strip_decor(without_list_mark(line.low)))
+    if whole is None:
+        return None
+    parts = whole.group(1).split("_")
+    for cut in range(1, min(len(parts), _MAX_TOKEN_PARTS)):
+        kind = label_kind(" ".join(parts[:cut]))
+        if kind is None:
+            continue
+        answer = read_answer(" ".join(parts[cut:]), kind)
+        if answer is None:
+            return None
+        where = "verdict token"
+        return make_site(index, line, answer, dialect="verdict-line", where=where, kind=kind)
     return None
 
 

@@ -35,13 +35,16 @@ from mergegate.verdicts._signals import (
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["find_blocking"]
+__all__ = ["find_blocking", "text_blocking"]
 
 _ITEM = re.compile(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = re.compile(
     r"[\[(*_`🔴❗⛔ ]*(critical|blocker|blocking|must[ -]?fix|p0|showstopper|严重|阻塞|致命)"
     r"[\])*_`]*[ \t]*(?:[:—–\]-]|\(|$)"
 )
+# A finding's location before its tag: '`Foo.java:12` — **Critical:** NPE', 'a.py:3 - P0 …'
+# (the location, the why and the fix of a DevoxxGenie-style finding).
+_LOCATION = re.compile(r"[\w./\\-]{1,200}\.\w{1,10}(?::\d{1,6}(?:[-–]\d{1,6})?)?[ \t]*[—–:-][ \t]*")
 _COUNT = re.compile(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
 # A count of blocking findings, not of things that are merely important to the project
 # ('All 9 critical files exist', '3 critical paths covered').
@@ -91,6 +94,12 @@ def find_blocking(
         if why is not None:
             return index, why
     return None
+
+
+def text_blocking(text: str) -> str | None:
+    """Why one piece of text standing alone is blocking content (a tagged item, a count, a
+    `Blocking:` label, blocking prose), or None: what `find_blocking` reads on a line."""
+    return _line_blocking(Line(number=0, raw=text), _Section())
 
 
 def _line_blocking(line: Line, section: _Section) -> str | None:
@@ -144,7 +153,8 @@ def _item_blocking(line: Line, body: str, section: _Section) -> str | None:
             return f"a blocking section lists '{found[:60]}'"
     if item is None and section.heading_level == 7 and line.indent == 0:
         section.open = False  # a paragraph ends a bold pseudo-heading's list
-    tagged = _TAG.match(content)
+    located = _LOCATION.match(content)
+    tagged = _TAG.match(content, located.end() if located is not None else 0)
     if tagged is None or _nones_tallied(content[tagged.end() :]):
         return None
     found = _open_item(content[tagged.end() :])

@@ -196,6 +196,8 @@ def _label_values(text: str) -> Iterator[_Pair]:
         if seen >= 4:
             return
         pos, char = sep.start(), sep.group(0).strip()
+        if stripped.count("(", 0, pos) > stripped.count(")", 0, pos):
+            continue  # inside a parenthesis: '**APPROVE** (confidence: high)'
         if _OTHER_SCOPE.search(stripped[:pos]) or reported_before(stripped[:pos]):
             return  # 'Verdict (PR #12): …', 'For PR #12: Ready to merge? …', 'X said: …'
         label = drop_parens(strip_label(stripped[:pos])).rstrip("?: ")

@@ -17,11 +17,24 @@ from mergegate.verdicts._vocab import as_shown, clean_value
 __all__ = ["prose_of"]
 
 _CODE_TOKEN = re.compile(r"`[^`\s]{1,200}`")
+_TEST_NAME = re.compile(r"(?<![a-z])(?:tests?|specs?)(?![a-z])")
 _JOINED = re.compile(r"[^\W_]_+[^\W_]|[^\W_][./][^\W_]")
 
 
 def prose_of(low: str) -> str:
-    """`low` (an NFKC, case-folded line) without code names, cleaned like `Line.clean`."""
-    text = _CODE_TOKEN.sub(" ", as_shown(low))
-    words = [w for w in text.split() if _JOINED.search(w) is None]
-    return clean_value(" ".join(words))
+    """`low` (an NFKC, case-folded line) without code names, cleaned like `Line.clean`. A
+    name of a test (`test_retry`, `tests/api.spec.ts`) stays a test: the word `test`, so
+    that '`test_retry` fails' still reports a failing check."""
+    text = _CODE_TOKEN.sub(_as_name, as_shown(low))
+    words = [_as_name_word(w) for w in text.split()]
+    return clean_value(" ".join(w for w in words if w))
+
+
+def _as_name(span: re.Match[str]) -> str:
+    return " test " if _TEST_NAME.search(span.group(0)) else " "
+
+
+def _as_name_word(word: str) -> str:
+    if _JOINED.search(word) is None:
+        return word
+    return "test" if _TEST_NAME.search(word) else ""

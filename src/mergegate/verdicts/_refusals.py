@@ -15,6 +15,7 @@ from mergegate.verdicts._blocking import find_blocking
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._longline import unread_piece
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._signals import heading_condition, withdrawal_in
@@ -89,11 +90,20 @@ def _whole_input(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
             looks[0].index,
             "the approving verdict uses look-alike, zero-width or damaged (U+FFFD) characters",
         )
-    capped = next(
-        (i for i in range(start, len(doc.lines)) if doc.lines[i].live and doc.lines[i].capped), None
-    )
-    if capped is not None or any(s.capped for s in in_scope):
-        return _M, capped, "a live line longer than the line cap could not be read whole"
+    return _unread_long_line(doc, in_scope, start)
+
+
+def _unread_long_line(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
+    """A verdict on a line over the cap, or a live line over the cap that cannot be read
+    whole in bounded pieces (`_longline`)."""
+    if any(s.capped for s in in_scope):
+        return _M, None, "the verdict's own line is longer than the line cap"
+    for index in range(start, len(doc.lines)):
+        line = doc.lines[index]
+        unread = unread_piece(doc.full[index]) if line.live and line.capped else None
+        if unread is not None:
+            why = f"a live line longer than the line cap could not be read whole: {unread}"
+            return _M, index, why
     return None
 
 

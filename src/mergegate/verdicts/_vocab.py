@@ -335,7 +335,9 @@ _VERDICT_LABELS = frozenset(
         """verdict|ruling|final call|merge decision|review decision|
 gate decision|approval decision|final verdict|overall verdict|review verdict|
 判定|结论|结论|裁定|定级|评级|결론|판정|
-veredicto|dictamen|veredito|parecer|verdict final|urteil|verdetto|вердикт|заключение"""
+veredicto|dictamen|veredito|parecer|verdict final|urteil|verdetto|вердикт|заключение|
+gesamturteil|endurteil|veredicto final|veredito final|verdetto finale|giudizio|sign-off|
+判定结果|审查判定|종합 판정"""
     )
 )
 _OPINION_LABELS = frozenset(
@@ -346,13 +348,16 @@ decision|judgement|judgment|判断|决定|결정|decisión|decisão|décision|en
 final recommendation|overall recommendation|overall conclusion|final assessment|
 建议|意见|结论建议|评価|総评|권고|추천|recomendación|conclusión|recomendação|conclusão|avis|
 conclusion finale|recommandation|fazit|empfehlung|bewertung|esito|raccomandazione|итог|
-рекомендация|оценка"""
+рекомендация|оценка|
+gesamtbewertung|evaluación|evaluación final|avaliação|avaliação final|avis final|
+valutazione|valutazione finale|итоговая оценка|评价|总评|의견|총평"""
     )
 )
 _STATUS_LABELS = frozenset(
     phrases(
         """status|result|results|outcome|quality|code quality|spec|spec compliance|gate|review|
-review result|gate result|review status|
+review result|gate result|review status|endergebnis|
+ergebnis der prüfung|prüfergebnis|
 状态|结果|结果|状态|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
 статус|результат"""
     )
@@ -361,7 +366,7 @@ _MODIFIERS = frozenset(
     phrases(
         """
 overall|final|review|code|pr|gate|merge|one-line|aggregate|consensus|round|re-review|the|my|
-our|executive|summary|task|implementation|change|patch|diff|
+our|executive|summary|task|implementation|change|patch|diff|plan|
 最终|最终|최종|総合|综合|整体|総体|总体|总体|本次|审查|评审|审核|审批|代码|合并|レビュー|종합|리뷰|
 final|general|geral|globale|gesamt|общий|итоговый
 """

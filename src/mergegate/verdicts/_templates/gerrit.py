@@ -1,8 +1,9 @@
 """Gerrit votes: `Code-Review+2` approves; `+1` is not an approval by itself (another
 reviewer must still approve); `0` is no vote; `-1` asks for fixes; `-2` rejects (a veto).
 
-Only a line that is the vote (`Code-Review+2`, `- **Code-Review-1**`, `Code-Review: +2`) is a
-field; a vote quoted inside a sentence is prose for the generic reader.
+Only a line that is the vote (`Code-Review+2`, `- **Code-Review-1**`, `Code-Review: +2`), or
+the first line of Gerrit's own message (`Patch Set 3: Code-Review+2`), is a field; a vote
+quoted inside a sentence is prose for the generic reader.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ __all__ = ["NAME", "recognise"]
 NAME = "gerrit"
 
 _VOTE = re.compile(
-    r"[ \t]*(?:[-*+][ \t]+)?[*_`]*code-review[ \t]*:?[ \t]*([+-]?[0-2])[*_`]*[ \t.]*",
+    r"[ \t]*(?:[-*+][ \t]+)?[*_`]*(?:patch[ \t]*set[ \t]+\d{1,4}[ \t]*:[ \t]*)?"
+    r"code-review[ \t]*:?[ \t]*([+-]?[0-2])[*_`]*[ \t.]*",
     re.IGNORECASE,
 )
 _DECISION = {
@@ -37,4 +39,4 @@ _DECISION = {
 
 def recognise(doc: Doc) -> Recognised | None:
     """Every vote line as a verdict field, or None when there is none."""
-    return line_fields(doc, _VOTE, lambda vote: _DECISION[vote.group(1)], name=NAME, max_chars=40)
+    return line_fields(doc, _VOTE, lambda vote: _DECISION[vote.group(1)], name=NAME, max_chars=60)

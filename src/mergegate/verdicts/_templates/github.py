@@ -2,8 +2,8 @@
 `COMMENTED` (or `DISMISSED`, `PENDING`) is no verdict.
 
 A field is a line `state: <STATE>`, `review state: <STATE>` or `reviewDecision: <STATE>` (as
-`gh pr view --json` and the review API print them), the value one of GitHub's states and
-nothing after it.
+`gh pr view --json` and the review API print them; also as a bold label, `**Review state:**
+APPROVED`), the value one of GitHub's states and nothing after it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ NAME = "github"
 
 _STATE = re.compile(
     r"[ \t]*(?:[-*+][ \t]+)?[*_`\"]*(?:review[ _]?state|state|review[ _]?decision)[*_`\"]*"
-    r"[ \t]*:[ \t]*[*_`\"]*"
+    r"[ \t]*:[*_`\"]*[ \t]*[*_`\"]*"
     r"(approved|changes_requested|commented|dismissed|pending|review_required)[*_`\"]*[ \t,]*",
     re.IGNORECASE,
 )

@@ -12,10 +12,14 @@ Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
   mapping or text, however YAML spells it: a list at the key's own indentation, a quoted
   key, a flow mapping) is blocking content; so is a frontmatter YAML cannot read (fails
   closed).
+* `human_verification:`, and a body `Human Verification Required` section — items a person
+  must still check: `human_needed` in substance, whatever `status:` says, so a non-empty one
+  is blocking content (an item that is only "None." is empty).
 * `updated:`, `resolutions:`, `human_uat_*` — the frontmatter was written after the body, so
   a body `**Status:**` line that disagrees with it is an older record: superseded, not read
-  as a verdict (the labelling rule of the shared corpus). Without these keys both stand and
-  the non-passing one wins.
+  as a verdict (the labelling rule of the shared corpus), and the human checks the body lists
+  are the ones the newer record has settled. Without these keys both stand and the
+  non-passing one wins.
 
 The document is GSD's when a top-level `status:` holds one of those values, or the
 frontmatter has one of GSD's verifier keys (`gaps`, `resolutions`, `human_uat_*`), so that an
@@ -33,6 +37,7 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import KEY_LINE
+from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
@@ -53,6 +58,8 @@ _GAP_KEYS = ("gaps", "gaps_remaining")
 _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
 _MAX_YAML_CHARS = 200_000
+_THEMATIC_BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
+_HUMAN_HEADING = re.compile(r"[#\s*_]*human verification(?![a-z])")
 
 
 def recognise(doc: Doc) -> Recognised | None:
@@ -69,14 +76,36 @@ def recognise(doc: Doc) -> Recognised | None:
     if not gsd_sites and not any(name.startswith(_GSD_KEYS) for name in names):
         return None
     superseded: frozenset[int] = frozenset()
-    if gsd_sites and any(name.startswith(_NEWER_KEYS) for name in names):
+    newer = any(name.startswith(_NEWER_KEYS) for name in names)
+    if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
     return Recognised(
         name=NAME,
         sites=gsd_sites,
-        blocking=_open_gaps(data, keys),
+        blocking=_open_gaps(data, keys) or (None if newer else _human_checks(doc, data)),
         superseded=superseded,
     )
+
+
+def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
+    """(line index, why) when the report lists checks a person must still make: a non-empty
+    `human_verification:` in the frontmatter, or an item under a `Human Verification
+    Required` heading that is not a "None."."""
+    if isinstance(data, dict) and data.get("human_verification") not in _EMPTY:
+        return 1, "the frontmatter lists checks a person must still make"
+    level = 0  # the level of the open Human Verification heading, 0 outside one
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.heading_level:
+            if level and line.heading_level <= level:
+                level = 0
+            if _HUMAN_HEADING.match(line.clean):
+                level = line.heading_level
+        elif level and _THEMATIC_BREAK.fullmatch(line.raw):
+            level = 0  # the report's '---' ends the section before its signature
+        elif level and line.live and not line.blank and not says_none(line.clean):
+            return index, f"line {line.number} lists a check a person must still make"
+    return None
 
 
 def _top_level_keys(doc: Doc) -> list[tuple[int, str, str]]:
