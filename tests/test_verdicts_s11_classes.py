@@ -288,3 +288,21 @@ EVIDENCE = [
 @pytest.mark.parametrize(("text", "expected"), EVIDENCE)
 def test_evidence_after_the_verdict(text: str, expected: Decision) -> None:
     assert parse_verdict(text).decision is expected, text
+
+
+@pytest.mark.parametrize(
+    ("explained", "expected"),
+    [
+        ("None. All artifacts are types and constants, checked by the compiler.", Decision.APPROVE),
+        ("None. However, the dialog must be opened by hand in a browser.", Decision.FIXES),
+        ("None. But check the download dialog by hand.", Decision.FIXES),
+    ],
+)
+def test_gsd_human_verification_none_explained(explained: str, expected: Decision) -> None:
+    """'None.' with an explanation after it lists no check; a contrast after it does."""
+    text = (
+        "---\nphase: 01-foundation\nstatus: passed\nscore: 4/4\n---\n\n"
+        "# Phase 1: Verification Report\n\n**Status:** passed\n\n"
+        f"### Human Verification Required\n\n{explained}\n\n### Gaps Summary\n\nNo gaps found.\n"
+    )
+    assert parse_verdict(text).decision is expected

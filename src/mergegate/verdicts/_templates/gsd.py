@@ -34,6 +34,7 @@ import re
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import KEY_LINE
@@ -103,9 +104,18 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
                 level = line.heading_level
         elif level and _THEMATIC_BREAK.fullmatch(line.raw):
             level = 0  # the report's '---' ends the section before its signature
-        elif level and line.live and not line.blank and not says_none(line.clean):
+        elif level and line.live and not line.blank and not _says_none_first(line.clean):
             return index, f"line {line.number} lists a check a person must still make"
     return None
+
+
+def _says_none_first(text: str) -> bool:
+    """The line says none, or its first sentence does and the rest explains it without a
+    contrast ('None. All artifacts are types, checked by the compiler.')."""
+    if says_none(text):
+        return True
+    head, dot, rest = text.partition(". ")
+    return bool(dot) and says_none(head + ".") and not CONTRAST_OPENING.match(rest)
 
 
 def _top_level_keys(doc: Doc) -> list[tuple[int, str, str]]:
