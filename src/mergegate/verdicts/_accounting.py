@@ -28,6 +28,7 @@ as part of a known structure. Linear in the document.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
@@ -58,6 +59,7 @@ _MAX_SIGNATURE_WORDS = 5
 # A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
 _CHECK_MARKS = "✅✔☑"
 _MAX_CHECK_WORDS = 3
+_TICKS = _CHECK_MARKS + "✓"
 # The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
 _COMMAND_WORD = re.compile(r"[a-z][\w.-]*")
 _OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
@@ -234,12 +236,26 @@ def _cells_beside_verdict(text: str) -> str | None:
     if not _is_table_row(text):
         return None
     cells = [c.strip() for c in text.strip().strip("|").split("|")]
-    worded = [c for c in cells if _LETTER.search(c)]
+    worded = [i for i, c in enumerate(cells) if _LETTER.search(norm(c))]
     # the label as written in a cell: 'Verdict', '**Ready to merge?**', 'Decision:'
-    if not worded or label_kind(strip_label(norm(worded[0])).strip(" *_`'\"?:：？")) is None:
+    label = cells[worded[0]] if worded else ""
+    if not worded or label_kind(strip_label(norm(label)).strip(" *_`'\"?:：？")) is None:
         return None
-    # A label and its value; a third cell with words says something about the verdict.
-    return worded[2] if len(worded) > 2 else None
+    # A label and its value; a third cell with words says something about the verdict, and
+    # so does one with a symbol that is not a check mark (❌, ⛔, 🅽🅾🆃: not decoration).
+    if len(worded) > 2:
+        return cells[worded[2]]
+    after = cells[worded[1] + 1 :] if len(worded) > 1 else []
+    return next((c for c in after if _says_something(c)), None)
+
+
+def _says_something(cell: str) -> bool:
+    """A cell without letters that still carries meaning: a symbol other than a check mark
+    (numbers, dates and punctuation are decoration)."""
+    return any(
+        not ch.isascii() and unicodedata.category(ch) in ("So", "Sk", "Sm") and ch not in _TICKS
+        for ch in cell
+    )
 
 
 def _cannot_carry(text: str) -> bool:
