@@ -77,6 +77,10 @@ HOSTILE: dict[str, str] = {
     "circled_cell": _BODY + "| Verdict | APPROVED | ⓃⓄⓉ ⓎⒺⓉ |\n|---|---|---|\n",
     "no_entry_cell": _BODY + "| Verdict | APPROVED | ⛔ |\n|---|---|---|\n",
     "cross_cell": _BODY + "| Verdict | APPROVED | ❌ |\n|---|---|---|\n",
+    "cross_in_value_cell": _BODY + "| Verdict | ❌ APPROVED |\n|---|---|\n",
+    "cross_before_value": _BODY + "Verdict: ❌ APPROVED\n",
+    "no_entry_heading": _BODY + "## Verdict: ⛔ APPROVED\n",
+    "letter_symbol_value": _BODY + "Verdict: ⒶⓅⓅⓇⓄⓋⒺⒹ\n",
     "negative_squared_retraction": _OK + "\n## Notes\n\n🅳🅾 🅽🅾🆃 🅼🅴🆁🅶🅴.\n",
     # 7. Whole words in another script, small capitals, accents, combining marks.
     "greek_not": _OK + "\n## Notes\n\nPlease do ΝΟΤ merge this yet.\n",
@@ -115,6 +119,11 @@ GENUINE: dict[str, str] = {
     "Décision : approuvé\n",
     "accented_names": _BODY + "## Notes\n\nThanks to José and Zoë for the café module.\n\n" + _OK,
     "greek_math": _BODY + "## Notes\n\nThe backoff uses α = 0.5 and β = 2.\n\n" + _OK,
+    "tick_value": _BODY + "Verdict: ✅ APPROVED\n",
+    "rocket_answer": _BODY + "## Verdict\n\n**Ready to merge?** Yes 🚀\n",
+    "check_table_row_symbols": _BODY
+    + "## Checks\n\n| Check | Output | Status |\n|---|---|---|\n| build | √ built | ✓ PASS |\n\n"
+    + _OK,
     "emoji": _BODY + "## Notes\n\nNice work 🎉\n\n" + _OK,
 }
 

@@ -59,7 +59,9 @@ _MAX_SIGNATURE_WORDS = 5
 # A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
 _CHECK_MARKS = "✅✔☑"
 _MAX_CHECK_WORDS = 3
-_TICKS = _CHECK_MARKS + "✓"
+# Beside an approving verdict, a symbol is decoration only when it is one of these marks of
+# approval; any other (❌, ⛔, 🛑, 🅽🅾🆃 …) may say no, so the verdict is not accounted for.
+_APPROVING_MARKS = _CHECK_MARKS + "✓🟢👍🎉🚀✨💚👏🙌⭐🌟💯"
 # The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
 _COMMAND_WORD = re.compile(r"[a-z][\w.-]*")
 _OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
@@ -76,6 +78,7 @@ def unaccounted(
     round (a hidden no of a superseded round is superseded too).
     """
     own = {s.index for s in sites if not s.frontmatter}
+    whole = {s.index for s in sites if not s.frontmatter and not s.part}  # not a check's row
     paragraphs = _paragraphs(doc, own, sites)
     title = _title_index(doc)
     # A JSON trailer sums up the prose of its round (`_refusals._after` reads it), so only
@@ -85,6 +88,9 @@ def unaccounted(
     in_field = False  # inside the paragraph of a metadata line: its value goes on
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
+        if index in whole and index >= start and _symbol_beside(line.raw):
+            symbol = _symbol_beside(line.raw)
+            return _refusal(line, index, f"a symbol beside the verdict says '{symbol}'")
         if line.blank or line.heading_level:
             in_field = False
             continue
@@ -241,20 +247,25 @@ def _cells_beside_verdict(text: str) -> str | None:
     label = cells[worded[0]] if worded else ""
     if not worded or label_kind(strip_label(norm(label)).strip(" *_`'\"?:：？")) is None:
         return None
-    # A label and its value; a third cell with words says something about the verdict, and
-    # so does one with a symbol that is not a check mark (❌, ⛔, 🅽🅾🆃: not decoration).
-    if len(worded) > 2:
-        return cells[worded[2]]
-    after = cells[worded[1] + 1 :] if len(worded) > 1 else []
-    return next((c for c in after if _says_something(c)), None)
+    # A label and its value; a third cell with words says something about the verdict (a
+    # symbol in any cell is `_symbol_beside`'s).
+    return cells[worded[2]] if len(worded) > 2 else None
 
 
-def _says_something(cell: str) -> bool:
-    """A cell without letters that still carries meaning: a symbol other than a check mark
-    (numbers, dates and punctuation are decoration)."""
-    return any(
-        not ch.isascii() and unicodedata.category(ch) in ("So", "Sk", "Sm") and ch not in _TICKS
-        for ch in cell
+def _symbol_beside(text: str) -> str | None:
+    """A symbol on an approving verdict's line (a table row: any of its cells) that is not a
+    mark of approval: '❌', '⛔', a letter symbol (category So). Numbers, dates, punctuation,
+    markup and mathematical signs ('→', '√') are decoration; Unicode has no property for a
+    symbol that means no, so the marks that may stand beside an approval are an allow-list."""
+    if text.isascii():
+        return None
+    return next(
+        (
+            ch
+            for ch in text
+            if not ch.isascii() and unicodedata.category(ch) == "So" and ch not in _APPROVING_MARKS
+        ),
+        None,
     )
 
 
