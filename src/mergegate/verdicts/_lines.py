@@ -1,11 +1,14 @@
 """The document structure the grammars read: which lines are live, and which section they are in.
 
 A line is *live* when a reviewer's own verdict could stand there. Not live: fenced and indented
-code, block quotes, HTML comments, diff lines, YAML frontmatter (read by its own dialect), echoed
+code, block quotes and HTML comments — as markdown-it renders them (`_rendered`), never guessed
+from a line's shape — YAML frontmatter (read by its own dialect), echoed
 templates (`Yes/No/With fixes`), instructions addressed to the reviewer and what they introduce
 (also an example introduced without a colon: "Example lines"), and everything under an
 example/template/instructions heading. A fence opened inside a comment, an example section or
-after an instruction is not live either, and neither is what it holds (`Block.live`).
+after an instruction is not live either, and neither is what it holds (`Block.live`). A line
+shaped like a pasted diff ('+x', '@@ …') renders as text: it is read for a no like an
+instruction's text (`instruction_like`), never for an approval.
 
 Headings also say which *round* of a multi-round document a line belongs to (`Section.round`:
 "Round 2", "Re-review", "Update", "Addendum" …) and whether they scope their lines to one part
