@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = [
     "MAX_INPUT_CHARS",
@@ -193,19 +193,6 @@ def _named_latin(ch: str) -> str | None:
     return letter.lower() if "SMALL LETTER" in unicodedata.name(ch) else letter
 
 
-def _prototype(ch: str) -> str | None:
-    """The ASCII letters `ch` is read as (UTS #39 prototype, or its Latin name), or None."""
-    if ch.isascii():
-        return ch if ch.isalnum() else None
-    named = _named_latin(ch)
-    if named is not None:
-        return named
-    nfkd = unicodedata.normalize("NFKD", ch)
-    if nfkd.isascii() and nfkd.isalnum():
-        return nfkd
-    return _ascii_prototypes().get(ord(ch))
-
-
 # The blocks of letter symbols (Enclosed Alphanumerics and its Supplement); which of their
 # characters read as a Latin letter is decided by `_named_latin`.
 _SYMBOL_BLOCKS = ((0x2460, 0x2500), (0x1F100, 0x1F200))
@@ -228,17 +215,11 @@ def _runs(text: str) -> list[tuple[int, int]]:
 def _as_ascii(word: str) -> str | None:
     """A word with no ASCII letter, every character read as ASCII letters (a whole-script
     look-alike: Greek ΝΟΤ, Lisu ꓠꓳꓔ, 🅽🅾🆃, ɴᴏᴛ), as those letters; else None."""
-    if any(ch.isascii() for ch in word):
-        return None
+    if _whole_lookalike().fullmatch(word) is None:
+        return None  # most words: a letter with no Latin look-alike, or an ASCII letter
     if len(word) < _MIN_WHOLE_WORD and _named_latin(word) is None:
         return None  # a lone α; a lone small capital ɪ is still a Latin letter
-    letters: list[str] = []
-    for ch in word:
-        prototype = _prototype(ch)
-        if prototype is None:
-            return None  # most words stop at their first letter: it has no Latin look-alike
-        letters.append(prototype)
-    return "".join(letters)
+    return word.translate(_translation())
 
 
 def lookalike_words(text: str) -> list[str]:
@@ -250,7 +231,7 @@ def lookalike_words(text: str) -> list[str]:
 
 
 def _foreign_words(line: str) -> list[str]:
-    if line.isascii():
+    if _plain_line(line):
         return []
     words = [line[a:b] for a, b in _runs(line)]
     whole = [w for w in words if not w.isascii() and _as_ascii(w) is not None]
@@ -260,6 +241,7 @@ def _foreign_words(line: str) -> list[str]:
     return [w for w in whole if not {_script(ch) for ch in w} <= own]
 
 
+@cache
 def _script(ch: str) -> str:
     """The script a letter is named in (CYRILLIC, GREEK …); letter symbols and small capitals,
     which no language writes words in, have none of their own."""
@@ -273,48 +255,111 @@ def skeleton(text: str, *, marks: bool = False) -> str:
     for whole words too: Greek ΝΟΤ, Lisu ꓠꓳꓔ, negative squared 🅽🅾🆃, small capitals ɴᴏᴛ,
     a Cyrillic letter in a Latin word), the decision's second reading (`_decide`). A word
     with a letter that looks like no Latin one (Russian 'одобрено') keeps all its letters.
-    `marks`: also drop combining marks after NFKD (DÓ NÓT → DO NOT). Same line breaks."""
+    `marks`: also drop the diacritical marks of alphabets after canonical decomposition
+    (DÓ NÓT → DO NOT; Japanese voicing marks stay, and NFKC already read the compatibility
+    forms). Same line breaks."""
     if text.isascii():
         return text
     if marks:
-        text = "".join(
-            ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)
-        )
+        text = _DIACRITICS.sub("", unicodedata.normalize("NFD", text))
     return unicodedata.normalize("NFC", _read_lines(text))
+
+
+# The combining diacritical mark blocks that Latin, Greek and Cyrillic letters carry.
+_DIACRITICS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
+# Where the letters named after a Latin letter live besides the symbol blocks: small capitals
+# (IPA Extensions, Phonetic Extensions, Latin Extended-D).
+_NAMED_BLOCKS = ((0x0250, 0x0300), (0x1D00, 0x1D80), (0xA700, 0xA800), *_SYMBOL_BLOCKS)
 
 
 def _read_lines(text: str) -> str:
     return "\n".join(_read_line(line) for line in text.split("\n"))
 
 
+@cache
+def _translation() -> dict[int, str]:
+    """Every non-ASCII character read as Latin letters — its UTS #39 prototype, or the letter
+    it is named after (symbols, small capitals) — with those letters; compatibility forms
+    (fullwidth, mathematical) are left to NFKC."""
+    table = {c: t for c, t in _ascii_prototypes().items() if c > 127}
+    for a, b in _NAMED_BLOCKS:
+        for code in range(a, b):
+            named = _named_latin(chr(code))
+            if named is not None:
+                table[code] = named
+    return table
+
+
+@cache
+def _lookalike_chars() -> str:
+    return "".join(re.escape(chr(c)) for c in sorted(_translation()))
+
+
+@cache
+def _lookalike_class() -> re.Pattern[str]:
+    """One character `_translation` reads as Latin: a line without any is read as written,
+    in one search (most non-ASCII text: CJK, emoji, punctuation)."""
+    return re.compile(f"[{_lookalike_chars()}]")
+
+
+@cache
+def _whole_lookalike() -> re.Pattern[str]:
+    return re.compile(f"[{_lookalike_chars()}]+")
+
+
+# A letter beyond ASCII and the scripts with no Latin look-alikes (CJK, kana, Hangul), or a
+# letter symbol: only a line with one can hold a look-alike (checked before the table loads).
+_MAYBE_LOOKALIKE = re.compile(
+    "[^\\W\x00-\x7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|"
+    "[\u2460-\u24ff\U0001f100-\U0001f1ff]"
+)
+
+
+def _plain_line(line: str) -> bool:
+    """True when no word of `line` can be a look-alike: two searches, most text stops at
+    the first (ASCII, CJK, emoji)."""
+    return (
+        line.isascii()
+        or _MAYBE_LOOKALIKE.search(line) is None
+        or _lookalike_class().search(line) is None
+    )
+
+
+@lru_cache(maxsize=4096)
 def _read_line(line: str) -> str:
-    if line.isascii():
+    """`line` with its look-alike words read as Latin (`skeleton`); lines repeat, so cached."""
+    if _plain_line(line):
         return line
-    foreign = set(_foreign_words(line))
+    words = [(begin, end, line[begin:end]) for begin, end in _runs(line)]
+    wholes = [None if w.isascii() else _as_ascii(w) for _, _, w in words]
+    own: set[str] | None = None
     out: list[str] = []
     pos = 0
-    for begin, end in _runs(line):
-        word = line[begin:end]
-        read = _read_word(word, foreign)
-        if read != word:
-            out.append(line[pos:begin])
-            out.append(read)
-            pos = end
+    for (begin, end, word), whole in zip(words, wholes, strict=True):
+        if word.isascii():
+            continue
+        if whole is not None:
+            if own is None:  # the scripts the line is written in: words with own letters
+                own = {
+                    _script(c)
+                    for (_, _, w), f in zip(words, wholes, strict=True)
+                    if f is None
+                    for c in w
+                    if not c.isascii()
+                }
+            if {_script(c) for c in word} <= own:
+                continue  # a word of the line's own language ('хорошо' beside 'одобрено')
+            read = whole
+        elif any(c.isascii() and c.isalpha() for c in word):
+            read = word.translate(_translation())
+        else:
+            continue
+        out.extend((line[pos:begin], read))
+        pos = end
     if not out:
         return line
     out.append(line[pos:])
     return "".join(out)
-
-
-def _read_word(word: str, foreign: set[str]) -> str:
-    if word.isascii():
-        return word
-    whole = _as_ascii(word)
-    if whole is not None:
-        return whole if word in foreign else word
-    if any(ch.isascii() and ch.isalpha() for ch in word):
-        return "".join(_prototype(ch) or ch for ch in word)
-    return word
 
 
 def _mixes_lookalikes(word: str) -> bool:
