@@ -59,9 +59,10 @@ _MAX_SIGNATURE_WORDS = 5
 # A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
 _CHECK_MARKS = "✅✔☑"
 _MAX_CHECK_WORDS = 3
-# Beside an approving verdict, a symbol is decoration only when it is one of these marks of
-# approval; any other (❌, ⛔, 🛑, 🅽🅾🆃 …) may say no, so the verdict is not accounted for.
-_APPROVING_MARKS = _CHECK_MARKS + "✓🟢👍🎉🚀✨💚👏🙌⭐🌟💯"
+# Beside an approving verdict, these symbols say no or not yet (a cross, a stop, a warning,
+# a pending mark), and so do letter symbols (🅽🅾🆃): the verdict is not accounted for. Other
+# emoji (🧑‍💻, 🚀) are decoration: Unicode has no property for a symbol that means no.
+_NO_MARKS = frozenset("❌❎✖✗✘⛔🚫🛑⚠👎🔴🟥🟠🟡❗❓⏳⌛🚧⏸⭕")
 # The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
 _COMMAND_WORD = re.compile(r"[a-z][\w.-]*")
 _OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
@@ -253,17 +254,18 @@ def _cells_beside_verdict(text: str) -> str | None:
 
 
 def _symbol_beside(text: str) -> str | None:
-    """A symbol on an approving verdict's line (a table row: any of its cells) that is not a
-    mark of approval: '❌', '⛔', a letter symbol (category So). Numbers, dates, punctuation,
-    markup and mathematical signs ('→', '√') are decoration; Unicode has no property for a
-    symbol that means no, so the marks that may stand beside an approval are an allow-list."""
+    """A symbol on an approving verdict's line (a table row: any of its cells) that says no:
+    '❌', '⛔', '⚠' (`_NO_MARKS`) or a letter symbol ('🅽', 'Ⓝ'). Numbers, dates, punctuation,
+    mathematical signs and other emoji are decoration."""
     if text.isascii():
         return None
     return next(
         (
             ch
             for ch in text
-            if not ch.isascii() and unicodedata.category(ch) == "So" and ch not in _APPROVING_MARKS
+            if not ch.isascii()
+            and unicodedata.category(ch) == "So"
+            and (ch in _NO_MARKS or "LATIN" in unicodedata.name(ch, ""))
         ),
         None,
     )
