@@ -158,11 +158,13 @@ def test_verdict_entity_bidi_is_reported_with_its_code_point() -> None:
 def test_verdict_lookalike_no_is_read_and_shown_as_written() -> None:
     verdict = parse_verdict(HOSTILE["greek_not"])
     assert verdict.decision is Decision.REJECT, verdict.reasons
-    assert verdict.evidence is not None and "ΝΟΤ" in verdict.evidence.text
+    assert verdict.evidence is not None
+    assert "ΝΟΤ" in verdict.evidence.text
 
 
 def test_verdict_accented_no_refuses_with_the_line_as_written() -> None:
     verdict = parse_verdict(HOSTILE["accented"])
     assert verdict.decision is Decision.MALFORMED
-    assert verdict.evidence is not None and "NÓT" in verdict.evidence.text
+    assert verdict.evidence is not None
+    assert "NÓT" in verdict.evidence.text
     assert "Latin letters it looks like" in verdict.reasons[0]
