@@ -28,6 +28,7 @@ as part of a known structure. Linear in the document.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
@@ -59,6 +60,10 @@ _MAX_SIGNATURE_WORDS = 5
 # A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
 _CHECK_MARKS = "✅✔☑"
 _MAX_CHECK_WORDS = 3
+# Beside an approving verdict, these symbols say no or not yet (a cross, a stop, a warning,
+# a pending mark), and so do letter symbols (🅽🅾🆃): the verdict is not accounted for. Other
+# emoji (🧑‍💻, 🚀) are decoration: Unicode has no property for a symbol that means no.
+_NO_MARKS = frozenset("❌❎✖✗✘⛔🚫🛑⚠👎🔴🟥🟠🟡❗❓⏳⌛🚧⏸⭕")
 # The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
 _COMMAND_WORD = re.compile(r"[a-z][\w.-]*")
 _OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
@@ -75,6 +80,7 @@ def unaccounted(
     round (a hidden no of a superseded round is superseded too).
     """
     own = {s.index for s in sites if not s.frontmatter}
+    whole = {s.index for s in sites if not s.frontmatter and not s.part}  # not a check's row
     paragraphs = _paragraphs(doc, own, sites)
     title = _title_index(doc)
     # A JSON trailer sums up the prose of its round (`_refusals._after` reads it), so only
@@ -84,6 +90,9 @@ def unaccounted(
     in_field = False  # inside the paragraph of a metadata line: its value goes on
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
+        if index in whole and index >= start and _symbol_beside(line.raw):
+            symbol = _symbol_beside(line.raw)
+            return _refusal(line, index, f"a symbol beside the verdict says '{symbol}'")
         if line.blank or line.heading_level:
             in_field = False
             continue
@@ -235,12 +244,32 @@ def _cells_beside_verdict(text: str) -> str | None:
     if not _is_table_row(text):
         return None
     cells = [c.strip() for c in text.strip().strip("|").split("|")]
-    worded = [c for c in cells if _LETTER.search(c)]
+    worded = [i for i, c in enumerate(cells) if _LETTER.search(norm(c))]
     # the label as written in a cell: 'Verdict', '**Ready to merge?**', 'Decision:'
-    if not worded or label_kind(strip_label(norm(worded[0])).strip(" *_`'\"?:：？")) is None:
+    label = cells[worded[0]] if worded else ""
+    if not worded or label_kind(strip_label(norm(label)).strip(" *_`'\"?:：？")) is None:
         return None
-    # A label and its value; a third cell with words says something about the verdict.
-    return worded[2] if len(worded) > 2 else None
+    # A label and its value; a third cell with words says something about the verdict (a
+    # symbol in any cell is `_symbol_beside`'s).
+    return cells[worded[2]] if len(worded) > 2 else None
+
+
+def _symbol_beside(text: str) -> str | None:
+    """A symbol on an approving verdict's line (a table row: any of its cells) that says no:
+    '❌', '⛔', '⚠' (`_NO_MARKS`) or a letter symbol ('🅽', 'Ⓝ'). Numbers, dates, punctuation,
+    mathematical signs and other emoji are decoration."""
+    if text.isascii():
+        return None
+    return next(
+        (
+            ch
+            for ch in text
+            if not ch.isascii()
+            and unicodedata.category(ch) == "So"
+            and (ch in _NO_MARKS or "LATIN" in unicodedata.name(ch, ""))
+        ),
+        None,
+    )
 
 
 def _cannot_carry(text: str) -> bool:

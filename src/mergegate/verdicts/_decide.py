@@ -43,7 +43,7 @@ from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
 from mergegate.verdicts._refusals import Facts, first_refusal
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates import Recognised, mask, recognise
-from mergegate.verdicts._text import bound, has_lookalike
+from mergegate.verdicts._text import bound, has_lookalike, skeleton
 from mergegate.verdicts._vocab import LabelKind
 
 __all__ = ["extract_findings", "parse_verdict"]
@@ -78,6 +78,56 @@ def parse_verdict(
         raise UsageError("review_id must not be empty: give the nonce the reviewer was asked for")
     if not isinstance(text, str) or not text.strip():
         return Verdict(decision=Decision.EMPTY, reasons=("no output at all",))
+    verdict = _parse(text, dialect, review_id)
+    return verdict if not verdict.approved else _as_skeleton(text, verdict, dialect, review_id)
+
+
+def _as_skeleton(
+    text: str, verdict: Verdict, dialect: str | None, review_id: str | None
+) -> Verdict:
+    """The second reading of an approval: every word read as the Latin letters it looks like
+    (`_text.skeleton`: Greek ΝΟΤ, 🅽🅾🆃, ɴᴏᴛ are 'NOT'). The approval stands only if that
+    reading approves too; read also with combining marks dropped (DÓ NÓT MÉRGE), it may not
+    say no — a French 'approuvé' without its accent is no verdict, which is no objection."""
+    read = text
+    for marks in (False, True):
+        folded = skeleton(read, marks=marks)
+        if folded == read:
+            continue
+        second = _parse(folded, dialect, review_id)
+        objects = not second.approved if not marks else second.decision in _NO
+        if objects:
+            return _refused_as_skeleton(text, verdict, second)
+        read = folded
+    return verdict
+
+
+_NO = (Decision.FIXES, Decision.REJECT)
+
+
+def _refused_as_skeleton(text: str, verdict: Verdict, second: Verdict) -> Verdict:
+    evidence = second.evidence
+    if evidence is not None:  # show the line as written, not as folded
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if 0 < evidence.line <= len(lines):
+            evidence = Evidence.at(evidence.line, lines[evidence.line - 1])
+    where = f"line {evidence.line}: " if evidence is not None else ""
+    why = second.reasons[0] if second.reasons else second.decision.value
+    return Verdict(
+        decision=Decision.MALFORMED,
+        dialect=verdict.dialect,
+        evidence=evidence,
+        reasons=(
+            f"{where}read with every word as the Latin letters it looks like (look-alike "
+            f"letters, letter symbols, accents dropped), the document does not approve: {why}",
+            *verdict.reasons,
+        ),
+        findings=verdict.findings,
+        warnings=verdict.warnings,
+    )
+
+
+def _parse(text: str, dialect: str | None, review_id: str | None) -> Verdict:
     bounded = bound(text)
     doc = structure(bounded.lines, bounded.first_line_number, full=bounded.full, cut=bounded.cut)
     warnings = list(bounded.warnings)

@@ -1,11 +1,14 @@
 """The document structure the grammars read: which lines are live, and which section they are in.
 
 A line is *live* when a reviewer's own verdict could stand there. Not live: fenced and indented
-code, block quotes, HTML comments, diff lines, YAML frontmatter (read by its own dialect), echoed
+code, block quotes and HTML comments — as markdown-it renders them (`_rendered`), never guessed
+from a line's shape — YAML frontmatter (read by its own dialect), echoed
 templates (`Yes/No/With fixes`), instructions addressed to the reviewer and what they introduce
 (also an example introduced without a colon: "Example lines"), and everything under an
 example/template/instructions heading. A fence opened inside a comment, an example section or
-after an instruction is not live either, and neither is what it holds (`Block.live`).
+after an instruction is not live either, and neither is what it holds (`Block.live`). A line
+shaped like a pasted diff ('+x', '@@ …') renders as text: it is read for a no like an
+instruction's text (`instruction_like`), never for an approval.
 
 Headings also say which *round* of a multi-round document a line belongs to (`Section.round`:
 "Round 2", "Re-review", "Update", "Addendum" …) and whether they scope their lines to one part
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from mergegate.verdicts._headings import RoundMark, heading_kind
 from mergegate.verdicts._rendered import (
     RenderedView,
+    blank_comments,
     footnote_marker,
     needs_view,
     rendered_view,
@@ -35,6 +39,10 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*")
 _BRACKET_HEADING = re.compile(r"\[([^\[\]]{1,80})\]")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,3}[.)])(?:[ \t]|$)")
+# A line shaped like a unified diff's: '+x' / '-x' with no space after the sign (with one it
+# is a list bullet), headers. Rendered, it is text: read for a no, never for an approval.
+_DIFF_LINE = re.compile(r"[+](?![ \t]|$)|-(?![ \t-]|$)|diff --git |index [0-9a-f]")
+_HUNK_LINE = re.compile(r"[ +\\-]")
 # Two verdict words offered as alternatives: an echoed template, not a verdict.
 _TEMPLATE = re.compile(
     r"(?<![a-z])(?:yes|no|with fixes|approved?|request[_ ]changes|rejected?|passed|pass|failed|"
@@ -219,11 +227,6 @@ class Doc:
 @dataclass(slots=True)
 class _State:
     fence: tuple[str, int, int, str, bool] | None = None  # char, length, start, info, live
-    comment: bool = False
-    hunk: bool = False
-    prev_blank: bool = True
-    in_indented: bool = False
-    in_list: bool = False
     instruction_tail: bool = False
     instruction_gap: bool = False  # blank lines right after an instruction's paragraph
     example_gap: bool = False  # an example intro's paragraph, across one blank gap
@@ -235,6 +238,8 @@ class _State:
     index: int = 0
     echoed: int | None = None  # an example-like heading read as the review's own (`_echoed`)
     numbered: bool = False  # a heading numbered a review ('Review 1', 'Initial verdict')
+    hidden: frozenset[int] = frozenset()  # paragraph lines all inside an inline comment
+    hunk: bool = False  # in the paragraph of a diff hunk ('@@ -1,3 +1,3 @@')
 
 
 def structure(
@@ -262,10 +267,7 @@ def structure(
             line.capped = len(whole) > len(line.raw)
     start = _mark_frontmatter(doc)
     state = _State(view=_view(doc, raw_lines, start), echoed=echoed)
-    for index in state.view.footnotes if state.view is not None else ():
-        line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
-        line.raw = line.raw[footnote_marker(line.raw) :]
-        line.footnote = True
+    state.hidden = _show_as_rendered(doc, state.view, start)
     for index in range(start, len(doc.lines)):
         state.index = index
         _classify(doc, index, state)
@@ -288,6 +290,26 @@ def _view(doc: Doc, raw_lines: tuple[str, ...], start: int) -> RenderedView | No
     view = rendered_view(body)
     doc.unrendered = view is None
     return view
+
+
+def _show_as_rendered(doc: Doc, view: RenderedView | None, start: int) -> frozenset[int]:
+    """Each line's text as shown: comments and the code part of a `<pre>` line blanked,
+    a footnote's text without its `[^1]:` marker. Without a view (the text has no markup, or
+    is too long to render) comments are blanked as a browser reads raw HTML. Returns the
+    lines left with nothing to show: they stay inside their paragraph, and are not live."""
+    if view is None:
+        body = [line.raw for line in doc.lines[start:]]
+        shown = blank_comments("\n".join(body), html=True).split("\n") if doc.unrendered else body
+        rewrites = {start + i: t for i, t in enumerate(shown) if t != body[i]}
+    else:
+        rewrites = view.rewrites
+    for index, text in rewrites.items():
+        doc.lines[index].raw = text
+    for index in view.footnotes if view is not None else ():
+        line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
+        line.raw = line.raw[footnote_marker(line.raw) :]
+        line.footnote = True
+    return frozenset(i for i, text in rewrites.items() if not text.strip())
 
 
 def _apply_view(doc: Doc, view: RenderedView) -> None:
@@ -326,17 +348,18 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
     stripped = text.strip()
     line.blank = not stripped
     line.indent = len(text) - len(text.lstrip(" \t"))
-    # Order matters: inside a fence nothing opens a comment; inside a comment nothing opens
-    # a fence (a trailer wrapped in <!-- --> is not a trailer).
-    if state.fence is not None or (not state.comment and _opens_fence(doc, index, state)):
+    # Comments are already blanked (`_show_as_rendered`): a fence inside one opens nothing
+    # (a trailer wrapped in <!-- --> is not a trailer).
+    if state.fence is not None and not _fence_goes_on(doc, index, state):
+        state.fence = None  # its container ended (a list item, a quote): markdown-it closed it
+    if state.fence is not None or _opens_fence(doc, index, state):
         _fence_line(doc, index, state, text)
         line.live = False
         return
-    if _in_comment(line, state):
-        line.live = False
+    if index in state.hidden:
+        line.blank, line.live = False, False
         return
     if line.blank:
-        state.prev_blank = True
         state.hunk = False
         # 'Use this format:' + blank + a fence: the fence is still what the instruction shows.
         state.instruction_gap = state.instruction_tail or state.instruction_gap
@@ -344,29 +367,42 @@ def _classify(doc: Doc, index: int, state: _State) -> None:
         state.example_gap = False
         return
     state.instruction_gap = False
-    line.live = _live_by_shape(line, state)
     if line.live and _apply_heading(line, index, state):
         doc.rounds.append(index)
     _inherit_section(line, state)
+    if line.live and _diff_shaped(text, state):
+        line.live, line.instruction_like = False, True
+        return
     # A setext heading is a paragraph's lines underlined: it may still be an instruction
     # ('Output format:' over a verdict line, then '---').
     setext = state.view is not None and index in state.view.setext
     if line.live and (not line.heading_level or state.instruction_tail or setext):
         line.live = not _is_instruction_or_template(line, state)
         line.instruction_like = not line.live
-    state.prev_blank = False
+
+
+def _diff_shaped(text: str, state: _State) -> bool:
+    """A line that looks like part of a pasted diff ('+Ready to merge? Yes' after '@@ …').
+    Markdown shows it as text, so it is never hidden: it counts against an approval like an
+    instruction's text (`_accounting`), but a diff may be the code under review, so an
+    approval written there counts for nothing. A '+ ' or '- ' line is a list bullet."""
+    if text.startswith("@@"):
+        state.hunk = True
+        return True
+    if state.hunk and _HUNK_LINE.match(text) and not text.startswith(("+ ", "- ")):
+        return True
+    state.hunk = False
+    return _DIFF_LINE.match(text) is not None
 
 
 def _plain(text: str, state: _State) -> bool:
     """The common case, decided cheaply: a paragraph line starting with a letter, outside any
-    fence, comment or hunk, with no fence/comment/heading/list syntax in it."""
+    fence or hidden comment, with no fence/heading/list syntax in it."""
     return (
         text[:1].isalpha()
         and (state.view is None or state.index not in state.view.setext)
         and state.fence is None
-        and not state.comment
-        and not state.hunk
-        and "<!--" not in text
+        and state.index not in state.hidden
         and "```" not in text
         and "~~~" not in text
     )
@@ -374,14 +410,11 @@ def _plain(text: str, state: _State) -> bool:
 
 def _classify_plain(line: Line, state: _State) -> None:
     state.instruction_gap = False
-    state.in_indented = False
-    state.in_list = False
     state.hunk = False
     _inherit_section(line, state)
     if line.live:
         line.live = not _is_instruction_or_template(line, state)
         line.instruction_like = not line.live
-    state.prev_blank = False
 
 
 def _inherit_section(line: Line, state: _State) -> None:
@@ -403,16 +436,23 @@ def _opens_fence(doc: Doc, index: int, state: _State) -> bool:
     match = _FENCE.fullmatch(text)
     if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
         return False
+    if state.view is not None and index not in state.view.code:
+        return False  # markdown-it reads no fence here (say, inside an HTML block): text
     info = match.group(2).strip().split(" ", 1)[0].casefold() if match.group(2) else ""
-    live = not (
-        state.example
-        or state.instruction_tail
-        or state.instruction_gap
-        or state.hunk
-        or state.in_indented
-    )
+    live = not (state.example or state.instruction_tail or state.instruction_gap)
     state.fence = (match.group(1)[0], len(match.group(1)), index, info, live)
     return True
+
+
+def _fence_goes_on(doc: Doc, index: int, state: _State) -> bool:
+    """False when markdown-it shows this line as something else than the open fence's code:
+    the fence ended with its container. Recorded as unclosed (it never holds a trailer)."""
+    if state.view is None or index in state.view.code or doc.lines[index].raw.strip() == "":
+        return True
+    assert state.fence is not None
+    _char, _n, begin, info, live = state.fence
+    doc.blocks.append(Block(info=info, start=begin + 1, end=index, closed=False, live=live))
+    return False
 
 
 def _fence_line(doc: Doc, index: int, state: _State, text: str) -> None:
@@ -426,77 +466,6 @@ def _fence_line(doc: Doc, index: int, state: _State, text: str) -> None:
     if closes and match is not None and not match.group(2).strip():
         doc.blocks.append(Block(info=info, start=begin + 1, end=index, closed=True, live=live))
         state.fence = None
-
-
-def _in_comment(line: Line, state: _State) -> bool:
-    """Blank out HTML comments in one forward pass; True when nothing live is left."""
-    text = line.raw
-    if not state.comment and "<!--" not in text:
-        return False
-    if not state.comment and state.view is not None and state.index not in state.view.comment_ok:
-        return False  # '<!--' in inline code or code: it opens no comment when rendered
-    out: list[str] = []
-    pos = 0
-    while pos < len(text):
-        if state.comment:
-            end = text.find("-->", pos)
-            if end < 0:
-                out.append(" " * (len(text) - pos))
-                pos = len(text)
-                break
-            out.append(" " * (end + 3 - pos))
-            pos = end + 3
-            state.comment = False
-            continue
-        start = text.find("<!--", pos)
-        if start < 0:
-            out.append(text[pos:])
-            break
-        out.append(text[pos:start])
-        pos = start + 4
-        out.append("    ")
-        state.comment = True
-    line.raw = "".join(out).rstrip() if state.comment else "".join(out)
-    line._low = None
-    line._clean = None
-    # A line with a comment stripped may still carry live text before/after the comment.
-    return not line.raw.strip()
-
-
-def _live_by_shape(line: Line, state: _State) -> bool:
-    """Block quotes, diff lines and indented code are never live."""
-    text = line.raw
-    lead = text.lstrip(" ")
-    if lead.startswith(">"):
-        return False
-    if lead.startswith("@@") or text.startswith(("diff --git", "+++ ", "--- a/", "index ")):
-        state.hunk = lead.startswith("@@") or state.hunk
-        return False
-    if state.hunk and text[:1] in (" ", "+", "-", "\\"):
-        return False
-    state.hunk = False
-    if text.startswith("+") or (text.startswith("-") and text[1:2] not in (" ", "-", "")):
-        return False
-    return not _indented_code(line, state)
-
-
-def _indented_code(line: Line, state: _State) -> bool:
-    """CommonMark-ish: 4+ columns after a blank line (or more code) and outside a list."""
-    text = line.raw
-    if not (text.startswith("\t") or line.indent >= 4):
-        state.in_indented = False
-        if _LIST_ITEM.match(text):
-            state.in_list = True
-        elif line.indent == 0:
-            state.in_list = False
-        return False
-    if state.in_list and (not state.prev_blank or _LIST_ITEM.match(text.lstrip(" \t"))):
-        return False  # a nested list item or a lazy continuation line
-    # Fail closed: an indented paragraph after a blank line is read as code even in a list.
-    if state.in_indented or state.prev_blank:
-        state.in_indented = True
-        return True
-    return False
 
 
 def _apply_heading(line: Line, index: int, state: _State) -> bool:

@@ -12,8 +12,16 @@ once with markdown-it-py (CommonMark, raw HTML on, GFM tables) and says, per lin
   blank line renders `b` inside the quote): someone else's words, never a verdict;
 - `setext`: a setext heading's first text line (`Critical` over `========`) and its level;
   `underline` its underline line;
-- `comment_ok`: lines of blocks where markdown-it found a real HTML comment. Elsewhere `<!--`
-  (in inline code, say) opens nothing, so the scanner must not hide what follows it.
+- `rewrites`: lines part of which renders as nothing, with that part blanked (same length):
+  HTML comments as a browser ends them (`<!-->` and `<!--->` are whole empty comments, `--!>`
+  closes one as `-->` does) — in an HTML block, or inside a paragraph where CommonMark reads
+  one (closed within its block, not in a code span, not backslash-escaped: `\\<!--` is
+  text) — and the `<pre>` … `</pre>` part of a line whose text goes on after the closing tag
+  (`<pre>x</pre> visible text`: the text after it shows).
+
+Nothing else about a line's liveness is guessed from its shape: a `+` or `-1` line, a line
+after `@@`, a paragraph indented inside a list item, an indented `>` that continues a
+paragraph all render as text, so they are read as text.
 
 A footnote definition (`[^1]: only after …`) is visible text (GitHub renders it at the foot of
 the page, without its `[^1]:` marker); CommonMark without the footnote extension may read a
@@ -23,8 +31,8 @@ them so that the scanner reads their text without the marker.
 markdown-it is imported lazily, and only for a document with markup that can render
 differently from its source (`needs_view`): a plain review pays nothing. Only its block pass
 runs (its inline pass costs up to 30 µs a character on hostile emphasis and raw HTML): whether
-a paragraph holds a real inline comment is read from its text with code spans taken out
-(`_without_code_spans`, linear). Block parsing still costs up to ~5 s per MB on hostile shapes
+a paragraph holds a real inline comment is read from its source lines with code spans
+taken out (`blank_comments`, linear). Block parsing still costs up to ~5 s per MB on hostile shapes
 (table rows, setext headings), so it runs only on documents of at most `MAX_VIEW_CHARS`
 characters (real reviews are well under 100 KB); a longer document with markup gets no view
 (`rendered_view` returns None) and the decision refuses to approve it.
@@ -48,8 +56,9 @@ __all__ = ["MAX_VIEW_CHARS", "RenderedView", "footnote_marker", "needs_view", "r
 # HTML and comments, quotes, setext underlines, indented code, entities.
 _NEEDS = re.compile(r"^ {0,3}\[[^\]\n]+\]:|<|^ {0,3}>|^ {0,3}(?:=+|-+)[ \t]*$|^(?: {4}|\t)", re.M)
 _FOOTNOTE = re.compile(r" {0,3}\[\^[^\]]+\]:[ \t]*")
-_CODE_HTML = ("<pre", "<script", "<style", "<textarea")
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# CommonMark's HTML block start condition 1: the tag name, then a space, '>' or the line end.
+_CODE_HTML = re.compile(r"[ \t]*<(?:pre|script|style|textarea)(?=[ \t>]|$)", re.I | re.M)
+_CODE_HTML_END = re.compile(r"</(?:pre|script|style|textarea)>", re.I)
 _BACKTICKS = re.compile(r"`+")
 _MAX_NESTING = 40
 MAX_VIEW_CHARS = 128_000
@@ -65,7 +74,7 @@ class RenderedView:
     quote: frozenset[int] = frozenset()
     setext: dict[int, int] = field(default_factory=dict)
     underline: frozenset[int] = frozenset()
-    comment_ok: frozenset[int] = frozenset()
+    rewrites: dict[int, str] = field(default_factory=dict)
     footnotes: frozenset[int] = frozenset()
 
 
@@ -87,7 +96,7 @@ def rendered_view(lines: Sequence[str]) -> RenderedView | None:
     if len(text) > MAX_VIEW_CHARS:
         return None
     tokens = _parser().parse(text)
-    walk = _Walk()
+    walk = _Walk(lines)
     for token in tokens:
         walk.token(token)
     footnotes: set[int] = set()
@@ -102,7 +111,7 @@ def rendered_view(lines: Sequence[str]) -> RenderedView | None:
         quote=frozenset(walk.quote),
         setext=walk.setext,
         underline=frozenset(walk.underline),
-        comment_ok=frozenset(walk.comment_ok),
+        rewrites=walk.rewrites,
         footnotes=frozenset(footnotes),
     )
 
@@ -117,23 +126,21 @@ def _parser() -> MarkdownIt:
 
 @dataclass(slots=True)
 class _Walk:
+    lines: Sequence[str]
     covered: set[int] = field(default_factory=set)
     invisible: set[int] = field(default_factory=set)
     code: set[int] = field(default_factory=set)
     quote: set[int] = field(default_factory=set)
     setext: dict[int, int] = field(default_factory=dict)
     underline: set[int] = field(default_factory=set)
-    comment_ok: set[int] = field(default_factory=set)
-    _block: range = range(0)
+    rewrites: dict[int, str] = field(default_factory=dict)
+    _last: range = range(0)
 
     def token(self, token: Token) -> None:
         if token.map is None:
-            if token.type == "inline":
-                self._inline(token)
             return
         span = range(token.map[0], token.map[1])
         self.covered.update(span)
-        self._block = span
         kind = token.type
         if kind in ("fence", "code_block"):
             self.code.update(span)
@@ -147,27 +154,122 @@ class _Walk:
             # instruction from the verdict line it introduces).
             self.setext[span[0]] = int(token.tag[1:])
             self.underline.add(span[-1])
-        elif kind == "inline":
-            self._inline(token)
+        elif kind == "inline" and "<!--" in token.content and span != self._last:
+            self._last = span  # the cells of a table row share its span: blank it once
+            self._rewrite(span, blank_comments(self._text(span), html=False))
+
+    def _text(self, span: range) -> str:
+        return "\n".join(self.lines[span.start : span.stop])
 
     def _html(self, token: Token, span: range) -> None:
-        content = token.content.lstrip()
-        if content.lower().startswith(_CODE_HTML):
-            self.code.update(span)
-        elif "<!--" in content:
-            self.comment_ok.update(span)
-            if not _COMMENT.sub("", content).strip():
+        if _CODE_HTML.match(token.content):
+            self._code_html(span)
+        elif "<!--" in token.content:
+            shown = blank_comments(self._text(span), html=True)
+            if not shown.strip():
                 self.invisible.update(span)
+            else:
+                self._rewrite(span, shown)
 
-    def _inline(self, token: Token) -> None:
-        if "<!--" in token.content and "<!--" in _without_code_spans(token.content):
-            self.comment_ok.update(self._block)
+    def _code_html(self, span: range) -> None:
+        """`<pre>` … `</pre>`: code, up to the closing tag; text after it on its line shows."""
+        self.code.update(span)
+        last = span[-1]
+        end = _CODE_HTML_END.search(self.lines[last])
+        if end is not None and self.lines[last][end.end() :].strip():
+            self.code.discard(last)
+            self.rewrites[last] = " " * end.end() + self.lines[last][end.end() :]
+
+    def _rewrite(self, span: range, shown: str) -> None:
+        if "<!--" not in self._text(span):
+            return
+        for index, text in zip(span, shown.split("\n"), strict=True):
+            if text != self.lines[index]:
+                self.rewrites[index] = text
 
 
-def _without_code_spans(text: str) -> str:
-    """`text` with its CommonMark code spans removed, in linear time: a run of n backticks
-    opens a span that the next run of exactly n backticks closes; a run with no such partner
-    is literal text."""
+def blank_comments(text: str, *, html: bool) -> str:
+    """`text` with every HTML comment a reader does not see blanked to spaces (same length,
+    same line breaks). `html`: raw HTML, as a browser reads it (an unclosed comment runs to
+    the end). Otherwise Markdown inline text: a comment is one only when it closes in the
+    text, outside code spans, and its `<` is not backslash-escaped. Either way `<!-->` and
+    `<!--->` are whole empty comments and the browser ends one at `--!>` as well as `-->`.
+    Linear: each search moves forward."""
+    if "<!--" not in text:
+        return text
+    spans = _SpanIndex([] if html else _code_spans(text))
+    closes = _Closer(text)
+    out: list[str] = []
+    pos = 0
+    start = text.find("<!--")
+    while start >= 0:
+        end = None
+        if html or not (_escaped(text, start) or spans.holds(start)):
+            end = _comment_end(text, start, closes, html)
+        if end is None:
+            start = text.find("<!--", start + 1)
+            continue
+        out.append(text[pos:start])
+        out.append(re.sub(r"[^\n]", " ", text[start:end]))
+        pos = end
+        start = text.find("<!--", end)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+class _Closer:
+    """The first `-->` at or after a position, searched forward only (positions only grow)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = -2  # not searched yet
+
+    def after(self, body: int) -> int:
+        if self.at == -2 or (0 <= self.at < body):
+            self.at = self.text.find("-->", body)
+        return self.at
+
+
+class _SpanIndex:
+    """Code spans, asked in increasing positions."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = spans
+        self.i = 0
+
+    def holds(self, at: int) -> bool:
+        while self.i < len(self.spans) and self.spans[self.i][1] <= at:
+            self.i += 1
+        return self.i < len(self.spans) and self.spans[self.i][0] <= at
+
+
+def _comment_end(text: str, start: int, closes: _Closer, html: bool) -> int | None:
+    """Where the browser's comment opened at `start` ends (exclusive); None when Markdown
+    reads no comment there (inline text without a closing `-->`)."""
+    body = start + 4
+    for empty in (">", "->"):
+        if text.startswith(empty, body):
+            return body + len(empty)
+    close = closes.after(body)
+    if close < 0 and not html:
+        return None
+    bang = text.find("--!>", body, close if close >= 0 else len(text))
+    if bang >= 0:
+        return bang + 4
+    return close + 3 if close >= 0 else len(text)
+
+
+def _escaped(text: str, start: int) -> bool:
+    """`\\<!--` in Markdown text is a literal `<` (an odd run of backslashes before it)."""
+    at = start
+    while at > 0 and text[at - 1] == "\\":
+        at -= 1
+    return (start - at) % 2 == 1
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """The CommonMark code spans of `text`, in linear time: a run of n backticks opens a span
+    that the next run of exactly n backticks closes; a run with no such partner is text."""
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
     partner: list[int | None] = [None] * len(runs)
     last: dict[int, int] = {}
@@ -175,15 +277,24 @@ def _without_code_spans(text: str) -> str:
         length = runs[i][1] - runs[i][0]
         partner[i] = last.get(length)
         last[length] = i
-    out: list[str] = []
-    pos = i = 0
+    spans: list[tuple[int, int]] = []
+    i = 0
     while i < len(runs):
         j = partner[i]
         if j is None:
             i += 1
             continue
-        out.append(text[pos : runs[i][0]])
-        pos = runs[j][1]
+        spans.append((runs[i][0], runs[j][1]))
         i = j + 1
+    return spans
+
+
+def _without_code_spans(text: str) -> str:
+    """`text` with its CommonMark code spans removed (`_code_spans`)."""
+    out: list[str] = []
+    pos = 0
+    for begin, end in _code_spans(text):
+        out.append(text[pos:begin])
+        pos = end
     out.append(text[pos:])
     return "".join(out)

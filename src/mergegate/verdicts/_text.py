@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 __all__ = [
     "MAX_INPUT_CHARS",
@@ -32,7 +32,9 @@ __all__ = [
     "bound",
     "has_lookalike",
     "hidden_characters",
+    "lookalike_words",
     "norm",
+    "skeleton",
     "words_of",
 ]
 
@@ -56,6 +58,17 @@ _ZWJ = "\u200d"
 _VARIATION_SELECTORS = frozenset(chr(c) for c in range(0xFE00, 0xFE10))
 # Scripts whose letters look like Latin ones (а/a, о/o, Υ/Y ...).
 _LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU")
+# Symbols and letters that Unicode names after a Latin letter but NFKC leaves alone: negative
+# squared and circled letters (🅽), regional indicators (🇳), small capitals (ɴ). Read from the
+# character's name in the Unicode data, not from a hand list.
+_NAMED_LATIN = re.compile(
+    r"(?:NEGATIVE (?:SQUARED|CIRCLED) |SQUARED |CIRCLED |PARENTHESIZED )?LATIN "
+    r"(?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL )?([A-Z])|"
+    r"REGIONAL INDICATOR SYMBOL LETTER ([A-Z])"
+)
+# A whole word of another script is read as a look-alike only from two letters on ('ΝΟ');
+# a lone α or μ is a symbol in technical text.
+_MIN_WHOLE_WORD = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,16 +133,13 @@ def norm(text: str) -> str:
     if text.isascii():
         return text.lower()  # NFKC and case-folding are the identity/lower() on ASCII
     text = "".join(ch for ch in text.translate(_BLANK_TO_SPACE) if unicodedata.category(ch) != "Cf")
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = unicodedata.normalize("NFKC", text)
     if folded.isascii():
-        return folded
-    folded = _fold_hanzi(folded)
-    # Only inside words that mix ASCII letters with others: a whole word of another script
-    # ('одобрено') is that language's word, matched by its own vocabulary.
-    return _WORD.sub(_unmix, folded)
-
-
-_WORD = re.compile(r"\w+")
+        return folded.casefold()
+    # Skeletons before case folding (Greek Ν is N, its lower case ν is v): a look-alike
+    # letter in a Latin word, and a whole word of look-alikes foreign to its line, read as
+    # Latin; a word of a script the line is written in ('одобрено') stays that language's.
+    return _fold_hanzi(unicodedata.normalize("NFC", _read_lines(folded)).casefold())
 
 
 def _fold_hanzi(text: str) -> str:
@@ -137,13 +147,6 @@ def _fold_hanzi(text: str) -> str:
     from mergegate.verdicts._hanzi import fold_hanzi  # noqa: PLC0415 - lazy: a 4,000-pair table
 
     return fold_hanzi(text)
-
-
-def _unmix(match: re.Match[str]) -> str:
-    word = match.group(0)
-    if word.isascii() or not any(ch.isascii() and ch.isalpha() for ch in word):
-        return word
-    return word.translate(_ascii_prototypes()).casefold()
 
 
 def hidden_characters(text: str) -> tuple[str, ...]:
@@ -155,6 +158,8 @@ def hidden_characters(text: str) -> tuple[str, ...]:
     with letters of a look-alike script. A zero-width joiner inside an emoji sequence and
     variation selectors (the emoji form of ✅) are part of the picture, not hidden.
     """
+    if "&" in text:
+        text = _unescape(text)  # '&#x202E;' renders as the override itself
     if text.isascii():
         return ()
     found: list[str] = []
@@ -168,6 +173,193 @@ def hidden_characters(text: str) -> tuple[str, ...]:
             found.append(f"U+{ord(ch):04X} on '{previous}'")
     found.extend(f"look-alike word {w!r}" for w in words_of(text) if _mixes_lookalikes(w))
     return tuple(dict.fromkeys(found))
+
+
+def _unescape(text: str) -> str:
+    import html  # noqa: PLC0415 - lazy: its entity table loads only for text with an '&'
+
+    return html.unescape(text)
+
+
+@cache
+def _named_latin(ch: str) -> str | None:
+    """The Latin letter a symbol or small capital is named after (🅽 → N), or None."""
+    if ch.isascii():
+        return None
+    match = _NAMED_LATIN.fullmatch(unicodedata.name(ch, ""))
+    if match is None:
+        return None
+    letter = match.group(1) or match.group(2)
+    return letter.lower() if "SMALL LETTER" in unicodedata.name(ch) else letter
+
+
+# The blocks of letter symbols (Enclosed Alphanumerics and its Supplement); which of their
+# characters read as a Latin letter is decided by `_named_latin`.
+_SYMBOL_BLOCKS = ((0x2460, 0x2500), (0x1F100, 0x1F200))
+
+
+@cache
+def _run_pattern() -> re.Pattern[str]:
+    """A word: letters and digits, and the symbols that read as a Latin letter (🅽🅾🆃)."""
+    symbols = "".join(
+        chr(c) for a, b in _SYMBOL_BLOCKS for c in range(a, b) if _named_latin(chr(c))
+    )
+    return re.compile(f"(?:[^\\W_]|[{symbols}])+")
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """Runs of characters that are letters, digits or read as Latin letters (🅽🅾🆃)."""
+    return [m.span() for m in _run_pattern().finditer(text)]
+
+
+def _as_ascii(word: str) -> str | None:
+    """A word with no ASCII letter, every character read as ASCII letters (a whole-script
+    look-alike: Greek ΝΟΤ, Lisu ꓠꓳꓔ, 🅽🅾🆃, ɴᴏᴛ), as those letters; else None."""
+    if _whole_lookalike().fullmatch(word) is None:
+        return None  # most words: a letter with no Latin look-alike, or an ASCII letter
+    if len(word) < _MIN_WHOLE_WORD and _named_latin(word) is None:
+        return None  # a lone α; a lone small capital ɪ is still a Latin letter
+    return word.translate(_translation())
+
+
+def lookalike_words(text: str) -> list[str]:
+    """Whole words written in look-alike letters of a script foreign to their line, or in
+    letter symbols (Greek ΝΟΤ in an English line, 🅽🅾🆃, ⓃⓄⓉ, ɴᴏᴛ): on a verdict's line they
+    refuse it (`has_lookalike`). In a line whose script has letters of its own ('все хорошо,
+    одобрено': д), such a word is that language's ('хорошо')."""
+    return [w for line in text.split("\n") for w in _foreign_words(line)]
+
+
+def _foreign_words(line: str) -> list[str]:
+    if _plain_line(line):
+        return []
+    words = [line[a:b] for a, b in _runs(line)]
+    whole = [w for w in words if not w.isascii() and _as_ascii(w) is not None]
+    if not whole:
+        return []
+    own = {_script(ch) for w in words if _as_ascii(w) is None for ch in w if not ch.isascii()}
+    return [w for w in whole if not {_script(ch) for ch in w} <= own]
+
+
+@cache
+def _script(ch: str) -> str:
+    """The script a letter is named in (CYRILLIC, GREEK …); letter symbols and small capitals,
+    which no language writes words in, have none of their own."""
+    if _named_latin(ch) is not None:
+        return "SYMBOL"
+    return unicodedata.name(ch, "?").split(" ", 1)[0]
+
+
+def skeleton(text: str, *, marks: bool = False) -> str:
+    """`text` with every word read as the Latin letters it looks like (UTS #39 skeletons,
+    for whole words too: Greek ΝΟΤ, Lisu ꓠꓳꓔ, negative squared 🅽🅾🆃, small capitals ɴᴏᴛ,
+    a Cyrillic letter in a Latin word), the decision's second reading (`_decide`). A word
+    with a letter that looks like no Latin one (Russian 'одобрено') keeps all its letters.
+    `marks`: also drop the diacritical marks of alphabets after canonical decomposition
+    (DÓ NÓT → DO NOT; Japanese voicing marks stay, and NFKC already read the compatibility
+    forms). Same line breaks."""
+    if text.isascii():
+        return text
+    if marks:
+        text = _DIACRITICS.sub("", unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFC", _read_lines(text))
+
+
+# The combining diacritical mark blocks that Latin, Greek and Cyrillic letters carry.
+_DIACRITICS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
+# Where the letters named after a Latin letter live besides the symbol blocks: small capitals
+# (IPA Extensions, Phonetic Extensions, Latin Extended-D).
+_NAMED_BLOCKS = ((0x0250, 0x0300), (0x1D00, 0x1D80), (0xA700, 0xA800), *_SYMBOL_BLOCKS)
+
+
+def _read_lines(text: str) -> str:
+    return "\n".join(_read_line(line) for line in text.split("\n"))
+
+
+@cache
+def _translation() -> dict[int, str]:
+    """Every non-ASCII character read as Latin letters — its UTS #39 prototype, or the letter
+    it is named after (symbols, small capitals) — with those letters; compatibility forms
+    (fullwidth, mathematical) are left to NFKC."""
+    table = {c: t for c, t in _ascii_prototypes().items() if c > 127}
+    for a, b in _NAMED_BLOCKS:
+        for code in range(a, b):
+            named = _named_latin(chr(code))
+            if named is not None:
+                table[code] = named
+    return table
+
+
+@cache
+def _lookalike_chars() -> str:
+    return "".join(re.escape(chr(c)) for c in sorted(_translation()))
+
+
+@cache
+def _lookalike_class() -> re.Pattern[str]:
+    """One character `_translation` reads as Latin: a line without any is read as written,
+    in one search (most non-ASCII text: CJK, emoji, punctuation)."""
+    return re.compile(f"[{_lookalike_chars()}]")
+
+
+@cache
+def _whole_lookalike() -> re.Pattern[str]:
+    return re.compile(f"[{_lookalike_chars()}]+")
+
+
+# A letter beyond ASCII and the scripts with no Latin look-alikes (CJK, kana, Hangul), or a
+# letter symbol: only a line with one can hold a look-alike (checked before the table loads).
+_MAYBE_LOOKALIKE = re.compile(
+    "[^\\W\x00-\x7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|"
+    "[\u2460-\u24ff\U0001f100-\U0001f1ff]"
+)
+
+
+def _plain_line(line: str) -> bool:
+    """True when no word of `line` can be a look-alike: two searches, most text stops at
+    the first (ASCII, CJK, emoji)."""
+    return (
+        line.isascii()
+        or _MAYBE_LOOKALIKE.search(line) is None
+        or _lookalike_class().search(line) is None
+    )
+
+
+@lru_cache(maxsize=4096)
+def _read_line(line: str) -> str:
+    """`line` with its look-alike words read as Latin (`skeleton`); lines repeat, so cached."""
+    if _plain_line(line):
+        return line
+    words = [(begin, end, line[begin:end]) for begin, end in _runs(line)]
+    wholes = [None if w.isascii() else _as_ascii(w) for _, _, w in words]
+    own: set[str] | None = None
+    out: list[str] = []
+    pos = 0
+    for (begin, end, word), whole in zip(words, wholes, strict=True):
+        if word.isascii():
+            continue
+        if whole is not None:
+            if own is None:  # the scripts the line is written in: words with own letters
+                own = {
+                    _script(c)
+                    for (_, _, w), f in zip(words, wholes, strict=True)
+                    if f is None
+                    for c in w
+                    if not c.isascii()
+                }
+            if {_script(c) for c in word} <= own:
+                continue  # a word of the line's own language ('хорошо' beside 'одобрено')
+            read = whole
+        elif any(c.isascii() and c.isalpha() for c in word):
+            read = word.translate(_translation())
+        else:
+            continue
+        out.extend((line[pos:begin], read))
+        pos = end
+    if not out:
+        return line
+    out.append(line[pos:])
+    return "".join(out)
 
 
 def _mixes_lookalikes(word: str) -> bool:
@@ -220,8 +412,9 @@ def has_lookalike(text: str) -> bool:
     (bytes that were not valid UTF-8: the line is damaged, so nothing on it can be read as an
     approval); a word that NFKC maps onto
     ASCII letters but is not ASCII (fullwidth ＹＥＳ, mathematical 𝐘𝐞𝐬, ligatures); a word
-    mixing ASCII letters with Cyrillic/Greek/... letters. Plain CJK, accented Latin and
-    punctuation are not flagged.
+    mixing ASCII letters with Cyrillic/Greek/... letters; a whole word of two letters or more
+    whose every letter reads as a Latin one (`lookalike_words`). Plain CJK, accented Latin,
+    punctuation and words with a letter of their own script ('одобрено') are not flagged.
     """
     if text.isascii():
         return False
@@ -230,7 +423,7 @@ def has_lookalike(text: str) -> bool:
     # A joiner between two emoji (👩‍💻) is part of the picture; anywhere else it hides a spoof.
     if any(ch in _ZERO_WIDTH and not _emoji_joiner(text, i) for i, ch in enumerate(text)):
         return True
-    return any(_word_is_lookalike(word) for word in words_of(text))
+    return any(_word_is_lookalike(word) for word in words_of(text)) or bool(lookalike_words(text))
 
 
 def _word_is_lookalike(word: str) -> bool:
