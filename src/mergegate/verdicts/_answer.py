@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
 __all__ = ["Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
@@ -182,6 +183,11 @@ def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
     doubt = sig.doubt_in(clause)
     if doubt is not None:
         return _M, f"hedged ('{doubt}')"
+    return _qualified(clause) or _part_named(clause) or sentence_problem(clause)
+
+
+def _qualified(clause: str) -> tuple[Decision, str] | None:
+    """A condition, a soft 'with …' or a no in the answer's own clause (→ fixes)."""
     condition = sig.condition_in(clause, answer_clause=True)
     if condition is not None:
         return _F, f"qualified by '{condition}'"
@@ -190,7 +196,14 @@ def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
     conflict = _conflicting(clause)
     if conflict is not None:
         return _F, f"the same clause also says '{conflict.phrase}'"
-    return sentence_problem(clause)
+    return None
+
+
+def _part_named(clause: str) -> tuple[Decision, str] | None:
+    """A part of the change named in any punctuation after the answer ('Yes; scope:
+    frontend', 'Ship it: the CLI part'): read after the conditions, which name a fix."""
+    part = named_part(clause)
+    return None if part is None else (_M, f"the approval covers only part of the change ('{part}')")
 
 
 def _scope_problem(clause: str) -> str | None:
