@@ -122,13 +122,23 @@ def _after_workflow_word(value: str) -> Answer | None:
     return Answer(after[0], inner.phrase, after[1]) if after else Answer(_A, inner.phrase)
 
 
+# A long run of decoration ('🚀!🚀!🚀!…') holds no word: it is read as its last character, so
+# the phrase readers after the answer scan it once, not once per pattern (bench: the
+# 'spectacular fields' shape). Its last character keeps a sentence end ('Yes!!!!!!!! Ship').
+_DECORATION_RUN = re.compile(r"[^\w\s]{8,}")
+
+
+def _last_of_run(run: re.Match[str]) -> str:
+    return " " + run.group(0)[-1]
+
+
 def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | None:
     """Why the text after an affirmative token keeps it from approving, or None.
 
     `heading` is the heading level of the line (0: not a heading). Returns the decision it
     becomes and the reason.
     """
-    rest = skip_extras(tail)
+    rest = skip_extras(_DECORATION_RUN.sub(_last_of_run, tail))
     end_match = _SENTENCE_END.search(rest)
     clause = rest[: end_match.start() + 1] if end_match else rest
     later = rest[len(clause) :]

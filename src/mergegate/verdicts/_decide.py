@@ -384,9 +384,8 @@ def _where(facts: Facts, site: Site) -> str:
 
 def _nothing_found(doc: Doc, warnings: list[str]) -> _Outcome:
     reasons = ["no authoritative verdict found"]
-    seen = sorted(
-        {m.group(0) for line in doc.lines if line.live for m in _HINT_RE.finditer(line.low)}
-    )
+    live = "\n".join(line.low for line in doc.lines if line.live)  # one search, not one a line
+    seen = sorted({m.group(0) for m in _HINT_RE.finditer(live)})
     if seen:
         warnings.append(
             "verdict-like words appear outside any recognized verdict statement ("
