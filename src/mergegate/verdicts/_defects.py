@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from mergegate.verdicts._signals import failing_checks_in, negated_before
+from mergegate.verdicts._composed_phrases import negated_before
+from mergegate.verdicts._signals import failing_checks_in
 
 __all__ = ["stated_defect"]
 

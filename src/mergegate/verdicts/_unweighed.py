@@ -27,11 +27,12 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._scope import named_part
-from mergegate.verdicts._signals import DONE, NONE_ITEM, only_scope_in
+from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._vocab import clean_value, hits
 
