@@ -71,6 +71,8 @@ DEFECTS = [
     "Login is broken.",
     "Data loss: the script deletes the production bucket.",
     "The patch doesn't build.",
+    "Tests fail on CI, fix pending.",
+    "Tests fail on CI; a fix is needed.",
 ]
 DEFECT_PLACES = {
     "section": "## Review\n\n{d}\n\n{v}\n",
@@ -89,6 +91,8 @@ DEFECT_TWINS = [
     "## Summary\n\nThe new test fails without the fix and passes with it.\n\n" + VERDICT,
     "## Background\n\nLogin is broken on Safari when the cookie expires.\n\n## Review\n\n"
     "The change refreshes the cookie first.\n\n" + VERDICT,
+    "## Summary\n\nThe login flow is broken when the session expires; this PR refreshes the "
+    "token first and fixes it.\n\n" + VERDICT,
 ]
 
 # Findings written after the approval: the document's last word is not the verdict.
@@ -119,6 +123,8 @@ FINDINGS_TWINS = [
     INTRO + VERDICT + "\n### Minor\n\n- Consider renaming `n` to `attempts` (optional).\n",
     INTRO + VERDICT + "\n## Issues\n\nNone found.\n",
     INTRO + VERDICT + "\n### Suggestions\n\n- Rename `n` to `attempts`.\n",
+    INTRO + VERDICT + "\n## Security\n\nInputs are validated at the boundary.\n",
+    INTRO + VERDICT + "\n**Security:** inputs are validated.\n",
     # The verdict opens the document: what follows is the body it sums up (graded findings).
     "# Review\n\n## Verdict\n\n**Verdict:** APPROVE\n\n## Findings\n\n### Critical\n\nNone.\n\n"
     "### Important\n\n- The retry loop could log its attempts.\n",
@@ -129,7 +135,8 @@ WHITE_BOX = {
     "rendering": [
         "## The migration drops the users table\n\n" + VERDICT,
         "Does not compile\n---\n\n" + VERDICT,
-        INTRO + "<details><summary>Build log</summary>\n\nTests fail on CI.\n\n</details>\n\n"
+        INTRO
+        + "<details><summary>Build log</summary>\n\nTests fail on CI.\n\n</details>\n\n"
         + VERDICT,
         INTRO + "<b>Tests fail on CI.</b>\n\n" + VERDICT,
         INTRO + "## Verdict\n\n**Verdict:** APPROVE<br>frontend only\n",
@@ -167,7 +174,8 @@ WHITE_BOX = {
     ],
     "rounds": [
         "## Round 1\n\nVerdict: REJECT\n\n## Round 2\n\nDoes not compile.\n\nVerdict: APPROVE\n",
-        "## Re-review\n\nVerdict: APPROVE\n\n### Remaining issues\n\n- The lock is never released.\n",
+        "## Re-review\n\nVerdict: APPROVE\n\n### Remaining issues\n\n"
+        "- The lock is never released.\n",
         "## Round 2\n\n**Ready to merge?** Yes\n\n## Security note\n\nThe token is still logged.\n",
     ],
     "voice": [
@@ -181,9 +189,11 @@ WHITE_BOX_TWINS = [
     "## Round 1\n\nDoes not compile.\n\nVerdict: REJECT\n\n## Round 2\n\n"
     "All fixed; the build is green.\n\nVerdict: APPROVE\n",
     INTRO + "> The author wrote: tests fail on CI.\n\nThey pass now; I re-ran them.\n\n" + VERDICT,
-    INTRO + "<details><summary>Build log</summary>\n\nAll 214 tests pass.\n\n</details>\n\n"
+    INTRO
+    + "<details><summary>Build log</summary>\n\nAll 214 tests pass.\n\n</details>\n\n"
     + VERDICT,
-    INTRO + "| Check | Result |\n|---|---|\n| Build | passes |\n| Tests | 214 passed |\n\n"
+    INTRO
+    + "| Check | Result |\n|---|---|\n| Build | passes |\n| Tests | 214 passed |\n\n"
     + VERDICT,
     "---\nstatus: passed\nscore: 5/5\n---\n\n# Verification\n\nAll checks pass.\n",
     INTRO + "## Verdict\n\n**Verdict:** Approve · nice work\n",

@@ -54,7 +54,8 @@ _DEFECT = re.compile(
 # In the same clause these say it is not a present defect of this change: the past, what the
 # change fixes or prevents, a test or a hypothesis.
 _NOT_A_DEFECT = re.compile(
-    r"(?<![\w-])(?:fix|fixes|fixed|fixing|prevent\w*|stops?|stopped|avoid\w*|guards? against|"
+    r"(?<![\w-])(?:fixes|fixed|fixing|prevents|prevented|preventing|stops|stopped|avoids|"
+    r"avoided|avoiding|guards? against|"
     r"no longer|used to|previously|formerly|originally|was|were|had|old|legacy|bug where|"
     r"issue where|regression tests?|tests? (?:that|for|which|where|whether|if)|asserts?|"
     r"ensur\w*|verif\w*|checks? (?:that|whether|if)|reproduc\w*|would|could|might|if|whether|"
@@ -65,8 +66,19 @@ _NOT_A_DEFECT = re.compile(
 _CLAUSES = re.compile(r"[^.;!?。；！？]+")
 
 
+# On the same line, a word that tells the change mends it: 'X crashes when Y; this PR fixes
+# it' describes the bug it fixes, not a defect it has.
+_MENDED = re.compile(
+    r"(?<![\w-])(?:(?:fixes|fixed|resolves|resolved|addresses|addressed|prevents|prevented|"
+    r"repairs|repaired|corrects|corrected)[ \t]+(?:it|this|that|them|the[ \t]+(?:bug|issue|"
+    r"crash|problem|leak|failure|regression|defect)s?)|no longer)(?![\w-])"
+)
+
+
 def stated_defect(text: str) -> str | None:
     """The first defect `text` states of the change, now, or None."""
+    if _MENDED.search(text) is not None:
+        return None
     for clause in _CLAUSES.findall(text):
         if _NOT_A_DEFECT.search(clause) is not None:
             continue

@@ -60,8 +60,8 @@ _CRITICAL = re.compile(
 # GSD's gaps are its recogniser's (`_templates.gsd` reads them from the frontmatter).
 _FINDINGS = re.compile(
     r"(?<![a-z])(?:issues?|findings?|problems?|concerns?|bugs?|defects?|risks?|caveats?|"
-    r"warnings?|security|vulnerabilit(?:y|ies)|regressions?|limitations?|errors?|"
-    r"observations?|flaws?|weaknesses)(?![a-z])|问题|风险|警告|指摘|문제|hallazgos|"
+    r"warnings?|security (?:notes?|issues?|concerns?|findings?|risks?)|vulnerabilit(?:y|ies)|"
+    r"regressions?|limitations?|errors?|flaws?|weaknesses)(?![a-z])|问题|风险|警告|指摘|문제|hallazgos|"
     r"problemas|riesgos|problèmes|risques|probleme|risiken|проблемы|замечания"
 )
 # Headings that tell the problem the change fixes: a defect stated there is its subject.
@@ -72,7 +72,7 @@ _CONTEXT = re.compile(
 )
 _FINDING_LABEL = re.compile(
     r"[ \t>*_+-]*(?:\d{1,3}[.)][ \t]*)?[*_`]*(?:issue|problem|bug|defect|concern|risk|warning|"
-    r"caveat|finding|security(?:[ \t]+(?:note|issue|concern|finding|risk))?|vulnerability|"
+    r"caveat|finding|security[ \t]+(?:note|issue|concern|finding|risk)|vulnerability|"
     r"regression|known issue|limitation|flaw|todo|fixme|error|gotcha)s?[*_`]*[ \t]*[:：]"
 )
 # A label value that grades rather than names: 'Risk: low', 'Security: none'.
