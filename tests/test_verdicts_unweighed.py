@@ -55,6 +55,7 @@ SCOPE_TWINS = [
     "**Verdict:** APPROVED — notable cleanup of the parser",
     "**Verdict:** APPROVED: Proceed to Week 5-6: DevOps and UI",
     "**Verdict:** `PASS` — Phase 1 fully closed. Phase 2 may begin.",
+    "**Verdict:** APPROVE — src/app/core.py exists and is imported by the CLI",
 ]
 
 # A defect stated in the reviewer's voice above the verdict, in or outside a section.

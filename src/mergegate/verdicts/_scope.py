@@ -68,7 +68,8 @@ _PREDICATES = frozenset(
 should|must|shall|looks|look|seems|seem|works|work|passes|pass|passed|meets|meet|met|fixes|
 fixed|adds|added|handles|handled|keeps|kept|closes|closed|remains|stays|reads|holds|covers|
 solves|solved|resolves|resolved|addresses|addressed|improves|improved|makes|made|brings|
-goes|went|needs|need|lacks|misses|breaks|broke|fails|failed|ready|done|complete|completed"""
+goes|went|needs|need|lacks|misses|breaks|broke|fails|failed|ready|done|complete|completed|
+exists|exist|runs|ran|builds|built|compiles|compiled|returns|returned"""
     )
 )
 _PRAISE = frozenset(
@@ -80,7 +81,8 @@ impressive|superb|perfect|fine|awesome|cleaner|better|improved|simpler"""
 )
 _PREPOSITIONS = frozenset(phrases("""of|in|on|to|for|across|with|from|by|under|inside|within"""))
 _DETERMINERS = frozenset(phrases("""the|a|an|this|that|these|those|our|its|their|your|my"""))
-_CLAUSE_END = re.compile(r"[.;:!?)\]]|(?<=\S)[ \t]+[—–][ \t]+|$")
+# A stop inside a word ('core.py', 'a:b') ends no clause.
+_CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|[)\]]|(?<=\S)[ \t]+[—–][ \t]+|$")
 _MAX_PHRASE_WORDS = 6
 
 
