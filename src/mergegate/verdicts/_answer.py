@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
 __all__ = ["Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
@@ -121,13 +122,23 @@ def _after_workflow_word(value: str) -> Answer | None:
     return Answer(after[0], inner.phrase, after[1]) if after else Answer(_A, inner.phrase)
 
 
+# A long run of decoration ('🚀!🚀!🚀!…') holds no word: it is read as its last character, so
+# the phrase readers after the answer scan it once, not once per pattern (bench: the
+# 'spectacular fields' shape). Its last character keeps a sentence end ('Yes!!!!!!!! Ship').
+_DECORATION_RUN = re.compile(r"[^\w\s]{8,}")
+
+
+def _last_of_run(run: re.Match[str]) -> str:
+    return " " + run.group(0)[-1]
+
+
 def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | None:
     """Why the text after an affirmative token keeps it from approving, or None.
 
     `heading` is the heading level of the line (0: not a heading). Returns the decision it
     becomes and the reason.
     """
-    rest = skip_extras(tail)
+    rest = skip_extras(_DECORATION_RUN.sub(_last_of_run, tail))
     end_match = _SENTENCE_END.search(rest)
     clause = rest[: end_match.start() + 1] if end_match else rest
     later = rest[len(clause) :]
@@ -182,6 +193,11 @@ def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
     doubt = sig.doubt_in(clause)
     if doubt is not None:
         return _M, f"hedged ('{doubt}')"
+    return _qualified(clause) or _part_named(clause) or sentence_problem(clause)
+
+
+def _qualified(clause: str) -> tuple[Decision, str] | None:
+    """A condition, a soft 'with …' or a no in the answer's own clause (→ fixes)."""
     condition = sig.condition_in(clause, answer_clause=True)
     if condition is not None:
         return _F, f"qualified by '{condition}'"
@@ -190,7 +206,14 @@ def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
     conflict = _conflicting(clause)
     if conflict is not None:
         return _F, f"the same clause also says '{conflict.phrase}'"
-    return sentence_problem(clause)
+    return None
+
+
+def _part_named(clause: str) -> tuple[Decision, str] | None:
+    """A part of the change named in any punctuation after the answer ('Yes; scope:
+    frontend', 'Ship it: the CLI part'): read after the conditions, which name a fix."""
+    part = named_part(clause)
+    return None if part is None else (_M, f"the approval covers only part of the change ('{part}')")
 
 
 def _scope_problem(clause: str) -> str | None:

@@ -21,16 +21,15 @@ import re
 from dataclasses import dataclass
 
 from mergegate.verdicts._answer import strip_decor
+from mergegate.verdicts._composed_phrases import DONE, negated_before
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._signals import (
     BLOCKING_SECTION,
     COUNT_LABEL,
-    DONE,
     NONE_ITEM,
     blocking_in,
     merge_tied,
-    negated_before,
 )
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value

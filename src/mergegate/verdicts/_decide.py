@@ -44,6 +44,7 @@ from mergegate.verdicts._refusals import Facts, first_refusal
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates import Recognised, mask, recognise
 from mergegate.verdicts._text import bound, has_lookalike, skeleton
+from mergegate.verdicts._unweighed import unweighed
 from mergegate.verdicts._vocab import LabelKind
 
 __all__ = ["extract_findings", "parse_verdict"]
@@ -60,6 +61,8 @@ class _Outcome:
     index: int | None = None
     reasons: list[str] = field(default_factory=list)
     findings: tuple[Finding, ...] | None = None
+    unweighed: tuple[Decision, int, str] | None = None
+    """What an approval has not weighed (`_unweighed`), applied once the template settled."""
 
 
 def parse_verdict(
@@ -146,6 +149,9 @@ def _parse(text: str, dialect: str | None, review_id: str | None) -> Verdict:
     findings = outcome.findings if outcome.findings is not None else findings_of(doc)
     if template is not None:
         findings = _as_template(outcome, template, doc, findings)
+    if outcome.decision is _A and outcome.unweighed is not None:
+        outcome.decision, outcome.index, why = outcome.unweighed
+        outcome.reasons.insert(0, why)
     evidence = None
     if outcome.index is not None:
         line = doc.lines[outcome.index]
@@ -410,6 +416,9 @@ def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | N
     refusal = first_refusal(facts, in_scope, start, review_id, trailer) or unaccounted(
         facts.doc, facts.sites, facts.covered, start
     )
+    if refusal is None:
+        # Settled after a recogniser's own reading: its blocking content names a 'fixes'.
+        outcome.unweighed = unweighed(facts.doc, in_scope, start, facts.covered)
     if refusal is not None:
         decision, index, why = refusal
         outcome.decision = decision
@@ -425,9 +434,8 @@ def _where(facts: Facts, site: Site) -> str:
 
 def _nothing_found(doc: Doc, warnings: list[str]) -> _Outcome:
     reasons = ["no authoritative verdict found"]
-    seen = sorted(
-        {m.group(0) for line in doc.lines if line.live for m in _HINT_RE.finditer(line.low)}
-    )
+    live = "\n".join(line.low for line in doc.lines if line.live)  # one search, not one a line
+    seen = sorted({m.group(0) for m in _HINT_RE.finditer(live)})
     if seen:
         warnings.append(
             "verdict-like words appear outside any recognized verdict statement ("

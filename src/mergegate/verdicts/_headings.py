@@ -4,6 +4,7 @@ all (an alternative, an option, a finding)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import IntEnum
 from typing import NamedTuple
@@ -209,6 +210,7 @@ class HeadingKind(NamedTuple):
     """The ordinal the heading gives its review ('Review 2', 'Final verdict'), if any."""
 
 
+@functools.lru_cache(maxsize=4096)  # headings repeat ('### Critical', '## Verdict'): once each
 def heading_kind(text: str, low: str, level: int) -> HeadingKind:
     """Classify a heading (`text` as written, `low` normalized) of markdown `level`."""
     bare = _strip_decor(low)

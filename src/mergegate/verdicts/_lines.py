@@ -108,6 +108,8 @@ _LABELLED_INTRO = re.compile(
     r"reply|response|ejemplo|exemplo|exemple|beispiel|esempio)[ \t*_`]*[:：][ \t*_`]*$|"
     r"[^:：]{0,20}(?:示例|样例|输出|例)[:：][ \t]*$"
 )
+# Either of the two, in one match (it runs on every line).
+_INTRO_LINE = re.compile(f"(?:{_BARE_INTRO.pattern})|(?:{_LABELLED_INTRO.pattern})")
 # A sentence that ends on its line.
 _TERMINATED = re.compile(r"[.!?。！？)\]][ \t*_`\"'”]*$")
 # A YAML 'key: value  # comment' line: the comment may enumerate the choices
@@ -532,7 +534,7 @@ def _is_instruction_or_template(line: Line, state: _State) -> bool:
     if state.instruction_tail:
         state.example_gap = False
         return True
-    if _introduces(low) or _BARE_INTRO.match(low) or _LABELLED_INTRO.match(low):
+    if _introduces(low) or _INTRO_LINE.match(low):
         _example_follows(state)  # 'Reply with a line such as', 'For example', 'Template'
         return True
     if not _ANY_HINT.search(low):

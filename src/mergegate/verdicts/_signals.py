@@ -32,8 +32,17 @@ from __future__ import annotations
 import re
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._composed_phrases import (
+    DONE,
+    DONE_REPORT,
+    negated_before,
+    negated_merge_in,
+    told_done,
+)
 from mergegate.verdicts._vocab import alternation, first_hit, phrases
 
+# `DONE` and `negated_before` live in `_composed_phrases` and are re-exported here for the
+# readers that import them from this module.
 __all__ = [
     "BLOCKING_SECTION",
     "CONTRAST_OPENING",
@@ -60,32 +69,6 @@ __all__ = [
     "withdrawal_in",
 ]
 
-# --------------------------------------------------------------------------- negation
-
-_NEGATORS = re.compile(
-    r"(?<![a-z0-9])(?:no|not|none|nothing|nobody|never|neither|nor|without|zero|0|cannot|"
-    r"sin|ningún|ninguna|nada|sem|nenhum|nenhuma|sans|aucun|aucune|rien|pas|kein|keine|"
-    r"keinen|nicht|nichts|ohne|нет|не|без)(?![a-z0-9])|n't(?!\w)|[无无不没没未非别别]|없"
-)
-
-
-# 'no blocking issues or requested changes': a negation before a list covers its items.
-_NEGATED_LIST = re.compile(
-    r"(?<![a-z0-9])(?:no|not|none|without|neither|zero|0|sin|sem|sans|ohne|kein|keine|无|无|没有)"
-    r"(?![a-z0-9])[^,.;:!?。；]{0,60}(?<![a-z0-9])(?:or|nor|ni|nem|ou|oder|o|或)[ \t]+$"
-)
-
-
-def negated_before(text: str, at: int, *, words: int = 6) -> bool:
-    """True when a negation stands among the `words` words before `at` in its clause, or
-    before a list whose item starts at `at` ('no blocking issues or requested changes')."""
-    start = max(text.rfind(sep, 0, at) for sep in (". ", "; ", ", but ", "。", "；", " — "))
-    window = text[max(start, 0) : at]
-    if _NEGATED_LIST.search(window[-90:]) is not None:
-        return True
-    window = " ".join(window.split()[-words:]) if " " in window else window[-12:]
-    return _NEGATORS.search(window) is not None
-
 
 def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
     for match in pattern.finditer(text):
@@ -94,28 +77,11 @@ def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
     return None
 
 
-# A report that something is done, in the indicative: 'is fixed', 'were corrected', 'has
-# already been addressed', 'now resolved' — not 'must be fixed' nor 'should have been fixed'.
-_DONE_REPORT = re.compile(
-    r"(?<!\w)(?:(?:is|are|was|were|has|have|had)(?: already| now| since)?(?: been)?|already|now)"
-    r" (?:fixed|resolved|addressed|corrected|closed|done|implemented|applied|remediated|"
-    r"repaired)(?!\w)"
-)
-_MODAL_BEFORE = re.compile(
-    r"(?<!\w)(?:must|should|would|could|might|need to|needs to|has to|have to|ought to)"
-    r"(?: not)?[ \t]*$"
-)
-
-
 def _done_in_clause(text: str, at: int) -> bool:
     """The rest of the sentence after `at` reports the thing done ('the single Low (missing
     regression test) is fixed'): an obligation word before it is history, not a demand. A
     modal before the report ('should have been fixed') keeps it a demand."""
-    rest = re.split(r"[.;!?。；]\s", text[at : at + 200])[0]
-    found = _DONE_REPORT.search(rest)
-    if found is None:
-        return False
-    return _MODAL_BEFORE.search(rest[: found.start()]) is None
+    return told_done(re.split(r"[.;!?。；]\s", text[at : at + 200])[0], DONE_REPORT)
 
 
 # --------------------------------------------------------------------------- conditions
@@ -254,9 +220,7 @@ def _past_or_negated(text: str, at: int) -> bool:
     the PR by 853c1e1 before merge')."""
     if negated_before(text, at):
         return True
-    sentence = re.split(r"[.;!?。；]\s", text[max(0, at - 200) : at])[-1]
-    reports = list(_DONE_REPORT.finditer(sentence))
-    return bool(reports) and _MODAL_BEFORE.search(sentence[: reports[-1].start()]) is None
+    return told_done(re.split(r"[.;!?。；]\s", text[max(0, at - 200) : at])[-1], DONE_REPORT)
 
 
 def obligation_in(text: str) -> str | None:
@@ -421,53 +385,12 @@ _WITHDRAWAL = re.compile(
 )
 
 
-# A negated merge in any wording: a negator, at most two words, then a verb or state of
-# merging ('I would not ship this', 'we can never land it', "isn't ready", 'not safe to
-# deploy'). Composed from two closed sets rather than listed sentence by sentence, so a
-# rewording of the same "no" is still one. A word between that names a blocker ('not
-# blocking merge', "doesn't hold up shipping") turns it into a yes and is not read.
-_NEGATED_MERGE = re.compile(
-    r"(?<![\w'’])(?:not|never|cannot|can[’']?t|won[’']?t|wouldn[’']?t|shouldn[’']?t|mustn[’']?t|"
-    r"don[’']?t|doesn[’']?t|isn[’']?t|aren[’']?t|dont|wont|cant|isnt|shouldnt|wouldnt)"
-    r"((?:[ \t]+[^\W\d_][\w’'-]*){0,2}?)[ \t]+"
-    r"(?:merge|merged|merging|mergeable|ship|shipped|shipping|shippable|land|landed|landing|"
-    r"release|released|releasing|deploy|deployed|deploying|approve|approved|approving|accept|"
-    r"accepted|accepting|proceed|proceeding|sign off|ready)(?![\w-])(?:[ \t-]+([^\W\d_]+))?"
-)
-_INVERTING = frozenset(
-    phrases(
-        """block|blocks|blocking|blocker|blockers|prevent|prevents|preventing|stop|stops|stopping|
-hold|holds|holding|up|gate|gates|gating|delay|delays|delaying|need|needs"""
-    )
-)
-# After the verb, a word that makes it a noun ('not merge-blocking', 'tip-not-merge-base'):
-# the text reaching here has its hyphens read as spaces. Only ever keeps a sentence from
-# being read as a "no" — a word missing here refuses, it never approves.
-_NOUN_AFTER = frozenset(
-    phrases(
-        """block|blocking|blocker|blockers|base|conflict|conflicts|commit|commits|request|requests|
-queue|gate|gates|gating|window|strategy|criteria|checklist|state|status|notes|note|
-process|branch|branches|pipeline|build|candidate|cycle|version|date|plan|flow|script|job|
-step|target|environment|config|train|time"""
-    )
-)
-# Before the verb, a word that makes it a noun ("doesn't change the release process").
-_DETERMINERS = frozenset(
-    phrases("""the|a|an|this|that|these|those|our|its|their|any|my|your|his|her""")
-)
-
-
 def withdrawal_in(text: str) -> str | None:
     """A retraction of the approval or a request not to merge, or None."""
     found = _WITHDRAWAL.search(text)
     if found is not None:
         return found.group(0).strip()
-    for negated in _NEGATED_MERGE.finditer(text.lower()):
-        between, after = negated.group(1).split(), negated.group(2)
-        noun = (between and between[-1] in _DETERMINERS) or after in _NOUN_AFTER
-        if not _INVERTING.intersection(between) and not noun:
-            return text[negated.start() : negated.end(2) if after else negated.end()].strip()
-    return None
+    return negated_merge_in(text)
 
 
 # A sentence that opens with a bare 'no' — an answer, not a determiner: 'No, wait — …',
@@ -569,13 +492,6 @@ _EARLIER = re.compile(
     r"(?<!\w)(?:previously|earlier|last round|round \d|first round|prior|originally|initially|"
     r"first review|previous review)(?!\w)"
 )
-DONE = re.compile(
-    r"(?<!\w)(?:fixed|resolved|addressed|corrected|remediated|closed|done|completed|implemented|"
-    r"applied|landed|"
-    r"executed|verified fixed|fix verified|no longer)(?!\w)|"
-    r"✅|~~|已修复|已解决|修正済み|対応済み|해결|수정 완료|corregido|corrigido|corrigé|behoben"
-)
-"""Words that report work as done: 'fixed', 'resolved', '✅', '~~struck~~', '已修复' …"""
 
 
 def _told_as_history(text: str, at: int) -> bool:
@@ -716,20 +632,7 @@ def failing_checks_in(text: str) -> str | None:
 def _reported_done(text: str, start: int, end: int) -> bool:
     before = re.split(r"[.;!?。；]\s", text[max(0, start - 200) : start])[-1]
     after = re.split(r"[.;!?。；]\s", text[end : end + 200])[0]
-    return _says_done(before) or _says_done(after)
-
-
-# A modal before a done word makes it a demand: 'should have been fixed', 'must be resolved'.
-_MODAL_DONE = re.compile(
-    r"(?<!\w)(?:must|should|would|could|might|need to|needs to|has to|have to|ought to)"
-    r"(?: not)?(?: have)?(?: been| be)?[ \t]*$"
-)
-
-
-def _says_done(clause: str) -> bool:
-    """A done word in `clause` that is not a demand ('were corrected', not 'should have been
-    corrected')."""
-    return any(_MODAL_DONE.search(clause[: m.start()]) is None for m in DONE.finditer(clause))
+    return told_done(before) or told_done(after)
 
 
 # Headings (and bold pseudo-headings) that open a list of blocking findings.

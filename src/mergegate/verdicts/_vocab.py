@@ -18,6 +18,7 @@ linear in the (already capped) value.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -384,6 +385,7 @@ _CJK_MODIFIER_RE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # labels repeat ('Date', 'Status'): classify each once
 def label_kind(label: str) -> LabelKind | None:
     """Classify a normalized label ('overall verdict', 'ready to merge', '综合判定') or None."""
     label = clean_value(label)

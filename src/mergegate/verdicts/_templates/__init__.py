@@ -9,6 +9,8 @@ a format: add a module here with its tests, and list it in `RECOGNISERS` (`docs/
 
 from __future__ import annotations
 
+import re
+
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._templates import (
     bmad,
@@ -39,10 +41,38 @@ its open gaps and newer record must not be lost to a template that also matches 
 spectacular comes before superpowers, whose template it uses under a stricter gate."""
 
 
+# A word each recogniser needs somewhere in the document before it can claim it (its field,
+# its section titles, its log labels). Searched once over the whole text, so a document
+# without it costs one search instead of a pass over every line (bench: 'short lines').
+_NEEDS: dict[str, re.Pattern[str]] = {
+    gerrit.NAME: re.compile(r"code-review"),
+    github.NAME: re.compile(r"state|decision"),
+    bmad.NAME: re.compile(r"gate"),
+    megazord.NAME: re.compile(r"finding|issue|bug|review complete"),
+    spectacular.NAME: re.compile(r"code review|specs/|\.worktrees/"),
+    superpowers.NAME: re.compile(r"critical|important|minor"),
+    review_log.NAME: re.compile(r"review"),
+}
+
+
 def recognise(doc: Doc) -> Recognised | None:
     """The fields of the first recogniser that claims `doc`, or None (generic reading only)."""
-    for _, recogniser in RECOGNISERS:
+    text = _plain_text(doc)
+    for name, recogniser in RECOGNISERS:
+        needs = _NEEDS.get(name)
+        if text is not None and needs is not None and needs.search(text) is None:
+            continue
         found = recogniser(doc)
         if found is not None:
             return found
     return None
+
+
+def _plain_text(doc: Doc) -> str | None:
+    """The document's lines lower-cased, when that is exactly how the recognisers read them
+    (ASCII without an entity: `_text.norm` is `lower()` there); None otherwise, and then
+    every recogniser reads the document."""
+    text = "\n".join(line.raw for line in doc.lines)
+    if not text.isascii() or "&" in text:
+        return None
+    return text.lower()

@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 
 from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
-from mergegate.verdicts._signals import CONTRAST_OPENING, DONE
+from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._templates._base import Recognised, SectionFound
 from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import norm

@@ -1,0 +1,439 @@
+"""What an approval has not weighed: findings written after it, defects stated beside it,
+a part named in a cell beside it (rules (c) and (e) of `docs/verdicts.md`).
+
+A verdict weighs what the review says before it. A document whose verdict is not its last
+word must not hide a finding after it:
+
+* **a finding after the approval** — under a heading that names findings without grading
+  them (`Issues`, `Findings`, `Concerns`, `Security note`, `Caveats`, `Known issues` …), or
+  on a line labelled as one (`**Issue:** …`, `Bug:`, `Warning:`), or an open task box
+  (`- [ ] fix …`): unless it says none, is marked done, or stands under a heading that says
+  its items do not block; when the verdict closes a body above it (it is not the document's
+  opening statement), also an `Important` / `Major` / `High` item after it, and a paragraph
+  under a `Critical` / `Blocker` heading (`fixes`) anywhere after it;
+* **a defect stated in the reviewer's voice** anywhere in the deciding round, before or after
+  the verdict (`Does not compile.`, `The migration drops the users table.`, `Tests fail on
+  CI.` — `_defects`), except under a heading that tells the problem the change fixes
+  (`Background`, `Root cause` …);
+* **a cell beside the verdict** on a line of ` | `-separated cells (`Approve | backend`).
+
+Each makes an approving document `malformed` (the hook asks for the verdict object), with
+that line as evidence. One pass over the round: linear in the document.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._composed_phrases import DONE
+from mergegate.verdicts._defects import stated_defect
+from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._scope import named_part
+from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
+from mergegate.verdicts._site import Site
+from mergegate.verdicts._vocab import clean_value, hits
+
+__all__ = ["unweighed"]
+
+_F, _M, _A = Decision.FIXES, Decision.MALFORMED, Decision.APPROVE
+Refusal = tuple[Decision, int, str]
+
+_ADVISORY = re.compile(
+    r"(?<![a-z])(?:minor|nits?|nitpicks?|suggestions?|suggested|recommendations?|improvements?|"
+    r"optional|low|info|informational|praise|strengths?|nice[ -]to[ -]have|polish|cosmetic|"
+    r"style|non[ -]?blocking|advisory|deferred|follow[ -]?ups?|future|post[ -]merge|later|"
+    r"next steps?|out of scope)(?![a-z])|次要|建议|可选|非阻塞|menores?|opcional\w*|mejoras?"
+)
+_DONE_HEADING = re.compile(
+    r"(?<![a-z])(?:closed|resolved|fixed|addressed|verified|confirmed|done|completed|"
+    r"applied|previous|prior|earlier|round 1)(?![a-z])|已修复|已解决"
+)
+_IMPORTANT = re.compile(
+    r"(?<![a-z])(?:important|major|high|medium|should[ -]fix|p1|p2|重要)(?![a-z])"
+)
+_CRITICAL = re.compile(
+    r"(?<![a-z])(?:critical|blockers?|blocking|must[ -]?fix|p0|showstoppers?)(?![a-z])|严重|阻塞"
+)
+# GSD's gaps are its recogniser's (`_templates.gsd` reads them from the frontmatter).
+_FINDINGS = re.compile(
+    r"(?<![a-z])(?:issues?|findings?|problems?|concerns?|bugs?|defects?|risks?|caveats?|"
+    r"warnings?|security (?:notes?|issues?|concerns?|findings?|risks?)|vulnerabilit(?:y|ies)|"
+    r"regressions?|limitations?|errors?|flaws?|weaknesses)(?![a-z])|问题|风险|警告|指摘|문제|hallazgos|"
+    r"problemas|riesgos|problèmes|risques|probleme|risiken|проблемы|замечания"
+)
+# Headings that tell the problem the change fixes: a defect stated there is its subject.
+_CONTEXT = re.compile(
+    r"(?<![a-z])(?:background|context|problem statement|the problem|motivation|root cause|"
+    r"bug report|original (?:issue|bug|problem)|reproduction|steps to reproduce|symptoms?|"
+    r"before|what was wrong|why)(?![a-z])"
+)
+_FINDING_LABEL = re.compile(
+    r"[ \t>*_+-]*(?:\d{1,3}[.)][ \t]*)?[*_`]*(?:issue|problem|bug|defect|concern|risk|warning|"
+    r"caveat|finding|security[ \t]+(?:note|issue|concern|finding|risk)|vulnerability|"
+    r"regression|known issue|limitation|flaw|todo|fixme|error|gotcha)s?[*_`]*[ \t]*[:：]"
+)
+# A label value that grades rather than names: 'Risk: low', 'Security: none'.
+_GRADE = re.compile(
+    r"[ \t*_`]*(?:none|n/a|no|nothing|low|minimal|negligible|minor|0|zero|ok|fine|clean|"
+    r"passed|pass|✅)(?![a-z0-9])"
+)
+# 'No blocking gaps found.': a finding noun negated, and nothing else.
+_NO_FINDING = re.compile(
+    r"(?:no|zero|0)[ \t]+(?:[\w-]+[ \t]+){0,2}?(?:issues?|findings?|problems?|blockers?|"
+    r"concerns?|gaps?|bugs?|defects?|risks?|vulnerabilit(?:y|ies)|regressions?|errors?|"
+    r"warnings?|caveats?|limitations?)(?:[ \t]+(?:found|identified|reported|remaining|"
+    r"detected|observed|introduced|left))?[ \t.!]*"
+)
+_OPEN_BOX = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[ \][ \t]+\S")
+_CHECK_MARKS = ("✅", "✔", "☑")
+_KEY_VALUE = re.compile(r"[^:：]{1,40}[:：]")
+_LETTER = re.compile(r"[^\W\d_]")
+_FIRST_SENTENCE = re.compile(r"[^.;!?。；]*")
+
+
+@dataclass(slots=True)
+class _Heading:
+    """The grade of the section a line stands in, from its nearest headings."""
+
+    kind: str = ""
+    """'' (neutral), 'advisory', 'done', 'context', 'important', 'critical' or 'findings'."""
+    level: int = 0
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What the walk over the round knows about where it stands."""
+
+    anchor: int | None
+    leading: bool
+    front: bool
+    heading: _Heading = field(default_factory=_Heading)
+    table: str | None = None
+    """The grade a findings table gives its rows ('findings', 'graded'), None elsewhere."""
+    alert: str | None = None
+    """The kind of the GitHub alert quote the line stands in ('warning' …), None elsewhere."""
+    paragraph: bool = False
+    """The line continues the verdict's own paragraph (a hard line break)."""
+
+
+def unweighed(
+    doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]
+) -> Refusal | None:
+    """The first thing in the deciding round that the approval has not weighed, as a
+    refusal (decision, line index, why), or None. `in_scope` are its approving sites."""
+    sites = {s.index for s in in_scope if not s.frontmatter}
+    # The prose verdict of the whole change (a trailer sums up the prose above it, a part's
+    # yes never approves alone); a frontmatter verdict is stated before the whole body.
+    body = sorted(
+        s.index for s in in_scope if not s.frontmatter and s.dialect != "json" and not s.part
+    )
+    anchor = body[-1] if body else None
+    front = any(s.frontmatter for s in in_scope)
+    if front:
+        found = _frontmatter_scope(doc)
+        if found is not None:
+            return found
+    scan = _Scan(anchor, anchor is None or _opens_document(doc, anchor, sites), front)
+    for index in range(max(start, doc.frontmatter_end + 1), len(doc.lines)):
+        problem = _step(doc, index, scan, sites, covered)
+        if problem is not None:
+            return _refusal(problem[0], doc.lines[index], index, problem[1])
+    return None
+
+
+def _step(
+    doc: Doc, index: int, scan: _Scan, sites: set[int], covered: frozenset[int]
+) -> tuple[Decision, str] | None:
+    """Read one line of the round, keeping `scan` up to date."""
+    line = doc.lines[index]
+    after = index > scan.anchor if scan.anchor is not None else scan.front
+    if line.blank:
+        scan.table, scan.alert, scan.paragraph = None, None, False
+        return None
+    scan.paragraph = scan.paragraph or index - 1 == scan.anchor
+    return _structured(doc, index, scan, sites, covered, after=after)
+
+
+def _structured(
+    doc: Doc, index: int, scan: _Scan, sites: set[int], covered: frozenset[int], *, after: bool
+) -> tuple[Decision, str] | None:
+    line = doc.lines[index]
+    if scan.alert is not None or _ALERT.match(line.raw):
+        return _alert_line(line, scan, after=after)
+    if line.heading_level and line.live:
+        scan.heading = _grade(line, scan.heading)
+        return None if scan.heading.kind == "context" else _said(prose_of(line.low), "a heading")
+    if not line.live or index in covered or not _LETTER.search(line.raw):
+        return None
+    if _is_table_row(line.raw):
+        scan.table = _table_grade(doc, index, scan.table)
+    if index in sites:
+        return _beside_verdict(doc, index)
+    if scan.paragraph and after:
+        part = only_scope_in(line.clean) or named_part(line.clean)
+        if part is not None:
+            return _M, f"the verdict's paragraph goes on to name a part ('{part}')"
+    return _line_problem(line, scan, after=after)
+
+
+def _said(text: str, where: str, *, part: bool = False) -> tuple[Decision, str] | None:
+    """A defect stated in `text` (or, with `part`, a part of the change named there)."""
+    defect = stated_defect(text)
+    if defect is not None and not _done(text):
+        return _M, f"{where} states a defect ('{defect}')"
+    named = only_scope_in(text) or named_part(text) if part else None
+    return (_M, f"{where} names a part ('{named}')") if named is not None else None
+
+
+_ALERTS_THAT_WARN = ("warning", "caution", "important")
+_ALERT = re.compile(r"[ \t]{0,3}>[ \t]*\[!(note|tip|important|warning|caution)\]", re.IGNORECASE)
+
+
+def _alert_line(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+    """A GitHub alert (`> [!WARNING]`) renders as the writer's own callout, not as a quote:
+    its text is read like any prose, and a warning, caution or important one after the
+    approval is a finding of its own."""
+    opened = _ALERT.match(line.raw)
+    if opened is not None:
+        scan.alert = opened.group(1).lower()
+        return None
+    if not line.raw.lstrip().startswith(">"):
+        scan.alert = None
+        return None
+    text = prose_of(clean_value(line.low.lstrip(" >")))
+    if not _LETTER.search(text):
+        return None
+    found = _said(text, "an alert", part=True)
+    if found is None and after and scan.alert in _ALERTS_THAT_WARN and not _says_none(text):
+        found = _M, f"a {scan.alert} callout after the approval ('{text[:60]}')"
+    return found
+
+
+def _refusal(decision: Decision, line: Line, index: int, why: str) -> Refusal:
+    return (
+        decision,
+        index,
+        f"line {line.number}: {why}; the approval has not weighed it, so it is not an "
+        "unconditional approval of the change",
+    )
+
+
+def _opens_document(doc: Doc, anchor: int, sites: set[int]) -> bool:
+    """The verdict is the document's opening statement: no heading stands above it but the
+    document's title and its own section's heading, and no prose of its section before it
+    (other verdict lines and 'Key: value' lines aside)."""
+    own = doc.lines[anchor].section
+    headings = [i for i in range(anchor) if doc.lines[i].heading_level and doc.lines[i].live]
+    if own is not None:
+        headings = [i for i in headings if i != own.line_index]
+    if headings and not (len(headings) == 1 and doc.lines[headings[0]].heading_level == 1):
+        return False
+    begin = own.line_index + 1 if own is not None else doc.frontmatter_end + 1
+    return not any(_is_prose(doc.lines[i]) for i in range(begin, anchor) if i not in sites)
+
+
+def _is_prose(line: Line) -> bool:
+    if not line.live or line.blank or line.heading_level or not _LETTER.search(line.raw):
+        return False
+    passed_check = (
+        line.raw.rstrip(" *_\ufe0f").endswith(_CHECK_MARKS) and len(line.raw.split()) <= 4
+    )
+    return _KEY_VALUE.match(line.clean) is None and not passed_check
+
+
+def _grade(line: Line, current: _Heading) -> _Heading:
+    text = clean_value(line.low)
+    kind = ""
+    if (line.section is not None and line.section.advisory) or _ADVISORY.search(text):
+        kind = "advisory"
+    elif _DONE_HEADING.search(text):
+        kind = "done"
+    elif _CONTEXT.search(text):
+        kind = "context"
+    elif _CRITICAL.search(text):
+        kind = "critical"
+    elif _IMPORTANT.search(text):
+        kind = "important"
+    elif _FINDINGS.search(text):
+        kind = "findings"
+    # A neutral subheading inherits its parent's grade ('## Issues' / '### auth.py').
+    if not kind and current.kind and line.heading_level > current.level:
+        return _Heading(current.kind, current.level)
+    return _Heading(kind, line.heading_level)
+
+
+def _line_problem(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+    text = prose_of(line.low)
+    kind = scan.heading.kind
+    found = _said(text, "the line") if kind not in ("context", "done") else None
+    if found is not None or not after or kind in ("advisory", "done"):
+        return found
+    if _says_none(text) or _done(text):
+        return None
+    if scan.table is not None:
+        return _table_row_problem(line, scan)
+    if kind == "critical" and not line.raw.lstrip().startswith(("-", "*", "+", "|")):
+        return _F, f"a blocking section after the approval says '{text[:60]}'"
+    graded = kind == "findings" or (kind == "important" and not scan.leading)
+    if graded or (kind == "" and _finding_label(line)) or _OPEN_BOX.match(line.raw):
+        return _M, f"a finding or an open task after the approval ('{text[:60]}')"
+    return None
+
+
+def _finding_label(line: Line) -> bool:
+    """'**Issue:** …', 'Bug: …' with a value that names something ('Risk: low' grades)."""
+    label = _FINDING_LABEL.match(line.low)
+    if label is None or _yaml_key(line.raw):
+        return False
+    value = clean_value(line.low[label.end() :])
+    return bool(value.strip()) and _GRADE.match(value) is None
+
+
+def _yaml_key(raw: str) -> bool:
+    """'finding: Slow' under a YAML list ('top_issues:'): a key of its recogniser's block,
+    not a label the reviewer wrote ('Issue:', '**Bug:**')."""
+    return raw.lstrip(" -")[:1].islower()
+
+
+def _is_table_row(raw: str) -> bool:
+    return raw.lstrip().startswith("|")
+
+
+_DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
+_SEVERITY_HEADER = re.compile(r"(?<![a-z])(?:severity|priority|level|impact|grade)(?![a-z])")
+_GRADED_LOW = re.compile(
+    r"(?<![a-z])(?:minor|low|nits?|info|informational|suggestions?|optional|trivial|p3|"
+    r"cosmetic|style)(?![a-z])"
+)
+
+
+def _table_grade(doc: Doc, index: int, current: str | None) -> str | None:
+    """At a table's header row (the row above a delimiter row): 'findings' when its header
+    names findings without a severity column, 'graded' when it has one, else None. Other
+    rows keep the grade of their table."""
+    below = doc.lines[index + 1].raw if index + 1 < len(doc.lines) else ""
+    if _DELIMITER_ROW.fullmatch(below) is None:
+        return current
+    header = clean_value(doc.lines[index].low)
+    if _FINDINGS.search(header) is None:
+        return None
+    return "graded" if _SEVERITY_HEADER.search(header) else "findings"
+
+
+def _table_row_problem(line: Line, scan: _Scan) -> tuple[Decision, str] | None:
+    """A row of a findings table after the approval: ungraded, or (when the verdict closes
+    a body above it) graded above minor."""
+    if _DELIMITER_ROW.fullmatch(line.raw) or _FINDINGS.search(clean_value(line.low)):
+        return None  # the delimiter or the header row
+    text = clean_value(line.low)
+    if scan.table == "graded" and (scan.leading or _GRADED_LOW.search(text)):
+        return None
+    return _M, f"a finding after the approval ('{text[:60]}')"
+
+
+def _says_none(text: str) -> bool:
+    first = _FIRST_SENTENCE.match(text.strip(" -*+>"))
+    if first is None:
+        return False
+    sentence = first.group(0).strip()
+    return NONE_ITEM.fullmatch(sentence) is not None or _NO_FINDING.fullmatch(sentence) is not None
+
+
+def _done(text: str) -> bool:
+    return DONE.search(text) is not None
+
+
+def _beside_verdict(doc: Doc, index: int) -> tuple[Decision, str] | None:
+    line = doc.lines[index]
+    found = _cell_beside(line)
+    if found is None and _is_table_row(line.raw):
+        found = _scope_in_table(doc, index)
+    return (_M, f"a cell beside the verdict says '{found}'") if found is not None else None
+
+
+def _cell_beside(line: Line) -> str | None:
+    """On a line of ` | `-separated cells (not a table row), a worded cell after the one
+    that holds the approving verdict, other than a 'Key: value' cell."""
+    raw = line.raw.strip()
+    if " | " not in raw or raw.startswith("|"):
+        return None
+    cells = [clean_value(c) for c in line.low.split(" | ")]
+    verdict = next((i for i, c in enumerate(cells) if any(h.decision is _A for h in hits(c))), None)
+    if verdict is None:
+        return None
+    for cell in cells[verdict + 1 :]:
+        if _LETTER.search(cell) and ":" not in cell:
+            return cell.strip()[:60]
+    return None
+
+
+_SCOPE_LABEL = re.compile(
+    r"[ \t*_`]*(?:scope|scoped to|applies to|covers|coverage|component|components|area|part|"
+    r"parts|package|packages|module|modules|paths?|subsystem|limited to)[ \t*_`:]*"
+)
+_WHOLE_VALUE = re.compile(
+    r"[ \t*_`]*(?:all|everything|whole|entire|full|the whole change|whole change|whole pr|"
+    r"all changes|the pr|this pr|n/a|none|-|—)?[ \t*_`.]*"
+)
+_TABLE_REACH = 40
+
+
+def _scope_in_table(doc: Doc, index: int) -> str | None:
+    """In the table that holds the verdict, a row or a column labelled as a scope ('| Scope |
+    frontend |', '| Verdict | Scope |' over '| APPROVE | backend |') that names a part."""
+    rows = _table_rows(doc, index)
+    header = [clean_value(c) for c in doc.lines[rows[0]].low.strip().strip("|").split("|")]
+    scope_columns = [i for i, c in enumerate(header) if _SCOPE_LABEL.fullmatch(c)]
+    for row in rows[1:]:
+        cells = [clean_value(c) for c in doc.lines[row].low.strip().strip("|").split("|")]
+        if _DELIMITER_ROW.fullmatch(doc.lines[row].raw):
+            continue
+        if len(cells) >= 2 and _SCOPE_LABEL.fullmatch(cells[0]) and not _whole(cells[1]):
+            return cells[1].strip()[:60]
+        for column in scope_columns:
+            if column < len(cells) and not _whole(cells[column]):
+                return cells[column].strip()[:60]
+    return None
+
+
+def _table_rows(doc: Doc, index: int) -> list[int]:
+    first = index
+    while first > 0 and index - first < _TABLE_REACH and _is_table_row(doc.lines[first - 1].raw):
+        first -= 1
+    last = index
+    while (
+        last + 1 < len(doc.lines)
+        and last - index < _TABLE_REACH
+        and _is_table_row(doc.lines[last + 1].raw)
+    ):
+        last += 1
+    return list(range(first, last + 1))
+
+
+def _whole(value: str) -> bool:
+    return _WHOLE_VALUE.fullmatch(value) is not None
+
+
+_FRONT_SCOPE = re.compile(
+    r"[ \t]*(?:scope|applies_to|applies-to|covers|coverage|components?|paths?|packages?|"
+    r"modules?|area|parts?)[ \t]*:[ \t]*(.*)"
+)
+
+
+def _frontmatter_scope(doc: Doc) -> Refusal | None:
+    """A frontmatter verdict beside a top-level scope key that names a part."""
+    for index in range(max(doc.frontmatter_end, 0)):
+        line = doc.lines[index]
+        found = _FRONT_SCOPE.fullmatch(line.raw.casefold())
+        if (
+            found is not None
+            and found.group(1).strip(" '\"[]")
+            and not _whole(found.group(1).strip(" '\""))
+        ):
+            return _refusal(
+                _M, line, index, f"the frontmatter scopes the verdict ('{line.raw[:60]}')"
+            )
+    return None
