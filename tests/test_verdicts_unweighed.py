@@ -267,3 +267,37 @@ def test_a_blocking_template_section_still_names_fixes() -> None:
         "- Tests still failing in `auth.test.ts`\n\n### Assessment\n\n**Ready to merge?** Yes\n"
     )
     assert parse_verdict(text).decision is Decision.FIXES
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "## Findings: None\n\nNo critical, important, or minor issues found. It is complete.",
+        "## Open findings\n\n- Minor: the test proves validation, not ordering.\n"
+        "- Nit: `z.string().datetime()` is deprecated but consistent with the repository.",
+    ],
+    ids=["none-listed-with-commas", "minor-and-nit-labels"],
+)
+def test_non_blocking_notes_after_the_approval_still_approve(after: str) -> None:
+    """Genuine approvals of the held-out real reviews: a none written with a list of
+    severities, and items the reviewer labels Minor or Nit, are weighed by their label."""
+    text = f"## Task quality: **Approved**\n\nAll requirements met.\n\n{after}\n"
+    assert parse_verdict(text).decision is Decision.APPROVE
+
+
+def test_a_blocking_label_after_the_approval_still_refuses() -> None:
+    text = (
+        "## Task quality: **Approved**\n\nAll requirements met.\n\n## Open findings\n\n"
+        "- Bug: the retry loop never ends when the server is down.\n"
+    )
+    assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+def test_a_bmad_gate_files_comments_are_not_headings() -> None:
+    text = (
+        '# Quality Gate Decision - Story 2.1\nschema: 1\nstory: "2.1"\ngate: PASS\n'
+        'status_reason: "All acceptance criteria met."\nreviewer: "Quinn"\n\n'
+        "# No critical issues identified\ntop_issues: []\n\n# Risk assessment\n"
+        "risk_summary:\n  totals: { critical: 0, high: 0, medium: 0, low: 0 }\n"
+    )
+    assert parse_verdict(text).decision is Decision.APPROVE

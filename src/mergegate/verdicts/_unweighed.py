@@ -82,7 +82,7 @@ _GRADE = re.compile(
 )
 # 'No blocking gaps found.': a finding noun negated, and nothing else.
 _NO_FINDING = re.compile(
-    r"(?:no|zero|0)[ \t]+(?:[\w-]+[ \t]+){0,2}?(?:issues?|findings?|problems?|blockers?|"
+    r"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){0,5}?(?:issues?|findings?|problems?|blockers?|"
     r"concerns?|gaps?|bugs?|defects?|risks?|vulnerabilit(?:y|ies)|regressions?|errors?|"
     r"warnings?|caveats?|limitations?)(?:[ \t]+(?:found|identified|reported|remaining|"
     r"detected|observed|introduced|left))?[ \t.!]*"
@@ -271,8 +271,8 @@ def _line_problem(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, st
     found = _said(text, "the line") if kind not in ("context", "done") else None
     if found is not None or not after or kind in ("advisory", "done"):
         return found
-    if _says_none(text) or _done(text):
-        return None
+    if _says_none(text) or _done(text) or _LOW_LABEL.match(text):
+        return None  # a none, a fixed item, or one graded 'Minor:' / 'Nit:' by its label
     if scan.table is not None:
         return _table_row_problem(line, scan)
     if kind == "critical" and not line.raw.lstrip().startswith(("-", "*", "+", "|")):
@@ -304,6 +304,11 @@ def _is_table_row(raw: str) -> bool:
 
 _DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
 _SEVERITY_HEADER = re.compile(r"(?<![a-z])(?:severity|priority|level|impact|grade)(?![a-z])")
+# An item the reviewer grades below blocking, by its label: 'Minor: …', '- Nit: …'.
+_LOW_LABEL = re.compile(
+    r"[ \t>*_+-]*[*_`]*(?:minor|nits?|nitpicks?|suggestions?|optional|trivial|cosmetic|info)"
+    r"[*_`]*[ \t]*[:：]"
+)
 _GRADED_LOW = re.compile(
     r"(?<![a-z])(?:minor|low|nits?|info|informational|suggestions?|optional|trivial|p3|"
     r"cosmetic|style)(?![a-z])"

@@ -27,7 +27,7 @@ from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import line_fields
 from mergegate.verdicts._text import norm
 
-__all__ = ["NAME", "recognise"]
+__all__ = ["NAME", "is_gate_file", "recognise"]
 
 NAME = "bmad"
 
@@ -91,10 +91,16 @@ def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
     return frozenset(older[:-1])
 
 
+def is_gate_file(doc: Doc) -> bool:
+    """A BMAD gate file: YAML from its first lines (`schema: 1`), so its `#` lines are YAML
+    comments, not Markdown headings, and its prose is the recogniser's fields."""
+    return any(line.raw.startswith("schema:") for line in doc.lines[:40])
+
+
 def _unknown_gate(doc: Doc) -> tuple[int, str] | None:
     """(line index, why) of a top-level YAML `gate:` key whose value is not a gate value
     (`gate: EXCELLENT`): the template's verdict field answered outside its vocabulary."""
-    if not any(line.raw.startswith("schema:") for line in doc.lines[:40]):
+    if not is_gate_file(doc):
         return None  # not a gate file: a story's `Gate:` line is read by `_GATE` alone
     for index, line in enumerate(doc.lines):
         match = _TOP_GATE.match(line.raw)
