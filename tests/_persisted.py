@@ -17,7 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Placeholders", "dbos_stored", "files_stored", "rows_stored", "unpickle"]
+__all__ = [
+    "Placeholders",
+    "dbos_stored",
+    "dbos_workflows",
+    "files_stored",
+    "rows_stored",
+    "unpickle",
+]
 
 _SHA = re.compile(r"\b[0-9a-f]{40}\b")
 _SHORT_SHA = re.compile(r"`[0-9a-f]{12}`")
@@ -87,6 +94,13 @@ class Placeholders:
         if value is None or isinstance(value, (bool, int)):
             return value
         return f"<{type(value).__name__}>"
+
+
+def dbos_workflows(database: Path) -> list[tuple[str, Any, Any]]:
+    """Each workflow's name, inputs and output as DBOS stored them (unpickled, unchanged)."""
+    with sqlite3.connect(database) as conn:
+        rows = conn.execute(f"SELECT name, {_COLUMNS} FROM {_FLOWS}").fetchall()
+    return [(name, unpickle(inputs), unpickle(output)) for name, inputs, output in rows]
 
 
 def dbos_stored(database: Path, clean: Placeholders) -> dict[str, Any]:

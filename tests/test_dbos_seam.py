@@ -15,111 +15,18 @@ previous code resumes under this one (the engine schema is unchanged).
 
 from __future__ import annotations
 
-import base64
 import json
 import os
-import pickle
-import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import TypeAdapter
 
+from _persisted import Placeholders, dbos_stored, dbos_workflows
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
 
 RECORDED = Path(__file__).parent / "data" / "dbos_seam" / "recorded.json"
-_SHA = re.compile(r"\b[0-9a-f]{40}\b")
-_UUID = re.compile(
-    r"\b(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b"
-)
-
-
-_FLOWS = (
-    "workflow_status JOIN workflow_input USING (workflow_uuid) "
-    "LEFT JOIN workflow_output USING (workflow_uuid)"
-)
-"""DBOS 3.4 keeps a workflow's inputs and output in tables of their own."""
-_COLUMNS = "workflow_input.inputs, workflow_output.output"
-
-_REVIEW = re.compile(r"\bmg-[0-9a-f]+\b")
-_MACHINE_INTS = frozenset({"inode", "device", "pid"})
-
-
-def _unpickle(text: str | None) -> Any:
-    return None if text is None else pickle.loads(base64.b64decode(text))
-
-
-class _Placeholders:
-    """Machine-specific strings replaced by placeholders; types kept visible."""
-
-    def __init__(self, tmp: Path, run_id: str) -> None:
-        self.tmp, self.run_id = str(tmp), run_id
-
-    def text(self, value: str) -> str:
-        value = value.replace(self.tmp, "<tmp>").replace(self.run_id, "<run>")
-        value = _REVIEW.sub("mg-<id>", value)
-        return _UUID.sub("<uuid>", _SHA.sub("<sha>", value))
-
-    def __call__(self, value: Any) -> Any:
-        if isinstance(value, dict):
-            return {
-                self.text(str(k)): "<int>" if k in _MACHINE_INTS else self(v)
-                for k, v in value.items()
-            }
-        if isinstance(value, (tuple, list)):
-            items = [self(v) for v in value]
-            return {"<tuple>": items} if isinstance(value, tuple) else items
-        return self.scalar(value)
-
-    def scalar(self, value: Any) -> Any:
-        if isinstance(value, float):
-            return "<float>"
-        if isinstance(value, str):
-            return self.text(value)
-        if value is None or isinstance(value, (bool, int)):
-            return value
-        return f"<{type(value).__name__}>"
-
-
-def _stored(database: Path, clean: _Placeholders) -> dict[str, Any]:
-    """Every workflow's inputs and output, and every step's output, as the database holds
-    them (pickled by DBOS), in a stable order."""
-    with sqlite3.connect(database) as conn:
-        flows = conn.execute(
-            f"SELECT workflow_uuid, name, {_COLUMNS} FROM {_FLOWS} ORDER BY workflow_uuid"
-        ).fetchall()
-        steps = conn.execute(
-            "SELECT workflow_uuid, function_id, function_name, output FROM operation_outputs "
-            "ORDER BY workflow_uuid, function_id"
-        ).fetchall()
-    return {
-        "workflows": [
-            {
-                "id": clean.text(wf_id),
-                "name": name,
-                "inputs": clean(_unpickle(inputs)),
-                "output": clean(_unpickle(output)),
-            }
-            for wf_id, name, inputs, output in flows
-        ],
-        "steps": [
-            {
-                "workflow": clean.text(wf_id),
-                "n": number,
-                "name": name,
-                "output": clean(_unpickle(output)),
-            }
-            for wf_id, number, name, output in steps
-        ],
-    }
-
-
-def _raw_workflows(database: Path) -> list[tuple[str, Any, Any]]:
-    with sqlite3.connect(database) as conn:
-        rows = conn.execute(f"SELECT name, {_COLUMNS} FROM {_FLOWS}").fetchall()
-    return [(name, _unpickle(inputs), _unpickle(output)) for name, inputs, output in rows]
 
 
 def _checkpoint_run(tmp_path: Path) -> tuple[str, Path]:
@@ -157,7 +64,7 @@ def test_the_run_stores_what_the_untyped_code_stored(
     recorded_run: tuple[Path, str, Path],
 ) -> None:
     tmp, run_id, database = recorded_run
-    stored = _stored(database, _Placeholders(tmp, run_id))
+    stored = dbos_stored(database, Placeholders(tmp, run_id))
     if os.environ.get("MERGEGATE_RECORD_SEAM"):
         RECORDED.parent.mkdir(parents=True, exist_ok=True)
         RECORDED.write_text(json.dumps(stored, indent=1) + "\n")
@@ -187,7 +94,7 @@ def test_each_recorded_value_loads_into_its_model_and_dumps_back(
     }
     _, _, database = recorded_run
     seen = set()
-    for name, inputs, output in _raw_workflows(database):
+    for name, inputs, output in dbos_workflows(database):
         if name not in flows:
             continue
         seam = seam_of(flows[name])
