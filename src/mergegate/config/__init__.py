@@ -10,8 +10,9 @@ other sections' models (bench/bench_startup.py).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mergegate.lazy_exports import LazyExports
 
 if TYPE_CHECKING:
     from mergegate.config._database import DatabaseUrl, object_store_dir, redact_url
@@ -89,7 +90,7 @@ _HOME = {
         "find_config_file",
     ),
 }
-_WHERE = {name: module for module, names in _HOME.items() for name in names}
+_EXPORTS = LazyExports(globals(), _HOME)
 
 __all__ = [
     "CONFIG_FILE",
@@ -129,14 +130,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mergegate.config' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__ = _EXPORTS.attribute
+__dir__ = _EXPORTS.names

@@ -18,8 +18,9 @@ while the latch is open from `_quick` alone, before pydantic and the verdict lib
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mergegate.lazy_exports import LazyExports
 
 if TYPE_CHECKING:
     from mergegate.integrations._hook import (
@@ -87,7 +88,7 @@ _HOME = {
     ),
     "mergegate.integrations._state": ("HookState", "HookStateError", "SessionMemory"),
 }
-_WHERE = {name: module for module, names in _HOME.items() for name in names}
+_EXPORTS = LazyExports(globals(), _HOME)
 
 __all__ = [
     "DEFAULT_MATCHER",
@@ -122,14 +123,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mergegate.integrations' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__ = _EXPORTS.attribute
+__dir__ = _EXPORTS.names
