@@ -11,17 +11,19 @@ beside the value.
 The gate's `top_issues` list is blocking content when it holds an issue of medium severity or
 above, or one whose severity it cannot read: BMAD's own rule sets the gate to CONCERNS (medium)
 or FAIL (high) for those, so a PASS beside them is inconsistent and does not approve (fails
-closed to fixes).
+closed to fixes). An item whose own `status:` says it is resolved (closed, fixed, done) is a
+record of an issue the reviewer closed in a later pass, not an open one.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
-from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import line_fields
@@ -51,6 +53,10 @@ _DECISION = {
 _TOP_ISSUES = re.compile(r"top_issues[ \t]*:(.*)")
 _SEVERITY = re.compile(r"(?<![a-z_])severity[ \t]*:[ \t]*[\"']?([a-z]{0,20})")
 _MAX_ISSUE_LINES = 2_000
+# An item's own status field closing it ('status: "RESOLVED"'): the values that say done.
+_CLOSED_ISSUE = re.compile(
+    r"(?<![a-z_])status[ \t]*:[ \t]*[\"']?(?:resolved|closed|fixed|done)[\"']?[ \t]*(?:$|[,}#])"
+)
 
 
 def recognise(doc: Doc) -> Recognised | None:
@@ -128,26 +134,42 @@ def _gate_decision(gate: re.Match[str]) -> tuple[Decision, str]:
 
 
 def _top_issue(doc: Doc) -> tuple[int, str] | None:
-    """(line index, why) of the first `top_issues` item of medium severity or above, or whose
-    severity is unreadable; None when the list is absent, empty or only low. Every line is
-    read, rendered or not: hiding an issue must not help a PASS."""
+    """(line index, why) of the first open `top_issues` item of medium severity or above, or
+    whose severity is unreadable; None when the list is absent, empty, only low or only
+    closed. Every line is read, rendered or not: hiding an issue must not help a PASS."""
     lines = doc.lines
     for start, line in enumerate(lines):
         head = _TOP_ISSUES.fullmatch(norm(line.raw).rstrip())
         if head is None or line.raw[:1] in (" ", "\t"):
             continue
-        issue = _severity_on(start, head.group(1))
-        stop = min(len(lines), start + 1 + _MAX_ISSUE_LINES)
-        for index in range(start + 1, stop):
-            if issue is not None:
+        # flow style on the key's line ('[{…}, {…}]'): each '}' ends one item
+        for item in head.group(1).lower().split("}"):
+            issue = _severity_on(start, item)
+            if issue is not None and _CLOSED_ISSUE.search(item) is None:
                 return issue
-            raw = lines[index].raw
-            if raw.strip() and raw[:1] not in (" ", "\t", "-"):
-                break  # the next top-level key
-            issue = _severity_on(index, norm(raw))
+        issue = _open_item(lines, start + 1, min(len(lines), start + 1 + _MAX_ISSUE_LINES))
         if issue is not None:
             return issue
     return None
+
+
+def _open_item(lines: Sequence[Line], first: int, stop: int) -> tuple[int, str] | None:
+    """The first blocking item of a block-style list (items start at '- '): an item's own
+    `status: resolved` (closed, fixed, done) says the reviewer closed it in a later pass."""
+    pending: tuple[int, str] | None = None
+    closed = False
+    for index in range(first, stop):
+        raw = lines[index].raw
+        if raw.strip() and raw[:1] not in (" ", "\t", "-"):
+            break  # the next top-level key
+        text = norm(raw).lower()
+        if text.lstrip().startswith("- "):  # the next item: settle the last one
+            if pending is not None and not closed:
+                return pending
+            pending, closed = None, False
+        pending = pending or _severity_on(index, text)
+        closed = closed or _CLOSED_ISSUE.search(text) is not None
+    return pending if not closed else None
 
 
 def _severity_on(index: int, text: str) -> tuple[int, str] | None:
