@@ -50,7 +50,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     bmad.NAME: re.compile(r"gate"),
     megazord.NAME: re.compile(r"finding|issue|bug|review complete"),
     spectacular.NAME: re.compile(r"code review|specs/|\.worktrees/"),
-    superpowers.NAME: re.compile(r"critical|important|minor"),
+    superpowers.NAME: re.compile(r"critical|important|minor|spec"),
     review_log.NAME: re.compile(r"review"),
 }
 

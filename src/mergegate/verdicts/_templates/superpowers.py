@@ -20,6 +20,7 @@ itself is read by the generic grammar (`_grammar`, dialect `superpowers`).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._composed_phrases import DONE
@@ -28,6 +29,7 @@ from mergegate.verdicts._model import Severity
 from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._templates._base import Recognised, SectionFound
 from mergegate.verdicts._templates._none import says_none
+from mergegate.verdicts._templates.sdd_stages import stage_sites
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
@@ -55,9 +57,15 @@ _CLOSING_LABEL = re.compile(
 
 
 def recognise(doc: Doc) -> Recognised | None:
-    """The template's severity sections, or None when the document has no Critical or
-    Important section."""
-    return read_sections(doc, NAME, blocking=frozenset({Severity.CRITICAL}))
+    """The template's severity sections and a task review's two stages (`sdd_stages`), or
+    None when the document has neither a Critical or Important section nor both stages."""
+    sections = read_sections(doc, NAME, blocking=frozenset({Severity.CRITICAL}))
+    stages = stage_sites(doc)
+    if not stages:
+        return sections
+    if sections is None:
+        return Recognised(name=NAME, sites=stages)
+    return replace(sections, sites=(*sections.sites, *stages))
 
 
 def read_sections(doc: Doc, name: str, *, blocking: frozenset[Severity]) -> Recognised | None:

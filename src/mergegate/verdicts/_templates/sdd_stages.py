@@ -1,0 +1,113 @@
+"""superpowers' subagent-driven development reviews each task in two stages: spec compliance,
+then code quality. A task review names each stage and answers it:
+
+    ## Spec Compliance: PASS              ## Part 1: Spec compliance
+    ## Code Quality: Approved             **✅ Pass.**
+                                          ## Part 2: Code quality
+    **Spec: ✅**  /  **Quality: Needs changes.**   **Approved.**
+
+Each stage's answer is a verdict field of the document (not a part's verdict): the two stages
+together are the whole review of the task, so both must approve — and a document that answers
+only one stage has not approved the task (`_refusals` keeps parts from approving alone). The
+answer stands on the stage's own line (after `:`, `—`, `--`) or is the first line below it;
+a bare check mark answers yes, a cross no (fixes: a stage that failed asks for fixes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._answer import Answer, read_answer
+from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._site import Site, make_site
+from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import LabelKind, clean_value
+
+__all__ = ["stage_sites"]
+
+# 'Part 1: Spec compliance', 'Verdict 2: Code Quality', 'Stage 1 — Spec review', '**Spec:**'.
+_STAGE = re.compile(
+    r"[ \t#*_`]*(?:(?:part|stage|verdict|step)[ \t]*\d{1,2}[ \t]*[:.—–-]*[ \t]*)?[*_`]*"
+    r"(spec(?:ification)?(?:[ \t-]+compliance)?|(?:code[ \t-]+)?quality)"
+    r"(?:[ \t-]+review)?[*_`]*[ \t]*(?:[:：—–]|--|-)?[ \t*_`]*(.*)",
+    re.IGNORECASE,
+)
+_YES_MARKS = frozenset("✅✔☑")
+_NO_MARKS = frozenset("❌✖✗✘")
+_MAX_STAGE_CHARS = 200
+
+
+def stage_sites(doc: Doc) -> tuple[Site, ...]:
+    """A verdict site per answered stage; empty unless both stages are named somewhere (one
+    stage alone is some other document's 'spec' or 'quality' line, left to the generic
+    reader)."""
+    found: dict[str, list[Site]] = {"spec": [], "quality": []}
+    for index, line in enumerate(doc.lines):
+        stage = _stage_of(line)
+        if stage is None:
+            continue
+        name, rest = stage
+        site = _answered(doc, index, rest)
+        if site is not None:
+            found[name].append(site)
+    if not found["spec"] or not found["quality"]:
+        return ()
+    return (*found["spec"], *found["quality"])
+
+
+def _stage_of(line: Line) -> tuple[str, str] | None:
+    """(stage, what follows its name) when the line names a stage: a heading, or a bold
+    label standing at the start of its line."""
+    if not line.live or len(line.raw) > _MAX_STAGE_CHARS:
+        return None
+    if not line.heading_level and not line.raw.lstrip().startswith(("**", "__")):
+        return None
+    text = line.heading_text if line.heading_level else line.raw
+    match = _STAGE.fullmatch(text.strip())
+    if match is None:
+        return None
+    name = "quality" if "quality" in match.group(1).lower() else "spec"
+    return name, match.group(2).strip(" *_`")
+
+
+def _answered(doc: Doc, index: int, rest: str) -> Site | None:
+    answer = _answer(rest)
+    at, where = index, "stage line"
+    if answer is None and not rest.strip():
+        below = _first_line_below(doc, index)
+        if below is not None:
+            at, where = below, "stage answer"
+            answer = _answer(doc.lines[below].raw)
+    if answer is None:
+        return None
+    site = make_site(at, doc.lines[at], answer, dialect="superpowers", where=where, kind=None)
+    return replace(site, part=False)  # a stage is half of the whole review, not a part of it
+
+
+def _answer(text: str) -> Answer | None:
+    value = clean_value(norm(text).strip()).strip(" *_`.")
+    marks = {ch for ch in text if ch in _YES_MARKS or ch in _NO_MARKS}
+    if value.strip(" ✅✔☑❌✖✗✘") == "" and marks:
+        if marks <= _YES_MARKS:
+            return Answer(Decision.APPROVE, "✅")
+        return Answer(Decision.FIXES, "❌", "a review stage failed")
+    value = value.lstrip(" ✅✔☑").strip()
+    if any(ch in _NO_MARKS for ch in text):
+        found = read_answer(value, LabelKind.VERDICT)
+        return Answer(Decision.FIXES, found.phrase if found else "❌", "a review stage failed")
+    return read_answer(value, LabelKind.VERDICT)
+
+
+def _first_line_below(doc: Doc, index: int) -> int | None:
+    """The first non-blank line under a stage heading, when it is the stage's answer line:
+    short and not itself a heading."""
+    for below in range(index + 1, min(len(doc.lines), index + 4)):
+        line = doc.lines[below]
+        if line.blank or not line.raw.strip():
+            continue
+        if line.heading_level or not line.live or len(line.raw) > _MAX_STAGE_CHARS:
+            return None
+        return below
+    return None
