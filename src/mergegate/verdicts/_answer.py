@@ -27,7 +27,7 @@ from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
-__all__ = ["Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
+__all__ = ["TITLE", "Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
 _LEAD_INS = ("overall ", "final ", "verdict ")
@@ -132,6 +132,10 @@ def _last_of_run(run: re.Match[str]) -> str:
     return " " + run.group(0)[-1]
 
 
+TITLE = "a heading with more than its answer"
+"""The reason `after_approval` gives a heading whose text goes on after its yes."""
+
+
 def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | None:
     """Why the text after an affirmative token keeps it from approving, or None.
 
@@ -146,7 +150,7 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
     if found is not None:
         return found
     if heading and not _only_restates(rest, title=heading == 1):
-        return _M, f"a heading with more than its answer ('{rest.strip()[:40]}') is a title"
+        return _M, f"{TITLE} ('{rest.strip()[:40]}') is a title"
     for sentence in _sentences(later):
         # A later sentence that says yes again ('… Ship it, after X') or opens with a
         # contrast ('… — but rename the flag') is read like the answer itself.

@@ -7,7 +7,14 @@ from __future__ import annotations
 import re
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import Answer, after_approval, read_answer, skip_extras, strip_decor
+from mergegate.verdicts._answer import (
+    TITLE,
+    Answer,
+    after_approval,
+    read_answer,
+    skip_extras,
+    strip_decor,
+)
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._site import LIST_MARK, Site, make_site, without_list_mark
 from mergegate.verdicts._text import norm
@@ -204,7 +211,9 @@ def heading_phrase(index: int, line: Line) -> Site | None:
     if hit.phrase in AMBIGUOUS:
         return None  # '## Issues', '## Merge': an ordinary word as a title
     answer = read_answer(value, LabelKind.VERDICT, heading=line.heading_level)
-    if answer is None:
+    if answer is None or (answer.why or "").startswith(TITLE):
+        # '### Passed checks', '### 通过项汇总': a title that opens with a yes names its
+        # section; it is no verdict (a labelled heading, '## Verdict: …', still is one).
         return None
     return make_site(index, line, answer, dialect="verdict-line", where="heading", kind=None)
 
