@@ -194,3 +194,37 @@ def test_answers_that_cannot_be_taken_are_refused_and_nothing_is_recorded(
     )
     assert status["answers"] == []
     assert status["status"] == "escalated"
+
+
+def test_skip_of_a_later_task_with_independent_units_merged_completes(tmp_path: Path) -> None:
+    """`--answer A/T1=skip` where A's T0 was approved before T1 escalated and the other units
+    (independent of A) merged in the first run, one unit at a time: the resume publishes A
+    from T0's commit and goes on (it once exhausted the `publish` step's retries, exit 4)."""
+    plan = make_plan(
+        {
+            "P1": {
+                "A": {"tasks": ["T0", "T1"], "checks": {"T1": ["test -f fixed.txt"]}},
+                "B": {},
+                "C": {},
+            }
+        }
+    )
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan.model_dump_json(by_alias=True))
+    repo = repo_with(tmp_path / "repo")
+    impl, rev = agent(tmp_path, "impl"), agent(tmp_path, "rev")
+    args = [*run_args(repo, impl, rev, str(plan_file)), "--max-rounds", "1", "--concurrency", "1"]
+    code, out, err = invoke(args)
+    assert code == 5, err
+    a = next(u for u in out["units"] if u["id"] == "A")
+    assert a["status"] == "needs_manual_review"
+    assert all(u["status"] == "merged" for u in out["units"] if u["id"] != "A")
+    code, out, err = _resume(repo, out["run_id"], "A/T1=skip")
+    assert code == 5, err  # the skipped task's check is a gap in the phase's verification
+    assert out["status"] == "waiting_for_human"
+    a = next(u for u in out["units"] if u["id"] == "A")
+    assert [t["decision"] for t in a["tasks"]] == ["approved", "skipped"]
+    assert a["status"] == "merged"
+    files = _files(repo, out["into"])
+    assert {"A-T0.txt", "B-T1.txt", "C-T1.txt"} <= files
+    assert "A-T1.txt" not in files

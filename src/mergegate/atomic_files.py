@@ -145,8 +145,21 @@ def write_json_atomic(
     if durable:
         text = json.dumps(_to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)
     else:
-        text = json.dumps(_to_jsonable(obj), indent=2, ensure_ascii=False, default=str)
+        text = _projection_json(obj)
     write_atomic(path, text + "\n", overwrite=overwrite, durable=durable)
+
+
+def _projection_json(obj: Any) -> str:
+    """A projection's indented JSON. A model is written by pydantic's own serializer: the
+    same text as `json.dumps(..., indent=2)` but for the exponent of a small float (`1e-7`,
+    not `1e-07`), and ten times faster — a unit's `unit.json`, rewritten after each of its
+    tasks with all of them, cost milliseconds per task in `json`'s pure-Python indenting
+    encoder (issue 26, item 7). Text pydantic will not write (a lone surrogate) takes the
+    `json` path, which writes it (`write_atomic` then makes it `?`)."""
+    if isinstance(obj, BaseModel):
+        with contextlib.suppress(ValueError):  # PydanticSerializationError is a ValueError
+            return obj.model_dump_json(indent=2)
+    return json.dumps(_to_jsonable(obj), indent=2, ensure_ascii=False, default=str)
 
 
 def append_jsonl(path: str | os.PathLike[str], obj: Any) -> None:

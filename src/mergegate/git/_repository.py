@@ -81,6 +81,20 @@ class GitRepository:
         out = self._run(*_DIFF, "--name-only", "--no-renames", "-z", base, head)
         return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
+    def diff_and_files(self, base: str, head: str) -> tuple[str, list[str]]:
+        """`diff` and `changed_files` from one git call (`--raw -z -p`: the raw records, each
+        `:meta NUL path NUL`, a NUL, then the patch as `diff` prints it)."""
+        out = self._run(*_DIFF, "--no-color", "--no-renames", "--raw", "-z", "-p", base, head)
+        paths, pos = [], 0
+        while out.startswith(b":", pos):
+            meta_end = out.index(b"\0", pos)
+            path_end = out.index(b"\0", meta_end + 1)
+            paths.append(out[meta_end + 1 : path_end].decode("utf-8", "surrogateescape"))
+            pos = path_end + 1
+        if out.startswith(b"\0", pos):
+            pos += 1
+        return out[pos:].decode("utf-8", "replace"), paths
+
     def read_file(self, rev: str, path: str) -> str | None:
         """The file at `rev`, or None when it does not exist there (or is too large)."""
         result = run_git(self.where, "cat-file", "blob", f"{rev}:{path}")

@@ -10,12 +10,15 @@ A snapshot holds two kinds of state:
   effective config: the global and XDG config and attributes/ignore files, `$GIT_CONFIG_GLOBAL`,
   and every `include.path` / `includeIf.*.path` target, whether or not it exists yet.
   Left out, because git itself writes them in routine use and they run nothing: the index (its
-  content is compared through `ls-files`), `logs/`, the object store below `objects/` (content
+  content is compared through `status`, below), `logs/`, the object store below `objects/` (content
   addressed; hashing it would cost more than the review), lock files, `FETCH_HEAD`,
   `ORIG_HEAD` and the fsmonitor daemon's files.
-* **What git says**: HEAD, a hash of the index (`git ls-files --stage -z`, which reads the index
-  without writing it), and `git status --porcelain=v1 -z --untracked-files=all` with a content
-  hash of every file it lists.
+* **What git says**, in one `git status --porcelain=v2 -z --untracked-files=all`: HEAD, the
+  index and the status (`XY path`, as `--porcelain=v1` spells it) with a content hash of every
+  file it lists. The index is HEAD's tree plus what that status says of it: every entry that
+  differs from HEAD's (added, changed, deleted, renamed, intent-to-add, unmerged) is listed
+  with its index mode and object name, so a hash of those columns changes exactly when
+  `git ls-files --stage` (what this read before, in a second git call) would.
 
 `verify_unchanged(before)` re-reads the files first and returns their differences **without
 running git** when there are any: a planted `core.fsmonitor` would otherwise run inside the
@@ -69,6 +72,7 @@ class WorktreeSnapshot:
     head: str
     """The commit id, or `(none)` in a repository without commits."""
     index_hash: str
+    """A hash of the index where it differs from HEAD (see the module docstring)."""
     status: tuple[str, ...]
     """`git status` entries (`XY path`), sorted."""
     file_hashes: dict[str, str] = field(default_factory=dict)
@@ -207,22 +211,61 @@ def config_paths(cwd: Where) -> list[Path]:
     return list(view.outside)
 
 
-def _parse_status(raw: bytes) -> list[tuple[str, str]]:
-    """(XY, path) pairs from `status --porcelain=v1 -z`; a rename's source path is kept too."""
+@dataclass(frozen=True)
+class _Status:
+    """One `git status --porcelain=v2 -z` read: the status entries as `--porcelain=v1` names
+    them, and the lines that describe the index where it differs from HEAD."""
+
+    entries: list[tuple[str, str]]
+    """(XY, path) pairs, XY as v1 spells it (` ` for v2's `.`); a rename's source path too."""
+    index: list[bytes]
+    """Per entry whose index side differs from HEAD's: its path and index columns."""
+
+
+_V2_FIELDS = {b"1": 8, b"2": 9, b"u": 10}
+"""Space-separated fields before the path, by line kind (ordinary, renamed/copied, unmerged)."""
+
+
+def _index_line(kind: bytes, xy: bytes, fields: list[bytes], orig: bytes) -> bytes | None:
+    """The index's side of one tracked entry, or None when the index holds HEAD's entry there
+    (`X` is `.`) and the line is only about the work tree. Intent-to-add (`.A`) is in the index
+    without differing from HEAD in `X`: it counts."""
+    if kind == b"u":  # the three stages' modes and objects; the work tree's mode left out
+        return b" ".join([xy, *fields[3:6], *fields[7:10]])
+    if xy[:1] == b"." and xy[1:] != b"A" and kind == b"1":
+        return None
+    return b" ".join([xy[:1], fields[4], fields[7], orig])  # X, mI, hI, rename source
+
+
+def _parse_status(raw: bytes) -> _Status:
+    """`status --porcelain=v2 -z` (no `--ignored`, no `--branch`) read as `_Status`."""
     entries: list[tuple[str, str]] = []
-    fields = raw.split(b"\0")
+    index: list[bytes] = []
+    records = raw.split(b"\0")
     i = 0
-    while i < len(fields):
-        item = fields[i]
+    while i < len(records):
+        item = records[i]
         i += 1
-        if len(item) < 4:
+        kind = item[:1]
+        if kind == b"?" and len(item) > 2:
+            entries.append(("??", item[2:].decode("utf-8", "surrogateescape")))
             continue
-        code = item[:2].decode("ascii", "replace")
-        entries.append((code, item[3:].decode("utf-8", "surrogateescape")))
-        if code[0] in "RC" and i < len(fields):  # the next field is the rename's source
-            entries.append((code, fields[i].decode("utf-8", "surrogateescape")))
+        count = _V2_FIELDS.get(kind)
+        parts = item.split(b" ", count) if count else []
+        if count is None or len(parts) != count + 1:
+            continue
+        xy, path = parts[1], parts[count]
+        orig = b""
+        if kind == b"2" and i < len(records):  # the next record is the rename's source
+            orig = records[i]
             i += 1
-    return entries
+        code = xy.replace(b".", b" ").decode("ascii", "replace")
+        for name in (path, orig) if orig else (path,):
+            entries.append((code, name.decode("utf-8", "surrogateescape")))
+        line = _index_line(kind, xy, parts, orig)
+        if line is not None:
+            index.append(path + b"\0" + line)
+    return _Status(entries, sorted(index))
 
 
 def relative_prefix(toplevel: Path, exclude: Path | None) -> str | None:
@@ -317,20 +360,18 @@ def _snapshot(cwd: Where, exclude: Path | None) -> WorktreeSnapshot | None:
         files["../.git"] = _hash_entry(toplevel / ".git")
     where = cwd if isinstance(cwd, Workspace) else toplevel
     configs = hash_config_files(config_paths(where))
-    _, index = _git(where, "ls-files", "--stage", "-z")
     _, status_raw = _git(
         where,
-        *("status", "--porcelain=v1", "-z", "--untracked-files=all"),
+        *("status", "--porcelain=v2", "-z", "--untracked-files=all"),
         "--ignore-submodules=dirty",  # a submodule's HEAD counts; no git runs inside it
     )
+    status = _parse_status(status_raw)
     skip = relative_prefix(toplevel, exclude)
-    entries = [
-        (code, p) for code, p in _parse_status(status_raw) if not (skip and p.startswith(skip))
-    ]
+    entries = [(code, p) for code, p in status.entries if not (skip and p.startswith(skip))]
     return WorktreeSnapshot(
         toplevel=toplevel,
         head=head,
-        index_hash=hashlib.sha256(index).hexdigest(),
+        index_hash=hashlib.sha256(b"\0\0".join(status.index)).hexdigest(),
         status=tuple(sorted(f"{code} {p}" for code, p in entries)),
         file_hashes={p: _hash_entry(toplevel / p) for _, p in entries},
         git_dir=git_dir,
@@ -436,7 +477,7 @@ def _stamp(snapshot: WorktreeSnapshot) -> _Stamp | None:
 class KeptSnapshots:
     """The snapshot a read-only run's check took after it, kept to be the next read-only run's
     snapshot before (one reviewer after another on the same places): the check then costs one
-    `ls-files` and one `status` per place instead of two each.
+    `status` per place instead of two.
 
     Sound whatever happens in between: the next check compares the place with this snapshot,
     so a change made after it was taken — between the two runs or during the second — is a

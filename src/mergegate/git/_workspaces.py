@@ -293,28 +293,35 @@ def publish(
 
     The objects travel as a bundle (`git bundle create` / `unbundle`: local files, no
     transport; unbundling checks every object), so nothing an agent planted in the
-    workspace's object store reaches the repository unchecked.
+    workspace's object store reaches the repository unchecked. A `sha` a base already
+    contains travels in no bundle: the repository has it (a unit whose last task was
+    skipped goes back to an earlier commit of its own branch).
     """
     bases = [base] if isinstance(base, str) else list(base)
     if sha not in bases:  # publishing again only unbundles objects the repository has already
-        bundle = workspace.git_dir / "mergegate-publish.bundle"
-        # a bundle carries refs, not bare commits: name the commit for it
-        _must(workspace, "update-ref", _PUBLISH_REF, sha)
-        _must(
-            workspace,
-            "bundle",
-            "create",
-            "-q",
-            str(bundle),
-            _PUBLISH_REF,
-            *(f"^{b}" for b in bases),
-        )
-        try:
-            _must(repo, "bundle", "unbundle", str(bundle))
-        finally:
-            bundle.unlink(missing_ok=True)
+        _carry(repo, workspace, sha, bases)
     if branch is not None:
         _must(repo, "update-ref", "-m", "mergegate: publish", f"refs/heads/{branch}", sha)
+
+
+def _carry(repo: Path, workspace: Workspace, sha: str, bases: list[str]) -> None:
+    """`sha`'s objects beyond `bases` into `repo` as a bundle. git refuses a bundle with
+    nothing in it: asked only then, a `sha` reachable from a base needs none."""
+    bundle = workspace.git_dir / "mergegate-publish.bundle"
+    # a bundle carries refs, not bare commits: name the commit for it
+    _must(workspace, "update-ref", _PUBLISH_REF, sha)
+    made = run_git(
+        workspace, "bundle", "create", "-q", str(bundle), _PUBLISH_REF, *(f"^{b}" for b in bases)
+    )
+    if not made.ok:
+        if any(_ok(workspace, "merge-base", "--is-ancestor", sha, b)[0] for b in bases):
+            return
+        detail = made.stderr.decode("utf-8", "replace").strip()[-600:]
+        raise GitError(f"git bundle create failed in {workspace.root}: {detail}")
+    try:
+        _must(repo, "bundle", "unbundle", str(bundle))
+    finally:
+        bundle.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- commits

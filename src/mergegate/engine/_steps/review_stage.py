@@ -151,9 +151,13 @@ class TaskRepository:
         return self.git.resolve(ref)
 
     def diff(self, base: str, head: str) -> str:
+        """The diff, read with the names of the files it changes (one git call: a reviewer
+        asks for both)."""
         found = self._kept("diff", base, head)
         if found is _MISSING:
-            found = self.reads[("diff", base, head)] = self.git.diff(base, head)
+            found, paths = self.git.diff_and_files(base, head)
+            self.reads[("diff", base, head)] = found
+            self.reads.setdefault(("changed", base, head), paths)
         return str(found)
 
     def changed_files(self, base: str, head: str) -> list[str]:
