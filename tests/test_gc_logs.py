@@ -105,9 +105,7 @@ def test_a_runs_own_logs_go_with_it_and_shared_ones_stay(
     code, out, err = _gc(repo, RUN, "--format", "json")
     assert code == 0, err
     [found] = json.loads(out)
-    assert sorted(log["sha256"] for log in found["logs"]) == sorted(
-        [logs["own"], logs["in_store"]]
-    )
+    assert sorted(log["sha256"] for log in found["logs"]) == sorted([logs["own"], logs["in_store"]])
     by_sha = {log["sha256"]: log for log in found["logs"]}
     assert by_sha[logs["in_store"]]["location"] == in_store.as_uri()
     assert by_sha[logs["own"]]["location"] is None  # its bytes were in the row

@@ -52,6 +52,9 @@ class FetchedLog:
     data: bytes | None
     problem: str = ""
     """Empty with `data`; else why there is none ("not shipped", or what was wrong)."""
+    refused: bool = False
+    """A copy is stored, and it is not the content recorded (altered, corrupt, of another
+    size): refused, never shown. False when there is simply none to read here."""
 
 
 @dataclass(frozen=True)
@@ -117,15 +120,14 @@ class LogCopies:
             return FetchedLog(None, "not shipped")
         stored_size, location, packed = found
         if stored_size != size:
-            return FetchedLog(None, f"its copy is of {stored_size} bytes, not {size}")
+            return FetchedLog(None, f"its copy is of {stored_size} bytes, not {size}", refused=True)
         if location:
             packed, problem = _read_stored(location)
             if packed is None:
                 return FetchedLog(None, problem)
         if packed is None or len(packed) > _STORED_MAX:
-            return FetchedLog(None, "its copy is not one mergegate stored")
+            return FetchedLog(None, "its copy is not one mergegate stored", refused=True)
         return _unpacked(packed, sha256, size)
-
 
     def collect(
         self,
@@ -207,9 +209,9 @@ def _unpacked(packed: bytes, sha256: str, size: int) -> FetchedLog:
     try:
         data = inflate.decompress(packed, size + 1)
     except zlib.error:
-        return FetchedLog(None, "its copy is corrupt")
+        return FetchedLog(None, "its copy is corrupt", refused=True)
     if len(data) != size or not inflate.eof:
-        return FetchedLog(None, "its copy is not of the size recorded")
+        return FetchedLog(None, "its copy is not of the size recorded", refused=True)
     if hashlib.sha256(data).hexdigest() != sha256:
-        return FetchedLog(None, "its copy does not match the SHA-256 recorded")
+        return FetchedLog(None, "its copy does not match the SHA-256 recorded", refused=True)
     return FetchedLog(data)

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -29,8 +29,8 @@ from mergegate.events import EventBase, EventStream, fit_line, read_event_lines
 from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
-from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
 from mergegate.store._blobs import LogCopies, StoredLog
+from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
 from mergegate.store._leases import Leases
 from mergegate.store._tables import Key, Tables, tables
 

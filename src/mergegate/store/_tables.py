@@ -193,11 +193,18 @@ _VALUES_WHERE_EXECUTOR_RUNS = """SELECT DISTINCT s.run_id, s.value FROM mergegat
 # a copy only this run's attempts name: its hash in no other run's attempt record (a LIKE on
 # the record's JSON: a hash is 64 hex digits, no wildcard, and a record that mentions it
 # anywhere keeps the copy — the safe side), runs whose logs were collected left out
-_SOLE = """WHERE sha256 = :h AND NOT EXISTS (
+_SOLE_BLOB = """SELECT sha256, size, location FROM mergegate_blobs
+    WHERE sha256 = :h AND NOT EXISTS (
         SELECT 1 FROM mergegate_attempts a
         WHERE a.run_id NOT IN :runs AND a.record LIKE :pattern
         AND a.run_id NOT IN (SELECT s.run_id FROM mergegate_run_state s WHERE s.kind = :k)
     )"""
+_DROP_SOLE_BLOB = """DELETE FROM mergegate_blobs
+    WHERE sha256 = :h AND NOT EXISTS (
+        SELECT 1 FROM mergegate_attempts a
+        WHERE a.run_id NOT IN :runs AND a.record LIKE :pattern
+        AND a.run_id NOT IN (SELECT s.run_id FROM mergegate_run_state s WHERE s.kind = :k)
+    ) RETURNING location"""
 
 
 def _sole_params(run_id: str, sha256: str, kind: str, also: Sequence[str]) -> dict[str, Any]:
@@ -542,9 +549,7 @@ class Tables:
         with self.begin() as conn:
             rows = [
                 conn.execute(
-                    text(f"SELECT sha256, size, location FROM mergegate_blobs {_SOLE}").bindparams(
-                        bindparam("runs", expanding=True)
-                    ),
+                    text(_SOLE_BLOB).bindparams(bindparam("runs", expanding=True)),
                     _sole_params(run_id, sha, collected_kind, also),
                 ).first()
                 for sha in sorted(set(hashes))
@@ -558,9 +563,7 @@ class Tables:
         None when nothing was deleted."""
         with self.begin() as conn:
             row = conn.execute(
-                text(f"DELETE FROM mergegate_blobs {_SOLE} RETURNING location").bindparams(
-                    bindparam("runs", expanding=True)
-                ),
+                text(_DROP_SOLE_BLOB).bindparams(bindparam("runs", expanding=True)),
                 _sole_params(run_id, sha256, collected_kind, ()),
             ).first()
         return None if row is None else str(row[0])
