@@ -258,3 +258,21 @@ def test_a_log_no_copy_of_which_is_here_is_exit_4_naming_its_host(
         "collected",
         "here",
     ]
+
+
+def test_on_a_terminal_a_log_cannot_drive_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped, a log is its exact bytes; on a terminal each line is printed without escape
+    sequences or controls (an agent's output may hold some)."""
+    import io
+    import sys
+
+    from mergegate.cli import logs as logs_command
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    shown = Terminal()
+    monkeypatch.setattr(sys, "stdout", shown)
+    logs_command._print(b"ok \x1b]0;owned\x07title\n\x1b[2Jcleared \x00\xffbyte\n")
+    assert shown.getvalue() == "ok title\ncleared \ufffdbyte\n"
