@@ -117,7 +117,7 @@ def test_dry_run_lists_and_deletes_nothing(fleet_repo: tuple[Path, Path]) -> Non
     for name in ITS:
         assert f"{RUN}: would delete {name}\n" in out
         assert f"{RUN}: would delete {name} on {remote}\n" in out
-    assert "6 branch(es) to delete (a dry run: nothing deleted)" in err
+    assert "6 branch(es) and 0 log(s) to delete (a dry run: nothing deleted)" in err
 
 
 def test_a_run_not_finished_is_refused_and_nothing_deleted(

@@ -5,9 +5,11 @@
     MergegateError                 exit 1 unless a subclass says otherwise
     ├── UsageError                 exit 2  bad arguments, unreadable or invalid input file
     │   └── ConfigError            exit 2  invalid configuration (names the key and the file)
+    ├── LogIntegrityError          exit 1  a log not the content its attempt row recorded
     ├── UndecidableError           exit 3  no verdict after the allowed retries
     │   └── HandoffError           exit 3  a JSON handoff that stayed invalid
     ├── AgentError                 exit 4  timeout, stall, crash, missing CLI
+    │   └── LogUnavailableError    exit 4  no copy of an agent's log can be read here
     ├── EscalationError            exit 5  revision cap or stall: a person must decide
     └── RunInterruptedError        exit 130  a person interrupted a run (Ctrl-C, SIGTERM)
 
@@ -30,6 +32,8 @@ __all__ = [
     "ConfigError",
     "EscalationError",
     "HandoffError",
+    "LogIntegrityError",
+    "LogUnavailableError",
     "MergegateError",
     "RunInterruptedError",
     "UndecidableError",
@@ -66,6 +70,11 @@ class ConfigError(UsageError):
         self.path = path
 
 
+class LogIntegrityError(MergegateError):
+    """An agent's log (its file, or its shipped copy) is not the content the attempt's row
+    recorded (its SHA-256, its size): refused, never shown."""
+
+
 class UndecidableError(MergegateError):
     """No authoritative answer could be read from an agent after the allowed retries."""
 
@@ -98,3 +107,9 @@ class RunInterruptedError(MergegateError):
     def __init__(self, message: str, *, run_id: str) -> None:
         super().__init__(message)
         self.run_id = run_id
+
+
+class LogUnavailableError(AgentError):
+    """No copy of an agent's log can be read on this host: it is on the host that ran the
+    attempt and was not shipped (too large, `gc` deleted the copy, no log recorded), or the
+    log store holding its copy is not mounted here."""

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "handoff": "mergegate.cli.handoff:handoff",
     "hook": "mergegate.cli.hook:hook",
     "hooks": "mergegate.cli.hooks:hooks",
+    "logs": "mergegate.cli.logs:logs",
     "model-server": "mergegate.cli.model_server:model_server",
     "parse": "mergegate.cli.parse:parse",
     "plan": "mergegate.cli.plan:plan",

@@ -1,4 +1,5 @@
-"""`mergegate gc`: the unit and progress branches of finished runs deleted (docs/fleet.md)."""
+"""`mergegate gc`: the unit and progress branches and the shipped agent logs of finished runs
+deleted (docs/fleet.md)."""
 
 from __future__ import annotations
 
@@ -47,13 +48,14 @@ __all__ = ["gc"]
     show_default=True,
     help="The git repository (its .mergegate/ holds the runs).",
 )
-@format_option("One line per branch, or one JSON list of runs.")
+@format_option("One line per branch and log, or one JSON list of runs.")
 def gc(**opts: Any) -> None:
     """Delete the branches of a finished RUN (completed or cancelled), or of every run
     finished before --finished-before DATE: its unit branches mergegate-unit/<run>/<unit> and
     progress branches mergegate-wip/<run>/<unit>, in this repository and on the remote, each
     only if it still points where it was listed. The integration branch only with
-    --include-integration.
+    --include-integration. And the run's agent logs shipped to the database (or to the
+    [engine] log_store directory), except a copy another run not collected shares.
 
     \b
     Exit codes: 0 done (or listed); 2 usage error (no RUN nor --finished-before, both, or a
@@ -90,6 +92,12 @@ def gc(**opts: Any) -> None:
             click.echo(f"{run.run_id}: {verb} {name} on {clean(run.remote_url or '', 200)}")
         for name in run.kept:
             click.echo(f"{run.run_id}: kept {name} (checked out in a work tree)")
+        for log in run.logs:
+            where = clean(log.location, 300) if log.location else "in the database"
+            click.echo(f"{run.run_id}: {verb} log {log.sha256} ({log.size} bytes, {where})")
+            if log.problem:
+                click.echo(f"{run.run_id}: log {log.sha256}: {clean(log.problem, 300)}")
     total = sum(len(r.local) + len(r.remote) for r in found)
+    logs = sum(len(r.logs) for r in found)
     done = "to delete (a dry run: nothing deleted)" if dry_run else "deleted"
-    click.echo(f"{len(found)} run(s), {total} branch(es) {done}", err=True)
+    click.echo(f"{len(found)} run(s), {total} branch(es) and {logs} log(s) {done}", err=True)

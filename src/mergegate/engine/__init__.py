@@ -37,6 +37,13 @@ from mergegate.engine._runs.create import RunRequest, create_run, dry_run_lines
 from mergegate.engine._runs.database import database_url_of
 from mergegate.engine._runs.execute import execute_run
 from mergegate.engine._runs.gc import GcRequest, RunBranches, gc_runs
+from mergegate.engine._runs.logs import (
+    AttemptLog,
+    LogQuery,
+    ShownLog,
+    list_attempt_logs,
+    read_attempt_log,
+)
 from mergegate.engine._runs.queries import (
     database_runs,
     latest_run,
@@ -54,11 +61,13 @@ from mergegate.engine._steps.preflight import check_agents, require_ready
 __all__ = [
     "AgentSpec",
     "Answers",
+    "AttemptLog",
     "Budget",
     "CancelReport",
     "EngineRunRecord",
     "EventSink",
     "GcRequest",
+    "LogQuery",
     "Metered",
     "RunAgents",
     "RunBranches",
@@ -67,6 +76,7 @@ __all__ = [
     "RunOptions",
     "RunReport",
     "RunRequest",
+    "ShownLog",
     "UnitEntry",
     "Worker",
     "WorkerOptions",
@@ -86,8 +96,10 @@ __all__ = [
     "gc_runs",
     "kill_orphans",
     "latest_run",
+    "list_attempt_logs",
     "list_runs",
     "prepare_resume",
+    "read_attempt_log",
     "record_plan_answers",
     "recorded_agents",
     "recorded_card",

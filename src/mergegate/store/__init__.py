@@ -11,7 +11,7 @@ arguments and results (pydantic models) are dumped for DBOS and validated back i
 
 from __future__ import annotations
 
-from mergegate.store._blobs import SHIP_MAX_BYTES, FetchedLog, LogCopies
+from mergegate.store._blobs import SHIP_MAX_BYTES, FetchedLog, LogCopies, StoredLog
 from mergegate.store._dbos import (
     APP_VERSION,
     ENGINE_SCHEMA,
@@ -48,6 +48,7 @@ from mergegate.store._leases import Lease, Leases, plan_lease, run_lease
 from mergegate.store._records import (
     EXCERPT_CHARS,
     AttemptRecord,
+    LogsCollected,
     RecordKind,
     RunDocument,
     RunRecord,
@@ -83,6 +84,7 @@ __all__ = [
     "Lease",
     "Leases",
     "LogCopies",
+    "LogsCollected",
     "Queued",
     "RecordKind",
     "Roll",
@@ -93,6 +95,7 @@ __all__ = [
     "RunStore",
     "Seam",
     "StateKind",
+    "StoredLog",
     "Tables",
     "WorkerBeat",
     "WorkflowState",

@@ -26,14 +26,15 @@ from __future__ import annotations
 import hashlib
 import re
 import zlib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mergegate.atomic_files import write_atomic
 from mergegate.config import object_store_dir
 from mergegate.store._tables import Tables
 
-__all__ = ["SHIP_MAX_BYTES", "FetchedLog", "LogCopies"]
+__all__ = ["SHIP_MAX_BYTES", "FetchedLog", "LogCopies", "StoredLog"]
 
 SHIP_MAX_BYTES = 16 * 1024 * 1024
 """The largest log shipped (its size on disk): an agent's whole session is far less; a log
@@ -51,6 +52,30 @@ class FetchedLog:
     data: bytes | None
     problem: str = ""
     """Empty with `data`; else why there is none ("not shipped", or what was wrong)."""
+    refused: bool = False
+    """A copy is stored, and it is not the content recorded (altered, corrupt, of another
+    size): refused, never shown. False when there is simply none to read here."""
+
+
+@dataclass(frozen=True)
+class StoredLog:
+    """A shipped copy `gc` deleted (or, in a dry run, would delete)."""
+
+    sha256: str
+    size: int
+    """The log's size (uncompressed)."""
+    location: str
+    """The object store's URL of the copy; empty: the copy is in the database row."""
+    problem: str = ""
+    """Empty, or why the store's file is still there although its row is deleted."""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "sha256": self.sha256,
+            "size": self.size,
+            "location": self.location or None,
+            "problem": self.problem or None,
+        }
 
 
 class LogCopies:
@@ -95,14 +120,62 @@ class LogCopies:
             return FetchedLog(None, "not shipped")
         stored_size, location, packed = found
         if stored_size != size:
-            return FetchedLog(None, f"its copy is of {stored_size} bytes, not {size}")
+            return FetchedLog(None, f"its copy is of {stored_size} bytes, not {size}", refused=True)
         if location:
             packed, problem = _read_stored(location)
             if packed is None:
                 return FetchedLog(None, problem)
         if packed is None or len(packed) > _STORED_MAX:
-            return FetchedLog(None, "its copy is not one mergegate stored")
+            return FetchedLog(None, "its copy is not one mergegate stored", refused=True)
         return _unpacked(packed, sha256, size)
+
+    def collect(
+        self,
+        run_id: str,
+        hashes: Sequence[str],
+        collected_kind: str,
+        *,
+        also: Sequence[str] = (),
+        dry_run: bool = False,
+    ) -> list[StoredLog]:
+        """Delete the copies of `hashes` (the logs of `run_id`'s attempts) that no other run
+        still names (`Tables.sole_blobs`: runs whose state holds a `collected_kind` row, and
+        with `dry_run` those of `also`, do not count), their store files too; with `dry_run`
+        list them. A copy another run names is kept: the same content shipped by two runs
+        is stored once."""
+        valid = [h for h in hashes if _SHA256.match(h)]
+        found = [
+            StoredLog(*row)
+            for row in self.db.sole_blobs(run_id, valid, collected_kind, also if dry_run else ())
+        ]
+        if dry_run:
+            return found
+        dropped = []
+        for log in found:
+            location = self.db.drop_sole_blob(run_id, log.sha256, collected_kind)
+            if location is None:
+                continue  # named by another run's attempt since it was listed: kept
+            dropped.append(replace(log, problem=_unlink_stored(location, log.sha256)))
+        return dropped
+
+
+def _unlink_stored(location: str, sha256: str) -> str:
+    """Delete the object store's file of a copy whose row is gone; why not, or "". Only a
+    `file:///` URL naming `<sha256>.zz` is ever deleted: a location mergegate did not write
+    is left alone."""
+    if not location:
+        return ""
+    try:
+        path = object_store_dir(location)
+    except ValueError:
+        return "its location is not one mergegate writes: left alone"
+    if path.name != f"{sha256}.zz":
+        return "its location is not one mergegate writes: left alone"
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        return f"its file {path} cannot be deleted here: {exc.strerror or exc}"
+    return ""
 
 
 def _content(path: Path, sha256: str, size: int) -> bytes | None:
@@ -136,9 +209,9 @@ def _unpacked(packed: bytes, sha256: str, size: int) -> FetchedLog:
     try:
         data = inflate.decompress(packed, size + 1)
     except zlib.error:
-        return FetchedLog(None, "its copy is corrupt")
+        return FetchedLog(None, "its copy is corrupt", refused=True)
     if len(data) != size or not inflate.eof:
-        return FetchedLog(None, "its copy is not of the size recorded")
+        return FetchedLog(None, "its copy is not of the size recorded", refused=True)
     if hashlib.sha256(data).hexdigest() != sha256:
-        return FetchedLog(None, "its copy does not match the SHA-256 recorded")
+        return FetchedLog(None, "its copy does not match the SHA-256 recorded", refused=True)
     return FetchedLog(data)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -28,6 +29,7 @@ from mergegate.events import EventBase, EventStream, fit_line, read_event_lines
 from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord
+from mergegate.store._blobs import LogCopies, StoredLog
 from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
 from mergegate.store._leases import Leases
 from mergegate.store._tables import Key, Tables, tables
@@ -35,6 +37,7 @@ from mergegate.store._tables import Key, Tables, tables
 __all__ = [
     "EXCERPT_CHARS",
     "AttemptRecord",
+    "LogsCollected",
     "RecordKind",
     "RunDocument",
     "RunRecord",
@@ -170,6 +173,9 @@ class StateKind(StrEnum):
     ORPHANED = "orphaned"
     """(executor, pid): an agent group a dead worker left on a host the recovery could not
     reach (its records name another host or boot); shown by `status` until killed."""
+    LOGS_COLLECTED = "logs_collected"
+    """(): `gc` deleted the run's shipped logs (`LogsCollected`); its attempts no longer keep
+    a copy another run shares."""
 
 
 class RecordKind(StrEnum):
@@ -246,6 +252,14 @@ class AttemptRecord(BaseModel):
     log_bytes: int = 0
     log_sha256: str = Field(default="", max_length=64)
     log_excerpt: str = Field(default="", max_length=EXCERPT_CHARS)
+
+
+class LogsCollected(BaseModel):
+    """`gc` deleted a run's shipped logs: when (UTC, ISO 8601)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    at: str = Field(max_length=40)
 
 
 class RunRows:
@@ -348,6 +362,22 @@ class RunRows:
         return found
 
     # ------------------------------------------------------------ records for people
+
+    def collect_logs(self, also: Sequence[str] = (), *, dry_run: bool) -> list[StoredLog]:
+        """Delete the shipped copies of the run's agent logs that no other run names (`gc`),
+        or with `dry_run` list them (`also`: other runs collected with it, whose attempts do
+        not keep a copy). The run is marked first, so a copy it shares with a run collected
+        later goes with that one, and a `gc` cut short deletes the rest when run again."""
+        hashes = [a.log_sha256 for a in self.attempts() if a.log_sha256]
+        if not dry_run:
+            done = LogsCollected(at=datetime.now(UTC).isoformat(timespec="seconds"))
+            self.put(StateKind.LOGS_COLLECTED, (), done)
+        kind = StateKind.LOGS_COLLECTED.value
+        return LogCopies(self.db).collect(self.run_id, hashes, kind, also=also, dry_run=dry_run)
+
+    def logs_collected(self) -> LogsCollected | None:
+        """When `gc` deleted the run's shipped logs, or None."""
+        return self.get(StateKind.LOGS_COLLECTED, (), LogsCollected)
 
     def put_record(self, kind: RecordKind, key: Key, value: BaseModel, markdown: str) -> None:
         """A record for people: `value` (the typed value it renders, as its JSON) and its

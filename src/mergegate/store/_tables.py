@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, text
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
 
@@ -188,6 +188,29 @@ _ITEMS = """SELECT key, value FROM mergegate_run_state
 _VALUES_WHERE_EXECUTOR_RUNS = """SELECT DISTINCT s.run_id, s.value FROM mergegate_run_state s
     JOIN mergegate_processes p ON p.run_id = s.run_id
     WHERE p.executor_id = :executor AND s.kind = :kind AND s.key = :key"""
+
+
+# a copy only this run's attempts name: its hash in no other run's attempt record (a LIKE on
+# the record's JSON: a hash is 64 hex digits, no wildcard, and a record that mentions it
+# anywhere keeps the copy — the safe side), runs whose logs were collected left out
+_SOLE_BLOB = """SELECT sha256, size, location FROM mergegate_blobs
+    WHERE sha256 = :h AND NOT EXISTS (
+        SELECT 1 FROM mergegate_attempts a
+        WHERE a.run_id NOT IN :runs AND a.record LIKE :pattern
+        AND a.run_id NOT IN (SELECT s.run_id FROM mergegate_run_state s WHERE s.kind = :k)
+    )"""
+_DROP_SOLE_BLOB = """DELETE FROM mergegate_blobs
+    WHERE sha256 = :h AND NOT EXISTS (
+        SELECT 1 FROM mergegate_attempts a
+        WHERE a.run_id NOT IN :runs AND a.record LIKE :pattern
+        AND a.run_id NOT IN (SELECT s.run_id FROM mergegate_run_state s WHERE s.kind = :k)
+    ) RETURNING location"""
+
+
+def _sole_params(run_id: str, sha256: str, kind: str, also: Sequence[str]) -> dict[str, Any]:
+    # the run itself among `runs`: never an empty IN, whose SQL each dialect types its own way
+    runs = [run_id, *also]
+    return {"h": sha256, "runs": runs, "pattern": f"%{sha256}%", "k": kind}
 
 
 def _driver_url(database_url: str) -> str:
@@ -513,6 +536,37 @@ class Tables:
                 text("SELECT 1 FROM mergegate_blobs WHERE sha256 = :h"), {"h": sha256}
             ).first()
         return found is not None
+
+    def sole_blobs(
+        self, run_id: str, hashes: Sequence[str], collected_kind: str, also: Sequence[str] = ()
+    ) -> list[tuple[str, int, str]]:
+        """(sha256, size, location) of the stored copies among `hashes` that no attempt of
+        another run still names: runs whose state holds a `collected_kind` row (their logs
+        collected already) and the runs of `also` (collected along with this one) do not
+        count."""
+        if not hashes:
+            return []
+        with self.begin() as conn:
+            rows = [
+                conn.execute(
+                    text(_SOLE_BLOB).bindparams(bindparam("runs", expanding=True)),
+                    _sole_params(run_id, sha, collected_kind, also),
+                ).first()
+                for sha in sorted(set(hashes))
+            ]
+        return [(str(r[0]), int(r[1]), str(r[2])) for r in rows if r is not None]
+
+    def drop_sole_blob(self, run_id: str, sha256: str, collected_kind: str) -> str | None:
+        """Delete the stored copy of `sha256` if no attempt of a run whose logs are not
+        collected, other than `run_id`, names it — checked in the same statement, so an
+        attempt row another run committed first keeps it. Its location ("" in the row), or
+        None when nothing was deleted."""
+        with self.begin() as conn:
+            row = conn.execute(
+                text(_DROP_SOLE_BLOB).bindparams(bindparam("runs", expanding=True)),
+                _sole_params(run_id, sha256, collected_kind, ()),
+            ).first()
+        return None if row is None else str(row[0])
 
     # ------------------------------------------------------------ processes
 

@@ -8,11 +8,16 @@ the run is never touched. The integration branch only with `include_integration`
 is not finished (running, waiting for a person, escalated, failed or interrupted: `resume`
 may still continue it from its branches) is refused when named, skipped with
 `finished_before`.
+
+The run's shipped agent logs go too (`RunRows.collect_logs`): the copies in `mergegate_blobs`
+and their files in a `file:///` log store, except a copy another run's attempt still names
+(content-addressed: two runs that shipped the same bytes share one copy, deleted with the
+last of them). The attempt rows stay (`report` lists each attempt, its end and hash).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,7 +32,7 @@ from mergegate.git import (
     remote_url,
 )
 from mergegate.ids import IdError, UnitBranch, integration_branch
-from mergegate.store import RunState, RunStore
+from mergegate.store import RunState, RunStore, StoredLog
 
 __all__ = ["FINISHED", "GcRequest", "RunBranches", "gc_runs"]
 
@@ -47,6 +52,8 @@ class RunBranches:
     """The remote looked at (`--remote`, else the one the run was queued with), or None."""
     kept: tuple[str, ...] = ()
     """Local branches left alone: checked out in a work tree."""
+    logs: tuple[StoredLog, ...] = ()
+    """The run's shipped agent logs deleted (no other run names them)."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -55,6 +62,7 @@ class RunBranches:
             "remote": list(self.remote),
             "remote_url": self.remote_url,
             "kept": list(self.kept),
+            "logs": [log.as_dict() for log in self.logs],
         }
 
 
@@ -85,7 +93,25 @@ def gc_runs(request: GcRequest) -> list[RunBranches]:
     else:
         raise UsageError("name a RUN or give --finished-before DATE")
     url = remote_url(request.repo, request.remote) if request.remote is not None else None
-    return [_collect(request, record, url or record.remote) for record in records]
+    selected = tuple(r.run_id for r in records)
+    found = []
+    for record in records:
+        branches = _collect(request, record, url or record.remote)
+        logs = store.rows(record.run_id).collect_logs(selected, dry_run=request.dry_run)
+        found.append(replace(branches, logs=tuple(logs)))
+    return _listed_once(found) if request.dry_run else found
+
+
+def _listed_once(found: list[RunBranches]) -> list[RunBranches]:
+    """A dry run's lists with each shared copy under the first run that lists it (collected
+    together, it goes once)."""
+    seen: set[str] = set()
+    once = []
+    for run in found:
+        logs = tuple(log for log in run.logs if log.sha256 not in seen)
+        seen.update(log.sha256 for log in logs)
+        once.append(replace(run, logs=logs))
+    return once
 
 
 def _finished(record: EngineRunRecord) -> EngineRunRecord:

@@ -1,0 +1,106 @@
+"""A worker's previous generation (issue 28, item 5): what a worker does at its start
+(`Worker.run` calls `kill_orphans_of` with its own id before it launches) kills the agent
+groups its earlier process recorded on this host and forgets them, never another worker's,
+and leaves the ones recorded on another host (or boot) for that host; a janitor (or `workers
+recover`) records those as `orphaned`, which `status` shows. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from _cards import card
+from mergegate.engine._context.orphans import (
+    kill_orphans_of,
+    note_unreachable_orphans,
+    orphaned_agents,
+)
+from mergegate.plans import Plan, PlanFormat
+from mergegate.processes import TREE_ENV, ProcessRecord, child_environment, process_start_ticks
+from mergegate.processes._groups import boot_id, pid_namespace
+from mergegate.store import RunStore
+
+RUN = "20261101-120000-eeee"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture
+def sleepers() -> Iterator[list[subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=5)
+
+
+def _agent(started: list[subprocess.Popen[bytes]], tag: str) -> ProcessRecord:
+    """An agent group left running by an earlier process, as the supervisor records it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        env=child_environment({TREE_ENV: tag}),
+        start_new_session=True,
+    )
+    started.append(proc)
+    return ProcessRecord(
+        pid=proc.pid,
+        pgid=proc.pid,
+        start_ticks=process_start_ticks(proc.pid),
+        boot_id=boot_id(),
+        started_at=time.time(),
+        argv=("/usr/bin/claude", "-p"),
+        cwd="/",
+        tag=tag,
+        pid_ns=pid_namespace(),
+    )
+
+
+def test_a_starting_worker_kills_its_previous_generations_agents_here_only(
+    database_url: str, tmp_path: Path, sleepers: list[subprocess.Popen[bytes]]
+) -> None:
+    store = RunStore(Path(os.environ["MERGEGATE_STATE_DIR"]), database_url)
+    store.create(card(RUN, fleet=True), Plan(format=PlanFormat.NATIVE, title="p"))
+    rows = store.rows(RUN)
+    mine = _agent(sleepers, "w1-tree")
+    peers = _agent(sleepers, "w2-tree")
+    elsewhere = ProcessRecord(  # w1's earlier process on another host: not signalled here
+        pid=sleepers[1].pid,  # a pid that means another process here
+        pgid=sleepers[1].pid,
+        start_ticks=1,
+        boot_id="another-host-boot",
+        started_at=time.time(),
+        argv=("/usr/bin/codex",),
+        cwd="/",
+        tag="w1-old-tree",
+        pid_ns=pid_namespace(),
+    )
+    rows.record_process(mine, tmp_path / "a1", executor_id="w1")
+    rows.record_process(elsewhere, tmp_path / "a2", executor_id="w1")
+    rows.record_process(peers, tmp_path / "a3", executor_id="w2")
+
+    # what `Worker.run` does before it launches, under its own id
+    assert kill_orphans_of(database_url, "w1") == 1
+    sleepers[0].wait(timeout=10)  # w1's previous generation's agent: killed
+    assert sleepers[1].poll() is None  # w2's lives, and so does the pid `elsewhere` names
+    assert [r for _, r in rows.processes()] in ([elsewhere, peers], [peers, elsewhere])
+    assert orphaned_agents(rows) == []  # nothing said yet: only its own host can check it
+    assert kill_orphans_of(database_url, "w1") == 0  # again: nothing left to kill here
+
+    # a janitor on this host that finds w1 silent records what it cannot reach
+    assert note_unreachable_orphans(database_url, "w1", "w3") == 1
+    [orphan] = orphaned_agents(rows)
+    assert (orphan.executor_id, orphan.noted_by, orphan.record) == ("w1", "w3", elsewhere)
+    assert note_unreachable_orphans(database_url, "w2", "w3") == 0  # w2's is this host's
