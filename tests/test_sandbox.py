@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import stat
 import subprocess
@@ -260,26 +261,32 @@ def test_nothing_a_person_opens_makes_a_reviewer_checkout_writable(tmp_path: Pat
 
 
 def test_the_state_directory_stays_hidden_around_the_workspace_inside_it(tmp_path: Path) -> None:
-    """A run's workspaces live in the state directory: everything in it but the way down to
-    this agent's workspace is hidden, even under a path a person opened (its run records,
-    another unit's workspace, a person's answers)."""
+    """A run's workspaces live in the state directory: all of it is hidden, even under a path
+    a person opened (its run records, another unit's workspace, a person's answers), and the
+    workspace's own binds are made again on top, so only the way down to it shows."""
     state = tmp_path / "state"
     workspace = state / "worktrees" / "run" / "U1"
-    workspace.mkdir(parents=True)
+    (workspace / ".git").mkdir(parents=True)
     (state / "worktrees" / "run" / "U2").mkdir()
     (state / "runs" / "run").mkdir(parents=True)
-    (state / "verify").mkdir()
     (state / "answers.jsonl").write_text("{}")
     sandbox = SandboxPolicy(allow=(tmp_path,)).sandbox(
-        workspace, writable=True, home=None, hidden=(state,)
+        workspace, writable=True, home=None, hidden=(state,), read_only_inside=(".git",)
     )
     assert sandbox is not None
-    hidden = {b.path for b in sandbox.binds if b.hidden}
-    emptied = {b.path for b in sandbox.binds if b.source == Path("/dev/null")}
-    assert hidden == {state / "runs", state / "verify", state / "worktrees" / "run" / "U2"}
-    assert emptied == {state / "answers.jsonl"}
     order = [b.path for b in sandbox.binds]
-    assert order.index(tmp_path) < order.index(workspace) < order.index(state / "runs")
+    assert {b.path for b in sandbox.binds if b.hidden} == {state}
+    # nothing inside the state directory is listed: a unit merged (and removed) while this
+    # sandbox starts cannot make bwrap fail
+    assert not [p for p in order if p.is_relative_to(state / "worktrees" / "run" / "U2")]
+    assert not [p for p in order if p.is_relative_to(state / "runs")]
+    hidden_at = order.index(state)
+    again = [b for b in sandbox.binds[hidden_at + 1 :] if b.path.is_relative_to(workspace)]
+    assert [(b.path, b.writable) for b in again] == [
+        (workspace, True),
+        (workspace / ".git", False),
+    ]
+    assert order.index(tmp_path) < hidden_at
 
 
 def test_a_backend_binds_only_the_files_a_person_configured_never_prompt_text(
@@ -678,3 +685,37 @@ def test_a_bind_is_visible_exactly_under_a_system_directory(path: Path) -> None:
 
     roots = (*SYSTEM_READ, *SYSTEM_LINKS)
     assert _visible(path) == any(path == Path(r) or path.is_relative_to(r) for r in roots)
+
+
+@pytest.mark.sandbox
+@pytest.mark.usefixtures("sandbox_available")
+def test_a_unit_removed_while_a_sandbox_starts_does_not_stop_the_agent(tmp_path: Path) -> None:
+    """Units are merged and their workspaces removed while other units' agents start: the
+    sandbox built before a sibling went away still starts, and shows the agent its own
+    workspace (writable) and nothing else of the state directory."""
+    state = tmp_path / "state"
+    workspace = state / "worktrees" / "run" / "U1"
+    workspace.mkdir(parents=True)
+    sibling = state / "worktrees" / "run" / "U2"
+    sibling.mkdir()
+    (sibling / "secret").write_text("other unit\n")
+    (state / "answers.jsonl").write_text("{}")
+    sandbox = SandboxPolicy(allow=(tmp_path,)).sandbox(
+        workspace, writable=True, home=None, hidden=(state,)
+    )
+    assert sandbox is not None
+    shutil.rmtree(sibling)  # merged between building the sandbox and starting the agent
+    script = (
+        f"echo w > {workspace}/new && echo rw-ok; ls -A {state}; ls -A {state}/worktrees/run; "
+        f"cat {state}/answers.jsonl || echo no-answers; echo x > {state}/planted || echo ro"
+    )
+    code, out, err = _run(sandbox, script, workspace)
+    assert code == 0, err
+    assert "rw-ok" in out
+    assert (workspace / "new").read_text() == "w\n"
+    assert not sibling.exists()  # bwrap made no mount point for it on the host
+    assert "answers.jsonl" not in out
+    assert "no-answers" in out
+    assert "U2" not in out
+    assert "ro" in out.split()
+    assert not (state / "planted").exists()

@@ -71,9 +71,6 @@ TOOLCHAIN_ENV: tuple[str, ...] = (
 such as `CARGO_HOME`; open those with `--sandbox-read` if a check needs them)."""
 
 _SHEBANG_BYTES = 256
-_MAX_HIDE_DEPTH = 8
-_MAX_HIDE_ENTRIES = 256
-_EMPTY = Path("/dev/null")
 _PYVENV_BYTES = 4096
 _MAX_ARGV_FILES = 32
 _PYTHON = re.compile(r"python[0-9.]*")
@@ -321,20 +318,24 @@ class SandboxPolicy(BaseModel):
 
         Bound in this order, a later bind covering an earlier one: toolchains, the person's
         read-only and read-write paths, `cwd`, its read-only parts, the hidden directories
-        (never `cwd` or a directory holding it), the objects; so nothing a person opens shows
+        (whole; after one that holds `cwd`, `cwd` and its read-only parts again), the
+        objects; so nothing a person opens shows
         mergegate's state or makes a reviewer's checkout writable. A backend adds its own binds
         after these (the attempt's prompt file, inside the state directory, among them), and
         the home goes last."""
         if not self.enabled:
             return None
         top = Path(os.path.abspath(cwd))
+        shown = [
+            Bind(path=top, writable=writable),
+            *(Bind(path=top / part) for part in read_only_inside if (top / part).exists()),
+        ]
         binds = [
             *toolchain_binds(),
             *(Bind(path=p) for p in self.read),
             *(Bind(path=p, writable=True) for p in self.allow),
-            Bind(path=top, writable=writable),
-            *(Bind(path=top / part) for part in read_only_inside if (top / part).exists()),
-            *_hidden(hidden, top),
+            *shown,
+            *_hidden(hidden, top, shown),
             # after the hidden ones (a reviewer's objects are in a workspace of the state
             # directory); never over `cwd`, where they are visible as it is
             *_read_binds((p for p in objects if not Path(p).is_relative_to(top)), False),
@@ -342,41 +343,22 @@ class SandboxPolicy(BaseModel):
         return Sandbox(binds=tuple(binds), home=home)
 
 
-def _hidden(paths: Iterable[Path], cwd: Path) -> Iterator[Bind]:
-    """Binds that hide each existing directory of `paths`: the whole of it, or, when it holds
-    `cwd` (a run's workspace is in the state directory), everything in it but the way down to
-    `cwd` (so no other unit's workspace, no run record shows under a path a person opened)."""
+def _hidden(paths: Iterable[Path], cwd: Path, shown: Sequence[Bind]) -> Iterator[Bind]:
+    """Binds that hide each existing directory of `paths` whole (an empty directory over it);
+    when one holds `cwd` (a run's workspace is in the state directory), `shown` — the
+    workspace's own binds — again on top of it, so only the way down to `cwd` shows there: no
+    other unit's workspace, no run record, under a path a person opened.
+
+    The directory is hidden whole rather than entry by entry: another unit's workspace may be
+    removed (merged) between listing it and bwrap mounting over it, and bwrap then fails to
+    start the agent."""
     for path in paths:
         top = Path(os.path.abspath(path))
         if not top.is_dir():
             continue
+        yield Bind(path=top, hidden=True)
         if cwd.is_relative_to(top):
-            yield from _around(top, cwd)
-        else:
-            yield Bind(path=top, hidden=True)
-
-
-def _around(top: Path, cwd: Path) -> Iterator[Bind]:
-    """Hide every entry of each directory from `top` down to `cwd` but the next one on the way
-    (directories shown empty, files as empty files); bounded in depth and width."""
-    level = top
-    for _ in range(_MAX_HIDE_DEPTH):
-        if level == cwd:
-            return
-        step = cwd.parts[len(level.parts)]
-        try:
-            entries = sorted(os.scandir(level), key=lambda e: e.name)[:_MAX_HIDE_ENTRIES]
-        except OSError:
-            return
-        for entry in entries:
-            if entry.name == step:
-                continue
-            path = level / entry.name
-            if entry.is_dir(follow_symlinks=False):
-                yield Bind(path=path, hidden=True)
-            elif entry.is_file(follow_symlinks=False):
-                yield Bind(path=path, source=_EMPTY)
-        level = level / step
+            yield from shown
 
 
 def seat_home(root: Path, backend: str, request: AgentRequest) -> Path:
