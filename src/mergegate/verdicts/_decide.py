@@ -27,7 +27,6 @@ nothing found is `malformed`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
@@ -40,6 +39,7 @@ from mergegate.verdicts._grammar import DIALECTS, find_sites
 from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._refusals import Facts, first_refusal
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates import Recognised, bmad, mask, recognise
@@ -50,7 +50,7 @@ from mergegate.verdicts._vocab import LabelKind
 __all__ = ["extract_findings", "parse_verdict"]
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
-_HINT_RE = re.compile(r"approve|lgtm|ready to merge|reject|verdict|pass|fail|merge")
+_HINT_RE = compile_lazily(r"approve|lgtm|ready to merge|reject|verdict|pass|fail|merge")
 _STRENGTH = {_R: 3, _F: 2, _M: 1, _A: 0}
 
 

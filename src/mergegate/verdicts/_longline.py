@@ -13,17 +13,16 @@ as text after an approval, wherever the line stands), no blocking content
 
 from __future__ import annotations
 
-import re
-
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem, strip_decor
 from mergegate.verdicts._blocking import text_blocking
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import MAX_LINE_CHARS, hidden_characters, norm
 from mergegate.verdicts._vocab import clean_value, first_hit
 
 __all__ = ["unread_piece"]
 
-_PAUSE = re.compile(r"(?<=[.!?。！？;；])\s+|\|")
+_PAUSE = compile_lazily(r"(?<=[.!?。！？;；])\s+|\|")
 
 
 def unread_piece(whole: str) -> str | None:

@@ -4,7 +4,6 @@ and of reading the input whole, in the order `docs/verdicts.md` gives them. Each
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +17,7 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._longline import unread_piece
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import heading_condition, withdrawal_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import hidden_characters
@@ -160,7 +160,7 @@ def _clean_confirmed(facts: Facts, in_scope: list[Site], start: int) -> Refusal 
     return None
 
 
-_COUNT_LINE = re.compile(
+_COUNT_LINE = compile_lazily(
     r"[ \t-]*(?:critical|critical issues|total|total issues)[ \t]*:[ \t]*(\d{1,6})"
 )
 
@@ -240,7 +240,7 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
     return None
 
 
-_VERDICTISH = re.compile(
+_VERDICTISH = compile_lazily(
     r"(?<![a-z])(?:verdict|decision|conclusion|recommendation|assessment|ready to merge|merge|"
     r"approval|status|result|outcome|summary)(?![a-z])|结论|判定|评価|결론|veredicto|dictamen|"
     r"conclusión|décision|fazit"

@@ -23,6 +23,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Severity
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import line_fields
 from mergegate.verdicts._text import norm
@@ -31,13 +32,13 @@ __all__ = ["NAME", "is_gate_file", "recognise"]
 
 NAME = "bmad"
 
-_GATE = re.compile(
+_GATE = compile_lazily(
     r"[ \t]*(?:[-*+][ \t]+)?[*_]*(?:qa[ \t]+)?gate(?:[ \t]+status)?[*_]*[ \t]*:[ \t]*[*_\"']*"
     r"(pass|concerns|fail|waived)[*_\"']*(?:[ \t]*(?:→|->)[ \t]*`?[\w./{}-]{1,200}`?)?[ \t]*"
     r"(?:#(.{0,200}))?",
     re.IGNORECASE,
 )
-_VALUES_COMMENT = re.compile(
+_VALUES_COMMENT = compile_lazily(
     r"[ \t]*(?:pass|concerns|fail|waived)(?:[ \t]*[|,/][ \t]*(?:pass|concerns|fail|waived)){3}"
     r"[ \t]*",
     re.IGNORECASE,
@@ -48,8 +49,8 @@ _DECISION = {
     "fail": (Decision.REJECT, "the QA gate is FAIL"),
     "waived": (Decision.FIXES, "the QA gate is WAIVED: set aside by a person, not passed"),
 }
-_TOP_ISSUES = re.compile(r"top_issues[ \t]*:(.*)")
-_SEVERITY = re.compile(r"(?<![a-z_])severity[ \t]*:[ \t]*[\"']?([a-z]{0,20})")
+_TOP_ISSUES = compile_lazily(r"top_issues[ \t]*:(.*)")
+_SEVERITY = compile_lazily(r"(?<![a-z_])severity[ \t]*:[ \t]*[\"']?([a-z]{0,20})")
 _MAX_ISSUE_LINES = 2_000
 
 
@@ -73,8 +74,8 @@ def recognise(doc: Doc) -> Recognised | None:
     )
 
 
-_HISTORY = re.compile(r"history[ \t]*:[ \t]*(?:#.*)?")
-_TOP_GATE = re.compile(r"gate[ \t]*:[ \t]*[\"']?([^\s\"'#]*)")
+_HISTORY = compile_lazily(r"history[ \t]*:[ \t]*(?:#.*)?")
+_TOP_GATE = compile_lazily(r"gate[ \t]*:[ \t]*[\"']?([^\s\"'#]*)")
 
 
 def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
