@@ -28,7 +28,7 @@ from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import line_fields
 from mergegate.verdicts._text import norm
 
-__all__ = ["NAME", "is_gate_file", "recognise"]
+__all__ = ["NAME", "recognise"]
 
 NAME = "bmad"
 
@@ -61,8 +61,9 @@ def recognise(doc: Doc) -> Recognised | None:
     whose value is none of the four makes the file `malformed`."""
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
     unknown = _unknown_gate(doc)
+    whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
     if found is None:
-        return None if unknown is None else Recognised(name=NAME, unanswered=unknown)
+        return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
     older = _older_history(doc, {s.index for s in found.sites})
     return replace(
         found,
@@ -71,6 +72,7 @@ def recognise(doc: Doc) -> Recognised | None:
         accounted=found.accounted | older,
         blocking=_top_issue(doc),
         unanswered=unknown,
+        whole=whole,
     )
 
 
@@ -92,7 +94,7 @@ def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
     return frozenset(older[:-1])
 
 
-def is_gate_file(doc: Doc) -> bool:
+def _is_gate_file(doc: Doc) -> bool:
     """A BMAD gate file: YAML from its first lines (`schema: 1`), so its `#` lines are YAML
     comments, not Markdown headings, and its prose is the recogniser's fields."""
     return any(line.raw.startswith("schema:") for line in doc.lines[:40])
@@ -101,7 +103,7 @@ def is_gate_file(doc: Doc) -> bool:
 def _unknown_gate(doc: Doc) -> tuple[int, str] | None:
     """(line index, why) of a top-level YAML `gate:` key whose value is not a gate value
     (`gate: EXCELLENT`): the template's verdict field answered outside its vocabulary."""
-    if not is_gate_file(doc):
+    if not _is_gate_file(doc):
         return None  # not a gate file: a story's `Gate:` line is read by `_GATE` alone
     for index, line in enumerate(doc.lines):
         match = _TOP_GATE.match(line.raw)
