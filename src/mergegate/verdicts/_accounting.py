@@ -34,7 +34,7 @@ from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._block import names_reason_or_condition
 from mergegate.verdicts._courtesy import is_courtesy
 from mergegate.verdicts._grammar import find_sites
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._text import norm
@@ -140,7 +140,7 @@ def _why(
         return f"a table cell beside the verdict says '{extra[:60]}'" if extra else None
     if line.footnote:
         return "a footnote qualifies what refers to it"
-    if _is_table_row(text) or _cannot_carry(text):
+    if is_table_row(text) or _cannot_carry(text):
         return None
     return _above_in_preamble(line, index, first_in, title)
 
@@ -232,16 +232,12 @@ def _title_index(doc: Doc) -> int | None:
     return None
 
 
-def _is_table_row(text: str) -> bool:
-    return text.lstrip().startswith("|")
-
-
 def _cells_beside_verdict(text: str) -> str | None:
     """Text in a cell after the verdict's label and value in its table row, or None. Only a
     row that opens with a verdict label is a label/value pair ('| Verdict | APPROVED |'); in a
     row of a verdict column ('| T1 | ✓ pass | evidence |') the other cells describe the part
     the row is about (and a part's yes never approves on its own)."""
-    if not _is_table_row(text):
+    if not is_table_row(text):
         return None
     cells = [c.strip() for c in text.strip().strip("|").split("|")]
     worded = [i for i, c in enumerate(cells) if _LETTER.search(norm(c))]

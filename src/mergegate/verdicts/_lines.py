@@ -34,7 +34,7 @@ from mergegate.verdicts._rendered import (
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["Block", "Doc", "Line", "Section", "structure"]
+__all__ = ["Block", "Doc", "Line", "Section", "is_table_row", "structure"]
 
 _FENCE = compile_lazily(r" {0,3}(`{3,}|~{3,})(.*)")
 _HEADING = compile_lazily(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*")
@@ -583,3 +583,8 @@ def _instruction_tail(line: Line, low: str, state: _State) -> None:
     state.instruction_tail = ends.endswith(":") or (
         _TERMINATED.search(ends) is None and _LIST_ITEM.match(line.raw) is None
     )
+
+
+def is_table_row(raw: str) -> bool:
+    """A line of a GFM table (or a cell-separated line shaped like one): it opens with `|`."""
+    return raw.lstrip().startswith("|")

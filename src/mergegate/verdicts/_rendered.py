@@ -291,14 +291,3 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
         spans.append((runs[i][0], runs[j][1]))
         i = j + 1
     return spans
-
-
-def _without_code_spans(text: str) -> str:
-    """`text` with its CommonMark code spans removed (`_code_spans`)."""
-    out: list[str] = []
-    pos = 0
-    for begin, end in _code_spans(text):
-        out.append(text[pos:begin])
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from mergegate.decisions import Decision
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
@@ -169,7 +169,7 @@ def _structured(
         return None if scan.heading.kind == "context" else _said(prose_of(line.low), "a heading")
     if not line.live or index in covered or not _LETTER.search(line.raw):
         return None
-    if _is_table_row(line.raw):
+    if is_table_row(line.raw):
         scan.table = _table_grade(doc, index, scan.table)
     if index in sites:
         return _beside_verdict(doc, index)
@@ -301,23 +301,16 @@ def _yaml_key(raw: str) -> bool:
     return raw.lstrip(" -")[:1].islower()
 
 
-def _is_table_row(raw: str) -> bool:
-    return raw.lstrip().startswith("|")
-
-
 _DELIMITER_ROW = compile_lazily(
     r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*"
 )
 _SEVERITY_HEADER = compile_lazily(r"(?<![a-z])(?:severity|priority|level|impact|grade)(?![a-z])")
+# The words that grade an item below blocking, as a label or in a table's severity cell.
+_LOW = "minor|nits?|suggestions?|optional|trivial|cosmetic|info"
 # An item the reviewer grades below blocking, by its label: 'Minor: …', '- Nit: …'.
-_LOW_LABEL = compile_lazily(
-    r"[ \t>*_+-]*[*_`]*(?:minor|nits?|nitpicks?|suggestions?|optional|trivial|cosmetic|info)"
-    r"[*_`]*[ \t]*[:：]"
-)
-_GRADED_LOW = compile_lazily(
-    r"(?<![a-z])(?:minor|low|nits?|info|informational|suggestions?|optional|trivial|p3|"
-    r"cosmetic|style)(?![a-z])"
-)
+_LOW_LABEL = compile_lazily(rf"[ \t>*_+-]*[*_`]*(?:{_LOW}|nitpicks?)[*_`]*[ \t]*[:：]")
+# A severity cell below blocking; a cell also says 'Low', 'P3' or 'Style'.
+_GRADED_LOW = compile_lazily(rf"(?<![a-z])(?:{_LOW}|low|informational|p3|style)(?![a-z])")
 
 
 def _table_grade(doc: Doc, index: int, current: str | None) -> str | None:
@@ -359,7 +352,7 @@ def _done(text: str) -> bool:
 def _beside_verdict(doc: Doc, index: int) -> tuple[Decision, str] | None:
     line = doc.lines[index]
     found = _cell_beside(line)
-    if found is None and _is_table_row(line.raw):
+    if found is None and is_table_row(line.raw):
         found = _scope_in_table(doc, index)
     return (_M, f"a cell beside the verdict says '{found}'") if found is not None else None
 
@@ -411,13 +404,13 @@ def _scope_in_table(doc: Doc, index: int) -> str | None:
 
 def _table_rows(doc: Doc, index: int) -> list[int]:
     first = index
-    while first > 0 and index - first < _TABLE_REACH and _is_table_row(doc.lines[first - 1].raw):
+    while first > 0 and index - first < _TABLE_REACH and is_table_row(doc.lines[first - 1].raw):
         first -= 1
     last = index
     while (
         last + 1 < len(doc.lines)
         and last - index < _TABLE_REACH
-        and _is_table_row(doc.lines[last + 1].raw)
+        and is_table_row(doc.lines[last + 1].raw)
     ):
         last += 1
     return list(range(first, last + 1))
