@@ -67,7 +67,8 @@ finding's id. In process, importing the library went from about 87-100 ms (55 ms
 compiling) to 32 ms, and the first parse of the 1 KB review from 25 ms to 60 ms (35 ms
 compiling the patterns it uses). Interleaved with main (main's `src` on `PYTHONPATH`), medians
 of 15, CPU time: at load 2.4, `parse` 170 -> 158 ms, `hook review` 198 -> 175 ms; at load
-6-7 (wall times meaningless), `parse` 195 -> 163 ms, `hook review` 225 -> 203 ms. Still over
+6-7 (wall times meaningless), `parse` 195 -> 163 ms, `hook review` 225 -> 203 ms; at load 1
+(one core busy), wall: `parse` 143 -> 125 ms, `hook review` 160 -> 137 ms. Still over
 the 110 ms goal on a quiet machine: what is left of both is compiling the used patterns
 (about 35 ms), click (about 25 ms), the library's import (32 ms: dataclasses, its
 vocabularies) and the interpreter. A cache of compiled patterns across processes (the
