@@ -60,6 +60,21 @@ not the quiet machine's. At load 2, once each, interleaved (wall, CPU): `python 
 15/14 ms, 12/11 ms; `hook review` 310 -> 186 ms, 265 -> 146 ms (still over the budget: the
 verdict library); `hook Bash (closed)` 263 -> 99 ms; `hook Bash (open)` 83 -> 66 ms; `parse`
 165 -> 160 ms (unchanged, 127/124 ms CPU).
+
+Then the verdict library compiled its patterns on first use (`verdicts/_patterns.py`; import
+compiled all ~220, a 1 KB review uses about 110 of them) and loaded hashlib only for a
+finding's id. In process, importing the library went from about 87-100 ms (55 ms of it
+compiling) to 32 ms, and the first parse of the 1 KB review from 25 ms to 60 ms (35 ms
+compiling the patterns it uses). Interleaved with main (main's `src` on `PYTHONPATH`), medians
+of 15, CPU time: at load 2.4, `parse` 170 -> 158 ms, `hook review` 198 -> 175 ms; at load
+6-7 (wall times meaningless), `parse` 195 -> 163 ms, `hook review` 225 -> 203 ms; at load 1
+(one core busy), wall: `parse` 143 -> 125 ms, `hook review` 160 -> 137 ms. Still over
+the 110 ms goal on a quiet machine: what is left of both is compiling the used patterns
+(about 35 ms), click (about 25 ms), the library's import (32 ms: dataclasses, its
+vocabularies) and the interpreter. A cache of compiled patterns across processes (the
+`_sre.compile` code of each, marshalled; a private CPython interface) would save an
+estimated 15-20 ms more (a prototype loaded all patterns from a 600 KB cache in about 22 ms
+plus 7-10 ms reading it, against 55 ms compiling them); not done.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ Run with `make bench` (or `.venv/bin/python bench/bench_verdicts.py`). Two table
 2. **Past the window.** The same shapes at 10 MB: the parser reads only the last
    `MAX_INPUT_CHARS` characters, so time stays bounded whatever the input size. Each row also
    shows the ratio to a baseline measured in the same run: one `re.findall` for a
-   'Ready to merge? …' line over the same text.
+   'Ready to merge? …' line over the same text. `gate blocks (window)` stays one window
+   long, so its row shows the per-MB cost of the text the parser does read.
 
 Exit status 1 when a shape is not linear (ratio above 2.0) or a 10 MB input takes more than
 1 s per MB.
@@ -35,6 +36,7 @@ _BASELINE = re.compile(r"Ready to merge\?\s*(Yes|No|With fixes)")
 _SIZES = sizes((MB // 8, MB // 4, MB // 2, MB), (MB // 64, MB // 32))
 _PAST = sizes(10 * MB, MAX_INPUT_CHARS + MB // 10)  # just past the window, in smoke mode
 _LINEAR_LIMIT = 2.0
+_WINDOW = sizes(MAX_INPUT_CHARS, MB // 32)  # the largest input the parser reads whole
 
 _REVIEW_CHUNK = """## Review of `src/service/handler.py`
 
@@ -110,6 +112,12 @@ SHAPES: dict[str, Callable[[int], str]] = {
     # One verdict block without a blank line: every site's block and reason fields are read.
     "gate blocks": lambda n: _fill(
         "gate: PASS\nstatus_reason: 'all checks green, nothing pending'\nnotes: ok\n", n
+    ),
+    # The same block at most one window long: past the window the rows above divide one
+    # window's time by 10 MB, which hides its per-MB cost (issue 23, "Linear time").
+    "gate blocks (window)": lambda n: _fill(
+        "gate: PASS\nstatus_reason: 'all checks green, nothing pending'\nnotes: ok\n",
+        min(n, _WINDOW),
     ),
     "introduced examples": lambda n: _fill("Reply with a line such as\nVerdict: APPROVE\n\n", n),
     "bare answers": lambda n: _fill("Verdict: APPROVE\nNo issues found. No, wait — fine.\n", n),

@@ -122,6 +122,9 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     assert "mergegate.verdicts" in names
     assert _loaded(names, *HEAVY, *LAZY) == []
     assert "mergegate.integrations._shell" not in names  # the shell reader: Bash commands only
+    # A finding's id hashes its text (verdicts._model.finding_id): a review without findings
+    # does not load hashlib (and OpenSSL with it).
+    assert "hashlib" not in names
 
 
 def test_hook_review_result_loads_no_pydantic(project: Path) -> None:
@@ -195,3 +198,38 @@ def test_per_call_commands_do_not_look_pydantic_plugins_up(tmp_path: Path) -> No
 
     assert not parse()
     assert parse(PYDANTIC_DISABLE_PLUGINS="other")  # the caller's own choice stands
+
+
+_COMPILED_AT_IMPORT = """
+import re, sys
+from re import _compiler
+real = _compiler.compile
+ours = []
+def spy(pattern, flags=0):
+    frame = sys._getframe(1)
+    while frame is not None and (
+        frame.f_code.co_filename.startswith(re.__path__[0])
+        or frame.f_code.co_filename.endswith("_patterns.py")
+    ):
+        frame = frame.f_back
+    if frame is not None and "mergegate" in frame.f_code.co_filename:
+        ours.append(pattern)
+    return real(pattern, flags)
+_compiler.compile = spy
+import mergegate.verdicts
+print(len(ours))
+"""
+
+
+def test_importing_the_verdict_library_compiles_almost_none_of_its_patterns() -> None:
+    """Its few hundred patterns (large vocabularies among them) compile on first use
+    (`verdicts._patterns`): compiling them all at import was most of the start-up of `parse`
+    and of the review hook. Only the two that normalise the vocabularies themselves run at
+    import."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _COMPILED_AT_IMPORT],
+        capture_output=True,
+        check=True,
+        env=os.environ.copy(),
+    )
+    assert int(proc.stdout) <= 2

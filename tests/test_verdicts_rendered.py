@@ -203,10 +203,14 @@ def test_verdict_long_document_with_markup_is_not_rendered_and_never_approves() 
         ("``` a ` b ```c``", "c``"),
     ],
 )
-def test_code_spans_are_removed_as_commonmark_pairs_them(text: str, expected: str) -> None:
-    from mergegate.verdicts._rendered import _without_code_spans
+def test_code_spans_are_found_as_commonmark_pairs_them(text: str, expected: str) -> None:
+    from mergegate.verdicts._rendered import _code_spans
 
-    assert _without_code_spans(text) == expected
+    kept, pos = [], 0
+    for begin, end in _code_spans(text):
+        kept.append(text[pos:begin])
+        pos = end
+    assert "".join(kept) + text[pos:] == expected
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,6 @@ as part of a known structure. Linear in the document.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from mergegate.decisions import Decision
@@ -35,7 +34,8 @@ from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._block import names_reason_or_condition
 from mergegate.verdicts._courtesy import is_courtesy
 from mergegate.verdicts._grammar import find_sites
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
@@ -43,19 +43,19 @@ from mergegate.verdicts._vocab import clean_value, hits, label_kind
 __all__ = ["unaccounted"]
 
 _M = Decision.MALFORMED
-_LETTER = re.compile(r"[^\W\d_]")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？;；])\s*")
+_LETTER = compile_lazily(r"[^\W\d_]")
+_SENTENCE_END = compile_lazily(r"(?<=[.!?。！？;；])\s*")
 # 'Key: value' with a short key (markup around it allowed): '**Date:** 2026-01-02'.
-_KEY_SEPARATOR = re.compile(r"[:：]")
+_KEY_SEPARATOR = compile_lazily(r"[:：]")
 _MAX_KEY_CHARS = 60
 _MAX_KEY_WORDS = 4
 # A signature: '— reviewer-bot', '-- Alice', 'Reviewed-by: …', 'Signed-off-by: …'.
-_SIGNATURE = re.compile(
+_SIGNATURE = compile_lazily(
     r"[ \t]*(?:[—–~]|--)[ \t]*[^\W\d_][^.!?]{0,40}$|"
     r"[ \t*_]*(?:reviewed[- ]by|signed-off-by|co-authored-by|generated (?:by|with))\b"
 )
 # A line that is only emphasis: '*Forge Supervisor*', '_reviewer-bot_' (with emoji).
-_EMPHASIS_ONLY = re.compile(r"[^\w*_]*([*_]{1,3})[^*_]{1,40}\1[^\w*_]*")
+_EMPHASIS_ONLY = compile_lazily(r"[^\w*_]*([*_]{1,3})[^*_]{1,40}\1[^\w*_]*")
 _MAX_SIGNATURE_WORDS = 5
 # A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
 _CHECK_MARKS = "✅✔☑"
@@ -65,8 +65,8 @@ _MAX_CHECK_WORDS = 3
 # emoji (🧑‍💻, 🚀) are decoration: Unicode has no property for a symbol that means no.
 _NO_MARKS = frozenset("❌❎✖✗✘⛔🚫🛑⚠👎🔴🟥🟠🟡❗❓⏳⌛🚧⏸⭕")
 # The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
-_COMMAND_WORD = re.compile(r"[a-z][\w.-]*")
-_OPTION = re.compile(r"--[a-z][\w-]*(?:=\S*)?")
+_COMMAND_WORD = compile_lazily(r"[a-z][\w.-]*")
+_OPTION = compile_lazily(r"--[a-z][\w-]*(?:=\S*)?")
 
 
 def unaccounted(
@@ -140,7 +140,7 @@ def _why(
         return f"a table cell beside the verdict says '{extra[:60]}'" if extra else None
     if line.footnote:
         return "a footnote qualifies what refers to it"
-    if _is_table_row(text) or _cannot_carry(text):
+    if is_table_row(text) or _cannot_carry(text):
         return None
     return _above_in_preamble(line, index, first_in, title)
 
@@ -232,16 +232,12 @@ def _title_index(doc: Doc) -> int | None:
     return None
 
 
-def _is_table_row(text: str) -> bool:
-    return text.lstrip().startswith("|")
-
-
 def _cells_beside_verdict(text: str) -> str | None:
     """Text in a cell after the verdict's label and value in its table row, or None. Only a
     row that opens with a verdict label is a label/value pair ('| Verdict | APPROVED |'); in a
     row of a verdict column ('| T1 | ✓ pass | evidence |') the other cells describe the part
     the row is about (and a part's yes never approves on its own)."""
-    if not _is_table_row(text):
+    if not is_table_row(text):
         return None
     cells = [c.strip() for c in text.strip().strip("|").split("|")]
     worded = [i for i, c in enumerate(cells) if _LETTER.search(norm(c))]

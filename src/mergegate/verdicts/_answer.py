@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
@@ -33,8 +34,8 @@ _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MAL
 _LEAD_INS = ("overall ", "final ", "verdict ")
 # A status value that is only one of these says nothing about the whole document.
 _NOT_A_STATUS = frozenset({"yes", "no", "ready", "go", "merge", "proceed", "ship", "y"})
-_SENTENCE_END = re.compile(r"[.!。！](?:\s|$)|\s\?\s")
-_NEUTRAL_HEAD = re.compile(r"[^,;，；、—]*[,;，；、—]")
+_SENTENCE_END = compile_lazily(r"[.!。！](?:\s|$)|\s\?\s")
+_NEUTRAL_HEAD = compile_lazily(r"[^,;，；、—]*[,;，；、—]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +126,7 @@ def _after_workflow_word(value: str) -> Answer | None:
 # A long run of decoration ('🚀!🚀!🚀!…') holds no word: it is read as its last character, so
 # the phrase readers after the answer scan it once, not once per pattern (bench: the
 # 'spectacular fields' shape). Its last character keeps a sentence end ('Yes!!!!!!!! Ship').
-_DECORATION_RUN = re.compile(r"[^\w\s]{8,}")
+_DECORATION_RUN = compile_lazily(r"[^\w\s]{8,}")
 
 
 def _last_of_run(run: re.Match[str]) -> str:

@@ -4,8 +4,6 @@ section (`## Verdict` → `Merge`), and a recorded submit command (`… --verdic
 
 from __future__ import annotations
 
-import re
-
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import (
     TITLE,
@@ -16,6 +14,7 @@ from mergegate.verdicts._answer import (
     strip_decor,
 )
 from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import LIST_MARK, Site, make_site, without_list_mark
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import (
@@ -40,7 +39,7 @@ _NEGATIVE_FAMILY = frozenset(phrases("nack|nak|nacked"))
 # Phrases that may stand alone on a line as a verdict: never an ordinary word, never a
 # claim about findings ('No issues.' alone is not a verdict).
 _FINDINGS_CLAIMS = frozenset(phrases("no findings|no issues|no issues found|zero findings|clean"))
-_TERMINAL = re.compile(r"[ \t.!。！✅❌⚠️🟢🔴🟡*_`]*$")
+_TERMINAL = compile_lazily(r"[ \t.!。！✅❌⚠️🟢🔴🟡*_`]*$")
 
 
 # A claim that nothing blocks, explaining a clean verdict beside it: 'no blockers', 'no
@@ -60,8 +59,8 @@ _MET = (
 )
 _ONE = rf"(?:{_CLAIM}|{_MET})"
 _CLAIMS = rf"{_ONE}(?:[ \t]*(?:,|;|and|&)[ \t]*{_ONE}){{0,3}}"
-_CLEAN_LEAD = re.compile(rf"{_CLAIMS}[ \t]*[;.:—–,][ \t]*(?=\S)")
-_CLEAN_TAIL = re.compile(rf"[ \t]*[—–:;,(-][ \t]*{_CLAIMS}[ \t).!]*")
+_CLEAN_LEAD = compile_lazily(rf"{_CLAIMS}[ \t]*[;.:—–,][ \t]*(?=\S)")
+_CLEAN_TAIL = compile_lazily(rf"[ \t]*[—–:;,(-][ \t]*{_CLAIMS}[ \t).!]*")
 
 
 def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
@@ -106,7 +105,7 @@ def _line_site(index: int, line: Line) -> Site | None:
 
 
 # A verdict written as one snake token: 'PLAN_REVIEW_PASS', 'CODE_REVIEW_APPROVED'.
-_TOKEN = re.compile(r"([a-z]+(?:_[a-z]+){1,6})[ \t.!。！✅❌*_]*")
+_TOKEN = compile_lazily(r"([a-z]+(?:_[a-z]+){1,6})[ \t.!。！✅❌*_]*")
 _MAX_TOKEN_PARTS = 7
 
 
@@ -154,7 +153,7 @@ def opens_with_verdict_word(text: str) -> bool:
     return word in FIRST_WORDS or word[0] in FIRST_WORDS
 
 
-_FIRST_WORD = re.compile(r"[^\W\d_][^\W_]*")
+_FIRST_WORD = compile_lazily(r"[^\W\d_][^\W_]*")
 
 
 def _in_verdict_section(line: Line) -> bool:
@@ -199,7 +198,7 @@ def _section_line(index: int, line: Line, value: str, opens_with_word: bool) -> 
     return None
 
 
-_EMPHASIS = re.compile(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
+_EMPHASIS = compile_lazily(r"\*\*([^*]{1,60})\*\*|__([^_]{1,60})__|`([^`]{1,60})`")
 
 
 def heading_phrase(index: int, line: Line) -> Site | None:
@@ -220,7 +219,7 @@ def heading_phrase(index: int, line: Line) -> Site | None:
 
 # --------------------------------------------------------------------------- cli flag
 
-_CLI_FLAG = re.compile(r"--verdict[= ]+[\"']?([a-z_-]{2,30})")
+_CLI_FLAG = compile_lazily(r"--verdict[= ]+[\"']?([a-z_-]{2,30})")
 _NOT_RUN = alternation(
     phrases(
         """did not run|didn't run|not run|never ran|would run|could run|you can run|to run|
@@ -250,4 +249,4 @@ def cli_flag(index: int, line: Line, text: str) -> Site | None:
     return make_site(index, line, answer, dialect="cli-flag", where="--verdict flag", kind=None)
 
 
-_CLI_ARGS = re.compile(r"(?:^|\s)--?[a-z][\w-]*(?:[= ]+(?:\"[^\"]*\"|'[^']*'|[^\s-][^\s]*))?")
+_CLI_ARGS = compile_lazily(r"(?:^|\s)--?[a-z][\w-]*(?:[= ]+(?:\"[^\"]*\"|'[^']*'|[^\s-][^\s]*))?")

@@ -35,6 +35,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING, NONE_ITEM
 from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._vocab import phrases
@@ -45,8 +46,8 @@ BLOCK_REACH = 40
 """How many lines above and below a verdict its block may reach."""
 
 _F = Decision.FIXES
-_CLAUSE_BREAK = re.compile(r"(?<=[,:，：—–])\s*")
-_FIELD = re.compile(r"[ \t>*+-]*(?:\d{1,3}[.)][ \t]+)?([^:]{1,48}?)[ \t]*:(.*)")
+_CLAUSE_BREAK = compile_lazily(r"(?<=[,:，：—–])\s*")
+_FIELD = compile_lazily(r"[ \t>*+-]*(?:\d{1,3}[.)][ \t]+)?([^:]{1,48}?)[ \t]*:(.*)")
 _REASON_FIELDS = frozenset(
     phrases(
         """reason|reasons|reasoning|rationale|status reason|gate reason|decision reason|

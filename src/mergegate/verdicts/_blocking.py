@@ -17,13 +17,13 @@ The scan is one pass over the live lines, linear in them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from mergegate.verdicts._answer import strip_decor
 from mergegate.verdicts._composed_phrases import DONE, negated_before
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import (
     BLOCKING_SECTION,
     COUNT_LABEL,
@@ -36,25 +36,27 @@ from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["find_blocking", "text_blocking"]
 
-_ITEM = re.compile(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
-_TAG = re.compile(
+_ITEM = compile_lazily(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
+_TAG = compile_lazily(
     r"[\[(*_`🔴❗⛔ ]*(critical|blocker|blocking|must[ -]?fix|p0|showstopper|严重|阻塞|致命)"
     r"[\])*_`]*[ \t]*(?:[:—–\]-]|\(|$)"
 )
 # A finding's location before its tag: '`Foo.java:12` — **Critical:** NPE', 'a.py:3 - P0 …'
 # (the location, the why and the fix of a DevoxxGenie-style finding).
-_LOCATION = re.compile(r"[\w./\\-]{1,200}\.\w{1,10}(?::\d{1,6}(?:[-–]\d{1,6})?)?[ \t]*[—–:-][ \t]*")
-_COUNT = re.compile(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
+_LOCATION = compile_lazily(
+    r"[\w./\\-]{1,200}\.\w{1,10}(?::\d{1,6}(?:[-–]\d{1,6})?)?[ \t]*[—–:-][ \t]*"
+)
+_COUNT = compile_lazily(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
 # A count of blocking findings, not of things that are merely important to the project
 # ('All 9 critical files exist', '3 critical paths covered').
-_TALLY = re.compile(
+_TALLY = compile_lazily(
     r"(?:^|[|·/,(;]|\*\*|\s)[ \t*_`]*(\d{1,6})[ \t*_`]+(critical|blocking|blockers?|p0)(?![a-z])"
     r"(?![ \t*_`]+(?:files?|paths?|modules?|components?|tests?|test cases?|dependencies|"
     r"requirements?|criteria|sections?|areas?|functions?|routes?|endpoints?|services?|checks?|"
     r"steps?|flows?|invariants?|tables?|fields?|paths?|features?|user journeys?)(?![a-z]))"
 )
-_STILL_OPEN = re.compile(r"(?<![a-z])(?:not|un|still open|remains|remaining|reopened)")
-_OTHER_SEVERITY = re.compile(
+_STILL_OPEN = compile_lazily(r"(?<![a-z])(?:not|un|still open|remains|remaining|reopened)")
+_OTHER_SEVERITY = compile_lazily(
     r"(?:important|major|high|medium|minor|low|nit|nits|info|suggestions?|warnings?|"
     r"strengths?|recommendations?|p[1-3]|重要|次要|建议)(?![a-z])"
 )
@@ -63,7 +65,7 @@ _OTHER_SEVERITY = re.compile(
 _COUNTED = "counted: zero"
 # A label that carries its own value is complete, not a section opener: 'must_fix: []',
 # 'Critical: none' (a bare '**Critical:**' opens a list).
-_INLINE_VALUE = re.compile(r"[:：][ \t*_`]*[^\s*_`]")
+_INLINE_VALUE = compile_lazily(r"[:：][ \t*_`]*[^\s*_`]")
 
 
 @dataclass(slots=True)
@@ -161,8 +163,8 @@ def _item_blocking(line: Line, body: str, section: _Section) -> str | None:
 
 
 # 'Critical: None. Important: None.' on one line: each sentence a (severity-labelled) none.
-_TALLY_SENTENCE = re.compile(r"(?<=[.;])[ \t]+")
-_SEVERITY_LEAD = re.compile(
+_TALLY_SENTENCE = compile_lazily(r"(?<=[.;])[ \t]+")
+_SEVERITY_LEAD = compile_lazily(
     r"[ \t]*(?:critical|important|major|minor|high|medium|low|nits?|suggestions?|blockers?|"
     r"warnings?|info)[ \t]*:[ \t]*"
 )
@@ -220,13 +222,13 @@ def _count_label_end(body: str) -> int:
     return end
 
 
-_BLOCKING_LABEL = re.compile(
+_BLOCKING_LABEL = compile_lazily(
     r"(?:critical|blocking|blockers?|must fix|must-fix|merge blockers?|p0)"
     r"(?: issues?| findings?)?[ \t]*:|(?:severity|priority|level)[ \t]*:[ \t]*"
     r"(?=(?:critical|blocker|blocking|p0|must fix)(?![a-z]))"
 )
 # A table row naming a blocking severity in a cell of its own: '| 1 | Critical | leak |'.
-_SEVERITY_CELL = re.compile(
+_SEVERITY_CELL = compile_lazily(
     r"\|[ \t]*[^\w|]*(?:critical|blocker|blocking|p0|must fix|showstopper)[^\w|]*[ \t]*\|"
 )
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import phrases
 
 __all__ = [
@@ -33,13 +34,13 @@ __all__ = [
 
 # --------------------------------------------------------------------------- negated
 
-_NEGATORS = re.compile(
+_NEGATORS = compile_lazily(
     r"(?<![a-z0-9])(?:no|not|none|nothing|nobody|never|neither|nor|without|zero|0|cannot|"
     r"sin|ningún|ninguna|nada|sem|nenhum|nenhuma|sans|aucun|aucune|rien|pas|kein|keine|"
     r"keinen|nicht|nichts|ohne|нет|не|без)(?![a-z0-9])|n't(?!\w)|[无无不没没未非别别]|없"
 )
 # 'no blocking issues or requested changes': a negation before a list covers its items.
-_NEGATED_LIST = re.compile(
+_NEGATED_LIST = compile_lazily(
     r"(?<![a-z0-9])(?:no|not|none|without|neither|zero|0|sin|sem|sans|ohne|kein|keine|无|无|没有)"
     r"(?![a-z0-9])[^,.;:!?。；]{0,60}(?<![a-z0-9])(?:or|nor|ni|nem|ou|oder|o|或)[ \t]+$"
 )
@@ -60,7 +61,7 @@ def negated_before(text: str, at: int, *, words: int = 6) -> bool:
 
 # Composed from two closed sets rather than listed sentence by sentence. A word between that
 # names a blocker ('not blocking merge', "doesn't hold up shipping") turns it into a yes.
-_NEGATED_MERGE = re.compile(
+_NEGATED_MERGE = compile_lazily(
     r"(?<![\w'’])(?:not|never|cannot|can[’']?t|won[’']?t|wouldn[’']?t|shouldn[’']?t|mustn[’']?t|"
     r"don[’']?t|doesn[’']?t|isn[’']?t|aren[’']?t|dont|wont|cant|isnt|shouldnt|wouldnt)"
     r"((?:[ \t]+[^\W\d_][\w’'-]*){0,2}?)[ \t]+"
@@ -103,7 +104,7 @@ def negated_merge_in(text: str) -> str | None:
 
 # --------------------------------------------------------------------------- told as done
 
-DONE = re.compile(
+DONE = compile_lazily(
     r"(?<!\w)(?:fixed|resolved|addressed|corrected|remediated|closed|done|completed|implemented|"
     r"applied|landed|"
     r"executed|verified fixed|fix verified|no longer)(?!\w)|"
@@ -111,7 +112,7 @@ DONE = re.compile(
 )
 """Words that report work as done: 'fixed', 'resolved', '✅', '~~struck~~', '已修复' …"""
 
-DONE_REPORT = re.compile(
+DONE_REPORT = compile_lazily(
     r"(?<!\w)(?:(?:is|are|was|were|has|have|had)(?: already| now| since)?(?: been)?|already|now)"
     r" (?:fixed|resolved|addressed|corrected|closed|done|implemented|applied|remediated|"
     r"repaired)(?!\w)"
@@ -121,7 +122,7 @@ already been addressed', 'now resolved' — not 'must be fixed' nor 'should have
 
 # The one modal rule: a modal (and 'not', 'have', 'been'/'be') right before a done word or
 # report makes it a demand: 'should have been fixed', 'must be resolved', 'needs to be done'.
-_MODAL = re.compile(
+_MODAL = compile_lazily(
     r"(?<!\w)(?:must|should|would|could|might|need to|needs to|has to|have to|ought to)"
     r"(?: not)?(?: have)?(?: been| be)?[ \t]*$"
 )

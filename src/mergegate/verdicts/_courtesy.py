@@ -13,11 +13,10 @@ nothing that withdraws, contradicts or blocks. Everything else stays unaccounted
 
 from __future__ import annotations
 
-import re
-
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._answer import sentence_problem, strip_decor
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value, hits
 
@@ -25,30 +24,30 @@ __all__ = ["is_courtesy"]
 
 _MAX_WORDS = 16
 # Praise is the whole line ('Looks good to me!', 'Nice work.'): 'Nice try.' is not praise.
-_PRAISE = re.compile(
+_PRAISE = compile_lazily(
     r"(?:looks? (?:good|great|fine|solid|clean)|nice(?: work| job)?|(?:great|good|solid) "
     r"(?:work|job)|well done)(?: to me)?(?: overall)?[ \t.!👍🎉✅🚀]*"
 )
 # A thank-you or an account of what was reviewed opens the line; the rest is read.
-_OPENING = re.compile(
+_OPENING = compile_lazily(
     r"(?:thanks|thank you|many thanks|thx|merci|danke|gracias|obrigad[oa]|grazie|"
     r"(?:i(?:'ve| have)? )?reviewed|谢谢|感谢|ありがとう|감사)(?![^\W\d_])"
 )
 # Negation, and words that limit what was reviewed or when: the review is partial, or a
 # decision is still to come.
-_LIMITS = re.compile(
+_LIMITS = compile_lazily(
     r"(?<![^\W\d_])(?:no|not|never|nothing|none|nor|without|cannot|only|just|partial|"
     r"partially|partly|some|half|part|parts|portion|first|so far|yet|for now|still|except|"
     r"apart|besides|other than|aside)(?![^\W\d_])|n't|不|没|未|ない|않|안 "
 )
 # One clause that reports nothing: after the opening, no second clause and no verb that
 # tells what the reviewer found ('Reviewed the change and found a race', '…, which drops X').
-_SECOND_CLAUSE = re.compile(
+_SECOND_CLAUSE = compile_lazily(
     r"[,;:—–()]| - |(?<![^\W\d_])(?:and|or|but|which|that|who|while|whereas|found|find|"
     r"noticed|saw|see|spotted|there|is|are|was|were|has|have|had|will|would)(?![^\W\d_])"
 )
-_SENTENCE_END = re.compile(r"[.!?。！？;；](?=\s+\S)")
-_CODE_SPAN = re.compile(r"`[^`\n]{1,200}`")
+_SENTENCE_END = compile_lazily(r"[.!?。！？;；](?=\s+\S)")
+_CODE_SPAN = compile_lazily(r"`[^`\n]{1,200}`")
 
 
 def is_courtesy(text: str) -> bool:

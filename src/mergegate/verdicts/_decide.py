@@ -27,7 +27,6 @@ nothing found is `malformed`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
@@ -40,9 +39,10 @@ from mergegate.verdicts._grammar import DIALECTS, find_sites
 from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._refusals import Facts, first_refusal
 from mergegate.verdicts._site import Site
-from mergegate.verdicts._templates import Recognised, bmad, mask, recognise
+from mergegate.verdicts._templates import Recognised, mask, recognise
 from mergegate.verdicts._text import bound, has_lookalike, skeleton
 from mergegate.verdicts._unweighed import unweighed
 from mergegate.verdicts._vocab import LabelKind
@@ -50,7 +50,7 @@ from mergegate.verdicts._vocab import LabelKind
 __all__ = ["extract_findings", "parse_verdict"]
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
-_HINT_RE = re.compile(r"approve|lgtm|ready to merge|reject|verdict|pass|fail|merge")
+_HINT_RE = compile_lazily(r"approve|lgtm|ready to merge|reject|verdict|pass|fail|merge")
 _STRENGTH = {_R: 3, _F: 2, _M: 1, _A: 0}
 
 
@@ -149,9 +149,9 @@ def _parse(text: str, dialect: str | None, review_id: str | None) -> Verdict:
     findings = outcome.findings if outcome.findings is not None else findings_of(doc)
     if template is not None:
         findings = _as_template(outcome, template, doc, findings)
-    # A BMAD gate file is YAML read whole by its recogniser: no prose in it is unweighed.
-    yaml_gate = template is not None and template.name == bmad.NAME and bmad.is_gate_file(doc)
-    if outcome.decision is _A and outcome.unweighed is not None and not yaml_gate:
+    # A document its recogniser reads whole (a BMAD gate file) holds no unweighed prose.
+    whole = template is not None and template.whole
+    if outcome.decision is _A and outcome.unweighed is not None and not whole:
         outcome.decision, outcome.index, why = outcome.unweighed
         outcome.reasons.insert(0, why)
     evidence = None

@@ -12,14 +12,13 @@ Only ever keeps an approval from standing: a defect missing here approves nothin
 
 from __future__ import annotations
 
-import re
-
 from mergegate.verdicts._composed_phrases import negated_before
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import failing_checks_in
 
 __all__ = ["stated_defect"]
 
-_DEFECT = re.compile(
+_DEFECT = compile_lazily(
     r"(?<![\w-])(?:"
     # a check that fails, with or without its subject ('Does not compile.')
     r"(?:does not|doesn't|do not|don't|won't|will not|cannot|can't|fails to)"
@@ -53,7 +52,7 @@ _DEFECT = re.compile(
 )
 # In the same clause these say it is not a present defect of this change: the past, what the
 # change fixes or prevents, a test or a hypothesis.
-_NOT_A_DEFECT = re.compile(
+_NOT_A_DEFECT = compile_lazily(
     r"(?<![\w-])(?:fixes|fixed|fixing|prevents|prevented|preventing|stops|stopped|avoids|"
     r"avoided|avoiding|guards? against|"
     r"no longer|used to|previously|formerly|originally|was|were|had|old|legacy|bug where|"
@@ -63,12 +62,12 @@ _NOT_A_DEFECT = re.compile(
     r"before (?:the|this) (?:fix|change|patch|pr)|pre-existing|preexisting|expected|intended|"
     r"intentionally|by design|deliberately|simulat\w*|mock\w*|fake\w*)(?![\w-])"
 )
-_CLAUSES = re.compile(r"[^.;!?。；！？]+")
+_CLAUSES = compile_lazily(r"[^.;!?。；！？]+")
 
 
 # On the same line, a word that tells the change mends it: 'X crashes when Y; this PR fixes
 # it' describes the bug it fixes, not a defect it has.
-_MENDED = re.compile(
+_MENDED = compile_lazily(
     r"(?<![\w-])(?:(?:fixes|fixed|resolves|resolved|addresses|addressed|prevents|prevented|"
     r"repairs|repaired|corrects|corrected)[ \t]+(?:it|this|that|them|the[ \t]+(?:bug|issue|"
     r"crash|problem|leak|failure|regression|defect)s?)|no longer)(?![\w-])"

@@ -5,19 +5,18 @@ Only live lines are read; ids are derived from content so a finding keeps its id
 
 from __future__ import annotations
 
-import re
-
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import SEVERITY_WORDS, Finding, Severity
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import norm
 
 __all__ = ["MAX_FINDINGS", "findings_of", "location_of"]
 
 MAX_FINDINGS = 200
 
-_ITEM = re.compile(r" {0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
-_TAG = re.compile(r"[\[(*_`]*([a-z0-9 ]{2,14}?)[\])*_`]*[ \t]*(?:[:—–-]|\])[ \t*_`]*(.*)")
-_FILE_LINE = re.compile(r"([\w./-]{1,200}\.[a-z0-9]{1,8})(?::(\d{1,7}))?")
+_ITEM = compile_lazily(r" {0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
+_TAG = compile_lazily(r"[\[(*_`]*([a-z0-9 ]{2,14}?)[\])*_`]*[ \t]*(?:[:—–-]|\])[ \t*_`]*(.*)")
+_FILE_LINE = compile_lazily(r"([\w./-]{1,200}\.[a-z0-9]{1,8})(?::(\d{1,7}))?")
 _NONE = frozenset({"none", "none.", "(none)", "n/a", "无", "なし", "없음", "nothing", "-"})
 
 

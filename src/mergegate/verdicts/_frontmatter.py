@@ -18,12 +18,12 @@ agree: `verdicts` sits below `plans` and cannot import it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import Answer, read_answer
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import COUNT_LABEL
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._fields import KEY_LINE
@@ -32,9 +32,9 @@ from mergegate.verdicts._vocab import LabelKind, clean_value, hits, label_kind
 
 __all__ = ["VerdictFrontmatter", "read_verdict_frontmatter"]
 
-_NUMBER = re.compile(r"[ \t]*(\d{1,6})[ \t]*(?:#.*)?$")
+_NUMBER = compile_lazily(r"[ \t]*(\d{1,6})[ \t]*(?:#.*)?$")
 _MAX_NODES = 2_000
-_DIGITS = re.compile(r"[ \t]*\d{1,6}[ \t]*")
+_DIGITS = compile_lazily(r"[ \t]*\d{1,6}[ \t]*")
 
 
 @dataclass(slots=True)

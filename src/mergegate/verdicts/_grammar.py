@@ -29,6 +29,7 @@ from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._answer import Answer, after_approval, read_answer
 from mergegate.verdicts._bare import bare_site, cli_flag, heading_phrase, opens_with_verdict_word
 from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import reported_before
 from mergegate.verdicts._site import (
     LIST_MARK,
@@ -103,7 +104,7 @@ def find_sites(doc: Doc) -> list[Site]:
 
 
 _ROW_STARTS = frozenset("| \t")
-_MAYBE = re.compile(r"[:?=|*_`#\[]|--verdict|(?:^|\s)(?:lgtm|n?ack|nak|ship)")
+_MAYBE = compile_lazily(r"[:?=|*_`#\[]|--verdict|(?:^|\s)(?:lgtm|n?ack|nak|ship)")
 
 
 def _line_sites(doc: Doc, index: int, line: Line) -> Iterator[Site]:
@@ -131,9 +132,9 @@ def _line_sites(doc: Doc, index: int, line: Line) -> Iterator[Site]:
 
 # --------------------------------------------------------------------------- labelled lines
 
-_SEPARATOR = re.compile(r"[:?=]|[ \t][—–-][ \t]|[—–]")
-_CHECKBOX = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\[([ xX✓✔])\][ \t]*(.*)")
-_KEY_VALUE = re.compile(r"([a-z][a-z0-9_.-]{0,40})=([^\s,;]{1,80})")
+_SEPARATOR = compile_lazily(r"[:?=]|[ \t][—–-][ \t]|[—–]")
+_CHECKBOX = compile_lazily(r"[ \t]*(?:[-*+][ \t]+)?\[([ xX✓✔])\][ \t]*(.*)")
+_KEY_VALUE = compile_lazily(r"([a-z][a-z0-9_.-]{0,40})=([^\s,;]{1,80})")
 # Labels about one part of the change: their no counts, their yes alone does not approve.
 _PART_LABELS = frozenset(
     phrases(
@@ -269,7 +270,7 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
 _QUESTION = LabelKind.QUESTION
 _DASHES = frozenset("—–-")
 _FAILED_CHECK = frozenset({"fail", "failed", "failing", "fails", "nicht bestanden", "不合格"})
-_NEGATED_OR_HEDGED = re.compile(
+_NEGATED_OR_HEDGED = compile_lazily(
     r"(?<![a-z])(?:not|no|none|cannot|can't|won't|isn't|aren't|doesn't|never|yet|but|until|"
     r"unless|pending|if|maybe|perhaps|probably|unsure)(?![a-z])|不|没|未|但|ない|없"
 )
@@ -293,12 +294,14 @@ def _unreadable(value: str, kind: LabelKind | None) -> Answer | None:
     return None
 
 
-_NOT_YET = re.compile(r"(?<![a-z])not(?: [^ .;,]{1,12}){0,3} yet(?![a-z])|尚未|还没|还不|まだ|아직")
+_NOT_YET = compile_lazily(
+    r"(?<![a-z])not(?: [^ .;,]{1,12}){0,3} yet(?![a-z])|尚未|还没|还不|まだ|아직"
+)
 
 
 # A YAML scalar followed by a comment: 'status: "PASS" # once CI is green' (a BMAD gate
 # line is its recogniser's, `_templates/bmad`).
-_SCALAR_COMMENT = re.compile(r"""[ \t]*("[^"]*"|'[^']*'|[^\s#"']+)[ \t]+#(.*)""")
+_SCALAR_COMMENT = compile_lazily(r"""[ \t]*("[^"]*"|'[^']*'|[^\s#"']+)[ \t]+#(.*)""")
 
 
 def _answer_of(value: str, kind: LabelKind | None, *, heading: int) -> Answer | None:
@@ -360,7 +363,7 @@ def _dialect_of(kind: LabelKind | None) -> str:
 
 # --------------------------------------------------------------------------- questions
 
-_QUESTION_RE = re.compile(
+_QUESTION_RE = compile_lazily(
     r"(?<![a-z])(?:ready to (?:complete|proceed|release|commit|ship|land|merge)[^?]{0,40}|"
     r"ready for merge|safe to merge|ok to merge|okay to merge|"
     r"good to merge|mergeable|merge ready|can (?:this|it|we) (?:be )?merged?|should (?:this|it|we)"
@@ -370,7 +373,7 @@ _QUESTION_RE = re.compile(
     r"(?:可以|能否|是否可以|是否可)合并吗?|マージ(?:可能|して(?:も)?(?:いい|よい))(?:ですか)?|"
     r"병합(?:해도 될까요| 가능한가요))[ \t*_`]*\?"
 )
-_ANSWER_LEAD = re.compile(r"[\s\"'“”*_`:)\]]*(?:(?:my |the |final )?answer[\s*_`]*:)?[\s*_`]*")
+_ANSWER_LEAD = compile_lazily(r"[\s\"'“”*_`:)\]]*(?:(?:my |the |final )?answer[\s*_`]*:)?[\s*_`]*")
 
 
 def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
@@ -401,7 +404,7 @@ def _question_anywhere(doc: Doc, index: int, line: Line) -> Site | None:
 
 # A verdict scoped to another change or part: 'For PR #12: Ready to merge? Yes',
 # 'Verdict (previous round): APPROVE'. Not this document's verdict.
-_OTHER_SCOPE = re.compile(
+_OTHER_SCOPE = compile_lazily(
     r"(?<![a-z])(?:for|re|regarding|about|on)\b[^:?]{0,40}(?:#\d|pr\b|mr\b|pull request|"
     r"merge request|issue|ticket|branch)|#\d{1,7}|(?<![a-z])(?:previous|earlier|prior|last|old|"
     r"other|another|yesterday)(?:[ \t]+[a-z]{1,12}(?:'s)?){0,2}[ \t]+(?:round|review|pr|mr|"
@@ -445,7 +448,7 @@ def _with_notes(cells: list[str], col: int) -> str:
 
 
 # An inline code span in a note cell: `exec-once = qs`, `try/except`.
-_CODE_SPAN = re.compile(r"`[^`\n]{1,400}`")
+_CODE_SPAN = compile_lazily(r"`[^`\n]{1,400}`")
 
 
 def _code_as_prose(span: re.Match[str]) -> str:

@@ -9,6 +9,7 @@ import re
 from enum import IntEnum
 from typing import NamedTuple
 
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import has_lookalike
 from mergegate.verdicts._vocab import LabelKind, clean_value, hits, label_kind, phrases
 
@@ -42,7 +43,7 @@ _EXAMPLE_HEADING_WORDS = (
     "modèle",
 )
 # Whole words ('Formatting & Style' is not a 'format' heading); CJK words anywhere.
-_EXAMPLE_HEADING = re.compile(
+_EXAMPLE_HEADING = compile_lazily(
     r"(?<![a-z])(?:"
     + "|".join(re.escape(w) for w in _EXAMPLE_HEADING_WORDS if w.isascii())
     + r")s?(?![a-z])|"
@@ -50,17 +51,17 @@ _EXAMPLE_HEADING = re.compile(
 )
 # Headings whose verdicts are about something other than the change: 'Alternative 2',
 # 'Decision 3: ...', 'Finding #4'. Their verdicts never decide, either way.
-_LOCAL_HEADING = re.compile(
+_LOCAL_HEADING = compile_lazily(
     r"(?:alternative|option|approach|candidate|proposal|variant|finding|issue|item|decision|"
     r"criterion|requirement|risk)s?(?:[ \t]*(?:\d|#)|[ \t]+[a-z](?![a-z]))|"
     r"(?:alternative|option|approach|candidate|proposal|variant)s?(?![a-z])"
 )
 # A finding written as a sub-heading: '### I1. Race', '#### C2 — Leak', '### F001 [P1] …'.
-_FINDING_ID = re.compile(r"[a-z]{1,3}-?\d{1,4}(?:[.):—–]|[ \t]|$)")
+_FINDING_ID = compile_lazily(r"[a-z]{1,3}-?\d{1,4}(?:[.):—–]|[ \t]|$)")
 # Headings that scope a verdict to one part of the change: 'File: a.py', 'Track B'. A part's
 # no is the document's no (parts of one review do not outvote each other); a part's yes is
 # never enough on its own.
-_PART_HEADING = re.compile(
+_PART_HEADING = compile_lazily(
     r"(?:file|module|component|function|class|package|service|crate|track|area|part|stage|"
     r"layer|scope)(?:[ \t]*[:#]|[ \t]+[a-z0-9](?![a-z])|[ \t]*\d)"
 )
@@ -69,7 +70,7 @@ _PART_HEADING = re.compile(
 # heading; a round number ('Round 2') or a weak first word ('Update', 'Edit') only when the
 # rest of the heading names nothing but the review itself ('Round-2 verdict', 'Update'):
 # 'Updated files', 'Edit history', 'Round 2 notes' are sections, not reviews.
-_ROUND_HEADING = re.compile(
+_ROUND_HEADING = compile_lazily(
     r"(?<![a-z])(?:re[ -]?review|"
     r"re[ -]?check|re[ -]?verif|re[ -]?assess|re[ -]?evaluat|(?:second|third|fourth|"
     r"final|follow[ -]?up|another) (?:pass|round|look|review|iteration)|addendum|"
@@ -78,10 +79,10 @@ _ROUND_HEADING = re.compile(
     r"第.{1,3}轮|复审|再审|复查|追加审查|补充审查|再レビュー|再确认|追记|再検证|재검토|재리뷰|"
     r"segunda revisi|nueva revisi|deuxième (?:passe|revue)|nachtrag|zweite runde|erneute prüfung"
 )
-_ROUND_NUMBER = re.compile(
+_ROUND_NUMBER = compile_lazily(
     r"(?<![a-z])round[ \t-]*(?:\d+|[ivx]+\b|one|two|three|four|five|final)(?![a-z0-9])"
 )
-_ROUND_FIRST_WORD = re.compile(
+_ROUND_FIRST_WORD = compile_lazily(
     r"(?:update|updated|edit|edited|follow[ -]?up|iteration[ \t]*\d+|revision[ \t]*\d+|"
     r"pass[ \t]*\d+|更新|업데이트|actualizaci\w*|atualiza\w*|mise à jour|aktualisierung)(?![a-z])"
 )
@@ -110,7 +111,7 @@ def _opens_round(low: str, bare: str) -> bool:
 # 'Iteration 002 — 2026-09-13 — VERDICT: APPROVED', 'Initial verdict: CHANGES_REQUESTED',
 # 'Final verdict: APPROVE'. Beside the ordinal only words about the review, dates, numbers
 # and the round's own verdict words may stand ('Review 2 notes' is a section).
-_ORDINAL_ROUND = re.compile(
+_ORDINAL_ROUND = compile_lazily(
     r"(?:(?P<word>initial|first|second|third|final)[ \t]+(?:review|verdict|iteration|round|"
     r"assessment|decision)|(?:review|iteration|revis[aã]o|revisi[oó]n|revue|überprüfung)"
     r"[ \t#-]*(?P<num>\d{1,3}))(?![a-z0-9])"
@@ -182,17 +183,17 @@ _VERDICT_HEADING_WORDS = (
 
 # Headings that say their items do not block. A heading that also says the opposite
 # ('Required follow-ups before merge', 'Blocking follow-ups') is not one.
-_ADVISORY_HEADING = re.compile(
+_ADVISORY_HEADING = compile_lazily(
     r"(?<![a-z])(?:non[- ]?blocking|advisory|deferred|nice[- ]to[- ]have|optional|out of scope|"
     r"future (?:work|phases?|improvements?|enhancements?)|follow[- ]?ups?|carried forward|"
     r"later phases?|next phases?)(?![a-z])|非阻塞|不阻塞|可选|后続|任意|후속|opcional|optionnel"
 )
-_BLOCKING_HEADING = re.compile(
+_BLOCKING_HEADING = compile_lazily(
     r"(?<![a-z])(?:(?<!non )(?<!non-)(?<!non)blocking|blockers?|must|required|critical|"
     r"before (?:merg|releas|ship)\w*)(?![a-z])|(?<![非不])阻塞|必须|必须"
 )
 _VERDICT_KINDS = (LabelKind.VERDICT, LabelKind.QUESTION, LabelKind.OPINION)
-_WORDS = re.compile(r"[^\W_]+")
+_WORDS = compile_lazily(r"[^\W_]+")
 
 
 class HeadingKind(NamedTuple):

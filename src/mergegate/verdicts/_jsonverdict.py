@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,6 +28,7 @@ from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._json import DuplicateKeyError, NumberRangeError, read_json
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Finding, Severity
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scan import scan_objects
 from mergegate.verdicts._vocab import clean_value, label_kind
 
@@ -37,7 +37,7 @@ __all__ = ["JsonVerdict", "find_json_verdicts"]
 MAX_JSON_CHARS = 1_000_000
 _JSON_INFOS = frozenset({"json", "jsonc", "json5"})
 # Cheap test: does this text talk about a verdict at all?
-_VERDICT_KEY = re.compile(
+_VERDICT_KEY = compile_lazily(
     r'"(?:verdict|approved?|approval|lgtm|ready_to_merge|merge_ready|mergeable|ready|decision|'
     r'status|result|outcome|(?:overall|final)_[a-z_]{1,30})"\s*:'
 )

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.verdicts._headings import RoundMark, heading_kind
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._rendered import (
     RenderedView,
     blank_comments,
@@ -33,18 +34,18 @@ from mergegate.verdicts._rendered import (
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["Block", "Doc", "Line", "Section", "structure"]
+__all__ = ["Block", "Doc", "Line", "Section", "is_table_row", "structure"]
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*")
-_BRACKET_HEADING = re.compile(r"\[([^\[\]]{1,80})\]")
-_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,3}[.)])(?:[ \t]|$)")
+_FENCE = compile_lazily(r" {0,3}(`{3,}|~{3,})(.*)")
+_HEADING = compile_lazily(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*")
+_BRACKET_HEADING = compile_lazily(r"\[([^\[\]]{1,80})\]")
+_LIST_ITEM = compile_lazily(r" {0,3}(?:[-*+]|\d{1,3}[.)])(?:[ \t]|$)")
 # A line shaped like a unified diff's: '+x' / '-x' with no space after the sign (with one it
 # is a list bullet), headers. Rendered, it is text: read for a no, never for an approval.
-_DIFF_LINE = re.compile(r"[+](?![ \t]|$)|-(?![ \t-]|$)|diff --git |index [0-9a-f]")
-_HUNK_LINE = re.compile(r"[ +\\-]")
+_DIFF_LINE = compile_lazily(r"[+](?![ \t]|$)|-(?![ \t-]|$)|diff --git |index [0-9a-f]")
+_HUNK_LINE = compile_lazily(r"[ +\\-]")
 # Two verdict words offered as alternatives: an echoed template, not a verdict.
-_TEMPLATE = re.compile(
+_TEMPLATE = compile_lazily(
     r"(?<![a-z])(?:yes|no|with fixes|approved?|request[_ ]changes|rejected?|passed|pass|failed|"
     r"fail|clean|issues[_ ]found|concerns|waived|lgtm|nack|ack|go|no-go)[ \t]*(?:/|\||\bor\b)"
     r"[ \t]*(?:yes|no\b|with |approve|request|reject|pass|fail|clean|issues|concerns|waived|"
@@ -75,20 +76,20 @@ _INSTRUCTION_PHRASES = (
     "reviewers must",
     "placeholder",
 )
-_INSTRUCTION_RE = re.compile("|".join(re.escape(p) for p in _INSTRUCTION_PHRASES))
+_INSTRUCTION_RE = compile_lazily("|".join(re.escape(p) for p in _INSTRUCTION_PHRASES))
 # Words that introduce an example: they make a line not live when they come before its
 # first separator ('For example: Ready to merge? Yes'), not when a verdict's reason uses
 # them ('**Verdict:** Not yet. Auth runs on the default templates').
-_EXAMPLE_WORDS = re.compile(r"e\.g\.|for example|example:|such as|template|for instance")
-_FIRST_SEPARATOR = re.compile(r"[:?=]")
+_EXAMPLE_WORDS = compile_lazily(r"e\.g\.|for example|example:|such as|template|for instance")
+_FIRST_SEPARATOR = compile_lazily(r"[:?=]")
 # A short line that opens with an example word introduces an example, colon or not.
-_EXAMPLE_INTRO = re.compile(
+_EXAMPLE_INTRO = compile_lazily(
     r"[ \t>*_`#-]*(?:examples?|samples?|for instance|illustration|e\.g\.|ex\.|例如|示例|样例|"
     r"例[:：]|例えば|예시|ejemplos?|exemplos?|exemples?|beispiele?|esempio)(?![a-z])[^.!?]{0,60}$"
 )
 # A line that ends with a word introducing what follows ('Reply with a line such as',
 # 'For example', 'Por ejemplo', '例如') makes the next lines an example, colon or not.
-_INTRODUCER_END = re.compile(
+_INTRODUCER_END = compile_lazily(
     r"(?:(?<![^\W_])(?:such as|like this|like so|like|as follows|for example|for instance|"
     r"namely|the following|as shown below|with|e\.g\.?|i\.e\.?|ex\.|por ejemplo|como|"
     r"por exemplo|par exemple|comme|comme ceci|zum beispiel|z\. ?b\.|beispielsweise|wie|etwa|"
@@ -96,32 +97,32 @@ _INTRODUCER_END = re.compile(
     r"다음과 같이)[ \t,，、…]*(?:\.\.\.)?$"
 )
 # A line that is only the name of an example: 'Template', 'Output format', 'Plantilla'.
-_BARE_INTRO = re.compile(
+_BARE_INTRO = compile_lazily(
     r"[ \t>*_`#-]*(?:template|output|output format|format|sample output|expected output|"
     r"plantilla|modelo|formato|modèle|vorlage|模板|格式|テンプレート|템플릿)[ \t*_`.]*$"
 )
 # A short label line that introduces an example or an output: 'Typical output:',
 # 'Expected result:', 'Sample reply:'. What follows it is what such a thing looks like.
-_LABELLED_INTRO = re.compile(
+_LABELLED_INTRO = compile_lazily(
     r"[ \t>*_`#-]*(?:[^\W\d_]+[ \t]+){0,3}(?:output|outputs|example|examples|sample|samples|"
     r"template|illustration|demo|snippet|mock|mockup|expected (?:result|reply|response)|"
     r"reply|response|ejemplo|exemplo|exemple|beispiel|esempio)[ \t*_`]*[:：][ \t*_`]*$|"
     r"[^:：]{0,20}(?:示例|样例|输出|例)[:：][ \t]*$"
 )
 # Either of the two, in one match (it runs on every line).
-_INTRO_LINE = re.compile(f"(?:{_BARE_INTRO.pattern})|(?:{_LABELLED_INTRO.pattern})")
+_INTRO_LINE = compile_lazily(f"(?:{_BARE_INTRO.pattern})|(?:{_LABELLED_INTRO.pattern})")
 # A sentence that ends on its line.
-_TERMINATED = re.compile(r"[.!?。！？)\]][ \t*_`\"'”]*$")
+_TERMINATED = compile_lazily(r"[.!?。！？)\]][ \t*_`\"'”]*$")
 # A YAML 'key: value  # comment' line: the comment may enumerate the choices
 # ('gate: "CONCERNS" # PASS|CONCERNS|FAIL|WAIVED'); only the value says whether the line
 # is an echoed template. (The comment is still read as text after the answer.)
-_YAML_VALUE = re.compile(
+_YAML_VALUE = compile_lazily(
     r"""([ \t-]*[a-z_][\w.-]{0,40}[ \t]*:[ \t]*(?:"[^"]*"|'[^']*'|[^\s#"']+))[ \t]+#"""
 )
 # Cheap pre-check: a template needs an alternative separator or braces.
-_TEMPLATE_HINT = re.compile(r"[/|{]| or ")
+_TEMPLATE_HINT = compile_lazily(r"[/|{]| or ")
 # One cheap search that every instruction, template or example line passes.
-_ANY_HINT = re.compile(
+_ANY_HINT = compile_lazily(
     "|".join(
         [
             _TEMPLATE_HINT.pattern,
@@ -582,3 +583,8 @@ def _instruction_tail(line: Line, low: str, state: _State) -> None:
     state.instruction_tail = ends.endswith(":") or (
         _TERMINATED.search(ends) is None and _LIST_ITEM.match(line.raw) is None
     )
+
+
+def is_table_row(raw: str) -> bool:
+    """A line of a GFM table (or a cell-separated line shaped like one): it opens with `|`."""
+    return raw.lstrip().startswith("|")

@@ -8,7 +8,6 @@ still validate and serialise them as fields, extra keys forbidden (`__pydantic_c
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -105,6 +104,9 @@ _ADVISORY_PREFIXES = ("architecture:", "architectural:", "[architecture]")
 
 def finding_id(severity: Severity, title: str, file: str | None) -> str:
     """A stable id derived from content: the same finding gets the same id in every round."""
+    # hashlib loads OpenSSL (a few ms of every start-up): only a review with findings needs it.
+    import hashlib  # noqa: PLC0415
+
     norm_title = " ".join(title.casefold().split())
     key = f"{severity.value}\x1f{norm_title}\x1f{(file or '').strip()}"
     return "F-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import as_shown, clean_value
 
 __all__ = ["prose_of"]
 
-_CODE_TOKEN = re.compile(r"`[^`\s]{1,200}`")
-_TEST_NAME = re.compile(r"(?<![a-z])(?:tests?|specs?)(?![a-z])")
-_JOINED = re.compile(r"[^\W_]_+[^\W_]|[^\W_][./][^\W_]")
+_CODE_TOKEN = compile_lazily(r"`[^`\s]{1,200}`")
+_TEST_NAME = compile_lazily(r"(?<![a-z])(?:tests?|specs?)(?![a-z])")
+_JOINED = compile_lazily(r"[^\W_]_+[^\W_]|[^\W_][./][^\W_]")
 
 
 def prose_of(low: str) -> str:

@@ -4,23 +4,23 @@ and of reading the input whole, in the order `docs/verdicts.md` gives them. Each
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._answer import sentence_problem, strip_decor
 from mergegate.verdicts._block import block_problem
-from mergegate.verdicts._blocking import find_blocking
+from mergegate.verdicts._blocking import find_blocking, text_blocking
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
 from mergegate.verdicts._lines import Doc
-from mergegate.verdicts._longline import unread_piece
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import heading_condition, withdrawal_in
 from mergegate.verdicts._site import Site
-from mergegate.verdicts._text import hidden_characters
+from mergegate.verdicts._text import MAX_LINE_CHARS, hidden_characters, norm
+from mergegate.verdicts._vocab import clean_value, first_hit
 
 __all__ = ["Facts", "Refusal", "first_refusal"]
 
@@ -95,16 +95,55 @@ def _whole_input(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
 
 def _unread_long_line(doc: Doc, in_scope: list[Site], start: int) -> Refusal | None:
     """A verdict on a line over the cap, or a live line over the cap that cannot be read
-    whole in bounded pieces (`_longline`)."""
+    whole in bounded pieces (`_unread_piece`)."""
     if any(s.capped for s in in_scope):
         return _M, None, "the verdict's own line is longer than the line cap"
     for index in range(start, len(doc.lines)):
         line = doc.lines[index]
-        unread = unread_piece(doc.full[index]) if line.live and line.capped else None
+        unread = _unread_piece(doc.full[index]) if line.live and line.capped else None
         if unread is not None:
             why = f"a live line longer than the line cap could not be read whole: {unread}"
             return _M, index, why
     return None
+
+
+# Every reader works on the first `MAX_LINE_CHARS` characters of a line, which keeps the parse
+# linear. A real review writes longer lines (a table row of test results, a paragraph) and an
+# approval must not stand on a line whose end nobody read. Such a line is cut where a reader
+# pauses (sentence ends, table cells); each piece must be no longer than the cap (a longer one
+# stays unread: fails closed) and say nothing a verdict could hang on: no verdict word opening
+# it other than a yes, no sentence that withdraws, contradicts, conditions or blocks an
+# approval (read as strictly as text after an approval), no blocking content, no hidden
+# characters. Linear: each character is in one piece.
+_PAUSE = compile_lazily(r"(?<=[.!?。！？;；])\s+|\|")
+
+
+def _unread_piece(whole: str) -> str | None:
+    """Why the long line `whole` cannot be read whole (the first piece that refuses, and
+    why), or None when every piece is read and none of them can carry a decision."""
+    for piece in _PAUSE.split(whole):
+        if len(piece) > MAX_LINE_CHARS:
+            return f"a piece of {len(piece):,} characters without a sentence end or cell"
+        if not piece.strip():
+            continue
+        problem = _piece_problem(piece)
+        if problem is not None:
+            return f"'{piece.strip()[:60]}': {problem}"
+    return None
+
+
+def _piece_problem(piece: str) -> str | None:
+    hidden = hidden_characters(piece)
+    if hidden:
+        return f"hides characters ({', '.join(hidden[:2])})"
+    text = clean_value(norm(piece))
+    hit = first_hit(strip_decor(text), at_start=True)
+    if hit is not None and hit.decision is not None and hit.decision is not Decision.APPROVE:
+        return f"says '{hit.phrase}'"
+    said = sentence_problem(text)
+    if said is not None:
+        return said[1]
+    return text_blocking(piece)
 
 
 def _not_as_rendered(doc: Doc) -> Refusal | None:
@@ -160,7 +199,7 @@ def _clean_confirmed(facts: Facts, in_scope: list[Site], start: int) -> Refusal 
     return None
 
 
-_COUNT_LINE = re.compile(
+_COUNT_LINE = compile_lazily(
     r"[ \t-]*(?:critical|critical issues|total|total issues)[ \t]*:[ \t]*(\d{1,6})"
 )
 
@@ -240,7 +279,7 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
     return None
 
 
-_VERDICTISH = re.compile(
+_VERDICTISH = compile_lazily(
     r"(?<![a-z])(?:verdict|decision|conclusion|recommendation|assessment|ready to merge|merge|"
     r"approval|status|result|outcome|summary)(?![a-z])|结论|判定|评価|결론|veredicto|dictamen|"
     r"conclusión|décision|fazit"

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
+from mergegate.verdicts._patterns import compile_lazily
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -54,12 +56,14 @@ __all__ = ["MAX_VIEW_CHARS", "RenderedView", "footnote_marker", "needs_view", "r
 
 # Markup whose rendering the line scanner could misread: link references and footnotes, raw
 # HTML and comments, quotes, setext underlines, indented code, entities.
-_NEEDS = re.compile(r"^ {0,3}\[[^\]\n]+\]:|<|^ {0,3}>|^ {0,3}(?:=+|-+)[ \t]*$|^(?: {4}|\t)", re.M)
-_FOOTNOTE = re.compile(r" {0,3}\[\^[^\]]+\]:[ \t]*")
+_NEEDS = compile_lazily(
+    r"^ {0,3}\[[^\]\n]+\]:|<|^ {0,3}>|^ {0,3}(?:=+|-+)[ \t]*$|^(?: {4}|\t)", re.M
+)
+_FOOTNOTE = compile_lazily(r" {0,3}\[\^[^\]]+\]:[ \t]*")
 # CommonMark's HTML block start condition 1: the tag name, then a space, '>' or the line end.
-_CODE_HTML = re.compile(r"[ \t]*<(?:pre|script|style|textarea)(?=[ \t>]|$)", re.I | re.M)
-_CODE_HTML_END = re.compile(r"</(?:pre|script|style|textarea)>", re.I)
-_BACKTICKS = re.compile(r"`+")
+_CODE_HTML = compile_lazily(r"[ \t]*<(?:pre|script|style|textarea)(?=[ \t>]|$)", re.I | re.M)
+_CODE_HTML_END = compile_lazily(r"</(?:pre|script|style|textarea)>", re.I)
+_BACKTICKS = compile_lazily(r"`+")
 _MAX_NESTING = 40
 MAX_VIEW_CHARS = 128_000
 """Documents longer than this (with markup) are not rendered, and never approve."""
@@ -287,14 +291,3 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
         spans.append((runs[i][0], runs[j][1]))
         i = j + 1
     return spans
-
-
-def _without_code_spans(text: str) -> str:
-    """`text` with its CommonMark code spans removed (`_code_spans`)."""
-    out: list[str] = []
-    pos = 0
-    for begin, end in _code_spans(text):
-        out.append(text[pos:begin])
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)

@@ -24,6 +24,8 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from mergegate.verdicts._patterns import compile_lazily
+
 __all__ = ["MAX_CANDIDATES", "ScanResult", "Span", "scan_objects"]
 
 MAX_CANDIDATES = 64
@@ -32,10 +34,10 @@ MAX_CANDIDATES = 64
 # Inside an object: a bracket, or a whole string with its escapes. The string branch always
 # matches — up to its closing quote or to the end of the text (group 1 says which) — and its
 # quantifiers are possessive, so no attempt fails and backtracks: the pass stays linear.
-_TOKEN = re.compile(r"""[{}\[\]]|"(?:[^"\\]++|\\.)*+("|\\?\Z)""", re.DOTALL)
+_TOKEN = compile_lazily(r"""[{}\[\]]|"(?:[^"\\]++|\\.)*+("|\\?\Z)""", re.DOTALL)
 # A `{` whose next non-blank character can start a member, or that ends the text. The
 # possessive `*+` never backtracks, so each blank run is read once: linear overall.
-_OBJECT_START = re.compile(r"""\{(?=[ \t\r\n]*+(?:["'}]|\Z))""")
+_OBJECT_START = compile_lazily(r"""\{(?=[ \t\r\n]*+(?:["'}]|\Z))""")
 _OPENERS = {"}": ord("{"), "]": ord("[")}
 
 

@@ -19,14 +19,13 @@ scope. Only ever keeps an answer from approving: a part missing here refuses not
 
 from __future__ import annotations
 
-import re
-
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import phrases
 
 __all__ = ["named_part"]
 
-_WORDS = re.compile(r"[^\s,;:()\[\]|→=>—–]+")
-_LEADS = re.compile(
+_WORDS = compile_lazily(r"[^\s,;:()\[\]|→=>—–]+")
+_LEADS = compile_lazily(
     r"(?:(?:the )?scope(?:d)?(?: is| to| of| =)?|scoped to|covers|covering|covered|"
     r"applies to|applying to|applicable to|limited to|restricted to|confined to|partial(?:ly)?|"
     r"(?:approve|approving|merge|merging|ship|shipping|land|landing|release|releasing)"
@@ -56,12 +55,14 @@ deployment|helm chart|chart|charts|terraform|dockerfile|parser|renderer|worker|w
 # Words after a part that keep it a part: 'frontend changes', 'the web package code'.
 _PART_TAILS = frozenset(phrases("""changes|change|code|work|stuff|bits|side|part|portion|half"""))
 # A numbered part: 'phase 2', 'task 3', 'step 1', 'commit abc123'.
-_NUMBERED = re.compile(
+_NUMBERED = compile_lazily(
     r"(?:phase|task|step|stage|milestone|track|wave|part|commit|commits|section|item)s?"
     r"[ \t]*#?[0-9a-f]{1,40}(?:[ \t]*(?:and|&|,)[ \t]*#?[0-9a-f]{1,40})*"
 )
 # A path or a glob: 'src/web/**', 'packages/web', 'client.py', '*.ts'.
-_PATH = re.compile(r"[\w.*-]*/[\w./*-]*|\*[\w.*-]+|[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|md|java|rb)")
+_PATH = compile_lazily(
+    r"[\w.*-]*/[\w./*-]*|\*[\w.*-]+|[\w-]+\.(?:py|ts|tsx|js|jsx|go|rs|md|java|rb)"
+)
 _PREDICATES = frozenset(
     phrases(
         """is|are|was|were|be|been|being|has|have|had|does|do|did|can|could|may|might|will|would|
@@ -82,7 +83,7 @@ impressive|superb|perfect|fine|awesome|cleaner|better|improved|simpler"""
 _PREPOSITIONS = frozenset(phrases("""of|in|on|to|for|across|with|from|by|under|inside|within"""))
 _DETERMINERS = frozenset(phrases("""the|a|an|this|that|these|those|our|its|their|your|my"""))
 # A stop inside a word ('core.py', 'a:b') ends no clause.
-_CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|[)\]]|(?<=\S)[ \t]+[—–][ \t]+|$")
+_CLAUSE_END = compile_lazily(r"[.;:!?](?=\s|$)|[)\]]|(?<=\S)[ \t]+[—–][ \t]+|$")
 _MAX_PHRASE_WORDS = 6
 
 

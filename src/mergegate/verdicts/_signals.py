@@ -39,6 +39,7 @@ from mergegate.verdicts._composed_phrases import (
     negated_merge_in,
     told_done,
 )
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import alternation, first_hit, phrases
 
 # `DONE` and `negated_before` live in `_composed_phrases` and are re-exported here for the
@@ -87,7 +88,7 @@ def _done_in_clause(text: str, at: int) -> bool:
 # --------------------------------------------------------------------------- conditions
 
 # Anywhere after an approval: these tie the merge to something that has not happened.
-_ALWAYS = re.compile(
+_ALWAYS = compile_lazily(
     r"(?<!\w)(?:as soon as|provided that|as long as|"
     r"so long as|subject to|contingent (?:on|upon)|on condition|only if|only when|"
     r"not until|prior to (?:merg\w*|landing|release)|"
@@ -108,14 +109,14 @@ _ALWAYS = re.compile(
 )
 # Also anywhere after an approval, unless the sentence tells what already happened ('the
 # test was flaky until round 2'): time and condition words that point ahead.
-_AHEAD = re.compile(
+_AHEAD = compile_lazily(
     r"(?<!\w)(?:once|until|till|unless|pending|provided|providing|awaiting|"
     r"waiting (?:on|for))(?!\w)"
 )
-_PAST = re.compile(r"(?<!\w)(?:was|were|had|did|been|became|used to|until now|so far)(?!\w)")
+_PAST = compile_lazily(r"(?<!\w)(?:was|were|had|did|been|became|used to|until now|so far)(?!\w)")
 # In the answer's own clause ('Yes, but …', 'APPROVED once …', '通过，但 …') every condition or
 # contrast word makes the answer conditional …
-_ANSWER_CONDITION = re.compile(
+_ANSWER_CONDITION = compile_lazily(
     r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
     r"assuming|but|though|although|however|except|excepting|first|before|please|subject to|"
     r"awaiting|waiting (?:on|for)|"
@@ -136,7 +137,7 @@ _ANSWER_CONDITION = re.compile(
 # On the verdict's own line, later sentences may not put a condition or time on it either
 # ('LGTM. Ship it — after the migration is reverted'); contrast words are allowed there ('I
 # had concerns before, but the second commit resolved them').
-_SAME_LINE_CONDITION = re.compile(
+_SAME_LINE_CONDITION = compile_lazily(
     r"(?<!\w)(?:if|once|after|when|whenever|until|till|unless|pending|provided|providing|"
     r"awaiting|waiting (?:on|for)|"
     r"assuming|subject to|conditional|conditionally|contingent|as long as|as soon as|"
@@ -147,7 +148,7 @@ _SAME_LINE_CONDITION = re.compile(
     r"之后|以后|修复后|修改后|完成后|一旦|如果|只要|前提|条件|れば|たら|なら|后に|次第|후|조건"
 )
 # … and so does every obligation word that is not negated ('Yes — no changes needed' stays).
-_ANSWER_OBLIGATION = re.compile(
+_ANSWER_OBLIGATION = compile_lazily(
     r"(?<!\w)(?:must|should|need|needs|needed|required|requires|require|have to|has to|"
     r"missing|debe|deben|requiere|falta|faltan|deve|devem|requer|doit|doivent|il faut|faut|"
     r"manque|nécessite|nécessitent|necesita|necesitan|precisa|precisam|muss|müssen|braucht|"
@@ -156,12 +157,12 @@ _ANSWER_OBLIGATION = re.compile(
 )
 # A later sentence on the verdict's line that opens with a contrast is the answer going on
 # ('LGTM. Ship it. — but rename the flag', '… — mais il faut corriger le test').
-CONTRAST_OPENING = re.compile(
+CONTRAST_OPENING = compile_lazily(
     r"[ \t—–,;:-]*(?:but|though|although|however|except|yet|mais|pero|sin embargo|mas|porém|"
     r"aber|jedoch|ma|però|но|однако)(?!\w)|"
     r"[ \t—–,;:-]*(?:但|但是|不过|然而|しかし|ただし|하지만)"
 )
-_DOUBT = re.compile(
+_DOUBT = compile_lazily(
     r"\?|(?<!\w)(?:not sure|unsure|i think|i believe|i guess|i suppose|maybe|perhaps|"
     r"probably|possibly|tentative|tentatively|for now|mostly|partially|partly|in principle|"
     r"kind of|sort of|somewhat|arguably|might|ish|quizás|tal vez|"
@@ -172,7 +173,7 @@ _DOUBT = re.compile(
 )
 
 
-_CLAUSE_EDGE = re.compile(r"[,.;:!?。，；：]")
+_CLAUSE_EDGE = compile_lazily(r"[,.;:!?。，；：]")
 
 
 def _past(text: str, at: int) -> bool:
@@ -182,7 +183,7 @@ def _past(text: str, at: int) -> bool:
     return _PAST.search(text, start, stop.start() if stop else len(text)) is not None
 
 
-_MERGE_WORD = re.compile(
+_MERGE_WORD = compile_lazily(
     r"(?<!\w)(?:merg\w*|ship|shipping|land|landing|approv\w*|lgtm|release|go in|"
     r"ready)(?!\w)|合并|合入|マージ|병합|fusion|fusionar"
 )
@@ -237,7 +238,7 @@ def _ahead(pattern: re.Pattern[str], text: str) -> str | None:
     return found.group(0).strip()
 
 
-_HEADING_CONDITION = re.compile(
+_HEADING_CONDITION = compile_lazily(
     r"(?<!\w)(?:once|if|unless|until|till|pending|provided|as soon as|as long as|only if|"
     r"subject to|conditional|conditionally|but|though|dès que|sobald|una vez|desde que|"
     r"pero|mais|aber|mas|nachdem|wenn|falls)(?!\w)|[,;—–-][ \t]*(?:after|when|before|"
@@ -265,7 +266,7 @@ def doubt_in(text: str) -> str | None:
 
 # Words that report someone else's statement: 'The author claims: Ready to merge? Yes',
 # 'The PM said: …'. What follows them on the line is not the reviewer's verdict.
-_REPORTED = re.compile(
+_REPORTED = compile_lazily(
     r"(?<!\w)(?:says|said|claims?|claimed|wrote|writes|asked|asks|suggests?|suggested|states|"
     r"stated|thinks|thought|believes|believed|argues|argued|replied|replies|commented|"
     r"according to|quoted|quote|dit|a dit|dice|dijo|disse|diz|sagt|sagte|meint|meinte)(?!\w)"
@@ -273,7 +274,7 @@ _REPORTED = re.compile(
 )
 # In the answer's clause: a verdict about another change ('APPROVE (for PR #41, not this
 # one)', 'approved for the previous round').
-_SCOPED_ANSWER = re.compile(
+_SCOPED_ANSWER = compile_lazily(
     r"(?<!\w)(?:(?:for|regarding|about)(?: the| an?)?(?: other| previous| earlier| prior| last|"
     r" another| old)? (?:pr|mr|pull request|merge request|branch)s?(?: ?#?\d+)?|"
     r"not (?:for )?this (?:one|pr|mr|change|branch)|(?:for|of) (?:the )?(?:previous|earlier|"
@@ -297,9 +298,9 @@ def scoped_answer_in(text: str) -> str | None:
 # only)'). What it may name without narrowing the approval: the change as a whole, or the
 # step the approval allows ('APPROVED FOR PHASE 5 EXECUTION', 'Ready to merge for the LOCAL
 # deliverable').
-_FOR_SCOPE = re.compile(r"[ \t,:(\[—–-]*(?:only )?for ([^.;,:!?()\[\]]{1,80})")
+_FOR_SCOPE = compile_lazily(r"[ \t,:(\[—–-]*(?:only )?for ([^.;,:!?()\[\]]{1,80})")
 # '(X only)', 'only for X', and 'X only' ending its clause ('the web part only').
-_ONLY_SCOPE = re.compile(
+_ONLY_SCOPE = compile_lazily(
     r"\(([^()]{1,80}) only\)|(?<!\w)only (?:for|in|on) [^.;,:!?]{1,80}|"
     r"[^\W_][^.;,:!?()]{0,80}?[ \t]only(?=[ \t*_`)]*(?:[.;!?]|$))"
 )
@@ -314,14 +315,14 @@ diff|branch|main|master|trunk|it|this|review|use|landing|integration"""
 
 # Right after the answer: a part it leaves out ('APPROVED — not the migration', 'LGTM,
 # excluding packages/api', 'approve, apart from the backend').
-_EXCLUDED_SCOPE = re.compile(
+_EXCLUDED_SCOPE = compile_lazily(
     r"[ \t,:(\[—–-]*(?:but |just |though |although )?(?:not|excluding|excluded|except|"
     r"excepting|apart from|other than|aside from|save for|minus|short of)(?![^\W_])"
 )
 
 
 # 'Fine, except the migration.': a part left out after a comma, later on the verdict's line.
-_EXCLUDED_AFTER_COMMA = re.compile(
+_EXCLUDED_AFTER_COMMA = compile_lazily(
     r",[ \t]*(?:but |just )?(?:except|excluding|other than|apart from|aside from|save for|"
     r"minus|but not)(?!\w)[^.;!?]{0,80}"
 )
@@ -361,7 +362,7 @@ def partial_scope_in(clause: str) -> str | None:
 
 # --------------------------------------------------------------------------- withdrawals
 
-_WITHDRAWAL = re.compile(
+_WITHDRAWAL = compile_lazily(
     r"(?<!\w)(?:(?:retract|retracting|retracted|withdraw|withdrawing|withdrawn|rescind|"
     r"rescinding|take back|taking back)(?: my| the| this| that| our)?(?: earlier| previous| "
     r"prior| above| initial| first)?(?: approval| approve| verdict| lgtm| ack| yes| sign ?off|"
@@ -396,7 +397,7 @@ def withdrawal_in(text: str) -> str | None:
 # A sentence that opens with a bare 'no' — an answer, not a determiner: 'No, wait — …',
 # 'Actually, no.', 'Nope.', 'Nein, doch nicht', '不，等一下', 'いいえ、…'. 'No issues found.'
 # does not count: there 'no' goes on into its noun.
-_BARE_NO = re.compile(
+_BARE_NO = compile_lazily(
     r"[ \t(\"'“«-]*(?:(?:wait|actually|hmm+|oh|sorry|correction|update|edit|ok|okay|well|but|"
     r"en fait|en realidad|bueno|pues|espera|na ja|eigentlich|doch)[ \t,.:;!—–-]+){0,3}"
     r"(?:no|nope|nah|non|nein|não|нет)(?=[ \t]*(?:[,.!;:…—–)]| -|$))|"
@@ -404,7 +405,7 @@ _BARE_NO = re.compile(
     r"(?:不行|不对|不|いいえ|いや|아니요|아니오|아니)(?=[ \t]*(?:[，,。.！!、—–:：)-]|$))"
 )
 # A sentence that ends on a bare no: '(Correction: the tests fail on CI, so no.)'.
-_ENDS_NO = re.compile(
+_ENDS_NO = compile_lazily(
     r"(?<!\w)(?:so|then|hence|therefore|thus|which means|that means|and)[ \t,:]+"
     r"(?:no|nope|not approved|it is a no|it's a no)[ \t.!)*_]*$"
 )
@@ -412,7 +413,7 @@ _ENDS_NO = re.compile(
 
 # The review has not happened yet: 'Will review this afternoon.', 'I haven't looked at the
 # tests', 'Reviewing now'. An approval beside one is a receipt, not a verdict.
-_NOT_REVIEWED = re.compile(
+_NOT_REVIEWED = compile_lazily(
     r"(?<!\w)(?:(?:i|we)(?: will|'ll| shall| am going to|'m going to| are going to)[ \t]+|"
     r"(?:will|going to)[ \t]+|)(?:review|reviewing|look at|looking at|check|checking|read|"
     r"go through|take a (?:closer |proper )?look)(?:[ \t]+(?:it|this|these|the rest|the pr|"
@@ -462,7 +463,7 @@ nicht genehmigt"""
 }
 # A verdict label anywhere on a line, followed by its answer: 'After another look, Verdict:
 # REJECT', 'my verdict is now: request changes', 'ready to merge? no'.
-_LABEL_ANYWHERE = re.compile(
+_LABEL_ANYWHERE = compile_lazily(
     r"(?<!\w)(?:verdict|decision|ready to merge|final answer|my answer|conclusion|final|overall|"
     r"bottom line|tl;?dr|outcome|"
     r"判定|结论|판정|결론|veredicto|dictamen|veredito|décision|urteil|entscheidung|вердикт)"
@@ -488,7 +489,7 @@ def contrary_in(text: str) -> tuple[Decision, str] | None:
     return None
 
 
-_EARLIER = re.compile(
+_EARLIER = compile_lazily(
     r"(?<!\w)(?:previously|earlier|last round|round \d|first round|prior|originally|initially|"
     r"first review|previous review)(?!\w)"
 )
@@ -509,7 +510,7 @@ def _told_as_history(text: str, at: int) -> bool:
 # --------------------------------------------------------------------------- blocking content
 
 # Stated as an obligation: blocking whatever else the clause says.
-_MUST_FIX = re.compile(
+_MUST_FIX = compile_lazily(
     r"(?<!\w)(?:must be fixed|must be addressed|must be resolved|"
     r"(?:must|needs? to|has to|have to|should) be (?:fixed|addressed|resolved|corrected|changed|"
     r"done|landed|reverted) (?:before|prior to|first)|(?:blocks|block) (?:the )?"
@@ -532,7 +533,7 @@ _MUST_FIX = re.compile(
 )
 # Named as a thing: blocking unless its clause reports it done ('all must-fix items executed
 # and verified', 'the blocking issue is resolved').
-_BLOCKER_NOUN = re.compile(
+_BLOCKER_NOUN = compile_lazily(
     r"(?<!\w)(?:must fix|blocking (?:the )?(?:merge|merging|release|ship)|merge blocker|"
     r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
     r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
@@ -547,7 +548,7 @@ _BLOCKER_NOUN = re.compile(
 
 
 # 'Blockers: none', 'must_fix: []' (the brackets are markup, so the value reads empty).
-_SAYS_NONE = re.compile(
+_SAYS_NONE = compile_lazily(
     r"[ \t]*[:=][ \t]*(?:(?:none|0|n/a|no|nothing|null|无|なし|없음)(?![a-z0-9])|[~-]?[ \t]*$)"
 )
 
@@ -569,7 +570,7 @@ def blocking_in(text: str) -> str | None:
 
 # Tests, the build or CI failing now: 'the tests fail', 'CI is red', '`test_login` fails',
 # '3 failing tests', 'die Tests schlagen fehl', '测试没有通过'.
-_FAILING = re.compile(
+_FAILING = compile_lazily(
     r"(?<!\w)(?:(?:unit |integration |e2e |end to end |new |existing |regression |the |all |"
     r"some |several |\d+ )*(?:tests?|test suite|suite|specs?|build|builds|ci|pipeline|checks?|"
     r"lint|linter|type ?checks?|typecheck|mypy|pytest|compilation)"
@@ -592,17 +593,17 @@ _FAILING = re.compile(
 )
 # In the same clause these say it is not a present failure of this change: a test that fails
 # without the fix, on main, as expected, when given bad input; or one that was failing.
-_NOT_NOW = re.compile(
+_NOT_NOW = compile_lazily(
     r"(?<!\w)(?:without|before|previously|prior|on main|on master|on the base|on the old|"
     r"used to|as expected|expected to|should|would|will|must|can|could|might|may|to|if|when|"
     r"whenever|unless|until|once|now pass\w*|pass\w* now|green now|now green|fixed|resolved|"
     r"no longer|reproduc\w*|was|were|had|did|been|verif\w*|ensur\w*|assert\w*|checks? that|"
     r"tests? that|correctly|properly|intentionally|deliberately|fast|loudly|closed|safe)(?!\w)"
 )
-_CLAUSE = re.compile(r"[^.;!?。；！？]*")
+_CLAUSE = compile_lazily(r"[^.;!?。；！？]*")
 
 
-_MERGE_TIED = re.compile(
+_MERGE_TIED = compile_lazily(
     r"(?<!\w)(?:merg\w*|releas\w*|ship\w*|land(?:s|ing)?|deploy\w*|production|go live|launch\w*)"
     r"(?!\w)|合并|合入|上线|发布|マージ|リリース|병합|배포"
 )
@@ -636,7 +637,7 @@ def _reported_done(text: str, start: int, end: int) -> bool:
 
 
 # Headings (and bold pseudo-headings) that open a list of blocking findings.
-BLOCKING_SECTION = re.compile(
+BLOCKING_SECTION = compile_lazily(
     r"(?:critical|blockers?|blocking|must[ -]?fix|must have fixed|p0|showstoppers?|"
     r"严重|阻塞|阻断|必须修复|致命|クリティカル|ブロッカー|치명|차단|크리티컬|"
     r"críticos?|críticas?|bloqueantes?|bloqueadores?|critiques?|bloquants?|kritisch|"
@@ -645,12 +646,12 @@ BLOCKING_SECTION = re.compile(
     r"(?: ?\([^)]{0,40}\))?[ :：]*$"
 )
 # Count labels: 'Critical: 2', 'blockers: 1', 'Blocking issues: 3'.
-COUNT_LABEL = re.compile(
+COUNT_LABEL = compile_lazily(
     r"(?:critical|criticals|critical issues|critical findings|critical count|blockers|blocker|"
     r"blocking|blocking issues|blocking findings|p0|must fix|must-fix|严重|阻塞)"
 )
 # A finding item that says there is nothing: '(none)', 'None.', '无。', 'なし'.
-NONE_ITEM = re.compile(
+NONE_ITEM = compile_lazily(
     r"[ \t(]*(?:none|n/a|nothing(?: critical| blocking| to report| to flag)?|"
     r"no (?:critical |blocking |major |new |open |remaining )?(?:issues?|findings?|problems?|"
     r"blockers?|concerns?)|zero|0|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|无|なし|없음|"
@@ -659,8 +660,8 @@ NONE_ITEM = re.compile(
 
 # --------------------------------------------------------------------------- non-blocking extras
 
-_WITH = re.compile(r"(?:with|con|com|avec|mit|和|带)(?!\w)")
-_NON_BLOCKING_MARK = re.compile(
+_WITH = compile_lazily(r"(?:with|con|com|avec|mit|和|带)(?!\w)")
+_NON_BLOCKING_MARK = compile_lazily(
     r"(?<!\w)(?:nit|nits|nitpicks?|notes?|commendations?|praise|kudos|optional|opcional|"
     r"opcionales|opcionais|optionnel|optionnelle|optionnels|optionnelles|optionalen?|"
     r"facoltativ[aeio]|0 blocking|zero blocking|no blocking|none blocking|non blocking|"
@@ -668,12 +669,12 @@ _NON_BLOCKING_MARK = re.compile(
     r"nicht blockierend|0 blockers|zero blockers|no blockers)(?!\w)|"
     r"非阻塞|非阻断|不阻塞|可选|任意"
 )
-_NON_BLOCKING_ALONE = re.compile(
+_NON_BLOCKING_ALONE = compile_lazily(
     r"[ (\[—–-]*(?:nits? only|non blocking|nonblocking|not blocking|0 blocking|zero blocking|"
     r"0 blockers|no blockers|nits|optional)[ )\].]*"
 )
-_EXTRA_STOP = re.compile(r"[.;,—，；。]|\s-\s|$")
-_OBLIGATION = re.compile(
+_EXTRA_STOP = compile_lazily(r"[.;,—，；。]|\s-\s|$")
+_OBLIGATION = compile_lazily(
     r"(?<!\w)(?:must|required|require|requires|before merg|blocking|blocker|critical|"
     r"should be fixed|need to be fixed|needs to be fixed)(?!\w)|必须|须|需"
 )

@@ -4,12 +4,12 @@ are themselves a verdict)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import Answer
 from mergegate.verdicts._lines import Line
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import has_lookalike
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
@@ -22,7 +22,7 @@ __all__ = [
     "without_list_mark",
 ]
 
-LIST_MARK = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
+LIST_MARK = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from mergegate.verdicts._patterns import compile_lazily
+
 __all__ = [
     "MAX_INPUT_CHARS",
     "MAX_LINE_CHARS",
@@ -61,7 +63,7 @@ _LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LI
 # Symbols and letters that Unicode names after a Latin letter but NFKC leaves alone: negative
 # squared and circled letters (🅽), regional indicators (🇳), small capitals (ɴ). Read from the
 # character's name in the Unicode data, not from a hand list.
-_NAMED_LATIN = re.compile(
+_NAMED_LATIN = compile_lazily(
     r"(?:NEGATIVE (?:SQUARED|CIRCLED) |SQUARED |CIRCLED |PARENTHESIZED )?LATIN "
     r"(?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL )?([A-Z])|"
     r"REGIONAL INDICATOR SYMBOL LETTER ([A-Z])"
@@ -204,7 +206,7 @@ def _run_pattern() -> re.Pattern[str]:
     symbols = "".join(
         chr(c) for a, b in _SYMBOL_BLOCKS for c in range(a, b) if _named_latin(chr(c))
     )
-    return re.compile(f"(?:[^\\W_]|[{symbols}])+")
+    return compile_lazily(f"(?:[^\\W_]|[{symbols}])+")
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
@@ -266,7 +268,7 @@ def skeleton(text: str, *, marks: bool = False) -> str:
 
 
 # The combining diacritical mark blocks that Latin, Greek and Cyrillic letters carry.
-_DIACRITICS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
+_DIACRITICS = compile_lazily("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
 # Where the letters named after a Latin letter live besides the symbol blocks: small capitals
 # (IPA Extensions, Phonetic Extensions, Latin Extended-D).
 _NAMED_BLOCKS = ((0x0250, 0x0300), (0x1D00, 0x1D80), (0xA700, 0xA800), *_SYMBOL_BLOCKS)
@@ -299,17 +301,17 @@ def _lookalike_chars() -> str:
 def _lookalike_class() -> re.Pattern[str]:
     """One character `_translation` reads as Latin: a line without any is read as written,
     in one search (most non-ASCII text: CJK, emoji, punctuation)."""
-    return re.compile(f"[{_lookalike_chars()}]")
+    return compile_lazily(f"[{_lookalike_chars()}]")
 
 
 @cache
 def _whole_lookalike() -> re.Pattern[str]:
-    return re.compile(f"[{_lookalike_chars()}]+")
+    return compile_lazily(f"[{_lookalike_chars()}]+")
 
 
 # A letter beyond ASCII and the scripts with no Latin look-alikes (CJK, kana, Hangul), or a
 # letter symbol: only a line with one can hold a look-alike (checked before the table loads).
-_MAYBE_LOOKALIKE = re.compile(
+_MAYBE_LOOKALIKE = compile_lazily(
     "[^\\W\x00-\x7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|"
     "[\u2460-\u24ff\U0001f100-\U0001f1ff]"
 )

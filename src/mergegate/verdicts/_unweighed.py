@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from mergegate.decisions import Decision
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
@@ -41,57 +42,57 @@ __all__ = ["unweighed"]
 _F, _M, _A = Decision.FIXES, Decision.MALFORMED, Decision.APPROVE
 Refusal = tuple[Decision, int, str]
 
-_ADVISORY = re.compile(
+_ADVISORY = compile_lazily(
     r"(?<![a-z])(?:minor|nits?|nitpicks?|suggestions?|suggested|recommendations?|improvements?|"
     r"optional|low|info|informational|praise|strengths?|nice[ -]to[ -]have|polish|cosmetic|"
     r"style|non[ -]?blocking|advisory|deferred|follow[ -]?ups?|future|post[ -]merge|later|"
     r"next steps?|out of scope)(?![a-z])|次要|建议|可选|非阻塞|menores?|opcional\w*|mejoras?"
 )
-_DONE_HEADING = re.compile(
+_DONE_HEADING = compile_lazily(
     r"(?<![a-z])(?:closed|resolved|fixed|addressed|verified|confirmed|done|completed|"
     r"applied|previous|prior|earlier|round 1)(?![a-z])|已修复|已解决"
 )
-_IMPORTANT = re.compile(
+_IMPORTANT = compile_lazily(
     r"(?<![a-z])(?:important|major|high|medium|should[ -]fix|p1|p2|重要)(?![a-z])"
 )
-_CRITICAL = re.compile(
+_CRITICAL = compile_lazily(
     r"(?<![a-z])(?:critical|blockers?|blocking|must[ -]?fix|p0|showstoppers?)(?![a-z])|严重|阻塞"
 )
 # GSD's gaps are its recogniser's (`_templates.gsd` reads them from the frontmatter).
-_FINDINGS = re.compile(
+_FINDINGS = compile_lazily(
     r"(?<![a-z])(?:issues?|findings?|problems?|concerns?|bugs?|defects?|risks?|caveats?|"
     r"warnings?|security (?:notes?|issues?|concerns?|findings?|risks?)|vulnerabilit(?:y|ies)|"
     r"regressions?|limitations?|errors?|flaws?|weaknesses)(?![a-z])|问题|风险|警告|指摘|문제|hallazgos|"
     r"problemas|riesgos|problèmes|risques|probleme|risiken|проблемы|замечания"
 )
 # Headings that tell the problem the change fixes: a defect stated there is its subject.
-_CONTEXT = re.compile(
+_CONTEXT = compile_lazily(
     r"(?<![a-z])(?:background|context|problem statement|the problem|motivation|root cause|"
     r"bug report|original (?:issue|bug|problem)|reproduction|steps to reproduce|symptoms?|"
     r"before|what was wrong|why)(?![a-z])"
 )
-_FINDING_LABEL = re.compile(
+_FINDING_LABEL = compile_lazily(
     r"[ \t>*_+-]*(?:\d{1,3}[.)][ \t]*)?[*_`]*(?:issue|problem|bug|defect|concern|risk|warning|"
     r"caveat|finding|security[ \t]+(?:note|issue|concern|finding|risk)|vulnerability|"
     r"regression|known issue|limitation|flaw|todo|fixme|error|gotcha)s?[*_`]*[ \t]*[:：]"
 )
 # A label value that grades rather than names: 'Risk: low', 'Security: none'.
-_GRADE = re.compile(
+_GRADE = compile_lazily(
     r"[ \t*_`]*(?:none|n/a|no|nothing|low|minimal|negligible|minor|0|zero|ok|fine|clean|"
     r"passed|pass|✅)(?![a-z0-9])"
 )
 # 'No blocking gaps found.': a finding noun negated, and nothing else.
-_NO_FINDING = re.compile(
+_NO_FINDING = compile_lazily(
     r"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){0,5}?(?:issues?|findings?|problems?|blockers?|"
     r"concerns?|gaps?|bugs?|defects?|risks?|vulnerabilit(?:y|ies)|regressions?|errors?|"
     r"warnings?|caveats?|limitations?)(?:[ \t]+(?:found|identified|reported|remaining|"
     r"detected|observed|introduced|left))?[ \t.!]*"
 )
-_OPEN_BOX = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[ \][ \t]+\S")
+_OPEN_BOX = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[ \][ \t]+\S")
 _CHECK_MARKS = ("✅", "✔", "☑")
-_KEY_VALUE = re.compile(r"[^:：]{1,40}[:：]")
-_LETTER = re.compile(r"[^\W\d_]")
-_FIRST_SENTENCE = re.compile(r"[^.;!?。；]*")
+_KEY_VALUE = compile_lazily(r"[^:：]{1,40}[:：]")
+_LETTER = compile_lazily(r"[^\W\d_]")
+_FIRST_SENTENCE = compile_lazily(r"[^.;!?。；]*")
 
 
 @dataclass(slots=True)
@@ -168,7 +169,7 @@ def _structured(
         return None if scan.heading.kind == "context" else _said(prose_of(line.low), "a heading")
     if not line.live or index in covered or not _LETTER.search(line.raw):
         return None
-    if _is_table_row(line.raw):
+    if is_table_row(line.raw):
         scan.table = _table_grade(doc, index, scan.table)
     if index in sites:
         return _beside_verdict(doc, index)
@@ -189,7 +190,9 @@ def _said(text: str, where: str, *, part: bool = False) -> tuple[Decision, str] 
 
 
 _ALERTS_THAT_WARN = ("warning", "caution", "important")
-_ALERT = re.compile(r"[ \t]{0,3}>[ \t]*\[!(note|tip|important|warning|caution)\]", re.IGNORECASE)
+_ALERT = compile_lazily(
+    r"[ \t]{0,3}>[ \t]*\[!(note|tip|important|warning|caution)\]", re.IGNORECASE
+)
 
 
 def _alert_line(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
@@ -298,21 +301,16 @@ def _yaml_key(raw: str) -> bool:
     return raw.lstrip(" -")[:1].islower()
 
 
-def _is_table_row(raw: str) -> bool:
-    return raw.lstrip().startswith("|")
-
-
-_DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
-_SEVERITY_HEADER = re.compile(r"(?<![a-z])(?:severity|priority|level|impact|grade)(?![a-z])")
+_DELIMITER_ROW = compile_lazily(
+    r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*"
+)
+_SEVERITY_HEADER = compile_lazily(r"(?<![a-z])(?:severity|priority|level|impact|grade)(?![a-z])")
+# The words that grade an item below blocking, as a label or in a table's severity cell.
+_LOW = "minor|nits?|suggestions?|optional|trivial|cosmetic|info"
 # An item the reviewer grades below blocking, by its label: 'Minor: …', '- Nit: …'.
-_LOW_LABEL = re.compile(
-    r"[ \t>*_+-]*[*_`]*(?:minor|nits?|nitpicks?|suggestions?|optional|trivial|cosmetic|info)"
-    r"[*_`]*[ \t]*[:：]"
-)
-_GRADED_LOW = re.compile(
-    r"(?<![a-z])(?:minor|low|nits?|info|informational|suggestions?|optional|trivial|p3|"
-    r"cosmetic|style)(?![a-z])"
-)
+_LOW_LABEL = compile_lazily(rf"[ \t>*_+-]*[*_`]*(?:{_LOW}|nitpicks?)[*_`]*[ \t]*[:：]")
+# A severity cell below blocking; a cell also says 'Low', 'P3' or 'Style'.
+_GRADED_LOW = compile_lazily(rf"(?<![a-z])(?:{_LOW}|low|informational|p3|style)(?![a-z])")
 
 
 def _table_grade(doc: Doc, index: int, current: str | None) -> str | None:
@@ -354,7 +352,7 @@ def _done(text: str) -> bool:
 def _beside_verdict(doc: Doc, index: int) -> tuple[Decision, str] | None:
     line = doc.lines[index]
     found = _cell_beside(line)
-    if found is None and _is_table_row(line.raw):
+    if found is None and is_table_row(line.raw):
         found = _scope_in_table(doc, index)
     return (_M, f"a cell beside the verdict says '{found}'") if found is not None else None
 
@@ -375,11 +373,11 @@ def _cell_beside(line: Line) -> str | None:
     return None
 
 
-_SCOPE_LABEL = re.compile(
+_SCOPE_LABEL = compile_lazily(
     r"[ \t*_`]*(?:scope|scoped to|applies to|covers|coverage|component|components|area|part|"
     r"parts|package|packages|module|modules|paths?|subsystem|limited to)[ \t*_`:]*"
 )
-_WHOLE_VALUE = re.compile(
+_WHOLE_VALUE = compile_lazily(
     r"[ \t*_`]*(?:all|everything|whole|entire|full|the whole change|whole change|whole pr|"
     r"all changes|the pr|this pr|n/a|none|-|—)?[ \t*_`.]*"
 )
@@ -406,13 +404,13 @@ def _scope_in_table(doc: Doc, index: int) -> str | None:
 
 def _table_rows(doc: Doc, index: int) -> list[int]:
     first = index
-    while first > 0 and index - first < _TABLE_REACH and _is_table_row(doc.lines[first - 1].raw):
+    while first > 0 and index - first < _TABLE_REACH and is_table_row(doc.lines[first - 1].raw):
         first -= 1
     last = index
     while (
         last + 1 < len(doc.lines)
         and last - index < _TABLE_REACH
-        and _is_table_row(doc.lines[last + 1].raw)
+        and is_table_row(doc.lines[last + 1].raw)
     ):
         last += 1
     return list(range(first, last + 1))
@@ -422,7 +420,7 @@ def _whole(value: str) -> bool:
     return _WHOLE_VALUE.fullmatch(value) is not None
 
 
-_FRONT_SCOPE = re.compile(
+_FRONT_SCOPE = compile_lazily(
     r"[ \t]*(?:scope|applies_to|applies-to|covers|coverage|components?|paths?|packages?|"
     r"modules?|area|parts?)[ \t]*:[ \t]*(.*)"
 )

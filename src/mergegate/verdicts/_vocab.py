@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._patterns import compile_lazily
 
 __all__ = [
     "AMBIGUOUS",
@@ -52,16 +53,16 @@ _MARKUP = str.maketrans(
 )
 # A hyphen (or an underscore, already a space) between two letters joins words of one
 # token: 'pass-with-followups', 'needs-work', 'no-go'. Between digits it stays ('5-6').
-_JOINER = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+_JOINER = compile_lazily(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
 # What a reader does not see of a line: inline HTML tags ('<sub>', '</span>', '<br/>') and a
 # link's destination ('[do not merge](https://…)' shows 'do not merge').
-_INLINE_HTML = re.compile(
+_INLINE_HTML = compile_lazily(
     r"</?(?:a|abbr|b|big|br|center|cite|code|del|div|em|font|i|ins|kbd|mark|p|q|s|small|span|"
     r"strong|sub|sup|tt|u)(?:[ \t][^<>]{0,200})?/?>"
 )
-_LINK_TARGET = re.compile(r"\]\([^()\s]{0,2000}(?:[ \t]+\"[^\"]{0,200}\")?\)")
+_LINK_TARGET = compile_lazily(r"\]\([^()\s]{0,2000}(?:[ \t]+\"[^\"]{0,200}\")?\)")
 
 
 def as_shown(text: str) -> str:
@@ -201,11 +202,11 @@ def alternation(words: list[str] | tuple[str, ...]) -> re.Pattern[str]:
         parts.append(rf"(?<![{_LETTER}])(?:{'|'.join(latin)})(?![{_LETTER}])")
     if cjk:
         parts.append(rf"(?<![{_NEGATING_BEFORE}])(?:{'|'.join(cjk)}){_NEGATING_AFTER}")
-    return re.compile("|".join(parts) or "(?!)")
+    return compile_lazily("|".join(parts) or "(?!)")
 
 
 _DECIDING_RE = alternation(list(_DECIDING))
-_WORD = re.compile(r"[^\W\d_][^\W_]*")
+_WORD = compile_lazily(r"[^\W\d_][^\W_]*")
 FIRST_WORDS = frozenset(
     p[0] if _is_cjk(p) else m.group(0) for p in _DECIDING if (m := _WORD.match(p)) is not None
 )
@@ -380,7 +381,7 @@ _KINDS = (
     (LabelKind.STATUS, _STATUS_LABELS),
 )
 # CJK labels are written without spaces: '综合判定', '本次审查结论', '审批建议'.
-_CJK_MODIFIER_RE = re.compile(
+_CJK_MODIFIER_RE = compile_lazily(
     "^(?:" + "|".join(sorted((m for m in _MODIFIERS if _is_cjk(m)), key=len, reverse=True)) + ")+"
 )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates import (
     bmad,
     gerrit,
@@ -45,13 +46,13 @@ spectacular comes before superpowers, whose template it uses under a stricter ga
 # its section titles, its log labels). Searched once over the whole text, so a document
 # without it costs one search instead of a pass over every line (bench: 'short lines').
 _NEEDS: dict[str, re.Pattern[str]] = {
-    gerrit.NAME: re.compile(r"code-review"),
-    github.NAME: re.compile(r"state|decision"),
-    bmad.NAME: re.compile(r"gate"),
-    megazord.NAME: re.compile(r"finding|issue|bug|review complete"),
-    spectacular.NAME: re.compile(r"code review|specs/|\.worktrees/"),
-    superpowers.NAME: re.compile(r"critical|important|minor|spec"),
-    review_log.NAME: re.compile(r"review"),
+    gerrit.NAME: compile_lazily(r"code-review"),
+    github.NAME: compile_lazily(r"state|decision"),
+    bmad.NAME: compile_lazily(r"gate"),
+    megazord.NAME: compile_lazily(r"finding|issue|bug|review complete"),
+    spectacular.NAME: compile_lazily(r"code review|specs/|\.worktrees/"),
+    superpowers.NAME: compile_lazily(r"critical|important|minor|spec"),
+    review_log.NAME: compile_lazily(r"review"),
 }
 
 

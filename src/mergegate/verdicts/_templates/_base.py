@@ -53,6 +53,9 @@ class Recognised:
     superseded: frozenset[int] = frozenset()
     """Verdict lines its own record shows to be older (a GSD body status the newer frontmatter
     replaces): not read as verdicts, still read for blocking content."""
+    whole: bool = False
+    """It accounts for the whole document (a file in its own format, such as a YAML gate
+    file, read field by field): no line of it is unweighed prose beside the verdict."""
 
 
 Recogniser = Callable[[Doc], Recognised | None]

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._text import has_lookalike
@@ -15,7 +16,7 @@ from mergegate.verdicts._vocab import LabelKind
 
 __all__ = ["KEY_LINE", "field_site", "line_fields"]
 
-KEY_LINE = re.compile(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
+KEY_LINE = compile_lazily(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 """A `key: value` line (matched from its first character): a lower-case key of at most 41
 characters, then the rest of the line. YAML frontmatter (`_frontmatter`) and a GSD report's
 top-level fields (`gsd`) read keys alike."""

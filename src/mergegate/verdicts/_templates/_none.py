@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from mergegate.verdicts._patterns import compile_lazily
+
 __all__ = ["says_none"]
 
 _NONE_WORD = (
@@ -23,7 +25,7 @@ _SCOPE_WORD = (
     r"(?:this|these|the|scoped|scope|fix|fixes|diff|change|changes|review|re-review|round|pr|"
     r"patch|bounded|task|slice|commit|branch|pass)"
 )
-_NONE_ITEM = re.compile(
+_NONE_ITEM = compile_lazily(
     rf"(?:(?:[-*+]|\d{{1,3}}[.)])[ \t]+)?[*_`( \t]*{_NONE_WORD}[*_`) \t]*"
     rf"(?:[ \t]+{_QUALIFIER})?"
     rf"(?:[ \t]+(?:in|within|for|at)(?:[ \t]+{_SCOPE_WORD}){{1,5}})?"

@@ -25,21 +25,22 @@ from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import line_fields
 from mergegate.verdicts._text import norm
 
-__all__ = ["NAME", "is_gate_file", "recognise"]
+__all__ = ["NAME", "recognise"]
 
 NAME = "bmad"
 
-_GATE = re.compile(
+_GATE = compile_lazily(
     r"[ \t]*(?:[-*+][ \t]+)?[*_]*(?:qa[ \t]+)?gate(?:[ \t]+status)?[*_]*[ \t]*:[ \t]*[*_\"']*"
     r"(pass|concerns|fail|waived)[*_\"']*(?:[ \t]*(?:→|->)[ \t]*`?[\w./{}-]{1,200}`?)?[ \t]*"
     r"(?:#(.{0,200}))?",
     re.IGNORECASE,
 )
-_VALUES_COMMENT = re.compile(
+_VALUES_COMMENT = compile_lazily(
     r"[ \t]*(?:pass|concerns|fail|waived)(?:[ \t]*[|,/][ \t]*(?:pass|concerns|fail|waived)){3}"
     r"[ \t]*",
     re.IGNORECASE,
@@ -50,11 +51,11 @@ _DECISION = {
     "fail": (Decision.REJECT, "the QA gate is FAIL"),
     "waived": (Decision.FIXES, "the QA gate is WAIVED: set aside by a person, not passed"),
 }
-_TOP_ISSUES = re.compile(r"top_issues[ \t]*:(.*)")
-_SEVERITY = re.compile(r"(?<![a-z_])severity[ \t]*:[ \t]*[\"']?([a-z]{0,20})")
+_TOP_ISSUES = compile_lazily(r"top_issues[ \t]*:(.*)")
+_SEVERITY = compile_lazily(r"(?<![a-z_])severity[ \t]*:[ \t]*[\"']?([a-z]{0,20})")
 _MAX_ISSUE_LINES = 2_000
 # An item's own status field closing it ('status: "RESOLVED"'): the values that say done.
-_CLOSED_ISSUE = re.compile(
+_CLOSED_ISSUE = compile_lazily(
     r"(?<![a-z_])status[ \t]*:[ \t]*[\"']?(?:resolved|closed|fixed|done)[\"']?[ \t]*(?:$|[,}#])"
 )
 
@@ -66,8 +67,9 @@ def recognise(doc: Doc) -> Recognised | None:
     whose value is none of the four makes the file `malformed`."""
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
     unknown = _unknown_gate(doc)
+    whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
     if found is None:
-        return None if unknown is None else Recognised(name=NAME, unanswered=unknown)
+        return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
     older = _older_history(doc, {s.index for s in found.sites})
     return replace(
         found,
@@ -76,11 +78,12 @@ def recognise(doc: Doc) -> Recognised | None:
         accounted=found.accounted | older,
         blocking=_top_issue(doc),
         unanswered=unknown,
+        whole=whole,
     )
 
 
-_HISTORY = re.compile(r"history[ \t]*:[ \t]*(?:#.*)?")
-_TOP_GATE = re.compile(r"gate[ \t]*:[ \t]*[\"']?([^\s\"'#]*)")
+_HISTORY = compile_lazily(r"history[ \t]*:[ \t]*(?:#.*)?")
+_TOP_GATE = compile_lazily(r"gate[ \t]*:[ \t]*[\"']?([^\s\"'#]*)")
 
 
 def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
@@ -97,7 +100,7 @@ def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
     return frozenset(older[:-1])
 
 
-def is_gate_file(doc: Doc) -> bool:
+def _is_gate_file(doc: Doc) -> bool:
     """A BMAD gate file: YAML from its first lines (`schema: 1`), so its `#` lines are YAML
     comments, not Markdown headings, and its prose is the recogniser's fields."""
     return any(line.raw.startswith("schema:") for line in doc.lines[:40])
@@ -106,7 +109,7 @@ def is_gate_file(doc: Doc) -> bool:
 def _unknown_gate(doc: Doc) -> tuple[int, str] | None:
     """(line index, why) of a top-level YAML `gate:` key whose value is not a gate value
     (`gate: EXCELLENT`): the template's verdict field answered outside its vocabulary."""
-    if not is_gate_file(doc):
+    if not _is_gate_file(doc):
         return None  # not a gate file: a story's `Gate:` line is read by `_GATE` alone
     for index, line in enumerate(doc.lines):
         match = _TOP_GATE.match(line.raw)

@@ -12,6 +12,7 @@ import re
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import line_fields
 
@@ -19,7 +20,7 @@ __all__ = ["NAME", "recognise"]
 
 NAME = "gerrit"
 
-_VOTE = re.compile(
+_VOTE = compile_lazily(
     r"[ \t]*(?:[-*+][ \t]+)?[*_`]*(?:patch[ \t]*set[ \t]+\d{1,4}[ \t]*:[ \t]*)?"
     r"code-review[ \t]*:?[ \t]*([+-]?[0-2])[*_`]*[ \t.]*",
     re.IGNORECASE,

@@ -12,6 +12,7 @@ import re
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import line_fields
 
@@ -19,7 +20,7 @@ __all__ = ["NAME", "recognise"]
 
 NAME = "github"
 
-_STATE = re.compile(
+_STATE = compile_lazily(
     r"[ \t]*(?:[-*+][ \t]+)?[*_`\"]*(?:review[ _]?state|state|review[ _]?decision)[*_`\"]*"
     r"[ \t]*:[*_`\"]*[ \t]*[*_`\"]*"
     r"(approved|changes_requested|commented|dismissed|pending|review_required)[*_`\"]*[ \t,]*",

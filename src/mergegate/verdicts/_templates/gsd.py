@@ -29,11 +29,10 @@ frontmatter's (`_frontmatter`), not only GSD's.
 
 from __future__ import annotations
 
-import re
-
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
@@ -53,14 +52,14 @@ _STATUS = {
     "gaps_found": Decision.FIXES,
     "human_needed": Decision.FIXES,
 }
-_BODY_STATUS = re.compile(r"(?:[-+] )?status ?: ?(.+)")
+_BODY_STATUS = compile_lazily(r"(?:[-+] )?status ?: ?(.+)")
 _GSD_KEYS = ("gaps", "resolutions", "human_uat")
 _GAP_KEYS = ("gaps", "gaps_remaining")
 _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
 _MAX_YAML_CHARS = 200_000
-_THEMATIC_BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
-_HUMAN_HEADING = re.compile(r"[#\s*_]*human verification(?![a-z])")
+_THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
+_HUMAN_HEADING = compile_lazily(r"[#\s*_]*human verification(?![a-z])")
 
 
 def recognise(doc: Doc) -> Recognised | None:

@@ -19,11 +19,10 @@ Megazord's, and its status and count lines are read by the generic reader under 
 
 from __future__ import annotations
 
-import re
-
 from mergegate.verdicts._findings import location_of
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Finding, Severity
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._text import norm
 
@@ -31,10 +30,12 @@ __all__ = ["NAME", "recognise"]
 
 NAME = "megazord"
 
-_BLOCK = re.compile(
+_BLOCK = compile_lazily(
     r"[ \t*_`]*(?:finding|issue|bug)[ \t]*#?[ \t]*(\d{1,4})[ \t]*[:.—–-]?[ \t]*(.*)"
 )
-_FIELD = re.compile(r"[ \t]*[-*+][ \t]+(?:\*\*|__)([^*_:]{1,30}):?(?:\*\*|__)[ \t]*:?[ \t]*(.*)")
+_FIELD = compile_lazily(
+    r"[ \t]*[-*+][ \t]+(?:\*\*|__)([^*_:]{1,30}):?(?:\*\*|__)[ \t]*:?[ \t]*(.*)"
+)
 
 
 def recognise(doc: Doc) -> Recognised | None:

@@ -19,12 +19,12 @@ What follows a state on the deciding entry is read as text after an approval
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import field_site
@@ -34,10 +34,10 @@ __all__ = ["NAME", "recognise"]
 
 NAME = "review-log"
 
-_ENTRY = re.compile(
+_ENTRY = compile_lazily(
     r"([ \t]*)(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?[*_]*([^:*_]{2,60}?)[*_]*[ \t]*:[*_ \t]*(.*)"
 )
-_STATE = re.compile(
+_STATE = compile_lazily(
     r"(?:(?:initially|first|then|finally|now)[ \t,]+)?[*_`]*"
     r"(approved|approve|passed|pass|lgtm|changes[_ ]requested|request[_ ]changes|"
     r"needs[_ ]work|with fixes|failed|fail|rejected|reject)(?![a-z_])[*_`]*",
@@ -53,14 +53,14 @@ _DECISION = {
     "rejected": Decision.REJECT,
     "reject": Decision.REJECT,
 }
-_REVIEW_LABEL = re.compile(r"(?<![a-z])(?:re-?review|review)(?![a-z])")
-_RESULT_LABEL = re.compile(r"(?<![a-z])result(?![a-z])")
-_REVIEWER = re.compile(r"(?<![a-z])(?:re-?)?review(?:er)?(?![a-z])")
-_ROUND_WORDS = re.compile(
+_REVIEW_LABEL = compile_lazily(r"(?<![a-z])(?:re-?review|review)(?![a-z])")
+_RESULT_LABEL = compile_lazily(r"(?<![a-z])result(?![a-z])")
+_REVIEWER = compile_lazily(r"(?<![a-z])(?:re-?)?review(?:er)?(?![a-z])")
+_ROUND_WORDS = compile_lazily(
     r"(?<![a-z])(?:first|initial|second|third|final|follow-?up|latest|after fix(?:es)?|"
     r"round[ \t]*\d{1,2}|\d{1,2}(?:st|nd|rd|th))(?![a-z])"
 )
-_RE_REVIEW = re.compile(r"(?<![a-z])re-?(?=review)")
+_RE_REVIEW = compile_lazily(r"(?<![a-z])re-?(?=review)")
 _GENERIC = frozenset({"review", "result", "reviews", "results", ""})
 
 

@@ -21,6 +21,7 @@ from dataclasses import replace
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import Answer, read_answer
 from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, make_site
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
@@ -28,7 +29,7 @@ from mergegate.verdicts._vocab import LabelKind, clean_value
 __all__ = ["stage_sites"]
 
 # 'Part 1: Spec compliance', 'Verdict 2: Code Quality', 'Stage 1 — Spec review', '**Spec:**'.
-_STAGE = re.compile(
+_STAGE = compile_lazily(
     r"[ \t#*_`]*(?:(?:part|stage|verdict|step)[ \t]*\d{1,2}[ \t]*[:.—–-]*[ \t]*)?[*_`]*"
     r"(spec(?:ification)?(?:[ \t-]+compliance)?|(?:code[ \t-]+)?quality)"
     r"(?:[ \t-]+review)?[*_`]*[ \t]*(?:[:：—–]|--|-)?[ \t*_`]*(.*)",

@@ -30,11 +30,11 @@ sections). The field's `Yes` itself is read by the generic grammar (dialect `sup
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates.superpowers import read_sections
 
@@ -45,15 +45,15 @@ NAME = "spectacular"
 _BLOCKING = frozenset({Severity.CRITICAL, Severity.IMPORTANT})
 # spectacular's heading names the review first ('Code Review: Phase 2 - …'); GSD's reviewer
 # writes 'Phase 03: Code Review Report', which is GSD's.
-_PHASE_REVIEW = re.compile(r"code review\b.{0,40}?\bphase[ \t]+\d")
-_RUN_PATH = re.compile(
+_PHASE_REVIEW = compile_lazily(r"code review\b.{0,40}?\bphase[ \t]+\d")
+_RUN_PATH = compile_lazily(
     r"specs/[0-9a-f]{6}-[a-z0-9][a-z0-9._-]*/(?:spec|plan)\.md|\.worktrees/[0-9a-f]{6}-main\b"
 )
-_ASSESSMENT = re.compile(r"[ \t]*assessment[ \t:]*")
-_FIELD = re.compile(r"(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?ready to merge[ \t]*\?(.*)")
-_CHECKBOX = re.compile(r"[-*+]?[ \t]*\[[ x]\][ \t]*")
+_ASSESSMENT = compile_lazily(r"[ \t]*assessment[ \t:]*")
+_FIELD = compile_lazily(r"(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?ready to merge[ \t]*\?(.*)")
+_CHECKBOX = compile_lazily(r"[-*+]?[ \t]*\[[ x]\][ \t]*")
 _ANSWERS = frozenset({"yes", "no", "with fixes"})
-_A_NO = re.compile(r"(?:no|not|with fixes)\b")
+_A_NO = compile_lazily(r"(?:no|not|with fixes)\b")
 
 
 def recognise(doc: Doc) -> Recognised | None:

@@ -26,6 +26,7 @@ from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._templates._base import Recognised, SectionFound
 from mergegate.verdicts._templates._none import says_none
@@ -37,7 +38,7 @@ __all__ = ["NAME", "read_sections", "recognise"]
 
 NAME = "superpowers"
 
-_TITLE = re.compile(
+_TITLE = compile_lazily(
     r"[ \t#*_`]*(critical|important|minor)(?:[ \t]+issues?)?"
     r"(?:[ \t]*\((?:must fix|should fix|nice to have|consider|optional)[^)]{0,30}\))?[ \t*_`:]*",
     re.IGNORECASE,
@@ -47,9 +48,9 @@ _SEVERITY = {
     "important": Severity.IMPORTANT,
     "minor": Severity.MINOR,
 }
-_BOLD_ALONE = re.compile(r"[ \t]*(?:\*\*|__)([^*_]{1,40})(?:\*\*|__)[ \t:]*")
+_BOLD_ALONE = compile_lazily(r"[ \t]*(?:\*\*|__)([^*_]{1,40})(?:\*\*|__)[ \t:]*")
 # A bold label that closes a section: the template's own next block ('**Ready to merge?**').
-_CLOSING_LABEL = re.compile(
+_CLOSING_LABEL = compile_lazily(
     r"[ \t]*(?:\*\*|__)[ \t]*(?:ready to merge|reasoning|verdict|assessment|recommendations?|"
     r"summary)[ \t]*[?:]?[ \t]*(?:\*\*|__)",
     re.IGNORECASE,
