@@ -50,7 +50,7 @@ INSTRUCTIONS = [
     "Get a sign-off from the platform team on the token scope.",
     "Calls for a second look by the DBA: wants a review of the index.",
     "_Only once the flag is off by default._",
-    "**Unless the nightly job goes red again.**",
+    "**Only for the staging rollout.**",
     "Take the migration out of this PR.",
 ]
 INSTRUCTION_TWINS = [
@@ -60,6 +60,17 @@ INSTRUCTION_TWINS = [
     "Clean, focused change with no behavioural surprises.",
     "*— Priya, platform team*",
     "Ship it.",
+]
+
+# A clause after the closing verdict that answers with another verdict: the reviewer's last
+# word is not the yes.
+CONTRARY = [
+    "So, merge or not? No.",
+    "Which is it, approve or reject? Reject, because the cap ignores the deadline.",
+]
+CONTRARY_TWINS = [
+    "No code changes are required before merge.",
+    "Nothing blocks the merge.",
 ]
 
 # A list item after the closing verdict that carries a location or a severity tag is a
@@ -114,6 +125,18 @@ def test_an_instruction_or_fragment_after_the_approval_is_refused(text: str) -> 
 
 @pytest.mark.parametrize("text", INSTRUCTION_TWINS)
 def test_a_reason_or_signature_after_the_approval_still_approves(text: str) -> None:
+    verdict = parse_verdict(_after(text))
+    assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize("text", CONTRARY)
+def test_another_verdict_after_the_approval_is_refused(text: str) -> None:
+    verdict = parse_verdict(_after(text))
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize("text", CONTRARY_TWINS)
+def test_a_negated_verdict_word_after_the_approval_still_approves(text: str) -> None:
     verdict = parse_verdict(_after(text))
     assert verdict.decision is A, verdict.reasons
 

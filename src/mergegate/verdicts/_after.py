@@ -40,7 +40,7 @@ from mergegate.verdicts._accounting import carries_no_decision
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._unweighed import opens_document
-from mergegate.verdicts._vocab import clean_value, hits
+from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
 
 __all__ = ["after_approval"]
 
@@ -65,8 +65,11 @@ _REVIEW_PART = re.compile(
     r"suggestions?|improvements?|optional|resolved|closed|fixed|addressed|none|"
     r"post[ -]merge|deferred|future work|quality|security|performance|documentation|docs|"
     r"reasons?|reasoning|rationale|justification|truths|artifacts|anti[- ]?patterns?|gaps|"
-    r"spot-checks|data-flow)"
-    r"(?![a-z])|总结|摘要|结论|测试|验证|后续|备注|说明|まとめ|テスト|検証|備考|要約|요약|테스트|"
+    r"spot-checks|data-flow|"
+    # a findings section: what it lists is read by `_unweighed` and `_blocking`
+    r"issues?|findings?|concerns?|problems?|risks?|caveats?|blockers?|critical|important|"
+    r"major)"
+    r"(?![a-z])|总结|摘要|结论|测试|验证|后续|备注|说明|まとめ|テスト|备考|요약|테스트|"
     r"검증|비고|resumen|pruebas|verificaci[oó]n|notas|resultados?|conclusi[oó]n|consolidado|"
     r"resumo|testes|verifica[cç][aã]o|r[ée]sum[ée]|v[ée]rification|remarques|zusammenfassung|"
     r"pr[uü]fung|hinweise|riepilogo|verifica|итог|резюме|тесты|проверка|примечания"
@@ -74,25 +77,29 @@ _REVIEW_PART = re.compile(
 # A heading that names a file: a path or a code span.
 _FILE_HEADING = re.compile(r"`[^`]+`|[\w.-]+/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b")
 
+
+def _closed(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 # English closed classes. A clause that opens with one of these has its subject first.
-_SUBJECT_OPENERS = frozenset(
+_SUBJECT_OPENERS = _closed(
     "the a an all every each no none nothing everything both this these that those it its "
     "i we he she they you my our your their there here one two three zero any some most "
-    "several many few neither either overall also so".split()
+    "several many few neither either overall also so "
     # a conjunction or a preposition: the clause goes on, or opens with an adverbial
-    + "and or but nor yet while because since although though with without for in on at by "
-    "from to of per via thanks".split()
+    "and or but nor yet while because since although though with without for in on at by "
+    "from to of per via thanks"
 )
 # A content word followed by one of these opens a verb and its object: an instruction
 # ('Rotate the key', 'Requires a sign-off', 'Take it out').
-_OBJECT_OPENERS = frozenset(
+_OBJECT_OPENERS = _closed(
     "the a an this that these those my your its our their all every each any some it them "
-    "only first".split()
+    "only first"
 )
 # A clause that opens with a subordinator has no main clause: a condition, not a reason.
-_SUBORDINATORS = frozenset(
-    "only unless once after before if when until till provided providing pending except "
-    "assuming as".split()
+_SUBORDINATORS = _closed(
+    "only unless once after before if when until till provided providing pending except assuming as"
 )
 _CLAUSES = re.compile(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -207,20 +214,38 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     return None
 
 
+_NEGATION = re.compile(r"(?<![a-z])(?:no|not|without|nothing|none|zero|never|n't)(?![a-z])")
+
+
+def _other_verdict(value: str, hit: Hit) -> bool:
+    """A verdict word other than yes that ends its clause, not negated before it ('no code
+    fixes required' is no request for fixes)."""
+    if hit.decision in (None, _A) or not is_clause_end(value, hit.end):
+        return False
+    return _NEGATION.search(value, 0, hit.start) is None
+
+
 def _clause_problem(clause: str) -> str | None:
-    """Why a clause is not a statement: it opens with a verb and its object (an instruction)
-    or with a subordinator (a condition). Only clauses in English are read here."""
+    """Why a clause is not a statement: it says a verdict other than yes, or it opens with a
+    verb and its object (an instruction) or with a subordinator (a condition). The grammar
+    words are English; the verdict words are every read language's."""
     text = _CODE_SPAN.sub(" CODE ", clause)
-    if not text.isascii():
-        return None
+    value = clean_value(text.lower())
+    other = next((h for h in hits(value) if _other_verdict(value, h)), None)
+    if other is not None:
+        return f"says '{other.phrase}' after the approval"
+    return _opening_problem(text, value) if text.isascii() else None
+
+
+def _opening_problem(text: str, value: str) -> str | None:
     words = [w.lower() for w in _WORD.findall(text)]
     if not words or words[0] in _SUBJECT_OPENERS or words[0] == "code":
         return None
     if words[0] in _SUBORDINATORS:
         return "opens with a condition, not a reason"
-    if len(words) > 1 and words[1] in _OBJECT_OPENERS:
-        said = hits(clean_value(text.lower()))
-        if len(words) <= 3 and said and all(h.decision is _A for h in said):
-            return None  # 'Ship it.': the yes again
-        return "is an instruction, not a reason"
-    return None
+    if len(words) < 2 or words[1] not in _OBJECT_OPENERS:
+        return None
+    said = hits(value)
+    if len(words) <= 3 and said and all(h.decision is _A for h in said):
+        return None  # 'Ship it.': the yes again
+    return "is an instruction, not a reason"
