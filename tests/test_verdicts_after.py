@@ -62,6 +62,16 @@ INSTRUCTION_TWINS = [
     "Ship it.",
 ]
 
+# The same, on the verdict's own line after its answer.
+BESIDE = [
+    "**Ready to merge?** Yes. Bump the version in `pyproject.toml`.",
+    "**Verdict:** APPROVE. Squash the three fixup commits, then land it.",
+]
+BESIDE_TWINS = [
+    "**Ready to merge?** Yes. The cap is tested.",
+    "**Verdict:** APPROVE. Ship it.",
+]
+
 # A clause after the closing verdict that answers with another verdict: the reviewer's last
 # word is not the yes.
 CONTRARY = [
@@ -126,6 +136,18 @@ def test_an_instruction_or_fragment_after_the_approval_is_refused(text: str) -> 
 @pytest.mark.parametrize("text", INSTRUCTION_TWINS)
 def test_a_reason_or_signature_after_the_approval_still_approves(text: str) -> None:
     verdict = parse_verdict(_after(text))
+    assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize("text", BESIDE)
+def test_an_instruction_beside_the_answer_is_refused(text: str) -> None:
+    verdict = parse_verdict(BODY + text + "\n")
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize("text", BESIDE_TWINS)
+def test_a_reason_beside_the_answer_still_approves(text: str) -> None:
+    verdict = parse_verdict(BODY + text + "\n")
     assert verdict.decision is A, verdict.reasons
 
 

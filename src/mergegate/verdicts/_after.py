@@ -136,7 +136,9 @@ def after_approval(
         if line.blank or index in covered or not (line.live or line.instruction_like):
             continue
         problem = _unread_language(line)
-        if problem is None and closing and index != anchor:
+        if problem is None and closing and index == anchor:
+            problem = _beside_answer(line)
+        elif problem is None and closing:
             if line.heading_level:
                 in_section = False
                 # A subheading of a review part is part of it ('## Checklist' / '### Pre-merge').
@@ -223,6 +225,27 @@ def _other_verdict(value: str, hit: Hit) -> bool:
     if hit.decision in (None, _A) or not is_clause_end(value, hit.end):
         return False
     return _NEGATION.search(value, 0, hit.start) is None
+
+
+def _beside_answer(line: Line) -> str | None:
+    """The clauses after the answer on the verdict's own line ('Yes. Take the migration out
+    of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`)."""
+    if line.raw.lstrip().startswith("|"):
+        return None
+    clauses = _CLAUSES.split(line.raw)
+    answered = next(
+        (
+            i
+            for i, c in enumerate(clauses)
+            if any(h.decision is _A for h in hits(clean_value(c.lower())))
+        ),
+        len(clauses),
+    )
+    for clause in clauses[answered + 1 :]:
+        problem = _clause_problem(clause)
+        if problem is not None:
+            return f"'{clause.strip()[:60]}' beside the answer {problem}"
+    return None
 
 
 def _clause_problem(clause: str) -> str | None:
