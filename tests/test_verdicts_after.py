@@ -52,6 +52,8 @@ INSTRUCTIONS = [
     "_Only once the flag is off by default._",
     "**Only for the staging rollout.**",
     "Take the migration out of this PR.",
+    # a label whose value is such a sentence
+    "Note: deploying the change resets every API key in the store.",
 ]
 INSTRUCTION_TWINS = [
     "The retry logic is sound and the tests cover the edge cases.",
@@ -60,6 +62,8 @@ INSTRUCTION_TWINS = [
     "Clean, focused change with no behavioural surprises.",
     "*— Priya, platform team*",
     "Ship it.",
+    "Note: the cap matches the default of the other HTTP clients.",
+    "**Date:** 2026-05-01",
 ]
 
 # The same, on the verdict's own line after its answer.

@@ -115,6 +115,7 @@ _SEVERITY_TAG = re.compile(
 )
 _EMPHASIS_ONLY = re.compile(r"[ \t]*([*_]{1,3})(.+?)\1[ \t]*")
 _SENTENCE_END = ".!?。！？"
+_PROSE_WORDS = 6
 
 
 def after_approval(
@@ -195,6 +196,13 @@ def _continues(doc: Doc, index: int) -> bool:
     return above.raw.rstrip(" *_`")[-1:] not in _SENTENCE_END
 
 
+def _prose_value(text: str) -> bool:
+    """'Note: running the migration deletes every row.': a label whose value is a sentence is
+    prose under a label, read like any prose ('Date: 2026-05-01' is not)."""
+    _, separator, value = text.partition(":")
+    return bool(separator) and len(_WORD.findall(value)) >= _PROSE_WORDS
+
+
 def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     """A line in the verdict's own section after it: a finding item, or prose that is not a
     statement. Lines whose shape carries no decision (metadata, signatures …) pass; a line
@@ -206,7 +214,7 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
         return f"a list item with a location or a severity tag is a finding ('{rest[:60]}')"
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
-    if not sentence and carries_no_decision(raw):
+    if not sentence and carries_no_decision(raw) and not _prose_value(rest):
         return None
     clauses = _CLAUSES.split(rest)
     for clause in clauses[1:] if continues else clauses:
@@ -271,4 +279,4 @@ def _opening_problem(text: str, value: str) -> str | None:
     said = hits(value)
     if len(words) <= 3 and said and all(h.decision is _A for h in said):
         return None  # 'Ship it.': the yes again
-    return "is an instruction, not a reason"
+    return "opens with a verb and its object (an instruction), not a reason"
