@@ -70,10 +70,12 @@ INSTRUCTION_TWINS = [
 BESIDE = [
     "**Ready to merge?** Yes. Bump the version in `pyproject.toml`.",
     "**Verdict:** APPROVE. Squash the three fixup commits, then land it.",
+    "**Verdict:** APPROVE — merge only the parser half.",
 ]
 BESIDE_TWINS = [
     "**Ready to merge?** Yes. The cap is tested.",
     "**Verdict:** APPROVE. Ship it.",
+    "**Verdict:** APPROVE — merge the whole change.",
 ]
 
 # A clause after the closing verdict that answers with another verdict: the reviewer's last

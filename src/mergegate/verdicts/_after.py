@@ -101,6 +101,8 @@ _OBJECT_OPENERS = _closed(
 _SUBORDINATORS = _closed(
     "only unless once after before if when until till provided providing pending except assuming as"
 )
+# After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
+_LIMITING = _closed("only first")
 _CLAUSES = re.compile(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -116,6 +118,8 @@ _SEVERITY_TAG = re.compile(
 _EMPHASIS_ONLY = re.compile(r"[ \t]*([*_]{1,3})(.+?)\1[ \t]*")
 _SENTENCE_END = ".!?。！？"
 _PROSE_WORDS = 6
+# A short label before its value: '**Reasoning:** …', 'Note: …' (the value is what is read).
+_LABEL = re.compile(r"[ \t*_`]*[^\W\d_][\w '-]{0,40}?[*_`]*[:：][*_`]*[ \t]+")
 
 
 def after_approval(
@@ -216,7 +220,8 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
     if not sentence and carries_no_decision(raw) and not _prose_value(rest):
         return None
-    clauses = _CLAUSES.split(rest)
+    label = _LABEL.match(rest)
+    clauses = _CLAUSES.split(rest[label.end() :] if label is not None else rest)
     for clause in clauses[1:] if continues else clauses:
         problem = _clause_problem(clause)
         if problem is not None:
@@ -277,6 +282,6 @@ def _opening_problem(text: str, value: str) -> str | None:
     if len(words) < 2 or words[1] not in _OBJECT_OPENERS:
         return None
     said = hits(value)
-    if len(words) <= 3 and said and all(h.decision is _A for h in said):
-        return None  # 'Ship it.': the yes again
+    if said and said[0].start == 0 and said[0].decision is _A and words[1] not in _LIMITING:
+        return None  # 'Ship it.', 'ship the whole change': the yes again, as a verb
     return "opens with a verb and its object (an instruction), not a reason"
