@@ -68,7 +68,8 @@ _REVIEW_PART = re.compile(
     r"spot-checks|data-flow|"
     # a findings section: what it lists is read by `_unweighed` and `_blocking`
     r"issues?|findings?|concerns?|problems?|risks?|caveats?|blockers?|critical|important|"
-    r"major)"
+    r"major|warnings?|bugs?|defects?|vulnerabilit(?:y|ies)|regressions?|limitations?|errors?|"
+    r"weaknesses)"
     r"(?![a-z])|总结|摘要|结论|测试|验证|后续|备注|说明|まとめ|テスト|备考|요약|테스트|"
     r"검증|비고|resumen|pruebas|verificaci[oó]n|notas|resultados?|conclusi[oó]n|consolidado|"
     r"resumo|testes|verifica[cç][aã]o|r[ée]sum[ée]|v[ée]rification|remarques|zusammenfassung|"
@@ -233,11 +234,12 @@ _NEGATION = re.compile(r"(?<![a-z])(?:no|not|without|nothing|none|zero|never|n't
 
 
 def _other_verdict(value: str, hit: Hit) -> bool:
-    """A verdict word other than yes that ends its clause, not negated before it ('no code
-    fixes required' is no request for fixes)."""
+    """A verdict word other than yes that opens its clause and ends it there ('No.',
+    'Reject, because …'; not 'I had concerns before', nor a negated 'no fixes required')."""
     if hit.decision in (None, _A) or not is_clause_end(value, hit.end):
         return False
-    return _NEGATION.search(value, 0, hit.start) is None
+    opens = not value[: hit.start].strip(" \t*_>-,")
+    return opens and _NEGATION.search(value, 0, hit.start) is None
 
 
 def _beside_answer(line: Line) -> str | None:
