@@ -40,7 +40,7 @@ from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
-__all__ = ["unaccounted"]
+__all__ = ["carries_no_decision", "unaccounted"]
 
 _M = Decision.MALFORMED
 _LETTER = compile_lazily(r"[^\W\d_]")
@@ -279,6 +279,12 @@ def _cannot_carry(text: str) -> bool:
         or _is_label(text)
         or is_courtesy(text)
     )
+
+
+def carries_no_decision(text: str) -> bool:
+    """A line whose shape carries no decision wherever it stands (`_cannot_carry`): what
+    `_after` accepts after an approval besides statements."""
+    return _cannot_carry(text)
 
 
 def _is_passed_check(text: str) -> bool:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from mergegate.decisions import Decision
 from mergegate.errors import UsageError
 from mergegate.verdicts._accounting import unaccounted
+from mergegate.verdicts._after import after_approval
 from mergegate.verdicts._echoed import as_echoed_review
 from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._frontmatter import read_verdict_frontmatter
@@ -420,7 +421,9 @@ def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | N
     )
     if refusal is None:
         # Settled after a recogniser's own reading: its blocking content names a 'fixes'.
-        outcome.unweighed = unweighed(facts.doc, in_scope, start, facts.covered)
+        outcome.unweighed = unweighed(facts.doc, in_scope, start, facts.covered) or (
+            after_approval(facts.doc, in_scope, start, facts.covered)
+        )
     if refusal is not None:
         decision, index, why = refusal
         outcome.decision = decision

@@ -37,7 +37,7 @@ from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._vocab import clean_value, hits
 
-__all__ = ["unweighed"]
+__all__ = ["opens_document", "unweighed"]
 
 _F, _M, _A = Decision.FIXES, Decision.MALFORMED, Decision.APPROVE
 Refusal = tuple[Decision, int, str]
@@ -137,7 +137,7 @@ def unweighed(
         found = _frontmatter_scope(doc)
         if found is not None:
             return found
-    scan = _Scan(anchor, anchor is None or _opens_document(doc, anchor, sites), front)
+    scan = _Scan(anchor, anchor is None or opens_document(doc, anchor, sites), front)
     for index in range(max(start, doc.frontmatter_end + 1), len(doc.lines)):
         problem = _step(doc, index, scan, sites, covered)
         if problem is not None:
@@ -224,7 +224,7 @@ def _refusal(decision: Decision, line: Line, index: int, why: str) -> Refusal:
     )
 
 
-def _opens_document(doc: Doc, anchor: int, sites: set[int]) -> bool:
+def opens_document(doc: Doc, anchor: int, sites: set[int]) -> bool:
     """The verdict is the document's opening statement: no heading stands above it but the
     document's title and its own section's heading, and no prose of its section before it
     (other verdict lines and 'Key: value' lines aside)."""
