@@ -27,6 +27,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._rendered import (
     RenderedView,
     blank_comments,
+    blank_struck,
     footnote_marker,
     needs_view,
     rendered_view,
@@ -296,16 +297,21 @@ def _view(doc: Doc, raw_lines: tuple[str, ...], start: int) -> RenderedView | No
 
 
 def _show_as_rendered(doc: Doc, view: RenderedView | None, start: int) -> frozenset[int]:
-    """Each line's text as shown: comments and the code part of a `<pre>` line blanked,
-    a footnote's text without its `[^1]:` marker. Without a view (the text has no markup, or
-    is too long to render) comments are blanked as a browser reads raw HTML. Returns the
-    lines left with nothing to show: they stay inside their paragraph, and are not live."""
+    """Each line's text as shown: comments, struck-through text (`blank_struck`) and the
+    code part of a `<pre>` line blanked, a footnote's text without its `[^1]:` marker.
+    Without a view (the text has no markup, or is too long to render) comments are blanked
+    as a browser reads raw HTML. Returns the lines left with nothing to show: they stay
+    inside their paragraph, and are not live."""
     if view is None:
         body = [line.raw for line in doc.lines[start:]]
         shown = blank_comments("\n".join(body), html=True).split("\n") if doc.unrendered else body
         rewrites = {start + i: t for i, t in enumerate(shown) if t != body[i]}
     else:
         rewrites = view.rewrites
+    for index, line in enumerate(doc.lines[start:], start):
+        struck = blank_struck(rewrites.get(index, line.raw))
+        if struck != line.raw:
+            rewrites[index] = struck
     for index, text in rewrites.items():
         doc.lines[index].raw = text
     for index in view.footnotes if view is not None else ():

@@ -52,7 +52,14 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["MAX_VIEW_CHARS", "RenderedView", "footnote_marker", "needs_view", "rendered_view"]
+__all__ = [
+    "MAX_VIEW_CHARS",
+    "RenderedView",
+    "blank_struck",
+    "footnote_marker",
+    "needs_view",
+    "rendered_view",
+]
 
 # Markup whose rendering the line scanner could misread: link references and footnotes, raw
 # HTML and comments, quotes, setext underlines, indented code, entities.
@@ -245,6 +252,45 @@ class _SpanIndex:
         while self.i < len(self.spans) and self.spans[self.i][1] <= at:
             self.i += 1
         return self.i < len(self.spans) and self.spans[self.i][0] <= at
+
+
+_TILDES = compile_lazily(r"~+")
+
+
+def blank_struck(text: str) -> str:
+    """`text` (one line) with GitHub's strikethrough blanked to spaces (same length): a run
+    of one or two tildes opens where the next character is not a space and is closed by the
+    nearest later run of the same length that follows a non-space character (`~~APPROVED~~`,
+    `~rejected~`). Struck text is shown crossed out — withdrawn, not said — so no reader
+    takes a verdict from it. Runs in code spans, escaped (`\\~`) or of three tildes or more
+    are text. Linear: each run is pushed and popped at most once."""
+    if "~" not in text:
+        return text
+    spans = _SpanIndex(_code_spans(text))
+    opened: dict[int, list[int]] = {1: [], 2: []}
+    struck: list[tuple[int, int]] = []
+    for run in _TILDES.finditer(text):
+        start, end = run.span()
+        size = end - start
+        if size > 2 or spans.holds(start) or _escaped(text, start):
+            continue
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        stack = opened[size]
+        if not before.isspace() and stack:
+            first = stack.pop()
+            struck.append((first, end))
+            for other in opened.values():  # openers inside the struck span are text now
+                while other and other[-1] > first:
+                    other.pop()
+        elif not after.isspace():
+            stack.append(start)
+    if not struck:
+        return text
+    out = list(text)
+    for first, end in struck:
+        out[first:end] = " " * (end - first)
+    return "".join(out)
 
 
 def _comment_end(text: str, start: int, closes: _Closer, html: bool) -> int | None:

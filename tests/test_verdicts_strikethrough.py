@@ -1,0 +1,70 @@
+"""Struck-through text (GitHub's `~~…~~` and `~…~`) is shown crossed out: withdrawn, not said.
+A verdict that is struck through is no verdict; a struck-through old verdict beside a new one
+leaves the new one. Tildes that are not strikethrough (`~5 s`, `~/path`, code spans, escaped,
+three or more) are text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mergegate.decisions import Decision
+from mergegate.verdicts import parse_verdict
+from mergegate.verdicts._rendered import blank_struck
+
+
+def _review(verdict_line: str) -> str:
+    return f"# Review of task 2\n\n## Summary\n\nThe parser is tidy.\n\n{verdict_line}\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "**Verdict:** ~~APPROVED~~",
+        "Verdict: ~LGTM~",
+        "~~**Ready to merge? Yes**~~",
+        "~~LGTM~~",
+        "## ~~Approved~~",
+        "**Verdict:** ~~APPROVED~~ (see below)",
+    ],
+)
+def test_a_struck_verdict_does_not_approve(line: str) -> None:
+    assert parse_verdict(_review(line)).decision is not Decision.APPROVE
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "**Verdict:** ~~CHANGES REQUESTED~~ APPROVED",
+        "**Ready to merge?** ~~No~~ Yes",
+        "Verdict: ~~REJECT~~ APPROVE",
+    ],
+)
+def test_a_struck_old_verdict_leaves_the_new_one(line: str) -> None:
+    verdict = parse_verdict(_review(line))
+    assert verdict.decision is Decision.APPROVE, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a ~~b~~ c", "a       c"),
+        ("~5 s and ~3 s", "~5 s and ~3 s"),  # a closer must follow a non-space
+        ("~/a and ~/b", "~/a and ~/b"),
+        ("`~~x~~` y", "`~~x~~` y"),
+        ("\\~~x~~ y", "\\~~x~~ y"),
+        ("~~~x~~~", "~~~x~~~"),
+        ("~~a ~b~ c~~", "           "),
+        ("~~ a~~", "~~ a~~"),  # an opener must precede a non-space
+    ],
+)
+def test_what_strikethrough_blanks(text: str, shown: str) -> None:
+    assert blank_struck(text) == shown
+
+
+@given(st.text(alphabet="~ ab`\\", max_size=60))
+def test_blanking_keeps_length_and_only_ever_blanks(text: str) -> None:
+    shown = blank_struck(text)
+    assert len(shown) == len(text)
+    assert all(b in (a, " ") for a, b in zip(text, shown, strict=True))
