@@ -646,9 +646,11 @@ BLOCKING_SECTION = compile_lazily(
     r"(?: ?\([^)]{0,40}\))?[ :：]*$"
 )
 # Count labels: 'Critical: 2', 'blockers: 1', 'Blocking issues: 3'.
+# Longest first: an alternation takes the first alternative that matches, so 'critical' before
+# 'critical issues' read 'Critical issues: 2' as the label 'critical' with no count after it.
 COUNT_LABEL = compile_lazily(
-    r"(?:critical|criticals|critical issues|critical findings|critical count|blockers|blocker|"
-    r"blocking|blocking issues|blocking findings|p0|must fix|must-fix|严重|阻塞)"
+    r"(?:critical issues|critical findings|critical count|criticals|critical|blocking issues|"
+    r"blocking findings|blocking|blockers|blocker|must fix|must-fix|p0|严重|阻塞)"
 )
 # A finding item that says there is nothing: '(none)', 'None.', '无。', 'なし'.
 NONE_ITEM = compile_lazily(
