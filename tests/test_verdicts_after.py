@@ -208,3 +208,34 @@ def test_the_body_after_an_opening_verdict_is_the_review_it_sums_up() -> None:
         "## Performance\n\nNo extra allocation per request.\n"
     )
     assert parse_verdict(text).decision is A
+
+
+# A verdict that opens the document: its own section (up to the first heading) is read like
+# the lines after a closing verdict; the body below the first heading is the review.
+OPENINGS = [
+    "## Verdict\n\nApproved.\n\n{}\n",
+    "LGTM.\n\n{}\n",
+    "# Review\n\n**Verdict:** APPROVE\n\n{}\n\n## Design\n\nThe cap is checked first.\n",
+]
+
+
+@pytest.mark.parametrize("opening", OPENINGS)
+@pytest.mark.parametrize("text", INSTRUCTIONS + FINDING_ITEMS)
+def test_an_instruction_or_finding_under_an_opening_verdict_is_refused(
+    opening: str, text: str
+) -> None:
+    verdict = parse_verdict(opening.format(text))
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize("opening", OPENINGS)
+@pytest.mark.parametrize("text", INSTRUCTION_TWINS + FINDING_ITEM_TWINS)
+def test_a_reason_under_an_opening_verdict_still_approves(opening: str, text: str) -> None:
+    verdict = parse_verdict(opening.format(text))
+    assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize("text", BESIDE)
+def test_an_instruction_beside_an_opening_answer_is_refused(text: str) -> None:
+    verdict = parse_verdict("## Verdict\n\n" + text + "\n\n## Design\n\nSmall and clear.\n")
+    assert verdict.decision is not A, verdict.reasons

@@ -8,31 +8,25 @@ deciding round. From its line to the end of the document:
   Cyrillic, Han, kana, Hangul), and Latin letters of its Latin-script languages only (`é`,
   `ß`, `ñ` … but not `ş`, `ą`, `ư`). A sentence nobody here can read cannot be weighed.
 
-When the anchor *closes* a review (a body stands above it, so it is not the document's
-opening statement — the body after an opening verdict is the review it sums up):
+After the anchor:
 
-* a heading after it must name a part of a review from a closed list (summary, notes,
-  testing, verification, follow-ups, a file …), be advisory, a verdict or a round heading,
-  or say none; any other heading (`Proposal`, `Option B`, `F2. Timeout`, a sentence set as
-  a heading) opens text the verdict did not weigh;
+* when the anchor *closes* a review (a body stands above it), a heading after it must name
+  a part of a review from a closed list (summary, notes, testing, verification, follow-ups,
+  a file …), be advisory, a verdict or a round heading, or say none; any other heading
+  (`Proposal`, `Option B`, `F2. Timeout`, a sentence set as a heading) opens text the
+  verdict did not weigh. When it *opens* the document, the body below it is the review it
+  sums up, and its headings are the review's;
 * a line in the verdict's own section after it (before the next heading) is a signature,
-  metadata or another line whose shape carries no decision (`_accounting`), or prose whose
-  every clause is a *statement*: it opens with a subject (a determiner, a pronoun, a
-  quantifier, a code span, a number) or with a content word not followed by its object
-  (`Tests pass`, `Clean change`). A clause that opens with a verb and its object (`Rotate
-  the key`, `Requires a sign-off`) is an instruction, and one that opens with a
-  subordinator (`Only after …`, `Unless …`) is a condition — neither is a reason;
-* a list item there that carries a location (`a/b.py:12`, a code span naming a file) or a
-  severity tag (`**Sev-1**`, `[P1]`) is a finding the verdict did not weigh.
+  metadata or another line whose shape carries no decision (`_accounting`), the short answer
+  to a question label above it (`**Breaking changes?**` / `No.`), or a *statement*
+  (`_statement`: no instruction, condition, other verdict or located finding).
 
 Each refusal is `malformed` with the line as evidence (the hook asks for a restatement).
-The clause rule reads English grammar words; other read languages are read by the sentence
-readers of `_refusals` alone. One pass from the anchor: linear in the document.
+One pass from the anchor: linear in the document.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from mergegate.decisions import Decision
@@ -40,8 +34,15 @@ from mergegate.verdicts._accounting import carries_no_decision
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._statement import (
+    CLAUSES,
+    clause_problem,
+    continues_above,
+    finding_item,
+    prose_problem,
+)
 from mergegate.verdicts._unweighed import opens_document
-from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
+from mergegate.verdicts._vocab import clean_value, hits
 
 __all__ = ["after_approval"]
 
@@ -80,48 +81,11 @@ _REVIEW_PART = compile_lazily(
 _FILE_HEADING = compile_lazily(r"`[^`]+`|[\w.-]+/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b")
 
 
-def _closed(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-# English closed classes. A clause that opens with one of these has its subject first.
-_SUBJECT_OPENERS = _closed(
-    "the a an all every each no none nothing everything both this these that those it its "
-    "i we he she they you my our your their there here one two three zero any some most "
-    "several many few neither either overall also so "
-    # a conjunction or a preposition: the clause goes on, or opens with an adverbial
-    "and or but nor yet while because since although though with without for in on at by "
-    "from to of per via thanks"
-)
-# A content word followed by one of these opens a verb and its object: an instruction
-# ('Rotate the key', 'Requires a sign-off', 'Take it out').
-_OBJECT_OPENERS = _closed(
-    "the a an this that these those my your its our their all every each any some it them "
-    "only first"
-)
-# A clause that opens with a subordinator has no main clause: a condition, not a reason.
-_SUBORDINATORS = _closed(
-    "only unless once after before if when until till provided providing pending except assuming as"
-)
-# After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
-_LIMITING = _closed("only first")
-_CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
-_WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
-_LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
-# 'a/b.py:12', or a code span naming a file: '`auth.py`', '`src/db`' (not '`mod.func_name`').
-_LOCATION = compile_lazily(
-    r"[\w./-]+\.[a-z]{1,5}:\d+|`[^`\s]*/[^`\s]*`|`[\w./-]*\.[a-z]{1,5}(?::\d+)?`"
-)
-_SEVERITY_TAG = compile_lazily(
-    r"[ \t]*(?:\*\*|__|\[)[ \t]*(?:sev(?:erity)?[ -]?\d|p[0-4]|critical|high|major|blocker|"
-    r"important|medium)[ \t]*(?:\*\*|__|\])",
-    re.IGNORECASE,
-)
 _EMPHASIS_ONLY = compile_lazily(r"[ \t]*([*_]{1,3})(.+?)\1[ \t]*")
 _SENTENCE_END = ".!?。！？"
 _PROSE_WORDS = 6
+_WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
 # A short label before its value: '**Reasoning:** …', 'Note: …' (the value is what is read).
-_LABEL = compile_lazily(r"[ \t*_`]*[^\W\d_][\w '-]{0,40}?[*_`]*[:：][*_`]*[ \t]+")
 
 
 def after_approval(
@@ -135,7 +99,9 @@ def after_approval(
     if not body or max(body) < start:
         return None
     anchor = max(body)
-    closing = not opens_document(doc, anchor, sites)
+    # An opening verdict sums up the body below it: the body's headings are the review's.
+    # Its own section (up to the first heading) is read like a closing verdict's.
+    opening = opens_document(doc, anchor, sites)
     in_section = True  # no heading yet between the verdict and this line
     accepted_level = 0  # the level of the review part a deeper heading belongs to
     for index in range(anchor, len(doc.lines)):
@@ -143,18 +109,22 @@ def after_approval(
         if line.blank or index in covered or not (line.live or line.instruction_like):
             continue
         problem = _unread_language(line)
-        if problem is None and closing and index == anchor:
+        if problem is None and index == anchor:
             problem = _beside_answer(line)
-        elif problem is None and closing:
-            if line.heading_level:
-                in_section = False
-                # A subheading of a review part is part of it ('## Checklist' / '### Pre-merge').
-                inside = 0 < accepted_level < line.heading_level
-                problem = None if inside else _unknown_heading(line)
-                if not inside:
-                    accepted_level = line.heading_level if problem is None else 0
-            elif in_section and index not in sites:
-                problem = _unweighed_line(line, continues=_continues(doc, index))
+        elif problem is None and line.heading_level:
+            in_section = False
+            # A subheading of a review part is part of it ('## Checklist' / '### Pre-merge').
+            inside = opening or 0 < accepted_level < line.heading_level
+            problem = None if inside else _unknown_heading(line)
+            if not inside:
+                accepted_level = line.heading_level if problem is None else 0
+        elif (
+            problem is None
+            and in_section
+            and index not in sites
+            and not _answers_question(doc, index)
+        ):
+            problem = _unweighed_line(line, continues=continues_above(doc, index))
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
     return None
@@ -188,18 +158,17 @@ def _unknown_heading(line: Line) -> str | None:
     return f"the heading '{line.raw.strip()[:60]}' names no part of a review"
 
 
-def _continues(doc: Doc, index: int) -> bool:
-    """The line goes on with the sentence of the line above it (a wrapped paragraph or list
-    item): its first words are not the start of a clause."""
+_ANSWER_WORDS = 3
+
+
+def _answers_question(doc: Doc, index: int) -> bool:
+    """A short answer under a question label ('**Breaking changes?**' / 'No.'): the value of
+    a field. A question about the verdict itself ('Safe to merge?') is a verdict site the
+    grammar already read, so only the other questions' answers reach here."""
     above = doc.lines[index - 1] if index > 0 else None
-    if (
-        above is None
-        or above.blank
-        or above.heading_level
-        or _LIST_ITEM.match(doc.lines[index].raw)
-    ):
+    if above is None or above.blank or not above.raw.rstrip(" *_`").endswith("?"):
         return False
-    return above.raw.rstrip(" *_`")[-1:] not in _SENTENCE_END
+    return len(_WORD.findall(doc.lines[index].raw)) <= _ANSWER_WORDS
 
 
 def _prose_value(text: str) -> bool:
@@ -214,33 +183,14 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     statement. Lines whose shape carries no decision (metadata, signatures …) pass; a line
     that goes on with the sentence above it is read from its first sentence end."""
     raw = line.raw
-    item = _LIST_ITEM.match(raw)
-    rest = raw[item.end() :] if item is not None else raw
-    if item is not None and (_LOCATION.search(rest) or _SEVERITY_TAG.match(rest)):
-        return f"a list item with a location or a severity tag is a finding ('{rest[:60]}')"
+    rest, finding = finding_item(raw)
+    if finding is not None:
+        return finding
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
     if not sentence and carries_no_decision(raw) and not _prose_value(rest):
         return None
-    label = _LABEL.match(rest)
-    clauses = _CLAUSES.split(rest[label.end() :] if label is not None else rest)
-    for clause in clauses[1:] if continues else clauses:
-        problem = _clause_problem(clause)
-        if problem is not None:
-            return f"'{clause.strip()[:60]}' {problem}"
-    return None
-
-
-_NEGATION = compile_lazily(r"(?<![a-z])(?:no|not|without|nothing|none|zero|never|n't)(?![a-z])")
-
-
-def _other_verdict(value: str, hit: Hit) -> bool:
-    """A verdict word other than yes that opens its clause and ends it there ('No.',
-    'Reject, because …'; not 'I had concerns before', nor a negated 'no fixes required')."""
-    if hit.decision in (None, _A) or not is_clause_end(value, hit.end):
-        return False
-    opens = not value[: hit.start].strip(" \t*_>-,")
-    return opens and _NEGATION.search(value, 0, hit.start) is None
+    return prose_problem(rest, continues=continues)
 
 
 def _beside_answer(line: Line) -> str | None:
@@ -248,7 +198,7 @@ def _beside_answer(line: Line) -> str | None:
     of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`)."""
     if line.raw.lstrip().startswith("|"):
         return None
-    clauses = _CLAUSES.split(line.raw)
+    clauses = CLAUSES.split(line.raw)
     answered = next(
         (
             i
@@ -258,33 +208,7 @@ def _beside_answer(line: Line) -> str | None:
         len(clauses),
     )
     for clause in clauses[answered + 1 :]:
-        problem = _clause_problem(clause)
+        problem = clause_problem(clause)
         if problem is not None:
             return f"'{clause.strip()[:60]}' beside the answer {problem}"
     return None
-
-
-def _clause_problem(clause: str) -> str | None:
-    """Why a clause is not a statement: it says a verdict other than yes, or it opens with a
-    verb and its object (an instruction) or with a subordinator (a condition). The grammar
-    words are English; the verdict words are every read language's."""
-    text = _CODE_SPAN.sub(" CODE ", clause)
-    value = clean_value(text.lower())
-    other = next((h for h in hits(value) if _other_verdict(value, h)), None)
-    if other is not None:
-        return f"says '{other.phrase}' after the approval"
-    return _opening_problem(text, value) if text.isascii() else None
-
-
-def _opening_problem(text: str, value: str) -> str | None:
-    words = [w.lower() for w in _WORD.findall(text)]
-    if not words or words[0] in _SUBJECT_OPENERS or words[0] == "code":
-        return None
-    if words[0] in _SUBORDINATORS:
-        return "opens with a condition, not a reason"
-    if len(words) < 2 or words[1] not in _OBJECT_OPENERS:
-        return None
-    said = hits(value)
-    if said and said[0].start == 0 and said[0].decision is _A and words[1] not in _LIMITING:
-        return None  # 'Ship it.', 'ship the whole change': the yes again, as a verb
-    return "opens with a verb and its object (an instruction), not a reason"

@@ -101,9 +101,13 @@ def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
 
 
 def _is_gate_file(doc: Doc) -> bool:
-    """A BMAD gate file: YAML from its first lines (`schema: 1`), so its `#` lines are YAML
-    comments, not Markdown headings, and its prose is the recogniser's fields."""
-    return any(line.raw.startswith("schema:") for line in doc.lines[:40])
+    """A BMAD gate file: YAML from its first lines (`schema: 1`, or the `gate:` key itself on
+    the first line), so its `#` lines are YAML comments, not Markdown headings, and its prose
+    is the recogniser's fields."""
+    first = next((line.raw for line in doc.lines if line.raw.strip()), "")
+    return first.startswith("gate:") or any(
+        line.raw.startswith("schema:") for line in doc.lines[:40]
+    )
 
 
 def _unknown_gate(doc: Doc) -> tuple[int, str] | None:

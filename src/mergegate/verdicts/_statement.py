@@ -1,0 +1,145 @@
+"""Is a line of prose a *statement*? The clause rule the approval's neighbourhood is read
+with (issue 23, deliver 3): around an approving verdict, in its own section, a reviewer's
+prose may say what is (a reason), not what must be done or what the verdict waits for.
+
+A clause is a statement when it opens with a subject (a determiner, a pronoun, a quantifier,
+a code span, a number), with a verb that points at other text (`See …`), or with a content
+word not followed by its object (`Tests pass`, `Clean change`). A clause that opens with a
+verb and its object (`Rotate the key`, `Requires a sign-off`) is an instruction, one that
+opens with a subordinator (`Only after …`, `Unless …`) a condition, and one that answers
+with another verdict (`No.`) contradicts the yes. A list item carrying a location
+(`a/b.py:12`) or a severity tag (`**Sev-1**`, `[P1]`) is a finding. The grammar words are
+English; the verdict words are every read language's. Linear in the line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mergegate.decisions import Decision
+from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
+
+__all__ = ["CLAUSES", "clause_problem", "continues_above", "finding_item", "prose_problem"]
+
+_A = Decision.APPROVE
+_CODE_SPAN = compile_lazily(r"`[^`]*`")
+_SENTENCE_END = ".!?。！？"
+
+
+def _closed(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# English closed classes. A clause that opens with one of these has its subject first.
+_SUBJECT_OPENERS = _closed(
+    "the a an all every each no none nothing everything both this these that those it its "
+    "i we he she they you my our your their there here one two three zero any some most "
+    "several many few neither either overall also so "
+    # a conjunction or a preposition: the clause goes on, or opens with an adverbial
+    "and or but nor yet while because since although though with without for in on at by "
+    "from to of per via thanks "
+    # a verb that points at other text instead of asking for work: 'See [the notes](…)'
+    "see cf refer"
+)
+# A content word followed by one of these opens a verb and its object: an instruction
+# ('Rotate the key', 'Requires a sign-off', 'Take it out').
+_OBJECT_OPENERS = _closed(
+    "the a an this that these those my your its our their all every each any some it them "
+    "only first"
+)
+# A clause that opens with a subordinator has no main clause: a condition, not a reason.
+_SUBORDINATORS = _closed(
+    "only unless once after before if when until till provided providing pending except assuming as"
+)
+# After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
+_LIMITING = _closed("only first")
+CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
+_WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
+_LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+# 'a/b.py:12', or a code span naming a file: '`auth.py`', '`src/db`' (not '`mod.func_name`').
+_LOCATION = compile_lazily(
+    r"[\w./-]+\.[a-z]{1,5}:\d+|`[^`\s]*/[^`\s]*`|`[\w./-]*\.[a-z]{1,5}(?::\d+)?`"
+)
+_SEVERITY_TAG = compile_lazily(
+    r"[ \t]*(?:\*\*|__|\[)[ \t]*(?:sev(?:erity)?[ -]?\d|p[0-4]|critical|high|major|blocker|"
+    r"important|medium)[ \t]*(?:\*\*|__|\])",
+    re.IGNORECASE,
+)
+
+_LABEL = compile_lazily(r"[ \t*_`]*[^\W\d_][\w '-]{0,40}?[*_`]*[:：][*_`]*[ \t]+")
+
+
+def finding_item(raw: str) -> tuple[str, str | None]:
+    """The line without its list marker, and why it is a finding when it is a list item with
+    a location or a severity tag (None otherwise)."""
+    item = _LIST_ITEM.match(raw)
+    rest = raw[item.end() :] if item is not None else raw
+    if item is not None and (_LOCATION.search(rest) or _SEVERITY_TAG.match(rest)):
+        return rest, f"a list item with a location or a severity tag is a finding ('{rest[:60]}')"
+    return rest, None
+
+
+def prose_problem(text: str, *, continues: bool) -> str | None:
+    """Why this prose (a label's value is what is read) is not a statement, or None. A line
+    that goes on with the sentence above it is read from its first sentence end."""
+    label = _LABEL.match(text)
+    clauses = CLAUSES.split(text[label.end() :] if label is not None else text)
+    for clause in clauses[1:] if continues else clauses:
+        problem = clause_problem(clause)
+        if problem is not None:
+            return f"'{clause.strip()[:60]}' {problem}"
+    return None
+
+
+def continues_above(doc: Doc, index: int) -> bool:
+    """The line goes on with the sentence of the line above it (a wrapped paragraph or list
+    item): its first words are not the start of a clause."""
+    above = doc.lines[index - 1] if index > 0 else None
+    if (
+        above is None
+        or above.blank
+        or above.heading_level
+        or _LIST_ITEM.match(doc.lines[index].raw)
+    ):
+        return False
+    return above.raw.rstrip(" *_`")[-1:] not in _SENTENCE_END
+
+
+_NEGATION = compile_lazily(r"(?<![a-z])(?:no|not|without|nothing|none|zero|never|n't)(?![a-z])")
+
+
+def _other_verdict(value: str, hit: Hit) -> bool:
+    """A verdict word other than yes that opens its clause and ends it there ('No.',
+    'Reject, because …'; not 'I had concerns before', nor a negated 'no fixes required')."""
+    if hit.decision in (None, _A) or not is_clause_end(value, hit.end):
+        return False
+    opens = not value[: hit.start].strip(" \t*_>-,")
+    return opens and _NEGATION.search(value, 0, hit.start) is None
+
+
+def clause_problem(clause: str) -> str | None:
+    """Why a clause is not a statement: it says a verdict other than yes, or it opens with a
+    verb and its object (an instruction) or with a subordinator (a condition). The grammar
+    words are English; the verdict words are every read language's."""
+    text = _CODE_SPAN.sub(" CODE ", clause)
+    value = clean_value(text.lower())
+    other = next((h for h in hits(value) if _other_verdict(value, h)), None)
+    if other is not None:
+        return f"says '{other.phrase}' after the approval"
+    return _opening_problem(text, value) if text.isascii() else None
+
+
+def _opening_problem(text: str, value: str) -> str | None:
+    words = [w.lower() for w in _WORD.findall(text)]
+    if not words or words[0] in _SUBJECT_OPENERS or words[0] == "code":
+        return None
+    if words[0] in _SUBORDINATORS:
+        return "opens with a condition, not a reason"
+    if len(words) < 2 or words[1] not in _OBJECT_OPENERS:
+        return None
+    said = hits(value)
+    if said and said[0].start == 0 and said[0].decision is _A and words[1] not in _LIMITING:
+        return None  # 'Ship it.', 'ship the whole change': the yes again, as a verb
+    return "opens with a verb and its object (an instruction), not a reason"
