@@ -156,3 +156,25 @@ def test_a_gsd_gap_key_claims_a_report_whatever_its_status() -> None:
     verdict = parse_verdict(text)
     assert verdict.decision is F, verdict.reasons
     assert verdict.dialect == "gsd"
+
+
+GSD_PASSED = "---\nphase: 03-tables\nstatus: passed\nscore: 3/3\n---\n\n# Phase 3 Verification\n\n"
+
+
+@pytest.mark.parametrize(
+    "verdict_line",
+    [
+        "**PASSED** — All 3 must-haves verified. Phase 3 complete.",
+        "## Verdict\n\nPASSED: the must-haves hold.",
+    ],
+)
+def test_gsd_must_haves_are_a_noun_not_an_obligation(verdict_line: str) -> None:
+    """GSD names a phase's required truths 'must-haves': counting them verified is no
+    condition on the pass."""
+    verdict = parse_verdict(GSD_PASSED + verdict_line + "\n")
+    assert verdict.decision is Decision.APPROVE, verdict.reasons
+
+
+def test_a_pass_that_must_still_have_something_is_not_an_approval() -> None:
+    verdict = parse_verdict(GSD_PASSED + "**PASSED** — must have the e2e run before merge.\n")
+    assert verdict.decision is not Decision.APPROVE, verdict.reasons

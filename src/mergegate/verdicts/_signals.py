@@ -149,8 +149,9 @@ _SAME_LINE_CONDITION = compile_lazily(
 )
 # … and so does every obligation word that is not negated ('Yes — no changes needed' stays).
 _ANSWER_OBLIGATION = compile_lazily(
-    r"(?<!\w)(?:must|should|need|needs|needed|required|requires|require|have to|has to|"
-    r"missing|debe|deben|requiere|falta|faltan|deve|devem|requer|doit|doivent|il faut|faut|"
+    # 'must-haves' (GSD's name for a phase's required truths, hyphen read as a space) is a noun
+    r"(?<!\w)(?:must(?! haves)|should|need|needs|needed|required|requires|require|have to|"
+    r"has to|missing|debe|deben|requiere|falta|faltan|deve|devem|requer|doit|doivent|il faut|faut|"
     r"manque|nécessite|nécessitent|necesita|necesitan|precisa|precisam|muss|müssen|braucht|"
     r"benötigt|fehlt|fehlen|erst|manca|mancano|нужно|надо|требует)"
     r"(?!\w)|必须|需要|需|须|必要|필요|缺少"
