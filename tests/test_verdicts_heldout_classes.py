@@ -143,3 +143,31 @@ COMPOSED_LABELS = [
 @pytest.mark.parametrize(("text", "expected"), COMPOSED_LABELS)
 def test_a_verdict_field_composed_with_verdict(text: str, expected: Decision) -> None:
     assert parse_verdict(text).decision is expected, text
+
+
+# An evidence column ('| # | Truth | Status | Evidence |', GSD's verification table) says
+# what was verified and how: its descriptive 'when', 'prior to', 'needs' are not conditions on
+# the row's pass. A condition tied to the merge, or blocking content, there still is; a
+# column named otherwise ('Notes') still qualifies the pass as before.
+_TRUTHS = "| # | Check | Verdict | Evidence |\n|---|---|---|---|\n| 1 | Login | PASS | ok |\n"
+_NOTES = "| # | Check | Verdict | Notes |\n|---|---|---|---|\n| 1 | Login | PASS | ok |\n"
+EVIDENCE = [
+    (_TRUTHS + "| 2 | 401 | PASS | returns 401 when the token is missing |\n", A),
+    (_TRUTHS + "| 2 | Keys | PASS | neither key existed prior to this change |\n", A),
+    (_TRUTHS + "| 2 | Props | PASS | the banner is static and needs no props |\n", A),
+    # hostile: a condition tied to the merge, or blocking content, in the evidence
+    (_TRUTHS + "| 2 | Auth | PASS | passes once the key is rotated before merge |\n", F),
+    (_TRUTHS + "| 2 | Auth | PASS | must be fixed before merge: the key leaks |\n", F),
+    (_TRUTHS + "| 2 | Auth | PASS | merge only after the key is rotated |\n", F),
+    # the same words in a notes column still qualify the pass
+    (_NOTES + "| 2 | 401 | PASS | only when the token is missing |\n", F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), EVIDENCE)
+def test_evidence_columns_describe_what_was_verified(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text + "\n**Verdict:** APPROVE\n")
+    if expected is A:
+        assert verdict.decision is A, verdict.reasons
+    else:  # refused: as fixes, or as malformed by the accounting
+        assert verdict.decision in (F, M), verdict.reasons

@@ -439,12 +439,39 @@ def _row_site(site: Site, *, by_reviewer: bool = False) -> Site:
     return replace(site, part=True)
 
 
-def _with_notes(cells: list[str], col: int) -> str:
+def _with_notes(cells: list[str], col: int, evidence: frozenset[int] = frozenset()) -> str:
     """A verdict cell read with the worded cells to its right: a note beside a pass ('| Quality
     | PASS | once the lockfile is regenerated |') qualifies it exactly as the same words in the
-    cell would; a third cell is not a place a condition can hide."""
-    notes = [_CODE_SPAN.sub(_code_as_prose, c) for c in cells[col + 1 :]]
+    cell would; a third cell is not a place a condition can hide. A cell of an *evidence*
+    column (`evidence`: their indexes) is not read as the answer going on: it describes what
+    was verified, and is read like any sentence by `_evidence_condition`."""
+    notes = [
+        _CODE_SPAN.sub(_code_as_prose, c)
+        for i, c in enumerate(cells[col + 1 :], start=col + 1)
+        if i not in evidence
+    ]
     return " — ".join([cells[col], *(c for c in notes if any(ch.isalpha() for ch in c))])
+
+
+# A column header naming the proof of a row's result ('| # | Truth | Status | Evidence |', GSD's
+# verification table): its cells say what was verified and how ('returns 401 when the token
+# is missing'), so its words are not conditions on the row's pass.
+_EVIDENCE_HEADER = compile_lazily(
+    r"(?:evidence|proof|how verified|verified by|verification|location|file|files|source|"
+    r"test|tests|output|command|artifacts?|evid[eê]ncias?|prueba|证据|依据|근거)"
+)
+
+
+def _evidence_condition(cells: list[str], evidence: frozenset[int]) -> str | None:
+    """A condition tied to the merge in an evidence cell ('… safe once the key is rotated
+    before merge'): read as any sentence is, not as the answer's own clause."""
+    for i in sorted(evidence):
+        if i < len(cells):
+            text = clean_value(_CODE_SPAN.sub(_code_as_prose, cells[i]))
+            found = sig.condition_in(text, answer_clause=False) or sig.blocking_in(text)
+            if found is not None:
+                return found
+    return None
 
 
 # An inline code span in a note cell: `exec-once = qs`, `try/except`.
@@ -468,6 +495,7 @@ class _Table:
         self.by_reviewer = False
         self.rows = 0
         self.sites: list[Site] = []
+        self.evidence: frozenset[int] = frozenset()
 
     def row(self, doc: Doc, index: int, line: Line) -> Iterator[Site]:
         cells = [c.strip() for c in line.low.strip().strip("|").split("|")]
@@ -487,16 +515,24 @@ class _Table:
                 return
         if header:
             self.by_reviewer = label in _REVIEWER_HEADERS
+            evidence: set[int] = set()
             for col, cell in enumerate(cells):
                 name = drop_parens(strip_label(clean_value(cell))).rstrip("?: ")
                 col_kind = label_kind(name)
                 if col_kind not in (None, LabelKind.OPINION) and col > 0:
                     self.columns[col] = (name, col_kind)
+                elif col > 0 and _EVIDENCE_HEADER.fullmatch(name):
+                    evidence.add(col)
+            self.evidence = frozenset(evidence)
             return
         self.rows += 1 if self.columns else 0
         for col, (name, col_kind) in self.columns.items():
             if col < len(cells):
-                answer = _answer_of(_with_notes(cells, col), col_kind, heading=0)
+                notes = _with_notes(cells, col, self.evidence)
+                answer = _answer_of(notes, col_kind, heading=0)
+                condition = _evidence_condition(cells, self.evidence)
+                if answer is not None and answer.decision is _A and condition is not None:
+                    answer = Answer(_F, answer.phrase, f"qualified by '{condition}'")
                 if answer is not None:
                     where = f"table column '{name}'"
                     site = make_site(
@@ -517,3 +553,4 @@ class _Table:
         self.by_reviewer = False
         self.rows = 0
         self.sites = []
+        self.evidence = frozenset()
