@@ -171,3 +171,31 @@ def test_evidence_columns_describe_what_was_verified(text: str, expected: Decisi
         assert verdict.decision is A, verdict.reasons
     else:  # refused: as fixes, or as malformed by the accounting
         assert verdict.decision in (F, M), verdict.reasons
+
+
+# A tally whose count is zero says nothing is pending or blocked; a tally with a count, or
+# a pending item in words, still conditions the approval.
+TALLIES = [
+    ("**Verdict:** APPROVE\n\n## Summary\n\npassed: 2\npending: 0\nblocked: 0\n", A),
+    ("**Verdict:** APPROVE\n\n- **Pending:** none\n- **Blocked:** 0\n", A),
+    # hostile
+    ("**Verdict:** APPROVE\n\n## Summary\n\npassed: 2\npending: 1\n", None),
+    ("**Verdict:** APPROVE\n\npending: 0 — the sign-off is still pending\n", None),
+    ("**Verdict:** APPROVE\n\nPending the security sign-off.\n", None),
+]
+# 后续 (a follow-up) names later work, it does not make the approval wait for it.
+FOLLOW_UPS = [
+    ("## 结论\n\n**APPROVE** — 可以合并，观察项留给后续 PR。\n", A),
+    ("## 结论\n\n**APPROVE** — 修复后合并。\n", F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TALLIES + FOLLOW_UPS)
+def test_zero_tallies_and_follow_ups_are_not_conditions(
+    text: str, expected: Decision | None
+) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons

@@ -266,6 +266,8 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         if not line.live or line.blank or index in site_lines or index in covered:
             continue
         text = prose_of(line.low)  # 'test_verdict_reject_empty' names code, it does not reject
+        if _ZERO_TALLY.fullmatch(line.low):
+            continue  # 'pending: 0', 'blocked: 0': a count of none, not a condition
         if line.local:
             found = withdrawal_in(text)
             problem = (_R, f"withdrawn ('{found}')") if found else None
@@ -277,6 +279,12 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
             decision, why = problem
             return decision, index, f"line {line.number} after the approval: {why}"
     return None
+
+
+# A tally line whose count is zero ('pending: 0', '- **Blocked:** 0'): nothing is pending.
+_ZERO_TALLY = compile_lazily(
+    r"[ \t>*+-]*[*_]*[^\W\d_][\w -]{0,30}[*_]*[:：][*_]*[ \t]*(?:0|zero|none)[ \t*_.]*"
+)
 
 
 _VERDICTISH = compile_lazily(

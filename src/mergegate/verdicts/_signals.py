@@ -128,8 +128,8 @@ _ANSWER_CONDITION = compile_lazily(
     r"jedoch|außer|sofern|ma|dopo|prima|purché|но|когда|после|если|до)(?!\w)|"
     r"但|不过|然而|之后|以后|修复后|修改后|完成后|合并后|通过后|后再|后可|合并前|之前|前须|前需|"
     # 后 closes a clause that says when ('通过（修复测试后）'), whatever stands before it;
-    # not in 后端/后台 (backend), 后方 (backward), 最后 (last).
-    r"(?<!最)后(?![端台方])|"
+    # not in 后端/后台 (backend), 后方 (backward), 最后 (last), 后续 (a follow-up).
+    r"(?<!最)后(?![端台方续])|"
     r"(?<![期对等接招款])待|一旦|如果|若|只要|前提|条件|れば|たら|なら|后に|前に|ただし|但し|次第|"
     r"除外|除了|以外|例外|を除|제외|"
     r"けど|후|전에|단,|하지만|조건"
