@@ -199,3 +199,28 @@ def test_zero_tallies_and_follow_ups_are_not_conditions(
         assert verdict.decision is not A, verdict.reasons
     else:
         assert verdict.decision is expected, verdict.reasons
+
+
+# BMAD's gate, written as Markdown, lists what must be fixed before production under
+# 'Immediate (Must fix before production)': a blocking section, empty when it says none.
+_GATE_MD = (
+    "## Gate Status: PASS\n\n## Recommendations\n\n### Immediate (Must fix before production)\n"
+)
+IMMEDIATE = [
+    (_GATE_MD + "- None - all critical issues have been resolved\n\n### Future\n- More tests\n", A),
+    (_GATE_MD + "None.\n", A),
+    # hostile: an item in it
+    (_GATE_MD + "- Add the authorization check to DELETE /projects\n", None),
+    ("gate: PASS\nrecommendations:\n  immediate:\n    - action: 'Rotate the leaked DSN'\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), IMMEDIATE)
+def test_an_immediate_section_is_blocking_and_may_be_empty(
+    text: str, expected: Decision | None
+) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons

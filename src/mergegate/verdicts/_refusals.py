@@ -13,11 +13,11 @@ from mergegate.verdicts._block import block_problem
 from mergegate.verdicts._blocking import find_blocking, text_blocking
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
-from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._signals import heading_condition, withdrawal_in
+from mergegate.verdicts._signals import BLOCKING_SECTION, heading_condition, withdrawal_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import MAX_LINE_CHARS, hidden_characters, norm
 from mergegate.verdicts._vocab import clean_value, first_hit
@@ -268,6 +268,8 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         text = prose_of(line.low)  # 'test_verdict_reject_empty' names code, it does not reject
         if _ZERO_TALLY.fullmatch(line.low):
             continue  # 'pending: 0', 'blocked: 0': a count of none, not a condition
+        if line.heading_level and BLOCKING_SECTION.match(_heading_title(line)):
+            continue  # 'Critical (must fix)': a section `_blocking` holds to be empty
         if line.local:
             found = withdrawal_in(text)
             problem = (_R, f"withdrawn ('{found}')") if found else None
@@ -279,6 +281,10 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
             decision, why = problem
             return decision, index, f"line {line.number} after the approval: {why}"
     return None
+
+
+def _heading_title(line: Line) -> str:
+    return strip_decor(clean_value(norm(line.heading_text)))
 
 
 # A tally line whose count is zero ('pending: 0', '- **Blocked:** 0'): nothing is pending.

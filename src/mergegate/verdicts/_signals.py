@@ -639,7 +639,8 @@ def _reported_done(text: str, start: int, end: int) -> bool:
 
 # Headings (and bold pseudo-headings) that open a list of blocking findings.
 BLOCKING_SECTION = compile_lazily(
-    r"(?:critical|blockers?|blocking|must[ -]?fix|must have fixed|p0|showstoppers?|"
+    # 'immediate': BMAD's gate lists what must be fixed before production under it
+    r"(?:critical|blockers?|blocking|must[ -]?fix|must have fixed|p0|showstoppers?|immediate|"
     r"严重|阻塞|阻断|必须修复|致命|クリティカル|ブロッカー|치명|차단|크리티컬|"
     r"críticos?|críticas?|bloqueantes?|bloqueadores?|critiques?|bloquants?|kritisch|"
     r"blockierend|критич)"
