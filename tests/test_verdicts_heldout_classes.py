@@ -224,3 +224,21 @@ def test_an_immediate_section_is_blocking_and_may_be_empty(
         assert verdict.decision is not A, verdict.reasons
     else:
         assert verdict.decision is expected, verdict.reasons
+
+
+# A 'Readiness' section answers 'ready to merge?': its answer is the verdict.
+READINESS = [
+    ("# Final review\n\n## Readiness\n\n**READY.** No Critical or Important finding remains.\n", A),
+    ("## Merge readiness\n\nReady.\n\n## Critical\n\nNone.\n", A),
+    ("## Readiness\n\n**NOT READY.** The migration drops a column.\n", None),
+    ("## Readiness\n\nReady once CI is green.\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), READINESS)
+def test_a_readiness_section_holds_the_verdict(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons

@@ -159,6 +159,7 @@ _VERDICT_HEADING_WORDS = (
     "summary",
     "ready to merge",
     "merge readiness",
+    "readiness",
     "final",
     "overall",
     "result",

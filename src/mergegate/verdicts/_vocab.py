@@ -326,7 +326,8 @@ _QUESTION_LABELS = frozenset(
         """ready to merge|ready for merge|merge ready|merge-ready|mergeable|can merge|ok to merge|
 safe to merge|ship it|lgtm|approve|approved|merge|good to merge|can this be merged|
 can it be merged|should this be merged|should we merge|is it safe to merge|is this ready|
-is it ready to merge|is this ready to merge|ready to ship|ready to land|
+is it ready to merge|is this ready to merge|ready to ship|ready to land|readiness|
+merge readiness|ship readiness|
 可合并|是否可合并|能否合并|可否合并|可以合并吗|是否可以合并|合并|マージ可否|マージ|
 병합 가능 여부|병합 가능|병합|머지|listo para merge|listo para fusionar|pronto para merge|
 prêt à fusionner|prêt pour merge|bereit zum mergen|bereit zum merge|готово к слиянию"""
