@@ -242,3 +242,21 @@ def test_a_readiness_section_holds_the_verdict(text: str, expected: Decision | N
         assert verdict.decision is not A, verdict.reasons
     else:
         assert verdict.decision is expected, verdict.reasons
+
+
+# The change closing a blocking finding, said in the present, reports it done.
+CLOSES = [
+    ("## Ready to merge?\n\n**Yes.** The fix closes the only merge-blocking finding.\n", A),
+    ("## Ready to merge?\n\n**Yes.** This resolves the blocking race in the cache.\n", A),
+    ("## Ready to merge?\n\n**Yes.** One merge-blocking finding remains open.\n", None),
+    ("## Ready to merge?\n\n**Yes.** The blocking race must be fixed before merge.\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CLOSES)
+def test_a_blocking_finding_the_change_closes_is_done(text: str, expected: Decision | None) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons

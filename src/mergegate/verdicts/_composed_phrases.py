@@ -106,7 +106,8 @@ def negated_merge_in(text: str) -> str | None:
 
 DONE = compile_lazily(
     r"(?<!\w)(?:fixed|resolved|addressed|corrected|remediated|closed|done|completed|implemented|"
-    r"applied|landed|"
+    # the change doing it, in the present: 'the remediation closes the only blocking finding'
+    r"applied|landed|closes|resolves|remediates|"
     r"executed|verified fixed|fix verified|no longer)(?!\w)|"
     r"✅|~~|已修复|已解决|修正済み|対応済み|해결|수정 완료|corregido|corrigido|corrigé|behoben"
 )
