@@ -260,3 +260,31 @@ def test_a_blocking_finding_the_change_closes_is_done(text: str, expected: Decis
         assert verdict.decision is not A, verdict.reasons
     else:
         assert verdict.decision is expected, verdict.reasons
+
+
+# An obligation with a negated object asks for nothing ('needs no external data').
+NEGATED_OBJECTS = [
+    (
+        "| Check | Verdict | Notes |\n|---|---|---|\n| Props | PASS | needs no external data |\n"
+        "| Export | PASS | ok |\n\n**Verdict:** APPROVE\n",
+        A,
+    ),
+    ("**Verdict:** APPROVE, requires nothing else.\n", A),
+    (
+        "| Check | Verdict | Notes |\n|---|---|---|\n| Props | PASS | needs a null check |\n"
+        "| Export | PASS | ok |\n\n**Verdict:** APPROVE\n",
+        None,
+    ),
+    ("**Verdict:** APPROVE, requires no-op stubs to be removed first.\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NEGATED_OBJECTS)
+def test_an_obligation_with_a_negated_object_asks_for_nothing(
+    text: str, expected: Decision | None
+) -> None:
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons

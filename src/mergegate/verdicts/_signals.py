@@ -73,9 +73,16 @@ __all__ = [
 
 def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
     for match in pattern.finditer(text):
-        if not negated_before(text, match.start()) and not _done_in_clause(text, match.end()):
+        if negated_before(text, match.start()) or _NEGATED_OBJECT.match(text, match.end()):
+            continue
+        if not _done_in_clause(text, match.end()):
             return match.group(0).strip()
     return None
+
+
+# An obligation whose object is negated asks for nothing: 'needs no external data',
+# 'requires nothing else' (not 'must not', a prohibition, nor 'needs no-op stubs removed').
+_NEGATED_OBJECT = compile_lazily(r"[ \t]+(?:no|nothing)(?=[ \t.,;:!)]|$)")
 
 
 def _done_in_clause(text: str, at: int) -> bool:
