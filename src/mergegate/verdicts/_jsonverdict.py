@@ -18,19 +18,17 @@ a broken verdict can never be outvoted into an approval.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._json import DuplicateKeyError, NumberRangeError, read_json
+from mergegate.verdicts._jsondoc import read_document
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Finding, Severity
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scan import scan_objects
-from mergegate.verdicts._vocab import clean_value, label_kind
 
 __all__ = ["JsonVerdict", "find_json_verdicts"]
 
@@ -41,14 +39,6 @@ _VERDICT_KEY = compile_lazily(
     r'"(?:verdict|approved?|approval|lgtm|ready_to_merge|merge_ready|mergeable|ready|decision|'
     r'status|result|outcome|(?:overall|final)_[a-z_]{1,30})"\s*:'
 )
-_BOOL_KEYS = frozenset(
-    {"approved", "approve", "lgtm", "ready_to_merge", "merge_ready", "mergeable", "ready"}
-)
-_BLOCKING_KEYS = frozenset(
-    {"blocking_issues", "blockers", "blocking", "critical_issues", "must_fix", "blocking_findings"}
-)
-_FINDING_LISTS = frozenset({"issues", "findings", "problems", "defects", "comments"})
-_BLOCKING_SEVERITIES = frozenset({"critical", "blocker", "blocking", "p0", "must fix", "must_fix"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,70 +198,6 @@ def _trailer(text: str, index: int, end: int) -> JsonVerdict:
 
 
 def _document(data: Mapping[str, Any], index: int, end: int) -> JsonVerdict:
-    """A JSON verdict document of another tool: its top-level (and overall_*) verdict keys."""
-    decisions: list[tuple[Decision, str]] = []
-    for key, value, depth in _keys(data):
-        if depth > 0 and not key.startswith(("overall", "final")):
-            continue
-        found = _key_decision(key, value)
-        if found is not None:
-            decisions.append(found)
-    blocking = _blocking(data)
-    if not decisions:
-        return JsonVerdict(index, end, Decision.MALFORMED, "no verdict key in the JSON object")
-    worst = _worst([d for d, _ in decisions])
-    what = "; ".join(reason for _, reason in decisions)
-    return JsonVerdict(index, end, worst, blocking=blocking, reason=what)
-
-
-def _keys(data: Mapping[str, Any], depth: int = 0) -> Iterator[tuple[str, Any, int]]:
-    for key, value in data.items():
-        yield key, value, depth
-        if isinstance(value, dict) and depth < 2:
-            yield from _keys(value, depth + 1)
-
-
-def _key_decision(key: str, value: Any) -> tuple[Decision, str] | None:
-    if isinstance(value, bool):
-        if key not in _BOOL_KEYS:
-            return None
-        decision = Decision.APPROVE if value else Decision.REJECT
-        return decision, f'"{key}": {json.dumps(value)}'
-    if not isinstance(value, str):
-        return None
-    kind = label_kind(key.replace("_", " "))
-    if kind is None:
-        return None
-    answer = read_answer(clean_value(value.casefold()), kind)
-    if answer is None:
-        return None
-    why = f" ({answer.why})" if answer.why else ""
-    return answer.decision, f"\"{key}\" says '{answer.phrase}'{why}"
-
-
-def _blocking(data: Mapping[str, Any]) -> str | None:
-    for key, value, _depth in _keys(data):
-        if key in _BLOCKING_KEYS and value not in (None, False, 0, [], {}, "", "none"):
-            return f'"{key}" is not empty'
-        if key in ("critical", "criticals", "p0") and isinstance(value, int) and value > 0:
-            return f'"{key}": {value}'
-        if key in _FINDING_LISTS and isinstance(value, list):
-            for item in value:
-                if isinstance(item, dict) and _severe(item):
-                    return f'a "{key}" item is {_severe(item)}'
-    return None
-
-
-def _severe(item: Mapping[str, Any]) -> str | None:
-    for key in ("severity", "priority", "level"):
-        value = item.get(key)
-        if isinstance(value, str) and value.casefold() in _BLOCKING_SEVERITIES:
-            return value.casefold()
-    return None
-
-
-def _worst(decisions: list[Decision]) -> Decision:
-    for decision in (Decision.REJECT, Decision.FIXES, Decision.MALFORMED):
-        if decision in decisions:
-            return decision
-    return Decision.APPROVE
+    """A JSON verdict document of another tool, read key by key (`_jsondoc`)."""
+    read = read_document(data)
+    return JsonVerdict(index, end, read.decision, blocking=read.blocking, reason=read.reason)
