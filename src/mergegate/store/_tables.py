@@ -281,6 +281,8 @@ class _SameFile:
         record.info["file"] = _file_identity(self.path)
 
     def checkout(self, _conn: Any, record: Any, _proxy: Any) -> None:
+        if not self.path or self.path == ":memory:":
+            return  # no file to follow
         opened = record.info.get("file")
         if opened is None or opened != _file_identity(self.path):
             raise DisconnectionError(f"{self.path} is not the file this connection opened")
