@@ -386,7 +386,8 @@ class Tables:
                 )
 
     def dispose(self) -> None:
-        """Close the connections kept (those in use close when they are given back)."""
+        """Close the connections kept (one in use now is let go when it is given back, and
+        closed when Python collects the pool it came from)."""
         with _open_lock:
             _kept.pop(self, None)
         self._engine.dispose()
@@ -756,7 +757,7 @@ _kept: OrderedDict[Tables, None] = OrderedDict()
 
 def _used(db: Tables) -> None:
     """`db` used now: the least recently used SQLite database beyond `KEEP_OPEN` lets its
-    connections go (one in use by another thread closes when it is given back)."""
+    connections go (as `Tables.dispose`: one another thread uses is let go when given back)."""
     with _open_lock:
         _kept[db] = None
         _kept.move_to_end(db)
