@@ -465,6 +465,76 @@ def test_a_setsid_daemon_that_ignores_sigterm_and_reforks_dies_with_the_step(
     assert _alive_with(marker) == []
 
 
+@pytest.mark.sandbox
+@pytest.mark.usefixtures("sandbox_available")
+def test_a_sandbox_seen_ending_is_not_searched_for_in_proc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its first process gone, nothing the sandbox started can be left (its PID namespace
+    died with it): no scan of /proc while it runs or after (a scan costs milliseconds for
+    every process on the machine, four sandboxes a task), and its escapee is gone all the
+    same."""
+    from mergegate.processes import _reaper
+
+    scans: list[str] = []
+    real_table, real_clear = _reaper.process_table, supervisor_module.clear_group
+
+    def table() -> object:
+        scans.append("table")
+        return real_table()
+
+    def clear(*args: object) -> int:
+        scans.append("group")
+        return real_clear(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_reaper, "process_table", table)
+    monkeypatch.setattr(supervisor_module, "clear_group", clear)
+    marker = f"sandbox-escapee-{os.getpid()}-{time.monotonic_ns()}"
+    # it outlives one observation period of the tree (`OBSERVE_S`) and leaves a setsid
+    # daemon behind
+    script = f"setsid sh -c 'sleep 778' {marker} & sleep 0.7"
+    sandbox = Sandbox(binds=(Bind(path=tmp_path),))
+    outcome = supervise(["/bin/sh", "-c", script], cwd=tmp_path, sandbox=sandbox)
+    assert outcome.reason is StopReason.EXITED
+    assert outcome.returncode == 0
+    assert scans == []
+    assert _alive_with(marker) == []
+
+
+def test_the_sandbox_s_end_is_seen_only_once_its_first_process_is_gone(tmp_path: Path) -> None:
+    """`SandboxInit.await_exit` is what spares the scans: True only for a first process bwrap
+    named and that is gone; never for one it did not name, or that still runs."""
+    from mergegate.processes._sandbox_init import SandboxInit
+
+    def init_naming(pid: int | None) -> SandboxInit:
+        read, write = os.pipe()
+        os.set_blocking(read, False)
+        if pid is not None:
+            os.write(write, json.dumps({"child-pid": pid}).encode())
+        os.close(write)
+        init = SandboxInit(read)
+        init.feed()
+        return init
+
+    unnamed = init_naming(None)
+    assert unnamed.await_exit(0.1) is False
+    unnamed.close()
+    running = subprocess.Popen(["sleep", "30"])
+    try:
+        alive = init_naming(running.pid)
+        assert alive.await_exit(0.1) is False  # still runs at the deadline
+    finally:
+        running.kill()
+        running.wait()
+    assert alive.await_exit(0.1) is True  # gone (reaped) since it was named
+    alive.close()
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    gone = init_naming(ended.pid)  # named after it was reaped: no such process any more
+    assert gone.await_exit(0.1) is True
+    gone.close()
+
+
 def _alive_with(marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

@@ -30,6 +30,7 @@ from mergegate.store import (
     RunStore,
     StateKind,
     Tables,
+    sqlite_url,
     tables,
 )
 
@@ -138,6 +139,9 @@ def test_a_garbled_database_of_one_run_hides_only_that_run(tmp_path: Path) -> No
     store = RunStore(tmp_path / "state")
     for run_id in ("r1", "r2"):
         store.create(_record(run_id), PLAN)
+    # garbled once the process that wrote it let its connections go (a kept connection
+    # keeps the file's WAL, where SQLite would still read the rows from)
+    tables(sqlite_url(store.database_path("r1"))).dispose()
     store.database_path("r1").write_bytes(b"\x00garbage" * 512)
     again = RunStore(tmp_path / "state")
     assert [r.run_id for r in again.list(EngineRunRecord)] == ["r2"]

@@ -262,19 +262,23 @@ def _running(pid: int, start_ticks: int) -> bool:
 class RunTree:
     """The processes of one supervised run, for the sweep when the run ends."""
 
-    def __init__(self, leader: int, tag: str, leader_start: int | None) -> None:
+    def __init__(
+        self, leader: int, tag: str, leader_start: int | None, *, observe: bool = True
+    ) -> None:
         self.leader = leader
         self.tag = tag.encode()
         self.leader_start = leader_start
         self.seen: dict[int, int] = {}
         """Every descendant of the leader seen while it ran: pid -> start ticks."""
+        self._observing = observe
         # The first walk waits a period: a run shorter than that has nothing to remember that
         # its tag, group and session do not already tell (and pays no /proc scan for it).
         self._next_observe = time.monotonic() + OBSERVE_S
 
     def observe(self, now: float) -> None:
-        """Remember the leader's current descendants (at most every `OBSERVE_S`)."""
-        if self.leader_start is None or now < self._next_observe:
+        """Remember the leader's current descendants (at most every `OBSERVE_S`); never for
+        a tree built with `observe=False` (a sandbox: its PID namespace holds them all)."""
+        if not self._observing or self.leader_start is None or now < self._next_observe:
             return
         self._next_observe = now + OBSERVE_S
         table = process_table()

@@ -8,6 +8,11 @@ timeout), the first process dies a moment later on its parent-death signal and i
 to us, the subreaper, as a zombie of the group. So, once the leader exited, the supervisor
 waits for that one process (by pid and start time, never a recycled pid) and reaps it if it
 became ours: the group is then empty before the group sweep looks, and no zombie is left.
+
+That process's exit is also the end of everything the sandbox started: nothing leaves a PID
+namespace, and the kernel kills what is left in it before its first process is gone (or a
+zombie). So once `await_exit` saw it gone, no process of the sandbox can be left anywhere,
+and the supervisor spares itself the scans of /proc that look for them.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ _READ_SIZE = 4096
 _POLL_S = 0.002
 
 
+def _proc_readable() -> bool:
+    """/proc shows this process: a pid it does not show is no process."""
+    return process_start_ticks(os.getpid()) is not None
+
+
 @dataclass
 class SandboxInit:
     """bwrap's info pipe (the read end, non-blocking) and the first process it names."""
@@ -37,6 +47,8 @@ class SandboxInit:
     info: bytearray = field(default_factory=bytearray)
     pid: int | None = None
     start_ticks: int | None = None
+    gone_when_named: bool = False
+    """bwrap named a pid that was already no process: its first process had exited."""
 
     def feed(self) -> bool:
         """Read what bwrap wrote so far; False at the end of the pipe."""
@@ -61,6 +73,9 @@ class SandboxInit:
             self.pid = int(found.group(1))
             # read now, while it runs: it is how a recycled pid is told apart later
             self.start_ticks = process_start_ticks(self.pid)
+            # no process under a pid bwrap just named: its first process exited and was
+            # reaped already (a quick child), which is what `await_exit` waits for
+            self.gone_when_named = self.start_ticks is None and _proc_readable()
 
     def _same(self) -> tuple[bool, bool]:
         """(it is still our process, it is a zombie)."""
@@ -71,21 +86,26 @@ class SandboxInit:
             return False, False
         return True, stat[0] == "Z"
 
-    def await_exit(self, timeout_s: float) -> None:
+    def await_exit(self, timeout_s: float) -> bool:
         """Wait (at most `timeout_s`) until the first process has exited, and reap it if it
-        is a zombie of ours (by pid: never anyone else's child)."""
+        is a zombie of ours (by pid: never anyone else's child). True when it was seen gone
+        (and with it every process of the sandbox); False when it was never named (bwrap
+        failed, or was killed before it wrote its info) or still runs at the deadline."""
         self.feed()
         deadline = time.monotonic() + timeout_s
         while True:
             same, zombie = self._same()
             if not same:
-                return  # gone: reaped by bwrap (a normal exit)
+                # gone: reaped by bwrap (a normal exit), or never named
+                return self.pid is not None and (
+                    self.gone_when_named or self.start_ticks is not None
+                )
             if zombie:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(self.pid or 0, os.WNOHANG)
-                return
+                return True
             if time.monotonic() >= deadline:
-                return
+                return False
             select.select([], [], [], _POLL_S)
 
     def close(self) -> None:

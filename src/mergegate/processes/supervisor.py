@@ -266,7 +266,9 @@ def _supervise(
         if start.info_child is not None:
             os.close(start.info_child)  # the child's end: bwrap holds it now
     record = _make_record(proc, argv, cwd, tag)
-    tree = RunTree(proc.pid, tag, record.start_ticks)
+    # a sandbox's processes never leave its PID namespace, which dies with its first
+    # process: nothing to learn from walking its tree while it runs
+    tree = RunTree(proc.pid, tag, record.start_ticks, observe=init is None)
     ledger = installed_ledger()
     try:
         if attempt_dir is not None:
@@ -389,12 +391,18 @@ def _watch(
             _loop(watch, sel, pumps)
             if pidfd is not None:
                 sel.unregister(pidfd)  # stays readable from now on: drop it before draining
+            emptied = False
             if init is not None:
                 if init.fd in sel.get_map():
                     sel.unregister(init.fd)
-                init.await_exit(_INIT_WAIT_S)  # the group holds only the leader after this
-            leftovers = clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
-            escapees = watch.tree.sweep(watch.record.pgid, watch.remaining_grace())
+                # the group holds only the leader after this; and once the sandbox's first
+                # process is seen gone, so is every process the sandbox started (its PID
+                # namespace), so neither sweep below has anything to find
+                emptied = init.await_exit(_INIT_WAIT_S)
+            leftovers = escapees = 0
+            if not emptied:
+                leftovers = clear_group(watch.record.pgid, proc.pid, watch.remaining_grace())
+                escapees = watch.tree.sweep(watch.record.pgid, watch.remaining_grace())
             _drain(sel, pumps, time.monotonic() + _DRAIN_S)
         finally:
             for pump in pumps.values():

@@ -36,24 +36,34 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, text
-from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError
-from sqlalchemy.pool import NullPool
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, make_url, text
+from sqlalchemy.exc import DatabaseError, DisconnectionError, IntegrityError, OperationalError
+from sqlalchemy.pool import QueuePool
 
 from mergegate.config import redact_url
 from mergegate.processes import ProcessRecord
 from mergegate.store._dbos import DatabaseUnavailableError
 
-__all__ = ["SCHEMA_VERSION", "Key", "Tables", "tables"]
+__all__ = ["KEEP_OPEN", "SCHEMA_VERSION", "Key", "Tables", "tables"]
 
 Key = tuple[str, ...]
 """A row's key within its run and kind: ids, in order (phase, unit, ...)."""
+
+KEEP_OPEN = 4
+"""SQLite databases whose connections a process keeps open between uses, the most recently
+used ones: a run uses two (its own file and the leases'), while a command that reads every
+run's file (`runs`, `stats`) would otherwise keep one open per run."""
+_POOL_SIZE = 4
+"""Idle connections kept per SQLite database (more are opened while more threads write at
+once, and closed when they are done: writers queue on the file's lock anyway)."""
 
 
 @dataclass(frozen=True)
@@ -241,6 +251,43 @@ def _sqlite_connection(conn: Any, _record: Any) -> None:
         cursor.close()
 
 
+def _file_identity(path: str | None) -> tuple[int, int, int, int] | None:
+    """(device, inode, size, modification time) of a database file; None when it has no file
+    (in memory) or none now. SQLite writes the file itself only when it checkpoints its WAL
+    (about every thousand pages): a connection that sees it changed is merely opened again."""
+    if not path or path == ":memory:":
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
+
+
+class _SameFile:
+    """Connection events that keep a pooled SQLite connection on the file now at the path.
+
+    A connection per use always opened the file at the path as it is; a kept one stays on the
+    file it opened, which may have been moved or deleted since (a state directory removed and
+    made again, a copy put in place: its writes would go where nothing reads them), or written
+    over by something else than SQLite (its page cache would hide that). So each connection
+    remembers the file as it opened it, and each use checks the path still shows it
+    unchanged (one `stat`); when not, the pool drops the connection and opens the file."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+
+    def connect(self, _conn: Any, record: Any) -> None:
+        record.info["file"] = _file_identity(self.path)
+
+    def checkout(self, _conn: Any, record: Any, _proxy: Any) -> None:
+        if not self.path or self.path == ":memory:":
+            return  # no file to follow
+        opened = record.info.get("file")
+        if opened is None or opened != _file_identity(self.path):
+            raise DisconnectionError(f"{self.path} is not the file this connection opened")
+
+
 def _spelled(statement: str | _PerDialect, sqlite: bool) -> str:
     return statement if isinstance(statement, str) else statement.text_for(sqlite)
 
@@ -260,13 +307,21 @@ class Tables:
         self.database_url = database_url
         self.sqlite = database_url.startswith("sqlite")
         if self.sqlite:
-            # a connection per use: a run's SQLite file is opened by one command at a time,
-            # and a process that read many runs keeps no file open; 30 s of busy wait covers
-            # DBOS's own writes to the same file
+            # connections kept between uses (a connect and its pragma cost more than most
+            # statements here), on the file now at the path (`_SameFile`), for the
+            # `KEEP_OPEN` databases used last (`_kept`); used by one thread at a time, handed
+            # between threads by the pool; 30 s of busy wait covers DBOS's own writes
             self._engine: Engine = create_engine(
-                database_url, poolclass=NullPool, connect_args={"timeout": 30}
+                database_url,
+                poolclass=QueuePool,
+                pool_size=_POOL_SIZE,
+                max_overflow=-1,
+                connect_args={"timeout": 30, "check_same_thread": False},
             )
+            same_file = _SameFile(make_url(database_url).database)
             event.listen(self._engine, "connect", _sqlite_connection)
+            event.listen(self._engine, "connect", same_file.connect)
+            event.listen(self._engine, "checkout", same_file.checkout)
         else:
             self._engine = create_engine(
                 _driver_url(database_url), pool_size=2, max_overflow=6, pool_pre_ping=True
@@ -295,6 +350,8 @@ class Tables:
         """A transaction on tables that exist; a database error becomes one line (exit 4)."""
         with self._failing_as_one_line():
             self._migrate()
+            if self.sqlite:
+                _used(self)
             with self._engine.begin() as conn:
                 yield conn
 
@@ -329,6 +386,10 @@ class Tables:
                 )
 
     def dispose(self) -> None:
+        """Close the connections kept (one in use now is let go when it is given back, and
+        closed when Python collects the pool it came from)."""
+        with _open_lock:
+            _kept.pop(self, None)
         self._engine.dispose()
 
     # ------------------------------------------------------------ runs
@@ -690,6 +751,19 @@ class Tables:
 
 _open: dict[str, Tables] = {}
 _open_lock = threading.Lock()
+_kept: OrderedDict[Tables, None] = OrderedDict()
+"""The SQLite databases that may hold kept connections, least recently used first."""
+
+
+def _used(db: Tables) -> None:
+    """`db` used now: the least recently used SQLite database beyond `KEEP_OPEN` lets its
+    connections go (as `Tables.dispose`: one another thread uses is let go when given back)."""
+    with _open_lock:
+        _kept[db] = None
+        _kept.move_to_end(db)
+        evicted = _kept.popitem(last=False)[0] if len(_kept) > KEEP_OPEN else None
+    if evicted is not None:
+        evicted._engine.dispose()
 
 
 def tables(database_url: str) -> Tables:
