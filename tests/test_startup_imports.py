@@ -96,9 +96,11 @@ def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> 
     assert _loaded(names, *LAZY) == []
 
 
-def test_hook_bash_with_the_latch_open_is_standard_library_and_click(project: Path) -> None:
+def test_hook_bash_with_the_latch_open_is_standard_library_only(project: Path) -> None:
     names = _hook(recorded("pre-tool-use-bash-commit", cwd=project), project)
-    assert _loaded(names, "pydantic", "pydantic_core", *HEAVY) == []
+    assert _loaded(names, "pydantic", "pydantic_core", "click", *HEAVY) == []
+    # click's types load these; the hook's own argv reader (cli._hookcall) needs none.
+    assert sorted(names & {"uuid", "datetime", "mergegate.cli._app"}) == []
     ours = sorted(n for n in names if n.startswith(("mergegate.verdicts", "mergegate.config")))
     assert ours == []
     # A session file's name hashes only an odd id; a temporary name needs os.urandom only.
@@ -125,6 +127,17 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     # A finding's id hashes its text (verdicts._model.finding_id): a review without findings
     # does not load hashlib (and OpenSSL with it).
     assert "hashlib" not in names
+
+
+def test_hook_calls_load_no_click(project: Path) -> None:
+    """The command lines `mergegate hooks install` writes (plain `--NAME VALUE` options) are
+    read without click (`cli._hookcall`): on every tool call, for every kind of answer."""
+    options = ["--subagent-type", "*review*", "--result-marker", "Ready to merge?"]
+    for name in ("post-tool-use-approve", "post-tool-use-fixes", "pre-tool-use-bash-commit"):
+        for args in ([], [*options, "--timeout", "20"]):
+            data = json.dumps(recorded(name, cwd=project)).encode()
+            names = _imported(["hook", "claude-code", *args], data, project)
+            assert _loaded(names, "click", "mergegate.cli._app", "mergegate.cli.hook") == []
 
 
 def test_hook_review_result_loads_no_pydantic(project: Path) -> None:
