@@ -94,12 +94,15 @@ def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> 
     engine = {"mergegate.config", "mergegate.engine", "mergegate.store", "mergegate.agents"}
     assert sorted(names & (engine | {"mergegate.review", "mergegate.integrations"})) == []
     assert _loaded(names, *LAZY) == []
+    # A plain parse argv is read without click (cli._percall), nor what click's types load.
+    assert _loaded(names, "click", "mergegate.cli._app", "mergegate.cli.parse") == []
+    assert sorted(names & {"uuid", "datetime"}) == []
 
 
 def test_hook_bash_with_the_latch_open_is_standard_library_only(project: Path) -> None:
     names = _hook(recorded("pre-tool-use-bash-commit", cwd=project), project)
     assert _loaded(names, "pydantic", "pydantic_core", "click", *HEAVY) == []
-    # click's types load these; the hook's own argv reader (cli._hookcall) needs none.
+    # click's types load these; the hook's own argv reader (cli._percall) needs none.
     assert sorted(names & {"uuid", "datetime", "mergegate.cli._app"}) == []
     ours = sorted(n for n in names if n.startswith(("mergegate.verdicts", "mergegate.config")))
     assert ours == []
@@ -131,7 +134,7 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
 
 def test_hook_calls_load_no_click(project: Path) -> None:
     """The command lines `mergegate hooks install` writes (plain `--NAME VALUE` options) are
-    read without click (`cli._hookcall`): on every tool call, for every kind of answer."""
+    read without click (`cli._percall`): on every tool call, for every kind of answer."""
     options = ["--subagent-type", "*review*", "--result-marker", "Ready to merge?"]
     for name in ("post-tool-use-approve", "post-tool-use-fixes", "pre-tool-use-bash-commit"):
         for args in ([], [*options, "--timeout", "20"]):

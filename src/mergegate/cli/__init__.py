@@ -2,9 +2,10 @@
 
 Subcommands load lazily (click's documented lazy-group pattern, `_app.LazyGroup`): starting
 a command imports click and that one command's module, not the run engine, DBOS and every
-backend. `mergegate hook claude-code`, which Claude Code runs on every tool call, does not
-import click at all when its arguments are the plain ones `mergegate hooks install` writes
-(`_hookcall`); so this module imports click (`_app`) only when `cli` is used.
+backend. `mergegate hook claude-code`, which Claude Code runs on every tool call, and
+`mergegate parse` do not import click at all when their arguments are plain ones (`_percall`:
+the ones `mergegate hooks install` writes, files and `--NAME VALUE` options); so this module
+imports click (`_app`) only when `cli` is used.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ __all__ = ["cli", "main"]
 
 def main() -> None:
     """Console-script entry point."""
-    from mergegate.cli import _hookcall  # noqa: PLC0415 - click-free: the hook's own path
+    from mergegate.cli._percall import dispatch  # noqa: PLC0415 - click-free: per-call commands
 
-    call = _hookcall.read_argv(sys.argv[1:])
-    if call is not None:
-        sys.exit(_hookcall.run(call))
+    code = dispatch(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
     from mergegate.cli._app import cli  # noqa: PLC0415 - every other command: click
 
     cli(prog_name="mergegate")

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from mergegate.cli._app import format_option
-from mergegate.cli._hookcall import answer as _answer
+from mergegate.cli._percall import answer as _answer
 from mergegate.errors import UsageError
 
 __all__ = ["hook", "marker_options"]

@@ -1,9 +1,10 @@
-"""The hook's click-free argv reader (`cli._hookcall`) reads exactly what click reads.
+"""The per-call commands' click-free argv reader (`cli._percall`) reads what click reads.
 
-`mergegate hook claude-code` answers without importing click when its arguments are the plain
-ones `mergegate hooks install` writes (issue 23, start-up). Every argv it takes must mean what
-click's own parse means; every other argv (help, `--opt=value`, unknown options, bad values,
-the latch's subcommands) must go to click, so users see click's help and errors unchanged.
+`mergegate hook claude-code` and `mergegate parse` answer without importing click when their
+arguments are plain (issue 23, start-up): the ones `mergegate hooks install` writes, files and
+`--NAME VALUE` options. Every argv it takes must mean what click's own parse means, and print
+the same; every other argv (help, `--opt=value`, unknown options, bad values, the latch's
+subcommands) must go to click, so users see click's help and errors unchanged.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from mergegate.cli._hookcall import read_argv
+from mergegate.cli._percall import read_argv, read_parse_argv
 from mergegate.cli.hook import claude_code, gemini
 from mergegate.cli.hooks import _command
+from mergegate.cli.parse import parse
 
 BIN = Path(sys.executable).parent
 
@@ -52,7 +54,6 @@ TO_CLICK = [
     ["hook", "claude-code", "status", "--format", "json"],
     ["hook", "claude-code", "release", "--session", "s", "--reason", "x", "--who"],
     ["hook", "codex"],
-    ["parse", "-"],
     ["--help"],
     [],
 ]
@@ -110,16 +111,81 @@ _CLICK = "import sys; from mergegate.cli._app import cli; cli(sys.argv[1:], prog
         ["hook", "claude-code", "--timeout", "900"],
         ["hook", "claude-code", "--timeout=0"],
         ["hook", "gemini", "--subagent"],
+        ["parse", "--help"],
+        ["parse", "--format", "yaml"],
+        ["parse", "--review-id", ""],
+        ["parse", "--dialect", "nope", "-"],
     ],
     ids=" ".join,
 )
 def test_help_and_errors_are_clicks_own(args: list[str]) -> None:
     """The console script's help and usage errors match click's, byte for byte."""
-
-    def run(argv: list[str]) -> tuple[int, bytes, bytes]:
-        proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
-        return proc.returncode, proc.stdout, proc.stderr
-
-    script = run([str(BIN / "mergegate"), *args])
-    assert script == run([sys.executable, "-c", _CLICK, *args])
+    script = _run([str(BIN / "mergegate"), *args])
+    assert script == _run([sys.executable, "-c", _CLICK, *args])
     assert script[0] in (0, 2)
+
+
+PARSE_PLAIN = [
+    ["parse"],
+    ["parse", "-"],
+    ["parse", "a.md", "-", "b.md"],
+    ["parse", "--format", "json", "a.md"],
+    ["parse", "a.md", "--format", "jsonl", "b.md", "--format", "text"],
+    ["parse", "--dialect", "superpowers", "--review-id", "r-1", "-"],
+]
+PARSE_TO_CLICK = [
+    ["parse", "--help"],
+    ["parse", "-h"],
+    ["parse", "--format=json"],
+    ["parse", "--format", "yaml"],
+    ["parse", "--format"],
+    ["parse", "--dialect", "no-such-dialect"],
+    ["parse", "--review-id", " "],
+    ["parse", "--review-id", "--format"],
+    ["parse", "--", "-x.md"],
+    ["parse", "-x.md"],
+    ["parse", "--quiet", "a.md"],
+    ["parsed"],
+]
+
+
+@pytest.mark.parametrize("argv", PARSE_PLAIN, ids=" ".join)
+def test_plain_parse_argv_reads_as_click_reads_it(argv: list[str]) -> None:
+    call = read_parse_argv(argv)
+    assert call is not None
+    params = parse.make_context("parse", argv[1:]).params
+    assert call._asdict() == params
+
+
+@pytest.mark.parametrize("argv", PARSE_TO_CLICK, ids=" ".join)
+def test_any_other_parse_argv_goes_to_click(argv: list[str]) -> None:
+    assert read_parse_argv(argv) is None
+
+
+def test_parse_prints_and_exits_as_the_click_command_does(tmp_path: Path) -> None:
+    """Text, JSON and JSON lines; several files, an unreadable one, stdin; exit codes."""
+    approve = tmp_path / "approve.md"
+    approve.write_text("### Assessment\n\n**Ready to merge? Yes**\n\nAll criteria met.\n")
+    fixes = tmp_path / "fixes.md"
+    fixes.write_text("**Ready to merge?** With fixes\n\n#### Important\n1. **Bug** (a.py:3) x\n")
+    hostile = tmp_path / "hostile.md"
+    hostile.write_text("Ready to merge? Yes\u202e\x1b[31m\n\nwait, no: \u200bnot yet\n")
+    stdin = b"**Ready to merge? No**\n\n#### Critical\n1. **Data loss** (b.py:9) y\n"
+    files = [str(approve), str(fixes), str(hostile)]
+    for args in (
+        ["parse", *files],
+        ["parse", *files, str(tmp_path / "missing.md"), "--format", "json"],
+        ["parse", "--format", "jsonl", "-", str(fixes)],
+        ["parse", str(approve)],
+        ["parse", "--format", "json", str(hostile)],
+        ["parse"],
+        ["parse", "--dialect", "superpowers", "--review-id", "r-1", str(approve)],
+    ):
+        script = _run([str(BIN / "mergegate"), *args], stdin)
+        assert script == _run([sys.executable, "-c", _CLICK, *args], stdin), args
+        assert read_parse_argv(args) is not None
+
+
+def _run(argv: list[str], stdin: bytes = b"") -> tuple[int, bytes, bytes]:
+    proc = subprocess.run(argv, input=stdin, capture_output=True, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
