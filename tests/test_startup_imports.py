@@ -152,6 +152,8 @@ def test_hook_review_result_loads_no_pydantic(project: Path) -> None:
         assert "mergegate.integrations._trust" in names  # the configuration was read
         assert _loaded(names, "pydantic", "pydantic_core", "importlib.metadata") == []
         assert sorted(names & {"mergegate.config._models", "mergegate.config._load"}) == []
+        # No configuration file and no MERGEGATE_ variable: nothing to parse as TOML.
+        assert "tomllib" not in names
 
 
 def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:
