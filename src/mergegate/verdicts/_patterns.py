@@ -13,7 +13,6 @@ methods, so every later call is the compiled pattern's own method.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
@@ -36,30 +35,28 @@ class _LazyPattern:
             setattr(self, method, getattr(compiled, method))
         return compiled
 
-    def search(self, *args: Any, **kwargs: Any) -> re.Match[str] | None:
+    def search(self, *args: Any, **kwargs: Any) -> Any:
         return self._compiled().search(*args, **kwargs)
 
-    def match(self, *args: Any, **kwargs: Any) -> re.Match[str] | None:
+    def match(self, *args: Any, **kwargs: Any) -> Any:
         return self._compiled().match(*args, **kwargs)
 
-    def fullmatch(self, *args: Any, **kwargs: Any) -> re.Match[str] | None:
+    def fullmatch(self, *args: Any, **kwargs: Any) -> Any:
         return self._compiled().fullmatch(*args, **kwargs)
 
-    def finditer(self, *args: Any, **kwargs: Any) -> Iterator[re.Match[str]]:
+    def finditer(self, *args: Any, **kwargs: Any) -> Any:
         return self._compiled().finditer(*args, **kwargs)
 
-    def findall(self, *args: Any, **kwargs: Any) -> list[Any]:
+    def findall(self, *args: Any, **kwargs: Any) -> Any:
         return self._compiled().findall(*args, **kwargs)
 
-    def sub(self, repl: str | Callable[[re.Match[str]], str], *args: Any, **kwargs: Any) -> str:
-        return self._compiled().sub(repl, *args, **kwargs)
+    def sub(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().sub(*args, **kwargs)
 
-    def subn(
-        self, repl: str | Callable[[re.Match[str]], str], *args: Any, **kwargs: Any
-    ) -> tuple[str, int]:
-        return self._compiled().subn(repl, *args, **kwargs)
+    def subn(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().subn(*args, **kwargs)
 
-    def split(self, *args: Any, **kwargs: Any) -> list[str | Any]:
+    def split(self, *args: Any, **kwargs: Any) -> Any:
         return self._compiled().split(*args, **kwargs)
 
     def __repr__(self) -> str:
