@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from mergegate.cli._percall import read_argv, read_parse_argv
+from mergegate.cli._percall import guarded, read_hook_argv, read_parse_argv
 from mergegate.cli.hook import claude_code, gemini
 from mergegate.cli.hooks import _command
 from mergegate.cli.parse import parse
+from mergegate.errors import UsageError
 
 BIN = Path(sys.executable).parent
 
@@ -68,7 +69,7 @@ def _click_params(argv: list[str]) -> dict[str, object]:
 
 @pytest.mark.parametrize("argv", PLAIN, ids=" ".join)
 def test_plain_hook_argv_reads_as_click_reads_it(argv: list[str]) -> None:
-    call = read_argv(argv)
+    call = read_hook_argv(argv)
     assert call is not None
     params = _click_params(argv)
     assert call.tool == argv[1]
@@ -78,7 +79,7 @@ def test_plain_hook_argv_reads_as_click_reads_it(argv: list[str]) -> None:
 
 @pytest.mark.parametrize("argv", TO_CLICK, ids=lambda argv: " ".join(argv) or "(none)")
 def test_anything_else_goes_to_click(argv: list[str]) -> None:
-    assert read_argv(argv) is None
+    assert read_hook_argv(argv) is None
 
 
 @pytest.mark.parametrize("tool", ["claude-code", "gemini"])
@@ -92,7 +93,7 @@ def test_every_installed_command_line_is_read_without_click(tool: str) -> None:
     }
     for timeout_s in (None, 45.0, 0.5):
         argv = shlex.split(_command("mergegate", tool, flags, timeout_s))[1:]
-        call = read_argv(argv)
+        call = read_hook_argv(argv)
         assert call is not None, argv
         params = _click_params(argv)
         assert call.timeout_s == params.pop("timeout_s") == timeout_s
@@ -189,3 +190,21 @@ def test_parse_prints_and_exits_as_the_click_command_does(tmp_path: Path) -> Non
 def _run(argv: list[str], stdin: bytes = b"") -> tuple[int, bytes, bytes]:
     proc = subprocess.run(argv, input=stdin, capture_output=True, check=False)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_errors_become_exit_codes_as_the_click_group_makes_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`guarded` is `_app.MergegateGroup.invoke`'s contract: one line, the error's code."""
+
+    def usage() -> int:
+        raise UsageError("bad input")
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    assert guarded(usage) == 2
+    assert capsys.readouterr().err == "mergegate: error: bad input\n"
+    assert guarded(interrupted) == 130
+    assert capsys.readouterr().err == "\nmergegate: interrupted\n"
+    assert guarded(lambda: 3) == 3

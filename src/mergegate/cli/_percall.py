@@ -32,15 +32,13 @@ _LISTS = {
 """The hook's repeatable options (`hook.marker_options`) and their parameter names."""
 _TOOLS = ("claude-code", "gemini")
 """The tools whose hook takes these options and `--timeout` (`hook.claude_code`, `hook.gemini`)."""
-
-
 _PARSE_FORMATS = ("text", "json", "jsonl")  # cli.parse's --format choices
 
 
 def dispatch(argv: Sequence[str]) -> int | None:
     """Run `argv` (without the program name) when it is a plain per-call command line and
     return its exit code; None when click must read it."""
-    hook = read_argv(argv)
+    hook = read_hook_argv(argv)
     if hook is not None:
         return guarded(lambda: _answer_call(hook))
     parse = read_parse_argv(argv)
@@ -76,7 +74,7 @@ class HookCall(NamedTuple):
     timeout_s: float | None
 
 
-def read_argv(argv: Sequence[str]) -> HookCall | None:
+def read_hook_argv(argv: Sequence[str]) -> HookCall | None:
     """`argv` (without the program name) as a hook call, or None when it is anything else
     or anything click might read differently (then click reads it)."""
     if len(argv) < 2 or argv[0] != "hook" or argv[1] not in _TOOLS:
