@@ -87,6 +87,10 @@ method call without rebinding their module's global (`verdicts._patterns`). With
 `--baseline` at main's `src`, medians of 15, twice at load 6-8 (wall times meaningless; CPU
 time): `parse` 145/146 -> 127/127 ms, `hook review` 158/178 -> 148/149 ms, `hook Bash (open)`
 61/67 -> 47/50 ms, `hook Bash (closed)` 94/103 -> 76/82 ms (`python -c pass` 13-14 ms).
+Alternating with main 30 times at load 3-5 (the review answer and `parse` only), CPU time,
+median / minimum: `hook review` 170 / 146 -> 149 / 118 ms, `parse` 152 / 123 -> 139 / 116 ms;
+a third `--baseline` run at load 3-4 showed `hook review` unchanged (166 -> 168 ms) while
+the others moved as above: at these loads a single run of 15 does not separate 10 ms.
 Click was about 10-18 ms of CPU on each path (its types import `inspect`, `uuid`,
 `datetime`; the review path loads `inspect` for dataclasses anyway). Not measured on a quiet
 machine: whether the review answer is within 120 ms there is open. What is left of it: the
