@@ -14,8 +14,11 @@ processes, interleaved with the baseline so load on the machine hits both alike:
 
 Prints the budget, then each median wall time in milliseconds, as a ratio to `python -c pass`,
 and the median CPU time (user + system) of the process, and whether the first three are within
-150 ms. Absolute wall times move with the machine's load (2 shared cores): read the ratio and
-the CPU time, and the wall time on a quiet machine.
+150 ms. `--baseline SRC` (another tree's `src`, best a copy such as `git archive main src | tar
+-x -C /tmp/main`: its `.pyc` files are written) runs every command a second time with that
+tree on `PYTHONPATH`, interleaved with this one, and prints it as `[baseline]`. Absolute wall
+times move with the machine's load (2 shared cores): read the ratio and the CPU time, and the
+wall time on a quiet machine.
 
 It first writes the package's `.pyc` files (`compileall`), as `pip install` does: an editable
 install under `PYTHONDONTWRITEBYTECODE=1` would otherwise compile every mergegate module from
@@ -75,6 +78,27 @@ vocabularies) and the interpreter. A cache of compiled patterns across processes
 `_sre.compile` code of each, marshalled; a private CPython interface) would save an
 estimated 15-20 ms more (a prototype loaded all patterns from a 600 KB cache in about 22 ms
 plus 7-10 ms reading it, against 55 ms compiling them); not done.
+
+Then `parse` and the hook stopped importing click for their usual command lines
+(`cli._percall`: the hook's installed argv, `parse` with files and `--NAME VALUE` options; any
+other argv still goes to click), `tomllib` loads only when there is TOML to read (a
+configuration file or a `MERGEGATE_…` variable), and the lazy patterns compile on their first
+method call without rebinding their module's global (`verdicts._patterns`). With
+`--baseline` at main's `src`, medians of 15, twice at load 6-8 (wall times meaningless; CPU
+time): `parse` 145/146 -> 127/127 ms, `hook review` 158/178 -> 148/149 ms, `hook Bash (open)`
+61/67 -> 47/50 ms, `hook Bash (closed)` 94/103 -> 76/82 ms (`python -c pass` 13-14 ms).
+Alternating with main 30 times at load 3-5 (the review answer and `parse` only), CPU time,
+median / minimum: `hook review` 170 / 146 -> 149 / 118 ms, `parse` 152 / 123 -> 139 / 116 ms;
+a third `--baseline` run at load 3-4 showed `hook review` unchanged (166 -> 168 ms) while
+the others moved as above: at these loads a single run of 15 does not separate 10 ms.
+Click was about 10-18 ms of CPU on each path (its types import `inspect`, `uuid`,
+`datetime`; the review path loads `inspect` for dataclasses anyway). Not measured on a quiet
+machine: whether the review answer is within 120 ms there is open. What is left of it: the
+verdict library's import (about 30 ms: 27 dataclasses, enums, vocabularies), compiling the
+132 patterns a 1 KB review uses (about 40 ms of CPU, a quarter of it `_signals`' checks of
+the approving answer: withdrawals, conditions, contrary clauses, blocking and failing checks,
+each a large alternation), the integrations (latch, state, configuration: about 20 ms) and
+the interpreter.
 """
 
 from __future__ import annotations
@@ -146,34 +170,56 @@ def _close_latch(work: Path, env: dict[str, str]) -> None:
     )
 
 
-def _compile_package() -> None:
-    """Write mergegate's `.pyc` files, as an installed package has them."""
+def _compile_package(baseline: Path | None) -> None:
+    """Write mergegate's `.pyc` files (and the baseline's), as an installed package has them."""
     import mergegate  # noqa: PLC0415 - only to find the package's directory
 
     compileall.compile_dir(Path(mergegate.__file__).parent, quiet=1)
+    if baseline is not None:
+        compileall.compile_dir(baseline / "mergegate", quiet=1)
+
+
+def _baseline() -> Path | None:
+    """`--baseline SRC`: another tree's `src` (a copy: its `.pyc` files are written), run
+    interleaved with this one through `PYTHONPATH`, so load hits both alike."""
+    if "--baseline" not in sys.argv:
+        return None
+    src = Path(sys.argv[sys.argv.index("--baseline") + 1]).resolve()
+    if not (src / "mergegate" / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {src}: not a tree's src (no mergegate/__init__.py)")
+    return src
 
 
 def main() -> None:
-    _compile_package()
+    baseline = _baseline()
+    _compile_package(baseline)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "project"
         (work / ".git").mkdir(parents=True)
         env = {**os.environ, "MERGEGATE_STATE_DIR": str(Path(tmp) / "state")}
-        _close_latch(work, env)
+        envs = {"": env}
+        if baseline is not None:
+            old = {**env, "MERGEGATE_STATE_DIR": str(Path(tmp) / "state-baseline")}
+            envs[" [baseline]"] = {**old, "PYTHONPATH": str(baseline)}
+        for each in envs.values():
+            _close_latch(work, each)
         cases = _inputs(work)
-        runs = {"python -c pass": ([sys.executable, "-c", "pass"], b""), **cases}
-        walls: dict[str, list[float]] = {name: [] for name in runs}
-        cpus: dict[str, list[float]] = {name: [] for name in runs}
+        runs = {(name + tag, tag): argv_stdin for name, argv_stdin in cases.items() for tag in envs}
+        runs = {("python -c pass", ""): ([sys.executable, "-c", "pass"], b""), **runs}
+        walls: dict[str, list[float]] = {name: [] for name, _ in runs}
+        cpus: dict[str, list[float]] = {name: [] for name, _ in runs}
         for _ in range(ROUNDS):
-            for name, (argv, stdin) in runs.items():
-                wall, cpu = _time(argv, stdin, env)
+            for (name, tag), (argv, stdin) in runs.items():
+                wall, cpu = _time(argv, stdin, envs[tag])
                 walls[name].append(wall)
                 cpus[name].append(cpu)
     print(f"budget: {TARGET_MS:.0f} ms of wall time each for {', '.join(BUDGETED)} (issue 23)")
+    if baseline is not None:
+        print(f"[baseline]: the same command with PYTHONPATH={baseline}, interleaved")
     base = statistics.median(walls["python -c pass"])
     base_cpu = statistics.median(cpus["python -c pass"])
     print(f"python -c pass: {base:.0f} ms, cpu {base_cpu:.0f} ms (medians of {ROUNDS})")
-    for name in cases:
+    for name in [name for name, _ in runs][1:]:
         ms = statistics.median(walls[name])
         mark = ""
         if name in BUDGETED:

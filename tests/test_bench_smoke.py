@@ -43,3 +43,20 @@ def test_bench_runs_in_smoke_mode(script: str) -> None:
     )
     assert done.returncode == 0, f"{script} exited {done.returncode}:\n{done.stderr[-4000:]}"
     assert done.stdout.strip(), f"{script} printed nothing:\n{done.stderr[-4000:]}"
+
+
+@pytest.mark.slow
+def test_bench_startup_runs_against_a_baseline_tree() -> None:
+    """`bench_startup.py --baseline SRC` interleaves a second tree (here this one's own)."""
+    env = {**os.environ, "MERGEGATE_BENCH_SMOKE": "1"}
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_startup.py"), "--baseline", str(ROOT / "src")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "hook review (PostToolUse) [baseline]:" in done.stdout

@@ -94,11 +94,16 @@ def test_parse_loads_no_engine_store_config_or_heavy_library(tmp_path: Path) -> 
     engine = {"mergegate.config", "mergegate.engine", "mergegate.store", "mergegate.agents"}
     assert sorted(names & (engine | {"mergegate.review", "mergegate.integrations"})) == []
     assert _loaded(names, *LAZY) == []
+    # A plain parse argv is read without click (cli._percall), nor what click's types load.
+    assert _loaded(names, "click", "mergegate.cli._app", "mergegate.cli.parse") == []
+    assert sorted(names & {"uuid", "datetime"}) == []
 
 
-def test_hook_bash_with_the_latch_open_is_standard_library_and_click(project: Path) -> None:
+def test_hook_bash_with_the_latch_open_is_standard_library_only(project: Path) -> None:
     names = _hook(recorded("pre-tool-use-bash-commit", cwd=project), project)
-    assert _loaded(names, "pydantic", "pydantic_core", *HEAVY) == []
+    assert _loaded(names, "pydantic", "pydantic_core", "click", *HEAVY) == []
+    # click's types load these; the hook's own argv reader (cli._percall) needs none.
+    assert sorted(names & {"uuid", "datetime", "mergegate.cli._app"}) == []
     ours = sorted(n for n in names if n.startswith(("mergegate.verdicts", "mergegate.config")))
     assert ours == []
     # A session file's name hashes only an odd id; a temporary name needs os.urandom only.
@@ -127,6 +132,17 @@ def test_hook_review_result_loads_no_shell_parser(project: Path) -> None:
     assert "hashlib" not in names
 
 
+def test_hook_calls_load_no_click(project: Path) -> None:
+    """The command lines `mergegate hooks install` writes (plain `--NAME VALUE` options) are
+    read without click (`cli._percall`): on every tool call, for every kind of answer."""
+    options = ["--subagent-type", "*review*", "--result-marker", "Ready to merge?"]
+    for name in ("post-tool-use-approve", "post-tool-use-fixes", "pre-tool-use-bash-commit"):
+        for args in ([], [*options, "--timeout", "20"]):
+            data = json.dumps(recorded(name, cwd=project)).encode()
+            names = _imported(["hook", "claude-code", *args], data, project)
+            assert _loaded(names, "click", "mergegate.cli._app", "mergegate.cli.hook") == []
+
+
 def test_hook_review_result_loads_no_pydantic(project: Path) -> None:
     """The hook reads `[hooks]` alone (`config._hooks`, standard library), its latch state as
     dataclasses, and the verdict object's model only for a restatement: an approving review,
@@ -136,6 +152,8 @@ def test_hook_review_result_loads_no_pydantic(project: Path) -> None:
         assert "mergegate.integrations._trust" in names  # the configuration was read
         assert _loaded(names, "pydantic", "pydantic_core", "importlib.metadata") == []
         assert sorted(names & {"mergegate.config._models", "mergegate.config._load"}) == []
+        # No configuration file and no MERGEGATE_ variable: nothing to parse as TOML.
+        assert "tomllib" not in names
 
 
 def test_the_lazy_parts_load_for_the_documents_that_need_them(tmp_path: Path) -> None:

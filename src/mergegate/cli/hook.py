@@ -16,12 +16,10 @@ from typing import Any
 import click
 
 from mergegate.cli._app import format_option
-from mergegate.errors import MergegateError, UsageError
+from mergegate.cli._percall import answer as _answer
+from mergegate.errors import UsageError
 
 __all__ = ["hook", "marker_options"]
-
-_DEFAULT_TIMEOUT_S = 20.0
-_MAX_INPUT_BYTES = 32 * 1024 * 1024  # integrations._hook.MAX_INPUT_BYTES (not imported: cost)
 
 
 def marker_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -72,42 +70,6 @@ def _timeout_option(func: Callable[..., Any]) -> Callable[..., Any]:
         default=None,
         help="Answer 'blocked: timed out' after this many seconds (default: hooks.timeout_s, 20).",
     )(func)
-
-
-def _answer(tool: str, flags: dict[str, Any], timeout_s: float | None) -> None:
-    """Read one hook input on stdin and print the answer: the fast path when it is certain,
-    else the full hook (which never raises and always prints one JSON line)."""
-    raw = sys.stdin.buffer.read(_MAX_INPUT_BYTES + 1)
-    from mergegate.integrations._fast import fast_answer  # noqa: PLC0415 - standard library only
-
-    line = fast_answer(raw, tool)
-    if line is None:
-        line = _full_answer(raw, tool, flags, timeout_s)
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
-def _full_answer(raw: bytes, tool: str, flags: dict[str, Any], timeout_s: float | None) -> str:
-    # pydantic's plugin lookup is off in this process (`_app.PER_CALL`).
-    from mergegate.integrations import answer_hook  # noqa: PLC0415 - the slow path only
-    from mergegate.integrations._trust import trusted_options  # noqa: PLC0415
-
-    def load_options(payload: Any) -> Any:
-        return trusted_options(payload, flags)
-
-    deadline = timeout_s or _configured_timeout()
-    return answer_hook(
-        lambda: raw, tool=tool, load_options=load_options, timeout_s=deadline
-    ).to_json()
-
-
-def _configured_timeout() -> float:
-    from mergegate.config import load_hooks  # noqa: PLC0415 - standard library only
-
-    try:
-        return load_hooks().timeout_s
-    except MergegateError:
-        return _DEFAULT_TIMEOUT_S  # the same error blocks inside the hook, with its message
 
 
 @click.group("hook")

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from typing import Any
-
 import click
 
 from mergegate.cli._app import format_option
-from mergegate.decisions import ExitCode, worst_exit_code
+from mergegate.cli._parse_run import decide_files
 from mergegate.errors import UsageError
-from mergegate.verdicts import DIALECTS, parse_verdict
+from mergegate.verdicts import DIALECTS
 
 __all__ = ["parse"]
-
-_MAX_READ_BYTES = 64 * 1024 * 1024
-# Invisible and direction-changing characters: shown escaped so the output cannot lie.
-_INVISIBLE = frozenset("\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e")
-_INVISIBLE |= frozenset("\u2066\u2067\u2068\u2069\ufeff")
-# Invisible and direction-changing characters: shown escaped so the output cannot lie.
-_INVISIBLE = frozenset(
-    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
-)
 
 
 @click.command("parse")
@@ -56,79 +43,4 @@ def parse(
     """
     if review_id is not None and not review_id.strip():
         raise UsageError("--review-id must not be empty: give the nonce the reviewer was asked for")
-    names = files or ("-",)
-    results: list[dict[str, Any]] = []
-    codes: list[ExitCode] = []
-    for name in names:
-        text, error = _read(name)
-        if error is not None:
-            results.append({"file": name, "error": error})
-            codes.append(ExitCode.USAGE)
-            continue
-        verdict = parse_verdict(text, dialect=dialect, review_id=review_id)
-        results.append({"file": name, **verdict.to_dict()})
-        codes.append(verdict.decision.exit_code)
-    _emit(results, fmt, single=len(names) == 1)
-    ctx.exit(int(worst_exit_code(codes)))
-
-
-def _read(name: str) -> tuple[str, str | None]:
-    try:
-        if name == "-":
-            data = sys.stdin.buffer.read(_MAX_READ_BYTES)
-        else:
-            with open(name, "rb") as handle:
-                data = handle.read(_MAX_READ_BYTES)
-    except OSError as exc:
-        return "", f"cannot read {name}: {exc.strerror or exc}"
-    return data.decode("utf-8", errors="replace"), None
-
-
-def _emit(results: list[dict[str, Any]], fmt: str, *, single: bool) -> None:
-    if fmt == "json":
-        payload: Any = results[0] if single else results
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
-    elif fmt == "jsonl":
-        for item in results:
-            click.echo(json.dumps(item, ensure_ascii=False))
-    else:
-        for item in results:
-            click.echo(_text(item))
-    for item in results:
-        if "error" in item:
-            click.echo(f"mergegate: error: {item['error']}", err=True)
-
-
-def _text(item: dict[str, Any]) -> str:
-    name = _safe(item["file"])
-    if "error" in item:
-        return f"{name}: unreadable — {_safe(item['error'])}"
-    lines = [
-        f"{name}: {item['decision'].upper()}" + (f" ({item['dialect']})" if item["dialect"] else "")
-    ]
-    evidence = item["evidence"]
-    if evidence:
-        lines.append(f"  line {evidence['line']}: {_safe(evidence['text'])}")
-    lines.extend(f"  why: {_safe(reason)}" for reason in item["reasons"])
-    lines.extend(f"  warning: {_safe(warning)}" for warning in item["warnings"])
-    if item["findings"]:
-        lines.append(f"  findings: {len(item['findings'])}")
-        for finding in item["findings"][:10]:
-            where = f" ({_safe(finding['file'])})" if finding["file"] else ""
-            title = _safe(finding["title"])[:100]
-            lines.append(f"    [{finding['severity']}] {finding['id']} {title}{where}")
-    return "\n".join(lines)
-
-
-def _safe(text: object) -> str:
-    """Escape control characters and terminal escapes from untrusted text before printing."""
-    out: list[str] = []
-    for ch in str(text):
-        code = ord(ch)
-        if code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or ch in "\u2028\u2029":
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        elif ch in _INVISIBLE:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    ctx.exit(int(decide_files(files, dialect, review_id, fmt)))

@@ -4,12 +4,12 @@
 Standard library only: the hook (`mergegate hook ...`, on every Claude Code tool call) reads
 its `[hooks]` section through here (`_hooks`) without loading pydantic and the other sections'
 models; `load_config` (`_load`) reads the whole configuration through the same functions, so
-both layer alike.
+both layer alike. `tomllib` (and the patterns it compiles at import) loads only when there is
+a file or a `MERGEGATE_…` variable to read: most hook calls have neither.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +53,8 @@ class ConfigText:
 
     def table(self) -> dict[str, Any]:
         """The configuration table it holds (`{}` for a pyproject without one)."""
+        import tomllib  # noqa: PLC0415 - only with a file to read (module docstring)
+
         try:
             data = tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as exc:
@@ -89,6 +91,8 @@ def find_config_file(start: Path) -> tuple[Path, Path | None]:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """The TOML file at `path`; `ConfigError` naming it when it cannot be read or parsed."""
+    import tomllib  # noqa: PLC0415 - only with a file to read (module docstring)
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -146,6 +150,8 @@ def env_entries(
 
 def _parse_env_value(raw: str) -> object:
     """A TOML value if the text is one (`2`, `true`, `["a"]`), else the text itself."""
+    import tomllib  # noqa: PLC0415 - only with a variable to read (module docstring)
+
     try:
         parsed = tomllib.loads(f"value = {raw}")
     except tomllib.TOMLDecodeError:

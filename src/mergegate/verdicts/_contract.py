@@ -9,8 +9,7 @@ module is the only definition of that block:
   schema *is* `ReviewVerdict` (`mergegate handoff check --schema review-verdict`), so both
   accept and refuse exactly the same objects (duplicate keys are refused by `_json`, which
   both read with).
-* `VERDICT_VALUES`, `SEVERITY_VALUES`, `FINDING_FIELDS` — what the GBNF grammar given to the
-  local model is built from (`mergegate.agents._formats`).
+* `VERDICT_VALUES`, `SEVERITY_VALUES` — the values the example trailer shows.
 * `trailer_example(review_id)` — the example trailer in the reviewer prompt templates.
 """
 
@@ -25,7 +24,6 @@ from mergegate.decisions import Decision
 from mergegate.verdicts._model import Severity
 
 __all__ = [
-    "FINDING_FIELDS",
     "SEVERITY_VALUES",
     "VERDICT_DECISIONS",
     "VERDICT_VALUES",
@@ -70,9 +68,6 @@ class ReviewVerdict(_Strict):
     """The nonce of the request: required, as `handoff check` always required it."""
     verdict: TrailerVerdict
     findings: list[TrailerFinding] = Field(default_factory=list)
-
-
-FINDING_FIELDS: tuple[str, ...] = tuple(TrailerFinding.model_fields)
 
 
 def trailer_example(review_id: str) -> str:

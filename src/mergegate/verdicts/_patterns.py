@@ -3,48 +3,66 @@
 The verdict library holds a few hundred patterns, most of them large vocabularies; compiling
 them all at import was most of the start-up of `mergegate parse` and of the Claude Code hook,
 which run on every call (issue 23, `bench/bench_startup.py`). A document uses about half of
-them, so each is compiled the first time it is used.
+them, so each is compiled the first time one of its methods is called.
 
-Hot loops must not pay for the deferral (`bench/bench_verdicts.py`): on first use the module
-global that held the stand-in is rebound to the compiled pattern itself, and the stand-in keeps
-the compiled pattern's methods as its own attributes for any other reference to it.
+Hot loops must not pay for the deferral (`bench/bench_verdicts.py`): the first call stores the
+compiled pattern's bound methods on the instance, where they shadow the class's compiling
+methods, so every later call is the compiled pattern's own method.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from typing import Any, cast
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
 
 
-class _Deferred:
-    """Stands for `re.compile(pattern, flags)` until a method is first looked up."""
+class _LazyPattern:
+    """`re.compile(pattern, flags)`, compiled by the first call of one of its methods.
 
-    def __init__(self, pattern: str, flags: int, namespace: dict[str, Any]) -> None:
+    Only the methods in `_METHODS` and `pattern`, `flags` exist: the library uses no other
+    attribute of a pattern (`.pattern` needs no compiling, so patterns built from other
+    patterns' text stay deferred)."""
+
+    def __init__(self, pattern: str, flags: int) -> None:
         self.pattern = pattern
-        self._flags = flags
-        self._namespace = namespace
+        self.flags = flags
 
-    def __getattr__(self, name: str) -> Any:
-        # Called only for attributes the instance lacks: the first use of a method (or an
-        # attribute of the compiled pattern this class does not copy, such as `groups`).
-        compiled = re.compile(self.pattern, self._flags)
-        for method in _METHODS:
+    def _compiled(self) -> re.Pattern[str]:
+        compiled = re.compile(self.pattern, self.flags)
+        for method in _METHODS:  # instance attributes shadow the methods below from now on
             setattr(self, method, getattr(compiled, method))
-        namespace = self._namespace
-        for key in [key for key, value in namespace.items() if value is self]:
-            namespace[key] = compiled
-        return getattr(compiled, name)
+        return compiled
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().search(*args, **kwargs)
+
+    def match(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().match(*args, **kwargs)
+
+    def fullmatch(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().fullmatch(*args, **kwargs)
+
+    def finditer(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().finditer(*args, **kwargs)
+
+    def findall(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().findall(*args, **kwargs)
+
+    def sub(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().sub(*args, **kwargs)
+
+    def subn(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().subn(*args, **kwargs)
+
+    def split(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled().split(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"compile_lazily({self.pattern!r}, {self._flags!r})"
+        return f"compile_lazily({self.pattern!r}, {self.flags!r})"
 
 
 def compile_lazily(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
-    """`re.compile(pattern, flags)`, compiled when first used; then the caller's module global
-    that holds it is the compiled pattern. `.pattern` needs no compiling, so patterns built
-    from other patterns' text stay deferred."""
-    namespace = sys._getframe(1).f_globals  # the calling module's globals, to rebind
-    return cast(re.Pattern[str], _Deferred(pattern, int(flags), namespace))
+    """`re.compile(pattern, flags)`, compiled when one of its methods is first called."""
+    return cast(re.Pattern[str], _LazyPattern(pattern, int(flags)))
