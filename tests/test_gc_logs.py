@@ -26,14 +26,6 @@ OTHER = "20261102-120000-bbbb"
 RUNNING = "20261103-120000-cccc"
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 def _ship(
     tmp_path: Path, rows: RunRows, name: str, data: bytes, store_url: str | None = None
 ) -> str:
