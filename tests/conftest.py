@@ -128,6 +128,16 @@ def postgres_url(
     postgres_cluster.drop_database(name)
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database every process of a test shares, once each way: a SQLite file of the test's
+    own, and (marker `fleet`) a fresh PostgreSQL database (`postgres_url`)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]

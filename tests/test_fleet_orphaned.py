@@ -19,7 +19,7 @@ from mergegate.engine._context.orphans import kill_orphans_of
 from mergegate.engine._fleet.admin import fleet_status, recover_executor
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import ProcessRecord
-from mergegate.processes._groups import boot_id, pid_namespace
+from mergegate.processes._groups import boot_id, host_name, pid_namespace
 from mergegate.store import RunStore, tables
 
 pytestmark = pytest.mark.fleet
@@ -59,14 +59,24 @@ def test_agents_on_another_host_are_recorded_as_orphaned_and_shown(
     assert done.orphaned == 1
     assert [r for _, r in rows.processes()] == [elsewhere]  # this host's forgotten
     report = fleet_status(state, RUN, load_config(tmp_path)).dump()
+    # a record without a host (written before hosts were recorded): "another host"; where
+    # it was found from is known
     assert report["orphaned"] == [
-        {"worker": "w-dead", "noted_by": "w2", "pid": 4242, "pgid": 4242, "program": "claude"}
+        {
+            "worker": "w-dead",
+            "noted_by": "w2",
+            "pid": 4242,
+            "pgid": 4242,
+            "program": "claude",
+            "noted_on": host_name(),
+        }
     ]
     shown = CliRunner().invoke(cli, ["status", RUN, "--repo", str(tmp_path)])
     assert shown.exit_code == 0, shown.output
-    assert "orphaned: claude (pid 4242) of dead worker w-dead on another host (found by w2)" in (
-        shown.stdout
-    )
+    assert (
+        "orphaned: claude (pid 4242) of dead worker w-dead on another host "
+        f"(found by w2 on {host_name()}): start w-dead again there"
+    ) in shown.stdout
     # recovering again records it once
     assert recover_executor(postgres_url, "w-dead", kill=False).orphaned == 1
     assert len(fleet_status(state, RUN, load_config(tmp_path)).orphaned or []) == 1

@@ -14,27 +14,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from _cards import card
+from mergegate.cli import cli
+from mergegate.config import load_config
 from mergegate.engine._context.orphans import (
     kill_orphans_of,
     note_unreachable_orphans,
     orphaned_agents,
+    previous_generation,
 )
+from mergegate.engine._fleet.admin import fleet_status
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import TREE_ENV, ProcessRecord, child_environment, process_start_ticks
-from mergegate.processes._groups import boot_id, pid_namespace
+from mergegate.processes._groups import boot_id, host_name, pid_namespace
 from mergegate.store import RunStore
 
 RUN = "20261101-120000-eeee"
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
 
 
 @pytest.fixture
@@ -65,6 +62,7 @@ def _agent(started: list[subprocess.Popen[bytes]], tag: str) -> ProcessRecord:
         cwd="/",
         tag=tag,
         pid_ns=pid_namespace(),
+        host=host_name(),
     )
 
 
@@ -104,3 +102,59 @@ def test_a_starting_worker_kills_its_previous_generations_agents_here_only(
     [orphan] = orphaned_agents(rows)
     assert (orphan.executor_id, orphan.noted_by, orphan.record) == ("w1", "w3", elsewhere)
     assert note_unreachable_orphans(database_url, "w2", "w3") == 0  # w2's is this host's
+
+
+def test_a_worker_restarted_on_another_host_leaves_its_old_agents_there(
+    database_url: str,
+    tmp_path: Path,
+    sleepers: list[subprocess.Popen[bytes]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """w1 ran on host `old-host` and starts again here under the same id: a pid its records
+    name means another process here, so nothing is signalled (even one that passes every
+    other check: same boot, namespace, start time and tag, as a host in a container of this
+    machine would record); its old agents are recorded as `orphaned` with their host, and
+    `status` names it."""
+    monkeypatch.setenv("MERGEGATE_DATABASE_URL", database_url)
+    store = RunStore(Path(os.environ["MERGEGATE_STATE_DIR"]), database_url)
+    store.create(card(RUN, fleet=True), Plan(format=PlanFormat.NATIVE, title="p"))
+    rows = store.rows(RUN)
+    here = _agent(sleepers, "w1-new-tree")
+    there = _agent(sleepers, "w1-old-tree").model_copy(update={"host": "old-host"})
+    rows.record_process(here, tmp_path / "a1", executor_id="w1")
+    rows.record_process(there, tmp_path / "a2", executor_id="w1")
+
+    # what `Worker.serve` does before it launches, under its own id
+    found = previous_generation(database_url, "w1")
+    assert (found.killed, found.orphaned) == (1, 1)
+    sleepers[0].wait(timeout=10)  # its earlier process's agent on this host: killed
+    assert sleepers[1].poll() is None  # the one recorded on old-host: never signalled
+    assert [r for _, r in rows.processes()] == [there]  # kept for old-host's worker
+    [orphan] = orphaned_agents(rows)
+    assert (orphan.executor_id, orphan.noted_by, orphan.record.host) == ("w1", "w1", "old-host")
+    assert orphan.noted_on == host_name()
+    assert previous_generation(database_url, "w1") == (0, 1)  # recorded once, not twice
+    assert len(orphaned_agents(rows)) == 1
+
+    report = fleet_status(Path(os.environ["MERGEGATE_STATE_DIR"]), RUN, load_config(tmp_path))
+    [entry] = report.orphaned or []
+    assert (entry.worker, entry.host, entry.pid) == ("w1", "old-host", there.pid)
+    shown = CliRunner().invoke(cli, ["status", RUN, "--repo", str(tmp_path)])
+    assert shown.exit_code == 0, shown.output
+    assert (
+        f"orphaned: claude (pid {there.pid}) of an earlier process of worker w1 on host "
+        f"old-host (found by w1 on {host_name()}): start w1 again there, or kill its process "
+        "group there"
+    ) in shown.stdout
+
+
+def test_a_record_without_a_host_keeps_its_json() -> None:
+    """Records written before hosts were recorded are found again by their exact JSON (how
+    `forget_processes` deletes them): a record without a host dumps without the field."""
+    old = (
+        '{"pid":7,"pgid":7,"start_ticks":1,"boot_id":"b","started_at":1.0,'
+        '"argv":["x"],"cwd":"/","tag":"t","pid_ns":"pid:[1]"}'
+    )
+    record = ProcessRecord.model_validate_json(old)
+    assert record.host is None
+    assert record.model_dump_json() == old

@@ -19,19 +19,6 @@ from mergegate.engine import Worker, WorkerOptions, settle_global_concurrency
 from mergegate.errors import UsageError
 from mergegate.store import QUEUE, Tables
 
-_BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)]
-
-
-def _url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'fleet.sqlite'}"
-    return str(request.getfixturevalue("postgres_url"))
-
-
-@pytest.fixture(params=_BACKENDS)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return _url(request, tmp_path)
-
 
 def _stored(database_url: str) -> int | None:
     db = Tables(database_url)

@@ -17,21 +17,13 @@ from sqlalchemy import text
 from _cards import card
 from _plan_runs import repo_with
 from mergegate.cli import cli
-from mergegate.engine._context.attempt_rows import ship_log
+from mergegate.engine._context.attempt_rows import report_logs, ship_log
 from mergegate.plans import Plan, PlanFormat
 from mergegate.store import AttemptRecord, LogCopies, RunRows, RunState, RunStore, tables
 
 RUN = "20261101-120000-aaaa"
 OTHER = "20261102-120000-bbbb"
 RUNNING = "20261103-120000-cccc"
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
 
 
 def _ship(
@@ -171,3 +163,24 @@ def test_a_copy_named_by_another_run_meanwhile_is_kept(
     _ship(tmp_path, late, "03-implementer", b"run's own log\n" * 50)  # the same content
     assert db.drop_sole_blob(RUN, logs["own"], "logs_collected") is None
     assert logs["own"] in _stored(database_url)
+
+
+def test_the_report_says_a_log_gc_deleted_was_deleted_and_when(
+    runs: tuple[Path, dict[str, str]], database_url: str
+) -> None:
+    """A host that did not run the attempt (its logs were on `worker-1`) reads a collected
+    run's page: a log whose copy `gc` deleted says so, with the time `gc` recorded, not "not
+    shipped"; a copy another run still names is read as before."""
+    repo, logs = runs
+    code, _out, err = _gc(repo, RUN)
+    assert code == 0, err
+    rows = RunStore(Path(os.environ["MERGEGATE_STATE_DIR"]), database_url).rows(RUN)
+    collected = rows.logs_collected()
+    assert collected is not None
+    copies = Path(os.environ["MERGEGATE_STATE_DIR"]) / "copies"
+    shown = {log.sha256: log for log in report_logs(rows, copies)}
+    assert shown[logs["own"]].problem == (
+        f"its shipped copy was deleted by mergegate gc at {collected.at}"
+    )
+    assert not shown[logs["own"]].here
+    assert (shown[logs["shared"]].here, shown[logs["shared"]].problem) == (True, "")

@@ -19,14 +19,6 @@ from mergegate.errors import ConfigError
 from mergegate.store import SHIP_MAX_BYTES, AttemptRecord, LogCopies, RunRows, tables
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 def _log(tmp_path: Path, data: bytes) -> tuple[Path, str]:
     path = tmp_path / "worker" / "agent.stdout.log"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -28,14 +28,6 @@ RUN = "20261101-120000-aaaa"
 HERE = socket.gethostname()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 def _attempt(
     tmp_path: Path, rows: RunRows, where: str, role: str, data: bytes, *, host: str, ship: bool
 ) -> AttemptRecord:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -315,6 +316,7 @@ def test_kill_recorded_group_refuses_a_recycled_pid(tmp_path: Path) -> None:
         ("other", True, {}),  # another supervised tree's process, named with this tag
         ("t-1", True, {"pid_ns": "pid:[1]"}),  # recorded in another PID namespace
         ("t-1", True, {"boot_id": "another-boot"}),  # recorded before a reboot
+        ("t-1", True, {"host": "another-host"}),  # recorded on another host
         ("t-1", True, {"tag": None}),  # a record without a tag (an older mergegate's)
         ("t-1", False, {}),  # not the leader of its own group and session
     ],
@@ -325,7 +327,7 @@ def test_kill_recorded_group_refuses_a_process_the_supervisor_did_not_start(
     """A record that names a process by its real pid, group and start time (what a forged
     `process.json` can say of any process) kills nothing unless that process carries the
     record's tag, leads its recorded group and session, and lives in the recorder's PID
-    namespace and boot."""
+    namespace, boot and host."""
     proc = _sleeper(tag, own_session=own_session)
     try:
         time.sleep(0.2)  # started: its environment readable
@@ -365,6 +367,7 @@ def test_the_supervisor_records_each_process_in_the_installed_ledger(tmp_path: P
     assert record == outcome.record
     assert record.tag
     assert record.pid_ns == os.readlink("/proc/self/ns/pid")
+    assert record.host == socket.gethostname()
 
 
 def carries(pid: int, tag: str | None) -> bool:

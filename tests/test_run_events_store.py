@@ -25,15 +25,6 @@ from mergegate.store import SCHEMA_VERSION, RecordKind, RunRows, tables
 from mergegate.store._tables import Tables
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.fleet)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A database of each kind mergegate keeps runs in."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
-
-
 def _notice(run_id: str, event_id: str, message: str = "m") -> Notice:
     return Notice(run_id=run_id, event_id=event_id, message=message)
 

@@ -37,7 +37,7 @@ _LINE_CHARS = 100_000
     "--role",
     default=None,
     metavar="ROLE",
-    help="Only attempts of this role: implementer, reviewer, fixer, verifier…",
+    help="Only attempts of this role: implementer, reviewer, fixer, verifier, check…",
 )
 @format_option("A table of attempts and the log's bytes, or one JSON object.")
 def logs(**opts: Any) -> None:

@@ -24,7 +24,15 @@ from mergegate.errors import RunInterruptedError, UsageError
 from mergegate.plans import read_plan
 
 if TYPE_CHECKING:
-    from mergegate.engine import AgentSpec, Answers, RunAgents, RunOptions, RunReport, UnitEntry
+    from mergegate.engine import (
+        AgentSpec,
+        Answers,
+        OrphanEntry,
+        RunAgents,
+        RunOptions,
+        RunReport,
+        UnitEntry,
+    )
 
 # The engine (and DBOS, ~0.3 s to import) is imported inside the commands, so every other
 # mergegate command starts as fast as before.
@@ -126,12 +134,7 @@ def _print_report(report: RunReport) -> None:
     if report.worker:  # a queued run: the fleet worker running its phases and merges
         click.echo(f"  run held by worker {clean(report.worker, 64)}")
     for orphan in report.orphaned or []:  # a dead worker's agent on another host
-        click.echo(
-            f"  orphaned: {clean(orphan.program, 80)} (pid {orphan.pid}) of dead worker "
-            f"{clean(orphan.worker, 64)} on another host (found by "
-            f"{clean(orphan.noted_by, 64)}): start {clean(orphan.worker, 64)} again "
-            "there, or kill its process group there"
-        )
+        click.echo(f"  orphaned: {_orphan_line(orphan)}")
     click.echo(f"  sandbox: {clean(report.sandbox.summary, 2000)}")
     units = report.units
     header, *lines = table_lines(
@@ -171,6 +174,24 @@ def _print_report(report: RunReport) -> None:
         )
     if report.next:
         click.echo(f"next: {clean(report.next, 1000)}")
+
+
+def _orphan_line(orphan: OrphanEntry) -> str:
+    """Whose agent it is, where it runs and who found it; what to do about it."""
+    worker = clean(orphan.worker, 64)
+    whose = (  # the worker started again elsewhere under its id found its own
+        f"an earlier process of worker {worker}"
+        if orphan.noted_by == orphan.worker
+        else f"dead worker {worker}"
+    )
+    where = "another host" if orphan.host is None else f"host {clean(orphan.host, 255)}"
+    found = clean(orphan.noted_by, 64) + (
+        f" on {clean(orphan.noted_on, 255)}" if orphan.noted_on is not None else ""
+    )
+    return (
+        f"{clean(orphan.program, 80)} (pid {orphan.pid}) of {whose} on {where} (found by "
+        f"{found}): start {worker} again there, or kill its process group there"
+    )
 
 
 def _unit_row(unit: UnitEntry) -> list[str]:

@@ -31,7 +31,7 @@ from mergegate.engine._fleet.admin import (
     settle_global_concurrency,
 )
 from mergegate.engine._fleet.worker import Worker, WorkerOptions, enqueue_run
-from mergegate.engine._records.run_report import CancelReport, RunReport, UnitEntry
+from mergegate.engine._records.run_report import CancelReport, OrphanEntry, RunReport, UnitEntry
 from mergegate.engine._runs.cancel import cancel_run
 from mergegate.engine._runs.create import RunRequest, create_run, dry_run_lines
 from mergegate.engine._runs.database import database_url_of
@@ -69,6 +69,7 @@ __all__ = [
     "GcRequest",
     "LogQuery",
     "Metered",
+    "OrphanEntry",
     "RunAgents",
     "RunBranches",
     "RunCounts",

@@ -27,6 +27,7 @@ from mergegate.processes._environment import (
 )
 from mergegate.processes._groups import (
     group_members,
+    host_name,
     kill_recorded_group,
     kill_recorded_groups,
     made_here,
@@ -81,6 +82,7 @@ __all__ = [
     "clear_interrupt",
     "find_bwrap",
     "group_members",
+    "host_name",
     "install_ledger",
     "installed_ledger",
     "interrupt",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -20,6 +21,7 @@ __all__ = [
     "carries_tag",
     "clear_group",
     "group_members",
+    "host_name",
     "kill_recorded_group",
     "kill_recorded_groups",
     "killpg",
@@ -95,6 +97,12 @@ def process_start_ticks(pid: int) -> int | None:
     """The start time of `pid` in clock ticks since boot, or None (gone, or not Linux)."""
     stat = read_stat(pid)
     return stat[2] if stat else None
+
+
+def host_name() -> str:
+    """This machine's name (`socket.gethostname()`), recorded with each process the
+    supervisor starts: a pid recorded under another name is never signalled here."""
+    return socket.gethostname()
 
 
 def boot_id() -> str | None:
@@ -204,10 +212,16 @@ def kill_recorded_groups(records: Iterable[ProcessRecord], grace_s: float = 2.0)
 def made_here(record: ProcessRecord) -> bool:
     """The record was made on this boot of this machine, in this process's PID namespace (a
     record from another host, container or boot names pids that mean other processes here),
-    and carries what `kill_recorded_group` checks: only such a record can be acted on here."""
+    and carries what `kill_recorded_group` checks: only such a record can be acted on here.
+    A record that names its host (every one since hosts are recorded) must name this one: a
+    worker restarted on another machine under the same id never signals the pids its
+    earlier process recorded, even where boot and namespace ids happen to match (containers
+    of one machine share its boot id). An older record without a host is judged by its boot
+    and namespace alone, as before."""
     boot = boot_id()
     return (
-        record.start_ticks is not None
+        (record.host is None or record.host == host_name())
+        and record.start_ticks is not None
         and record.tag is not None
         and boot is not None
         and boot == record.boot_id

@@ -4,11 +4,10 @@ lease (`mergegate.store`), read by `status`, a second `run` and `resume`."""
 from __future__ import annotations
 
 import os
-import socket
 
 from pydantic import BaseModel, ConfigDict
 
-from mergegate.processes._groups import boot_id, pid_namespace, process_start_ticks
+from mergegate.processes._groups import boot_id, host_name, pid_namespace, process_start_ticks
 
 __all__ = ["ProcessIdentity"]
 
@@ -29,7 +28,7 @@ class ProcessIdentity(BaseModel):
         """This process."""
         pid = os.getpid()
         return cls(
-            host=socket.gethostname(),
+            host=host_name(),
             boot_id=boot_id(),
             pid_ns=pid_namespace(),
             pid=pid,
@@ -41,7 +40,7 @@ class ProcessIdentity(BaseModel):
         another PID namespace, or named without a start time is taken as running (nothing
         here can show it is gone); one from an earlier boot of this host is gone; one here is
         running while its pid names a process with its start time."""
-        if self.host != socket.gethostname():
+        if self.host != host_name():
             return True
         here_boot = boot_id()
         if self.boot_id is not None and here_boot is not None and self.boot_id != here_boot:

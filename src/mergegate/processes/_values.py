@@ -72,6 +72,11 @@ class ProcessRecord(BaseModel):
     pid_ns: str | None = None
     """The PID namespace the supervisor ran in (`/proc/self/ns/pid`): the pids of the record
     mean these processes only there."""
+    host: str | None = Field(default=None, exclude_if=lambda host: host is None)
+    """The machine the supervisor ran on (`socket.gethostname()`): only a process there may
+    act on the record, and `status` names it for an agent nobody here can reach. None in a
+    record written before hosts were recorded, whose JSON has no such field (and keeps it
+    that way: the rows are found again by their exact JSON)."""
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from mergegate.processes._groups import (
     POLL_S,
     boot_id,
     clear_group,
+    host_name,
     killpg,
     leader_exited,
     pid_namespace,
@@ -164,6 +165,7 @@ def _make_record(
         cwd=str(cwd),
         tag=tag,
         pid_ns=pid_namespace(),
+        host=host_name(),
     )
 
 

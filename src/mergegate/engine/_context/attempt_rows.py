@@ -23,9 +23,23 @@ from pathlib import Path
 from mergegate.agents.base import AgentResult
 from mergegate.atomic_files import write_atomic
 from mergegate.report import ReportLog
-from mergegate.store import EXCERPT_CHARS, SHIP_MAX_BYTES, AttemptRecord, LogCopies, RunRows
+from mergegate.store import (
+    EXCERPT_CHARS,
+    SHIP_MAX_BYTES,
+    AttemptRecord,
+    LogCopies,
+    LogsCollected,
+    RunRows,
+)
 
-__all__ = ["COPIES_DIR", "attempt_record", "log_digest", "report_logs", "ship_log"]
+__all__ = [
+    "COPIES_DIR",
+    "attempt_record",
+    "copy_problem",
+    "log_digest",
+    "report_logs",
+    "ship_log",
+]
 
 COPIES_DIR = "shipped-logs"
 """The folder, in a run's folder on a host, of the logs `report` copied there from others."""
@@ -114,6 +128,7 @@ def report_logs(rows: RunRows | None, copies_dir: Path | None = None) -> list[Re
         return []
     host = socket.gethostname()[:255]
     copies = LogCopies(rows.db)
+    collected = rows.logs_collected()
     shown = []
     for a in rows.attempts():
         log = ReportLog(
@@ -128,12 +143,23 @@ def report_logs(rows: RunRows | None, copies_dir: Path | None = None) -> list[Re
             here=_on_this_host(a, host),
         )
         if not log.here and log.path and copies_dir is not None:
-            log = _copied(log, copies, copies_dir)
+            log = _copied(log, copies, copies_dir, collected)
         shown.append(log)
     return shown
 
 
-def _copied(log: ReportLog, copies: LogCopies, copies_dir: Path) -> ReportLog:
+def copy_problem(problem: str, collected: LogsCollected | None) -> str:
+    """Why no shipped copy of a log can be read (`FetchedLog.problem`), told with what the
+    run's rows know: a copy missing from a run whose logs `gc` collected was deleted by it,
+    at the time it recorded (the run is marked before any copy goes)."""
+    if problem == "not shipped" and collected is not None:
+        return f"its shipped copy was deleted by mergegate gc at {collected.at}"
+    return problem
+
+
+def _copied(
+    log: ReportLog, copies: LogCopies, copies_dir: Path, collected: LogsCollected | None
+) -> ReportLog:
     """`log` with its shipped copy written under `copies_dir`, or with why there is none."""
     if log.size > SHIP_MAX_BYTES:
         return replace(log, problem=f"not shipped: larger than {SHIP_MAX_BYTES} bytes")
@@ -145,7 +171,7 @@ def _copied(log: ReportLog, copies: LogCopies, copies_dir: Path) -> ReportLog:
         pass  # not copied here yet
     fetched = copies.fetch(log.sha256, log.size)
     if fetched.data is None:
-        return replace(log, problem=fetched.problem)
+        return replace(log, problem=copy_problem(fetched.problem, collected))
     try:
         write_atomic(target, fetched.data, durable=False)
     except OSError as exc:

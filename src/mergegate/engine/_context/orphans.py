@@ -16,20 +16,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from mergegate.processes import ProcessRecord, kill_recorded_groups, made_here
+from mergegate.processes import ProcessRecord, host_name, kill_recorded_groups, made_here
 from mergegate.store import RunRows, StateKind, stopping_runs, tables
 
 __all__ = [
     "OrphanedAgent",
+    "PreviousGeneration",
     "RunProcesses",
     "WorkerProcesses",
     "kill_orphans",
     "kill_orphans_of",
     "note_unreachable_orphans",
     "orphaned_agents",
+    "previous_generation",
 ]
 
 
@@ -124,8 +127,12 @@ class OrphanedAgent(BaseModel):
     executor_id: str
     """The dead worker that started it."""
     noted_by: str
-    """Who found it unreachable: a janitor's worker id, or `workers recover`."""
+    """Who found it unreachable: a janitor's worker id, `workers recover`, or the worker
+    itself started again on another host (`previous_generation`)."""
     record: ProcessRecord
+    noted_on: str | None = Field(default=None, exclude_if=lambda host: host is None)
+    """The host it was found from (None in a row written before hosts were recorded); the
+    agent's own host is its record's `host`."""
 
 
 def note_unreachable_orphans(database_url: str, executor_id: str, noted_by: str) -> int:
@@ -138,11 +145,35 @@ def note_unreachable_orphans(database_url: str, executor_id: str, noted_by: str)
     for run_id, _, record in db.processes(executor_id=executor_id):
         if made_here(record):
             continue  # this host's: killed (or gone) by `kill_orphans_of`, never orphaned
-        orphan = OrphanedAgent(executor_id=executor_id, noted_by=noted_by, record=record)
+        orphan = OrphanedAgent(
+            executor_id=executor_id, noted_by=noted_by, record=record, noted_on=host_name()
+        )
         key = (executor_id, str(record.pid), str(record.started_at))
         RunRows(db, run_id).put(StateKind.ORPHANED, key, orphan, replace=False)
         noted += 1
     return noted
+
+
+class PreviousGeneration(NamedTuple):
+    """What a worker found of its earlier process when it started."""
+
+    killed: int
+    """Agent groups its earlier process left running on this host, signalled."""
+    orphaned: int
+    """Agent groups its earlier process recorded on another host (or boot), recorded as
+    `orphaned` in their runs (`status` names their host): only that host can act on them."""
+
+
+def previous_generation(database_url: str, executor_id: str) -> PreviousGeneration:
+    """What a fleet worker does before it launches, under its own id: kill the agent groups
+    its previous generation (a crashed or SIGKILLed process of the same id) left on this host
+    and forget them, and record the ones it left on another host as orphaned, found by
+    itself. A worker restarted on another machine under the same id thereby shows, rather
+    than signals, what its old host still runs; restarted on the old host, it kills them."""
+    killed = kill_orphans_of(database_url, executor_id)
+    return PreviousGeneration(
+        killed, note_unreachable_orphans(database_url, executor_id, executor_id)
+    )
 
 
 def orphaned_agents(rows: RunRows) -> list[OrphanedAgent]:

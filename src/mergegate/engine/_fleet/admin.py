@@ -188,6 +188,8 @@ def fleet_status(state_dir: Path, run_id: str, config: Config) -> RunReport:
                 pid=o.record.pid,
                 pgid=o.record.pgid,
                 program=Path(o.record.argv[0]).name if o.record.argv else "",
+                host=o.record.host,
+                noted_on=o.noted_on,
             )
             for o in orphans
         ]

@@ -39,7 +39,11 @@ from pydantic import BaseModel, ConfigDict
 
 from mergegate.config import DEFAULT_CONCURRENCY, Config, StateLayout, load_config, state_dir
 from mergegate.engine._context.journal import RunJournal
-from mergegate.engine._context.orphans import WorkerProcesses, kill_orphans_of
+from mergegate.engine._context.orphans import (
+    WorkerProcesses,
+    kill_orphans_of,
+    previous_generation,
+)
 from mergegate.engine._context.outcomes import WorkspaceRecord
 from mergegate.engine._context.run_events import EventSink, RunEvent
 from mergegate.engine._context.runtime import EngineRunRecord, Runtime, current, install_resolver
@@ -375,7 +379,16 @@ class Worker:
         the agents of the units it leaves pending (they are recovered as after a crash)."""
         limit = settle_global_concurrency(self.database_url, self.options.global_concurrency)
         self.engine.config = replace(self.engine.config, global_concurrency=limit)
-        kill_orphans_of(self.database_url, self.options.executor_id)
+        earlier = previous_generation(self.database_url, self.options.executor_id)
+        if earlier.orphaned:
+            self._listener(
+                "-",
+                RunEvent(
+                    "notice",
+                    f"{earlier.orphaned} agent group(s) of this worker's earlier process run "
+                    "on another host: recorded as orphaned (mergegate status RUN names it)",
+                ),
+            )
         self.options.workdir.mkdir(parents=True, exist_ok=True)
         install_resolver(self.runtime)
         install_ledger(WorkerProcesses(self.options.executor_id, self._rows_of_caller))

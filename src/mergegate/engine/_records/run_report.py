@@ -120,13 +120,18 @@ class AnswerEntry(_Entry):
 
 
 class OrphanEntry(_Entry):
-    """An agent of a dead fleet worker on another host, found by a live one."""
+    """An agent of a dead fleet worker (or of a worker's earlier process) on another host,
+    found by a live one."""
 
     worker: str
     noted_by: str
     pid: int
     pgid: int
     program: str
+    host: str | None = Field(default=None, exclude_if=lambda host: host is None)
+    """The host the agent runs on (absent for a record made before hosts were recorded)."""
+    noted_on: str | None = Field(default=None, exclude_if=lambda host: host is None)
+    """The host `noted_by` found it from (absent likewise)."""
 
 
 class RunReport(_Entry):

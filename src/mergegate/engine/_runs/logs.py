@@ -18,6 +18,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from mergegate.engine._context.attempt_rows import copy_problem
 from mergegate.errors import LogIntegrityError, LogUnavailableError, UsageError
 from mergegate.store import SHIP_MAX_BYTES, AttemptRecord, LogCopies, RunRows, RunStore
 
@@ -203,10 +204,7 @@ def _unavailable(rows: RunRows, r: AttemptRecord, problem: str) -> str:
     where = f"the log is on host {r.host} at {r.log_path}; its end is in report"
     if r.log_bytes > SHIP_MAX_BYTES:
         return f"larger than {SHIP_MAX_BYTES} bytes, never shipped: {where}"
-    collected = rows.logs_collected()
-    if problem == "not shipped" and collected is not None:
-        return f"its shipped copy was deleted by mergegate gc at {collected.at}: {where}"
-    return f"{problem}: {where}"
+    return f"{copy_problem(problem, rows.logs_collected())}: {where}"
 
 
 def _file(path: Path, size: int) -> bytes | None:

@@ -32,6 +32,7 @@ from mergegate.engine._context.outcomes import UnitOutcome, VerificationOutcome
 from mergegate.engine._context.plan_views import report_stem
 from mergegate.engine._context.runtime import EngineRunRecord, Runtime, current, working_on
 from mergegate.engine._records.task_report import render_task_report
+from mergegate.engine._steps.check_logs import record_check_logs
 from mergegate.engine._steps.core import keep_lost_attempt
 from mergegate.git import (
     GitRepository,
@@ -202,6 +203,8 @@ def _verify(rt: Runtime, call: VerifyCall) -> VerificationOutcome:
     rt.rows.put(StateKind.VERIFICATION, key, result)
     # the report every host with the database URL reads (the folder's copy stays here)
     rt.rows.put_record(RecordKind.VERIFICATION, key, result, render_markdown(result))
+    # the output of its failing checks, for a host without this folder (report, logs)
+    record_check_logs(rt.rows, rt.run_dir, folder, result, rt.config.engine.log_store)
     if rt.record.plan_path:
         # where `mergegate verify PLAN --answer` looks for the result it answers
         copy = PhaseDir(answers_ledger(rt.store, rt.record, phase_id).parent).run(result.run_id)
