@@ -14,13 +14,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
+from mergegate.cli import _percall
 from mergegate.cli._percall import guarded, read_hook_argv, read_parse_argv
 from mergegate.cli.hook import claude_code, gemini
 from mergegate.cli.hooks import _command
 from mergegate.cli.parse import parse
+from mergegate.config._hooks import HooksSection
 from mergegate.errors import UsageError
+from mergegate.integrations._hook import MAX_INPUT_BYTES
 
 BIN = Path(sys.executable).parent
 
@@ -208,3 +212,21 @@ def test_errors_become_exit_codes_as_the_click_group_makes_them(
     assert guarded(interrupted) == 130
     assert capsys.readouterr().err == "\nmergegate: interrupted\n"
     assert guarded(lambda: 3) == 3
+
+
+def test_the_readers_copies_of_the_commands_options_are_the_commands_own() -> None:
+    """`_percall` repeats a few facts of the click commands and the hook (importing them
+    would load what it exists to avoid); each copy must stay what it copies."""
+    assert _percall._MAX_INPUT_BYTES == MAX_INPUT_BYTES
+    assert HooksSection().timeout_s == _percall._DEFAULT_TIMEOUT_S
+    for command in (claude_code, gemini):
+        params = {p.name: p for p in command.params}
+        timeout = params["timeout_s"]
+        assert isinstance(timeout.type, click.FloatRange)
+        assert (timeout.type.min, timeout.type.max) == _percall._TIMEOUT_RANGE
+        lists = {p.opts[0]: p.name for p in command.params if p.multiple}
+        assert lists == _percall._LISTS
+    assert set(_percall._TOOLS) == {claude_code.name, gemini.name}
+    fmt = next(p for p in parse.params if p.name == "fmt" or "--format" in p.opts)
+    assert isinstance(fmt.type, click.Choice)
+    assert tuple(fmt.type.choices) == _percall._PARSE_FORMATS
