@@ -145,6 +145,15 @@ def test_a_verdict_field_composed_with_verdict(text: str, expected: Decision) ->
     assert parse_verdict(text).decision is expected, text
 
 
+def _decides(text: str, expected: Decision | None) -> None:
+    """`text` decides `expected`; None: anything but an approval."""
+    verdict = parse_verdict(text)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
+
+
 # An evidence column ('| # | Truth | Status | Evidence |', GSD's verification table) says
 # what was verified and how: its descriptive 'when', 'prior to', 'needs' are not conditions on
 # the row's pass. A condition tied to the merge, or blocking content, there still is; a
@@ -194,11 +203,7 @@ FOLLOW_UPS = [
 def test_zero_tallies_and_follow_ups_are_not_conditions(
     text: str, expected: Decision | None
 ) -> None:
-    verdict = parse_verdict(text)
-    if expected is None:
-        assert verdict.decision is not A, verdict.reasons
-    else:
-        assert verdict.decision is expected, verdict.reasons
+    _decides(text, expected)
 
 
 # BMAD's gate, written as Markdown, lists what must be fixed before production under
@@ -219,11 +224,7 @@ IMMEDIATE = [
 def test_an_immediate_section_is_blocking_and_may_be_empty(
     text: str, expected: Decision | None
 ) -> None:
-    verdict = parse_verdict(text)
-    if expected is None:
-        assert verdict.decision is not A, verdict.reasons
-    else:
-        assert verdict.decision is expected, verdict.reasons
+    _decides(text, expected)
 
 
 # A 'Readiness' section answers 'ready to merge?': its answer is the verdict.
@@ -237,11 +238,7 @@ READINESS = [
 
 @pytest.mark.parametrize(("text", "expected"), READINESS)
 def test_a_readiness_section_holds_the_verdict(text: str, expected: Decision | None) -> None:
-    verdict = parse_verdict(text)
-    if expected is None:
-        assert verdict.decision is not A, verdict.reasons
-    else:
-        assert verdict.decision is expected, verdict.reasons
+    _decides(text, expected)
 
 
 # The change closing a blocking finding, said in the present, reports it done.
@@ -255,11 +252,7 @@ CLOSES = [
 
 @pytest.mark.parametrize(("text", "expected"), CLOSES)
 def test_a_blocking_finding_the_change_closes_is_done(text: str, expected: Decision | None) -> None:
-    verdict = parse_verdict(text)
-    if expected is None:
-        assert verdict.decision is not A, verdict.reasons
-    else:
-        assert verdict.decision is expected, verdict.reasons
+    _decides(text, expected)
 
 
 # An obligation with a negated object asks for nothing ('needs no external data').
@@ -283,8 +276,4 @@ NEGATED_OBJECTS = [
 def test_an_obligation_with_a_negated_object_asks_for_nothing(
     text: str, expected: Decision | None
 ) -> None:
-    verdict = parse_verdict(text)
-    if expected is None:
-        assert verdict.decision is not A, verdict.reasons
-    else:
-        assert verdict.decision is expected, verdict.reasons
+    _decides(text, expected)

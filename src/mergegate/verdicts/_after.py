@@ -36,6 +36,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
+    WORD,
     clause_problem,
     continues_above,
     finding_item,
@@ -84,7 +85,6 @@ _FILE_HEADING = compile_lazily(r"`[^`]+`|[\w.-]+/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b
 _EMPHASIS_ONLY = compile_lazily(r"[ \t]*([*_]{1,3})(.+?)\1[ \t]*")
 _SENTENCE_END = ".!?。！？"
 _PROSE_WORDS = 6
-_WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
 # A short label before its value: '**Reasoning:** …', 'Note: …' (the value is what is read).
 
 
@@ -168,14 +168,14 @@ def _answers_question(doc: Doc, index: int) -> bool:
     above = doc.lines[index - 1] if index > 0 else None
     if above is None or above.blank or not above.raw.rstrip(" *_`").endswith("?"):
         return False
-    return len(_WORD.findall(doc.lines[index].raw)) <= _ANSWER_WORDS
+    return len(WORD.findall(doc.lines[index].raw)) <= _ANSWER_WORDS
 
 
 def _prose_value(text: str) -> bool:
     """'Note: running the migration deletes every row.': a label whose value is a sentence is
     prose under a label, read like any prose ('Date: 2026-05-01' is not)."""
     _, separator, value = text.partition(":")
-    return bool(separator) and len(_WORD.findall(value)) >= _PROSE_WORDS
+    return bool(separator) and len(WORD.findall(value)) >= _PROSE_WORDS
 
 
 def _unweighed_line(line: Line, *, continues: bool) -> str | None:

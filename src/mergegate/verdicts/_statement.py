@@ -21,7 +21,7 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
 
-__all__ = ["CLAUSES", "clause_problem", "continues_above", "finding_item", "prose_problem"]
+__all__ = ["CLAUSES", "WORD", "clause_problem", "continues_above", "finding_item", "prose_problem"]
 
 _A = Decision.APPROVE
 _CODE_SPAN = compile_lazily(r"`[^`]*`")
@@ -56,7 +56,7 @@ _SUBORDINATORS = _closed(
 # After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
 _LIMITING = _closed("only first")
 CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
-_WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
+WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
 _LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 # 'a/b.py:12', or a code span naming a file: '`auth.py`', '`src/db`' (not '`mod.func_name`').
 _LOCATION = compile_lazily(
@@ -132,7 +132,7 @@ def clause_problem(clause: str) -> str | None:
 
 
 def _opening_problem(text: str, value: str) -> str | None:
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in WORD.findall(text)]
     if not words or words[0] in _SUBJECT_OPENERS or words[0] == "code":
         return None
     if words[0] in _SUBORDINATORS:
