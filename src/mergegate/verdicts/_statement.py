@@ -21,7 +21,15 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
 
-__all__ = ["CLAUSES", "WORD", "clause_problem", "continues_above", "finding_item", "prose_problem"]
+__all__ = [
+    "CLAUSES",
+    "WORD",
+    "clause_problem",
+    "continues_above",
+    "finding_item",
+    "other_verdict",
+    "prose_problem",
+]
 
 _A = Decision.APPROVE
 _CODE_SPAN = compile_lazily(r"`[^`]*`")
@@ -125,10 +133,17 @@ def clause_problem(clause: str) -> str | None:
     words are English; the verdict words are every read language's."""
     text = _CODE_SPAN.sub(" CODE ", clause)
     value = clean_value(text.lower())
-    other = next((h for h in hits(value) if _other_verdict(value, h)), None)
+    other = other_verdict(value)
     if other is not None:
-        return f"says '{other.phrase}' after the approval"
+        return f"says '{other}' after the approval"
     return _opening_problem(text, value) if text.isascii() else None
+
+
+def other_verdict(value: str) -> str | None:
+    """The verdict other than yes that a cleaned clause opens with and ends on ('No.',
+    'do not merge'), or None."""
+    other = next((h for h in hits(value) if _other_verdict(value, h)), None)
+    return other.phrase if other is not None else None
 
 
 def _opening_problem(text: str, value: str) -> str | None:

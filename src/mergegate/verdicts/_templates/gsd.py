@@ -33,9 +33,11 @@ from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._signals import CONTRAST_OPENING
+from mergegate.verdicts._signals import CONTRAST_OPENING, condition_in
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._statement import finding_item, prose_problem
 from mergegate.verdicts._templates._base import Recognised
+from mergegate.verdicts._templates._checks import check_rows
 from mergegate.verdicts._templates._fields import KEY_LINE
 from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import has_lookalike, norm
@@ -79,10 +81,14 @@ def recognise(doc: Doc) -> Recognised | None:
     newer = any(name.startswith(_NEWER_KEYS) for name in names)
     if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
+    checks = check_rows(doc, doc.frontmatter_end + 1)
+    # A newer frontmatter settles what the body's older record left open.
+    body = None if newer else checks.failing or _human_checks(doc, data)
     return Recognised(
         name=NAME,
         sites=gsd_sites,
-        blocking=_open_gaps(data, keys) or (None if newer else _human_checks(doc, data)),
+        accounted=checks.passed,
+        blocking=_open_gaps(data, keys) or body,
         superseded=superseded,
     )
 
@@ -94,27 +100,48 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
     if isinstance(data, dict) and data.get("human_verification") not in _EMPTY:
         return 1, "the frontmatter lists checks a person must still make"
     level = 0  # the level of the open Human Verification heading, 0 outside one
+    said_none = False  # the section opened with "None": what follows may only explain it
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
         if line.heading_level:
             if level and line.heading_level <= level:
                 level = 0
             if _HUMAN_HEADING.match(line.clean):
-                level = line.heading_level
+                level, said_none = line.heading_level, False
         elif level and _THEMATIC_BREAK.fullmatch(line.raw):
             level = 0  # the report's '---' ends the section before its signature
-        elif level and line.live and not line.blank and not _says_none_first(line.clean):
-            return index, f"line {line.number} lists a check a person must still make"
+        elif level and line.live and not line.blank:
+            if _says_none_first(line.clean):
+                said_none = True
+            elif not (said_none and _explains(line.clean)):
+                return index, f"line {line.number} lists a check a person must still make"
     return None
+
+
+# "None" and its explanation: 'None. All …', 'None — all verification completed programmatically.'
+_NONE_THEN = compile_lazily(r"(.{1,40}?)(?:\. |[ \t]+[—–-][ \t]+|: )(.*)")
 
 
 def _says_none_first(text: str) -> bool:
     """The line says none, or its first sentence does and the rest explains it without a
-    contrast ('None. All artifacts are types, checked by the compiler.')."""
+    contrast ('None. All artifacts are types, checked by the compiler.', 'None — all
+    verification completed programmatically.')."""
     if says_none(text):
         return True
-    head, dot, rest = text.partition(". ")
-    return bool(dot) and says_none(head + ".") and not CONTRAST_OPENING.match(rest)
+    match = _NONE_THEN.fullmatch(text)
+    if match is None:
+        return False
+    head, rest = match.groups()
+    return says_none(head.rstrip(".") + ".") and _explains(rest)
+
+
+def _explains(text: str) -> bool:
+    """After a "None", a line that only explains it: statements, no contrast, no instruction
+    or condition ('- Unit tests: 6/6 passing'; not '- Check the login page by hand')."""
+    text = finding_item(text)[0]
+    if CONTRAST_OPENING.match(text) or condition_in(text, answer_clause=False):
+        return False
+    return prose_problem(text, continues=False) is None
 
 
 def _top_level_keys(doc: Doc) -> list[tuple[int, str, str]]:

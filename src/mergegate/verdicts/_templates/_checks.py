@@ -1,0 +1,130 @@
+"""Check tables of a verifier's report: one row per check, its result in a status cell.
+
+GSD's verifier writes its evidence as tables — truths, artifacts, key links, requirements,
+spot-checks, data flow — each row a claim (`sync does not accept --all`), a status from the
+template's own vocabulary (`✓ VERIFIED`, `WIRED`, `✗ FAILED`, `NOT_WIRED`) and the evidence.
+The status cell is the row's field: the claim says what had to be true, not what the reviewer
+decides, so its words are never read as a verdict ('does not accept' withdraws nothing).
+
+A table is accounted for when every row's status cells pass and no other cell ties a
+condition to the merge, names blocking work, states a defect now or answers with another
+verdict (a condition not tied to the merge describes the code: 'Passed only when the booking
+is mine'). A row with a failing status (`✗ FAILED`, `PARTIAL`, `NOT_WIRED`, a failure mark),
+or a passing one beside a cell that states a problem, contradicts a passing report: it is
+blocking content. A status outside both vocabularies leaves its table to the generic reader.
+Linear in the lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mergegate.verdicts._defects import stated_defect
+from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._signals import blocking_in, condition_in, merge_tied
+from mergegate.verdicts._statement import CLAUSES, other_verdict
+from mergegate.verdicts._vocab import clean_value
+
+__all__ = ["CheckRows", "check_rows"]
+
+# Header names of a status column (GSD: `Status`; its artifact table: one column per level).
+_STATUS_HEADERS = frozenset({"status", "exists", "substantive", "wired", "level 1", "level 2"})
+# The template's values (GSD's verifier: truths, artifacts, key links, requirements, data
+# flow, spot-checks): vocabularies that name a field's values, the kind issue 23 keeps.
+_PASS = frozenset(
+    {"verified", "pass", "passed", "wired", "satisfied", "exists", "substantive", "flowing", "ok"}
+)
+_FAIL = frozenset(
+    {
+        "failed", "fail", "missing", "stub", "orphaned", "not wired", "partial", "blocked",
+        "uncertain", "needs human", "hollow", "hollow prop", "disconnected", "static", "skip",
+        "skipped", "not satisfied", "not verified", "broken", "gap", "no",
+    }
+)  # fmt: skip
+_PASS_MARKS = frozenset("✓✔✅☑")
+_FAIL_MARKS = frozenset("✗✘❌⚠?❓")  # beside a pass word too: not a pass
+_MARKS = "".join(_PASS_MARKS | _FAIL_MARKS)
+_CELL_SPLIT = compile_lazily(r"(?<!\\)\|")
+_SEPARATOR = compile_lazily(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
+_MARKUP = str.maketrans("", "", "*_`️")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRows:
+    """What a report's check tables say."""
+
+    passed: frozenset[int]
+    """The lines of tables every row of which passes (header and separator included)."""
+    failing: tuple[int, str] | None
+    """(line index, why) of the first row that fails or states a problem beside its pass."""
+
+
+def check_rows(doc: Doc, start: int) -> CheckRows:
+    """The check tables of `doc` from line `start` on (see the module docstring)."""
+    passed: set[int] = set()
+    failing: tuple[int, str] | None = None
+    table: list[int] = []
+    columns: tuple[int, ...] = ()
+    ok = False  # every row of the open table so far passes
+    for index in range(start, len(doc.lines) + 1):
+        line = doc.lines[index] if index < len(doc.lines) else None
+        text = line.raw.strip() if line is not None else ""
+        if line is None or not line.live or not text.startswith("|"):
+            if ok:
+                passed.update(table)
+            table, columns, ok = [], (), False
+            continue
+        table.append(index)
+        if len(table) == 1:  # the header row names the status columns
+            columns = tuple(i for i, c in enumerate(_cells(text)) if _header(c) in _STATUS_HEADERS)
+            ok = bool(columns)
+            continue
+        if not columns or _SEPARATOR.fullmatch(text):
+            continue
+        row = _row(_cells(text), columns)
+        ok = ok and row is True
+        if row is False and failing is None:
+            failing = index, f"line {line.number}: a check of the report does not pass"
+    return CheckRows(frozenset(passed), failing)
+
+
+def _row(cells: list[str], columns: tuple[int, ...]) -> bool | None:
+    """True when every status cell passes and no other cell states a problem; False when a
+    status fails or a problem stands beside a pass; None for a status the vocabulary lacks."""
+    statuses = [_status(cells[i]) for i in columns if i < len(cells)]
+    if not statuses or None in statuses:
+        return None
+    if not all(statuses):
+        return False
+    others = (c for i, c in enumerate(cells) if i not in columns)
+    return not any(_states_problem(clean_value(c.lower())) for c in others)
+
+
+def _status(cell: str) -> bool | None:
+    """True for a passing status cell, False for a failing one, None for anything else."""
+    text = cell.translate(_MARKUP).strip()
+    marks = {ch for ch in text if ch in _MARKS}
+    word = " ".join(text.strip(_MARKS + " \t").split()).lower().replace("_", " ")
+    if marks & _FAIL_MARKS or word in _FAIL:
+        return False
+    if word in _PASS or (not word and bool(marks)):
+        return True
+    return None
+
+
+def _states_problem(text: str) -> bool:
+    """An evidence cell describes the code ('Passed only when the booking is mine'): a
+    condition counts only when tied to the merge; blocking work and a defect now always do,
+    and so does a clause that answers with another verdict ('Release notes — do not merge')."""
+    conditioned = merge_tied(text) and condition_in(text, answer_clause=False)
+    said = conditioned or blocking_in(text) or stated_defect(text)
+    return bool(said or any(other_verdict(c.strip()) for c in CLAUSES.split(text)))
+
+
+def _cells(text: str) -> list[str]:
+    return [c.strip() for c in _CELL_SPLIT.split(text.strip().strip("|"))]
+
+
+def _header(cell: str) -> str:
+    return " ".join(cell.translate(_MARKUP).lower().split()).rstrip(":?")
