@@ -17,6 +17,7 @@ The scan is one pass over the live lines, linear in them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mergegate.verdicts._answer import strip_decor
@@ -40,6 +41,11 @@ _ITEM = compile_lazily(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = compile_lazily(
     r"[\[(*_`🔴❗⛔ ]*(critical|blocker|blocking|must[ -]?fix|p0|showstopper|严重|阻塞|致命)"
     r"[\])*_`]*[ \t]*(?:[:—–\]-]|\(|$)"
+)
+# A YAML key with an empty value, then an optional comment: `must_fix: []  # none`.
+_EMPTY_VALUE = compile_lazily(
+    r"(?:[-*+][ \t]+)?[\w.-]{1,60}[ \t]*:[ \t]*(?:\[[ \t]*\]|\{[ \t]*\}|~|null|''|\"\")"
+    r"[ \t]*(?:#[ \t]*(.*))?"
 )
 # A finding's location before its tag: '`Foo.java:12` — **Critical:** NPE', 'a.py:3 - P0 …'
 # (the location, the why and the fix of a DevoxxGenie-style finding).
@@ -113,11 +119,32 @@ def _line_blocking(line: Line, section: _Section) -> str | None:
         return None
     if section.heading_level == 7 and _OTHER_SEVERITY.match(body) and body.endswith(":"):
         section.open = False
+    empty = _EMPTY_VALUE.fullmatch(line.low.strip())
+    if empty is not None:
+        # 'must_fix: []  # 无必须修复项' (no must-fix items): the list is empty; its key names
+        # no work, and its comment only explains it unless the comment names blocking work.
+        return _empty_list_comment(clean_value(empty.group(1) or ""), _TAG.match(body))
     count = _count(text, body)
     if count is not None:
         return None if count is _COUNTED else count
     advisory = line.section is not None and line.section.advisory
     return _item_blocking(line, body, section) or _stated_blocking(text, body, advisory)
+
+
+def _empty_list_comment(comment: str, blocking_key: re.Match[str] | None) -> str | None:
+    """Why the comment of an empty YAML list blocks: under a blocking key (`must_fix`,
+    `blockers`) anything but a "none", a report of work done or a negated phrase ('no
+    must-fix items', '无必须修复项') is an item written as a comment; under any key, blocking
+    prose is."""
+    found = blocking_in(comment)
+    if found is not None:
+        return f"the comment of an empty list says '{found}'"
+    if blocking_key is None or _open_item(comment) is None:
+        return None  # empty, a "none", or a report of work done ('all issues resolved')
+    opening = comment.split(" ", 1)[0]
+    if negated_before(opening + " ", len(opening) + 1, words=1):
+        return None  # it opens with a negation: 'no must-fix items', '无必须修复项'
+    return f"the comment of an empty '{blocking_key.group(1)}' list names '{comment[:60]}'"
 
 
 def _stated_blocking(text: str, body: str, advisory: bool = False) -> str | None:
