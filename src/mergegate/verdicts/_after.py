@@ -42,7 +42,7 @@ from mergegate.verdicts._statement import (
     finding_item,
     prose_problem,
 )
-from mergegate.verdicts._unweighed import opens_document
+from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
 from mergegate.verdicts._vocab import clean_value, hits
 
 __all__ = ["after_approval"]
@@ -104,10 +104,14 @@ def after_approval(
     opening = opens_document(doc, anchor, sites)
     in_section = True  # no heading yet between the verdict and this line
     accepted_level = 0  # the level of the review part a deeper heading belongs to
+    minor = False  # inside the list under an advisory label ('**Minor:**', 'Suggestions:')
     for index in range(anchor, len(doc.lines)):
         line = doc.lines[index]
         if line.blank or index in covered or not (line.live or line.instruction_like):
             continue
+        minor = _under_advisory_label(line, minor)
+        if minor and in_section and not line.heading_level:
+            continue  # a minor finding: `_unweighed` and `_blocking` read it for a no
         problem = _unread_language(line)
         if problem is None and index == anchor:
             problem = _beside_answer(line)
@@ -128,6 +132,21 @@ def after_approval(
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
     return None
+
+
+# A label standing alone on its line ('**Minor:**', 'Suggestions:'), its list below it.
+_LABEL_ONLY = compile_lazily(r"[ \t]*[*_]{0,2}([^\W\d_][\w /()-]{0,40}?)[ \t]*[:：][*_]{0,2}[ \t]*")
+_LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+
+
+def _under_advisory_label(line: Line, inside: bool) -> bool:
+    """Whether `line` is an item of (or the label opening) a list under an advisory label:
+    the findings it lists are graded by that label, not the reviewer's prose after the
+    verdict. The list ends at the first line that is neither an item nor indented under one."""
+    label = _LABEL_ONLY.fullmatch(line.raw)
+    if label is not None:
+        return ADVISORY_LABEL.search(clean_value(label.group(1).lower())) is not None
+    return inside and (_LIST_ITEM.match(line.raw) is not None or line.indent > 0)
 
 
 def _unread_language(line: Line) -> str | None:

@@ -37,12 +37,12 @@ from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._vocab import clean_value, hits
 
-__all__ = ["opens_document", "unweighed"]
+__all__ = ["ADVISORY_LABEL", "opens_document", "unweighed"]
 
 _F, _M, _A = Decision.FIXES, Decision.MALFORMED, Decision.APPROVE
 Refusal = tuple[Decision, int, str]
 
-_ADVISORY = compile_lazily(
+ADVISORY_LABEL = compile_lazily(
     r"(?<![a-z])(?:minor|nits?|nitpicks?|suggestions?|suggested|recommendations?|improvements?|"
     r"optional|low|info|informational|praise|strengths?|nice[ -]to[ -]have|polish|cosmetic|"
     r"style|non[ -]?blocking|advisory|deferred|follow[ -]?ups?|future|post[ -]merge|later|"
@@ -250,7 +250,7 @@ def _is_prose(line: Line) -> bool:
 def _grade(line: Line, current: _Heading) -> _Heading:
     text = clean_value(line.low)
     kind = ""
-    if (line.section is not None and line.section.advisory) or _ADVISORY.search(text):
+    if (line.section is not None and line.section.advisory) or ADVISORY_LABEL.search(text):
         kind = "advisory"
     elif _DONE_HEADING.search(text):
         kind = "done"

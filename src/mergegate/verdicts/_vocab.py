@@ -360,6 +360,7 @@ _STATUS_LABELS = frozenset(
     phrases(
         """status|result|results|outcome|quality|code quality|spec|spec compliance|gate|review|
 review result|gate result|review status|endergebnis|
+spec verdict|quality verdict|code quality verdict|spec compliance verdict|
 ergebnis der prüfung|prüfergebnis|
 状态|结果|结果|状态|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
 статус|результат"""
