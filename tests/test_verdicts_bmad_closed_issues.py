@@ -51,3 +51,38 @@ def test_flow_style_items_are_settled_one_by_one() -> None:
     assert parse_verdict(_HEAD + f"top_issues: [{closed}]\n").decision is Decision.APPROVE
     mixed = f"top_issues: [{closed}, {{severity: high}}]\n"
     assert parse_verdict(_HEAD + mixed).decision is Decision.FIXES
+
+
+@pytest.mark.parametrize(
+    ("resolution", "approves"),
+    [
+        ('"FIXED - added validateLogo() with MIME checks"', True),
+        ("RESOLVED", True),
+        ('"fixed — escapes every user input"', True),
+        ('"fixed later"', False),  # not a closing value: a plan
+        ('"FIXED? not yet"', False),
+        ('"pending"', False),
+    ],
+)
+def test_an_items_resolution_field_closes_it_like_its_status(
+    resolution: str, approves: bool
+) -> None:
+    item = '  - id: "SEC-1"\n    severity: high\n    finding: "x"\n'
+    verdict = parse_verdict(_gate(item + f"    resolution: {resolution}\n"))
+    assert (verdict.decision is Decision.APPROVE) is approves, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("comment", "approves"),
+    [
+        ("# Issues found during review (ALL RESOLVED)", True),
+        ("# Always present but only active when WAIVED", True),
+        ("# Issues found: the token check is broken", False),
+        ("# do not merge until the key is rotated", False),
+        ("# the build is broken on CI", False),
+    ],
+)
+def test_a_gate_files_comment_lines_are_comments_not_headings(comment: str, approves: bool) -> None:
+    text = _HEAD + comment + "\ntop_issues: []\nwaiver: { active: false }\n"
+    verdict = parse_verdict(text)
+    assert (verdict.decision is Decision.APPROVE) is approves, verdict.reasons

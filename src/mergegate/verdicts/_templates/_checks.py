@@ -26,7 +26,7 @@ from mergegate.verdicts._signals import blocking_in, condition_in, merge_tied
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["CheckRows", "check_rows"]
+__all__ = ["CheckRows", "check_rows", "states_problem"]
 
 # Header names of a status column (GSD: `Status`; its artifact table: one column per level).
 _STATUS_HEADERS = frozenset({"status", "exists", "substantive", "wired", "level 1", "level 2"})
@@ -98,7 +98,7 @@ def _row(cells: list[str], columns: tuple[int, ...]) -> bool | None:
     if not all(statuses):
         return False
     others = (c for i, c in enumerate(cells) if i not in columns)
-    return not any(_states_problem(clean_value(c.lower())) for c in others)
+    return not any(states_problem(clean_value(c.lower())) for c in others)
 
 
 def _status(cell: str) -> bool | None:
@@ -113,9 +113,10 @@ def _status(cell: str) -> bool | None:
     return None
 
 
-def _states_problem(text: str) -> bool:
-    """An evidence cell describes the code ('Passed only when the booking is mine'): a
-    condition counts only when tied to the merge; blocking work and a defect now always do,
+def states_problem(text: str) -> bool:
+    """Whether text beside a template's own field (an evidence cell, a YAML comment) states a
+    problem. It describes the code ('Passed only when the booking is mine'): a condition
+    counts only when tied to the merge; blocking work and a defect now always do,
     and so does a clause that answers with another verdict ('Release notes — do not merge')."""
     conditioned = merge_tied(text) and condition_in(text, answer_clause=False)
     said = conditioned or blocking_in(text) or stated_defect(text)

@@ -11,8 +11,12 @@ beside the value.
 The gate's `top_issues` list is blocking content when it holds an issue of medium severity or
 above, or one whose severity it cannot read: BMAD's own rule sets the gate to CONCERNS (medium)
 or FAIL (high) for those, so a PASS beside them is inconsistent and does not approve (fails
-closed to fixes). An item whose own `status:` says it is resolved (closed, fixed, done) is a
-record of an issue the reviewer closed in a later pass, not an open one.
+closed to fixes). An item whose own `status:` or `resolution:` says it is resolved (closed,
+fixed, done; perhaps with the fix after a dash) is a record of an issue the reviewer closed in
+a later pass, not an open one.
+
+A gate file's whole-line `#` comments are YAML comments, not Markdown headings: accounted for,
+unless one states a problem beside the gate (blocking work, a defect now, another verdict).
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
+from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import line_fields
 from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["NAME", "recognise"]
 
@@ -55,8 +61,10 @@ _TOP_ISSUES = compile_lazily(r"top_issues[ \t]*:(.*)")
 _SEVERITY = compile_lazily(r"(?<![a-z_])severity[ \t]*:[ \t]*[\"']?([a-z]{0,20})")
 _MAX_ISSUE_LINES = 2_000
 # An item's own status field closing it ('status: "RESOLVED"'): the values that say done.
+# Its `resolution:` may explain the fix after a dash ('resolution: "FIXED - added checks"').
 _CLOSED_ISSUE = compile_lazily(
-    r"(?<![a-z_])status[ \t]*:[ \t]*[\"']?(?:resolved|closed|fixed|done)[\"']?[ \t]*(?:$|[,}#])"
+    r"(?<![a-z_])(?:status|resolution)[ \t]*:[ \t]*[\"']?(?:resolved|closed|fixed|done)"
+    r"(?:[\"']?[ \t]*(?:$|[,}#])|[ \t]+[-—–][ \t])"
 )
 
 
@@ -71,12 +79,13 @@ def recognise(doc: Doc) -> Recognised | None:
     if found is None:
         return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
     older = _older_history(doc, {s.index for s in found.sites})
+    comments, said = _comments(doc) if whole else (frozenset(), None)
     return replace(
         found,
         sites=tuple(s for s in found.sites if s.index not in older),
         superseded=frozenset(older),
-        accounted=found.accounted | older,
-        blocking=_top_issue(doc),
+        accounted=found.accounted | older | comments,
+        blocking=_top_issue(doc) or said,
         unanswered=unknown,
         whole=whole,
     )
@@ -108,6 +117,26 @@ def _is_gate_file(doc: Doc) -> bool:
     return first.startswith("gate:") or any(
         line.raw.startswith("schema:") for line in doc.lines[:40]
     )
+
+
+_COMMENT_LINE = compile_lazily(r"[ \t]*#+[ \t]*(.*)")
+
+
+def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
+    """A gate file's whole-line comments: YAML comments, not Markdown headings ('# Issues
+    found during review (ALL RESOLVED)' names a section of the file, not a verdict). They
+    are accounted for, and the first that states a problem beside the gate (blocking work,
+    a defect now, another verdict, a condition on the merge) is blocking content."""
+    lines: set[int] = set()
+    said: tuple[int, str] | None = None
+    for index, line in enumerate(doc.lines):
+        comment = _COMMENT_LINE.fullmatch(line.raw)
+        if comment is None:
+            continue
+        lines.add(index)
+        if said is None and states_problem(clean_value(norm(comment.group(1)))):
+            said = index, f"line {line.number}: a comment beside the gate states a problem"
+    return frozenset(lines), said
 
 
 def _unknown_gate(doc: Doc) -> tuple[int, str] | None:
