@@ -102,3 +102,35 @@ def test_a_human_section_that_says_none_may_explain_why(human: str, expected: De
         assert verdict.decision is A, verdict.reasons
     else:
         assert verdict.decision is not A, verdict.reasons
+
+
+def _code_review(finding: str) -> str:
+    return (
+        "---\nphase: 04-optimiser\nreviewer: claude (gsd-code-reviewer)\nstatus: clean\n"
+        "findings_count:\n  critical: 0\n  warning: 0\n  info: 1\n  total: 1\n---\n\n"
+        "## Summary\n\nThe optimiser is implemented as planned. One info item.\n\n"
+        "## Findings\n\n" + finding + "\n_Reviewed: 2026-04-11_\n"
+    )
+
+
+_INFO = (
+    "### IN-01: substring matching can produce false positives\n\n"
+    "**File:** `src/optimiser.py:126-135`\n**Severity:** Info\n"
+    "**Issue:** The scrub does `tok in lowered` for every banned token.\n\n"
+    "**Fix hint:** Optional — consider word-boundary matching for the short tokens.\n"
+)
+INFO_FINDINGS = [
+    (_INFO, True),
+    # The same block with a grade above info, blocking work or a defect now in it.
+    (_INFO.replace("**Severity:** Info", "**Severity:** Critical"), False),
+    (_INFO + "\nThis must be fixed before merge.\n", False),
+    (_INFO + "\nThe build is broken on CI.\n", False),
+]
+
+
+@pytest.mark.parametrize(("finding", "approves"), INFO_FINDINGS)
+def test_a_code_reviews_info_finding_is_graded_by_the_template(
+    finding: str, approves: bool
+) -> None:
+    verdict = parse_verdict(_code_review(finding))
+    assert (verdict.decision is A) is approves, verdict.reasons

@@ -37,7 +37,7 @@ from mergegate.verdicts._signals import CONTRAST_OPENING, condition_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import finding_item, prose_problem
 from mergegate.verdicts._templates._base import Recognised
-from mergegate.verdicts._templates._checks import check_rows
+from mergegate.verdicts._templates._checks import check_rows, states_problem
 from mergegate.verdicts._templates._fields import KEY_LINE
 from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import has_lookalike, norm
@@ -82,15 +82,54 @@ def recognise(doc: Doc) -> Recognised | None:
     if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
     checks = check_rows(doc, doc.frontmatter_end + 1)
+    info = _info_findings(doc)
     # A newer frontmatter settles what the body's older record left open.
     body = None if newer else checks.failing or _human_checks(doc, data)
     return Recognised(
         name=NAME,
         sites=gsd_sites,
-        accounted=checks.passed,
+        accounted=checks.passed | info,
         blocking=_open_gaps(data, keys) or body,
         superseded=superseded,
     )
+
+
+# A code review's finding heading: 'IN-01: …' (info), 'WR-02' (warning), 'CR-01' (critical).
+_FINDING_HEADING = compile_lazily(r"[#\s*_]*(in|wr|cr)-\d{1,3}\b")
+
+
+def _info_findings(doc: Doc) -> frozenset[int]:
+    """The lines of the code review's info findings (`### IN-01: …` and its block up to the
+    next heading): graded by the template, not prose after the verdict — unless a line of the
+    block states a problem (blocking work, a defect now, another verdict, a condition on the
+    merge), which leaves the block to the generic reader. Warnings and critical findings are
+    left to it too."""
+    found: set[int] = set()
+    block: list[int] = []
+    ok = False
+    for index in range(doc.frontmatter_end + 1, len(doc.lines) + 1):
+        line = doc.lines[index] if index < len(doc.lines) else None
+        if line is None or line.heading_level:
+            if ok:
+                found.update(block)
+            heading = _FINDING_HEADING.match(line.clean) if line is not None else None
+            ok = heading is not None and heading.group(1) == "in"
+            block = [index]
+            continue
+        block.append(index)
+        if ok and line.live and (states_problem(line.clean) or _graded_higher(line.clean)):
+            ok = False
+    return frozenset(found)
+
+
+_SEVERITY_FIELD = compile_lazily(r"[-*+ \t]*severity ?: ?(\w+)")
+_INFO_GRADES = frozenset({"info", "informational", "low", "minor", "nit", "note"})
+
+
+def _graded_higher(text: str) -> bool:
+    """A `Severity:` field in an info finding's block that grades it above info."""
+    field = _SEVERITY_FIELD.match(text)
+    return field is not None and field.group(1) not in _INFO_GRADES
 
 
 def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
