@@ -41,6 +41,8 @@ HEADING_TWINS = [
     "### `http/client.py`\n\nThe new constant is documented.",
     "## Verification\n\nThe new tests fail without the change.",
     "### Next steps\n\nA later PR can make the cap configurable.",
+    "## 下一步建议\n\n下一个任务可以复用这个上限。",
+    "### 改进建议（非阻塞）\n\n可以把上限放进配置文件。",
 ]
 
 # A sentence right after the closing verdict that tells the author to do something, or a

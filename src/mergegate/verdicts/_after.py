@@ -73,7 +73,7 @@ _REVIEW_PART = compile_lazily(
     r"issues?|findings?|concerns?|problems?|risks?|caveats?|blockers?|critical|important|"
     r"major|warnings?|bugs?|defects?|vulnerabilit(?:y|ies)|regressions?|limitations?|errors?|"
     r"weaknesses)"
-    r"(?![a-z])|总结|摘要|结论|测试|验证|后续|备注|说明|まとめ|テスト|备考|요약|테스트|"
+    r"(?![a-z])|总结|摘要|结论|测试|验证|后续|下一步|建议|备注|说明|まとめ|テスト|备考|요약|테스트|"
     r"검증|비고|resumen|pruebas|verificaci[oó]n|notas|resultados?|conclusi[oó]n|consolidado|"
     r"resumo|testes|verifica[cç][aã]o|r[ée]sum[ée]|v[ée]rification|remarques|zusammenfassung|"
     r"pr[uü]fung|hinweise|riepilogo|verifica|итог|резюме|тесты|проверка|примечания"
