@@ -74,6 +74,8 @@ DEFECTS = [
     "The patch doesn't build.",
     "Tests fail on CI, fix pending.",
     "Tests fail on CI; a fix is needed.",
+    # a command in a code span: its '.' ends no sentence, so nothing after it excuses it
+    "`biome check .` still fails. It is pre-existing on other files, the rest is fine.",
 ]
 DEFECT_PLACES = {
     "section": "## Review\n\n{d}\n\n{v}\n",
@@ -94,6 +96,9 @@ DEFECT_TWINS = [
     "The change refreshes the cookie first.\n\n" + VERDICT,
     "## Summary\n\nThe login flow is broken when the session expires; this PR refreshes the "
     "token first and fixes it.\n\n" + VERDICT,
+    # a failing check told as pre-existing in its own clause, after a command with a '.'
+    "## Notes\n\n- Repo-wide `biome check .` still fails on generated JSON — pre-existing, "
+    "out of scope.\n\n" + VERDICT,
 ]
 
 # Findings written after the approval: the document's last word is not the verdict.

@@ -59,7 +59,7 @@ _NOT_A_DEFECT = compile_lazily(
     r"issue where|regression tests?|tests? (?:that|for|which|where|whether|if)|asserts?|"
     r"ensur\w*|verif\w*|checks? (?:that|whether|if)|reproduc\w*|would|could|might|if|whether|"
     r"unless|instead of|rather than|without (?:the|this) (?:fix|change|patch)|"
-    r"before (?:the|this) (?:fix|change|patch|pr)|pre-existing|preexisting|expected|intended|"
+    r"before (?:the|this) (?:fix|change|patch|pr)|pre[ -]?existing|expected|intended|"
     r"intentionally|by design|deliberately|simulat\w*|mock\w*|fake\w*)(?![\w-])"
 )
 _CLAUSES = compile_lazily(r"[^.;!?。；！？]+")

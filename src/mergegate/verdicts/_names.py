@@ -18,6 +18,8 @@ from mergegate.verdicts._vocab import as_shown, clean_value
 __all__ = ["prose_of"]
 
 _CODE_TOKEN = compile_lazily(r"`[^`\s]{1,200}`")
+_CODE_SPAN = compile_lazily(r"`[^`\n]{1,400}`")
+_SENTENCE_ENDS = str.maketrans(".;!?", "    ")
 _TEST_NAME = compile_lazily(r"(?<![a-z])(?:tests?|specs?)(?![a-z])")
 _JOINED = compile_lazily(r"[^\W_]_+[^\W_]|[^\W_][./][^\W_]")
 
@@ -27,8 +29,14 @@ def prose_of(low: str) -> str:
     name of a test (`test_retry`, `tests/api.spec.ts`) stays a test: the word `test`, so
     that '`test_retry` fails' still reports a failing check."""
     text = _CODE_TOKEN.sub(_as_name, as_shown(low))
+    if "`" in text:  # a command kept as words: its '.' ends no sentence ('`biome check .` fails')
+        text = _CODE_SPAN.sub(_without_sentence_ends, text)
     words = [_as_name_word(w) for w in text.split()]
     return clean_value(" ".join(w for w in words if w))
+
+
+def _without_sentence_ends(span: re.Match[str]) -> str:
+    return span.group(0).translate(_SENTENCE_ENDS)
 
 
 def _as_name(span: re.Match[str]) -> str:

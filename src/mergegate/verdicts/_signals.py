@@ -606,6 +606,7 @@ _NOT_NOW = compile_lazily(
     r"used to|as expected|expected to|should|would|will|must|can|could|might|may|to|if|when|"
     r"whenever|unless|until|once|now pass\w*|pass\w* now|green now|now green|fixed|resolved|"
     r"no longer|reproduc\w*|was|were|had|did|been|verif\w*|ensur\w*|assert\w*|checks? that|"
+    r"pre[ -]?existing|already failing on|"
     r"tests? that|correctly|properly|intentionally|deliberately|fast|loudly|closed|safe)(?!\w)"
 )
 _CLAUSE = compile_lazily(r"[^.;!?。；！？]*")
