@@ -32,10 +32,11 @@ from mergegate.verdicts._signals import (
     blocking_in,
     merge_tied,
 )
+from mergegate.verdicts._statement import CLAUSES, clause_problem
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["find_blocking", "text_blocking"]
+__all__ = ["find_blocking", "says_nothing", "text_blocking"]
 
 _ITEM = compile_lazily(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = compile_lazily(
@@ -78,6 +79,8 @@ _INLINE_VALUE = compile_lazily(r"[:：][ \t*_`]*[^\s*_`]")
 class _Section:
     open: bool = False
     heading_level: int = 0
+    said_none: bool = False
+    """The open section said "none": statements after it only explain that."""
 
 
 def find_blocking(
@@ -168,6 +171,7 @@ def _heading(line: Line, section: _Section) -> str | None:
         return f"a blocking section lists '{found[:60]}'" if found else None
     section.open = bool(BLOCKING_SECTION.match(title))
     section.heading_level = line.heading_level
+    section.said_none = False
     return None
 
 
@@ -181,6 +185,12 @@ def _item_blocking(line: Line, body: str, section: _Section) -> str | None:
             return f"a blocking section lists '{found[:60]}'"
     if item is None and section.heading_level == 7 and line.indent == 0:
         section.open = False  # a paragraph ends a bold pseudo-heading's list
+    elif item is None and section.open:
+        # Under a blocking heading every line must say none (an allow-list): a paragraph,
+        # '(1) …' or '• …' renders as text the section holds, not as nothing.
+        found = _paragraph_item(content, section)
+        if found:
+            return f"a blocking section holds '{found[:60]}'"
     located = _LOCATION.match(content)
     tagged = _TAG.match(content, located.end() if located is not None else 0)
     if tagged is None or _nones_tallied(content[tagged.end() :]):
@@ -207,6 +217,49 @@ def _nones_tallied(value: str) -> bool:
     return all(
         NONE_ITEM.fullmatch(strip_decor(s.rstrip(";"))) for s in [sentences[0], *rest]
     ) and all(_SEVERITY_LEAD.match(s) for s in sentences[1:])
+
+
+# A line that opens by saying there is nothing: 'None.', 'No critical issues were found', '无'.
+_OPENS_NEGATED = compile_lazily(
+    r"(?:none|no|nothing|not any|zero|n/a|nil|无|没有|没|なし|特になし|없음|keine?|kein|aucune?|"
+    r"ningun[oa]|ninguna|nenhuma?|нет)(?![a-z])"
+)
+
+
+# After a none, a word that turns it ('None — but …', 'one thing, though', 'Actually one: …').
+_TURN = compile_lazily(
+    r"(?<![a-z])(?:but|though|although|however|except|actually|apart from|other than)(?![a-z])|"
+    r"但|但是|不过|然而|ただし|しかし|하지만|pero|sin embargo|mas|porém|mais|aber|jedoch|но"
+)
+
+
+def _paragraph_item(text: str, section: _Section) -> str | None:
+    """A paragraph line of an open blocking section, when it names something: not a "none"
+    ('None.', 'No critical issues were found.'), a report of work done, or — after a none —
+    a statement that explains it ('The change only renames a flag.')."""
+    text = strip_decor(text)
+    if says_nothing(text, after_none=section.said_none):
+        section.said_none = True
+        return None
+    return text
+
+
+def says_nothing(text: str, *, after_none: bool = False) -> bool:
+    """A blocking section's line that holds nothing: a "none" item, a report of work done, or
+    a line that opens with a negation ('No blocking issues were found in this diff.', 'None.
+    The branch breaks nothing.') — or, `after_none`, any line — whose sentences only explain:
+    none turns ('None. But rotate the key first.', 'one thing, though'), gives an order or a
+    condition, or names blocking work. `text` is cleaned (`clean_value`)."""
+    text = strip_decor(text)
+    if _open_item(text) is None:
+        return True
+    negated = _OPENS_NEGATED.match(text)
+    if negated is None and not after_none:
+        return False
+    rest = text[negated.end() :] if negated is not None else text
+    if _TURN.search(rest) or blocking_in(text):
+        return False
+    return not any(clause_problem(c) for c in CLAUSES.split(rest) if c.strip(" ."))
 
 
 def _open_item(text: str) -> str | None:

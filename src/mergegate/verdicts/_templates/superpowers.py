@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 
 from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._blocking import says_nothing
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
@@ -109,7 +110,7 @@ def _listed_item(doc: Doc, content: list[int], severity: Severity) -> tuple[int,
         return None
     at = content[0]
     text = doc.lines[at].low
-    if says_none(text) or DONE.search(text):
+    if says_none(text) or DONE.search(text) or says_nothing(clean_value(text)):
         return None  # an item marked fixed is read by the generic reader, as everywhere
     head, dot, rest = text.partition(". ")
     explained = dot and says_none(head + ".") and not CONTRAST_OPENING.match(rest)
