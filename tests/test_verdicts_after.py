@@ -120,6 +120,8 @@ READABLE_TWINS = [
     "测试全部通过。",
     "Все тесты проходят.",
     "*— José Müller*",
+    # a letter standing alone is a symbol, not a language: 'λ', 'ℹ', 'π'
+    "The factor λ could be a named constant; ℹ marks the info items.",
 ]
 
 
@@ -198,6 +200,19 @@ def test_an_unread_language_beside_the_answer_is_refused(text: str) -> None:
 @pytest.mark.parametrize("text", READABLE_TWINS)
 def test_a_sentence_in_a_read_language_after_the_approval_still_approves(text: str) -> None:
     verdict = parse_verdict(_after(text))
+    assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize("text", UNREADABLE)
+def test_an_unread_language_above_the_closing_approval_is_refused(text: str) -> None:
+    # The review the closing verdict sums up was not weighed: its body nobody here reads.
+    verdict = parse_verdict(f"## Review\n\n{text}\n\n" + CLOSING)
+    assert verdict.decision is Decision.MALFORMED, verdict.reasons
+
+
+@pytest.mark.parametrize("text", READABLE_TWINS)
+def test_a_read_language_above_the_closing_approval_still_approves(text: str) -> None:
+    verdict = parse_verdict(f"## Review\n\n{text}\n\n" + CLOSING)
     assert verdict.decision is A, verdict.reasons
 
 

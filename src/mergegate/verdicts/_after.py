@@ -99,6 +99,9 @@ def after_approval(
     if not body or max(body) < start:
         return None
     anchor = max(body)
+    above = _unread_above(doc, start, anchor, covered)
+    if above is not None:
+        return above
     # An opening verdict sums up the body below it: the body's headings are the review's.
     # Its own section (up to the first heading) is read like a closing verdict's.
     opening = opens_document(doc, anchor, sites)
@@ -149,20 +152,41 @@ def _under_advisory_label(line: Line, inside: bool) -> bool:
     return inside and (_LIST_ITEM.match(line.raw) is not None or line.indent > 0)
 
 
+def _unread_above(doc: Doc, start: int, anchor: int, covered: frozenset[int]) -> Refusal | None:
+    """A line of the deciding round above the verdict in a language nobody here reads: the
+    review the verdict sums up was not weighed (a Polish body above an English 'Yes')."""
+    for index in range(start, anchor):
+        line = doc.lines[index]
+        if line.blank or index in covered or not (line.live or line.instruction_like):
+            continue
+        problem = _unread_language(line)
+        if problem is not None:
+            return _M, index, f"line {line.number} above the approval: {problem}"
+    return None
+
+
 def _unread_language(line: Line) -> str | None:
-    """Letters of a script, or Latin letters of a language, that no vocabulary reads."""
+    """Letters of a script, or Latin letters of a language, that no vocabulary reads, in a
+    word: a letter standing alone is a symbol ('the factor λ'), not a language."""
     text = _CODE_SPAN.sub(" ", line.raw)
     if text.isascii():
         return None
-    for ch in text:
+    for index, ch in enumerate(text):
         if ch.isascii() or not ch.isalpha():
             continue
         if ch.lower() in _READ_LATIN:
             continue
         name = unicodedata.name(ch, "")
-        if not name.startswith(_READ_SCRIPTS) or name.startswith("LATIN"):
+        if name.startswith(_READ_SCRIPTS) and not name.startswith("LATIN"):
+            continue
+        alone = not _letter_at(text, index - 1) and not _letter_at(text, index + 1)
+        if not alone:
             return f"'{ch}' is written in a language mergegate cannot read, so nobody weighed it"
     return None
+
+
+def _letter_at(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and text[index].isalpha()
 
 
 def _unknown_heading(line: Line) -> str | None:
