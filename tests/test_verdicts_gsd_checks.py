@@ -49,6 +49,14 @@ CLAIMS = [
     (_rows(_GOOD, ("No command accepts --account", "VERIFIED", "unknown option error")), A),
     (_rows(_GOOD, ("Login rejects an expired token", "✓ VERIFIED", "test_expired passes")), A),
     (_rows(_GOOD, ("The old cache is not imported anywhere", "✓", "grep finds none")), A),
+    # Evidence that opens with a negation and goes on: a claim, not a 'no'.
+    (
+        _rows(
+            _GOOD, ("Old guards removed", "VERIFIED", "No `if (!session)` check remains in src/")
+        ),
+        A,
+    ),
+    (_rows(_GOOD, ("Token refresh", "VERIFIED", "conditional on the provider; URL built")), A),
     # Evidence that describes the code with a condition not tied to the merge.
     (_rows(_GOOD, ("Sheet opens", "✓ FLOWING", "Passed only when the slot is mine")), A),
 ]

@@ -120,7 +120,15 @@ def states_problem(text: str) -> bool:
     and so does a clause that answers with another verdict ('Release notes — do not merge')."""
     conditioned = merge_tied(text) and condition_in(text, answer_clause=False)
     said = conditioned or blocking_in(text) or stated_defect(text)
-    return bool(said or any(other_verdict(c.strip()) for c in CLAUSES.split(text)))
+    return bool(said or any(_only_a_no(c) for c in CLAUSES.split(text)))
+
+
+def _only_a_no(clause: str) -> bool:
+    """The clause is a verdict other than yes and nothing else ('do not merge', 'Rejected.');
+    a claim that opens with a negation goes on ('No `as TFile` casts remain in src/')."""
+    value = clause.strip(" .!*_-—–")
+    found = other_verdict(value)
+    return found is not None and value == found
 
 
 def _cells(text: str) -> list[str]:
