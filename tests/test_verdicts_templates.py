@@ -117,6 +117,11 @@ FORMAT_FIELDS = [
     ("Code-Review-1\n\nPlease close the file handle.\n", F, "gerrit"),
     ("Code-Review-2\n\nThis breaks the public API.\n", R, "gerrit"),
     ("Code-Review+2\n\nCode-Review-1\n", F, "gerrit"),
+    # A negative vote on any other label keeps the change from being submitted.
+    ("Patch Set 4: Code-Review+2\n\nSecurity-Review-1\n\n(Tokens travel in clear.)\n", F, "gerrit"),
+    ("Code-Review+2\n\nVerified-1\n", F, "gerrit"),
+    ("Code-Review+2\n\nVerified-2\n", R, "gerrit"),
+    ("Code-Review+2\n\nVerified+1\n\nThanks, nice cleanup.\n", A, "gerrit"),
     ("state: APPROVED\n\nNice work.\n", A, "github"),
     ("Review state: APPROVED\n", A, "github"),
     ('"reviewDecision": "APPROVED"\n', A, "github"),

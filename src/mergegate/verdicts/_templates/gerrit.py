@@ -9,6 +9,7 @@ quoted inside a sentence is prose for the generic reader.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
@@ -38,6 +39,37 @@ _DECISION = {
 }
 
 
+# A vote on any other label: `Verified-1`, `Security-Review-1`, `Patch Set 4: Verified-1`.
+_LABEL_VOTE = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_`]*(?:patch[ \t]*set[ \t]+\d{1,4}[ \t]*:[ \t]*)?"
+    r"((?!code-review)[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*){0,4})"
+    r"[ \t]*:?[ \t]*([+-][0-2])[*_`]*[ \t.]*",
+    re.IGNORECASE,
+)
+
+
 def recognise(doc: Doc) -> Recognised | None:
-    """Every vote line as a verdict field, or None when there is none."""
-    return line_fields(doc, _VOTE, lambda vote: _DECISION[vote.group(1)], name=NAME, max_chars=60)
+    """Every vote line as a verdict field, or None when there is none. A negative vote on any
+    other label (`Verified-1`, a project's own `Security-Review-1`) is a field too: Gerrit does
+    not submit a change with it (fail closed: mergegate does not know the label's function);
+    a positive one approves nothing by itself."""
+    found = line_fields(doc, _VOTE, lambda vote: _DECISION[vote.group(1)], name=NAME, max_chars=60)
+    if found is None:
+        return None
+    others = line_fields(doc, _LABEL_VOTE, _label_decision, name=NAME, max_chars=80)
+    if others is None:
+        return found
+    negative = tuple(s for s in others.sites if s.decision is not Decision.APPROVE)
+    return replace(
+        found,
+        sites=found.sites + negative,
+        accounted=found.accounted | frozenset(s.index for s in negative),
+    )
+
+
+def _label_decision(vote: re.Match[str]) -> tuple[Decision, str]:
+    label, value = vote.group(1), vote.group(2)
+    if value.startswith("-") and value != "-0":
+        decision = Decision.REJECT if value == "-2" else Decision.FIXES
+        return decision, f"{label}{value}: a negative vote keeps the change from being submitted"
+    return Decision.APPROVE, f"{label}{value}"
