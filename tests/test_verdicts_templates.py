@@ -129,6 +129,15 @@ FORMAT_FIELDS = [
     ("state: COMMENTED\n\nA question on line 3.\n", M, "github"),
     ("state: DISMISSED\n", M, "github"),
     ("state: APPROVED\n\nDo not merge until the migration lands.\n", R, "github"),
+    # What GitHub says beside the review decision: it would not merge the pull request.
+    ("reviewDecision: APPROVED\nmergeStateStatus: BLOCKED\n", F, "github"),
+    ("reviewDecision: APPROVED\nmergeable: CONFLICTING\n", F, "github"),
+    ("reviewDecision: APPROVED\nstatusCheckRollup: e2e FAILURE, unit SUCCESS\n", F, "github"),
+    (
+        "reviewDecision: APPROVED\nmergeStateStatus: CLEAN\nstatusCheckRollup: unit SUCCESS\n",
+        A,
+        "github",
+    ),
 ]
 
 

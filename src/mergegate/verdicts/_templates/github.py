@@ -9,6 +9,7 @@ APPROVED`), the value one of GitHub's states and nothing after it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
@@ -32,9 +33,63 @@ _DECISION = {
 }
 
 
+# What `gh pr view --json` says beside the review decision: the pull request's merge state,
+# whether it merges cleanly, and its checks. Only GitHub's own values are read.
+_MERGE_FIELD = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_`\"]*(mergestatestatus|merge[ _]state[ _]status|mergeable)[*_`\"]*"
+    r"[ \t]*:[ \t]*[*_`\"]*([a-z_]+)[*_`\"]*[ \t,]*",
+    re.IGNORECASE,
+)
+_MERGES = frozenset({"clean", "has_hooks", "mergeable"})
+_CHECKS_FIELD = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_`\"]*(statuscheckrollup|checks|status[ _]checks)[*_`\"]*[ \t]*:(.*)",
+    re.IGNORECASE,
+)
+_CHECK_FAILED = compile_lazily(
+    r"(?<![a-z_])(?:failure|failed|error|cancelled|timed_out|action_required|startup_failure|"
+    r"stale|pending|in_progress|queued)(?![a-z_])",
+    re.IGNORECASE,
+)
+
+
 def recognise(doc: Doc) -> Recognised | None:
-    """Every review-state line as a verdict field, or None when there is none."""
-    return line_fields(doc, _STATE, _decision, name=NAME, max_chars=60)
+    """Every review-state line as a verdict field, or None when there is none. Beside it, a
+    merge state other than CLEAN (BLOCKED, DIRTY, UNSTABLE, BEHIND …), `mergeable:
+    CONFLICTING` or a check that did not succeed is a field that does not approve: GitHub
+    would not merge the pull request as it stands."""
+    found = line_fields(doc, _STATE, _decision, name=NAME, max_chars=60)
+    if found is None:
+        return None
+    merge = line_fields(doc, _MERGE_FIELD, _merge_decision, name=NAME, max_chars=80)
+    checks = line_fields(doc, _CHECKS_FIELD, _checks_decision, name=NAME, max_chars=2000)
+    extra = tuple(
+        site
+        for fields in (merge, checks)
+        if fields is not None
+        for site in fields.sites
+        if site.decision is not Decision.APPROVE
+    )
+    if not extra:
+        return found
+    return replace(
+        found,
+        sites=found.sites + extra,
+        accounted=found.accounted | frozenset(s.index for s in extra),
+    )
+
+
+def _merge_decision(field: re.Match[str]) -> tuple[Decision, str]:
+    value = field.group(2).lower()
+    if value in _MERGES:
+        return Decision.APPROVE, f"{field.group(1)} is {value.upper()}"
+    return Decision.FIXES, f"GitHub's {field.group(1)} is {value.upper()}: it would not merge"
+
+
+def _checks_decision(field: re.Match[str]) -> tuple[Decision, str]:
+    failed = _CHECK_FAILED.search(field.group(2))
+    if failed is None:
+        return Decision.APPROVE, "every check succeeded"
+    return Decision.FIXES, f"a check of the pull request is {failed.group(0).upper()}"
 
 
 def _decision(state: re.Match[str]) -> tuple[Decision, str]:
