@@ -74,3 +74,28 @@ def test_a_blocking_top_issue_still_refuses_a_pass_with_history() -> None:
     issues = '\n  - id: "SEC-001"\n    severity: high\n    finding: "tokens logged"'
     verdict = parse_verdict(_gate_file("PASS", ["CONCERNS", "PASS"], top_issues=issues))
     assert verdict.decision is not Decision.APPROVE, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("history", "approves"),
+    [
+        # Any spelling YAML allows: another key ending in 'history', flow mappings, another
+        # key for the entry's gate.
+        (
+            'gate_history:\n  - { at: "1", gate_status: PASS }\n  - { at: "2", gate_status: FAIL }\n',
+            False,
+        ),
+        ('review_history:\n  - {at: "1", status: PASS}\n  - {at: "2", status: CONCERNS}\n', False),
+        ('"history":\n  - {"gate": "PASS"}\n  - {"gate": "FAIL"}\n', False),
+        (
+            'gate_history:\n  - { at: "1", gate_status: FAIL }\n  - { at: "2", gate_status: PASS }\n',
+            True,
+        ),
+    ],
+)
+def test_the_latest_entry_of_any_history_list_is_read_through_yaml(
+    history: str, approves: bool
+) -> None:
+    text = 'schema: 1\nstory: "5.4"\ngate: PASS\nreviewer: "Quinn"\n' + history + "top_issues: []\n"
+    verdict = parse_verdict(text)
+    assert (verdict.decision is Decision.APPROVE) is approves, verdict.reasons

@@ -85,7 +85,7 @@ def recognise(doc: Doc) -> Recognised | None:
         sites=tuple(s for s in found.sites if s.index not in older),
         superseded=frozenset(older),
         accounted=found.accounted | older | comments,
-        blocking=_top_issue(doc) or said,
+        blocking=_top_issue(doc) or said or (_last_history(doc) if whole else None),
         unanswered=unknown,
         whole=whole,
     )
@@ -137,6 +137,44 @@ def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
         if said is None and states_problem(clean_value(norm(comment.group(1)))):
             said = index, f"line {line.number}: a comment beside the gate states a problem"
     return frozenset(lines), said
+
+
+_MAX_YAML_CHARS = 200_000
+_HISTORY_VALUE_KEYS = ("gate", "gate_status", "status", "result", "decision")
+
+
+def _last_history(doc: Doc) -> tuple[int, str] | None:
+    """(line index, why) when a gate file's history list (`history:`, `gate_history:` …, any
+    spelling YAML allows: flow mappings, quoted keys) ends with an entry whose gate is not
+    PASS: the newest record disagrees with the top-level PASS."""
+    import yaml  # noqa: PLC0415 - lazy: only a gate file pays for the loader
+
+    text = "\n".join(line.raw for line in doc.lines)
+    if len(text) > _MAX_YAML_CHARS:
+        return None  # the line readers still read it (`_older_history`)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    for key, value in data.items():
+        if not str(key).lower().endswith("history") or not isinstance(value, list) or not value:
+            continue
+        last = value[-1]
+        gate = _entry_gate(last) if isinstance(last, dict) else None
+        if gate is not None and gate != "pass":
+            index = next((i for i, line in enumerate(doc.lines) if str(key) in line.raw), 0)
+            return index, f"the last entry of '{key}' says {gate.upper()}, not PASS"
+    return None
+
+
+def _entry_gate(entry: dict[object, object]) -> str | None:
+    for name in _HISTORY_VALUE_KEYS:
+        value = entry.get(name)
+        if isinstance(value, str):
+            return value.strip().lower()
+    return None
 
 
 def _unknown_gate(doc: Doc) -> tuple[int, str] | None:
