@@ -178,3 +178,10 @@ def test_gsd_must_haves_are_a_noun_not_an_obligation(verdict_line: str) -> None:
 def test_a_pass_that_must_still_have_something_is_not_an_approval() -> None:
     verdict = parse_verdict(GSD_PASSED + "**PASSED** — must have the e2e run before merge.\n")
     assert verdict.decision is not Decision.APPROVE, verdict.reasons
+
+
+def test_a_status_outside_gsds_values_is_malformed_and_named() -> None:
+    # GSD's by its verifier keys (`human_uat`): its status field is the verdict.
+    verdict = parse_verdict(_report("status: verified\nhuman_uat: 5/5 passed\n", "verified"))
+    assert verdict.decision is M
+    assert "'verified'" in verdict.reasons[0], verdict.reasons

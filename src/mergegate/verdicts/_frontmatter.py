@@ -144,7 +144,7 @@ def _top_level(
         if kind is LabelKind.STATUS and not words and not status_is_verdict:
             return  # no verdict word: a lifecycle field ('status: current'), not a verdict
         # The report's own status field holds something outside any verdict vocabulary.
-        answer = Answer(Decision.MALFORMED, "", "a status outside the verdict vocabulary")
+        answer = Answer(Decision.MALFORMED, cleaned[:40], "a status outside the verdict vocabulary")
     if answer.decision is Decision.APPROVE and comment:
         # The comment is visible to whoever reads the file: it may qualify the value.
         answer = Answer(Decision.MALFORMED, answer.phrase, f"a comment follows it: '# {comment}'")
