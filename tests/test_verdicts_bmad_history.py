@@ -82,13 +82,15 @@ def test_a_blocking_top_issue_still_refuses_a_pass_with_history() -> None:
         # Any spelling YAML allows: another key ending in 'history', flow mappings, another
         # key for the entry's gate.
         (
-            'gate_history:\n  - { at: "1", gate_status: PASS }\n  - { at: "2", gate_status: FAIL }\n',
+            'gate_history:\n  - { at: "1", gate_status: PASS }\n'
+            '  - { at: "2", gate_status: FAIL }\n',
             False,
         ),
         ('review_history:\n  - {at: "1", status: PASS}\n  - {at: "2", status: CONCERNS}\n', False),
         ('"history":\n  - {"gate": "PASS"}\n  - {"gate": "FAIL"}\n', False),
         (
-            'gate_history:\n  - { at: "1", gate_status: FAIL }\n  - { at: "2", gate_status: PASS }\n',
+            'gate_history:\n  - { at: "1", gate_status: FAIL }\n'
+            '  - { at: "2", gate_status: PASS }\n',
             True,
         ),
     ],
@@ -96,6 +98,7 @@ def test_a_blocking_top_issue_still_refuses_a_pass_with_history() -> None:
 def test_the_latest_entry_of_any_history_list_is_read_through_yaml(
     history: str, approves: bool
 ) -> None:
-    text = 'schema: 1\nstory: "5.4"\ngate: PASS\nreviewer: "Quinn"\n' + history + "top_issues: []\n"
+    head = 'schema: 1\nstory: "5.4"\ngate: PASS\nreviewer: "Quinn"\n'
+    text = head + history + "top_issues: []\n"
     verdict = parse_verdict(text)
     assert (verdict.decision is Decision.APPROVE) is approves, verdict.reasons

@@ -94,7 +94,8 @@ def test_a_status_outside_the_vocabulary_leaves_the_table_to_the_generic_reader(
 HUMAN = [
     ("None — all verification completed programmatically.", A),
     (
-        "None. All checks are automated.\n\n- Unit tests: 6/6 passing\n- Walk-up tested on nested dirs",
+        "None. All checks are automated.\n\n- Unit tests: 6/6 passing\n"
+        "- Walk-up tested on nested dirs",
         A,
     ),
     ("None — all automated.\n\n- Check the login page by hand before merging", F),
