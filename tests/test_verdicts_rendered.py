@@ -132,7 +132,10 @@ def test_verdict_joiner_outside_an_emoji_refuses(text: str) -> None:
     "text",
     [
         _BODY + "Все тесты проходят. ✅ 👩\u200d💻\n\nVerdict: APPROVE\n",
-        _BODY + "Testler geçti, dosya kapatılmış. Revisión completa: ① ② ③.\n\nVerdict: APPROVE\n",
+        # Letters of the read Latin-script languages and enclosed numerals are no look-alikes.
+        # (Turkish here was refused once the round above a verdict was read for languages
+        # nobody here reads: `test_verdicts_after.py`.)
+        _BODY + "Les tests passent, fichier fermé. Revisión completa: ① ② ③.\n\nVerdict: APPROVE\n",
         _BODY + "Use `a &amp; b` as before.\n\nVerdict: APPROVE\n",
         _BODY + "**Verdict:** APPROVED 🧑\u200d💻 ship it\n",
         _BODY + "**Verdict:** APPROVED ✅\ufe0f\n",

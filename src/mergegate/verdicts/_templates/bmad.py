@@ -30,6 +30,7 @@ from mergegate.verdicts._answer import after_approval
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import line_fields
@@ -79,13 +80,14 @@ def recognise(doc: Doc) -> Recognised | None:
     if found is None:
         return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
     older = _older_history(doc, {s.index for s in found.sites})
-    comments, said = _comments(doc) if whole else (frozenset(), None)
+    data = _loads(doc) if whole else None  # a YAML mapping: its '#' lines are comments
+    comments, said = _comments(doc) if data is not None else (frozenset(), None)
     return replace(
         found,
         sites=tuple(s for s in found.sites if s.index not in older),
         superseded=frozenset(older),
         accounted=found.accounted | older | comments,
-        blocking=_top_issue(doc) or said or (_last_history(doc) if whole else None),
+        blocking=_top_issue(doc) or said or _last_history(doc, data),
         unanswered=unknown,
         whole=whole,
     )
@@ -134,7 +136,8 @@ def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
         if comment is None:
             continue
         lines.add(index)
-        if said is None and states_problem(clean_value(norm(comment.group(1)))):
+        text = clean_value(norm(comment.group(1)))
+        if said is None and (states_problem(text) or _says_another_verdict(text)):
             said = index, f"line {line.number}: a comment beside the gate states a problem"
     return frozenset(lines), said
 
@@ -143,20 +146,32 @@ _MAX_YAML_CHARS = 200_000
 _HISTORY_VALUE_KEYS = ("gate", "gate_status", "status", "result", "decision")
 
 
-def _last_history(doc: Doc) -> tuple[int, str] | None:
-    """(line index, why) when a gate file's history list (`history:`, `gate_history:` …, any
-    spelling YAML allows: flow mappings, quoted keys) ends with an entry whose gate is not
-    PASS: the newest record disagrees with the top-level PASS."""
+def _says_another_verdict(text: str) -> bool:
+    """A comment clause that opens with a verdict other than PASS ('do not merge until …')."""
+    return any(other_verdict(c.strip()) for c in CLAUSES.split(text))
+
+
+def _loads(doc: Doc) -> dict[object, object] | None:
+    """The gate file through `yaml.safe_load`, when it is one YAML mapping (not too large);
+    else None: Markdown beside `gate:` lines is read line by line, its headings as headings."""
     import yaml  # noqa: PLC0415 - lazy: only a gate file pays for the loader
 
     text = "\n".join(line.raw for line in doc.lines)
     if len(text) > _MAX_YAML_CHARS:
-        return None  # the line readers still read it (`_older_history`)
+        return None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError:
         return None
-    if not isinstance(data, dict):
+    return data if isinstance(data, dict) else None
+
+
+def _last_history(doc: Doc, data: dict[object, object] | None) -> tuple[int, str] | None:
+    """(line index, why) when a gate file's history list (`history:`, `gate_history:` …, any
+    spelling YAML allows: flow mappings, quoted keys) ends with an entry whose gate is not
+    PASS: the newest record disagrees with the top-level PASS. `data`: the file as YAML, or
+    None (the line readers still read it: `_older_history`)."""
+    if data is None:
         return None
     for key, value in data.items():
         if not str(key).lower().endswith("history") or not isinstance(value, list) or not value:
