@@ -28,6 +28,7 @@ from mergegate.store import (
     IdlePolls,
     RunState,
     RunStore,
+    UnitsClaims,
     child_id,
     enqueue,
     new_run_id,
@@ -321,3 +322,78 @@ def test_wait_returns_the_last_status_when_its_timeout_passes(tmp_path: Path) ->
         assert engine.wait("timed-out", timeout_s=0.5) == "PENDING"
         assert time.monotonic() - t0 < 1.5
         assert engine.wait("timed-out", timeout_s=30) == "SUCCESS"
+
+
+def test_units_claims_claim_after_an_enqueue_and_at_least_every_idle_interval() -> None:
+    """`UnitsClaims`: after the launch's polls, a poll claims only when a unit was enqueued
+    since the last claim that found the queue empty, or `IDLE_POLL_S` after the last
+    claim; an enqueue while a claim runs is never lost; a claim stopped by a limit does not
+    count as an empty queue."""
+    now = [0.0]
+    claims = UnitsClaims(clock=lambda: now[0])
+    calls: list[int] = []
+
+    def poll(found: list[str], stopped: str | None = None) -> bool:
+        before = len(calls)
+
+        def claim() -> tuple[list[str], str | None]:
+            calls.append(1)
+            return found, stopped
+
+        claims.claim(claim)
+        return len(calls) > before
+
+    claims.launched()
+    assert all(poll([]) for _ in range(20))  # the launch's polls: recovery may enqueue
+    assert not poll([])
+    claims.enqueued()
+    assert poll(["u1"])  # found one: the queue may hold more
+    assert poll([], "worker_concurrency")  # a limit, not an empty queue
+    assert poll([])
+    assert not poll([])
+
+    def enqueue_during_claim() -> tuple[list[str], str | None]:
+        calls.append(1)
+        claims.enqueued()  # after the claim's query: the claim found nothing
+        return [], None
+
+    claims.enqueued()
+    claims.claim(enqueue_during_claim)
+    assert poll([])  # the enqueue during the claim is claimed at the next poll
+    assert not poll([])
+    now[0] += IDLE_POLL_S
+    assert poll([])  # at least every IDLE_POLL_S
+    assert not poll([])
+
+
+def test_an_idle_units_queue_is_not_claimed_from_on_every_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local engine's units queue, with room for units and none enqueued, is claimed from
+    at most about once a second after the launch's polls (each claim is a write transaction
+    and ~5 ms of CPU; DBOS claims on every 0.1 s poll), and a unit enqueued then still
+    starts at the next poll, not at the next idle claim (made a minute long here). Pins the
+    DBOS names `_claim_units_when_enqueued` relies on: an upgrade that claims another way
+    fails here."""
+    from dbos._sys_db import SystemDatabase
+
+    from mergegate.store import _dbos
+
+    claims: list[str] = []
+    claim = SystemDatabase.start_queued_workflows
+
+    def counted(self: SystemDatabase, queue: object, *args: object, **kwargs: object) -> object:
+        claims.append(getattr(queue, "name", ""))
+        return claim(self, queue, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SystemDatabase, "start_queued_workflows", counted)
+    with _engine(tmp_path, concurrency=2) as engine:
+        time.sleep(2.5 + POLL_S * 20)  # past the launch's polls
+        monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
+        idle_from = claims.count(QUEUE)
+        time.sleep(1.5)
+        assert claims.count(QUEUE) - idle_from <= 1
+        started = time.monotonic()
+        engine.start(_fan_out, "fan-out-idle", 1, 0.0)
+        assert engine.wait("fan-out-idle", timeout_s=30) == "SUCCESS"
+        assert time.monotonic() - started < 10  # not the minute an idle claim waits

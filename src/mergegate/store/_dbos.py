@@ -13,7 +13,9 @@ fails loudly:
   default hash of the workflow source, which would strand a run after any code change;
 * a queue with `worker_concurrency` runs at most that many workflows at once, polled every
   0.1 s (DBOS's default of 1 s would add a second to every unit); the units queue's number is
-  this process's own, not the one stored with the queue (`_dequeue_with_own_limit`);
+  this process's own, not the one stored with the queue (`_dequeue_with_own_limit`); in a
+  local run (not a fleet worker) a poll claims only when a unit may be waiting
+  (`UnitsClaims`: after an `enqueue`, after the launch, and at least once a second);
 * recovery puts pending workflows on DBOS's internal queue, which is polled every 0.1 s too
   (its default of 1 s would add a second to every resume, and to every child workflow a
   recovered parent waits for): set through DBOS's registry before launch, and back to 1 s
@@ -69,6 +71,7 @@ __all__ = [
     "IdlePolls",
     "Queued",
     "Seam",
+    "UnitsClaims",
     "WorkflowState",
     "app_name_for_run",
     "cancel_from_outside",
@@ -424,7 +427,9 @@ def enqueue(func: Callable[..., R], workflow_id: str, *args: Any) -> Queued[R]:
         raise RuntimeError(f"queue {_units_queue[0]!r} is not registered")
     registered, seam = _durable(func)
     with SetWorkflowID(workflow_id):
-        return Queued(queue.enqueue(registered, *seam.dump_args(args)), seam)
+        queued: Queued[R] = Queued(queue.enqueue(registered, *seam.dump_args(args)), seam)
+    _UNITS_CLAIMS.enqueued()  # after the row is written: the next poll's claim sees it
+    return queued
 
 
 def wait_result(queued: Queued[R]) -> R:
@@ -496,6 +501,81 @@ class IdlePolls:
         """The interval before the next poll, after one that claimed `claimed` workflows."""
         self._idle = 0 if claimed else self._idle + 1
         return self.fast_s if self._idle < self.idle_polls else max(self.fast_s, IDLE_POLL_S)
+
+
+class UnitsClaims:
+    """Whether a poll of the units queue may find a unit to claim, in a process that is the
+    only one putting units there (a local run: its own database, or its own queue on a
+    shared one; never a fleet worker, whose units other workers enqueue).
+
+    DBOS's queue thread claims on every poll while this process has room for a unit: a
+    write transaction and about 5 ms of CPU (the SQLite write lock taken ten times a
+    second), which finds nothing but in the moments after `enqueue`. A claim is made on a
+    poll when `enqueue` ran since the last claim that found the queue empty (read before
+    that claim began, so an enqueue during it is never lost), during the first
+    `_IDLE_POLLS` polls after the launch (recovery puts a crashed run's units back on the
+    queue then), and at least every `IDLE_POLL_S` whatever else happens (a unit put back
+    by a path this class does not see starts that late at worst, never not at all). A unit
+    this process enqueues therefore starts at the next poll, as before."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._enqueues = 0
+        self._empty_at = -1  # `_enqueues` when a claim last found the queue empty
+        self._launch_polls = _IDLE_POLLS
+        self._claimed_at = -float("inf")
+
+    def launched(self) -> None:
+        """A launch: claim on every poll for a while (recovery may enqueue)."""
+        with self._lock:
+            self._empty_at, self._launch_polls = -1, _IDLE_POLLS
+
+    def enqueued(self) -> None:
+        with self._lock:
+            self._enqueues += 1
+
+    def claim(self, claim: Callable[[], tuple[list[str], Any]]) -> tuple[list[str], Any]:
+        """`claim()` when a unit may be waiting; else no claim: nothing found."""
+        with self._lock:
+            seen = self._enqueues
+            now = self._clock()
+            due = (
+                seen != self._empty_at
+                or self._launch_polls > 0
+                or now - self._claimed_at >= IDLE_POLL_S
+            )
+            self._launch_polls = max(0, self._launch_polls - 1)
+            if not due:
+                return [], None
+            self._claimed_at = now
+        found, stopped = claim()
+        if not found and stopped is None:  # not a limit: the queue had nothing to claim
+            with self._lock:
+                self._empty_at = seen
+        return found, stopped
+
+
+_UNITS_CLAIMS = UnitsClaims()
+
+
+def _claim_units_when_enqueued(queue_name: str) -> None:
+    """Claim from the units queue `queue_name` only when `_UNITS_CLAIMS` says a unit may
+    be waiting. Relies on what `_poll_internal_queue_when_busy` relies on (each poll claims
+    through `SystemDatabase.start_queued_workflows`, looked up at call time), and on its
+    second return value being the limit that stopped the claim, None when none did
+    (`_sys_db.py` `start_queued_workflows`); pinned by `tests/test_store_dbos.py`
+    (`test_an_idle_units_queue_is_not_claimed_from_on_every_poll`)."""
+    sys_db = _get_dbos_instance()._sys_db
+    claim = sys_db.start_queued_workflows
+    _UNITS_CLAIMS.launched()
+
+    def start_queued_workflows(polled: Queue, *args: Any, **kwargs: Any) -> Any:
+        if polled.name != queue_name:
+            return claim(polled, *args, **kwargs)
+        return _UNITS_CLAIMS.claim(lambda: claim(polled, *args, **kwargs))
+
+    sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign,assignment]
 
 
 def _poll_internal_queue_when_busy(fast_s: float) -> None:
@@ -612,6 +692,8 @@ class DurableEngine:
         _units_queue[0] = self.config.queue
         _dequeue_with_own_limit(self.config.queue, self.config.concurrency)
         _poll_internal_queue_when_busy(self.config.polling_interval_s)
+        if not self.config.run_queue:  # a fleet worker's units come from other workers
+            _claim_units_when_enqueued(self.config.queue)
         self.limit_queue(self.config.global_concurrency)
         if self.config.run_queue:
             DBOS.register_queue(
