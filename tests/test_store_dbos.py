@@ -366,33 +366,48 @@ def test_units_claims_claim_after_an_enqueue_and_at_least_every_idle_interval() 
     assert not poll([])
 
 
-def test_an_idle_units_queue_is_not_claimed_from_on_every_poll(
+def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A local engine's units queue, with room for units and none enqueued, is claimed from
-    at most about once a second after the launch's polls (each claim is a write transaction
-    and ~5 ms of CPU; DBOS claims on every 0.1 s poll), and a unit enqueued then still
+    (and its row read) at most about once a second after the launch's polls (each claim is
+    a write transaction and ~5 ms of CPU, each read ~1.5 ms; DBOS does both on every 0.1 s
+    poll), and a unit enqueued then still
     starts at the next poll, not at the next idle claim (made a minute long here). Pins the
     DBOS names `_claim_units_when_enqueued` relies on: an upgrade that claims another way
     fails here."""
     from dbos._sys_db import SystemDatabase
 
+    from dbos import DBOS
+    from dbos._sys_db import SystemDatabase
+
     from mergegate.store import _dbos
 
     claims: list[str] = []
-    claim = SystemDatabase.start_queued_workflows
+    reads: list[str] = []
+    claim, read = SystemDatabase.start_queued_workflows, SystemDatabase.get_queue
 
     def counted(self: SystemDatabase, queue: object, *args: object, **kwargs: object) -> object:
         claims.append(getattr(queue, "name", ""))
         return claim(self, queue, *args, **kwargs)  # type: ignore[arg-type]
 
+    def counted_read(self: SystemDatabase, name: str, **kwargs: object) -> object:
+        reads.append(name)
+        return read(self, name, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(SystemDatabase, "start_queued_workflows", counted)
+    monkeypatch.setattr(SystemDatabase, "get_queue", counted_read)
     with _engine(tmp_path, concurrency=2) as engine:
         time.sleep(2.5 + POLL_S * 20)  # past the launch's polls
         monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
-        idle_from = claims.count(QUEUE)
+        idle_from, read_from = claims.count(QUEUE), reads.count(QUEUE)
         time.sleep(1.5)
         assert claims.count(QUEUE) - idle_from <= 1
+        assert reads.count(QUEUE) - read_from <= 1  # the row is not read on every poll
+        engine.limit_queue(5)  # this process changes the row: it is read again
+        queue = DBOS.retrieve_queue(QUEUE)
+        assert queue is not None
+        assert (queue._concurrency, queue._worker_concurrency) == (5, 2)
         started = time.monotonic()
         engine.start(_fan_out, "fan-out-idle", 1, 0.0)
         assert engine.wait("fan-out-idle", timeout_s=30) == "SUCCESS"
