@@ -376,8 +376,6 @@ def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
     starts at the next poll, not at the next idle claim (made a minute long here). Pins the
     DBOS names `_claim_units_when_enqueued` relies on: an upgrade that claims another way
     fails here."""
-    from dbos._sys_db import SystemDatabase
-
     from dbos import DBOS
     from dbos._sys_db import SystemDatabase
 
@@ -412,3 +410,35 @@ def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
         engine.start(_fan_out, "fan-out-idle", 1, 0.0)
         assert engine.wait("fan-out-idle", timeout_s=30) == "SUCCESS"
         assert time.monotonic() - started < 10  # not the minute an idle claim waits
+
+
+def test_a_local_wait_for_a_result_reads_it_when_the_workflow_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workflow waiting for a queued child's result (a phase for its units) reads the
+    child's status when the child returns in this process, not on every 0.1 s poll (each
+    read is a query, 1 to 2 ms of CPU), and at least every `IDLE_POLL_S` otherwise (made a
+    minute long here: a wait that missed the return would take that long). Pins the DBOS
+    names `_await_results_on_return` relies on."""
+    from dbos._sys_db import SystemDatabase
+
+    from mergegate.store import _dbos
+
+    checks: list[str] = []
+    check = SystemDatabase.check_workflow_result
+
+    def counted(self: SystemDatabase, workflow_id: str, **kwargs: bool) -> object:
+        checks.append(workflow_id)
+        return check(self, workflow_id, **kwargs)
+
+    monkeypatch.setattr(SystemDatabase, "check_workflow_result", counted)
+    monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
+    _spans.clear()
+    with _engine(tmp_path, concurrency=2) as engine:
+        started = time.monotonic()
+        engine.start(_fan_out, "fan-out-wait", 1, 1.5)
+        assert engine.wait("fan-out-wait", timeout_s=30) == "SUCCESS"
+        assert engine.result("fan-out-wait") == 1
+        assert time.monotonic() - started < 20  # not the minute a quiet wait lasts
+    assert len(_spans) == 1
+    assert 1 <= checks.count("sleeper-0") <= 4  # not the ~15 of a 0.1 s poll over 1.5 s

@@ -47,6 +47,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast, get_args, get_type_hi
 from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID, WorkflowHandle
 from dbos import _core as dbos_core
 from dbos._dbos import _get_dbos_instance, _get_or_create_dbos_registry
+from dbos._outcome import NoResult
 from dbos._queue import Queue
 from dbos._utils import INTERNAL_QUEUE_NAME
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -604,6 +605,41 @@ def _claim_units_when_enqueued(queue_name: str) -> None:
     sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign,assignment]
 
 
+def _await_results_on_return() -> None:
+    """Wait for a workflow's result (a phase for its units, `wait_result`) by reading its
+    status when it returns in this process, not on every 0.1 s poll: each read is a query
+    built anew, about 1 to 2 ms of CPU, ten times a second for as long as a phase runs. As
+    `DurableEngine.wait` does (`_Returns`): read at once, every `_SETTLE_S` after the
+    workflow returned here (DBOS records its outcome just after), and at least every
+    `IDLE_POLL_S` (an end this process does not see, a cancel from outside, is seen that
+    late). Only where this process runs every workflow it waits for (a local run). Relies on
+    every wait for a result going through `SystemDatabase.await_workflow_result` (its
+    callers in `_core.py` and `_dbos.py` look it up on this process's `SystemDatabase` at
+    call time) and on `check_workflow_result` answering `NoResult` until the outcome is
+    recorded; pinned by `tests/test_store_dbos.py`
+    (`test_a_local_wait_for_a_result_reads_it_when_the_workflow_returns`)."""
+    sys_db = _get_dbos_instance()._sys_db
+    check = sys_db.check_workflow_result
+
+    def await_workflow_result(workflow_id: str, polling_interval: float, **kwargs: Any) -> Any:
+        settle_until = -float("inf")
+        with _RETURNS.watching(workflow_id):
+            seen = _RETURNS.count(workflow_id)
+            while True:
+                result = check(workflow_id, **kwargs)
+                if not isinstance(result, NoResult):
+                    return result
+                now, returns = time.monotonic(), _RETURNS.count(workflow_id)
+                if returns != seen:
+                    seen, settle_until = returns, now + _SETTLE_S
+                if now < settle_until:
+                    time.sleep(polling_interval)
+                else:
+                    _RETURNS.wait_past(workflow_id, seen, max(polling_interval, IDLE_POLL_S))
+
+    sys_db.await_workflow_result = await_workflow_result  # type: ignore[method-assign]
+
+
 def _poll_internal_queue_when_busy(fast_s: float) -> None:
     """Poll DBOS's internal queue every `fast_s` while it has had work lately, and every
     `IDLE_POLL_S` once `_IDLE_POLLS` polls in a row found none (a launch's recovery enqueues
@@ -722,6 +758,7 @@ class DurableEngine:
         _poll_internal_queue_when_busy(self.config.polling_interval_s)
         if not self.config.run_queue:  # a fleet worker's units come from other workers
             _claim_units_when_enqueued(self.config.queue)
+            _await_results_on_return()
         self.limit_queue(self.config.global_concurrency)
         if self.config.run_queue:
             DBOS.register_queue(
