@@ -442,3 +442,39 @@ def test_a_local_wait_for_a_result_reads_it_when_the_workflow_returns(
         assert time.monotonic() - started < 20  # not the minute a quiet wait lasts
     assert len(_spans) == 1
     assert 1 <= checks.count("sleeper-0") <= 4  # not the ~15 of a 0.1 s poll over 1.5 s
+
+
+def test_a_unit_recovery_puts_back_on_the_queue_is_claimed_at_the_next_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recovery puts a crashed run's pending unit back on its queue through
+    `SystemDatabase.reenqueue_for_recovery` (a stand-in here, answering whether it put the
+    workflow back); once it did, the next poll claims, past the launch's polls and
+    whatever the idle interval (a minute here)."""
+    from dbos._sys_db import SystemDatabase
+
+    from mergegate.store import _dbos
+
+    claims: list[str] = []
+    claim = SystemDatabase.start_queued_workflows
+
+    def counted(self: SystemDatabase, queue: object, *args: object, **kwargs: object) -> object:
+        claims.append(getattr(queue, "name", ""))
+        return claim(self, queue, *args, **kwargs)  # type: ignore[arg-type]
+
+    def put_back(self: SystemDatabase, workflow_id: str, *args: object) -> bool:
+        return workflow_id == "put-back"
+
+    monkeypatch.setattr(SystemDatabase, "start_queued_workflows", counted)
+    monkeypatch.setattr(SystemDatabase, "reenqueue_for_recovery", put_back)
+    with _engine(tmp_path):
+        time.sleep(2.5 + POLL_S * 20)  # past the launch's polls
+        monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
+        time.sleep(1.2)  # the last idle claim (at the old interval) is behind
+        sys_db = _dbos._get_dbos_instance()._sys_db
+        idle_from = claims.count(QUEUE)
+        assert not sys_db.reenqueue_for_recovery("elsewhere", ["local"], "q")
+        time.sleep(0.5)
+        assert claims.count(QUEUE) == idle_from  # nothing was put back: no claim
+        assert sys_db.reenqueue_for_recovery("put-back", ["local"], "q")
+        _wait_for(lambda: claims.count(QUEUE) > idle_from, timeout=10)

@@ -530,11 +530,11 @@ class UnitsClaims:
     DBOS's queue thread claims on every poll while this process has room for a unit: a
     write transaction and about 5 ms of CPU (the SQLite write lock taken ten times a
     second), which finds nothing but in the moments after `enqueue`. A claim is made on a
-    poll when `enqueue` ran since the last claim that found the queue empty (read before
-    that claim began, so an enqueue during it is never lost), during the first
-    `_IDLE_POLLS` polls after the launch (recovery puts a crashed run's units back on the
-    queue then), and at least every `IDLE_POLL_S` whatever else happens (a unit put back
-    by a path this class does not see starts that late at worst, never not at all). A unit
+    poll when `enqueue` (or recovery, putting a crashed run's unit back on the queue) ran
+    since the last claim that found the queue empty (read before that claim began, so an
+    enqueue during it is never lost), during the first `_IDLE_POLLS` polls after the
+    launch, and at least every `IDLE_POLL_S` whatever else happens (a unit put back by a
+    path this class does not see starts that late at worst, never not at all). A unit
     this process enqueues therefore starts at the next poll, as before."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
@@ -591,7 +591,8 @@ def _claim_units_when_enqueued(queue_name: str) -> None:
     be waiting. Relies on what `_poll_internal_queue_when_busy` relies on (each poll claims
     through `SystemDatabase.start_queued_workflows`, looked up at call time), and on its
     second return value being the limit that stopped the claim, None when none did
-    (`_sys_db.py` `start_queued_workflows`); pinned by `tests/test_store_dbos.py`
+    (`_sys_db.py` `start_queued_workflows`), and on recovery putting a workflow back on its
+    queue through `SystemDatabase.reenqueue_for_recovery`; pinned by `tests/test_store_dbos.py`
     (`test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll`)."""
     sys_db = _get_dbos_instance()._sys_db
     claim = sys_db.start_queued_workflows
@@ -603,6 +604,17 @@ def _claim_units_when_enqueued(queue_name: str) -> None:
         return _UNITS_CLAIMS.claim(lambda: claim(polled, *args, **kwargs))
 
     sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign,assignment]
+    reenqueue = sys_db.reenqueue_for_recovery
+
+    def reenqueue_for_recovery(workflow_id: str, *args: Any, **kwargs: Any) -> bool:
+        # recovery puts a crashed run's unit back on its queue (`_recovery.py`): claimed at
+        # the next poll, however long the launch's recovery of many workflows takes
+        done = reenqueue(workflow_id, *args, **kwargs)
+        if done:
+            _UNITS_CLAIMS.enqueued()
+        return done
+
+    sys_db.reenqueue_for_recovery = reenqueue_for_recovery  # type: ignore[method-assign]
 
 
 def _await_results_on_return() -> None:
