@@ -685,6 +685,7 @@ EXPECTED_MODULE_EXPORTS = {
         "StateKind",
         "StoredLog",
         "Tables",
+        "UnitsClaims",
         "WorkerBeat",
         "WorkflowState",
         "app_name_for_run",

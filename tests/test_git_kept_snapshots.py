@@ -98,3 +98,28 @@ def test_check_unchanged_gives_no_snapshot_when_git_was_not_asked(repo: Path) ->
     changes, after = check_unchanged(before)
     assert changes
     assert after is None
+
+
+def test_check_unchanged_walks_the_git_directory_once(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check reads `.git` before it runs git; the snapshot after takes those files as
+    read instead of walking `.git` a second time (no git ran in between), and is the
+    snapshot a fresh walk gives."""
+    from mergegate.git import _snapshot
+
+    before = snapshot_worktree(repo)
+    assert before is not None
+    walks: list[Path] = []
+    walk = _snapshot.hash_git_dir
+
+    def counted(git_dir: Path) -> dict[str, str]:
+        walks.append(git_dir)
+        return walk(git_dir)
+
+    monkeypatch.setattr(_snapshot, "hash_git_dir", counted)
+    changes, after = check_unchanged(before)
+    assert changes == []
+    assert after is not None
+    assert walks == [repo / ".git"]
+    assert after == snapshot_worktree(repo)

@@ -28,6 +28,7 @@ from mergegate.store import (
     IdlePolls,
     RunState,
     RunStore,
+    UnitsClaims,
     child_id,
     enqueue,
     new_run_id,
@@ -321,3 +322,159 @@ def test_wait_returns_the_last_status_when_its_timeout_passes(tmp_path: Path) ->
         assert engine.wait("timed-out", timeout_s=0.5) == "PENDING"
         assert time.monotonic() - t0 < 1.5
         assert engine.wait("timed-out", timeout_s=30) == "SUCCESS"
+
+
+def test_units_claims_claim_after_an_enqueue_and_at_least_every_idle_interval() -> None:
+    """`UnitsClaims`: after the launch's polls, a poll claims only when a unit was enqueued
+    since the last claim that found the queue empty, or `IDLE_POLL_S` after the last
+    claim; an enqueue while a claim runs is never lost; a claim stopped by a limit does not
+    count as an empty queue."""
+    now = [0.0]
+    claims = UnitsClaims(clock=lambda: now[0])
+    calls: list[int] = []
+
+    def poll(found: list[str], stopped: str | None = None) -> bool:
+        before = len(calls)
+
+        def claim() -> tuple[list[str], str | None]:
+            calls.append(1)
+            return found, stopped
+
+        claims.claim(claim)
+        return len(calls) > before
+
+    claims.launched()
+    assert all(poll([]) for _ in range(20))  # the launch's polls: recovery may enqueue
+    assert not poll([])
+    claims.enqueued()
+    assert poll(["u1"])  # found one: the queue may hold more
+    assert poll([], "worker_concurrency")  # a limit, not an empty queue
+    assert poll([])
+    assert not poll([])
+
+    def enqueue_during_claim() -> tuple[list[str], str | None]:
+        calls.append(1)
+        claims.enqueued()  # after the claim's query: the claim found nothing
+        return [], None
+
+    claims.enqueued()
+    claims.claim(enqueue_during_claim)
+    assert poll([])  # the enqueue during the claim is claimed at the next poll
+    assert not poll([])
+    now[0] += IDLE_POLL_S
+    assert poll([])  # at least every IDLE_POLL_S
+    assert not poll([])
+
+
+def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local engine's units queue, with room for units and none enqueued, is claimed from
+    (and its row read) at most about once a second after the launch's polls (each claim is
+    a write transaction and ~5 ms of CPU, each read ~1.5 ms; DBOS does both on every 0.1 s
+    poll), and a unit enqueued then still
+    starts at the next poll, not at the next idle claim (made a minute long here). Pins the
+    DBOS names `_claim_units_when_enqueued` relies on: an upgrade that claims another way
+    fails here."""
+    from dbos import DBOS
+    from dbos._sys_db import SystemDatabase
+
+    from mergegate.store import _dbos
+
+    claims: list[str] = []
+    reads: list[str] = []
+    claim, read = SystemDatabase.start_queued_workflows, SystemDatabase.get_queue
+
+    def counted(self: SystemDatabase, queue: object, *args: object, **kwargs: object) -> object:
+        claims.append(getattr(queue, "name", ""))
+        return claim(self, queue, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_read(self: SystemDatabase, name: str, **kwargs: object) -> object:
+        reads.append(name)
+        return read(self, name, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SystemDatabase, "start_queued_workflows", counted)
+    monkeypatch.setattr(SystemDatabase, "get_queue", counted_read)
+    with _engine(tmp_path, concurrency=2) as engine:
+        time.sleep(2.5 + POLL_S * 20)  # past the launch's polls
+        monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
+        idle_from, read_from = claims.count(QUEUE), reads.count(QUEUE)
+        time.sleep(1.5)
+        assert claims.count(QUEUE) - idle_from <= 1
+        assert reads.count(QUEUE) - read_from <= 1  # the row is not read on every poll
+        engine.limit_queue(5)  # this process changes the row: it is read again
+        queue = DBOS.retrieve_queue(QUEUE)
+        assert queue is not None
+        assert (queue._concurrency, queue._worker_concurrency) == (5, 2)
+        started = time.monotonic()
+        engine.start(_fan_out, "fan-out-idle", 1, 0.0)
+        assert engine.wait("fan-out-idle", timeout_s=30) == "SUCCESS"
+        assert time.monotonic() - started < 10  # not the minute an idle claim waits
+
+
+def test_a_local_wait_for_a_result_reads_it_when_the_workflow_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workflow waiting for a queued child's result (a phase for its units) reads the
+    child's status when the child returns in this process, not on every 0.1 s poll (each
+    read is a query, 1 to 2 ms of CPU), and at least every `IDLE_POLL_S` otherwise (made a
+    minute long here: a wait that missed the return would take that long). Pins the DBOS
+    names `_await_results_on_return` relies on."""
+    from dbos._sys_db import SystemDatabase
+
+    from mergegate.store import _dbos
+
+    checks: list[str] = []
+    check = SystemDatabase.check_workflow_result
+
+    def counted(self: SystemDatabase, workflow_id: str, **kwargs: bool) -> object:
+        checks.append(workflow_id)
+        return check(self, workflow_id, **kwargs)
+
+    monkeypatch.setattr(SystemDatabase, "check_workflow_result", counted)
+    monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
+    _spans.clear()
+    with _engine(tmp_path, concurrency=2) as engine:
+        started = time.monotonic()
+        engine.start(_fan_out, "fan-out-wait", 1, 1.5)
+        assert engine.wait("fan-out-wait", timeout_s=30) == "SUCCESS"
+        assert engine.result("fan-out-wait") == 1
+        assert time.monotonic() - started < 20  # not the minute a quiet wait lasts
+    assert len(_spans) == 1
+    assert 1 <= checks.count("sleeper-0") <= 4  # not the ~15 of a 0.1 s poll over 1.5 s
+
+
+def test_a_unit_recovery_puts_back_on_the_queue_is_claimed_at_the_next_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recovery puts a crashed run's pending unit back on its queue through
+    `SystemDatabase.reenqueue_for_recovery` (a stand-in here, answering whether it put the
+    workflow back); once it did, the next poll claims, past the launch's polls and
+    whatever the idle interval (a minute here)."""
+    from dbos._sys_db import SystemDatabase
+
+    from mergegate.store import _dbos
+
+    claims: list[str] = []
+    claim = SystemDatabase.start_queued_workflows
+
+    def counted(self: SystemDatabase, queue: object, *args: object, **kwargs: object) -> object:
+        claims.append(getattr(queue, "name", ""))
+        return claim(self, queue, *args, **kwargs)  # type: ignore[arg-type]
+
+    def put_back(self: SystemDatabase, workflow_id: str, *args: object) -> bool:
+        return workflow_id == "put-back"
+
+    monkeypatch.setattr(SystemDatabase, "start_queued_workflows", counted)
+    monkeypatch.setattr(SystemDatabase, "reenqueue_for_recovery", put_back)
+    with _engine(tmp_path):
+        time.sleep(2.5 + POLL_S * 20)  # past the launch's polls
+        monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
+        time.sleep(1.2)  # the last idle claim (at the old interval) is behind
+        sys_db = _dbos._get_dbos_instance()._sys_db
+        idle_from = claims.count(QUEUE)
+        assert not sys_db.reenqueue_for_recovery("elsewhere", ["local"], "q")
+        time.sleep(0.5)
+        assert claims.count(QUEUE) == idle_from  # nothing was put back: no claim
+        assert sys_db.reenqueue_for_recovery("put-back", ["local"], "q")
+        _wait_for(lambda: claims.count(QUEUE) > idle_from, timeout=10)

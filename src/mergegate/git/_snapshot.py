@@ -350,14 +350,16 @@ def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapsho
     return _snapshot(_place(cwd), exclude)
 
 
-def _snapshot(cwd: Where, exclude: Path | None) -> WorktreeSnapshot | None:
+def _snapshot(
+    cwd: Where, exclude: Path | None, read: tuple[Path, dict[str, str]] | None = None
+) -> WorktreeSnapshot | None:
+    """`read`: a git directory and its files as `_git_files` read them a moment ago (by
+    `check_unchanged`, with no git run since): taken as they are, not walked again."""
     located = _locate(cwd)
     if located is None:
         return None
     toplevel, git_dir, head = located
-    files = hash_git_dir(git_dir)
-    if os.path.isfile(toplevel / ".git"):  # a linked worktree's pointer to its git directory
-        files["../.git"] = _hash_entry(toplevel / ".git")
+    files = read[1] if read is not None and read[0] == git_dir else _git_files(git_dir, toplevel)
     where = cwd if isinstance(cwd, Workspace) else toplevel
     configs = hash_config_files(config_paths(where))
     _, status_raw = _git(
@@ -395,17 +397,30 @@ def _file_changes(label: str, before: Mapping[str, str], after: Mapping[str, str
     return changes
 
 
-def _direct_changes(before: WorktreeSnapshot) -> list[str]:
-    """What changed among the files read directly; runs no git."""
+def _git_files(git_dir: Path, toplevel: Path) -> dict[str, str]:
+    """`hash_git_dir`, and a linked worktree's pointer to its git directory."""
+    files = hash_git_dir(git_dir)
+    if os.path.isfile(toplevel / ".git"):
+        files["../.git"] = _hash_entry(toplevel / ".git")
+    return files
+
+
+def _direct_changes(
+    before: WorktreeSnapshot,
+) -> tuple[list[str], tuple[Path, dict[str, str]] | None]:
+    """What changed among the files read directly, and the git directory's files as read;
+    runs no git."""
     changes: list[str] = []
+    read = None
     if before.git_dir is not None:
         files = hash_git_dir(before.git_dir)
         if "../.git" in before.git_files:
             files["../.git"] = _hash_entry(before.toplevel / ".git")
         changes += _file_changes(f"{before.git_dir}/", before.git_files, files)
+        read = (before.git_dir, files)
     paths = [Path(p) for p in before.config_files]
     changes += _file_changes("git config file ", before.config_files, hash_config_files(paths))
-    return changes
+    return changes, read
 
 
 def compare_snapshots(before: WorktreeSnapshot, after: WorktreeSnapshot) -> list[str]:
@@ -444,11 +459,13 @@ def check_unchanged(
 ) -> tuple[list[str], WorktreeSnapshot | None]:
     """`verify_unchanged`, with the snapshot taken after (None when git was not asked: a
     file read directly changed, or the place is no longer a work tree)."""
-    direct = _direct_changes(before)
+    direct, read = _direct_changes(before)
     if direct:
         return direct, None
     try:
-        after = _snapshot(before.workspace or before.toplevel, exclude)
+        # the git directory just read, unchanged, is the after snapshot's: read before any
+        # git runs either way (a snapshot reads it before its `status`), not walked twice
+        after = _snapshot(before.workspace or before.toplevel, exclude, read)
     except WorkspaceError as exc:  # its `.git` swapped: git was not run
         return [str(exc)], None
     if after is None:

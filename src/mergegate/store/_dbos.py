@@ -13,7 +13,9 @@ fails loudly:
   default hash of the workflow source, which would strand a run after any code change;
 * a queue with `worker_concurrency` runs at most that many workflows at once, polled every
   0.1 s (DBOS's default of 1 s would add a second to every unit); the units queue's number is
-  this process's own, not the one stored with the queue (`_dequeue_with_own_limit`);
+  this process's own, not the one stored with the queue (`_dequeue_with_own_limit`); in a
+  local run (not a fleet worker) a poll claims only when a unit may be waiting
+  (`UnitsClaims`: after an `enqueue`, after the launch, and at least once a second);
 * recovery puts pending workflows on DBOS's internal queue, which is polled every 0.1 s too
   (its default of 1 s would add a second to every resume, and to every child workflow a
   recovered parent waits for): set through DBOS's registry before launch, and back to 1 s
@@ -30,6 +32,7 @@ down again, so a process (or a test) can use several databases one after the oth
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import inspect
 import logging
@@ -44,6 +47,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast, get_args, get_type_hi
 from dbos import DBOS, DBOSClient, DBOSConfig, SetWorkflowID, WorkflowHandle
 from dbos import _core as dbos_core
 from dbos._dbos import _get_dbos_instance, _get_or_create_dbos_registry
+from dbos._outcome import NoResult
 from dbos._queue import Queue
 from dbos._utils import INTERNAL_QUEUE_NAME
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -69,6 +73,7 @@ __all__ = [
     "IdlePolls",
     "Queued",
     "Seam",
+    "UnitsClaims",
     "WorkflowState",
     "app_name_for_run",
     "cancel_from_outside",
@@ -424,7 +429,9 @@ def enqueue(func: Callable[..., R], workflow_id: str, *args: Any) -> Queued[R]:
         raise RuntimeError(f"queue {_units_queue[0]!r} is not registered")
     registered, seam = _durable(func)
     with SetWorkflowID(workflow_id):
-        return Queued(queue.enqueue(registered, *seam.dump_args(args)), seam)
+        queued: Queued[R] = Queued(queue.enqueue(registered, *seam.dump_args(args)), seam)
+    _UNITS_CLAIMS.enqueued()  # after the row is written: the next poll's claim sees it
+    return queued
 
 
 def wait_result(queued: Queued[R]) -> R:
@@ -438,7 +445,11 @@ def workflow_id() -> str | None:
     return DBOS.workflow_id
 
 
-def _dequeue_with_own_limit(queue_name: str, limit: int) -> None:
+_last_row: list[Queue | None] = [None]
+"""The units queue's row as this process last read it (`_dequeue_with_own_limit`)."""
+
+
+def _dequeue_with_own_limit(queue_name: str, limit: int, *, sole: bool = False) -> None:
     """Make this process dequeue `queue_name` with `limit` as its `worker_concurrency`,
     whatever the queue's row in the database says, and without writing the row: another
     worker keeps its own number, and `global_concurrency` stays the row's, fleet-wide.
@@ -463,14 +474,27 @@ def _dequeue_with_own_limit(queue_name: str, limit: int) -> None:
       `_STORED_WORKER_CONCURRENCY` once an engine of this version registered the queue, so a
       poll that comes before this runs (the queue thread starts inside `DBOS.launch`) takes
       nothing.
+
+    `sole`: this process is the only one that uses the queue (a local run), so its row
+    changes only through `DurableEngine.limit_queue` here; while `_UNITS_CLAIMS` says the
+    next poll claims nothing, a reload is a copy of the row last read (every poll reloads:
+    a read transaction and about 1.5 ms of CPU, ten times a second, for a row that cannot
+    have changed), and it is read from the database again before any claim.
     """
     sys_db = _get_dbos_instance()._sys_db
     read_row = sys_db.get_queue
+    _last_row[0] = None
 
     def get_queue(name: str, **kwargs: Any) -> Queue | None:
+        if name != queue_name:
+            return read_row(name, **kwargs)
+        last = _last_row[0]
+        if sole and last is not None and not kwargs and _UNITS_CLAIMS.idle():
+            return copy.copy(last)
         found = read_row(name, **kwargs)
-        if found is not None and name == queue_name:
+        if found is not None:
             found._worker_concurrency = limit
+        _last_row[0] = copy.copy(found) if sole and not kwargs else None
         return found
 
     sys_db.get_queue = get_queue  # type: ignore[method-assign]
@@ -496,6 +520,136 @@ class IdlePolls:
         """The interval before the next poll, after one that claimed `claimed` workflows."""
         self._idle = 0 if claimed else self._idle + 1
         return self.fast_s if self._idle < self.idle_polls else max(self.fast_s, IDLE_POLL_S)
+
+
+class UnitsClaims:
+    """Whether a poll of the units queue may find a unit to claim, in a process that is the
+    only one putting units there (a local run: its own database, or its own queue on a
+    shared one; never a fleet worker, whose units other workers enqueue).
+
+    DBOS's queue thread claims on every poll while this process has room for a unit: a
+    write transaction and about 5 ms of CPU (the SQLite write lock taken ten times a
+    second), which finds nothing but in the moments after `enqueue`. A claim is made on a
+    poll when `enqueue` (or recovery, putting a crashed run's unit back on the queue) ran
+    since the last claim that found the queue empty (read before that claim began, so an
+    enqueue during it is never lost), during the first `_IDLE_POLLS` polls after the
+    launch, and at least every `IDLE_POLL_S` whatever else happens (a unit put back by a
+    path this class does not see starts that late at worst, never not at all). A unit
+    this process enqueues therefore starts at the next poll, as before."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._enqueues = 0
+        self._empty_at = -1  # `_enqueues` when a claim last found the queue empty
+        self._launch_polls = _IDLE_POLLS
+        self._claimed_at = -float("inf")
+
+    def launched(self) -> None:
+        """A launch: claim on every poll for a while (recovery may enqueue)."""
+        with self._lock:
+            self._empty_at, self._launch_polls = -1, _IDLE_POLLS
+
+    def enqueued(self) -> None:
+        with self._lock:
+            self._enqueues += 1
+
+    def _due(self, now: float) -> bool:
+        return (
+            self._enqueues != self._empty_at
+            or self._launch_polls > 0
+            or now - self._claimed_at >= IDLE_POLL_S
+        )
+
+    def idle(self) -> bool:
+        """Whether the next poll would make no claim (as of now)."""
+        with self._lock:
+            return not self._due(self._clock())
+
+    def claim(self, claim: Callable[[], tuple[list[str], Any]]) -> tuple[list[str], Any]:
+        """`claim()` when a unit may be waiting; else no claim: nothing found."""
+        with self._lock:
+            seen = self._enqueues
+            now = self._clock()
+            due = self._due(now)
+            self._launch_polls = max(0, self._launch_polls - 1)
+            if not due:
+                return [], None
+            self._claimed_at = now
+        found, stopped = claim()
+        if not found and stopped is None:  # not a limit: the queue had nothing to claim
+            with self._lock:
+                self._empty_at = seen
+        return found, stopped
+
+
+_UNITS_CLAIMS = UnitsClaims()
+
+
+def _claim_units_when_enqueued(queue_name: str) -> None:
+    """Claim from the units queue `queue_name` only when `_UNITS_CLAIMS` says a unit may
+    be waiting. Relies on what `_poll_internal_queue_when_busy` relies on (each poll claims
+    through `SystemDatabase.start_queued_workflows`, looked up at call time), and on its
+    second return value being the limit that stopped the claim, None when none did
+    (`_sys_db.py` `start_queued_workflows`), and on recovery putting a workflow back on its
+    queue through `SystemDatabase.reenqueue_for_recovery`; pinned by `tests/test_store_dbos.py`
+    (`test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll`)."""
+    sys_db = _get_dbos_instance()._sys_db
+    claim = sys_db.start_queued_workflows
+    _UNITS_CLAIMS.launched()
+
+    def start_queued_workflows(polled: Queue, *args: Any, **kwargs: Any) -> Any:
+        if polled.name != queue_name:
+            return claim(polled, *args, **kwargs)
+        return _UNITS_CLAIMS.claim(lambda: claim(polled, *args, **kwargs))
+
+    sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign,assignment]
+    reenqueue = sys_db.reenqueue_for_recovery
+
+    def reenqueue_for_recovery(workflow_id: str, *args: Any, **kwargs: Any) -> bool:
+        # recovery puts a crashed run's unit back on its queue (`_recovery.py`): claimed at
+        # the next poll, however long the launch's recovery of many workflows takes
+        done = reenqueue(workflow_id, *args, **kwargs)
+        if done:
+            _UNITS_CLAIMS.enqueued()
+        return done
+
+    sys_db.reenqueue_for_recovery = reenqueue_for_recovery  # type: ignore[method-assign]
+
+
+def _await_results_on_return() -> None:
+    """Wait for a workflow's result (a phase for its units, `wait_result`) by reading its
+    status when it returns in this process, not on every 0.1 s poll: each read is a query
+    built anew, about 1 to 2 ms of CPU, ten times a second for as long as a phase runs. As
+    `DurableEngine.wait` does (`_Returns`): read at once, every `_SETTLE_S` after the
+    workflow returned here (DBOS records its outcome just after), and at least every
+    `IDLE_POLL_S` (an end this process does not see, a cancel from outside, is seen that
+    late). Only where this process runs every workflow it waits for (a local run). Relies on
+    every wait for a result going through `SystemDatabase.await_workflow_result` (its
+    callers in `_core.py` and `_dbos.py` look it up on this process's `SystemDatabase` at
+    call time) and on `check_workflow_result` answering `NoResult` until the outcome is
+    recorded; pinned by `tests/test_store_dbos.py`
+    (`test_a_local_wait_for_a_result_reads_it_when_the_workflow_returns`)."""
+    sys_db = _get_dbos_instance()._sys_db
+    check = sys_db.check_workflow_result
+
+    def await_workflow_result(workflow_id: str, polling_interval: float, **kwargs: Any) -> Any:
+        settle_until = -float("inf")
+        with _RETURNS.watching(workflow_id):
+            seen = _RETURNS.count(workflow_id)
+            while True:
+                result = check(workflow_id, **kwargs)
+                if not isinstance(result, NoResult):
+                    return result
+                now, returns = time.monotonic(), _RETURNS.count(workflow_id)
+                if returns != seen:
+                    seen, settle_until = returns, now + _SETTLE_S
+                if now < settle_until:
+                    time.sleep(polling_interval)
+                else:
+                    _RETURNS.wait_past(workflow_id, seen, max(polling_interval, IDLE_POLL_S))
+
+    sys_db.await_workflow_result = await_workflow_result  # type: ignore[method-assign]
 
 
 def _poll_internal_queue_when_busy(fast_s: float) -> None:
@@ -610,8 +764,13 @@ class DurableEngine:
         DBOS.launch()
         self._launched = True
         _units_queue[0] = self.config.queue
-        _dequeue_with_own_limit(self.config.queue, self.config.concurrency)
+        _dequeue_with_own_limit(
+            self.config.queue, self.config.concurrency, sole=not self.config.run_queue
+        )
         _poll_internal_queue_when_busy(self.config.polling_interval_s)
+        if not self.config.run_queue:  # a fleet worker's units come from other workers
+            _claim_units_when_enqueued(self.config.queue)
+            _await_results_on_return()
         self.limit_queue(self.config.global_concurrency)
         if self.config.run_queue:
             DBOS.register_queue(
@@ -630,6 +789,7 @@ class DurableEngine:
             polling_interval_sec=self.config.polling_interval_s,
             on_conflict="always_update",
         )
+        _last_row[0] = None  # read again at the next poll
 
     def shutdown(self) -> None:
         """Stop DBOS without waiting for workflows: pending ones stay pending and are
