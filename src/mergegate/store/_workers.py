@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import IntegrityError
 
+from mergegate.store._dbos import driver_url
+
 __all__ = ["Roll", "WorkerBeat"]
 
 # The table name is fixed text in each statement (no SQL is ever built from values).
@@ -66,20 +68,12 @@ class WorkerBeat:
     """Seconds since its last beat, by the database's clock."""
 
 
-def _driver_url(database_url: str) -> str:
-    """SQLAlchemy's URL for the driver DBOS uses (psycopg 3) when none is named."""
-    scheme, sep, rest = database_url.partition("://")
-    if scheme in ("postgresql", "postgres"):
-        return f"postgresql+psycopg{sep}{rest}"
-    return database_url
-
-
 class Roll:
     """The roll call of one fleet database (a small connection pool; `close()` it)."""
 
     def __init__(self, database_url: str) -> None:
         self._engine: Engine = create_engine(
-            _driver_url(database_url), pool_size=1, max_overflow=1, pool_pre_ping=True
+            driver_url(database_url), pool_size=1, max_overflow=1, pool_pre_ping=True
         )
         self._made = False
 
