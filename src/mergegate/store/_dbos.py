@@ -80,6 +80,7 @@ __all__ = [
     "enqueue_from_outside",
     "executor_work",
     "finished_result",
+    "reachable",
     "recover_from_outside",
     "seam_of",
     "sqlite_url",
@@ -169,8 +170,9 @@ class DatabaseUnavailableError(AgentError):
 
 
 @contextlib.contextmanager
-def _reachable(database_url: str) -> Iterator[None]:
-    """A connection failure becomes one line naming the database (its password redacted)."""
+def reachable(database_url: str) -> Iterator[None]:
+    """A connection failure becomes one line naming the database (its password redacted):
+    `DatabaseUnavailableError`, exit 4."""
     try:
         yield
     except OperationalError as exc:
@@ -598,7 +600,7 @@ class DurableEngine:
         }
         if self.config.app_name != APP:
             config["name"] = self.config.app_name
-        with _reachable(self.config.database_url):
+        with reachable(self.config.database_url):
             self._launch(config)
 
     def _launch(self, config: DBOSConfig) -> None:
@@ -728,7 +730,7 @@ def _must_exist(database_url: str) -> None:
     which creates a missing one: a typo in a fleet's URL would otherwise start an empty fleet
     of its own (`workers list` showing no worker, `workers recover` recovering nothing) where
     every other command says the database does not exist. `OperationalError` when it cannot
-    be reached (`_reachable` makes it one line)."""
+    be reached (`reachable` makes it one line)."""
     if not database_url.startswith(("postgresql", "postgres")):
         return  # a SQLite file is made by whoever writes first, as a run's own file is
     engine = create_engine(driver_url(database_url), poolclass=NullPool)
@@ -746,7 +748,7 @@ def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
     process launched DBOS on it. The migration is idempotent, checked once per process."""
     if not _dbos_log_routed():
         _route_dbos_log(None)  # a client's log lines never reach the console either
-    with _reachable(database_url):
+    with reachable(database_url):
         if database_url not in _migrated:
             _must_exist(database_url)
             DBOS.migrate(database_url)

@@ -53,7 +53,7 @@ from mergegate.engine._fleet.admin import (
     run_state_dir,
     settle_global_concurrency,
 )
-from mergegate.engine._fleet.janitor import Janitor
+from mergegate.engine._fleet.janitor import Janitor, Outage
 from mergegate.engine._flow.workflows import run_workflow
 from mergegate.engine._runs.execute import (
     RunFailure,
@@ -297,6 +297,11 @@ class Worker:
         self._runtimes: dict[str, FleetRuntime] = {}
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self.outage = Outage(
+            self.database_url, lambda text: self._listener("-", RunEvent("notice", text))
+        )
+        """One line when the database stops answering this worker's routine reads, one when
+        it answers again (the janitor's beat and looks, the global concurrency, the sweep)."""
         self.engine = DurableEngine(
             EngineConfig(
                 self.database_url,
@@ -402,6 +407,7 @@ class Worker:
                 ).recovered
             ),
             notice=lambda text: self._listener("-", RunEvent("notice", text)),
+            outage=self.outage,
         )
         try:
             self.engine.launch()
@@ -435,7 +441,7 @@ class Worker:
         try:
             stored = settle_global_concurrency(self.database_url, None)
         except Exception as exc:  # the database away for a moment: next sweep
-            self._listener("-", RunEvent("notice", f"global concurrency not read: {exc}"))
+            self.outage.failed("global concurrency not read", exc)
             return
         if stored is not None and stored != self.engine.config.global_concurrency:
             self.engine.config = replace(self.engine.config, global_concurrency=stored)
@@ -455,7 +461,7 @@ class Worker:
                 if executor_work(self.database_url, prefix=WorkflowId.of_run(run_id)):
                     continue
             except Exception as exc:  # the database away for a moment: next sweep
-                self._listener(run_id, RunEvent("notice", f"sweep skipped: {exc}"))
+                self.outage.failed(f"{run_id}: sweep skipped", exc)
                 continue
             with self._lock:
                 self._runtimes.pop(run_id, None)
