@@ -164,3 +164,25 @@ def test_a_wrong_password_or_a_missing_database_is_one_line_and_exit_4(
     assert result.returncode == 4, result.stderr
     # nothing made the database the URL names: a typo must not start an empty fleet
     assert f"{postgres_url.rpartition('/')[2]}_missing" not in _databases(postgres_url)
+
+
+@pytest.mark.parametrize("command", sorted(set(_COMMANDS) - {"run", "run-queue"}))
+def test_every_command_against_an_unreachable_postgres_is_one_line_and_exit_4(
+    tmp_path: Path, command: str
+) -> None:
+    """The other commands that need the fleet's database (`run` is above), against a server
+    that does not listen: mergegate's one line, exit 4, no DBOS line."""
+    url, port = _unreachable_url()
+    repo = repo_with(tmp_path / "repo")
+    plan = tmp_path / "plan.json"
+    plan.write_text(make_plan({"P1": {"U1": {}}}).model_dump_json(by_alias=True))
+    result = subprocess.run(
+        [sys.executable, "-m", "mergegate", *_COMMANDS[command](repo, plan)],
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path, url),
+        cwd=repo,
+        timeout=120,
+        check=False,
+    )
+    _one_error_line(result, port)
