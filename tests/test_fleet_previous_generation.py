@@ -2,7 +2,8 @@
 (`Worker.run` calls `kill_orphans_of` with its own id before it launches) kills the agent
 groups its earlier process recorded on this host and forgets them, never another worker's,
 and leaves the ones recorded on another host (or boot) for that host; a janitor (or `workers
-recover`) records those as `orphaned`, which `status` shows. On SQLite and PostgreSQL."""
+recover`) records those as `orphaned`, which `status` shows. On SQLite and PostgreSQL; and
+end to end, a `mergegate worker` process started again under its id (PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -158,3 +159,41 @@ def test_a_record_without_a_host_keeps_its_json() -> None:
     record = ProcessRecord.model_validate_json(old)
     assert record.host is None
     assert record.model_dump_json() == old
+
+
+@pytest.mark.fleet
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_mergegate_worker_kills_its_earlier_processs_agents_before_it_is_ready(
+    postgres_url: str, tmp_path: Path, sleepers: list[subprocess.Popen[bytes]]
+) -> None:
+    """The wiring, end to end: `mergegate worker --id w1` started again kills the agent groups
+    its earlier process left on this host before it says ready (they outlive the scripted
+    agents of the fleet tests only because these sleep a minute), records those it left on
+    another host as orphaned and says so, and leaves another worker's alone."""
+    from test_fleet_run import Workers, _env
+
+    state = tmp_path / "state"
+    store = RunStore(state, postgres_url)
+    store.create(card(RUN, fleet=True), Plan(format=PlanFormat.NATIVE, title="p"))
+    rows = store.rows(RUN)
+    mine = _agent(sleepers, "w1-old-tree")
+    peers = _agent(sleepers, "w2-tree")
+    there = _agent(sleepers, "w1-far-tree").model_copy(update={"host": "old-host"})
+    rows.record_process(mine, tmp_path / "a1", executor_id="w1")
+    rows.record_process(peers, tmp_path / "a2", executor_id="w2")
+    rows.record_process(there, tmp_path / "a3", executor_id="w1")
+    (tmp_path / "fleet").mkdir()
+    workers = Workers(tmp_path / "fleet", _env(state, postgres_url), tmp_path)
+    try:
+        workers.start("w1")  # returns once the worker said "ready"
+        assert sleepers[0].poll() is not None, "its earlier process's agent still runs"
+        assert sleepers[1].poll() is None  # w2's
+        assert sleepers[2].poll() is None  # the pid recorded on old-host means another here
+        log = workers.log("w1").read_text()
+        assert "1 agent group(s) of this worker's earlier process run on another host" in log
+        assert sorted(r.tag for _, r in rows.processes()) == ["w1-far-tree", "w2-tree"]
+        [orphan] = orphaned_agents(rows)
+        assert (orphan.executor_id, orphan.record.host) == ("w1", "old-host")
+    finally:
+        workers.close()

@@ -229,3 +229,48 @@ def test_files_thrown_away_by_a_reset_are_never_restored(tmp_path: Path, origin:
     assert rebuilt[1] == base
     assert not (moved / "b.txt").exists()
     assert git(moved, "status", "--porcelain") == ""
+
+
+def test_a_workspace_is_known_stale_once_another_host_moved_its_unit(
+    tmp_path: Path, origin: Path
+) -> None:
+    """What a worker checks before it uses a workspace it trusted for another workflow (a
+    unit's task that ran here after a recovery, then the unit went on elsewhere): the
+    remote's unit and progress branches are still where this mirror last saw or put them.
+    Either moved by another host, the workspace is stale (its commits may lack what the run
+    recorded since)."""
+    first, ws, base = _unit_on(tmp_path, origin, "h1")
+    first.checkpoint(ws, BRANCH)
+    with first.locked():
+        assert first.unchanged(BRANCH)
+    second = _host(tmp_path, origin, "h2")
+    rebuilt = second.rebuild_workspace(tmp_path / "h2" / "ws", BRANCH)
+    assert rebuilt is not None
+    other, _ = rebuilt
+    write_files(other.root, {"b.txt": "on h2\n"})  # h2's implementer: files not committed
+    second.checkpoint(other, BRANCH)
+    with first.locked():
+        assert not first.unchanged(BRANCH)  # only the progress branch moved
+    with second.locked():
+        assert second.unchanged(BRANCH)
+    commit_with_key(other, "task 2", "Mergegate-Task: r1/U1/T2", onto=base)
+    second.checkpoint(other, BRANCH)
+    with first.locked():
+        assert not first.unchanged(BRANCH)
+    again = first.rebuild_workspace(tmp_path / "h1" / "ws2", BRANCH)
+    assert again is not None
+    with first.locked():
+        assert first.unchanged(BRANCH)
+    # h1 leaves a progress commit; h2, the unit moved there, commits its files (dropping it)
+    write_files(again[0].root, {"c.txt": "on h1\n"})
+    first.checkpoint(again[0], BRANCH)
+    moved = second.rebuild_workspace(tmp_path / "h2" / "ws3", BRANCH)
+    assert moved is not None
+    commit_with_key(moved[0], "task 3", "Mergegate-Task: r1/U1/T3", onto=moved[1])
+    second.checkpoint(moved[0], BRANCH)
+    assert git(origin, "branch", "--list", wip_branch(BRANCH)) == ""
+    with first.locked():
+        assert not first.unchanged(BRANCH)
+    assert first.rebuild_workspace(tmp_path / "h1" / "ws4", BRANCH) is not None
+    with first.locked():
+        assert first.unchanged(BRANCH)  # the progress branch gone here too, as there

@@ -134,6 +134,17 @@ class Remote:
         """Make the mirror's `branches` what the remote has (forced: the remote is the
         authority); each branch's tip, None when the remote has no such branch. Hold
         `locked()` around it."""
+        tips = self._listed(*branches)
+        wanted = [f"+refs/heads/{b}:refs/heads/{b}" for b, tip in tips.items() if tip]
+        if wanted:
+            self._git(
+                self.mirror, "fetch", "-q", "--no-tags", "--no-write-fetch-head", self.url,
+                *wanted, transport=True,
+            )  # fmt: skip
+        return {b: branch_tip(self.mirror, b) if tip else None for b, tip in tips.items()}
+
+    def _listed(self, *branches: str) -> dict[str, str | None]:
+        """The remote's tip of each of `branches` (None: no such branch), by one ls-remote."""
         listed = self._git(
             self.mirror,
             "ls-remote",
@@ -148,13 +159,16 @@ class Remote:
             name = ref.removeprefix("refs/heads/")
             if name in tips:
                 tips[name] = sha
-        wanted = [f"+refs/heads/{b}:refs/heads/{b}" for b, tip in tips.items() if tip]
-        if wanted:
-            self._git(
-                self.mirror, "fetch", "-q", "--no-tags", "--no-write-fetch-head", self.url,
-                *wanted, transport=True,
-            )  # fmt: skip
-        return {b: branch_tip(self.mirror, b) if tip else None for b, tip in tips.items()}
+        return tips
+
+    def unchanged(self, branch: str) -> bool:
+        """Whether the remote's unit `branch` and its progress branch are where this mirror
+        last saw or put them (`checkpoint`, `rebuild_workspace`): no other host moved the
+        unit since, so a workspace this worker kept in step with them is still the unit's.
+        Hold `locked()` around it."""
+        names = (branch, wip_branch(branch))
+        remote = self._listed(*names)
+        return all(remote[name] == branch_tip(self.mirror, name) for name in names)
 
     def has_commit(self, sha: str) -> bool:
         return run_git(self.mirror, "cat-file", "-e", f"{sha}^{{commit}}").ok
@@ -261,6 +275,8 @@ class Remote:
         is."""
         with self.locked():
             tips = self.fetch(branch, wip_branch(branch))
+            if tips[wip_branch(branch)] is None:  # dropped on the remote by another host
+                run_git(self.mirror, "update-ref", "-d", f"refs/heads/{wip_branch(branch)}")
         tip = tips[branch]
         if tip is None:
             return None

@@ -51,7 +51,9 @@ from dbos._outcome import NoResult
 from dbos._queue import Queue
 from dbos._utils import INTERNAL_QUEUE_NAME
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from sqlalchemy import create_engine
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.pool import NullPool
 
 from mergegate import __version__
 from mergegate.config import DEFAULT_CONCURRENCY, redact_url
@@ -78,10 +80,12 @@ __all__ = [
     "app_name_for_run",
     "cancel_from_outside",
     "child_id",
+    "driver_url",
     "enqueue",
     "enqueue_from_outside",
     "executor_work",
     "finished_result",
+    "reachable",
     "recover_from_outside",
     "seam_of",
     "sqlite_url",
@@ -171,8 +175,9 @@ class DatabaseUnavailableError(AgentError):
 
 
 @contextlib.contextmanager
-def _reachable(database_url: str) -> Iterator[None]:
-    """A connection failure becomes one line naming the database (its password redacted)."""
+def reachable(database_url: str) -> Iterator[None]:
+    """A connection failure becomes one line naming the database (its password redacted):
+    `DatabaseUnavailableError`, exit 4."""
     try:
         yield
     except OperationalError as exc:
@@ -749,7 +754,7 @@ class DurableEngine:
         }
         if self.config.app_name != APP:
             config["name"] = self.config.app_name
-        with _reachable(self.config.database_url):
+        with reachable(self.config.database_url):
             self._launch(config)
 
     def _launch(self, config: DBOSConfig) -> None:
@@ -872,6 +877,30 @@ class DurableEngine:
 _migrated: set[str] = set()
 
 
+def driver_url(database_url: str) -> str:
+    """SQLAlchemy's URL for the driver DBOS uses (psycopg 3) when none is named."""
+    scheme, sep, rest = database_url.partition("://")
+    if scheme in ("postgresql", "postgres"):
+        return f"postgresql+psycopg{sep}{rest}"
+    return database_url
+
+
+def _must_exist(database_url: str) -> None:
+    """Connect to the PostgreSQL database `database_url` names, before DBOS's migration,
+    which creates a missing one: a typo in a fleet's URL would otherwise start an empty fleet
+    of its own (`workers list` showing no worker, `workers recover` recovering nothing) where
+    every other command says the database does not exist. `OperationalError` when it cannot
+    be reached (`reachable` makes it one line)."""
+    if not database_url.startswith(("postgresql", "postgres")):
+        return  # a SQLite file is made by whoever writes first, as a run's own file is
+    engine = create_engine(driver_url(database_url), poolclass=NullPool)
+    try:
+        with engine.connect():
+            pass
+    finally:
+        engine.dispose()
+
+
 @contextlib.contextmanager
 def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
     """A DBOS client on a database whose tables exist: a client alone never creates them,
@@ -879,8 +908,9 @@ def _client(database_url: str, app_name: str) -> Iterator[DBOSClient]:
     process launched DBOS on it. The migration is idempotent, checked once per process."""
     if not _dbos_log_routed():
         _route_dbos_log(None)  # a client's log lines never reach the console either
-    with _reachable(database_url):
+    with reachable(database_url):
         if database_url not in _migrated:
+            _must_exist(database_url)
             DBOS.migrate(database_url)
             _migrated.add(database_url)
         client = DBOSClient(system_database_url=database_url, application_name=app_name)

@@ -50,7 +50,7 @@ from sqlalchemy.pool import QueuePool
 
 from mergegate.config import redact_url
 from mergegate.processes import ProcessRecord
-from mergegate.store._dbos import DatabaseUnavailableError
+from mergegate.store._dbos import DatabaseUnavailableError, driver_url
 
 __all__ = ["KEEP_OPEN", "SCHEMA_VERSION", "Key", "Tables", "tables"]
 
@@ -223,14 +223,6 @@ def _sole_params(run_id: str, sha256: str, kind: str, also: Sequence[str]) -> di
     return {"h": sha256, "runs": runs, "pattern": f"%{sha256}%", "k": kind}
 
 
-def _driver_url(database_url: str) -> str:
-    """SQLAlchemy's URL for the driver DBOS uses (psycopg 3) when none is named."""
-    scheme, sep, rest = database_url.partition("://")
-    if scheme in ("postgresql", "postgres"):
-        return f"postgresql+psycopg{sep}{rest}"
-    return database_url
-
-
 def _sqlite_connection(conn: Any, _record: Any) -> None:
     """mergegate's own connections to a SQLite file (in WAL mode, as `sqlite_url` makes it).
 
@@ -324,7 +316,7 @@ class Tables:
             event.listen(self._engine, "checkout", same_file.checkout)
         else:
             self._engine = create_engine(
-                _driver_url(database_url), pool_size=2, max_overflow=6, pool_pre_ping=True
+                driver_url(database_url), pool_size=2, max_overflow=6, pool_pre_ping=True
             )
         self._migrated = False
         self._lock = threading.Lock()

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import IntegrityError
 
+from mergegate.store._dbos import driver_url, reachable
+
 __all__ = ["Roll", "WorkerBeat"]
 
 # The table name is fixed text in each statement (no SQL is ever built from values).
@@ -66,20 +68,13 @@ class WorkerBeat:
     """Seconds since its last beat, by the database's clock."""
 
 
-def _driver_url(database_url: str) -> str:
-    """SQLAlchemy's URL for the driver DBOS uses (psycopg 3) when none is named."""
-    scheme, sep, rest = database_url.partition("://")
-    if scheme in ("postgresql", "postgres"):
-        return f"postgresql+psycopg{sep}{rest}"
-    return database_url
-
-
 class Roll:
     """The roll call of one fleet database (a small connection pool; `close()` it)."""
 
     def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
         self._engine: Engine = create_engine(
-            _driver_url(database_url), pool_size=1, max_overflow=1, pool_pre_ping=True
+            driver_url(database_url), pool_size=1, max_overflow=1, pool_pre_ping=True
         )
         self._made = False
 
@@ -95,15 +90,19 @@ class Roll:
     def beat(self, executor_id: str, host: str, pid: int, *, state: str = "running") -> None:
         """This worker is alive (or, with `state="stopped"`, stopped cleanly). A new pid
         under the same id starts its `started_at` again."""
-        self._ensure()
-        with self._engine.begin() as conn:
-            conn.execute(text(_BEAT), {"id": executor_id, "host": host, "pid": pid, "state": state})
+        with reachable(self.database_url):
+            self._ensure()
+            with self._engine.begin() as conn:
+                conn.execute(
+                    text(_BEAT), {"id": executor_id, "host": host, "pid": pid, "state": state}
+                )
 
     def workers(self) -> list[WorkerBeat]:
         """Every worker that ever beat in this database, by id."""
-        self._ensure()
-        with self._engine.connect() as conn:
-            rows = conn.execute(text(_LIST)).all()
+        with reachable(self.database_url):
+            self._ensure()
+            with self._engine.connect() as conn:
+                rows = conn.execute(text(_LIST)).all()
         return [
             WorkerBeat(r[0], r[1], int(r[2]), float(r[3]), float(r[4]), r[5], float(r[6]))
             for r in rows

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from mergegate.config import redact_url
 from mergegate.engine._context.orphans import kill_orphans_of
-from mergegate.store import Roll, executor_work
+from mergegate.store import DatabaseUnavailableError, Roll, executor_work
 
-__all__ = ["BEAT_S", "Janitor"]
+__all__ = ["BEAT_S", "Janitor", "Outage"]
 
 BEAT_S = 2.0
 """How often a worker beats."""
@@ -36,6 +39,42 @@ Recover = Callable[[str, bool], list[str]]
 Notice = Callable[[str], None]
 
 
+class Outage:
+    """What a worker says while its database does not answer its routine reads and writes
+    (the beat, the looks for cancelled runs and silent workers, the global concurrency): one
+    line when the first of them fails, mergegate's, naming the database; one when a beat is
+    recorded again. Not a line per beat: an outage of minutes would bury every other line.
+    A failure that is not the database being away is said each time, as before."""
+
+    def __init__(self, database_url: str, notice: Notice) -> None:
+        self.database_url = database_url
+        self.notice = notice
+        self._since: float | None = None
+        self._lock = threading.Lock()
+
+    def failed(self, what: str, exc: Exception) -> None:
+        """`what` (a routine read or write) failed with `exc`."""
+        if not isinstance(exc, DatabaseUnavailableError):
+            self.notice(f"{what}: {type(exc).__name__}: {exc}")
+            return
+        with self._lock:
+            first = self._since is None
+            if first:
+                self._since = time.monotonic()
+        if first:
+            self.notice(f"{exc} ({what}); the worker goes on, retrying every {BEAT_S:g} s")
+
+    def answered(self) -> None:
+        """A routine write (the beat) was recorded: the database answers."""
+        with self._lock:
+            since, self._since = self._since, None
+        if since is not None:
+            self.notice(
+                f"the database {redact_url(self.database_url)} answers again (unreachable for "
+                f"{time.monotonic() - since:.0f} s)"
+            )
+
+
 @dataclass
 class Janitor:
     """One worker's beat and watch (`tick` from its serving loop, `stopped` at the end)."""
@@ -45,8 +84,13 @@ class Janitor:
     recover_after_s: float | None
     recover: Recover
     notice: Notice
+    outage: Outage | None = field(default=None)
+    """Shared with the worker's other routine reads (`Worker.outage`); made here when None."""
 
     def __post_init__(self) -> None:
+        if self.outage is None:
+            self.outage = Outage(self.database_url, self.notice)
+        self._outage: Outage = self.outage
         self.host = socket.gethostname()
         self._roll = Roll(self.database_url)
         self._since_beat = self._since_look = 0.0
@@ -74,7 +118,9 @@ class Janitor:
         try:
             self._roll.beat(self.executor_id, self.host, os.getpid(), state=state)
         except Exception as exc:  # the database away for a moment: the next beat
-            self.notice(f"could not record this worker's beat: {type(exc).__name__}: {exc}")
+            self._outage.failed("could not record this worker's beat", exc)
+            return
+        self._outage.answered()
 
     def _kill_cancelled(self) -> None:
         """Kill this worker's agents of runs that were cancelled (`mergegate cancel` on
@@ -82,7 +128,7 @@ class Janitor:
         try:
             killed = kill_orphans_of(self.database_url, self.executor_id, stopping_only=True)
         except Exception as exc:  # the database away for a moment: the next beat
-            self.notice(f"could not look for cancelled runs: {type(exc).__name__}: {exc}")
+            self._outage.failed("could not look for cancelled runs", exc)
             return
         if killed:
             self.notice(f"{killed} agent process group(s) of cancelled runs killed")
@@ -100,4 +146,4 @@ class Janitor:
                         f"({worker.state}): {len(moved)} workflow(s) back on the queues"
                     )
         except Exception as exc:  # the database away for a moment: the next look
-            self.notice(f"could not look for silent workers: {type(exc).__name__}: {exc}")
+            self._outage.failed("could not look for silent workers", exc)

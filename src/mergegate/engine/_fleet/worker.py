@@ -53,7 +53,7 @@ from mergegate.engine._fleet.admin import (
     run_state_dir,
     settle_global_concurrency,
 )
-from mergegate.engine._fleet.janitor import Janitor
+from mergegate.engine._fleet.janitor import Janitor, Outage
 from mergegate.engine._flow.workflows import run_workflow
 from mergegate.engine._runs.execute import (
     RunFailure,
@@ -79,6 +79,7 @@ from mergegate.store import (
     executor_work,
     step,
     workflow,
+    workflow_id,
 )
 
 __all__ = [
@@ -168,6 +169,10 @@ def current_fleet() -> FleetRuntime:
     return rt
 
 
+_NOBODY = "-"
+"""Not a workflow id: what `FleetRuntime.here` compares with for a workspace not trusted."""
+
+
 @dataclass
 class FleetRuntime(Runtime):
     """A run's runtime on one worker: its workspaces under the worker's work directory.
@@ -181,8 +186,9 @@ class FleetRuntime(Runtime):
     _rebuilding: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _asked: set[int] = field(default_factory=set, repr=False)
     """Generations the card was read for (each one read once)."""
-    _trusted: set[Path] = field(default_factory=set, repr=False)
-    """Workspaces this process rebuilt from the remote or pushed from (across hosts)."""
+    _trusted: dict[Path, str | None] = field(default_factory=dict, repr=False)
+    """Workspaces this process rebuilt from the remote or pushed from (across hosts), each
+    with the workflow that did it last: another workflow checks the remote first (`here`)."""
 
     def outdated(self, generation: int | None) -> bool:
         """Whether a workflow of `generation` needs a runtime built again: a generation newer
@@ -199,11 +205,27 @@ class FleetRuntime(Runtime):
         if self.remote is None:
             return Path(worktree)
         own = super().unit_worktree(Path(worktree).name)
-        if rebuild and own not in self._trusted:
+        if rebuild and self._trusted.get(own, _NOBODY) != workflow_id():
             with self._rebuilding:
-                if own not in self._trusted:
+                if not self._in_step(self.remote, own):
                     self._rebuild(self.remote, own)
         return own
+
+    def _in_step(self, remote: Remote, own: Path) -> bool:
+        """Whether `own` is still the unit's workspace for the workflow asking. Trusted by
+        this workflow: yes. Trusted by another one: only if no other host moved the unit
+        since (its task may have run here after a recovery and the unit gone on elsewhere;
+        a workspace left behind then lacks the commits the run recorded since). Checked once
+        per workflow that takes the workspace up (one ls-remote), never per step."""
+        wanted = workflow_id()
+        if own not in self._trusted:
+            return False
+        if self._trusted[own] != wanted:
+            with remote.locked():
+                if not remote.unchanged(self.unit_branch(own.name)):
+                    return False
+            self._trusted[own] = wanted
+        return True
 
     def _rebuild(self, remote: Remote, own: Path) -> None:
         """Make `own` what the remote says the unit is. A workspace this process did not
@@ -217,7 +239,7 @@ class FleetRuntime(Runtime):
             return  # no branch on the remote yet: the workspace step makes it
         workspace, head = rebuilt
         super().made(workspace)
-        self._trusted.add(own)
+        self._trusted[own] = workflow_id()
         self.emit(
             "unit",
             f"{own.name}: workspace rebuilt in {own} from {remote.url} at {head[:12]}",
@@ -233,14 +255,15 @@ class FleetRuntime(Runtime):
 
     def forget(self, worktree: str | Path) -> None:
         """The unit's workspace is gone from this worker (retired): a later use rebuilds it."""
-        self._trusted.discard(super().unit_worktree(Path(worktree).name))
+        self._trusted.pop(super().unit_worktree(Path(worktree).name), None)
 
     def checkpoint(self, worktree: str | Path) -> None:
         if self.remote is not None:
             own = self.here(worktree, rebuild=False)  # the step began with `here`
             workspace = self.workspace(own, rebuild=False)
             self.remote.checkpoint(workspace, self.unit_branch(own.name))
-            self._trusted.add(own)  # made (or rebuilt) here, and now what the remote holds
+            # made (or rebuilt) here, and now what the remote holds
+            self._trusted[own] = workflow_id()
 
     def unit_worktree(self, unit_id: str) -> Path:
         """The unit's workspace. Across hosts: this worker's own path. On a shared filesystem:
@@ -297,6 +320,11 @@ class Worker:
         self._runtimes: dict[str, FleetRuntime] = {}
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self.outage = Outage(
+            self.database_url, lambda text: self._listener("-", RunEvent("notice", text))
+        )
+        """One line when the database stops answering this worker's routine reads, one when
+        it answers again (the janitor's beat and looks, the global concurrency, the sweep)."""
         self.engine = DurableEngine(
             EngineConfig(
                 self.database_url,
@@ -402,6 +430,7 @@ class Worker:
                 ).recovered
             ),
             notice=lambda text: self._listener("-", RunEvent("notice", text)),
+            outage=self.outage,
         )
         try:
             self.engine.launch()
@@ -435,7 +464,7 @@ class Worker:
         try:
             stored = settle_global_concurrency(self.database_url, None)
         except Exception as exc:  # the database away for a moment: next sweep
-            self._listener("-", RunEvent("notice", f"global concurrency not read: {exc}"))
+            self.outage.failed("global concurrency not read", exc)
             return
         if stored is not None and stored != self.engine.config.global_concurrency:
             self.engine.config = replace(self.engine.config, global_concurrency=stored)
@@ -455,7 +484,7 @@ class Worker:
                 if executor_work(self.database_url, prefix=WorkflowId.of_run(run_id)):
                     continue
             except Exception as exc:  # the database away for a moment: next sweep
-                self._listener(run_id, RunEvent("notice", f"sweep skipped: {exc}"))
+                self.outage.failed(f"{run_id}: sweep skipped", exc)
                 continue
             with self._lock:
                 self._runtimes.pop(run_id, None)
