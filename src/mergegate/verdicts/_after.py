@@ -36,6 +36,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
+    LIST_ITEM,
     WORD,
     clause_problem,
     continues_above,
@@ -139,7 +140,6 @@ def after_approval(
 
 # A label standing alone on its line ('**Minor:**', 'Suggestions:'), its list below it.
 _LABEL_ONLY = compile_lazily(r"[ \t]*[*_]{0,2}([^\W\d_][\w /()-]{0,40}?)[ \t]*[:：][*_]{0,2}[ \t]*")
-_LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 
 
 def _under_advisory_label(line: Line, inside: bool) -> bool:
@@ -149,7 +149,7 @@ def _under_advisory_label(line: Line, inside: bool) -> bool:
     label = _LABEL_ONLY.fullmatch(line.raw)
     if label is not None:
         return ADVISORY_LABEL.search(clean_value(label.group(1).lower())) is not None
-    return inside and (_LIST_ITEM.match(line.raw) is not None or line.indent > 0)
+    return inside and (LIST_ITEM.match(line.raw) is not None or line.indent > 0)
 
 
 def _unread_above(doc: Doc, start: int, anchor: int, covered: frozenset[int]) -> Refusal | None:

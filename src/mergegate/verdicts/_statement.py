@@ -23,6 +23,7 @@ from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
 
 __all__ = [
     "CLAUSES",
+    "LIST_ITEM",
     "WORD",
     "clause_problem",
     "continues_above",
@@ -65,7 +66,7 @@ _SUBORDINATORS = _closed(
 _LIMITING = _closed("only first")
 CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
 WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
-_LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 # 'a/b.py:12', or a code span naming a file: '`auth.py`', '`src/db`' (not '`mod.func_name`').
 _LOCATION = compile_lazily(
     r"[\w./-]+\.[a-z]{1,5}:\d+|`[^`\s]*/[^`\s]*`|`[\w./-]*\.[a-z]{1,5}(?::\d+)?`"
@@ -82,7 +83,7 @@ _LABEL = compile_lazily(r"[ \t*_`]*[^\W\d_][\w '-]{0,40}?[*_`]*[:：][*_`]*[ \t]
 def finding_item(raw: str) -> tuple[str, str | None]:
     """The line without its list marker, and why it is a finding when it is a list item with
     a location or a severity tag (None otherwise)."""
-    item = _LIST_ITEM.match(raw)
+    item = LIST_ITEM.match(raw)
     rest = raw[item.end() :] if item is not None else raw
     if item is not None and (_LOCATION.search(rest) or _SEVERITY_TAG.match(rest)):
         return rest, f"a list item with a location or a severity tag is a finding ('{rest[:60]}')"
@@ -105,12 +106,7 @@ def continues_above(doc: Doc, index: int) -> bool:
     """The line goes on with the sentence of the line above it (a wrapped paragraph or list
     item): its first words are not the start of a clause."""
     above = doc.lines[index - 1] if index > 0 else None
-    if (
-        above is None
-        or above.blank
-        or above.heading_level
-        or _LIST_ITEM.match(doc.lines[index].raw)
-    ):
+    if above is None or above.blank or above.heading_level or LIST_ITEM.match(doc.lines[index].raw):
         return False
     return above.raw.rstrip(" *_`")[-1:] not in _SENTENCE_END
 

@@ -1,5 +1,5 @@
 """Building a verdict site from a field a recogniser read, the one-line field readers share,
-and the `key: value` line shape."""
+the `key: value` line shape, and the one bounded YAML reader of the templates."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._text import has_lookalike
 from mergegate.verdicts._vocab import LabelKind
 
-__all__ = ["KEY_LINE", "field_site", "line_fields"]
+__all__ = ["KEY_LINE", "field_site", "line_fields", "load_yaml"]
 
 KEY_LINE = compile_lazily(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 """A `key: value` line (matched from its first character): a lower-case key of at most 41
@@ -57,3 +57,19 @@ def line_fields(
             sites.append(field_site(index, line, decision, dialect=name, reason=reason))
     accounted = frozenset(s.index for s in sites)
     return Recognised(name=name, sites=tuple(sites), accounted=accounted) if sites else None
+
+
+_MAX_YAML_CHARS = 200_000
+
+
+def load_yaml(text: str) -> object:
+    """`text` through `yaml.safe_load`, or None when it does not read or is over 200,000
+    characters (the callers fall back to their line readers or fail closed)."""
+    import yaml  # noqa: PLC0415 - lazy: only a YAML template pays for the loader
+
+    if len(text) > _MAX_YAML_CHARS:
+        return None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None

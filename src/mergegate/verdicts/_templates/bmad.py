@@ -33,7 +33,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import states_problem
-from mergegate.verdicts._templates._fields import line_fields
+from mergegate.verdicts._templates._fields import line_fields, load_yaml
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
@@ -142,7 +142,6 @@ def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
     return frozenset(lines), said
 
 
-_MAX_YAML_CHARS = 200_000
 _HISTORY_VALUE_KEYS = ("gate", "gate_status", "status", "result", "decision")
 
 
@@ -154,15 +153,7 @@ def _says_another_verdict(text: str) -> bool:
 def _loads(doc: Doc) -> dict[object, object] | None:
     """The gate file through `yaml.safe_load`, when it is one YAML mapping (not too large);
     else None: Markdown beside `gate:` lines is read line by line, its headings as headings."""
-    import yaml  # noqa: PLC0415 - lazy: only a gate file pays for the loader
-
-    text = "\n".join(line.raw for line in doc.lines)
-    if len(text) > _MAX_YAML_CHARS:
-        return None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
+    data = load_yaml("\n".join(line.raw for line in doc.lines))
     return data if isinstance(data, dict) else None
 
 

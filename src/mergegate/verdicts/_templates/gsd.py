@@ -38,7 +38,7 @@ from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import finding_item, prose_problem
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import check_rows, states_problem
-from mergegate.verdicts._templates._fields import KEY_LINE
+from mergegate.verdicts._templates._fields import KEY_LINE, load_yaml
 from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
@@ -59,7 +59,6 @@ _GSD_KEYS = ("gaps", "resolutions", "human_uat")
 _GAP_KEYS = ("gaps", "gaps_remaining")
 _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
-_MAX_YAML_CHARS = 200_000
 _THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
 _HUMAN_HEADING = compile_lazily(r"[#\s*_]*human verification(?![a-z])")
 
@@ -242,15 +241,7 @@ def _open_gaps(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str
 
 def _load(doc: Doc) -> object:
     """The frontmatter through `yaml.safe_load`, or None when it does not read (or is huge)."""
-    import yaml  # noqa: PLC0415 - lazy: only a GSD report pays for the loader
-
-    text = "\n".join(doc.lines[i].raw for i in range(1, doc.frontmatter_end))
-    if len(text) > _MAX_YAML_CHARS:
-        return None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
+    return load_yaml("\n".join(doc.lines[i].raw for i in range(1, doc.frontmatter_end)))
 
 
 def _stale_body_status(doc: Doc, front: Decision) -> frozenset[int]:
