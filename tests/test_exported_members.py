@@ -270,6 +270,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ProcessRecord",
         "Sandbox",
         "StopReason",
+        "SupervisorRecord",
         "Stream",
         "become_subreaper",
         "bwrap_argv",
@@ -292,6 +293,7 @@ EXPECTED_MODULE_EXPORTS = {
         "sandbox_environment",
         "sandbox_problem",
         "supervise",
+        "this_supervisor",
         "wait_until_stopped",
     },
     "mergegate.git": {

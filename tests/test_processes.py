@@ -20,6 +20,7 @@ from mergegate.processes import (
     Limits,
     ProcessRecord,
     StopReason,
+    SupervisorRecord,
     child_environment,
     group_members,
     install_ledger,
@@ -27,6 +28,7 @@ from mergegate.processes import (
     process_start_ticks,
     run_command,
     supervise,
+    this_supervisor,
 )
 
 FAKE = Path(__file__).parent / "fakes" / "fake_agent.py"
@@ -339,11 +341,20 @@ def test_kill_recorded_group_refuses_a_process_the_supervisor_did_not_start(
 
 
 def test_the_supervisor_records_each_process_in_the_installed_ledger(tmp_path: Path) -> None:
-    events: list[tuple[str, ProcessRecord]] = []
+    events: list[tuple[str, ProcessRecord | None]] = []
+
+    def supervisor_tag(tag: str | None) -> bool:
+        return tag is not None and tag.startswith(f"{this_supervisor().token}.")
 
     class Ledger:
+        def supervising(self, supervisor: SupervisorRecord) -> None:
+            assert not events  # told before the child starts
+            assert supervisor == this_supervisor()
+            events.append(("supervising", None))
+
         def started(self, record: ProcessRecord, attempt_dir: Path | None) -> None:
             assert attempt_dir == tmp_path / "attempt"
+            assert supervisor_tag(record.tag)
             assert carries(record.pid, record.tag)  # the tag is in the child's environment
             events.append(("started", record))
 
@@ -362,8 +373,9 @@ def test_the_supervisor_records_each_process_in_the_installed_ledger(tmp_path: P
         )
     finally:
         install_ledger(None)
-    assert [kind for kind, _ in events] == ["started", "ended"]
-    record = events[0][1]
+    assert [kind for kind, _ in events] == ["supervising", "started", "ended"]
+    record = events[1][1]
+    assert record is not None
     assert record == outcome.record
     assert record.tag
     assert record.pid_ns == os.readlink("/proc/self/ns/pid")

@@ -25,6 +25,7 @@ from mergegate.processes import (
     is_subreaper,
     run_command,
     supervise,
+    this_supervisor,
 )
 from mergegate.processes._reaper import _children
 
@@ -167,7 +168,7 @@ def test_a_tag_is_added_to_the_inherited_chain(tmp_path: Path) -> None:
     outcome = supervise([sys.executable, "-c", code], cwd=tmp_path, env=env, limits=FAST)
     outer, _, inner = outcome.stdout_tail.decode().strip().partition(":")
     assert outer == "outer.tag"
-    assert inner.startswith(f"{os.getpid()}.")
+    assert inner.startswith(f"{this_supervisor().token}.")  # found by it once it is gone
 
 
 def test_another_runs_escapee_is_left_to_that_run(tmp_path: Path, mark: str) -> None:

@@ -11,7 +11,8 @@ Layer L2, below `mergegate.git` and `mergegate.agents`, which run their programs
   supervisor started: its start time, namespace and tag are checked);
 * `_ledger`: where the supervisor reports the processes it starts (the run engine keeps them
   in the run's database, so a crash's leftovers are killed from records no agent wrote);
-* `_identity`: a process named so that another can tell whether it still runs (leases);
+* `_identity`: a process named so that another can tell whether it still runs (leases), and
+  a supervisor whose leftovers a later process kills by its tags' token once it is gone;
 * `_interrupt`: a person's Ctrl-C of a run: every child stopped, no caller told how it ended;
 * `_reaper`: escaped descendants — the subreaper flag, the tag on each agent's tree, the sweep;
 * `_sandbox`: the `Sandbox` a child runs in (bubblewrap: its own namespaces, only the paths
@@ -33,7 +34,7 @@ from mergegate.processes._groups import (
     made_here,
     process_start_ticks,
 )
-from mergegate.processes._identity import ProcessIdentity
+from mergegate.processes._identity import ProcessIdentity, SupervisorRecord, this_supervisor
 from mergegate.processes._interrupt import (
     clear_interrupt,
     interrupt,
@@ -76,6 +77,7 @@ __all__ = [
     "Sandbox",
     "StopReason",
     "Stream",
+    "SupervisorRecord",
     "become_subreaper",
     "bwrap_argv",
     "child_environment",
@@ -97,5 +99,6 @@ __all__ = [
     "sandbox_environment",
     "sandbox_problem",
     "supervise",
+    "this_supervisor",
     "wait_until_stopped",
 ]

@@ -124,20 +124,30 @@ _TREE_PREFIX = b"MERGEGATE_TREE="
 _ENVIRON_CAP = 8 << 20
 
 
+def tree_tags(pid: int) -> tuple[bytes, ...] | None:
+    """The supervised runs' tags in `pid`'s environment as it started (`MERGEGATE_TREE`):
+    empty when it has none, is gone or is another user's; None when its environment cannot
+    be read, or reads empty, as it does for a moment while the process execs."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            raw = handle.read(_ENVIRON_CAP)
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return ()  # gone, or another user's: not a process this one started
+    except OSError:
+        return None
+    if not raw:
+        return None
+    for entry in raw.split(b"\0"):
+        if entry.startswith(_TREE_PREFIX):
+            return tuple(entry[len(_TREE_PREFIX) :].split(b":"))
+    return ()
+
+
 def carries_tag(pid: int, tag: str) -> bool:
     """True when `pid`'s environment (as it started) has `tag` among the supervised runs'
     tags in `MERGEGATE_TREE`. False when it does not, when it is gone, or when its
     environment cannot be read: then it cannot be shown to be a process mergegate started."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            raw = handle.read(_ENVIRON_CAP)
-    except OSError:
-        return False
-    wanted = tag.encode()
-    for entry in raw.split(b"\0"):
-        if entry.startswith(_TREE_PREFIX):
-            return wanted in entry[len(_TREE_PREFIX) :].split(b":")
-    return False
+    return tag.encode() in (tree_tags(pid) or ())
 
 
 def group_members(pgid: int) -> list[int] | None:

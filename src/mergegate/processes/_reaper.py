@@ -53,7 +53,14 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from mergegate.processes._groups import KILL_WAIT_S, POLL_S, ProcStat, proc_stat, process_table
+from mergegate.processes._groups import (
+    KILL_WAIT_S,
+    POLL_S,
+    ProcStat,
+    proc_stat,
+    process_table,
+    tree_tags,
+)
 
 __all__ = [
     "OBSERVE_S",
@@ -62,8 +69,10 @@ __all__ = [
     "become_subreaper",
     "forget_child",
     "is_subreaper",
+    "kill_tagged_by",
     "new_tag",
     "registering",
+    "supervisor_token",
     "tag_environment",
 ]
 
@@ -188,8 +197,21 @@ def _registered() -> frozenset[int]:
         return frozenset(_children)
 
 
+_tokens: dict[int, str] = {}
+_tokens_lock = threading.Lock()
+
+
+def supervisor_token() -> str:
+    """This process's token, the first part of every tag it gives a child (`new_tag`): once
+    the process is gone, its token finds whatever it started (`sweep_left_by`). One per
+    process: a forked child of mergegate draws its own."""
+    with _tokens_lock:
+        return _tokens.setdefault(os.getpid(), uuid.uuid4().hex[:16])
+
+
 def new_tag() -> str:
-    return f"{os.getpid()}.{uuid.uuid4().hex[:16]}"
+    """A fresh tag for one child's tree: `<supervisor token>.<random>`."""
+    return f"{supervisor_token()}.{uuid.uuid4().hex[:16]}"
 
 
 def tag_environment(env: Mapping[str, str], tag: str) -> dict[str, str]:
@@ -204,20 +226,72 @@ def _carries(pid: int, tag: bytes) -> bool | None:
     """True when `pid`'s environment has `tag` in `MERGEGATE_TREE`; None when it cannot be
     told yet: the environment reads empty, as it does for a moment while the process execs
     (`setsid sleep` between its `setsid()` and the new program's start). Gone: False."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            raw = handle.read()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    except OSError:
-        return None
-    if not raw:
-        return None
-    prefix = TREE_ENV.encode() + b"="
-    for entry in raw.split(b"\0"):
-        if entry.startswith(prefix):
-            return tag in entry[len(prefix) :].split(b":")
-    return False
+    tags = tree_tags(pid)
+    return None if tags is None else tag in tags
+
+
+def kill_tagged_by(token: str, since_ticks: int, grace_s: float) -> int:
+    """Kill every process that carries a tag of `token` (`new_tag`) and started at or after
+    `since_ticks`, and every process below one — but this process and its ancestors: what a
+    gone supervisor left (`SupervisorRecord.sweep_left`). SIGTERM, the grace, SIGKILL, each
+    through a pidfd after checking the start time; how many were signalled. A process caught
+    mid-exec is looked at again (at most `SWEEP_PASSES` scans). Without /proc: none."""
+    prefix = f"{token}.".encode()
+    killed = 0
+    for sweep in range(SWEEP_PASSES):
+        if sweep:
+            time.sleep(POLL_S)
+        table = process_table()
+        if table is None:
+            return killed
+        targets, undecided = _tagged(table, prefix, since_ticks)
+        for pid, start in targets.items():
+            _signal(pid, start, signal.SIGTERM)
+        _wait_gone(targets, time.monotonic() + grace_s)
+        for pid, start in targets.items():
+            _signal(pid, start, signal.SIGKILL)
+        _wait_gone(targets, time.monotonic() + KILL_WAIT_S)
+        killed += len(targets)
+        if not undecided:
+            break
+    return killed
+
+
+def _tagged(
+    table: Mapping[int, ProcStat], prefix: bytes, since_ticks: int
+) -> tuple[dict[int, int], int]:
+    """The running processes of `table` with a tag that begins with `prefix` and everything
+    below them (pid -> start ticks), this process and its ancestors spared; and how many
+    could not be told yet (mid-exec)."""
+    spared: set[int] = set()
+    pid = os.getpid()
+    while pid in table and pid not in spared:
+        spared.add(pid)
+        pid = table[pid].ppid
+
+    def eligible(pid: int) -> bool:
+        stat = table[pid]
+        return pid not in spared and stat.state != "Z" and stat.start_ticks >= since_ticks
+
+    roots: set[int] = set()
+    undecided = 0
+    for pid, stat in table.items():
+        if not eligible(pid) or stat.ppid == _KTHREADD:
+            continue
+        tags = tree_tags(pid)
+        if tags is None:
+            undecided += 1
+        elif any(tag.startswith(prefix) for tag in tags):
+            roots.add(pid)
+    found = roots | _descendants(roots, table)
+    return {p: table[p].start_ticks for p in found if p in table and eligible(p)}, undecided
+
+
+def _wait_gone(targets: Mapping[int, int], deadline: float) -> None:
+    while any(_running(pid, start) for pid, start in targets.items()):
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(POLL_S)
 
 
 def _descendants(roots: Iterable[int], table: Mapping[int, ProcStat]) -> set[int]:

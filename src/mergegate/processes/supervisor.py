@@ -20,8 +20,10 @@ kills what carries the tag (or was seen in the tree) when the run ends, so nothi
 started outlives `supervise`. Every child is registered under one lock held across `Popen`,
 so the reaper never touches a child of ours, and never reaps by anything but a specific pid.
 
-The `ProcessRecord` (pid, pgid, start time, PID namespace, the tree's tag) is written to the
-attempt directory for people, reported to the installed `ProcessLedger` and passed to an
+Before a child starts, the installed `ProcessLedger` is told who starts it (`this_supervisor`:
+the token its tags begin with), so a child a crash left before its own record was written is
+still found. The `ProcessRecord` (pid, pgid, start time, PID namespace, the tree's tag) is
+written to the attempt directory for people, reported to the ledger and passed to an
 `on_start` hook before the supervisor waits, so a later orchestrator can kill a group left
 over by a crash with `kill_recorded_group` (which checks it is still that group) from a record
 no agent could write.
@@ -55,6 +57,7 @@ from mergegate.processes._groups import (
     pid_namespace,
     process_start_ticks,
 )
+from mergegate.processes._identity import this_supervisor
 from mergegate.processes._interrupt import (
     hold_if_interrupted,
     interrupted,
@@ -244,6 +247,9 @@ def _supervise(
         return ProcessOutcome(StopReason.MISSING, None, None, 0.0, error="empty argv")
     if attempt_dir is not None:
         attempt_dir.mkdir(parents=True, exist_ok=True)
+    ledger = installed_ledger()
+    if ledger is not None:
+        ledger.supervising(this_supervisor())  # durable before the child can exist
     start = _start(argv, cwd, child_environment() if env is None else dict(env), sandbox)
     if start is None:
         return ProcessOutcome(
@@ -271,7 +277,6 @@ def _supervise(
     # a sandbox's processes never leave its PID namespace, which dies with its first
     # process: nothing to learn from walking its tree while it runs
     tree = RunTree(proc.pid, tag, record.start_ticks, observe=init is None)
-    ledger = installed_ledger()
     try:
         if attempt_dir is not None:
             (attempt_dir / "process.json").write_text(record.model_dump_json(indent=2) + "\n")

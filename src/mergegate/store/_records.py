@@ -28,7 +28,7 @@ from mergegate.errors import UsageError
 from mergegate.events import EventBase, EventStream, fit_line, read_event_lines
 from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
 from mergegate.plans import Plan
-from mergegate.processes import ProcessRecord
+from mergegate.processes import ProcessRecord, SupervisorRecord
 from mergegate.store._blobs import LogCopies, StoredLog
 from mergegate.store._dbos import DatabaseUnavailableError, sqlite_url
 from mergegate.store._leases import Leases
@@ -419,6 +419,16 @@ class RunRows:
 
     def forget_processes(self, records: list[ProcessRecord]) -> None:
         self.db.forget_processes(self.run_id, records)
+
+    def record_supervisor(self, supervisor: SupervisorRecord, *, executor_id: str) -> None:
+        """A process about to start the run's children, before its first one."""
+        self.db.record_supervisor(self.run_id, executor_id, supervisor)
+
+    def supervisors(self) -> list[SupervisorRecord]:
+        return [s for _, s in self.db.supervisors(run_id=self.run_id)]
+
+    def forget_supervisors(self, supervisors: list[SupervisorRecord]) -> None:
+        self.db.forget_supervisors(self.run_id, [s.token for s in supervisors])
 
 
 def stopping_runs(db: Tables, executor_id: str) -> list[str]:

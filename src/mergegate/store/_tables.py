@@ -24,6 +24,8 @@ SQLite file for every run, or the fleet's PostgreSQL), written only by mergegate
     mergegate_blobs        agent logs shipped from the host that ran them, by the SHA-256 of
                            their content (`_blobs`): compressed in the row, or the URL of the
                            object store that holds them
+    mergegate_supervisors  each process that started a run's agents (`SupervisorRecord`),
+                           recorded before its first one: what it left is found by its token
     mergegate_schema       the migrations applied (numbered; each one idempotent)
 
 The SQL is fixed text, portable between SQLite (3.24 or later) and PostgreSQL (a statement
@@ -49,7 +51,7 @@ from sqlalchemy.exc import DatabaseError, DisconnectionError, IntegrityError, Op
 from sqlalchemy.pool import QueuePool
 
 from mergegate.config import redact_url
-from mergegate.processes import ProcessRecord
+from mergegate.processes import ProcessRecord, SupervisorRecord
 from mergegate.store._dbos import DatabaseUnavailableError, driver_url
 
 __all__ = ["KEEP_OPEN", "SCHEMA_VERSION", "Key", "Tables", "tables"]
@@ -170,6 +172,19 @@ _MIGRATIONS: tuple[tuple[str | _PerDialect, ...], ...] = (
             "            location TEXT NOT NULL,\n            data BYTEA\n        )",
         ),
     ),
+    (
+        # a child's own record is written only once it exists: a SIGKILL in between left an
+        # agent nobody knew of; its supervisor, recorded first, names it by its tag's token
+        """CREATE TABLE IF NOT EXISTS mergegate_supervisors (
+            run_id TEXT NOT NULL,
+            executor_id TEXT NOT NULL,
+            token TEXT NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (run_id, token)
+        )""",
+        """CREATE INDEX IF NOT EXISTS mergegate_supervisors_executor
+            ON mergegate_supervisors (executor_id)""",
+    ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 """The newest migration: a database at a higher number was written by a newer mergegate."""
@@ -187,6 +202,9 @@ _GET = """SELECT value FROM mergegate_run_state
 _PROCESSES_OF_RUN = """SELECT run_id, attempt_dir, record FROM mergegate_processes
     WHERE run_id = :key"""
 _PROCESSES_OF_EXECUTOR = """SELECT run_id, attempt_dir, record FROM mergegate_processes
+    WHERE executor_id = :key"""
+_SUPERVISORS_OF_RUN = "SELECT run_id, record FROM mergegate_supervisors WHERE run_id = :key"
+_SUPERVISORS_OF_EXECUTOR = """SELECT run_id, record FROM mergegate_supervisors
     WHERE executor_id = :key"""
 _APPEND_EVENT = """INSERT INTO mergegate_events (run_id, event_id, kind, at, line)
     VALUES (:r, :e, :k, :a, :l) ON CONFLICT (run_id, event_id) DO NOTHING"""
@@ -671,6 +689,54 @@ class Tables:
                 conn.execute(
                     text("DELETE FROM mergegate_processes WHERE run_id = :r AND record = :rec"),
                     {"r": run_id, "rec": record.model_dump_json()},
+                )
+
+    def record_supervisor(
+        self, run_id: str, executor_id: str, supervisor: SupervisorRecord
+    ) -> None:
+        """A process about to start the run's children (once per run and process)."""
+        with self.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO mergegate_supervisors (run_id, executor_id, token, record) "
+                    "VALUES (:r, :e, :t, :rec) ON CONFLICT (run_id, token) DO NOTHING"
+                ),
+                {
+                    "r": run_id,
+                    "e": executor_id,
+                    "t": supervisor.token,
+                    "rec": supervisor.model_dump_json(),
+                },
+            )
+
+    def supervisors(
+        self, *, run_id: str | None = None, executor_id: str | None = None
+    ) -> list[tuple[str, SupervisorRecord]]:
+        """The recorded supervisors of a run, or of an executor (across runs): (run id,
+        record). A row this mergegate cannot read is left out (and kept)."""
+        if run_id is not None:
+            statement, params = _SUPERVISORS_OF_RUN, {"key": run_id}
+        elif executor_id is not None:
+            statement, params = _SUPERVISORS_OF_EXECUTOR, {"key": executor_id}
+        else:
+            raise ValueError("a run id or an executor id is needed")
+        with self.begin() as conn:
+            rows = conn.execute(text(statement), params).all()
+        found = []
+        for run, raw in rows:
+            with contextlib.suppress(ValueError):
+                found.append((str(run), SupervisorRecord.model_validate_json(str(raw))))
+        return found
+
+    def forget_supervisors(self, run_id: str, tokens: Sequence[str]) -> None:
+        """These supervisors of a run are gone and what they left is killed."""
+        if not tokens:
+            return
+        with self.begin() as conn:
+            for token in tokens:
+                conn.execute(
+                    text("DELETE FROM mergegate_supervisors WHERE run_id = :r AND token = :t"),
+                    {"r": run_id, "t": token},
                 )
 
     # ------------------------------------------------------------ leases

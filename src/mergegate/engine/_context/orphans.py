@@ -10,17 +10,31 @@ from these rows only — never from a `process.json`
 in the run's folder, which an agent can write — and `kill_recorded_group` signals a group only
 while it is still the one the supervisor started: same boot and PID namespace, the leader's
 start time, group and session, and the tree's tag in its environment.
+
+A child's record is written once the child exists, so a SIGKILL between its start and that
+write leaves a child no record names. Each process therefore records itself, as the
+supervisor of the run's children, before its first one (`supervising`: a
+`SupervisorRecord`, whose token begins every tag it gives a child); the same kills sweep,
+for each recorded supervisor that is gone, every process still carrying one of its tags
+(`SupervisorRecord.sweep_left`), and forget it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mergegate.processes import ProcessRecord, host_name, kill_recorded_groups, made_here
+from mergegate.processes import (
+    ProcessRecord,
+    SupervisorRecord,
+    host_name,
+    kill_recorded_groups,
+    made_here,
+)
 from mergegate.store import RunRows, StateKind, stopping_runs, tables
 
 __all__ = [
@@ -46,6 +60,13 @@ class RunProcesses:
     def __init__(self, rows: RunRows, executor_id: str = "local") -> None:
         self.rows = rows
         self.executor_id = executor_id
+        self._noted = _Noted()
+
+    def supervising(self, supervisor: SupervisorRecord) -> None:
+        self._noted.once(
+            (self.rows.run_id, supervisor.token),
+            lambda: self.rows.record_supervisor(supervisor, executor_id=self.executor_id),
+        )
 
     def started(self, record: ProcessRecord, attempt_dir: Path | None) -> None:
         self.rows.record_process(record, attempt_dir, executor_id=self.executor_id)
@@ -65,6 +86,15 @@ class WorkerProcesses:
     def __init__(self, executor_id: str, rows_of: Callable[[], RunRows | None]) -> None:
         self.executor_id = executor_id
         self.rows_of = rows_of
+        self._noted = _Noted()
+
+    def supervising(self, supervisor: SupervisorRecord) -> None:
+        rows = self.rows_of()
+        if rows is not None:
+            self._noted.once(
+                (rows.run_id, supervisor.token),
+                lambda: rows.record_supervisor(supervisor, executor_id=self.executor_id),
+            )
 
     def started(self, record: ProcessRecord, attempt_dir: Path | None) -> None:
         rows = self.rows_of()
@@ -81,6 +111,34 @@ class WorkerProcesses:
         return [] if rows is None else RunProcesses(rows, self.executor_id).recorded(root)
 
 
+class _Noted:
+    """What a ledger has recorded once, durably: (run, supervisor token)."""
+
+    def __init__(self) -> None:
+        self._done: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    def once(self, key: tuple[str, str], record: Callable[[], None]) -> None:
+        """`record()` unless done for `key` already; a child waiting to start waits for the
+        write (a failed one is tried again by the next)."""
+        with self._lock:
+            if key not in self._done:
+                record()
+                self._done.add(key)
+
+
+def _sweep(supervisors: Iterable[SupervisorRecord]) -> tuple[int, set[str]]:
+    """Kill what the gone supervisors among these left; (processes signalled, the tokens of
+    those swept: gone, and nothing of theirs runs now). One sweep per token."""
+    killed, swept = 0, set()
+    for token, supervisor in {s.token: s for s in supervisors}.items():
+        found = supervisor.sweep_left()
+        if found is not None:
+            killed += found
+            swept.add(token)
+    return killed, swept
+
+
 def _kill(records: list[ProcessRecord]) -> tuple[int, list[ProcessRecord]]:
     """Kill what is still running of these records; (groups signalled, the records made on
     this system: their processes are gone now, or were never ours to kill)."""
@@ -90,11 +148,15 @@ def _kill(records: list[ProcessRecord]) -> tuple[int, list[ProcessRecord]]:
 
 def kill_orphans(rows: RunRows) -> int:
     """Kill the agent and check process groups the run's earlier processes left running (a
-    crash, a SIGKILL), by the run's recorded processes; how many groups were signalled. The
-    records made here are forgotten (another host's stay for that host's workers)."""
+    crash, a SIGKILL), by the run's recorded processes, and whatever else carries a tag of a
+    gone supervisor of the run; how many groups and processes were signalled. The records
+    made here are forgotten (another host's stay for that host's workers)."""
     killed, done = _kill([r for _, r in rows.processes()])
     rows.forget_processes(done)
-    return killed
+    supervisors = rows.supervisors()
+    swept, gone = _sweep(supervisors)
+    rows.forget_supervisors([s for s in supervisors if s.token in gone])
+    return killed + swept
 
 
 def kill_orphans_of(database_url: str, executor_id: str, *, stopping_only: bool = False) -> int:
@@ -115,7 +177,16 @@ def kill_orphans_of(database_url: str, executor_id: str, *, stopping_only: bool 
         killed, done = _kill(records)
         db.forget_processes(run_id, done)
         total += killed
-    return total
+    supervisors = [
+        (run_id, s)
+        for run_id, s in db.supervisors(executor_id=executor_id)
+        if wanted is None or run_id in wanted
+    ]
+    swept, gone = _sweep(s for _, s in supervisors)
+    for run_id, supervisor in supervisors:
+        if supervisor.token in gone:
+            db.forget_supervisors(run_id, [supervisor.token])
+    return total + swept
 
 
 class OrphanedAgent(BaseModel):

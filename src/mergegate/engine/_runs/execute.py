@@ -47,6 +47,7 @@ from mergegate.plans import Plan
 from mergegate.processes import (
     install_ledger,
     interrupt,
+    this_supervisor,
     wait_until_stopped,
 )
 from mergegate.store import (
@@ -234,6 +235,9 @@ def _execute(
         _close_engine(engine, rt)
         raise
     _close_engine(engine, rt)
+    # every workflow ended, so nothing this process started for the run runs: its record as
+    # the run's supervisor has served (a crash keeps it, for `resume` to sweep by)
+    rt.rows.forget_supervisors([this_supervisor()])
     return finish_run(store, run_id, state, failure, rt.plan, journal=journal)
 
 
