@@ -18,6 +18,7 @@ import pytest
 
 from _cards import card
 from mergegate.engine import kill_orphans
+from mergegate.engine._context.orphans import previous_generation
 from mergegate.plans import Plan, PlanFormat
 from mergegate.processes import (
     TREE_ENV,
@@ -26,7 +27,7 @@ from mergegate.processes import (
     this_supervisor,
 )
 from mergegate.processes._reaper import new_tag, supervisor_token
-from mergegate.store import RunStore
+from mergegate.store import RunStore, tables
 
 RUN = "r-left-behind"
 
@@ -39,6 +40,7 @@ _SUPERVISOR = textwrap.dedent(
     from mergegate.processes import install_ledger, supervise
 
     marker, out, state = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+    database_url, executor = (sys.argv[4] or None), sys.argv[5]
 
     class SlowLedger:
         def __init__(self, inner):
@@ -58,7 +60,8 @@ _SUPERVISOR = textwrap.dedent(
     if state:
         from mergegate.engine._context.orphans import RunProcesses
         from mergegate.store import RunStore
-        inner = RunProcesses(RunStore(Path(state), None).rows("RUN"))
+        rows = RunStore(Path(state), database_url).rows("RUN")
+        inner = RunProcesses(rows, executor)
     install_ledger(SlowLedger(inner))
     supervise(["sh", "-c", f"sleep 300; : {marker}"], cwd=Path("."))
     """
@@ -98,12 +101,13 @@ def marker(tmp_path: Path) -> Iterator[str]:
         os.killpg(pid, signal.SIGKILL)  # each leads its own group: the sleep goes with it
 
 
-def _killed_mid_start(tmp_path: Path, marker: str, state: str = "") -> SupervisorRecord:
+def _killed_mid_start(
+    tmp_path: Path, marker: str, state: str = "", database_url: str = "", executor: str = "local"
+) -> SupervisorRecord:
     """Start the slow-ledger supervisor, wait for its child, SIGKILL it; its record."""
     out = tmp_path / "supervisor.json"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _SUPERVISOR, marker, str(out), state], cwd=tmp_path
-    )
+    argv = [sys.executable, "-c", _SUPERVISOR, marker, str(out), state, database_url, executor]
+    proc = subprocess.Popen(argv, cwd=tmp_path)
     try:
         _wait_for(lambda: out.exists() and _sleepers(marker))
     finally:
@@ -136,6 +140,25 @@ def test_kill_orphans_sweeps_a_child_the_run_never_recorded(tmp_path: Path, mark
     assert kill_orphans(rows) == 2
     assert _sleepers(marker) == []
     assert rows.supervisors() == []
+
+
+@pytest.mark.fleet
+def test_a_restarted_worker_sweeps_what_its_killed_process_never_recorded(
+    tmp_path: Path, marker: str, postgres_url: str
+) -> None:
+    """The fleet's path on PostgreSQL: a worker SIGKILLed while its child's record was on
+    its way; the worker started again under the same id kills the child at its start."""
+    state = tmp_path / "state"
+    RunStore(state, postgres_url).create(card(RUN), Plan(format=PlanFormat.NATIVE, phases=()))
+    _killed_mid_start(tmp_path, marker, str(state), postgres_url, "w1")
+    db = tables(postgres_url)
+    assert db.processes(executor_id="w1") == []
+    assert len(db.supervisors(executor_id="w1")) == 1
+    assert previous_generation(postgres_url, "w2") == (0, 0)  # another worker's: not its own
+    assert _sleepers(marker)
+    assert previous_generation(postgres_url, "w1") == (2, 0)
+    assert _sleepers(marker) == []
+    assert db.supervisors(executor_id="w1") == []
 
 
 def test_a_running_supervisor_or_one_of_another_host_is_never_swept() -> None:
