@@ -9,10 +9,15 @@ CommonMark's (markdown-it-py) and, for raw HTML, a browser's.
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import parse_verdict
+from mergegate.verdicts._accounting import _DECORATION, _decoration
 
 _BODY = (
     "# Review\n\n## Summary\n\nThe change adds retry logic to the uploader; tests cover the "
@@ -82,6 +87,11 @@ HOSTILE: dict[str, str] = {
     "no_entry_heading": _BODY + "## Verdict: ⛔ APPROVED\n",
     "letter_symbol_value": _BODY + "Verdict: ⒶⓅⓅⓇⓄⓋⒺⒹ\n",
     "negative_squared_retraction": _OK + "\n## Notes\n\n🅳🅾 🅽🅾🆃 🅼🅴🆁🅶🅴.\n",
+    # a symbol outside the decoration list: nobody here knows what it says
+    "squared_ng": _BODY + "**Verdict:** APPROVED 🆖\n",
+    "squared_prohibited": _BODY + "Ready to merge? Yes 🈲 (see below)\n",
+    "skull_cell": _BODY + "| Verdict | APPROVED | 💀 |\n|---|---|---|\n",
+    "stop_sign_heading": _BODY + "## 🛇 Verdict: APPROVED\n",
     # 7. Whole words in another script, small capitals, accents, combining marks.
     "greek_not": _OK + "\n## Notes\n\nPlease do ΝΟΤ merge this yet.\n",
     "greek_not_yet": _OK + "\n## Notes\n\nΝΟΤ ΥΕΤ.\n",
@@ -125,6 +135,9 @@ GENUINE: dict[str, str] = {
     + "## Checks\n\n| Check | Output | Status |\n|---|---|---|\n| build | √ built | ✓ PASS |\n\n"
     + _OK,
     "emoji": _BODY + "## Notes\n\nNice work 🎉\n\n" + _OK,
+    "icon_heading": _BODY + "## 🎯 Verdict\n\n**Ready to merge?** Yes ✨\n",
+    "scales_heading": _BODY + "## ⚖️ Verdict: APPROVED 👍\n",
+    "numero_line": _BODY + "**Verdict:** APPROVED (review № 2)\n",
 }
 
 
@@ -155,6 +168,12 @@ def test_verdict_entity_bidi_is_reported_with_its_code_point() -> None:
     assert "U+202E" in verdict.reasons[0]
 
 
+def test_verdict_unknown_symbol_beside_the_verdict_is_named_as_unread() -> None:
+    verdict = parse_verdict(HOSTILE["squared_ng"])
+    assert verdict.decision is Decision.MALFORMED
+    assert any("does not read: '🆖'" in reason for reason in verdict.reasons), verdict.reasons
+
+
 def test_verdict_lookalike_no_is_read_and_shown_as_written() -> None:
     verdict = parse_verdict(HOSTILE["greek_not"])
     assert verdict.decision is Decision.REJECT, verdict.reasons
@@ -168,3 +187,26 @@ def test_verdict_accented_no_refuses_with_the_line_as_written() -> None:
     assert verdict.evidence is not None
     assert "NÓT" in verdict.evidence.text
     assert "Latin letters it looks like" in verdict.reasons[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.characters(categories=["So"], exclude_characters="\u200d"))
+def test_verdict_a_symbol_outside_the_decoration_list_beside_the_approval_refuses_it(
+    symbol: str,
+) -> None:
+    """Allow-list, not deny-list: any symbol outside the decoration list beside an approving
+    verdict refuses it, whatever Unicode adds next."""
+    verdict = parse_verdict(f"{_BODY}**Verdict:** APPROVED {symbol}\n")
+    if not _decoration(symbol):
+        assert verdict.decision is not Decision.APPROVE, symbol
+
+
+@pytest.mark.parametrize(
+    "symbol",
+    sorted(ch for ch in _DECORATION if unicodedata.normalize("NFKC", ch) == ch),
+)
+def test_verdict_each_decoration_beside_the_approval_is_decoration(symbol: str) -> None:
+    """The list holds what reviewers set beside a yes, and nothing the parser reads as
+    words (a letterlike symbol such as '№' is read as its letters: 'No')."""
+    verdict = parse_verdict(f"{_BODY}**Verdict:** APPROVED {symbol}\n")
+    assert verdict.decision is Decision.APPROVE, (symbol, verdict.reasons)

@@ -61,9 +61,25 @@ _MAX_SIGNATURE_WORDS = 5
 _CHECK_MARKS = "✅✔☑"
 _MAX_CHECK_WORDS = 3
 # Beside an approving verdict, these symbols say no or not yet (a cross, a stop, a warning,
-# a pending mark), and so do letter symbols (🅽🅾🆃): the verdict is not accounted for. Other
-# emoji (🧑‍💻, 🚀) are decoration: Unicode has no property for a symbol that means no.
+# a pending mark), and so do letter symbols (🅽🅾🆃): the verdict is not accounted for.
 _NO_MARKS = frozenset("❌❎✖✗✘⛔🚫🛑⚠👎🔴🟥🟠🟡❗❓⏳⌛🚧⏸⭕")
+# The symbols read as decoration beside an approving verdict: marks that say yes, and the
+# icons reviewers set before a heading or a label. Unicode has no property for a symbol that
+# means no, so any other symbol (🈲 'prohibited', 🆖 'no good') is one nobody here weighed.
+_DECORATION = frozenset(
+    "✅✔✓☑👍🎉🚀✨🟢🟩💚⭐🌟★☆🏆👏🙌💯🏁🥳😀😊🙂"  # yes
+    "📋🎯📊📈📝📌📎📂📁📄📑🗂🧾📅🔧🔨🛠🔩⚙🔍🔎🔬🧪🧬💡🧠🤖🧹🏗🔌🔒🔐🔑🛡⚖🎓📚📖🔗🔵⚪🔷🔶🔹🔸"
+    "💬🗒📣📢🔔🧭🗺🏷🎨🖥💻🧑👤👥✍✏🖊📦🚢⚡🔥🔄🔁"  # icons
+    "°©®™№ℹ℃℉"
+)
+
+
+def _decoration(ch: str) -> bool:
+    """A symbol read as decoration: listed (`_DECORATION`), an arrow, or a box-drawing,
+    block or geometric-shape character (a bullet, a table or a frame drawn in text)."""
+    return ch in _DECORATION or "\u2190" <= ch <= "\u21ff" or "\u2500" <= ch <= "\u25ff"
+
+
 # The first word of a recorded command: 'mergegate', 'ssf', 'npm'; its options: '--verdict'.
 _COMMAND_WORD = compile_lazily(r"[a-z][\w.-]*")
 _OPTION = compile_lazily(r"--[a-z][\w-]*(?:=\S*)?")
@@ -91,8 +107,10 @@ def unaccounted(
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
         if index in whole and index >= start and _symbol_beside(line.raw):
-            symbol = _symbol_beside(line.raw)
-            return _refusal(line, index, f"a symbol beside the verdict says '{symbol}'")
+            symbol = _symbol_beside(line.raw) or ""
+            says = symbol in _NO_MARKS or "LATIN" in unicodedata.name(symbol, "")
+            said = "says" if says else "is one mergegate does not read:"
+            return _refusal(line, index, f"a symbol beside the verdict {said} '{symbol}'")
         if line.blank or line.heading_level:
             in_field = False
             continue
@@ -251,9 +269,10 @@ def _cells_beside_verdict(text: str) -> str | None:
 
 
 def _symbol_beside(text: str) -> str | None:
-    """A symbol on an approving verdict's line (a table row: any of its cells) that says no:
-    '❌', '⛔', '⚠' (`_NO_MARKS`) or a letter symbol ('🅽', 'Ⓝ'). Numbers, dates, punctuation,
-    mathematical signs and other emoji are decoration."""
+    """A symbol on an approving verdict's line (a table row: any of its cells) that is not
+    read as decoration: one that says no ('❌', '⛔', '⚠': `_NO_MARKS`), a letter symbol
+    ('🅽', 'Ⓝ'), or any symbol outside the decoration list (`_decoration`). Numbers, dates,
+    punctuation and mathematical signs are not symbols here."""
     if text.isascii():
         return None
     return next(
@@ -262,7 +281,7 @@ def _symbol_beside(text: str) -> str | None:
             for ch in text
             if not ch.isascii()
             and unicodedata.category(ch) == "So"
-            and (ch in _NO_MARKS or "LATIN" in unicodedata.name(ch, ""))
+            and (ch in _NO_MARKS or "LATIN" in unicodedata.name(ch, "") or not _decoration(ch))
         ),
         None,
     )
