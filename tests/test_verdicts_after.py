@@ -73,6 +73,9 @@ BESIDE = [
     "**Ready to merge?** Yes. Bump the version in `pyproject.toml`.",
     "**Verdict:** APPROVE. Squash the three fixup commits, then land it.",
     "**Verdict:** APPROVE — merge only the parser half.",
+    # a reference mark points to a note below that qualifies the answer
+    "**Verdict:** APPROVED†\n\n† Once the load test at 2× traffic has run.",
+    "**Ready to merge?** Yes‡\n\n‡ The release branch is frozen.",
 ]
 BESIDE_TWINS = [
     "**Ready to merge?** Yes. The cap is tested.",
@@ -85,10 +88,16 @@ BESIDE_TWINS = [
 CONTRARY = [
     "So, merge or not? No.",
     "Which is it, approve or reject? Reject, because the cap ignores the deadline.",
+    # a verdict word negated by its prefix: the vocabulary reads only the stem
+    "Update after rebasing on main:\n\nUnmergeable.",
+    "On reflection this is unshippable as it stands.",
+    "The migration is non-mergeable today.",
 ]
 CONTRARY_TWINS = [
     "No code changes are required before merge.",
     "Nothing blocks the merge.",
+    "The emergency fallback path is covered too.",
+    "Each merged branch is deleted afterwards.",
 ]
 
 # A list item after the closing verdict that carries a location or a severity tag is a

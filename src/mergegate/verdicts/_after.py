@@ -84,6 +84,14 @@ _FILE_HEADING = compile_lazily(r"`[^`]+`|[\w.-]+/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b
 
 
 _EMPHASIS_ONLY = compile_lazily(r"[ \t]*([*_]{1,3})(.+?)\1[ \t]*")
+# A verdict word negated by its prefix ('Unmergeable.', 'unapproved', 'not-shippable'): the
+# vocabulary reads the stem, so the word would pass as a label or a statement.
+_PREFIXED_NO = compile_lazily(
+    r"(?<![a-z])(?:un|non[- ]?|not-|dis|in)(?:merg|approv|ship|accept)[a-z]*"
+)
+# A reference mark on the verdict's own line ('APPROVED†', 'Yes‡'): it points to a note
+# below, which qualifies the answer whatever it says (not a superscript digit: 'O(n²)').
+_REFERENCE_MARK = compile_lazily(r"[†‡※⁂]")
 _SENTENCE_END = ".!?。！？"
 _PROSE_WORDS = 6
 # A short label before its value: '**Reasoning:** …', 'Note: …' (the value is what is read).
@@ -229,6 +237,9 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     rest, finding = finding_item(raw)
     if finding is not None:
         return finding
+    negated = _PREFIXED_NO.search(raw.lower())
+    if negated is not None:
+        return f"'{negated.group(0)}' says no"
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
     if not sentence and carries_no_decision(raw) and not _prose_value(rest):
@@ -239,6 +250,9 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
 def _beside_answer(line: Line) -> str | None:
     """The clauses after the answer on the verdict's own line ('Yes. Take the migration out
     of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`)."""
+    mark = _REFERENCE_MARK.search(_CODE_SPAN.sub(" ", line.raw))
+    if mark is not None:
+        return f"the reference mark '{mark.group(0)}' points to a note that qualifies the answer"
     if line.raw.lstrip().startswith("|"):
         return None
     clauses = CLAUSES.split(line.raw)
