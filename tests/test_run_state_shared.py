@@ -6,7 +6,8 @@ run's own SQLite file, on one configured SQLite file, and on PostgreSQL (the fle
 * a stop request is seen by every worker before its next agent (one read per agent start);
 * an answer is written once by the CLI and read by whichever worker waits for it;
 * a token or cost budget counts what every worker spent, read again before each agent
-  starts: the run overspends by at most the agents in flight when the limit was reached.
+  starts: the run overspends by at most one agent step per worker, whatever its units in
+  flight.
 
 A worker sees all three with nothing shared but the database URL: another HOME, another
 work directory, another state directory, the queueing process's state directory gone.
@@ -156,6 +157,91 @@ def test_workers_overspend_a_budget_by_at_most_one_agent_each(
     assert not problems
     tokens, _ = ledgers[0].usage()
     assert limit <= tokens < limit + count * per_agent
+
+
+class _Counted(_Paid):
+    """`_Paid`, slow enough that a worker's units are all in flight at once, counting starts."""
+
+    def __init__(self) -> None:
+        self.starts = 0
+        self._lock = threading.Lock()
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        with self._lock:
+            self.starts += 1
+        time.sleep(0.2)
+        return super().run(request)
+
+
+@pytest.mark.parametrize("units", [1, 4])
+def test_each_worker_starts_at_most_one_agent_past_the_budget(
+    worker: Worker, tmp_path: Path, units: int
+) -> None:
+    """Two workers, each with `units` units in flight (`--concurrency`), and room for one more
+    agent: each worker starts at most one agent past the limit, not one per unit."""
+    limit, per_agent, count = 100, 15, 2
+    ledgers = [worker(f"w{i}") for i in range(count)]
+    started = time.time()
+    budgets = [Budget(started=started, max_tokens=limit, ledger=ledger) for ledger in ledgers]
+    backend = _Counted()
+    for budget in budgets:  # each worker has run one agent: it knows what a step costs
+        assert Metered(backend, budget, None).run(_request(tmp_path)).ok
+    ledgers[0].add_usage(limit - per_agent - ledgers[0].usage()[0], 0.0)  # room for one step
+    backend.starts = 0
+    problems: list[BaseException] = []
+
+    def unit(budget: Budget) -> None:
+        try:
+            agent = Metered(backend, budget, None)
+            while agent.run(_request(tmp_path)).ok:
+                pass
+        except BaseException as exc:  # reported by the test below
+            problems.append(exc)
+
+    threads = [threading.Thread(target=unit, args=(b,)) for b in budgets for _ in range(units)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not problems
+    assert backend.starts <= count, f"{backend.starts} agents started past the budget"
+    tokens, _ = ledgers[0].usage()
+    assert limit <= tokens <= limit - per_agent + count * per_agent
+
+
+class _Overlapping(_Paid):
+    """`_Paid`, noting the most of its runs in flight at once."""
+
+    def __init__(self) -> None:
+        self.running = self.most = 0
+        self._lock = threading.Lock()
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        with self._lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.2)
+        with self._lock:
+            self.running -= 1
+        return super().run(request)
+
+
+def test_units_run_agents_side_by_side_while_the_budget_has_room(
+    worker: Worker, tmp_path: Path
+) -> None:
+    """The reservation costs no concurrency while each agent in flight has a step's room."""
+    budget = Budget(started=time.time(), max_tokens=1000, ledger=worker("w"))
+    backend = _Overlapping()
+    assert Metered(backend, budget, None).run(_request(tmp_path)).ok  # a step is known
+    threads = [
+        threading.Thread(target=Metered(backend, budget, None).run, args=(_request(tmp_path),))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert backend.most == 4
 
 
 @pytest.mark.fleet

@@ -87,10 +87,19 @@ class Budget:
     task's recorded start (`deadline`). With a token or cost budget and a ledger, each agent
     run's spending is added to the ledger, and `tokens` and `cost_usd` are the ledger's total
     — what every process and fleet worker of the run recorded — read again before each agent
-    starts: no worker goes on from a count it took at its start, so the run overspends by at
-    most what the agents already running when the limit was reached spend (one agent per
-    unit in flight). Without a ledger (a budget outside a run) they count this process's
-    agents only, there is no stop request and nothing is kept.
+    starts: no worker goes on from a count it took at its start. Without a ledger (a budget
+    outside a run) they count this process's agents only, there is no stop request and
+    nothing is kept.
+
+    With a token or cost budget, an agent starts through `admit`: each agent in flight in
+    this process reserves one step (the most one agent of this process has spent so far), and
+    an agent starts beside others only while what is spent plus what they reserve leaves room
+    for its step too; otherwise it waits until this process has no agent in flight, then
+    starts if anything is left. So at most one agent per process (a worker, or a local run at
+    any `--concurrency`) is ever running without room for it, and the run overspends by at
+    most one step per worker — "one step" being that agent's own spending, and each other
+    agent's excess over the largest step seen before it started. The reservations live in the
+    process: one that dies takes them with it, so nothing is left to release on a resume.
     """
 
     started: float
@@ -102,6 +111,50 @@ class Budget:
     tokens: int = 0
     cost_usd: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _room: threading.Condition = field(default_factory=threading.Condition, repr=False)
+    """Held while deciding whether an agent may start; told when one ends."""
+    _in_flight: int = field(default=0, repr=False)
+    _step: tuple[int, float] | None = field(default=None, repr=False)
+    """The most tokens and dollars one agent of this process spent: what one reserves."""
+
+    def admit(self, deadline: float | None) -> str | None:
+        """Why no agent may start now (as `stop_reason`), or None after reserving a step for
+        it: the caller then runs the agent and calls `settle` with its result (or None)."""
+        with self._room:
+            while True:
+                why = self.stop_reason(deadline)
+                if why is not None or not self.metered or self._fits():
+                    if why is None:
+                        self._in_flight += 1
+                    return why
+                # no room beside the agents in flight: wait for one to end (the timeout
+                # re-reads stop requests, wall time and what other workers spent)
+                self._room.wait(timeout=1.0)
+
+    def settle(self, result: AgentResult | None) -> None:
+        """The agent `admit` let start ended: its reservation becomes its real spending."""
+        if result is not None:
+            self.add(result)
+        with self._room:
+            self._in_flight -= 1
+            if result is not None:
+                tokens, cost = result.usage.total_tokens, result.cost_usd or 0.0
+                old = self._step or (0, 0.0)
+                self._step = (max(old[0], tokens), max(old[1], cost))
+            self._room.notify_all()
+
+    def _fits(self) -> bool:
+        """Whether one more agent may start now: alone, or with a step's room for each agent
+        in flight and for itself (nothing is known of a step before one has ended)."""
+        if self._in_flight == 0:
+            return True
+        if self._step is None:
+            return False
+        steps = self._in_flight + 1
+        tokens, cost = self._step
+        if self.max_tokens is not None and self.tokens + steps * tokens > self.max_tokens:
+            return False
+        return self.max_cost_usd is None or self.cost_usd + steps * cost <= self.max_cost_usd
 
     def stop_requested(self) -> str | None:
         """Why the run was asked to stop, or None."""
@@ -188,19 +241,22 @@ class Metered:
         self.tokens = 0
 
     def run(self, request: AgentRequest) -> AgentResult:
-        why = self.budget.stop_reason(self.deadline)
+        why = self.budget.admit(self.deadline)
         if why is not None:
             self.stopped = why
             return AgentResult(backend=self.name, status=RunStatus.KILLED, error=f"stopped: {why}")
-        left = self.budget.remaining_s(self.deadline)
-        clamped = left is not None and left < request.timeout_s
-        if clamped:
-            request = request.model_copy(update={"timeout_s": left})
-        with output_tap(self.tap):
-            result = self.backend.run(request)
-        if self.ended is not None:
-            self.ended(request, result)
-        self.budget.add(result)
+        result: AgentResult | None = None
+        try:
+            left = self.budget.remaining_s(self.deadline)
+            clamped = left is not None and left < request.timeout_s
+            if clamped:
+                request = request.model_copy(update={"timeout_s": left})
+            with output_tap(self.tap):
+                result = self.backend.run(request)
+            if self.ended is not None:
+                self.ended(request, result)
+        finally:
+            self.budget.settle(result)
         self.tokens += result.usage.total_tokens
         if not result.ok:
             if self.budget.stop_requested() is not None:
