@@ -76,6 +76,26 @@ def test_a_token_budget_stops_the_run_before_the_next_agent(repo: Path, tmp_path
     assert "STAGE 1 of 2" in prompts[1]
 
 
+def test_units_in_flight_start_one_agent_past_a_token_budget_not_one_each(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Four units at `--concurrency 4` and a budget one implementer step fits into: the run
+    starts the first agent alone (no step is known yet), then one more (room was left), and
+    no other: not the four implementers side by side that would overspend by three steps."""
+    plan = make_plan({"P1": {u: {} for u in "ABCD"}})
+    with ModelServer(_script()) as server:
+        _configure(repo, server, "max_tokens = 5000")
+        args = ["run", "--repo", str(repo), "--implementer", "openai", "--reviewer", "openai"]
+        flags = ["--concurrency", "4", "--format", "json", "--progress", "none"]
+        code, out, err = invoke([*args, *flags], plan, tmp_path)
+        prompts = [r.prompt for r in server.requests]
+    assert code == 5, err
+    assert out is not None
+    assert len(prompts) == 2, f"{len(prompts)} agents started for a budget of 5000 tokens"
+    reasons = [t["reason"] for u in out["units"] for t in u["tasks"] if t.get("reason")]
+    assert any(r.startswith("budget: ") for r in reasons), reasons
+
+
 def test_wall_time_budget_cuts_an_agent_short_as_a_budget_stop(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
