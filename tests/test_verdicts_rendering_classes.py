@@ -210,3 +210,50 @@ def test_verdict_each_decoration_beside_the_approval_is_decoration(symbol: str) 
     words (a letterlike symbol such as '№' is read as its letters: 'No')."""
     verdict = parse_verdict(f"{_BODY}**Verdict:** APPROVED {symbol}\n")
     assert verdict.decision is Decision.APPROVE, (symbol, verdict.reasons)
+
+
+@pytest.mark.parametrize("tag", ["textarea", "script", "style", "TEXTAREA"])
+def test_verdict_a_tag_filtered_block_shows_its_no(tag: str) -> None:
+    """GitHub's tag filter escapes `<textarea>`, `<script>` and `<style>`: what the block
+    holds shows as text (a browser shows a textarea's in a box). A blocking line there is
+    read; an approval there is not taken (another renderer hides it)."""
+    no = f"{_BODY}<{tag}>\nBlocking: the migration drops `users.email`. Do not merge.\n</{tag}>\n\n"
+    assert parse_verdict(no + _OK).decision is not Decision.APPROVE
+    yes = f"{_BODY}<{tag}>\nVerdict: APPROVE\n</{tag}>\n"
+    assert parse_verdict(yes).decision is not Decision.APPROVE
+    twin = f"{_BODY}<{tag}>\nThe retry path is tested.\n</{tag}>\n\n"
+    verdict = parse_verdict(twin + _OK)
+    assert verdict.decision is Decision.APPROVE, verdict.reasons
+
+
+def test_verdict_a_tag_that_only_starts_like_a_filtered_one_is_text() -> None:
+    text = f"{_BODY}{_OK}\n<stylenote>\nDo not merge: the migration drops a table.\n</stylenote>\n"
+    assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "N O T   R E A D Y, wrong branch.",
+        "## D O   N O T   M E R G E",
+        "d o  n o t  m e r g e",
+        "R E J E C T E D",
+        "N\u00a0O T  R E A D Y",
+    ],
+)
+def test_verdict_words_in_spaced_out_letters_refuse_an_approval(line: str) -> None:
+    """A reader reads 'N O T   R E A D Y' as words; no verdict reader matches single
+    letters, so words spelled that way beside an approval refuse it, wherever they stand."""
+    for text in (f"{_BODY}{line}\n\n{_OK}", f"{_BODY}{_OK}\n{line}\n"):
+        verdict = parse_verdict(text)
+        assert verdict.decision is Decision.MALFORMED, (text, verdict.reasons)
+        assert "spaced-out letters" in verdict.reasons[0]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Crockford Base32 drops the letters I L O U.", "Axes x y z are checked.", "Plan A B C."],
+)
+def test_verdict_spaced_letters_that_spell_nothing_leave_the_approval(line: str) -> None:
+    verdict = parse_verdict(f"{_BODY}## Notes\n\n{line}\n\n{_OK}")
+    assert verdict.decision is Decision.APPROVE, verdict.reasons

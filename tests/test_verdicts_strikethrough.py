@@ -57,6 +57,11 @@ def test_a_struck_old_verdict_leaves_the_new_one(line: str) -> None:
         ("~~~x~~~", "~~~x~~~"),
         ("~~a ~b~ c~~", "           "),
         ("~~ a~~", "~~ a~~"),  # an opener must precede a non-space
+        # GFM's flanking rules: punctuation inside a run needs space or punctuation outside
+        ("self~~(not yet)~~", "self~~(not yet)~~"),
+        ("x~~y~~z", "x     z"),
+        ("(~~no~~)", "(      )"),
+        ("~~(no)~~ yes", "         yes"),
     ],
 )
 def test_what_strikethrough_blanks(text: str, shown: str) -> None:
@@ -68,3 +73,11 @@ def test_blanking_keeps_length_and_only_ever_blanks(text: str) -> None:
     shown = blank_struck(text)
     assert len(shown) == len(text)
     assert all(b in (a, " ") for a, b in zip(text, shown, strict=True))
+
+
+def test_tildes_github_does_not_strike_are_read() -> None:
+    """An opener with a letter before it and punctuation after it strikes nothing on GitHub:
+    the words between the tildes show, and a no among them is read."""
+    for line in ("Sorry~~(do not merge)~~", "Update~~(I withdraw my approval)~~"):
+        verdict = parse_verdict(f"**Verdict:** APPROVED\n\n{line}\n")
+        assert verdict.decision is not Decision.APPROVE, verdict.reasons

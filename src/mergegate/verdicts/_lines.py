@@ -330,6 +330,10 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
     for index in view.code | view.quote | view.underline:
         doc.lines[index].live = False
         doc.lines[index].instruction_like = False
+    for index in view.filtered:  # shown as text by GitHub, hidden by a browser: read for a no
+        if not doc.lines[index].blank:
+            doc.lines[index].live = False
+            doc.lines[index].instruction_like = True
 
 
 def _mark_frontmatter(doc: Doc) -> int:

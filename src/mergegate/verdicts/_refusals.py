@@ -20,7 +20,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import BLOCKING_SECTION, heading_condition, withdrawal_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._text import MAX_LINE_CHARS, hidden_characters, norm
-from mergegate.verdicts._vocab import clean_value, first_hit
+from mergegate.verdicts._vocab import clean_value, first_hit, hits
 
 __all__ = ["Facts", "Refusal", "first_refusal"]
 
@@ -166,6 +166,36 @@ def _not_as_rendered(doc: Doc) -> Refusal | None:
                 index,
                 f"line {line.number} hides characters from its reader: {', '.join(found[:4])}",
             )
+        spelled = spaced_letters(line.raw) if line.shows else None
+        if spelled is not None:
+            return (
+                _M,
+                index,
+                f"line {line.number} says '{spelled}' in spaced-out letters: a reader reads "
+                "the words, no verdict reader does",
+            )
+    return None
+
+
+# Three or more single letters of a cased script, each standing alone and one to three
+# spaces apart ('N O T   R E A D Y'): words to a reader, letters to every word list.
+_SPACED = compile_lazily(r"(?<!\S)[^\W\d_](?:[ \t\u00a0]{1,3}[^\W\d_](?!\S)){2,}")
+_WORD_GAP = compile_lazily(r"[ \t\u00a0]{2,}")
+_NO_WORD = compile_lazily(r"(?<![a-z])(?:no|not|never|dont|don't)(?![a-z])")
+
+
+def spaced_letters(text: str) -> str | None:
+    """The words a run of spaced-out letters in `text` spells, when they say a verdict or a
+    no ('N O T   R E A D Y' is 'not ready'; 'no I L O U', a list of letters, says nothing),
+    or None. Only letters of a script with case: a Han or Hangul syllable alone is a word."""
+    for match in _SPACED.finditer(text):
+        run = match.group(0)
+        if any(ch.lower() == ch.upper() for ch in run.split()):
+            continue
+        words = " ".join(w.replace(" ", "").replace("\t", "") for w in _WORD_GAP.split(run))
+        said = clean_value(norm(words))
+        if hits(said) or _NO_WORD.search(said):
+            return words[:40]
     return None
 
 

@@ -6,8 +6,12 @@ once with markdown-it-py (CommonMark, raw HTML on, GFM tables) and says, per lin
 
 - `invisible`: it renders as nothing — a link-reference definition (`[x]: <url> "APPROVED"`)
   or an HTML block made only of comments. Such a line can carry no decision either way;
-- `code`: fenced or indented code (also indented inside a list item) and `<pre>`, `<script>`,
-  `<style>`, `<textarea>` blocks: shown as code, never a verdict;
+- `code`: fenced or indented code (also indented inside a list item) and `<pre>` blocks: shown
+  as code, never a verdict;
+- `filtered`: `<script>`, `<style>` and `<textarea>` blocks. GitHub's tag filter (GFM's
+  disallowed raw HTML) escapes their tags, so what they hold shows as text, and a browser
+  shows a textarea's text in a box: never an approval (another renderer hides it), but read
+  for a no like the reviewer's text;
 - `quote`: inside a block quote, including a lazy continuation line (`> a` then `b` with no
   blank line renders `b` inside the quote): someone else's words, never a verdict;
 - `setext`: a setext heading's first text line (`Critical` over `========`) and its level;
@@ -41,6 +45,7 @@ characters (real reviews are well under 100 KB); a longer document with markup g
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -69,6 +74,7 @@ _NEEDS = compile_lazily(
 _FOOTNOTE = compile_lazily(r" {0,3}\[\^[^\]]+\]:[ \t]*")
 # CommonMark's HTML block start condition 1: the tag name, then a space, '>' or the line end.
 _CODE_HTML = compile_lazily(r"[ \t]*<(?:pre|script|style|textarea)(?=[ \t>]|$)", re.I | re.M)
+_FILTERED_HTML = compile_lazily(r"[ \t]*<(?:script|style|textarea)(?=[ \t>]|$)", re.I | re.M)
 _CODE_HTML_END = compile_lazily(r"</(?:pre|script|style|textarea)>", re.I)
 _BACKTICKS = compile_lazily(r"`+")
 _MAX_NESTING = 40
@@ -82,6 +88,7 @@ class RenderedView:
 
     invisible: frozenset[int] = frozenset()
     code: frozenset[int] = frozenset()
+    filtered: frozenset[int] = frozenset()
     quote: frozenset[int] = frozenset()
     setext: dict[int, int] = field(default_factory=dict)
     underline: frozenset[int] = frozenset()
@@ -119,6 +126,7 @@ def rendered_view(lines: Sequence[str]) -> RenderedView | None:
     return RenderedView(
         invisible=frozenset(walk.invisible),
         code=frozenset(walk.code),
+        filtered=frozenset(walk.filtered),
         quote=frozenset(walk.quote),
         setext=walk.setext,
         underline=frozenset(walk.underline),
@@ -141,6 +149,7 @@ class _Walk:
     covered: set[int] = field(default_factory=set)
     invisible: set[int] = field(default_factory=set)
     code: set[int] = field(default_factory=set)
+    filtered: set[int] = field(default_factory=set)
     quote: set[int] = field(default_factory=set)
     setext: dict[int, int] = field(default_factory=dict)
     underline: set[int] = field(default_factory=set)
@@ -173,7 +182,9 @@ class _Walk:
         return "\n".join(self.lines[span.start : span.stop])
 
     def _html(self, token: Token, span: range) -> None:
-        if _CODE_HTML.match(token.content):
+        if _FILTERED_HTML.match(token.content):
+            self.filtered.update(span)
+        elif _CODE_HTML.match(token.content):
             self._code_html(span)
         elif "<!--" in token.content:
             shown = blank_comments(self._text(span), html=True)
@@ -259,11 +270,13 @@ _TILDES = compile_lazily(r"~+")
 
 def blank_struck(text: str) -> str:
     """`text` (one line) with GitHub's strikethrough blanked to spaces (same length): a run
-    of one or two tildes opens where the next character is not a space and is closed by the
-    nearest later run of the same length that follows a non-space character (`~~APPROVED~~`,
-    `~rejected~`). Struck text is shown crossed out — withdrawn, not said — so no reader
-    takes a verdict from it. Runs in code spans, escaped (`\\~`) or of three tildes or more
-    are text. Linear: each run is pushed and popped at most once."""
+    of one or two tildes opens where it is left-flanking and is closed by the nearest later
+    run of the same length that is right-flanking (`~~APPROVED~~`, `~rejected~`) — the
+    delimiter rules of CommonMark's emphasis, which GFM applies to tildes: `self~~(not yet)~~`
+    opens nothing (a letter before the run, punctuation after it), and GitHub shows it as
+    text. Struck text is shown crossed out — withdrawn, not said — so no reader takes a
+    verdict from it. Runs in code spans, escaped (`\\~`) or of three tildes or more are
+    text. Linear: each run is pushed and popped at most once."""
     if "~" not in text:
         return text
     spans = _SpanIndex(_code_spans(text))
@@ -277,13 +290,13 @@ def blank_struck(text: str) -> str:
         before = text[start - 1] if start else " "
         after = text[end] if end < len(text) else " "
         stack = opened[size]
-        if not before.isspace() and stack:
+        if stack and _flanking(after, before):  # right-flanking: it may close
             first = stack.pop()
             struck.append((first, end))
             for other in opened.values():  # openers inside the struck span are text now
                 while other and other[-1] > first:
                     other.pop()
-        elif not after.isspace():
+        elif _flanking(before, after):  # left-flanking: it may open
             stack.append(start)
     if not struck:
         return text
@@ -291,6 +304,20 @@ def blank_struck(text: str) -> str:
     for first, end in struck:
         out[first:end] = " " * (end - first)
     return "".join(out)
+
+
+def _flanking(outside: str, inside: str) -> bool:
+    """Whether a delimiter run with `outside` on one side and `inside` on the side it would
+    cover flanks that side (CommonMark 6.2): `inside` is not white space, and it is not
+    punctuation unless `outside` is white space or punctuation too."""
+    if inside.isspace():
+        return False
+    return not _punctuation(inside) or outside.isspace() or _punctuation(outside)
+
+
+def _punctuation(ch: str) -> bool:
+    """A Unicode punctuation character in CommonMark's sense: general category P or S."""
+    return unicodedata.category(ch)[0] in "PS"
 
 
 def _comment_end(text: str, start: int, closes: _Closer, html: bool) -> int | None:
