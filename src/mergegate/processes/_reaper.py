@@ -273,16 +273,31 @@ def _tagged(
         stat = table[pid]
         return pid not in spared and stat.state != "Z" and stat.start_ticks >= since_ticks
 
+    def tagged(pid: int, _stat: ProcStat) -> bool | None:
+        tags = tree_tags(pid)
+        return None if tags is None else any(tag.startswith(prefix) for tag in tags)
+
+    return _trees(table, eligible, tagged)
+
+
+def _trees(
+    table: Mapping[int, ProcStat],
+    eligible: Callable[[int], bool],
+    root: Callable[[int, ProcStat], bool | None],
+) -> tuple[dict[int, int], int]:
+    """The eligible processes of `table` that `root` names (True), and everything below them
+    (pid -> start ticks); and how many `root` could not tell yet (None: mid-exec). Kernel
+    threads are never roots."""
     roots: set[int] = set()
     undecided = 0
     for pid, stat in table.items():
         if not eligible(pid) or stat.ppid == _KTHREADD:
             continue
-        tags = tree_tags(pid)
-        if tags is None:
-            undecided += 1
-        elif any(tag.startswith(prefix) for tag in tags):
+        named = root(pid, stat)
+        if named:
             roots.add(pid)
+        elif named is None:
+            undecided += 1
     found = roots | _descendants(roots, table)
     return {p: table[p].start_ticks for p in found if p in table and eligible(p)}, undecided
 
@@ -417,22 +432,12 @@ class RunTree:
                 and stat.start_ticks >= floor
             )
 
-        roots: set[int] = set()
-        undecided = 0
-        for pid, stat in table.items():
-            if not eligible(pid) or stat.ppid == _KTHREADD:
-                continue
+        def ours(pid: int, stat: ProcStat) -> bool | None:
             if pgid in (stat.pgid, stat.sid) or self.seen.get(pid) == stat.start_ticks:
-                roots.add(pid)  # the run's group, or its session, or seen below the leader
-                continue
-            carries = _carries(pid, self.tag)
-            if carries:
-                roots.add(pid)
-            elif carries is None:
-                undecided += 1
-        found = roots | _descendants(roots, table)
-        targets = {pid: table[pid].start_ticks for pid in found if pid in table and eligible(pid)}
-        return targets, undecided
+                return True  # the run's group, or its session, or seen below the leader
+            return _carries(pid, self.tag)
+
+        return _trees(table, eligible, ours)
 
     def _wait(self, targets: Mapping[int, int], pgid: int, deadline: float) -> None:
         """Until no target runs (or the deadline), reaping the run's zombies that are ours."""
