@@ -185,3 +185,23 @@ def test_a_status_outside_gsds_values_is_malformed_and_named() -> None:
     verdict = parse_verdict(_report("status: verified\nhuman_uat: 5/5 passed\n", "verified"))
     assert verdict.decision is M
     assert "'verified'" in verdict.reasons[0], verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("score", "expected"),
+    [
+        ("score: 4/6 must-haves verified\n", F),
+        ("score: 11 / 12 truths verified\n", F),
+        ("score: 0/3\n", F),
+        ("score: 6/6 must-haves verified\n", A),
+        ("score: 12/12\n", A),
+    ],
+)
+def test_a_partial_score_is_a_gap_whatever_the_status(score: str, expected: Decision) -> None:
+    """The verifier's own count: fewer truths hold than the phase has, so `passed` beside it
+    is inconsistent and does not approve."""
+    verdict = parse_verdict(_report(f"status: passed\n{score}"))
+    assert verdict.decision is expected, verdict.reasons
+    if expected is F:
+        assert verdict.evidence is not None
+        assert verdict.evidence.text.startswith("score:")

@@ -358,3 +358,20 @@ def test_stage_tables(text: str, expected: Decision | None) -> None:
         assert verdict.decision is not A, verdict.reasons
     else:
         assert verdict.decision is expected, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "label", ["**Summary:** one issue", "**Reasoning:**", "**Verdict**", "**Assessment:**"]
+)
+def test_a_label_inside_a_critical_section_does_not_end_it(label: str) -> None:
+    """A bold label the template uses later (`**Reasoning:**`, `**Verdict**`) standing inside
+    Critical (Must Fix) introduces what it lists; only `**Ready to merge?**` ends the section."""
+    critical = f"{label}\n1. `tokens.py:88` — refresh tokens never expire."
+    verdict = parse_verdict(_superpowers(critical, "None.", "Yes"))
+    assert verdict.decision is F, verdict.reasons
+
+
+@pytest.mark.parametrize("critical", ["**Summary:** none", "**Blockers**: None found."])
+def test_a_labelled_none_in_a_critical_section_is_empty(critical: str) -> None:
+    verdict = parse_verdict(_superpowers(critical, "None.", "Yes"))
+    assert verdict.decision is A, verdict.reasons

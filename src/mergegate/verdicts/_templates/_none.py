@@ -25,8 +25,10 @@ _SCOPE_WORD = (
     r"(?:this|these|the|scoped|scope|fix|fixes|diff|change|changes|review|re-review|round|pr|"
     r"patch|bounded|task|slice|commit|branch|pass)"
 )
+# A bold label before the none ('**Summary:** none', '**Blockers**: None found.').
+_LABEL = r"(?:(?:\*\*|__)[^*_\n]{1,30}?(?:[:：](?:\*\*|__)|(?:\*\*|__)[:：])[ \t]*)"
 _NONE_ITEM = compile_lazily(
-    rf"(?:(?:[-*+]|\d{{1,3}}[.)])[ \t]+)?[*_`( \t]*{_NONE_WORD}[*_`) \t]*"
+    rf"(?:(?:[-*+]|\d{{1,3}}[.)])[ \t]+)?{_LABEL}?[*_`( \t]*{_NONE_WORD}[*_`) \t]*"
     rf"(?:[ \t]+{_QUALIFIER})?"
     rf"(?:[ \t]+(?:in|within|for|at)(?:[ \t]+{_SCOPE_WORD}){{1,5}})?"
     r"[ \t]*[.。!]?[*_`) \t]*",

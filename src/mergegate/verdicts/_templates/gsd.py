@@ -88,9 +88,26 @@ def recognise(doc: Doc) -> Recognised | None:
         name=NAME,
         sites=gsd_sites,
         accounted=checks.passed | info,
-        blocking=_open_gaps(data, keys) or body,
+        blocking=_open_gaps(data, keys) or _partial_score(data, keys) or body,
         superseded=superseded,
     )
+
+
+# The verifier's `score:` ('8/8 must-haves verified'): how many of the phase's truths hold.
+_SCORE = compile_lazily(r"[ \t]*(\d{1,4})[ \t]*/[ \t]*(\d{1,4})(?![\d/])")
+
+
+def _partial_score(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str] | None:
+    """(line, why) when the top-level `score:` says fewer truths hold than the phase has
+    ('4/6'): the verifier counted gaps, whatever `status:` says."""
+    if not isinstance(data, dict):
+        return None
+    score = _SCORE.match(str(data.get("score", "")))
+    if score is None or int(score.group(1)) >= int(score.group(2)):
+        return None
+    held, wanted = score.groups()
+    index = next((i for i, key, _ in keys if key == "score"), 1)
+    return index, f"the frontmatter's score says {held} of {wanted} verified"
 
 
 # A code review's finding heading: 'IN-01: …' (info), 'WR-02' (warning), 'CR-01' (critical).

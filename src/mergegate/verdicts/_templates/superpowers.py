@@ -57,6 +57,11 @@ _CLOSING_LABEL = compile_lazily(
     re.IGNORECASE,
 )
 
+_LABEL_ALONE = compile_lazily(r"[ \t]*(?:\*\*|__)[^*_]{1,40}(?:\*\*|__)[ \t:：]*")
+_VERDICT_LABEL = compile_lazily(
+    r"[ \t]*(?:\*\*|__)[ \t]*ready to merge[ \t]*[?:]?[ \t]*(?:\*\*|__)", re.IGNORECASE
+)
+
 
 def recognise(doc: Doc) -> Recognised | None:
     """The template's severity sections and a task review's two stages (`sdd_stages`), or
@@ -84,7 +89,7 @@ def read_sections(doc: Doc, name: str, *, blocking: frozenset[Severity]) -> Reco
             index += 1
             continue
         severity, level = opened
-        end = _section_end(doc, index, level)
+        end = _section_end(doc, index, level, blocking=severity in blocking)
         content = [i for i in range(index + 1, end) if _readable(doc.lines[i])]
         empty = all(says_none(doc.lines[i].low) for i in content)
         title = doc.lines[index].raw.strip()[:80]
@@ -120,8 +125,9 @@ def _listed_item(doc: Doc, content: list[int], severity: Severity) -> tuple[int,
 
 
 def _readable(line: Line) -> bool:
-    # An item that looks like an example ('templates/email.html:14 …') is still listed.
-    return line.shows and not line.blank
+    # An item that looks like an example ('templates/email.html:14 …') is still listed. A
+    # bold label standing alone ('**Reasoning:**') introduces what follows it: that is read.
+    return line.shows and not line.blank and _LABEL_ALONE.fullmatch(line.raw) is None
 
 
 def _opens(line: Line) -> tuple[Severity, int] | None:
@@ -142,11 +148,16 @@ def _opens(line: Line) -> tuple[Severity, int] | None:
     return _SEVERITY[match.group(1).lower()], level
 
 
-def _section_end(doc: Doc, start: int, level: int) -> int:
+def _section_end(doc: Doc, start: int, level: int, *, blocking: bool) -> int:
+    """Where the section opened at `start` ends: the next heading of its level or higher, the
+    next severity section, or the template's next block. A blocking section ends only at the
+    verdict's own label: a `**Reasoning:**` or `**Summary:**` inside Critical opens what it
+    lists, not the Assessment."""
+    closing = _VERDICT_LABEL if blocking else _CLOSING_LABEL
     for index in range(start + 1, len(doc.lines)):
         line = doc.lines[index]
         if line.heading_level and (level == 7 or line.heading_level <= level):
             return index
-        if (level == 7 and _opens(line) is not None) or _CLOSING_LABEL.match(line.raw):
+        if (level == 7 and _opens(line) is not None) or closing.match(line.raw):
             return index
     return len(doc.lines)
