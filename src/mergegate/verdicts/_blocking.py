@@ -274,20 +274,48 @@ def _open_item(text: str) -> str | None:
 
 
 def _count(text: str, body: str) -> str | None:
-    """A count above zero: 'Critical: 2', '| Blockers | 1 |', '**2 Blocking** / 3 Important'."""
+    """A count above zero: 'Critical: 2', '| Blockers | 1 |', '**2 Blocking** / 3 Important',
+    also later on the line ('Findings — Critical: 2, Minor: 0') and in words ('两个', 'two')."""
     label_end = _count_label_end(body)
     if label_end:
-        number = _COUNT.match(body, label_end)
-        if number is not None:
-            count = int(number.group(1))
-            return f"{body[:label_end].strip()}: {count}" if count > 0 else _COUNTED
+        counted = _labelled_count(body, label_end)
+        if counted is not None:
+            return counted
         if body[label_end : label_end + 2].strip(" ").startswith(":"):
             return None
+    for separator in _COUNT_PIECE.finditer(body):
+        piece = body[separator.end() :]
+        later = _count_label_end(piece)
+        counted = _labelled_count(piece, later) if later else None
+        if counted is not None and counted is not _COUNTED:
+            return counted
     if DONE.search(text):
         return None  # 'all 3 critical issues are fixed'
     for tally in _TALLY.finditer(text):
         if int(tally.group(1)) > 0:
             return f"{tally.group(1)} {tally.group(2)}"
+    return None
+
+
+# Where a later count may start on a line: after a dash, a comma, a bar, a semicolon …
+_COUNT_PIECE = compile_lazily(r"[ \t]+[—–-][ \t]+|[,;|·(（，；][ \t*_`]*")
+# A count in words after a count label: what the digits reader cannot see.
+_COUNT_WORD = compile_lazily(
+    r"[ \t]*[:：=][ \t*_`]*(one|two|three|four|five|six|seven|eight|nine|ten|several|many|"
+    r"一|二|两|三|四|五|六|七|八|九|十|多)"
+)
+
+
+def _labelled_count(body: str, label_end: int) -> str | None:
+    """The count after the label ending at `label_end`: its text when above zero, `_COUNTED`
+    when zero, None when no number follows."""
+    number = _COUNT.match(body, label_end)
+    if number is not None:
+        count = int(number.group(1))
+        return f"{body[:label_end].strip()}: {count}" if count > 0 else _COUNTED
+    word = _COUNT_WORD.match(body, label_end)
+    if word is not None:
+        return f"{body[:label_end].strip()}: {word.group(1)}"
     return None
 
 

@@ -660,7 +660,7 @@ BLOCKING_SECTION = compile_lazily(
 # 'critical issues' read 'Critical issues: 2' as the label 'critical' with no count after it.
 COUNT_LABEL = compile_lazily(
     r"(?:critical issues|critical findings|critical count|criticals|critical|blocking issues|"
-    r"blocking findings|blocking|blockers|blocker|must fix|must-fix|p0|严重|阻塞)"
+    r"blocking findings|blocking|blockers|blocker|must fix|must-fix|p0|严重问题|阻塞问题|严重|阻塞)"
 )
 # A finding item that says there is nothing: '(none)', 'None.', '无。', 'なし'.
 NONE_ITEM = compile_lazily(
