@@ -113,6 +113,30 @@ def test_a_human_section_that_says_none_may_explain_why(human: str, expected: De
         assert verdict.decision is not A, verdict.reasons
 
 
+@pytest.mark.parametrize("number", ["1.", "1)", "#1:", "2."])
+def test_checks_written_as_headings_of_the_human_sections_level_block(number: str) -> None:
+    """gsd-verifier sometimes writes each human check as a heading of the section's own
+    level ('### Human Verification Required' then '### 1. Visual rendering'): the section is
+    not empty, its checks are those headings."""
+    human = (
+        f"### {number} Visual rendering\n\n**Test:** Open the dashboard and press t.\n"
+        "**Why human:** colours cannot be checked by a program."
+    )
+    verdict = parse_verdict(
+        _report(_rows(_GOOD), "").replace("\n\n\n### Gaps", f"\n{human}\n\n### Gaps")
+    )
+    assert verdict.decision is F, verdict.reasons
+    assert verdict.evidence is not None
+    assert "Visual rendering" in verdict.evidence.text
+
+
+def test_a_numbered_heading_after_a_human_section_with_content_is_its_own_section() -> None:
+    text = _report(_rows(_GOOD), "None.").replace(
+        "### Gaps Summary", "### 1. Notes on the build\n\nBuilt on Go 1.22.\n\n### Gaps Summary"
+    )
+    assert parse_verdict(text).decision is A
+
+
 def _code_review(finding: str) -> str:
     return (
         "---\nphase: 04-optimiser\nreviewer: claude (gsd-code-reviewer)\nstatus: clean\n"

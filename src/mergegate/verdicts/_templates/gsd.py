@@ -61,6 +61,7 @@ _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
 _THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
 _HUMAN_HEADING = compile_lazily(r"[#\s*_]*human verification(?![a-z])")
+_NUMBERED = compile_lazily(r"[#\s*_]*(?:#|no\.?[ \t]*)?\d{1,3}[.):]")
 
 
 def recognise(doc: Doc) -> Recognised | None:
@@ -156,16 +157,22 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
         return 1, "the frontmatter lists checks a person must still make"
     level = 0  # the level of the open Human Verification heading, 0 outside one
     said_none = False  # the section opened with "None": what follows may only explain it
+    bare = False  # the open section has no line of its own yet
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
         if line.heading_level:
+            if level and bare and line.heading_level == level and _NUMBERED.match(line.clean):
+                # '### Human Verification Required' then '### 1. Visual rendering': its
+                # checks written as headings of its own level, not a new section
+                return index, f"line {line.number} lists a check a person must still make"
             if level and line.heading_level <= level:
                 level = 0
             if _HUMAN_HEADING.match(line.clean):
-                level, said_none = line.heading_level, False
+                level, said_none, bare = line.heading_level, False, True
         elif level and _THEMATIC_BREAK.fullmatch(line.raw):
             level = 0  # the report's '---' ends the section before its signature
         elif level and line.live and not line.blank:
+            bare = False
             if _says_none_first(line.clean):
                 said_none = True
             elif not (said_none and _explains(line.clean)):
