@@ -87,7 +87,7 @@ def recognise(doc: Doc) -> Recognised | None:
         sites=tuple(s for s in found.sites if s.index not in older),
         superseded=frozenset(older),
         accounted=found.accounted | older | comments,
-        blocking=_top_issue(doc) or said or _last_history(doc, data),
+        blocking=_top_issue(doc) or said or _last_history(doc, data) or _open_fields(doc, data),
         unanswered=unknown,
         whole=whole,
     )
@@ -173,6 +173,61 @@ def _last_history(doc: Doc, data: dict[object, object] | None) -> tuple[int, str
             index = next((i for i, line in enumerate(doc.lines) if str(key) in line.raw), 0)
             return index, f"the last entry of '{key}' says {gate.upper()}, not PASS"
     return None
+
+
+_NFR_FAILED = frozenset({"fail", "failed"})
+
+
+def _open_fields(doc: Doc, data: dict[object, object] | None) -> tuple[int, str] | None:
+    """(line index, why) when a field of the gate file says the PASS is not whole: an NFR
+    whose `status` is FAIL (BMAD's rules make the gate FAIL then), `waiver.active: true` (a
+    person set issues aside), a non-empty `risk_summary.recommendations.must_fix` or
+    `recommendations.immediate` (work the template says must be done before production).
+    An NFR at CONCERNS or uncovered `ac_gaps` beside PASS are the reviewer's call, as real
+    gates write them. `data`: the file as YAML, or None."""
+    if data is None:
+        return None
+    waiver = _at(data, "waiver")
+    if isinstance(waiver, dict) and waiver.get("active") is True:
+        why = "a waiver is active: issues set aside by a person"
+        return _key_line(doc, "waiver", "active"), why
+    nfrs = _at(data, "nfr_validation")
+    for name, nfr in nfrs.items() if isinstance(nfrs, dict) else ():
+        status = nfr.get("status") if isinstance(nfr, dict) else None
+        if status is not None and str(status).strip().lower() in _NFR_FAILED:
+            why = f"the NFR '{str(name)[:30]}' is FAIL"
+            return _key_line(doc, "nfr_validation", str(name)), why
+    for path, what in (
+        (("risk_summary", "recommendations", "must_fix"), "work that must be fixed"),
+        (("recommendations", "immediate"), "immediate work (before production)"),
+    ):
+        listed = _at(data, *path)
+        if listed not in (None, [], {}, ""):
+            return _key_line(doc, *path), f"'{path[-1]}' lists {what}"
+    return None
+
+
+def _at(data: object, *path: str) -> object:
+    """The value at `path` in nested mappings, or None."""
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _key_line(doc: Doc, *path: str) -> int:
+    """The line of the last key of `path`, found in order below its parents (0 if none)."""
+    index = 0
+    for key in path:
+        found = next(
+            (i for i in range(index, len(doc.lines)) if doc.lines[i].raw.strip().startswith(key)),
+            None,
+        )
+        if found is None:
+            return index
+        index = found
+    return index
 
 
 def _entry_gate(entry: dict[object, object]) -> str | None:
