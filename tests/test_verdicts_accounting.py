@@ -264,6 +264,26 @@ def test_any_sentence_above_a_sectionless_verdict_is_not_approved(sentence: str)
     assert verdict.decision is not A
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    _SENTENCE, st.sampled_from(["Date: 2026-11-27", "**Reviewer:** review-bot", "Commit: a1b2c3d"])
+)
+def test_any_sentence_in_a_metadata_paragraph_is_read_on_its_own(sentence: str, meta: str) -> None:
+    """A metadata line's value does not swallow the next sentence of its paragraph: a line
+    that opens a sentence of its own above the verdict is prose like any other."""
+    verdict = parse_verdict(f"Reviewer: review-bot\n{meta}\n{sentence}\n\n**Verdict:** APPROVED\n")
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["**Files reviewed:** `src/a.py`, `src/b.py`,\n`src/c.py`", "Scope: the parser\nand its tests"],
+)
+def test_a_metadata_value_that_wraps_is_still_metadata(value: str) -> None:
+    verdict = parse_verdict(f"# Code review\n\n{value}\n\n**Verdict:** APPROVED\n")
+    assert verdict.decision is A, verdict.reasons
+
+
 # A verdict label as a table cell writes it: a question mark, a colon, bold.
 _ROW_LABEL = st.sampled_from(
     ["Verdict", "Ready to merge?", "**Ready to merge?**", "Decision:", "**Verdict**", "Status"]

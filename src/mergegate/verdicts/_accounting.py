@@ -116,11 +116,24 @@ def unaccounted(
             continue
         if index in covered or index in paragraphs or not (line.live or line.instruction_like):
             continue
-        in_field = in_field or _is_metadata(line.raw)
+        above = doc.lines[index - 1].raw if index else ""
+        in_field = _is_metadata(line.raw) or (in_field and _goes_on(above, line.raw))
         why = None if in_field else _why(line, index, own, first_in, title)
         if why is not None:
             return _refusal(line, index, why)
     return _hidden_no(doc, start)
+
+
+_WRAPS = ",;:/&+-–—(["
+
+
+def _goes_on(above: str, text: str) -> bool:
+    """A line continues the value of the metadata line above it when that value breaks off
+    (a comma, a slash, an open parenthesis …) or the line does not start a sentence of its
+    own (no capital letter first: 'src/c.py', 'and the CLI'). 'Date: 2026-11-27' then
+    'Please keep this out of main …' is a new sentence, read on its own."""
+    head = text.lstrip(" \t>*_`")[:1]
+    return above.rstrip()[-1:] in _WRAPS or not (head.isalpha() and head.isupper())
 
 
 def _refusal(line: Line, index: int, why: str) -> tuple[Decision, int, str]:
