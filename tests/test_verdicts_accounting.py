@@ -265,6 +265,14 @@ def test_any_sentence_above_a_sectionless_verdict_is_not_approved(sentence: str)
 
 
 @settings(max_examples=60, deadline=None)
+@given(_SENTENCE)
+def test_any_sentence_right_above_a_sectionless_verdict_is_not_approved(sentence: str) -> None:
+    """No blank line between them: the sentence is still its own, not the verdict's line."""
+    verdict = parse_verdict(sentence + "\n**Verdict:** APPROVED\n")
+    assert verdict.decision is not A, verdict.reasons
+
+
+@settings(max_examples=60, deadline=None)
 @given(
     _SENTENCE, st.sampled_from(["Date: 2026-11-27", "**Reviewer:** review-bot", "Commit: a1b2c3d"])
 )

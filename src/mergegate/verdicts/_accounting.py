@@ -235,8 +235,9 @@ def _heading_of(line: Line) -> str:
 
 
 def _paragraphs(doc: Doc, own: set[int], sites: list[Site]) -> set[int]:
-    """The lines of each verdict's paragraph (up to a blank line or a heading), and the
-    answer lines below a label or question standing alone."""
+    """The lines of each verdict's paragraph (up to a blank line or a heading; above it, up
+    to a line that ends a sentence), and the answer lines below a label or question
+    standing alone."""
     found: set[int] = set()
     below = {s.index for s in sites if s.answer_below}
     for index in own:
@@ -248,9 +249,14 @@ def _paragraphs(doc: Doc, own: set[int], sites: list[Site]) -> set[int]:
                     break
                 if line.heading_level:
                     break
+                if step == -1 and line.raw.rstrip(" *_`")[-1:] in _ENDS:
+                    break  # a sentence of its own above the verdict: read on its own
                 found.add(at)
                 at += step
     return found
+
+
+_ENDS = ".!?。！？"
 
 
 def _title_index(doc: Doc) -> int | None:
