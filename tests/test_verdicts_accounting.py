@@ -153,6 +153,10 @@ PARTIAL_SCOPE = {
     "apart_from": "## Verdict\n\n**APPROVED** - apart from the backend part\n",
     "but_not_for": "Verdict: APPROVE, but not for the billing module\n",
     "other_than": "**Ready to merge?** Yes, other than the schema change\n",
+    # A part counted against the whole.
+    "fraction": "LGTM on 3 of 5 commits; the last two are WIP.\n",
+    "fraction_slash": "**Verdict:** APPROVED for 2/4 tasks\n",
+    "fraction_files": "**Ready to merge?** Yes — 1 out of 3 files reviewed\n",
     # The scope after an em dash, at the end of the clause, or in the next sentence.
     "em_dash_for": "**Verdict:** APPROVED — for Phase 2\n",
     "em_dash_half_only": "**Ready to merge?** Yes — for the frontend half only\n",
@@ -319,3 +323,15 @@ def test_a_verdict_row_alone_still_approves(label: str) -> None:
 def test_any_footnote_keeps_an_approval_from_standing(sentence: str) -> None:
     text = "## Summary\n\nFine.\n\n**Verdict:** APPROVED[^1]\n\n[^1]: " + sentence + "\n"
     assert parse_verdict(text).decision is not A
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Verdict:** APPROVED — 5 of 5 tasks done\n",
+        "**Ready to merge?** Yes — 12/12 files reviewed\n",
+    ],
+)
+def test_a_whole_counted_as_a_fraction_still_approves(text: str) -> None:
+    verdict = parse_verdict(text)
+    assert verdict.decision is A, verdict.reasons

@@ -350,6 +350,14 @@ def only_scope_in(sentence: str) -> str | None:
     return None if only is None else only.group(0).strip()
 
 
+# A part counted against the whole: 'LGTM on 3 of 5 commits', 'approved: 2/4 tasks'.
+_FRACTION = compile_lazily(
+    r"(?<![\w./])(\d{1,4})[ \t]*(?:of|/|out of|de|von|из|中的?)[ \t]*(\d{1,4})[ \t]*"
+    r"(?:the[ \t]+)?(?:commits?|files?|tasks?|changes?|prs?|pull requests?|patches|items?|"
+    r"modules?|packages?|parts?|sections?|stories|units?|phases?|steps?|hunks?)(?![a-z])"
+)
+
+
 def partial_scope_in(clause: str) -> str | None:
     """A scope right after an approving answer that narrows it to a part of the change
     ('approve for Phase 2', 'APPROVED (packages/web only)', 'LGTM for the docs part') or
@@ -358,6 +366,9 @@ def partial_scope_in(clause: str) -> str | None:
     only = only_scope_in(clause)
     if only is not None:
         return only
+    fraction = _FRACTION.search(clause)
+    if fraction is not None and int(fraction.group(1)) < int(fraction.group(2)):
+        return fraction.group(0).strip()
     excluded = _EXCLUDED_SCOPE.match(clause)
     if excluded is not None:
         return clause[: excluded.end() + 40].strip(" ,:(-—–")
