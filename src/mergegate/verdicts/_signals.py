@@ -342,11 +342,28 @@ def excluded_after_comma(sentence: str) -> str | None:
     return None if found is None else found.group(0).strip(" ,")
 
 
+# 'Only' naming a part in the other languages reviewers write, in the shapes that scope an
+# answer ('nur die Dokumentation', 'uniquement pour la partie frontend', 'только документация',
+# 'untuk bagian frontend saja', '仅限 API 部分', 'フロントエンド部分のみ', '문서 변경에 한함'),
+# not 'only minor findings' ('仅有', '指摘のみ' name what was found, not what was reviewed).
+_ONLY_ELSEWHERE = compile_lazily(
+    r"(?<![^\W\d_])(?:nur|ausschlie(?:ß|ss)lich|uniquement|seulement|solo|s[oó]lo|solamente|"
+    r"[uú]nicamente|apenas|somente|soltanto|limitatamente|alleen|только|лишь|само|tylko|"
+    r"hanya)[ \t]+(?:f[uü]r|pour|para|per|voor|для|за|dla|untuk|die|den|das|der|la|le|les|el|"
+    r"los|las|a|o|os|as|il|lo|de|del|alla|al|de[ \t]|документаци|код|фронт|бэк|бек|"
+    r"[^\W\d_]+[ \t]+(?:part|teil|partie|parte|часть|част))"
+    r"|(?<![^\W\d_])[^\W\d_]+[ \t]+saja(?![^\W\d_])"
+    r"|仅限|只限|限于|仅针对|只针对|仅覆盖|仅审查了?|只审查了?|部分のみ|のみ(?:承認|レビュー)|に限る|に限り|"
+    r"に限定|限定で|에 한함|에 한해|에 한정|만 해당|부분만"
+)
+
+
 def only_scope_in(sentence: str) -> str | None:
     """A part of the change named with 'only' ('The `packages/web` part only.', '(docs
-    only)', 'only for the frontend'), or None: in a sentence after an approval on its own
-    line, it narrows the approval as much as in the answer's own clause."""
-    only = _ONLY_SCOPE.search(sentence)
+    only)', 'only for the frontend', and the same in the other read languages), or None: in
+    a sentence after an approval on its own line, it narrows the approval as much as in the
+    answer's own clause."""
+    only = _ONLY_SCOPE.search(sentence) or _ONLY_ELSEWHERE.search(sentence)
     return None if only is None else only.group(0).strip()
 
 
