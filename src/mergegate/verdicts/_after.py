@@ -41,6 +41,7 @@ from mergegate.verdicts._statement import (
     clause_problem,
     continues_above,
     finding_item,
+    hold_in,
     prose_problem,
 )
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
@@ -240,6 +241,9 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     negated = _PREFIXED_NO.search(raw.lower())
     if negated is not None:
         return f"'{negated.group(0)}' says no"
+    held = hold_in(clean_value(line.low))
+    if held is not None:
+        return f"'{held}' asks for work first or holds the merge"
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
     if not sentence and carries_no_decision(raw) and not _prose_value(rest):

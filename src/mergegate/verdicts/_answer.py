@@ -26,6 +26,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
+from mergegate.verdicts._statement import hold_in
 from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
 __all__ = ["TITLE", "Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
@@ -144,6 +145,9 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
     becomes and the reason.
     """
     rest = skip_extras(_DECORATION_RUN.sub(_last_of_run, tail))
+    held = hold_in(rest)
+    if held is not None:
+        return _F, f"conditioned ('{held}')"
     end_match = _SENTENCE_END.search(rest)
     clause = rest[: end_match.start() + 1] if end_match else rest
     later = rest[len(clause) :]

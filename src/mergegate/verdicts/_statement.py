@@ -28,6 +28,7 @@ __all__ = [
     "clause_problem",
     "continues_above",
     "finding_item",
+    "hold_in",
     "other_verdict",
     "prose_problem",
 ]
@@ -132,7 +133,35 @@ def clause_problem(clause: str) -> str | None:
     other = other_verdict(value)
     if other is not None:
         return f"says '{other}' after the approval"
+    held = _HOLD_ELSEWHERE.search(value)
+    if held is not None:
+        return f"asks for work first or holds the merge ('{held.group(0)}'), not a reason"
     return _opening_problem(text, value) if text.isascii() else None
+
+
+# 'First', 'before that' and 'hold' in the other read languages: work asked for before the
+# merge, or the merge held ('Prima però va corretta …', 'Vorher bitte …', 'Сначала
+# исправьте …', '暂缓合并', 'マージは保留', '머지 보류'). Words, not grammar: the English
+# clause grammar above has no counterpart for them.
+_HOLD_ELSEWHERE = compile_lazily(
+    r"(?<![^\W\d_])(?:prima (?:però|va|vanno|bisogna|occorre|di tutto)|"
+    r"antes (?:hay que|de nada|de eso|de todo|disso|é preciso)|primero (?:hay que|se debe)|"
+    r"primeiro (?:é preciso|corrijam|corrija)|(?:vorher|zuerst) (?:bitte|muss|müssen|noch)|"
+    r"il faut d'abord|d'abord (?:corriger|corrigez|réparer|revenir)|"
+    r"eerst (?:moet|moeten|nog)|(?:сначала|сперва) (?:исправ|нужно|надо|почин|откат|верн)|"
+    r"прежде (?:чем|всего))"
+    r"|(?<![^\W\d_])(?:a condizione|a patto che|à condition|a condición|com a condição|"
+    r"sob a condição|unter der bedingung|op voorwaarde|при условии)(?![^\W\d_])"
+    r"|暂缓|先修复|先处理|先解决|先回滚|再合并|保留合并|合并保留|保留してください|マージは保留|"
+    r"保留です|まず修正|보류|먼저"
+)
+
+
+def hold_in(value: str) -> str | None:
+    """The 'first', 'hold' or 'on condition' word of another read language in a cleaned
+    text after an approval, or None."""
+    held = _HOLD_ELSEWHERE.search(value)
+    return None if held is None else held.group(0)
 
 
 def other_verdict(value: str) -> str | None:
