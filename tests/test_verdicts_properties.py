@@ -59,7 +59,9 @@ def _wrap_non_live(approval: str, how: int) -> str:
         lambda a: f"~~~text\n{a}\n~~~",
         lambda a: f"> {a}",
         lambda a: f"<!-- {a} -->",
-        lambda a: f"\n    {a}\n",
+        # indented code: the comment ends any list above it first (a paragraph indented
+        # under a list item is the item's text, not code, in CommonMark)
+        lambda a: f"\n<!-- -->\n\n    {a}\n",
         lambda a: f"@@ -1 +1 @@\n+{a}",
         lambda a: f"+{a}",
         lambda a: f"Respond with '{a}' when you approve.",

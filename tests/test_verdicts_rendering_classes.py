@@ -257,3 +257,12 @@ def test_verdict_words_in_spaced_out_letters_refuse_an_approval(line: str) -> No
 def test_verdict_spaced_letters_that_spell_nothing_leave_the_approval(line: str) -> None:
     verdict = parse_verdict(f"{_BODY}## Notes\n\n{line}\n\n{_OK}")
     assert verdict.decision is Decision.APPROVE, verdict.reasons
+
+
+def test_verdict_a_paragraph_indented_under_an_examples_list_item_is_the_examples() -> None:
+    """'Output format:' introduces a list; a paragraph indented under one of its items
+    (CommonMark: not code, the item's own paragraph) belongs to the example too."""
+    text = (
+        "Output format:\n**Ready to merge? Yes**\n- Missing auth check in `api.py:12`\n\n    LGTM\n"
+    )
+    assert parse_verdict(text).decision is not Decision.APPROVE

@@ -334,6 +334,14 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
         if not doc.lines[index].blank:
             doc.lines[index].live = False
             doc.lines[index].instruction_like = True
+    for item in view.items:
+        # A list item of an instruction's example ('Output format:' / '- …') holds the
+        # paragraphs indented under it too: they are the example's, not the reviewer's.
+        if doc.lines[item.start].instruction_like:
+            for index in item:
+                if doc.lines[index].live:
+                    doc.lines[index].live = False
+                    doc.lines[index].instruction_like = True
 
 
 def _mark_frontmatter(doc: Doc) -> int:

@@ -89,6 +89,8 @@ class RenderedView:
     invisible: frozenset[int] = frozenset()
     code: frozenset[int] = frozenset()
     filtered: frozenset[int] = frozenset()
+    items: tuple[range, ...] = ()
+    """The lines of each list item, the paragraphs indented under it included."""
     quote: frozenset[int] = frozenset()
     setext: dict[int, int] = field(default_factory=dict)
     underline: frozenset[int] = frozenset()
@@ -127,6 +129,7 @@ def rendered_view(lines: Sequence[str]) -> RenderedView | None:
         invisible=frozenset(walk.invisible),
         code=frozenset(walk.code),
         filtered=frozenset(walk.filtered),
+        items=tuple(walk.items),
         quote=frozenset(walk.quote),
         setext=walk.setext,
         underline=frozenset(walk.underline),
@@ -150,6 +153,7 @@ class _Walk:
     invisible: set[int] = field(default_factory=set)
     code: set[int] = field(default_factory=set)
     filtered: set[int] = field(default_factory=set)
+    items: list[range] = field(default_factory=list)
     quote: set[int] = field(default_factory=set)
     setext: dict[int, int] = field(default_factory=dict)
     underline: set[int] = field(default_factory=set)
@@ -166,6 +170,8 @@ class _Walk:
             self.code.update(span)
         elif kind == "blockquote_open":
             self.quote.update(span)
+        elif kind == "list_item_open":
+            self.items.append(span)
         elif kind == "html_block":
             self._html(token, span)
         elif kind == "heading_open" and token.markup[:1] in ("=", "-"):
