@@ -84,3 +84,15 @@ def test_a_multi_line_status_reason_is_read_whole() -> None:
     assert parse_verdict(text).decision is not A
     genuine = text.replace("  Merge once the nightly job passes.\n", "  Tests are thorough.\n")
     assert parse_verdict(genuine).decision is A, parse_verdict(genuine).reasons
+
+
+@pytest.mark.parametrize(
+    "comment", ["# merge once CI is green", "# pending the security review", "# must fix docs"]
+)
+def test_a_comment_after_the_status_reason_is_read_with_it(comment: str) -> None:
+    """YAML drops the comment from the value, but whoever reads the file sees it."""
+    text = _gate("Every acceptance criterion met.").replace(
+        "criterion met.'\n", f"criterion met.'  {comment}\n"
+    )
+    assert comment in text
+    assert parse_verdict(text).decision is not A

@@ -203,6 +203,7 @@ def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
 
 
 _REASON_KEY = compile_lazily(r"status_reason[ \t]*:")
+_TRAILING_COMMENT = compile_lazily(r"[ \t]#+(.*)")
 _SENTENCE_END = compile_lazily(r"(?<=[.!?;])\s+")
 _CLAUSE_BREAK = compile_lazily(r"(?<=[,:—–])\s*")
 # A state reached, told with how it was reached: 'criteria met after fixing the bug'. A
@@ -239,7 +240,10 @@ def _status_reason(
     while end + 1 < len(doc.lines) and doc.lines[end + 1].raw[:1] in (" ", "\t"):
         end += 1  # a folded or quoted value continued on deeper lines
     lines = frozenset(range(start, end + 1))
-    problem = _reason_problem(norm(value))
+    # A comment after the value is beside it for whoever reads the file: read as the reason's
+    # too ('# merge once CI is green'); a '#' inside the value only makes more text read.
+    comments = [c.group(1) for i in lines if (c := _TRAILING_COMMENT.search(doc.lines[i].raw))]
+    problem = _reason_problem(norm(" ".join([value, *(f"{c}." for c in comments)])))
     if problem is None:
         return lines, None
     return lines, (start, f"the gate's status_reason: {problem}")
