@@ -102,3 +102,39 @@ def test_the_latest_entry_of_any_history_list_is_read_through_yaml(
     text = head + history + "top_issues: []\n"
     verdict = parse_verdict(text)
     assert (verdict.decision is Decision.APPROVE) is approves, verdict.reasons
+
+
+def _packed_history(notes: list[tuple[str, str]]) -> str:
+    """A gate file whose history entries stand with no blank line between them."""
+    entries = "".join(
+        f'  - at: "2026-01-0{n + 1}T10:00:00Z"\n    gate: {gate}\n    note: "{note}"\n'
+        for n, (gate, note) in enumerate(notes)
+    )
+    return (
+        'schema: 1\nstory: "3.2"\ngate: PASS\n'
+        'status_reason: "All acceptance criteria met; tests pass."\n'
+        f"top_issues: []\n\nhistory:\n{entries}"
+    )
+
+
+def test_an_older_entrys_note_speaks_for_its_own_entry() -> None:
+    """An older entry is a record the later ones replaced, note and all: its words are not
+    read beside the latest entry's gate (issue 23)."""
+    text = _packed_history(
+        [
+            ("CONCERNS", "Good work but missing unit tests; pass once they are added"),
+            ("PASS", "Re-review after the test suite landed - all concerns resolved"),
+            ("PASS", "Accessibility labels added."),
+        ]
+    )
+    verdict = parse_verdict(text)
+    assert verdict.decision is Decision.APPROVE, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "note",
+    ["Pass once the nightly job is green.", "Good, but the migration must be reverted first."],
+)
+def test_the_latest_entrys_note_is_still_read(note: str) -> None:
+    text = _packed_history([("CONCERNS", "Missing unit tests"), ("PASS", note)])
+    assert parse_verdict(text).decision is not Decision.APPROVE

@@ -42,8 +42,14 @@ __all__ = ["ADVISORY_LABEL", "opens_document", "unweighed"]
 _F, _M, _A = Decision.FIXES, Decision.MALFORMED, Decision.APPROVE
 Refusal = tuple[Decision, int, str]
 
+# 'Residual risk' (also 'Residual test risk'): by the term's meaning what is left once the
+# change is accepted and nothing more will be fixed, so its section is advisory, not findings
+# (unless a severity word grades it: 'Residual critical risks', 'Residual risk: high').
 ADVISORY_LABEL = compile_lazily(
-    r"(?<![a-z])(?:minor|nits?|nitpicks?|suggestions?|suggested|recommendations?|improvements?|"
+    r"(?<![a-z])(?:residual(?:[ \t]+(?!critical|blocking|blockers?|high|major|important|"
+    r"severe|unresolved|unmitigated)[a-z-]+)?[ \t]+risks?(?![ \t:：—–()*_-]*(?:critical|blocking|"
+    r"high|major|important|severe|medium|moderate))(?![a-z])|"
+    r"minor|nits?|nitpicks?|suggestions?|suggested|recommendations?|improvements?|"
     r"optional|low|info|informational|praise|strengths?|nice[ -]to[ -]have|polish|cosmetic|"
     r"style|non[ -]?blocking|advisory|deferred|follow[ -]?ups?|future|post[ -]merge|later|"
     r"next steps?|out of scope)(?![a-z])|次要|建议|可选|非阻塞|menores?|opcional\w*|mejoras?"

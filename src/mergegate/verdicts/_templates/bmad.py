@@ -17,6 +17,16 @@ a later pass, not an open one.
 
 A gate file's whole-line `#` comments are YAML comments, not Markdown headings: accounted for,
 unless one states a problem beside the gate (blocking work, a defect now, another verdict).
+
+A gate file's `status_reason` ("1-2 sentence summary of why this gate decision", the
+template says) is the gate's own reason wherever it stands in the file (YAML key order and
+blank lines mean nothing): each sentence's first clause, and every clause that opens with a
+contrast, is read like the verdict's own line; its other clauses like text after it
+(`_reason_problem`). Two shapes of a PASS's reason are read as what they say, not as
+conditions: a fix told as done (`criteria met after fixing the bug`: a reached state, a
+completion participle with no modal before it, then `after` and a gerund), and an obligation
+the reason itself declares non-blocking in its clause (`clarification needed but not
+blocking`; not `must`, and a merge-tied condition beside it still counts).
 """
 
 from __future__ import annotations
@@ -26,10 +36,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import after_approval
+from mergegate.verdicts._answer import after_approval, sentence_problem
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import states_problem
@@ -82,12 +93,20 @@ def recognise(doc: Doc) -> Recognised | None:
     older = _older_history(doc, {s.index for s in found.sites})
     data = _loads(doc) if whole else None  # a YAML mapping: its '#' lines are comments
     comments, said = _comments(doc) if data is not None else (frozenset(), None)
+    reason, conditioned = _status_reason(doc, data)
+    entries = _older_entries(doc, older) if data is not None else frozenset()
     return replace(
         found,
         sites=tuple(s for s in found.sites if s.index not in older),
         superseded=frozenset(older),
-        accounted=found.accounted | older | comments,
-        blocking=_top_issue(doc) or said or _last_history(doc, data) or _open_fields(doc, data),
+        accounted=found.accounted | older | entries | comments | reason,
+        blocking=(
+            _top_issue(doc)
+            or said
+            or conditioned
+            or _last_history(doc, data)
+            or _open_fields(doc, data)
+        ),
         unanswered=unknown,
         whole=whole,
     )
@@ -109,6 +128,53 @@ def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
         if inside and index in gates:
             older.append(index)
     return frozenset(older[:-1])
+
+
+def _older_entries(doc: Doc, older: frozenset[int]) -> frozenset[int]:
+    """Every line of the history entries whose gate line is in `older`: an older entry is
+    a record the later ones replaced, so its `note:` speaks for its own gate, not for the
+    latest entry's beside it ('Re-review after …' above the last `gate: PASS`). Read only in
+    a gate file (YAML: an entry is its `- ` line and the deeper lines under it)."""
+    lines: set[int] = set()
+    for gate in older:
+        start = _entry_start(doc, gate)
+        if start is not None:
+            lines.update(range(start, _entry_end(doc, start) + 1))
+    return frozenset(lines)
+
+
+def _indent(raw: str) -> int:
+    return len(raw) - len(raw.lstrip(" "))
+
+
+def _entry_start(doc: Doc, gate: int) -> int | None:
+    """The `- ` line of the list entry that holds the gate line at `gate` (itself, or the
+    nearest item line above it indented less), or None when there is none."""
+    depth = _indent(doc.lines[gate].raw) + 1
+    for index in range(gate, -1, -1):
+        raw = doc.lines[index].raw
+        if raw.strip() and _indent(raw) < depth:
+            if raw.lstrip(" ").startswith("- "):
+                return index
+            depth = _indent(raw)
+            if depth == 0:
+                return None
+    return None
+
+
+def _entry_end(doc: Doc, start: int) -> int:
+    """The last line of the list entry that opens at `start`: the lines indented deeper
+    than its `- `."""
+    indent = _indent(doc.lines[start].raw)
+    end = start
+    for index in range(start + 1, len(doc.lines)):
+        raw = doc.lines[index].raw
+        if not raw.strip():
+            continue
+        if _indent(raw) <= indent:
+            break
+        end = index
+    return end
 
 
 def _is_gate_file(doc: Doc) -> bool:
@@ -140,6 +206,88 @@ def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
         if said is None and (states_problem(text) or _says_another_verdict(text)):
             said = index, f"line {line.number}: a comment beside the gate states a problem"
     return frozenset(lines), said
+
+
+_REASON_KEY = compile_lazily(r"status_reason[ \t]*:")
+_TRAILING_COMMENT = compile_lazily(r"[ \t]#+(.*)")
+_SENTENCE_END = compile_lazily(r"(?<=[.!?;])\s+")
+_CLAUSE_BREAK = compile_lazily(r"(?<=[,:—–])\s*")
+# A state reached, told with how it was reached: 'criteria met after fixing the bug'. A
+# modal or a future before the participle keeps it ahead ('will be met after fixing …').
+_NARRATED_AFTER = compile_lazily(
+    r"(?<!\w)(?:met|passed|completed|resolved|verified|satisfied|addressed|achieved|"
+    r"implemented|fixed|confirmed|validated|corrected) (after)(?= \w+ing(?!\w))"
+)
+_NOT_REACHED = compile_lazily(
+    r"(?<!\w)(?:will|shall|would|could|can|may|might|must|should|to|be|being|get|gets|once|"
+    r"when|if|until|unless)(?: be| have been| been)?[ \t]*$"
+)
+# The reason declaring its own obligation non-blocking: 'needed but not blocking'.
+_DECLARED_NON_BLOCKING = compile_lazily(
+    r"(?<!\w)(?:not blocking|non[- ]?blocking|not a blocker)(?!\w)"
+)
+_SOFT_OBLIGATION = compile_lazily(
+    r"(?<!\w)(?:needed|needs|need|required|recommended|suggested|should)(?!\w)"
+)
+_OBLIGATION_CLAUSE_EDGE = compile_lazily(r"[,;:—–]")
+
+
+def _status_reason(
+    doc: Doc, data: dict[object, object] | None
+) -> tuple[frozenset[int], tuple[int, str] | None]:
+    """The lines of a gate file's one top-level `status_reason` (accounted for: this reads
+    them), and (line index, why) when its value conditions or blocks the gate. A file with no
+    such string, or with the key twice, is left to the generic reading."""
+    value = data.get("status_reason") if data is not None else None
+    starts = [i for i, line in enumerate(doc.lines) if _REASON_KEY.match(line.raw)]
+    if not isinstance(value, str) or len(starts) != 1:
+        return frozenset(), None
+    start = end = starts[0]
+    while end + 1 < len(doc.lines) and doc.lines[end + 1].raw[:1] in (" ", "\t"):
+        end += 1  # a folded or quoted value continued on deeper lines
+    lines = frozenset(range(start, end + 1))
+    # A comment after the value is beside it for whoever reads the file: read as the reason's
+    # too ('# merge once CI is green'); a '#' inside the value only makes more text read.
+    comments = [c.group(1) for i in lines if (c := _TRAILING_COMMENT.search(doc.lines[i].raw))]
+    problem = _reason_problem(norm(" ".join([value, *(f"{c}." for c in comments)])))
+    if problem is None:
+        return lines, None
+    return lines, (start, f"the gate's status_reason: {problem}")
+
+
+def _reason_problem(text: str) -> str | None:
+    """Why the reason keeps the gate from approving, or None (see the module docstring)."""
+    for written in _SENTENCE_END.split(text):
+        first = True
+        for clause in _CLAUSE_BREAK.split(_as_read(written)):
+            if not clause.strip():
+                continue
+            same_line = first or CONTRAST_OPENING.match(clause) is not None
+            first = False
+            found = sentence_problem(clause, same_line=same_line)
+            if found is not None:
+                return found[1]
+    return None
+
+
+def _as_read(sentence: str) -> str:
+    """The sentence without the two shapes that only look like conditions: the `after` of
+    a fix told as done, and an obligation its clause declares non-blocking."""
+    kept = [
+        m.start(1)
+        for m in _NARRATED_AFTER.finditer(sentence)
+        if _NOT_REACHED.search(sentence, 0, m.start()) is None
+    ]
+    for at in reversed(kept):
+        sentence = f"{sentence[:at]}by{sentence[at + len('after') :]}"
+    mark = _DECLARED_NON_BLOCKING.search(sentence)
+    if mark is None:
+        return sentence
+    edge = max(
+        (m.end() for m in _OBLIGATION_CLAUSE_EDGE.finditer(sentence, 0, mark.start())), default=0
+    )
+    clause = _SOFT_OBLIGATION.sub("", sentence[edge : mark.start()])
+    return f"{sentence[:edge]}{clause}{sentence[mark.start() :]}"
 
 
 _HISTORY_VALUE_KEYS = ("gate", "gate_status", "status", "result", "decision")
