@@ -366,6 +366,25 @@ def test_units_claims_claim_after_an_enqueue_and_at_least_every_idle_interval() 
     assert not poll([])
 
 
+def test_units_claims_let_a_row_read_within_the_idle_interval_serve() -> None:
+    """`UnitsClaims.row_reusable`: the units queue's row as last read serves a poll with no
+    claim due; with one due (an enqueue the full queue has not claimed, or the timer), only
+    while it is younger than `IDLE_POLL_S`; never before it was first read."""
+    now = [0.0]
+    claims = UnitsClaims(clock=lambda: now[0])
+    claims.launched()
+    assert not claims.row_reusable()  # never read
+    claims.row_read()
+    assert claims.row_reusable()  # the launch's polls are due, and the row is fresh
+    claims.enqueued()  # a unit waits behind a full queue: a claim stays due
+    now[0] += IDLE_POLL_S * 0.9
+    assert claims.row_reusable()
+    now[0] += IDLE_POLL_S * 0.2
+    assert not claims.row_reusable()  # read again, at least once an IDLE_POLL_S
+    claims.row_read()
+    assert claims.row_reusable()
+
+
 def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
