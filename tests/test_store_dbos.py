@@ -366,6 +366,25 @@ def test_units_claims_claim_after_an_enqueue_and_at_least_every_idle_interval() 
     assert not poll([])
 
 
+def test_units_claims_let_a_row_read_within_the_idle_interval_serve() -> None:
+    """`UnitsClaims.row_reusable`: the units queue's row as last read serves a poll with no
+    claim due; with one due (an enqueue the full queue has not claimed, or the timer), only
+    while it is younger than `IDLE_POLL_S`; never before it was first read."""
+    now = [0.0]
+    claims = UnitsClaims(clock=lambda: now[0])
+    claims.launched()
+    assert not claims.row_reusable()  # never read
+    claims.row_read()
+    assert claims.row_reusable()  # the launch's polls are due, and the row is fresh
+    claims.enqueued()  # a unit waits behind a full queue: a claim stays due
+    now[0] += IDLE_POLL_S * 0.9
+    assert claims.row_reusable()
+    now[0] += IDLE_POLL_S * 0.2
+    assert not claims.row_reusable()  # read again, at least once an IDLE_POLL_S
+    claims.row_read()
+    assert claims.row_reusable()
+
+
 def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -410,6 +429,42 @@ def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
         engine.start(_fan_out, "fan-out-idle", 1, 0.0)
         assert engine.wait("fan-out-idle", timeout_s=30) == "SUCCESS"
         assert time.monotonic() - started < 10  # not the minute an idle claim waits
+
+
+def test_a_full_units_queue_row_is_not_read_on_every_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a local engine's units queue has no room (its one slot taken by a running unit,
+    the usual state of a run), DBOS skips the claim but still reloads the queue's row on
+    every 0.1 s poll (~1.5 ms of CPU each): reloaded at most about once an `IDLE_POLL_S`
+    instead (made 60 s here), and the unit queued behind the full slot still starts when the
+    slot frees (at the next poll: its enqueue makes a claim due, with the row read again)."""
+    from dbos._sys_db import SystemDatabase
+
+    from mergegate.store import _dbos
+
+    reads: list[str] = []
+    read = SystemDatabase.get_queue
+
+    def counted_read(self: SystemDatabase, name: str, **kwargs: object) -> object:
+        reads.append(name)
+        return read(self, name, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SystemDatabase, "get_queue", counted_read)
+    _spans.clear()
+    with _engine(tmp_path, concurrency=1) as engine:
+        time.sleep(POLL_S * 25)  # past the launch's polls
+        monkeypatch.setattr(_dbos, "IDLE_POLL_S", 60.0)
+        started = time.monotonic()
+        engine.start(_fan_out, "fan-out-full", 2, 3.0)
+        time.sleep(1.0)  # the first sleeper runs (3 s), the second waits for the slot
+        full_from = reads.count(QUEUE)
+        time.sleep(1.0)
+        assert not _spans  # the slot was full all along
+        assert reads.count(QUEUE) - full_from <= 1  # not the ~10 of a 0.1 s poll
+        assert engine.wait("fan-out-full", timeout_s=30) == "SUCCESS"
+        assert time.monotonic() - started < 20  # not the minute an idle claim waits
+    assert len(_spans) == 2
 
 
 def test_a_local_wait_for_a_result_reads_it_when_the_workflow_returns(

@@ -484,7 +484,11 @@ def _dequeue_with_own_limit(queue_name: str, limit: int, *, sole: bool = False) 
     changes only through `DurableEngine.limit_queue` here; while `_UNITS_CLAIMS` says the
     next poll claims nothing, a reload is a copy of the row last read (every poll reloads:
     a read transaction and about 1.5 ms of CPU, ten times a second, for a row that cannot
-    have changed), and it is read from the database again before any claim.
+    have changed), and it is read from the database again at least every `IDLE_POLL_S`
+    while a claim is due (`UnitsClaims.row_reusable`), and at the next poll after
+    `limit_queue`. (Before, it was read before every poll with a claim due, which is every
+    poll while the queue has no room: DBOS skips the claim, so the one that would find the
+    queue empty never comes while a unit runs.)
     """
     sys_db = _get_dbos_instance()._sys_db
     read_row = sys_db.get_queue
@@ -494,8 +498,9 @@ def _dequeue_with_own_limit(queue_name: str, limit: int, *, sole: bool = False) 
         if name != queue_name:
             return read_row(name, **kwargs)
         last = _last_row[0]
-        if sole and last is not None and not kwargs and _UNITS_CLAIMS.idle():
+        if sole and last is not None and not kwargs and _UNITS_CLAIMS.row_reusable():
             return copy.copy(last)
+        _UNITS_CLAIMS.row_read()
         found = read_row(name, **kwargs)
         if found is not None:
             found._worker_concurrency = limit
@@ -549,6 +554,7 @@ class UnitsClaims:
         self._empty_at = -1  # `_enqueues` when a claim last found the queue empty
         self._launch_polls = _IDLE_POLLS
         self._claimed_at = -float("inf")
+        self._row_read_at = -float("inf")
 
     def launched(self) -> None:
         """A launch: claim on every poll for a while (recovery may enqueue)."""
@@ -570,6 +576,22 @@ class UnitsClaims:
         """Whether the next poll would make no claim (as of now)."""
         with self._lock:
             return not self._due(self._clock())
+
+    def row_read(self) -> None:
+        """The units queue's row is being read from the database (before it, so a change
+        made during the read is never taken as seen)."""
+        with self._lock:
+            self._row_read_at = self._clock()
+
+    def row_reusable(self) -> bool:
+        """Whether the units queue's row as last read may serve the next poll: no claim is
+        due, or it was read less than `IDLE_POLL_S` ago. (A queue with no room skips every
+        claim, so a claim stays due — the unit it claimed was enqueued since the queue was
+        last found empty, or the timer lapsed — for as long as its units run: the row was
+        read on each of those polls.)"""
+        with self._lock:
+            now = self._clock()
+            return not self._due(now) or now - self._row_read_at < IDLE_POLL_S
 
     def claim(self, claim: Callable[[], tuple[list[str], Any]]) -> tuple[list[str], Any]:
         """`claim()` when a unit may be waiting; else no claim: nothing found."""
