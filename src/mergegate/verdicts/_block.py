@@ -18,7 +18,7 @@ of that section above it. In it:
 Below the paragraph, up to the next heading, the verdict's section still holds its fields
 (`**Ready to merge?** Yes` / blank / `**Reasoning:** …`): a condition field there conditions
 it, and a reason field is read as its reason — the first clause and every clause that opens
-with a contrast like the verdict's line, the others like text after it (`_clauses_problem`).
+with a contrast like the verdict's line, the others like text after it (`clauses_problem`).
 
 YAML frontmatter is the block of its verdict key (`status: clean` beside `reason: …`): its
 reason and condition fields are read the same way. Fields nested deeper than the verdict (a
@@ -29,7 +29,7 @@ is linear in the document.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
@@ -47,6 +47,7 @@ BLOCK_REACH = 40
 
 _F = Decision.FIXES
 _CLAUSE_BREAK = compile_lazily(r"(?<=[,:，：—–])\s*")
+_SENTENCE_END = compile_lazily(r"(?<=[.!?。！？;；])\s+")
 _FIELD = compile_lazily(r"[ \t>*+-]*(?:\d{1,3}[.)][ \t]+)?([^:]{1,48}?)[ \t]*:(.*)")
 _REASON_FIELDS = frozenset(
     phrases(
@@ -104,7 +105,7 @@ def block_problem(
             return found
         # Below the paragraph, up to the next heading, a reason or condition field is still
         # the verdict's own ('**Ready to merge? Yes**' / '' / '**Reasoning:** …'): read as
-        # its reason (`_clauses_problem`), not only as prose after it.
+        # its reason (`clauses_problem`), not only as prose after it.
         if last < fields_up_to:
             continue  # its section's fields were read with an earlier verdict's
         fields_up_to = _section_end(doc, last)
@@ -216,17 +217,22 @@ def _field_problem(kind: str, value: str, *, below: bool) -> tuple[Decision, str
         if text and not NONE_ITEM.fullmatch(text):
             return _F, f"a condition is attached ('{text[:60]}')"
         return None
-    return _clauses_problem(text) if below else _sentences_problem(text, same_line=True)
+    return clauses_problem(text) if below else _sentences_problem(text, same_line=True)
 
 
-def _clauses_problem(text: str) -> tuple[Decision, str] | None:
-    """A reason field below the verdict's paragraph, read as the verdict's own reason: its
-    first clause, and every clause that opens with a contrast ('Good, but the Phase 3 file
-    must be removed first'), like the verdict's own line; its other clauses like the
-    sentences after it ('tests pass when re-executed' describes, it does not condition)."""
+def clauses_problem(
+    text: str, *, strict_per_sentence: bool = False, read: Callable[[str], str] | None = None
+) -> tuple[Decision, str] | None:
+    """A reason field read as the verdict's own reason: its first clause, and every clause
+    that opens with a contrast ('Good, but the Phase 3 file must be removed first'), like the
+    verdict's own line; its other clauses like the sentences after it ('tests pass when
+    re-executed' describes, it does not condition). A reason that is the whole verdict (a
+    gate file's `status_reason`) reads each sentence's first clause strictly
+    (`strict_per_sentence`), and may first pass each sentence through `read`."""
     first = True
-    for sentence in re.split(r"(?<=[.!?。！？;；])\s+", text):
-        for clause in _CLAUSE_BREAK.split(sentence):
+    for sentence in _SENTENCE_END.split(text):
+        first = first or strict_per_sentence
+        for clause in _CLAUSE_BREAK.split(read(sentence) if read is not None else sentence):
             if not clause.strip():
                 continue
             same_line = first or CONTRAST_OPENING.match(clause) is not None
@@ -238,7 +244,7 @@ def _clauses_problem(text: str) -> tuple[Decision, str] | None:
 
 
 def _sentences_problem(text: str, *, same_line: bool) -> tuple[Decision, str] | None:
-    for sentence in re.split(r"(?<=[.!?。！？;；])\s+", text):
+    for sentence in _SENTENCE_END.split(text):
         if sentence.strip():
             found = sentence_problem(sentence, same_line=same_line)
             if found is not None:

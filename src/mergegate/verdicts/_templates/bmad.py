@@ -36,11 +36,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._answer import after_approval, sentence_problem
+from mergegate.verdicts._answer import after_approval
+from mergegate.verdicts._block import clauses_problem
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import states_problem
@@ -210,8 +210,6 @@ def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
 
 _REASON_KEY = compile_lazily(r"status_reason[ \t]*:")
 _TRAILING_COMMENT = compile_lazily(r"[ \t]#+(.*)")
-_SENTENCE_END = compile_lazily(r"(?<=[.!?;])\s+")
-_CLAUSE_BREAK = compile_lazily(r"(?<=[,:—–])\s*")
 # A state reached, told with how it was reached: 'criteria met after fixing the bug'. A
 # modal or a future before the participle keeps it ahead ('will be met after fixing …').
 _NARRATED_AFTER = compile_lazily(
@@ -257,17 +255,8 @@ def _status_reason(
 
 def _reason_problem(text: str) -> str | None:
     """Why the reason keeps the gate from approving, or None (see the module docstring)."""
-    for written in _SENTENCE_END.split(text):
-        first = True
-        for clause in _CLAUSE_BREAK.split(_as_read(written)):
-            if not clause.strip():
-                continue
-            same_line = first or CONTRAST_OPENING.match(clause) is not None
-            first = False
-            found = sentence_problem(clause, same_line=same_line)
-            if found is not None:
-                return found[1]
-    return None
+    found = clauses_problem(text, strict_per_sentence=True, read=_as_read)
+    return None if found is None else found[1]
 
 
 def _as_read(sentence: str) -> str:
