@@ -199,13 +199,8 @@ _ADD = """INSERT INTO mergegate_run_state (run_id, kind, key, value)
     ON CONFLICT (run_id, kind, key) DO NOTHING"""
 _GET = """SELECT value FROM mergegate_run_state
     WHERE run_id = :run AND kind = :kind AND key = :key"""
-_PROCESSES_OF_RUN = """SELECT run_id, attempt_dir, record FROM mergegate_processes
-    WHERE run_id = :key"""
-_PROCESSES_OF_EXECUTOR = """SELECT run_id, attempt_dir, record FROM mergegate_processes
-    WHERE executor_id = :key"""
-_SUPERVISORS_OF_RUN = "SELECT run_id, record FROM mergegate_supervisors WHERE run_id = :key"
-_SUPERVISORS_OF_EXECUTOR = """SELECT run_id, record FROM mergegate_supervisors
-    WHERE executor_id = :key"""
+_PROCESS_ROWS = "SELECT run_id, attempt_dir, record FROM mergegate_processes"
+_SUPERVISOR_ROWS = "SELECT run_id, record FROM mergegate_supervisors"
 _APPEND_EVENT = """INSERT INTO mergegate_events (run_id, event_id, kind, at, line)
     VALUES (:r, :e, :k, :a, :l) ON CONFLICT (run_id, event_id) DO NOTHING"""
 _EVENT_LINES = """SELECT seq, line FROM mergegate_events
@@ -663,14 +658,7 @@ class Tables:
     ) -> list[tuple[str, Path | None, ProcessRecord]]:
         """The recorded processes of a run, or of an executor (across runs): (run id,
         attempt folder, record)."""
-        if run_id is not None:
-            statement, params = _PROCESSES_OF_RUN, {"key": run_id}
-        elif executor_id is not None:
-            statement, params = _PROCESSES_OF_EXECUTOR, {"key": executor_id}
-        else:
-            raise ValueError("a run id or an executor id is needed")
-        with self.begin() as conn:
-            rows = conn.execute(text(statement), params).all()
+        rows = self._rows_of(_PROCESS_ROWS, run_id=run_id, executor_id=executor_id)
         return [
             (
                 str(r[0]),
@@ -714,19 +702,26 @@ class Tables:
     ) -> list[tuple[str, SupervisorRecord]]:
         """The recorded supervisors of a run, or of an executor (across runs): (run id,
         record). A row this mergegate cannot read is left out (and kept)."""
-        if run_id is not None:
-            statement, params = _SUPERVISORS_OF_RUN, {"key": run_id}
-        elif executor_id is not None:
-            statement, params = _SUPERVISORS_OF_EXECUTOR, {"key": executor_id}
-        else:
-            raise ValueError("a run id or an executor id is needed")
-        with self.begin() as conn:
-            rows = conn.execute(text(statement), params).all()
+        rows = self._rows_of(_SUPERVISOR_ROWS, run_id=run_id, executor_id=executor_id)
         found = []
         for run, raw in rows:
             with contextlib.suppress(ValueError):
                 found.append((str(run), SupervisorRecord.model_validate_json(str(raw))))
         return found
+
+    def _rows_of(
+        self, select: str, *, run_id: str | None, executor_id: str | None
+    ) -> list[tuple[object, ...]]:
+        """`select`'s rows of one run, or of one executor across runs."""
+        if run_id is not None:
+            column, key = "run_id", run_id
+        elif executor_id is not None:
+            column, key = "executor_id", executor_id
+        else:
+            raise ValueError("a run id or an executor id is needed")
+        with self.begin() as conn:
+            rows = conn.execute(text(f"{select} WHERE {column} = :key"), {"key": key}).all()
+        return [tuple(row) for row in rows]
 
     def forget_supervisors(self, run_id: str, tokens: Sequence[str]) -> None:
         """These supervisors of a run are gone and what they left is killed."""
