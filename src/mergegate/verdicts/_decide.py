@@ -53,6 +53,10 @@ __all__ = ["extract_findings", "parse_verdict"]
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
 _HINT_RE = compile_lazily(r"approve|lgtm|ready to merge|reject|verdict|pass|fail|merge")
 _STRENGTH = {_R: 3, _F: 2, _M: 1, _A: 0}
+# No review writes this many verdict statements in one round (the most in 600 real and
+# hostile documents is 20). Past it an approval is refused before its per-statement reading,
+# which would cost seconds per MB of such text (`bench_verdicts.py`, 'gate blocks').
+_MOST_APPROVING_SITES = 256
 
 
 @dataclass(slots=True)
@@ -364,6 +368,13 @@ def _decide(facts: Facts, review_id: str | None) -> _Outcome:
     no = [s for s in in_scope if s.decision is not _A]
     if no:
         return _refusal(facts, in_scope, no, review_id)
+    if len(in_scope) > _MOST_APPROVING_SITES:
+        extra = in_scope[_MOST_APPROVING_SITES]
+        why = (
+            f"{len(in_scope)} approving verdict statements in one round, more than "
+            f"{_MOST_APPROVING_SITES}: no review writes so many; not read as an approval"
+        )
+        return _Outcome(_M, extra.dialect, extra.index, [why])
     return _approval(facts, in_scope, start, review_id)
 
 
