@@ -396,7 +396,10 @@ NEAR_MISSES = [
     "Status: ✅ APPROVED\n\n> Round 1 note: do not merge until X. (X is now done.)\n",
     "Ready to merge? Yes\n\nFor example, `parse('')` now returns an empty list.\n",
     "**Ready to merge?** Yes\n\nNo regressions; no new warnings.\n",
-    "x\n" * (_BIG // 2 - 200) + "LGTM\n",
+    # Just inside both windows: the characters' (`MAX_INPUT_CHARS`) and the lines'
+    # (`MAX_INPUT_LINES`, 50 000).
+    ("x" * 49 + "\n") * (_BIG // 50 - 200) + "LGTM\n",
+    "x\n" * (50_000 - 200) + "LGTM\n",
     "LGTM 👍\n\nNothing else to add.\n",
     # round 2
     "Verdict: APPROVE\n\nNo further comments.\n",
