@@ -205,3 +205,46 @@ def test_a_partial_score_is_a_gap_whatever_the_status(score: str, expected: Deci
     if expected is F:
         assert verdict.evidence is not None
         assert verdict.evidence.text.startswith("score:")
+
+
+# GSD's signature after its last '---' ends whatever section stands before it. Under a
+# findings section (a heading naming findings) main read it as a finding after the approval.
+_CLEAN_REVIEW_HEAD = (
+    "---\nphase: 49-brand\nreviewed: 2026-06-25T15:38:49Z\ndepth: standard\nstatus: clean\n"
+    f"{_COUNTS}---\n\n# Phase 49: Code Review Report\n\n**Status:** clean\n\n## Summary\n\n"
+    "All reviewed files meet quality standards. No issues found.\n\n"
+    "## Narrative Findings (AI reviewer)\n\nNo Critical, Warning, or Info findings.\n\n---\n\n"
+)
+SIGNATURES = [
+    (
+        "_Reviewed: 2026-06-25T15:38:49Z_\n_Reviewer: the agent (gsd-code-reviewer)_\n"
+        "_Depth: standard_\n",
+        A,
+    ),
+    ("_Reviewed: 2026-06-25_\n\n_Reviewer: Claude (gsd-code-reviewer)_\n", A),
+    # A sentence where the template puts a value is not the signature.
+    ("_Reviewed: 2026-06-25T15:38:49Z_\n_Reviewer: the migration drops the users table_\n", None),
+    ("_Reviewed: 2026-06-25T15:38:49Z_\n_Depth: standard, but the login is broken_\n", None),
+    # Any other line after the break leaves the signature unrecognised.
+    ("_Reviewed: 2026-06-25T15:38:49Z_\n_Note: the login page 500s for SSO users_\n", None),
+    ("The login page 500s for SSO users.\n\n_Reviewed: 2026-06-25T15:38:49Z_\n", None),
+]
+
+
+@pytest.mark.parametrize(("tail", "expected"), SIGNATURES)
+def test_the_signature_after_the_last_break_is_the_templates(
+    tail: str, expected: Decision | None
+) -> None:
+    """`expected` None: anything but an approval."""
+    verdict = parse_verdict(_CLEAN_REVIEW_HEAD + tail)
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
+
+
+def test_a_signature_line_inside_a_findings_section_is_still_read() -> None:
+    # Without the break, the line belongs to the section above it (no signature).
+    text = _CLEAN_REVIEW_HEAD.replace("---\n\n", "", 1).replace("\n---\n\n", "\n\n")
+    text += "_Reviewer: Claude (gsd-code-reviewer)_\n- `auth.py:12` leaks the session token\n"
+    assert parse_verdict(text).decision is not A

@@ -82,7 +82,7 @@ def recognise(doc: Doc) -> Recognised | None:
     if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
     checks = check_rows(doc, doc.frontmatter_end + 1)
-    info = _info_findings(doc)
+    info = _info_findings(doc) | _footer(doc)
     # A newer frontmatter settles what the body's older record left open.
     body = None if newer else checks.failing or _human_checks(doc, data)
     return Recognised(
@@ -92,6 +92,35 @@ def recognise(doc: Doc) -> Recognised | None:
         blocking=_open_gaps(data, keys) or _partial_score(data, keys) or body,
         superseded=superseded,
     )
+
+
+# The template's signature after its last '---': '_Reviewed: 2026-06-25T15:38:49Z_',
+# '_Reviewer: Claude (gsd-code-reviewer)_', '_Depth: standard_', '_Verified: …_',
+# '_Verifier: Claude (gsd-verifier)_'. Each value in the shape the template fills in, so a
+# sentence written there is not part of the signature.
+_FOOTER_LINE = compile_lazily(
+    r"[ \t]*_(?:(?:reviewed|verified):[ \t]*"
+    r"(?:\d{4}-\d\d-\d\d(?:[t ][\d:.]{5,12}z?)?|\{timestamp\})|"
+    r"(?:reviewer|verifier):[ \t]*[\w .-]{1,30}\((?:gsd-[a-z-]{1,30}|phase closeout review)\)|"
+    r"depth:[ \t]*(?:quick|standard|deep|\{depth\}))_[ \t]*"
+)
+
+
+def _footer(doc: Doc) -> frozenset[int]:
+    """The lines of GSD's signature: after the document's last thematic break, only
+    signature lines (`_FOOTER_LINE`) and blank lines. Accounted for, so a signature that
+    ends a findings section is not read as a finding."""
+    lines: set[int] = set()
+    for index in range(len(doc.lines) - 1, doc.frontmatter_end, -1):
+        line = doc.lines[index]
+        if _THEMATIC_BREAK.fullmatch(line.raw):
+            return frozenset(lines)
+        if line.blank:
+            continue
+        if not line.live or _FOOTER_LINE.fullmatch(line.low) is None:
+            return frozenset()
+        lines.add(index)
+    return frozenset()
 
 
 # The verifier's `score:` ('8/8 must-haves verified'): how many of the phase's truths hold.
