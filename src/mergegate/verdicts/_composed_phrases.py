@@ -41,7 +41,7 @@ _NEGATORS = compile_lazily(
 )
 # 'no blocking issues or requested changes': a negation before a list covers its items.
 _NEGATED_LIST = compile_lazily(
-    r"(?<![a-z0-9])(?:no|not|none|without|neither|zero|0|sin|sem|sans|ohne|kein|keine|无|无|没有)"
+    r"(?<![a-z0-9])(?:no|not|none|without|neither|zero|0|sin|sem|sans|ohne|kein|keine|无|没有)"
     r"(?![a-z0-9])[^,.;:!?。；]{0,60}(?<![a-z0-9])(?:or|nor|ni|nem|ou|oder|o|或)[ \t]+$"
 )
 

@@ -166,8 +166,6 @@ _VERDICT_HEADING_WORDS = (
     "outcome",
     "判定",
     "结论",
-    "结论",
-    "总结",
     "总结",
     "まとめ",
     "결론",
@@ -191,7 +189,7 @@ _ADVISORY_HEADING = compile_lazily(
 )
 _BLOCKING_HEADING = compile_lazily(
     r"(?<![a-z])(?:(?<!non )(?<!non-)(?<!non)blocking|blockers?|must|required|critical|"
-    r"before (?:merg|releas|ship)\w*)(?![a-z])|(?<![非不])阻塞|必须|必须"
+    r"before (?:merg|releas|ship)\w*)(?![a-z])|(?<![非不])阻塞|必须"
 )
 _VERDICT_KINDS = (LabelKind.VERDICT, LabelKind.QUESTION, LabelKind.OPINION)
 _WORDS = compile_lazily(r"[^\W_]+")

@@ -694,7 +694,7 @@ COUNT_LABEL = compile_lazily(
 NONE_ITEM = compile_lazily(
     r"[ \t(]*(?:none|n/a|nothing(?: critical| blocking| to report| to flag)?|"
     r"no (?:critical |blocking |major |new |open |remaining )?(?:issues?|findings?|problems?|"
-    r"blockers?|concerns?)|zero|0|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|无|なし|없음|"
+    r"blockers?|concerns?)|zero|0|nenhum|ninguno|ninguna|aucun|aucune|keine|нет|无|なし|없음|"
     r"-|—)(?: found| identified| reported| remaining| at this time| in this change)?[ \t).。!]*"
 )
 

@@ -91,7 +91,7 @@ ready to land|ready to commit|good to merge|good to go|safe to merge|safe to shi
 okay to merge|recommend merge|recommend merging|recommend approval|recommended for merge|
 can be merged|can merge|zero findings|no findings|no issues|no issues found|merge|go|ship|
 proceed|yes|ready|clean|spec compliant|spec-compliant|
-是|通过|通过|可合并|可以合并|可合入|可以合入|批准|同意合并|准予合并|建议合并|同意|
+是|通过|可合并|可以合并|可合入|可以合入|批准|同意合并|准予合并|建议合并|同意|
 承认|承认|合格|マージ可|マージ可能|问题なし|はい|
 승인|통과|병합 가능|머지 가능|예|네|
 aprobado|aprobada|aprobar|apto|sí|listo|listo para merge|aceptado|
@@ -137,7 +137,7 @@ fail|failed|failing|fails|block|blocked|nack|nak|nacked|do not merge|don't merge
 do not ship|not mergeable|cannot merge|can't merge|cannot be merged|must not merge|
 should not merge|not safe to merge|denied|veto|vetoed|absolutely not|definitely not|
 not at all|no way|never|
-否|不是|不通过|不通过|不可合并|不能合并|不予合并|禁止合并|不批准|未通过|拒绝|驳回|不合格|
+否|不是|不通过|不可合并|不能合并|不予合并|禁止合并|不批准|未通过|拒绝|驳回|不合格|
 却下|否决|不承认|マージ不可|差し戻し|いいえ|
 거절|거부|반려|불합격|병합 불가|아니오|아니요|
 rechazado|rechazada|rechazar|no aprobado|no fusionar|bloquear|bloqueado|bloqueada|
@@ -158,7 +158,7 @@ no blockers|no blocking|no new|no critical|no change needed|no changes needed|
 no fixes needed|no fix needed|not a blocker|not blocking|non blocking|pass rate|
 issues fixed|issues resolved|tech debt|no go zone|
 完成|已完成|完了|완료|是否|但是|不仅|是不是|可能性|无需修改|无需修复|无需修正|无需更改|
-无须修改|不需要修改|不需修改|不用修改|无需修改|没有问题|没有问题|修正不要|対応不要|
+无须修改|不需要修改|不需修改|不用修改|无需修改|没有问题|修正不要|対応不要|
 수정 불필요|수정 필요 없음
 """
 )
@@ -219,7 +219,7 @@ _CONTINUATIONS = phrases(
     """
 to|for|with|on|as|in|and|if|once|after|pending|provided|unless|until|when|but|subject to|
 assuming|though|although|however|except|before|but|first|pero|mais|mas|aber|sobald|nachdem|
-dès que|quand|cuando|quando|但|，|一旦|后|后|之后|のち|ただし|但し|하지만|단
+dès que|quand|cuando|quando|但|，|一旦|后|之后|のち|ただし|但し|하지만|단
 """
 )
 
@@ -337,7 +337,7 @@ _VERDICT_LABELS = frozenset(
     phrases(
         """verdict|ruling|final call|merge decision|review decision|
 gate decision|approval decision|final verdict|overall verdict|review verdict|
-判定|结论|结论|裁定|定级|评级|결론|판정|
+判定|结论|裁定|定级|评级|결론|판정|
 veredicto|dictamen|veredito|parecer|verdict final|urteil|verdetto|вердикт|заключение|
 gesamturteil|endurteil|veredicto final|veredito final|verdetto finale|giudizio|sign-off|
 判定结果|审查判定|종합 판정"""
@@ -362,7 +362,7 @@ _STATUS_LABELS = frozenset(
 review result|gate result|review status|endergebnis|
 spec verdict|quality verdict|code quality verdict|spec compliance verdict|
 ergebnis der prüfung|prüfergebnis|
-状态|结果|结果|状态|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
+状态|结果|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
 статус|результат"""
     )
 )
@@ -371,7 +371,7 @@ _MODIFIERS = frozenset(
         """
 overall|final|review|code|pr|gate|merge|one-line|aggregate|consensus|round|re-review|the|my|
 our|executive|summary|task|implementation|change|patch|diff|plan|
-最终|最终|최종|総合|综合|整体|総体|总体|总体|本次|审查|评审|审核|审批|代码|合并|レビュー|종합|리뷰|
+最终|최종|総合|综合|整体|総体|总体|本次|审查|评审|审核|审批|代码|合并|レビュー|종합|리뷰|
 final|general|geral|globale|gesamt|общий|итоговый
 """
     )
