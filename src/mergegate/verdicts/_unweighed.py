@@ -343,12 +343,34 @@ def _table_row_problem(line: Line, scan: _Scan) -> tuple[Decision, str] | None:
     return _M, f"a finding after the approval ('{text[:60]}')"
 
 
+# A tally line: a grade or a finding noun as its label, then its count ('Critical: 0',
+# '**Blocking issues:** none'). The value is read whole by `NONE_ITEM`.
+_TALLY = compile_lazily(r"[*_`]*((?:[\w-]+[ \t]+){0,2}[\w-]+)[*_`]*[ \t]*[:：][*_`]*[ \t]*(.*)")
+
+
 def _says_none(text: str) -> bool:
     first = _FIRST_SENTENCE.match(text.strip(" -*+>"))
     if first is None:
         return False
     sentence = first.group(0).strip()
-    return NONE_ITEM.fullmatch(sentence) is not None or _NO_FINDING.fullmatch(sentence) is not None
+    return (
+        NONE_ITEM.fullmatch(sentence) is not None
+        or _NO_FINDING.fullmatch(sentence) is not None
+        or _zero_tally(text.strip(" -*+>"))
+    )
+
+
+def _zero_tally(text: str) -> bool:
+    """A count of zero under its grade or finding noun ('- Critical: 0' in a superpowers
+    review's `## Finding counts`): an empty section, told as a number. The whole value must
+    be the zero; anything beside it ('0 (one open in auth.py)') is read as written."""
+    tally = _TALLY.fullmatch(text)
+    if tally is None or NONE_ITEM.fullmatch(tally.group(2)) is None:
+        return False
+    label = tally.group(1)
+    return any(
+        p.search(label) is not None for p in (_CRITICAL, _IMPORTANT, _FINDINGS, ADVISORY_LABEL)
+    )
 
 
 def _done(text: str) -> bool:
