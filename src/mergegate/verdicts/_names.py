@@ -39,11 +39,16 @@ def _without_sentence_ends(span: re.Match[str]) -> str:
     return span.group(0).translate(_SENTENCE_ENDS)
 
 
+# What a name is read as: a noun that no reader's vocabulary holds, so the clause keeps its
+# object ('No `aps-environment`.' is not a bare 'No.').
+_NAME = "code"
+
+
 def _as_name(span: re.Match[str]) -> str:
-    return " test " if _TEST_NAME.search(span.group(0)) else " "
+    return " test " if _TEST_NAME.search(span.group(0)) else f" {_NAME} "
 
 
 def _as_name_word(word: str) -> str:
     if _JOINED.search(word) is None:
         return word
-    return "test" if _TEST_NAME.search(word) else ""
+    return "test" if _TEST_NAME.search(word) else _NAME
