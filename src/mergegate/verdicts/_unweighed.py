@@ -94,6 +94,13 @@ _NO_FINDING = compile_lazily(
     r"warnings?|caveats?|limitations?)(?:[ \t]+(?:found|identified|reported|remaining|"
     r"detected|observed|introduced|left))?[ \t.!]*"
 )
+# A finding noun a heading negates ('Verification of scope items (no findings)'): the
+# heading names what was checked, not findings, and is graded as if the words were not
+# there. Nothing is trusted from it: its items are read as under any neutral heading.
+_NEGATED_FINDING = compile_lazily(
+    r"(?<![a-z])(?:no|zero|0|without)[ \t]+(?:(?:new|open|other|remaining|outstanding)[ \t]+)?"
+    r"(?:issues?|findings?|problems?)(?![a-z])(?:[ \t]+(?:found|identified|reported))?"
+)
 _OPEN_BOX = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[ \][ \t]+\S")
 _CHECK_MARKS = ("✅", "✔", "☑")
 _KEY_VALUE = compile_lazily(r"[^:：]{1,40}[:：]")
@@ -266,7 +273,7 @@ def _grade(line: Line, current: _Heading) -> _Heading:
         kind = "critical"
     elif _IMPORTANT.search(text):
         kind = "important"
-    elif _FINDINGS.search(text):
+    elif _FINDINGS.search(_NEGATED_FINDING.sub(" ", text)):
         kind = "findings"
     # A neutral subheading inherits its parent's grade ('## Issues' / '### auth.py').
     if not kind and current.kind and line.heading_level > current.level:
