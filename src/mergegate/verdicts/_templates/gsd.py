@@ -156,6 +156,7 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
     if isinstance(data, dict) and data.get("human_verification") not in _EMPTY:
         return 1, "the frontmatter lists checks a person must still make"
     level = 0  # the level of the open Human Verification heading, 0 outside one
+    bare_before = False  # the line being read is the section's first
     said_none = False  # the section opened with "None": what follows may only explain it
     bare = False  # the open section has no line of its own yet
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
@@ -172,12 +173,35 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
         elif level and _THEMATIC_BREAK.fullmatch(line.raw):
             level = 0  # the report's '---' ends the section before its signature
         elif level and line.live and not line.blank:
-            bare = False
-            if _says_none_first(line.clean):
+            bare_before, bare = bare, False
+            if _says_none_first(line.clean) or (bare_before and _told_done(line.clean)):
                 said_none = True
             elif not (said_none and _explains(line.clean)):
                 return index, f"line {line.number} lists a check a person must still make"
     return None
+
+
+# The section's opening told as done: the human checks as the subject, then a completion
+# participle right after 'was' / 'were' / 'has been' ('All human verification was completed
+# during plan execution.', 'Both human verification items … were confirmed by the developer').
+# A future, a modal or a negation before the participle does not match ('will be completed',
+# 'was not completed'); the rest of the line must only explain it (`_explains`).
+_TOLD_DONE = compile_lazily(
+    r"[*_ \t]*(?:all|both|each|every|the)[ \t][^.;:!?]{0,80}?(?<![a-z])human[ \t]"
+    r"(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+"
+    r"(?:completed|confirmed|approved|performed|done|passed)(?![a-z])(.*)"
+)
+
+
+def _told_done(text: str) -> bool:
+    """The line opening a human section says its checks were made (see `_TOLD_DONE`)."""
+    done = _TOLD_DONE.fullmatch(text.lower())
+    if done is None:
+        return False
+    rest = done.group(1).strip(" ,—–-")
+    # a contrast after a comma opens a clause of its own (', but the export still needs …')
+    turns = any(CONTRAST_OPENING.match(p.lstrip(" —–-")) for p in rest.split(",")[1:])
+    return not turns and (not rest.strip(" .:") or _explains(rest))
 
 
 # "None" and its explanation: 'None. All …', 'None — all verification completed programmatically.'
