@@ -21,7 +21,7 @@ def _review(line: str) -> str:
         "- **Entitlements:** present in DebugProfile only. No `aps-environment`.",
         "No `NSAllowsArbitraryLoads`.",
         "Forbidden imports: no `src/legacy/auth.py`.",
-        "No app/config.yaml."
+        "No app/config.yaml.",
     ],
 )
 def test_a_no_with_a_code_name_as_its_object_is_a_statement(line: str) -> None:
