@@ -48,6 +48,10 @@ OPEN = [
     "All human verification was completed during execution, but the export still needs "
     "a check on Safari.",
     "1. Open the page and check the header renders",
+    "All of the human checks were completed by nobody yet.",
+    "All human verification was completed during plan execution except for the Safari check.",
+    "All human verification was completed during plan execution.\n\n"
+    "### 1. Visual rendering\n\n**Test:** Open the dashboard and press t.",
 ]
 
 
