@@ -455,8 +455,11 @@ def _with_notes(cells: list[str], col: int, evidence: frozenset[int] = frozenset
 
 # A column header naming the proof of a row's result ('| # | Truth | Status | Evidence |', GSD's
 # verification table): its cells say what was verified and how ('returns 401 when the token
-# is missing'), so its words are not conditions on the row's pass.
+# is missing'), so its words are not conditions on the row's pass. A qualifier that keeps
+# that meaning may come first ('Relevant Evidence'); one that would name other content
+# ('Pending evidence', 'Remaining …') is not on the list, so its column is still notes.
 _EVIDENCE_HEADER = compile_lazily(
+    r"(?:(?:relevant|supporting|key|test|run|verification) )?"
     r"(?:evidence|proof|how verified|verified by|verification|location|file|files|source|"
     r"test|tests|output|command|artifacts?|evid[eê]ncias?|prueba|证据|依据|근거)"
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._vocab import as_shown, clean_value
+from mergegate.verdicts._vocab import as_shown, clean_value, hits
 
 __all__ = ["prose_of"]
 
@@ -39,11 +39,24 @@ def _without_sentence_ends(span: re.Match[str]) -> str:
     return span.group(0).translate(_SENTENCE_ENDS)
 
 
+# What a name is read as: a noun that no reader's vocabulary holds, so the clause keeps its
+# object ('No `aps-environment`.' is not a bare 'No.'). A name that holds a verdict word
+# (`merge`, `REJECTED`) leaves nothing, as before: 'No `merge`.' renders as 'No merge.', so a
+# negation before it still reads as a no (fail closed).
+_NAME = "code"
+
+
+def _name_for(name: str) -> str:
+    return "" if hits(clean_value(name)) else _NAME
+
+
 def _as_name(span: re.Match[str]) -> str:
-    return " test " if _TEST_NAME.search(span.group(0)) else " "
+    if _TEST_NAME.search(span.group(0)):
+        return " test "
+    return f" {_name_for(span.group(0)[1:-1])} "
 
 
 def _as_name_word(word: str) -> str:
     if _JOINED.search(word) is None:
         return word
-    return "test" if _TEST_NAME.search(word) else ""
+    return "test" if _TEST_NAME.search(word) else _name_for(word)

@@ -94,6 +94,13 @@ _NO_FINDING = compile_lazily(
     r"warnings?|caveats?|limitations?)(?:[ \t]+(?:found|identified|reported|remaining|"
     r"detected|observed|introduced|left))?[ \t.!]*"
 )
+# A finding noun a heading negates ('Verification of scope items (no findings)'): the
+# heading names what was checked, not findings, and is graded as if the words were not
+# there. Nothing is trusted from it: its items are read as under any neutral heading.
+_NEGATED_FINDING = compile_lazily(
+    r"(?<![a-z])(?:no|zero|0|without)[ \t]+(?:(?:new|open|other|remaining|outstanding)[ \t]+)?"
+    r"(?:issues?|findings?|problems?)(?![a-z])(?:[ \t]+(?:found|identified|reported))?"
+)
 _OPEN_BOX = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[ \][ \t]+\S")
 _CHECK_MARKS = ("✅", "✔", "☑")
 _KEY_VALUE = compile_lazily(r"[^:：]{1,40}[:：]")
@@ -266,7 +273,7 @@ def _grade(line: Line, current: _Heading) -> _Heading:
         kind = "critical"
     elif _IMPORTANT.search(text):
         kind = "important"
-    elif _FINDINGS.search(text):
+    elif _FINDINGS.search(_NEGATED_FINDING.sub(" ", text)):
         kind = "findings"
     # A neutral subheading inherits its parent's grade ('## Issues' / '### auth.py').
     if not kind and current.kind and line.heading_level > current.level:
@@ -343,12 +350,34 @@ def _table_row_problem(line: Line, scan: _Scan) -> tuple[Decision, str] | None:
     return _M, f"a finding after the approval ('{text[:60]}')"
 
 
+# A tally line: a grade or a finding noun as its label, then its count ('Critical: 0',
+# '**Blocking issues:** none'). The value is read whole by `NONE_ITEM`.
+_TALLY = compile_lazily(r"[*_`]*((?:[\w-]+[ \t]+){0,2}[\w-]+)[*_`]*[ \t]*[:：][*_`]*[ \t]*(.*)")
+
+
 def _says_none(text: str) -> bool:
     first = _FIRST_SENTENCE.match(text.strip(" -*+>"))
     if first is None:
         return False
     sentence = first.group(0).strip()
-    return NONE_ITEM.fullmatch(sentence) is not None or _NO_FINDING.fullmatch(sentence) is not None
+    return (
+        NONE_ITEM.fullmatch(sentence) is not None
+        or _NO_FINDING.fullmatch(sentence) is not None
+        or _zero_tally(text.strip(" -*+>"))
+    )
+
+
+def _zero_tally(text: str) -> bool:
+    """A count of zero under its grade or finding noun ('- Critical: 0' in a superpowers
+    review's `## Finding counts`): an empty section, told as a number. The whole value must
+    be the zero; anything beside it ('0 (one open in auth.py)') is read as written."""
+    tally = _TALLY.fullmatch(text)
+    if tally is None or NONE_ITEM.fullmatch(tally.group(2)) is None:
+        return False
+    label = tally.group(1)
+    return any(
+        p.search(label) is not None for p in (_CRITICAL, _IMPORTANT, _FINDINGS, ADVISORY_LABEL)
+    )
 
 
 def _done(text: str) -> bool:

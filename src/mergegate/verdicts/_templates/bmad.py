@@ -32,6 +32,7 @@ blocking`; not `must`, and a merge-tied condition beside it still counts).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -188,6 +189,26 @@ def _is_gate_file(doc: Doc) -> bool:
 
 
 _COMMENT_LINE = compile_lazily(r"[ \t]*#+[ \t]*(.*)")
+# The whole-line comments of BMAD's `qa-gate-tmpl.yaml` (English, and its Chinese
+# translation), compared after `_template_text`: the template's fixed text, which a gate file
+# copies with its fields. They say what a field is for, never how this gate came out, so they
+# are structure; any other comment is still read (an allow-list: a near copy is not one).
+_TEMPLATE_COMMENTS = frozenset(
+    {
+        "required fields (keep these first)",
+        "always present but only active when waived",
+        "issues (if any) - use fixed severity: low | medium | high",
+        "risk summary (from risk-profile task if run)",
+        "examples section using block scalars for clarity",
+        "============ optional extended fields ============",
+        "uncomment and use if your team wants more detail",
+        "'highest' is emitted only when risks exist",
+        "必填字段(保持这些在最前面)",
+        "始终存在,但仅在waived时激活",
+        "问题(如果有) - 使用固定的严重性:low | medium | high",
+        "风险摘要(如果运行了risk-profile任务)",
+    }
+)
 
 
 def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
@@ -202,10 +223,18 @@ def _comments(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
         if comment is None:
             continue
         lines.add(index)
+        if _template_text(comment.group(1)) in _TEMPLATE_COMMENTS:
+            continue  # the template's own words about its fields
         text = clean_value(norm(comment.group(1)))
         if said is None and (states_problem(text) or _says_another_verdict(text)):
             said = index, f"line {line.number}: a comment beside the gate states a problem"
     return frozenset(lines), said
+
+
+def _template_text(comment: str) -> str:
+    """A comment as compared with the template's: width-folded (NFKC: the Chinese template's
+    full-width punctuation), lower case, runs of blanks as one space."""
+    return " ".join(unicodedata.normalize("NFKC", comment).lower().split())
 
 
 _REASON_KEY = compile_lazily(r"status_reason[ \t]*:")

@@ -185,28 +185,66 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
     if isinstance(data, dict) and data.get("human_verification") not in _EMPTY:
         return 1, "the frontmatter lists checks a person must still make"
     level = 0  # the level of the open Human Verification heading, 0 outside one
+    bare_before = False  # the line being read is the section's first
+    recorded = False  # the open section opened with its checks told as done
     said_none = False  # the section opened with "None": what follows may only explain it
     bare = False  # the open section has no line of its own yet
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
         if line.heading_level:
-            if level and bare and line.heading_level == level and _NUMBERED.match(line.clean):
+            # nothing above it, or only a record of checks told as done: a numbered heading
+            # of the section's level is one of its checks (after a "None." it is not)
+            opening = bare or recorded
+            if level and opening and line.heading_level == level and _NUMBERED.match(line.clean):
                 # '### Human Verification Required' then '### 1. Visual rendering': its
                 # checks written as headings of its own level, not a new section
                 return index, f"line {line.number} lists a check a person must still make"
             if level and line.heading_level <= level:
                 level = 0
             if _HUMAN_HEADING.match(line.clean):
-                level, said_none, bare = line.heading_level, False, True
+                level, said_none, bare, recorded = line.heading_level, False, True, False
         elif level and _THEMATIC_BREAK.fullmatch(line.raw):
             level = 0  # the report's '---' ends the section before its signature
         elif level and line.live and not line.blank:
-            bare = False
+            bare_before, bare = bare, False
             if _says_none_first(line.clean):
                 said_none = True
+            elif bare_before and _told_done(line.clean):
+                said_none = recorded = True
             elif not (said_none and _explains(line.clean)):
                 return index, f"line {line.number} lists a check a person must still make"
     return None
+
+
+# The section's opening told as done: the human checks as the subject, then a completion
+# participle right after 'was' / 'were' / 'has been' ('All human verification was completed
+# during plan execution.', 'Both human verification items … were confirmed by the developer').
+# A future, a modal or a negation before the participle does not match ('will be completed',
+# 'was not completed'); the rest of the line must only explain it (`_explains`).
+_TOLD_DONE = compile_lazily(
+    r"[*_ \t]*(?:all|both|each|every|the)[ \t][^.;:!?]{0,80}?(?<![a-z])human[ \t]"
+    r"(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+"
+    r"(?:completed|confirmed|approved|performed|done|passed)(?![a-z])(.*)"
+)
+
+# After the participle: a negation, an exception or a part makes the record not whole.
+_NOT_WHOLE = compile_lazily(
+    r"(?<![a-z])(?:no|not|nobody|none|never|yet|neither|nor|except|excluding|save|apart|"
+    r"but|pending|partially|partly|only|some|most)(?![a-z])|n't"
+)
+
+
+def _told_done(text: str) -> bool:
+    """The line opening a human section says its checks were made (see `_TOLD_DONE`)."""
+    done = _TOLD_DONE.fullmatch(text.lower())
+    if done is None:
+        return False
+    rest = done.group(1).strip(" ,—–-")
+    if _NOT_WHOLE.search(rest):
+        return False  # 'completed by nobody yet', 'except for the Safari check'
+    # a contrast after a comma opens a clause of its own (', but the export still needs …')
+    turns = any(CONTRAST_OPENING.match(p.lstrip(" —–-")) for p in rest.split(",")[1:])
+    return not turns and (not rest.strip(" .:") or _explains(rest))
 
 
 # "None" and its explanation: 'None. All …', 'None — all verification completed programmatically.'
