@@ -606,3 +606,13 @@ def _instruction_tail(line: Line, low: str, state: _State) -> None:
 def is_table_row(raw: str) -> bool:
     """A line of a GFM table (or a cell-separated line shaped like one): it opens with `|`."""
     return raw.lstrip().startswith("|")
+
+
+_DELIMITER_ROW = compile_lazily(
+    r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*"
+)
+
+
+def is_delimiter_row(raw: str) -> bool:
+    """A GFM table's delimiter row (`|---|:--:|`): the line under its header row."""
+    return _DELIMITER_ROW.fullmatch(raw) is not None

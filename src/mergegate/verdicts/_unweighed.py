@@ -27,9 +27,10 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._blocking import cells_say_none
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
-from mergegate.verdicts._lines import Doc, Line, is_table_row
+from mergegate.verdicts._lines import Doc, Line, is_delimiter_row, is_table_row
 from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
@@ -287,7 +288,7 @@ def _line_problem(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, st
     found = _said(text, "the line") if kind not in ("context", "done") else None
     if found is not None or not after or kind in ("advisory", "done"):
         return found
-    if _says_none(text) or _done(text) or _LOW_LABEL.match(text):
+    if _says_none(text) or _done(text) or _LOW_LABEL.match(text) or _empty_row(line):
         return None  # a none, a fixed item, or one graded 'Minor:' / 'Nit:' by its label
     if scan.table is not None:
         return _table_row_problem(line, scan)
@@ -297,6 +298,12 @@ def _line_problem(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, st
     if graded or (kind == "" and _finding_label(line)) or _OPEN_BOX.match(line.raw):
         return _M, f"a finding or an open task after the approval ('{text[:60]}')"
     return None
+
+
+def _empty_row(line: Line) -> bool:
+    """A table row of nothing but blanks and "none"s: the row a template keeps in a table
+    with no finding (`| — | — | None. | |`)."""
+    return is_table_row(line.raw) and cells_say_none(line.low)
 
 
 def _finding_label(line: Line) -> bool:
@@ -314,9 +321,6 @@ def _yaml_key(raw: str) -> bool:
     return raw.lstrip(" -")[:1].islower()
 
 
-_DELIMITER_ROW = compile_lazily(
-    r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*"
-)
 _SEVERITY_HEADER = compile_lazily(r"(?<![a-z])(?:severity|priority|level|impact|grade)(?![a-z])")
 # The words that grade an item below blocking, as a label or in a table's severity cell.
 _LOW = "minor|nits?|suggestions?|optional|trivial|cosmetic|info"
@@ -331,7 +335,7 @@ def _table_grade(doc: Doc, index: int, current: str | None) -> str | None:
     names findings without a severity column, 'graded' when it has one, else None. Other
     rows keep the grade of their table."""
     below = doc.lines[index + 1].raw if index + 1 < len(doc.lines) else ""
-    if _DELIMITER_ROW.fullmatch(below) is None:
+    if not is_delimiter_row(below):
         return current
     header = clean_value(doc.lines[index].low)
     if _FINDINGS.search(header) is None:
@@ -342,7 +346,7 @@ def _table_grade(doc: Doc, index: int, current: str | None) -> str | None:
 def _table_row_problem(line: Line, scan: _Scan) -> tuple[Decision, str] | None:
     """A row of a findings table after the approval: ungraded, or (when the verdict closes
     a body above it) graded above minor."""
-    if _DELIMITER_ROW.fullmatch(line.raw) or _FINDINGS.search(clean_value(line.low)):
+    if is_delimiter_row(line.raw) or _FINDINGS.search(clean_value(line.low)):
         return None  # the delimiter or the header row
     text = clean_value(line.low)
     if scan.table == "graded" and (scan.leading or _GRADED_LOW.search(text)):
@@ -427,7 +431,7 @@ def _scope_in_table(doc: Doc, index: int) -> str | None:
     scope_columns = [i for i, c in enumerate(header) if _SCOPE_LABEL.fullmatch(c)]
     for row in rows[1:]:
         cells = [clean_value(c) for c in doc.lines[row].low.strip().strip("|").split("|")]
-        if _DELIMITER_ROW.fullmatch(doc.lines[row].raw):
+        if is_delimiter_row(doc.lines[row].raw):
             continue
         if len(cells) >= 2 and _SCOPE_LABEL.fullmatch(cells[0]) and not _whole(cells[1]):
             return cells[1].strip()[:60]

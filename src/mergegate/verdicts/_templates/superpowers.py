@@ -23,9 +23,9 @@ import re
 from dataclasses import replace
 
 from mergegate.verdicts._answer import sentence_problem
-from mergegate.verdicts._blocking import says_nothing
+from mergegate.verdicts._blocking import cells_say_none, says_nothing, table_head
 from mergegate.verdicts._composed_phrases import DONE
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING
@@ -90,12 +90,15 @@ def read_sections(doc: Doc, name: str, *, blocking: frozenset[Severity]) -> Reco
             continue
         severity, level = opened
         end = _section_end(doc, index, level, blocking=severity in blocking)
-        content = [i for i in range(index + 1, end) if _readable(doc.lines[i])]
-        empty = all(says_none(doc.lines[i].low) for i in content)
+        readable = [i for i in range(index + 1, end) if _readable(doc.lines[i])]
+        # A table's header and delimiter rows name its columns; its rows are its items.
+        heads = [i for i in readable if table_head(doc, i)]
+        content = [i for i in readable if i not in heads]
+        empty = all(_says_none(doc.lines[i]) for i in content)
         title = doc.lines[index].raw.strip()[:80]
         sections.append(SectionFound(title, index, severity, empty))
         if empty:
-            accounted.update([index, *content])
+            accounted.update([index, *heads, *content])
         elif found is None and severity in blocking:
             found = _listed_item(doc, content, severity)
         index = end
@@ -122,6 +125,11 @@ def _listed_item(doc: Doc, content: list[int], severity: Severity) -> tuple[int,
     if explained and sentence_problem(clean_value(rest)) is None:
         return None
     return at, f"the {severity.value} section lists '{text.strip()[:60]}'"
+
+
+def _says_none(line: Line) -> bool:
+    """A "none" line, or a table row of nothing but blanks and "none"s (`| — | — | None. |`)."""
+    return says_none(line.low) or (is_table_row(line.raw) and cells_say_none(line.low))
 
 
 def _readable(line: Line) -> bool:
