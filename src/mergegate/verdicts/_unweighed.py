@@ -36,6 +36,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._statement import LIST_ITEM
 from mergegate.verdicts._vocab import clean_value, hits
 
 __all__ = ["ADVISORY_LABEL", "opens_document", "unweighed"]
@@ -60,10 +61,11 @@ _DONE_HEADING = compile_lazily(
     r"applied|previous|prior|earlier|round 1)(?![a-z])|已修复|已解决"
 )
 _IMPORTANT = compile_lazily(
-    r"(?<![a-z])(?:important|major|high|medium|should[ -]fix|p1|p2|重要)(?![a-z])"
+    r"(?<![a-z])(?:important|major|high|medium|should[ -]fix|p1|p2)(?![a-z])|重要|중요"
 )
 _CRITICAL = compile_lazily(
-    r"(?<![a-z])(?:critical|blockers?|blocking|must[ -]?fix|p0|showstoppers?)(?![a-z])|严重|阻塞"
+    r"(?<![a-z])(?:critical|blockers?|blocking|must[ -]?fix|p0|showstoppers?)(?![a-z])|严重|阻塞|"
+    r"重大|致命|심각|치명"
 )
 # GSD's gaps are its recogniser's (`_templates.gsd` reads them from the frontmatter).
 _FINDINGS = compile_lazily(
@@ -132,6 +134,9 @@ class _Scan:
     """The kind of the GitHub alert quote the line stands in ('warning' …), None elsewhere."""
     paragraph: bool = False
     """The line continues the verdict's own paragraph (a hard line break)."""
+    low_list: int | None = None
+    """Inside the list under a label that grades it low ('Suggestions:', '- Minor:'): the
+    label's indent (-1 for a label that is not itself an item), None elsewhere."""
 
 
 def unweighed(
@@ -179,7 +184,7 @@ def _structured(
     if scan.alert is not None or _ALERT.match(line.raw):
         return _alert_line(line, scan, after=after)
     if line.heading_level and line.live:
-        scan.heading = _grade(line, scan.heading)
+        scan.heading, scan.low_list = _grade(line, scan.heading), None
         return None if scan.heading.kind == "context" else _said(prose_of(line.low), "a heading")
     if not line.live or index in covered or not _LETTER.search(line.raw):
         return None
@@ -191,7 +196,21 @@ def _structured(
         part = only_scope_in(line.clean) or named_part(line.clean)
         if part is not None:
             return _M, f"the verdict's paragraph goes on to name a part ('{part}')"
-    return _line_problem(line, scan, after=after)
+    graded_low = _in_low_list(line, scan)
+    return _line_problem(line, scan, after=after, graded_low=graded_low)
+
+
+def _in_low_list(line: Line, scan: _Scan) -> bool:
+    """The line is a label that grades the list below it low, or an item of that list: a
+    list item deeper than an item label, or any item after a label that is not one. The list
+    ends at the first other line."""
+    if _LOW_LABEL_ALONE.fullmatch(line.low):
+        scan.low_list = line.indent if LIST_ITEM.match(line.raw) else -1
+        return True
+    if scan.low_list is not None and LIST_ITEM.match(line.raw) and line.indent > scan.low_list:
+        return True
+    scan.low_list = None
+    return False
 
 
 def _said(text: str, where: str, *, part: bool = False) -> tuple[Decision, str] | None:
@@ -282,13 +301,15 @@ def _grade(line: Line, current: _Heading) -> _Heading:
     return _Heading(kind, line.heading_level)
 
 
-def _line_problem(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+def _line_problem(
+    line: Line, scan: _Scan, *, after: bool, graded_low: bool = False
+) -> tuple[Decision, str] | None:
     text = prose_of(line.low)
     kind = scan.heading.kind
     found = _said(text, "the line") if kind not in ("context", "done") else None
     if found is not None or not after or kind in ("advisory", "done"):
         return found
-    if _says_none(text) or _done(text) or _LOW_LABEL.match(text) or _empty_row(line):
+    if graded_low or _says_none(text) or _done(text) or _LOW_LABEL.match(text) or _empty_row(line):
         return None  # a none, a fixed item, or one graded 'Minor:' / 'Nit:' by its label
     if scan.table is not None:
         return _table_row_problem(line, scan)
@@ -323,9 +344,14 @@ def _yaml_key(raw: str) -> bool:
 
 _SEVERITY_HEADER = compile_lazily(r"(?<![a-z])(?:severity|priority|level|impact|grade)(?![a-z])")
 # The words that grade an item below blocking, as a label or in a table's severity cell.
-_LOW = "minor|nits?|suggestions?|optional|trivial|cosmetic|info"
+_LOW = (
+    "minor|nits?|suggestions?|optional|trivial|cosmetic|info|改善提案|提案|建议|推奨|任意|제안|권장"
+)
 # An item the reviewer grades below blocking, by its label: 'Minor: …', '- Nit: …'.
 _LOW_LABEL = compile_lazily(rf"[ \t>*_+-]*[*_`]*(?:{_LOW}|nitpicks?)[*_`]*[ \t]*[:：]")
+_LOW_LABEL_ALONE = compile_lazily(
+    rf"[ \t>*_+-]*[*_`]*(?:{_LOW}|nitpicks?)[*_`]*[ \t]*[:：][ \t*_`]*"
+)
 # A severity cell below blocking; a cell also says 'Low', 'P3' or 'Style'.
 _GRADED_LOW = compile_lazily(rf"(?<![a-z])(?:{_LOW}|low|informational|p3|style)(?![a-z])")
 
