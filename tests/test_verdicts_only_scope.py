@@ -49,3 +49,21 @@ def test_an_approval_narrowed_with_only_in_another_language_is_partial(verdict: 
 def test_only_that_counts_what_was_found_narrows_nothing(verdict: str) -> None:
     result = parse_verdict(_BODY + verdict + "\n")
     assert result.decision is Decision.APPROVE, result.reasons
+
+
+# 'Ready for Done' is BMAD's story status after QA (the whole story, not a part of it), and a
+# spaced dash ends the scope as a comma does; a part named before the dash still narrows it.
+@pytest.mark.parametrize(
+    ("answer", "approves"),
+    [
+        ("Ready for Done - all acceptance criteria met", True),
+        ("✓ Ready for Done", True),
+        ("Approved for completion — nothing left open", True),
+        ("Ready for Phase 2 - the API part", False),
+        ("Approve for the docs part - the rest is pending", False),
+        ("Ready for the frontend — backend later", False),
+    ],
+)
+def test_a_whole_scope_before_a_spaced_dash(answer: str, approves: bool) -> None:
+    verdict = parse_verdict(f"## Verdict\n\n{answer}\n")
+    assert (verdict.decision is Decision.APPROVE) is approves, verdict.reasons

@@ -316,9 +316,10 @@ _WHOLE_SCOPE = frozenset(
     phrases(
         """merge|merging|merged|execution|implementation|release|releasing|deployment|deploy|
 production|prod|commit|committing|shipping|ship|deliverable|change|changes|pr|mr|patch|
-diff|branch|main|master|trunk|it|this|review|use|landing|integration"""
+diff|branch|main|master|trunk|it|this|review|use|landing|integration|done|completion"""
     )
 )
+_SPACED_DASH = compile_lazily(r"[ \t]+[-—–][ \t]+")
 
 
 # Right after the answer: a part it leaves out ('APPROVED — not the migration', 'LGTM,
@@ -392,7 +393,9 @@ def partial_scope_in(clause: str) -> str | None:
     scope = _FOR_SCOPE.match(clause)
     if scope is None:
         return None
-    words = re.findall(r"[^\W_]+", scope.group(1))
+    # A spaced dash ends the scope as a comma does ('Ready for Done - all criteria met').
+    named = _SPACED_DASH.split(scope.group(1), maxsplit=1)[0]
+    words = re.findall(r"[^\W_]+", named)
     return None if words and words[-1] in _WHOLE_SCOPE else scope.group(0).strip(" ,:(-")
 
 
