@@ -248,3 +248,39 @@ def test_a_signature_line_inside_a_findings_section_is_still_read() -> None:
     text = _CLEAN_REVIEW_HEAD.replace("---\n\n", "", 1).replace("\n---\n\n", "\n\n")
     text += "_Reviewer: Claude (gsd-code-reviewer)_\n- `auth.py:12` leaks the session token\n"
     assert parse_verdict(text).decision is not A
+
+
+# A review's `findings:` tally may name its own grades (`high/medium/low`) instead of GSD's
+# `critical/warning/info`: all zero, it confirms `clean` as GSD's counts do; a non-zero grade
+# this reader cannot weigh leaves `clean` unconfirmed.
+@pytest.mark.parametrize(
+    ("tally", "expected"),
+    [
+        ("findings:\n  high: 0\n  medium: 0\n  low: 0\n  total: 0\n", A),
+        ("findings: {high: 0, medium: 0, low: 0}\n", A),
+        ("findings:\n  high: 0\n  medium: 2\n  low: 0\n  total: 2\n", None),
+        ("findings:\n  high: 0\n  medium: many\n", None),
+    ],
+)
+def test_a_tally_of_other_grades_confirms_clean_only_at_zero(
+    tally: str, expected: Decision | None
+) -> None:
+    verdict = parse_verdict(_review(f"status: clean\n{tally}"))
+    if expected is None:
+        assert verdict.decision is not A, verdict.reasons
+    else:
+        assert verdict.decision is expected, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("line", "approves"),
+    [
+        ("- No open findings in scoped review targets.", True),
+        ("- No issues found in the changed files.", True),
+        ("- No open findings in the docs, but `auth.py:3` logs the session token.", False),
+        ("- No findings in the docs. `auth.py:3` logs the session token.", False),
+    ],
+)
+def test_a_none_that_says_where_it_looked_is_a_none(line: str, approves: bool) -> None:
+    text = _review("status: clean\n" + _COUNTS) + f"\n## Findings (post-fix)\n\n{line}\n"
+    assert (parse_verdict(text).decision is A) is approves

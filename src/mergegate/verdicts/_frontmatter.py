@@ -44,6 +44,9 @@ class VerdictFrontmatter:
     sites: list[Site] = field(default_factory=list)
     counts: list[tuple[int, str, int]] = field(default_factory=list)
     """(line index, label, n) for 'critical: 2', 'blockers: 1' (also nested under a key)."""
+    tallied: int | None = None
+    """The sum of a top-level `findings:` mapping whose every value is a count, whatever its
+    grades are called (`{high: 0, medium: 0, low: 0, total: 0}`); None without one."""
 
 
 def read_verdict_frontmatter(doc: Doc, *, status_is_verdict: bool = False) -> VerdictFrontmatter:
@@ -86,6 +89,7 @@ def _yaml_counts(found: VerdictFrontmatter, doc: Doc) -> None:
         data = yaml.safe_load("\n".join(lines))
     except yaml.YAMLError:
         return
+    found.tallied = _tally(data)
     known = {(label.replace("_", " "), n) for _, label, n in found.counts}
     stack: list[object] = [data]
     budget = _MAX_NODES
@@ -105,6 +109,15 @@ def _yaml_counts(found: VerdictFrontmatter, doc: Doc) -> None:
             known.add((label, number))
             line = next((i for i, raw in enumerate(lines, 1) if str(key) in raw), 1)
             found.counts.append((line, label, number))
+
+
+def _tally(data: object) -> int | None:
+    """The sum of `findings:` when it maps grades to counts, else None."""
+    findings = data.get("findings") if isinstance(data, dict) else None
+    if not isinstance(findings, dict) or not findings:
+        return None
+    counts = [_count_value(v) for v in findings.values()]
+    return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
 
 
 def _count_value(value: object) -> int | None:

@@ -224,7 +224,15 @@ def _clean_confirmed(facts: Facts, in_scope: list[Site], start: int) -> Refusal 
         return None
     counts = [c for _, _, c in facts.front.counts]
     counts.extend(_body_counts(facts.doc, start))
-    if not counts:
+    if counts:
+        return None
+    # Without a blocking grade's count, a `findings:` tally of other grades confirms only
+    # when it is all zero (`{high: 0, medium: 0, low: 0}`): a non-zero grade it cannot weigh.
+    tallied = facts.front.tallied
+    if tallied:
+        why = f"'clean' beside {tallied} finding(s) of grades it does not name"
+        return _M, clean[0].index, why
+    if tallied is None:
         return _M, clean[0].index, "'clean' without finding counts is a status word, not a verdict"
     return None
 

@@ -95,7 +95,9 @@ _NO_FINDING = compile_lazily(
     r"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){0,5}?(?:issues?|findings?|problems?|blockers?|"
     r"concerns?|gaps?|bugs?|defects?|risks?|vulnerabilit(?:y|ies)|regressions?|errors?|"
     r"warnings?|caveats?|limitations?)(?:[ \t]+(?:found|identified|reported|remaining|"
-    r"detected|observed|introduced|left))?[ \t.!]*"
+    r"detected|observed|introduced|left))?"
+    # where none was found: 'in scoped review targets', 'in the changed files'
+    r"(?:[ \t]+(?:in|across|within)(?:[ \t]+[\w/.`-]{1,40}){1,5})?[ \t.!]*"
 )
 # A finding noun a heading negates ('Verification of scope items (no findings)'): the
 # heading names what was checked, not findings, and is graded as if the words were not
