@@ -15,7 +15,14 @@ from typing import Any
 
 import pytest
 
-from mergegate.git import _command, add_workspace, commit_with_key, run_git
+from mergegate.git import (
+    BranchMovedError,
+    _command,
+    add_workspace,
+    advance_branch,
+    commit_with_key,
+    run_git,
+)
 from mergegate.processes import run_command
 
 
@@ -112,3 +119,21 @@ def test_a_repository_without_an_identity_gets_the_fallback(
     assert commit_with_key(workspace, "t1: task", "Mergegate-Task: r/u/t1", onto=base)
     assert "config --get-regexp" not in _verbs(commands)  # no user.* key to carry
     assert _git(workspace.root, "log", "-1", "--format=%ae") != ""
+
+
+def test_a_branch_advances_in_one_git_command(repo: Path, commands: list[tuple[str, ...]]) -> None:
+    """The compare and swap is git's own (`update-ref NEW OLD`): the tip is read only when
+    the swap fails, to tell a move made before a crash from a branch moved by someone else."""
+    base = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "branch", "mergegate/r1", base)
+    _git(repo, "commit", "-q", "--allow-empty", "-m", "next")
+    new = _git(repo, "rev-parse", "HEAD")
+    run_git(repo, "status")  # the repository's config view is known, as in a run
+    commands.clear()
+    assert advance_branch(repo, "mergegate/r1", base, new, "merge") is True
+    assert [c[0] for c in commands] == ["update-ref"], commands
+    assert _git(repo, "rev-parse", "mergegate/r1") == new
+    assert advance_branch(repo, "mergegate/r1", base, new, "merge") is False  # done already
+    assert advance_branch(repo, "mergegate/r1", new, new, "merge") is False  # nothing to move
+    with pytest.raises(BranchMovedError):
+        advance_branch(repo, "mergegate/r1", base, base, "merge")

@@ -178,18 +178,20 @@ def create_branch(repo: Path, branch: str, sha: str) -> str:
 def advance_branch(repo: Path, branch: str, expected: str, new: str, reason: str) -> bool:
     """Move `branch` from `expected` (the tip the caller recorded) to `new`, only if it is
     still at `expected` (compare and swap). True when it moved now; False when it is at `new`
-    already (this move, made before a crash); `BranchMovedError` when it is anywhere else."""
+    already (this move, made before a crash); `BranchMovedError` when it is anywhere else.
+
+    The swap is git's (`update-ref NEW OLD` moves the ref only from OLD, under its lock); the
+    tip is read only when it refused, to tell which of the two it is."""
+    if new != expected:
+        moved = run_git(
+            repo, "update-ref", "-m", f"mergegate: {reason}", f"refs/heads/{branch}", new, expected
+        )
+        if moved.ok:
+            return True
     tip = branch_tip(repo, branch)
     if tip == new:
         return False
-    if tip != expected:
-        raise BranchMovedError(branch, expected, tip)
-    moved = run_git(
-        repo, "update-ref", "-m", f"mergegate: {reason}", f"refs/heads/{branch}", new, expected
-    )
-    if not moved.ok:  # moved between the read and the swap
-        raise BranchMovedError(branch, expected, branch_tip(repo, branch))
-    return True
+    raise BranchMovedError(branch, expected, tip)
 
 
 def checked_out_branches(repo: Path) -> dict[str, Path]:
