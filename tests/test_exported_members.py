@@ -328,6 +328,7 @@ EXPECTED_MODULE_EXPORTS = {
         "list_remote_branches",
         "phase_changes",
         "object_dirs",
+        "out_of_reach",
         "prepare_merge",
         "publish",
         "push_branch",

@@ -31,7 +31,7 @@ from mergegate.agents.base import (
 )
 from mergegate.agents.sandbox import program_binds
 from mergegate.agents.signals import HelpDetector
-from mergegate.git import WorktreeSnapshot, check_unchanged, snapshot_worktree
+from mergegate.git import WorktreeSnapshot, check_unchanged, out_of_reach, snapshot_worktree
 from mergegate.processes import (
     Bind,
     Limits,
@@ -327,7 +327,7 @@ class CliBackend:
         sandbox: Sandbox | None,
     ) -> AgentResult:
         warnings: list[str] = []
-        before = _read_only_snapshots(request, ctx, warnings) if request.read_only else []
+        before = _read_only_snapshots(request, ctx, warnings, sandbox) if request.read_only else []
         parser = self.make_parser(request, ctx)
         limits = Limits(
             timeout_s=request.timeout_s,
@@ -414,13 +414,19 @@ def _answer(request: AgentRequest, parsed: ParsedRun) -> StructuredAnswer | None
 
 
 def _read_only_snapshots(
-    request: AgentRequest, ctx: RunContext, warnings: list[str]
+    request: AgentRequest, ctx: RunContext, warnings: list[str], sandbox: Sandbox | None
 ) -> list[tuple[Path, WorktreeSnapshot]]:
     """Snapshots of `cwd` and of every protected repository, taken before a read-only run
-    (or the caller's kept ones, `AgentRequest.kept_snapshots`)."""
+    (or the caller's kept ones, `AgentRequest.kept_snapshots`) — but of a repository the
+    run's sandbox keeps out of its reach (`out_of_reach`: nothing it can write holds the
+    work tree, its `.git` or a config file git reads for it), which is read-only by
+    structure: its proof cost a reviewer 3 git processes per place, for nothing to find."""
     kept = request.kept_snapshots
+    writable = None if sandbox is None else sandbox.host_writable()
     snapshots = []
     for path in (request.cwd, *request.protected_repos):
+        if writable is not None and out_of_reach(path, writable):
+            continue
         snapshot = None if kept is None else kept.take(path, ctx.attempt_dir)
         if snapshot is None:
             snapshot = snapshot_worktree(path, exclude=ctx.attempt_dir)

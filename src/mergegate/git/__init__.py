@@ -59,6 +59,7 @@ from mergegate.git._snapshot import (
     WorktreeSnapshot,
     check_unchanged,
     compare_snapshots,
+    out_of_reach,
     snapshot_worktree,
     verify_unchanged,
 )
@@ -113,6 +114,7 @@ __all__ = [
     "list_branches",
     "list_remote_branches",
     "object_dirs",
+    "out_of_reach",
     "phase_changes",
     "prepare_merge",
     "publish",

@@ -46,6 +46,7 @@ neutralised or why mergegate never reaches it.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -294,6 +295,17 @@ def _parse_listing(raw: bytes, cwd: Path, home: Path) -> tuple[list[str], list[P
     return names, paths
 
 
+def _own_git_dirs(workspace: Workspace | None) -> tuple[Path, Path] | None:
+    """A workspace's git directory and common directory, known without asking git: the
+    `.git` directory git is told to use (`--git-dir`), which is its own common directory
+    while it holds no `commondir` file (`check_workspace` refuses one before any command
+    runs there; looked at again here, for a caller that reads the config first). None for
+    any other place: git is asked (`rev-parse --git-dir --git-common-dir`)."""
+    if workspace is None or os.path.lexists(workspace.git_dir / "commondir"):
+        return None
+    return workspace.git_dir, workspace.git_dir
+
+
 _VIEWS: dict[Path, ConfigView] = {}
 _VIEWS_LOCK = threading.Lock()
 
@@ -316,16 +328,19 @@ def config_view(where: Where, timeout: float = 60.0) -> ConfigView | CommandResu
     env = child_environment()
     home = Path(env.get("HOME") or Path.home())
     extra = workspace_overrides(workspace) if workspace is not None else []
-    located = run_command(_git_argv(_LOCATE, workspace), cwd, timeout, git_environment(extra))
+    dirs = _own_git_dirs(workspace)
+    if dirs is None:
+        located = run_command(_git_argv(_LOCATE, workspace), cwd, timeout, git_environment(extra))
+        found = located.stdout.decode("utf-8", "surrogateescape").splitlines()
+        dirs = (Path(found[0]), Path(found[1])) if located.ok and len(found) == 2 else None
     listed = run_command(_git_argv(_LIST, workspace), cwd, timeout, git_environment(extra))
     if not listed.ok:
         return listed
     names, referenced = _parse_listing(listed.stdout, cwd, home)
     outside = tuple(sorted({p.absolute() for p in (*_home_files(env), *referenced)}))
-    dirs = located.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if not located.ok or len(dirs) != 2:
+    if dirs is None:
         return ConfigView(tuple(names), outside, (), ())
-    git_dir, common = Path(dirs[0]), Path(dirs[1])
+    git_dir, common = dirs
     watched = (*outside, common / "config", git_dir / "config.worktree")
     if any(name.lower().startswith("includeif.onbranch:") for name in names):
         watched += (git_dir / "HEAD",)  # the branch decides which files are included

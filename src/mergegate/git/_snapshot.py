@@ -53,6 +53,7 @@ __all__ = [
     "WorktreeSnapshot",
     "check_unchanged",
     "compare_snapshots",
+    "out_of_reach",
     "read_head",
     "relative_prefix",
     "snapshot_worktree",
@@ -348,6 +349,72 @@ def snapshot_worktree(cwd: Path, exclude: Path | None = None) -> WorktreeSnapsho
     Paths under `exclude` (the attempt directory, when it lives inside the tree) are ignored.
     """
     return _snapshot(_place(cwd), exclude)
+
+
+def out_of_reach(cwd: Path, writable: Iterable[Path]) -> bool:
+    """Whether nothing written under `writable` — the host paths a sandboxed agent can write
+    (`Sandbox.host_writable`) — can change the work tree at `cwd`, so that a read-only run
+    confined to them is read-only by structure and needs no snapshot to prove it.
+
+    True only when `cwd` is the top of a work tree holding a `.git` directory of its own
+    (`identify`: no gitfile, no symlink, no `commondir`, so every file a snapshot reads under
+    the git directory lies in the tree), and neither the tree nor any file outside it that
+    shapes its config (`config_paths`: global config, include targets, attributes and
+    excludes files, existing or not) is or lies in a writable path, nor holds one. Compared
+    resolved and by identity (device and inode of each existing ancestor), so a symlink or a
+    second mount of the same directory is the same place. False when the config cannot be
+    listed (the check then runs, and reports it)."""
+    try:
+        workspace = identify(cwd)
+    except (WorkspaceError, OSError):
+        return False
+    sources = [os.path.realpath(p) for p in writable]
+    if not sources:
+        return True
+    view = config_view(workspace)
+    if isinstance(view, CommandResult):
+        return False
+    places = [os.path.realpath(p) for p in (workspace.root, *view.outside)]
+    return not any(_reaches(source, place) for source in sources for place in places)
+
+
+def _reaches(source: str, place: str) -> bool:
+    """Writing under `source` can change `place` (both resolved): one is the other or lies in
+    it, by path or by the identity of an existing directory (a bind mount made on the host
+    shows one directory at two paths)."""
+    if os.path.join(place, "").startswith(os.path.join(source, "")):
+        return True
+    if os.path.join(source, "").startswith(os.path.join(place, "")):
+        return True
+    source_id, above_source = _identities(source)
+    place_id, above_place = _identities(place)
+    return (source_id is not None and source_id in above_place) or (
+        place_id is not None and place_id in above_source
+    )
+
+
+_Identity = tuple[int, int]
+
+
+def _identities(path: str) -> tuple[_Identity | None, set[_Identity]]:
+    """(device, inode) of `path` (None when it does not exist), and of it and every existing
+    ancestor."""
+    own: _Identity | None = None
+    found: set[_Identity] = set()
+    current = path
+    while True:
+        try:
+            info = os.stat(current)
+        except OSError:
+            pass
+        else:
+            found.add((info.st_dev, info.st_ino))
+            if current == path:
+                own = (info.st_dev, info.st_ino)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return own, found
+        current = parent
 
 
 def _snapshot(

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from mergegate.errors import EscalationError, UsageError
 from mergegate.git._checkout import init_borrowing, remove_tree
-from mergegate.git._command import Where, run_git
+from mergegate.git._command import ConfigView, Where, config_view, run_git
 from mergegate.git._identity import Workspace, WorkspaceError, identify
 from mergegate.git._snapshot import read_head
 
@@ -122,10 +122,17 @@ _IDENTITIES: dict[Path, tuple[str, ...]] = {}
 
 
 def _identity(cwd: Where) -> tuple[str, ...]:
-    """`-c user.*` flags when the repository has no identity (asked once per work tree)."""
+    """`-c user.*` flags when the repository has no identity (asked once per work tree):
+    whether `user.email` is set is read from the key names of its effective config, which
+    every git command there has just listed (`config_view`, kept while its files are
+    unchanged) — what `git config user.email` answers, without a process."""
     key = cwd.root if isinstance(cwd, Workspace) else cwd
     if key not in _IDENTITIES:
-        configured, _ = _ok(cwd, "config", "user.email")
+        view = config_view(cwd)
+        if isinstance(view, ConfigView):
+            configured = "user.email" in view.names
+        else:  # a config git cannot list: the command that needs the identity fails anyway
+            configured, _ = _ok(cwd, "config", "user.email")
         _IDENTITIES[key] = () if configured else _FALLBACK_IDENTITY
     return _IDENTITIES[key]
 
@@ -171,18 +178,20 @@ def create_branch(repo: Path, branch: str, sha: str) -> str:
 def advance_branch(repo: Path, branch: str, expected: str, new: str, reason: str) -> bool:
     """Move `branch` from `expected` (the tip the caller recorded) to `new`, only if it is
     still at `expected` (compare and swap). True when it moved now; False when it is at `new`
-    already (this move, made before a crash); `BranchMovedError` when it is anywhere else."""
+    already (this move, made before a crash); `BranchMovedError` when it is anywhere else.
+
+    The swap is git's (`update-ref NEW OLD` moves the ref only from OLD, under its lock); the
+    tip is read only when it refused, to tell which of the two it is."""
+    if new != expected:
+        moved = run_git(
+            repo, "update-ref", "-m", f"mergegate: {reason}", f"refs/heads/{branch}", new, expected
+        )
+        if moved.ok:
+            return True
     tip = branch_tip(repo, branch)
     if tip == new:
         return False
-    if tip != expected:
-        raise BranchMovedError(branch, expected, tip)
-    moved = run_git(
-        repo, "update-ref", "-m", f"mergegate: {reason}", f"refs/heads/{branch}", new, expected
-    )
-    if not moved.ok:  # moved between the read and the swap
-        raise BranchMovedError(branch, expected, branch_tip(repo, branch))
-    return True
+    raise BranchMovedError(branch, expected, tip)
 
 
 def checked_out_branches(repo: Path) -> dict[str, Path]:
@@ -251,8 +260,7 @@ def _carry_settings(repo: Path, path: Path) -> None:
     """What a workspace takes from the user's repository: the committer identity (commits in
     it are the user's, as in their repository) and the local ignore rules (`info/exclude`),
     so the agent's untracked build output is left out of its commits just the same."""
-    ok, out = _ok(repo, "config", "--get-regexp", r"^user\.(name|email)$")
-    found = dict(line.split(" ", 1) for line in out.splitlines() if " " in line) if ok else {}
+    found = _user_settings(repo)
     if found:
         lines = ["[user]"]
         lines += [f"\t{key.split('.', 1)[1]} = {_quoted(value)}" for key, value in found.items()]
@@ -264,6 +272,27 @@ def _carry_settings(repo: Path, path: Path) -> None:
         target = path / ".git" / "info" / "exclude"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(exclude.read_bytes())
+
+
+_USER_SETTINGS: dict[Path, tuple[ConfigView, dict[str, str]]] = {}
+
+
+def _user_settings(repo: Path) -> dict[str, str]:
+    """`user.name` and `user.email` of `repo`'s effective config: asked of git once while its
+    config files are unchanged (`config_view` hands out the same view until one of them
+    changes), and not at all when its config has neither key."""
+    view = config_view(repo)
+    if isinstance(view, ConfigView):
+        if not {"user.name", "user.email"} & set(view.names):
+            return {}
+        known = _USER_SETTINGS.get(repo)
+        if known is not None and known[0] is view:
+            return known[1]
+    ok, out = _ok(repo, "config", "--get-regexp", r"^user\.(name|email)$")
+    found = dict(line.split(" ", 1) for line in out.splitlines() if " " in line) if ok else {}
+    if isinstance(view, ConfigView):
+        _USER_SETTINGS[repo] = (view, found)
+    return found
 
 
 def reset_clean(workspace: Workspace, sha: str) -> None:

@@ -131,6 +131,13 @@ class Sandbox(BaseModel):
     def writable(self) -> tuple[Path, ...]:
         return tuple(b.path for b in self.binds if b.writable and not b.hidden)
 
+    def host_writable(self) -> tuple[Path, ...]:
+        """The host paths a child of this sandbox can write: each read-write bind's source,
+        and its home. Nothing else it writes outlives it: its root, `/tmp`, `/var/tmp` and
+        every hidden directory are filesystems of its own."""
+        own = tuple(b.origin for b in self.binds if b.writable and not b.hidden)
+        return own if self.home is None else (*own, self.home)
+
 
 def _system_args() -> list[str]:
     args: list[str] = []
