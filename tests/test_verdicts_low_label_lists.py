@@ -24,7 +24,8 @@ NOT_GRADED = [
     # An item after the list, at the label's own depth, is a finding of the section again.
     "- Suggestions:\n  - add JSON output\n- `auth.py:3` leaks the session token\n",
     # A paragraph ends the list under a paragraph label.
-    "\n**Suggestions:**\n- add JSON output\n\nThe token is logged in `auth.py:3`.\n- `db.py:9` drops a table\n",
+    "\n**Suggestions:**\n- add JSON output\n\nThe token is logged in `auth.py:3`.\n"
+    "- `db.py:9` drops a table\n",
     # What an item states is still read.
     "- Suggestions:\n  - the migration drops the users table\n",
     "- Minor:\n  - must be fixed before merge: the token is logged\n",
