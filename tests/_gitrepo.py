@@ -9,7 +9,9 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["change_repo", "git", "write_files"]
+import pytest
+
+__all__ = ["change_repo", "git", "own_home", "write_files"]
 
 
 def git(repo: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
@@ -23,6 +25,17 @@ def git(repo: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
         text=True,
     )
     return out.stdout.strip()
+
+
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME of the test's own, with no XDG or global git config pointing elsewhere: what git
+    reads as the user's config, and what a sandboxed agent may write, is the test's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    return home
 
 
 def write_files(root: Path, files: Mapping[str, str]) -> None:

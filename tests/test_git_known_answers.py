@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from _gitrepo import own_home
 from mergegate.git import (
     BranchMovedError,
     _command,
@@ -33,11 +34,7 @@ def _git(repo: Path, *args: str) -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    own_home(tmp_path, monkeypatch)
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")

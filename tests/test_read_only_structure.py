@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from _gitrepo import own_home
 from mergegate.agents import AgentRequest, _cli
 from mergegate.agents.registry import get_backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
@@ -30,12 +31,7 @@ def _git(repo: Path, *args: str) -> None:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
-    return home
+    return own_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from _gitrepo import git
+from _gitrepo import git, own_home
 from test_review_e2e import agent_cmd, approve, repo, review, with_fixes
 
 __all__ = ["repo"]  # the fixture, shared with test_review_e2e
@@ -25,12 +25,7 @@ __all__ = ["repo"]  # the fixture, shared with test_review_e2e
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A HOME of the test's own, so a reviewer writing the global git config writes there."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
-    return home
+    return own_home(tmp_path, monkeypatch)
 
 
 def hook_script(marker: Path) -> str:
