@@ -109,10 +109,16 @@ def _after_lead(body: str) -> str | None:
     return body[: (lead.end() if lead is not None else 0) + len(named) + 2].strip()
 
 
+_TALLY = compile_lazily(r"(\d{1,4})[ \t]*/[ \t]*(\d{1,4})")
+
+
 def _is_part_phrase(phrase: str) -> bool:
     """A short noun phrase without a predicate that ends on a part ('the CLI part',
     'frontend changes', 'packages/web', 'phase 2', 'changes in packages/web'); a phrase
     whose head is something else is about that ('notable cleanup of the parser')."""
+    tally = _TALLY.fullmatch(phrase.strip(" *_`()（）"))
+    if tally is not None:  # '(11/11)': a count of what passed, a part only when it falls short
+        return int(tally.group(1)) < int(tally.group(2))
     words = _WORDS.findall(phrase)
     # 'Proceed to Week 5-6': where the approval lets the work go, not a part of it.
     if not words or len(words) > _MAX_PHRASE_WORDS or words[0] == "to":

@@ -28,16 +28,21 @@ from mergegate.verdicts._vocab import LabelKind, clean_value
 
 __all__ = ["stage_sites"]
 
-# 'Part 1: Spec compliance', 'Verdict 2: Code Quality', 'Stage 1 — Spec review', '**Spec:**'.
+# 'Part 1: Spec compliance', 'Verdict 2: Code Quality', 'Stage 1 — Spec review', '**Spec:**',
+# '**规格符合性：**', '**代码质量：**'.
 _STAGE = compile_lazily(
     r"[ \t#*_`]*(?:(?:part|stage|verdict|step)[ \t]*\d{1,2}[ \t]*[:.—–-]*[ \t]*)?[*_`]*"
-    r"(spec(?:ification)?(?:[ \t-]+compliance)?|(?:code[ \t-]+)?quality)"
+    r"(spec(?:ification)?(?:[ \t-]+compliance)?|(?:code[ \t-]+)?quality|"
+    r"规格符合性|规格合规性|规范符合性|规格|仕様準拠|仕様適合|사양[ \t]*준수|"
+    r"代码质量|质量|コード品質|品質|코드[ \t]*품질|품질)"
     r"(?:[ \t-]+review)?[*_`]*[ \t]*(?:[:：—–]|--|-)?[ \t*_`]*(.*)",
     re.IGNORECASE,
 )
 _YES_MARKS = frozenset("✅✔☑")
 _NO_MARKS = frozenset("❌✖✗✘")
 _MAX_STAGE_CHARS = 200
+# The quality stage's name in the other languages `_STAGE` reads (the rest name the spec).
+_QUALITY_NAMES = ("质量", "品質", "품질")
 
 
 def stage_sites(doc: Doc) -> tuple[Site, ...]:
@@ -69,7 +74,8 @@ def _stage_of(line: Line) -> tuple[str, str] | None:
     match = _STAGE.fullmatch(text.strip())
     if match is None:
         return None
-    name = "quality" if "quality" in match.group(1).lower() else "spec"
+    named = match.group(1).lower()
+    name = "quality" if "quality" in named or any(q in named for q in _QUALITY_NAMES) else "spec"
     return name, match.group(2).strip(" *_`")
 
 
