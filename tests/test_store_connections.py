@@ -67,6 +67,31 @@ def test_a_kept_connection_follows_its_file_when_it_is_replaced(tmp_path: Path) 
             second.dispose()
 
 
+def test_a_connection_opened_for_a_use_is_taken_though_a_checkpoint_wrote_the_file(
+    tmp_path: Path,
+) -> None:
+    """A checkpoint (DBOS's connections, another thread) may write the file between the open
+    of a connection and its checkout. The pool opened one again and checked again; a second
+    change there made it give up ('This connection is closed'), which failed a run."""
+    path = tmp_path / "run.sqlite"
+    db = Tables(sqlite_url(path))
+    stamp = [1_000_000_000]
+
+    def checkpoint(*_: object) -> None:  # the file written: a new modification time
+        stamp[0] += 1_000_000_000
+        os.utime(path, ns=(stamp[0], stamp[0]))
+
+    try:
+        db.put("r", "k", ("a",), "before", replace=True)  # a connection kept to this file
+        checkpoint()  # the kept connection's view of the file is now stale
+        event.listen(db._engine, "connect", checkpoint)  # and each open is followed by one
+        db.put("r", "k", ("b",), "after", replace=True)
+        assert db.get("r", "k", ("b",)) == "after"
+        assert _values(path, "r") == ["after", "before"]
+    finally:
+        db.dispose()
+
+
 def _open_databases(under: Path) -> set[str]:
     found = set()
     for fd in os.listdir("/proc/self/fd"):

@@ -284,10 +284,18 @@ class _SameFile:
 
     def connect(self, _conn: Any, record: Any) -> None:
         record.info["file"] = _file_identity(self.path)
+        record.info["just_opened"] = True
 
     def checkout(self, _conn: Any, record: Any, _proxy: Any) -> None:
         if not self.path or self.path == ":memory:":
             return  # no file to follow
+        if record.info.pop("just_opened", False):
+            # Opened for this checkout: it is on the file now at the path. Its identity is
+            # taken again, since a checkpoint (of DBOS's connections, in another thread) may
+            # have written the file between the open and now; refusing it for that made the
+            # pool give up after its second try ('This connection is closed': a run failed).
+            record.info["file"] = _file_identity(self.path)
+            return
         opened = record.info.get("file")
         if opened is None or opened != _file_identity(self.path):
             raise DisconnectionError(f"{self.path} is not the file this connection opened")
