@@ -362,7 +362,7 @@ _STATUS_LABELS = frozenset(
 review result|gate result|review status|endergebnis|
 spec verdict|quality verdict|code quality verdict|spec compliance verdict|
 ergebnis der prüfung|prüfergebnis|
-规格符合性|规格合规性|规范符合性|规格|代码质量|质量|仕様準拠|仕様適合|コード品質|品質|
+规格符合性|规格合规性|规范符合性|规格|代码质量|质量|仕様准拠|仕様适合|コード品质|品质|
 사양 준수|코드 품질|품질|
 状态|结果|ステータス|상태|결과|estado|resultado|statut|résultat|ergebnis|stato|
 статус|результат"""
