@@ -20,6 +20,12 @@ After the anchor:
   metadata or another line whose shape carries no decision (`_accounting`), the short answer
   to a question label above it (`**Breaking changes?**` / `No.`), or a *statement*
   (`_statement`: no instruction, condition, other verdict or located finding).
+* a line under a review part that holds reasons (`## Summary`, `## Notes`, `## Next steps`;
+  not a findings or advice part, whose lines `_unweighed` and `_blocking` grade) is read
+  like one in the verdict's own section, sentence by sentence, as a narrative: it may tell
+  what was done (`Reviewed the parser`, `After removing the shim, …`), not what must still
+  happen (`Ping me when that's split`, `This should sit in the branch until …`). Under an
+  opening verdict only the sentences' mood is read there: the body is the review itself.
 
 Each refusal is `malformed` with the line as evidence (the hook asks for a restatement).
 One pass from the anchor: linear in the document.
@@ -43,6 +49,7 @@ from mergegate.verdicts._statement import (
     finding_item,
     hold_in,
     prose_problem,
+    sentences_problem,
 )
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
 from mergegate.verdicts._vocab import clean_value, hits
@@ -59,6 +66,12 @@ _READ_LATIN = frozenset("áàâäãåçéèêëíìîïñóòôöõúùûüýÿ�
 _READ_SCRIPTS = ("LATIN", "CYRILLIC", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "HALFWIDTH")
 _CODE_SPAN = compile_lazily(r"`[^`]*`")
 
+# A findings section: what it lists is read by `_unweighed` and `_blocking`.
+_FINDINGS_PART = (
+    r"issues?|findings?|concerns?|problems?|risks?|caveats?|blockers?|critical|important|"
+    r"major|warnings?|bugs?|defects?|vulnerabilit(?:y|ies)|regressions?|limitations?|errors?|"
+    r"weaknesses"
+)
 # The parts of a review a heading after the verdict may name (whole words, any position).
 _REVIEW_PART = compile_lazily(
     r"(?<![a-z])(?:summary|overview|notes?|remarks|comments?|strengths?|praise|highlights|"
@@ -70,11 +83,7 @@ _REVIEW_PART = compile_lazily(
     r"suggestions?|improvements?|optional|resolved|closed|fixed|addressed|none|"
     r"post[ -]merge|deferred|future work|quality|security|performance|documentation|docs|"
     r"reasons?|reasoning|rationale|justification|truths|artifacts|anti[- ]?patterns?|gaps|"
-    r"spot-checks|data-flow|"
-    # a findings section: what it lists is read by `_unweighed` and `_blocking`
-    r"issues?|findings?|concerns?|problems?|risks?|caveats?|blockers?|critical|important|"
-    r"major|warnings?|bugs?|defects?|vulnerabilit(?:y|ies)|regressions?|limitations?|errors?|"
-    r"weaknesses)"
+    r"spot-checks|data-flow|" + _FINDINGS_PART + r")"
     r"(?![a-z])|总结|摘要|结论|测试|验证|后续|下一步|建议|备注|说明|まとめ|テスト|备考|요약|테스트|"
     r"검증|비고|resumen|pruebas|verificaci[oó]n|notas|resultados?|conclusi[oó]n|consolidado|"
     r"resumo|testes|verifica[cç][aã]o|r[ée]sum[ée]|v[ée]rification|remarques|zusammenfassung|"
@@ -116,6 +125,7 @@ def after_approval(
     # Its own section (up to the first heading) is read like a closing verdict's.
     opening = opens_document(doc, anchor, sites)
     in_section = True  # no heading yet between the verdict and this line
+    parts: list[tuple[int, bool]] = []  # the open headings: (level, holds reasons)
     accepted_level = 0  # the level of the review part a deeper heading belongs to
     minor = False  # inside the list under an advisory label ('**Minor:**', 'Suggestions:')
     for index in range(anchor, len(doc.lines)):
@@ -135,6 +145,7 @@ def after_approval(
             problem = None if inside else _unknown_heading(line)
             if not inside:
                 accepted_level = line.heading_level if problem is None else 0
+            _open_part(parts, line, accepted=problem is None)
         elif (
             problem is None
             and in_section
@@ -142,13 +153,66 @@ def after_approval(
             and not _answers_question(doc, index)
         ):
             problem = _unweighed_line(line, continues=continues_above(doc, index))
+        elif (
+            problem is None
+            and parts
+            and parts[-1][1]
+            and index not in sites
+            and not _answers_question(doc, index)
+        ):
+            # Under an opening verdict the body is the review itself, argued at length: only
+            # its moods are read there, not how each sentence opens.
+            problem = _reason_line(
+                line, continues=continues_above(doc, index), openings=not opening
+            )
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
     return None
 
 
+# The parts whose lines others read: findings and advice (`_unweighed`, `_blocking` grade
+# them), records of what was fixed, gaps (the templates'), an appendix of quoted material.
+_NOT_REASONS = compile_lazily(
+    r"(?<![a-z])(?:" + _FINDINGS_PART + r"|minor|nits?|suggestions?|improvements?|optional|"
+    r"recommendations?|follow[ -]?ups?|deferred|future work|post[ -]merge|resolved|closed|"
+    r"fixed|addressed|gaps|anti[- ]?patterns?|appendix)(?![a-z])"
+)
+
+
+def _open_part(parts: list[tuple[int, bool]], line: Line, *, accepted: bool) -> None:
+    """Close the parts `line`'s heading ends and open its own: it holds reasons when it is
+    an accepted heading that holds them (`_holds_reasons`) inside parts that all do."""
+    while parts and parts[-1][0] >= line.heading_level:
+        parts.pop()
+    reasons = accepted and _holds_reasons(line) and all(r for _, r in parts)
+    parts.append((line.heading_level, reasons))
+
+
+def _holds_reasons(line: Line) -> bool:
+    """A heading whose prose is the approval's reasons ('## Summary', '## Rollout', '## Next
+    steps'), read like the verdict's own section; not a round or advisory section, nor a
+    part whose lines another reader grades (`_NOT_REASONS`). A verdict site in it is the
+    grammar's."""
+    section = line.section
+    if section is not None and (section.round or section.advisory):
+        return False
+    return _NOT_REASONS.search(clean_value(line.low)) is None
+
+
+def _reason_line(line: Line, *, continues: bool, openings: bool) -> str | None:
+    """A line under a part that holds reasons: a statement, sentence by sentence. Table rows
+    are `_accounting`'s; a line whose shape carries no decision passes."""
+    raw = line.raw
+    if raw.lstrip().startswith("|"):
+        return None
+    rest = finding_item(raw)[0]
+    if carries_no_decision(raw) and not _prose_value(rest):
+        return None
+    return sentences_problem(rest, continues=continues, openings=openings)
+
+
 # A label standing alone on its line ('**Minor:**', 'Suggestions:'), its list below it.
-_LABEL_ONLY = compile_lazily(r"[ \t]*[*_]{0,2}([^\W\d_][\w /()-]{0,40}?)[ \t]*[:：][*_]{0,2}[ \t]*")
+_LABEL_ONLY = compile_lazily(r"[ \t]*[*_]{0,2}([^\W\d_][\w /()-]{0,60}?)[ \t]*[:：][*_]{0,2}[ \t]*")
 
 
 def _under_advisory_label(line: Line, inside: bool) -> bool:

@@ -2,12 +2,15 @@
 with (issue 23, deliver 3): around an approving verdict, in its own section, a reviewer's
 prose may say what is (a reason), not what must be done or what the verdict waits for.
 
-A clause is a statement when it opens with a subject (a determiner, a pronoun, a quantifier,
-a code span, a number), with a verb that points at other text (`See …`), or with a content
-word not followed by its object (`Tests pass`, `Clean change`). A clause that opens with a
-verb and its object (`Rotate the key`, `Requires a sign-off`) is an instruction, one that
-opens with a subordinator (`Only after …`, `Unless …`) a condition, and one that answers
-with another verdict (`No.`) contradicts the yes. A list item carrying a location
+A clause is a statement when its mood is indicative — no modal of obligation, wish or
+request (`should`, `has to`, `I'd like`, `let's`, `please`) and no wait (`unless`,
+`pending`) — and it opens with a subject (a determiner, a pronoun, a quantifier, a code
+span, a number), with a verb that points at other text (`See …`), or with a content word not
+followed by its object (`Tests pass`, `Clean change`). A clause that opens with a verb and
+its object (`Rotate the key`, `Requires a sign-off`) or with a verb waiting for an event
+(`Hold until …`) is an instruction, one that opens with a (negated) subordinator (`Only
+after …`, `Not before …`) a condition, and one that answers with another verdict (`No.`)
+contradicts the yes. A list item carrying a location
 (`a/b.py:12`) or a severity tag (`**Sev-1**`, `[P1]`) is a finding. The grammar words are
 English; the verdict words are every read language's. Linear in the line.
 """
@@ -31,6 +34,7 @@ __all__ = [
     "hold_in",
     "other_verdict",
     "prose_problem",
+    "sentences_problem",
 ]
 
 _A = Decision.APPROVE
@@ -57,12 +61,16 @@ _SUBJECT_OPENERS = _closed(
 # ('Rotate the key', 'Requires a sign-off', 'Take it out').
 _OBJECT_OPENERS = _closed(
     "the a an this that these those my your its our their all every each any some it them "
-    "only first"
+    "only first me us"
 )
 # A clause that opens with a subordinator has no main clause: a condition, not a reason.
 _SUBORDINATORS = _closed(
     "only unless once after before if when until till provided providing pending except assuming as"
 )
+# 'Not before …', 'never until …': a negated subordinator opens a condition too.
+_NEGATORS = _closed("not never")
+# A content word followed by one of these is a verb waiting for an event ('Hold until …').
+_WAITING = _closed("until till unless once pending before after")
 # After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
 _LIMITING = _closed("only first")
 CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
@@ -103,6 +111,24 @@ def prose_problem(text: str, *, continues: bool) -> str | None:
     return None
 
 
+_SENTENCES = compile_lazily(r"(?<=[.!?;])\s+")
+
+
+def sentences_problem(text: str, *, continues: bool, openings: bool) -> str | None:
+    """`prose_problem` for the prose under a review part after an approval: split at
+    sentence ends only (a dash goes on with its sentence: '`t.go` (lines 6-9) — type-asserts
+    the chain'), each read as a narrative (`clause_problem`); `openings=False` reads only
+    the moods, not how a sentence opens."""
+    label = _LABEL.match(text)
+    masked = _CODE_SPAN.sub("CODE", text[label.end() :] if label is not None else text)
+    sentences = _SENTENCES.split(masked)
+    for sentence in sentences[1:] if continues else sentences:
+        problem = clause_problem(sentence, narrative=True, openings=openings)
+        if problem is not None:
+            return f"'{sentence.strip()[:60]}' {problem}"
+    return None
+
+
 def continues_above(doc: Doc, index: int) -> bool:
     """The line goes on with the sentence of the line above it (a wrapped paragraph or list
     item): its first words are not the start of a clause."""
@@ -124,10 +150,13 @@ def _other_verdict(value: str, hit: Hit) -> bool:
     return opens and _NEGATION.search(value, 0, hit.start) is None
 
 
-def clause_problem(clause: str) -> str | None:
-    """Why a clause is not a statement: it says a verdict other than yes, or it opens with a
-    verb and its object (an instruction) or with a subordinator (a condition). The grammar
-    words are English; the verdict words are every read language's."""
+def clause_problem(clause: str, *, narrative: bool = False, openings: bool = True) -> str | None:
+    """Why a clause is not a statement: it says a verdict other than yes, its mood is not
+    indicative (`_NOT_INDICATIVE`), or it opens with a verb and its object (an instruction)
+    or with a subordinator (a condition). The grammar words are English; the verdict words
+    are every read language's. A `narrative` clause (a review part's prose) may open with a
+    past form or a gerund, an account of what was done; `openings=False` skips the opening
+    rules."""
     text = _CODE_SPAN.sub(" CODE ", clause)
     value = clean_value(text.lower())
     other = other_verdict(value)
@@ -136,7 +165,26 @@ def clause_problem(clause: str) -> str | None:
     held = _HOLD_ELSEWHERE.search(value)
     if held is not None:
         return f"asks for work first or holds the merge ('{held.group(0)}'), not a reason"
-    return _opening_problem(text, value) if text.isascii() else None
+    if not text.isascii():
+        return None
+    mood = _NOT_INDICATIVE.search(_QUOTED.sub(" ", text).lower())
+    if mood is not None:
+        return f"says what should be or waits for something ('{mood.group(0)}'), not a reason"
+    return _opening_problem(text, value, narrative=narrative) if openings else None
+
+
+# Closed-class English words that make a clause something other than a report of what is:
+# a modal of obligation, wish or hedge ('must', 'should', 'would', "I'd like", 'let's',
+# 'please') or a subordinator that waits for an event ('unless', 'pending'). Not the
+# requirement names 'must-haves' / 'Must NOT Have', nor a counterfactual ('it would crash
+# without the guard'), nor words inside a quoted value ('status "Complete (fix pending)"').
+_QUOTED = compile_lazily(r'"[^"]*"|“[^”]*”')
+_NOT_INDICATIVE = compile_lazily(
+    r"(?<![a-z])(?:must(?![-_ ]?(?:not[-_ ])?haves?)|mustn't|should|shouldn't|shall|ought|"
+    r"(?:i|we) would|would (?:like|prefer|rather|want|wait|hold|suggest|recommend|ask)|"
+    r"need(?:s|ed)? to|ha(?:s|ve) to|let's|let us|please|kindly|i'd|we'd|you'd|unless|"
+    r"pending|provided that|as soon as)(?![a-z])"
+)
 
 
 # 'First', 'before that' and 'hold' in the other read languages: work asked for before the
@@ -171,15 +219,91 @@ def other_verdict(value: str) -> str | None:
     return other.phrase if other is not None else None
 
 
-def _opening_problem(text: str, value: str) -> str | None:
-    words = [w.lower() for w in WORD.findall(text)]
+def _opening_problem(text: str, value: str, *, narrative: bool) -> str | None:
+    words = [_CONTRACTION.sub("", w.lower()) for w in WORD.findall(text)]
     if not words or words[0] in _SUBJECT_OPENERS or words[0] == "code":
         return None
-    if words[0] in _SUBORDINATORS:
+    if narrative:
+        return _narrative_opening(text, value, words)
+    if _opens_condition(words):
         return "opens with a condition, not a reason"
+    if len(words) >= 2 and words[1] in _WAITING:
+        # 'Hold until …', 'hold --until security-signoff': the verb waits for an event
+        return "opens with a verb and what it waits for (an instruction), not a reason"
+    return _instruction(words, value)
+
+
+def _opens_condition(words: list[str]) -> bool:
+    """'Unless …', 'Not before the DBA signs off': a (negated) subordinator opens it."""
+    negated = words[0] in _NEGATORS and len(words) > 1 and words[1] in _SUBORDINATORS
+    return words[0] in _SUBORDINATORS or negated
+
+
+def _instruction(words: list[str], value: str) -> str | None:
     if len(words) < 2 or words[1] not in _OBJECT_OPENERS:
         return None
     said = hits(value)
     if said and said[0].start == 0 and said[0].decision is _A and words[1] not in _LIMITING:
         return None  # 'Ship it.', 'ship the whole change': the yes again, as a verb
     return "opens with a verb and its object (an instruction), not a reason"
+
+
+def _narrative_opening(text: str, value: str, words: list[str]) -> str | None:
+    """How a review part's sentence opens: an account of what was done ('Reviewed the
+    brief', 'Enumerating the prefixes …'), a clause going on from the line above ('is the
+    part …') and a quantifier ('only `Transport` is overwritten') are statements; a
+    subordinator opens a condition unless it narrates (`_subordinate_problem`)."""
+    if _reports(words[0]) or words[0] in _LINKING:
+        return None
+    if words[0] == "only" and len(words) > 1 and words[1] not in _SUBORDINATORS:
+        return None
+    if _opens_condition(words):
+        return _subordinate_problem(text, words)
+    return _instruction(words, value)
+
+
+# A narrative clause may open with a linking verb: it goes on from the line above.
+_LINKING = _closed("is are was were has had")
+# "That's …", "It's …": the subject opener without its contraction.
+_CONTRACTION = compile_lazily(r"['’](?:s|re|ll|ve|d)$")
+# Verbs that are no account of what was done though they end like a past form or a gerund.
+_NOT_REPORTS = _closed("proceed succeed exceed need feed seed speed embed shed shred bring string")
+
+
+# Irregular past forms a reviewer tells what was done with ('Ran the whole suite'); not the
+# ones that are also a bare verb ('put', 'set', 'read', 'cut').
+_IRREGULAR_PAST = _closed(
+    "ran reran saw found wrote rewrote made took built rebuilt did got went kept sent spent "
+    "brought caught thought began"
+)
+
+
+def _reports(word: str) -> bool:
+    """A past form or a gerund opens the clause: an account of what was done ('Reviewed the
+    brief', 'Ran the suite', 'Enumerating the prefixes shows …'), not a request."""
+    if word in _IRREGULAR_PAST:
+        return True
+    if word in _NOT_REPORTS or len(word) < 5:
+        return False
+    return (word.endswith("ed") and not word.endswith("eed")) or word.endswith("ing")
+
+
+# After these, the subordinate clause is about what follows the merge ('After merge, enable
+# the flag for internal users first'): advice for later, not a condition on this change.
+_AFTER_MERGE = compile_lazily(
+    r"(?:after|once)[ \t]+(?:the[ \t]+|this[ \t]+)?(?:merge|merging|landing|release|deploy|"
+    r"deploying|rollout|shipping)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _subordinate_problem(text: str, words: list[str]) -> str | None:
+    """A clause that opens with a subordinator: a condition, unless its subordinate part
+    narrates what was done ('After removing the canaries, the restored …': a gerund, then a
+    main clause read like any) or places advice after the merge."""
+    if _AFTER_MERGE.match(text.lstrip(" \t*_>-")):
+        return None
+    _, comma, main = text.partition(",")
+    if comma and len(words) >= 2 and _reports(words[1]):
+        return _opening_problem(main, clean_value(main.lower()), narrative=True)
+    return "opens with a condition, not a reason"
