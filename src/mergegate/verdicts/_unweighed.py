@@ -309,6 +309,8 @@ def _line_problem(
     text = prose_of(line.low)
     kind = scan.heading.kind
     found = _said(text, "the line") if kind not in ("context", "done") else None
+    if found is None and after and kind == "done":
+        found = _not_told_done(line, text)
     if found is not None or not after or kind in ("advisory", "done"):
         return found
     if graded_low or _says_none(text) or _done(text) or _LOW_LABEL.match(text) or _empty_row(line):
@@ -321,6 +323,26 @@ def _line_problem(
     if graded or (kind == "" and _finding_label(line)) or _OPEN_BOX.match(line.raw):
         return _M, f"a finding or an open task after the approval ('{text[:60]}')"
     return None
+
+
+_NOT_DONE = compile_lazily(
+    r"(?<![a-z])(?:not|never|n't)[ \t]+(?:yet[ \t]+|been[ \t]+|fully[ \t]+|actually[ \t]+)*"
+    r"(?:fixed|resolved|addressed|corrected|remediated|closed|done|completed|implemented|"
+    r"applied|landed)(?![a-z])|(?<![a-z])(?:unresolved|unfixed|unaddressed|reopened|"
+    r"still open|remains open|still present|still fails)(?![a-z])"
+)
+
+
+def _not_told_done(line: Line, text: str) -> tuple[Decision, str] | None:
+    """An item under a heading of work done ('## Resolved', '## Previous findings') after
+    the approval must itself be told as done; the heading is the reviewer's word, and an
+    item that is not done is a finding the approval has not weighed."""
+    if not LIST_ITEM.match(line.raw):
+        return None
+    graded = _CRITICAL.search(text) or _IMPORTANT.search(text)
+    if _NOT_DONE.search(text) is None and (_done(text) or not graded):
+        return None
+    return _M, f"an item under a heading of work done is not told as done ('{text[:60]}')"
 
 
 def _empty_row(line: Line) -> bool:
