@@ -60,6 +60,8 @@ _MAX_SIGNATURE_WORDS = 5
 # A passed check: at most three words and a check mark ('Spec ✅', '- Lint: ✔').
 _CHECK_MARKS = "✅✔☑"
 _MAX_CHECK_WORDS = 3
+# A longer line ending in a check mark is prose, still read for words that contradict it.
+_MAX_CONTRADICTED_WORDS = 12
 # Beside an approving verdict, these symbols say no or not yet (a cross, a stop, a warning,
 # a pending mark), and so do letter symbols (🅽🅾🆃): the verdict is not accounted for.
 _NO_MARKS = frozenset("❌❎✖✗✘⛔🚫🛑⚠👎🔴🟥🟠🟡❗❓⏳⌛🚧⏸⭕")
@@ -320,11 +322,47 @@ def carries_no_decision(text: str) -> bool:
     return _cannot_carry(text)
 
 
-def _is_passed_check(text: str) -> bool:
+def _checked_words(text: str, most: int) -> str | None:
+    """The words (at most `most`) of a check marked as passed ('Spec ✅', '- Lint: ✔')."""
     body = text.strip().rstrip(" *_\ufe0f")
     if not body or body[-1] not in _CHECK_MARKS:
+        return None
+    words = body[:-1].strip(" \t*_>+-:")
+    return words if 1 <= len(words.split()) <= most else None
+
+
+def _is_passed_check(text: str) -> bool:
+    words = _checked_words(text, _MAX_CHECK_WORDS)
+    return words is not None and not _says_not_passed(words.lower())
+
+
+def check_not_passed(text: str) -> str | None:
+    """The words of a check marked as passed that say it did not pass or is still to come
+    ('Load test not run ✅', 'DBA sign-off pending ✅'): the mark is decoration the words
+    contradict, so the check is open. None for any other line."""
+    words = _checked_words(_QUOTED_CODE.sub(" code ", text), _MAX_CONTRADICTED_WORDS)
+    if words is None or not _says_not_passed(words.lower()):
+        return None
+    return words
+
+
+# Words that say a check did not pass or is still to come, whatever mark stands beside them;
+# a failure word after a 'no' is a pass ('No failing tests ✅').
+_NOT_PASSED = compile_lazily(
+    r"(?<![a-z])(?:not|never|pending|todo|skipped|waiting)(?![a-z])|n't|"
+    r"(?<![a-z])(?:failed|failing|fails|broken|missing|blocked)(?![a-z])"
+)
+# A code span quotes what the check is about ('`missing field`'), not its outcome.
+_QUOTED_CODE = compile_lazily(r"(`+)[^`]*?\1")
+_NO_BEFORE = compile_lazily(r"(?<![a-z])(?:no|zero|0|without)(?![a-z])")
+
+
+def _says_not_passed(words: str) -> bool:
+    found = _NOT_PASSED.search(words)
+    if found is None:
         return False
-    return 1 <= len(body[:-1].strip(" \t*_>+-:").split()) <= _MAX_CHECK_WORDS
+    failure = found.group(0) in ("failed", "failing", "fails", "broken", "missing", "blocked")
+    return not (failure and _NO_BEFORE.search(words, 0, found.start()))
 
 
 def _is_label(text: str) -> bool:

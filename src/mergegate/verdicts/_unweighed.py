@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._accounting import check_not_passed
 from mergegate.verdicts._blocking import cells_say_none
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
@@ -308,7 +309,9 @@ def _line_problem(
 ) -> tuple[Decision, str] | None:
     text = prose_of(line.low)
     kind = scan.heading.kind
-    found = _said(text, "the line") if kind not in ("context", "done") else None
+    found = _open_check(line) or (
+        _said(text, "the line") if kind not in ("context", "done") else None
+    )
     if found is None and after and kind == "done":
         found = _not_told_done(line, text)
     if found is not None or not after or kind in ("advisory", "done"):
@@ -323,6 +326,14 @@ def _line_problem(
     if graded or (kind == "" and _finding_label(line)) or _OPEN_BOX.match(line.raw):
         return _M, f"a finding or an open task after the approval ('{text[:60]}')"
     return None
+
+
+def _open_check(line: Line) -> tuple[Decision, str] | None:
+    """A check marked as passed whose words say it is not (`check_not_passed`)."""
+    unchecked = check_not_passed(line.raw)
+    if unchecked is None:
+        return None
+    return _M, f"a check marked as passed says it is not ('{unchecked[:60]}')"
 
 
 _NOT_DONE = compile_lazily(
