@@ -135,3 +135,30 @@ def test_an_argued_body_under_an_opening_verdict_still_approves() -> None:
     )
     verdict = parse_verdict(text)
     assert verdict.decision is A, verdict.reasons
+
+
+# A line that goes on from a verdict line ending in its yes is the same paragraph: it stands
+# beside the answer and is read whole, not from its first sentence end.
+STAGES = "## Task 3 review\n\n**Spec compliance:** ✅ APPROVED — all criteria met.\n\n"
+GOES_ON = [
+    STAGES + "**Code quality:** ✅ APPROVED\nOpen item the implementer must still handle in "
+    "this task: `queue.py` acks before the commit.",
+    BODY + "**Verdict:** APPROVED\nOpen item the author still has to take: the flag default.",
+]
+GOES_ON_TWINS = [
+    STAGES + "**Code quality:** ✅ APPROVED\nThe queue acks after the commit now.",
+    BODY + "**Verdict:** APPROVED\n**Reasoning:** Meets the plan; tests cover the error paths.",
+    BODY + "**Verdict:** APPROVED\nAll five acceptance criteria are met.",
+]
+
+
+@pytest.mark.parametrize("text", GOES_ON)
+def test_a_line_going_on_from_the_yes_is_read_whole(text: str) -> None:
+    verdict = parse_verdict(text + "\n")
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize("text", GOES_ON_TWINS)
+def test_a_reason_going_on_from_the_yes_still_approves(text: str) -> None:
+    verdict = parse_verdict(text + "\n")
+    assert verdict.decision is A, verdict.reasons

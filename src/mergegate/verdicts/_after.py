@@ -152,7 +152,8 @@ def after_approval(
             and index not in sites
             and not _answers_question(doc, index)
         ):
-            problem = _unweighed_line(line, continues=continues_above(doc, index))
+            goes_on = continues_above(doc, index) and not _beside_answer_above(doc, index, sites)
+            problem = _unweighed_line(line, continues=goes_on)
         elif (
             problem is None
             and parts
@@ -213,6 +214,25 @@ def _reason_line(line: Line, *, continues: bool, openings: bool) -> str | None:
 
 # A label standing alone on its line ('**Minor:**', 'Suggestions:'), its list below it.
 _LABEL_ONLY = compile_lazily(r"[ \t]*[*_]{0,2}([^\W\d_][\w /()-]{0,60}?)[ \t]*[:：][*_]{0,2}[ \t]*")
+
+
+# 'Reasoning:', '**Re-verification:**': a key of at most four words opens a label's line.
+_KEY_OPENING = compile_lazily(
+    r"[ \t]*(?:\*\*|__)?[^\W\d_][\w'()-]*(?:[ /][\w'()-]+){0,3}(?:\*\*|__)?[:：]"
+)
+_ANSWER_DECOR = " \t*_.!✅✔☑🚀🎉👍"
+
+
+def _beside_answer_above(doc: Doc, index: int, sites: set[int]) -> bool:
+    """The line goes on from a verdict line that ends with its yes ('**Code quality:** ✅
+    APPROVED' / 'Open item the implementer must still handle: …'): the same paragraph, so it
+    stands beside the answer and is read whole — unless it opens a label of its own."""
+    above = index - 1
+    if above not in sites or _KEY_OPENING.match(doc.lines[index].raw):
+        return False
+    value = clean_value(doc.lines[above].low).rstrip(_ANSWER_DECOR)
+    said = hits(value)
+    return bool(said) and said[-1].decision is _A and said[-1].end >= len(value)
 
 
 def _under_advisory_label(line: Line, inside: bool) -> bool:
