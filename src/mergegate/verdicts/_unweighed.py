@@ -203,11 +203,17 @@ def _structured(
     return _line_problem(line, scan, after=after, graded_low=graded_low)
 
 
+def _low_label_alone(text: str) -> bool:
+    """A low label with nothing after it on its line ('- Suggestions:', '**Minor:**')."""
+    label = _LOW_LABEL.match(text)
+    return label is not None and not text[label.end() :].strip(" \t*_`")
+
+
 def _in_low_list(line: Line, scan: _Scan) -> bool:
     """The line is a label that grades the list below it low, or an item of that list: a
     list item deeper than an item label, or any item after a label that is not one. The list
     ends at the first other line."""
-    if _LOW_LABEL_ALONE.fullmatch(line.low):
+    if _low_label_alone(line.low):
         scan.low_list = line.indent if LIST_ITEM.match(line.raw) else -1
         return True
     if scan.low_list is not None and LIST_ITEM.match(line.raw) and line.indent > scan.low_list:
@@ -384,9 +390,6 @@ _LOW = (
 )
 # An item the reviewer grades below blocking, by its label: 'Minor: …', '- Nit: …'.
 _LOW_LABEL = compile_lazily(rf"[ \t>*_+-]*[*_`]*(?:{_LOW}|nitpicks?)[*_`]*[ \t]*[:：]")
-_LOW_LABEL_ALONE = compile_lazily(
-    rf"[ \t>*_+-]*[*_`]*(?:{_LOW}|nitpicks?)[*_`]*[ \t]*[:：][ \t*_`]*"
-)
 # A severity cell below blocking; a cell also says 'Low', 'P3' or 'Style'.
 _GRADED_LOW = compile_lazily(rf"(?<![a-z])(?:{_LOW}|low|informational|p3|style)(?![a-z])")
 
