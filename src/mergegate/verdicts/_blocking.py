@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from mergegate.verdicts._answer import strip_decor
 from mergegate.verdicts._composed_phrases import DONE, negated_before
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
-from mergegate.verdicts._lines import Doc, Line, is_delimiter_row, is_table_row
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import (
     BLOCKING_SECTION,
@@ -33,10 +33,11 @@ from mergegate.verdicts._signals import (
     merge_tied,
 )
 from mergegate.verdicts._statement import CLAUSES, clause_problem
+from mergegate.verdicts._tables import cells_say_none, table_head
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["cells_say_none", "find_blocking", "says_nothing", "table_head", "text_blocking"]
+__all__ = ["find_blocking", "says_nothing", "text_blocking"]
 
 _ITEM = compile_lazily(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = compile_lazily(
@@ -106,30 +107,6 @@ def find_blocking(
         if why is not None:
             return index, why
     return None
-
-
-def table_head(doc: Doc, index: int) -> bool:
-    """A table's delimiter row, or its header row (a delimiter row right below it) of column
-    names: cells of at most `_COLUMN_NAME_WORDS` words. A sentence in a header cell ('|
-    Blocker: the token leaks |') is not a column name, so it is read as the section's."""
-    raw = doc.lines[index].raw
-    if not is_table_row(raw):
-        return False
-    if is_delimiter_row(raw):
-        return True
-    below = doc.lines[index + 1].raw if index + 1 < len(doc.lines) else ""
-    cells = raw.strip().strip("|").split("|")
-    return is_delimiter_row(below) and all(len(c.split()) <= _COLUMN_NAME_WORDS for c in cells)
-
-
-_COLUMN_NAME_WORDS = 3
-
-
-def cells_say_none(text: str) -> bool:
-    """A table row whose every cell is blank or a "none" ('| — | — | None. | |'): the
-    empty row a template writes in a blocking table with nothing in it."""
-    cells = text.strip().strip("|").split("|")
-    return all(not strip_decor(c) or NONE_ITEM.fullmatch(strip_decor(c)) for c in cells)
 
 
 def text_blocking(text: str) -> str | None:

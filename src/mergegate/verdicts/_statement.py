@@ -88,9 +88,7 @@ _SEVERITY_TAG = compile_lazily(
 
 # A label's key: at most four words ('**Reasoning:**', 'Note:'); a longer clause before a
 # colon is prose ('Open item the author still has to take: …').
-_LABEL = compile_lazily(
-    r"[ \t*_`]*[^\W\d_][\w'-]*(?: [\w'-]+){0,3}[*_`]*[:：][*_`]*[ \t]+"
-)
+_LABEL = compile_lazily(r"[ \t*_`]*[^\W\d_][\w'-]*(?: [\w'-]+){0,3}[*_`]*[:：][*_`]*[ \t]+")
 
 
 def finding_item(raw: str) -> tuple[str, str | None]:

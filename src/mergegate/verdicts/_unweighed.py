@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._accounting import check_not_passed
-from mergegate.verdicts._blocking import cells_say_none
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._lines import Doc, Line, is_delimiter_row, is_table_row
@@ -38,6 +37,7 @@ from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import LIST_ITEM
+from mergegate.verdicts._tables import cells_say_none
 from mergegate.verdicts._vocab import clean_value, hits
 
 __all__ = ["ADVISORY_LABEL", "opens_document", "unweighed"]

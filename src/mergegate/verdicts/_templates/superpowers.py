@@ -23,12 +23,13 @@ import re
 from dataclasses import replace
 
 from mergegate.verdicts._answer import sentence_problem
-from mergegate.verdicts._blocking import cells_say_none, says_nothing, table_head
+from mergegate.verdicts._blocking import says_nothing
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING
+from mergegate.verdicts._tables import cells_say_none, table_head
 from mergegate.verdicts._templates._base import Recognised, SectionFound
 from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._templates.sdd_stages import stage_sites
