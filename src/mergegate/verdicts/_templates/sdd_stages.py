@@ -108,14 +108,8 @@ def _compound(doc: Doc, index: int) -> tuple[Site, Site, list[Site]] | None:
     """(spec, quality, other clauses) when the line is a verdict that answers both stages,
     each clause read; None when it is not, or a clause is neither a stage nor an answer."""
     line = doc.lines[index]
-    if not line.live or len(line.raw) > _MAX_STAGE_CHARS:
-        return None
-    match = _COMPOUND.fullmatch(line.heading_text if line.heading_level else line.raw)
-    if match is None:
-        return None
-    clauses = [c.strip(" \t*_`") for c in _CLAUSES.split(match.group(1))]
-    clauses = [c for c in clauses if c.strip(" \t*_`.。")]
-    if not 2 <= len(clauses) <= _MAX_CLAUSES:
+    clauses = _clauses(line)
+    if clauses is None:
         return None
     stages: dict[str, Site] = {}
     others: list[Site] = []
@@ -139,6 +133,19 @@ def _compound(doc: Doc, index: int) -> tuple[Site, Site, list[Site]] | None:
     if set(stages) != {"spec", "quality"}:
         return None
     return stages["spec"], stages["quality"], others
+
+
+def _clauses(line: Line) -> list[str] | None:
+    """The clauses of a verdict line's answer (`Verdict: A; B · C`), or None when the line is
+    no verdict line or its answer is not two to four clauses."""
+    if not line.live or len(line.raw) > _MAX_STAGE_CHARS:
+        return None
+    match = _COMPOUND.fullmatch(line.heading_text if line.heading_level else line.raw)
+    if match is None:
+        return None
+    clauses = [c.strip(" \t*_`") for c in _CLAUSES.split(match.group(1))]
+    clauses = [c for c in clauses if c.strip(" \t*_`.。")]
+    return clauses if 2 <= len(clauses) <= _MAX_CLAUSES else None
 
 
 def _stage_name(named: str) -> str:
