@@ -78,3 +78,57 @@ def test_a_critical_finding_beside_two_passing_stages_is_blocking() -> None:
         "\n### Critical\n\n- `auth.py:12`: the token is logged in plain text.\n"
     )
     assert parse_verdict(text).decision is Decision.FIXES
+
+
+# A verdict line that answers both stages at once is the stage table on one line:
+# '**Verdict:** Spec ✅ · Task quality **Approved**', '总体 verdict：Spec PASS；Quality APPROVED'.
+_FINDINGS = "\n### Critical\n\nNone.\n\n### Minor\n\n- `a.py:3`: a name could be clearer.\n"
+
+
+def _compound(line: str) -> str:
+    return f"# Task 4 re-review\n\n{line}\n\n{_BODY}{_FINDINGS}"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "**Verdict:** Spec ✅ · Task quality **Approved**",
+        "**Verdict:** Spec PASS; Code quality APPROVED",
+        "- **总体 verdict**：**Spec PASS；Quality APPROVED；可集成。**",
+        "Overall verdict: Spec compliance ✅ | Code quality ✅",
+        "**总体结论**：规格符合性 通过；代码质量 通过",
+    ],
+)
+def test_a_verdict_line_answering_both_stages_approves(line: str) -> None:
+    verdict = parse_verdict(_compound(line))
+    assert verdict.decision is Decision.APPROVE, verdict.reasons
+    assert verdict.dialect == "superpowers"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "**Verdict:** Spec ✅ · Task quality **Changes requested**",
+        "**Verdict:** Spec ❌ · Task quality **Approved**",
+        "**Verdict:** Spec PASS; Code quality APPROVED; not ready to merge",
+        "**Verdict:** Spec PASS; Code quality APPROVED; fix the retry loop first",
+        "- **总体 verdict**：**Spec PASS；Quality APPROVED；不可集成。**",
+        "- **总体 verdict**：**Spec PASS；Quality 需要修改**",
+        "**Verdict:** Spec PASS; Code quality APPROVED once the test is fixed",
+        "**Verdict:** Spec PASS",
+        "**Verdict:** Task quality **Approved**",
+        "**Verdict:** Spec PASS; Spec PASS",
+    ],
+)
+def test_a_compound_verdict_with_a_stage_or_clause_that_does_not_approve_refuses(
+    line: str,
+) -> None:
+    verdict = parse_verdict(_compound(line))
+    assert verdict.decision is not Decision.APPROVE, verdict.reasons
+
+
+def test_a_compound_verdict_does_not_hide_a_critical_finding() -> None:
+    text = _compound("**Verdict:** Spec ✅ · Task quality **Approved**").replace(
+        "### Critical\n\nNone.", "### Critical\n\n- `auth.py:12`: the token is logged."
+    )
+    assert parse_verdict(text).decision is not Decision.APPROVE

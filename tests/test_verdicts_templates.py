@@ -375,3 +375,33 @@ def test_a_label_inside_a_critical_section_does_not_end_it(label: str) -> None:
 def test_a_labelled_none_in_a_critical_section_is_empty(critical: str) -> None:
     verdict = parse_verdict(_superpowers(critical, "None.", "Yes"))
     assert verdict.decision is A, verdict.reasons
+
+
+def _joined(title: str, body: str) -> str:
+    return (
+        "## 结论\n\n- **总体结论**：通过\n\n"
+        f"### {title}\n\n{body}\n\n### Minor\n\n- `a.py:3`: a name could be clearer.\n"
+    )
+
+
+# One section for the two blocking severities ('### Critical／Important') is a blocking
+# section: empty when it says "nothing here", in any of the languages reviewers write.
+JOINED_SECTIONS = [
+    (_joined("Critical／Important", "未发现问题。"), A),
+    (_joined("Critical / Important", "None found."), A),
+    (_joined("Critical & Important", "没有发现问题"), A),
+    (_joined("Critical and Important", "- 无问题"), A),
+    (_superpowers("未发现问题。", "未发现。", "Yes"), A),
+    (_joined("Critical／Important", "- `auth.py:12`：令牌以明文写入日志。"), F),
+    (_joined("Critical / Important", "未发现问题，但迁移必须先回滚。"), F),
+    (_joined("Critical and Important", "None found.\n\n- `db.py:40`: the retry loses data."), F),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), JOINED_SECTIONS)
+def test_a_joined_blocking_section_is_read_like_critical(text: str, expected: Decision) -> None:
+    verdict = parse_verdict(text)
+    if expected is A:
+        assert verdict.decision is A, verdict.reasons
+    else:
+        assert verdict.decision is not A, verdict.reasons

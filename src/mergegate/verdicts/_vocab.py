@@ -91,7 +91,7 @@ ready to land|ready to commit|good to merge|good to go|safe to merge|safe to shi
 okay to merge|recommend merge|recommend merging|recommend approval|recommended for merge|
 can be merged|can merge|zero findings|no findings|no issues|no issues found|merge|go|ship|
 proceed|yes|ready|clean|spec compliant|spec-compliant|
-是|通过|可合并|可以合并|可合入|可以合入|批准|同意合并|准予合并|建议合并|同意|
+是|通过|可合并|可以合并|可合入|可以合入|可集成|可以集成|批准|同意合并|准予合并|建议合并|同意|
 承认|承认|合格|マージ可|マージ可能|问题なし|はい|
 승인|통과|병합 가능|머지 가능|예|네|
 aprobado|aprobada|aprobar|apto|sí|listo|listo para merge|aceptado|
@@ -137,7 +137,7 @@ fail|failed|failing|fails|block|blocked|nack|nak|nacked|do not merge|don't merge
 do not ship|not mergeable|cannot merge|can't merge|cannot be merged|must not merge|
 should not merge|not safe to merge|denied|veto|vetoed|absolutely not|definitely not|
 not at all|no way|never|
-否|不是|不通过|不可合并|不能合并|不予合并|禁止合并|不批准|未通过|拒绝|驳回|不合格|
+否|不是|不通过|不可合并|不能合并|不予合并|禁止合并|不可集成|不能集成|不可以集成|不批准|未通过|拒绝|驳回|不合格|
 却下|否决|不承认|マージ不可|差し戻し|いいえ|
 거절|거부|반려|불합격|병합 불가|아니오|아니요|
 rechazado|rechazada|rechazar|no aprobado|no fusionar|bloquear|bloqueado|bloqueada|

@@ -14,6 +14,7 @@ import re
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates import (
+    agentrail,
     bmad,
     gerrit,
     github,
@@ -29,6 +30,7 @@ __all__ = ["RECOGNISERS", "Recognised", "Recogniser", "SectionFound", "mask", "r
 
 RECOGNISERS: tuple[tuple[str, Recogniser], ...] = (
     (gsd.NAME, gsd.recognise),
+    (agentrail.NAME, agentrail.recognise),
     (gerrit.NAME, gerrit.recognise),
     (github.NAME, github.recognise),
     (bmad.NAME, bmad.recognise),
@@ -39,6 +41,7 @@ RECOGNISERS: tuple[tuple[str, Recogniser], ...] = (
 )
 """In order: the first that claims a document decides which template it is. GSD comes first:
 its open gaps and newer record must not be lost to a template that also matches the body;
+AgentRail's review claims only a document with its own numbered Japanese sections;
 spectacular comes before superpowers, whose template it uses under a stricter gate."""
 
 
@@ -46,6 +49,7 @@ spectacular comes before superpowers, whose template it uses under a stricter ga
 # its section titles, its log labels). Searched once over the whole text, so a document
 # without it costs one search instead of a pass over every line (bench: 'short lines').
 _NEEDS: dict[str, re.Pattern[str]] = {
+    agentrail.NAME: compile_lazily(r"[^\x00-\x7f]"),  # its section titles are Japanese
     gerrit.NAME: compile_lazily(r"code-review"),
     github.NAME: compile_lazily(r"state|decision"),
     bmad.NAME: compile_lazily(r"gate"),

@@ -18,7 +18,7 @@ __all__ = ["says_none"]
 _NONE_WORD = (
     r"(?:none|n/a|na|nil|nothing|no (?:issues?|findings?|problems?|concerns?)|"
     r"nenhum|nenhuma|ninguno|ninguna|nada|aucun|aucune|rien|keine|keiner|nichts|нет|"
-    r"无|无|没有|なし|特になし|없음|-|—)"
+    r"无|无|没有|无问题|未发现|未发现问题|没有发现问题|なし|特になし|없음|-|—)"
 )
 _QUALIFIER = r"(?:found|identified|reported|remaining|noted|observed|detected|spotted)"
 _SCOPE_WORD = (

@@ -42,10 +42,12 @@ from mergegate.verdicts._block import clauses_problem
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import CLAUSES, other_verdict
-from mergegate.verdicts._templates._base import Recognised
+from mergegate.verdicts._templates._base import Recognised, mask
 from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import line_fields, load_yaml
+from mergegate.verdicts._templates.superpowers import read_sections
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
@@ -55,7 +57,7 @@ NAME = "bmad"
 
 _GATE = compile_lazily(
     r"[ \t]*(?:[-*+][ \t]+)?[*_]*(?:qa[ \t]+)?gate(?:[ \t]+status)?[*_]*[ \t]*:[ \t]*[*_\"']*"
-    r"(pass|concerns|fail|waived)[*_\"']*(?:[ \t]*(?:→|->)[ \t]*`?[\w./{}-]{1,200}`?)?[ \t]*"
+    r"[ \t]*(pass|concerns|fail|waived)[*_\"']*(?:[ \t]*(?:→|->)[ \t]*`?[\w./{}-]{1,200}`?)?[ \t]*"
     r"(?:#(.{0,200}))?",
     re.IGNORECASE,
 )
@@ -91,7 +93,10 @@ def recognise(doc: Doc) -> Recognised | None:
     whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
     if found is None:
         return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
-    older = _older_history(doc, {s.index for s in found.sites})
+    rounds = _older_rounds(doc, found.sites)
+    older = _older_history(doc, {s.index for s in found.sites}) | rounds
+    # A story's QA Results may list a Critical Issues section (outside the lifted rounds).
+    listed = read_sections(mask(doc, rounds), NAME, blocking=frozenset({Severity.CRITICAL}))
     data = _loads(doc) if whole else None  # a YAML mapping: its '#' lines are comments
     comments, said = _comments(doc) if data is not None else (frozenset(), None)
     reason, conditioned = _status_reason(doc, data)
@@ -102,7 +107,8 @@ def recognise(doc: Doc) -> Recognised | None:
         superseded=frozenset(older),
         accounted=found.accounted | older | entries | comments | reason,
         blocking=(
-            _top_issue(doc)
+            (listed.blocking if listed is not None else None)
+            or _top_issue(doc)
             or said
             or conditioned
             or _last_history(doc, data)
@@ -111,6 +117,77 @@ def recognise(doc: Doc) -> Recognised | None:
         unanswered=unknown,
         whole=whole,
     )
+
+
+# A story's QA Results round: '### Review Date: …', '### Follow-up Review Date: …'.
+_ROUND = compile_lazily(r"(?:[a-z-]{1,20}[ \t]+){0,3}review date[ \t]*:.*")
+_GATE_FILE = compile_lazily(
+    r"[ \t*_-]*(?:qa[ \t]+)?gate[*_]*[ \t]*:[^→>]{0,80}(?:→|->)[ \t]*`?([\w./{}-]{1,200})"
+)
+# A later round's record of the earlier blocking items: '**Critical Issues Resolved:**'.
+_RESOLVED = compile_lazily(r"[ \t#*_]*critical(?:[ \t]+issues?)?[ \t]+resolved[ \t*_:：]*")
+_CHECKED_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(?:✅|\[x\])")
+_ITEM_START = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
+
+
+def _older_rounds(doc: Doc, gates: Sequence[Site]) -> frozenset[int]:
+    """The lines of a story's QA Results rounds that the last round replaced. Rounds are
+    appended, so only the last one lifts those above it, and only when it is the same whole
+    story reviewed again and answers what they blocked on: it holds a gate line naming a gate
+    file an earlier round's gate field named (the gate file is the story's one decision
+    record), and when an earlier round lists Critical items, a `Critical Issues Resolved`
+    record whose every item is checked (✅)."""
+    rounds = [
+        i
+        for i, line in enumerate(doc.lines)
+        if line.live and line.heading_level and _ROUND.fullmatch(norm(line.heading_text))
+    ]
+    if len(rounds) < 2:
+        return frozenset()
+    first, last = rounds[0], rounds[-1]
+    earlier = {_gate_file(doc, s.index) for s in gates if first <= s.index < last}
+    later = {_gate_file(doc, i) for i in range(last, len(doc.lines)) if doc.lines[i].live}
+    if not (earlier - {None}) & (later - {None}):
+        return frozenset()
+    outside = frozenset(range(first)) | frozenset(range(last, len(doc.lines)))
+    listed = read_sections(mask(doc, outside), NAME, blocking=frozenset({Severity.CRITICAL}))
+    if listed is not None and listed.blocking is not None and not _resolved(doc, last):
+        return frozenset()
+    return frozenset(range(first, last))
+
+
+def _resolved(doc: Doc, start: int) -> bool:
+    """Whether the round from `start` holds a Critical Issues Resolved record: the label,
+    then list items (at the indent of the first), each checked."""
+    for index in range(start, len(doc.lines)):
+        line = doc.lines[index]
+        if line.live and _RESOLVED.fullmatch(norm(line.raw)):
+            return _all_checked(doc, index + 1)
+    return False
+
+
+def _all_checked(doc: Doc, start: int) -> bool:
+    items = 0
+    indent: int | None = None
+    for line in doc.lines[start:]:
+        if line.blank or not line.raw.strip():
+            continue
+        if line.heading_level or not _ITEM_START.match(line.raw):
+            if indent is not None and line.indent > indent:
+                continue  # an item's own continuation
+            break
+        indent = line.indent if indent is None else indent
+        if line.indent > indent:
+            continue  # a nested detail of the item above
+        if not _CHECKED_ITEM.match(line.raw):
+            return False
+        items += 1
+    return items > 0
+
+
+def _gate_file(doc: Doc, index: int) -> str | None:
+    found = _GATE_FILE.match(norm(doc.lines[index].raw))
+    return found.group(1) if found is not None else None
 
 
 _HISTORY = compile_lazily(r"history[ \t]*:[ \t]*(?:#.*)?")

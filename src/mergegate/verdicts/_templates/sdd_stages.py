@@ -11,6 +11,16 @@ together are the whole review of the task, so both must approve — and a docume
 only one stage has not approved the task (`_refusals` keeps parts from approving alone). The
 answer stands on the stage's own line (after `:`, `—`, `--`) or is the first line below it;
 a bare check mark answers yes, a cross no (fixes: a stage that failed asks for fixes).
+
+A verdict line may answer both stages at once — the stage table on one line:
+
+    **Verdict:** Spec ✅ · Task quality **Approved**
+    - **总体 verdict**：Spec PASS；Quality APPROVED；可集成。
+
+Its clauses (split at `;`, `·`, `|`, `,`) are read one by one: each stage named once and
+answered, and any other clause itself an approving answer ("可集成", "ready to merge"). A clause
+that is neither (an unknown word, a condition) leaves the line to the generic reader, which
+refuses it; a clause that answers no is read as that no.
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ __all__ = ["stage_sites"]
 # '**规格符合性：**', '**代码质量：**'.
 _STAGE = compile_lazily(
     r"[ \t#*_`]*(?:(?:part|stage|verdict|step)[ \t]*\d{1,2}[ \t]*[:.—–-]*[ \t]*)?[*_`]*"
-    r"(spec(?:ification)?(?:[ \t-]+compliance)?|(?:code[ \t-]+)?quality|"
+    r"(spec(?:ification)?(?:[ \t-]+compliance)?|(?:(?:code|task)[ \t-]+)?quality|"
     r"规格符合性|规格合规性|规范符合性|规格|사양[ \t]*준수|"
     r"代码质量|质量|코드[ \t]*품질|품질)"
     r"(?:[ \t-]+review)?[*_`]*[ \t]*(?:[:：—–]|--|-)?[ \t*_`]*(.*)",
@@ -45,6 +55,15 @@ _MAX_STAGE_CHARS = 200
 # Japanese names are read as status labels (`_vocab`, on folded text), not here: `_STAGE`
 # reads the line as written, and the kanji fold keeps those spellings out of source.
 _QUALITY_NAMES = ("质量", "품질")
+# The label of a line that answers both stages: 'Verdict:', 'Overall verdict:', '总体 verdict：',
+# '总体结论：', optionally a list item and bold.
+_COMPOUND = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_`]*[ \t]*(?:(?:overall|final)[ \t]+|总体[ \t]*)?(?:verdict|结论)"
+    r"[ \t]*[*_`]*[ \t]*[:：][ \t*_`]*(.*)",
+    re.IGNORECASE,
+)
+_CLAUSES = compile_lazily(r"[;；·|,，]")
+_MAX_CLAUSES = 4
 
 
 def stage_sites(doc: Doc) -> tuple[Site, ...]:
@@ -53,6 +72,12 @@ def stage_sites(doc: Doc) -> tuple[Site, ...]:
     reader)."""
     found: dict[str, list[Site]] = {"spec": [], "quality": []}
     for index, line in enumerate(doc.lines):
+        both = _compound(doc, index)
+        if both is not None:
+            found["spec"].append(both[0])
+            found["quality"].append(both[1])
+            found["spec"].extend(both[2])  # another clause's answer weighs like a stage's
+            continue
         stage = _stage_of(line)
         if stage is None:
             continue
@@ -76,9 +101,56 @@ def _stage_of(line: Line) -> tuple[str, str] | None:
     match = _STAGE.fullmatch(text.strip())
     if match is None:
         return None
-    named = match.group(1).lower()
-    name = "quality" if "quality" in named or any(q in named for q in _QUALITY_NAMES) else "spec"
-    return name, match.group(2).strip(" *_`")
+    return _stage_name(match.group(1)), match.group(2).strip(" *_`")
+
+
+def _compound(doc: Doc, index: int) -> tuple[Site, Site, list[Site]] | None:
+    """(spec, quality, other clauses) when the line is a verdict that answers both stages,
+    each clause read; None when it is not, or a clause is neither a stage nor an answer."""
+    line = doc.lines[index]
+    clauses = _clauses(line)
+    if clauses is None:
+        return None
+    stages: dict[str, Site] = {}
+    others: list[Site] = []
+    for clause in clauses:
+        stage = _STAGE.fullmatch(clause)
+        answer = _answer(stage.group(2).strip(" *_`")) if stage is not None else _answer(clause)
+        if answer is None:
+            return None
+        where = "compound verdict clause"
+        site = replace(
+            make_site(index, line, answer, dialect="superpowers", where=where, kind=None),
+            part=False,
+        )
+        if stage is None:
+            others.append(site)
+            continue
+        name = _stage_name(stage.group(1))
+        if name in stages:
+            return None  # a stage answered twice on one line is not the two-stage table
+        stages[name] = site
+    if set(stages) != {"spec", "quality"}:
+        return None
+    return stages["spec"], stages["quality"], others
+
+
+def _clauses(line: Line) -> list[str] | None:
+    """The clauses of a verdict line's answer (`Verdict: A; B · C`), or None when the line is
+    no verdict line or its answer is not two to four clauses."""
+    if not line.live or len(line.raw) > _MAX_STAGE_CHARS:
+        return None
+    match = _COMPOUND.fullmatch(line.heading_text if line.heading_level else line.raw)
+    if match is None:
+        return None
+    clauses = [c.strip(" \t*_`") for c in _CLAUSES.split(match.group(1))]
+    clauses = [c for c in clauses if c.strip(" \t*_`.。")]
+    return clauses if 2 <= len(clauses) <= _MAX_CLAUSES else None
+
+
+def _stage_name(named: str) -> str:
+    named = named.lower()
+    return "quality" if "quality" in named or any(q in named for q in _QUALITY_NAMES) else "spec"
 
 
 def _answered(doc: Doc, index: int, rest: str) -> Site | None:

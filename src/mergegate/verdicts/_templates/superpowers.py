@@ -40,8 +40,11 @@ __all__ = ["NAME", "read_sections", "recognise"]
 
 NAME = "superpowers"
 
+# 'Critical (Must Fix)', 'Important issues'; one section for both blocking severities
+# ('Critical／Important', 'Critical and Important') is read as Critical, the stricter.
 _TITLE = compile_lazily(
-    r"[ \t#*_`]*(critical|important|minor)(?:[ \t]+issues?)?"
+    r"[ \t#*_`]*(?:(critical)(?:[ \t]*(?:[/／&]|and)[ \t]*important)?|(important|minor))"
+    r"(?:[ \t]+issues?)?"
     r"(?:[ \t]*\((?:must fix|should fix|nice to have|consider|optional)[^)]{0,30}\))?[ \t*_`:]*",
     re.IGNORECASE,
 )
@@ -154,7 +157,7 @@ def _opens(line: Line) -> tuple[Severity, int] | None:
     match = _TITLE.fullmatch(text)
     if match is None:
         return None
-    return _SEVERITY[match.group(1).lower()], level
+    return _SEVERITY[(match.group(1) or match.group(2)).lower()], level
 
 
 def _section_end(doc: Doc, start: int, level: int, *, blocking: bool) -> int:
