@@ -38,6 +38,7 @@ MOODS = [
     "Let's fix the race in this PR.",
     "Please consider this review void.",
     "Fine as is, pending the security sign-off.",
+    "We should hold this until the next release is cut.",
     "Good to go unless the nightly fails again.",
     # a conjunction does not make a request a statement
     "Thanks — and please fix the injection in `search.py:31` before you merge!",
@@ -47,6 +48,9 @@ MOOD_TWINS = [
     "Without the guard it would crash on empty input; the guard is there.",
     "An earlier draft would have dropped rows; this one keeps them.",
     'The tracker shows status "Complete (fix pending)" from before this phase.',
+    # work placed in a later unit of the plan is advice for later
+    "This test code should be removed when implementing the auth UI in Story 1.3.",
+    "The cache should get its own metrics in a follow-up PR.",
     "The tests cover every branch of the cap.",
 ]
 

@@ -169,8 +169,9 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
         return f"asks for work first or holds the merge ('{held.group(0)}'), not a reason"
     if not text.isascii():
         return None
-    mood = _NOT_INDICATIVE.search(_QUOTED.sub(" ", text).lower())
-    if mood is not None:
+    lowered = _QUOTED.sub(" ", text).lower()
+    mood = _NOT_INDICATIVE.search(lowered)
+    if mood is not None and _LATER_WORK.search(lowered) is None:
         return f"says what should be or waits for something ('{mood.group(0)}'), not a reason"
     return _opening_problem(text, value, narrative=narrative) if openings else None
 
@@ -181,6 +182,14 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
 # requirement names 'must-haves' / 'Must NOT Have', nor a counterfactual ('it would crash
 # without the guard'), nor words inside a quoted value ('status "Complete (fix pending)"').
 _QUOTED = compile_lazily(r'"[^"]*"|“[^”]*”')
+# Work the sentence places in a later unit of the plan is advice for later, like post-merge
+# advice: 'This test code should be removed when implementing the UI in Story 1.3.'
+_LATER_WORK = compile_lazily(
+    r"(?<![a-z])(?:in|during|for|with|by) (?:the |a )?(?:next|later|future|follow-?up|"
+    r"subsequent|upcoming|separate) (?:story|task|phase|pr|pull request|iteration|sprint|"
+    r"release|milestone|ticket|issue)|(?<![a-z])(?:in|during|for|by) (?:story|task|phase|"
+    r"epic|milestone|sprint) \d+(?:\.\d+)*(?![\d.]*[a-z])|(?<![a-z])when implementing(?![a-z])"
+)
 _NOT_INDICATIVE = compile_lazily(
     r"(?<![a-z])(?:must(?![-_ ]?(?:not[-_ ])?haves?)|mustn't|should|shouldn't|shall|ought|"
     r"(?:i|we) would|would (?:like|prefer|rather|want|wait|hold|suggest|recommend|ask)|"
