@@ -104,3 +104,41 @@ def test_html_structure_that_says_no_refuses_the_approval(name: str) -> None:
 def test_html_structure_that_says_nothing_leaves_the_approval(name: str) -> None:
     verdict = parse_verdict(HTML_TWINS[name])
     assert verdict.decision is _A, verdict.reasons
+
+
+# 3. A JSON trailer whose finding is labelled, in its own title or detail, with a severity
+#    above its `severity` field: the object contradicts itself, so it cannot approve.
+def _trailer(finding: str) -> str:
+    return (
+        "## Summary\n\nAdds a retry budget to the queue consumer.\n\n"
+        "**Ready to merge?** Yes\n\n```json\n"
+        f'{{"review_id": "rv-9", "verdict": "approve", "findings": [{finding}]}}\n```\n'
+    )
+
+
+TRAILER_HOSTILE = {
+    "title label": '{"severity": "minor", "title": "BLOCKER: the consumer acks before it writes"}',
+    "bracketed title": '{"severity": "minor", "title": "[P0] offsets are committed twice"}',
+    "detail label": '{"severity": "minor", "title": "Retries", '
+    '"detail": "Critical - a poison message loops forever."}',
+    "must fix before merge": '{"severity": "minor", "title": '
+    '"Must fix before merge: the DLQ topic is never created"}',
+}
+TRAILER_TWINS = {
+    "minor label": '{"severity": "minor", "title": "Nit: rename `n` to `attempts`"}',
+    "severity word in prose": '{"severity": "minor", "title": "Critical path logging is verbose",'
+    ' "detail": "High volume at debug level; consider sampling."}',
+    "label at its own severity": '{"severity": "critical", "title": "Blocker: acks before writes"}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRAILER_HOSTILE))
+def test_a_trailer_finding_labelled_above_its_severity_does_not_approve(name: str) -> None:
+    assert parse_verdict(_trailer(TRAILER_HOSTILE[name])).decision is not _A
+
+
+@pytest.mark.parametrize("name", sorted(TRAILER_TWINS))
+def test_a_trailer_finding_labelled_at_or_below_its_severity_is_read_as_given(name: str) -> None:
+    verdict = parse_verdict(_trailer(TRAILER_TWINS[name]))
+    expected = Decision.FIXES if name == "label at its own severity" else _A
+    assert verdict.decision is expected, verdict.reasons
