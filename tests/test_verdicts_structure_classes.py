@@ -142,3 +142,46 @@ def test_a_trailer_finding_labelled_at_or_below_its_severity_is_read_as_given(na
     verdict = parse_verdict(_trailer(TRAILER_TWINS[name]))
     expected = Decision.FIXES if name == "label at its own severity" else _A
     assert verdict.decision is expected, verdict.reasons
+
+
+# 4. Frontmatter against a dated body: the frontmatter's date says which record is newer. A
+#    round heading dated after it is a later review: the frontmatter no longer has the last
+#    word (its own round says no, or says nothing).
+def _gsd(updated: str, heading_date: str) -> str:
+    return (
+        f"---\nphase: 07-export\nstatus: passed\nupdated: {updated}\n---\n\n"
+        "# Phase 7 verification\n\n## Goal Achievement\n\nAll five truths hold.\n\n"
+        f"## Re-verification ({heading_date})\n\n**Status:** gaps_found\n\n"
+        "- The export keeps running after the client disconnects.\n"
+    )
+
+
+def _front(updated: str, heading_date: str) -> str:
+    return (
+        f"---\nreviewer: review-bot\nstatus: approved\nupdated: {updated}\n---\n\n"
+        "## Summary\nThe scheduler rewrite reads well.\n\n"
+        f"## Update {heading_date}\nThe lock is taken after the read in `sched.go`.\n"
+    )
+
+
+DATED_HOSTILE = {
+    "gsd re-verification dated after updated": _gsd("2026-03-01", "2026-03-09"),
+    "update heading later the same day": _front("2026-05-04T09:00:00Z", "2026-05-04 11:15"),
+    "update heading on a later day": _front("2026-05-04", "2026-05-06"),
+}
+DATED_TWINS = {
+    # the frontmatter was updated after the body's re-verification: it is the newer record
+    "gsd re-verification dated before updated": _gsd("2026-03-12", "2026-03-09"),
+    "update heading before updated": _front("2026-05-04T12:00:00Z", "2026-05-04 11:15"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATED_HOSTILE))
+def test_a_body_round_dated_after_the_frontmatter_keeps_it_from_approving(name: str) -> None:
+    assert parse_verdict(DATED_HOSTILE[name]).decision is not _A
+
+
+@pytest.mark.parametrize("name", sorted(DATED_TWINS))
+def test_a_body_round_dated_before_the_frontmatter_leaves_its_approval(name: str) -> None:
+    verdict = parse_verdict(DATED_TWINS[name])
+    assert verdict.decision is _A, verdict.reasons
