@@ -185,3 +185,26 @@ def test_a_body_round_dated_after_the_frontmatter_keeps_it_from_approving(name: 
 def test_a_body_round_dated_before_the_frontmatter_leaves_its_approval(name: str) -> None:
     verdict = parse_verdict(DATED_TWINS[name])
     assert verdict.decision is _A, verdict.reasons
+
+
+# 5. A finding written location first, then an arrow and its severity tag (the shape of
+#    DevoxxGenie-style lists): the tag grades the item as a dash after the location does.
+def _located(tag: str) -> str:
+    return (
+        "## Code review\n\n"
+        f"1. `src/main/java/app/Ledger.java:88` {tag} — the balance is read outside the lock.\n"
+        "2. `src/main/java/app/Ledger.java:12` → Minor — unused import.\n\n"
+        "Verdict: ✅ Approved\n"
+    )
+
+
+@pytest.mark.parametrize("arrow", ["→ **Blocker**", "⇒ Critical", "-> [P0]", "=> **Must fix**"])
+def test_a_blocking_tag_after_a_location_and_an_arrow_refuses(arrow: str) -> None:
+    assert parse_verdict(_located(arrow)).decision is not _A
+
+
+@pytest.mark.parametrize("arrow", ["→ Minor", "⇒ **Nit**"])
+def test_a_minor_tag_after_a_location_and_an_arrow_leaves_the_approval(arrow: str) -> None:
+    verdict = parse_verdict(_located(arrow))
+    assert verdict.decision is _A, verdict.reasons
+
