@@ -208,3 +208,22 @@ def test_a_minor_tag_after_a_location_and_an_arrow_leaves_the_approval(arrow: st
     verdict = parse_verdict(_located(arrow))
     assert verdict.decision is _A, verdict.reasons
 
+
+# 6. A per-reviewer table whose verdict column holds a state no rule reads (🔁, 🤔, ⏳):
+#    that reviewer's verdict is unknown, so the overall approval is not accounted for.
+def _reviewers(state: str) -> str:
+    return (
+        "| Reviewer | Area | Verdict |\n|---|---|---|\n| ana | api | ✅ |\n"
+        f"| infra-bot | deploy | {state} |\n| kim | ui | approved |\n\n**Overall:** Approved\n"
+    )
+
+
+@pytest.mark.parametrize("state", ["🔁", "🤔", "⏳ waiting", "re-review asked"])
+def test_an_unread_reviewer_state_keeps_the_overall_approval_from_approving(state: str) -> None:
+    assert parse_verdict(_reviewers(state)).decision is not _A
+
+
+@pytest.mark.parametrize("state", ["✅", "approved", "✔ LGTM", "—"])
+def test_readable_or_empty_reviewer_states_leave_the_overall_approval(state: str) -> None:
+    verdict = parse_verdict(_reviewers(state))
+    assert verdict.decision is _A, verdict.reasons
