@@ -49,6 +49,8 @@ _F = Decision.FIXES
 _CLAUSE_BREAK = compile_lazily(r"(?<=[,:，：—–])\s*")
 _SENTENCE_END = compile_lazily(r"(?<=[.!?。！？;；])\s+")
 _FIELD = compile_lazily(r"[ \t>*+-]*(?:\d{1,3}[.)][ \t]+)?([^:]{1,48}?)[ \t]*:(.*)")
+# A table row: its first cell, then the others (a separator row names no label).
+_ROW = compile_lazily(r"[ \t]*\|([^|]{1,48})\|(.*?)\|?[ \t]*")
 _REASON_FIELDS = frozenset(
     phrases(
         """reason|reasons|reasoning|rationale|status reason|gate reason|decision reason|
@@ -178,15 +180,22 @@ def _read_block(
 
 
 def _field(line: Line) -> tuple[str, str] | None:
-    """('reason' | 'condition', value) when the line is a reason or condition field."""
-    match = _FIELD.match(line.clean)
-    if match is None:
-        return None
-    label = strip_label(match.group(1)).strip(" *_`'\"")
+    """('reason' | 'condition', value) when the line is a reason or condition field: a
+    `label: value` line, or a table row whose first cell is the label (`| Conditions | … |`
+    renders as a field of a key/value table, its other cells the value)."""
+    row = _ROW.fullmatch(line.clean)
+    if row is not None:
+        label, value = row.group(1), row.group(2).replace("|", " ")
+    else:
+        match = _FIELD.match(line.clean)
+        if match is None:
+            return None
+        label, value = match.group(1), match.group(2)
+    label = strip_label(label).strip(" *_`'\"")
     if label in _REASON_FIELDS:
-        return "reason", match.group(2)
+        return "reason", value
     if label in _CONDITION_FIELDS:
-        return "condition", match.group(2)
+        return "condition", value
     return None
 
 

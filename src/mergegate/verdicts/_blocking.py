@@ -51,8 +51,9 @@ _EMPTY_VALUE = compile_lazily(
 )
 # A finding's location before its tag: '`Foo.java:12` — **Critical:** NPE', 'a.py:3 - P0 …'
 # (the location, the why and the fix of a DevoxxGenie-style finding).
+# A finding's location, then a dash, a colon or an arrow (`path.py:42 → **Blocker** — …`).
 _LOCATION = compile_lazily(
-    r"[\w./\\-]{1,200}\.\w{1,10}(?::\d{1,6}(?:[-–]\d{1,6})?)?[ \t]*[—–:-][ \t]*"
+    r"[\w./\\-]{1,200}\.\w{1,10}(?::\d{1,6}(?:[-–]\d{1,6})?)?[ \t]*[—–:→⇒⟶➜➔-][ \t]*"
 )
 _COUNT = compile_lazily(r"[ \t]*(?:[:|=][ \t*_`]*)?(\d{1,6})(?![\d/.])")
 # A count of blocking findings, not of things that are merely important to the project

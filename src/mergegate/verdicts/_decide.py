@@ -33,6 +33,7 @@ from mergegate.decisions import Decision
 from mergegate.errors import UsageError
 from mergegate.verdicts._accounting import unaccounted
 from mergegate.verdicts._after import after_approval
+from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._echoed import as_echoed_review
 from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._frontmatter import read_verdict_frontmatter
@@ -375,7 +376,23 @@ def _decide(facts: Facts, review_id: str | None) -> _Outcome:
             f"{_MOST_APPROVING_SITES}: no review writes so many; not read as an approval"
         )
         return _Outcome(_M, extra.dialect, extra.index, [why])
+    later = _dated_after(facts, in_scope)
+    if later is not None:
+        why = (
+            f"line {doc.lines[later].number} is dated after the frontmatter's verdict and no "
+            "verdict follows it: the frontmatter is not the newest record; not an approval"
+        )
+        return _Outcome(_M, in_scope[-1].dialect, later, [why])
     return _approval(facts, in_scope, start, review_id)
+
+
+def _dated_after(facts: Facts, in_scope: list[Site]) -> int | None:
+    """A body heading dated after the frontmatter that holds the approval, below every
+    verdict of the document (`_dated`): a later record with no verdict of its own."""
+    if not any(s.frontmatter for s in in_scope):
+        return None
+    last = max(s.index for s in facts.sites)
+    return next((i for i in later_dated_headings(facts.doc) if i > last), None)
 
 
 def _scope_start(doc: Doc, sites: list[Site]) -> int:

@@ -425,6 +425,18 @@ specialist|voter|model|审查者|评审人|レビュアー|리뷰어|revisor|rev
 )
 
 
+_STATE_MARKUP = " \t*_`~\ufe0f"
+
+
+def _unread_state(cell: str) -> bool:
+    """A reviewer's state that says something no rule reads (`🔁`, `🤔`, `re-review asked`):
+    not blank, not a dash or a none, and no check mark in it (`✅`, `Lead pass — ✅`)."""
+    text = cell.strip(_STATE_MARKUP)
+    if not text.strip("-—–") or any(mark in text for mark in "✅✔☑"):
+        return False
+    return not says_none(text)
+
+
 def _row_site(site: Site, *, by_reviewer: bool = False) -> Site:
     """A row of a table with several rows speaks for one part. In a status column it is one
     check's result: a failed check asks for fixes, it is not the reviewer rejecting the
@@ -498,6 +510,7 @@ class _Table:
         self.by_reviewer = False
         self.rows = 0
         self.sites: list[Site] = []
+        self.unread: list[Site] = []
         self.evidence: frozenset[int] = frozenset()
 
     def row(self, doc: Doc, index: int, line: Line) -> Iterator[Site]:
@@ -529,6 +542,10 @@ class _Table:
             self.evidence = frozenset(evidence)
             return
         self.rows += 1 if self.columns else 0
+        self._columns(index, line, cells)
+
+    def _columns(self, index: int, line: Line, cells: list[str]) -> None:
+        """The sites of a body row's verdict columns."""
         for col, (name, col_kind) in self.columns.items():
             if col < len(cells):
                 notes = _with_notes(cells, col, self.evidence)
@@ -536,12 +553,16 @@ class _Table:
                 condition = _evidence_condition(cells, self.evidence)
                 if answer is not None and answer.decision is _A and condition is not None:
                     answer = Answer(_F, answer.phrase, f"qualified by '{condition}'")
+                unread = answer is None and self.by_reviewer and _unread_state(cells[col])
+                if unread:
+                    why = f"no rule reads the reviewer's state '{cells[col][:40]}'"
+                    answer = Answer(_M, "", why)
                 if answer is not None:
                     where = f"table column '{name}'"
                     site = make_site(
                         index, line, answer, dialect="verdict-line", where=where, kind=col_kind
                     )
-                    self.sites.append(site)
+                    (self.unread if unread else self.sites).append(site)
 
     def close(self, found: list[Site]) -> None:
         """End of a table: a verdict column with several rows holds per-part verdicts."""
@@ -551,6 +572,10 @@ class _Table:
         found.extend(
             _row_site(s, by_reviewer=self.by_reviewer) if several else s for s in self.sites
         )
+        # A reviewer whose state no rule reads: that verdict is unknown, and an unknown
+        # verdict is not a yes (a part's malformed answer keeps the document from approving).
+        found.extend(replace(s, part=True) for s in self.unread)
+        self.unread = []
         self.columns = {}
         self.header_seen = False
         self.by_reviewer = False

@@ -186,6 +186,9 @@ def _trailer(text: str, index: int, end: int) -> JsonVerdict:
         )
         for f in model.findings
     )
+    contradiction = next(filter(None, (_contradicts(f) for f in findings)), None)
+    if contradiction is not None:
+        return JsonVerdict(index, end, None, f"JSON verdict contradicts itself: {contradiction}")
     return JsonVerdict(
         index,
         end,
@@ -195,6 +198,36 @@ def _trailer(text: str, index: int, end: int) -> JsonVerdict:
         findings=findings,
         reason=f"JSON trailer verdict '{model.verdict}'",
     )
+
+
+# A severity label opening a finding's title or detail: `BLOCKER:`, `Critical - …`,
+# `[P0] …`, `**High**`, `Must fix before merge: …` (at most four words before the colon).
+_SEVERITY_LABEL = compile_lazily(
+    r"[ \t*_`]*(?:[\[(][ \t]*([^\])\n]{1,30}?)[ \t]*[\])]|(?:\*\*|__)([^*_\n]{1,30}?)(?:\*\*|__)"
+    r"|([^\W\d_]\w{0,40}(?:[ \t]{1,4}\w{1,40}){0,3})[ \t]*(?:[:：]|[ \t][—–-][ \t]))"
+)
+_RANK = {Severity.MINOR: 0, Severity.IMPORTANT: 1, Severity.CRITICAL: 2}
+
+
+def _contradicts(finding: Finding) -> str | None:
+    """A finding whose own title or detail opens with a severity label above its `severity`
+    field (`"severity": "minor"`, `"title": "BLOCKER: …"`): the object says two things about
+    one finding, and a gate takes neither (the field alone would let it through)."""
+    for text in (finding.title, finding.detail):
+        match = _SEVERITY_LABEL.match(text)
+        if match is None:
+            continue
+        label = next(g for g in match.groups() if g is not None)
+        try:
+            labelled = Severity.from_word(label)
+        except ValueError:
+            continue
+        if _RANK[labelled] > _RANK[finding.severity]:
+            return (
+                f"finding '{finding.title[:60]}' is labelled '{label.strip()}' but its "
+                f"severity is '{finding.severity.value}'"
+            )
+    return None
 
 
 def _document(data: Mapping[str, Any], index: int, end: int) -> JsonVerdict:

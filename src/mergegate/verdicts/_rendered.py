@@ -16,6 +16,9 @@ once with markdown-it-py (CommonMark, raw HTML on, GFM tables) and says, per lin
   blank line renders `b` inside the quote): someone else's words, never a verdict;
 - `setext`: a setext heading's first text line (`Critical` over `========`) and its level;
   `underline` its underline line;
+- HTML structure in an HTML block, rewritten as the Markdown that renders the same: a line
+  that is one `<h1>`…`<h6>` element becomes its `#` heading, a table row (`<tr>` … `</tr>`,
+  on one line or several) the pipe row of its cells, and the lines made only of tags blank;
 - `rewrites`: lines part of which renders as nothing, with that part blanked (same length):
   HTML comments as a browser ends them (`<!-->` and `<!--->` are whole empty comments, `--!>`
   closes one as `-->` does) — in an HTML block, or inside a paragraph where CommonMark reads
@@ -46,6 +49,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -198,6 +203,21 @@ class _Walk:
                 self.invisible.update(span)
             else:
                 self._rewrite(span, shown)
+                self._structure(span)
+        else:
+            self._structure(span)
+
+    def _structure(self, span: range) -> None:
+        """HTML headings and table rows, shown as the Markdown that renders the same: a
+        line that is one `<h1>`…`<h6>` element as its `#` heading, rows as pipe rows."""
+        shown = [self.rewrites.get(i, self.lines[i]) for i in span]
+        out = html_rows(shown, span.start) if _HTML_ROW.search("\n".join(shown)) else {}
+        for index, line in zip(span, shown, strict=True):
+            heading = _HTML_HEADING.fullmatch(line) if "<" in line else None
+            if heading is not None:
+                text = " ".join(_TAG.sub(" ", heading.group(2)).split())
+                out[index] = "#" * int(heading.group(1)) + " " + text
+        self.rewrites.update(out)
 
     def _code_html(self, span: range) -> None:
         """`<pre>` … `</pre>`: code, up to the closing tag; text after it on its line shows."""
@@ -214,6 +234,40 @@ class _Walk:
         for index, text in zip(span, shown.split("\n"), strict=True):
             if text != self.lines[index]:
                 self.rewrites[index] = text
+
+
+_HTML_HEADING = compile_lazily(r"[ \t]*<h([1-6])(?:[ \t][^<>]*)?>(.*?)</h\1[ \t]*>[ \t]*", re.I)
+_HTML_ROW = compile_lazily(
+    r"<tr(?=[\s>])[^<>]*>(.*?)(?=</tr\s*>|<tr[\s>]|</table\s*>|\Z)", re.I | re.S
+)
+_HTML_CELL = compile_lazily(r"<t[dh](?=[\s>])[^<>]*>", re.I)
+_TAG = compile_lazily(r"</?[a-z][^<>]*>", re.I)
+
+
+def html_rows(lines: Sequence[str], first: int) -> dict[int, str]:
+    """The lines of an HTML block holding table rows, as GitHub shows them: each row
+    (`<tr><td>Security</td><td>FAIL</td></tr>`, on one line or several) as the pipe-table
+    row it renders like (`| Security | FAIL |`) on its `<tr>` line, the other lines of the
+    row and the lines made only of tags (`<table>`, `</tr>`) blank; text outside a row as it
+    stands. Keyed by line index (`first` is the index of `lines[0]`)."""
+    text = "\n".join(lines)
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    out: dict[int, str] = {}
+    rows = [(bisect_right(starts, r.start()) - 1, r) for r in _HTML_ROW.finditer(text)]
+    opened = Counter(begin for begin, _ in rows)
+    for begin, row in rows:
+        if opened[begin] > 1:
+            continue  # several rows on one line: no pipe row shows them; left as written
+        end = bisect_right(starts, max(row.end() - 1, row.start())) - 1
+        cells = [" ".join(_TAG.sub(" ", c).split()) for c in _HTML_CELL.split(row.group(1))[1:]]
+        out[first + begin] = "| " + " | ".join(c or " " for c in cells) + " |"
+        out.update((first + i, "") for i in range(begin + 1, end + 1))
+    for i, line in enumerate(lines):
+        if first + i not in out and line.strip() and not _TAG.sub("", line).strip():
+            out[first + i] = ""
+    return out
 
 
 def blank_comments(text: str, *, html: bool) -> str:

@@ -358,8 +358,8 @@ valutazione|valutazione finale|итоговая оценка|评价|总评|의�
 )
 _STATUS_LABELS = frozenset(
     phrases(
-        """status|result|results|outcome|quality|code quality|spec|spec compliance|gate|review|
-review result|gate result|review status|endergebnis|
+        """status|state|result|results|outcome|quality|code quality|spec|spec compliance|gate|
+review|review result|gate result|review status|endergebnis|
 spec verdict|quality verdict|code quality verdict|spec compliance verdict|
 ergebnis der prüfung|prüfergebnis|
 规格符合性|规格合规性|规范符合性|规格|代码质量|质量|仕様准拠|仕様适合|コード品质|品质|

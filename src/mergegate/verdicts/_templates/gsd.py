@@ -18,7 +18,9 @@ Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
 * `updated:`, `resolutions:`, `human_uat_*` — the frontmatter was written after the body, so
   a body `**Status:**` line that disagrees with it is an older record: superseded, not read
   as a verdict (the labelling rule of the shared corpus), and the human checks the body lists
-  are the ones the newer record has settled. Without these keys both stand and the
+  are the ones the newer record has settled — unless a body heading is dated after the
+  frontmatter's date (`_dated`: `## Re-verification (2026-02-10)` under `updated:
+  2026-01-02`), which makes the body the newer record. Without these keys both stand and the
   non-passing one wins.
 
 The document is GSD's when a top-level `status:` holds one of those values, or the
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer
+from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING, condition_in
@@ -78,7 +81,8 @@ def recognise(doc: Doc) -> Recognised | None:
     if not gsd_sites and not any(name.startswith(_GSD_KEYS) for name in names):
         return None
     superseded: frozenset[int] = frozenset()
-    newer = any(name.startswith(_NEWER_KEYS) for name in names)
+    # Newer unless the body dates a section after it (`## Re-verification (2026-02-10)`).
+    newer = any(name.startswith(_NEWER_KEYS) for name in names) and not later_dated_headings(doc)
     if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
     checks = check_rows(doc, doc.frontmatter_end + 1)
