@@ -16,8 +16,10 @@ Run with `make bench` (or `.venv/bin/python bench/bench_verdicts.py`). Two table
    'Ready to merge? …' line over the same text. `gate blocks (window)` stays one window
    long, so its row shows the per-MB cost of the text the parser does read.
 
-Exit status 1 when a shape is not linear (ratio above 2.0) or a 10 MB input takes more than
-1 s per MB.
+Exit status 1 when a shape is not linear (ratio above 2.0) or one input of any shape (10 MB,
+or the most of a window shape the parser reads) takes more than 2 s (issue 23). The s/MB
+column of a window shape is its cost per MB of the text read; the line window
+(`MAX_INPUT_LINES`) bounds its time, not its characters.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Callable
 
 from _smoke import goal, sizes
 from mergegate.verdicts import parse_verdict
-from mergegate.verdicts._text import MAX_INPUT_CHARS
+from mergegate.verdicts._text import MAX_INPUT_CHARS, MAX_INPUT_LINES
 
 MB = 1_000_000
 _BASELINE = re.compile(r"Ready to merge\?\s*(Yes|No|With fixes)")
@@ -94,6 +96,12 @@ def _realistic_250k() -> str:
 _REALISTIC_250K = _realistic_250k()
 
 
+# Issue 23: 10 MB of any input parses in at most 2 s. A shape at most one window long (its
+# rows past the characters' or the lines' bound are never read) costs what any input can.
+_MOST_SECONDS = 2.0
+_TABLE_ROW = "| Key 12 | value number 12 for the table |\n"
+
+
 def _fill(unit: str, size: int) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
@@ -118,6 +126,13 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "gate blocks (window)": lambda n: _fill(
         "gate: PASS\nstatus_reason: 'all checks green, nothing pending'\nnotes: ok\n",
         min(n, _WINDOW),
+    ),
+    # An approving key/value table row, then as many rows as the parser reads: every row
+    # after the approval is read as a field, a finding and a reason (`_unweighed`,
+    # `_refusals`, `_after`). At most one line window long, like `gate blocks (window)`.
+    "approved table (window)": lambda n: (
+        "| Field | Value |\n|---|---|\n| Verdict | APPROVE |\n"
+        + _fill(_TABLE_ROW, min(n, (MAX_INPUT_LINES - 10) * len(_TABLE_ROW)))
     ),
     "introduced examples": lambda n: _fill("Reply with a line such as\nVerdict: APPROVE\n\n", n),
     "bare answers": lambda n: _fill("Verdict: APPROVE\nNo issues found. No, wait — fine.\n", n),
@@ -188,26 +203,29 @@ def _past_the_window() -> float:
         f"{f'input ({_PAST / MB:g} MB)':28} "
         f"{'parse s':>8} {'MB/s':>8} {'s/MB':>7} {'x baseline':>10}"
     )
-    worst = 0.0
+    worst = 0.0  # the longest parse of any shape, in seconds
     for name, build in SHAPES.items():
         text = build(_PAST)
         size = len(text.encode("utf-8")) / MB
         ours = _timed(lambda text=text: parse_verdict(text))
         base = _timed(lambda text=text: _BASELINE.findall(text), repeat=3)
         per_mb = ours / size
-        worst = max(worst, per_mb)
+        worst = max(worst, ours)
         print(
             f"  {name:26} {ours:8.3f} {size / ours:8.1f} {per_mb:7.3f} "
             f"{ours / max(base, 1e-9):10.1f}"
         )
-    print(f"worst: {worst:.3f} s per MB of input (goal: well under 1 s per MB)")
+    print(
+        f"worst: {worst:.3f} s for one input "
+        f"(goal: at most {_MOST_SECONDS:g} s for 10 MB of any input)"
+    )
     return worst
 
 
 def main() -> int:
     linear = _linearity()
     worst = _past_the_window()
-    return goal(linear and worst < 1.0)
+    return goal(linear and worst <= _MOST_SECONDS)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import pytest
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import parse_verdict
+from mergegate.verdicts._text import MAX_INPUT_LINES
 
 A, F, R, M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
 NOT_A = None
@@ -397,9 +398,9 @@ NEAR_MISSES = [
     "Ready to merge? Yes\n\nFor example, `parse('')` now returns an empty list.\n",
     "**Ready to merge?** Yes\n\nNo regressions; no new warnings.\n",
     # Just inside both windows: the characters' (`MAX_INPUT_CHARS`) and the lines'
-    # (`MAX_INPUT_LINES`, 50 000).
-    ("x" * 49 + "\n") * (_BIG // 50 - 200) + "LGTM\n",
-    "x\n" * (50_000 - 200) + "LGTM\n",
+    # (`MAX_INPUT_LINES`).
+    ("x" * (_BIG // MAX_INPUT_LINES - 1) + "\n") * (MAX_INPUT_LINES - 200) + "LGTM\n",
+    "x\n" * (MAX_INPUT_LINES - 200) + "LGTM\n",
     "LGTM 👍\n\nNothing else to add.\n",
     # round 2
     "Verdict: APPROVE\n\nNo further comments.\n",
