@@ -42,7 +42,7 @@ from mergegate.verdicts._block import clauses_problem
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._site import Site
+from mergegate.verdicts._site import LIST_MARK, Site
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised, mask
 from mergegate.verdicts._templates._checks import states_problem
@@ -127,7 +127,6 @@ _GATE_FILE = compile_lazily(
 # A later round's record of the earlier blocking items: '**Critical Issues Resolved:**'.
 _RESOLVED = compile_lazily(r"[ \t#*_]*critical(?:[ \t]+issues?)?[ \t]+resolved[ \t*_:：]*")
 _CHECKED_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(?:✅|\[x\])")
-_ITEM_START = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 
 def _older_rounds(doc: Doc, gates: Sequence[Site]) -> frozenset[int]:
@@ -172,7 +171,7 @@ def _all_checked(doc: Doc, start: int) -> bool:
     for line in doc.lines[start:]:
         if line.blank or not line.raw.strip():
             continue
-        if line.heading_level or not _ITEM_START.match(line.raw):
+        if line.heading_level or not LIST_MARK.match(line.raw):
             if indent is not None and line.indent > indent:
                 continue  # an item's own continuation
             break
