@@ -95,6 +95,31 @@ feedback|approval|decision|complete|completed|of|the|and|after|on|by"""
 )
 
 
+# What a round heading may name that makes the round a review of one small part, not of the
+# whole change: a document, its wording, a typo, a file (a name with an extension). Such a
+# round does not replace an earlier no (`_round_part`). Not "only", which also narrows a round
+# to the fixes it checks ('Re-review — Important Fixes Only'), nor a bare slash
+# ('Category/Tag Filter').
+_ROUND_PART_WORDS = frozenset(
+    phrases(
+        """readme|changelog|docs|doc|documentation|typo|typos|wording|spelling|comment|
+comments|docstring|docstrings"""
+    )
+)
+_ROUND_PART_PATH = compile_lazily(r"[\w./-]*\.(?:py|ts|tsx|js|jsx|go|rs|md|java|rb|toml)\b")
+
+
+def _round_part(low: str) -> bool:
+    """A round heading that names one small part ('Follow-up round: CHANGELOG wording',
+    'After the fix for the typo in README', 'Addendum (docs commit only)'): the round's yes
+    covers that part, as a scope after an answer does (`_scope`), so it replaces no earlier
+    no. A round of the fixes or of the review itself ('Re-review after fixes') names none."""
+    return (
+        any(w in _ROUND_PART_WORDS for w in _WORDS.findall(low))
+        or _ROUND_PART_PATH.search(low) is not None
+    )
+
+
 def _opens_round(low: str, bare: str) -> bool:
     """The heading names a new review: a strong round word, or a round number / weak first
     word with nothing else but words about the review, dates and numbers."""
@@ -221,7 +246,7 @@ def heading_kind(text: str, low: str, level: int) -> HeadingKind:
         local=bool(_LOCAL_HEADING.match(bare) or (level >= 3 and _FINDING_ID.match(bare))),
         example=_EXAMPLE_HEADING.search(low) is not None,
         round=_opens_round(low, bare),
-        part=bool(_PART_HEADING.match(bare)),
+        part=bool(_PART_HEADING.match(bare)) or (_opens_round(low, bare) and _round_part(low)),
         advisory=_ADVISORY_HEADING.search(low) is not None
         and _BLOCKING_HEADING.search(low) is None,
         mark=round_mark(bare),

@@ -517,7 +517,9 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
     state.local = any(s.local for s in state.sections)
     state.part = any(s.part for s in state.sections)
     state.example = any(s.example for s in state.sections)
-    return section.round and not state.example
+    # A round of one part ('Follow-up round: CHANGELOG wording') replaces no earlier verdict:
+    # its yes is a part's yes (`heading_kind`), the earlier no still stands.
+    return section.round and not section.part and not state.example
 
 
 def _numbered_round(mark: RoundMark, state: _State) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import phrases
 
-__all__ = ["named_part"]
+__all__ = ["named_part", "unreviewed_part"]
 
 _WORDS = compile_lazily(r"[^\s,;:()\[\]|→=>—–]+")
 _LEADS = compile_lazily(
@@ -85,6 +85,33 @@ _DETERMINERS = frozenset(phrases("""the|a|an|this|that|these|those|our|its|their
 # A stop inside a word ('core.py', 'a:b') ends no clause.
 _CLAUSE_END = compile_lazily(r"[.;:!?](?=\s|$)|[)\]]|(?<=\S)[ \t]+[—–][ \t]+|$")
 _MAX_PHRASE_WORDS = 6
+
+
+# What the reviewer says they did not read (`unreviewed_part`): a first-person "I have not
+# reviewed / opened / looked at", a part that "was not reviewed", one "outside this review",
+# "not part of this review" or "in another reviewer's queue". First person or the review
+# itself as the frame: the same verbs about the code ('the parser no longer reads the
+# config', 'the file is not opened for writing') are behaviour, not scope.
+_UNREVIEWED = compile_lazily(
+    r"(?<![a-z])(?:i (?:have not|haven't|did not|didn't|could not|couldn't|was not able to|"
+    r"wasn't able to|have yet to|never) (?:yet )?(?:review|open|read|look at|look into|examine|"
+    r"get to|go through)|"
+    r"(?:were|was|are|is|have|has|been) (?:not|n't)(?: been)? (?:yet )?(?:reviewed|looked at|"
+    r"examined)|"
+    r"(?:outside|beyond) (?:of )?(?:this|the|my) (?:review|pass)|"
+    r"not (?:part of|covered by|included in) (?:this|the|my) review|"
+    r"(?:another|a different|other) reviewer'?s? queue|"
+    r"(?:left|leave|leaving) (?:for|to) (?:another|a different|a second) reviewer)"
+)
+
+
+def unreviewed_part(text: str) -> str | None:
+    """The words by which a normalized line says part of the change was not reviewed
+    (`the other 7 files were not reviewed`, `Commits 5–9 I haven't opened`, `the last two
+    commits are outside this review`), or None. What the reviewer did not read is a partial
+    scope: the approval does not cover the whole change."""
+    found = _UNREVIEWED.search(text)
+    return found.group(0) if found is not None else None
 
 
 def named_part(clause: str) -> str | None:

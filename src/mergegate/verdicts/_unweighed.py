@@ -15,7 +15,9 @@ word must not hide a finding after it:
   the verdict (`Does not compile.`, `The migration drops the users table.`, `Tests fail on
   CI.` — `_defects`), except under a heading that tells the problem the change fixes
   (`Background`, `Root cause` …);
-* **a cell beside the verdict** on a line of ` | `-separated cells (`Approve | backend`).
+* **a cell beside the verdict** on a line of ` | `-separated cells (`Approve | backend`);
+* **a part the reviewer says they did not read**, anywhere in the round, the verdict's line
+  included (`the other 7 files were not reviewed`, `… outside this review` — `_scope`).
 
 Each makes an approving document `malformed` (the hook asks for the verdict object), with
 that line as evidence. One pass over the round: linear in the document.
@@ -33,7 +35,7 @@ from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._lines import Doc, Line, is_delimiter_row, is_table_row
 from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._scope import named_part
+from mergegate.verdicts._scope import named_part, unreviewed_part
 from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import LIST_ITEM
@@ -177,6 +179,9 @@ def _step(
         scan.table, scan.alert, scan.paragraph = None, None, False
         return None
     scan.paragraph = scan.paragraph or index - 1 == scan.anchor
+    unread = unreviewed_part(line.low) if line.live and index not in covered else None
+    if unread is not None:  # on the verdict's line too: 'APPROVED up to `a1b2`; … outside …'
+        return _M, f"the line says part of the change was not reviewed ('{unread}')"
     return _structured(doc, index, scan, sites, covered, after=after)
 
 
