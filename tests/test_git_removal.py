@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
+from mergegate.config import load_config
+from mergegate.engine import AgentSpec, RunAgents, RunOptions, RunRequest, create_run, execute_run
 from mergegate.git import REMOVING, _checkout, remove_tree_soon, settle_removals
 
 
@@ -77,7 +79,7 @@ def test_unrenamable_it_is_removed_at_once(tmp_path: Path, monkeypatch: pytest.M
     def refused(src: object, dst: object) -> None:
         raise OSError(18, "Invalid cross-device link")
 
-    monkeypatch.setattr(_checkout.os, "rename", refused)
+    monkeypatch.setattr(os, "rename", refused)
     work = _tree(tmp_path / "worktrees" / "U1")
     remove_tree_soon(work)
     assert not os.path.lexists(work)
@@ -97,3 +99,25 @@ def test_a_run_ends_with_its_merged_work_trees_deleted(tmp_path: Path) -> None:
     state = tmp_path / ".mergegate-state"
     assert (state / "runs" / out["run_id"]).is_dir()
     assert not (state / "worktrees" / out["run_id"]).exists()
+
+
+def test_what_a_crash_left_being_deleted_is_removed_at_the_run_end(tmp_path: Path) -> None:
+    """A process that died between the rename and the deletion left a workspace in
+    `.removing/`: the run's next end in a process removes it with the folder."""
+    repo = repo_with(tmp_path / "repo")
+    state = tmp_path / "state"
+    impl, rev = AgentSpec(cmd=agent(tmp_path, "impl")), AgentSpec(cmd=agent(tmp_path, "rev"))
+    record = create_run(
+        RunRequest(
+            plan=make_plan({"P1": {"A": {}}}),
+            repo=repo,
+            state_dir=state,
+            agents=RunAgents(implementer=impl, reviewer=rev),
+            options=RunOptions.from_config(load_config(repo)),
+        )
+    )
+    left = _tree(state / "worktrees" / record.run_id / REMOVING / "B-0123")
+    report = execute_run(state, record.run_id, load_config(repo))
+    assert report.status == "completed"
+    assert not left.exists()
+    assert not (state / "worktrees" / record.run_id).exists()
