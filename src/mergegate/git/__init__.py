@@ -34,7 +34,13 @@ parts:
 
 from __future__ import annotations
 
-from mergegate.git._checkout import remove_tree, throwaway_checkout
+from mergegate.git._checkout import (
+    REMOVING,
+    remove_tree,
+    remove_tree_soon,
+    settle_removals,
+    throwaway_checkout,
+)
 from mergegate.git._cleanup import (
     delete_branches,
     delete_remote_branches,
@@ -86,6 +92,7 @@ from mergegate.git._workspaces import (
 __all__ = [
     "CONFIG_OVERRIDES",
     "GIT_ENVIRONMENT",
+    "REMOVING",
     "BranchMovedError",
     "GitError",
     "GitRepository",
@@ -123,10 +130,12 @@ __all__ = [
     "remote_tip",
     "remote_url",
     "remove_tree",
+    "remove_tree_soon",
     "remove_workspace",
     "repository_root",
     "reset_clean",
     "run_git",
+    "settle_removals",
     "snapshot_worktree",
     "throwaway_checkout",
     "uncommitted_paths",

@@ -42,7 +42,10 @@ import re
 import shutil
 import stat
 import tempfile
+import threading
+import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from mergegate.errors import UsageError
@@ -50,10 +53,13 @@ from mergegate.git._command import Where, run_git
 from mergegate.git._identity import Workspace, identify
 
 __all__ = [
+    "REMOVING",
     "KeptCheckout",
     "fingerprint",
     "init_borrowing",
     "remove_tree",
+    "remove_tree_soon",
+    "settle_removals",
     "throwaway_checkout",
     "unchanged_since",
 ]
@@ -95,6 +101,76 @@ def remove_tree(path: Path) -> None:
     except OSError:
         _make_writable(path)
         shutil.rmtree(path, ignore_errors=True)
+
+
+REMOVING = ".removing"
+"""The folder, beside a directory `remove_tree_soon` removes, that holds it until its files
+are deleted (a crash may leave entries there: whoever owns the folder removes it)."""
+
+
+class _Removals:
+    """Directories whose files one background thread deletes (`remove_tree`), and the wait
+    for them. The thread is started on first use; at the interpreter's exit it is joined, so
+    a process that ends normally leaves nothing half deleted."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: set[Future[None]] = set()
+
+    def submit(self, path: Path) -> None:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="mergegate-removal")
+            done = self._pool.submit(_delete_moved, path)
+            self._pending.add(done)
+        done.add_done_callback(self._forget)
+
+    def _forget(self, done: Future[None]) -> None:
+        with self._lock:
+            self._pending.discard(done)
+
+    def settle(self) -> None:
+        with self._lock:
+            pending = set(self._pending)
+        wait(pending)
+
+
+_REMOVALS = _Removals()
+
+
+def _delete_moved(path: Path) -> None:
+    """Delete a directory `remove_tree_soon` moved, then the folder that held it once it is
+    empty (one renamed into it meanwhile keeps it; one renamed into it just after its
+    removal fails over to being removed at once)."""
+    remove_tree(path)
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()
+
+
+def remove_tree_soon(path: Path) -> None:
+    """Remove a throwaway directory as `remove_tree` does, its path free at once: it is
+    renamed into the folder `REMOVING` beside it (the same filesystem: one `rename`), and a
+    background thread deletes its files (`settle_removals` waits for them). Deleting a work
+    tree file by file takes tens of milliseconds, more while other threads hold the GIL;
+    a caller on a run's one serial path (the phase merging its units one at a time) no
+    longer waits for it. Removed here and now when it cannot be renamed."""
+    if not os.path.lexists(path):
+        return
+    trash = path.parent / REMOVING
+    moved = trash / f"{path.name}-{uuid.uuid4().hex}"
+    try:
+        trash.mkdir(exist_ok=True)
+        os.rename(path, moved)
+    except OSError:
+        remove_tree(path)
+        return
+    _REMOVALS.submit(moved)
+
+
+def settle_removals() -> None:
+    """Wait until every directory `remove_tree_soon` was given in this process is deleted."""
+    _REMOVALS.settle()
 
 
 _SOURCES: dict[Path, tuple[str, str, str]] = {}

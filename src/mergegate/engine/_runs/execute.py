@@ -34,7 +34,9 @@ from mergegate.engine._runs.leases import hold_leases, release_leases
 from mergegate.errors import EscalationError, RunInterruptedError, UsageError
 from mergegate.events import Alert, EventBase, RunFinished, RunStarted
 from mergegate.git import (
+    REMOVING,
     remove_tree,
+    settle_removals,
 )
 from mergegate.ids import (
     EventKey,
@@ -294,10 +296,14 @@ def _close_engine(engine: DurableEngine, rt: Runtime) -> None:
 
 def _tidy(rt: Runtime) -> None:
     """Remove what only a running process uses: the throwaway checkouts and the write-back
-    work tree (the units' work trees stay: they belong to units a person must look at), and
-    the agents' private HOMEs once no unit's work tree is left (their sessions served those)."""
+    work tree (the units' work trees stay: they belong to units a person must look at), the
+    merged units' work trees once their background deletion ended (and what a crash left of
+    them), and the agents' private HOMEs once no unit's work tree is left (their sessions
+    served those)."""
     remove_tree(rt.checkouts)
     remove_tree(rt.worktrees / ".writeback")
+    settle_removals()
+    remove_tree(rt.worktrees / REMOVING)
     with contextlib.suppress(OSError):
         if all(p.name.startswith(".") for p in rt.worktrees.iterdir()):
             remove_tree(rt.homes)

@@ -54,6 +54,7 @@ from mergegate.git import (
     commit_with_key,
     prepare_merge,
     publish,
+    remove_tree_soon,
     remove_workspace,
     reset_clean,
     wip_branch,
@@ -363,7 +364,11 @@ def workspace_step(repo: str, path: str, branch: str | None, base: str) -> Works
 
 @step("mergegate.remove_workspace", retries=3)
 def remove_workspace_step(path: str) -> None:
-    remove_workspace(current().here(path, rebuild=False))
+    """A merged unit's workspace gone from its path at once, its files deleted in the
+    background (`remove_tree_soon`): the phase merges its units one at a time, and deleting
+    each work tree there held up every later unit's merge. The run's end waits for the
+    deletions (`settle_removals`)."""
+    remove_tree_soon(current().here(path, rebuild=False))
 
 
 @step("mergegate.retire_workspace", retries=3)
