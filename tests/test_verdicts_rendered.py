@@ -191,7 +191,9 @@ def test_verdict_long_document_with_markup_is_not_rendered_and_never_approves() 
     was read as source text only, so its approval is not trusted."""
     from mergegate.verdicts._rendered import MAX_VIEW_CHARS
 
-    filler = "> quoted context line\n" * (MAX_VIEW_CHARS // 20)
+    # long lines: past the view's characters, well inside the line window (`MAX_INPUT_LINES`)
+    line = "> quoted context line, long enough that the lines stay few: " + "x" * 60 + "\n"
+    filler = line * (MAX_VIEW_CHARS // len(line) + 10)
     verdict = parse_verdict(_BODY + filler + "\nVerdict: APPROVE\n")
     assert verdict.decision is Decision.MALFORMED
     assert any("too long to read as rendered" in reason for reason in verdict.reasons)
