@@ -37,7 +37,7 @@ from mergegate.verdicts._grammar import find_sites
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, strip_label
-from mergegate.verdicts._text import norm
+from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
 __all__ = ["carries_no_decision", "unaccounted"]
@@ -340,7 +340,7 @@ def check_not_passed(text: str) -> str | None:
     """The words of a check marked as passed that say it did not pass or is still to come
     ('Load test not run ✅', 'DBA sign-off pending ✅'): the mark is decoration the words
     contradict, so the check is open. None for any other line."""
-    words = _checked_words(_QUOTED_CODE.sub(" code ", text), _MAX_CONTRADICTED_WORDS)
+    words = _checked_words(CODE_SPAN.sub(" code ", text), _MAX_CONTRADICTED_WORDS)
     if words is None or not _says_not_passed(words.lower()):
         return None
     return words
@@ -352,8 +352,6 @@ _NOT_PASSED = compile_lazily(
     r"(?<![a-z])(?:not|never|pending|todo|skipped|waiting)(?![a-z])|n't|"
     r"(?<![a-z])(?:failed|failing|fails|broken|missing|blocked)(?![a-z])"
 )
-# A code span quotes what the check is about ('`missing field`'), not its outcome.
-_QUOTED_CODE = compile_lazily(r"(`+)[^`]*?\1")
 _NO_BEFORE = compile_lazily(r"(?<![a-z])(?:no|zero|0|without)(?![a-z])")
 
 

@@ -51,6 +51,7 @@ from mergegate.verdicts._statement import (
     prose_problem,
     sentences_problem,
 )
+from mergegate.verdicts._text import CODE_SPAN
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
 from mergegate.verdicts._vocab import clean_value, hits
 
@@ -64,7 +65,6 @@ Refusal = tuple[Decision, int, str]
 # no vocabulary for (Turkish ş, Polish ą, Vietnamese ư …).
 _READ_LATIN = frozenset("áàâäãåçéèêëíìîïñóòôöõúùûüýÿœæßªº")
 _READ_SCRIPTS = ("LATIN", "CYRILLIC", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "HALFWIDTH")
-_CODE_SPAN = compile_lazily(r"`[^`]*`")
 
 # A findings section: what it lists is read by `_unweighed` and `_blocking`.
 _FINDINGS_PART = (
@@ -261,7 +261,7 @@ def _unread_above(doc: Doc, start: int, anchor: int, covered: frozenset[int]) ->
 def _unread_language(line: Line) -> str | None:
     """Letters of a script, or Latin letters of a language, that no vocabulary reads, in a
     word: a letter standing alone is a symbol ('the factor λ'), not a language."""
-    text = _CODE_SPAN.sub(" ", line.raw)
+    text = CODE_SPAN.sub(" ", line.raw)
     if text.isascii():
         return None
     for index, ch in enumerate(text):
@@ -338,7 +338,7 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
 def _beside_answer(line: Line) -> str | None:
     """The clauses after the answer on the verdict's own line ('Yes. Take the migration out
     of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`)."""
-    mark = _REFERENCE_MARK.search(_CODE_SPAN.sub(" ", line.raw))
+    mark = _REFERENCE_MARK.search(CODE_SPAN.sub(" ", line.raw))
     if mark is not None:
         return f"the reference mark '{mark.group(0)}' points to a note that qualifies the answer"
     if line.raw.lstrip().startswith("|"):

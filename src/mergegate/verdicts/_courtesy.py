@@ -17,7 +17,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._answer import sentence_problem, strip_decor
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._text import norm
+from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import clean_value, hits
 
 __all__ = ["is_courtesy"]
@@ -47,12 +47,11 @@ _SECOND_CLAUSE = compile_lazily(
     r"noticed|saw|see|spotted|there|is|are|was|were|has|have|had|will|would)(?![^\W\d_])"
 )
 _SENTENCE_END = compile_lazily(r"[.!?。！？;；](?=\s+\S)")
-_CODE_SPAN = compile_lazily(r"`[^`\n]{1,200}`")
 
 
 def is_courtesy(text: str) -> bool:
     """True when `text` (one raw line) is a courtesy line (module docstring)."""
-    value = strip_decor(clean_value(norm(_CODE_SPAN.sub(" code ", text)))).strip()
+    value = strip_decor(clean_value(norm(CODE_SPAN.sub(" code ", text)))).strip()
     if _PRAISE.fullmatch(value):
         return True
     opening = _OPENING.match(value)

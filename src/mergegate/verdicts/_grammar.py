@@ -40,7 +40,7 @@ from mergegate.verdicts._site import (
     without_list_mark,
 )
 from mergegate.verdicts._templates._none import says_none
-from mergegate.verdicts._text import norm
+from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import (
     LabelKind,
     clean_value,
@@ -458,7 +458,7 @@ def _with_notes(cells: list[str], col: int, evidence: frozenset[int] = frozenset
     column (`evidence`: their indexes) is not read as the answer going on: it describes what
     was verified, and is read like any sentence by `_evidence_condition`."""
     notes = [
-        _CODE_SPAN.sub(_code_as_prose, c)
+        CODE_SPAN.sub(_code_as_prose, c)
         for i, c in enumerate(cells[col + 1 :], start=col + 1)
         if i not in evidence
     ]
@@ -482,7 +482,7 @@ def _evidence_condition(cells: list[str], evidence: frozenset[int]) -> str | Non
     before merge'): read as any sentence is, not as the answer's own clause."""
     for i in sorted(evidence):
         if i < len(cells):
-            text = clean_value(_CODE_SPAN.sub(_code_as_prose, cells[i]))
+            text = clean_value(CODE_SPAN.sub(_code_as_prose, cells[i]))
             found = sig.condition_in(text, answer_clause=False) or sig.blocking_in(text)
             if found is not None:
                 return found
@@ -490,7 +490,6 @@ def _evidence_condition(cells: list[str], evidence: frozenset[int]) -> str | Non
 
 
 # An inline code span in a note cell: `exec-once = qs`, `try/except`.
-_CODE_SPAN = compile_lazily(r"`[^`\n]{1,400}`")
 
 
 def _code_as_prose(span: re.Match[str]) -> str:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._text import CODE_SPAN
 from mergegate.verdicts._vocab import as_shown, clean_value, hits
 
 __all__ = ["prose_of"]
 
 _CODE_TOKEN = compile_lazily(r"`[^`\s]{1,200}`")
-_CODE_SPAN = compile_lazily(r"`[^`\n]{1,400}`")
 _SENTENCE_ENDS = str.maketrans(".;!?", "    ")
 _TEST_NAME = compile_lazily(r"(?<![a-z])(?:tests?|specs?)(?![a-z])")
 _JOINED = compile_lazily(r"[^\W_]_+[^\W_]|[^\W_][./][^\W_]")
@@ -30,7 +30,7 @@ def prose_of(low: str) -> str:
     that '`test_retry` fails' still reports a failing check."""
     text = _CODE_TOKEN.sub(_as_name, as_shown(low))
     if "`" in text:  # a command kept as words: its '.' ends no sentence ('`biome check .` fails')
-        text = _CODE_SPAN.sub(_without_sentence_ends, text)
+        text = CODE_SPAN.sub(_without_sentence_ends, text)
     words = [_as_name_word(w) for w in text.split()]
     return clean_value(" ".join(w for w in words if w))
 

@@ -22,6 +22,7 @@ import re
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._text import CODE_SPAN
 from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
 
 __all__ = [
@@ -38,7 +39,6 @@ __all__ = [
 ]
 
 _A = Decision.APPROVE
-_CODE_SPAN = compile_lazily(r"`[^`]*`")
 _SENTENCE_END = ".!?。！？"
 
 
@@ -122,7 +122,7 @@ def sentences_problem(text: str, *, continues: bool, openings: bool) -> str | No
     the chain'), each read as a narrative (`clause_problem`); `openings=False` reads only
     the moods, not how a sentence opens."""
     label = _LABEL.match(text)
-    masked = _CODE_SPAN.sub("CODE", text[label.end() :] if label is not None else text)
+    masked = CODE_SPAN.sub("CODE", text[label.end() :] if label is not None else text)
     sentences = _SENTENCES.split(masked)
     for sentence in sentences[1:] if continues else sentences:
         problem = clause_problem(sentence, narrative=True, openings=openings)
@@ -159,7 +159,7 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     are every read language's. A `narrative` clause (a review part's prose) may open with a
     past form or a gerund, an account of what was done; `openings=False` skips the opening
     rules."""
-    text = _CODE_SPAN.sub(" CODE ", clause)
+    text = CODE_SPAN.sub(" CODE ", clause)
     value = clean_value(text.lower())
     other = other_verdict(value)
     if other is not None:

@@ -28,6 +28,7 @@ from functools import cache, lru_cache
 from mergegate.verdicts._patterns import compile_lazily
 
 __all__ = [
+    "CODE_SPAN",
     "MAX_INPUT_CHARS",
     "MAX_INPUT_LINES",
     "MAX_LINE_CHARS",
@@ -53,6 +54,11 @@ time of an approval's reading."""
 
 MAX_LINE_CHARS = 2_000
 """A verdict line is short; only the first 2 000 characters of a line are examined."""
+
+CODE_SPAN = compile_lazily(r"`[^`\n]{1,400}`")
+"""An inline code span on one line: what it holds is quoted code or a name (`test_reject`,
+`approved: false`), never the reviewer's own words, so readers mask it before reading prose.
+Bounded, so that a line of stray backticks costs linear time."""
 
 # Format characters that render as nothing; inside a verdict word they hide a spoof.
 _ZERO_WIDTH = frozenset(
