@@ -219,21 +219,20 @@ def test_per_call_commands_do_not_look_pydantic_plugins_up(tmp_path: Path) -> No
 
 
 _COMPILED_AT_IMPORT = """
-import re, sys
-from re import _compiler
-real = _compiler.compile
+import re, sys, _sre
+real = _sre.compile
 ours = []
-def spy(pattern, flags=0):
+def spy(pattern, *args):
     frame = sys._getframe(1)
     while frame is not None and (
         frame.f_code.co_filename.startswith(re.__path__[0])
-        or frame.f_code.co_filename.endswith("_patterns.py")
+        or frame.f_code.co_filename.endswith(("_patterns.py", "_pattern_cache.py"))
     ):
         frame = frame.f_back
     if frame is not None and "mergegate" in frame.f_code.co_filename:
         ours.append(pattern)
-    return real(pattern, flags)
-_compiler.compile = spy
+    return real(pattern, *args)
+_sre.compile = spy  # every pattern is built here, compiled afresh or from the pattern cache
 import mergegate.verdicts
 print(len(ours))
 """

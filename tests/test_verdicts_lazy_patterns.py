@@ -17,13 +17,13 @@ SOURCE = r"(?m)^ready to merge\?\s*(\w+)$"
 
 def test_nothing_compiles_until_a_method_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    real = re.compile
+    real = _patterns.compile_cached
 
-    def counting(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    def counting(pattern: str, flags: int) -> re.Pattern[str]:
         calls.append(pattern)
         return real(pattern, flags)
 
-    monkeypatch.setattr(_patterns.re, "compile", counting)
+    monkeypatch.setattr(_patterns, "compile_cached", counting)
     lazy = compile_lazily(SOURCE, re.IGNORECASE)
     assert lazy.pattern == SOURCE
     assert calls == []
@@ -54,8 +54,11 @@ def test_each_method_answers_as_re_compile_does(method: str) -> None:
 def test_after_the_first_call_the_methods_are_the_compiled_patterns_own() -> None:
     lazy = compile_lazily(SOURCE)
     lazy.match(TEXT)
-    compiled = re.compile(SOURCE)  # re's cache: the same object the lazy pattern compiled
+    compiled = lazy.match.__self__  # type: ignore[attr-defined]
+    assert isinstance(compiled, re.Pattern)
+    assert compiled.pattern == SOURCE
     for method in _patterns._METHODS:
         bound = getattr(lazy, method)
         assert bound.__self__ is compiled
+        assert bound == getattr(compiled, method)
         assert bound.__name__ == method

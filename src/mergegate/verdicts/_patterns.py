@@ -8,12 +8,17 @@ them, so each is compiled the first time one of its methods is called.
 Hot loops must not pay for the deferral (`bench/bench_verdicts.py`): the first call stores the
 compiled pattern's bound methods on the instance, where they shadow the class's compiling
 methods, so every later call is the compiled pattern's own method.
+
+Compiling is `_pattern_cache.compile_cached`: a later process builds the same pattern from the
+opcodes an earlier one kept beside the bytecode, instead of parsing it again.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any, cast
+
+from mergegate.verdicts._pattern_cache import compile_cached
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
 
@@ -30,7 +35,7 @@ class _LazyPattern:
         self.flags = flags
 
     def _compiled(self) -> re.Pattern[str]:
-        compiled = re.compile(self.pattern, self.flags)
+        compiled = compile_cached(self.pattern, self.flags)
         for method in _METHODS:  # instance attributes shadow the methods below from now on
             setattr(self, method, getattr(compiled, method))
         return compiled

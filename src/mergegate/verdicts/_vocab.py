@@ -193,8 +193,10 @@ def _is_cjk(phrase: str) -> bool:
 
 def alternation(words: list[str] | tuple[str, ...]) -> re.Pattern[str]:
     """One pattern for a phrase list: Latin/Cyrillic phrases bounded by letters, CJK phrases
-    negation-aware (see the module docstring). Longest phrase first."""
-    ordered = sorted(set(words), key=len, reverse=True)
+    negation-aware (see the module docstring). Longest phrase first, then alphabetical: the
+    pattern's text is the same in every process (set order is not), so its compiled form can
+    be kept across processes (`_pattern_cache`)."""
+    ordered = sorted(set(words), key=lambda phrase: (-len(phrase), phrase))
     latin = [re.escape(p) for p in ordered if not _is_cjk(p)]
     cjk = [re.escape(p) for p in ordered if _is_cjk(p)]
     parts = []
@@ -386,7 +388,9 @@ _KINDS = (
 )
 # CJK labels are written without spaces: '综合判定', '本次审查结论', '审批建议'.
 _CJK_MODIFIER_RE = compile_lazily(
-    "^(?:" + "|".join(sorted((m for m in _MODIFIERS if _is_cjk(m)), key=len, reverse=True)) + ")+"
+    "^(?:"
+    + "|".join(sorted((m for m in _MODIFIERS if _is_cjk(m)), key=lambda m: (-len(m), m)))
+    + ")+"
 )
 
 
