@@ -223,7 +223,9 @@ def test_the_hooks_file_itself_installs_and_runs(tmp_path: Path) -> None:
     shutil.copytree(
         ROOT,
         source,
-        ignore=shutil.ignore_patterns(".venv", ".agent-clis", ".git", "*cache*", ".hypothesis"),
+        ignore=shutil.ignore_patterns(
+            ".venv", ".agent-clis", ".git", "__pycache__", ".*_cache", ".hypothesis"
+        ),
     )
     git(source, "init", "-q")
     git(source, "add", "-A")
