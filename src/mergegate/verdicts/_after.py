@@ -33,6 +33,7 @@ One pass from the anchor: linear in the document.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from mergegate.decisions import Decision
@@ -152,7 +153,7 @@ def after_approval(
             and index not in sites
             and not _answers_question(doc, index)
         ):
-            goes_on = continues_above(doc, index) and not _beside_answer_above(doc, index, sites)
+            goes_on = _continues(doc, index) and not _beside_answer_above(doc, index, sites)
             problem = _unweighed_line(line, continues=goes_on)
         elif (
             problem is None
@@ -164,7 +165,7 @@ def after_approval(
             # Under an opening verdict the body is the review itself, argued at length: only
             # its moods are read there, not how each sentence opens.
             problem = _reason_line(
-                line, continues=continues_above(doc, index), openings=not opening
+                line, continues=_continues(doc, index), openings=not opening
             )
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
@@ -203,8 +204,8 @@ def _holds_reasons(line: Line) -> bool:
 def _reason_line(line: Line, *, continues: bool, openings: bool) -> str | None:
     """A line under a part that holds reasons: a statement, sentence by sentence. Table rows
     are `_accounting`'s; a line whose shape carries no decision passes."""
-    raw = line.raw
-    if raw.lstrip().startswith("|"):
+    raw = _callout_text(line.raw)
+    if raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]
     if carries_no_decision(raw) and not _prose_value(rest):
@@ -318,7 +319,9 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     """A line in the verdict's own section after it: a finding item, or prose that is not a
     statement. Lines whose shape carries no decision (metadata, signatures …) pass; a line
     that goes on with the sentence above it is read from its first sentence end."""
-    raw = line.raw
+    raw = _callout_text(line.raw)
+    if not raw.strip():
+        return None
     rest, finding = finding_item(raw)
     if finding is not None:
         return finding
@@ -333,6 +336,25 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     if not sentence and carries_no_decision(raw) and not _prose_value(rest):
         return None
     return prose_problem(rest, continues=continues)
+
+
+# A live line that opens with '>' is a GitHub alert's (a quote is never live, `_rendered`):
+# the callout's text is the reviewer's, read without its marks; its '[!NOTE]' line is none.
+_CALLOUT = compile_lazily(r" {0,3}>[ \t]?(?:[ \t]*\[![a-z]+\][ \t]*$)?", re.I)
+
+
+def _continues(doc: Doc, index: int) -> bool:
+    """`continues_above`, except right after an alert's '[!NOTE]' line: the callout's text
+    opens there."""
+    above = doc.lines[index - 1].raw if index > 0 else ""
+    if above.lstrip().startswith(">") and not _callout_text(above).strip():
+        return False
+    return continues_above(doc, index)
+
+
+def _callout_text(raw: str) -> str:
+    mark = _CALLOUT.match(raw)
+    return raw if mark is None else raw[mark.end() :]
 
 
 def _beside_answer(line: Line) -> str | None:

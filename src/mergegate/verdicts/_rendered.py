@@ -13,7 +13,8 @@ once with markdown-it-py (CommonMark, raw HTML on, GFM tables) and says, per lin
   shows a textarea's text in a box: never an approval (another renderer hides it), but read
   for a no like the reviewer's text;
 - `quote`: inside a block quote, including a lazy continuation line (`> a` then `b` with no
-  blank line renders `b` inside the quote): someone else's words, never a verdict;
+  blank line renders `b` inside the quote): someone else's words, never a verdict — except a
+  GitHub alert (`> [!WARNING]` first), which renders as the writer's own callout;
 - `setext`: a setext heading's first text line (`Critical` over `========`) and its level;
   `underline` its underline line;
 - HTML structure in an HTML block, rewritten as the Markdown that renders the same: a line
@@ -82,6 +83,9 @@ _CODE_HTML = compile_lazily(r"[ \t]*<(?:pre|script|style|textarea)(?=[ \t>]|$)",
 _FILTERED_HTML = compile_lazily(r"[ \t]*<(?:script|style|textarea)(?=[ \t>]|$)", re.I | re.M)
 _CODE_HTML_END = compile_lazily(r"</(?:pre|script|style|textarea)>", re.I)
 _BACKTICKS = compile_lazily(r"`+")
+# A GitHub alert (`> [!NOTE]` … `> [!CAUTION]` on the quote's first line) renders as the
+# writer's own callout, not as someone else's words: its lines are the reviewer's text.
+_ALERT = compile_lazily(r" {0,3}>[ \t]*\[!(?:note|tip|important|warning|caution)\][ \t]*$", re.I)
 _MAX_NESTING = 40
 MAX_VIEW_CHARS = 128_000
 """Documents longer than this (with markup) are not rendered, and never approve."""
@@ -173,7 +177,7 @@ class _Walk:
         kind = token.type
         if kind in ("fence", "code_block"):
             self.code.update(span)
-        elif kind == "blockquote_open":
+        elif kind == "blockquote_open" and not _ALERT.match(self.lines[span.start]):
             self.quote.update(span)
         elif kind == "list_item_open":
             self.items.append(span)

@@ -71,6 +71,8 @@ _SUBORDINATORS = _closed(
 _NEGATORS = _closed("not never")
 # A content word followed by one of these is a verb waiting for an event ('Hold until …').
 _WAITING = _closed("until till unless once pending before after")
+# Of those, the ones no account of what was done opens with ('Tested after the rebase' is one).
+_ONLY_WAITING = _closed("until till unless pending")
 # After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
 _LIMITING = _closed("only first")
 CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
@@ -167,13 +169,31 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     held = _HOLD_ELSEWHERE.search(value)
     if held is not None:
         return f"asks for work first or holds the merge ('{held.group(0)}'), not a reason"
+    about = _ABOUT_THE_VERDICT.match(value)
+    if about is not None:
+        return f"speaks about the verdict ('{about.group(0).strip()}'), not the change"
     if not text.isascii():
         return None
-    lowered = _QUOTED.sub(" ", text).lower()
+    mood = _mood_problem(_QUOTED.sub(" ", text).lower())
+    if mood is not None:
+        return mood
+    return _opening_problem(text, value, narrative=narrative) if openings else None
+
+
+def _mood_problem(lowered: str) -> str | None:
+    """A clause that says what should be (`_NOT_INDICATIVE`) or whose verb, in any form,
+    waits for an event ('Deferred until the DBA signs off', 'Parked till QA'): read under an
+    opening verdict too, where how a sentence opens is not."""
     mood = _NOT_INDICATIVE.search(lowered)
     if mood is not None and _LATER_WORK.search(lowered) is None:
         return f"says what should be or waits for something ('{mood.group(0)}'), not a reason"
-    return _opening_problem(text, value, narrative=narrative) if openings else None
+    expected = _STILL_TO_COME.search(lowered)
+    if expected is not None:
+        return f"tells something still to come ('{expected.group(0)[:40]}'), not a reason"
+    words = WORD.findall(lowered)
+    if len(words) >= 2 and words[1] in _ONLY_WAITING:
+        return f"opens with a verb and what it waits for ('{words[0]} {words[1]}'), not a reason"
+    return None
 
 
 # Closed-class English words that make a clause something other than a report of what is:
@@ -189,6 +209,21 @@ _LATER_WORK = compile_lazily(
     r"subsequent|upcoming|separate) (?:story|task|phase|pr|pull request|iteration|sprint|"
     r"release|milestone|ticket|issue)|(?<![a-z])(?:in|during|for|by) (?:story|task|phase|"
     r"epic|milestone|sprint) \d+(?:\.\d+)*(?![\d.]*[a-z])|(?<![a-z])when implementing(?![a-z])"
+)
+# A clause whose subject is the verdict itself ('The approval above no longer holds', 'My
+# LGTM was premature', 'This sign-off is void'): after the verdict it says something about
+# the decision — only the verdict decides, so it is not a reason. The nouns name the verdict.
+_ABOUT_THE_VERDICT = compile_lazily(
+    r"[ \t*_>-]*(?:(?:the|this|that|my|our|its|his|her|their) )?"
+    r"(?:(?:above|earlier|previous|prior|original|initial|first|last|preceding) )?"
+    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)"
+    r"(?:s)?(?: above| given above| given earlier)?(?![a-z-])"
+)
+# Aspect: a negation with 'yet' in one clause, or 'yet to' / 'still to', tells something
+# expected and not done ('The DBA has not signed off yet', 'The load test is yet to run').
+_STILL_TO_COME = compile_lazily(
+    r"(?:(?<![a-z])(?:not|never)|n't)(?![a-z])[^.;:!?]{0,80}?(?<![a-z])yet(?![a-z])|"
+    r"(?<![a-z])(?:yet|still) to(?![a-z])"
 )
 _NOT_INDICATIVE = compile_lazily(
     r"(?<![a-z])(?:must(?![-_ ]?(?:not[-_ ])?haves?)|mustn't|should|shouldn't|shall|ought|"

@@ -453,8 +453,18 @@ def _zero_tally(text: str) -> bool:
     )
 
 
+# A subordinate clause tells the event of a condition or a cause, not work done: 'never
+# terminates when the socket closes', 'crashes because the handle is closed', 'fails once the
+# job is completed'. Closed-class subordinators; the clause runs to its punctuation.
+_SUBORDINATE_CLAUSE = compile_lazily(
+    r"(?<![\w-])(?:when|whenever|if|once|after|before|until|till|while|because|unless|"
+    r"as soon as)(?![\w-])[^,;:.!?—–()]*"
+)
+
+
 def _done(text: str) -> bool:
-    return DONE.search(text) is not None
+    """`text` tells work as done (`DONE`) in a main clause."""
+    return DONE.search(_SUBORDINATE_CLAUSE.sub(" ", text)) is not None
 
 
 def _beside_verdict(doc: Doc, index: int) -> tuple[Decision, str] | None:
