@@ -164,9 +164,7 @@ def after_approval(
         ):
             # Under an opening verdict the body is the review itself, argued at length: only
             # its moods are read there, not how each sentence opens.
-            problem = _reason_line(
-                line, continues=_continues(doc, index), openings=not opening
-            )
+            problem = _reason_line(line, continues=_continues(doc, index), openings=not opening)
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
     return None

@@ -213,11 +213,18 @@ _LATER_WORK = compile_lazily(
 # A clause whose subject is the verdict itself ('The approval above no longer holds', 'My
 # LGTM was premature', 'This sign-off is void'): after the verdict it says something about
 # the decision — only the verdict decides, so it is not a reason. The nouns name the verdict.
+# 'The' points at it only with a word that places it ('the approval above', 'the earlier
+# verdict'): 'The decision rests on the suite' gives the reasons of the verdict itself.
 _ABOUT_THE_VERDICT = compile_lazily(
-    r"[ \t*_>-]*(?:(?:the|this|that|my|our|its|his|her|their) )?"
+    r"[ \t*_>-]*(?:"
+    r"(?:(?:this|that|my|our|its|his|her|their) )"
     r"(?:(?:above|earlier|previous|prior|original|initial|first|last|preceding) )?"
-    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)"
-    r"(?:s)?(?: above| given above| given earlier)?(?![a-z-])"
+    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
+    r"|(?:the )?(?:above|earlier|previous|prior|original|initial|preceding) "
+    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
+    r"|(?:the )?(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|"
+    r"thumbs[- ]up)s? (?:above|given above|given earlier|before this)"
+    r")(?![a-z-])"
 )
 # Aspect: a negation with 'yet' in one clause, or 'yet to' / 'still to', tells something
 # expected and not done ('The DBA has not signed off yet', 'The load test is yet to run').
