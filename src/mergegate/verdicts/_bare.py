@@ -64,10 +64,64 @@ _CLEAN_TAIL = compile_lazily(rf"[ \t]*[—–:;,(-][ \t]*{_CLAIMS}[ \t).!]*")
 
 
 def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
-    del doc
-    if line.heading_level:
+    if line.heading_level or _mid_sentence(doc, index):
         return None
     return _token_site(index, line) or _line_site(index, line)
+
+
+# Words a sentence does not end on: the line after one goes on with the same sentence.
+_GOES_ON = frozenset(
+    (
+        "and",
+        "or",
+        "but",
+        "nor",
+        "so",
+        "then",
+        "to",
+        "the",
+        "a",
+        "an",
+        "of",
+        "with",
+        "for",
+        "in",
+        "on",
+        "at",
+        "by",
+        "from",
+        "as",
+        "than",
+        "that",
+        "which",
+        "who",
+        "whose",
+        "into",
+        "onto",
+        "via",
+        "if",
+        "when",
+        "while",
+        "because",
+    )
+)
+_LAST_WORD = compile_lazily(r"([^\W\d_]+)[ \t*_]*$")
+
+
+def _mid_sentence(doc: Doc, index: int) -> bool:
+    """The line goes on with a sentence the line above left open (it ends on a comma or a
+    word a sentence does not end on: 'prove it end to end and' / 'ship it, use it …'), so
+    its first words are not a line start: a hard-wrapped paragraph is one sentence."""
+    above = doc.lines[index - 1] if index > 0 else None
+    if above is None or above.blank or above.heading_level or not above.live:
+        return False
+    if LIST_MARK.match(doc.lines[index].raw):
+        return False
+    tail = above.raw.rstrip()
+    if tail.endswith((",", "—", "–")):
+        return True
+    last = _LAST_WORD.search(tail)
+    return last is not None and last.group(1).lower() in _GOES_ON
 
 
 def _line_site(index: int, line: Line) -> Site | None:
