@@ -32,7 +32,10 @@ from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits
 __all__ = ["TITLE", "Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
-_LEAD_INS = ("overall ", "final ", "verdict ")
+# A lead-in word that says how much of the review the answer covers, not what it answers:
+# 'overall', 'all' ('✅ All passed'), and the same words written without a space in Chinese
+# ('整体合格' overall acceptable, '全部通过' all passed, '总体通过').
+_LEAD_INS = ("overall ", "final ", "verdict ", "all ", "整体", "总体", "全部")
 # A status value that is only one of these says nothing about the whole document.
 _NOT_A_STATUS = frozenset({"yes", "no", "ready", "go", "merge", "proceed", "ship", "y"})
 _SENTENCE_END = compile_lazily(r"[.!。！](?:\s|$)|\s\?\s")

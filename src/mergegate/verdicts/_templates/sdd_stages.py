@@ -39,13 +39,14 @@ from mergegate.verdicts._vocab import LabelKind, clean_value
 __all__ = ["stage_sites"]
 
 # 'Part 1: Spec compliance', 'Verdict 2: Code Quality', 'Stage 1 — Spec review', '**Spec:**',
+# 'Code quality verdict: PASS' (the stage's name, then the word naming its answer),
 # '**规格符合性：**', '**代码质量：**'.
 _STAGE = compile_lazily(
     r"[ \t#*_`]*(?:(?:part|stage|verdict|step)[ \t]*\d{1,2}[ \t]*[:.—–-]*[ \t]*)?[*_`]*"
     r"(spec(?:ification)?(?:[ \t-]+compliance)?|(?:(?:code|task)[ \t-]+)?quality|"
     r"规格符合性|规格合规性|规范符合性|规格|사양[ \t]*준수|"
     r"代码质量|质量|코드[ \t]*품질|품질)"
-    r"(?:[ \t-]+review)?[*_`]*[ \t]*(?:[:：—–]|--|-)?[ \t*_`]*(.*)",
+    r"(?:[ \t-]+(?:review|verdict))?[*_`]*[ \t]*(?:[:：—–]|--|-)?[ \t*_`]*(.*)",
     re.IGNORECASE,
 )
 _YES_MARKS = frozenset("✅✔☑")
