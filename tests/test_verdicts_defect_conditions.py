@@ -137,3 +137,12 @@ def test_an_alert_after_the_approval_is_read_as_the_reviewers_text(callout: str)
 def test_a_tip_that_states_a_fact_still_approves() -> None:
     tip = _review("> [!TIP]\n> The new helper also serves the import path.")
     assert parse_verdict(tip).decision is A
+
+
+def test_post_merge_advice_in_an_alert_or_the_verdicts_section_still_approves() -> None:
+    """Advice placed after the merge holds nothing back, in an alert as in a review part."""
+    for advice in (
+        "> [!NOTE]\n> After merge, the dashboard will show the new `retry_count` metric.",
+        "After merge, watch the error rate for a day.",
+    ):
+        assert parse_verdict(_review(advice)).decision is A, advice

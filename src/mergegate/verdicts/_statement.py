@@ -278,7 +278,9 @@ def _opening_problem(text: str, value: str, *, narrative: bool) -> str | None:
         return None
     if narrative:
         return _narrative_opening(text, value, words)
-    if _opens_condition(words):
+    if _opens_condition(words) and not _AFTER_MERGE.match(text.lstrip(" \t*_>-")):
+        # advice placed after the merge ('After merge, …') holds nothing back, here as in a
+        # review part (`_subordinate_problem`)
         return "opens with a condition, not a reason"
     if len(words) >= 2 and words[1] in _WAITING:
         # 'Hold until …', 'hold --until security-signoff': the verb waits for an event
