@@ -42,7 +42,7 @@ from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._refusals import Facts, first_refusal
+from mergegate.verdicts._refusals import Facts, Refusal, first_refusal
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates import Recognised, mask, recognise
 from mergegate.verdicts._text import bound, has_lookalike, skeleton
@@ -395,6 +395,25 @@ def _dated_after(facts: Facts, in_scope: list[Site]) -> int | None:
     return next((i for i in later_dated_headings(facts.doc) if i > last), None)
 
 
+def _round_after(facts: Facts) -> Refusal | None:
+    """A round heading below every verdict in the body: a later review whose findings
+    no verdict weighed (README: the last review decides, and this one has no yes). Read
+    after the other refusals, so a no written inside that round still names the decision."""
+    if any(s.frontmatter for s in facts.sites):
+        # The frontmatter is the file's record, its rounds included; a body record shown
+        # to be newer is `_dated`'s to read.
+        return None
+    last = max(s.index for s in facts.sites)
+    newer = next((r for r in facts.doc.rounds if r > last), None)
+    if newer is None:
+        return None
+    why = (
+        f"line {facts.doc.lines[newer].number} opens a later round with no verdict of its "
+        "own: the newest round decides and says no yes; not an approval"
+    )
+    return _M, newer, why
+
+
 def _scope_start(doc: Doc, sites: list[Site]) -> int:
     """The first line of the deciding round: the last round heading before the last site."""
     body = [s.index for s in sites if not s.frontmatter]
@@ -444,8 +463,10 @@ def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | N
     )
     if trailer is not None:
         outcome.findings = trailer.findings
-    refusal = first_refusal(facts, in_scope, start, review_id, trailer) or unaccounted(
-        facts.doc, facts.sites, facts.covered, start
+    refusal = (
+        first_refusal(facts, in_scope, start, review_id, trailer)
+        or unaccounted(facts.doc, facts.sites, facts.covered, start)
+        or _round_after(facts)
     )
     if refusal is None:
         # Settled after a recogniser's own reading: its blocking content names a 'fixes'.

@@ -90,9 +90,18 @@ _ROUND_FIRST_WORD = compile_lazily(
 _ROUND_REST_WORDS = frozenset(
     phrases(
         """review|reviews|verdict|verdicts|result|results|finding|findings|assessment|summary|
-feedback|approval|decision|complete|completed|of|the|and|after|on|by"""
+feedback|approval|decision|complete|completed|of|the|and|after|on|by|at|since|commit|
+commits|push|force|rebase|revision"""
     )
 )
+# A commit id beside a round number names the revision the round reviews, not a part of the
+# change: 'Round 2 (after commit 9f3e2a1)'.
+_COMMIT_ID = compile_lazily(r"(?=[0-9a-f]*\d)[0-9a-f]{7,40}")
+
+
+def _about_the_review(word: str) -> bool:
+    """A word that may stand beside a round number: about the review, a number, a commit."""
+    return word in _ROUND_REST_WORDS or word.isdigit() or _COMMIT_ID.fullmatch(word) is not None
 
 
 # What a round heading may name that makes the round a review of one small part, not of the
@@ -129,7 +138,7 @@ def _opens_round(low: str, bare: str) -> bool:
     if mark is None:
         return False
     rest = bare[: mark.start()] + " " + bare[mark.end() :]
-    return all(word in _ROUND_REST_WORDS or word.isdigit() for word in _WORDS.findall(rest))
+    return all(_about_the_review(word) for word in _WORDS.findall(rest))
 
 
 # Headings that number the reviews of one document: 'Review 1: 2026-07-11 (CONCERNS)',

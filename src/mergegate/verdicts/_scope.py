@@ -28,6 +28,10 @@ _WORDS = compile_lazily(r"[^\s,;:()\[\]|→=>—–]+")
 _LEADS = compile_lazily(
     r"(?:(?:the )?scope(?:d)?(?: is| to| of| =)?|scoped to|covers|covering|covered|"
     r"applies to|applying to|applicable to|limited to|restricted to|confined to|partial(?:ly)?|"
+    # A preposition of topic limits the approval to its object ('regarding the logging
+    # changes', 'as far as the schema goes'); not 'as far as I can tell', a hedge's frame.
+    r"regarding|concerning|as regards|with (?:respect|regard) to|in (?:respect|regard) to|"
+    r"in terms of|as far as(?! (?:i|we|my|our|anyone|i'm|i've)(?!\w))|"
     r"(?:approve|approving|merge|merging|ship|shipping|land|landing|release|releasing)"
     r"(?= (?:the|only|just|of)(?!\w))|just|solely|exclusively)(?!\w)"
 )

@@ -174,7 +174,11 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
         return f"speaks about the verdict ('{about.group(0).strip()}'), not the change"
     if not text.isascii():
         return None
-    mood = _mood_problem(_QUOTED.sub(" ", text).lower())
+    lowered = _QUOTED.sub(" ", text).lower()
+    itself = _OWN_VERDICT.search(lowered)
+    if itself is not None:
+        return f"speaks of the verdict itself ('{itself.group(0).strip()}'), not of the change"
+    mood = _mood_problem(lowered)
     if mood is not None:
         return mood
     return _opening_problem(text, value, narrative=narrative) if openings else None
@@ -237,6 +241,23 @@ _NOT_INDICATIVE = compile_lazily(
     r"(?:i|we) would|would (?:like|prefer|rather|want|wait|hold|suggest|recommend|ask)|"
     r"need(?:s|ed)? to|ha(?:s|ve) to|let's|let us|please|kindly|i'd|we'd|you'd|unless|"
     r"pending|provided that|as soon as)(?![a-z])"
+)
+
+
+# A clause after the verdict whose noun phrase is the verdict itself ('the approval above
+# no longer stands', 'I can't stand behind the yes I gave') says something about the
+# decision, not about the change: it is no reason for it. The nouns name a verdict field's
+# value; the determiner and what follows the noun are closed classes (a pronoun, an
+# auxiliary, an adverb of place or time, a preposition, the clause's end), so a compound
+# such as 'the approval flow' or 'the approval API' is a domain noun, not the verdict.
+_OWN_VERDICT = compile_lazily(
+    r"(?<![\w-])(?:the|my|this|that|our|its|your)[ \t]+"
+    r"(?:(?:above|earlier|previous|prior|initial|first|original|own|whole)[ \t]+)?"
+    r"(?:approval|sign[- ]?off|verdict|lgtm|yes|go[- ]ahead|green[ -]light|\+1|"
+    r"thumbs[- ]up|ship[- ]it)"
+    r"(?=[ \t]*(?:[.,;:!?)—–-]|$)|[ \t]+(?:i|we|you|is|was|are|were|has|had|have|can|could|"
+    r"will|would|does|did|still|no|not|above|below|earlier|before|here|now|from|of|in|on|at|"
+    r"for|to)(?![\w'’-]))"
 )
 
 

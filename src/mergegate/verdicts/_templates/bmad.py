@@ -423,7 +423,8 @@ _NFR_FAILED = frozenset({"fail", "failed"})
 def _open_fields(doc: Doc, data: dict[object, object] | None) -> tuple[int, str] | None:
     """(line index, why) when a field of the gate file says the PASS is not whole: an NFR
     whose `status` is FAIL (BMAD's rules make the gate FAIL then), `waiver.active: true` (a
-    person set issues aside), a non-empty `risk_summary.recommendations.must_fix` or
+    person set issues aside), a critical risk counted in `risk_summary.totals` (BMAD's rule
+    makes the gate FAIL then), a non-empty `risk_summary.recommendations.must_fix` or
     `recommendations.immediate` (work the template says must be done before production).
     An NFR at CONCERNS or uncovered `ac_gaps` beside PASS are the reviewer's call, as real
     gates write them. `data`: the file as YAML, or None."""
@@ -439,6 +440,10 @@ def _open_fields(doc: Doc, data: dict[object, object] | None) -> tuple[int, str]
         if status is not None and str(status).strip().lower() in _NFR_FAILED:
             why = f"the NFR '{str(name)[:30]}' is FAIL"
             return _key_line(doc, "nfr_validation", str(name)), why
+    critical = _critical_risks(data)
+    if critical:
+        why = f"'risk_summary.totals' counts {critical} critical risk(s): BMAD's rule says FAIL"
+        return _key_line(doc, "risk_summary", "totals"), why
     for path, what in (
         (("risk_summary", "recommendations", "must_fix"), "work that must be fixed"),
         (("recommendations", "immediate"), "immediate work (before production)"),
@@ -447,6 +452,18 @@ def _open_fields(doc: Doc, data: dict[object, object] | None) -> tuple[int, str]
         if listed not in (None, [], {}, ""):
             return _key_line(doc, *path), f"'{path[-1]}' lists {what}"
     return None
+
+
+def _critical_risks(data: dict[object, object]) -> int:
+    """The count of critical risks in `risk_summary.totals` (0 when absent or unreadable).
+    BMAD's review task scores a risk 1–9 and counts a score of 9 as critical; its gate rule
+    makes any such risk FAIL unless waived, so a PASS beside one contradicts itself."""
+    totals = _at(data, "risk_summary", "totals")
+    count = totals.get("critical") if isinstance(totals, dict) else None
+    if isinstance(count, bool) or not isinstance(count, int | str):
+        return 0
+    text = str(count).strip()
+    return int(text) if text.isdigit() else 0
 
 
 def _at(data: object, *path: str) -> object:
