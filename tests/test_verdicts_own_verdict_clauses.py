@@ -38,7 +38,8 @@ ABOUT_THE_CODE = [
 def test_a_clause_about_the_verdict_itself_is_no_reason(frame: str, said: str) -> None:
     verdict = parse_verdict(frame + said + "\n")
     assert verdict.decision is not A, verdict.reasons
-    assert "verdict itself" in verdict.reasons[0]
+    # "speaks of the verdict itself" or "speaks about the verdict": two readers share the class
+    assert "speaks " in verdict.reasons[0] and "verdict" in verdict.reasons[0], verdict.reasons
 
 
 @pytest.mark.parametrize("frame", [CLOSING, OPENING])
