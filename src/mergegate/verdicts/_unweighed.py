@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._accounting import check_not_passed
-from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._lines import Doc, Line, is_delimiter_row, is_table_row
@@ -39,7 +38,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part, unreviewed_part
 from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
 from mergegate.verdicts._site import Site
-from mergegate.verdicts._statement import LIST_ITEM, sentences_problem
+from mergegate.verdicts._statement import LIST_ITEM
 from mergegate.verdicts._tables import cells_say_none
 from mergegate.verdicts._vocab import clean_value, hits
 
@@ -258,28 +257,9 @@ def _alert_line(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str]
     if not _LETTER.search(text):
         return None
     found = _said(text, "an alert", part=True)
-    if found is None and after:
-        found = _callout_after(text)
     if found is None and after and scan.alert in _ALERTS_THAT_WARN and not _says_none(text):
         found = _M, f"a {scan.alert} callout after the approval ('{text[:60]}')"
     return found
-
-
-# A sentence ends at its stop (CJK stops need no space after them).
-_SENTENCE_END = compile_lazily(r"(?<=[.!?。！？;；])\s*")
-
-
-def _callout_after(text: str) -> tuple[Decision, str] | None:
-    """An alert of any kind after the approval is the writer's own text set apart, not a
-    quote, so it is read like the verdict's own section: the sentence readers of text after
-    an approval (withdrawn, contradicted, conditioned, blocked), then each sentence's mood and
-    opening (`_statement`: an instruction or a condition is not a reason)."""
-    for sentence in _SENTENCE_END.split(text):
-        said = sentence_problem(sentence)
-        if said is not None:
-            return said[0], f"an alert after the approval: {said[1]}"
-    problem = sentences_problem(text, continues=False, openings=True)
-    return (_M, f"an alert after the approval: {problem}") if problem is not None else None
 
 
 def _refusal(decision: Decision, line: Line, index: int, why: str) -> Refusal:
