@@ -404,7 +404,9 @@ def _round_after(facts: Facts) -> Refusal | None:
         # to be newer is `_dated`'s to read.
         return None
     last = max(s.index for s in facts.sites)
-    newer = next((r for r in facts.doc.rounds if r > last), None)
+    # A line a recogniser accounts for (a gate file's '#' comment) is no heading of a round.
+    lines = facts.doc.lines
+    newer = next((r for r in facts.doc.rounds if r > last and lines[r].live), None)
     if newer is None:
         return None
     why = (

@@ -89,8 +89,8 @@ def recognise(doc: Doc) -> Recognised | None:
     entries are older records the top-level `gate:` already replaced); a top-level `gate:`
     whose value is none of the four makes the file `malformed`."""
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
-    unknown = _unknown_gate(doc)
     whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
+    unknown = _unknown_gate(doc) or (_prose_line(doc) if whole else None)
     if found is None:
         return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
     rounds = _older_rounds(doc, found.sites)
@@ -494,6 +494,42 @@ def _entry_gate(entry: dict[object, object]) -> str | None:
         value = entry.get(name)
         if isinstance(value, str):
             return value.strip().lower()
+    return None
+
+
+# What a line at the left margin of a YAML mapping can be: a comment, a `key:` (BMAD's keys
+# are identifiers), a sequence item, a document marker. A value's continuation lines are
+# indented (a plain or block scalar must be; the gate files seen indent quoted ones too).
+_TOP_KEY = compile_lazily(r"[A-Za-z_][\w.-]{0,80}[ \t]*:(?:[ \t]|$)")
+_TOP_KEY_OPENS_LIST = compile_lazily(r"[A-Za-z_][\w.-]{0,80}[ \t]*:[ \t]*(?:#.*)?")
+_TOP_ITEM = compile_lazily(r"-(?:[ \t]|$)")
+_TOP_MARKER = compile_lazily(r"(?:---|\.\.\.)[ \t]*")
+
+
+def _prose_line(doc: Doc) -> tuple[int, str] | None:
+    """(line index, why) of the first line of a gate file that is no YAML of a mapping: text
+    at the left margin that is neither a comment, a `key:`, a marker, nor an item of a list a
+    key just opened ('Merging waits for the DBA.' after the last key). YAML would not load
+    it, and a person sees a sentence outside every field: the file is not fully accounted
+    for."""
+    last = "key"  # what the last margin line was: 'key', 'opens' (`key:` alone) or 'item'
+    indented_since = False
+    for index, line in enumerate(doc.lines):
+        raw = line.raw.lstrip("\ufeff")
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        if raw[0] in " \t":
+            indented_since = True
+            continue
+        if _TOP_ITEM.match(raw):
+            if not (last == "item" or (last == "opens" and not indented_since)):
+                return index, f"a list item outside every gate field ('{raw.strip()[:60]}')"
+            last = "item"
+        elif _TOP_KEY.match(raw) or _TOP_MARKER.fullmatch(raw):
+            last = "opens" if _TOP_KEY_OPENS_LIST.fullmatch(raw) else "key"
+        else:
+            return index, f"text outside every gate field ('{raw.strip()[:60]}')"
+        indented_since = False
     return None
 
 
