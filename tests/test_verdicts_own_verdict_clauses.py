@@ -39,7 +39,8 @@ def test_a_clause_about_the_verdict_itself_is_no_reason(frame: str, said: str) -
     verdict = parse_verdict(frame + said + "\n")
     assert verdict.decision is not A, verdict.reasons
     # "speaks of the verdict itself" or "speaks about the verdict": two readers share the class
-    assert "speaks " in verdict.reasons[0] and "verdict" in verdict.reasons[0], verdict.reasons
+    assert "speaks " in verdict.reasons[0], verdict.reasons
+    assert "verdict" in verdict.reasons[0], verdict.reasons
 
 
 @pytest.mark.parametrize("frame", [CLOSING, OPENING])

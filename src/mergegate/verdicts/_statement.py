@@ -169,19 +169,30 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     held = _HOLD_ELSEWHERE.search(value)
     if held is not None:
         return f"asks for work first or holds the merge ('{held.group(0)}'), not a reason"
+    about = _about_the_verdict(text, value)
+    if about is not None:
+        return about
+    if not text.isascii():
+        return None
+    mood = _mood_problem(_QUOTED.sub(" ", text).lower())
+    if mood is not None:
+        return mood
+    return _opening_problem(text, value, narrative=narrative) if openings else None
+
+
+def _about_the_verdict(text: str, value: str) -> str | None:
+    """A clause whose subject is the verdict (`_ABOUT_THE_VERDICT`: 'Our approval assumes
+    …') or whose noun phrase anywhere is the verdict itself (`_OWN_VERDICT`: 'I can't stand
+    behind the yes I gave earlier') speaks about the decision, not the change."""
     about = _ABOUT_THE_VERDICT.match(value)
     if about is not None:
         return f"speaks about the verdict ('{about.group(0).strip()}'), not the change"
     if not text.isascii():
         return None
-    lowered = _QUOTED.sub(" ", text).lower()
-    itself = _OWN_VERDICT.search(lowered)
+    itself = _OWN_VERDICT.search(_QUOTED.sub(" ", text).lower())
     if itself is not None:
         return f"speaks of the verdict itself ('{itself.group(0).strip()}'), not of the change"
-    mood = _mood_problem(lowered)
-    if mood is not None:
-        return mood
-    return _opening_problem(text, value, narrative=narrative) if openings else None
+    return None
 
 
 def _mood_problem(lowered: str) -> str | None:
