@@ -178,7 +178,7 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     itself = _OWN_VERDICT.search(lowered)
     if itself is not None:
         return f"speaks of the verdict itself ('{itself.group(0).strip()}'), not of the change"
-    mood = _mood_problem(lowered)
+    mood = _mood_problem(lowered) or _partial_basis(lowered)
     if mood is not None:
         return mood
     return _opening_problem(text, value, narrative=narrative) if openings else None
@@ -198,6 +198,47 @@ def _mood_problem(lowered: str) -> str | None:
     if len(words) >= 2 and words[1] in _ONLY_WAITING:
         return f"opens with a verb and what it waits for ('{words[0]} {words[1]}'), not a reason"
     return None
+
+
+def _partial_basis(lowered: str) -> str | None:
+    """A clause that narrows what the verdict rests on: a focus particle that limits the
+    verdict's noun ('The verdict covers the backend only') or the reviewer's own reading ('the
+    React side I only skimmed'), or the reviewer telling what they could not or have not
+    done ('The suite could not be run in my sandbox', 'not exercised by me'). Then the verdict
+    speaks for part of the change, which an approval of the whole may not. A negative
+    polarity item makes the negation praise ('I could not find anything wrong')."""
+    limited = _LIMITED_VERDICT.search(lowered) or _LIMITED_READING.search(lowered)
+    if limited is not None:
+        return f"limits what the verdict rests on ('{limited.group(0).strip()}'), not a reason"
+    unable = _NOT_DONE.search(lowered)
+    if unable is not None and _FIRST_PERSON.search(lowered) and not _POLARITY.search(lowered):
+        return f"tells what the reviewer did not do ('{unable.group(0).strip()}'), not a reason"
+    return None
+
+
+# Focus particles that restrict (closed class), beside a noun that names the verdict or
+# beside a verb of the reviewer's reading.
+_FOCUS = r"(?:only|solely|merely|exclusively|just|partly|partially)"
+_VERDICT_NOUN = (
+    r"(?:approval|verdict|sign[- ]?off|lgtm|go[- ]ahead|green[ -]light|decision|review)s?"
+)
+_LIMITED_VERDICT = compile_lazily(
+    r"(?<![a-z-])" + _VERDICT_NOUN + r"(?![a-z-])[^.;:!?]{0,80}?(?<![a-z])" + _FOCUS
+    + r"(?![a-z])"
+)
+_LIMITED_READING = compile_lazily(
+    r"(?<![a-z])(?:i|we)(?:'ve|’ve| have| had)? (?:only|merely|just|partly|partially|barely) "
+    r"(?:skimm|glanc|skipp|scann|look|read|check|review|test|ran|tri|spot)[a-z]*"
+)
+# A modal of ability or a perfect negated: something was not done ('could not be executed',
+# "haven't run", 'have not been exercised'); told by the reviewer (`_FIRST_PERSON`).
+_NOT_DONE = compile_lazily(
+    r"(?<![a-z])(?:could(?:n't|n’t| not)|can(?:'t|’t|not| not)|unable to|not able to|"
+    r"(?:have|has|had)(?:n't|n’t| not)(?: yet)?(?: been)?|did(?:n't|n’t| not) get to)"
+    r"(?![a-z])"
+)
+_FIRST_PERSON = compile_lazily(r"(?<![a-z])(?:i|me|my|we|us|our)(?![a-z])")
+_POLARITY = compile_lazily(r"(?<![a-z])(?:any|anything|anyone|anywhere|ever)(?![a-z])")
 
 
 # Closed-class English words that make a clause something other than a report of what is:
