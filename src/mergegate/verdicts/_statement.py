@@ -195,9 +195,33 @@ def _mood_problem(lowered: str) -> str | None:
     if expected is not None:
         return f"tells something still to come ('{expected.group(0)[:40]}'), not a reason"
     words = WORD.findall(lowered)
+    if _asks(words, lowered):
+        return "asks a question of someone, not a reason"
     if len(words) >= 2 and words[1] in _ONLY_WAITING:
         return f"opens with a verb and what it waits for ('{words[0]} {words[1]}'), not a reason"
     return None
+
+
+# Modals and 'do' (closed class): one before its subject inverts the clause into a question
+# or a request ('Could you add the missing await', 'Can we drop the shim first'). Not 'is' or
+# 'has': a wrapped line may go on with them ('… criterion 4) is the part that …').
+_AUXILIARIES = _closed("can could would will may might shall do does did")
+_INVERTED_SUBJECTS = _closed("you we i it this that these those there the someone somebody")
+
+
+# A question set as a label: emphasised, a few words ('**Breaking changes?**').
+_QUESTION_LABEL = compile_lazily(r"[ \t>-]*(?:\*\*|__)[^*_?]{1,60}\?(?:\*\*|__)[ \t]*")
+
+
+def _asks(words: list[str], lowered: str) -> bool:
+    """The clause is interrogative: it ends with a question mark, or its auxiliary stands
+    before its subject. After a verdict a question is work handed to someone, or doubt about
+    the change — no reason for the verdict either way."""
+    if _QUESTION_LABEL.fullmatch(lowered):
+        return False  # '**Breaking changes?**': a field, its answer below (`_after`)
+    if lowered.rstrip(" \t*_`)\"'”").endswith("?"):
+        return True
+    return len(words) >= 2 and words[0] in _AUXILIARIES and words[1] in _INVERTED_SUBJECTS
 
 
 def _partial_basis(lowered: str) -> str | None:
@@ -223,8 +247,7 @@ _VERDICT_NOUN = (
     r"(?:approval|verdict|sign[- ]?off|lgtm|go[- ]ahead|green[ -]light|decision|review)s?"
 )
 _LIMITED_VERDICT = compile_lazily(
-    r"(?<![a-z-])" + _VERDICT_NOUN + r"(?![a-z-])[^.;:!?]{0,80}?(?<![a-z])" + _FOCUS
-    + r"(?![a-z])"
+    r"(?<![a-z-])" + _VERDICT_NOUN + r"(?![a-z-])[^.;:!?]{0,80}?(?<![a-z])" + _FOCUS + r"(?![a-z])"
 )
 _LIMITED_READING = compile_lazily(
     r"(?<![a-z])(?:i|we)(?:'ve|’ve| have| had)? (?:only|merely|just|partly|partially|barely) "
