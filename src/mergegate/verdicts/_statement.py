@@ -178,7 +178,7 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     itself = _OWN_VERDICT.search(lowered)
     if itself is not None:
         return f"speaks of the verdict itself ('{itself.group(0).strip()}'), not of the change"
-    mood = _mood_problem(lowered) or _partial_basis(lowered)
+    mood = _mood_problem(lowered) or _partial_basis(lowered) or _about_the_merge(lowered)
     if mood is not None:
         return mood
     return _opening_problem(text, value, narrative=narrative) if openings else None
@@ -222,6 +222,33 @@ def _asks(words: list[str], lowered: str) -> bool:
     if lowered.rstrip(" \t*_`)\"'”").endswith("?"):
         return True
     return len(words) >= 2 and words[0] in _AUXILIARIES and words[1] in _INVERTED_SUBJECTS
+
+
+# The act an approval allows, named as a noun: the merge, the deploy, the release.
+_MERGE_ACT = r"(?:merg(?:e|es|ing)|deploy(?:s|ing|ment|ments)?|roll-?outs?|landing|shipping)"
+# That act as a clause's subject: a determiner or none, then its verb — a be-form with a
+# participle or a preposition ('is gated on', 'stays behind'; not 'is safe'), a modal or a
+# perfect (closed class), or a present-tense verb with its preposition ('Deploy waits on').
+_MERGE_SUBJECT = compile_lazily(
+    r"[ \t*_>-]*(?:(?:the|this|a|any|our|its)[ \t]+)?"
+    + _MERGE_ACT
+    + r"(?:[ \t]+(?:of|to)[ \t]+[^.;:!?]{1,40}?)?[ \t]+(?:"
+    r"(?:is|are|was|were|stays|remains|gets)[ \t]+(?:still[ \t]+|not[ \t]+)?"
+    r"(?:(?!un)[a-z]+ed|held|on|upon|behind|until|till|after)(?![a-z])|"
+    r"(?:will|would|can|cannot|can't|could|may|might|has|have)(?![a-z'])|"
+    r"[a-z]+s[ \t]+(?:on|upon|until|till|behind|after)(?![a-z]))"
+)
+
+
+def _about_the_merge(lowered: str) -> str | None:
+    """A clause whose subject is the act the verdict allows ('Merging is gated on the
+    security sign-off', 'Deploy waits on the webhook secret'): after the verdict it says
+    what happens to the merge, which only the verdict decides — not a reason about the
+    change. 'Merge conflicts were resolved' names the change's history (a noun follows)."""
+    found = _MERGE_SUBJECT.match(lowered)
+    if found is None:
+        return None
+    return f"speaks of the merge itself ('{found.group(0).strip()[:40]}'), not of the change"
 
 
 def _partial_basis(lowered: str) -> str | None:
