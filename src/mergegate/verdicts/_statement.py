@@ -178,7 +178,12 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     itself = _OWN_VERDICT.search(lowered)
     if itself is not None:
         return f"speaks of the verdict itself ('{itself.group(0).strip()}'), not of the change"
-    mood = _mood_problem(lowered) or _partial_basis(lowered) or _about_the_merge(lowered)
+    mood = (
+        _mood_problem(lowered)
+        or _partial_basis(lowered)
+        or _exception(lowered)
+        or _about_the_merge(lowered)
+    )
     if mood is not None:
         return mood
     return _opening_problem(text, value, narrative=narrative) if openings else None
@@ -249,6 +254,23 @@ def _about_the_merge(lowered: str) -> str | None:
     if found is None:
         return None
     return f"speaks of the merge itself ('{found.group(0).strip()[:40]}'), not of the change"
+
+
+# Exceptive prepositions (closed class): they carve a part out of what a clause covers.
+_EXCEPTIVE = compile_lazily(
+    r"(?<![a-z])(?:except|excepting|apart from|other than|aside from|besides|excluding|"
+    r"save for|but for)(?![a-z])"
+)
+
+
+def _exception(lowered: str) -> str | None:
+    """A clause after the verdict that excepts a part ('Everything except the migration
+    looks good', 'Apart from the frontend bundle, the change is solid'): the verdict then
+    covers the rest, not the whole change."""
+    found = _EXCEPTIVE.search(lowered)
+    if found is None:
+        return None
+    return f"excepts a part of the change ('{found.group(0)}'), so the verdict covers the rest"
 
 
 def _partial_basis(lowered: str) -> str | None:
