@@ -172,6 +172,9 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     about = _ABOUT_THE_VERDICT.match(value)
     if about is not None:
         return f"speaks about the verdict ('{about.group(0).strip()}'), not the change"
+    pending = _STILL_ELSEWHERE.search(value)
+    if pending is not None:
+        return f"tells something still to come ('{pending.group(0)}'), not a reason"
     if not text.isascii():
         return None
     lowered = _QUOTED.sub(" ", text).lower()
@@ -389,6 +392,17 @@ _HOLD_ELSEWHERE = compile_lazily(
     r"sob a condição|unter der bedingung|op voorwaarde|при условии)(?![^\W\d_])"
     r"|暂缓|先修复|先处理|先解决|先回滚|再合并|保留合并|合并保留|保留してください|マージは保留|"
     r"保留です|まず修正|보류|먼저"
+)
+
+
+# Aspect in the other read languages: the adverbs of 'still' / 'not yet' (closed class) tell
+# something expected and not done, as English 'not … yet' and 'still to' do
+# (`_STILL_TO_COME`): 'Todavía falta la migración inversa', 'Il manque encore …', 'O deploy
+# ainda depende …', 'пока не исправлена', '尚未修复', 'まだ直っていない', '아직'.
+_STILL_ELSEWHERE = compile_lazily(
+    r"(?<![^\W\d_])(?:todav[ií]a|aún|ainda|encore|pas encore|noch nicht|noch kein\w*|"
+    r"ancora|non ancora|пока|ещ[её] не|до сих пор)(?![^\W\d_])"
+    r"|尚未|还没|还未|仍未|まだ|아직"
 )
 
 
