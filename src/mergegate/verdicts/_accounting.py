@@ -364,9 +364,16 @@ def _says_not_passed(words: str) -> bool:
 
 
 def _is_label(text: str) -> bool:
-    """One word that is no verdict word: a label or a title ('Review.', 'Body')."""
+    """One word that is no verdict word: a label or a title ('Review.', 'Body'). Not a
+    sentence of a script written without spaces, which ends with its full stop
+    ('回滚脚本尚未提交。'): one token there is a whole clause."""
     words = text.split()
-    return len(words) == 1 and not hits(clean_value(norm(text)))
+    if len(words) != 1 or words[0].rstrip(" *_")[-1:] in _CJK_ENDS:
+        return False
+    return not hits(clean_value(norm(text)))
+
+
+_CJK_ENDS = "。！？"
 
 
 def _is_command(text: str) -> bool:

@@ -154,7 +154,7 @@ def after_approval(
             and not _answers_question(doc, index)
         ):
             goes_on = _continues(doc, index) and not _beside_answer_above(doc, index, sites)
-            problem = _unweighed_line(line, continues=goes_on)
+            problem = _unweighed_line(line, continues=goes_on, above=_tail_above(doc, index, sites))
         elif (
             problem is None
             and parts
@@ -164,7 +164,12 @@ def after_approval(
         ):
             # Under an opening verdict the body is the review itself, argued at length: only
             # its moods are read there, not how each sentence opens.
-            problem = _reason_line(line, continues=_continues(doc, index), openings=not opening)
+            # Under an opening verdict the body is argued at length: a wrapped sentence is
+            # read from its first sentence end, as before (only moods are read there).
+            wrapped = "" if opening else _tail_above(doc, index, sites)
+            problem = _reason_line(
+                line, continues=_continues(doc, index), openings=not opening, above=wrapped
+            )
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
     return None
@@ -199,16 +204,38 @@ def _holds_reasons(line: Line) -> bool:
     return _NOT_REASONS.search(clean_value(line.low)) is None
 
 
-def _reason_line(line: Line, *, continues: bool, openings: bool) -> str | None:
+def _reason_line(line: Line, *, continues: bool, openings: bool, above: str) -> str | None:
     """A line under a part that holds reasons: a statement, sentence by sentence. Table rows
-    are `_accounting`'s; a line whose shape carries no decision passes."""
+    are `_accounting`'s; a line whose shape carries no decision passes. A line that goes on
+    with the sentence above it reads that sentence whole: its start (`above`) and its end."""
     raw = _callout_text(line.raw)
     if raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]
     if carries_no_decision(raw) and not _prose_value(rest):
         return None
-    return sentences_problem(rest, continues=continues, openings=openings)
+    whole = continues and bool(above)
+    text = f"{above} {rest}" if whole else rest
+    return sentences_problem(text, continues=continues and not whole, openings=openings)
+
+
+# The sentence ends a wrapped line's start is found after (`_tail_above`).
+_LAST_SENTENCE_END = compile_lazily(r".*[.!?。！？][*_`)\"'”]*\s")
+
+
+def _tail_above(doc: Doc, index: int, sites: set[int]) -> str:
+    """The start of the sentence the line at `index` goes on with: the text of the line above
+    after its last sentence end (the whole line when it has none). One line back only, so
+    the read stays linear (a sentence that wraps over more lines is read as before). Not a
+    verdict line's: what goes on from the answer is read as before (`_beside_answer`)."""
+    if index == 0 or index - 1 in sites:
+        return ""
+    above = _callout_text(doc.lines[index - 1].raw)
+    end = _LAST_SENTENCE_END.match(above)
+    if end is not None:
+        return above[end.end() :].strip()
+    # no sentence end: the sentence starts on the line above, unless it wraps further up
+    return "" if _continues(doc, index - 1) else finding_item(above)[0].strip()
 
 
 # A label standing alone on its line ('**Minor:**', 'Suggestions:'), its list below it.
@@ -313,7 +340,7 @@ def _prose_value(text: str) -> bool:
     return bool(separator) and len(WORD.findall(value)) >= _PROSE_WORDS
 
 
-def _unweighed_line(line: Line, *, continues: bool) -> str | None:
+def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     """A line in the verdict's own section after it: a finding item, or prose that is not a
     statement. Lines whose shape carries no decision (metadata, signatures …) pass; a line
     that goes on with the sentence above it is read from its first sentence end."""
@@ -333,7 +360,9 @@ def _unweighed_line(line: Line, *, continues: bool) -> str | None:
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
     if not sentence and carries_no_decision(raw) and not _prose_value(rest):
         return None
-    return prose_problem(rest, continues=continues)
+    # a sentence that wraps onto this line is read whole, from its start above
+    whole = continues and bool(above)
+    return prose_problem(f"{above} {rest}" if whole else rest, continues=continues and not whole)
 
 
 # A live line that opens with '>' is a GitHub alert's (a quote is never live, `_rendered`):

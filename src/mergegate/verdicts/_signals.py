@@ -239,11 +239,21 @@ def obligation_in(text: str) -> str | None:
 
 
 def _ahead(pattern: re.Pattern[str], text: str) -> str | None:
-    """The first match of a time/condition word that is neither negated nor about the past."""
-    found = pattern.search(text)
+    """The first match of a time/condition word that is neither negated nor about the past.
+    A time word whose object is a span of time ('tokens expire after 30 minutes') measures
+    a duration, it waits for no event: it is passed over."""
+    found = next((m for m in pattern.finditer(text) if not _DURATION.match(text, m.end())), None)
     if found is None or _past(text, found.start()) or negated_before(text, found.start()):
         return None
     return found.group(0).strip()
+
+
+# A span of time: a number (in figures or a small number word) and a unit of time.
+_DURATION = compile_lazily(
+    r"[ \t]+(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|ten|fifteen|thirty|sixty)"
+    r"[ \t-]*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|"
+    r"weeks?|months?|years?)(?![\w-])"
+)
 
 
 _HEADING_CONDITION = compile_lazily(

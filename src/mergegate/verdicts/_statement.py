@@ -166,18 +166,36 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
     other = other_verdict(value)
     if other is not None:
         return f"says '{other}' after the approval"
-    held = _HOLD_ELSEWHERE.search(value)
+    held = _held_elsewhere(value)
     if held is not None:
-        return f"asks for work first or holds the merge ('{held.group(0)}'), not a reason"
+        return held
     about = _about_the_verdict(text, value)
     if about is not None:
         return about
     if not text.isascii():
         return None
-    mood = _mood_problem(_QUOTED.sub(" ", text).lower())
+    lowered = _QUOTED.sub(" ", text).lower()
+    mood = (
+        _mood_problem(lowered)
+        or _partial_basis(lowered)
+        or _exception(lowered)
+        or _about_the_merge(lowered)
+    )
     if mood is not None:
         return mood
     return _opening_problem(text, value, narrative=narrative) if openings else None
+
+
+def _held_elsewhere(value: str) -> str | None:
+    """A clause in another read language that asks for work first or holds the merge
+    (`_HOLD_ELSEWHERE`), or tells something still to come (`_STILL_ELSEWHERE`)."""
+    held = _HOLD_ELSEWHERE.search(value)
+    if held is not None:
+        return f"asks for work first or holds the merge ('{held.group(0)}'), not a reason"
+    pending = _STILL_ELSEWHERE.search(value)
+    if pending is not None:
+        return f"tells something still to come ('{pending.group(0)}'), not a reason"
+    return None
 
 
 def _about_the_verdict(text: str, value: str) -> str | None:
@@ -206,9 +224,117 @@ def _mood_problem(lowered: str) -> str | None:
     if expected is not None:
         return f"tells something still to come ('{expected.group(0)[:40]}'), not a reason"
     words = WORD.findall(lowered)
+    if _asks(words, lowered):
+        return "asks a question of someone, not a reason"
     if len(words) >= 2 and words[1] in _ONLY_WAITING:
         return f"opens with a verb and what it waits for ('{words[0]} {words[1]}'), not a reason"
     return None
+
+
+# Modals and 'do' (closed class): one before its subject inverts the clause into a question
+# or a request ('Could you add the missing await', 'Can we drop the shim first'). Not 'is' or
+# 'has': a wrapped line may go on with them ('… criterion 4) is the part that …').
+_AUXILIARIES = _closed("can could would will may might shall do does did")
+_INVERTED_SUBJECTS = _closed("you we i it this that these those there the someone somebody")
+
+
+# A question set as a label: emphasised, a few words ('**Breaking changes?**').
+_QUESTION_LABEL = compile_lazily(r"[ \t>-]*(?:\*\*|__)[^*_?]{1,60}\?(?:\*\*|__)[ \t]*")
+
+
+def _asks(words: list[str], lowered: str) -> bool:
+    """The clause is interrogative: it ends with a question mark, or its auxiliary stands
+    before its subject. After a verdict a question is work handed to someone, or doubt about
+    the change — no reason for the verdict either way."""
+    if _QUESTION_LABEL.fullmatch(lowered):
+        return False  # '**Breaking changes?**': a field, its answer below (`_after`)
+    if lowered.rstrip(" \t*_`)\"'”").endswith("?"):
+        return True
+    return len(words) >= 2 and words[0] in _AUXILIARIES and words[1] in _INVERTED_SUBJECTS
+
+
+# The act an approval allows, named as a noun: the merge, the deploy, the release.
+_MERGE_ACT = r"(?:merg(?:e|es|ing)|deploy(?:s|ing|ment|ments)?|roll-?outs?|landing|shipping)"
+# That act as a clause's subject: a determiner or none, then its verb — a be-form with a
+# participle or a preposition ('is gated on', 'stays behind'; not 'is safe'), a modal or a
+# perfect (closed class), or a present-tense verb with its preposition ('Deploy waits on').
+_MERGE_SUBJECT = compile_lazily(
+    r"[ \t*_>-]*(?:(?:the|this|a|any|our|its)[ \t]+)?"
+    + _MERGE_ACT
+    + r"(?:[ \t]+(?:of|to)[ \t]+[^.;:!?]{1,40}?)?[ \t]+(?:"
+    r"(?:is|are|was|were|stays|remains|gets)[ \t]+(?:still[ \t]+|not[ \t]+)?"
+    r"(?:(?!un)[a-z]+ed|held|on|upon|behind|until|till|after)(?![a-z])|"
+    r"(?:will|would|can|cannot|can't|could|may|might|has|have)(?![a-z'])|"
+    r"[a-z]+s[ \t]+(?:on|upon|until|till|behind|after)(?![a-z]))"
+)
+
+
+def _about_the_merge(lowered: str) -> str | None:
+    """A clause whose subject is the act the verdict allows ('Merging is gated on the
+    security sign-off', 'Deploy waits on the webhook secret'): after the verdict it says
+    what happens to the merge, which only the verdict decides — not a reason about the
+    change. 'Merge conflicts were resolved' names the change's history (a noun follows)."""
+    found = _MERGE_SUBJECT.match(lowered)
+    if found is None:
+        return None
+    return f"speaks of the merge itself ('{found.group(0).strip()[:40]}'), not of the change"
+
+
+# Exceptive prepositions (closed class): they carve a part out of what a clause covers.
+_EXCEPTIVE = compile_lazily(
+    r"(?<![a-z])(?:except|excepting|apart from|other than|aside from|besides|excluding|"
+    r"save for|but for)(?![a-z])"
+)
+
+
+def _exception(lowered: str) -> str | None:
+    """A clause after the verdict that excepts a part ('Everything except the migration
+    looks good', 'Apart from the frontend bundle, the change is solid'): the verdict then
+    covers the rest, not the whole change."""
+    found = _EXCEPTIVE.search(lowered)
+    if found is None:
+        return None
+    return f"excepts a part of the change ('{found.group(0)}'), so the verdict covers the rest"
+
+
+def _partial_basis(lowered: str) -> str | None:
+    """A clause that narrows what the verdict rests on: a focus particle that limits the
+    verdict's noun ('The verdict covers the backend only') or the reviewer's own reading ('the
+    React side I only skimmed'), or the reviewer telling what they could not or have not
+    done ('The suite could not be run in my sandbox', 'not exercised by me'). Then the verdict
+    speaks for part of the change, which an approval of the whole may not. A negative
+    polarity item makes the negation praise ('I could not find anything wrong')."""
+    limited = _LIMITED_VERDICT.search(lowered) or _LIMITED_READING.search(lowered)
+    if limited is not None:
+        return f"limits what the verdict rests on ('{limited.group(0).strip()}'), not a reason"
+    unable = _NOT_DONE.search(lowered)
+    if unable is not None and _FIRST_PERSON.search(lowered) and not _POLARITY.search(lowered):
+        return f"tells what the reviewer did not do ('{unable.group(0).strip()}'), not a reason"
+    return None
+
+
+# Focus particles that restrict (closed class), beside a noun that names the verdict or
+# beside a verb of the reviewer's reading.
+_FOCUS = r"(?:only|solely|merely|exclusively|just|partly|partially)"
+_VERDICT_NOUN = (
+    r"(?:approval|verdict|sign[- ]?off|lgtm|go[- ]ahead|green[ -]light|decision|review)s?"
+)
+_LIMITED_VERDICT = compile_lazily(
+    r"(?<![a-z-])" + _VERDICT_NOUN + r"(?![a-z-])[^.;:!?]{0,80}?(?<![a-z])" + _FOCUS + r"(?![a-z])"
+)
+_LIMITED_READING = compile_lazily(
+    r"(?<![a-z])(?:i|we)(?:'ve|’ve| have| had)? (?:only|merely|just|partly|partially|barely) "
+    r"(?:skimm|glanc|skipp|scann|look|read|check|review|test|ran|tri|spot)[a-z]*"
+)
+# A modal of ability or a perfect negated: something was not done ('could not be executed',
+# "haven't run", 'have not been exercised'); told by the reviewer (`_FIRST_PERSON`).
+_NOT_DONE = compile_lazily(
+    r"(?<![a-z])(?:could(?:n't|n’t| not)|can(?:'t|’t|not| not)|unable to|not able to|"
+    r"(?:have|has|had)(?:n't|n’t| not)(?: yet)?(?: been)?|did(?:n't|n’t| not) get to)"
+    r"(?![a-z])"
+)
+_FIRST_PERSON = compile_lazily(r"(?<![a-z])(?:i|me|my|we|us|our)(?![a-z])")
+_POLARITY = compile_lazily(r"(?<![a-z])(?:any|anything|anyone|anywhere|ever)(?![a-z])")
 
 
 # Closed-class English words that make a clause something other than a report of what is:
@@ -287,6 +413,17 @@ _HOLD_ELSEWHERE = compile_lazily(
     r"sob a condição|unter der bedingung|op voorwaarde|при условии)(?![^\W\d_])"
     r"|暂缓|先修复|先处理|先解决|先回滚|再合并|保留合并|合并保留|保留してください|マージは保留|"
     r"保留です|まず修正|보류|먼저"
+)
+
+
+# Aspect in the other read languages: the adverbs of 'still' / 'not yet' (closed class) tell
+# something expected and not done, as English 'not … yet' and 'still to' do
+# (`_STILL_TO_COME`): 'Todavía falta la migración inversa', 'Il manque encore …', 'O deploy
+# ainda depende …', 'пока не исправлена', '尚未修复', 'まだ直っていない', '아직'.
+_STILL_ELSEWHERE = compile_lazily(
+    r"(?<![^\W\d_])(?:todav[ií]a|aún|ainda|encore|pas encore|noch nicht|noch kein\w*|"
+    r"ancora|non ancora|пока|ещ[её] не|до сих пор)(?![^\W\d_])"
+    r"|尚未|还没|还未|仍未|まだ|아직"
 )
 
 
