@@ -107,12 +107,22 @@ def prose_problem(text: str, *, continues: bool) -> str | None:
     """Why this prose (a label's value is what is read) is not a statement, or None. A line
     that goes on with the sentence above it is read from its first sentence end."""
     label = _LABEL.match(text)
-    clauses = CLAUSES.split(text[label.end() :] if label is not None else text)
+    clauses = _split_outside_code(text[label.end() :] if label is not None else text)
     for clause in clauses[1:] if continues else clauses:
         problem = clause_problem(clause)
         if problem is not None:
             return f"'{clause.strip()[:60]}' {problem}"
     return None
+
+
+def _split_outside_code(text: str) -> list[str]:
+    """`text` split at its clause ends (`CLAUSES`), never inside a code span: the '?' of
+    '`a ?? b`' or the '.' of '`x. y`' is code, not punctuation."""
+    shape = CODE_SPAN.sub(lambda span: "`" + "x" * (len(span.group(0)) - 2) + "`", text)
+    cuts = [(m.start(), m.end()) for m in CLAUSES.finditer(shape)]
+    starts = [0, *(end for _, end in cuts)]
+    ends = [*(start for start, _ in cuts), len(text)]
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
 _SENTENCES = compile_lazily(r"(?<=[.!?;])\s+")
@@ -376,7 +386,7 @@ _STILL_TO_COME = compile_lazily(
 _NOT_INDICATIVE = compile_lazily(
     r"(?<![a-z])(?:must(?![-_ ]?(?:not[-_ ])?haves?)|mustn't|should|shouldn't|shall|ought|"
     r"(?:i|we) would|would (?:like|prefer|rather|want|wait|hold|suggest|recommend|ask)|"
-    r"need(?:s|ed)? to|ha(?:s|ve) to|let's|let us|please|kindly|i'd|we'd|you'd|unless|"
+    r"needs? to|ha(?:s|ve) to|let's|let us|please|kindly|i'd|we'd|you'd|unless|"
     r"pending|provided that|as soon as)(?![a-z])"
 )
 
