@@ -514,9 +514,10 @@ def _prose_line(doc: Doc) -> tuple[int, str] | None:
     for."""
     last = "key"  # what the last margin line was: 'key', 'opens' (`key:` alone) or 'item'
     indented_since = False
+    trailer = _json_fences(doc)  # a structured verdict object after the gate: JSON's to read
     for index, line in enumerate(doc.lines):
         raw = line.raw.lstrip("\ufeff")
-        if not raw.strip() or raw.lstrip().startswith("#"):
+        if not raw.strip() or raw.lstrip().startswith("#") or index in trailer:
             continue
         if raw[0] in " \t":
             indented_since = True
@@ -531,6 +532,16 @@ def _prose_line(doc: Doc) -> tuple[int, str] | None:
             return index, f"text outside every gate field ('{raw.strip()[:60]}')"
         indented_since = False
     return None
+
+
+def _json_fences(doc: Doc) -> frozenset[int]:
+    """The line indexes of every fenced JSON block, fences included."""
+    return frozenset(
+        index
+        for block in doc.blocks
+        if block.info.strip().lower() == "json"
+        for index in range(block.start - 1, block.end + 1 if block.closed else len(doc.lines))
+    )
 
 
 def _unknown_gate(doc: Doc) -> tuple[int, str] | None:
