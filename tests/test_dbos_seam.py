@@ -8,7 +8,7 @@ step's output, read out of the run's SQLite database (DBOS's pickles, unpickled)
 independent of the machine (paths, commits, ids and times replaced by placeholders; a tuple
 stays distinguishable from a list). The same run today must store the same; and each recorded
 value must load into the seam's model and dump back to itself, so a run recorded by the
-previous code resumes under this one (the engine schema is unchanged).
+previous code of the same engine schema resumes under this one.
 
 `MERGEGATE_RECORD_SEAM=1` rewrites the file from the code at hand (on the old code, once).
 """

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlalchemy.exc import IntegrityError
 
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
 from mergegate.engine._context.journal import RunJournal, run_events
 from mergegate.events import EVENTS_FILE, MAX_LINE_BYTES, Notice, TaskStarted, read_events
-from mergegate.store import SCHEMA_VERSION, RecordKind, RunRows, tables
+from mergegate.store import SCHEMA_VERSION, RecordKind, RunRows, StateKind, tables
 from mergegate.store._tables import Tables
 
 
@@ -126,6 +127,35 @@ def test_records_for_people_are_rows_read_in_order(database_url: str) -> None:
         (RecordKind.TASK_REVIEW, ("P1", "A", "10"), "review 10"),
     ]
     assert summary == (("P1", "A"), again)
+
+
+def test_a_value_and_its_record_are_written_in_one_transaction(database_url: str) -> None:
+    """A unit's (phase's, verification's) outcome and the summary people read of it go in
+    together: one transaction, so the write lock is taken once, and a record that cannot be
+    written leaves the value as it was (never a summary of another value than the stored one)."""
+    db = tables(database_url)
+    rows = RunRows(db, "r1")
+    first = Notice(run_id="r1", event_id="v1", message="first")
+    assert rows.get(StateKind.UNIT, ("P1", "A"), Notice) is None  # the tables made
+    begun: list[object] = []
+
+    def began(conn: object) -> None:
+        begun.append(conn)
+
+    event.listen(db._engine, "begin", began)
+    try:
+        rows.put_with_record(StateKind.UNIT, RecordKind.UNIT_SUMMARY, ("P1", "A"), first, "one")
+    finally:
+        event.remove(db._engine, "begin", began)
+    assert len(begun) == 1
+    assert rows.get(StateKind.UNIT, ("P1", "A"), Notice) == first
+    assert rows.records(RecordKind.UNIT_SUMMARY, Notice) == [(("P1", "A"), first)]
+    again = Notice(run_id="r1", event_id="v1", message="again")
+    with pytest.raises(IntegrityError):  # a markdown the table refuses (NOT NULL)
+        db.put_with_record(
+            "r1", ("unit", "unit_summary"), ("P1", "A"), again.model_dump_json(), None
+        )  # type: ignore[arg-type]
+    assert rows.get(StateKind.UNIT, ("P1", "A"), Notice) == first
 
 
 def _mergegate(args: list[str], *, home: Path, url: str) -> subprocess.CompletedProcess[str]:

@@ -102,8 +102,10 @@ R = TypeVar("R")
 # 4: the run reads its answers, outcomes and stop request from its rows; workspaces recorded
 # with their identity, merges in two steps (CAS); 5: a task a person takes over reads its
 # answers in a step; 6: a phase merges each unit as soon as it and the units before it are done
-# (its waits and merges interleaved), and asks for any stop after the wave
-ENGINE_SCHEMA = 6
+# (its waits and merges interleaved), and asks for any stop after the wave; 7: a unit starts in
+# one step (`mergegate.start_unit`: the stop question and the workspace), and a merged unit's
+# workspace is removed in its `mergegate.advance` step
+ENGINE_SCHEMA = 7
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 # The names (queues, applications, versions) are composed in `mergegate.ids`.
@@ -887,6 +889,20 @@ class DurableEngine:
             load_output=False,
         )
         return [w.workflow_id for w in found]
+
+    def stranded(self, prefix: str) -> dict[str, str]:
+        """Workflows under `prefix` still pending or enqueued that another application version
+        recorded (another mergegate version or engine schema), by id: this one's. DBOS
+        recovers only its own version's, and replaying another's steps in this code's order
+        would hand a step another step's recorded result, so none of them ever goes on."""
+        found = DBOS.list_workflows(
+            status=[WorkflowState.PENDING, WorkflowState.ENQUEUED],
+            workflow_id_prefix=prefix,
+            load_input=False,
+            load_output=False,
+        )
+        mine = self.config.application_version
+        return {w.workflow_id: w.app_version or "" for w in found if w.app_version != mine}
 
     def cancel_all(self) -> list[str]:
         """Cancel every pending or enqueued workflow; returns their ids."""

@@ -384,6 +384,14 @@ class RunRows:
         `markdown`, replacing what the key held (records are rewritten as the run goes on)."""
         self.db.put_record(self.run_id, kind.value, key, value.model_dump_json(), markdown)
 
+    def put_with_record(
+        self, kind: StateKind, record: RecordKind, key: Key, value: BaseModel, markdown: str
+    ) -> None:
+        """`put(kind, key, value)` and `put_record(record, key, value, markdown)` in one
+        transaction (a unit's or a phase's outcome and its summary)."""
+        state = (kind.value, record.value)
+        self.db.put_with_record(self.run_id, state, key, value.model_dump_json(), markdown)
+
     def records(self, kind: RecordKind, model: type[M]) -> list[tuple[Key, M]]:
         """The typed values of the run's records of `kind`, in reading order."""
         found = [

@@ -194,6 +194,10 @@ _SCHEMA = "CREATE TABLE IF NOT EXISTS mergegate_schema (version INTEGER PRIMARY 
 _PUT = """INSERT INTO mergegate_run_state (run_id, kind, key, value)
     VALUES (:run, :kind, :key, :value)
     ON CONFLICT (run_id, kind, key) DO UPDATE SET value = excluded.value"""
+_PUT_RECORD = """INSERT INTO mergegate_records (run_id, kind, key, record, markdown)
+    VALUES (:r, :k, :key, :rec, :md)
+    ON CONFLICT (run_id, kind, key)
+    DO UPDATE SET record = excluded.record, markdown = excluded.markdown"""
 _ADD = """INSERT INTO mergegate_run_state (run_id, kind, key, value)
     VALUES (:run, :kind, :key, :value)
     ON CONFLICT (run_id, kind, key) DO NOTHING"""
@@ -551,15 +555,24 @@ class Tables:
     def put_record(self, run_id: str, kind: str, key: Key, record: str, markdown: str) -> None:
         """A record for people (its value's JSON and its markdown); writing it again (the
         record rewritten as the run goes on, a step replayed) replaces it."""
+        params = {"r": run_id, "k": kind, "key": encode_key(key), "rec": record, "md": markdown}
         with self.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO mergegate_records (run_id, kind, key, record, markdown) "
-                    "VALUES (:r, :k, :key, :rec, :md) ON CONFLICT (run_id, kind, key) "
-                    "DO UPDATE SET record = excluded.record, markdown = excluded.markdown"
-                ),
-                {"r": run_id, "k": kind, "key": encode_key(key), "rec": record, "md": markdown},
-            )
+            conn.execute(text(_PUT_RECORD), params)
+
+    def put_with_record(
+        self, run_id: str, state: tuple[str, str], key: Key, value: str, markdown: str
+    ) -> None:
+        """A value (`state` = (state kind, record kind)) and the record people read of it,
+        both under `key`, in one transaction: the record never tells of another value than
+        the one stored, and the run's writers take the database's write lock once for both
+        (a unit's outcome is written four times a unit, beside the other units' writers)."""
+        state_kind, record_kind = state
+        encoded = encode_key(key)
+        put = {"run": run_id, "kind": state_kind, "key": encoded, "value": value}
+        put_record = {"r": run_id, "k": record_kind, "key": encoded, "rec": value, "md": markdown}
+        with self.begin() as conn:
+            conn.execute(text(_PUT), put)
+            conn.execute(text(_PUT_RECORD), put_record)
 
     def records(self, run_id: str) -> list[tuple[str, Key, str, str]]:
         """The run's records for people: (kind, key, record, markdown), by kind then key."""

@@ -77,12 +77,10 @@ from mergegate.engine._steps.core import (
     clock_step,
     merge_step,
     publish_step,
-    remove_workspace_step,
     request_stop_step,
     retire_workspace_step,
-    stop_step,
+    start_unit_step,
     tip_step,
-    workspace_step,
 )
 from mergegate.engine._steps.phase_check import (
     PASSING,
@@ -394,8 +392,10 @@ def unit_workflow(args: UnitArgs) -> UnitOutcome:
     phase_id, unit = args.phase, rt.unit(args.phase, args.unit)
     out = UnitOutcome(id=unit.id, phase=phase_id, status="running", branch=rt.unit_branch(unit.id))
     gen = rt.record.generation
-    why = stop_step()
-    if why is not None:
+    path = rt.unit_worktree(unit.id)
+    start = start_unit_step(str(rt.repo), str(path), out.branch, args.base)
+    why, made = start.stopped, start.made
+    if made is None:
         out = out.model_copy(update={"status": "skipped", "reason": f"not started: {why}"})
         rt.fact(
             UnitSkipped,
@@ -406,8 +406,6 @@ def unit_workflow(args: UnitArgs) -> UnitOutcome:
         )
         write_unit_records(rt, out)
         return out
-    path = rt.unit_worktree(unit.id)
-    made = workspace_step(str(rt.repo), str(path), out.branch, args.base)
     head = made.head
     rt.adopt(made.workspace)
     gsd = rt.plan.format is PlanFormat.GSD
@@ -539,8 +537,11 @@ def _carrier(rt: Runtime, name: str) -> str:
     return carrier_branch(rt.run_id, name)
 
 
-def _advance(rt: Runtime, tip: str, new: str, reason: str, carrier: str) -> bool:
-    """The integration branch moved from the recorded `tip` to `new` (compare and swap)."""
+def _advance(
+    rt: Runtime, tip: str, new: str, reason: str, carrier: str, *, workspace: str | None = None
+) -> bool:
+    """The integration branch moved from the recorded `tip` to `new` (compare and swap), then
+    a merged unit's `workspace` removed."""
     call = AdvanceCall(
         repo=str(rt.repo),
         into=rt.record.into,
@@ -548,6 +549,7 @@ def _advance(rt: Runtime, tip: str, new: str, reason: str, carrier: str) -> bool
         new=new,
         reason=reason,
         carrier=carrier,
+        workspace=workspace,
     )
     return advance_step(call)
 
@@ -579,7 +581,7 @@ def _merge(
         )
     )
     if not merged.conflicts and merged.commit is not None:
-        moved = _advance(rt, tip, merged.commit, key, carrier)
+        moved = _advance(rt, tip, merged.commit, key, carrier, workspace=out.worktree)
         merged = merged.model_copy(update={"already": not moved})
     _merged_fact(rt, phase, unit, out, merged)
     if merged.conflicts or merged.commit is None:
@@ -606,7 +608,6 @@ def _merge(
             }
         )
         return escalated, tip
-    remove_workspace_step(out.worktree)
     merged_out = out.model_copy(update={"status": "merged", "merge_commit": merged.commit})
     if outside_phase_dir(rt, phase) is not None:
         outside_summary_step(phase.id, unit.id, merged_out)

@@ -60,9 +60,10 @@ def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
     """Where the unit stands, into the run's database; and for people `unit.json` and its
     `SUMMARY.md`, rewritten as it progresses (the summary a row too,
     `RecordKind.UNIT_SUMMARY`, for any other host)."""
-    rt.rows.put(StateKind.UNIT, (out.phase, out.id), out)
     summary = unit_summary(rt, out)
-    rt.rows.put_record(RecordKind.UNIT_SUMMARY, (out.phase, out.id), out, summary)
+    rt.rows.put_with_record(
+        StateKind.UNIT, RecordKind.UNIT_SUMMARY, (out.phase, out.id), out, summary
+    )
     folder = rt.unit_dir(out.phase, out.id)
     write_json_atomic(folder / "unit.json", out, durable=False)
     write_atomic(folder / "SUMMARY.md", summary, durable=False)
@@ -185,8 +186,10 @@ def phase_summary(result: PhaseOutcome) -> str:
 def write_phase_records(rt: Runtime, result: PhaseOutcome, copy: Path) -> None:
     """The phase's state into the run's database, its summary as a row for any other host
     (`RecordKind.PHASE_SUMMARY`), and its copy for people at `copy` (`phase.json`)."""
-    rt.rows.put(StateKind.PHASE, (result.id,), result)
-    rt.rows.put_record(RecordKind.PHASE_SUMMARY, (result.id,), result, phase_summary(result))
+    summary = phase_summary(result)
+    rt.rows.put_with_record(
+        StateKind.PHASE, RecordKind.PHASE_SUMMARY, (result.id,), result, summary
+    )
     write_json_atomic(copy, result.dump(), durable=False)
 
 

@@ -225,6 +225,7 @@ def _execute(
     wf_id = WorkflowId.run(run_id, record.generation).format()
     try:
         engine.launch()
+        _refuse_stranded(engine, record)
         if engine.status(wf_id) is None:
             engine.start(run_workflow, wf_id, run_input(record))
         state = engine.wait(wf_id, tick=_watching(tick, stop))
@@ -241,6 +242,24 @@ def _execute(
     # the run's supervisor has served (a crash keeps it, for `resume` to sweep by)
     rt.rows.forget_supervisors([this_supervisor()])
     return finish_run(store, run_id, state, failure, rt.plan, journal=journal)
+
+
+def _refuse_stranded(engine: DurableEngine, record: EngineRunRecord) -> None:
+    """`UsageError` when workflows of the run another mergegate version recorded are still
+    unfinished (a run interrupted or crashed under an older engine schema): they never go on
+    here (DBOS recovers only its own version's, and this code's steps are not the order they
+    recorded), so the run would wait for them forever."""
+    stranded = engine.stranded(WorkflowId.of_run(record.run_id))
+    if not stranded:
+        return
+    versions = ", ".join(sorted(set(stranded.values())))
+    raise UsageError(
+        f"run {record.run_id} was recorded by another version of mergegate ({versions}) and "
+        f"this one ({engine.config.application_version}) cannot go on with it: "
+        f"{len(stranded)} of its workflows are unfinished, and only the version that recorded "
+        f"them replays them. Resume it with that version, or cancel it (`mergegate cancel "
+        f"{record.run_id}`) and run the plan again"
+    )
 
 
 def run_input(record: EngineRunRecord) -> RunArgs:

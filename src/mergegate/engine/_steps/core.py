@@ -72,6 +72,7 @@ __all__ = [
     "CommitCall",
     "FixCommit",
     "MergeCall",
+    "UnitStart",
     "WorkspaceMade",
     "adopt_step",
     "advance_step",
@@ -84,13 +85,11 @@ __all__ = [
     "keep_lost_attempt",
     "merge_step",
     "publish_step",
-    "remove_workspace_step",
     "request_stop_step",
     "retire_workspace_step",
-    "stop_step",
+    "start_unit_step",
     "takeovers_step",
     "tip_step",
-    "workspace_step",
 ]
 
 _OUTPUT_TAIL = 4000
@@ -157,6 +156,14 @@ class WorkspaceMade(_StepData):
     workspace: Workspace
 
 
+class UnitStart(_StepData):
+    """A unit's start as `start_unit_step` recorded it: why it may not start (`stopped`),
+    or the workspace it was `made` (exactly one of the two)."""
+
+    stopped: str | None = None
+    made: WorkspaceMade | None = None
+
+
 class MergeCall(_StepData):
     """A unit's merge as `merge_step` takes it: its approved head `theirs` into `ours`, the
     integration tip mergegate recorded, with the merge commit's `message` and trailer `key`;
@@ -173,8 +180,9 @@ class MergeCall(_StepData):
 
 class AdvanceCall(_StepData):
     """A move of the integration branch `into` from the recorded tip `expected` to `new` (a
-    commit a recorded step made), by compare and swap; `reason` for the reflog, and across
-    hosts the `carrier` branch `new` waits on."""
+    commit a recorded step made), by compare and swap; `reason` for the reflog, across
+    hosts the `carrier` branch `new` waits on, and the merged unit's `workspace` to remove
+    once the branch is there (None: a verification's write-back, which has none)."""
 
     repo: str
     into: str
@@ -182,6 +190,7 @@ class AdvanceCall(_StepData):
     new: str
     reason: str
     carrier: str
+    workspace: str | None = None
 
 
 # ---------------------------------------------------------------- time and stops
@@ -191,14 +200,6 @@ class AdvanceCall(_StepData):
 def clock_step() -> float:
     """Now, recorded (a task's wall-time budget starts at a fixed moment across replays)."""
     return time.time()
-
-
-@step("mergegate.stop_requested")
-def stop_step() -> str | None:
-    """Why no agent of this run may start now (a stop request, a spent budget), or None."""
-    budget = current().budget
-    assert budget is not None
-    return budget.stop_reason(None)
 
 
 @step("mergegate.request_stop")
@@ -343,12 +344,25 @@ def tip_step(repo: str, branch: str, expected: str) -> str:
     return tip
 
 
-@step("mergegate.workspace", retries=3)
-def workspace_step(repo: str, path: str, branch: str | None, base: str) -> WorkspaceMade:
-    """A unit's workspace (made, or found after a crash): its HEAD and the workspace with its
-    `.git`'s identity (recorded here: the unit's workflows adopt it, and every later git
-    command there is held to it). `branch` None: detached. Across hosts the base comes from
-    the remote first, and the new branch goes to it."""
+@step("mergegate.start_unit", retries=3)
+def start_unit_step(repo: str, path: str, branch: str | None, base: str) -> UnitStart:
+    """A unit's start: why none of its agents may run (a stop request, a spent budget), or
+    else its workspace (made, or found after a crash) with its HEAD and its `.git`'s identity
+    (recorded here: the unit's workflows adopt it, and every later git command there is held
+    to it). `branch` None: detached. Across hosts the base comes from the remote first, and
+    the new branch goes to it. One step, not two: the question and the workspace always ran
+    together, and each recorded step is a write transaction of its own. Run again after a
+    crash, it asks again; a workspace the lost run made is found, or stays for a later
+    generation when a stop came in between."""
+    budget = current().budget
+    assert budget is not None
+    why = budget.stop_reason(None)
+    if why is not None:
+        return UnitStart(stopped=why)
+    return UnitStart(made=_workspace(repo, path, branch, base))
+
+
+def _workspace(repo: str, path: str, branch: str | None, base: str) -> WorkspaceMade:
     rt = current()
     if rt.remote is not None:
         rt.remote.ensure_commit(base, rt.record.into)
@@ -360,15 +374,6 @@ def workspace_step(repo: str, path: str, branch: str | None, base: str) -> Works
     if branch is not None:
         rt.checkpoint(path)
     return WorkspaceMade(head=head, workspace=workspace)
-
-
-@step("mergegate.remove_workspace", retries=3)
-def remove_workspace_step(path: str) -> None:
-    """A merged unit's workspace gone from its path at once, its files deleted in the
-    background (`remove_tree_soon`): the phase merges its units one at a time, and deleting
-    each work tree there held up every later unit's merge. The run's end waits for the
-    deletions (`settle_removals`)."""
-    remove_tree_soon(current().here(path, rebuild=False))
 
 
 @step("mergegate.retire_workspace", retries=3)
@@ -437,19 +442,33 @@ def advance_step(call: AdvanceCall) -> bool:
     """Move the integration branch `call.into` from `call.expected` (the tip mergegate
     recorded) to `call.new` (a commit a recorded step made) by compare and swap. True
     when it moved now; False when it was there already (this move, made before a crash);
-    `BranchMovedError` (exit 5, never retried) when anyone else moved it. Across hosts the
+    `BranchMovedError` (exit 5, never retried) when anyone else moved it; then the merged
+    unit's `call.workspace`, if any, removed. Across hosts the
     move is a `--force-with-lease` push, the commit fetched from its `call.carrier`
     branch when this worker's mirror lacks it (the carrier is deleted after)."""
     rt = current()
     into, expected, new = call.into, call.expected, call.new
     if rt.remote is None:
-        return advance_branch(Path(call.repo), into, expected, new, call.reason)
-    # from its carrier; or, moved before a crash (the carrier deleted), from the branch itself
-    rt.remote.ensure_commit(new, call.carrier, into)
-    with rt.remote.locked():
-        moved = rt.remote.advance(into, expected, new)
-        rt.remote.drop_branch(call.carrier)
+        moved = advance_branch(Path(call.repo), into, expected, new, call.reason)
+    else:
+        # from its carrier; or, moved before a crash (the carrier deleted), from the branch
+        rt.remote.ensure_commit(new, call.carrier, into)
+        with rt.remote.locked():
+            moved = rt.remote.advance(into, expected, new)
+            rt.remote.drop_branch(call.carrier)
+    if call.workspace is not None:
+        _remove_merged_workspace(call.workspace)
     return moved
+
+
+def _remove_merged_workspace(path: str) -> None:
+    """A merged unit's workspace gone from its path at once, its files deleted in the
+    background (`remove_tree_soon`): the phase merges its units one at a time, and deleting
+    each work tree there held up every later unit's merge. The run's end waits for the
+    deletions (`settle_removals`). In the advance's own step, not one of its own: it always
+    followed the move, each recorded step is a write transaction, and run again (a crash
+    before the step was recorded) it finds the path gone and does nothing."""
+    remove_tree_soon(current().here(path, rebuild=False))
 
 
 # ---------------------------------------------------------------- checks and people

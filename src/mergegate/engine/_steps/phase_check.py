@@ -200,9 +200,10 @@ def _verify(rt: Runtime, call: VerifyCall) -> VerificationOutcome:
     except PlanPathError as exc:
         return _refused(exc)
     key = (phase_id, f"g{generation:04d}")
-    rt.rows.put(StateKind.VERIFICATION, key, result)
-    # the report every host with the database URL reads (the folder's copy stays here)
-    rt.rows.put_record(RecordKind.VERIFICATION, key, result, render_markdown(result))
+    # the result, and the report every host with the database URL reads (the folder's copy
+    # stays here)
+    markdown = render_markdown(result)
+    rt.rows.put_with_record(StateKind.VERIFICATION, RecordKind.VERIFICATION, key, result, markdown)
     # the output of its failing checks, for a host without this folder (report, logs)
     record_check_logs(rt.rows, rt.run_dir, folder, result, rt.config.engine.log_store)
     if rt.record.plan_path:
