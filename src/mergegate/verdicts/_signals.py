@@ -54,12 +54,14 @@ __all__ = [
     "blocking_in",
     "condition_in",
     "contrary_in",
+    "declares_non_blocking",
     "doubt_in",
     "excluded_after_comma",
     "failing_checks_in",
     "heading_condition",
     "merge_tied",
     "negated_before",
+    "non_blocking_contrast",
     "non_blocking_extra",
     "not_reviewed_in",
     "obligation_in",
@@ -721,6 +723,45 @@ _OBLIGATION = compile_lazily(
     r"(?<!\w)(?:must|required|require|requires|before merg|blocking|blocker|critical|"
     r"should be fixed|need to be fixed|needs to be fixed)(?!\w)|必须|须|需"
 )
+
+
+# A contrast clause that declares itself non-blocking: 'APPROVED, but two naming nits remain
+# — non-blocking', '通过，但有两处命名不一致，不阻塞合并'. The corpus rule keeps an approval whose
+# extras are explicitly non-blocking; what the clause says besides is still read (a defect,
+# an obligation, a condition refuses). 'except' is not here: it leaves a part out.
+_CONTRAST_LEAD = compile_lazily(
+    r"[ \t—–,;:(-]*(?:(?:but|though|although|however|mais|pero|mas|porém|aber|jedoch|però|но)"
+    r"(?!\w)|但是|但|不过|しかし|ただし|하지만)"
+)
+_DECLARED_NON_BLOCKING = compile_lazily(
+    r"(?<!\w)(?:non[ \t]?blocking|not (?:a )?block(?:ing|er)|(?:does not|doesn't|won't|"
+    r"will not) block(?: (?:the )?merge| merging)?|non bloquant[es]*|no bloqueantes?|"
+    r"não bloqueantes?|nicht blockierend)(?!\w)|"
+    r"不阻塞合并|不阻塞合入|不阻塞|非阻塞|不阻断|不影响合并|不影响合入|不构成阻塞|"
+    r"ブロッカーではない|ブロックしない|블로커 아님|블로킹 아님"
+)
+
+
+def declares_non_blocking(clause: str) -> bool:
+    """The clause only says that what it follows does not block ('not a blocker.',
+    '— non-blocking', '不阻塞'): a statement, not an instruction."""
+    found = _DECLARED_NON_BLOCKING.search(clause)
+    return found is not None and not (clause[: found.start()] + clause[found.end() :]).strip(
+        " \t.;:,!—–-()[]*_。，；！"
+    )
+
+
+def non_blocking_contrast(clause: str) -> str | None:
+    """What a contrast clause says besides declaring itself non-blocking ('two naming nits
+    remain'), or None when `clause` does not open with a contrast or does not say it does
+    not block."""
+    lead = _CONTRAST_LEAD.match(clause)
+    if lead is None:
+        return None
+    body = clause[lead.end() :]
+    if _DECLARED_NON_BLOCKING.search(body) is None:
+        return None
+    return _DECLARED_NON_BLOCKING.sub(" ", body)
 
 
 def non_blocking_extra(text: str) -> int:
