@@ -77,9 +77,20 @@ def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
     for match in pattern.finditer(text):
         if negated_before(text, match.start()) or _NEGATED_OBJECT.match(text, match.end()):
             continue
+        if match.group(0).strip() == "required" and _MEASURE_BEFORE.search(text, 0, match.start()):
+            continue  # '10-20ms actual vs <50ms required': the spec's value, not an obligation
         if not _done_in_clause(text, match.end()):
             return match.group(0).strip()
     return None
+
+
+# A measure right before 'required' makes it the value a spec asks for, compared with what
+# was measured ('<50ms required', '≥ 80% required'); a noun between them ('1 fix required')
+# leaves it an obligation.
+_MEASURE_BEFORE = compile_lazily(
+    r"(?<![\w.])[<>≤≥~]?[ \t]?\d[\d.,]*[ \t]?"
+    r"(?:%|ms|µs|us|ns|s|sec|min|h|kb|mb|gb|tb|x|px|fps|rps|qps)?[ \t]+$"
+)
 
 
 # An obligation whose object is negated asks for nothing: 'needs no external data',
