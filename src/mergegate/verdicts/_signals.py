@@ -590,7 +590,10 @@ _BLOCKER_NOUN = compile_lazily(
     r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
     r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
     r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?|"
-    r"(?:is |are |still |currently )?blocked (?:by|on|until|pending)|"
+    # 'by default' is how a thing behaves unless set otherwise ('connections are blocked by
+    # default'), not what holds the work
+    r"(?:is |are |still |currently )?blocked (?:by(?! default(?:$|[^\w ]| (?:in|for|on|at|"
+    r"when|unless|and|so|to|via|across|within)(?!\w)))|on|until|pending)|"
     # a grave defect the change brings ('introduces a critical security vulnerability')
     r"(?:introduces|adds|contains|creates|has) (?:a |an )?(?:new )?(?:critical|serious|severe|"
     r"major|high severity|high-severity) (?:security )?(?:vulnerability|bug|flaw|regression|"
