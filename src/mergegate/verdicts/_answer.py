@@ -24,9 +24,10 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
-from mergegate.verdicts._statement import hold_in
+from mergegate.verdicts._statement import hold_in, prose_problem
 from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
 
 __all__ = ["TITLE", "Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
@@ -38,7 +39,8 @@ _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MAL
 _LEAD_INS = ("overall ", "final ", "verdict ", "all ", "整体", "总体", "全部")
 # A status value that is only one of these says nothing about the whole document.
 _NOT_A_STATUS = frozenset({"yes", "no", "ready", "go", "merge", "proceed", "ship", "y"})
-_SENTENCE_END = compile_lazily(r"[.!。！](?:\s|$)|\s\?\s")
+# A CJK full stop ends a sentence without a space after it ('通过。命名与其他模块不同。').
+_SENTENCE_END = compile_lazily(r"[.!](?:\s|$)|[。！]|\s\?\s")
 _NEUTRAL_HEAD = compile_lazily(r"[^,;，；、—]*[,;，；、—]")
 
 
@@ -154,7 +156,7 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
     end_match = _SENTENCE_END.search(rest)
     clause = rest[: end_match.start() + 1] if end_match else rest
     later = rest[len(clause) :]
-    found = _answer_clause_problem(clause)
+    found = _clause_problem(clause)
     if found is not None:
         return found
     if heading and not _only_restates(rest, title=heading == 1):
@@ -164,7 +166,7 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
         # contrast ('… — but rename the flag') is read like the answer itself.
         again = any(h.decision is _A and not h.ambiguous for h in hits(sentence))
         again = again or sig.CONTRAST_OPENING.match(sentence) is not None
-        found = _answer_clause_problem(sentence) if again else None
+        found = _clause_problem(sentence) if again else None
         found = found or _later_scope(sentence) or sentence_problem(sentence, same_line=True)
         if found is not None:
             return found
@@ -196,6 +198,33 @@ def skip_extras(tail: str) -> str:
             rest = stripped[extra:]
             continue
         return stripped
+
+
+def _clause_problem(clause: str) -> tuple[Decision, str] | None:
+    """The answer's clause, or a contrast after it that declares itself non-blocking: then
+    only what the contrast says besides is read (`_contrast_problem`)."""
+    extra = sig.non_blocking_contrast(clause)
+    if extra is None:
+        return _answer_clause_problem(clause)
+    return _contrast_problem(extra)
+
+
+def _contrast_problem(extra: str) -> tuple[Decision, str] | None:
+    """What a non-blocking contrast says besides its declaration, read like a sentence after
+    the approval: no hedge, obligation, partial scope, instruction, condition or defect."""
+    doubt = sig.doubt_in(extra)
+    obligation = sig.obligation_in(extra)
+    scope = _scope_problem(extra)
+    if doubt is not None or scope is not None:
+        return _M, scope or f"hedged ('{doubt}')"
+    if obligation is not None:
+        return _F, f"qualified by '{obligation}'"
+    told = prose_problem(extra.strip(" ,;:—–-"), continues=False)
+    defect = stated_defect(extra)
+    if told is not None or defect is not None:
+        why = told or f"states a defect ('{defect}')"
+        return _M, f"a contrast beside the answer: {why}"
+    return sentence_problem(extra, same_line=True)
 
 
 def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
@@ -309,4 +338,4 @@ def _blocked(sentence: str) -> tuple[Decision, str] | None:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?。！？])\s+", text) if s.strip()]
+    return [s for s in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", text) if s.strip()]

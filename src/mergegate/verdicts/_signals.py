@@ -54,12 +54,14 @@ __all__ = [
     "blocking_in",
     "condition_in",
     "contrary_in",
+    "declares_non_blocking",
     "doubt_in",
     "excluded_after_comma",
     "failing_checks_in",
     "heading_condition",
     "merge_tied",
     "negated_before",
+    "non_blocking_contrast",
     "non_blocking_extra",
     "not_reviewed_in",
     "obligation_in",
@@ -75,9 +77,20 @@ def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
     for match in pattern.finditer(text):
         if negated_before(text, match.start()) or _NEGATED_OBJECT.match(text, match.end()):
             continue
+        if match.group(0).strip() == "required" and _MEASURE_BEFORE.search(text, 0, match.start()):
+            continue  # '10-20ms actual vs <50ms required': the spec's value, not an obligation
         if not _done_in_clause(text, match.end()):
             return match.group(0).strip()
     return None
+
+
+# A measure right before 'required' makes it the value a spec asks for, compared with what
+# was measured ('<50ms required', '≥ 80% required'); a noun between them ('1 fix required')
+# leaves it an obligation.
+_MEASURE_BEFORE = compile_lazily(
+    r"(?<![\w.])[<>≤≥~]?[ \t]?\d[\d.,]*[ \t]?"
+    r"(?:%|ms|µs|us|ns|s|sec|min|h|kb|mb|gb|tb|x|px|fps|rps|qps)?[ \t]+$"
+)
 
 
 # An obligation whose object is negated asks for nothing: 'needs no external data',
@@ -587,7 +600,10 @@ _BLOCKER_NOUN = compile_lazily(
     r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
     r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
     r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?|"
-    r"(?:is |are |still |currently )?blocked (?:by|on|until|pending)|"
+    # 'by default' is how a thing behaves unless set otherwise ('connections are blocked by
+    # default'), not what holds the work
+    r"(?:is |are |still |currently )?blocked (?:by(?! default(?:$|[^\w ]| (?:in|for|on|at|"
+    r"when|unless|and|so|to|via|across|within)(?!\w)))|on|until|pending)|"
     # a grave defect the change brings ('introduces a critical security vulnerability')
     r"(?:introduces|adds|contains|creates|has) (?:a |an )?(?:new )?(?:critical|serious|severe|"
     r"major|high severity|high-severity) (?:security )?(?:vulnerability|bug|flaw|regression|"
@@ -731,6 +747,45 @@ _OBLIGATION = compile_lazily(
     r"(?<!\w)(?:must|required|require|requires|before merg|blocking|blocker|critical|"
     r"should be fixed|need to be fixed|needs to be fixed)(?!\w)|必须|须|需"
 )
+
+
+# A contrast clause that declares itself non-blocking: 'APPROVED, but two naming nits remain
+# — non-blocking', '通过，但有两处命名不一致，不阻塞合并'. The corpus rule keeps an approval whose
+# extras are explicitly non-blocking; what the clause says besides is still read (a defect,
+# an obligation, a condition refuses). 'except' is not here: it leaves a part out.
+_CONTRAST_LEAD = compile_lazily(
+    r"[ \t—–,;:(-]*(?:(?:but|though|although|however|mais|pero|mas|porém|aber|jedoch|però|но)"
+    r"(?!\w)|但是|但|不过|しかし|ただし|하지만)"
+)
+_DECLARED_NON_BLOCKING = compile_lazily(
+    r"(?<!\w)(?:non[ \t]?blocking|not (?:a )?block(?:ing|er)|(?:does not|doesn't|won't|"
+    r"will not) block(?: (?:the )?merge| merging)?|non bloquant[es]*|no bloqueantes?|"
+    r"não bloqueantes?|nicht blockierend)(?!\w)|"
+    r"不阻塞合并|不阻塞合入|不阻塞|非阻塞|不阻断|不影响合并|不影响合入|不构成阻塞|"
+    r"ブロッカーではない|ブロックしない|블로커 아님|블로킹 아님"
+)
+
+
+def declares_non_blocking(clause: str) -> bool:
+    """The clause only says that what it follows does not block ('not a blocker.',
+    '— non-blocking', '不阻塞'): a statement, not an instruction."""
+    found = _DECLARED_NON_BLOCKING.search(clause)
+    return found is not None and not (clause[: found.start()] + clause[found.end() :]).strip(
+        " \t.;:,!—–-()[]*_。，；！"
+    )
+
+
+def non_blocking_contrast(clause: str) -> str | None:
+    """What a contrast clause says besides declaring itself non-blocking ('two naming nits
+    remain'), or None when `clause` does not open with a contrast or does not say it does
+    not block."""
+    lead = _CONTRAST_LEAD.match(clause)
+    if lead is None:
+        return None
+    body = clause[lead.end() :]
+    if _DECLARED_NON_BLOCKING.search(body) is None:
+        return None
+    return _DECLARED_NON_BLOCKING.sub(" ", body)
 
 
 def non_blocking_extra(text: str) -> int:

@@ -22,6 +22,7 @@ import re
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._signals import declares_non_blocking
 from mergegate.verdicts._text import CODE_SPAN
 from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
 
@@ -455,6 +456,8 @@ def _opening_problem(text: str, value: str, *, narrative: bool) -> str | None:
     words = [_CONTRACTION.sub("", w.lower()) for w in WORD.findall(text)]
     if not words or words[0] in _SUBJECT_OPENERS or words[0] == "code":
         return None
+    if declares_non_blocking(value):
+        return None  # '… — not a blocker.': a negator opens it, not a verb
     if narrative:
         return _narrative_opening(text, value, words)
     if _opens_condition(words) and not _AFTER_MERGE.match(text.lstrip(" \t*_>-")):

@@ -138,8 +138,9 @@ do not ship|not mergeable|cannot merge|can't merge|cannot be merged|must not mer
 should not merge|not safe to merge|denied|veto|vetoed|absolutely not|definitely not|
 not at all|no way|never|
 否|不是|不通过|不可合并|不能合并|不予合并|禁止合并|不可集成|不能集成|不可以集成|不批准|未通过|拒绝|驳回|不合格|
-却下|否决|不承认|マージ不可|差し戻し|いいえ|
-거절|거부|반려|불합격|병합 불가|아니오|아니요|
+却下|否决|不承认|マージ不可|差し戻し|いいえ|承认不可|承认できない|承认できません|
+承认しない|承认しません|合格不可|批准不可|通过不可|
+거절|거부|반려|불합격|병합 불가|승인 불가|승인 불가능|아니오|아니요|
 rechazado|rechazada|rechazar|no aprobado|no fusionar|bloquear|bloqueado|bloqueada|
 bloquer|bloqué|bloquée|blockiert|blockieren|bloccato|bloccare|
 reprovado|reprovada|rejeitado|não aprovado|não|
@@ -184,7 +185,12 @@ _DECIDING.update(dict.fromkeys(_NEUTRAL))
 
 _LETTER = "a-z0-9à-ÿā-žа-яё"
 _NEGATING_BEFORE = "无无不没没未非毋别别미불"
-_NEGATING_AFTER = "(?![ \t]?(?:不要|不需要|なし|无し|ない|없음|없다|없습니다|불필요))"
+# After the phrase: "not needed" (`修正不要`, `수정 필요 없음`) and "cannot / will not"
+# (`承认不可`, `承认できません`, `승인 불가`; folded text): the phrase is negated, not said.
+_NEGATING_AFTER = (
+    "(?![ \t]?(?:不要|不需要|なし|无し|ない|없음|없다|없습니다|불필요|"
+    "不可|不能|できない|できません|しない|しません|불가|불가능|안 됨|안됨))"
+)
 
 
 def _is_cjk(phrase: str) -> bool:

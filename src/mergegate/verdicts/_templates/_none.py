@@ -3,8 +3,8 @@
 An allow-list, read whole: a none-word in one of the languages reviewers write ("None.",
 "N/A", "- None found", "无", "なし", "Ninguno", "Keine" …), optionally followed by a closed
 qualifier ("found", "identified", "remaining") and a closed scope ("in the scoped fix diff",
-"within this re-review"). Anything else in the item — a reason, a "but", a finding — makes the
-section non-empty.
+"within this re-review", "for Phase 1"). Anything else in the item — a reason, a "but", a
+finding — makes the section non-empty.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ _NONE_WORD = (
 _QUALIFIER = r"(?:found|identified|reported|remaining|noted|observed|detected|spotted)"
 _SCOPE_WORD = (
     r"(?:this|these|the|scoped|scope|fix|fixes|diff|change|changes|review|re-review|round|pr|"
-    r"patch|bounded|task|slice|commit|branch|pass)"
+    r"patch|bounded|task|slice|commit|branch|pass|phase|plan|milestone|sprint|story|"
+    # the unit's number ('for Phase 1', 'in plan 02-03')
+    r"\d{1,4}(?:[.-]\d{1,4}){0,2})"
 )
 # A bold label before the none ('**Summary:** none', '**Blockers**: None found.').
 _LABEL = r"(?:(?:\*\*|__)[^*_\n]{1,30}?(?:[:：](?:\*\*|__)|(?:\*\*|__)[:：])[ \t]*)"

@@ -101,13 +101,15 @@ def recognise(doc: Doc) -> Recognised | None:
     comments, said = _comments(doc) if data is not None else (frozenset(), None)
     reason, conditioned = _status_reason(doc, data)
     entries = _older_entries(doc, older) if data is not None else frozenset()
+    recommended, advised = _recommended_status(doc)
     return replace(
         found,
         sites=tuple(s for s in found.sites if s.index not in older),
         superseded=frozenset(older),
-        accounted=found.accounted | older | entries | comments | reason,
+        accounted=found.accounted | older | entries | comments | reason | recommended,
         blocking=(
             (listed.blocking if listed is not None else None)
+            or advised
             or _top_issue(doc)
             or said
             or conditioned
@@ -117,6 +119,44 @@ def recognise(doc: Doc) -> Recognised | None:
         unanswered=unknown,
         whole=whole,
     )
+
+
+# The QA Results template's last section: '### Recommended Status' and one of its two values,
+# '[✓ Ready for Done]' or '[✗ Changes Required - See unchecked items above]'.
+_RECOMMENDED = compile_lazily(r"[#*_ \t]*recommended[ \t]+status[*_: \t]*")
+_READY = compile_lazily(r"[\[(*_ \t]*(?:✓|✔|✅)?[ \t]*ready for done[\])*_ \t.]*")
+_CHANGES = compile_lazily(r"[\[(*_ \t]*(?:✗|✘|❌)?[ \t]*changes required(?![a-z]).*")
+
+
+def _recommended_status(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
+    """(lines, blocking) of the template's `Recommended Status` section: its heading and a
+    sole 'Ready for Done' are accounted for (the gate decides); 'Changes Required' blocks.
+    Anything else in the section is left to the generic reader."""
+    for index, line in enumerate(doc.lines):
+        if not (line.heading_level and _RECOMMENDED.fullmatch(line.clean)):
+            continue
+        body = []
+        for below in range(index + 1, len(doc.lines)):
+            line_below = doc.lines[below]
+            # the structure reads a bracketed '[✓ Ready for Done]' as a heading of its own
+            valued = _READY.fullmatch(line_below.clean) or _CHANGES.fullmatch(line_below.clean)
+            if line_below.heading_level and not (valued and not body):
+                break
+            if not line_below.blank:
+                body.append(below)
+        if len(body) != 1 or not doc.lines[body[0]].live:
+            return frozenset(), None
+        value = doc.lines[body[0]].clean
+        if _CHANGES.fullmatch(value):
+            number = doc.lines[body[0]].number
+            return frozenset(), (
+                body[0],
+                f"line {number}: the recommended status is Changes Required",
+            )
+        if _READY.fullmatch(value):
+            return frozenset({index, body[0]}), None
+        return frozenset(), None
+    return frozenset(), None
 
 
 # A story's QA Results round: '### Review Date: …', '### Follow-up Review Date: …'.

@@ -36,9 +36,9 @@ from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._signals import CONTRAST_OPENING, condition_in
+from mergegate.verdicts._signals import CONTRAST_OPENING, condition_in, obligation_in
 from mergegate.verdicts._site import Site
-from mergegate.verdicts._statement import finding_item, prose_problem
+from mergegate.verdicts._statement import clause_problem, finding_item, prose_problem
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import check_rows, states_problem
 from mergegate.verdicts._templates._fields import KEY_LINE, load_yaml
@@ -226,7 +226,7 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
 # A future, a modal or a negation before the participle does not match ('will be completed',
 # 'was not completed'); the rest of the line must only explain it (`_explains`).
 _TOLD_DONE = compile_lazily(
-    r"[*_ \t]*(?:all|both|each|every|the)[ \t][^.;:!?]{0,80}?(?<![a-z])human[ \t]"
+    r"[*_ \t]*(?:(?:all|both|each|every|the)[ \t][^.;:!?]{0,80}?)?(?<![a-z])human[ \t]"
     r"(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+"
     r"(?:completed|confirmed|approved|performed|done|passed)(?![a-z])(.*)"
 )
@@ -248,7 +248,16 @@ def _told_done(text: str) -> bool:
         return False  # 'completed by nobody yet', 'except for the Safari check'
     # a contrast after a comma opens a clause of its own (', but the export still needs …')
     turns = any(CONTRAST_OPENING.match(p.lstrip(" —–-")) for p in rest.split(",")[1:])
-    return not turns and (not rest.strip(" .:") or _explains(rest))
+    if turns:
+        return False
+    # The participle's own sentence goes on ('… was completed as part of plan execution'):
+    # read for a condition or an obligation, not for how it opens; later sentences explain.
+    tail, _, later = rest.partition(". ")
+    if condition_in(tail, answer_clause=False) or obligation_in(tail):
+        return False
+    if clause_problem(tail, openings=False) is not None:
+        return False  # 'was completed — please re-check the export', 'should be repeated'
+    return not later.strip(" .:") or _explains(later)
 
 
 # "None" and its explanation: 'None. All …', 'None — all verification completed programmatically.'
