@@ -135,7 +135,7 @@ def _recommended_status(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | Non
     for index, line in enumerate(doc.lines):
         if not (line.heading_level and _RECOMMENDED.fullmatch(line.clean)):
             continue
-        body = []
+        body: list[int] = []
         for below in range(index + 1, len(doc.lines)):
             line_below = doc.lines[below]
             # the structure reads a bracketed '[✓ Ready for Done]' as a heading of its own
