@@ -167,10 +167,18 @@ def after_approval(tail: str, *, heading: int = 0) -> tuple[Decision, str] | Non
         again = any(h.decision is _A and not h.ambiguous for h in hits(sentence))
         again = again or sig.CONTRAST_OPENING.match(sentence) is not None
         found = _clause_problem(sentence) if again else None
-        found = found or _later_scope(sentence) or sentence_problem(sentence, same_line=True)
+        found = found or _later_scope(sentence) or _later_defect(sentence)
+        found = found or sentence_problem(sentence, same_line=True)
         if found is not None:
             return found
     return None
+
+
+def _later_defect(sentence: str) -> tuple[Decision, str] | None:
+    """A defect a later sentence of the answer's line states of the change now: read there
+    as on a line of its own after the approval (`_unweighed`)."""
+    defect = stated_defect(sentence)
+    return None if defect is None else (_M, f"states a defect beside the answer ('{defect}')")
 
 
 def _later_scope(sentence: str) -> tuple[Decision, str] | None:
