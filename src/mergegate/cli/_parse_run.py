@@ -24,10 +24,16 @@ _INVISIBLE = frozenset(
 
 
 def decide_files(
-    files: Sequence[str], dialect: str | None, review_id: str | None, fmt: str
+    files: Sequence[str],
+    dialect: str | None,
+    review_id: str | None,
+    fmt: str,
+    *,
+    strict: bool = False,
 ) -> ExitCode:
     """Decide each file (`-`: stdin; none: stdin), print the verdicts in `fmt` (text, json,
-    jsonl) and return the worst exit code (an unreadable file: usage)."""
+    jsonl) and return the worst exit code (an unreadable file: usage). `strict` is
+    `parse_verdict`'s strict reading."""
     names = tuple(files) or ("-",)
     results: list[dict[str, Any]] = []
     codes: list[ExitCode] = []
@@ -37,7 +43,7 @@ def decide_files(
             results.append({"file": name, "error": error})
             codes.append(ExitCode.USAGE)
             continue
-        verdict = parse_verdict(text, dialect=dialect, review_id=review_id)
+        verdict = parse_verdict(text, dialect=dialect, review_id=review_id, strict=strict)
         results.append({"file": name, **verdict.to_dict()})
         codes.append(verdict.decision.exit_code)
     _emit(results, fmt, single=len(names) == 1)

@@ -111,12 +111,14 @@ def _answer_call(call: HookCall) -> int:
 
 
 class ParseCall(NamedTuple):
-    """A `mergegate parse` call read from argv: its files, dialect, review id and format."""
+    """A `mergegate parse` call read from argv: its files, dialect, review id, format and
+    whether it asks for the strict reading."""
 
     files: tuple[str, ...]
     dialect: str | None
     review_id: str | None
     fmt: str
+    strict: bool = False
 
 
 def read_parse_argv(argv: Sequence[str]) -> ParseCall | None:
@@ -125,11 +127,14 @@ def read_parse_argv(argv: Sequence[str]) -> ParseCall | None:
         return None
     values: dict[str, str] = {}
     files: list[str] = []
+    strict = False
     rest = list(argv[1:])
     while rest:
         arg = rest.pop(0)
         if arg == "-" or not arg.startswith("-"):
             files.append(arg)
+        elif arg == "--strict":
+            strict = True
         elif arg in ("--format", "--dialect", "--review-id") and rest:
             values[arg] = rest.pop(0)
         else:
@@ -146,13 +151,13 @@ def read_parse_argv(argv: Sequence[str]) -> ParseCall | None:
 
         if dialect not in DIALECTS:
             return None
-    return ParseCall(tuple(files), dialect, review_id, fmt)
+    return ParseCall(tuple(files), dialect, review_id, fmt, strict)
 
 
 def _decide_call(call: ParseCall) -> int:
     from mergegate.cli._parse_run import decide_files  # noqa: PLC0415 - the verdict library
 
-    return int(decide_files(call.files, call.dialect, call.review_id, call.fmt))
+    return int(decide_files(call.files, call.dialect, call.review_id, call.fmt, strict=call.strict))
 
 
 def answer(tool: str, flags: Mapping[str, Any], timeout_s: float | None) -> None:

@@ -26,13 +26,28 @@ __all__ = ["parse"]
     metavar="ID",
     help="The nonce the reviewer was asked to echo: only a JSON trailer carrying it may approve.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help=(
+        "Approve only when the prose after the verdict appraises the change (judges it, "
+        "reports a check, denies problems, thanks); a plain statement there is malformed. "
+        "The Claude Code hook reads this way."
+    ),
+)
 @format_option(
     "text for people; json: one object (an array for several files); jsonl: one per line.",
     more=("jsonl",),
 )
 @click.pass_context
 def parse(
-    ctx: click.Context, files: tuple[str, ...], dialect: str | None, review_id: str | None, fmt: str
+    ctx: click.Context,
+    *,
+    files: tuple[str, ...],
+    dialect: str | None,
+    review_id: str | None,
+    strict: bool,
+    fmt: str,
 ) -> None:
     """Read reviewer output (files, or - / nothing for stdin) and print each verdict.
 
@@ -43,4 +58,4 @@ def parse(
     """
     if review_id is not None and not review_id.strip():
         raise UsageError("--review-id must not be empty: give the nonce the reviewer was asked for")
-    ctx.exit(int(decide_files(files, dialect, review_id, fmt)))
+    ctx.exit(int(decide_files(files, dialect, review_id, fmt, strict=strict)))

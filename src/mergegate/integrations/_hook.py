@@ -427,7 +427,9 @@ def _read_review(output: str, restate: str | None) -> Verdict:
         restated = read_restated(output, RestateRequest(restate))
         if restated is not None:
             return restated
-    return parse_verdict(output)
+    # Strict: the reviewer can be asked to restate, so prose after an approval that does
+    # not appraise the change is malformed (one restatement) rather than weighed.
+    return parse_verdict(output, strict=True)
 
 
 def _post_tool_use(

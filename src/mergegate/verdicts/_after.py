@@ -38,6 +38,7 @@ import unicodedata
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._accounting import carries_no_decision
+from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
@@ -109,11 +110,13 @@ _PROSE_WORDS = 6
 
 
 def after_approval(
-    doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]
+    doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int], *, appraise: bool = False
 ) -> Refusal | None:
     """The first line after the approving verdict that is not recognised as unable to change
     the decision, as a refusal (`malformed`, its index, why), or None. `in_scope` are the
-    deciding round's approving sites, `start` its first line, `covered` JSON lines."""
+    deciding round's approving sites, `start` its first line, `covered` JSON lines. With
+    `appraise` (the strict reading), the verdict's own section and the reasons after a
+    closing verdict must also appraise the change, clause by clause (`_appraisal`)."""
     sites = {s.index for s in in_scope if not s.frontmatter}
     body = [s.index for s in in_scope if not s.frontmatter and s.dialect != "json" and not s.part]
     if not body or max(body) < start:
@@ -138,7 +141,7 @@ def after_approval(
             continue  # a minor finding: `_unweighed` and `_blocking` read it for a no
         problem = _unread_language(line)
         if problem is None and index == anchor:
-            problem = _beside_answer(line)
+            problem = _beside_answer(line) or (_unappraised_beside(line) if appraise else None)
         elif problem is None and line.heading_level:
             in_section = False
             # A subheading of a review part is part of it ('## Checklist' / '### Pre-merge').
@@ -154,7 +157,9 @@ def after_approval(
             and not _answers_question(doc, index)
         ):
             goes_on = _continues(doc, index) and not _beside_answer_above(doc, index, sites)
-            problem = _unweighed_line(line, continues=goes_on, above=_tail_above(doc, index, sites))
+            problem = _unweighed_line(
+                line, continues=goes_on, above=_tail_above(doc, index, sites)
+            ) or (_unappraised_line(doc, index, continues=goes_on) if appraise else None)
         elif (
             problem is None
             and parts
@@ -167,8 +172,13 @@ def after_approval(
             # Under an opening verdict the body is argued at length: a wrapped sentence is
             # read from its first sentence end, as before (only moods are read there).
             wrapped = "" if opening else _tail_above(doc, index, sites)
+            goes_on = _continues(doc, index)
             problem = _reason_line(
-                line, continues=_continues(doc, index), openings=not opening, above=wrapped
+                line, continues=goes_on, openings=not opening, above=wrapped
+            ) or (
+                _unappraised_line(doc, index, continues=goes_on)
+                if appraise and not opening
+                else None
             )
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
@@ -202,6 +212,44 @@ def _holds_reasons(line: Line) -> bool:
     if section is not None and (section.round or section.advisory):
         return False
     return _NOT_REASONS.search(clean_value(line.low)) is None
+
+
+def _unappraised_line(doc: Doc, index: int, *, continues: bool) -> str | None:
+    """A prose line after the approval that does not appraise the change (`_appraisal`),
+    read with the lines its sentence wraps onto (a few at most, so the read stays linear). A
+    line whose shape carries no decision passes; a wrapped line was judged with the line it
+    goes on from."""
+    raw = _callout_text(doc.lines[index].raw)
+    if continues or raw.lstrip().startswith("|") or not raw.strip():
+        return None
+    rest = finding_item(raw)[0]
+    if carries_no_decision(raw) and not _prose_value(rest):
+        return None
+    emphasis = _EMPHASIS_ONLY.fullmatch(rest)
+    if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in _SENTENCE_END:
+        return None  # '**Correctness & Contract Compliance**': a label, its text below
+    label = _LABEL_OPENING.match(rest)
+    text = " ".join([rest[label.end() :] if label is not None else rest, *_wrapped(doc, index)])
+    clause = unappraised(text)
+    if clause is None:
+        return None
+    return f"'{clause}' does not appraise the change, so the approval did not weigh it"
+
+
+_MAX_WRAPPED = 6
+
+
+def _wrapped(doc: Doc, index: int) -> list[str]:
+    """The lines after `index` its sentence wraps onto (at most `_MAX_WRAPPED`)."""
+    lines: list[str] = []
+    for after in range(index + 1, min(index + 1 + _MAX_WRAPPED, len(doc.lines))):
+        if doc.lines[after].blank or not _continues(doc, after):
+            break
+        lines.append(_callout_text(doc.lines[after].raw).strip())
+    return lines
+
+
+_LABEL_OPENING = compile_lazily(r"[ \t*_`]*[^\W\d_][\w'-]*(?: [\w'-]+){0,3}[*_`]*[:：][*_`]*[ \t]+")
 
 
 def _reason_line(line: Line, *, continues: bool, openings: bool, above: str) -> str | None:
@@ -392,7 +440,16 @@ def _beside_answer(line: Line) -> str | None:
         return f"the reference mark '{mark.group(0)}' points to a note that qualifies the answer"
     if line.raw.lstrip().startswith("|"):
         return None
-    clauses = CLAUSES.split(line.raw)
+    for clause in _after_answer(line.raw):
+        problem = clause_problem(clause)
+        if problem is not None:
+            return f"'{clause.strip()[:60]}' beside the answer {problem}"
+    return None
+
+
+def _after_answer(raw: str) -> list[str]:
+    """The clauses of a verdict line after the one that gives the yes."""
+    clauses = CLAUSES.split(raw)
     answered = next(
         (
             i
@@ -401,8 +458,22 @@ def _beside_answer(line: Line) -> str | None:
         ),
         len(clauses),
     )
-    for clause in clauses[answered + 1 :]:
-        problem = clause_problem(clause)
-        if problem is not None:
-            return f"'{clause.strip()[:60]}' beside the answer {problem}"
+    return clauses[answered + 1 :]
+
+
+def _unappraised_beside(line: Line) -> str | None:
+    """The strict reading of the verdict's own line: what follows the answer there must
+    appraise the change, as the lines after it must (`_unappraised_line`)."""
+    if line.raw.lstrip().startswith("|"):
+        return None
+    for clause in _after_answer(line.raw):
+        found = unappraised(clause)
+        if found is None:
+            continue
+        value = clean_value(clause.lower())
+        for hit in reversed(hits(value)):  # another yes ('**Ready to merge?** Yes') is no prose
+            if hit.decision is _A:
+                value = value[: hit.start] + " " + value[hit.end :]
+        if unappraised(value) is not None:
+            return f"'{found}' beside the answer does not appraise the change"
     return None

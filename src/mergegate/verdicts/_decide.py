@@ -72,14 +72,17 @@ class _Outcome:
 
 
 def parse_verdict(
-    text: str, *, dialect: str | None = None, review_id: str | None = None
+    text: str, *, dialect: str | None = None, review_id: str | None = None, strict: bool = False
 ) -> Verdict:
     """Turn reviewer output into a typed `Verdict`. Never raises on any text.
 
     `dialect` restricts detection to one registered grammar (see `DIALECTS`; an unknown name
     raises `UsageError`). `review_id` is the nonce mergegate put in the reviewer prompt: only a
     JSON trailer carrying it may approve (an empty one raises `UsageError`). Fails closed:
-    anything but an authoritative, unconditional approval is not `approve`.
+    anything but an authoritative, unconditional approval is not `approve`. `strict` also
+    requires the prose after an approving verdict to appraise the change (`_appraisal`):
+    a plain statement there makes the document `malformed` — the reading for a caller that
+    can ask the reviewer to restate (the Claude Code hook).
     """
     if dialect is not None and dialect not in DIALECTS:
         raise UsageError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
@@ -87,12 +90,14 @@ def parse_verdict(
         raise UsageError("review_id must not be empty: give the nonce the reviewer was asked for")
     if not isinstance(text, str) or not text.strip():
         return Verdict(decision=Decision.EMPTY, reasons=("no output at all",))
-    verdict = _parse(text, dialect, review_id)
-    return verdict if not verdict.approved else _as_skeleton(text, verdict, dialect, review_id)
+    verdict = _parse(text, dialect, review_id, strict)
+    if not verdict.approved:
+        return verdict
+    return _as_skeleton(text, verdict, dialect, review_id, strict)
 
 
 def _as_skeleton(
-    text: str, verdict: Verdict, dialect: str | None, review_id: str | None
+    text: str, verdict: Verdict, dialect: str | None, review_id: str | None, strict: bool
 ) -> Verdict:
     """The second reading of an approval: every word read as the Latin letters it looks like
     (`_text.skeleton`: Greek ΝΟΤ, 🅽🅾🆃, ɴᴏᴛ are 'NOT'). The approval stands only if that
@@ -103,7 +108,7 @@ def _as_skeleton(
         folded = skeleton(read, marks=marks)
         if folded == read:
             continue
-        second = _parse(folded, dialect, review_id)
+        second = _parse(folded, dialect, review_id, strict)
         objects = not second.approved if not marks else second.decision in _NO
         if objects:
             return _refused_as_skeleton(text, verdict, second)
@@ -136,7 +141,7 @@ def _refused_as_skeleton(text: str, verdict: Verdict, second: Verdict) -> Verdic
     )
 
 
-def _parse(text: str, dialect: str | None, review_id: str | None) -> Verdict:
+def _parse(text: str, dialect: str | None, review_id: str | None, strict: bool) -> Verdict:
     bounded = bound(text)
     doc = structure(bounded.lines, bounded.first_line_number, full=bounded.full, cut=bounded.cut)
     warnings = list(bounded.warnings)
@@ -151,7 +156,7 @@ def _parse(text: str, dialect: str | None, review_id: str | None) -> Verdict:
     if template is not None:
         doc = mask(doc, template.accounted)
     facts = _read(doc, dialect, review_id, warnings, template)
-    outcome = _decide(facts, review_id)
+    outcome = _decide(facts, review_id, strict=strict)
     findings = outcome.findings if outcome.findings is not None else findings_of(doc)
     if template is not None:
         findings = _as_template(outcome, template, doc, findings)
@@ -353,7 +358,7 @@ def _as_template(
 # --------------------------------------------------------------------------- deciding
 
 
-def _decide(facts: Facts, review_id: str | None) -> _Outcome:
+def _decide(facts: Facts, review_id: str | None, *, strict: bool) -> _Outcome:
     doc = facts.doc
     if not facts.sites:
         if facts.broken:
@@ -383,7 +388,7 @@ def _decide(facts: Facts, review_id: str | None) -> _Outcome:
             "verdict follows it: the frontmatter is not the newest record; not an approval"
         )
         return _Outcome(_M, in_scope[-1].dialect, later, [why])
-    return _approval(facts, in_scope, start, review_id)
+    return _approval(facts, in_scope, start, review_id, strict=strict)
 
 
 def _dated_after(facts: Facts, in_scope: list[Site]) -> int | None:
@@ -457,7 +462,9 @@ def _refusal(facts: Facts, in_scope: list[Site], no: list[Site], review_id: str 
     return outcome
 
 
-def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | None) -> _Outcome:
+def _approval(
+    facts: Facts, in_scope: list[Site], start: int, review_id: str | None, *, strict: bool
+) -> _Outcome:
     last = in_scope[-1]
     outcome = _Outcome(_A, last.dialect, last.index, [_where(facts, s) for s in in_scope[-3:]])
     trailer = next(
@@ -473,7 +480,7 @@ def _approval(facts: Facts, in_scope: list[Site], start: int, review_id: str | N
     if refusal is None:
         # Settled after a recogniser's own reading: its blocking content names a 'fixes'.
         outcome.unweighed = unweighed(facts.doc, in_scope, start, facts.covered) or (
-            after_approval(facts.doc, in_scope, start, facts.covered)
+            after_approval(facts.doc, in_scope, start, facts.covered, appraise=strict)
         )
     if refusal is not None:
         decision, index, why = refusal

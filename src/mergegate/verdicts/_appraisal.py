@@ -1,0 +1,492 @@
+"""Does a clause after a closing approval *appraise* the change? (issue 23, deliver 3)
+
+After a verdict that closes a review, the reviewer's prose may give the approval's reasons:
+it judges the change (`The parser is clean`, `Error handling looks right`), tells a check
+that came out well (`Tests pass`, `I ran the suite locally`), or says there is nothing
+against it (`No regressions`, `I could not find anything wrong`), or thanks. Anything else —
+a plain statement of what the change does or fails to do (`The export writes every address
+into a public bucket`) — is text the verdict did not weigh, whatever it means: mergegate
+cannot tell a description from a defect, so it refuses to approve on it (`malformed`, the
+hook asks for a restatement).
+
+This is an allow-list, the fail-closed direction: a clause is accounted for only when it
+holds a word of appraisal or of a check from `_APPRAISAL` and every negation in it denies a
+problem (`no issues`, `nothing blocking`) rather than a property (`never invalidated`).
+The other readers (`_statement`) still refuse appraising clauses that hold a condition, a
+request or a limit. Linear in the clause.
+"""
+
+from __future__ import annotations
+
+from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._text import CODE_SPAN, norm
+
+__all__ = ["unappraised"]
+
+# Where one appraisal ends and the next statement starts: sentence ends, a semicolon or a
+# colon, a dash, and a comma before a conjunction or relative word.
+_CLAUSE_BREAK = compile_lazily(
+    r"(?<=[.!?;:])\s+|(?<=[。！？；])|\s+[—–]\s+|\s+-\s+|,\s*(?=(?:but|so|which|while|although|though|"
+    r"whereas|yet|however|because|since|and|as)\b)|\s+(?=(?:but|so|although|though|whereas|"
+    r"however)\s)"
+)
+# 'and' before a new subject ('Tests pass and the export writes …'): a clause break when what
+# stands before it is an appraisal of its own; otherwise it joins a subject ('Both findings
+# and the minor one are closed').
+_AND_SUBJECT = compile_lazily(
+    r"\s+and\s+(?=(?:the|this|that|these|those|it|its|they|their|we|i|you|there|every|each|"
+    r"all|any|some|several|a|an)\b)"
+)
+# A check mark says a check passed ('✅ Coverage ≥ 90 %'); a cross or a warning is no
+# appraisal and is read by the other readers.
+_CHECK_MARKS = "✅✔☑"
+_WORDS = compile_lazily(r"[^\W\d_][\w'’-]*")
+
+# Verbs that report a check coming out well or a finding put right ('Tests pass', 'It
+# matches the spec', 'The rework addressed the comments'). Verbs whose bare form is also a
+# noun a defect is told with ('the check fails', 'the fix breaks', 'every address') count
+# only in their past and -ing forms.
+_APPRAISING_VERBS = [
+    "pass",
+    "work",
+    "succeed",
+    "match",
+    "meet",
+    "follow",
+    "align",
+    "conform",
+    "cover",
+    "satisfy",
+    "fulfil",
+    "fulfill",
+    "comply",
+    "exceed",
+    "honour",
+    "honor",
+    "preserve",
+    "resolve",
+    "respect",
+]
+_APPRAISING_PARTICIPLES = [
+    "address",
+    "close",
+    "fix",
+    "check",
+    "review",
+    "test",
+    "trace",
+    "compare",
+    "inspect",
+    "examine",
+    "verify",
+    "confirm",
+    "improve",
+    "simplify",
+    "clarify",
+    "exercise",
+    "approve",
+    "thank",
+]
+_IRREGULAR = "met ran re-ran reran"
+
+
+def _inflected(verbs: list[str], *, bare: bool) -> set[str]:
+    """Each verb's -ed and -ing forms, and with `bare` its own and -s forms (a 'y' after a
+    consonant becomes 'i'; a final 'e' is dropped before -ing)."""
+    forms: set[str] = set()
+    for verb in verbs:
+        stem = verb[:-1] + "i" if verb.endswith("y") and verb[-2] not in "aeiou" else verb
+        past = stem + "d" if stem.endswith("e") else stem + "ed"
+        ing = verb[:-1] + "ing" if verb.endswith("e") and not verb.endswith("ee") else verb + "ing"
+        forms |= {past, ing}
+        if bare:
+            forms |= {
+                verb,
+                stem + "es" if verb.endswith(("s", "x", "sh", "ch", "y")) else verb + "s",
+            }
+    return forms
+
+
+# Words that judge a change well (English), besides those verbs. A closed list by design:
+# what is not in it is not a reason mergegate recognises.
+_APPRAISAL = frozenset(
+    _inflected(_APPRAISING_VERBS, bare=True)
+    | _inflected(_APPRAISING_PARTICIPLES, bare=False)
+    | set(_IRREGULAR.split())
+    | set(
+        [
+            "good",
+            "great",
+            "fine",
+            "solid",
+            "solidly",
+            "clean",
+            "cleanly",
+            "cleaner",
+            "clear",
+            "clearly",
+            "correct",
+            "correctly",
+            "consistent",
+            "consistently",
+            "appropriate",
+            "appropriately",
+            "proper",
+            "properly",
+            "well",
+            "nice",
+            "nicely",
+            "excellent",
+            "thorough",
+            "thoroughly",
+            "comprehensive",
+            "comprehensively",
+            "robust",
+            "safe",
+            "safely",
+            "sound",
+            "readable",
+            "idiomatic",
+            "tidy",
+            "elegant",
+            "straightforward",
+            "simple",
+            "simpler",
+            "minimal",
+            "focused",
+            "sensible",
+            "reasonable",
+            "accurate",
+            "accurately",
+            "complete",
+            "covered",
+            "tested",
+            "documented",
+            "green",
+            "successful",
+            "successfully",
+            "working",
+            "aligned",
+            "neat",
+            "helpful",
+            "useful",
+            "valuable",
+            "strong",
+            "lgtm",
+            "thanks",
+            "kudos",
+            "ready",
+            "mergeable",
+            "easy",
+            "small",
+            "scoped",
+            "well-scoped",
+            "well-structured",
+            "well-tested",
+            "well-written",
+            "well-documented",
+            "improvement",
+            "improvements",
+            "better",
+            "best",
+            "faster",
+            "ok",
+            "okay",
+            "right",
+            "sane",
+            "intact",
+            "maintainable",
+            "organized",
+            "organised",
+            "structured",
+            "concise",
+            "compact",
+            "careful",
+            "carefully",
+            "precise",
+            "precisely",
+            "acceptable",
+            "adequate",
+            "sufficient",
+            "valid",
+            "stable",
+            "secure",
+            "efficient",
+            "appreciated",
+            "cleanup",
+        ]
+    )
+)
+_APPRAISAL_ELSEWHERE = compile_lazily(
+    r"很好|良好|不错|正确|清晰|干净|完善|完整|合理|符合|一致|规范|合格|"
+    r"(?:无|没有)\s*(?:[a-z]+\s*)?(?:问题|风险|错误|阻塞|缺陷|漏洞|回归|bug)|"
+    r"不(?:会)?(?:影响|阻塞|阻止|破坏)|得当|验证|良い|"
+    r"通过|绿|(?:指摘(?:事项)?|问题)(?:は)?(?:ありません|なし)|覆盖|カバー|좋|문제 ?없|"
+    r"(?<![^\W\d_])(?:bien|buen[oa]|correct[oa]|limpi[oa]|bom|boa|corret[oa]|"
+    r"bon|bonne|correct|propre|gut|sauber|korrekt|richtig|buono|corretto|хорошо|корректно|"
+    r"pasa|pasan|pasando|funciona|passa|passam|passando|passent|fonctionne|bestanden|verde|"
+    r"clar[oa]|cubren|cubre|couvrent|couvre|cobrem|cobre|abdecken|deckt|coprono|claire?|"
+    r"klar|chiar[oa]|vert|grün|grun|zielon|"
+    r"funktioniert|passano|funziona|проходят|работает)"
+    r"(?![^\W\d_])"
+)
+# Negators (closed class). A negation is accounted only when it denies a problem noun or is
+# a negative-polarity search that found nothing ('could not find anything wrong').
+_NEGATORS = frozenset(
+    [
+        "no",
+        "not",
+        "never",
+        "nothing",
+        "none",
+        "nor",
+        "neither",
+        "without",
+        "zero",
+        "cannot",
+        "can't",
+        "ne",
+        "pas",
+        "jamais",
+        "sans",
+        "nunca",
+        "sin",
+        "nada",
+        "ningún",
+        "ninguna",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keiner",
+        "ohne",
+        "nie",
+        "non",
+        "senza",
+        "mai",
+        "não",
+        "nao",
+        "sem",
+        "nenhum",
+        "nenhuma",
+        "нет",
+        "не",
+        "без",
+        "ни",
+    ]
+)
+_NEGATION_UNSPACED = compile_lazily(r"[不没未无非别勿]|ない|ません|ず(?![^\W\d_])|않|안 |없|못")
+_PROBLEMS = frozenset(
+    [
+        "issue",
+        "issues",
+        "problem",
+        "problems",
+        "concern",
+        "concerns",
+        "blocker",
+        "blockers",
+        "blocking",
+        "regression",
+        "regressions",
+        "bug",
+        "bugs",
+        "error",
+        "errors",
+        "warning",
+        "warnings",
+        "failure",
+        "failures",
+        "failing",
+        "finding",
+        "findings",
+        "objection",
+        "objections",
+        "complaint",
+        "complaints",
+        "surprise",
+        "surprises",
+        "nit",
+        "nits",
+        "risk",
+        "risks",
+        "defect",
+        "defects",
+        "vulnerability",
+        "vulnerabilities",
+        "breakage",
+        "breaking",
+        "flake",
+        "flakes",
+        "flakiness",
+        "anything",
+        "nothing",
+        "further",
+        "additional",
+        "outstanding",
+        "new",
+        "remaining",
+        "open",
+        "critical",
+        "major",
+        "important",
+        "changes",
+        "change",
+        "comments",
+        "comment",
+        "red",
+        "flags",
+        "flag",
+        "lint",
+        "fix",
+        "problemas",
+        "problema",
+        "problèmes",
+        "problème",
+        "probleme",
+        "problem",
+        "problemi",
+        "errores",
+        "erreurs",
+        "fehler",
+        "errori",
+        "erros",
+        "comentarios",
+        "commentaires",
+        "anmerkungen",
+        "commenti",
+        "comentários",
+        "adicionales",
+        "bloqueantes",
+        "bloquants",
+        "blocker",
+        "break",
+        "breaks",
+        "affect",
+        "affects",
+        "impact",
+        "impacts",
+        "regress",
+        "regresses",
+        "leak",
+        "leaks",
+        "crash",
+        "crashes",
+        "fail",
+        "fails",
+        "conflict",
+        "conflicts",
+        "block",
+        "blocks",
+        "fixes",
+        "action",
+        "actions",
+        "required",
+        "needed",
+        "todo",
+        "todos",
+        "gap",
+        "gaps",
+        "missing",
+        "leftover",
+        "leftovers",
+    ]
+)
+_NEGATION_REACH = 4
+# 'Nothing else', 'nothing to add', 'none outstanding': nothing more to say against it.
+_NOTHING_MORE = frozenset(
+    ["else", "further", "more", "to", "blocking", "left", "outstanding", "remaining", "new"]
+)
+_NEGATED_CONTRACTION = compile_lazily(r"[a-z]+n[’']t\b")
+
+
+def unappraised(text: str) -> str | None:
+    """The first clause of `text` that neither appraises the change nor reports a check, as
+    evidence, or None when every clause does (module docstring)."""
+    masked = CODE_SPAN.sub(" code ", text)
+    for clause in _CLAUSE_BREAK.split(masked):
+        for part in _and_clauses(clause):
+            if part.strip() and not _appraises(part):
+                return part.strip()[:60]
+    return None
+
+
+def _and_clauses(clause: str) -> list[str]:
+    """`clause` cut at each 'and' before a subject whose left side appraises on its own."""
+    parts: list[str] = []
+    start = 0
+    for found in _AND_SUBJECT.finditer(clause):
+        if _appraises(clause[start : found.start()]) and _opens_a_clause(clause[found.end() :]):
+            parts.append(clause[start : found.start()])
+            start = found.end()
+    return [*parts, clause[start:]]
+
+
+_PRONOUNS = frozenset(["it", "they", "we", "i", "you", "there"])
+_AUXILIARIES = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "does",
+        "did",
+    ]
+)
+
+
+def _opens_a_clause(rest: str) -> bool:
+    """What follows 'and' has a subject and a verb of its own: a pronoun subject, or a word
+    after the noun phrase's first two that is an auxiliary or inflected like a verb ('the
+    export writes …', 'the tests were …'); not a second object ('… and the rollback
+    script'). A plural noun there reads as a verb: the strict reading errs to refuse."""
+    words = _WORDS.findall(rest.lower())
+    if not words:
+        return False
+    if words[0] in _PRONOUNS:
+        return True
+    return any(
+        w in _AUXILIARIES or (w.endswith(("s", "ed")) and not w.endswith("ss")) for w in words[2:6]
+    )
+
+
+def _appraises(clause: str) -> bool:
+    """The clause judges the change well, reports a good check, or denies a problem, and
+    every negation in it denies a problem (module docstring)."""
+    lowered = _NEGATED_CONTRACTION.sub(lambda m: m.group(0)[:-3] + " not", norm(clause))
+    words = _WORDS.findall(lowered)
+    if not words:
+        return True  # a number, a mark, a code span: nothing said
+    elsewhere = _APPRAISAL_ELSEWHERE.search(lowered) is not None
+    # In scripts without spaces a negation is a character or an ending, outside the terms.
+    if _NEGATION_UNSPACED.search(_APPRAISAL_ELSEWHERE.sub(" ", lowered)):
+        return False
+    negations = [i for i, w in enumerate(words) if w in _NEGATORS]
+    if not all(_denies_a_problem(words, i) for i in negations):
+        return False
+    marked = any(mark in clause for mark in _CHECK_MARKS)
+    return elsewhere or marked or bool(negations) or any(w in _APPRAISAL for w in words)
+
+
+def _denies_a_problem(words: list[str], at: int) -> bool:
+    """The negator at `at` denies a problem noun within a few words ('no new warnings',
+    'did not find any issues', 'nothing blocking'), or is itself 'nothing'/'none' ending
+    its clause ('Nothing to add.')."""
+    if words[at] in ("nothing", "none") and (
+        at + 1 == len(words) or words[at + 1] in _NOTHING_MORE
+    ):
+        return True
+    reach = words[at + 1 : at + 1 + _NEGATION_REACH]
+    return any(w in _PROBLEMS for w in reach)
