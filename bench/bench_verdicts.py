@@ -134,6 +134,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
         "| Field | Value |\n|---|---|\n| Verdict | APPROVE |\n"
         + _fill(_TABLE_ROW, min(n, (MAX_INPUT_LINES - 10) * len(_TABLE_ROW)))
     ),
+    # Every reason line after the approval is read as a statement (`_after`, `_statement`).
+    "reasons (window)": lambda n: (
+        _REASONS + _fill(_REASON, min(n, (MAX_INPUT_LINES - 10) * len(_REASON)))
+    ),
     "introduced examples": lambda n: _fill("Reply with a line such as\nVerdict: APPROVE\n\n", n),
     "bare answers": lambda n: _fill("Verdict: APPROVE\nNo issues found. No, wait — fine.\n", n),
     # The template recognisers (issue 23): finding blocks, severity sections, a review log.
@@ -171,6 +175,31 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
+# The strict reading (`parse_verdict(strict=True)`, the Claude Code hook's): every clause after
+# the approval is read for an appraisal (`_appraisal`), each 'and' cut reading its start again.
+# As many reason lines after an approving verdict as the parser reads (one line window).
+_REASON = "Tests pass and the code is clean; no regressions.\n"
+_REASONS = "## Review\n\nRead it.\n\n**Verdict:** APPROVED\n\n"
+STRICT_SHAPES: dict[str, Callable[[int], str]] = {
+    "reasons (window, strict)": lambda n: (
+        _REASONS + _fill(_REASON, min(n, (MAX_INPUT_LINES - 10) * len(_REASON)))
+    ),
+    "and chains (strict)": lambda n: (
+        "**Verdict:** APPROVED\n\nTests pass" + _fill(" and the tests pass", n) + ".\n"
+    ),
+}
+
+
+def _readings() -> list[tuple[str, Callable[[int], str], Callable[[str], object]]]:
+    """Every shape with the reading it is timed with: the default, and the strict shapes."""
+    default = [(name, build, parse_verdict) for name, build in SHAPES.items()]
+    strict = [
+        (name, build, lambda text: parse_verdict(text, strict=True))
+        for name, build in STRICT_SHAPES.items()
+    ]
+    return default + strict
+
+
 def _timed(fn: Callable[[], object], repeat: int = 1) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -184,12 +213,12 @@ def _linearity() -> bool:
     sizes = " ".join(f"{s / MB:>6.3f}MB" for s in _SIZES)
     print(f"s/MB at {sizes}   largest/smallest")
     ok = True
-    for name, build in SHAPES.items():
+    for name, build, read in _readings():
         per_mb = []
         for size in _SIZES:
             text = build(size)
             mb = len(text.encode("utf-8")) / MB
-            per_mb.append(_timed(lambda text=text: parse_verdict(text), repeat=2) / mb)
+            per_mb.append(_timed(lambda text=text, read=read: read(text), repeat=2) / mb)
         ratio = per_mb[-1] / per_mb[0] if per_mb[0] > 0 else 1.0
         ok = ok and (ratio <= _LINEAR_LIMIT or per_mb[-1] < 0.01)
         cells = " ".join(f"{v:8.3f}" for v in per_mb)
@@ -204,10 +233,10 @@ def _past_the_window() -> float:
         f"{'parse s':>8} {'MB/s':>8} {'s/MB':>7} {'x baseline':>10}"
     )
     worst = 0.0  # the longest parse of any shape, in seconds
-    for name, build in SHAPES.items():
+    for name, build, read in _readings():
         text = build(_PAST)
         size = len(text.encode("utf-8")) / MB
-        ours = _timed(lambda text=text: parse_verdict(text))
+        ours = _timed(lambda text=text, read=read: read(text))
         base = _timed(lambda text=text: _BASELINE.findall(text), repeat=3)
         per_mb = ours / size
         worst = max(worst, ours)

@@ -40,6 +40,9 @@ _AND_SUBJECT = compile_lazily(
 # A check mark says a check passed ('✅ Coverage ≥ 90 %'); a cross or a warning is no
 # appraisal and is read by the other readers.
 _CHECK_MARKS = "✅✔☑"
+# An appraisal is short ('Clean change, tests pass.'); a clause longer than this is read as
+# none, which also bounds the 'and' cuts, each of which reads the clause's start again.
+_MOST_CLAUSE_CHARS = 400
 _WORDS = compile_lazily(r"[^\W\d_][\w'’-]*")
 
 # Verbs that report a check coming out well or a finding put right ('Tests pass', 'It
@@ -405,6 +408,8 @@ def unappraised(text: str) -> str | None:
     evidence, or None when every clause does (module docstring)."""
     masked = CODE_SPAN.sub(" code ", text)
     for clause in _CLAUSE_BREAK.split(masked):
+        if len(clause) > _MOST_CLAUSE_CHARS:
+            return clause.strip()[:60]  # no appraisal runs this long; keeps the read linear
         for part in _and_clauses(clause):
             if part.strip() and not _appraises(part):
                 return part.strip()[:60]
