@@ -44,6 +44,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
+    LABEL,
     LIST_ITEM,
     WORD,
     clause_problem,
@@ -228,7 +229,7 @@ def _unappraised_line(doc: Doc, index: int, *, continues: bool) -> str | None:
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in _SENTENCE_END:
         return None  # '**Correctness & Contract Compliance**': a label, its text below
-    label = _LABEL_OPENING.match(rest)
+    label = LABEL.match(rest)
     text = " ".join([rest[label.end() :] if label is not None else rest, *_wrapped(doc, index)])
     clause = unappraised(text)
     if clause is None:
@@ -247,9 +248,6 @@ def _wrapped(doc: Doc, index: int) -> list[str]:
             break
         lines.append(_callout_text(doc.lines[after].raw).strip())
     return lines
-
-
-_LABEL_OPENING = compile_lazily(r"[ \t*_`]*[^\W\d_][\w'-]*(?: [\w'-]+){0,3}[*_`]*[:：][*_`]*[ \t]+")
 
 
 def _reason_line(line: Line, *, continues: bool, openings: bool, above: str) -> str | None:

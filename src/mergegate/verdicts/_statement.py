@@ -28,6 +28,7 @@ from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
 
 __all__ = [
     "CLAUSES",
+    "LABEL",
     "LIST_ITEM",
     "WORD",
     "clause_problem",
@@ -90,8 +91,8 @@ _SEVERITY_TAG = compile_lazily(
 )
 
 # A label's key: at most four words ('**Reasoning:**', 'Note:'); a longer clause before a
-# colon is prose ('Open item the author still has to take: …').
-_LABEL = compile_lazily(r"[ \t*_`]*[^\W\d_][\w'-]*(?: [\w'-]+){0,3}[*_`]*[:：][*_`]*[ \t]+")
+# colon is prose ('Open item the author still has to take: …'). Its value is what is read.
+LABEL = compile_lazily(r"[ \t*_`]*[^\W\d_][\w'-]*(?: [\w'-]+){0,3}[*_`]*[:：][*_`]*[ \t]+")
 
 
 def finding_item(raw: str) -> tuple[str, str | None]:
@@ -107,7 +108,7 @@ def finding_item(raw: str) -> tuple[str, str | None]:
 def prose_problem(text: str, *, continues: bool) -> str | None:
     """Why this prose (a label's value is what is read) is not a statement, or None. A line
     that goes on with the sentence above it is read from its first sentence end."""
-    label = _LABEL.match(text)
+    label = LABEL.match(text)
     clauses = _split_outside_code(text[label.end() :] if label is not None else text)
     for clause in clauses[1:] if continues else clauses:
         problem = clause_problem(clause)
@@ -134,7 +135,7 @@ def sentences_problem(text: str, *, continues: bool, openings: bool) -> str | No
     sentence ends only (a dash goes on with its sentence: '`t.go` (lines 6-9) — type-asserts
     the chain'), each read as a narrative (`clause_problem`); `openings=False` reads only
     the moods, not how a sentence opens."""
-    label = _LABEL.match(text)
+    label = LABEL.match(text)
     masked = CODE_SPAN.sub("CODE", text[label.end() :] if label is not None else text)
     sentences = _SENTENCES.split(masked)
     for sentence in sentences[1:] if continues else sentences:
