@@ -23,6 +23,12 @@ from mergegate.verdicts._text import CODE_SPAN, norm
 
 __all__ = ["unappraised"]
 
+
+def _words(text: str) -> frozenset[str]:
+    """A closed list of words, written as text (one word per blank-separated token)."""
+    return frozenset(text.split())
+
+
 # Where one appraisal ends and the next statement starts: sentence ends, a semicolon or a
 # colon, a dash, and a comma before a conjunction or relative word.
 _CLAUSE_BREAK = compile_lazily(
@@ -49,51 +55,22 @@ _WORDS = compile_lazily(r"[^\W\d_][\w'’-]*")
 # matches the spec', 'The rework addressed the comments'). Verbs whose bare form is also a
 # noun a defect is told with ('the check fails', 'the fix breaks', 'every address') count
 # only in their past and -ing forms.
-_APPRAISING_VERBS = [
-    "pass",
-    "work",
-    "succeed",
-    "match",
-    "meet",
-    "follow",
-    "align",
-    "conform",
-    "cover",
-    "satisfy",
-    "fulfil",
-    "fulfill",
-    "comply",
-    "exceed",
-    "honour",
-    "honor",
-    "preserve",
-    "resolve",
-    "respect",
-]
-_APPRAISING_PARTICIPLES = [
-    "address",
-    "close",
-    "fix",
-    "check",
-    "review",
-    "test",
-    "trace",
-    "compare",
-    "inspect",
-    "examine",
-    "verify",
-    "confirm",
-    "improve",
-    "simplify",
-    "clarify",
-    "exercise",
-    "approve",
-    "thank",
-]
+_APPRAISING_VERBS = _words(
+    """
+    pass work succeed match meet follow align conform cover satisfy fulfil fulfill comply
+    exceed honour honor preserve resolve respect
+    """
+)
+_APPRAISING_PARTICIPLES = _words(
+    """
+    address close fix check review test trace compare inspect examine verify confirm improve
+    simplify clarify exercise approve thank
+    """
+)
 _IRREGULAR = "met ran re-ran reran"
 
 
-def _inflected(verbs: list[str], *, bare: bool) -> set[str]:
+def _inflected(verbs: frozenset[str], *, bare: bool) -> set[str]:
     """Each verb's -ed and -ing forms, and with `bare` its own and -s forms (a 'y' after a
     consonant becomes 'i'; a final 'e' is dropped before -ing)."""
     forms: set[str] = set()
@@ -110,116 +87,44 @@ def _inflected(verbs: list[str], *, bare: bool) -> set[str]:
     return forms
 
 
-# Words that judge a change well (English), besides those verbs. A closed list by design:
-# what is not in it is not a reason mergegate recognises.
+# Words that judge a change well wherever they stand: those verbs, adverbs, thanks.
 _APPRAISAL = frozenset(
     _inflected(_APPRAISING_VERBS, bare=True)
     | _inflected(_APPRAISING_PARTICIPLES, bare=False)
-    | set(_IRREGULAR.split())
-    | set(
-        [
-            "good",
-            "great",
-            "fine",
-            "solid",
-            "solidly",
-            "clean",
-            "cleanly",
-            "cleaner",
-            "clear",
-            "clearly",
-            "correct",
-            "correctly",
-            "consistent",
-            "consistently",
-            "appropriate",
-            "appropriately",
-            "proper",
-            "properly",
-            "well",
-            "nice",
-            "nicely",
-            "excellent",
-            "thorough",
-            "thoroughly",
-            "comprehensive",
-            "comprehensively",
-            "robust",
-            "safe",
-            "safely",
-            "sound",
-            "readable",
-            "idiomatic",
-            "tidy",
-            "elegant",
-            "straightforward",
-            "simple",
-            "simpler",
-            "minimal",
-            "focused",
-            "sensible",
-            "reasonable",
-            "accurate",
-            "accurately",
-            "complete",
-            "covered",
-            "tested",
-            "documented",
-            "green",
-            "successful",
-            "successfully",
-            "working",
-            "aligned",
-            "neat",
-            "helpful",
-            "useful",
-            "valuable",
-            "strong",
-            "lgtm",
-            "thanks",
-            "kudos",
-            "ready",
-            "mergeable",
-            "easy",
-            "small",
-            "scoped",
-            "well-scoped",
-            "well-structured",
-            "well-tested",
-            "well-written",
-            "well-documented",
-            "improvement",
-            "improvements",
-            "better",
-            "best",
-            "faster",
-            "ok",
-            "okay",
-            "right",
-            "sane",
-            "intact",
-            "maintainable",
-            "organized",
-            "organised",
-            "structured",
-            "concise",
-            "compact",
-            "careful",
-            "carefully",
-            "precise",
-            "precisely",
-            "acceptable",
-            "adequate",
-            "sufficient",
-            "valid",
-            "stable",
-            "secure",
-            "efficient",
-            "appreciated",
-            "cleanup",
-        ]
+    | _words(_IRREGULAR)
+    | _words(
+        """
+        solidly cleanly clearly correctly consistently appropriately properly well nicely
+        thoroughly comprehensively safely accurately successfully lgtm thanks kudos
+        carefully precisely
+        """
     )
 )
+# Adjectives that judge the change only as a predicate or opening a clause ('The parser is
+# clean', 'looks solid', 'Clean change'): before a noun they may name something else
+# ('logged in clear text', 'a fine-grained lock'). A closed list by design: what is not in
+# these lists is not a reason mergegate recognises.
+_APPRAISING_ADJECTIVES = _words(
+    """
+    good great fine solid clean cleaner clear correct consistent appropriate proper nice
+    excellent thorough comprehensive robust safe sound readable idiomatic tidy elegant
+    straightforward simple simpler minimal focused sensible reasonable accurate complete
+    covered tested documented green successful working aligned neat helpful useful valuable
+    strong ready mergeable easy small scoped well-scoped well-structured well-tested
+    well-written well-documented improvement improvements better best faster ok okay right sane
+    intact maintainable organized organised structured concise compact careful precise
+    acceptable adequate sufficient valid stable secure efficient appreciated cleanup
+    """
+)
+# Words after which an adjective is a predicate: linking verbs, and degree words after them.
+_LINKING = _words(
+    """
+    is are was were be been being looks look looked seems seem seemed reads read feels feel
+    remains remain stays stay appears appear 's now all very really quite pretty fully
+    overall also both and
+    """
+)
+_OPENERS = _words("a an the this that it very really overall all")
 _APPRAISAL_ELSEWHERE = compile_lazily(
     r"很好|良好|不错|正确|清晰|干净|完善|完整|合理|符合|一致|规范|合格|"
     r"(?:无|没有)\s*(?:[a-z]+\s*)?(?:问题|风险|错误|阻塞|缺陷|漏洞|回归|bug)|"
@@ -235,170 +140,39 @@ _APPRAISAL_ELSEWHERE = compile_lazily(
 )
 # Negators (closed class). A negation is accounted only when it denies a problem noun or is
 # a negative-polarity search that found nothing ('could not find anything wrong').
-_NEGATORS = frozenset(
-    [
-        "no",
-        "not",
-        "never",
-        "nothing",
-        "none",
-        "nor",
-        "neither",
-        "without",
-        "zero",
-        "cannot",
-        "can't",
-        "ne",
-        "pas",
-        "jamais",
-        "sans",
-        "nunca",
-        "sin",
-        "nada",
-        "ningún",
-        "ninguna",
-        "nicht",
-        "kein",
-        "keine",
-        "keinen",
-        "keiner",
-        "ohne",
-        "nie",
-        "non",
-        "senza",
-        "mai",
-        "não",
-        "nao",
-        "sem",
-        "nenhum",
-        "nenhuma",
-        "нет",
-        "не",
-        "без",
-        "ни",
-    ]
+_NEGATORS = _words(
+    """
+    no not never nothing none nor neither without zero cannot can't ne pas jamais sans nunca
+    sin nada ningún ninguna nicht kein keine keinen keiner ohne nie non senza mai não nao
+    sem nenhum nenhuma нет не без ни
+    """
+)
+# A negation that denies a problem a few characters on ('不当作实现错误', '没有发现回归').
+_DENIED_UNSPACED = compile_lazily(
+    r"[不没无未非][^。！？；，,;.]{0,8}?(?:问题|错误|缺陷|风险|阻塞|漏洞|回归|bug)"
 )
 _NEGATION_UNSPACED = compile_lazily(r"[不没未无非别勿]|ない|ません|ず(?![^\W\d_])|않|안 |없|못")
-_PROBLEMS = frozenset(
-    [
-        "issue",
-        "issues",
-        "problem",
-        "problems",
-        "concern",
-        "concerns",
-        "blocker",
-        "blockers",
-        "blocking",
-        "regression",
-        "regressions",
-        "bug",
-        "bugs",
-        "error",
-        "errors",
-        "warning",
-        "warnings",
-        "failure",
-        "failures",
-        "failing",
-        "finding",
-        "findings",
-        "objection",
-        "objections",
-        "complaint",
-        "complaints",
-        "surprise",
-        "surprises",
-        "nit",
-        "nits",
-        "risk",
-        "risks",
-        "defect",
-        "defects",
-        "vulnerability",
-        "vulnerabilities",
-        "breakage",
-        "breaking",
-        "flake",
-        "flakes",
-        "flakiness",
-        "anything",
-        "nothing",
-        "further",
-        "additional",
-        "outstanding",
-        "new",
-        "remaining",
-        "open",
-        "critical",
-        "major",
-        "important",
-        "changes",
-        "change",
-        "comments",
-        "comment",
-        "red",
-        "flags",
-        "flag",
-        "lint",
-        "fix",
-        "problemas",
-        "problema",
-        "problèmes",
-        "problème",
-        "probleme",
-        "problem",
-        "problemi",
-        "errores",
-        "erreurs",
-        "fehler",
-        "errori",
-        "erros",
-        "comentarios",
-        "commentaires",
-        "anmerkungen",
-        "commenti",
-        "comentários",
-        "adicionales",
-        "bloqueantes",
-        "bloquants",
-        "blocker",
-        "break",
-        "breaks",
-        "affect",
-        "affects",
-        "impact",
-        "impacts",
-        "regress",
-        "regresses",
-        "leak",
-        "leaks",
-        "crash",
-        "crashes",
-        "fail",
-        "fails",
-        "conflict",
-        "conflicts",
-        "block",
-        "blocks",
-        "fixes",
-        "action",
-        "actions",
-        "required",
-        "needed",
-        "todo",
-        "todos",
-        "gap",
-        "gaps",
-        "missing",
-        "leftover",
-        "leftovers",
-    ]
+_PROBLEMS = _words(
+    """
+    issue issues problem problems concern concerns blocker blockers blocking regression
+    regressions bug bugs error errors warning warnings failure failures failing finding
+    findings objection objections complaint complaints surprise surprises nit nits risk
+    risks defect defects vulnerability vulnerabilities breakage breaking flake flakes
+    flakiness anything nothing further additional outstanding new remaining open critical
+    major important changes change comments comment red flags flag lint fix problemas
+    problema problèmes problème probleme problem problemi errores erreurs fehler errori
+    erros comentarios commentaires anmerkungen commenti comentários adicionales bloqueantes
+    bloquants blocker break breaks affect affects impact impacts regress regresses leak
+    leaks crash crashes fail fails conflict conflicts block blocks fixes action actions
+    required needed todo todos gap gaps missing leftover leftovers
+    """
 )
 _NEGATION_REACH = 4
 # 'Nothing else', 'nothing to add', 'none outstanding': nothing more to say against it.
-_NOTHING_MORE = frozenset(
-    ["else", "further", "more", "to", "blocking", "left", "outstanding", "remaining", "new"]
+_NOTHING_MORE = _words(
+    """
+    else further more to blocking left outstanding remaining new
+    """
 )
 _NEGATED_CONTRACTION = compile_lazily(r"[a-z]+n[’']t\b")
 
@@ -474,15 +248,29 @@ def _appraises(clause: str) -> bool:
     words = _WORDS.findall(lowered)
     if not words:
         return True  # a number, a mark, a code span: nothing said
-    elsewhere = _APPRAISAL_ELSEWHERE.search(lowered) is not None
+    denied = _DENIED_UNSPACED.sub(" ", lowered)
+    elsewhere = denied != lowered or _APPRAISAL_ELSEWHERE.search(lowered) is not None
     # In scripts without spaces a negation is a character or an ending, outside the terms.
-    if _NEGATION_UNSPACED.search(_APPRAISAL_ELSEWHERE.sub(" ", lowered)):
+    if _NEGATION_UNSPACED.search(_APPRAISAL_ELSEWHERE.sub(" ", denied)):
         return False
     negations = [i for i, w in enumerate(words) if w in _NEGATORS]
     if not all(_denies_a_problem(words, i) for i in negations):
         return False
     marked = any(mark in clause for mark in _CHECK_MARKS)
-    return elsewhere or marked or bool(negations) or any(w in _APPRAISAL for w in words)
+    return elsewhere or marked or bool(negations) or _appraising_word(words)
+
+
+def _appraising_word(words: list[str]) -> bool:
+    """A word of `_APPRAISAL` anywhere, or one of `_APPRAISING_ADJECTIVES` as a predicate
+    (after a linking word) or opening the clause (after an article or degree word at most)."""
+    for index, word in enumerate(words):
+        if word in _APPRAISAL:
+            return True
+        if word in _APPRAISING_ADJECTIVES and (
+            all(w in _OPENERS for w in words[:index]) or (index and words[index - 1] in _LINKING)
+        ):
+            return True
+    return False
 
 
 def _denies_a_problem(words: list[str], at: int) -> bool:

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from mergegate.verdicts._answer import strip_decor
+from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._composed_phrases import DONE, negated_before
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._lines import Doc, Line, is_table_row
@@ -187,7 +188,7 @@ def _item_blocking(line: Line, body: str, section: _Section) -> str | None:
         return None
     if section.open and (item is not None or line.raw.lstrip().startswith(("|", "**"))):
         found = _open_item(content)
-        if found:
+        if found and not (item is not None and says_nothing(content)):
             return f"a blocking section lists '{found[:60]}'"
     if item is None and section.heading_level == 7 and line.indent == 0:
         section.open = False  # a paragraph ends a bold pseudo-heading's list
@@ -257,15 +258,29 @@ def says_nothing(text: str, *, after_none: bool = False) -> bool:
     none turns ('None. But rotate the key first.', 'one thing, though'), gives an order or a
     condition, or names blocking work. `text` is cleaned (`clean_value`)."""
     text = strip_decor(text)
+    negated = _OPENS_NEGATED.match(text)
+    if negated is not None and not _explained(text[negated.end() :]):
+        return False
     if _open_item(text) is None:
         return True
-    negated = _OPENS_NEGATED.match(text)
     if negated is None and not after_none:
         return False
     rest = text[negated.end() :] if negated is not None else text
     if _TURN.search(rest) or blocking_in(text):
         return False
     return not any(clause_problem(c) for c in CLAUSES.split(rest) if c.strip(" ."))
+
+
+_NONE_SENTENCE_END = compile_lazily(r"[.!?。！？;；][*_)\]]*\s+")
+
+
+def _explained(rest: str) -> bool:
+    """The sentences after a none's own ('None found. …') only explain it: each appraises
+    the change (`_appraisal`: 'The branch breaks nothing.', 'No regressions.'). A plain
+    statement there ('None. The token leaks into the logs.') is content the section holds,
+    whatever it says."""
+    end = _NONE_SENTENCE_END.search(rest)
+    return end is None or unappraised(rest[end.end() :]) is None
 
 
 def _open_item(text: str) -> str | None:
