@@ -1,9 +1,12 @@
 """Issue 23, deliver 3 (every blocking section empty, by allow-list): under a blocking heading
 (`## Blockers`, `#### Critical (Must Fix)`) every line must say none. A plain paragraph,
 `(1) …` numbered paragraphs or `• …` glyph bullets render as text the section holds — not as
-nothing — though they are not Markdown list items. A "none" may be explained in statements
-('None. The change only renames a flag.'), unless the explanation turns ('though', 'but',
-'actually one') or asks for work. Each hostile section beside a genuine twin.
+nothing — though they are not Markdown list items. A "none" may be explained by what
+appraises the change ('None. The branch breaks nothing.'), unless the explanation turns
+('though', 'but', 'actually one') or asks for work. A plain statement after it ('None. The
+change only renames a flag.') is text the section holds: it reads exactly like 'None. The
+change drops the audit table.', so neither approves. Each hostile section beside a genuine
+twin.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ HOSTILE = [
     "None. One thing to do first, though: regenerate the lockfile.",
     "None — but rotate the leaked key first.",
     "Nothing else. Revert the schema change before merging.",
+    "None. The change only renames a flag.",
+    "None. The change drops the audit table.",
 ]
 GENUINE = [
     "None.",
-    "None. The change only renames a flag.",
+    "None. The branch breaks nothing.",
     "No blocking issues were found in this diff.",
     "None. The final re-review confirmed the fix is in place (`purge.py:12-19`).",
     "Nothing blocking.",
