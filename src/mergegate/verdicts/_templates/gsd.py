@@ -211,7 +211,7 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
             level = 0  # the report's '---' ends the section before its signature
         elif level and line.live and not line.blank:
             bare_before, bare = bare, False
-            if _says_none_first(line.clean):
+            if _says_none_first(_slot_value(line.clean)):
                 said_none = True
             elif bare_before and _told_done(line.clean):
                 said_none = recorded = True
@@ -258,6 +258,19 @@ def _told_done(text: str) -> bool:
     if clause_problem(tail, openings=False) is not None:
         return False  # 'was completed — please re-check the export', 'should be repeated'
     return not later.strip(" .:") or _explains(later)
+
+
+# The section's own slot written as a plain label line under its heading ('Human Verification
+# Required: None'): the label names the human-check slot, so only its value is the answer.
+_HUMAN_LABEL = compile_lazily(
+    r"[*_ \t]*human verification(?: required| needed)?[*_ \t]*[:：][*_ \t]*(.+)"
+)
+
+
+def _slot_value(text: str) -> str:
+    """The value of a line that labels itself as the human-check slot, else the line."""
+    label = _HUMAN_LABEL.fullmatch(text)
+    return text if label is None else label.group(1)
 
 
 # "None" and its explanation: 'None. All …', 'None — all verification completed programmatically.'
