@@ -114,6 +114,9 @@ _CHECK_MARKS = ("✅", "✔", "☑")
 _KEY_VALUE = compile_lazily(r"[^:：]{1,40}[:：]")
 _LETTER = compile_lazily(r"[^\W\d_]")
 _FIRST_SENTENCE = compile_lazily(r"[^.;!?。；]*")
+# 'None blocking': none of the findings blocks (the item a blocking section holds when it has
+# only non-blocking ones, or none at all).
+_NONE_BLOCKING = compile_lazily(r"[*_ \t]*none[ \t]+blocking[*_ \t]*")
 
 
 @dataclass(slots=True)
@@ -429,10 +432,15 @@ _TALLY = compile_lazily(r"[*_`]*((?:[\w-]+[ \t]+){0,2}[\w-]+)[*_`]*[ \t]*[:：][
 
 
 def _says_none(text: str) -> bool:
-    first = _FIRST_SENTENCE.match(text.strip(" -*+>"))
+    item = text.strip(" -*+>")
+    first = _FIRST_SENTENCE.match(item)
     if first is None:
         return False
     sentence = first.group(0).strip()
+    if _NONE_BLOCKING.fullmatch(sentence):
+        # 'None blocking.' answers a blocking slot only as the whole item: it says some
+        # findings exist, so a sentence after it is one of them, not an explanation.
+        return not item[first.end() :].strip(" .!*_")
     return (
         NONE_ITEM.fullmatch(sentence) is not None
         or _NO_FINDING.fullmatch(sentence) is not None
