@@ -85,6 +85,8 @@ def recognise(doc: Doc) -> Recognised | None:
     newer = any(name.startswith(_NEWER_KEYS) for name in names) and not later_dated_headings(doc)
     if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
+    if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE and _closed_gaps(data):
+        gsd_sites += _reverified_status(doc)
     checks = check_rows(doc, doc.frontmatter_end + 1)
     info = _info_findings(doc) | _footer(doc)
     # A newer frontmatter settles what the body's older record left open.
@@ -359,6 +361,55 @@ def _open_gaps(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str
 def _load(doc: Doc) -> object:
     """The frontmatter through `yaml.safe_load`, or None when it does not read (or is huge)."""
     return load_yaml("\n".join(doc.lines[i].raw for i in range(1, doc.frontmatter_end)))
+
+
+# The verifier's re-verification mode names its own step beside the body status it repeats
+# from the frontmatter: 'passed (after gap closure)', 'PASSED (after re-verification)'. Read
+# only whole, in this shape: any other text in the parenthesis is read as written.
+_REVERIFIED_STATUS = compile_lazily(
+    r"(?:[-+] )?(?:status|result) ?: ?passed[ \t]*"
+    r"\((?:after )?(?:gap closure|re[- ]?verification)\)"
+    r"[ \t.]*"
+)
+# Frontmatter keys that record the gaps a re-verification closed (at the top level, or under
+# `re_verification:`).
+_CLOSED_KEYS = ("gaps_closed", "gaps_resolved")
+
+
+def _closed_gaps(data: object) -> bool:
+    """The frontmatter records gaps that a re-verification closed: a non-empty `gaps_closed`
+    or `gaps_resolved`, at the top level or under `re_verification:`. Open ones are
+    `_open_gaps`'s to block."""
+    if not isinstance(data, dict):
+        return False
+    nested = data.get("re_verification")
+    records = [data, nested] if isinstance(nested, dict) else [data]
+    return any(r.get(key) not in _EMPTY for r in records for key in _CLOSED_KEYS)
+
+
+def _reverified_status(doc: Doc) -> tuple[Site, ...]:
+    """Body status lines that repeat the frontmatter's `passed` with the re-verification
+    step that the frontmatter records (`_closed_gaps`): the template's own field, read by
+    its own vocabulary, so the step's name is not a condition on the pass."""
+    found = []
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if not line.live or line.blank or len(line.clean) > 200:
+            continue
+        if _REVERIFIED_STATUS.fullmatch(clean_value(line.clean)) is None:
+            continue
+        found.append(
+            Site(
+                index=index,
+                decision=Decision.APPROVE,
+                dialect=NAME,
+                reason="GSD body status says 'passed' after the re-verification the "
+                "frontmatter records",
+                kind=LabelKind.STATUS,
+                lookalike=has_lookalike(line.raw),
+            )
+        )
+    return tuple(found)
 
 
 def _stale_body_status(doc: Doc, front: Decision) -> frozenset[int]:
