@@ -223,13 +223,17 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
 
 
 # The section's opening told as done: the human checks as the subject, then a completion
-# participle right after 'was' / 'were' / 'has been' ('All human verification was completed
-# during plan execution.', 'Both human verification items … were confirmed by the developer').
-# A future, a modal or a negation before the participle does not match ('will be completed',
-# 'was not completed'); the rest of the line must only explain it (`_explains`).
+# participle right after 'was' / 'were' / 'has been', or 'already' between them ('All human
+# verification was completed during plan execution.', 'Both human verification items … were
+# confirmed by the developer', 'Human verification was already performed …'). A future, a
+# modal or a negation before the participle does not match ('will be completed', 'was not
+# completed'); the rest of the line must only explain it (`_explains`).
 _TOLD_DONE = compile_lazily(
     r"[*_ \t]*(?:(?:all|both|each|every|the)[ \t][^.;:!?]{0,80}?)?(?<![a-z])human[ \t]"
-    r"(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+"
+    r"(?:(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+(?:already[ \t]+)?|"
+    # the past tense right after the section's own noun, no auxiliary ('Human verification
+    # checkpoint completed and APPROVED on 2026-01-30')
+    r"verification(?:[ \t]+(?:checkpoint|checks?))?[ \t]+)"
     r"(?:completed|confirmed|approved|performed|done|passed)(?![a-z])(.*)"
 )
 
