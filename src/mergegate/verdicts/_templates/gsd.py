@@ -146,8 +146,9 @@ def _partial_score(data: object, keys: list[tuple[int, str, str]]) -> tuple[int,
     return index, f"the frontmatter's score says {held} of {wanted} verified"
 
 
-# A code review's finding heading: 'IN-01: …' (info), 'WR-02' (warning), 'CR-01' (critical).
-_FINDING_HEADING = compile_lazily(r"[#\s*_]*(in|wr|cr)-\d{1,3}\b")
+# A code review's finding heading: 'IN-01: …' (info; also spelt 'INF-1'), 'WR-02' (warning),
+# 'CR-01' (critical).
+_FINDING_HEADING = compile_lazily(r"[#\s*_]*(inf?|wr|cr)-\d{1,3}\b")
 
 
 def _info_findings(doc: Doc) -> frozenset[int]:
@@ -165,7 +166,7 @@ def _info_findings(doc: Doc) -> frozenset[int]:
             if ok:
                 found.update(block)
             heading = _FINDING_HEADING.match(line.clean) if line is not None else None
-            ok = heading is not None and heading.group(1) == "in"
+            ok = heading is not None and heading.group(1) in ("in", "inf")
             block = [index]
             continue
         block.append(index)
