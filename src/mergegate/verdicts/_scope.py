@@ -141,13 +141,18 @@ def _after_lead(body: str) -> str | None:
 
 
 _TALLY = compile_lazily(r"(\d{1,4})[ \t]*/[ \t]*(\d{1,4})")
+# 'Not applicable' abbreviated: a slash that is not a path.
+_NOT_APPLICABLE = frozenset({"n/a", "n.a", "na"})
 
 
 def _is_part_phrase(phrase: str) -> bool:
     """A short noun phrase without a predicate that ends on a part ('the CLI part',
     'frontend changes', 'packages/web', 'phase 2', 'changes in packages/web'); a phrase
     whose head is something else is about that ('notable cleanup of the parser')."""
-    tally = _TALLY.fullmatch(phrase.strip(" *_`()（）"))
+    bare = phrase.strip(" *_`()（）.")
+    if bare in _NOT_APPLICABLE:  # 'PASS (n/a)': the check did not apply, no part is named
+        return False
+    tally = _TALLY.fullmatch(bare)
     if tally is not None:  # '(11/11)': a count of what passed, a part only when it falls short
         return int(tally.group(1)) < int(tally.group(2))
     words = _WORDS.findall(phrase)

@@ -599,7 +599,7 @@ _BLOCKER_NOUN = compile_lazily(
     r"(?<!\w)(?:must fix|blocking (?:the )?(?:merge|merging|release|ship)|merge blocker|"
     r"is a blocker|are blockers|blocking (?:issue|issues|finding|findings|bug|bugs|problem|"
     r"problems|defect|defects)|showstopper|show stopper|blockers? remain|"
-    r"(?:a|one|two|three|\d+) (?:remaining |open |real )?blockers?|"
+    r"(?:a|one|two|three|[1-9]\d*) (?:remaining |open |real )?blockers?|"
     # 'by default' is how a thing behaves unless set otherwise ('connections are blocked by
     # default'), not what holds the work
     r"(?:is |are |still |currently )?blocked (?:by(?! default(?:$|[^\w ]| (?:in|for|on|at|"

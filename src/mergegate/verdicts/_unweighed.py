@@ -102,6 +102,21 @@ _NO_FINDING = compile_lazily(
     # where none was found: 'in scoped review targets', 'in the changed files'
     r"(?:[ \t]+(?:in|across|within)(?:[ \t]+[\w/.`-]{1,40}){1,5})?[ \t.!]*"
 )
+# The same told at length, read only as the whole item (a sentence after it is not read as
+# explaining it): the participle in the passive, more modifiers and a longer place ('No
+# phase-scoped correctness, security, or regression issues were identified in the reviewed
+# Phase 8 source and test changes.').
+_NO_FINDING_AT_LENGTH = compile_lazily(
+    r"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){0,8}?(?:issues?|findings?|problems?|blockers?|"
+    r"concerns?|gaps?|bugs?|defects?|risks?|vulnerabilit(?:y|ies)|regressions?|errors?|"
+    r"warnings?|caveats?|limitations?)"
+    r"(?:[ \t]+(?:(?:were|was|have been|has been)[ \t]+)?(?:found|identified|reported|"
+    r"detected|observed|introduced))?"
+    # the place: words, but no subordinator, time word or exception (closed classes) that
+    # would make the none wait for something ('… in the parser until the fix lands')
+    r"(?:[ \t]+(?:in|across|within)(?:[ \t]+(?!(?:yet|until|till|after|once|unless|if|when|"
+    r"before|pending|but|except|only|so far)(?![\w-]))[\w/`-]{1,40}){1,10})?[ \t.!]*"
+)
 # A finding noun a heading negates ('Verification of scope items (no findings)'): the
 # heading names what was checked, not findings, and is graded as if the words were not
 # there. Nothing is trusted from it: its items are read as under any neutral heading.
@@ -114,6 +129,9 @@ _CHECK_MARKS = ("✅", "✔", "☑")
 _KEY_VALUE = compile_lazily(r"[^:：]{1,40}[:：]")
 _LETTER = compile_lazily(r"[^\W\d_]")
 _FIRST_SENTENCE = compile_lazily(r"[^.;!?。；]*")
+# 'None blocking': none of the findings blocks (the item a blocking section holds when it has
+# only non-blocking ones, or none at all).
+_NONE_BLOCKING = compile_lazily(r"[*_ \t]*none[ \t]+blocking[*_ \t]*")
 
 
 @dataclass(slots=True)
@@ -429,10 +447,17 @@ _TALLY = compile_lazily(r"[*_`]*((?:[\w-]+[ \t]+){0,2}[\w-]+)[*_`]*[ \t]*[:：][
 
 
 def _says_none(text: str) -> bool:
-    first = _FIRST_SENTENCE.match(text.strip(" -*+>"))
+    item = text.strip(" -*+>")
+    first = _FIRST_SENTENCE.match(item)
     if first is None:
         return False
     sentence = first.group(0).strip()
+    if _NONE_BLOCKING.fullmatch(sentence):
+        # 'None blocking.' answers a blocking slot only as the whole item: it says some
+        # findings exist, so a sentence after it is one of them, not an explanation.
+        return not item[first.end() :].strip(" .!*_")
+    if _NO_FINDING_AT_LENGTH.fullmatch(item):
+        return True
     return (
         NONE_ITEM.fullmatch(sentence) is not None
         or _NO_FINDING.fullmatch(sentence) is not None

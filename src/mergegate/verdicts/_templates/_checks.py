@@ -42,6 +42,9 @@ _FAIL = frozenset(
         "skipped", "not satisfied", "not verified", "broken", "gap", "no",
     }
 )  # fmt: skip
+# A re-verified row records when its check passed: the fix the report's own gap closure
+# made ('✓ VERIFIED (after fix)', '✓ SATISFIED (after gap closure)'), read only whole.
+_AFTER_FIX = compile_lazily(r"[ \t]*\(after (?:fix|fixes|the fix|gap closure)\)$")
 _PASS_MARKS = frozenset("✓✔✅☑")
 _FAIL_MARKS = frozenset("✗✘❌⚠?❓")  # beside a pass word too: not a pass
 _MARKS = "".join(_PASS_MARKS | _FAIL_MARKS)
@@ -106,6 +109,9 @@ def _status(cell: str) -> bool | None:
     text = cell.translate(_MARKUP).strip()
     marks = {ch for ch in text if ch in _MARKS}
     word = " ".join(text.strip(_MARKS + " \t").split()).lower().replace("_", " ")
+    history = _AFTER_FIX.search(word)
+    if history is not None and word[: history.start()].rstrip() in _PASS:
+        word = word[: history.start()].rstrip()  # 'VERIFIED (after fix)': passed since the fix
     if marks & _FAIL_MARKS or word in _FAIL:
         return False
     if word in _PASS or (not word and bool(marks)):

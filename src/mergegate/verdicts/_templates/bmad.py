@@ -125,6 +125,11 @@ def recognise(doc: Doc) -> Recognised | None:
 # '[✓ Ready for Done]' or '[✗ Changes Required - See unchecked items above]'.
 _RECOMMENDED = compile_lazily(r"[#*_ \t]*recommended[ \t]+status[*_: \t]*")
 _READY = compile_lazily(r"[\[(*_ \t]*(?:✓|✔|✅)?[ \t]*ready for done[\])*_ \t.]*")
+# The template's own note under its values: '(Story owner decides final status)'.
+_OWNER_NOTE = r"[(\[*_ \t]*story owner decides(?: the)? final status[)\]*_ \t.]*"
+_NOTE = compile_lazily(_OWNER_NOTE)
+_READY_NOTED = compile_lazily(rf"{_READY.pattern}{_OWNER_NOTE}")
+
 _CHANGES = compile_lazily(r"[\[(*_ \t]*(?:✗|✘|❌)?[ \t]*changes required(?![a-z]).*")
 
 
@@ -136,13 +141,16 @@ def _recommended_status(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | Non
         if not (line.heading_level and _RECOMMENDED.fullmatch(line.clean)):
             continue
         body: list[int] = []
+        notes: set[int] = set()
         for below in range(index + 1, len(doc.lines)):
             line_below = doc.lines[below]
             # the structure reads a bracketed '[✓ Ready for Done]' as a heading of its own
             valued = _READY.fullmatch(line_below.clean) or _CHANGES.fullmatch(line_below.clean)
             if line_below.heading_level and not (valued and not body):
                 break
-            if not line_below.blank:
+            if body and line_below.live and _NOTE.fullmatch(line_below.clean):
+                notes.add(below)  # the template's own note under the value
+            elif not line_below.blank:
                 body.append(below)
         if len(body) != 1 or not doc.lines[body[0]].live:
             return frozenset(), None
@@ -153,8 +161,8 @@ def _recommended_status(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | Non
                 body[0],
                 f"line {number}: the recommended status is Changes Required",
             )
-        if _READY.fullmatch(value):
-            return frozenset({index, body[0]}), None
+        if _READY.fullmatch(value) or _READY_NOTED.fullmatch(value):
+            return frozenset({index, body[0], *notes}), None
         return frozenset(), None
     return frozenset(), None
 

@@ -85,6 +85,8 @@ def recognise(doc: Doc) -> Recognised | None:
     newer = any(name.startswith(_NEWER_KEYS) for name in names) and not later_dated_headings(doc)
     if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
+    if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE and _closed_gaps(data):
+        gsd_sites += _reverified_status(doc)
     checks = check_rows(doc, doc.frontmatter_end + 1)
     info = _info_findings(doc) | _footer(doc)
     # A newer frontmatter settles what the body's older record left open.
@@ -144,8 +146,9 @@ def _partial_score(data: object, keys: list[tuple[int, str, str]]) -> tuple[int,
     return index, f"the frontmatter's score says {held} of {wanted} verified"
 
 
-# A code review's finding heading: 'IN-01: …' (info), 'WR-02' (warning), 'CR-01' (critical).
-_FINDING_HEADING = compile_lazily(r"[#\s*_]*(in|wr|cr)-\d{1,3}\b")
+# A code review's finding heading: 'IN-01: …' (info; also spelt 'INF-1'), 'WR-02' (warning),
+# 'CR-01' (critical).
+_FINDING_HEADING = compile_lazily(r"[#\s*_]*(inf?|wr|cr)-\d{1,3}\b")
 
 
 def _info_findings(doc: Doc) -> frozenset[int]:
@@ -163,7 +166,7 @@ def _info_findings(doc: Doc) -> frozenset[int]:
             if ok:
                 found.update(block)
             heading = _FINDING_HEADING.match(line.clean) if line is not None else None
-            ok = heading is not None and heading.group(1) == "in"
+            ok = heading is not None and heading.group(1) in ("in", "inf")
             block = [index]
             continue
         block.append(index)
@@ -211,7 +214,7 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
             level = 0  # the report's '---' ends the section before its signature
         elif level and line.live and not line.blank:
             bare_before, bare = bare, False
-            if _says_none_first(line.clean):
+            if _says_none_first(_slot_value(line.clean)):
                 said_none = True
             elif bare_before and _told_done(line.clean):
                 said_none = recorded = True
@@ -221,13 +224,17 @@ def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
 
 
 # The section's opening told as done: the human checks as the subject, then a completion
-# participle right after 'was' / 'were' / 'has been' ('All human verification was completed
-# during plan execution.', 'Both human verification items … were confirmed by the developer').
-# A future, a modal or a negation before the participle does not match ('will be completed',
-# 'was not completed'); the rest of the line must only explain it (`_explains`).
+# participle right after 'was' / 'were' / 'has been', or 'already' between them ('All human
+# verification was completed during plan execution.', 'Both human verification items … were
+# confirmed by the developer', 'Human verification was already performed …'). A future, a
+# modal or a negation before the participle does not match ('will be completed', 'was not
+# completed'); the rest of the line must only explain it (`_explains`).
 _TOLD_DONE = compile_lazily(
     r"[*_ \t]*(?:(?:all|both|each|every|the)[ \t][^.;:!?]{0,80}?)?(?<![a-z])human[ \t]"
-    r"(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+"
+    r"(?:(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+(?:already[ \t]+)?|"
+    # the past tense right after the section's own noun, no auxiliary ('Human verification
+    # checkpoint completed and APPROVED on 2026-01-30')
+    r"verification(?:[ \t]+(?:checkpoint|checks?))?[ \t]+)"
     r"(?:completed|confirmed|approved|performed|done|passed)(?![a-z])(.*)"
 )
 
@@ -258,6 +265,19 @@ def _told_done(text: str) -> bool:
     if clause_problem(tail, openings=False) is not None:
         return False  # 'was completed — please re-check the export', 'should be repeated'
     return not later.strip(" .:") or _explains(later)
+
+
+# The section's own slot written as a plain label line under its heading ('Human Verification
+# Required: None'): the label names the human-check slot, so only its value is the answer.
+_HUMAN_LABEL = compile_lazily(
+    r"[*_ \t]*human verification(?: required| needed)?[*_ \t]*[:：][*_ \t]*(.+)"
+)
+
+
+def _slot_value(text: str) -> str:
+    """The value of a line that labels itself as the human-check slot, else the line."""
+    label = _HUMAN_LABEL.fullmatch(text)
+    return text if label is None else label.group(1)
 
 
 # "None" and its explanation: 'None. All …', 'None — all verification completed programmatically.'
@@ -346,6 +366,55 @@ def _open_gaps(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str
 def _load(doc: Doc) -> object:
     """The frontmatter through `yaml.safe_load`, or None when it does not read (or is huge)."""
     return load_yaml("\n".join(doc.lines[i].raw for i in range(1, doc.frontmatter_end)))
+
+
+# The verifier's re-verification mode names its own step beside the body status it repeats
+# from the frontmatter: 'passed (after gap closure)', 'PASSED (after re-verification)'. Read
+# only whole, in this shape: any other text in the parenthesis is read as written.
+_REVERIFIED_STATUS = compile_lazily(
+    r"(?:[-+] )?(?:status|result) ?: ?passed[ \t]*"
+    r"\((?:after )?(?:gap closure|re[- ]?verification)\)"
+    r"[ \t.]*"
+)
+# Frontmatter keys that record the gaps a re-verification closed (at the top level, or under
+# `re_verification:`).
+_CLOSED_KEYS = ("gaps_closed", "gaps_resolved")
+
+
+def _closed_gaps(data: object) -> bool:
+    """The frontmatter records gaps that a re-verification closed: a non-empty `gaps_closed`
+    or `gaps_resolved`, at the top level or under `re_verification:`. Open ones are
+    `_open_gaps`'s to block."""
+    if not isinstance(data, dict):
+        return False
+    nested = data.get("re_verification")
+    records = [data, nested] if isinstance(nested, dict) else [data]
+    return any(r.get(key) not in _EMPTY for r in records for key in _CLOSED_KEYS)
+
+
+def _reverified_status(doc: Doc) -> tuple[Site, ...]:
+    """Body status lines that repeat the frontmatter's `passed` with the re-verification
+    step that the frontmatter records (`_closed_gaps`): the template's own field, read by
+    its own vocabulary, so the step's name is not a condition on the pass."""
+    found = []
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if not line.live or line.blank or len(line.clean) > 200:
+            continue
+        if _REVERIFIED_STATUS.fullmatch(clean_value(line.clean)) is None:
+            continue
+        found.append(
+            Site(
+                index=index,
+                decision=Decision.APPROVE,
+                dialect=NAME,
+                reason="GSD body status says 'passed' after the re-verification the "
+                "frontmatter records",
+                kind=LabelKind.STATUS,
+                lookalike=has_lookalike(line.raw),
+            )
+        )
+    return tuple(found)
 
 
 def _stale_body_status(doc: Doc, front: Decision) -> frozenset[int]:

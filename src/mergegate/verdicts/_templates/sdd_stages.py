@@ -49,6 +49,8 @@ _STAGE = compile_lazily(
     r"(?:[ \t-]+(?:review|verdict))?[*_`]*[ \t]*(?:[:：—–]|--|-)?[ \t*_`]*(.*)",
     re.IGNORECASE,
 )
+_LOG_ITEM = compile_lazily(r"[-*+][ \t]+(?=\*\*|__)")
+_BARE_COMPLIANT = compile_lazily(r"([✅✔☑ \t]*)compliant(?![a-z])", re.IGNORECASE)
 _YES_MARKS = frozenset("✅✔☑")
 _NO_MARKS = frozenset("❌✖✗✘")
 _MAX_STAGE_CHARS = 200
@@ -96,13 +98,21 @@ def _stage_of(line: Line) -> tuple[str, str] | None:
     label standing at the start of its line."""
     if not line.live or len(line.raw) > _MAX_STAGE_CHARS:
         return None
-    if not line.heading_level and not line.raw.lstrip().startswith(("**", "__")):
+    # an agent log writes each task's stages as bold-labelled list items ('- **Spec review:**')
+    raw = _LOG_ITEM.sub("", line.raw.lstrip(), count=1)
+    if not line.heading_level and not raw.startswith(("**", "__")):
         return None
-    text = line.heading_text if line.heading_level else line.raw
+    text = line.heading_text if line.heading_level else raw
     match = _STAGE.fullmatch(text.strip())
     if match is None:
         return None
-    return _stage_name(match.group(1)), match.group(2).strip(" *_`")
+    name, rest = _stage_name(match.group(1)), match.group(2).strip(" *_`")
+    # the spec reviewer's answer is 'Spec compliant'; under the spec stage's own label the
+    # reviewer writes it without the stage's name ('**Spec review:** ✅ compliant')
+    said = _BARE_COMPLIANT.match(rest)
+    if name == "spec" and said is not None:
+        rest = f"{said.group(1)}spec {rest[said.end(1) :]}"
+    return name, rest
 
 
 def _compound(doc: Doc, index: int) -> tuple[Site, Site, list[Site]] | None:
