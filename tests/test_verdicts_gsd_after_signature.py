@@ -171,3 +171,17 @@ def test_a_second_signature_does_not_carry_the_text_before_it_into_the_body() ->
         "_Verified: 2026-05-03_\n_Verifier: Claude (gsd-verifier)_\n"
     )
     assert parse_verdict(text).decision is not A
+
+
+@pytest.mark.parametrize(
+    "signer",
+    [
+        "_Verifier: Claude (gsd-verifier) — park this until QA re-runs it_",
+        "_Verifier: Claude (gsd-verifier)_, though the cron export was never run",
+        "**Verifier:** Claude (gsd-verifier); Noor still has to look at the schema",
+    ],
+)
+def test_the_signers_line_holds_only_its_fields(signer: str) -> None:
+    """A sentence on the signer's own line is not the signature's."""
+    text = VERIFICATION.replace("_Verifier: Claude (gsd-verifier)_", signer)
+    assert parse_verdict(text).decision is not A

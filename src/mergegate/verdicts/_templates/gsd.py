@@ -136,12 +136,13 @@ def _footer(doc: Doc) -> frozenset[int]:
 _SIGNER = compile_lazily(r"(?<![a-z-])(?:verifier|reviewer)[*_ \t]*:[*_ \t]*[^()\n]{0,40}\(gsd-")
 # A field of the signature (the template's keys, each value in the shape it is filled in
 # with), or the report's `Status:` field, whose value the verdict readers weigh as a site.
-_SIGNATURE_FIELD = compile_lazily(
-    r"[ \t]*[*_]{1,2}(?:(?:re-?)?(?:reviewed|verified)[*_ \t]*:[*_ \t]*"
+_FIELD = (
+    r"[*_]{1,2}(?:(?:re-?)?(?:reviewed|verified)[*_ \t]*:[*_ \t]*"
     r"(?:\d{4}-\d\d-\d\d(?:[t ][ \d:.]{5,13}z?)?|\{timestamp\})|"
     r"(?:reviewer|verifier)[*_ \t]*:[*_ \t]*[\w .-]{1,30}\(gsd-[a-z-]{1,30}(?:,[\w -]{1,30})?\)|"
-    r"depth[*_ \t]*:[*_ \t]*(?:quick|standard|deep|\{depth\}))[*_]{0,2}[ \t]*"
+    r"depth[*_ \t]*:[*_ \t]*(?:quick|standard|deep|\{depth\}))[*_]{0,2}"
 )
+_SIGNATURE_FIELD = compile_lazily(rf"[ \t]*(?:{_FIELD}[ \t]*){{1,3}}")
 _STATUS_FIELD = compile_lazily(r"[ \t]*[*_]{0,2}status[*_ \t]*:")
 # A line wholly in strong emphasis: the report's closing summary ('**All must-haves achieved.
 # Phase goal verified complete.**'), weighed by the sentence readers like any verdict prose.
@@ -159,6 +160,9 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
     signer = _first_signer(doc)
     if signer is None:
         return None
+    if not _SIGNATURE_FIELD.fullmatch(lines[signer].low):
+        # the signer's line holds only the signature's fields, each in the template's shape
+        return signer, f"text in the report's signature ('{lines[signer].raw.strip()[:60]}')"
     last = max((i for i in range(signer, len(lines)) if not lines[i].blank), default=signer)
     for index in range(signer + 1, len(lines)):
         line = lines[index]
