@@ -22,6 +22,9 @@ Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
   frontmatter's date (`_dated`: `## Re-verification (2026-02-10)` under `updated:
   2026-01-02`), which makes the body the newer record. Without these keys both stand and the
   non-passing one wins.
+* The signature ('_Verified: …_', '_Verifier: Claude (gsd-verifier)_') closes the template:
+  a visible line after the signer's line that is none of the signature's fields is outside
+  every section, so the report is `malformed` (`_after_signature`).
 
 The document is GSD's when a top-level `status:` holds one of those values, or the
 frontmatter has one of GSD's verifier keys (`gaps`, `resolutions`, `human_uat_*`), so that an
@@ -97,6 +100,7 @@ def recognise(doc: Doc) -> Recognised | None:
         accounted=checks.passed | info,
         blocking=_open_gaps(data, keys) or _partial_score(data, keys) or body,
         superseded=superseded,
+        unanswered=_after_signature(doc),
     )
 
 
@@ -127,6 +131,71 @@ def _footer(doc: Doc) -> frozenset[int]:
             return frozenset()
         lines.add(index)
     return frozenset()
+
+
+# The signer's line of the template's signature: '_Verifier: Claude (gsd-verifier)_',
+# '**Reviewer:** Codex (gsd-code-reviewer)'. It names the GSD agent that wrote the report.
+_SIGNER = compile_lazily(r"(?<![a-z-])(?:verifier|reviewer)[*_ \t]*:[*_ \t]*[^()\n]{0,40}\(gsd-")
+# A field of the signature (the template's keys, each value in the shape it is filled in
+# with), or the report's `Status:` field, whose value the verdict readers weigh as a site.
+_FIELD = (
+    r"[*_]{1,2}(?:(?:re-?)?(?:reviewed|verified)[*_ \t]*:[*_ \t]*"
+    r"(?:\d{4}-\d\d-\d\d(?:[t ][ \d:.]{5,13}z?)?|\{timestamp\})|"
+    r"(?:reviewer|verifier)[*_ \t]*:[*_ \t]*[\w .-]{1,30}\(gsd-[a-z-]{1,30}(?:,[\w -]{1,30})?\)|"
+    r"depth[*_ \t]*:[*_ \t]*(?:quick|standard|deep|\{depth\}))[*_]{0,2}"
+)
+_SIGNATURE_FIELD = compile_lazily(rf"[ \t]*(?:{_FIELD}[ \t]*){{1,3}}")
+_STATUS_FIELD = compile_lazily(r"[ \t]*[*_]{0,2}status[*_ \t]*:")
+# A line wholly in strong emphasis: the report's closing summary ('**All must-haves achieved.
+# Phase goal verified complete.**'), weighed by the sentence readers like any verdict prose.
+_STRONG_LINE = compile_lazily(r"[ \t]*(\*\*|__)[^*_].*[^*_]\1[ \t]*")
+
+
+def _after_signature(doc: Doc) -> tuple[int, str] | None:
+    """(line index, why) of the first line after the report's signature (its first signer
+    line, `_SIGNER`, after a thematic break) that is not part of it: the signature closes
+    GSD's template, so text after it is outside every section the template has, and a
+    person reads it beside the verdict. Allowed there: the signature's own fields, the
+    report's `Status:` field, and one closing line wholly in strong emphasis as the
+    document's last line."""
+    lines = doc.lines
+    signer = _first_signer(doc)
+    if signer is None:
+        return None
+    if not _SIGNATURE_FIELD.fullmatch(lines[signer].low):
+        # the signer's line holds only the signature's fields, each in the template's shape
+        return signer, f"text in the report's signature ('{lines[signer].raw.strip()[:60]}')"
+    last = max((i for i in range(signer, len(lines)) if not lines[i].blank), default=signer)
+    for index in range(signer + 1, len(lines)):
+        line = lines[index]
+        if line.blank or not line.raw.strip():
+            continue
+        text = line.low
+        if _SIGNATURE_FIELD.fullmatch(text) or _STATUS_FIELD.match(text):
+            continue
+        if index == last and _STRONG_LINE.fullmatch(text):
+            continue
+        why = f"text after the report's signature, outside its template ('{line.raw.strip()[:60]}')"
+        return index, why
+    return None
+
+
+def _first_signer(doc: Doc) -> int | None:
+    """The line index of the first signer line that stands in a signature: after a thematic
+    break, with only blank lines and signature fields between them (one forward pass). A
+    signer line elsewhere is text of the section it stands in and closes nothing; a second
+    signature after the first is text after it (prose, then '---' and another signer line,
+    must not pass for part of the body)."""
+    after_break = False  # only a break, blank lines and signature fields since the last break
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if _THEMATIC_BREAK.fullmatch(line.raw):
+            after_break = True
+        elif after_break and _SIGNER.search(line.low):
+            return index
+        elif not (line.blank or _SIGNATURE_FIELD.fullmatch(line.low)):
+            after_break = False
+    return None
 
 
 # The verifier's `score:` ('8/8 must-haves verified'): how many of the phase's truths hold.
