@@ -106,7 +106,7 @@ R = TypeVar("R")
 # (its waits and merges interleaved), and asks for any stop after the wave; 7: a unit starts in
 # one step (`mergegate.start_unit`: the stop question and the workspace), and a merged unit's
 # workspace is removed in its `mergegate.advance` step; 8: a task's commit and its first
-# checks are one step (`mergegate.commit_check`, replacing `mergegate.commit` and the first
+# checks are one step (`mergegate.commit_check`, replacing the commit step and the first
 # `mergegate.check`)
 ENGINE_SCHEMA = 8
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
