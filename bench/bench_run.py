@@ -25,6 +25,8 @@ Usage: bench_run.py [--quick] [--count] [--overhead-only] [--repeat N] [--baseli
   --quick          a 200-task resume run instead of 1,000
   --repeat N       every measurement N times per tree, interleaved; report medians (default 1)
   --count          also count process spawns and fsyncs per task in the overhead run, by program
+                   and, per extra unit of the parallel run, the processes with their CPU time,
+                   the SQL statements (DBOS's, its step rows, mergegate's) and the fsyncs
   --overhead-only  measure 1. only (a shared machine: the cheapest comparison of two trees)
   --baseline REF   also measure the tree at git ref REF (e.g. the previous main)
 Exits 1 when the current tree misses a goal (0 in smoke mode, see _smoke.py).
@@ -45,6 +47,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import sqlalchemy.event
+from sqlalchemy.engine import Engine
 
 import mergegate
 from _smoke import goal, sizes
@@ -162,33 +167,73 @@ def _as_dict(report: Any) -> Any:
     return report.dump() if hasattr(report, "dump") else report
 
 
+_DBOS_TABLES = ("operation_outputs", "workflow_status", "workflow_inputs", "workflow_events")
+
+
 class Counter:
-    """Counts process spawns (by program and first arguments) and fsyncs while active."""
+    """Counts process spawns (by program and first arguments) and fsyncs while active; and
+    the CPU time of each spawned process (its `wait4` usage, with what it waited for: a
+    sandbox's agent or check) by the same name, and the SQL statements run, DBOS's (its
+    step rows apart) and mergegate's own."""
 
     def __init__(self) -> None:
         self.spawns: collections.Counter[str] = collections.Counter()
+        self.child_cpu: collections.Counter[str] = collections.Counter()
+        self.sql: collections.Counter[str] = collections.Counter()
         self.fsyncs = 0
+        self._names: dict[int, str] = {}
 
     def __enter__(self) -> Counter:
-        self._spawn, self._fsync = supervisor._spawn, os.fsync
+        self._spawn, self._fsync, self._waitpid = supervisor._spawn, os.fsync, os.waitpid
 
         def spawn(argv: Any, *args: Any, **kwargs: Any) -> Any:
             words = [w for w in argv[:6] if not w.startswith("-")]
             name = Path(words[0]).name
-            self.spawns[" ".join([name, *words[1:2]]) if name == "git" else name] += 1
-            return self._spawn(argv, *args, **kwargs)
+            name = " ".join([name, *words[1:2]]) if name == "git" else name
+            self.spawns[name] += 1
+            proc = self._spawn(argv, *args, **kwargs)
+            self._names[proc.pid] = name
+            return proc
 
         def fsync(fd: int) -> None:
             self.fsyncs += 1
             self._fsync(fd)
 
+        def waitpid(pid: int, options: int) -> tuple[int, int]:
+            if pid <= 0:
+                return self._waitpid(pid, options)
+            done, status, usage = os.wait4(pid, options)
+            if done:  # a process the supervisor did not spawn: a sandbox's inner one
+                name = self._names.pop(pid, "other (a sandbox's own child)")
+                self.child_cpu[name] += usage.ru_utime + usage.ru_stime
+            return done, status
+
         supervisor._spawn = spawn  # type: ignore[assignment]
         os.fsync = fsync
+        os.waitpid = waitpid
+        sqlalchemy.event.listen(Engine, "before_cursor_execute", self._statement)
         return self
+
+    def _statement(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        text = statement.lower()
+        if "insert into" in text and "operation_outputs" in text:
+            self.sql["DBOS step rows"] += 1
+        dbos = any(table in text for table in _DBOS_TABLES)
+        self.sql["DBOS statements" if dbos else "mergegate statements"] += 1
 
     def __exit__(self, *exc: object) -> None:
         supervisor._spawn = self._spawn  # type: ignore[assignment]
         os.fsync = self._fsync
+        os.waitpid = self._waitpid
+        sqlalchemy.event.remove(Engine, "before_cursor_execute", self._statement)
+
+    def totals(self) -> dict[str, float]:
+        return {
+            **{f"spawn {k}": float(v) for k, v in self.spawns.items()},
+            **{f"cpu_ms {k}": v * 1000 for k, v in self.child_cpu.items()},
+            **{k: float(v) for k, v in self.sql.items()},
+            "fsyncs": float(self.fsyncs),
+        }
 
 
 def _overhead_run(root: Path, agent: Path, tasks: int) -> tuple[float, float, Counter]:
@@ -276,13 +321,20 @@ def parallel(root: Path, agent: Path) -> dict[str, Any]:
     os.environ["AGENT_SLEEP_ON"] = "write a file"
     try:
         cpu0, self0 = cpu_seconds(), self_seconds()
-        one, _, _ = timed_run(root, "par1", plan_of([[1]]), agent, units)
+        with Counter() as counted_one:
+            one, _, _ = timed_run(root, "par1", plan_of([[1]]), agent, units)
         cpu1, self1 = cpu_seconds(), self_seconds()
-        many, _, _ = timed_run(root, f"par{units}", plan_of([[1] * units]), agent, units)
+        with Counter() as counted_many:
+            many, _, _ = timed_run(root, f"par{units}", plan_of([[1] * units]), agent, units)
         cpu2, self2 = cpu_seconds(), self_seconds()
     finally:
         del os.environ["AGENT_SLEEP"], os.environ["AGENT_SLEEP_ON"]
     per_unit = max(0.0, (cpu2 - cpu1) - (cpu1 - cpu0)) / (units - 1)
+    first, later = counted_one.totals(), counted_many.totals()
+    by_unit = {
+        key: (later.get(key, 0.0) - first.get(key, 0.0)) / (units - 1)
+        for key in sorted(set(first) | set(later))
+    }
     cores = os.cpu_count() or 1
     return {
         "units": units,
@@ -295,6 +347,7 @@ def parallel(root: Path, agent: Path) -> dict[str, Any]:
         "self_per_unit_s": max(0.0, (self2 - self1) - (self1 - self0)) / (units - 1),
         "cores": cores,
         "cpu_bound": one / (one + max(0.0, units / cores - 1) * per_unit),
+        "per_extra_unit": {key: value for key, value in by_unit.items() if value},
     }
 
 
@@ -468,6 +521,12 @@ def report(
             programs = results[tree][-1]["by_program"]
             for name, extra in sorted(programs.items(), key=lambda kv: -kv[1]):
                 print(f"     {extra:5.1f}  {name}")
+    if count and measure == "parallel":
+        for tree in trees:
+            print(f"   per extra unit ({tree}, last run; cpu_ms: the process and its children):")
+            counted = results[tree][-1].get("per_extra_unit", {})
+            for name, extra in sorted(counted.items(), key=lambda kv: (kv[0][:3], -kv[1])):
+                print(f"     {extra:7.1f}  {name}")
 
 
 def run_all(args: argparse.Namespace, trees: dict[str, Path]) -> int:

@@ -6,6 +6,7 @@ forever for workflows nothing executes."""
 
 from __future__ import annotations
 
+import ast
 import json
 import signal
 import sqlite3
@@ -19,6 +20,26 @@ from _plan_runs import agent, make_plan, repo_with, run_args, spawn
 from mergegate import __version__
 from mergegate.ids import app_version
 from mergegate.store import APP_VERSION, ENGINE_SCHEMA
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "mergegate"
+
+RECORDED_NAMES = {
+    8: frozenset(
+        {
+            *("mergegate.run", "mergegate.phase", "mergegate.unit", "mergegate.task"),
+            *("mergegate.adopt", "mergegate.advance", "mergegate.agent", "mergegate.answer"),
+            *("mergegate.backoff", "mergegate.check", "mergegate.clock", "mergegate.consult"),
+            *("mergegate.collect_result", "mergegate.commit_check", "mergegate.fleet_finish"),
+            *("mergegate.gsd_summary", "mergegate.gsd_verification", "mergegate.human"),
+            *("mergegate.merge", "mergegate.outside_summary", "mergegate.prior"),
+            *("mergegate.publish", "mergegate.request_stop", "mergegate.reset"),
+            *("mergegate.retire_workspace", "mergegate.review", "mergegate.start_unit"),
+            *("mergegate.takeovers", "mergegate.tip", "mergegate.verify"),
+        }
+    ),
+}
+"""The workflow and step names each engine schema records, from 8 on (8: a task's commit and
+its first checks are one step, `mergegate.commit_check`)."""
 
 SLOW = 30.0
 """Seconds the implementer works: the interrupt lands while it runs."""
@@ -77,3 +98,30 @@ def test_resume_of_a_run_the_previous_engine_schema_left_unfinished_is_refused(
     assert "Traceback" not in err
     assert f"run {run_id} was recorded by another version of mergegate ({previous})" in err
     assert f"mergegate cancel {run_id}" in err
+
+
+def _declared_names() -> set[str]:
+    """The names of every `@step("…")` and `@workflow("…")` in mergegate's source."""
+    names = set()
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for deco in node.decorator_list:
+                if (
+                    isinstance(deco, ast.Call)
+                    and isinstance(deco.func, ast.Name)
+                    and deco.func.id in ("step", "workflow")
+                    and deco.args
+                    and isinstance(deco.args[0], ast.Constant)
+                ):
+                    names.add(str(deco.args[0].value))
+    return names
+
+
+def test_a_step_renamed_or_added_comes_with_a_new_engine_schema() -> None:
+    """DBOS replays a workflow's steps by their order and names: code that records other
+    names than the schema it claims would replay another schema's runs wrongly. A change of
+    the names is a new `ENGINE_SCHEMA`, pinned here with its names."""
+    assert ENGINE_SCHEMA in RECORDED_NAMES, f"pin the names engine schema {ENGINE_SCHEMA} records"
+    assert _declared_names() == RECORDED_NAMES[ENGINE_SCHEMA]

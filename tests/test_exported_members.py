@@ -702,6 +702,7 @@ EXPECTED_MODULE_EXPORTS = {
         "executor_work",
         "finished_result",
         "new_run_id",
+        "not_retried",
         "plan_lease",
         "recover_from_outside",
         "run_lease",

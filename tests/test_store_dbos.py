@@ -32,6 +32,7 @@ from mergegate.store import (
     child_id,
     enqueue,
     new_run_id,
+    not_retried,
     sqlite_url,
     step,
     wait_result,
@@ -54,6 +55,29 @@ def _count(name: str) -> str:
 @workflow("test.once")
 def _once(name: str) -> str:
     return _count(name)
+
+
+_tries: list[str] = []
+
+
+@step("test.retried_then_once", retries=2)
+def _retried_then_once(fail_in: str) -> str:
+    _tries.append("retried")
+    if fail_in == "retried" and _tries.count("retried") < 2:
+        raise OSError("a git lock left for a moment")
+    with not_retried():
+        _tries.append("once")
+        if fail_in == "once":
+            raise OSError("the checks' sandbox failed")
+    return "done"
+
+
+@workflow("test.folded")
+def _folded(fail_in: str) -> str:
+    try:
+        return _retried_then_once(fail_in)
+    except OSError as exc:
+        return f"raised: {exc}"
 
 
 @step("test.sleep")
@@ -118,6 +142,28 @@ def test_a_finished_workflow_id_returns_its_recorded_result(tmp_path: Path) -> N
         assert again == "X"
         assert engine.result("w-1") == "X"
     assert _calls == ["x"]
+
+
+@pytest.mark.parametrize(
+    ("fail_in", "tries", "result"),
+    [
+        ("nothing", ["retried", "once"], "done"),
+        ("retried", ["retried", "retried", "once"], "done"),
+        ("once", ["retried", "once"], "raised: the checks' sandbox failed"),
+    ],
+)
+def test_a_not_retried_part_of_a_step_runs_once_and_its_error_reaches_the_workflow(
+    tmp_path: Path, fail_in: str, tries: list[str], result: str
+) -> None:
+    """A step that folds a retried part (a commit) and a part that must not run again on an
+    error (a task's checks): the first part is retried as the step's `retries` say, what the
+    second raises reaches the workflow as it is, after one try."""
+    _tries.clear()
+    with _engine(tmp_path) as engine:
+        engine.start(_folded, f"folded-{fail_in}", fail_in)
+        assert engine.wait(f"folded-{fail_in}", timeout_s=30) == "SUCCESS"
+        assert engine.result(f"folded-{fail_in}") == result
+    assert _tries == tries
 
 
 def test_recovery_after_a_kill_reruns_only_the_step_in_flight(tmp_path: Path) -> None:

@@ -85,6 +85,7 @@ __all__ = [
     "enqueue_from_outside",
     "executor_work",
     "finished_result",
+    "not_retried",
     "reachable",
     "recover_from_outside",
     "seam_of",
@@ -104,8 +105,10 @@ R = TypeVar("R")
 # answers in a step; 6: a phase merges each unit as soon as it and the units before it are done
 # (its waits and merges interleaved), and asks for any stop after the wave; 7: a unit starts in
 # one step (`mergegate.start_unit`: the stop question and the workspace), and a merged unit's
-# workspace is removed in its `mergegate.advance` step
-ENGINE_SCHEMA = 7
+# workspace is removed in its `mergegate.advance` step; 8: a task's commit and its first
+# checks are one step (`mergegate.commit_check`, replacing the commit step and the first
+# `mergegate.check`)
+ENGINE_SCHEMA = 8
 """Bumped whenever workflow code changes the order of its steps: runs recorded by another
 schema are not recovered by this one (DBOS matches the application version exactly)."""
 # The names (queues, applications, versions) are composed in `mergegate.ids`.
@@ -363,10 +366,32 @@ def workflow(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return decorate
 
 
+_FINAL = threading.local()
+"""The exception the running step's `not_retried` part raised last, in this thread."""
+
+
+@contextlib.contextmanager
+def not_retried() -> Iterator[None]:
+    """The part of a step with `retries` that must run at most once per step: what it
+    raises reaches the workflow as it is, never retried (`_transient`), as from a step of
+    its own without retries. For a step that folds an idempotent part (retried: a git lock
+    left for a moment) and one that must not run again on an error (a task's checks) into
+    one recorded step."""
+    try:
+        yield
+    except Exception as exc:
+        _FINAL.raised = exc
+        raise
+
+
 def _transient(exc: BaseException) -> bool:
     """Whether a step that raised `exc` may be tried again: not for an `EscalationError` (a
     person must decide: the same step would refuse again, and the error must reach the
-    workflow as it is, not as DBOS's "retries exceeded")."""
+    workflow as it is, not as DBOS's "retries exceeded"), nor for what a `not_retried` part
+    raised (DBOS asks in the thread that ran the step, right after it raised)."""
+    if exc is getattr(_FINAL, "raised", None):
+        _FINAL.raised = None
+        return False
     return not isinstance(exc, EscalationError)
 
 

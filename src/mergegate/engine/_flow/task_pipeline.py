@@ -261,28 +261,43 @@ class _Pipeline:
         ended = implement_turns(self, files)
         if ended is not None:
             return ended
-        self.emit("commit", f"committing {self.task.id}")
-        sha = commit_step(
+        checks = task_checks(self.task)
+        also = f" and running {len(checks)} check(s) of it" if checks else ""
+        self.emit("commit", f"committing {self.task.id}{also}")
+        made = commit_step(
             CommitCall(
                 worktree=str(self.worktree),
                 message=f"{self.task.id}: {self.task.name}",
                 key=TrailerLine(Trailer.TASK, self.key).format(),
                 onto=self.start,
+                checks=list(checks),
+                checks_folder=str(self.checks_folder(self.check_rounds + 1)),
             )
         )
-        if sha is None:
+        if made.commit is None:
             return self.escalate("the implementer changed nothing")
-        self.commit = self.head = sha
-        return None
+        self.commit = self.head = made.commit
+        if made.checks is None:
+            return None
+        self.check_rounds += 1  # the first round ran in the commit's step
+        return self.checked_as(made.checks)
+
+    def checks_folder(self, number: int) -> Path:
+        return self.task_dir / "checks" / f"{number:02d}"
 
     def checks_round(self) -> TaskOutcome | None:
-        """Run the checks on the current head; on failure, a fix round (bounded, stall-
-        detected)."""
+        """Run the checks on the current head (after a fix: the first round runs in the
+        commit's step), and go on from their results (`checked_as`)."""
         checks = task_checks(self.task)
         self.check_rounds += 1
         self.emit("check", f"running {len(checks)} check(s) of {self.task.id}")
-        folder = self.task_dir / "checks" / f"{self.check_rounds:02d}"
-        self.checks = check_step(str(self.worktree), list(checks), str(folder))
+        folder = self.checks_folder(self.check_rounds)
+        return self.checked_as(check_step(str(self.worktree), list(checks), str(folder)))
+
+    def checked_as(self, checks: list[CheckResult]) -> TaskOutcome | None:
+        """The checks' results on the current head; on failure, a fix round (bounded, stall-
+        detected)."""
+        self.checks = checks
         self.checked = self.head
         self.judge_claim()
         failing = [c for c in self.checks if not c.passed]

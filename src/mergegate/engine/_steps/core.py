@@ -61,7 +61,7 @@ from mergegate.git import (
 )
 from mergegate.plans import Check
 from mergegate.processes import Limits, supervise
-from mergegate.store import StateKind, step
+from mergegate.store import StateKind, not_retried, step
 from mergegate.verify import command_environment
 
 __all__ = [
@@ -70,6 +70,7 @@ __all__ = [
     "AgentCall",
     "AgentRun",
     "CommitCall",
+    "Committed",
     "FixCommit",
     "MergeCall",
     "UnitStart",
@@ -116,13 +117,25 @@ class FixCommit(_StepData):
 
 class CommitCall(_StepData):
     """A commit of everything in the unit's `worktree` on `onto` (the last recorded commit),
-    with its `message` and trailer `key`; folded into `onto` with `amend`."""
+    with its `message` and trailer `key`; folded into `onto` with `amend`. The task's
+    `checks`, if any, are run on the commit in the same step, their output under
+    `checks_folder`."""
 
     worktree: str
     message: str
     key: str
     onto: str
     amend: bool = False
+    checks: list[Check] = []
+    checks_folder: str = ""
+
+
+class Committed(_StepData):
+    """A commit as `commit_step` recorded it: the `commit` (None: nothing to commit) and the
+    `checks` run on it (None: not run, for want of a commit or of checks)."""
+
+    commit: str | None
+    checks: list[CheckResult] | None = None
 
 
 class AgentCall(_StepData):
@@ -318,15 +331,26 @@ def _attempt_facts(
 # ---------------------------------------------------------------- git
 
 
-@step("mergegate.commit", retries=3)
-def commit_step(call: CommitCall) -> str | None:
-    """One commit of everything in the workspace on `call.onto` (the last recorded commit);
-    None when there was nothing to commit. Run again, the same tree on the same parent."""
+@step("mergegate.commit_check", retries=3)
+def commit_step(call: CommitCall) -> Committed:
+    """One commit of everything in the workspace on `call.onto` (the last recorded commit),
+    None when there was nothing to commit; then the task's checks on it. Run again, the same
+    tree on the same parent, and the checks again.
+
+    One recorded step, not two: the checks of a new commit always ran right after it, and
+    each recorded step is a write transaction of its own (about 3 ms of the engine's CPU and
+    a turn at SQLite's one write lock, per task). The commit is retried (a git lock left for
+    a moment); the checks, as in a step of their own (`check_step`), never are
+    (`not_retried`): what they raise reaches the workflow as it is."""
     rt = current()
     workspace = rt.workspace(call.worktree)
     sha = commit_with_key(workspace, call.message, call.key, onto=call.onto, amend=call.amend)
     rt.checkpoint(workspace.root)
-    return sha
+    if sha is None or not call.checks:
+        return Committed(commit=sha)
+    with not_retried():
+        checks = _run_checks(call.worktree, call.checks, call.checks_folder)
+    return Committed(commit=sha, checks=checks)
 
 
 @step("mergegate.tip", retries=3)
@@ -539,6 +563,10 @@ def check_step(worktree: str, checks: list[Check], folder: str) -> list[CheckRes
     time limit, no stall limit, bounded output and `verify`'s allow-listed environment (no
     API key, no token: `mergegate.verify.command_environment`).
     """
+    return _run_checks(worktree, checks, folder)
+
+
+def _run_checks(worktree: str, checks: list[Check], folder: str) -> list[CheckResult]:
     return [
         _run_check(check, current().here(worktree), Path(folder) / f"{i:02d}")
         for i, check in enumerate(checks, start=1)
