@@ -66,3 +66,19 @@ def test_no_plain_statement_after_a_none_approves(
 ) -> None:
     body = f"None. {subject} {verb} {obj}."
     assert parse_verdict(shape.format(heading=heading, body=body)).decision is not Decision.APPROVE
+
+
+@pytest.mark.parametrize("gap", ["\n", "\n\n"], ids=["next-line", "next-paragraph"])
+@pytest.mark.parametrize("heading", HEADINGS)
+def test_a_statement_on_a_line_after_the_none_is_held_too(gap: str, heading: str) -> None:
+    """The statement on its own line or paragraph after the none is read as the none's own
+    second sentence is: it must appraise."""
+    body = f"None.{gap}Session ids are written to the shared cache without a tenant prefix."
+    assert parse_verdict(BEFORE.format(heading=heading, body=body)).decision is not Decision.APPROVE
+
+
+@pytest.mark.parametrize("gap", ["\n", "\n\n"], ids=["next-line", "next-paragraph"])
+def test_an_appraisal_on_a_line_after_the_none_still_explains_it(gap: str) -> None:
+    body = f"None.{gap}The retry path is covered by the new tests."
+    verdict = parse_verdict(BEFORE.format(heading="Blockers", body=body))
+    assert verdict.decision is Decision.APPROVE, verdict.reasons

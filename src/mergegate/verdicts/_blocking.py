@@ -268,7 +268,10 @@ def says_nothing(text: str, *, after_none: bool = False) -> bool:
     rest = text[negated.end() :] if negated is not None else text
     if _TURN.search(rest) or blocking_in(text):
         return False
-    return not any(clause_problem(c) for c in CLAUSES.split(rest) if c.strip(" ."))
+    if any(clause_problem(c) for c in CLAUSES.split(rest) if c.strip(" .")):
+        return False
+    # A line after the none explains it only by appraising, as the none's own sentences must.
+    return negated is not None or unappraised(text) is None
 
 
 _NONE_SENTENCE_END = compile_lazily(r"[.!?。！？;；][*_)\]]*\s+")
