@@ -99,8 +99,11 @@ HUMAN = [
         A,
     ),
     ("None — all automated.\n\n- Check the login page by hand before merging", F),
-    ("None — but a person must still try the export on Safari.", F),
-    ("1. Open the page and check the header renders", F),
+    # a check for a person under `passed` is the template's note, not a condition
+    ("None — but a person must still try the export on Safari.", A),
+    ("1. Open the page and check the header renders", A),
+    # a line there that says no or blocks the merge is read like any evidence cell
+    ("1. Do not merge: the export corrupts every second row.", R),
 ]
 
 
@@ -114,10 +117,10 @@ def test_a_human_section_that_says_none_may_explain_why(human: str, expected: De
 
 
 @pytest.mark.parametrize("number", ["1.", "1)", "#1:", "2."])
-def test_checks_written_as_headings_of_the_human_sections_level_block(number: str) -> None:
+def test_checks_written_as_headings_of_the_human_sections_level_are_its_own(number: str) -> None:
     """gsd-verifier sometimes writes each human check as a heading of the section's own
-    level ('### Human Verification Required' then '### 1. Visual rendering'): the section is
-    not empty, its checks are those headings."""
+    level ('### Human Verification Required' then '### 1. Visual rendering'): those headings
+    are the section's checks, so a problem stated under one is read as the section's."""
     human = (
         f"### {number} Visual rendering\n\n**Test:** Open the dashboard and press t.\n"
         "**Why human:** colours cannot be checked by a program."
@@ -125,9 +128,14 @@ def test_checks_written_as_headings_of_the_human_sections_level_block(number: st
     verdict = parse_verdict(
         _report(_rows(_GOOD), "").replace("\n\n\n### Gaps", f"\n{human}\n\n### Gaps")
     )
-    assert verdict.decision is F, verdict.reasons
+    assert verdict.decision is A, verdict.reasons
+    blocked = human + "\n**Expected:** it crashes; do not merge."
+    verdict = parse_verdict(
+        _report(_rows(_GOOD), "").replace("\n\n\n### Gaps", f"\n{blocked}\n\n### Gaps")
+    )
+    assert verdict.decision is not A, verdict.reasons
     assert verdict.evidence is not None
-    assert "Visual rendering" in verdict.evidence.text
+    assert "do not merge" in verdict.evidence.text
 
 
 def test_a_numbered_heading_after_a_human_section_with_content_is_its_own_section() -> None:

@@ -69,7 +69,9 @@ def test_chinese_after_clause_conditions_the_answer(text: str, expected: Decisio
 
 
 # A GSD verifier report that says 'passed' while its 'Human Verification Required' section
-# lists items: the report is human_needed in substance; the non-passing record wins.
+# lists items: the labelling rule reads `passed` with no open gap as an approval; the checks
+# are the template's notes for a person (`human_needed` is the status that makes them
+# conditions). A body status that disagrees still wins (the non-passing record).
 _GSD = (
     "---\nphase: 02-api\nverified: 2026-05-02T12:00:00Z\nstatus: passed\n"
     "score: 5/5 must-haves verified\n---\n\n# Phase 2: API Verification Report\n\n"
@@ -79,14 +81,16 @@ _GSD = (
 GSD_HUMAN = [
     (_GSD.format("None."), A),
     (_GSD.format("_None._"), A),
-    (_GSD.format("1. Check the UI renders the page list"), F),
-    (_GSD.format("- **Test:** open /users in a browser\n  **Expected:** a list"), F),
-    (_GSD.format("1. Check the UI").replace("Required\n", "Required (1 item)\n"), F),
+    (_GSD.format("1. Check the UI renders the page list"), A),
+    (_GSD.format("- **Test:** open /users in a browser\n  **Expected:** a list"), A),
+    (_GSD.format("1. Check the UI").replace("Required\n", "Required (1 item)\n"), A),
+    (_GSD.format("1. Check the UI").replace("**Status:** passed", "**Status:** human_needed"), F),
+    (_GSD.format("1. Check the UI").replace("status: passed", "status: human_needed"), F),
 ]
 
 
 @pytest.mark.parametrize(("text", "expected"), GSD_HUMAN)
-def test_gsd_passed_with_human_items_is_not_approval(text: str, expected: Decision) -> None:
+def test_gsd_passed_with_human_items_follows_the_status(text: str, expected: Decision) -> None:
     assert parse_verdict(text).decision is expected, text
 
 
@@ -294,12 +298,16 @@ def test_evidence_after_the_verdict(text: str, expected: Decision) -> None:
     ("explained", "expected"),
     [
         ("None. All artifacts are types and constants, checked by the compiler.", Decision.APPROVE),
-        ("None. However, the dialog must be opened by hand in a browser.", Decision.FIXES),
-        ("None. But check the download dialog by hand.", Decision.FIXES),
+        # a check after the contrast does not block under `passed`; what the line says
+        # besides is read like the body's prose: an obligation is no reason, a no is a no
+        ("None. But check the download dialog by hand.", Decision.APPROVE),
+        ("None. However, the dialog must be opened by hand in a browser.", Decision.MALFORMED),
+        ("None. But the download dialog crashes; do not merge.", Decision.REJECT),
     ],
 )
 def test_gsd_human_verification_none_explained(explained: str, expected: Decision) -> None:
-    """'None.' with an explanation after it lists no check; a contrast after it does."""
+    """'None.' with an explanation after it lists no check; a check after it does not block
+    under `passed`; the rest of the line is read like the body's prose."""
     text = (
         "---\nphase: 01-foundation\nstatus: passed\nscore: 4/4\n---\n\n"
         "# Phase 1: Verification Report\n\n**Status:** passed\n\n"

@@ -12,9 +12,12 @@ Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
   mapping or text, however YAML spells it: a list at the key's own indentation, a quoted
   key, a flow mapping) is blocking content; so is a frontmatter YAML cannot read (fails
   closed).
-* `human_verification:`, and a body `Human Verification Required` section — items a person
-  must still check: `human_needed` in substance, whatever `status:` says, so a non-empty one
-  is blocking content (an item that is only "None." is empty).
+* `human_verification:`, and a body `Human Verification Required` section — checks the
+  verifier could not run. `human_needed` is the status that makes them conditions; under
+  `passed` they are the template's notes for a person and do not block (the labelling rule:
+  "`passed` with no open gaps = approve"). The section's lines are read like the rest of the
+  body (an obligation told as prose is no reason, a no is a no), and each frontmatter check
+  like such a line (`_human_problem`).
 * `updated:`, `resolutions:`, `human_uat_*` — the frontmatter was written after the body, so
   a body `**Status:**` line that disagrees with it is an older record: superseded, not read
   as a verdict (the labelling rule of the shared corpus), and the human checks the body lists
@@ -39,13 +42,11 @@ from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._signals import CONTRAST_OPENING, condition_in, obligation_in
 from mergegate.verdicts._site import Site
-from mergegate.verdicts._statement import clause_problem, finding_item, prose_problem
+from mergegate.verdicts._statement import clause_problem
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import check_rows, states_problem
 from mergegate.verdicts._templates._fields import KEY_LINE, load_yaml
-from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
@@ -66,8 +67,6 @@ _GAP_KEYS = ("gaps", "gaps_remaining")
 _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
 _THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
-_HUMAN_HEADING = compile_lazily(r"[#\s*_]*human verification(?![a-z])")
-_NUMBERED = compile_lazily(r"[#\s*_]*(?:#|no\.?[ \t]*)?\d{1,3}[.):]")
 
 
 def recognise(doc: Doc) -> Recognised | None:
@@ -93,7 +92,7 @@ def recognise(doc: Doc) -> Recognised | None:
     checks = check_rows(doc, doc.frontmatter_end + 1)
     info = _info_findings(doc) | _footer(doc)
     # A newer frontmatter settles what the body's older record left open.
-    body = None if newer else checks.failing or _human_checks(doc, data)
+    body = None if newer else checks.failing or _human_problem(data)
     return Recognised(
         name=NAME,
         sites=gsd_sites,
@@ -254,125 +253,30 @@ def _graded_higher(text: str) -> bool:
     return field is not None and field.group(1) not in _INFO_GRADES
 
 
-def _human_checks(doc: Doc, data: object) -> tuple[int, str] | None:
-    """(line index, why) when the report lists checks a person must still make: a non-empty
-    `human_verification:` in the frontmatter, or an item under a `Human Verification
-    Required` heading that is not a "None."."""
-    if isinstance(data, dict) and data.get("human_verification") not in _EMPTY:
-        return 1, "the frontmatter lists checks a person must still make"
-    level = 0  # the level of the open Human Verification heading, 0 outside one
-    bare_before = False  # the line being read is the section's first
-    recorded = False  # the open section opened with its checks told as done
-    said_none = False  # the section opened with "None": what follows may only explain it
-    bare = False  # the open section has no line of its own yet
-    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
-        line = doc.lines[index]
-        if line.heading_level:
-            # nothing above it, or only a record of checks told as done: a numbered heading
-            # of the section's level is one of its checks (after a "None." it is not)
-            opening = bare or recorded
-            if level and opening and line.heading_level == level and _NUMBERED.match(line.clean):
-                # '### Human Verification Required' then '### 1. Visual rendering': its
-                # checks written as headings of its own level, not a new section
-                return index, f"line {line.number} lists a check a person must still make"
-            if level and line.heading_level <= level:
-                level = 0
-            if _HUMAN_HEADING.match(line.clean):
-                level, said_none, bare, recorded = line.heading_level, False, True, False
-        elif level and _THEMATIC_BREAK.fullmatch(line.raw):
-            level = 0  # the report's '---' ends the section before its signature
-        elif level and line.live and not line.blank:
-            bare_before, bare = bare, False
-            if _says_none_first(_slot_value(line.clean)):
-                said_none = True
-            elif bare_before and _told_done(line.clean):
-                said_none = recorded = True
-            elif not (said_none and _explains(line.clean)):
-                return index, f"line {line.number} lists a check a person must still make"
+def _human_problem(data: object) -> tuple[int, str] | None:
+    """(line index, why) when a check of the frontmatter's `human_verification:` says more
+    than a check: read like a line of the body (which the body's own readers read).
+
+    GSD's verifier lists checks it cannot run (`human_verification:`, a `Human Verification
+    Required` section) whatever it decides; `human_needed` is the status that makes them
+    conditions. Under `passed` they are the template's notes for a person, and the labelling
+    rule reads `passed` with no open gap as an approval: a check does not block, a no or a
+    condition written as one does."""
+    if not isinstance(data, dict):
+        return None
+    for text in map(norm, _leaves(data.get("human_verification"))):
+        if states_problem(text) or clause_problem(text, openings=False) is not None:
+            return 1, f"the frontmatter's human checks say more than a check ({text[:60]!r})"
     return None
 
 
-# The section's opening told as done: the human checks as the subject, then a completion
-# participle right after 'was' / 'were' / 'has been', or 'already' between them ('All human
-# verification was completed during plan execution.', 'Both human verification items … were
-# confirmed by the developer', 'Human verification was already performed …'). A future, a
-# modal or a negation before the participle does not match ('will be completed', 'was not
-# completed'); the rest of the line must only explain it (`_explains`).
-_TOLD_DONE = compile_lazily(
-    r"[*_ \t]*(?:(?:all|both|each|every|the)[ \t][^.;:!?]{0,80}?)?(?<![a-z])human[ \t]"
-    r"(?:(?:[^.;:!?]{0,80}?[ \t])?(?:was|were|has been|have been)[ \t]+(?:already[ \t]+)?|"
-    # the past tense right after the section's own noun, no auxiliary ('Human verification
-    # checkpoint completed and APPROVED on 2026-01-30')
-    r"verification(?:[ \t]+(?:checkpoint|checks?))?[ \t]+)"
-    r"(?:completed|confirmed|approved|performed|done|passed)(?![a-z])(.*)"
-)
-
-# After the participle: a negation, an exception or a part makes the record not whole.
-_NOT_WHOLE = compile_lazily(
-    r"(?<![a-z])(?:no|not|nobody|none|never|yet|neither|nor|except|excluding|save|apart|"
-    r"but|pending|partially|partly|only|some|most)(?![a-z])|n't"
-)
-
-
-def _told_done(text: str) -> bool:
-    """The line opening a human section says its checks were made (see `_TOLD_DONE`)."""
-    done = _TOLD_DONE.fullmatch(text.lower())
-    if done is None:
-        return False
-    rest = done.group(1).strip(" ,—–-")
-    if _NOT_WHOLE.search(rest):
-        return False  # 'completed by nobody yet', 'except for the Safari check'
-    # a contrast after a comma opens a clause of its own (', but the export still needs …')
-    turns = any(CONTRAST_OPENING.match(p.lstrip(" —–-")) for p in rest.split(",")[1:])
-    if turns:
-        return False
-    # The participle's own sentence goes on ('… was completed as part of plan execution'):
-    # read for a condition or an obligation, not for how it opens; later sentences explain.
-    tail, _, later = rest.partition(". ")
-    if condition_in(tail, answer_clause=False) or obligation_in(tail):
-        return False
-    if clause_problem(tail, openings=False) is not None:
-        return False  # 'was completed — please re-check the export', 'should be repeated'
-    return not later.strip(" .:") or _explains(later)
-
-
-# The section's own slot written as a plain label line under its heading ('Human Verification
-# Required: None'): the label names the human-check slot, so only its value is the answer.
-_HUMAN_LABEL = compile_lazily(
-    r"[*_ \t]*human verification(?: required| needed)?[*_ \t]*[:：][*_ \t]*(.+)"
-)
-
-
-def _slot_value(text: str) -> str:
-    """The value of a line that labels itself as the human-check slot, else the line."""
-    label = _HUMAN_LABEL.fullmatch(text)
-    return text if label is None else label.group(1)
-
-
-# "None" and its explanation: 'None. All …', 'None — all verification completed programmatically.'
-_NONE_THEN = compile_lazily(r"(.{1,40}?)(?:\. |[ \t]+[—–-][ \t]+|: )(.*)")
-
-
-def _says_none_first(text: str) -> bool:
-    """The line says none, or its first sentence does and the rest explains it without a
-    contrast ('None. All artifacts are types, checked by the compiler.', 'None — all
-    verification completed programmatically.')."""
-    if says_none(text):
-        return True
-    match = _NONE_THEN.fullmatch(text)
-    if match is None:
-        return False
-    head, rest = match.groups()
-    return says_none(head.rstrip(".") + ".") and _explains(rest)
-
-
-def _explains(text: str) -> bool:
-    """After a "None", a line that only explains it: statements, no contrast, no instruction
-    or condition ('- Unit tests: 6/6 passing'; not '- Check the login page by hand')."""
-    text = finding_item(text)[0]
-    if CONTRAST_OPENING.match(text) or condition_in(text, answer_clause=False):
-        return False
-    return prose_problem(text, continues=False) is None
+def _leaves(value: object) -> list[str]:
+    """Every scalar of a YAML value, as text."""
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _leaves(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _leaves(item)]
+    return [] if value is None else [str(value)]
 
 
 def _top_level_keys(doc: Doc) -> list[tuple[int, str, str]]:
