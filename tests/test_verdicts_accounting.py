@@ -7,7 +7,7 @@ from the class, and genuine twins that still approve."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mergegate.decisions import Decision
@@ -320,6 +320,8 @@ def test_a_verdict_row_alone_still_approves(label: str) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(_SENTENCE)
+@example("Approve a.")  # a footnote that is itself a verdict (hypothesis found it)
+@example("LGTM.")
 def test_any_footnote_keeps_an_approval_from_standing(sentence: str) -> None:
     text = "## Summary\n\nFine.\n\n**Verdict:** APPROVED[^1]\n\n[^1]: " + sentence + "\n"
     assert parse_verdict(text).decision is not A

@@ -163,11 +163,13 @@ def _why(
     text = line.raw
     if not _LETTER.search(text):
         return None  # decoration, a rule, numbers: nothing a decision can be made of
+    if line.footnote:
+        # before the verdict's own lines: a footnote that is itself a verdict ('[^1]: Approve
+        # a.') still qualifies what refers to it
+        return "a footnote qualifies what refers to it"
     if index in own:
         extra = _cells_beside_verdict(text)
         return f"a table cell beside the verdict says '{extra[:60]}'" if extra else None
-    if line.footnote:
-        return "a footnote qualifies what refers to it"
     if is_table_row(text) or _cannot_carry(text):
         return None
     return _above_in_preamble(line, index, first_in, title)
