@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from mergegate.verdicts._answer import strip_decor
 from mergegate.verdicts._appraisal import unappraised
+from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._composed_phrases import DONE, negated_before
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._lines import Doc, Line, is_table_row
@@ -259,7 +260,10 @@ def says_nothing(text: str, *, after_none: bool = False) -> bool:
     condition, or names blocking work. `text` is cleaned (`clean_value`)."""
     text = strip_decor(text)
     negated = _OPENS_NEGATED.match(text)
-    if negated is not None and not _explained(text[negated.end() :]):
+    # 'None once the flag is off': nothing only after an event, a condition
+    if awaited_event(text.lower()) is not None or (
+        negated is not None and not _explained(text[negated.end() :])
+    ):
         return False
     if _open_item(text) is None:
         return True

@@ -35,6 +35,7 @@ from mergegate.verdicts._accounting import unaccounted
 from mergegate.verdicts._after import after_approval
 from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._echoed import as_echoed_review
+from mergegate.verdicts._field_sections import prose_in_field_section
 from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._frontmatter import read_verdict_frontmatter
 from mergegate.verdicts._grammar import DIALECTS, find_sites
@@ -476,6 +477,7 @@ def _approval(
         first_refusal(facts, in_scope, start, review_id, trailer)
         or unaccounted(facts.doc, facts.sites, facts.covered, start)
         or _round_after(facts)
+        or (prose_in_field_section(facts.doc, start, facts.covered) if strict else None)
     )
     if refusal is None:
         # Settled after a recogniser's own reading: its blocking content names a 'fixes'.

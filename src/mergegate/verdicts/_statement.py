@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 
 from mergegate.decisions import Decision
+from mergegate.verdicts._appraisal import unappraised
+from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import declares_non_blocking
@@ -225,6 +227,16 @@ def _about_the_verdict(text: str, value: str) -> str | None:
     return None
 
 
+def _judgement(main: str) -> bool:
+    """The main clause judges the change (`_appraisal`) as a whole: an appraisal with no
+    negation ('The suite passes'), or a none that opens it ('No issues remaining'); not a
+    behaviour denied inside a description ('It no longer crashes')."""
+    if unappraised(main) is not None:
+        return False
+    negation = _NEGATION.search(main)
+    return negation is None or not main[: negation.start()].strip(" \t*_>-")
+
+
 def _mood_problem(lowered: str) -> str | None:
     """A clause that says what should be (`_NOT_INDICATIVE`) or whose verb, in any form,
     waits for an event ('Deferred until the DBA signs off', 'Parked till QA'): read under an
@@ -232,6 +244,14 @@ def _mood_problem(lowered: str) -> str | None:
     mood = _NOT_INDICATIVE.search(lowered)
     if mood is not None and _LATER_WORK.search(lowered) is None:
         return f"says what should be or waits for something ('{mood.group(0)}'), not a reason"
+    awaited = awaited_event(lowered)
+    if awaited is not None and _AFTER_MERGE.search(lowered) is None:
+        # A judgement that holds only after an event ('Tests pass once the flag is off') is a
+        # condition; what the change does after one ('assigns only after validation
+        # succeeds') is a description, read as before.
+        start, event = awaited
+        if _judgement(lowered[:start]):
+            return f"judges the change only after an event ('{event}'), not a reason"
     expected = _STILL_TO_COME.search(lowered)
     if expected is not None:
         return f"tells something still to come ('{expected.group(0)[:40]}'), not a reason"

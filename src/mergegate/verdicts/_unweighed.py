@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._accounting import check_not_passed
+from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._lines import Doc, Line, is_delimiter_row, is_table_row
@@ -452,6 +453,8 @@ def _says_none(text: str) -> bool:
     if first is None:
         return False
     sentence = first.group(0).strip()
+    if awaited_event(sentence) is not None:
+        return False  # 'No issues left once the flag is off': none only after an event
     if _NONE_BLOCKING.fullmatch(sentence):
         # 'None blocking.' answers a blocking slot only as the whole item: it says some
         # findings exist, so a sentence after it is one of them, not an explanation.

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import blocking_in, condition_in, merge_tied
-from mergegate.verdicts._statement import CLAUSES, other_verdict
+from mergegate.verdicts._statement import CLAUSES, clause_problem, other_verdict
 from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["CheckRows", "check_rows", "states_problem"]
@@ -116,7 +117,30 @@ def _status(cell: str) -> bool | None:
         return False
     if word in _PASS or (not word and bool(marks)):
         return True
+    if _qualified_pass(word):
+        return False
     return None
+
+
+# A pass value and what the reviewer wrote after it in the same cell ('verified (after the
+# fix is merged)', 'pass — pending the DBA'): the value's own word, then the rest.
+_PASS_THEN = compile_lazily(r"(" + "|".join(sorted(_PASS, key=lambda w: (-len(w), w))) + r")\b(.+)")
+
+
+def _qualified_pass(word: str) -> bool:
+    """A pass value the rest of its cell holds back: it waits for an event
+    (`_awaited`), states a problem, or is no statement (a wait, an order, another verdict).
+    Such a check has not passed yet; any other addition ('verified (structural)') leaves the
+    status outside the vocabulary, as before."""
+    found = _PASS_THEN.match(word)
+    if found is None:
+        return False
+    rest = found.group(2).strip(" \t()[]—–-:;,.")
+    if not rest:
+        return False
+    # The addition is a fragment ('after the rebase'), so how it opens is not read.
+    mood = clause_problem(rest, openings=False)
+    return awaited_event(rest) is not None or states_problem(rest) or mood is not None
 
 
 def states_problem(text: str) -> bool:

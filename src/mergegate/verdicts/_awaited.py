@@ -1,0 +1,88 @@
+"""A subordinate clause that waits for an event: the clause it hangs from holds only then.
+
+'No issues remaining after the migration lands', 'Nothing blocking once the flag is off',
+'Clean until the vendor ships the new schema': a subordinator (closed class: `once`,
+`after`, `until`, `unless`, `as soon as`, `provided` …) followed by a subject and a finite
+verb in the present or the future tells an event that has not happened; what the main
+clause says is true only after it — a condition, wherever the clause stands. The same
+subordinator before a past or perfect verb ('after the fixes were applied', 'once the
+rebase had landed') or before a noun phrase alone ('after the rebase', 'after merging')
+tells what was done, and is no condition. `until`, `till` and `unless` wait whatever the
+tense of a present or perfect verb ('until the fix has landed').
+
+Grammar only: the subordinators, auxiliaries and the verb's inflection are closed classes;
+no word of what the event is. Linear in the text.
+"""
+
+from __future__ import annotations
+
+from mergegate.verdicts._patterns import compile_lazily
+
+__all__ = ["awaited_event"]
+
+# The subordinator and the words of its clause, up to the clause's punctuation.
+_SUBORDINATE = compile_lazily(
+    r"(?<![\w-])(once|after|until|till|unless|as soon as|provided(?: that)?|providing(?: that)?)"
+    r"[ \t]+([^,;:.!?—–()\n]{1,120})"
+)
+
+
+def _closed(words: str) -> frozenset[str]:
+    """A closed class, written as text (one word per blank-separated token)."""
+    return frozenset(words.split())
+
+
+_WORD = compile_lazily(r"[a-z][a-z'’-]*")
+_PAST = _closed("was were had did")
+_PRESENT = _closed("is are am will shall gets get goes go comes come 's 'll")
+_PERFECT = _closed("has have")
+# Waiting whatever the verb: the clause is the condition itself.
+_ALWAYS_WAITING = _closed("until till unless")
+# The subject's first words are no verb ('the', 'this migration'): the verb stands after.
+_DETERMINERS = _closed("the a an this that these those its their our your my every each")
+# A subject pronoun stands right before its verb ('once it lands', 'after we ship').
+_PRONOUNS = _closed("it they we i you he she someone somebody")
+_VERB_REACH = 6
+
+
+def awaited_event(lowered: str) -> tuple[int, str] | None:
+    """Where the subordinate clause of `lowered` (lower-cased prose) that waits for an event
+    starts and its text as evidence, or None (module docstring)."""
+    for found in _SUBORDINATE.finditer(lowered):
+        subordinator = found.group(1).split()[0]
+        words = _WORD.findall(found.group(2))[:_VERB_REACH]
+        tense = _tense(words)
+        if tense == "present" or (tense == "perfect" and subordinator in _ALWAYS_WAITING):
+            return found.start(), found.group(0).strip()[:60]
+    return None
+
+
+def _tense(words: list[str]) -> str | None:
+    """The tense of the clause's finite verb ('present', 'past', 'perfect'), or None when
+    no verb stands in its first words (a noun phrase: 'after the rebase')."""
+    for index, word in enumerate(words):
+        tense = _auxiliary_tense(word.replace("’", "'"))
+        if tense is None and index and words[index - 1] not in _DETERMINERS:
+            tense = _inflected_tense(word)  # not the subject's own words ('the fixes')
+        if tense is not None:
+            return tense
+    if len(words) >= 2 and words[0] in _PRONOUNS:
+        return "present"  # 'once it lands', 'after we ship': the pronoun's bare verb
+    return None
+
+
+def _auxiliary_tense(word: str) -> str | None:
+    if word in _PAST:
+        return "past"
+    if word in _PERFECT:
+        return "perfect"
+    return "present" if word in _PRESENT or word.endswith("'ll") else None
+
+
+def _inflected_tense(word: str) -> str | None:
+    """'landed' is past, 'lands' present; 'process', 'status', 'this' are no verb forms."""
+    if word.endswith("ed"):
+        return "past"
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return "present"
+    return None
