@@ -495,3 +495,32 @@ def test_a_workspace_is_made_without_git_init_and_reads_as_one_git_made(
     assert sha is not None
     made_here = {p.relative_to(tmp_path / "ws") for p in (tmp_path / "ws" / ".git").rglob("*")}
     assert {p.relative_to(by_git) for p in (by_git / ".git").rglob("*")} <= made_here
+
+
+def test_publishing_the_workspaces_head_sets_no_ref_of_its_own(
+    repo: Path, made: tuple[Workspace, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unit's last commit, where the workspace's HEAD is, travels as a bundle of HEAD: no
+    `update-ref` in the workspace first; a commit HEAD has moved away from is still carried
+    (through mergegate's own ref), and the repository gets exactly that commit."""
+    from mergegate.git import _workspaces
+
+    workspace, base = made
+    write_files(workspace.root, {"b.txt": "b\n"})
+    first = commit_with_key(workspace, "T1", "Mergegate-Task: r1/U1/T1", onto=base)
+    assert first is not None
+    asked = _record_git(monkeypatch, _workspaces)
+    publish(repo, workspace, first, base, branch=BRANCH)
+    assert [a[0] for a in asked] == ["bundle", "bundle", "update-ref"]
+    assert git(repo, "rev-parse", f"refs/heads/{BRANCH}") == first
+    # HEAD moves on: the commit published is still the one asked for
+    write_files(workspace.root, {"c.txt": "c\n"})
+    second = commit_with_key(workspace, "T2", "Mergegate-Task: r1/U1/T2", onto=first)
+    assert second is not None
+    write_files(workspace.root, {"d.txt": "d\n"})
+    third = commit_with_key(workspace, "T3", "Mergegate-Task: r1/U1/T3", onto=second)
+    assert third is not None
+    publish(repo, workspace, second, first, branch=BRANCH)
+    assert git(repo, "rev-parse", f"refs/heads/{BRANCH}") == second
+    assert git(repo, "cat-file", "-t", second) == "commit"
+    assert run_git(repo, "cat-file", "-e", third).returncode != 0
