@@ -443,3 +443,84 @@ def test_the_new_commit_is_read_from_the_ref_git_wrote_not_asked_for(
     assert again == git(workspace.root, "rev-parse", "HEAD")
     assert again != sha
     assert [a for a in asked if "rev-parse" in a]
+
+
+# ---------------------------------------------------------------- processes per unit
+
+
+def _record_git(monkeypatch: pytest.MonkeyPatch, *modules: object) -> list[tuple[str, ...]]:
+    """Every git command the given modules run, from now on."""
+    asked: list[tuple[str, ...]] = []
+    for module in modules:
+        real = module.run_git  # type: ignore[attr-defined]
+
+        def counted(where: object, *args: str, _real: object = real, **kwargs: object) -> object:
+            asked.append(args)
+            return _real(where, *args, **kwargs)  # type: ignore[operator]
+
+        monkeypatch.setattr(module, "run_git", counted)
+    return asked
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_a_workspace_is_made_without_git_init_and_reads_as_one_git_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, object_format: str
+) -> None:
+    """The `.git` of a workspace (and of a review checkout) is written without `git init`,
+    and is what `git init --template=` makes: the same local config, HEAD unborn, the
+    object format of the source; git reads it and commits in it."""
+    from mergegate.git import _checkout, _workspaces
+
+    source = tmp_path / "src"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main", f"--object-format={object_format}")
+    write_files(source, {"a.txt": "a\n"})
+    git(source, "add", "-A")
+    git(source, "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "base")
+    base = git(source, "rev-parse", "main")
+    asked = _record_git(monkeypatch, _checkout, _workspaces)
+    workspace, head = add_workspace(source, tmp_path / "ws", BRANCH, base)
+    assert head == base
+    assert not [a for a in asked if "init" in a]
+    by_git = tmp_path / "by-git"
+    by_git.mkdir()
+    git(by_git, "init", "-q", "--template=", f"--object-format={object_format}", ".")
+    local = ("config", "--local", "--list")
+    settings = set(git(by_git, *local).splitlines())
+    assert settings <= set(git(tmp_path / "ws", *local).splitlines())
+    assert git(tmp_path / "ws", "rev-parse", "--show-object-format") == object_format
+    assert git(tmp_path / "ws", "rev-parse", "HEAD") == base
+    write_files(workspace.root, {"b.txt": "b\n"})
+    sha = commit_with_key(workspace, "T1", "Mergegate-Task: r1/U1/T1", onto=base)
+    assert sha is not None
+    made_here = {p.relative_to(tmp_path / "ws") for p in (tmp_path / "ws" / ".git").rglob("*")}
+    assert {p.relative_to(by_git) for p in (by_git / ".git").rglob("*")} <= made_here
+
+
+def test_publishing_the_workspaces_head_sets_no_ref_of_its_own(
+    repo: Path, made: tuple[Workspace, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unit's last commit, where the workspace's HEAD is, travels as a bundle of HEAD: no
+    `update-ref` in the workspace first; a commit HEAD has moved away from is still carried
+    (through mergegate's own ref), and the repository gets exactly that commit."""
+    from mergegate.git import _workspaces
+
+    workspace, base = made
+    write_files(workspace.root, {"b.txt": "b\n"})
+    first = commit_with_key(workspace, "T1", "Mergegate-Task: r1/U1/T1", onto=base)
+    assert first is not None
+    asked = _record_git(monkeypatch, _workspaces)
+    publish(repo, workspace, first, base, branch=BRANCH)
+    assert [a[0] for a in asked] == ["bundle", "bundle", "update-ref"]
+    assert git(repo, "rev-parse", f"refs/heads/{BRANCH}") == first
+    # HEAD moves on: the commit published is still the one asked for
+    write_files(workspace.root, {"c.txt": "c\n"})
+    second = commit_with_key(workspace, "T2", "Mergegate-Task: r1/U1/T2", onto=first)
+    assert second is not None
+    write_files(workspace.root, {"d.txt": "d\n"})
+    third = commit_with_key(workspace, "T3", "Mergegate-Task: r1/U1/T3", onto=second)
+    assert third is not None
+    publish(repo, workspace, second, first, branch=BRANCH)
+    assert git(repo, "rev-parse", f"refs/heads/{BRANCH}") == second
+    assert git(repo, "cat-file", "-t", second) == "commit"
+    assert run_git(repo, "cat-file", "-e", third).returncode != 0

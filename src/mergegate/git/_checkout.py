@@ -1,11 +1,11 @@
 """A throwaway checkout of one commit: a separate repository, so a reviewer working in it has
 neither the user's working tree nor the user's `.git` within reach.
 
-What it is: `git init --template=` in a fresh directory (no hooks, no template files, the same
-object format as the source), the source's object store borrowed through
-`objects/info/alternates` (what `git clone --shared` sets up), the source's `shallow` file
-copied when there is one, then `git checkout --detach <sha>`. Nothing is copied, so it costs a
-checkout of the files, whatever the size of the history.
+What it is: what `git init --template=` makes in a fresh directory (no hooks, no template
+files, the same object format as the source; written by mergegate, no process), the source's
+object store borrowed through `objects/info/alternates` (what `git clone --shared` sets up),
+the source's `shallow` file copied when there is one, then `git checkout --detach <sha>`.
+Nothing is copied, so it costs a checkout of the files, whatever the size of the history.
 
 Why not `git worktree add`: a linked worktree shares `.git/config` and `.git/hooks` with the
 user's repository, the very files a reviewer must not reach. Why not `git clone`: a local clone
@@ -198,12 +198,64 @@ def init_borrowing(source: Where, where: Path) -> None:
     `source` (through `objects/info/alternates`) and writes its own: `git init --template=`
     (no hooks, no template files, the same object format), alternates, `shallow` copied."""
     objects, shallow, object_format = _source_paths(source)
-    _must(where, "init", "-q", "--template=", f"--object-format={object_format}", ".")
-    info = where / ".git" / "objects" / "info"
-    info.mkdir(parents=True, exist_ok=True)
-    (info / "alternates").write_text(f"{objects}\n", encoding="utf-8")
+    _init_git_dir(where / ".git", object_format)
+    (where / ".git" / "objects" / "info" / "alternates").write_text(
+        f"{objects}\n", encoding="utf-8"
+    )
     if os.path.isfile(shallow):
         shutil.copyfile(shallow, where / ".git" / "shallow")
+
+
+def _init_git_dir(git_dir: Path, object_format: str) -> None:
+    """What `git init --template= --object-format=FORMAT` makes of an empty work tree's
+    `.git`, written without a process (a unit's workspace and each review checkout are
+    two inits a unit): `HEAD` on an unborn branch (every caller checks a commit out next),
+    empty `objects` and `refs`, and the config git writes, with git's own probes of the
+    filesystem (executable bit, symbolic links, case) made the same way."""
+    for sub in ("objects/info", "objects/pack", "refs/heads", "refs/tags"):
+        (git_dir / sub).mkdir(parents=True)
+    (git_dir / "HEAD").write_text("ref: refs/heads/master\n", encoding="ascii")
+    config = git_dir / "config"
+    config.write_text("", encoding="ascii")
+    core = {
+        "repositoryformatversion": "0" if object_format == "sha1" else "1",
+        "filemode": "true" if _trusts_file_mode(config) else "false",
+        "bare": "false",
+        "logallrefupdates": "true",
+    }
+    if not _has_symlinks(git_dir):
+        core["symlinks"] = "false"
+    if (git_dir / "CoNfIg").exists():
+        core["ignorecase"] = "true"
+    lines = ["[core]", *(f"\t{key} = {value}" for key, value in core.items())]
+    if object_format != "sha1":
+        lines += ["[extensions]", f"\tobjectformat = {object_format}"]
+    config.write_text("\n".join(lines) + "\n", encoding="ascii")
+
+
+def _trusts_file_mode(path: Path) -> bool:
+    """git init's probe: whether flipping the owner's executable bit of a (non-executable)
+    file shows in its `lstat`."""
+    try:
+        before = os.lstat(path).st_mode
+        os.chmod(path, before ^ stat.S_IXUSR)
+        after = os.lstat(path).st_mode
+        os.chmod(path, before)
+    except OSError:
+        return False
+    return after != before and not before & stat.S_IXUSR
+
+
+def _has_symlinks(git_dir: Path) -> bool:
+    """git init's probe: whether a symbolic link can be made in the git directory."""
+    probe = git_dir / f"t{uuid.uuid4().hex[:6]}"
+    try:
+        os.symlink("testing", probe)
+        made = stat.S_ISLNK(os.lstat(probe).st_mode)
+        probe.unlink()
+    except OSError:
+        return False
+    return made
 
 
 @contextlib.contextmanager

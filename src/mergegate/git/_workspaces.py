@@ -335,22 +335,45 @@ def publish(
 
 def _carry(repo: Path, workspace: Workspace, sha: str, bases: list[str]) -> None:
     """`sha`'s objects beyond `bases` into `repo` as a bundle. git refuses a bundle with
-    nothing in it: asked only then, a `sha` reachable from a base needs none."""
-    bundle = workspace.git_dir / "mergegate-publish.bundle"
-    # a bundle carries refs, not bare commits: name the commit for it
+    nothing in it: asked only then, a `sha` reachable from a base needs none.
+
+    A bundle carries refs, not bare commits. When the workspace's HEAD names `sha` (the
+    unit's last commit is the one published; read from its files, no process) the bundle is
+    made of `HEAD`, and the commit `unbundle` reports for it must be `sha`; otherwise (or
+    when HEAD moved between the read and the bundle) a ref of mergegate's is pointed at
+    `sha` first, one `update-ref` more. Either way every object is checked as it arrives."""
+    if read_head(workspace.root, workspace.git_dir) == sha and _carry_ref(
+        repo, workspace, "HEAD", sha, bases
+    ):
+        return
     _must(workspace, "update-ref", _PUBLISH_REF, sha)
-    made = run_git(
-        workspace, "bundle", "create", "-q", str(bundle), _PUBLISH_REF, *(f"^{b}" for b in bases)
-    )
-    if not made.ok:
-        if any(_ok(workspace, "merge-base", "--is-ancestor", sha, b)[0] for b in bases):
-            return
-        detail = made.stderr.decode("utf-8", "replace").strip()[-600:]
-        raise GitError(f"git bundle create failed in {workspace.root}: {detail}")
+    if not _carry_ref(repo, workspace, _PUBLISH_REF, sha, bases):
+        raise GitError(f"the bundle of {_PUBLISH_REF} in {workspace.root} does not hold {sha}")
+
+
+def _carry_ref(repo: Path, workspace: Workspace, ref: str, sha: str, bases: list[str]) -> bool:
+    """Bundle `ref` with its objects beyond `bases` and unbundle it into `repo`; whether the
+    commit it carried is `sha` (True too when nothing needed carrying)."""
+    bundle = workspace.git_dir / "mergegate-publish.bundle"
     try:
-        _must(repo, "bundle", "unbundle", str(bundle))
+        if not _bundle(workspace, bundle, ref, sha, bases):
+            return True
+        carried = _must(repo, "bundle", "unbundle", str(bundle)).split()
     finally:
         bundle.unlink(missing_ok=True)
+    return carried[:1] == [sha]
+
+
+def _bundle(workspace: Workspace, bundle: Path, ref: str, sha: str, bases: list[str]) -> bool:
+    """Write `ref` (at `sha`) and the objects beyond `bases` to `bundle`; False when there
+    are none (`sha` reachable from a base)."""
+    made = run_git(workspace, "bundle", "create", "-q", str(bundle), ref, *(f"^{b}" for b in bases))
+    if made.ok:
+        return True
+    if any(_ok(workspace, "merge-base", "--is-ancestor", sha, b)[0] for b in bases):
+        return False
+    detail = made.stderr.decode("utf-8", "replace").strip()[-600:]
+    raise GitError(f"git bundle create failed in {workspace.root}: {detail}")
 
 
 # ---------------------------------------------------------------- commits
