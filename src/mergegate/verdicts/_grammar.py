@@ -19,6 +19,7 @@ Grammars never look inside non-live lines. The forms:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -437,6 +438,25 @@ def _unread_state(cell: str) -> bool:
     return not says_none(text)
 
 
+# First header cells that name each row as one round of the same review ('| Run | Date |
+# Status |', a GSD verification audit trail): the rows are successive verdicts on the whole
+# change, not parts of it, and the last review decides (README). Only when the rows count up
+# ('1 (initial)', '2 (re-verify)'): a log whose order is not shown keeps every row.
+_ROUND_HEADERS = frozenset(
+    phrases(
+        """run|round|iteration|attempt|cycle|pass|review round|review cycle|verification run|
+re-review|revision|ronda|rodada|tour|durchgang|轮次|轮|回合"""
+    )
+)
+_ROUND_NUMBER = compile_lazily(r"[ \t*_`#]*(?:round |run |r|v)?(\d{1,4})(?!\d)")
+
+
+def _round_number(cell: str) -> int | None:
+    """The round a log row's first cell numbers ('2 (re-verify)', 'Round 3', '**R2**')."""
+    found = _ROUND_NUMBER.match(cell)
+    return int(found.group(1)) if found is not None else None
+
+
 def _row_site(site: Site, *, by_reviewer: bool = False) -> Site:
     """A row of a table with several rows speaks for one part. In a status column it is one
     check's result: a failed check asks for fixes, it is not the reviewer rejecting the
@@ -511,6 +531,9 @@ class _Table:
         self.sites: list[Site] = []
         self.unread: list[Site] = []
         self.evidence: frozenset[int] = frozenset()
+        self.by_round = False
+        self.round_numbers: list[int | None] = []
+        self.last_row_start = 0
 
     def row(self, doc: Doc, index: int, line: Line) -> Iterator[Site]:
         cells = [c.strip() for c in line.low.strip().strip("|").split("|")]
@@ -530,6 +553,7 @@ class _Table:
                 return
         if header:
             self.by_reviewer = label in _REVIEWER_HEADERS
+            self.by_round = label in _ROUND_HEADERS
             evidence: set[int] = set()
             for col, cell in enumerate(cells):
                 name = drop_parens(strip_label(clean_value(cell))).rstrip("?: ")
@@ -541,6 +565,8 @@ class _Table:
             self.evidence = frozenset(evidence)
             return
         self.rows += 1 if self.columns else 0
+        self.round_numbers.append(_round_number(cells[0]))
+        self.last_row_start = len(self.sites)
         self._columns(index, line, cells)
 
     def _columns(self, index: int, line: Line, cells: list[str]) -> None:
@@ -568,9 +594,18 @@ class _Table:
         if not self.header_seen:
             return
         several = self.rows > 1
-        found.extend(
-            _row_site(s, by_reviewer=self.by_reviewer) if several else s for s in self.sites
-        )
+        if several and self._counts_rounds():
+            # A log of rounds: the rows above the last are superseded rounds (like a verdict
+            # under '## Round 1' above '## Round 2'). The last row is the newest round's
+            # record, a history entry beside the document's own verdict: it alone never
+            # approves, and its no still counts.
+            older, last = self.sites[: self.last_row_start], self.sites[self.last_row_start :]
+            found.extend(replace(s, local=True) for s in older)
+            found.extend(replace(s, local=s.decision is _A) for s in last)
+        else:
+            found.extend(
+                _row_site(s, by_reviewer=self.by_reviewer) if several else s for s in self.sites
+            )
         # A reviewer whose state no rule reads: that verdict is unknown, and an unknown
         # verdict is not a yes (a part's malformed answer keeps the document from approving).
         found.extend(replace(s, part=True) for s in self.unread)
@@ -581,3 +616,13 @@ class _Table:
         self.rows = 0
         self.sites = []
         self.evidence = frozenset()
+        self.by_round = False
+        self.round_numbers = []
+        self.last_row_start = 0
+
+    def _counts_rounds(self) -> bool:
+        """The table is a log of rounds whose rows count up, one round a row."""
+        numbers = [n for n in self.round_numbers if n is not None]
+        if not self.by_round or not numbers or len(numbers) < len(self.round_numbers):
+            return False
+        return all(a < b for a, b in itertools.pairwise(numbers))
