@@ -29,7 +29,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._answer import Answer, after_approval, read_answer
 from mergegate.verdicts._bare import bare_site, cli_flag, heading_phrase, opens_with_verdict_word
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import reported_before
 from mergegate.verdicts._site import (
@@ -40,6 +40,7 @@ from mergegate.verdicts._site import (
     strip_label,
     without_list_mark,
 )
+from mergegate.verdicts._tables import table_head
 from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import (
@@ -169,6 +170,8 @@ def _labelled(doc: Doc, index: int, line: Line) -> Site | None:
         site = heading_phrase(index, line)
         if site is not None and site.decision is not _A and _section_says_none(doc, index):
             return None  # '### Issues Found' over 'None.': the title of an empty section
+        if site is not None and site.decision is not _A and _titles_closed_items(doc, index):
+            return None  # '## Issues Found' over items each told fixed: a findings log
         return site
     return None
 
@@ -190,6 +193,61 @@ def _section_says_none(doc: Doc, index: int) -> bool:
         if seen > _NONE_SECTION_LINES or line.heading_level or not says_none(line.raw):
             return False
     return seen > 0
+
+
+# A heading that names a findings section ('## Issues Found', '### Problems found (2)').
+_FINDINGS_TITLE = compile_lazily(
+    r"(?:issues|problems|concerns|findings|defects|bugs)(?: found| identified)?"
+    r"(?: \(\d{1,3}\))?"
+)
+# A finding's closing state, as a review log writes it beside each item: the values of a
+# finding's status field ('Fixed in a1b2c3d', '✅ Resolved', '| Addressed |').
+_CLOSED_STATE = compile_lazily(
+    r"(?<!\w)(?:fixed|resolved|addressed|closed|corrected|done)(?!\w)|✅|✔|☑"
+)
+_CLOSED_ITEMS_LINES = 40
+# Closed-class words that put a state ahead or make it an obligation: modals, 'to be'.
+_MODAL_BEFORE = compile_lazily(
+    r"(?<!\w)(?:will|would|shall|should|must|can|could|may|might|need|needs|to be|"
+    r"going to|has to|have to)(?!\w)"
+)
+
+
+def _tells_closed(text: str) -> bool:
+    """A list item or a table cell that gives its finding a closing state: not negated, not
+    after a modal ('will be fixed', 'to be addressed'), and in no question ('fixed?')."""
+    state = _CLOSED_STATE.search(text)
+    if state is None or "?" in text or sig.negated_before(text, state.start()):
+        return False
+    return _MODAL_BEFORE.search(text, 0, state.start()) is None
+
+
+def _titles_closed_items(doc: Doc, index: int) -> bool:
+    """The heading names a findings section (`_FINDINGS_TITLE`) whose every item — a list
+    item, or a table row below its header — gives its finding a closing state, not negated:
+    the section is a log of findings the change has fixed, not a verdict that asks for
+    fixes. The items are still read by every other reader (a stated defect, an obligation,
+    a blocking severity). A paragraph in the section, or an item without a closing state,
+    leaves the heading a verdict."""
+    title = strip_label(clean_value(norm(doc.lines[index].heading_text)))
+    if _FINDINGS_TITLE.fullmatch(title) is None:
+        return False
+    level = doc.lines[index].heading_level
+    items = 0
+    for below in range(index + 1, len(doc.lines)):
+        line = doc.lines[below]
+        if line.heading_level and line.heading_level <= level:
+            break
+        if below > index + _CLOSED_ITEMS_LINES:
+            return False  # a section longer than the window is not read as a log
+        if line.blank or not line.raw.strip() or table_head(doc, below):
+            continue
+        if line.heading_level or not (LIST_MARK.match(line.raw) or is_table_row(line.raw)):
+            return False
+        if not any(_tells_closed(cell) for cell in line.low.strip().strip("|").split("|")):
+            return False
+        items += 1
+    return items > 0
 
 
 def _label_values(text: str) -> Iterator[_Pair]:
