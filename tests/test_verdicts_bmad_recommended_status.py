@@ -43,3 +43,32 @@ def test_ready_for_done_after_a_pass_gate_approves(value: str) -> None:
 )
 def test_any_other_recommended_status_keeps_the_pass_from_approving(value: str) -> None:
     assert parse_verdict(_qa_results(value)).decision is not A
+
+
+# Session 22 (issue 23): the value with the reviewer's reason after a dash or colon. The
+# heading is the template's; the line is read like any text after the approval.
+@pytest.mark.parametrize(
+    "value",
+    [
+        "✓ Ready for Done - every acceptance criterion is met and covered by tests",
+        "✓ Ready for Done — l'implémentation est complète",
+        "**Ready for Done**: the exporter is complete and well tested",
+    ],
+)
+def test_ready_for_done_with_its_reason_approves(value: str) -> None:
+    verdict = parse_verdict(_qa_results(value))
+    assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "✓ Ready for Done - after the export flag is renamed",
+        "✓ Ready for Done - pending the security sign-off",
+        "✓ Ready for Done: do not merge until QA re-runs",
+        "✓ Ready for Done - Changes Required for the CSV path",
+        "✓ Ready for Done - see notes\n\nRename the export flag first.",
+    ],
+)
+def test_a_reason_that_qualifies_ready_for_done_keeps_it_from_approving(value: str) -> None:
+    assert parse_verdict(_qa_results(value)).decision is not A

@@ -24,11 +24,20 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._composed_phrases import DONE_REPORT
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
 from mergegate.verdicts._statement import hold_in, prose_problem
-from mergegate.verdicts._vocab import AMBIGUOUS, Hit, LabelKind, first_hit, hits, is_clause_end
+from mergegate.verdicts._vocab import (
+    AMBIGUOUS,
+    Hit,
+    LabelKind,
+    first_clause_end,
+    first_hit,
+    hits,
+    is_clause_end,
+)
 
 __all__ = ["TITLE", "Answer", "after_approval", "read_answer", "skip_extras", "strip_decor"]
 
@@ -83,11 +92,31 @@ def read_answer(value: str, kind: LabelKind, *, heading: int = 0) -> Answer | No
     if kind is LabelKind.STATUS and hit.phrase in _NOT_A_STATUS:
         return None
     if hit.decision is not _A:
+        if _subject_told_done(value, hit):
+            return None
         return Answer(hit.decision, hit.phrase)
     problem = after_approval(value[hit.end :], heading=heading)
     if problem is not None:
         return Answer(problem[0], hit.phrase, problem[1])
     return Answer(_A, hit.phrase, clean=hit.phrase == "clean")
+
+
+# The words between a no's phrase and the report that it was done ('issues found above were
+# fixed', 'changes requested in round 1 have been addressed'): a short noun-phrase tail.
+_SUBJECT_TAIL_WORDS = 5
+
+
+def _subject_told_done(value: str, hit: Hit) -> bool:
+    """A no's phrase that is the subject of a report that it was done, in its own clause
+    ('All issues found above were fixed and re-verified.', 'Changes requested in round 1
+    have been addressed.'): the phrase names the findings, it does not answer. An indicative
+    report only (`DONE_REPORT`: not 'must be fixed', not 'were not fixed')."""
+    rest = value[hit.end :]
+    clause = rest[: first_clause_end(rest)]
+    report = DONE_REPORT.search(clause)
+    if report is None or len(clause[: report.start()].split()) > _SUBJECT_TAIL_WORDS:
+        return False
+    return not any(ch in clause[: report.start()] for ch in ",;:")
 
 
 def _not_at_start(value: str, kind: LabelKind) -> Answer | None:

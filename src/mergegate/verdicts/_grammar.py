@@ -19,6 +19,7 @@ Grammars never look inside non-live lines. The forms:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -28,7 +29,7 @@ from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._answer import Answer, after_approval, read_answer
 from mergegate.verdicts._bare import bare_site, cli_flag, heading_phrase, opens_with_verdict_word
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import reported_before
 from mergegate.verdicts._site import (
@@ -39,6 +40,7 @@ from mergegate.verdicts._site import (
     strip_label,
     without_list_mark,
 )
+from mergegate.verdicts._tables import table_head
 from mergegate.verdicts._templates._none import says_none
 from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import (
@@ -168,6 +170,8 @@ def _labelled(doc: Doc, index: int, line: Line) -> Site | None:
         site = heading_phrase(index, line)
         if site is not None and site.decision is not _A and _section_says_none(doc, index):
             return None  # '### Issues Found' over 'None.': the title of an empty section
+        if site is not None and site.decision is not _A and _titles_closed_items(doc, index):
+            return None  # '## Issues Found' over items each told fixed: a findings log
         return site
     return None
 
@@ -189,6 +193,61 @@ def _section_says_none(doc: Doc, index: int) -> bool:
         if seen > _NONE_SECTION_LINES or line.heading_level or not says_none(line.raw):
             return False
     return seen > 0
+
+
+# A heading that names a findings section ('## Issues Found', '### Problems found (2)').
+_FINDINGS_TITLE = compile_lazily(
+    r"(?:issues|problems|concerns|findings|defects|bugs)(?: found| identified)?"
+    r"(?: \(\d{1,3}\))?"
+)
+# A finding's closing state, as a review log writes it beside each item: the values of a
+# finding's status field ('Fixed in a1b2c3d', '✅ Resolved', '| Addressed |').
+_CLOSED_STATE = compile_lazily(
+    r"(?<!\w)(?:fixed|resolved|addressed|closed|corrected|done)(?!\w)|✅|✔|☑"
+)
+_CLOSED_ITEMS_LINES = 40
+# Closed-class words that put a state ahead or make it an obligation: modals, 'to be'.
+_MODAL_BEFORE = compile_lazily(
+    r"(?<!\w)(?:will|would|shall|should|must|can|could|may|might|need|needs|to be|"
+    r"going to|has to|have to)(?!\w)"
+)
+
+
+def _tells_closed(text: str) -> bool:
+    """A list item or a table cell that gives its finding a closing state: not negated, not
+    after a modal ('will be fixed', 'to be addressed'), and in no question ('fixed?')."""
+    state = _CLOSED_STATE.search(text)
+    if state is None or "?" in text or sig.negated_before(text, state.start()):
+        return False
+    return _MODAL_BEFORE.search(text, 0, state.start()) is None
+
+
+def _titles_closed_items(doc: Doc, index: int) -> bool:
+    """The heading names a findings section (`_FINDINGS_TITLE`) whose every item — a list
+    item, or a table row below its header — gives its finding a closing state, not negated:
+    the section is a log of findings the change has fixed, not a verdict that asks for
+    fixes. The items are still read by every other reader (a stated defect, an obligation,
+    a blocking severity). A paragraph in the section, or an item without a closing state,
+    leaves the heading a verdict."""
+    title = strip_label(clean_value(norm(doc.lines[index].heading_text)))
+    if _FINDINGS_TITLE.fullmatch(title) is None:
+        return False
+    level = doc.lines[index].heading_level
+    items = 0
+    for below in range(index + 1, len(doc.lines)):
+        line = doc.lines[below]
+        if line.heading_level and line.heading_level <= level:
+            break
+        if below > index + _CLOSED_ITEMS_LINES:
+            return False  # a section longer than the window is not read as a log
+        if line.blank or not line.raw.strip() or table_head(doc, below):
+            continue
+        if line.heading_level or not (LIST_MARK.match(line.raw) or is_table_row(line.raw)):
+            return False
+        if not any(_tells_closed(cell) for cell in line.low.strip().strip("|").split("|")):
+            return False
+        items += 1
+    return items > 0
 
 
 def _label_values(text: str) -> Iterator[_Pair]:
@@ -437,6 +496,25 @@ def _unread_state(cell: str) -> bool:
     return not says_none(text)
 
 
+# First header cells that name each row as one round of the same review ('| Run | Date |
+# Status |', a GSD verification audit trail): the rows are successive verdicts on the whole
+# change, not parts of it, and the last review decides (README). Only when the rows count up
+# ('1 (initial)', '2 (re-verify)'): a log whose order is not shown keeps every row.
+_ROUND_HEADERS = frozenset(
+    phrases(
+        """run|round|iteration|attempt|cycle|pass|review round|review cycle|verification run|
+re-review|revision|ronda|rodada|tour|durchgang|轮次|轮|回合"""
+    )
+)
+_ROUND_NUMBER = compile_lazily(r"[ \t*_`#]*(?:round |run |r|v)?(\d{1,4})(?!\d)")
+
+
+def _round_number(cell: str) -> int | None:
+    """The round a log row's first cell numbers ('2 (re-verify)', 'Round 3', '**R2**')."""
+    found = _ROUND_NUMBER.match(cell)
+    return int(found.group(1)) if found is not None else None
+
+
 def _row_site(site: Site, *, by_reviewer: bool = False) -> Site:
     """A row of a table with several rows speaks for one part. In a status column it is one
     check's result: a failed check asks for fixes, it is not the reviewer rejecting the
@@ -511,6 +589,9 @@ class _Table:
         self.sites: list[Site] = []
         self.unread: list[Site] = []
         self.evidence: frozenset[int] = frozenset()
+        self.by_round = False
+        self.round_numbers: list[int | None] = []
+        self.last_row_start = 0
 
     def row(self, doc: Doc, index: int, line: Line) -> Iterator[Site]:
         cells = [c.strip() for c in line.low.strip().strip("|").split("|")]
@@ -530,6 +611,7 @@ class _Table:
                 return
         if header:
             self.by_reviewer = label in _REVIEWER_HEADERS
+            self.by_round = label in _ROUND_HEADERS
             evidence: set[int] = set()
             for col, cell in enumerate(cells):
                 name = drop_parens(strip_label(clean_value(cell))).rstrip("?: ")
@@ -541,6 +623,8 @@ class _Table:
             self.evidence = frozenset(evidence)
             return
         self.rows += 1 if self.columns else 0
+        self.round_numbers.append(_round_number(cells[0]))
+        self.last_row_start = len(self.sites)
         self._columns(index, line, cells)
 
     def _columns(self, index: int, line: Line, cells: list[str]) -> None:
@@ -568,9 +652,18 @@ class _Table:
         if not self.header_seen:
             return
         several = self.rows > 1
-        found.extend(
-            _row_site(s, by_reviewer=self.by_reviewer) if several else s for s in self.sites
-        )
+        if several and self._counts_rounds():
+            # A log of rounds: the rows above the last are superseded rounds (like a verdict
+            # under '## Round 1' above '## Round 2'). The last row is the newest round's
+            # record, a history entry beside the document's own verdict: it alone never
+            # approves, and its no still counts.
+            older, last = self.sites[: self.last_row_start], self.sites[self.last_row_start :]
+            found.extend(replace(s, local=True) for s in older)
+            found.extend(replace(s, local=s.decision is _A) for s in last)
+        else:
+            found.extend(
+                _row_site(s, by_reviewer=self.by_reviewer) if several else s for s in self.sites
+            )
         # A reviewer whose state no rule reads: that verdict is unknown, and an unknown
         # verdict is not a yes (a part's malformed answer keeps the document from approving).
         found.extend(replace(s, part=True) for s in self.unread)
@@ -581,3 +674,13 @@ class _Table:
         self.rows = 0
         self.sites = []
         self.evidence = frozenset()
+        self.by_round = False
+        self.round_numbers = []
+        self.last_row_start = 0
+
+    def _counts_rounds(self) -> bool:
+        """The table is a log of rounds whose rows count up, one round a row."""
+        numbers = [n for n in self.round_numbers if n is not None]
+        if not self.by_round or not numbers or len(numbers) < len(self.round_numbers):
+            return False
+        return all(a < b for a, b in itertools.pairwise(numbers))

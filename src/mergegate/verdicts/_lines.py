@@ -577,9 +577,20 @@ def _example_follows(state: _State) -> None:
     state.example_gap = True
 
 
+# A verdict field named by its two values, then its separator: '**Go/No-Go:** GO',
+# 'Pass/Fail: PASS'. The pair names the field, so only its value can be a template's choices.
+_CHOICE_NAMED_LABEL = compile_lazily(
+    r"[ \t>*_`-]*(?:go[ \t]*/[ \t]*no[- ]go|ship[ \t]*/[ \t]*no[- ]ship|pass[ \t]*/[ \t]*fail)"
+    r"(?:[ \t]+decision)?[*_` \t]*:"
+)
+
+
 def _is_template(low: str) -> bool:
     yaml_value = _YAML_VALUE.match(low) if "#" in low else None
     shown = yaml_value.group(1) if yaml_value is not None else low
+    named = _CHOICE_NAMED_LABEL.match(shown)
+    if named is not None:
+        shown = shown[named.end() :]
     return bool(
         _TEMPLATE_HINT.search(shown)
         and (_TEMPLATE.search(shown) or ("{" in shown and "}" in shown and "status" in shown))

@@ -788,6 +788,45 @@ def non_blocking_contrast(clause: str) -> str | None:
     return _DECLARED_NON_BLOCKING.sub(" ", body)
 
 
+# A 'with …' extra that is a tally of the review's findings in which none is open: a zero count
+# ('with 0 blocking issues', 'with no critical or important findings') or findings counted
+# with a closing state ('with one accepted minor deviation', 'with all findings resolved').
+# Closed vocabularies: grades and states name the values of a finding's severity and status
+# fields; the nouns name findings. The tally must be the whole 'with' clause: anything after
+# a noun ('with 2 issues fixed later', '… remaining') leaves it a soft approval.
+_TALLY_GRADE = (
+    r"(?:blocking|critical|important|major|high|medium|severe|serious|open|unresolved|"
+    r"outstanding|remaining|known|new|p0|p1|p2|must[- ]fix|high[- ]severity|security|"
+    r"correctness|functional|significant|breaking|minor|low|cosmetic|trivial|small|style|"
+    r"design|spec|design[- ]spec|documentation|naming)"
+)
+_TALLY_NOUN = (
+    r"(?:issues?|findings?|blockers?|problems?|defects?|bugs?|concerns?|gaps?|regressions?|"
+    r"errors?|warnings?|failures?|violations?|deviations?|items?|comments?|nits?)"
+)
+_TALLY_STATE = r"(?:accepted|resolved|addressed|fixed|closed|waived)"
+_TALLY_COUNT = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|an?|all|both)"
+_TALLY_GRADES = rf"{_TALLY_GRADE}(?:(?: or | and |/| ?& ?){_TALLY_GRADE})*"
+_TALLY_PHRASE = (
+    rf"(?:(?:0|zero|no)(?: {_TALLY_GRADES}(?: {_TALLY_NOUN})?| {_TALLY_NOUN})|"
+    rf"{_TALLY_COUNT} {_TALLY_STATE}(?: {_TALLY_GRADE}){{0,2}} {_TALLY_NOUN}|"
+    rf"{_TALLY_COUNT}(?: {_TALLY_GRADE}){{0,2}} {_TALLY_NOUN} (?:(?:were|are|now|all) )?"
+    rf"{_TALLY_STATE})"
+)
+_CLEAR_TALLY = compile_lazily(
+    rf"{_TALLY_PHRASE}(?:(?: and | plus | ?& ?| ?/ ?){_TALLY_PHRASE})*[ \t)\]]*"
+)
+
+
+def _clear_tally(body: str, after_with: int) -> int:
+    """Length of a 'with' clause of `body` that tallies no open finding, or 0."""
+    stop = _EXTRA_STOP.search(body, after_with)
+    end = stop.start() if stop is not None else len(body)
+    clause = body[after_with:end].lstrip()
+    found = _CLEAR_TALLY.fullmatch(" ".join(clause.split()))
+    return end if found is not None else 0
+
+
 def non_blocking_extra(text: str) -> int:
     """Length of an explicitly non-blocking extra at the start of `text`, or 0.
 
@@ -803,6 +842,9 @@ def non_blocking_extra(text: str) -> int:
     match = _WITH.match(body)
     if match is None:
         return 0
+    tally = _clear_tally(body, match.end())
+    if tally:
+        return lead + tally
     stop = _EXTRA_STOP.search(body, match.end())
     clause = body[: stop.start() if stop is not None else len(body)]
     marks = list(_NON_BLOCKING_MARK.finditer(clause))

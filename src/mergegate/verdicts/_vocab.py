@@ -345,6 +345,8 @@ _VERDICT_LABELS = frozenset(
     phrases(
         """verdict|ruling|final call|merge decision|review decision|
 gate decision|approval decision|final verdict|overall verdict|review verdict|
+go/no-go|go / no-go|go/no-go decision|go / no-go decision|ship/no-ship|pass/fail|
+ship decision|release decision|launch decision|
 判定|结论|裁定|定级|评级|결론|판정|
 veredicto|dictamen|veredito|parecer|verdict final|urteil|verdetto|вердикт|заключение|
 gesamturteil|endurteil|veredicto final|veredito final|verdetto finale|giudizio|sign-off|

@@ -130,6 +130,13 @@ _OWNER_NOTE = r"[(\[*_ \t]*story owner decides(?: the)? final status[)\]*_ \t.]*
 _NOTE = compile_lazily(_OWNER_NOTE)
 _READY_NOTED = compile_lazily(rf"{_READY.pattern}{_OWNER_NOTE}")
 
+# The value, then the reviewer's reason after a dash or colon: '✓ Ready for Done - the
+# implementation is complete'.
+_READY_GIVING_REASON = compile_lazily(
+    r"[\[(*_ \t]*(?:✓|✔|✅)?[ \t]*ready for done[\])*_]*[ \t]*(?:[-–—:][ \t]+)(?=\w)"
+)
+
+_OTHER_VALUE = compile_lazily(r"changes required(?![a-z])")
 _CHANGES = compile_lazily(r"[\[(*_ \t]*(?:✗|✘|❌)?[ \t]*changes required(?![a-z]).*")
 
 
@@ -163,8 +170,23 @@ def _recommended_status(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | Non
             )
         if _READY.fullmatch(value) or _READY_NOTED.fullmatch(value):
             return frozenset({index, body[0], *notes}), None
+        if not notes and _reason_after_ready(value):
+            # The value with the reviewer's reason after it: the heading is the template's,
+            # the line is read like any text after the approval too.
+            return frozenset({index}), None
         return frozenset(), None
     return frozenset(), None
+
+
+def _reason_after_ready(value: str) -> bool:
+    """'✓ Ready for Done - every criterion is met': the value, then a reason that the answer
+    reader lets stand beside it as it would beside any approving answer on its line (no
+    condition, contrast, obligation or other verdict), and that is not the template's other
+    value ('Changes Required')."""
+    found = _READY_GIVING_REASON.match(value)
+    if found is None or _OTHER_VALUE.search(value, found.end()):
+        return False
+    return after_approval(" - " + value[found.end() :]) is None
 
 
 # A story's QA Results round: '### Review Date: …', '### Follow-up Review Date: …'.

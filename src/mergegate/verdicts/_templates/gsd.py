@@ -40,7 +40,7 @@ from __future__ import annotations
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer
 from mergegate.verdicts._dated import later_dated_headings
-from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._lines import Doc, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import clause_problem
@@ -90,7 +90,7 @@ def recognise(doc: Doc) -> Recognised | None:
     if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE and _closed_gaps(data):
         gsd_sites += _reverified_status(doc)
     checks = check_rows(doc, doc.frontmatter_end + 1)
-    info = _info_findings(doc) | _footer(doc)
+    info = _info_findings(doc) | _footer(doc) | _closed_gap_rows(doc, data)
     # A newer frontmatter settles what the body's older record left open.
     body = None if newer else checks.failing or _human_problem(data)
     return Recognised(
@@ -363,6 +363,57 @@ def _closed_gaps(data: object) -> bool:
     nested = data.get("re_verification")
     records = [data, nested] if isinstance(nested, dict) else [data]
     return any(r.get(key) not in _EMPTY for r in records for key in _CLOSED_KEYS)
+
+
+# A gap's id as the verifier writes it first in a `gaps_closed` entry and in the body's audit
+# table: 'CR-01', 'WR-05-CAP-SHADOW', 'SC2-COMBINED' (letters, digits, at least one hyphen).
+_GAP_ID = compile_lazily(r"[a-z][a-z0-9]{0,11}(?:-[a-z0-9]{1,24}){1,5}")
+
+
+# A cell of such a row that gives the gap a state other than closed (a gap's state values:
+# open, pending, partial …), or negates or continues what it reports (closed-class words:
+# 'not', 'still', 'yet'): the row is not the closed gap's record, and is read as written.
+_OPEN_WORD = compile_lazily(
+    r"(?<!\w)(?:open|reopened|pending|unresolved|outstanding|remaining|todo|wip|in progress|"
+    r"partial|partially|deferred|blocked|failing|failed|regressed|not|no|never|none|still|yet|"
+    r"cannot|can't|won't|doesn't|isn't|aren't|wasn't|didn't)(?!\w)"
+)
+
+
+def _closed_ids(data: object) -> frozenset[str]:
+    """The ids that open the entries of `gaps_closed` / `gaps_resolved` ('CR-01 — writer now
+    emits …'), when no gap is left open (`_open_gaps` blocks otherwise)."""
+    if not isinstance(data, dict) or _open_gaps(data, []) is not None:
+        return frozenset()
+    nested = data.get("re_verification")
+    records = [data, nested] if isinstance(nested, dict) else [data]
+    ids = set()
+    for record in records:
+        for key in _CLOSED_KEYS:
+            entries = record.get(key)
+            for entry in entries if isinstance(entries, list) else []:
+                found = _GAP_ID.match(str(entry).strip().lower())
+                if found is not None:
+                    ids.add(found.group(0))
+    return frozenset(ids)
+
+
+def _closed_gap_rows(doc: Doc, data: object) -> frozenset[int]:
+    """Body table rows that record a gap the frontmatter lists as closed: the row opens with
+    the gap's id ('| CR-01-FIXTURE-INDENT | blocker | 03-09 | now uses … |'), so its severity
+    is the closed gap's, not an open finding's — unless a cell states a problem now."""
+    ids = _closed_ids(data)
+    found: set[int] = set()
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)) if ids else ():
+        line = doc.lines[index]
+        if not line.live or not is_table_row(line.raw) or len(line.low) > 2000:
+            continue
+        # the raw cell: the cleaned text respells an id's hyphens ('cr-01-fixture indent')
+        first = line.low.strip().strip("|").split("|", 1)[0].strip(" \t*_`")
+        cells = line.clean.strip().strip("|").split("|")
+        if first in ids and not any(states_problem(c) or _OPEN_WORD.search(c) for c in cells[1:]):
+            found.add(index)
+    return frozenset(found)
 
 
 def _reverified_status(doc: Doc) -> tuple[Site, ...]:
