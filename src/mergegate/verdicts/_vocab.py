@@ -2,7 +2,8 @@
 
 Matching runs on normalized text (NFKC, case-folded, markup removed, `_` and a hyphen between
 two letters turned into a space: `PASS-WITH-FOLLOWUPS` reads as `pass with followups`,
-`needs-work` as `needs work`). Each table is one literal alternation, longest phrase first:
+`needs-work` as `needs work`). Each table is one literal alternation that matches the longest
+phrase at a position (written as a prefix tree, `alternation`):
 
 * Latin and Cyrillic phrases are bounded by letters on both sides, so `pass` is not found in
   `passive` and `no` is not found in `now`.
@@ -199,18 +200,50 @@ def _is_cjk(phrase: str) -> bool:
 
 def alternation(words: list[str] | tuple[str, ...]) -> re.Pattern[str]:
     """One pattern for a phrase list: Latin/Cyrillic phrases bounded by letters, CJK phrases
-    negation-aware (see the module docstring). Longest phrase first, then alphabetical: the
-    pattern's text is the same in every process (set order is not), so its compiled form can
-    be kept across processes (`_pattern_cache`)."""
-    ordered = sorted(set(words), key=lambda phrase: (-len(phrase), phrase))
-    latin = [re.escape(p) for p in ordered if not _is_cjk(p)]
-    cjk = [re.escape(p) for p in ordered if _is_cjk(p)]
+    negation-aware (see the module docstring). The longest phrase that matches at a position
+    is the one found (`_prefix_tree`)."""
+    latin = [p for p in set(words) if not _is_cjk(p)]
+    cjk = [p for p in set(words) if _is_cjk(p)]
     parts = []
     if latin:
-        parts.append(rf"(?<![{_LETTER}])(?:{'|'.join(latin)})(?![{_LETTER}])")
+        parts.append(rf"(?<![{_LETTER}])(?:{_prefix_tree(latin)})(?![{_LETTER}])")
     if cjk:
-        parts.append(rf"(?<![{_NEGATING_BEFORE}])(?:{'|'.join(cjk)}){_NEGATING_AFTER}")
+        parts.append(rf"(?<![{_NEGATING_BEFORE}])(?:{_prefix_tree(cjk)}){_NEGATING_AFTER}")
     return compile_lazily("|".join(parts) or "(?!)")
+
+
+_Tree = dict[str, "_Tree"]
+_END = ""  # the key of a tree node where a phrase ends
+
+
+def _prefix_tree(words: list[str]) -> str:
+    """The phrases as one pattern that shares their prefixes: `approv(?:ed|es|e)`, not
+    `approved|approves|approve`. The regex engine tries every alternative of a flat list at
+    every position (0.2 ms for a 50-character clause against the verdict vocabulary, read
+    several times per line after an approval); the tree tries one character per level.
+
+    It matches what the flat list, longest phrase first, matches: the phrases that match at
+    one position are prefixes of each other, so they lie on one path of the tree, and at each
+    node the longer phrases (its children) are tried before the phrase that ends there. When
+    the boundary after the longest fails, the engine backtracks to the next longest, as it
+    backtracks to the next alternative of the list. Children in sorted order: the pattern's
+    text is the same in every process (`_pattern_cache`)."""
+    tree: _Tree = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[_END] = {}
+    return _tree_pattern(tree)
+
+
+def _tree_pattern(node: _Tree) -> str:
+    branches = [re.escape(ch) + _tree_pattern(child) for ch, child in sorted(node.items()) if ch]
+    if _END in node:
+        branches.append("")  # the phrase that ends here, after every longer one
+    if len(branches) == 1:
+        return branches[0]
+    return f"(?:{'|'.join(branches)})"
 
 
 _DECIDING_RE = alternation(list(_DECIDING))
