@@ -49,9 +49,12 @@ def phrases(block: str) -> list[str]:
     return [clean_value(p) for p in block.replace("\n", "").split("|") if p.strip()]
 
 
-_MARKUP = str.maketrans(
-    {**{c: " " for c in '*_`~#>[]{}"“”«»「」『』【】=\\'}, "’": "'", "‘": "'", "\u00a0": " "}
-)
+_MARKUP_CHARS = '*_`~#>[]{}"“”«»「」『』【】=\\\u00a0'
+_MARKUP = str.maketrans({**{c: " " for c in _MARKUP_CHARS}, "’": "'", "‘": "'"})
+# The same, as patterns: `str.translate` looks up every character of a non-ASCII text in the
+# table (slow on a long line of emoji); a character class scans it in C.
+_MARKUP_CLASS = compile_lazily("[" + re.escape(_MARKUP_CHARS) + "]")
+_CURLY_APOSTROPHE = compile_lazily("[’‘]")
 # A hyphen (or an underscore, already a space) between two letters joins words of one
 # token: 'pass-with-followups', 'needs-work', 'no-go'. Between digits it stays ('5-6').
 _JOINER = compile_lazily(r"(?<=[^\W\d_])-(?=[^\W\d_])")
@@ -79,7 +82,19 @@ def clean_value(text: str) -> str:
     """Normalize an already NFKC/case-folded value for matching: what is not shown dropped
     (`as_shown`), markup, `_`, `=` and a hyphen between letters become spaces; runs of
     blanks become one space."""
-    return " ".join(_JOINER.sub(" ", as_shown(text).translate(_MARKUP)).split())
+    return " ".join(_JOINER.sub(" ", _without_markup(as_shown(text))).split())
+
+
+def _without_markup(text: str) -> str:
+    """`text` with markup made spaces and curly apostrophes straight (`_MARKUP`)."""
+    if text.isascii() or len(text) < _LONG_TEXT:
+        # ASCII is translated without the lookups; a short text's lookups cost less than
+        # two pattern calls (and the vocabularies, cleaned at import, compile no pattern)
+        return text.translate(_MARKUP)
+    return _CURLY_APOSTROPHE.sub("'", _MARKUP_CLASS.sub(" ", text))
+
+
+_LONG_TEXT = 80
 
 
 # --------------------------------------------------------------------------- the tables
