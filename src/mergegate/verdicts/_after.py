@@ -212,7 +212,7 @@ def _holds_reasons(line: Line) -> bool:
     section = line.section
     if section is not None and (section.round or section.advisory):
         return False
-    return _NOT_REASONS.search(clean_value(line.low)) is None
+    return _NOT_REASONS.search(line.clean) is None
 
 
 def _unappraised_line(doc: Doc, index: int, *, continues: bool) -> str | None:
@@ -302,7 +302,7 @@ def _beside_answer_above(doc: Doc, index: int, sites: set[int]) -> bool:
     above = index - 1
     if above not in sites or _KEY_OPENING.match(doc.lines[index].raw):
         return False
-    value = clean_value(doc.lines[above].low).rstrip(_ANSWER_DECOR)
+    value = doc.lines[above].clean.rstrip(_ANSWER_DECOR)
     said = hits(value)
     return bool(said) and said[-1].decision is _A and said[-1].end >= len(value)
 
@@ -360,7 +360,7 @@ def _unknown_heading(line: Line) -> str | None:
         return None
     if section is not None and section.local:
         return f"the heading '{line.raw.strip()[:60]}' opens something other than the change"
-    text = clean_value(line.low)
+    text = line.clean
     if _REVIEW_PART.search(text) or _FILE_HEADING.search(line.raw):
         return None
     return f"the heading '{line.raw.strip()[:60]}' names no part of a review"
@@ -399,7 +399,7 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     negated = _PREFIXED_NO.search(raw.lower())
     if negated is not None:
         return f"'{negated.group(0)}' says no"
-    held = hold_in(clean_value(line.low))
+    held = hold_in(line.clean)
     if held is not None:
         return f"'{held}' asks for work first or holds the merge"
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
