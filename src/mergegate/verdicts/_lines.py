@@ -177,6 +177,9 @@ class Line:
     _low: str | None = None
     _clean: str | None = None
     _prose: str | None = None
+    shapeless: bool | None = None
+    """Whether the line's shape carries no decision (`_accounting.line_carries_no_decision`),
+    once a reader has asked: `_accounting` and `_after` both ask it of every line."""
 
     @property
     def shows(self) -> bool:
@@ -336,6 +339,7 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
     for index in view.invisible:
         line = doc.lines[index]
         line.raw, line._low, line._clean, line._prose = "", None, None, None
+        line.shapeless = None
         line.blank, line.live = True, False
     for index in view.code | view.quote | view.underline:
         doc.lines[index].live = False
