@@ -40,7 +40,7 @@ from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
-__all__ = ["carries_no_decision", "unaccounted"]
+__all__ = ["carries_no_decision", "line_carries_no_decision", "unaccounted"]
 
 _M = Decision.MALFORMED
 _LETTER = compile_lazily(r"[^\W\d_]")
@@ -170,7 +170,7 @@ def _why(
     if index in own:
         extra = _cells_beside_verdict(text)
         return f"a table cell beside the verdict says '{extra[:60]}'" if extra else None
-    if is_table_row(text) or _cannot_carry(text):
+    if is_table_row(text) or line_carries_no_decision(line):
         return None
     return _above_in_preamble(line, index, first_in, title)
 
@@ -322,6 +322,13 @@ def carries_no_decision(text: str) -> bool:
     """A line whose shape carries no decision wherever it stands (`_cannot_carry`): what
     `_after` accepts after an approval besides statements."""
     return _cannot_carry(text)
+
+
+def line_carries_no_decision(line: Line) -> bool:
+    """`carries_no_decision` of the line's text, read once per line (`Line.shapeless`)."""
+    if line.shapeless is None:
+        line.shapeless = _cannot_carry(line.raw)
+    return line.shapeless
 
 
 def _checked_words(text: str, most: int) -> str | None:

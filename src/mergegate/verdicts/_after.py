@@ -37,7 +37,7 @@ import re
 import unicodedata
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._accounting import carries_no_decision
+from mergegate.verdicts._accounting import carries_no_decision, line_carries_no_decision
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
@@ -212,7 +212,7 @@ def _holds_reasons(line: Line) -> bool:
     section = line.section
     if section is not None and (section.round or section.advisory):
         return False
-    return _NOT_REASONS.search(clean_value(line.low)) is None
+    return _NOT_REASONS.search(line.clean) is None
 
 
 def _unappraised_line(doc: Doc, index: int, *, continues: bool) -> str | None:
@@ -224,7 +224,7 @@ def _unappraised_line(doc: Doc, index: int, *, continues: bool) -> str | None:
     if continues or raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]
-    if carries_no_decision(raw) and not _prose_value(rest):
+    if _shapeless(doc.lines[index], raw) and not _prose_value(rest):
         return None
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in _SENTENCE_END:
@@ -258,7 +258,7 @@ def _reason_line(line: Line, *, continues: bool, openings: bool, above: str) -> 
     if raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]
-    if carries_no_decision(raw) and not _prose_value(rest):
+    if _shapeless(line, raw) and not _prose_value(rest):
         return None
     whole = continues and bool(above)
     text = f"{above} {rest}" if whole else rest
@@ -302,7 +302,7 @@ def _beside_answer_above(doc: Doc, index: int, sites: set[int]) -> bool:
     above = index - 1
     if above not in sites or _KEY_OPENING.match(doc.lines[index].raw):
         return False
-    value = clean_value(doc.lines[above].low).rstrip(_ANSWER_DECOR)
+    value = doc.lines[above].clean.rstrip(_ANSWER_DECOR)
     said = hits(value)
     return bool(said) and said[-1].decision is _A and said[-1].end >= len(value)
 
@@ -360,7 +360,7 @@ def _unknown_heading(line: Line) -> str | None:
         return None
     if section is not None and section.local:
         return f"the heading '{line.raw.strip()[:60]}' opens something other than the change"
-    text = clean_value(line.low)
+    text = line.clean
     if _REVIEW_PART.search(text) or _FILE_HEADING.search(line.raw):
         return None
     return f"the heading '{line.raw.strip()[:60]}' names no part of a review"
@@ -399,12 +399,12 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     negated = _PREFIXED_NO.search(raw.lower())
     if negated is not None:
         return f"'{negated.group(0)}' says no"
-    held = hold_in(clean_value(line.low))
+    held = hold_in(line.clean)
     if held is not None:
         return f"'{held}' asks for work first or holds the merge"
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
-    if not sentence and carries_no_decision(raw) and not _prose_value(rest):
+    if not sentence and _shapeless(line, raw) and not _prose_value(rest):
         return None
     # a sentence that wraps onto this line is read whole, from its start above
     whole = continues and bool(above)
@@ -423,6 +423,12 @@ def _continues(doc: Doc, index: int) -> bool:
     if above.lstrip().startswith(">") and not _callout_text(above).strip():
         return False
     return continues_above(doc, index)
+
+
+def _shapeless(line: Line, raw: str) -> bool:
+    """`raw` (the line's text as read here) carries no decision by its shape: asked of the
+    line itself once per line (`_accounting` asks too), of a callout's text here."""
+    return line_carries_no_decision(line) if raw == line.raw else carries_no_decision(raw)
 
 
 def _callout_text(raw: str) -> str:

@@ -248,11 +248,14 @@ def _appraises(clause: str) -> bool:
     words = _WORDS.findall(lowered)
     if not words:
         return True  # a number, a mark, a code span: nothing said
-    denied = _DENIED_UNSPACED.sub(" ", lowered)
-    elsewhere = denied != lowered or _APPRAISAL_ELSEWHERE.search(lowered) is not None
-    # In scripts without spaces a negation is a character or an ending, outside the terms.
-    if _NEGATION_UNSPACED.search(_APPRAISAL_ELSEWHERE.sub(" ", denied)):
-        return False
+    if lowered.isascii():  # the unspaced scripts' denials and negations are not ASCII
+        elsewhere = _APPRAISAL_ELSEWHERE.search(lowered) is not None
+    else:
+        denied = _DENIED_UNSPACED.sub(" ", lowered)
+        elsewhere = denied != lowered or _APPRAISAL_ELSEWHERE.search(lowered) is not None
+        # In scripts without spaces a negation is a character or an ending, outside the terms.
+        if _NEGATION_UNSPACED.search(_APPRAISAL_ELSEWHERE.sub(" ", denied)):
+            return False
     negations = [i for i, w in enumerate(words) if w in _NEGATORS]
     if not all(_denies_a_problem(words, i) for i in negations):
         return False

@@ -34,7 +34,6 @@ from collections.abc import Callable
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem
 from mergegate.verdicts._lines import Doc, Line
-from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING, NONE_ITEM
 from mergegate.verdicts._site import Site, strip_label
@@ -201,7 +200,7 @@ def _field(line: Line) -> tuple[str, str] | None:
 
 def _prose_value(line: Line, value: str) -> str:
     """The field's value without code names (`_names.prose_of`)."""
-    match = _FIELD.match(prose_of(line.low))
+    match = _FIELD.match(line.prose)
     return match.group(2) if match is not None else value
 
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from mergegate.verdicts._headings import RoundMark, heading_kind
+from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._rendered import (
     RenderedView,
@@ -175,6 +176,10 @@ class Line:
     """A footnote definition (`[^1]: …`), shown at the end of the document as rendered."""
     _low: str | None = None
     _clean: str | None = None
+    _prose: str | None = None
+    shapeless: bool | None = None
+    """Whether the line's shape carries no decision (`_accounting.line_carries_no_decision`),
+    once a reader has asked: `_accounting` and `_after` both ask it of every line."""
 
     @property
     def shows(self) -> bool:
@@ -196,6 +201,14 @@ class Line:
         if self._clean is None:
             self._clean = clean_value(self.low)
         return self._clean
+
+    @property
+    def prose(self) -> str:
+        """`low` without the code names in it (`_names.prose_of`), computed once: the readers
+        after an approval each read it (`_refusals`, `_unweighed`, `_block`)."""
+        if self._prose is None:
+            self._prose = prose_of(self.low)
+        return self._prose
 
 
 @dataclass(slots=True)
@@ -325,7 +338,8 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
     """What renders as nothing is blanked; code, quotes and underlines are never live."""
     for index in view.invisible:
         line = doc.lines[index]
-        line.raw, line._low, line._clean = "", None, None
+        line.raw, line._low, line._clean, line._prose = "", None, None, None
+        line.shapeless = None
         line.blank, line.live = True, False
     for index in view.code | view.quote | view.underline:
         doc.lines[index].live = False

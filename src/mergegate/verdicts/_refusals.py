@@ -15,7 +15,6 @@ from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._model import Severity
-from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import BLOCKING_SECTION, heading_condition, withdrawal_in
 from mergegate.verdicts._site import Site
@@ -303,7 +302,7 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         line = doc.lines[index]
         if not line.live or line.blank or index in site_lines or index in covered:
             continue
-        text = prose_of(line.low)  # 'test_verdict_reject_empty' names code, it does not reject
+        text = line.prose  # 'test_verdict_reject_empty' names code, it does not reject
         if _ZERO_TALLY.fullmatch(line.low):
             continue  # 'pending: 0', 'blocked: 0': a count of none, not a condition
         if line.heading_level and BLOCKING_SECTION.match(_heading_title(line)):

@@ -68,7 +68,6 @@ _ZERO_WIDTH = frozenset(
 )
 # Blanks that render as white space but are not white space to str.split() or regexes.
 _BLANKS = "\u2800\u3164\u115f\u1160\uffa0"
-_BLANK_TO_SPACE = str.maketrans(dict.fromkeys(_BLANKS, " "))
 _ZWJ = "\u200d"
 _VARIATION_SELECTORS = frozenset(chr(c) for c in range(0xFE00, 0xFE10))
 # Scripts whose letters look like Latin ones (а/a, о/o, Υ/Y ...).
@@ -153,7 +152,7 @@ def norm(text: str) -> str:
         text = html.unescape(text)
     if text.isascii():
         return text.lower()  # NFKC and case-folding are the identity/lower() on ASCII
-    text = "".join(ch for ch in text.translate(_BLANK_TO_SPACE) if unicodedata.category(ch) != "Cf")
+    text = _visible(text)
     folded = unicodedata.normalize("NFKC", text)
     if folded.isascii():
         return folded.casefold()
@@ -161,6 +160,19 @@ def norm(text: str) -> str:
     # letter in a Latin word, and a whole word of look-alikes foreign to its line, read as
     # Latin; a word of a script the line is written in ('одобрено') stays that language's.
     return _fold_hanzi(unicodedata.normalize("NFC", _read_lines(folded)).casefold())
+
+
+def _visible(text: str) -> str:
+    """`text` with its blanks made spaces and its format characters (category Cf) removed.
+    Each distinct character is looked up once (a line of a few hundred emoji has a handful of
+    distinct ones), and a line with neither is not copied."""
+    table: dict[int, str | None] = {}
+    for ch in set(text):
+        if ch in _BLANKS:
+            table[ord(ch)] = " "
+        elif unicodedata.category(ch) == "Cf":
+            table[ord(ch)] = None
+    return text.translate(table) if table else text
 
 
 def _fold_hanzi(text: str) -> str:
@@ -442,7 +454,9 @@ def has_lookalike(text: str) -> bool:
     if "\ufffd" in text:
         return True
     # A joiner between two emoji (👩‍💻) is part of the picture; anywhere else it hides a spoof.
-    if any(ch in _ZERO_WIDTH and not _emoji_joiner(text, i) for i, ch in enumerate(text)):
+    if not _ZERO_WIDTH.isdisjoint(text) and any(
+        ch in _ZERO_WIDTH and not _emoji_joiner(text, i) for i, ch in enumerate(text)
+    ):
         return True
     return any(_word_is_lookalike(word) for word in words_of(text)) or bool(lookalike_words(text))
 
@@ -469,14 +483,10 @@ def _is_lookalike_letter(ch: str) -> bool:
 
 def words_of(text: str) -> list[str]:
     """Maximal runs of letters/digits (zero-width characters kept inside the run)."""
-    words: list[str] = []
-    current: list[str] = []
-    for ch in text:
-        if ch.isalnum() or ch in _ZERO_WIDTH:
-            current.append(ch)
-        elif current:
-            words.append("".join(current))
-            current = []
-    if current:
-        words.append("".join(current))
-    return words
+    return _WORD_RUN.findall(text)
+
+
+# `[^\W_]` is `str.isalnum()` (the regex engine's alphanumeric test is the same one).
+_WORD_RUN = compile_lazily(
+    r"(?:[^\W_]|[" + "".join(re.escape(ch) for ch in sorted(_ZERO_WIDTH)) + r"])+"
+)

@@ -212,7 +212,7 @@ def _structured(
         return _alert_line(line, scan, after=after)
     if line.heading_level and line.live:
         scan.heading, scan.low_list = _grade(line, scan.heading), None
-        return None if scan.heading.kind == "context" else _said(prose_of(line.low), "a heading")
+        return None if scan.heading.kind == "context" else _said(line.prose, "a heading")
     if not line.live or index in covered or not _LETTER.search(line.raw):
         return None
     if is_table_row(line.raw):
@@ -314,7 +314,7 @@ def _is_prose(line: Line) -> bool:
 
 
 def _grade(line: Line, current: _Heading) -> _Heading:
-    text = clean_value(line.low)
+    text = line.clean
     kind = ""
     if (line.section is not None and line.section.advisory) or ADVISORY_LABEL.search(text):
         kind = "advisory"
@@ -337,7 +337,7 @@ def _grade(line: Line, current: _Heading) -> _Heading:
 def _line_problem(
     line: Line, scan: _Scan, *, after: bool, graded_low: bool = False
 ) -> tuple[Decision, str] | None:
-    text = prose_of(line.low)
+    text = line.prose
     kind = scan.heading.kind
     found = _open_check(line) or (
         _said(text, "the line") if kind not in ("context", "done") else None
@@ -425,7 +425,7 @@ def _table_grade(doc: Doc, index: int, current: str | None) -> str | None:
     below = doc.lines[index + 1].raw if index + 1 < len(doc.lines) else ""
     if not is_delimiter_row(below):
         return current
-    header = clean_value(doc.lines[index].low)
+    header = doc.lines[index].clean
     if _FINDINGS.search(header) is None:
         return None
     return "graded" if _SEVERITY_HEADER.search(header) else "findings"
@@ -434,9 +434,9 @@ def _table_grade(doc: Doc, index: int, current: str | None) -> str | None:
 def _table_row_problem(line: Line, scan: _Scan) -> tuple[Decision, str] | None:
     """A row of a findings table after the approval: ungraded, or (when the verdict closes
     a body above it) graded above minor."""
-    if is_delimiter_row(line.raw) or _FINDINGS.search(clean_value(line.low)):
+    if is_delimiter_row(line.raw) or _FINDINGS.search(line.clean):
         return None  # the delimiter or the header row
-    text = clean_value(line.low)
+    text = line.clean
     if scan.table == "graded" and (scan.leading or _GRADED_LOW.search(text)):
         return None
     return _M, f"a finding after the approval ('{text[:60]}')"
