@@ -9,7 +9,7 @@ import socket
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from mergegate.processes._values import ProcessRecord
 
@@ -122,6 +122,7 @@ def pid_namespace() -> str | None:
 
 _TREE_PREFIX = b"MERGEGATE_TREE="
 _ENVIRON_CAP = 8 << 20
+_ENVIRON_PIECE = 64 << 10
 
 
 def tree_tags(pid: int) -> tuple[bytes, ...] | None:
@@ -130,7 +131,7 @@ def tree_tags(pid: int) -> tuple[bytes, ...] | None:
     be read, or reads empty, as it does for a moment while the process execs."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
-            raw = handle.read(_ENVIRON_CAP)
+            raw = _read_capped(handle)
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return ()  # gone, or another user's: not a process this one started
     except OSError:
@@ -141,6 +142,17 @@ def tree_tags(pid: int) -> tuple[bytes, ...] | None:
         if entry.startswith(_TREE_PREFIX):
             return tuple(entry[len(_TREE_PREFIX) :].split(b":"))
     return ()
+
+
+def _read_capped(handle: BinaryIO) -> bytes:
+    """Up to `_ENVIRON_CAP` bytes, read in pieces: `read(_ENVIRON_CAP)` would allocate the
+    whole cap (8 MiB) for every process walked, though an environment is a few KiB."""
+    pieces: list[bytes] = []
+    size = 0
+    while size < _ENVIRON_CAP and (piece := handle.read(min(_ENVIRON_PIECE, _ENVIRON_CAP - size))):
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces)
 
 
 def carries_tag(pid: int, tag: str) -> bool:
