@@ -6,6 +6,8 @@ read line by line. Both fail closed: an approval past either bound never approve
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mergegate.decisions import Decision
@@ -71,3 +73,15 @@ def test_a_long_review_inside_the_line_window_is_read_whole() -> None:
     verdict = parse_verdict("Checked.\n\n" * (lines // 2) + "Ready to merge? Yes\n")
     assert all("only the last" not in w for w in verdict.warnings)
     assert all("cut" not in reason for reason in verdict.reasons)
+
+
+def test_the_line_window_holds_every_real_review_twice(shared_dir: Path) -> None:
+    # The window bounds the time of an approval's reading; it must not bound real reviews:
+    # an approval in a cut input never approves, so a window near a real review's length
+    # would refuse genuine work.
+    reviews = sorted((shared_dir / "corpus" / "reviews").glob("*.md"))
+    assert reviews
+    longest = max(
+        len(p.read_text(encoding="utf-8", errors="replace").splitlines()) for p in reviews
+    )
+    assert longest * 2 <= MAX_INPUT_LINES
