@@ -260,3 +260,20 @@ def test_a_no_shown_through_inline_markup_does_not_approve(name: str) -> None:
 def test_a_link_to_a_file_named_like_a_no_is_still_a_name() -> None:
     text = "**Verdict:** APPROVED\n\nSee [the notes](docs/do_not_merge.md) for context.\n"
     assert parse_verdict(text).decision is Decision.APPROVE
+
+
+def test_a_line_shown_as_rendered_forgets_its_old_reading() -> None:
+    # Every cached reading of a line (normalised, cleaned, prose, shape) follows its text
+    # as rendered: a reading cached before a comment was blanked would read the comment.
+    from mergegate.verdicts._lines import Line
+
+    line = Line(number=1, raw="<!-- Verdict: APPROVE --> Verdict: REJECT")
+    assert "approve" in line.low
+    assert "approve" in line.clean
+    assert "approve" in line.prose
+    line.shapeless = True
+    line.show(" Verdict: REJECT")
+    assert "approve" not in line.low
+    assert "approve" not in line.clean
+    assert "approve" not in line.prose
+    assert line.shapeless is None

@@ -181,6 +181,14 @@ class Line:
     """Whether the line's shape carries no decision (`_accounting.line_carries_no_decision`),
     once a reader has asked: `_accounting` and `_after` both ask it of every line."""
 
+    def show(self, text: str) -> None:
+        """Replace the line's text by what renders (a comment blanked, a footnote's marker
+        dropped), forgetting what was computed from the old text: a cached reading of a
+        comment's words would make them live again."""
+        self.raw = text
+        self._low = self._clean = self._prose = None
+        self.shapeless = None
+
     @property
     def shows(self) -> bool:
         """The reader sees this line as the reviewer's text: live, or hidden from approving
@@ -326,10 +334,10 @@ def _show_as_rendered(doc: Doc, view: RenderedView | None, start: int) -> frozen
         if struck != line.raw:
             rewrites[index] = struck
     for index, text in rewrites.items():
-        doc.lines[index].raw = text
+        doc.lines[index].show(text)
     for index in view.footnotes if view is not None else ():
         line = doc.lines[index]  # read a footnote's text as GitHub shows it: without '[^1]:'
-        line.raw = line.raw[footnote_marker(line.raw) :]
+        line.show(line.raw[footnote_marker(line.raw) :])
         line.footnote = True
     return frozenset(i for i, text in rewrites.items() if not text.strip())
 
@@ -338,8 +346,7 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
     """What renders as nothing is blanked; code, quotes and underlines are never live."""
     for index in view.invisible:
         line = doc.lines[index]
-        line.raw, line._low, line._clean, line._prose = "", None, None, None
-        line.shapeless = None
+        line.show("")
         line.blank, line.live = True, False
     for index in view.code | view.quote | view.underline:
         doc.lines[index].live = False
