@@ -26,6 +26,7 @@ from mergegate.integrations import (
     hook_state_for,
 )
 from mergegate.verdicts import parse_verdict
+from mergegate.verdicts._text import MAX_INPUT_LINES
 
 DATA = Path(__file__).parent / "data" / "claude_code_hooks"
 BIN = Path(sys.executable).parent
@@ -374,7 +375,10 @@ FORGERY = (
 )
 def test_agent_text_cannot_forge_the_answer(tmp_path: Path, first_line: str, action: str) -> None:
     state = HookState(tmp_path / "hooks")
-    answer = decide_hook(with_result(first_line + FORGERY * 1000), options(), state)
+    # As many copies as the parser's line window holds: past it the first line is cut (and a
+    # cut input is malformed, a retry), which is not what this test reads.
+    copies = MAX_INPUT_LINES // (FORGERY.count("\n") + FORGERY.count("\u2028") + 2)
+    answer = decide_hook(with_result(first_line + FORGERY * copies), options(), state)
     assert answer.action == action
     line = answer.to_json()
     assert "\n" not in line

@@ -163,11 +163,26 @@ _PROBLEMS = _words(
     problema problèmes problème probleme problem problemi errores erreurs fehler errori
     erros comentarios commentaires anmerkungen commenti comentários adicionales bloqueantes
     bloquants blocker break breaks affect affects impact impacts regress regresses leak
-    leaks crash crashes fail fails conflict conflicts block blocks fixes action actions
+    leaks crash crashes fail fails failed conflict conflicts block blocks fixes action actions
     required needed todo todos gap gaps missing leftover leftovers
     """
 )
 _NEGATION_REACH = 4
+# The outcomes of a check that did not come out well: a count of them or a verb telling one.
+_FAILED_OUTCOMES = _words(
+    """
+    fail fails failed failing failure failures broke broken breaks errored erroring crashed
+    crashes crashing regressed flaky timed-out
+    """
+)
+# A failing verb whose object is denied says nothing failed ('breaks nothing', 'fails no
+# check'): it is read without the pair.
+_OBJECT_DENIED = compile_lazily(
+    r"(?<![\w-])(?:fail|fails|failed|break|breaks|broke|crash|crashes|crashed)\s+"
+    r"(?:nothing|no|none|neither)(?![\w-])"
+)
+# A count of none ('0 failed', '0 errors') denies what it counts, like 'no'.
+_ZERO_COUNT = compile_lazily(r"(?<![\w.,])0(?![\w.,])")
 # 'Nothing else', 'nothing to add', 'none outstanding': nothing more to say against it.
 _NOTHING_MORE = _words(
     """
@@ -245,7 +260,7 @@ def _appraises(clause: str) -> bool:
     """The clause judges the change well, reports a good check, or denies a problem, and
     every negation in it denies a problem (module docstring)."""
     lowered = _NEGATED_CONTRACTION.sub(lambda m: m.group(0)[:-3] + " not", norm(clause))
-    words = _WORDS.findall(lowered)
+    words = _WORDS.findall(_ZERO_COUNT.sub(" zero ", lowered))
     if not words:
         return True  # a number, a mark, a code span: nothing said
     if lowered.isascii():  # the unspaced scripts' denials and negations are not ASCII
@@ -259,8 +274,24 @@ def _appraises(clause: str) -> bool:
     negations = [i for i, w in enumerate(words) if w in _NEGATORS]
     if not all(_denies_a_problem(words, i) for i in negations):
         return False
+    if _failure_told(lowered):
+        return False
     marked = any(mark in clause for mark in _CHECK_MARKS)
     return elsewhere or marked or bool(negations) or _appraising_word(words)
+
+
+def _failure_told(lowered: str) -> bool:
+    """A check's failing outcome ('3 failed', 'the build broke') that no negator before it in
+    the clause denies ('does not contain a defect that breaks …'), no negated object follows
+    ('breaks nothing') and no appraisal after it puts right ('the failing test now passes'):
+    beside it, a passed check ('212 passed, 3 failed') is no appraisal."""
+    words = _WORDS.findall(_ZERO_COUNT.sub(" zero ", _OBJECT_DENIED.sub(" ", lowered)))
+    told = [at for at, w in enumerate(words) if w in _FAILED_OUTCOMES]
+    if not told:
+        return False
+    last_appraisal = max((i for i, w in enumerate(words) if w in _APPRAISAL), default=-1)
+    first_negation = min((i for i, w in enumerate(words) if w in _NEGATORS), default=len(words))
+    return any(last_appraisal < at < first_negation for at in told)
 
 
 def _appraising_word(words: list[str]) -> bool:

@@ -642,7 +642,8 @@ _FAILING = compile_lazily(
     r"(?: [\w'./-]{1,40}){0,3}? (?:still |now |currently |consistently |also )?"
     r"(?:fail|fails|failing|are failing|is failing|is red|are red|is broken|are broken|breaks|"
     r"does not compile|doesn't compile|do not pass|don't pass|does not pass|doesn't pass)|"
-    r"[1-9]\d* (?:failing|failed|broken) (?:tests?|checks?|specs?)|"
+    # a count of failures, of tests or alone in a run's summary ('212 passed, 3 failed')
+    r"[1-9]\d* (?:failing|failed|broken)(?: (?:tests?|checks?|specs?)|(?= *(?:[,.;)|]|$)))|"
     # failing somewhere it will run: 'passes locally but fails in CI'
     r"(?:fails|failing|is failing|are failing|breaks|is red|are red) (?:in|on|under) "
     r"(?:the )?(?:ci|main|master|production|prod|staging|windows|linux|macos|mac|build)|"
@@ -685,7 +686,10 @@ def failing_checks_in(text: str) -> str | None:
     """Tests, build or CI failing now, unless negated or told as something else in its clause
     ('the new test fails without the fix', 'the test was failing until round 2'), or None."""
     for match in _FAILING.finditer(text):
-        if negated_before(text, match.start()):
+        # A count is one item of a run's summary: '0 passed, 1 failed' is not negated by the
+        # zero of the item before it.
+        item = text.rfind(",", 0, match.start()) + 1 if match.group(0)[:1].isdigit() else 0
+        if negated_before(text[item:], match.start() - item):
             continue
         start = max(text.rfind(c, 0, match.start()) for c in ".;!?。；！？") + 1
         clause = text[start:] if start > 0 else text
