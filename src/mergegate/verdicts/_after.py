@@ -183,6 +183,22 @@ def after_approval(
             )
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
+    return _quoted_in_section(doc, anchor, covered) if appraise and not opening else None
+
+
+def _quoted_in_section(doc: Doc, anchor: int, covered: frozenset[int]) -> Refusal | None:
+    """The strict reading of block quotes in a closing verdict's own section: a quote is not
+    live for the other readers (someone else's words), but it shows in the verdict's
+    section, so it must appraise the change like the reviewer's lines, or it was not weighed."""
+    for index in range(anchor + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.heading_level:
+            return None
+        if not line.quoted or index in covered:
+            continue
+        problem = _unappraised_line(doc, index, continues=False, quoted=True)
+        if problem is not None:
+            return _M, index, f"line {line.number} after the approval: quoted, {problem}"
     return None
 
 
@@ -215,12 +231,14 @@ def _holds_reasons(line: Line) -> bool:
     return _NOT_REASONS.search(line.clean) is None
 
 
-def _unappraised_line(doc: Doc, index: int, *, continues: bool) -> str | None:
+def _unappraised_line(doc: Doc, index: int, *, continues: bool, quoted: bool = False) -> str | None:
     """A prose line after the approval that does not appraise the change (`_appraisal`),
     read with the lines its sentence wraps onto (a few at most, so the read stays linear). A
     line whose shape carries no decision passes; a wrapped line was judged with the line it
     goes on from."""
     raw = _callout_text(doc.lines[index].raw)
+    if quoted:
+        raw = raw.lstrip(" \t>")  # every quote level's marks
     if continues or raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]

@@ -173,6 +173,8 @@ class Line:
     (itself, or the heading above it): it still renders as the reviewer's text, so
     `_accounting` reads it for a no."""
     footnote: bool = False
+    quoted: bool = False
+    """Inside a block quote: shown, but someone else's words (not live)."""
     """A footnote definition (`[^1]: …`), shown at the end of the document as rendered."""
     _low: str | None = None
     _clean: str | None = None
@@ -348,6 +350,8 @@ def _apply_view(doc: Doc, view: RenderedView) -> None:
         line = doc.lines[index]
         line.show("")
         line.blank, line.live = True, False
+    for index in view.quote:
+        doc.lines[index].quoted = True
     for index in view.code | view.quote | view.underline:
         doc.lines[index].live = False
         doc.lines[index].instruction_like = False
