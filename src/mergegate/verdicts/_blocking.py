@@ -33,10 +33,11 @@ from mergegate.verdicts._signals import (
     NONE_ITEM,
     blocking_in,
     merge_tied,
+    withdrawal_in,
 )
 from mergegate.verdicts._statement import CLAUSES, clause_problem
 from mergegate.verdicts._tables import cells_say_none, table_head
-from mergegate.verdicts._text import norm
+from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["find_blocking", "says_nothing", "text_blocking"]
@@ -164,8 +165,14 @@ def _stated_blocking(text: str, body: str, advisory: bool = False) -> str | None
         return _blocking_label(body)
     if _SEVERITY_CELL.search(text) and _open_item(body) is not None:
         return f"a table row of blocking severity: '{body[:60]}'"
-    if advisory and not merge_tied(text):
-        return None
+    if advisory:
+        # An advisory heading grades findings, not requests: 'do not merge yet' under it still
+        # asks not to merge (elsewhere the readers after the verdict name it a withdrawal).
+        withdrawn = withdrawal_in(CODE_SPAN.sub(" ", text))
+        if withdrawn is not None:
+            return f"'{withdrawn}'"
+        if not merge_tied(text):
+            return None
     phrase = blocking_in(text)
     return f"'{phrase}'" if phrase is not None else None
 
