@@ -34,7 +34,10 @@ def _words(text: str) -> frozenset[str]:
 _CLAUSE_BREAK = compile_lazily(
     r"(?<=[.!?;:])\s+|(?<=[。！？；])|\s+[—–]\s+|\s+-\s+|,\s*(?=(?:but|so|which|while|although|though|"
     r"whereas|yet|however|because|since|and|as)\b)|\s+(?=(?:but|so|although|though|whereas|"
-    r"however)\s)"
+    r"however)\s)|"
+    # the other read languages' contrast conjunctions ('…, pero el caché ignora el tenant')
+    r",?\s+(?=(?:pero|sino|aunque|mas|porém|embora|mais|cependant|toutefois|aber|jedoch|doch|"
+    r"però|ma|tuttavia|но|однако)\s)|[，,]?(?=但是|但|不过|然而|しかし|ただし|하지만)"
 )
 # 'and' before a new subject ('Tests pass and the export writes …'): a clause break when what
 # stands before it is an appraisal of its own; otherwise it joins a subject ('Both findings
@@ -134,6 +137,7 @@ _APPRAISAL_ELSEWHERE = compile_lazily(
     r"bon|bonne|correct|propre|gut|sauber|korrekt|richtig|buono|corretto|хорошо|корректно|"
     r"pasa|pasan|pasando|funciona|passa|passam|passando|passent|fonctionne|bestanden|verde|"
     r"clar[oa]|cubren|cubre|couvrent|couvre|cobrem|cobre|abdecken|deckt|coprono|claire?|"
+    r"complet[oa]s?|complète?s?|vollständig|completamente|complètement|"
     r"klar|chiar[oa]|vert|grün|grun|zielon|"
     r"funktioniert|passano|funziona|проходят|работает)"
     r"(?![^\W\d_])"
@@ -142,7 +146,8 @@ _APPRAISAL_ELSEWHERE = compile_lazily(
 # a negative-polarity search that found nothing ('could not find anything wrong').
 _NEGATORS = _words(
     """
-    no not never nothing none nor neither without zero cannot can't ne pas jamais sans nunca
+    no not never nothing none nor neither without zero cannot can't ne pas jamais sans aucun
+    aucune nunca
     sin nada ningún ninguna nicht kein keine keinen keiner ohne nie non senza mai não nao
     sem nenhum nenhuma нет не без ни
     """
@@ -162,7 +167,8 @@ _PROBLEMS = _words(
     major important changes change comments comment red flags flag lint fix problemas
     problema problèmes problème probleme problem problemi errores erreurs fehler errori
     erros comentarios commentaires anmerkungen commenti comentários adicionales bloqueantes
-    bloquants blocker break breaks affect affects impact impacts regress regresses leak
+    bloquants crítico crítica críticos críticas critique critiques kritisch
+    blocker break breaks affect affects impact impacts regress regresses leak
     leaks crash crashes fail fails failed conflict conflicts block blocks fixes action actions
     required needed todo todos gap gaps missing leftover leftovers
     """
@@ -181,6 +187,8 @@ _OBJECT_DENIED = compile_lazily(
     r"(?<![\w-])(?:fail|fails|failed|break|breaks|broke|crash|crashes|crashed)\s+"
     r"(?:nothing|no|none|neither)(?![\w-])"
 )
+# A date or a time ('2026-07-02', '2026-07-02T09:00:00Z') says nothing about the change.
+_TIMESTAMP = compile_lazily(r"(?<!\w)\d{4}-\d\d-\d\d(?:[t ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?z?)?(?!\w)")
 # A count of none ('0 failed', '0 errors') denies what it counts, like 'no'.
 _ZERO_COUNT = compile_lazily(r"(?<![\w.,])0(?![\w.,])")
 # 'Nothing else', 'nothing to add', 'none outstanding': nothing more to say against it.
@@ -259,7 +267,9 @@ def _opens_a_clause(rest: str) -> bool:
 def _appraises(clause: str) -> bool:
     """The clause judges the change well, reports a good check, or denies a problem, and
     every negation in it denies a problem (module docstring)."""
-    lowered = _NEGATED_CONTRACTION.sub(lambda m: m.group(0)[:-3] + " not", norm(clause))
+    lowered = _NEGATED_CONTRACTION.sub(
+        lambda m: m.group(0)[:-3] + " not", _TIMESTAMP.sub(" ", norm(clause))
+    )
     words = _WORDS.findall(_ZERO_COUNT.sub(" zero ", lowered))
     if not words:
         return True  # a number, a mark, a code span: nothing said
