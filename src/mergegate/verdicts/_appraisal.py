@@ -20,13 +20,9 @@ from __future__ import annotations
 
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import CODE_SPAN, norm
+from mergegate.verdicts._vocab import word_set
 
 __all__ = ["unappraised"]
-
-
-def _words(text: str) -> frozenset[str]:
-    """A closed list of words, written as text (one word per blank-separated token)."""
-    return frozenset(text.split())
 
 
 # Where one appraisal ends and the next statement starts: sentence ends, a semicolon or a
@@ -55,13 +51,13 @@ _WORDS = compile_lazily(r"[^\W\d_][\w'’-]*")
 # matches the spec', 'The rework addressed the comments'). Verbs whose bare form is also a
 # noun a defect is told with ('the check fails', 'the fix breaks', 'every address') count
 # only in their past and -ing forms.
-_APPRAISING_VERBS = _words(
+_APPRAISING_VERBS = word_set(
     """
     pass work succeed match meet follow align conform cover satisfy fulfil fulfill comply
     exceed honour honor preserve resolve respect
     """
 )
-_APPRAISING_PARTICIPLES = _words(
+_APPRAISING_PARTICIPLES = word_set(
     """
     address close fix check review test trace compare inspect examine verify confirm improve
     simplify clarify exercise approve thank
@@ -91,8 +87,8 @@ def _inflected(verbs: frozenset[str], *, bare: bool) -> set[str]:
 _APPRAISAL = frozenset(
     _inflected(_APPRAISING_VERBS, bare=True)
     | _inflected(_APPRAISING_PARTICIPLES, bare=False)
-    | _words(_IRREGULAR)
-    | _words(
+    | word_set(_IRREGULAR)
+    | word_set(
         """
         solidly cleanly clearly correctly consistently appropriately properly well nicely
         thoroughly comprehensively safely accurately successfully lgtm thanks kudos
@@ -104,7 +100,7 @@ _APPRAISAL = frozenset(
 # clean', 'looks solid', 'Clean change'): before a noun they may name something else
 # ('logged in clear text', 'a fine-grained lock'). A closed list by design: what is not in
 # these lists is not a reason mergegate recognises.
-_APPRAISING_ADJECTIVES = _words(
+_APPRAISING_ADJECTIVES = word_set(
     """
     good great fine solid clean cleaner clear correct consistent appropriate proper nice
     excellent thorough comprehensive robust safe sound readable idiomatic tidy elegant
@@ -117,14 +113,14 @@ _APPRAISING_ADJECTIVES = _words(
     """
 )
 # Words after which an adjective is a predicate: linking verbs, and degree words after them.
-_LINKING = _words(
+_LINKING = word_set(
     """
     is are was were be been being looks look looked seems seem seemed reads read feels feel
     remains remain stays stay appears appear 's now all very really quite pretty fully
     overall also both and
     """
 )
-_OPENERS = _words("a an the this that it very really overall all")
+_OPENERS = word_set("a an the this that it very really overall all")
 _APPRAISAL_ELSEWHERE = compile_lazily(
     r"很好|良好|不错|正确|清晰|干净|完善|完整|合理|符合|一致|规范|合格|"
     r"(?:无|没有)\s*(?:[a-z]+\s*)?(?:问题|风险|错误|阻塞|缺陷|漏洞|回归|bug)|"
@@ -140,7 +136,7 @@ _APPRAISAL_ELSEWHERE = compile_lazily(
 )
 # Negators (closed class). A negation is accounted only when it denies a problem noun or is
 # a negative-polarity search that found nothing ('could not find anything wrong').
-_NEGATORS = _words(
+_NEGATORS = word_set(
     """
     no not never nothing none nor neither without zero cannot can't ne pas jamais sans nunca
     sin nada ningún ninguna nicht kein keine keinen keiner ohne nie non senza mai não nao
@@ -152,7 +148,7 @@ _DENIED_UNSPACED = compile_lazily(
     r"[不没无未非][^。！？；，,;.]{0,8}?(?:问题|错误|缺陷|风险|阻塞|漏洞|回归|bug)"
 )
 _NEGATION_UNSPACED = compile_lazily(r"[不没未无非别勿]|ない|ません|ず(?![^\W\d_])|않|안 |없|못")
-_PROBLEMS = _words(
+_PROBLEMS = word_set(
     """
     issue issues problem problems concern concerns blocker blockers blocking regression
     regressions bug bugs error errors warning warnings failure failures failing finding
@@ -169,7 +165,7 @@ _PROBLEMS = _words(
 )
 _NEGATION_REACH = 4
 # 'Nothing else', 'nothing to add', 'none outstanding': nothing more to say against it.
-_NOTHING_MORE = _words(
+_NOTHING_MORE = word_set(
     """
     else further more to blocking left outstanding remaining new
     """
