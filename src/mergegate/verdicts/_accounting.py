@@ -305,9 +305,10 @@ def _symbol_beside(text: str) -> str | None:
     )
 
 
-def _cannot_carry(text: str) -> bool:
-    """A line whose shape carries no decision: metadata, a signature, a recorded command, a
-    passed check ('Spec ✅'), a one-word label, a courtesy line ('Thanks for the PR!')."""
+def carries_no_decision(text: str) -> bool:
+    """A line whose shape carries no decision wherever it stands: metadata, a signature, a
+    recorded command, a passed check ('Spec ✅'), a one-word label, a courtesy line ('Thanks
+    for the PR!'). What `_after` accepts after an approval besides statements."""
     return (
         _is_metadata(text)
         or _is_signature(text)
@@ -318,16 +319,10 @@ def _cannot_carry(text: str) -> bool:
     )
 
 
-def carries_no_decision(text: str) -> bool:
-    """A line whose shape carries no decision wherever it stands (`_cannot_carry`): what
-    `_after` accepts after an approval besides statements."""
-    return _cannot_carry(text)
-
-
 def line_carries_no_decision(line: Line) -> bool:
     """`carries_no_decision` of the line's text, read once per line (`Line.shapeless`)."""
     if line.shapeless is None:
-        line.shapeless = _cannot_carry(line.raw)
+        line.shapeless = carries_no_decision(line.raw)
     return line.shapeless
 
 
