@@ -142,7 +142,7 @@ def after_approval(
             continue  # a minor finding: `_unweighed` and `_blocking` read it for a no
         problem = _unread_language(line)
         if problem is None and index == anchor:
-            problem = _beside_answer(line) or (_unappraised_beside(line) if appraise else None)
+            problem = _beside_answer(line, appraise=appraise)
         elif problem is None and line.heading_level:
             in_section = False
             # A subheading of a review part is part of it ('## Checklist' / '### Pre-merge').
@@ -169,9 +169,8 @@ def after_approval(
             and not _answers_question(doc, index)
         ):
             # Under an opening verdict the body is the review itself, argued at length: only
-            # its moods are read there, not how each sentence opens.
-            # Under an opening verdict the body is argued at length: a wrapped sentence is
-            # read from its first sentence end, as before (only moods are read there).
+            # its moods are read there, not how each sentence opens, and a wrapped sentence
+            # is read from its first sentence end, as before.
             wrapped = "" if opening else _tail_above(doc, index, sites)
             goes_on = _continues(doc, index)
             problem = _reason_line(
@@ -436,19 +435,22 @@ def _callout_text(raw: str) -> str:
     return raw if mark is None else raw[mark.end() :]
 
 
-def _beside_answer(line: Line) -> str | None:
+def _beside_answer(line: Line, *, appraise: bool) -> str | None:
     """The clauses after the answer on the verdict's own line ('Yes. Take the migration out
-    of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`)."""
+    of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`).
+    With `appraise` (the strict reading) they must also appraise the change, as the lines
+    after it must (`_unappraised_line`)."""
     mark = _REFERENCE_MARK.search(CODE_SPAN.sub(" ", line.raw))
     if mark is not None:
         return f"the reference mark '{mark.group(0)}' points to a note that qualifies the answer"
     if line.raw.lstrip().startswith("|"):
         return None
-    for clause in _after_answer(line.raw):
+    clauses = _after_answer(line.raw)
+    for clause in clauses:
         problem = clause_problem(clause)
         if problem is not None:
             return f"'{clause.strip()[:60]}' beside the answer {problem}"
-    return None
+    return _unappraised_clause(clauses) if appraise else None
 
 
 def _after_answer(raw: str) -> list[str]:
@@ -465,12 +467,8 @@ def _after_answer(raw: str) -> list[str]:
     return clauses[answered + 1 :]
 
 
-def _unappraised_beside(line: Line) -> str | None:
-    """The strict reading of the verdict's own line: what follows the answer there must
-    appraise the change, as the lines after it must (`_unappraised_line`)."""
-    if line.raw.lstrip().startswith("|"):
-        return None
-    for clause in _after_answer(line.raw):
+def _unappraised_clause(clauses: list[str]) -> str | None:
+    for clause in clauses:
         found = unappraised(clause)
         if found is None:
             continue
