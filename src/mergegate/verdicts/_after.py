@@ -46,7 +46,6 @@ from mergegate.verdicts._statement import (
     CLAUSES,
     LABEL,
     LIST_ITEM,
-    WORD,
     clause_problem,
     continues_above,
     finding_item,
@@ -54,7 +53,7 @@ from mergegate.verdicts._statement import (
     prose_problem,
     sentences_problem,
 )
-from mergegate.verdicts._text import CODE_SPAN
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
 from mergegate.verdicts._vocab import clean_value, hits
 
@@ -105,7 +104,6 @@ _PREFIXED_NO = compile_lazily(
 # A reference mark on the verdict's own line ('APPROVED†', 'Yes‡'): it points to a note
 # below, which qualifies the answer whatever it says (not a superscript digit: 'O(n²)').
 _REFERENCE_MARK = compile_lazily(r"[†‡※⁂]")
-_SENTENCE_END = ".!?。！？"
 _PROSE_WORDS = 6
 # A short label before its value: '**Reasoning:** …', 'Note: …' (the value is what is read).
 
@@ -226,7 +224,7 @@ def _unappraised_line(doc: Doc, index: int, *, continues: bool) -> str | None:
     if _shapeless(doc.lines[index], raw) and not _prose_value(rest):
         return None
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
-    if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in _SENTENCE_END:
+    if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in SENTENCE_END:
         return None  # '**Correctness & Contract Compliance**': a label, its text below
     label = LABEL.match(rest)
     text = " ".join([rest[label.end() :] if label is not None else rest, *_wrapped(doc, index)])
@@ -402,7 +400,7 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     if held is not None:
         return f"'{held}' asks for work first or holds the merge"
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
-    sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
+    sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in SENTENCE_END
     if not sentence and _shapeless(line, raw) and not _prose_value(rest):
         return None
     # a sentence that wraps onto this line is read whole, from its start above

@@ -19,7 +19,7 @@ request or a limit. Linear in the clause.
 from __future__ import annotations
 
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._text import CODE_SPAN, norm
+from mergegate.verdicts._text import CODE_SPAN, WORD, norm
 from mergegate.verdicts._vocab import word_set
 
 __all__ = ["unappraised"]
@@ -45,7 +45,6 @@ _CHECK_MARKS = "✅✔☑"
 # An appraisal is short ('Clean change, tests pass.'); a clause longer than this is read as
 # none, which also bounds the 'and' cuts, each of which reads the clause's start again.
 _MOST_CLAUSE_CHARS = 400
-_WORDS = compile_lazily(r"[^\W\d_][\w'’-]*")
 
 # Verbs that report a check coming out well or a finding put right ('Tests pass', 'It
 # matches the spec', 'The rework addressed the comments'). Verbs whose bare form is also a
@@ -227,7 +226,7 @@ def _opens_a_clause(rest: str) -> bool:
     after the noun phrase's first two that is an auxiliary or inflected like a verb ('the
     export writes …', 'the tests were …'); not a second object ('… and the rollback
     script'). A plural noun there reads as a verb: the strict reading errs to refuse."""
-    words = _WORDS.findall(rest.lower())
+    words = WORD.findall(rest.lower())
     if not words:
         return False
     if words[0] in _PRONOUNS:
@@ -241,7 +240,7 @@ def _appraises(clause: str) -> bool:
     """The clause judges the change well, reports a good check, or denies a problem, and
     every negation in it denies a problem (module docstring)."""
     lowered = _NEGATED_CONTRACTION.sub(lambda m: m.group(0)[:-3] + " not", norm(clause))
-    words = _WORDS.findall(lowered)
+    words = WORD.findall(lowered)
     if not words:
         return True  # a number, a mark, a code span: nothing said
     if lowered.isascii():  # the unspaced scripts' denials and negations are not ASCII

@@ -25,14 +25,13 @@ from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import declares_non_blocking
-from mergegate.verdicts._text import CODE_SPAN
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD
 from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end, word_set
 
 __all__ = [
     "CLAUSES",
     "LABEL",
     "LIST_ITEM",
-    "WORD",
     "clause_problem",
     "continues_above",
     "finding_item",
@@ -43,7 +42,6 @@ __all__ = [
 ]
 
 _A = Decision.APPROVE
-_SENTENCE_END = ".!?。！？"
 
 
 # English closed classes. A clause that opens with one of these has its subject first.
@@ -76,7 +74,6 @@ _ONLY_WAITING = word_set("until till unless pending")
 # After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
 _LIMITING = word_set("only first")
 CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
-WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
 LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 # 'a/b.py:12', or a code span naming a file: '`auth.py`', '`src/db`' (not '`mod.func_name`').
 _LOCATION = compile_lazily(
@@ -149,7 +146,7 @@ def continues_above(doc: Doc, index: int) -> bool:
     above = doc.lines[index - 1] if index > 0 else None
     if above is None or above.blank or above.heading_level or LIST_ITEM.match(doc.lines[index].raw):
         return False
-    return above.raw.rstrip(" *_`")[-1:] not in _SENTENCE_END
+    return above.raw.rstrip(" *_`")[-1:] not in SENTENCE_END
 
 
 _NEGATION = compile_lazily(r"(?<![a-z])(?:no|not|without|nothing|none|zero|never|n't)(?![a-z])")
@@ -384,16 +381,14 @@ _LATER_WORK = compile_lazily(
 # the decision — only the verdict decides, so it is not a reason. The nouns name the verdict.
 # 'The' points at it only with a word that places it ('the approval above', 'the earlier
 # verdict'): 'The decision rests on the suite' gives the reasons of the verdict itself.
+_VERDICT_NAME = (
+    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
+)
 _ABOUT_THE_VERDICT = compile_lazily(
-    r"[ \t*_>-]*(?:"
-    r"(?:(?:this|that|my|our|its|his|her|their) )"
-    r"(?:(?:above|earlier|previous|prior|original|initial|first|last|preceding) )?"
-    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
-    r"|(?:the )?(?:above|earlier|previous|prior|original|initial|preceding) "
-    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
-    r"|(?:the )?(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|"
-    r"thumbs[- ]up)s? (?:above|given above|given earlier|before this)"
-    r")(?![a-z-])"
+    rf"[ \t*_>-]*(?:(?:(?:this|that|my|our|its|his|her|their) )"
+    rf"(?:(?:above|earlier|previous|prior|original|initial|first|last|preceding) )?{_VERDICT_NAME}"
+    rf"|(?:the )?(?:above|earlier|previous|prior|original|initial|preceding) {_VERDICT_NAME}"
+    rf"|(?:the )?{_VERDICT_NAME} (?:above|given above|given earlier|before this))(?![a-z-])"
 )
 # Aspect: a negation with 'yet' in one clause, or 'yet to' / 'still to', tells something
 # expected and not done ('The DBA has not signed off yet', 'The load test is yet to run').
