@@ -196,28 +196,9 @@ def _and_clauses(clause: str) -> list[str]:
     return [*parts, clause[start:]]
 
 
-_PRONOUNS = frozenset(["it", "they", "we", "i", "you", "there"])
-_AUXILIARIES = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "does",
-        "did",
-    ]
+_PRONOUNS = word_set("it they we i you there")
+_AUXILIARIES = word_set(
+    "is are was were be been has have had will would can could may might must does did"
 )
 
 
