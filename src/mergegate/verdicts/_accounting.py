@@ -37,7 +37,7 @@ from mergegate.verdicts._grammar import find_sites
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, strip_label
-from mergegate.verdicts._text import CODE_SPAN, norm
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
 __all__ = ["carries_no_decision", "line_carries_no_decision", "unaccounted"]
@@ -248,14 +248,11 @@ def _paragraphs(doc: Doc, own: set[int], sites: list[Site]) -> set[int]:
                     break
                 if line.heading_level:
                     break
-                if step == -1 and line.raw.rstrip(" *_`")[-1:] in _ENDS:
+                if step == -1 and line.raw.rstrip(" *_`")[-1:] in SENTENCE_END:
                     break  # a sentence of its own above the verdict: read on its own
                 found.add(at)
                 at += step
     return found
-
-
-_ENDS = ".!?。！？"
 
 
 def _title_index(doc: Doc) -> int | None:
@@ -305,9 +302,10 @@ def _symbol_beside(text: str) -> str | None:
     )
 
 
-def _cannot_carry(text: str) -> bool:
-    """A line whose shape carries no decision: metadata, a signature, a recorded command, a
-    passed check ('Spec ✅'), a one-word label, a courtesy line ('Thanks for the PR!')."""
+def carries_no_decision(text: str) -> bool:
+    """A line whose shape carries no decision wherever it stands: metadata, a signature, a
+    recorded command, a passed check ('Spec ✅'), a one-word label, a courtesy line ('Thanks
+    for the PR!'). What `_after` accepts after an approval besides statements."""
     return (
         _is_metadata(text)
         or _is_signature(text)
@@ -318,16 +316,10 @@ def _cannot_carry(text: str) -> bool:
     )
 
 
-def carries_no_decision(text: str) -> bool:
-    """A line whose shape carries no decision wherever it stands (`_cannot_carry`): what
-    `_after` accepts after an approval besides statements."""
-    return _cannot_carry(text)
-
-
 def line_carries_no_decision(line: Line) -> bool:
     """`carries_no_decision` of the line's text, read once per line (`Line.shapeless`)."""
     if line.shapeless is None:
-        line.shapeless = _cannot_carry(line.raw)
+        line.shapeless = carries_no_decision(line.raw)
     return line.shapeless
 
 

@@ -46,7 +46,6 @@ from mergegate.verdicts._statement import (
     CLAUSES,
     LABEL,
     LIST_ITEM,
-    WORD,
     clause_problem,
     continues_above,
     finding_item,
@@ -54,7 +53,7 @@ from mergegate.verdicts._statement import (
     prose_problem,
     sentences_problem,
 )
-from mergegate.verdicts._text import CODE_SPAN
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
 from mergegate.verdicts._vocab import clean_value, hits
 
@@ -105,7 +104,6 @@ _PREFIXED_NO = compile_lazily(
 # A reference mark on the verdict's own line ('APPROVED†', 'Yes‡'): it points to a note
 # below, which qualifies the answer whatever it says (not a superscript digit: 'O(n²)').
 _REFERENCE_MARK = compile_lazily(r"[†‡※⁂]")
-_SENTENCE_END = ".!?。！？"
 _PROSE_WORDS = 6
 # A short label before its value: '**Reasoning:** …', 'Note: …' (the value is what is read).
 
@@ -142,7 +140,7 @@ def after_approval(
             continue  # a minor finding: `_unweighed` and `_blocking` read it for a no
         problem = _unread_language(line)
         if problem is None and index == anchor:
-            problem = _beside_answer(line) or (_unappraised_beside(line) if appraise else None)
+            problem = _beside_answer(line, appraise=appraise)
         elif problem is None and line.heading_level:
             in_section = False
             # A subheading of a review part is part of it ('## Checklist' / '### Pre-merge').
@@ -169,9 +167,8 @@ def after_approval(
             and not _answers_question(doc, index)
         ):
             # Under an opening verdict the body is the review itself, argued at length: only
-            # its moods are read there, not how each sentence opens.
-            # Under an opening verdict the body is argued at length: a wrapped sentence is
-            # read from its first sentence end, as before (only moods are read there).
+            # its moods are read there, not how each sentence opens, and a wrapped sentence
+            # is read from its first sentence end, as before.
             wrapped = "" if opening else _tail_above(doc, index, sites)
             goes_on = _continues(doc, index)
             problem = _reason_line(
@@ -245,7 +242,7 @@ def _unappraised_line(doc: Doc, index: int, *, continues: bool, quoted: bool = F
     if _shapeless(doc.lines[index], raw) and not _prose_value(rest):
         return None
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
-    if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in _SENTENCE_END:
+    if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in SENTENCE_END:
         return None  # '**Correctness & Contract Compliance**': a label, its text below
     label = LABEL.match(rest)
     text = " ".join([rest[label.end() :] if label is not None else rest, *_wrapped(doc, index)])
@@ -421,7 +418,7 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     if held is not None:
         return f"'{held}' asks for work first or holds the merge"
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
-    sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in _SENTENCE_END
+    sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in SENTENCE_END
     if not sentence and _shapeless(line, raw) and not _prose_value(rest):
         return None
     # a sentence that wraps onto this line is read whole, from its start above
@@ -454,19 +451,22 @@ def _callout_text(raw: str) -> str:
     return raw if mark is None else raw[mark.end() :]
 
 
-def _beside_answer(line: Line) -> str | None:
+def _beside_answer(line: Line, *, appraise: bool) -> str | None:
     """The clauses after the answer on the verdict's own line ('Yes. Take the migration out
-    of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`)."""
+    of this PR.') are read like the lines after it; a table row is its cells' (`_accounting`).
+    With `appraise` (the strict reading) they must also appraise the change, as the lines
+    after it must (`_unappraised_line`)."""
     mark = _REFERENCE_MARK.search(CODE_SPAN.sub(" ", line.raw))
     if mark is not None:
         return f"the reference mark '{mark.group(0)}' points to a note that qualifies the answer"
     if line.raw.lstrip().startswith("|"):
         return None
-    for clause in _after_answer(line.raw):
+    clauses = _after_answer(line.raw)
+    for clause in clauses:
         problem = clause_problem(clause)
         if problem is not None:
             return f"'{clause.strip()[:60]}' beside the answer {problem}"
-    return None
+    return _unappraised_clause(clauses) if appraise else None
 
 
 def _after_answer(raw: str) -> list[str]:
@@ -483,12 +483,8 @@ def _after_answer(raw: str) -> list[str]:
     return clauses[answered + 1 :]
 
 
-def _unappraised_beside(line: Line) -> str | None:
-    """The strict reading of the verdict's own line: what follows the answer there must
-    appraise the change, as the lines after it must (`_unappraised_line`)."""
-    if line.raw.lstrip().startswith("|"):
-        return None
-    for clause in _after_answer(line.raw):
+def _unappraised_clause(clauses: list[str]) -> str | None:
+    for clause in clauses:
         found = unappraised(clause)
         if found is None:
             continue

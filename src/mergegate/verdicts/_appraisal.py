@@ -19,14 +19,10 @@ request or a limit. Linear in the clause.
 from __future__ import annotations
 
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._text import CODE_SPAN, norm
+from mergegate.verdicts._text import CODE_SPAN, WORD, norm
+from mergegate.verdicts._vocab import word_set
 
 __all__ = ["unappraised"]
-
-
-def _words(text: str) -> frozenset[str]:
-    """A closed list of words, written as text (one word per blank-separated token)."""
-    return frozenset(text.split())
 
 
 # Where one appraisal ends and the next statement starts: sentence ends, a semicolon or a
@@ -52,19 +48,18 @@ _CHECK_MARKS = "✅✔☑"
 # An appraisal is short ('Clean change, tests pass.'); a clause longer than this is read as
 # none, which also bounds the 'and' cuts, each of which reads the clause's start again.
 _MOST_CLAUSE_CHARS = 400
-_WORDS = compile_lazily(r"[^\W\d_][\w'’-]*")
 
 # Verbs that report a check coming out well or a finding put right ('Tests pass', 'It
 # matches the spec', 'The rework addressed the comments'). Verbs whose bare form is also a
 # noun a defect is told with ('the check fails', 'the fix breaks', 'every address') count
 # only in their past and -ing forms.
-_APPRAISING_VERBS = _words(
+_APPRAISING_VERBS = word_set(
     """
     pass work succeed match meet follow align conform cover satisfy fulfil fulfill comply
     exceed honour honor preserve resolve respect
     """
 )
-_APPRAISING_PARTICIPLES = _words(
+_APPRAISING_PARTICIPLES = word_set(
     """
     address close fix check review test trace compare inspect examine verify confirm improve
     simplify clarify exercise approve thank
@@ -94,8 +89,8 @@ def _inflected(verbs: frozenset[str], *, bare: bool) -> set[str]:
 _APPRAISAL = frozenset(
     _inflected(_APPRAISING_VERBS, bare=True)
     | _inflected(_APPRAISING_PARTICIPLES, bare=False)
-    | _words(_IRREGULAR)
-    | _words(
+    | word_set(_IRREGULAR)
+    | word_set(
         """
         solidly cleanly clearly correctly consistently appropriately properly well nicely
         thoroughly comprehensively safely accurately successfully lgtm thanks kudos
@@ -107,7 +102,7 @@ _APPRAISAL = frozenset(
 # clean', 'looks solid', 'Clean change'): before a noun they may name something else
 # ('logged in clear text', 'a fine-grained lock'). A closed list by design: what is not in
 # these lists is not a reason mergegate recognises.
-_APPRAISING_ADJECTIVES = _words(
+_APPRAISING_ADJECTIVES = word_set(
     """
     good great fine solid clean cleaner clear correct consistent appropriate proper nice
     excellent thorough comprehensive robust safe sound readable idiomatic tidy elegant
@@ -120,14 +115,14 @@ _APPRAISING_ADJECTIVES = _words(
     """
 )
 # Words after which an adjective is a predicate: linking verbs, and degree words after them.
-_LINKING = _words(
+_LINKING = word_set(
     """
     is are was were be been being looks look looked seems seem seemed reads read feels feel
     remains remain stays stay appears appear 's now all very really quite pretty fully
     overall also both and
     """
 )
-_OPENERS = _words("a an the this that it very really overall all")
+_OPENERS = word_set("a an the this that it very really overall all")
 _APPRAISAL_ELSEWHERE = compile_lazily(
     r"很好|良好|不错|正确|清晰|干净|完善|完整|合理|符合|一致|规范|合格|"
     r"(?:无|没有)\s*(?:[a-z]+\s*)?(?:问题|风险|错误|阻塞|缺陷|漏洞|回归|bug)|"
@@ -144,7 +139,7 @@ _APPRAISAL_ELSEWHERE = compile_lazily(
 )
 # Negators (closed class). A negation is accounted only when it denies a problem noun or is
 # a negative-polarity search that found nothing ('could not find anything wrong').
-_NEGATORS = _words(
+_NEGATORS = word_set(
     """
     no not never nothing none nor neither without zero cannot can't ne pas jamais sans aucun
     aucune nunca
@@ -157,7 +152,7 @@ _DENIED_UNSPACED = compile_lazily(
     r"[不没无未非][^。！？；，,;.]{0,8}?(?:问题|错误|缺陷|风险|阻塞|漏洞|回归|bug)"
 )
 _NEGATION_UNSPACED = compile_lazily(r"[不没未无非别勿]|ない|ません|ず(?![^\W\d_])|않|안 |없|못")
-_PROBLEMS = _words(
+_PROBLEMS = word_set(
     """
     issue issues problem problems concern concerns blocker blockers blocking regression
     regressions bug bugs error errors warning warnings failure failures failing finding
@@ -175,7 +170,7 @@ _PROBLEMS = _words(
 )
 _NEGATION_REACH = 4
 # The outcomes of a check that did not come out well: a count of them or a verb telling one.
-_FAILED_OUTCOMES = _words(
+_FAILED_OUTCOMES = word_set(
     """
     fail fails failed failing failure failures broke broken breaks errored erroring crashed
     crashes crashing regressed flaky timed-out
@@ -192,7 +187,7 @@ _TIMESTAMP = compile_lazily(r"(?<!\w)\d{4}-\d\d-\d\d(?:[t ]\d\d:\d\d(?::\d\d(?:\
 # A count of none ('0 failed', '0 errors') denies what it counts, like 'no'.
 _ZERO_COUNT = compile_lazily(r"(?<![\w.,])0(?![\w.,])")
 # 'Nothing else', 'nothing to add', 'none outstanding': nothing more to say against it.
-_NOTHING_MORE = _words(
+_NOTHING_MORE = word_set(
     """
     else further more to blocking left outstanding remaining new
     """
@@ -224,28 +219,9 @@ def _and_clauses(clause: str) -> list[str]:
     return [*parts, clause[start:]]
 
 
-_PRONOUNS = frozenset(["it", "they", "we", "i", "you", "there"])
-_AUXILIARIES = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "does",
-        "did",
-    ]
+_PRONOUNS = word_set("it they we i you there")
+_AUXILIARIES = word_set(
+    "is are was were be been has have had will would can could may might must does did"
 )
 
 
@@ -254,7 +230,7 @@ def _opens_a_clause(rest: str) -> bool:
     after the noun phrase's first two that is an auxiliary or inflected like a verb ('the
     export writes …', 'the tests were …'); not a second object ('… and the rollback
     script'). A plural noun there reads as a verb: the strict reading errs to refuse."""
-    words = _WORDS.findall(rest.lower())
+    words = WORD.findall(rest.lower())
     if not words:
         return False
     if words[0] in _PRONOUNS:
@@ -270,7 +246,7 @@ def _appraises(clause: str) -> bool:
     lowered = _NEGATED_CONTRACTION.sub(
         lambda m: m.group(0)[:-3] + " not", _TIMESTAMP.sub(" ", norm(clause))
     )
-    words = _WORDS.findall(_ZERO_COUNT.sub(" zero ", lowered))
+    words = WORD.findall(_ZERO_COUNT.sub(" zero ", lowered))
     if not words:
         return True  # a number, a mark, a code span: nothing said
     if lowered.isascii():  # the unspaced scripts' denials and negations are not ASCII
@@ -295,7 +271,7 @@ def _failure_told(lowered: str) -> bool:
     the clause denies ('does not contain a defect that breaks …'), no negated object follows
     ('breaks nothing') and no appraisal after it puts right ('the failing test now passes'):
     beside it, a passed check ('212 passed, 3 failed') is no appraisal."""
-    words = _WORDS.findall(_ZERO_COUNT.sub(" zero ", _OBJECT_DENIED.sub(" ", lowered)))
+    words = WORD.findall(_ZERO_COUNT.sub(" zero ", _OBJECT_DENIED.sub(" ", lowered)))
     told = [at for at, w in enumerate(words) if w in _FAILED_OUTCOMES]
     if not told:
         return False

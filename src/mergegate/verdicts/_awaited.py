@@ -17,6 +17,7 @@ no word of what the event is. Linear in the text.
 from __future__ import annotations
 
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._vocab import word_set
 
 __all__ = ["awaited_event"]
 
@@ -27,21 +28,16 @@ _SUBORDINATE = compile_lazily(
 )
 
 
-def _closed(words: str) -> frozenset[str]:
-    """A closed class, written as text (one word per blank-separated token)."""
-    return frozenset(words.split())
-
-
 _WORD = compile_lazily(r"[a-z][a-z'’-]*")
-_PAST = _closed("was were had did")
-_PRESENT = _closed("is are am will shall gets get goes go comes come 's 'll")
-_PERFECT = _closed("has have")
+_PAST = word_set("was were had did")
+_PRESENT = word_set("is are am will shall gets get goes go comes come 's 'll")
+_PERFECT = word_set("has have")
 # Waiting whatever the verb: the clause is the condition itself.
-_ALWAYS_WAITING = _closed("until till unless")
+_ALWAYS_WAITING = word_set("until till unless")
 # The subject's first words are no verb ('the', 'this migration'): the verb stands after.
-_DETERMINERS = _closed("the a an this that these those its their our your my every each")
+_DETERMINERS = word_set("the a an this that these those its their our your my every each")
 # A subject pronoun stands right before its verb ('once it lands', 'after we ship').
-_PRONOUNS = _closed("it they we i you he she someone somebody")
+_PRONOUNS = word_set("it they we i you he she someone somebody")
 _VERB_REACH = 6
 
 

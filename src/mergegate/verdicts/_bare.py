@@ -26,6 +26,7 @@ from mergegate.verdicts._vocab import (
     first_hit,
     label_kind,
     phrases,
+    word_set,
 )
 
 __all__ = ["bare_site", "cli_flag", "heading_phrase", "opens_with_verdict_word"]
@@ -70,40 +71,9 @@ def bare_site(doc: Doc, index: int, line: Line) -> Site | None:
 
 
 # Words a sentence does not end on: the line after one goes on with the same sentence.
-_GOES_ON = frozenset(
-    (
-        "and",
-        "or",
-        "but",
-        "nor",
-        "so",
-        "then",
-        "to",
-        "the",
-        "a",
-        "an",
-        "of",
-        "with",
-        "for",
-        "in",
-        "on",
-        "at",
-        "by",
-        "from",
-        "as",
-        "than",
-        "that",
-        "which",
-        "who",
-        "whose",
-        "into",
-        "onto",
-        "via",
-        "if",
-        "when",
-        "while",
-        "because",
-    )
+_GOES_ON = word_set(
+    "and or but nor so then to the a an of with for in on at by from as than that which who whose "
+    "into onto via if when while because"
 )
 _LAST_WORD = compile_lazily(r"([^\W\d_]+)[ \t*_]*$")
 

@@ -20,7 +20,7 @@ allows), not by what a sentence says. Linear in the document.
 from __future__ import annotations
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._accounting import carries_no_decision
+from mergegate.verdicts._accounting import line_carries_no_decision
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
@@ -80,10 +80,10 @@ def _still_open(level: int, line: Line) -> int:
 def _prose(doc: Doc, index: int) -> bool:
     """A line of prose: not a table row, not a line whose shape carries no decision, not a
     line that goes on with the sentence above it (read with that sentence's start)."""
-    raw = doc.lines[index].raw
-    if raw.lstrip().startswith("|") or carries_no_decision(raw):
+    line = doc.lines[index]
+    if line.raw.lstrip().startswith("|") or line_carries_no_decision(line):
         return False
-    return not continues_above(doc, index) or LIST_ITEM.match(raw) is not None
+    return not continues_above(doc, index) or LIST_ITEM.match(line.raw) is not None
 
 
 _MAX_WRAPPED = 6

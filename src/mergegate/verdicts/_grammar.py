@@ -54,22 +54,9 @@ from mergegate.verdicts._vocab import (
 __all__ = ["DIALECTS", "Site", "find_sites"]
 
 DIALECTS: tuple[str, ...] = (
-    "superpowers",
-    "verdict-line",
-    "status-line",
-    "frontmatter",
-    "megazord",
-    "json",
-    "bmad",
-    "lgtm",
-    "cli-flag",
-    "verdict-section",
-    "gerrit",
-    "github",
-    "review-log",
-    "gsd",
-    "spectacular",
-)
+    "superpowers", "verdict-line", "status-line", "frontmatter", "megazord", "json", "bmad",
+    "lgtm", "cli-flag", "verdict-section", "gerrit", "github", "review-log", "gsd", "spectacular",
+)  # fmt: skip
 
 _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MALFORMED
 

@@ -16,32 +16,11 @@ from mergegate.verdicts._vocab import LabelKind, clean_value, hits, label_kind, 
 __all__ = ["HeadingKind", "RoundMark", "heading_kind"]
 
 _EXAMPLE_HEADING_WORDS = (
-    "example",
-    "template",
-    "sample",
-    "format",
-    "instruction",
-    "prompt",
-    "expected output",
-    "expected behavior",
-    "expected behaviour",
-    "anti-pattern",
-    "how to",
-    "usage",
-    "test scenario",
-    "示例",
-    "模板",
-    "例",
-    "テンプレート",
-    "예시",
-    "템플릿",
-    "ejemplo",
-    "plantilla",
-    "exemplo",
-    "modelo",
-    "exemple",
-    "modèle",
-)
+    "example", "template", "sample", "format", "instruction", "prompt", "expected output",
+    "expected behavior", "expected behaviour", "anti-pattern", "how to", "usage", "test scenario",
+    "示例", "模板", "例", "テンプレート", "예시", "템플릿", "ejemplo", "plantilla", "exemplo",
+    "modelo", "exemple", "modèle",
+)  # fmt: skip
 # Whole words ('Formatting & Style' is not a 'format' heading); CJK words anywhere.
 _EXAMPLE_HEADING = compile_lazily(
     r"(?<![a-z])(?:"
@@ -185,33 +164,11 @@ def round_mark(bare: str) -> RoundMark:
 
 
 _VERDICT_HEADING_WORDS = (
-    "verdict",
-    "decision",
-    "conclusion",
-    "assessment",
-    "recommendation",
-    "summary",
-    "ready to merge",
-    "merge readiness",
-    "readiness",
-    "final",
-    "overall",
-    "result",
-    "outcome",
-    "判定",
-    "结论",
-    "总结",
-    "まとめ",
-    "결론",
-    "판정",
-    "요약",
-    "veredicto",
-    "veredito",
-    "conclusión",
-    "conclusão",
-    "décision",
-    "résumé",
-)
+    "verdict", "decision", "conclusion", "assessment", "recommendation", "summary",
+    "ready to merge", "merge readiness", "readiness", "final", "overall", "result", "outcome",
+    "判定", "结论", "总结", "まとめ", "결론", "판정", "요약", "veredicto", "veredito",
+    "conclusión", "conclusão", "décision", "résumé",
+)  # fmt: skip
 
 
 # Headings that say their items do not block. A heading that also says the opposite

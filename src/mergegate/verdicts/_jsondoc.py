@@ -31,7 +31,7 @@ from mergegate.verdicts._answer import read_answer, sentence_problem
 from mergegate.verdicts._blocking import text_blocking
 from mergegate.verdicts._names import prose_of
 from mergegate.verdicts._text import norm
-from mergegate.verdicts._vocab import clean_value, label_kind
+from mergegate.verdicts._vocab import clean_value, label_kind, word_set
 
 __all__ = ["DocumentRead", "read_document"]
 
@@ -47,22 +47,18 @@ _BLOCKING_KEYS = frozenset(
 _BLOCKING_SEVERITIES = frozenset({"critical", "blocker", "blocking", "p0", "must fix", "must_fix"})
 
 
-def _keys(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 # The places a review writes, by what they may carry.
-_PROSE = _keys(
+_PROSE = word_set(
     "summary comment comments note notes reason reasons reasoning rationale explanation "
     "description overview remarks details detail justification status_reason message"
 )
-_PRAISE = _keys("strengths positives praise highlights what_went_well good")
-_ADVICE = _keys(
+_PRAISE = word_set("strengths positives praise highlights what_went_well good")
+_ADVICE = word_set(
     "suggestions suggestion nits nit minor optional improvements recommendations follow_ups "
     "followups future tests_suggested next_steps observations"
 )
-_FINDINGS = _keys("issues findings problems defects comments risks concerns warnings")
-_META = _keys(
+_FINDINGS = word_set("issues findings problems defects comments risks concerns warnings")
+_META = word_set(
     "reviewer reviewers review_id id model agent tool timestamp date created_at updated_at "
     "version schema pr pr_number pull_request repo repository branch commit sha head_sha "
     "base_sha author files files_reviewed files_changed confidence score title name url link "
@@ -70,7 +66,7 @@ _META = _keys(
 )
 # The fields of one finding (a dict in a findings list): its text is read for blocking words
 # only through its severity, the rest describes it.
-_FINDING_FIELDS = _keys(
+_FINDING_FIELDS = word_set(
     "title severity priority level file path where location line lines start_line end_line "
     "problem impact fix suggestion note detail details description id category type ref code "
     "message rule status evidence recommendation"

@@ -54,30 +54,12 @@ _TEMPLATE = compile_lazily(
     r"lgtm|nack|ack|go\b|no-go)"
 )
 _INSTRUCTION_PHRASES = (
-    "respond with",
-    "reply with",
-    "answer with",
-    "output format",
-    "response format",
-    "your verdict",
-    "your response",
-    "you must",
-    "you should",
-    "must end with",
-    "end your review",
-    "use the format",
-    "use this format",
-    "following format",
-    "format:",
-    "should say",
-    "should output",
-    "should respond",
-    "return this",
-    "the reviewer must",
-    "the reviewer should",
-    "reviewers must",
-    "placeholder",
-)
+    "respond with", "reply with", "answer with", "output format", "response format",
+    "your verdict", "your response", "you must", "you should", "must end with", "end your review",
+    "use the format", "use this format", "following format", "format:", "should say",
+    "should output", "should respond", "return this", "the reviewer must", "the reviewer should",
+    "reviewers must", "placeholder",
+)  # fmt: skip
 _INSTRUCTION_RE = compile_lazily("|".join(re.escape(p) for p in _INSTRUCTION_PHRASES))
 # Words that introduce an example: they make a line not live when they come before its
 # first separator ('For example: Ready to merge? Yes'), not when a verdict's reason uses

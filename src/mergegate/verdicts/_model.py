@@ -42,31 +42,14 @@ class Severity(StrEnum):
         raise ValueError(f"{word!r} names no severity")
 
 
-SEVERITY_WORDS: tuple[tuple[str, Severity], ...] = (
-    ("critical", Severity.CRITICAL),
-    ("blocker", Severity.CRITICAL),
-    ("blocking", Severity.CRITICAL),
-    ("must fix", Severity.CRITICAL),
-    ("p0", Severity.CRITICAL),
-    ("严重", Severity.CRITICAL),
-    ("致命", Severity.CRITICAL),
-    ("important", Severity.IMPORTANT),
-    ("major", Severity.IMPORTANT),
-    ("high", Severity.IMPORTANT),
-    ("should fix", Severity.IMPORTANT),
-    ("p1", Severity.IMPORTANT),
-    ("warning", Severity.IMPORTANT),
-    ("medium", Severity.IMPORTANT),
-    ("重要", Severity.IMPORTANT),
-    ("minor", Severity.MINOR),
-    ("low", Severity.MINOR),
-    ("nit", Severity.MINOR),
-    ("info", Severity.MINOR),
-    ("suggestion", Severity.MINOR),
-    ("nice to have", Severity.MINOR),
-    ("p2", Severity.MINOR),
-    ("p3", Severity.MINOR),
-    ("次要", Severity.MINOR),
+SEVERITY_WORDS: tuple[tuple[str, Severity], ...] = tuple(
+    (word, severity)
+    for severity, words in (
+        (Severity.CRITICAL, "critical|blocker|blocking|must fix|p0|严重|致命"),
+        (Severity.IMPORTANT, "important|major|high|should fix|p1|warning|medium|重要"),
+        (Severity.MINOR, "minor|low|nit|info|suggestion|nice to have|p2|p3|次要"),
+    )
+    for word in words.split("|")
 )
 """Words that name a severity, longest meaning first: one table for prose and payloads."""
 

@@ -505,24 +505,19 @@ def bare_no_in(text: str) -> str | None:
 
 # --------------------------------------------------------------------------- contrary verdicts
 
+# The contrary verdicts that reject; the others ask for fixes.
+_REJECTING = phrases(
+    """not approved|do not merge|don't merge|nack|nacked|no go|不通过|不予通过|驳回|却下|거절|반려|
+rechazado|no aprobado|reprovado|não aprovado|rejeté|non approuvé|abgelehnt|nicht genehmigt"""
+)
 _CONTRARY = alternation(
     phrases(
-        """changes requested|request changes|requesting changes|requested changes|
-not approved|do not merge|don't merge|nack|nacked|no go|needs work|needs changes|
-not ready to merge|not mergeable|不通过|不予通过|驳回|需要修改|需修改|却下|差し戻し|거절|반려|
-rechazado|no aprobado|reprovado|não aprovado|rejeté|non approuvé|abgelehnt|nicht genehmigt"""
+        """changes requested|request changes|requesting changes|requested changes|needs work|
+needs changes|not ready to merge|not mergeable|需要修改|需修改|差し戻し"""
     )
+    + _REJECTING
 )
-_CONTRARY_DECISION = {
-    **dict.fromkeys(
-        phrases(
-            """not approved|do not merge|don't merge|nack|nacked|no go|不通过|不予通过|驳回|却下|
-거절|반려|rechazado|no aprobado|reprovado|não aprovado|rejeté|non approuvé|abgelehnt|
-nicht genehmigt"""
-        ),
-        Decision.REJECT,
-    )
-}
+_CONTRARY_DECISION = dict.fromkeys(_REJECTING, Decision.REJECT)
 # A verdict label anywhere on a line, followed by its answer: 'After another look, Verdict:
 # REJECT', 'my verdict is now: request changes', 'ready to merge? no'.
 _LABEL_ANYWHERE = compile_lazily(

@@ -25,14 +25,13 @@ from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import declares_non_blocking
-from mergegate.verdicts._text import CODE_SPAN
-from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD
+from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end, word_set
 
 __all__ = [
     "CLAUSES",
     "LABEL",
     "LIST_ITEM",
-    "WORD",
     "clause_problem",
     "continues_above",
     "finding_item",
@@ -43,15 +42,10 @@ __all__ = [
 ]
 
 _A = Decision.APPROVE
-_SENTENCE_END = ".!?。！？"
-
-
-def _closed(words: str) -> frozenset[str]:
-    return frozenset(words.split())
 
 
 # English closed classes. A clause that opens with one of these has its subject first.
-_SUBJECT_OPENERS = _closed(
+_SUBJECT_OPENERS = word_set(
     "the a an all every each no none nothing everything both this these that those it its "
     "i we he she they you my our your their there here one two three zero any some most "
     "several many few neither either overall also so "
@@ -63,24 +57,23 @@ _SUBJECT_OPENERS = _closed(
 )
 # A content word followed by one of these opens a verb and its object: an instruction
 # ('Rotate the key', 'Requires a sign-off', 'Take it out').
-_OBJECT_OPENERS = _closed(
+_OBJECT_OPENERS = word_set(
     "the a an this that these those my your its our their all every each any some it them "
     "only first me us"
 )
 # A clause that opens with a subordinator has no main clause: a condition, not a reason.
-_SUBORDINATORS = _closed(
+_SUBORDINATORS = word_set(
     "only unless once after before if when until till provided providing pending except assuming as"
 )
 # 'Not before …', 'never until …': a negated subordinator opens a condition too.
-_NEGATORS = _closed("not never")
+_NEGATORS = word_set("not never")
 # A content word followed by one of these is a verb waiting for an event ('Hold until …').
-_WAITING = _closed("until till unless once pending before after")
+_WAITING = word_set("until till unless once pending before after")
 # Of those, the ones no account of what was done opens with ('Tested after the rebase' is one).
-_ONLY_WAITING = _closed("until till unless pending")
+_ONLY_WAITING = word_set("until till unless pending")
 # After a verb of approval, these limit it: 'Merge only …', 'Ship first …'.
-_LIMITING = _closed("only first")
+_LIMITING = word_set("only first")
 CLAUSES = compile_lazily(r"(?<=[.!?;:])\s+|\s+[—–]\s+")
-WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
 LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 # 'a/b.py:12', or a code span naming a file: '`auth.py`', '`src/db`' (not '`mod.func_name`').
 _LOCATION = compile_lazily(
@@ -153,7 +146,7 @@ def continues_above(doc: Doc, index: int) -> bool:
     above = doc.lines[index - 1] if index > 0 else None
     if above is None or above.blank or above.heading_level or LIST_ITEM.match(doc.lines[index].raw):
         return False
-    return above.raw.rstrip(" *_`")[-1:] not in _SENTENCE_END
+    return above.raw.rstrip(" *_`")[-1:] not in SENTENCE_END
 
 
 _NEGATION = compile_lazily(r"(?<![a-z])(?:no|not|without|nothing|none|zero|never|n't)(?![a-z])")
@@ -266,8 +259,8 @@ def _mood_problem(lowered: str) -> str | None:
 # Modals and 'do' (closed class): one before its subject inverts the clause into a question
 # or a request ('Could you add the missing await', 'Can we drop the shim first'). Not 'is' or
 # 'has': a wrapped line may go on with them ('… criterion 4) is the part that …').
-_AUXILIARIES = _closed("can could would will may might shall do does did")
-_INVERTED_SUBJECTS = _closed("you we i it this that these those there the someone somebody")
+_AUXILIARIES = word_set("can could would will may might shall do does did")
+_INVERTED_SUBJECTS = word_set("you we i it this that these those there the someone somebody")
 
 
 # A question set as a label: emphasised, a few words ('**Breaking changes?**').
@@ -388,16 +381,14 @@ _LATER_WORK = compile_lazily(
 # the decision — only the verdict decides, so it is not a reason. The nouns name the verdict.
 # 'The' points at it only with a word that places it ('the approval above', 'the earlier
 # verdict'): 'The decision rests on the suite' gives the reasons of the verdict itself.
+_VERDICT_NAME = (
+    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
+)
 _ABOUT_THE_VERDICT = compile_lazily(
-    r"[ \t*_>-]*(?:"
-    r"(?:(?:this|that|my|our|its|his|her|their) )"
-    r"(?:(?:above|earlier|previous|prior|original|initial|first|last|preceding) )?"
-    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
-    r"|(?:the )?(?:above|earlier|previous|prior|original|initial|preceding) "
-    r"(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|thumbs[- ]up)s?"
-    r"|(?:the )?(?:approval|verdict|decision|sign[- ]?off|lgtm|go[- ]ahead|green light|"
-    r"thumbs[- ]up)s? (?:above|given above|given earlier|before this)"
-    r")(?![a-z-])"
+    rf"[ \t*_>-]*(?:(?:(?:this|that|my|our|its|his|her|their) )"
+    rf"(?:(?:above|earlier|previous|prior|original|initial|first|last|preceding) )?{_VERDICT_NAME}"
+    rf"|(?:the )?(?:above|earlier|previous|prior|original|initial|preceding) {_VERDICT_NAME}"
+    rf"|(?:the )?{_VERDICT_NAME} (?:above|given above|given earlier|before this))(?![a-z-])"
 )
 # Aspect: a negation with 'yet' in one clause, or 'yet to' / 'still to', tells something
 # expected and not done ('The DBA has not signed off yet', 'The load test is yet to run').
@@ -521,16 +512,16 @@ def _narrative_opening(text: str, value: str, words: list[str]) -> str | None:
 
 
 # A narrative clause may open with a linking verb: it goes on from the line above.
-_LINKING = _closed("is are was were has had")
+_LINKING = word_set("is are was were has had")
 # "That's …", "It's …": the subject opener without its contraction.
 _CONTRACTION = compile_lazily(r"['’](?:s|re|ll|ve|d)$")
 # Verbs that are no account of what was done though they end like a past form or a gerund.
-_NOT_REPORTS = _closed("proceed succeed exceed need feed seed speed embed shed shred bring string")
+_NOT_REPORTS = word_set("proceed succeed exceed need feed seed speed embed shed shred bring string")
 
 
 # Irregular past forms a reviewer tells what was done with ('Ran the whole suite'); not the
 # ones that are also a bare verb ('put', 'set', 'read', 'cut').
-_IRREGULAR_PAST = _closed(
+_IRREGULAR_PAST = word_set(
     "ran reran saw found wrote rewrote made took built rebuilt did got went kept sent spent "
     "brought caught thought began"
 )

@@ -32,6 +32,8 @@ __all__ = [
     "MAX_INPUT_CHARS",
     "MAX_INPUT_LINES",
     "MAX_LINE_CHARS",
+    "SENTENCE_END",
+    "WORD",
     "BoundedText",
     "bound",
     "has_lookalike",
@@ -60,6 +62,11 @@ CODE_SPAN = compile_lazily(r"`[^`\n]{1,400}`")
 """An inline code span on one line: what it holds is quoted code or a name (`test_reject`,
 `approved: false`), never the reviewer's own words, so readers mask it before reading prose.
 Bounded, so that a line of stray backticks costs linear time."""
+
+WORD = compile_lazily(r"[^\W\d_][\w'’-]*")
+"""A word of prose: a letter, then letters, digits, apostrophes and hyphens ("don't")."""
+SENTENCE_END = ".!?。！？"
+"""The characters a sentence ends with, in the scripts read (a line ending in one is whole)."""
 
 # Format characters that render as nothing; inside a verdict word they hide a spoof.
 _ZERO_WIDTH = frozenset(

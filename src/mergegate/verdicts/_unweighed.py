@@ -94,12 +94,14 @@ _GRADE = compile_lazily(
     r"[ \t*_`]*(?:none|n/a|no|nothing|low|minimal|negligible|minor|0|zero|ok|fine|clean|"
     r"passed|pass|✅)(?![a-z0-9])"
 )
+_FINDING_NOUN = (
+    r"(?:issues?|findings?|problems?|blockers?|concerns?|gaps?|bugs?|defects?|risks?|"
+    r"vulnerabilit(?:y|ies)|regressions?|errors?|warnings?|caveats?|limitations?)"
+)
 # 'No blocking gaps found.': a finding noun negated, and nothing else.
 _NO_FINDING = compile_lazily(
-    r"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){0,5}?(?:issues?|findings?|problems?|blockers?|"
-    r"concerns?|gaps?|bugs?|defects?|risks?|vulnerabilit(?:y|ies)|regressions?|errors?|"
-    r"warnings?|caveats?|limitations?)(?:[ \t]+(?:found|identified|reported|remaining|"
-    r"detected|observed|introduced|left))?"
+    rf"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){{0,5}}?{_FINDING_NOUN}(?:[ \t]+(?:found|identified|"
+    r"reported|remaining|detected|observed|introduced|left))?"
     # where none was found: 'in scoped review targets', 'in the changed files'
     r"(?:[ \t]+(?:in|across|within)(?:[ \t]+[\w/.`-]{1,40}){1,5})?[ \t.!]*"
 )
@@ -108,9 +110,7 @@ _NO_FINDING = compile_lazily(
 # phase-scoped correctness, security, or regression issues were identified in the reviewed
 # Phase 8 source and test changes.').
 _NO_FINDING_AT_LENGTH = compile_lazily(
-    r"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){0,8}?(?:issues?|findings?|problems?|blockers?|"
-    r"concerns?|gaps?|bugs?|defects?|risks?|vulnerabilit(?:y|ies)|regressions?|errors?|"
-    r"warnings?|caveats?|limitations?)"
+    rf"(?:no|zero|0)[ \t]+(?:[\w-]+,?[ \t]+){{0,8}}?{_FINDING_NOUN}"
     r"(?:[ \t]+(?:(?:were|was|have been|has been)[ \t]+)?(?:found|identified|reported|"
     r"detected|observed|introduced))?"
     # the place: words, but no subordinator, time word or exception (closed classes) that

@@ -39,6 +39,7 @@ __all__ = [
     "is_clause_end",
     "label_kind",
     "phrases",
+    "word_set",
 ]
 
 _A, _F, _R = Decision.APPROVE, Decision.FIXES, Decision.REJECT
@@ -47,6 +48,12 @@ _A, _F, _R = Decision.APPROVE, Decision.FIXES, Decision.REJECT
 def phrases(block: str) -> list[str]:
     """Phrases written '|'-separated over several lines, normalized like matched text."""
     return [clean_value(p) for p in block.replace("\n", "").split("|") if p.strip()]
+
+
+def word_set(words: str) -> frozenset[str]:
+    """A closed list of words (a grammatical class, a vocabulary), written as text: one word
+    per blank-separated token, taken as written."""
+    return frozenset(words.split())
 
 
 _MARKUP_CHARS = '*_`~#>[]{}"“”«»「」『』【】=\\\u00a0'

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc, Line
@@ -14,7 +15,7 @@ from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._text import has_lookalike
 from mergegate.verdicts._vocab import LabelKind
 
-__all__ = ["KEY_LINE", "field_site", "line_fields", "load_yaml"]
+__all__ = ["KEY_LINE", "field_site", "line_fields", "load_yaml", "with_objections"]
 
 KEY_LINE = compile_lazily(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 """A `key: value` line (matched from its first character): a lower-case key of at most 41
@@ -57,6 +58,25 @@ def line_fields(
             sites.append(field_site(index, line, decision, dialect=name, reason=reason))
     accounted = frozenset(s.index for s in sites)
     return Recognised(name=name, sites=tuple(sites), accounted=accounted) if sites else None
+
+
+def with_objections(found: Recognised, *others: Recognised | None) -> Recognised:
+    """`found` with the sites of `others` (fields beside the verdict: other votes, the merge
+    state, the checks) that do not approve: what keeps the platform from merging refuses."""
+    extra = tuple(
+        site
+        for fields in others
+        if fields is not None
+        for site in fields.sites
+        if site.decision is not Decision.APPROVE
+    )
+    if not extra:
+        return found
+    return replace(
+        found,
+        sites=found.sites + extra,
+        accounted=found.accounted | frozenset(s.index for s in extra),
+    )
 
 
 _MAX_YAML_CHARS = 200_000

@@ -9,13 +9,12 @@ quoted inside a sentence is prose for the generic reader.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
-from mergegate.verdicts._templates._fields import line_fields
+from mergegate.verdicts._templates._fields import line_fields, with_objections
 
 __all__ = ["NAME", "recognise"]
 
@@ -56,14 +55,8 @@ def recognise(doc: Doc) -> Recognised | None:
     found = line_fields(doc, _VOTE, lambda vote: _DECISION[vote.group(1)], name=NAME, max_chars=60)
     if found is None:
         return None
-    others = line_fields(doc, _LABEL_VOTE, _label_decision, name=NAME, max_chars=80)
-    if others is None:
-        return found
-    negative = tuple(s for s in others.sites if s.decision is not Decision.APPROVE)
-    return replace(
-        found,
-        sites=found.sites + negative,
-        accounted=found.accounted | frozenset(s.index for s in negative),
+    return with_objections(
+        found, line_fields(doc, _LABEL_VOTE, _label_decision, name=NAME, max_chars=80)
     )
 
 

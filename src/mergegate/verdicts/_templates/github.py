@@ -9,13 +9,12 @@ APPROVED`), the value one of GitHub's states and nothing after it.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._templates._base import Recognised
-from mergegate.verdicts._templates._fields import line_fields
+from mergegate.verdicts._templates._fields import line_fields, with_objections
 
 __all__ = ["NAME", "recognise"]
 
@@ -62,20 +61,7 @@ def recognise(doc: Doc) -> Recognised | None:
         return None
     merge = line_fields(doc, _MERGE_FIELD, _merge_decision, name=NAME, max_chars=80)
     checks = line_fields(doc, _CHECKS_FIELD, _checks_decision, name=NAME, max_chars=2000)
-    extra = tuple(
-        site
-        for fields in (merge, checks)
-        if fields is not None
-        for site in fields.sites
-        if site.decision is not Decision.APPROVE
-    )
-    if not extra:
-        return found
-    return replace(
-        found,
-        sites=found.sites + extra,
-        accounted=found.accounted | frozenset(s.index for s in extra),
-    )
+    return with_objections(found, merge, checks)
 
 
 def _merge_decision(field: re.Match[str]) -> tuple[Decision, str]:
