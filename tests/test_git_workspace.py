@@ -524,3 +524,43 @@ def test_publishing_the_workspaces_head_sets_no_ref_of_its_own(
     assert git(repo, "rev-parse", f"refs/heads/{BRANCH}") == second
     assert git(repo, "cat-file", "-t", second) == "commit"
     assert run_git(repo, "cat-file", "-e", third).returncode != 0
+
+
+def _count_listings(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The places `git config --list` runs in, from now on."""
+    from mergegate.git import _command
+
+    listed: list[Path] = []
+    real = _command.run_command
+
+    def counting(argv: list[str], cwd: Path, *args: object, **kwargs: object) -> object:
+        if "--show-origin" in argv:
+            listed.append(cwd)
+        return real(argv, cwd, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_command, "run_command", counting)
+    return listed
+
+
+def test_a_workspace_whose_config_holds_the_same_bytes_is_not_listed_again(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every workspace of a run gets the same config written: the key names listed for one
+    serve the next (a `git config --list` fewer, two a unit), while a workspace whose config
+    differs — an agent's filter, a changed global file — is listed anew and its driver is
+    switched off."""
+    base = git(repo, "rev-parse", "main")
+    listed = _count_listings(monkeypatch)
+    first, _ = add_workspace(repo, tmp_path / "ws" / "U1", BRANCH, base)
+    assert run_git(first, "diff", "--stat").ok
+    second, _ = add_workspace(repo, tmp_path / "ws" / "U2", "mergegate-unit/r1/U2", base)
+    assert run_git(second, "diff", "--stat").ok
+    assert [p for p in listed if p != repo] == [first.root]
+    third, _ = add_workspace(repo, tmp_path / "ws" / "U3", "mergegate-unit/r1/U3", base)
+    marker = tmp_path / "ran"
+    with (third.git_dir / "config").open("a") as handle:
+        handle.write(f'[filter "x"]\n\tclean = touch {marker}\n\trequired = true\n')
+    write_files(third.root, {".gitattributes": "* filter=x\n", "b.txt": "b\n"})
+    assert commit_with_key(third, "T1", "Mergegate-Task: r1/U3/T1", onto=base) is not None
+    assert [p for p in listed if p != repo] == [first.root, third.root]
+    assert not marker.exists()

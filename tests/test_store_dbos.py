@@ -477,6 +477,33 @@ def test_an_idle_units_queue_is_not_claimed_from_nor_read_on_every_poll(
         assert time.monotonic() - started < 10  # not the minute an idle claim waits
 
 
+def test_a_local_engine_reads_its_latest_version_at_most_once_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DBOS asks whether this process runs the latest application version on every claim of
+    every queue, building the query anew (about 4 ms of CPU; the internal queue alone is
+    polled ten times a second after a launch). A local engine reads it at most once a second.
+    Pins the DBOS name `_read_latest_version_once_a_second` relies on: an upgrade that asks
+    another way fails here."""
+    from dbos._sys_db import SystemDatabase
+
+    reads: list[float] = []
+    read = SystemDatabase._latest_application_version
+
+    def counted(self: SystemDatabase, *args: object, **kwargs: object) -> object:
+        reads.append(time.monotonic())
+        return read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SystemDatabase, "_latest_application_version", counted)
+    with _engine(tmp_path) as engine:
+        started = time.monotonic()
+        time.sleep(1.5)  # the launch's fast polls: every 0.1 s
+        during = [t for t in reads if t >= started]
+        assert len(during) <= 3, len(during)  # about 15 before
+        engine.start(_fan_out, "fan-out-version", 2, 0.0)  # claims still claim
+        assert engine.wait("fan-out-version", timeout_s=30) == "SUCCESS"
+
+
 def test_a_full_units_queue_row_is_not_read_on_every_poll(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -87,15 +87,18 @@ def _inside(path: Path | str, root: Path | str) -> bool:
     return os.path.join(str(path), "").startswith(os.path.join(str(root), ""))
 
 
-_SYSTEM_ROOTS = (*SYSTEM_READ, *SYSTEM_LINKS)
+_SYSTEM_PREFIXES = tuple(os.path.join(root, "") for root in (*SYSTEM_READ, *SYSTEM_LINKS))
+"""The system roots as `_inside` compares them, made once: every sandbox asks `_visible` of
+each toolchain directory (four sandboxes a task), and joining each root anew was most of it."""
 
 
-def _visible(path: Path) -> bool:
-    """Whether every sandbox sees `path` already (a system directory)."""
-    return any(_inside(path, root) for root in _SYSTEM_ROOTS)
+def _visible(path: Path | str) -> bool:
+    """Whether every sandbox sees `path` already (a system directory): `_inside` one of the
+    system roots."""
+    return os.path.join(str(path), "").startswith(_SYSTEM_PREFIXES)
 
 
-def _too_wide(path: Path) -> bool:
+def _too_wide(path: Path | str) -> bool:
     """An automatic bind never shows the root, the user's HOME or one of its ancestors."""
     return str(path) == "/" or _inside(Path(os.path.expanduser("~")), path)
 
@@ -213,16 +216,21 @@ def _read_binds(paths: Iterable[Path], allow_home: bool) -> tuple[Bind, ...]:
     """Read-only binds of `paths` that exist, are not visible already and (unless
     `allow_home`, for a single file) are not too wide; each once, in order, and none inside
     another of them (`~/.pyenv/shims` inside `PYENV_ROOT`: one mount fewer to make)."""
-    kept: list[Path] = []
+    # compared as text (normalised, so equal paths are equal strings): every sandbox of a
+    # task asks this of each toolchain directory, and Path objects were most of its cost
+    kept: list[str] = []
     for path in paths:
-        normal = Path(os.path.normpath(path))
-        if normal in kept or _visible(normal) or not normal.exists():
+        normal = os.path.normpath(path)
+        if normal in kept or _visible(normal) or not os.path.exists(normal):
             continue
-        if _too_wide(normal) and not (allow_home and normal.is_file()):
+        if _too_wide(normal) and not (allow_home and os.path.isfile(normal)):
             continue
         kept.append(normal)
+    prefixes = [os.path.join(p, "") for p in kept]
     return tuple(
-        Bind(path=p) for p in kept if not any(p != other and _inside(p, other) for other in kept)
+        Bind(path=Path(p))
+        for p, own in zip(kept, prefixes, strict=True)
+        if not any(own != other and own.startswith(other) for other in prefixes)
     )
 
 

@@ -308,6 +308,15 @@ def _own_git_dirs(workspace: Workspace | None) -> tuple[Path, Path] | None:
 
 _VIEWS: dict[Path, ConfigView] = {}
 _VIEWS_LOCK = threading.Lock()
+_SAME_BYTES: dict[tuple[tuple[Path, ...], tuple[str, ...]], tuple[str, ...]] = {}
+"""The key names listed for a workspace, by what decided them: the files outside it git reads
+config from and the bytes of those and of its own config files. Every workspace and review
+checkout of a run gets the same config written (`_checkout.py`), so the listing of the next
+one is known without a `git config --list` (a process, 2 a unit). Only listings that follow
+no include and name no path (`_parse_listing` found no file): what else git reads is the
+command line and the environment, the same for every command of this process, and the
+system config, which it never reads (`GIT_CONFIG_NOSYSTEM`)."""
+_MAX_SAME_BYTES = 64
 
 
 def config_view(where: Where, timeout: float = 60.0) -> ConfigView | CommandResult:
@@ -329,6 +338,12 @@ def config_view(where: Where, timeout: float = 60.0) -> ConfigView | CommandResu
     home = Path(env.get("HOME") or Path.home())
     extra = workspace_overrides(workspace) if workspace is not None else []
     dirs = _own_git_dirs(workspace)
+    if dirs is not None:
+        known = _view_of_same_bytes(_home_files(env), dirs)
+        if known is not None:
+            with _VIEWS_LOCK:
+                _VIEWS[key] = known
+            return known
     if dirs is None:
         located = run_command(_git_argv(_LOCATE, workspace), cwd, timeout, git_environment(extra))
         found = located.stdout.decode("utf-8", "surrogateescape").splitlines()
@@ -348,7 +363,28 @@ def config_view(where: Where, timeout: float = 60.0) -> ConfigView | CommandResu
     view = ConfigView(tuple(names), outside, watched, _fingerprint(watched))
     with _VIEWS_LOCK:
         _VIEWS[key] = view
+        if workspace is not None and not referenced and not any(map(_includes, names)):
+            if len(_SAME_BYTES) >= _MAX_SAME_BYTES:
+                _SAME_BYTES.clear()
+            _SAME_BYTES[(outside, view.fingerprint)] = view.names
     return view
+
+
+def _includes(name: str) -> bool:
+    return name.lower().startswith(("include.", "includeif."))
+
+
+def _view_of_same_bytes(home_files: Iterable[Path], dirs: tuple[Path, Path]) -> ConfigView | None:
+    """The view of a workspace (its git directory and common directory `dirs`) whose config
+    files, and the ones outside it, hold the bytes another workspace's listing was made from
+    (`_SAME_BYTES`); None when no listing was."""
+    git_dir, common = dirs
+    outside = tuple(sorted({p.absolute() for p in home_files}))
+    watched = (*outside, common / "config", git_dir / "config.worktree")
+    fingerprint = _fingerprint(watched)
+    with _VIEWS_LOCK:
+        names = _SAME_BYTES.get((outside, fingerprint))
+    return None if names is None else ConfigView(names, outside, watched, fingerprint)
 
 
 def run_git(

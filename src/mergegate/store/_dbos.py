@@ -733,6 +733,38 @@ def _poll_internal_queue_when_busy(fast_s: float) -> None:
     sys_db.start_queued_workflows = start_queued_workflows  # type: ignore[method-assign,assignment]
 
 
+def _read_latest_version_once_a_second(clock: Callable[[], float] = time.monotonic) -> None:
+    """Answer whether this process's application version is the latest registered one from a
+    reading at most `IDLE_POLL_S` old. DBOS asks it on every claim of every queue
+    (`SystemDatabase._is_latest_version`, from `start_queued_workflows`), and builds its
+    query anew each time (a union of two derived tables): about 4 ms of CPU a poll, the
+    largest share of DBOS's own CPU in a run's process (py-spy `--gil` of `bench_run.py`'s
+    parallel measure, session 23: 9 % of it), for an answer that changes only when another
+    process registers a version on this database. Only in a local run (its database or its
+    queue is its own: another version launched on it is seen up to a second later, as an
+    enqueue from outside is). Relies on every caller looking the method up on this process's
+    `SystemDatabase` at call time (`_sys_db.py`: `start_queued_workflows` and its
+    partitioned twin, `_queue.py`: the sharded path); pinned by `tests/test_store_dbos.py`
+    (`test_a_local_engine_reads_its_latest_version_at_most_once_a_second`)."""
+    sys_db = _get_dbos_instance()._sys_db
+    read = sys_db._is_latest_version
+    lock = threading.Lock()
+    known: dict[str, tuple[float, bool]] = {}
+
+    def is_latest_version(app_version: str, c: Any = None) -> bool:
+        now = clock()
+        with lock:
+            seen = known.get(app_version)
+        if seen is not None and now - seen[0] < IDLE_POLL_S:
+            return seen[1]
+        latest = read(app_version, c)
+        with lock:
+            known[app_version] = (now, latest)
+        return latest
+
+    sys_db._is_latest_version = is_latest_version  # type: ignore[method-assign]
+
+
 _LOG_HANDLER = "__mergegate_dbos_log__"
 
 
@@ -825,6 +857,7 @@ class DurableEngine:
         if not self.config.run_queue:  # a fleet worker's units come from other workers
             _claim_units_when_enqueued(self.config.queue)
             _await_results_on_return()
+            _read_latest_version_once_a_second()
         self.limit_queue(self.config.global_concurrency)
         if self.config.run_queue:
             DBOS.register_queue(
