@@ -123,3 +123,14 @@ def test_a_task_review_whose_stages_are_headings_is_no_log() -> None:
     )
     verdict = parse_verdict(text)
     assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize("task_id", ["A1", "2.3", "#4", "-12"])
+def test_a_log_entry_named_by_any_task_id_holds_fields_only(task_id: str) -> None:
+    """A run's log names its tasks by the plan's ids ('Task A1', 'Task 2.3')."""
+    entry = BOLD_ENTRY.replace("Task {n}", f"Task {task_id}{{n}}")
+    note = "The upload step gives up after the first timeout."
+    for strict in (False, True):
+        verdict = parse_verdict(_placed(entry, note, "between_entries"), strict=strict)
+        assert verdict.decision is Decision.MALFORMED, (strict, verdict.reasons)
+    assert parse_verdict(_log(entry)).decision is A

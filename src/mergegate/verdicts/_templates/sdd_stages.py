@@ -225,10 +225,12 @@ def _first_line_below(doc: Doc, index: int) -> int | None:
     return None
 
 
-# A heading that names one task of the plan: '### Task 3: Export endpoint', '## Task 12 —
-# Streaming', '### 任务 3'. The template's own word for its entries, not a reading of prose.
+# A heading that names one task of the plan by its id: '### Task 3: Export endpoint', '## Task
+# A1 — TypeDef fields', '## Task 2.3', '### TASK-12', '### 任务 3'. The template's own word for
+# its entries, not a reading of prose.
 _TASK_HEADING = compile_lazily(
-    r"[ \t*_`]*(?:task|任务|タスク|태스크)[ \t]*#?\d{1,4}(?!\d)", re.IGNORECASE
+    r"[ \t*_`]*(?:task|任务|タスク|태스크)[ \t]*[#-]?[ \t]*(?:[a-z]{1,3}[-.]?)?\d{1,4}(?!\d)",
+    re.IGNORECASE,
 )
 # A step of the task's checklist ticked off ('- [x] Step 2: Run the targeted tests'): the
 # log's field. An open box is work still to do, read as prose.
