@@ -185,3 +185,42 @@ def test_the_signers_line_holds_only_its_fields(signer: str) -> None:
     """A sentence on the signer's own line is not the signature's."""
     text = VERIFICATION.replace("_Verifier: Claude (gsd-verifier)_", signer)
     assert parse_verdict(text).decision is not A
+
+
+# Session 23: the signature block without the break before it, and the status field after
+# the signature with words beside its value.
+NO_BREAK = VERIFICATION.replace("\n---\n\n_Verified:", "\n_Verified:")
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_signature_block_without_a_break_closes_the_template_too(sentence: str) -> None:
+    """`_Verified: …_` right above the signer's line is the block's own shape: the break
+    before it is not what makes it the signature."""
+    assert parse_verdict(NO_BREAK).decision is A
+    verdict = parse_verdict(NO_BREAK + f"\n{sentence}\n")
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "beside",
+    [
+        "the refund export still double-counts credit notes",
+        "provisional until the DBA signs off",
+        "pending the March replay",
+    ],
+)
+def test_a_status_after_the_signature_holds_its_value_and_an_appraisal_only(beside: str) -> None:
+    for strict in (False, True):
+        verdict = parse_verdict(VERIFICATION + f"**Status:** passed — {beside}\n", strict=strict)
+        assert verdict.decision is not A, (strict, verdict.reasons)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "**Status:** passed\n",
+        "**Status:** PASSED — all 5 must-haves verified, zero gaps\n",
+    ],
+)
+def test_a_status_after_the_signature_in_the_template_shape_still_approves(tail: str) -> None:
+    assert parse_verdict(VERIFICATION + tail).decision is A

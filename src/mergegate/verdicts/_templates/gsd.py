@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer
+from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._lines import Doc, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
@@ -144,7 +145,15 @@ _FIELD = (
     r"depth[*_ \t]*:[*_ \t]*(?:quick|standard|deep|\{depth\}))[*_]{0,2}"
 )
 _SIGNATURE_FIELD = compile_lazily(rf"[ \t]*(?:{_FIELD}[ \t]*){{1,3}}")
-_STATUS_FIELD = compile_lazily(r"[ \t]*[*_]{0,2}status[*_ \t]*:")
+# After the signature it holds the template's value ('**Status:** passed', also the
+# re-verification's 'passed (after gap closure)'), and after a dash or colon at most the
+# verifier's appraisal of it ('PASSED — all 11 must-haves verified, zero gaps'): other words
+# beside the value ('passed — the export still crashes') are text in the signature.
+_STATUS_FIELD = compile_lazily(
+    r"[ \t]*[*_]{0,2}status[*_ \t]*:[*_ \t]*[a-z_]{1,20}"
+    r"(?:[ \t]*\((?:after )?(?:gap closure|re[- ]?verification)\))?[*_ \t.]*"
+    r"(?:(?:[—–:]|--?)[ \t]+(.+))?"
+)
 # A line wholly in strong emphasis: the report's closing summary ('**All must-haves achieved.
 # Phase goal verified complete.**'), weighed by the sentence readers like any verdict prose.
 _STRONG_LINE = compile_lazily(r"[ \t]*(\*\*|__)[^*_].*[^*_]\1[ \t]*")
@@ -170,7 +179,7 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
         if line.blank or not line.raw.strip():
             continue
         text = line.low
-        if _SIGNATURE_FIELD.fullmatch(text) or _STATUS_FIELD.match(text):
+        if _SIGNATURE_FIELD.fullmatch(text) or _status_field(text):
             continue
         if index == last and _STRONG_LINE.fullmatch(text):
             continue
@@ -179,20 +188,31 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
     return None
 
 
+def _status_field(text: str) -> bool:
+    """The report's `Status:` field in its template shape (`_STATUS_FIELD`)."""
+    field = _STATUS_FIELD.fullmatch(text)
+    return field is not None and (field.group(1) is None or unappraised(field.group(1)) is None)
+
+
 def _first_signer(doc: Doc) -> int | None:
     """The line index of the first signer line that stands in a signature: after a thematic
-    break, with only blank lines and signature fields between them (one forward pass). A
-    signer line elsewhere is text of the section it stands in and closes nothing; a second
-    signature after the first is text after it (prose, then '---' and another signer line,
-    must not pass for part of the body)."""
+    break, with only blank lines and signature fields between them, or right after the
+    signature's date field without a break (`_Verified: …_` / `_Verifier: …_`: the block's
+    own shape), in one forward pass. A signer line elsewhere is text of the section it
+    stands in and closes nothing; a second signature after the first is text after it
+    (prose, then '---' and another signer line, must not pass for part of the body)."""
     after_break = False  # only a break, blank lines and signature fields since the last break
+    after_field = False  # the last line that is not blank is a signature field
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
+        if (after_break or after_field) and _SIGNER.search(line.low):
+            return index
+        if line.blank:
+            continue
+        after_field = _SIGNATURE_FIELD.fullmatch(line.low) is not None
         if _THEMATIC_BREAK.fullmatch(line.raw):
             after_break = True
-        elif after_break and _SIGNER.search(line.low):
-            return index
-        elif not (line.blank or _SIGNATURE_FIELD.fullmatch(line.low)):
+        elif not after_field:
             after_break = False
     return None
 

@@ -21,6 +21,23 @@ Its clauses (split at `;`, `·`, `|`, `,`) are read one by one: each stage named
 answered, and any other clause itself an approving answer ("可集成", "ready to merge"). A clause
 that is neither (an unknown word, a condition) leaves the line to the generic reader, which
 refuses it; a clause that answers no is read as that no.
+
+An SDD run's log (an agent log, a ledger) writes one section per task of the plan, each
+holding the task's fields — its stages as bold-labelled lines or list items, its status,
+commits, fix rounds, steps:
+
+    ### Task 3: Export endpoint          ### Task 4: Streaming
+    - **Status:** COMPLETED              **Spec review:** ✅ Spec compliant
+    - **Spec review:** ✅ compliant       **Code quality:** ✅ Approved
+    - **Quality review:** ✅ APPROVED
+
+Nothing outside those fields is the template's: a free paragraph or list item in an entry,
+or in the sections after the log, is an unrecognised sentence beside approving stages, and
+it is not silently dropped — it must appraise the change (`_appraisal`), or the log is no
+approval (`malformed`; issue 23, like a BMAD gate file's `_prose_line` and the text after a
+GSD signature). Which line is a field is decided by its shape (a stage line, a `Key: value`
+line, a checked step, a table row), never by what a sentence says. A stage given as a
+heading is not a log entry: its section is the stage's review, read as before.
 """
 
 from __future__ import annotations
@@ -29,14 +46,17 @@ import re
 from dataclasses import replace
 
 from mergegate.decisions import Decision
+from mergegate.verdicts import _accounting as accounting  # a module: it reads the templates too
 from mergegate.verdicts._answer import Answer, read_answer
+from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, make_site
-from mergegate.verdicts._text import norm
+from mergegate.verdicts._statement import LIST_ITEM, continues_above
+from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
-__all__ = ["stage_sites"]
+__all__ = ["free_note", "stage_sites"]
 
 # 'Part 1: Spec compliance', 'Verdict 2: Code Quality', 'Stage 1 — Spec review', '**Spec:**',
 # 'Code quality verdict: PASS' (the stage's name, then the word naming its answer),
@@ -203,3 +223,137 @@ def _first_line_below(doc: Doc, index: int) -> int | None:
             return None
         return below
     return None
+
+
+# A heading that names one task of the plan by its id: '### Task 3: Export endpoint', '## Task
+# A1 — TypeDef fields', '## Task 2.3', '### TASK-12', '### 任务 3'. The template's own word for
+# its entries, not a reading of prose.
+_TASK_HEADING = compile_lazily(
+    r"[ \t*_`]*(?:task|任务|タスク|태스크)[ \t]*[#-]?[ \t]*(?:[a-z]{1,3}[-.]?)?\d{1,4}(?!\d)",
+    re.IGNORECASE,
+)
+# A step of the task's checklist ticked off ('- [x] Step 2: Run the targeted tests'): the
+# log's field. An open box is work still to do, read as prose.
+_CHECKED_STEP = compile_lazily(r"[ \t]*[-*+][ \t]+\[[xX✓✔]\]")
+_MAX_WRAPPED = 6
+# A field's key before its value: '**Status:**', '- **Implementer commit(s):**', 'Commit:'.
+_FIELD_KEY = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_]*[^\W\d_][\w'()/-]*(?:[ \t]+[\w'()/-]+){0,3}[ \t]*[*_]*"
+    r"[:：][*_]*(?:[ \t]+|$)"
+)
+_WORD = compile_lazily(r"[^\W\d_]{2,}")
+# A plain field's value that is data, not a sentence: at most two words besides code and
+# numbers ('Base: `9e98ea9f`', 'Fix rounds: 0', 'Status: COMPLETED').
+_MOST_DATA_WORDS = 2
+
+
+def free_note(doc: Doc, stages: tuple[Site, ...]) -> tuple[int, str] | None:
+    """(line index, why) of the first free note of an SDD log that does not appraise the
+    change, or None (module docstring). A log is a document with a task section whose stages
+    are field lines, and it is read from its first entry to the end, up to a heading that
+    opens a later round (a review of its own, with its own verdict)."""
+    sites = {s.index for s in stages}
+    entries = _log_entries(doc, sites)
+    if not entries:
+        return None
+    entry_level = 0  # the level of the log entry open, 0 outside one
+    field_list = False  # the lines are the items of a list a field opened
+    for index in range(entries[0], len(doc.lines)):
+        line = doc.lines[index]
+        field_list = _still_listing(line, field_list)
+        if line.heading_level:
+            if index in doc.rounds and index > entries[-1]:
+                return None
+            if index in entries:
+                entry_level = line.heading_level
+            elif entry_level and line.heading_level <= entry_level:
+                entry_level = 0
+            continue
+        if index in sites or not _free(doc, index, field_list):
+            field_list = field_list or _opens_list(line.raw)
+            continue
+        sentence = _sentence(doc, index)
+        if unappraised(sentence) is not None:
+            where = "in a task's log entry" if entry_level else "after the task log"
+            return index, (
+                f"'{line.raw.strip()[:60]}' stands {where} outside its fields and does not "
+                "appraise the change, so the stages' approval did not weigh it"
+            )
+    return None
+
+
+def _log_entries(doc: Doc, sites: set[int]) -> list[int]:
+    """The task headings under which stages stand as field lines (the nearest heading above
+    a stage line names a task: not a review's closing summary under its own verdict
+    heading), when one of those stages is answered; else none."""
+    entries: list[int] = []
+    answered = False
+    heading: int | None = None  # the nearest heading above, when it names a task
+    for index, line in enumerate(doc.lines):
+        if line.heading_level:
+            heading = index if _TASK_HEADING.match(line.heading_text) else None
+            continue
+        if heading is None or _stage_of(line) is None:
+            continue
+        if not entries or entries[-1] != heading:
+            entries.append(heading)
+        answered = answered or index in sites or _answer_below(doc, index, sites)
+    return entries if answered else []
+
+
+def _still_listing(line: Line, listing: bool) -> bool:
+    """A field's list goes on over its items (nested ones too); a blank line ends it."""
+    return listing and LIST_ITEM.match(line.raw) is not None
+
+
+def _answer_below(doc: Doc, index: int, sites: set[int]) -> bool:
+    below = _first_line_below(doc, index)
+    return below is not None and below in sites
+
+
+def _free(doc: Doc, index: int, field_list: bool) -> bool:
+    """A visible line of prose that is none of the log's fields: not a stage line, a field
+    (`_field`) or an item of the list a field opened (`field_list`), a checked step, a table
+    row, another line whose shape carries no decision (a signature, a passed check), nor a
+    line that goes on with the sentence above it (read with its start)."""
+    line = doc.lines[index]
+    if line.blank or not line.live or not line.raw.strip():
+        return False
+    raw = line.raw
+    if _stage_of(line) is not None or raw.lstrip().startswith("|") or _CHECKED_STEP.match(raw):
+        return False
+    if field_list and LIST_ITEM.match(raw):
+        return False
+    label = _FIELD_KEY.match(raw)
+    if label is not None:
+        return not _field(raw, label.end())
+    if accounting.line_carries_no_decision(line):
+        return False
+    return not continues_above(doc, index) or LIST_ITEM.match(raw) is not None
+
+
+def _field(raw: str, value_at: int) -> bool:
+    """A log field: a bold label (the log's own shape: '- **Fix rounds:** 0'), or a plain
+    'Key: value' whose value is data — code, numbers, at most two words ('Commit: `a1b2c3`').
+    A plain label before a sentence ('Note: the handler leaks …') is prose with a lead-in."""
+    if LIST_ITEM.sub("", raw, count=1).lstrip().startswith(("**", "__")):
+        return True
+    value = CODE_SPAN.sub(" ", raw[value_at:])
+    return len(_WORD.findall(value)) <= _MOST_DATA_WORDS
+
+
+def _opens_list(raw: str) -> bool:
+    """A field whose value is the list below it ('**Files changed:**')."""
+    label = _FIELD_KEY.match(raw)
+    return label is not None and not raw[label.end() :].strip(" \t*_`") and _field(raw, 0)
+
+
+def _sentence(doc: Doc, index: int) -> str:
+    """The line's text with the lines its paragraph wraps onto (a few at most, so the read
+    stays linear), without its list mark."""
+    parts = [LIST_ITEM.sub("", doc.lines[index].raw, count=1)]
+    for after in range(index + 1, min(index + 1 + _MAX_WRAPPED, len(doc.lines))):
+        if doc.lines[after].blank or not continues_above(doc, after):
+            break
+        parts.append(doc.lines[after].raw)
+    return " ".join(p.strip(" \t*_>") for p in parts)
