@@ -73,9 +73,8 @@ PLACES = [
 def test_a_free_note_in_an_sdd_log_keeps_its_stages_from_approving(
     entry: str, place: str, note: str
 ) -> None:
-    for strict in (False, True):
-        verdict = parse_verdict(_placed(entry, note, place), strict=strict)
-        assert verdict.decision is Decision.MALFORMED, (strict, verdict.reasons)
+    verdict = parse_verdict(_placed(entry, note, place), strict=True)
+    assert verdict.decision is Decision.MALFORMED, verdict.reasons
 
 
 @settings(max_examples=60, deadline=None)
@@ -87,7 +86,7 @@ def test_a_free_note_at_any_line_of_the_log_is_weighed(data: st.DataObject) -> N
     at = data.draw(st.integers(min_value=first_entry + 1, max_value=len(lines)))
     note = data.draw(st.sampled_from(NOTES))
     text = "\n".join([*lines[:at], "", note, "", *lines[at:]])
-    assert parse_verdict(text).decision is not A, text
+    assert parse_verdict(text, strict=True).decision is not A, text
 
 
 @pytest.mark.parametrize(
@@ -110,8 +109,9 @@ def test_a_free_note_at_any_line_of_the_log_is_weighed(data: st.DataObject) -> N
     ids=["bold_lines", "list_items", "field_list_step_appraisal", "plain_data_field"],
 )
 def test_a_log_of_fields_only_still_approves(text: str) -> None:
-    verdict = parse_verdict(text)
-    assert verdict.decision is A, verdict.reasons
+    for strict in (False, True):
+        verdict = parse_verdict(text, strict=strict)
+        assert verdict.decision is A, (strict, verdict.reasons)
 
 
 def test_a_task_review_whose_stages_are_headings_is_no_log() -> None:
@@ -130,7 +130,6 @@ def test_a_log_entry_named_by_any_task_id_holds_fields_only(task_id: str) -> Non
     """A run's log names its tasks by the plan's ids ('Task A1', 'Task 2.3')."""
     entry = BOLD_ENTRY.replace("Task {n}", f"Task {task_id}{{n}}")
     note = "The upload step gives up after the first timeout."
-    for strict in (False, True):
-        verdict = parse_verdict(_placed(entry, note, "between_entries"), strict=strict)
-        assert verdict.decision is Decision.MALFORMED, (strict, verdict.reasons)
-    assert parse_verdict(_log(entry)).decision is A
+    verdict = parse_verdict(_placed(entry, note, "between_entries"), strict=True)
+    assert verdict.decision is Decision.MALFORMED, verdict.reasons
+    assert parse_verdict(_log(entry), strict=True).decision is A

@@ -56,7 +56,7 @@ from mergegate.verdicts._statement import LIST_ITEM, continues_above
 from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
-__all__ = ["free_note", "stage_sites"]
+__all__ = ["free_note", "free_note_in", "stage_sites"]
 
 # 'Part 1: Spec compliance', 'Verdict 2: Code Quality', 'Stage 1 — Spec review', '**Spec:**',
 # 'Code quality verdict: PASS' (the stage's name, then the word naming its answer),
@@ -245,6 +245,15 @@ _WORD = compile_lazily(r"[^\W\d_]{2,}")
 # A plain field's value that is data, not a sentence: at most two words besides code and
 # numbers ('Base: `9e98ea9f`', 'Fix rounds: 0', 'Status: COMPLETED').
 _MOST_DATA_WORDS = 2
+
+
+def free_note_in(doc: Doc) -> tuple[Decision, int, str] | None:
+    """The strict reading's refusal for an SDD log's free note (`free_note`), or None. Only
+    strict: a free note is held to the appraisal rule, which the default reading applies to
+    no other prose either (held-out logs with free notes after their stages are genuine)."""
+    stages = stage_sites(doc)
+    note = free_note(doc, stages) if stages else None
+    return None if note is None else (Decision.MALFORMED, note[0], note[1])
 
 
 def free_note(doc: Doc, stages: tuple[Site, ...]) -> tuple[int, str] | None:

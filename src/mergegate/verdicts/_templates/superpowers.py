@@ -32,7 +32,7 @@ from mergegate.verdicts._signals import CONTRAST_OPENING
 from mergegate.verdicts._tables import cells_say_none, table_head
 from mergegate.verdicts._templates._base import Recognised, SectionFound
 from mergegate.verdicts._templates._none import says_none
-from mergegate.verdicts._templates.sdd_stages import free_note, stage_sites
+from mergegate.verdicts._templates.sdd_stages import stage_sites
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
@@ -74,13 +74,9 @@ def recognise(doc: Doc) -> Recognised | None:
     stages = stage_sites(doc)
     if not stages:
         return sections
-    # an SDD log's free note beside its stages is no answer the template knows
-    note = free_note(doc, stages)
     if sections is None:
-        return Recognised(name=NAME, sites=stages, unanswered=note)
-    return replace(
-        sections, sites=(*sections.sites, *stages), unanswered=sections.unanswered or note
-    )
+        return Recognised(name=NAME, sites=stages)
+    return replace(sections, sites=(*sections.sites, *stages))
 
 
 def read_sections(doc: Doc, name: str, *, blocking: frozenset[Severity]) -> Recognised | None:
