@@ -138,3 +138,73 @@ def test_human_needed_never_approves_whatever_the_section_holds(lines: list[list
         _report(human, status="human_needed", body="passed"),
     ):
         assert parse_verdict(text).decision is not A, text
+
+
+# A check's fields as the template spells them (`**Test:**`, `**Expected:**`, `**Why
+# human:**`), told with a modal of obligation: what should happen, why a person must look.
+OBLIGED = [
+    "#### 1. Invoice totals\n\n**Test:** Export March and open it in Numbers.\n"
+    "**Expected:** The totals row should sum every amount and dates must read as local dates.\n"
+    "**Why human:** Spreadsheet rendering has to be inspected by eye.",
+    "#### 1. Mobile layout\n\n- **Test:** Open the export page on a phone.\n"
+    "- **Expected:** The table needs to scroll sideways while the header stays put.\n"
+    "- **Why human:** Touch scrolling must be exercised on a real device.",
+    "#### 1. Unsaved filter\n\n**Test:** Edit a filter, then close the tab.\n**Expected:** The"
+    ' browser should ask "Discard your filter? It is not saved." before closing.\n'
+    "**Why human:** A native dialog should be seen in a real browser.",
+    # a check named at the section's own level, as some reports number them
+    "### 1. Partner import\n\n**Test:** Upload the export to the partner portal.\n"
+    "**Expected:** The portal should accept every row.\n"
+    "**Why human:** The portal has to be checked by a person with an account.",
+    # a field's value wrapped onto the next line
+    "#### 1. Print preview\n\n**Test:** Print the March export from the browser.\n"
+    "**Expected:** Each page should repeat the header row and the totals\n"
+    "must sit on the last page.\n**Why human:** Print layout needs a printer.",
+    # told as prose: the section's own line before its checks
+    "Both checks below should be confirmed by hand in a desktop browser.\n\n"
+    "#### 1. Print preview\n\n**Test:** Print the March export.\n"
+    "**Expected:** Every page repeats the header row.",
+]
+
+
+@pytest.mark.parametrize("human", OBLIGED)
+def test_obligations_in_a_checks_fields_under_passed_approve(human: str) -> None:
+    verdict = parse_verdict(_report(human))
+    assert verdict.decision is A, verdict.reasons
+    assert parse_verdict(_report(human), strict=True).decision is A
+
+
+def test_an_obligation_in_a_frontmatter_check_under_passed_approves() -> None:
+    front = (
+        "human_verification:\n  - test: Open the export in a spreadsheet\n"
+        "    expected: Every amount should keep two decimals\n"
+    )
+    verdict = parse_verdict(_report("See the frontmatter.", front=front))
+    assert verdict.decision is A, verdict.reasons
+
+
+# The same fields holding work on the change, a defect, a wait or a verdict instead of a check.
+NOT_CHECKS = [
+    "**Expected:** The rounding bug should be fixed in `totals.py`.",
+    "**Expected:** Someone should rewrite the CSV writer.",
+    "**Expected:** Amounts should keep two decimals, but today they do not.",
+    "**Expected:** Dates should read as local dates; currently they read as UTC.",
+    "**Why human:** The header row still needs to be restored.",
+    "**Why human:** The writer should be reverted to the old encoder.",
+    "**Expected:** The export must be checked by QA before it ships.",
+    "**Expected:** Amounts should keep two decimals. Do not merge.",
+    "**Expected:** The totals row should appear once the fix lands.",
+    "**Expected:** The file should open; please wait for Ana's sign-off.",
+    "**Expected:** Amounts should keep two decimals\nBlocking: the rounding in `totals.py`",
+    "**Expected:** Amounts should keep two decimals\nunless the rounding bug is still open.",
+    "**Expected:** Amounts keep two decimals.\nThe author must add the missing migration.",
+    "**Expected:** Amounts keep two decimals.\n\nThe rounding helper should be replaced.",
+    "**Why human:** The operator must delete the stale cache by hand.",
+]
+
+
+@pytest.mark.parametrize("field", NOT_CHECKS)
+def test_fields_that_say_more_than_a_check_still_refuse(field: str) -> None:
+    human = f"#### 1. Export\n\n**Test:** Export a run.\n{field}"
+    verdict = parse_verdict(_report(human))
+    assert verdict.decision is not A, verdict.reasons

@@ -161,13 +161,16 @@ def _other_verdict(value: str, hit: Hit) -> bool:
     return opens and _NEGATION.search(value, 0, hit.start) is None
 
 
-def clause_problem(clause: str, *, narrative: bool = False, openings: bool = True) -> str | None:
+def clause_problem(
+    clause: str, *, narrative: bool = False, openings: bool = True, obligations: bool = True
+) -> str | None:
     """Why a clause is not a statement: it says a verdict other than yes, its mood is not
     indicative (`_NOT_INDICATIVE`), or it opens with a verb and its object (an instruction)
     or with a subordinator (a condition). The grammar words are English; the verdict words
     are every read language's. A `narrative` clause (a review part's prose) may open with a
     past form or a gerund, an account of what was done; `openings=False` skips the opening
-    rules."""
+    rules; `obligations=False` lets a modal of obligation stand (`_OBLIGATION`: a check a
+    template hands to a person says what should happen), never a wait, wish or request."""
     text = CODE_SPAN.sub(" CODE ", clause)
     value = clean_value(text.lower())
     other = other_verdict(value)
@@ -183,7 +186,7 @@ def clause_problem(clause: str, *, narrative: bool = False, openings: bool = Tru
         return None
     lowered = _QUOTED.sub(" ", text).lower()
     mood = (
-        _mood_problem(lowered)
+        _mood_problem(lowered, obligations=obligations)
         or _partial_basis(lowered)
         or _exception(lowered)
         or _about_the_merge(lowered)
@@ -230,11 +233,13 @@ def _judgement(main: str) -> bool:
     return negation is None or not main[: negation.start()].strip(" \t*_>-")
 
 
-def _mood_problem(lowered: str) -> str | None:
+def _mood_problem(lowered: str, *, obligations: bool = True) -> str | None:
     """A clause that says what should be (`_NOT_INDICATIVE`) or whose verb, in any form,
     waits for an event ('Deferred until the DBA signs off', 'Parked till QA'): read under an
-    opening verdict too, where how a sentence opens is not."""
-    mood = _NOT_INDICATIVE.search(lowered)
+    opening verdict too, where how a sentence opens is not. With `obligations=False` a modal
+    of obligation (`_OBLIGATION`) is not one."""
+    moods = _NOT_INDICATIVE.finditer(lowered)
+    mood = next((m for m in moods if obligations or not _OBLIGATION.fullmatch(m.group(0))), None)
     if mood is not None and _LATER_WORK.search(lowered) is None:
         return f"says what should be or waits for something ('{mood.group(0)}'), not a reason"
     awaited = awaited_event(lowered)
@@ -396,6 +401,9 @@ _STILL_TO_COME = compile_lazily(
     r"(?:(?<![a-z])(?:not|never)|n't)(?![a-z])[^.;:!?]{0,80}?(?<![a-z])yet(?![a-z])|"
     r"(?<![a-z])(?:yet|still) to(?![a-z])"
 )
+# Of those, the modals of obligation: what a check handed to a person expects to happen
+# ('The dialog should close', 'Dates must show in local time').
+_OBLIGATION = compile_lazily(r"must|mustn't|should|shouldn't|shall|ought|needs? to|ha(?:s|ve) to")
 _NOT_INDICATIVE = compile_lazily(
     r"(?<![a-z])(?:must(?![-_ ]?(?:not[-_ ])?haves?)|mustn't|should|shouldn't|shall|ought|"
     r"(?:i|we) would|would (?:like|prefer|rather|want|wait|hold|suggest|recommend|ask)|"

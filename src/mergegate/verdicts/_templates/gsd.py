@@ -16,8 +16,9 @@ Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
   verifier could not run. `human_needed` is the status that makes them conditions; under
   `passed` they are the template's notes for a person and do not block (the labelling rule:
   "`passed` with no open gaps = approve"). The section's lines are read like the rest of the
-  body (an obligation told as prose is no reason, a no is a no), and each frontmatter check
-  like such a line (`_human_problem`).
+  body (an obligation told as prose is no reason, a no is a no) — except a check's own
+  fields (`**Expected:** …`), where an obligation is the field's form (`_human_checks`) —
+  and each frontmatter check like such a field (`_human_problem`).
 * `updated:`, `resolutions:`, `human_uat_*` — the frontmatter was written after the body, so
   a body `**Status:**` line that disagrees with it is an older record: superseded, not read
   as a verdict (the labelling rule of the shared corpus), and the human checks the body lists
@@ -44,10 +45,10 @@ from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._lines import Doc, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
-from mergegate.verdicts._statement import clause_problem
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import check_rows, states_problem
 from mergegate.verdicts._templates._fields import KEY_LINE, load_yaml
+from mergegate.verdicts._templates._human_checks import check_problem, human_check_lines
 from mergegate.verdicts._text import has_lookalike, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
@@ -92,6 +93,8 @@ def recognise(doc: Doc) -> Recognised | None:
         gsd_sites += _reverified_status(doc)
     checks = check_rows(doc, doc.frontmatter_end + 1)
     info = _info_findings(doc) | _footer(doc) | _closed_gap_rows(doc, data)
+    if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE:
+        info |= human_check_lines(doc)  # under a passing status, notes for a person
     # A newer frontmatter settles what the body's older record left open.
     body = None if newer else checks.failing or _human_problem(data)
     return Recognised(
@@ -285,7 +288,7 @@ def _human_problem(data: object) -> tuple[int, str] | None:
     if not isinstance(data, dict):
         return None
     for text in map(norm, _leaves(data.get("human_verification"))):
-        if states_problem(text) or clause_problem(text, openings=False) is not None:
+        if check_problem(text) is not None:
             return 1, f"the frontmatter's human checks say more than a check ({text[:60]!r})"
     return None
 
