@@ -24,7 +24,7 @@ from mergegate.verdicts._accounting import line_carries_no_decision
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._statement import LIST_ITEM, continues_above
+from mergegate.verdicts._statement import LIST_ITEM, continues_above, wrapped_sentence
 from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["prose_in_field_section"]
@@ -57,7 +57,7 @@ def prose_in_field_section(
             continue
         if level == 1 and LIST_ITEM.match(line.raw):
             continue  # under the title, a list is the report's (files, plans), not a field's
-        if _prose(doc, index) and unappraised(_sentence(doc, index)) is not None:
+        if _prose(doc, index) and unappraised(wrapped_sentence(doc, index)) is not None:
             why = f"'{line.raw.strip()[:60]}' stands in a section the template fills with fields"
             return _M, index, f"line {line.number}: {why}, so the approval did not weigh it"
     return None
@@ -84,17 +84,3 @@ def _prose(doc: Doc, index: int) -> bool:
     if line.raw.lstrip().startswith("|") or line_carries_no_decision(line):
         return False
     return not continues_above(doc, index) or LIST_ITEM.match(line.raw) is not None
-
-
-_MAX_WRAPPED = 6
-
-
-def _sentence(doc: Doc, index: int) -> str:
-    """The line's text with the lines its paragraph wraps onto (a few at most, so the read
-    stays linear), without its list mark."""
-    parts = [LIST_ITEM.sub("", doc.lines[index].raw, count=1)]
-    for after in range(index + 1, min(index + 1 + _MAX_WRAPPED, len(doc.lines))):
-        if doc.lines[after].blank or not continues_above(doc, after):
-            break
-        parts.append(doc.lines[after].raw)
-    return " ".join(p.strip(" \t*_>") for p in parts)

@@ -39,6 +39,7 @@ __all__ = [
     "other_verdict",
     "prose_problem",
     "sentences_problem",
+    "wrapped_sentence",
 ]
 
 _A = Decision.APPROVE
@@ -147,6 +148,20 @@ def continues_above(doc: Doc, index: int) -> bool:
     if above is None or above.blank or above.heading_level or LIST_ITEM.match(doc.lines[index].raw):
         return False
     return above.raw.rstrip(" *_`")[-1:] not in SENTENCE_END
+
+
+_MAX_WRAPPED = 6
+
+
+def wrapped_sentence(doc: Doc, index: int) -> str:
+    """The line's text with the lines its paragraph wraps onto (a few at most, so the read
+    stays linear), without its list mark."""
+    parts = [LIST_ITEM.sub("", doc.lines[index].raw, count=1)]
+    for after in range(index + 1, min(index + 1 + _MAX_WRAPPED, len(doc.lines))):
+        if doc.lines[after].blank or not continues_above(doc, after):
+            break
+        parts.append(doc.lines[after].raw)
+    return " ".join(p.strip(" \t*_>") for p in parts)
 
 
 _NEGATION = compile_lazily(r"(?<![a-z])(?:no|not|without|nothing|none|zero|never|n't)(?![a-z])")

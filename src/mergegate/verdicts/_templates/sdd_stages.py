@@ -52,7 +52,7 @@ from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, make_site
-from mergegate.verdicts._statement import LIST_ITEM, continues_above
+from mergegate.verdicts._statement import LIST_ITEM, continues_above, wrapped_sentence
 from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
@@ -235,7 +235,6 @@ _TASK_HEADING = compile_lazily(
 # A step of the task's checklist ticked off ('- [x] Step 2: Run the targeted tests'): the
 # log's field. An open box is work still to do, read as prose.
 _CHECKED_STEP = compile_lazily(r"[ \t]*[-*+][ \t]+\[[xX✓✔]\]")
-_MAX_WRAPPED = 6
 # A field's key before its value: '**Status:**', '- **Implementer commit(s):**', 'Commit:'.
 _FIELD_KEY = compile_lazily(
     r"[ \t]*(?:[-*+][ \t]+)?[*_]*[^\W\d_][\w'()/-]*(?:[ \t]+[\w'()/-]+){0,3}[ \t]*[*_]*"
@@ -281,7 +280,7 @@ def free_note(doc: Doc, stages: tuple[Site, ...]) -> tuple[int, str] | None:
         if index in sites or not _free(doc, index, field_list):
             field_list = field_list or _opens_list(line.raw)
             continue
-        sentence = _sentence(doc, index)
+        sentence = wrapped_sentence(doc, index)
         if unappraised(sentence) is not None:
             where = "in a task's log entry" if entry_level else "after the task log"
             return index, (
@@ -355,14 +354,3 @@ def _opens_list(raw: str) -> bool:
     """A field whose value is the list below it ('**Files changed:**')."""
     label = _FIELD_KEY.match(raw)
     return label is not None and not raw[label.end() :].strip(" \t*_`") and _field(raw, 0)
-
-
-def _sentence(doc: Doc, index: int) -> str:
-    """The line's text with the lines its paragraph wraps onto (a few at most, so the read
-    stays linear), without its list mark."""
-    parts = [LIST_ITEM.sub("", doc.lines[index].raw, count=1)]
-    for after in range(index + 1, min(index + 1 + _MAX_WRAPPED, len(doc.lines))):
-        if doc.lines[after].blank or not continues_above(doc, after):
-            break
-        parts.append(doc.lines[after].raw)
-    return " ".join(p.strip(" \t*_>") for p in parts)
