@@ -40,3 +40,40 @@ def test_genuine_appraisals_approve_strictly(tail: str) -> None:
 )
 def test_the_same_lines_with_a_defect_do_not(tail: str) -> None:
     assert not parse_verdict(_HEAD + tail, strict=True).approved
+
+
+# The other read languages' adjectives judge the change where the English ones do: as a
+# predicate or opening the clause. Elsewhere they name something else — a token logged in
+# clear text, a clock assumed correct — and the line states a fact the verdict did not weigh.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Die Änderung ist sauber und gut getestet.",
+        "Le code est très propre.",
+        "Todo correcto.",
+        "Buen trabajo, la migración es clara.",
+        "Il codice è molto chiaro.",
+        "O código está correto.",
+        "The rollout plan is well-documented.",
+        "The API surface is well-designed.",
+        "Well-tested change.",
+    ],
+)
+def test_an_adjective_as_a_predicate_or_opening_appraises(line: str) -> None:
+    assert parse_verdict(f"{_HEAD}**Verdict:** APPROVED\n\n{line}\n", strict=True).approved
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "El token de sesión se registra en claro en el log de depuración.",
+        "Le jeton est écrit en clair dans le journal.",
+        "Der Import setzt eine korrekt gestellte Uhr voraus.",
+        "Il servizio scrive la password in chiaro nei log.",
+        "The lock is only correct under load.",
+        "The scheduler assumes a correct clock on every node.",
+        "The cache has a well-known race between refresh and read.",
+    ],
+)
+def test_the_same_adjective_elsewhere_is_no_appraisal(line: str) -> None:
+    assert not parse_verdict(f"{_HEAD}**Verdict:** APPROVED\n\n{line}\n", strict=True).approved

@@ -140,7 +140,10 @@ class HookState:
     following links)."""
 
     directory: PrivateDir | Path
-    lock_timeout_s: float = 5.0
+    # Parallel subagents stop together and each hook holds the lock for a read, a parse and an
+    # fsync'd write: eight in a queue on a loaded two-core machine waited past 5 s. The hook's
+    # own deadline (20 s) stays the bound on the whole answer.
+    lock_timeout_s: float = 15.0
     clock: Callable[[], float] = time.time
     _place: PrivateDir = field(init=False, repr=False)
 

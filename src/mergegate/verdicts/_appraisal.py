@@ -123,17 +123,37 @@ _LINKING = word_set(
     """
 )
 _OPENERS = word_set("a an the this that it very really overall all")
+# The other read languages' adjectives of appraisal, read in the same places as the English
+# ones: before a noun they may name something else ('se registra en claro', 'un correct
+# clock'), so anywhere they were a reason a defect could wear.
+_OTHER_ADJECTIVES = word_set(
+    """
+    buen bueno buena buenos buenas correcto correcta correctos correctas limpio limpia claro
+    clara completo completa completos completas bom boa bons boas correto correta corretos
+    corretas bon bonne bons bonnes correct correcte corrects correctes propre propres clair
+    claire complet complète complets complètes gut sauber korrekt richtig klar vollständig
+    buono buona corretto corretta chiaro chiara verde verdi vert verte grün zielony zielone
+    """
+)
+# Their linking verbs and degree words ('es correcta', 'est propre', 'ist sauber', 'è molto
+# chiaro', 'sieht gut aus').
+_OTHER_LINKING = word_set(
+    """
+    es son está están parece parecen queda quedan muy todo est sont semble semblent reste très tout
+    ist sind scheint wirkt bleibt sieht sehr alles è sono sembra resta molto tutto é são muito tudo
+    """
+)
+# Words of appraisal in the other read languages that judge wherever they stand: verbs of a
+# check passing, adverbs, and the scripts without spaces (their negations are read apart).
 _APPRAISAL_ELSEWHERE = compile_lazily(
     r"很好|良好|不错|正确|清晰|干净|完善|完整|合理|符合|一致|规范|合格|"
     r"(?:无|没有)\s*(?:[a-z]+\s*)?(?:问题|风险|错误|阻塞|缺陷|漏洞|回归|bug)|"
     r"不(?:会)?(?:影响|阻塞|阻止|破坏)|得当|验证|良い|"
     r"通过|绿|(?:指摘(?:事项)?|问题)(?:は)?(?:ありません|なし)|覆盖|カバー|좋|문제 ?없|"
-    r"(?<![^\W\d_])(?:bien|buen[oa]|correct[oa]|limpi[oa]|bom|boa|corret[oa]|"
-    r"bon|bonne|correct|propre|gut|sauber|korrekt|richtig|buono|corretto|хорошо|корректно|"
-    r"pasa|pasan|pasando|funciona|passa|passam|passando|passent|fonctionne|bestanden|verde|"
-    r"clar[oa]|cubren|cubre|couvrent|couvre|cobrem|cobre|abdecken|deckt|coprono|claire?|"
-    r"complet[oa]s?|complète?s?|vollständig|completamente|complètement|"
-    r"klar|chiar[oa]|vert|grün|grun|zielon|"
+    r"(?<![^\W\d_])(?:bien|хорошо|корректно|"
+    r"pasa|pasan|pasando|funciona|passa|passam|passando|passent|fonctionne|bestanden|"
+    r"cubren|cubre|couvrent|couvre|cobrem|cobre|abdecken|deckt|coprono|"
+    r"completamente|complètement|"
     r"funktioniert|passano|funziona|проходят|работает)"
     r"(?![^\W\d_])"
 )
@@ -286,11 +306,20 @@ def _appraising_word(words: list[str]) -> bool:
     for index, word in enumerate(words):
         if word in _APPRAISAL:
             return True
-        if word in _APPRAISING_ADJECTIVES and (
-            all(w in _OPENERS for w in words[:index]) or (index and words[index - 1] in _LINKING)
-        ):
+        adjective = (
+            word in _APPRAISING_ADJECTIVES
+            or word in _OTHER_ADJECTIVES
+            or _WELL_COMPOUND.fullmatch(word) is not None
+        )
+        linked = index and (words[index - 1] in _LINKING or words[index - 1] in _OTHER_LINKING)
+        if adjective and (all(w in _OPENERS for w in words[:index]) or linked):
             return True
     return False
+
+
+# 'is well-designed', 'Well-covered change': 'well' before a participle judges what it made,
+# as a predicate or opening the clause like the adjectives ('a well-known race' names one).
+_WELL_COMPOUND = compile_lazily(r"well-[a-z]+(?:ed|en)")
 
 
 def _denies_a_problem(words: list[str], at: int) -> bool:

@@ -171,7 +171,7 @@ def _section_says_none(doc: Doc, index: int) -> bool:
     '无'), and at least one: a findings title over an empty list is not a finding."""
     level = doc.lines[index].heading_level
     seen = 0
-    for line in doc.lines[index + 1 :]:
+    for line in itertools.islice(doc.lines, index + 1, None):
         if line.heading_level and line.heading_level <= level:
             break
         if line.blank or not line.raw.strip():

@@ -58,6 +58,10 @@ An approval in an input cut to it never approves (`BoundedText.cut`)."""
 MAX_LINE_CHARS = 2_000
 """A verdict line is short; only the first 2 000 characters of a line are examined."""
 
+THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
+"""A CommonMark thematic break (`---`, `* * *`, `___`), for `fullmatch` of a raw line: where a
+GSD report ends its body before the signature, and where a human check's list ends."""
+
 CODE_SPAN = compile_lazily(r"`[^`\n]{1,400}`")
 """An inline code span on one line: what it holds is quoted code or a name (`test_reject`,
 `approved: false`), never the reviewer's own words, so readers mask it before reading prose.

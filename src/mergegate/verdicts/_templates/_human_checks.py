@@ -32,7 +32,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import merge_tied
 from mergegate.verdicts._statement import LABEL, clause_problem
 from mergegate.verdicts._templates._checks import states_problem
-from mergegate.verdicts._text import CODE_SPAN, norm
+from mergegate.verdicts._text import CODE_SPAN, THEMATIC_BREAK, norm
 from mergegate.verdicts._vocab import clean_value, hits, is_clause_end
 
 __all__ = ["check_problem", "human_check_lines"]
@@ -43,7 +43,6 @@ _HUMAN_HEADING = compile_lazily(
     r"[\W\d_]*verificaci[oó]n humana(?: requerida)?[\W_]*"
 )
 _NUMBERED = compile_lazily(r"[ \t*_]*\d{1,2}[.)][ \t]")
-_THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
 # A quotation is what the check expects to see ('shows "Leave site?"'), not the verifier's words.
 _QUOTED = compile_lazily(r'"[^"\n]{0,400}"|“[^”\n]{0,400}”')
 _SENTENCES = compile_lazily(r"(?<=[.!?;])\s+")
@@ -105,7 +104,7 @@ def human_check_lines(doc: Doc) -> frozenset[int]:
                 continue  # a check named at the section's own level ('### 1. Export')
             if not level or line.heading_level <= level:
                 level = line.heading_level if _HUMAN_HEADING.fullmatch(title) else 0
-        elif _THEMATIC_BREAK.fullmatch(line.raw):
+        elif THEMATIC_BREAK.fullmatch(line.raw):
             level = 0
         elif wraps or (level and line.live and _FIELD.match(said)):
             field.append(index)

@@ -49,7 +49,7 @@ from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import check_rows, states_problem
 from mergegate.verdicts._templates._fields import KEY_LINE, load_yaml
 from mergegate.verdicts._templates._human_checks import check_problem, human_check_lines
-from mergegate.verdicts._text import has_lookalike, norm
+from mergegate.verdicts._text import THEMATIC_BREAK, has_lookalike, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
 
 __all__ = ["NAME", "recognise"]
@@ -68,7 +68,6 @@ _GSD_KEYS = ("gaps", "resolutions", "human_uat")
 _GAP_KEYS = ("gaps", "gaps_remaining")
 _NEWER_KEYS = ("updated", "resolutions", "human_uat")
 _EMPTY: tuple[object, ...] = (None, "", [], {}, "none", "[]", "~", "null")
-_THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
 
 
 def recognise(doc: Doc) -> Recognised | None:
@@ -126,7 +125,7 @@ def _footer(doc: Doc) -> frozenset[int]:
     lines: set[int] = set()
     for index in range(len(doc.lines) - 1, doc.frontmatter_end, -1):
         line = doc.lines[index]
-        if _THEMATIC_BREAK.fullmatch(line.raw):
+        if THEMATIC_BREAK.fullmatch(line.raw):
             return frozenset(lines)
         if line.blank:
             continue
@@ -213,7 +212,7 @@ def _first_signer(doc: Doc) -> int | None:
         if line.blank:
             continue
         after_field = _SIGNATURE_FIELD.fullmatch(line.low) is not None
-        if _THEMATIC_BREAK.fullmatch(line.raw):
+        if THEMATIC_BREAK.fullmatch(line.raw):
             after_break = True
         elif not after_field:
             after_break = False
