@@ -77,3 +77,20 @@ def test_an_adjective_as_a_predicate_or_opening_appraises(line: str) -> None:
 )
 def test_the_same_adjective_elsewhere_is_no_appraisal(line: str) -> None:
     assert not parse_verdict(f"{_HEAD}**Verdict:** APPROVED\n\n{line}\n", strict=True).approved
+
+
+# A verb of a check's outcome in its bare form after a determiner is a noun ('every pass of
+# the scheduler'): it names a thing and reports no check.
+@pytest.mark.parametrize(
+    ("line", "approves"),
+    [
+        ("Every pass of the scheduler drops one job.", False),
+        ("The match on the prefix shadows the health route.", False),
+        ("A pass over the docs found no issues.", True),
+        ("Each check passes.", True),
+        ("All tests pass.", True),
+    ],
+)
+def test_a_bare_verb_after_a_determiner_is_a_noun(line: str, approves: bool) -> None:
+    doc = f"{_HEAD}**Verdict:** APPROVED\n\n{line}\n"
+    assert parse_verdict(doc, strict=True).approved is approves

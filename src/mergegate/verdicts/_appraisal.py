@@ -304,7 +304,7 @@ def _appraising_word(words: list[str]) -> bool:
     """A word of `_APPRAISAL` anywhere, or one of `_APPRAISING_ADJECTIVES` as a predicate
     (after a linking word) or opening the clause (after an article or degree word at most)."""
     for index, word in enumerate(words):
-        if word in _APPRAISAL:
+        if word in _APPRAISAL and not (word in _BARE_VERBS and _after_determiner(words, index)):
             return True
         adjective = (
             word in _APPRAISING_ADJECTIVES
@@ -315,6 +315,18 @@ def _appraising_word(words: list[str]) -> bool:
         if adjective and (all(w in _OPENERS for w in words[:index]) or linked):
             return True
     return False
+
+
+# A verb's bare forms are nouns after a determiner ('every pass of the scheduler', 'the
+# work'): a noun names a thing, it reports no check.
+_BARE_VERBS = frozenset(
+    form for form in _inflected(_APPRAISING_VERBS, bare=True) if not form.endswith(("ed", "ing"))
+)
+_DETERMINERS = word_set("a an the every each this that these those any some another one its")
+
+
+def _after_determiner(words: list[str], index: int) -> bool:
+    return index > 0 and words[index - 1] in _DETERMINERS
 
 
 # 'is well-designed', 'Well-covered change': 'well' before a participle judges what it made,
