@@ -41,6 +41,7 @@ from mergegate.verdicts._accounting import carries_no_decision, line_carries_no_
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line
 from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._result_rows import ResultTable
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
@@ -121,7 +122,7 @@ def after_approval(
     if not body or max(body) < start:
         return None
     anchor = max(body)
-    above = _unread_above(doc, start, anchor, covered)
+    above = _unread_above(doc, start, anchor, covered) or _failing_result(doc, anchor)
     if above is not None:
         return above
     # An opening verdict sums up the body below it: the body's headings are the review's.
@@ -181,6 +182,19 @@ def after_approval(
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
     return _quoted_in_section(doc, anchor, covered) if appraise and not opening else None
+
+
+def _failing_result(doc: Doc, anchor: int) -> Refusal | None:
+    """A row of a table below the verdict that reports a check which did not pass
+    (`_result_rows`): the approval did not weigh it."""
+    results = ResultTable()
+    for index in range(anchor, len(doc.lines)):
+        line = doc.lines[index]
+        failing = results.read(line.raw if line.live else "")
+        if failing is not None and index != anchor:
+            why = f"a check that did not pass ('{failing}')"
+            return _M, index, f"line {line.number} after the approval: {why}"
+    return None
 
 
 def _quoted_in_section(doc: Doc, anchor: int, covered: frozenset[int]) -> Refusal | None:

@@ -1,0 +1,78 @@
+"""Rows of a table after an approval that report a check which did not pass.
+
+A table below the verdict is the reviewer's record of what was run or looked at (`| e2e |
+❌ |`, `| Load test | not run |`, `| Migration rollback | pending |`). Its rows hold no verdict,
+so no reader took them for one, and a failing result there sat unread beside the approval. A
+cell that opens with a failing mark, or whose value is a check's failing value (`failed (3)`,
+`not run yet`, `Error: connection refused` — a vocabulary that names a result field's values,
+the kind issue 23 keeps; `Error handling` names a thing), is a check the approval did not
+weigh. A column whose header names an earlier state (`Before`, `Round 1`) records history,
+and is not read. Linear in the cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mergegate.verdicts._lines import is_table_row
+from mergegate.verdicts._patterns import compile_lazily
+from mergegate.verdicts._text import CODE_SPAN, norm
+
+__all__ = ["ResultTable"]
+
+_FAIL_MARKS = "❌✗✘⛔🔴🚫"
+# A check's outcome when it did not pass, as the whole value of its cell, with at most an
+# aspect adverb, a parenthesis or an explanation after a colon or a dash ('failed (3)', 'not
+# run yet', 'Error: connection refused'); 'Error handling', 'Error() format' name a thing.
+_FAILING_VALUE = compile_lazily(
+    r"(?:fail|fails|failed|failing|failure|error|errored|errors|broken|blocked|timed out|"
+    r"timeout|not run|not tested|not checked|not verified|untested|unverified|pending|todo|"
+    r"to do|missing|skipped)(?:[ \t]+(?:yet|still|again))?"
+    r"(?:[ \t]+\(.*\)|[ \t]*[:—–][ \t].*|[ \t]+-[ \t].*)?[ \t.!]*"
+)
+# Columns that record an earlier state than the change's ('Before', 'Round 1', 'Was').
+_EARLIER_HEADER = compile_lazily(
+    r"(?:before|previous(?:ly)?|prior|was|old|original|initial|baseline|earlier|round 1|"
+    r"first (?:run|round|review))(?![\w-])"
+)
+_DELIMITER_CELL = compile_lazily(r":?-{2,}:?")
+_MARKUP = str.maketrans("", "", "*_`\ufe0f")
+
+
+def _cells(raw: str) -> list[str]:
+    """The row's cells without emphasis; a code span is a name, not a value ('`errors.go`')."""
+    row = CODE_SPAN.sub(" code ", raw).strip().strip("|")
+    return [c.strip().translate(_MARKUP).strip() for c in row.split("|")]
+
+
+@dataclass(slots=True)
+class ResultTable:
+    """The table open at the line being read, fed one line at a time (`read`)."""
+
+    _header: list[str] | None = None
+    _earlier: frozenset[int] = field(default_factory=frozenset)
+
+    def read(self, raw: str) -> str | None:
+        """Feed the next line below the verdict; the failing cell of a data row, or None."""
+        if not is_table_row(raw):
+            self._header = None
+            return None
+        cells = _cells(raw)
+        if self._header is None:
+            self._header = cells
+            self._earlier = frozenset(
+                i for i, c in enumerate(cells) if _EARLIER_HEADER.match(norm(c).lower())
+            )
+            return None
+        if all(_DELIMITER_CELL.fullmatch(c) or not c for c in cells):
+            return None
+        return self._failing(cells)
+
+    def _failing(self, cells: list[str]) -> str | None:
+        for index, cell in enumerate(cells):
+            if index in self._earlier or (index == 0 and len(cells) > 1):
+                continue  # the row's name ('Failing tests', 'Error handling') is no result
+            value = norm(cell).lower().lstrip(" \t-:")
+            if (value[:1] and value[0] in _FAIL_MARKS) or _FAILING_VALUE.fullmatch(value):
+                return cell[:60]
+        return None
