@@ -391,7 +391,7 @@ def _is_metadata(text: str) -> bool:
     separator = _KEY_SEPARATOR.search(text, 0, _MAX_KEY_CHARS)
     if separator is None or "|" in text[: separator.start()]:
         return False
-    key = strip_label(text[: separator.start()]).strip(" *_`'\"")
+    key = norm(strip_label(text[: separator.start()]).strip(" *_`'\""))
     if not key or len(key.split()) > _MAX_KEY_WORDS:
         return False
     return label_kind(key) is None and not names_reason_or_condition(key)

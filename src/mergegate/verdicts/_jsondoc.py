@@ -86,7 +86,10 @@ class DocumentRead:
 def read_document(data: Mapping[str, Any]) -> DocumentRead:
     """The document's decision: its verdict keys' worst; an approval kept only when no
     blocking content and every key is accounted for."""
-    decisions = [found for key, value in _walk(data) if (found := _key_decision(key, value))]
+    # Keys are read case-folded: '"Approved": false' beside '"approved": true' is a no.
+    decisions = [
+        found for key, value in _walk(data) if (found := _key_decision(key.casefold(), value))
+    ]
     if not decisions:
         return DocumentRead(_M, "no verdict key in the JSON object")
     worst = _worst([d for d, _ in decisions])
@@ -138,7 +141,8 @@ def _empty(value: Any) -> bool:
 
 
 def _blocking(data: Mapping[str, Any]) -> str | None:
-    for key, value in _walk(data):
+    for raw_key, value in _walk(data):
+        key = raw_key.casefold()
         if key in _BLOCKING_KEYS and not _empty(value):
             return f'"{key}" is not empty'
         if key in ("critical", "criticals", "p0") and isinstance(value, int) and value > 0:
