@@ -55,7 +55,7 @@ def test_tables_of_passing_checks_and_descriptions_approve(table: str) -> None:
 
 
 _FAILING = st.sampled_from(
-    ["❌", "✗ no", "failed", "FAILING", "not run", "pending", "timed out", "skipped", "Broken"]
+    ["❌", "✗ no", "failed", "FAILING", "not run", "pending", "timed out", "red", "Broken"]
 )
 _NAME = st.text(alphabet="abcdefghij ", min_size=1, max_size=12).filter(str.strip)
 
@@ -64,3 +64,29 @@ _NAME = st.text(alphabet="abcdefghij ", min_size=1, max_size=12).filter(str.stri
 def test_any_failing_value_in_any_row_refuses(name: str, value: str, passing: int) -> None:
     rows = [f"| check {i} | ✅ |" for i in range(passing)] + [f"| {name} | {value} |"]
     assert not parse_verdict(_HEAD + _table("| Check | Result |", *rows)).approved
+
+
+# A `Key: value` line is a one-row result table: a failing value below the verdict refuses.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CI: red",
+        "- **Security review:** pending",
+        "Load test: not run yet",
+        "Browser suite: ❌ (see the run)",
+        "Smoke test: timed out",
+    ],
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_failing_field_below_the_verdict_refuses(line: str, strict: bool) -> None:
+    verdict = parse_verdict(_HEAD + line + "\n", strict=strict)
+    assert not verdict.approved
+    assert "did not pass" in " ".join(verdict.reasons)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["CI: green", "Errors: none", "Error handling: covered by tests"],
+)
+def test_a_passing_field_below_the_verdict_approves(line: str) -> None:
+    assert parse_verdict(_HEAD + line + "\n").approved

@@ -39,9 +39,9 @@ import unicodedata
 from mergegate.decisions import Decision
 from mergegate.verdicts._accounting import carries_no_decision, line_carries_no_decision
 from mergegate.verdicts._appraisal import unappraised
-from mergegate.verdicts._lines import Doc, Line
+from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._result_rows import ResultTable
+from mergegate.verdicts._result_rows import ResultTable, failing_field
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
@@ -191,6 +191,8 @@ def _failing_result(doc: Doc, anchor: int) -> Refusal | None:
     for index in range(anchor, len(doc.lines)):
         line = doc.lines[index]
         failing = results.read(line.raw if line.live else "")
+        if failing is None and line.live and not is_table_row(line.raw):
+            failing = failing_field(line.raw)
         if failing is not None and index != anchor:
             why = f"a check that did not pass ('{failing}')"
             return _M, index, f"line {line.number} after the approval: {why}"

@@ -18,7 +18,7 @@ from mergegate.verdicts._lines import is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import CODE_SPAN, norm
 
-__all__ = ["ResultTable"]
+__all__ = ["ResultTable", "failing_field"]
 
 _FAIL_MARKS = "❌✗✘⛔🔴🚫"
 # A check's outcome when it did not pass, as the whole value of its cell, with at most an
@@ -27,7 +27,7 @@ _FAIL_MARKS = "❌✗✘⛔🔴🚫"
 _FAILING_VALUE = compile_lazily(
     r"(?:fail|fails|failed|failing|failure|error|errored|errors|broken|blocked|timed out|"
     r"timeout|not run|not tested|not checked|not verified|untested|unverified|pending|todo|"
-    r"to do|missing|skipped)(?:[ \t]+(?:yet|still|again))?"
+    r"to do|missing|red)(?:[ \t]+(?:yet|still|again))?"
     r"(?:[ \t]+\(.*\)|[ \t]*[:—–][ \t].*|[ \t]+-[ \t].*)?[ \t.!]*"
 )
 # Columns that record an earlier state than the change's ('Before', 'Round 1', 'Was').
@@ -37,6 +37,28 @@ _EARLIER_HEADER = compile_lazily(
 )
 _DELIMITER_CELL = compile_lazily(r":?-{2,}:?")
 _MARKUP = str.maketrans("", "", "*_`\ufe0f")
+
+
+# A field line: a short key (a list marker and emphasis around it) before its colon.
+_FIELD = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}([^\W\d_][\w /'()-]{0,40}?)[*_]{0,2}[ \t]*[:：](.*)"
+)
+_MOST_KEY_WORDS = 4
+
+
+def _failing(value: str) -> bool:
+    value = norm(value).lower().strip(" \t-:")
+    return bool(value) and (value[0] in _FAIL_MARKS or _FAILING_VALUE.fullmatch(value) is not None)
+
+
+def failing_field(raw: str) -> str | None:
+    """A `Key: value` line whose value is a check's failing value (`CI: red`, `- **Security
+    review:** pending`, `Load test: not run yet`): a one-row result table. The line, or None."""
+    match = _FIELD.match(CODE_SPAN.sub(" code ", raw))
+    if match is None or len(match.group(1).split()) > _MOST_KEY_WORDS:
+        return None
+    value = match.group(2).translate(_MARKUP)
+    return raw.strip()[:60] if _failing(value) else None
 
 
 def _cells(raw: str) -> list[str]:
@@ -72,7 +94,6 @@ class ResultTable:
         for index, cell in enumerate(cells):
             if index in self._earlier or (index == 0 and len(cells) > 1):
                 continue  # the row's name ('Failing tests', 'Error handling') is no result
-            value = norm(cell).lower().lstrip(" \t-:")
-            if (value[:1] and value[0] in _FAIL_MARKS) or _FAILING_VALUE.fullmatch(value):
+            if _failing(cell):
                 return cell[:60]
         return None

@@ -84,10 +84,15 @@ _CONTEXT = compile_lazily(
     r"bug report|original (?:issue|bug|problem)|reproduction|steps to reproduce|symptoms?|"
     r"before|what was wrong|why)(?![a-z])"
 )
+# A finding's label, with the words that say it is still there before its noun ('Open bugs:',
+# 'Known issues:', 'Unresolved security vulnerabilities:'); 'Fixed bugs:' names a record.
 _FINDING_LABEL = compile_lazily(
-    r"[ \t>*_+-]*(?:\d{1,3}[.)][ \t]*)?[*_`]*(?:issue|problem|bug|defect|concern|risk|warning|"
-    r"caveat|finding|security[ \t]+(?:note|issue|concern|finding|risk)|vulnerability|"
-    r"regression|known issue|limitation|flaw|todo|fixme|error|gotcha)s?[*_`]*[ \t]*[:：]"
+    r"[ \t>*_+-]*(?:\d{1,3}[.)][ \t]*)?[*_`]*"
+    r"(?:(?:open|known|remaining|outstanding|unresolved|unfixed|new|existing|critical|major|"
+    r"high|blocking)[ \t]+){0,2}"
+    r"(?:issue|problem|bug|defect|concern|risk|warning|"
+    r"caveat|finding|security[ \t]+(?:note|issue|concern|finding|risk)|vulnerabilit(?:y|ie)|"
+    r"regression|limitation|flaw|todo|fixme|error|gotcha|failure)s?[*_`]*[ \t]*[:：]"
 )
 # A label value that grades rather than names: 'Risk: low', 'Security: none'.
 _GRADE = compile_lazily(
