@@ -37,7 +37,7 @@ from mergegate.verdicts._grammar import find_sites
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, strip_label
-from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, norm
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
 __all__ = ["carries_no_decision", "line_carries_no_decision", "unaccounted"]
@@ -50,8 +50,9 @@ _KEY_SEPARATOR = compile_lazily(r"[:：]")
 _MAX_KEY_CHARS = 60
 _MAX_KEY_WORDS = 4
 # A signature: '— reviewer-bot', '-- Alice', 'Reviewed-by: …', 'Signed-off-by: …'.
-_SIGNATURE = compile_lazily(
-    r"[ \t]*(?:[—–~]|--)[ \t]*[^\W\d_][^.!?]{0,40}$|"
+_SIGNATURE = compile_lazily(r"[ \t]*(?:[—–~]|--)[ \t]*[^\W\d_][^.!?]{0,40}$")
+# A commit trailer or a tool's credit line: 'Reviewed-by: …', 'Generated with …'.
+_TRAILER = compile_lazily(
     r"[ \t*_]*(?:reviewed[- ]by|signed-off-by|co-authored-by|generated (?:by|with))\b"
 )
 # A line that is only emphasis: '*Forge Supervisor*', '_reviewer-bot_' (with emoji).
@@ -398,6 +399,21 @@ def _is_metadata(text: str) -> bool:
 
 
 def _is_signature(text: str) -> bool:
-    if _SIGNATURE.match(text.casefold()):
+    """A trailer line ('Reviewed-by: …'), or a name standing alone: after a dash ('— Claude
+    (code-reviewer)') or wholly emphasised ('*Forge Supervisor*', '_reviewer-bot_'). A name's
+    words are capitalised or handles; lower-case words are a sentence ('— pending QA
+    sign-off', '**The token leaks.**'), read as the prose it is."""
+    folded = text.casefold()
+    if _TRAILER.match(folded):
         return True
-    return _EMPHASIS_ONLY.fullmatch(text) is not None and len(text.split()) <= _MAX_SIGNATURE_WORDS
+    if _SIGNATURE.match(folded) is None and not (
+        _EMPHASIS_ONLY.fullmatch(text) is not None and len(text.split()) <= _MAX_SIGNATURE_WORDS
+    ):
+        return False
+    return all(_names(word) for word in WORD.findall(CODE_SPAN.sub(" ", text)))
+
+
+# A word of a name: capitalised ('Claude', 'QA') or a handle ('reviewer-bot', 'gsd-verifier',
+# 'claude-opus-4'); a word of a script without case is a name's too.
+def _names(word: str) -> bool:
+    return not word[0].islower() or any(c in "-_.@" or c.isdigit() for c in word)
