@@ -94,3 +94,25 @@ def test_the_same_adjective_elsewhere_is_no_appraisal(line: str) -> None:
 def test_a_bare_verb_after_a_determiner_is_a_noun(line: str, approves: bool) -> None:
     doc = f"{_HEAD}**Verdict:** APPROVED\n\n{line}\n"
     assert parse_verdict(doc, strict=True).approved is approves
+
+
+# A label whose value holds words that are not a name's is prose to the strict reading: the
+# value must appraise the change. Names, dates and counts are data; GSD's own
+# `Re-verification` field holds the template's wording.
+@pytest.mark.parametrize(
+    ("line", "approves"),
+    [
+        ("Scope: docs only", False),
+        ("Confidence: low", False),
+        ("Ready: no", False),
+        ("Rollback: impossible", False),
+        ("Reviewer: Claude (code-reviewer)", True),
+        ("Date: 2026-03-04", True),
+        ("Files reviewed: 14", True),
+        ("**Re-verification:** No — initial verification", True),
+        ("Confidence: high, tests pass", True),
+    ],
+)
+def test_a_worded_label_value_must_appraise(line: str, approves: bool) -> None:
+    doc = f"{_HEAD}**Verdict:** APPROVED\n\n{line}\n"
+    assert parse_verdict(doc, strict=True).approved is approves

@@ -410,10 +410,10 @@ def _is_signature(text: str) -> bool:
         _EMPHASIS_ONLY.fullmatch(text) is not None and len(text.split()) <= _MAX_SIGNATURE_WORDS
     ):
         return False
-    return all(_names(word) for word in WORD.findall(CODE_SPAN.sub(" ", text)))
+    return all(is_name_word(word) for word in WORD.findall(CODE_SPAN.sub(" ", text)))
 
 
 # A word of a name: capitalised ('Claude', 'QA') or a handle ('reviewer-bot', 'gsd-verifier',
 # 'claude-opus-4'); a word of a script without case is a name's too.
-def _names(word: str) -> bool:
+def is_name_word(word: str) -> bool:
     return not word[0].islower() or any(c in "-_.@" or c.isdigit() for c in word)

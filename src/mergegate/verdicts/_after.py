@@ -37,7 +37,11 @@ import re
 import unicodedata
 
 from mergegate.decisions import Decision
-from mergegate.verdicts._accounting import carries_no_decision, line_carries_no_decision
+from mergegate.verdicts._accounting import (
+    carries_no_decision,
+    is_name_word,
+    line_carries_no_decision,
+)
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
@@ -255,7 +259,7 @@ def _unappraised_line(doc: Doc, index: int, *, continues: bool, quoted: bool = F
     if continues or raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]
-    if _shapeless(doc.lines[index], raw) and not _prose_value(rest):
+    if _shapeless(doc.lines[index], raw) and not _prose_value(rest) and not _worded_value(rest):
         return None
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in SENTENCE_END:
@@ -415,6 +419,21 @@ def _prose_value(text: str) -> bool:
     prose under a label, read like any prose ('Date: 2026-05-01' is not)."""
     _, separator, value = text.partition(":")
     return bool(separator) and len(WORD.findall(value)) >= _PROSE_WORDS
+
+
+def _worded_value(text: str) -> bool:
+    """'Scope: docs only', 'Confidence: low': a label whose value holds a word that is not a
+    name's (`_accounting.is_name_word`), which the strict reading holds to the appraisal rule
+    like any prose ('Reviewer: Claude (code-reviewer)', 'Date: 2026-03-04' hold none)."""
+    key, separator, value = text.partition(":")
+    if not separator or _TEMPLATE_FIELD.fullmatch(key.strip(" \t*_-").lower()):
+        return False
+    return any(not is_name_word(word) for word in WORD.findall(CODE_SPAN.sub(" ", value)))
+
+
+# A template's own field whose value the template words ('**Re-verification:** No — initial
+# verification', GSD's verifier).
+_TEMPLATE_FIELD = compile_lazily(r"re-verification")
 
 
 def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
