@@ -287,3 +287,15 @@ def test_a_cut_input_never_approves_but_its_no_stands() -> None:
 def test_never_raises_on_odd_input() -> None:
     for text in ("\x00\x01", "{" * 10000, "```" * 5000, "\ud800", "#" * 3000, "|" * 500):
         assert parse_verdict(text).decision in (M, E)
+
+
+def test_a_local_verdict_in_lower_case_after_an_opening_approval_is_local() -> None:
+    """An alternative's own verdict line (`**verdict:** REJECTED`) after the document's opening
+    approval is about the alternative, whatever the key's case: it is not read as a no after
+    the approval (only a withdrawal there would be)."""
+    text = (
+        "**Status:** ✅ APPROVED FOR EXECUTION\n\n"
+        "## Alternatives Considered\n\n### Alternative 1: Defer\n\n"
+        "**verdict:** REJECTED - not now\n"
+    )
+    assert parse_verdict(text).decision is A

@@ -90,3 +90,17 @@ def test_a_failing_field_below_the_verdict_refuses(line: str, strict: bool) -> N
 )
 def test_a_passing_field_below_the_verdict_approves(line: str) -> None:
     assert parse_verdict(_HEAD + line + "\n").approved
+
+
+# A short check line that opens or ends with a failing mark is a check that did not pass.
+@pytest.mark.parametrize(
+    "line", ["Spec ❌", "- ❌ e2e suite", "🔴 Migration rollback", "- [x] Lint ✘"]
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_failing_check_mark_below_the_verdict_refuses(line: str, strict: bool) -> None:
+    assert not parse_verdict(_HEAD + line + "\n", strict=strict).approved
+
+
+@pytest.mark.parametrize("line", ["❌→✅ flaky retry fixed", "- ❌ -> ✅ cache key", "Spec ✅"])
+def test_a_mark_before_a_fix_or_a_passing_mark_approves(line: str) -> None:
+    assert parse_verdict(_HEAD + line + "\n").approved

@@ -45,7 +45,7 @@ from mergegate.verdicts._accounting import (
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._result_rows import ResultTable, failing_field
+from mergegate.verdicts._result_rows import ResultTable, failing_field, failing_mark
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
@@ -138,7 +138,7 @@ def after_approval(
     minor = False  # inside the list under an advisory label ('**Minor:**', 'Suggestions:')
     for index in range(anchor, len(doc.lines)):
         line = doc.lines[index]
-        if line.blank or index in covered or not (line.live or line.instruction_like):
+        if index in covered or _not_read_after(line):
             continue
         minor = _under_advisory_label(line, minor)
         if minor and in_section and not line.heading_level:
@@ -188,6 +188,14 @@ def after_approval(
     return _quoted_in_section(doc, anchor, covered) if appraise and not opening else None
 
 
+def _not_read_after(line: Line) -> bool:
+    """A line these readers skip: blank, not shown as the reviewer's, or about an alternative
+    or an option rather than the change (`_refusals` reads those for a withdrawal)."""
+    if line.blank or not (line.live or line.instruction_like):
+        return True
+    return line.local and not line.heading_level
+
+
 def _failing_result(doc: Doc, anchor: int) -> Refusal | None:
     """A row of a table below the verdict that reports a check which did not pass
     (`_result_rows`): the approval did not weigh it."""
@@ -196,7 +204,7 @@ def _failing_result(doc: Doc, anchor: int) -> Refusal | None:
         line = doc.lines[index]
         failing = results.read(line.raw if line.live else "")
         if failing is None and line.live and not is_table_row(line.raw):
-            failing = failing_field(line.raw)
+            failing = failing_field(line.raw) or failing_mark(line.raw)
         if failing is not None and index != anchor:
             why = f"a check that did not pass ('{failing}')"
             return _M, index, f"line {line.number} after the approval: {why}"
@@ -428,7 +436,12 @@ def _worded_value(text: str) -> bool:
     key, separator, value = text.partition(":")
     if not separator or _TEMPLATE_FIELD.fullmatch(key.strip(" \t*_-").lower()):
         return False
-    return any(not is_name_word(word) for word in WORD.findall(CODE_SPAN.sub(" ", value)))
+    data = _ADDRESS.sub(" ", CODE_SPAN.sub(" ", value))
+    return any(not is_name_word(word) for word in WORD.findall(data))
+
+
+# An e-mail address or a URL in a value is a name ('Claude <noreply@anthropic.com>').
+_ADDRESS = compile_lazily(r"\S+@\S+|\w+://\S+")
 
 
 # A template's own field whose value the template words ('**Re-verification:** No — initial

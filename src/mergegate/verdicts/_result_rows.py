@@ -18,7 +18,7 @@ from mergegate.verdicts._lines import is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import CODE_SPAN, norm
 
-__all__ = ["ResultTable", "failing_field"]
+__all__ = ["ResultTable", "failing_field", "failing_mark"]
 
 _FAIL_MARKS = "❌✗✘⛔🔴🚫"
 # A check's outcome when it did not pass, as the whole value of its cell, with at most an
@@ -59,6 +59,25 @@ def failing_field(raw: str) -> str | None:
         return None
     value = match.group(2).translate(_MARKUP)
     return raw.strip()[:60] if _failing(value) else None
+
+
+# A check line's marks and list markers before its words ('- [x] ', '* ', '1. ').
+_ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])?[ \t]*(?:\[[ xX]\][ \t]*)?")
+_ARROW = ("→", "->", "⇒", "=>")
+_MOST_CHECK_WORDS = 12
+
+
+def failing_mark(raw: str) -> str | None:
+    """A short check line that opens or ends with a failing mark (`Spec ❌`, `- ❌ e2e
+    suite`, `🔴 Migration rollback`), or None. A mark before an arrow is the state before a
+    fix (`❌→✅ flaky retry fixed`)."""
+    item = _ITEM.match(raw)
+    text = raw[item.end() if item else 0 :].translate(_MARKUP).strip()
+    if not text or len(text.split()) > _MOST_CHECK_WORDS:
+        return None
+    if text[0] in _FAIL_MARKS and not text[1:].lstrip().startswith(_ARROW):
+        return text[:60]
+    return text[:60] if text[-1] in _FAIL_MARKS else None
 
 
 def _cells(raw: str) -> list[str]:
