@@ -379,6 +379,7 @@ EXPECTED_MODULE_EXPORTS = {
         "TOOLCHAIN_ENV",
         "SandboxPolicy",
         "SandboxedBackend",
+        "Toolchains",
         "config_file_binds",
         "program_binds",
         "seat_home",

@@ -23,6 +23,7 @@ from mergegate.agents import AgentRequest
 from mergegate.agents.sandbox import (
     SandboxedBackend,
     SandboxPolicy,
+    Toolchains,
     program_binds,
     seat_home,
     toolchain_binds,
@@ -193,6 +194,40 @@ def test_automatic_binds_never_show_home_or_an_ancestor_of_it(
     assert tmp_path not in found
     assert Path("/") not in found
     assert home / "bin" in found
+
+
+def test_a_run_finds_its_toolchains_once_and_drops_one_removed_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every sandbox of a run (four a task) asked for this machine's toolchains again; a run
+    # finds them once, and each sandbox still leaves out a directory removed since
+    tools, gone = tmp_path / "tools", tmp_path / "gone"
+    tools.mkdir()
+    gone.mkdir()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tools), str(gone), "/usr/bin"]))
+    asked: list[int] = []
+
+    def counted() -> tuple[Bind, ...]:
+        asked.append(1)
+        return toolchain_binds()
+
+    monkeypatch.setattr("mergegate.agents.sandbox.toolchain_binds", counted)
+    scripted = ScriptedBackend(["ok", "ok"])
+    work = tmp_path / "ws"
+    work.mkdir()
+    backend = SandboxedBackend(
+        scripted, SandboxPolicy(), tmp_path / "homes", toolchains=Toolchains()
+    )
+    backend.run(AgentRequest(prompt="fix", cwd=work))
+    gone.rmdir()
+    backend.run(AgentRequest(prompt="review", cwd=work, read_only=True))
+    first, second = (r.sandbox for r in scripted.requests)
+    assert first is not None
+    assert second is not None
+    assert {tools, gone} <= set(first.read_only())
+    assert tools in second.read_only()
+    assert gone not in second.read_only()
+    assert len(asked) == 1
 
 
 def test_workspace_objects_refuse_a_link_out_of_the_work_tree(tmp_path: Path) -> None:

@@ -47,6 +47,7 @@ __all__ = [
     "TOOLCHAIN_ENV",
     "SandboxPolicy",
     "SandboxedBackend",
+    "Toolchains",
     "config_file_binds",
     "program_binds",
     "seat_home",
@@ -245,6 +246,25 @@ def toolchain_binds(environ: Mapping[str, str] | None = None) -> tuple[Bind, ...
     return _read_binds(paths, allow_home=False)
 
 
+class Toolchains:
+    """This machine's toolchain binds (`toolchain_binds`), found once and kept for a run.
+
+    A run asks for them at every sandbox (four a task: implementer, check, two reviewers),
+    and they follow from this process's environment, which a run does not change, and from
+    which of those directories exist: finding them was most of a sandbox's own cost. Each
+    use leaves out a directory removed since (bwrap refuses a bind of a missing path); one
+    made since is bound from the next run on."""
+
+    def __init__(self) -> None:
+        self._found: tuple[Bind, ...] | None = None
+
+    def binds(self) -> tuple[Bind, ...]:
+        found = self._found
+        if found is None:  # two threads at once find the same binds: either copy will do
+            found = self._found = toolchain_binds()
+        return tuple(b for b in found if os.path.exists(b.path))
+
+
 # ---------------------------------------------------------------- the caller's policy
 
 
@@ -316,6 +336,7 @@ class SandboxPolicy(BaseModel):
         objects: Sequence[Path] = (),
         read_only_inside: Sequence[str] = (),
         hidden: Sequence[Path] = (),
+        toolchains: Toolchains | None = None,
     ) -> Sandbox | None:
         """The sandbox of an agent working in `cwd` (read-write or not), with `home` as its
         HOME and the object directories it borrows; `read_only_inside` names parts of `cwd`
@@ -330,7 +351,7 @@ class SandboxPolicy(BaseModel):
         objects; so nothing a person opens shows
         mergegate's state or makes a reviewer's checkout writable. A backend adds its own binds
         after these (the attempt's prompt file, inside the state directory, among them), and
-        the home goes last."""
+        the home goes last. `toolchains`: the run's, found once (else found now)."""
         if not self.enabled:
             return None
         top = Path(os.path.abspath(cwd))
@@ -339,7 +360,7 @@ class SandboxPolicy(BaseModel):
             *(Bind(path=top / part) for part in read_only_inside if (top / part).exists()),
         ]
         binds = [
-            *toolchain_binds(),
+            *(toolchain_binds() if toolchains is None else toolchains.binds()),
             *(Bind(path=p) for p in self.read),
             *(Bind(path=p, writable=True) for p in self.allow),
             *shown,
@@ -403,7 +424,8 @@ class SandboxedBackend:
     `homes` holds the private HOMEs of its seats; `objects` gives the object directories a
     request's working directory borrows; `git_read_only` binds `.git` of a writable working
     directory read-only (a fixer in a person's own repository: mergegate commits its work);
-    `hidden` directories (mergegate's state) are shown empty.
+    `hidden` directories (mergegate's state) are shown empty; `toolchains`, the run's
+    toolchain binds found once (else found for each request).
     A request that already has a sandbox, or a policy that is off, is run as it is."""
 
     def __init__(
@@ -415,6 +437,7 @@ class SandboxedBackend:
         objects: ObjectsOf = _no_objects,
         git_read_only: bool = False,
         hidden: Sequence[Path] = (),
+        toolchains: Toolchains | None = None,
     ) -> None:
         self.backend = backend
         self.starts_processes = starts_processes(backend)
@@ -425,6 +448,7 @@ class SandboxedBackend:
         self.objects = objects
         self.git_read_only = git_read_only
         self.hidden = tuple(hidden)
+        self.toolchains = toolchains
 
     def with_sandbox(self, request: AgentRequest) -> AgentRequest:
         """`request` with the sandbox of its role (unchanged when off or already set)."""
@@ -438,6 +462,7 @@ class SandboxedBackend:
             objects=self.objects(request),
             read_only_inside=(".git",) if writable and self.git_read_only else (),
             hidden=self.hidden,
+            toolchains=self.toolchains,
         )
         return request.model_copy(update={"sandbox": sandbox})
 

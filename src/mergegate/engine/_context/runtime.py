@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mergegate.agents import OutputTap
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
-from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy
+from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, Toolchains
 from mergegate.config import DEFAULT_CONCURRENCY, Config
 from mergegate.engine._context.attempt_rows import attempt_record, ship_log
 from mergegate.engine._context.journal import NullJournal
@@ -172,6 +172,8 @@ class Runtime:
     _repos: dict[Workspace, GitRepository] = field(default_factory=dict, repr=False)
     _objects: tuple[Path, ...] | None = field(default=None, repr=False)
     _reads: dict[str, dict[tuple[str, ...], Any]] = field(default_factory=dict, repr=False)
+    _toolchains: Toolchains = field(default_factory=Toolchains, repr=False)
+    """This machine's toolchain binds, found at the run's first sandbox (`Toolchains`)."""
     stream_agents: bool = False
     """`--stream-agents`: every agent's output lines go to the live view as they come (this
     process's choice, not the run's: never recorded)."""
@@ -316,7 +318,12 @@ class Runtime:
         if not policy.enabled:
             return backend
         return SandboxedBackend(
-            backend, policy, self.homes, objects=self.borrowed_objects, hidden=self.hidden()
+            backend,
+            policy,
+            self.homes,
+            objects=self.borrowed_objects,
+            hidden=self.hidden(),
+            toolchains=self._toolchains,
         )
 
     def hidden(self) -> tuple[Path, ...]:
@@ -332,7 +339,12 @@ class Runtime:
         if self._objects is None:
             self._objects = object_dirs(self.repo)
         found = self.options.sandbox.sandbox(
-            worktree, writable=True, home=None, objects=self._objects, hidden=self.hidden()
+            worktree,
+            writable=True,
+            home=None,
+            objects=self._objects,
+            hidden=self.hidden(),
+            toolchains=self._toolchains,
         )
         return None if found is None else found.model_copy(update={"network": True})
 
