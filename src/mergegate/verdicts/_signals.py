@@ -142,6 +142,8 @@ _ANSWER_CONDITION = compile_lazily(
     r"awaiting|waiting (?:on|for)|"
     r"conditional|conditionally|contingent|as long as|as soon as|on condition|only if|expected|"
     r"hopefully|eventually|modulo|barring|given that|prior to|"
+    r"so long as|by the time|the moment|the minute|in case|in the event|supposing|"
+    r"on the condition|"
     r"dès que|une fois|après|avant|mais|pourvu|sous réserve|si|quand|lorsque|pero|cuando|"
     r"una vez|después|tras|antes|siempre que|salvo|excepto|sin embargo|mas|quando|depois|"
     r"após|desde que|se|porém|exceto|sobald|aber|nachdem|wenn|falls|bevor|vorausgesetzt|erst|"
