@@ -101,7 +101,9 @@ def _row(cells: list[str], columns: tuple[int, ...]) -> bool | None:
         return None
     if not all(statuses):
         return False
-    others = (c for i, c in enumerate(cells) if i not in columns)
+    others = [c for i, c in enumerate(cells) if i not in columns]
+    if any(_still_to_come(c) for c in cells[max(columns) + 1 :]):
+        return False
     return not any(states_problem(clean_value(c.lower())) for c in others)
 
 
@@ -164,6 +166,20 @@ def _restricted(note: str) -> bool:
     if _NARROWING.search(note) is not None:
         return True
     return any(int(c.group(1)) < int(c.group(2)) for c in _SHORT_COUNT.finditer(note))
+
+
+# The evidence after a status is what was observed. A cell there that opens with a modal
+# (closed class), no subject before it ('Will be checked after sign-off', 'To be confirmed
+# on staging'), tells a check still to come: the row has not passed. The claim before the
+# status may open with one ('Can be triggered by the user'): it says what had to be true.
+_MODAL_OPENING = compile_lazily(
+    r"[ \t*_`]*(?:will|shall|should|must|would|could|can|may|might|to be|needs? to|"
+    r"has to|have to|going to|yet to)(?![\w'’-])",
+)
+
+
+def _still_to_come(cell: str) -> bool:
+    return _MODAL_OPENING.match(cell.lower()) is not None
 
 
 def states_problem(text: str) -> bool:
