@@ -28,7 +28,9 @@ Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
   non-passing one wins.
 * The signature ('_Verified: …_', '_Verifier: Claude (gsd-verifier)_') closes the template:
   a visible line after the signer's line that is none of the signature's fields is outside
-  every section, so the report is `malformed` (`_after_signature`).
+  every section, so the report is `malformed` (`_after_signature`). So is text set off
+  between the signature's break and another break above it under no heading
+  (`_between_breaks`): the template has one break, and every section opens with a heading.
 
 The document is GSD's when a top-level `status:` holds one of those values, or the
 frontmatter has one of GSD's verifier keys (`gaps`, `resolutions`, `human_uat_*`), so that an
@@ -103,7 +105,7 @@ def recognise(doc: Doc) -> Recognised | None:
         accounted=checks.passed | info,
         blocking=_open_gaps(data, keys) or _partial_score(data, keys) or body,
         superseded=superseded,
-        unanswered=_after_signature(doc),
+        unanswered=_after_signature(doc) or _between_breaks(doc),
     )
 
 
@@ -188,6 +190,38 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
             continue
         why = f"text after the report's signature, outside its template ('{line.raw.strip()[:60]}')"
         return index, why
+    return None
+
+
+def _between_breaks(doc: Doc) -> tuple[int, str] | None:
+    """(line index, why) of text between the signature's thematic break and a break before
+    it with no heading between them ('---' / 'The export job still times out.' / '---' /
+    signature): the template has one break, before its signature, and a section always
+    opens with a heading, so that text stands outside every section the template has."""
+    signer = _first_signer(doc)
+    if signer is None:
+        return None
+    lines = doc.lines
+    closing = next(
+        (
+            i
+            for i in range(signer - 1, doc.frontmatter_end, -1)
+            if _THEMATIC_BREAK.fullmatch(lines[i].raw)
+        ),
+        None,
+    )
+    text: int | None = None  # the first visible line above the signature's break
+    for index in range(closing - 1 if closing is not None else -1, doc.frontmatter_end, -1):
+        line = lines[index]
+        if line.heading_level:
+            return None
+        if _THEMATIC_BREAK.fullmatch(line.raw):
+            if text is None:
+                return None
+            why = f"text between two breaks before the signature ('{lines[text].raw.strip()[:60]}')"
+            return text, why
+        if line.live and not line.blank and line.raw.strip():
+            text = index
     return None
 
 
