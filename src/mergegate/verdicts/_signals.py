@@ -572,7 +572,10 @@ def _told_as_history(text: str, at: int) -> bool:
 _MUST_FIX = compile_lazily(
     r"(?<!\w)(?:must be fixed|must be addressed|must be resolved|"
     r"(?:must|needs? to|has to|have to|should) be (?:fixed|addressed|resolved|corrected|changed|"
-    r"done|landed|reverted) (?:before|prior to|first)|(?:blocks|block) (?:the )?"
+    r"done|landed|reverted) (?:before|prior to|first)|"
+    # any verb under an obligation, tied to the merge ('must land before release')
+    r"(?:must|needs? to|has to|have to) (?:[\w-]+ ){1,6}?(?:before|prior to) (?:the |this |it )?"
+    r"(?:merg\w*|releas\w*|ship\w*|going live)|(?:blocks|block) (?:the )?"
     r"(?:merge|merging|release|ship)|is blocking|debe corregirse antes|debe arreglarse antes|"
     r"bloquea el merge|deve ser corrigido antes|bloqueia o merge|doit être corrigé avant|"
     r"muss vor dem merge|blockiert den merge|блокирует|"
