@@ -235,14 +235,19 @@ def _first_signer(doc: Doc) -> int | None:
     """The line index of the first signer line that stands in a signature: after a thematic
     break, with only blank lines and signature fields between them, or right after the
     signature's date field without a break (`_Verified: …_` / `_Verifier: …_`: the block's
-    own shape), in one forward pass. A signer line elsewhere is text of the section it
+    own shape), or opening a paragraph that holds only signature fields (the signature
+    without its break: `No gaps.` / `_Verifier: Claude (gsd-verifier)_`), in one forward
+    pass. A signer line elsewhere is text of the section it
     stands in and closes nothing; a second signature after the first is text after it
     (prose, then '---' and another signer line, must not pass for part of the body)."""
     after_break = False  # only a break, blank lines and signature fields since the last break
     after_field = False  # the last line that is not blank is a signature field
+    after_blank = False  # the line above is blank: this one opens a paragraph
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
-        if (after_break or after_field) and _SIGNER.search(line.low):
+        alone = after_blank and _SIGNATURE_FIELD.fullmatch(line.low) is not None
+        after_blank = line.blank
+        if (after_break or after_field or alone) and _SIGNER.search(line.low):
             return index
         if line.blank:
             continue
