@@ -145,7 +145,7 @@ _SIGNER = compile_lazily(r"(?<![a-z-])(?:verifier|reviewer)[*_ \t]*:[*_ \t]*[^()
 # with), or the report's `Status:` field, whose value the verdict readers weigh as a site.
 _FIELD = (
     r"[*_]{1,2}(?:(?:re-?)?(?:reviewed|verified)[*_ \t]*:[*_ \t]*"
-    r"(?:\d{4}-\d\d-\d\d(?:[t ][ \d:.]{5,13}z?)?|\{timestamp\})|"
+    r"(?:\d{4}-\d\d-\d\d(?:[t ][ \d:.]{5,13}(?:z|[+-]\d\d:?\d\d)?)?|\{timestamp\})|"
     r"(?:reviewer|verifier)[*_ \t]*:[*_ \t]*[\w .-]{1,30}\(gsd-[a-z-]{1,30}(?:,[\w -]{1,30})?\)|"
     r"depth[*_ \t]*:[*_ \t]*(?:quick|standard|deep|\{depth\}))[*_]{0,2}"
 )
@@ -178,6 +178,9 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
     if not _SIGNATURE_FIELD.fullmatch(lines[signer].low):
         # the signer's line holds only the signature's fields, each in the template's shape
         return signer, f"text in the report's signature ('{lines[signer].raw.strip()[:60]}')"
+    above = _signature_text(doc, signer)
+    if above is not None:
+        return above, f"text in the report's signature ('{lines[above].raw.strip()[:60]}')"
     last = max((i for i in range(signer, len(lines)) if not lines[i].blank), default=signer)
     for index in range(signer + 1, len(lines)):
         line = lines[index]
@@ -190,6 +193,27 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
             continue
         why = f"text after the report's signature, outside its template ('{line.raw.strip()[:60]}')"
         return index, why
+    return None
+
+
+# Words after a field that make a clause, not a timestamp's zone or a note ('UTC', '(CET)').
+_WORDS = compile_lazily(r"[a-z]{2,}")
+_CLAUSE_WORDS = 3
+
+
+def _signature_text(doc: Doc, signer: int) -> int | None:
+    """The line of the signature's block above its signer that opens with a field and goes
+    on with a clause ('_Verified: 2026-05-02_ · the export leaks emails'), or None. A word
+    or two after it (a zone, 'UTC', '(CET)') is a timestamp the field's shape lacks."""
+    for index in range(signer - 1, doc.frontmatter_end, -1):
+        line = doc.lines[index]
+        if line.blank:
+            continue
+        field = _SIGNATURE_FIELD.match(line.low)
+        if field is None:
+            return None
+        if len(_WORDS.findall(line.low, field.end())) >= _CLAUSE_WORDS:
+            return index
     return None
 
 
@@ -251,7 +275,9 @@ def _first_signer(doc: Doc) -> int | None:
             return index
         if line.blank:
             continue
-        after_field = _SIGNATURE_FIELD.fullmatch(line.low) is not None
+        # a line that opens with a field ('_Verified: …_ · and more') is the signature's too:
+        # its extra words are text in the signature (`_signature_text`)
+        after_field = _SIGNATURE_FIELD.match(line.low) is not None
         if _THEMATIC_BREAK.fullmatch(line.raw):
             after_break = True
         elif not after_field:
