@@ -6,7 +6,8 @@ right below the signature's date field, so one that stood alone as the last sect
 next paragraph was text of that section, and the defect after it was read as body prose.
 A paragraph that is nothing but signature fields in the template's shape, holding the
 signer, is the signature wherever it stands: what follows it is outside every section and
-the report is `malformed` (issue 23). A signer named inside a sentence still closes nothing.
+the report is `malformed` (issue 23), when no heading follows it (a section after it is
+read as before). A signer named inside a sentence still closes nothing.
 """
 
 from __future__ import annotations
@@ -43,4 +44,10 @@ def test_text_after_a_lone_signer_line_does_not_approve(after: str, strict: bool
 
 def test_a_lone_signer_line_at_the_end_still_approves() -> None:
     verdict = parse_verdict(_report(""))
+    assert verdict.decision is A, verdict.reasons
+
+
+def test_a_section_after_a_lone_signer_line_is_read_as_before() -> None:
+    """With a heading after it, the paragraph signs off the section above, not the report."""
+    verdict = parse_verdict(_report("## Re-check after the fix\n\n- No open gaps remain.\n"))
     assert verdict.decision is A, verdict.reasons

@@ -260,16 +260,22 @@ def _first_signer(doc: Doc) -> int | None:
     break, with only blank lines and signature fields between them, or right after the
     signature's date field without a break (`_Verified: …_` / `_Verifier: …_`: the block's
     own shape), or opening a paragraph that holds only signature fields (the signature
-    without its break: `No gaps.` / `_Verifier: Claude (gsd-verifier)_`), in one forward
-    pass. A signer line elsewhere is text of the section it
+    without its break: `No gaps.` / `_Verifier: Claude (gsd-verifier)_`) below the last
+    heading — with a section after it, such a paragraph is the summary's sign-off, not the
+    template's end — in one forward pass. A signer line elsewhere is text of the section it
     stands in and closes nothing; a second signature after the first is text after it
     (prose, then '---' and another signer line, must not pass for part of the body)."""
     after_break = False  # only a break, blank lines and signature fields since the last break
     after_field = False  # the last line that is not blank is a signature field
     after_blank = False  # the line above is blank: this one opens a paragraph
+    last_heading = max((i for i, line in enumerate(doc.lines) if line.heading_level), default=-1)
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
-        alone = after_blank and _SIGNATURE_FIELD.fullmatch(line.low) is not None
+        alone = (
+            after_blank
+            and index > last_heading
+            and _SIGNATURE_FIELD.fullmatch(line.low) is not None
+        )
         after_blank = line.blank
         if (after_break or after_field or alone) and _SIGNER.search(line.low):
             return index
