@@ -1,9 +1,11 @@
 """A subordinate clause that waits for an event: the clause it hangs from holds only then.
 
 'No issues remaining after the migration lands', 'Nothing blocking once the flag is off',
-'Clean until the vendor ships the new schema': a subordinator (closed class: `once`,
-`after`, `until`, `unless`, `as soon as`, `provided` …) followed by a subject and a finite
-verb in the present or the future tells an event that has not happened; what the main
+'Clean until the vendor ships the new schema', 'No blockers if the load test comes back
+clean': a subordinator (closed class: `once`, `after`, `until`, `unless`, `as soon as`,
+`provided`, `if`, `when`, `as long as`, `by the time`, `assuming`, `given that` …)
+followed by a subject and a finite verb in the present or the future tells an event that
+has not happened; what the main
 clause says is true only after it — a condition, wherever the clause stands. The same
 subordinator before a past or perfect verb ('after the fixes were applied', 'once the
 rebase had landed') or before a noun phrase alone ('after the rebase', 'after merging')
@@ -19,11 +21,14 @@ from __future__ import annotations
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import word_set
 
-__all__ = ["awaited_event"]
+__all__ = ["awaited_event", "main_clause"]
 
 # The subordinator and the words of its clause, up to the clause's punctuation.
 _SUBORDINATE = compile_lazily(
-    r"(?<![\w-])(once|after|until|till|unless|as soon as|provided(?: that)?|providing(?: that)?)"
+    r"(?<![\w-])(once|after|until|till|unless|as soon as|provided(?: that)?|providing(?: that)?|"
+    r"(?<!as )(?<!even )(?<!what )if|(?<!even )when|whenever|(?:as|so) long as|by the time|"
+    r"(?<!at )(?<!for )the (?:moment|minute|instant)|assuming(?: that)?|supposing(?: that)?|"
+    r"in case|in the event(?: that)?|on (?:the )?condition(?: that)?|given that)"
     r"[ \t]+([^,;:.!?—–()\n]{1,120})"
 )
 
@@ -53,9 +58,32 @@ def awaited_event(lowered: str) -> tuple[int, str] | None:
     return None
 
 
+# Where a clause ends inside a sentence: a comma, a dash, a parenthesis, a semicolon.
+_CLAUSE_EDGE = compile_lazily(r"[,;:()—–]")
+
+
+def main_clause(lowered: str, start: int) -> str:
+    """The clause the subordinate one at `start` hangs from: the words before it since the
+    last clause edge ('no impact (validation only happens when …' hangs from 'validation
+    only happens'), or, when it opens its sentence ('When the call returns, the loop
+    breaks'), the clause after the first comma after it."""
+    before = lowered[:start]
+    edges = [m.end() for m in _CLAUSE_EDGE.finditer(before)]
+    main = before[edges[-1] :] if edges else before
+    if main.strip(" \t*_>-"):
+        return main
+    comma = lowered.find(",", start)
+    if comma < 0:
+        return ""  # the subordinate clause alone: a bare condition ('Once CI is green.')
+    closes = _CLAUSE_EDGE.search(lowered, comma + 1)
+    return lowered[comma + 1 : closes.start() if closes else len(lowered)]
+
+
 def _tense(words: list[str]) -> str | None:
     """The tense of the clause's finite verb ('present', 'past', 'perfect'), or None when
     no verb stands in its first words (a noun phrase: 'after the rebase')."""
+    if words and _participle(words[0]):
+        return None  # 'when re-executed against …': a reduced clause, no subject, no event
     for index, word in enumerate(words):
         tense = _auxiliary_tense(word.replace("’", "'"))
         if tense is None and index and words[index - 1] not in _DETERMINERS:
@@ -65,6 +93,16 @@ def _tense(words: list[str]) -> str | None:
     if len(words) >= 2 and words[0] in _PRONOUNS:
         return "present"  # 'once it lands', 'after we ship': the pronoun's bare verb
     return None
+
+
+def _participle(word: str) -> bool:
+    """'executed', 'merged' (not 'seed', 'feed': `_past_form`); a noun in -ing ('staging')
+    may be the subject, so only the past form opens a reduced clause."""
+    return _past_form(word)
+
+
+def _past_form(word: str) -> bool:
+    return word.endswith("ed") and not word.endswith("eed")
 
 
 def _auxiliary_tense(word: str) -> str | None:
@@ -77,7 +115,7 @@ def _auxiliary_tense(word: str) -> str | None:
 
 def _inflected_tense(word: str) -> str | None:
     """'landed' is past, 'lands' present; 'process', 'status', 'this' are no verb forms."""
-    if word.endswith("ed"):
+    if _past_form(word):
         return "past"
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return "present"

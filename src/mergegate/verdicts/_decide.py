@@ -47,6 +47,7 @@ from mergegate.verdicts._refusals import Facts, Refusal, first_refusal
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates import Recognised, mask, recognise
 from mergegate.verdicts._templates.sdd_stages import free_note_in
+from mergegate.verdicts._templates.superpowers import free_section_in
 from mergegate.verdicts._text import bound, has_lookalike, skeleton
 from mergegate.verdicts._unweighed import unweighed
 from mergegate.verdicts._vocab import LabelKind
@@ -480,6 +481,7 @@ def _approval(
         or _round_after(facts)
         or (prose_in_field_section(facts.doc, start, facts.covered) if strict else None)
         or (free_note_in(facts.doc) if strict else None)
+        or (free_section_in(facts.doc) if strict else None)
     )
     if refusal is None:
         # Settled after a recogniser's own reading: its blocking content names a 'fixes'.

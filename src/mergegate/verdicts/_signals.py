@@ -142,6 +142,8 @@ _ANSWER_CONDITION = compile_lazily(
     r"awaiting|waiting (?:on|for)|"
     r"conditional|conditionally|contingent|as long as|as soon as|on condition|only if|expected|"
     r"hopefully|eventually|modulo|barring|given that|prior to|"
+    r"so long as|by the time|the moment|the minute|in case|in the event|supposing|"
+    r"on the condition|"
     r"dès que|une fois|après|avant|mais|pourvu|sous réserve|si|quand|lorsque|pero|cuando|"
     r"una vez|después|tras|antes|siempre que|salvo|excepto|sin embargo|mas|quando|depois|"
     r"após|desde que|se|porém|exceto|sobald|aber|nachdem|wenn|falls|bevor|vorausgesetzt|erst|"
@@ -570,7 +572,10 @@ def _told_as_history(text: str, at: int) -> bool:
 _MUST_FIX = compile_lazily(
     r"(?<!\w)(?:must be fixed|must be addressed|must be resolved|"
     r"(?:must|needs? to|has to|have to|should) be (?:fixed|addressed|resolved|corrected|changed|"
-    r"done|landed|reverted) (?:before|prior to|first)|(?:blocks|block) (?:the )?"
+    r"done|landed|reverted) (?:before|prior to|first)|"
+    # any verb under an obligation, tied to the merge ('must land before release')
+    r"(?:must|needs? to|has to|have to) (?:[\w-]+ ){1,6}?(?:before|prior to) (?:the |this |it )?"
+    r"(?:merg\w*|releas\w*|ship\w*|going live)|(?:blocks|block) (?:the )?"
     r"(?:merge|merging|release|ship)|is blocking|debe corregirse antes|debe arreglarse antes|"
     r"bloquea el merge|deve ser corrigido antes|bloqueia o merge|doit être corrigé avant|"
     r"muss vor dem merge|blockiert den merge|блокирует|"

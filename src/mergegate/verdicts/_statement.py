@@ -21,7 +21,7 @@ import re
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._appraisal import unappraised
-from mergegate.verdicts._awaited import awaited_event
+from mergegate.verdicts._awaited import awaited_event, main_clause
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import declares_non_blocking
@@ -263,7 +263,7 @@ def _mood_problem(lowered: str, *, obligations: bool = True) -> str | None:
         # condition; what the change does after one ('assigns only after validation
         # succeeds') is a description, read as before.
         start, event = awaited
-        if _judgement(lowered[:start]):
+        if _judgement(main_clause(lowered, start)):
             return f"judges the change only after an event ('{event}'), not a reason"
     expected = _STILL_TO_COME.search(lowered)
     if expected is not None:

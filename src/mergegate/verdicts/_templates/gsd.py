@@ -28,7 +28,9 @@ Both carry their verdict in YAML frontmatter. The fields this recogniser reads:
   non-passing one wins.
 * The signature ('_Verified: …_', '_Verifier: Claude (gsd-verifier)_') closes the template:
   a visible line after the signer's line that is none of the signature's fields is outside
-  every section, so the report is `malformed` (`_after_signature`).
+  every section, so the report is `malformed` (`_after_signature`). So is text set off
+  between the signature's break and another break above it under no heading
+  (`_between_breaks`): the template has one break, and every section opens with a heading.
 
 The document is GSD's when a top-level `status:` holds one of those values, or the
 frontmatter has one of GSD's verifier keys (`gaps`, `resolutions`, `human_uat_*`), so that an
@@ -102,7 +104,7 @@ def recognise(doc: Doc) -> Recognised | None:
         accounted=checks.passed | info,
         blocking=_open_gaps(data, keys) or _partial_score(data, keys) or body,
         superseded=superseded,
-        unanswered=_after_signature(doc),
+        unanswered=_after_signature(doc) or _between_breaks(doc),
     )
 
 
@@ -142,7 +144,7 @@ _SIGNER = compile_lazily(r"(?<![a-z-])(?:verifier|reviewer)[*_ \t]*:[*_ \t]*[^()
 # with), or the report's `Status:` field, whose value the verdict readers weigh as a site.
 _FIELD = (
     r"[*_]{1,2}(?:(?:re-?)?(?:reviewed|verified)[*_ \t]*:[*_ \t]*"
-    r"(?:\d{4}-\d\d-\d\d(?:[t ][ \d:.]{5,13}z?)?|\{timestamp\})|"
+    r"(?:\d{4}-\d\d-\d\d(?:[t ][ \d:.]{5,13}(?:z|[+-]\d\d:?\d\d)?)?|\{timestamp\})|"
     r"(?:reviewer|verifier)[*_ \t]*:[*_ \t]*[\w .-]{1,30}\(gsd-[a-z-]{1,30}(?:,[\w -]{1,30})?\)|"
     r"depth[*_ \t]*:[*_ \t]*(?:quick|standard|deep|\{depth\}))[*_]{0,2}"
 )
@@ -175,6 +177,9 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
     if not _SIGNATURE_FIELD.fullmatch(lines[signer].low):
         # the signer's line holds only the signature's fields, each in the template's shape
         return signer, f"text in the report's signature ('{lines[signer].raw.strip()[:60]}')"
+    above = _signature_text(doc, signer)
+    if above is not None:
+        return above, f"text in the report's signature ('{lines[above].raw.strip()[:60]}')"
     last = max((i for i in range(signer, len(lines)) if not lines[i].blank), default=signer)
     for index in range(signer + 1, len(lines)):
         line = lines[index]
@@ -190,6 +195,59 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
     return None
 
 
+# Words after a field that make a clause, not a timestamp's zone or a note ('UTC', '(CET)').
+_WORDS = compile_lazily(r"[a-z]{2,}")
+_CLAUSE_WORDS = 3
+
+
+def _signature_text(doc: Doc, signer: int) -> int | None:
+    """The line of the signature's block above its signer that opens with a field and goes
+    on with a clause ('_Verified: 2026-05-02_ · the export leaks emails'), or None. A word
+    or two after it (a zone, 'UTC', '(CET)') is a timestamp the field's shape lacks."""
+    for index in range(signer - 1, doc.frontmatter_end, -1):
+        line = doc.lines[index]
+        if line.blank:
+            continue
+        field = _SIGNATURE_FIELD.match(line.low)
+        if field is None:
+            return None
+        if len(_WORDS.findall(line.low, field.end())) >= _CLAUSE_WORDS:
+            return index
+    return None
+
+
+def _between_breaks(doc: Doc) -> tuple[int, str] | None:
+    """(line index, why) of text between the signature's thematic break and a break before
+    it with no heading between them ('---' / 'The export job still times out.' / '---' /
+    signature): the template has one break, before its signature, and a section always
+    opens with a heading, so that text stands outside every section the template has."""
+    signer = _first_signer(doc)
+    if signer is None:
+        return None
+    lines = doc.lines
+    closing = next(
+        (
+            i
+            for i in range(signer - 1, doc.frontmatter_end, -1)
+            if THEMATIC_BREAK.fullmatch(lines[i].raw)
+        ),
+        None,
+    )
+    text: int | None = None  # the first visible line above the signature's break
+    for index in range(closing - 1 if closing is not None else -1, doc.frontmatter_end, -1):
+        line = lines[index]
+        if line.heading_level:
+            return None
+        if THEMATIC_BREAK.fullmatch(line.raw):
+            if text is None:
+                return None
+            why = f"text between two breaks before the signature ('{lines[text].raw.strip()[:60]}')"
+            return text, why
+        if line.live and not line.blank and line.raw.strip():
+            text = index
+    return None
+
+
 def _status_field(text: str) -> bool:
     """The report's `Status:` field in its template shape (`_STATUS_FIELD`)."""
     field = _STATUS_FIELD.fullmatch(text)
@@ -200,18 +258,31 @@ def _first_signer(doc: Doc) -> int | None:
     """The line index of the first signer line that stands in a signature: after a thematic
     break, with only blank lines and signature fields between them, or right after the
     signature's date field without a break (`_Verified: …_` / `_Verifier: …_`: the block's
-    own shape), in one forward pass. A signer line elsewhere is text of the section it
+    own shape), or opening a paragraph that holds only signature fields (the signature
+    without its break: `No gaps.` / `_Verifier: Claude (gsd-verifier)_`) below the last
+    heading — with a section after it, such a paragraph is the summary's sign-off, not the
+    template's end — in one forward pass. A signer line elsewhere is text of the section it
     stands in and closes nothing; a second signature after the first is text after it
     (prose, then '---' and another signer line, must not pass for part of the body)."""
     after_break = False  # only a break, blank lines and signature fields since the last break
     after_field = False  # the last line that is not blank is a signature field
+    after_blank = False  # the line above is blank: this one opens a paragraph
+    last_heading = max((i for i, line in enumerate(doc.lines) if line.heading_level), default=-1)
     for index in range(doc.frontmatter_end + 1, len(doc.lines)):
         line = doc.lines[index]
-        if (after_break or after_field) and _SIGNER.search(line.low):
+        alone = (
+            after_blank
+            and index > last_heading
+            and _SIGNATURE_FIELD.fullmatch(line.low) is not None
+        )
+        after_blank = line.blank
+        if (after_break or after_field or alone) and _SIGNER.search(line.low):
             return index
         if line.blank:
             continue
-        after_field = _SIGNATURE_FIELD.fullmatch(line.low) is not None
+        # a line that opens with a field ('_Verified: …_ · and more') is the signature's too:
+        # its extra words are text in the signature (`_signature_text`)
+        after_field = _SIGNATURE_FIELD.match(line.low) is not None
         if THEMATIC_BREAK.fullmatch(line.raw):
             after_break = True
         elif not after_field:

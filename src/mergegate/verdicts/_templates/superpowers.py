@@ -22,13 +22,17 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from mergegate.decisions import Decision
+from mergegate.verdicts import _accounting as accounting  # a module: it reads the templates too
 from mergegate.verdicts._answer import sentence_problem
+from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._blocking import says_nothing
 from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import CONTRAST_OPENING
+from mergegate.verdicts._statement import LIST_ITEM, continues_above, wrapped_sentence
 from mergegate.verdicts._tables import cells_say_none, table_head
 from mergegate.verdicts._templates._base import Recognised, SectionFound
 from mergegate.verdicts._templates._none import says_none
@@ -36,7 +40,7 @@ from mergegate.verdicts._templates.sdd_stages import stage_sites
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["NAME", "read_sections", "recognise"]
+__all__ = ["NAME", "free_section_in", "read_sections", "recognise"]
 
 NAME = "superpowers"
 
@@ -173,3 +177,57 @@ def _section_end(doc: Doc, start: int, level: int, *, blocking: bool) -> int:
         if (level == 7 and _opens(line) is not None) or closing.match(line.raw):
             return index
     return len(doc.lines)
+
+
+# The template's own sections between its Issues and its Assessment (and before them).
+_TEMPLATE_HEADING = compile_lazily(r"(?:strengths|issues|recommendations?|assessment)(?![a-z])")
+
+
+def free_section_in(doc: Doc) -> tuple[Decision, int, str] | None:
+    """The strict reading's refusal for prose in a section the template does not have, or None.
+
+    From the first severity section to the `**Ready to merge?**` answer the template holds
+    only its own sections (severities, `Recommendations`, `Assessment`). A prose line under
+    another heading there (`### Notes`: 'The cron job runs twice after a DST change') is an
+    unrecognised sentence beside the approval: it must appraise the change (`_appraisal`),
+    or the review is `malformed` — like an SDD log's free note. The sections are named by
+    the template's headings, never by what a sentence says; a preamble above the first
+    severity section (a title, the scope) is read as before. Only strict: the default
+    reading applies the appraisal rule to no other prose either."""
+    first = next((i for i, line in enumerate(doc.lines) if _severity_heading(line)), None)
+    if first is None:
+        return None
+    free = False  # the lines stand under a heading the template does not have
+    found: tuple[int, str] | None = None
+    for index in range(first, len(doc.lines)):
+        line = doc.lines[index]
+        if _VERDICT_LABEL.match(line.raw):
+            return None if found is None else (Decision.MALFORMED, *found)
+        if line.heading_level:
+            free = not _severity_heading(line) and not _TEMPLATE_HEADING.match(
+                norm(line.heading_text)
+            )
+            continue
+        if found is None and free and _unappraised_prose(doc, index):
+            why = f"'{line.raw.strip()[:60]}' stands in a section the template does not have"
+            found = index, f"line {line.number}: {why} and does not appraise the change"
+    return None  # no `Ready to merge?` answer below: not the template's verdict
+
+
+def _severity_heading(line: Line) -> bool:
+    """A heading titled with a severity, accounted for or not (an empty one is masked)."""
+    return bool(line.heading_level) and _TITLE.fullmatch(norm(line.heading_text)) is not None
+
+
+def _unappraised_prose(doc: Doc, index: int) -> bool:
+    """A visible line of prose — not a table row, not a line whose shape carries no
+    decision, not a line that goes on with the sentence above it (read with that sentence's
+    start) — whose sentence does not appraise the change."""
+    line = doc.lines[index]
+    if line.blank or not line.live or not line.raw.strip() or line.raw.lstrip().startswith("|"):
+        return False
+    if accounting.line_carries_no_decision(line):
+        return False
+    if continues_above(doc, index) and LIST_ITEM.match(line.raw) is None:
+        return False
+    return unappraised(wrapped_sentence(doc, index)) is not None
