@@ -70,6 +70,10 @@ _STAGE = compile_lazily(
     re.IGNORECASE,
 )
 _LOG_ITEM = compile_lazily(r"[-*+][ \t]+(?=\*\*|__)")
+# A task review's gates as a plain list, one stage a line with its answer after a colon or a
+# dash: '- Spec review: PASS', '- Code quality review — PASS'. The stage's name opens the
+# item and the answer stands on its line (the item is read as a stage line, `_STAGE`).
+_GATE_ITEM = compile_lazily(r"[ \t]{0,3}[-*+][ \t]+([^\s*_`][^:：—–]{0,40}(?:[:：—–]|--)[ \t]*\S.*)")
 _BARE_COMPLIANT = compile_lazily(r"([✅✔☑ \t]*)compliant(?![a-z])", re.IGNORECASE)
 _YES_MARKS = frozenset("✅✔☑")
 _NO_MARKS = frozenset("❌✖✗✘")
@@ -120,9 +124,10 @@ def _stage_of(line: Line) -> tuple[str, str] | None:
         return None
     # an agent log writes each task's stages as bold-labelled list items ('- **Spec review:**')
     raw = _LOG_ITEM.sub("", line.raw.lstrip(), count=1)
-    if not line.heading_level and not raw.startswith(("**", "__")):
+    gate = None if line.heading_level else _GATE_ITEM.fullmatch(line.raw)
+    if not line.heading_level and not raw.startswith(("**", "__")) and gate is None:
         return None
-    text = line.heading_text if line.heading_level else raw
+    text = line.heading_text if line.heading_level else raw if gate is None else gate.group(1)
     match = _STAGE.fullmatch(text.strip())
     if match is None:
         return None
