@@ -58,9 +58,7 @@ def test_a_participle_answer_with_an_after_clause_of_history_approves(
         "APPROVED after re-review, but the timestamp window must shrink first.",
     ],
 )
-def test_an_after_clause_that_waits_still_conditions_the_answer(
-    heading: str, answer: str
-) -> None:
+def test_an_after_clause_that_waits_still_conditions_the_answer(heading: str, answer: str) -> None:
     for strict in (False, True):
         verdict = parse_verdict(DOC.format(heading=heading, answer=answer), strict=strict)
         assert verdict.decision is not A, (strict, verdict.reasons)

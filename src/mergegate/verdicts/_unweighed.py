@@ -227,10 +227,21 @@ def _structured(
         scan.table = _table_grade(doc, index, scan.table)
     if index in sites:
         return _beside_verdict(doc, index)
-    if scan.paragraph and after:
-        part = only_scope_in(line.clean) or named_part(line.clean)
-        if part is not None:
-            return _M, f"the verdict's paragraph goes on to name a part ('{part}')"
+    return _paragraph_part(line, scan, after=after) or _body_line(line, scan, after=after)
+
+
+def _paragraph_part(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+    if not (scan.paragraph and after):
+        return None
+    part = only_scope_in(line.clean) or named_part(line.clean)
+    if part is None:
+        return None
+    return _M, f"the verdict's paragraph goes on to name a part ('{part}')"
+
+
+def _body_line(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+    """A line of the body: an item of an evidence list is a result (only a defect it
+    states refuses); any other line is read for a finding (`_line_problem`)."""
     graded_low = _in_low_list(line, scan)
     if after and _passed_evidence_item(line, scan):
         return _said(line.prose, "the line")

@@ -170,8 +170,11 @@ _PASSING_STATE = (
 _METADATA_FIELD = compile_lazily(
     r"[ \t]*([*_])[a-z][\w.+#-]{0,24}(?:[ \t][a-z][\w.+#-]{0,24}){0,2}[ \t]*:[ \t]*"
     r"(?:(?:[✓✔✅☑][\ufe0f]?[ \t]*)(?:" + _PASSING_STATE + r")?|"
-    r"(?P<held>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})(?:[ \t]+" + _PASSING_STATE + r")?|"
-    + _PASSING_STATE + r")[ \t]*\1[ \t]*"
+    r"(?P<held>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})(?:[ \t]+"
+    + _PASSING_STATE
+    + r")?|"
+    + _PASSING_STATE
+    + r")[ \t]*\1[ \t]*"
 )
 # A line wholly in strong emphasis: the report's closing summary ('**All must-haves achieved.
 # Phase goal verified complete.**'), weighed by the sentence readers like any verdict prose.

@@ -73,7 +73,9 @@ _LOG_ITEM = compile_lazily(r"[-*+][ \t]+(?=\*\*|__)")
 # A task review's gates as a plain list, one stage a line with its answer after a colon or a
 # dash: '- Spec review: PASS', '- Code quality review — PASS'. The stage's name opens the
 # item and the answer stands on its line (the item is read as a stage line, `_STAGE`).
-_GATE_ITEM = compile_lazily(r"[ \t]{0,3}[-*+][ \t]+([^\s*_`][^:：—–]{0,40}(?:[:：—–]|--)[ \t]*\S.*)")
+_GATE_ITEM = compile_lazily(
+    r"[ \t]{0,3}[-*+][ \t]+([^\s*_`][^:：—–]{0,40}(?:[:：—–]|--)[ \t]*\S.*)"
+)
 _BARE_COMPLIANT = compile_lazily(r"([✅✔☑ \t]*)compliant(?![a-z])", re.IGNORECASE)
 _YES_MARKS = frozenset("✅✔☑")
 _NO_MARKS = frozenset("❌✖✗✘")
