@@ -1,9 +1,11 @@
 """A `## Status` (or `## Result`, `## Outcome`) section whose paragraph opens with the verdict,
 and an answer that says when its state was reached (issue 23, class 3): `APPROVED after the
 third review round.` reports history. A past-participle answer ('approved', 'passed') with an
-`after` clause that tells what was done — a past or perfect verb, or a noun phrase — is no
-condition; an `after` clause that waits for an event (a present or future verb, a subject
-and its bare verb) still makes the answer conditional, and so does any other condition."""
+`after` clause that tells what was done — a past or perfect verb, or a noun phrase that names
+the review itself (review, pass, round, re-review …) — is no condition. A noun phrase that
+names other work ('after the cache rewrite') may be work still to come, and an `after` clause
+that waits for an event (a present or future verb, a subject and its bare verb) makes the
+answer conditional, as does any other condition."""
 
 from __future__ import annotations
 
@@ -54,6 +56,8 @@ def test_a_participle_answer_with_an_after_clause_of_history_approves(
         "APPROVED after the fix is deployed to staging.",
         "APPROVED after the key will have rotated.",
         "APPROVE after another pass.",
+        "APPROVED after the cache rewrite.",
+        "Approved after a retry budget for the webhook sender.",
         "APPROVED after a second pass, once the nightly job is green.",
         "APPROVED after re-review, but the timestamp window must shrink first.",
     ],

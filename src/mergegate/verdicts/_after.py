@@ -77,11 +77,12 @@ _FINDINGS_PART = (
 # The parts of a review a heading after the verdict may name (whole words, any position).
 # A section that names the evidence a review shows, not a part of the change: what was run
 # ('What Was Run', 'Commands run', 'Test run log') or the record it leaves ('Release
-# record', 'Audit trail'). Its lines are read like any section's.
+# record', 'Audit trail'). Phrases, not single nouns: 'Output', 'Logs' alone also name a
+# feature of the change ('### Task 2: Gzip output'). Its lines are read like any section's.
 _EVIDENCE_PART = (
     r"what (?:was|we|i) (?:run|ran|tested|checked|verified|executed)|"
-    r"commands?(?: (?:run|ran|executed|used))?|runs?|logs?|outputs?|proof|validation|"
-    r"records?|audit trail|provenance|how (?:it was )?(?:tested|verified)"
+    r"commands? (?:run|ran|executed|used)|(?:release|run|test|verification|build|ci) "
+    r"(?:records?|logs?)|audit trail|how (?:it was )?(?:tested|verified)"
 )
 _REVIEW_PART = compile_lazily(
     r"(?<![a-z])(?:summary|overview|notes?|remarks|comments?|strengths?|praise|highlights|"

@@ -97,8 +97,8 @@ _PLURAL_THEN_WORD = compile_lazily(r"(?<![a-z])[a-z]*[a-hj-rtv-z]s[ \t]+[a-z]")
 def told_after(lowered: str) -> int:
     """The length of a clause that opens `lowered` (the text right after a past-participle
     answer, 'APPROVED after fresh final review') with `after` and tells what was done: a past
-    or perfect verb ('after the fixes were applied'), or a noun phrase with no subject and
-    bare verb in it ('after the second review'). 0 when there is none, or
+    or perfect verb ('after the fixes were applied'), or a noun phrase that names the review
+    itself ('after the second review', `_REVIEW_ACTS`). 0 when there is none, or
     the clause waits for an event ('after the fix lands', 'after tests pass', 'after we
     ship'): then the answer is conditional, as the readers of the answer decide."""
     found = _AFTER_CLAUSE.match(lowered)
@@ -112,5 +112,27 @@ def told_after(lowered: str) -> int:
     if tense in ("past", "perfect"):
         return found.end()
     if tense is None and _PLURAL_THEN_WORD.search(found.group(1)) is None:
-        return found.end()
+        return found.end() if _head_noun(words) in _REVIEW_ACTS else 0
     return 0
+
+
+# A noun phrase after 'after' is history only when it names the review itself — the act
+# whose verdict this is, done by the time the verdict is written ('after fresh final
+# review', 'after a second pass over the handler'). Any other noun phrase may name work
+# still to come ('Approved after the token fix'): a condition, as before.
+_REVIEW_ACTS = word_set(
+    "review re-review rereview reviews pass passes round rounds look reading verification "
+    "re-verification reverification audit inspection iteration check re-check recheck"
+)
+# Prepositions end a noun phrase's head: 'a second pass over the handler' → 'pass'.
+_PREPOSITIONS = word_set("of over on in for by at with from to across through into under")
+
+
+def _head_noun(words: list[str]) -> str:
+    """The last word of a noun phrase before its first preposition ('' when none)."""
+    head = ""
+    for word in words:
+        if word in _PREPOSITIONS:
+            break
+        head = word
+    return head
