@@ -80,6 +80,15 @@ _FINDINGS_PART = (
     r"weaknesses"
 )
 # The parts of a review a heading after the verdict may name (whole words, any position).
+# A section that names the evidence a review shows, not a part of the change: what was run
+# ('What Was Run', 'Commands run', 'Test run log') or the record it leaves ('Release
+# record', 'Audit trail'). Phrases, not single nouns: 'Output', 'Logs' alone also name a
+# feature of the change ('### Task 2: Gzip output'). Its lines are read like any section's.
+_EVIDENCE_PART = (
+    r"what (?:was|we|i) (?:run|ran|tested|checked|verified|executed)|"
+    r"commands? (?:run|ran|executed|used)|(?:release|run|test|verification|build|ci) "
+    r"(?:records?|logs?)|audit trail|how (?:it was )?(?:tested|verified)"
+)
 _REVIEW_PART = compile_lazily(
     r"(?<![a-z])(?:summary|overview|notes?|remarks|comments?|strengths?|praise|highlights|"
     r"testing|tests?|test results|verification|verified|evidence|checks?|checklist|coverage|"
@@ -90,7 +99,7 @@ _REVIEW_PART = compile_lazily(
     r"suggestions?|improvements?|optional|resolved|closed|fixed|addressed|none|"
     r"post[ -]merge|deferred|future work|quality|security|performance|documentation|docs|"
     r"reasons?|reasoning|rationale|justification|truths|artifacts|anti[- ]?patterns?|gaps|"
-    r"spot-checks|data-flow|" + _FINDINGS_PART + r")"
+    r"spot-checks|data-flow|" + _EVIDENCE_PART + r"|" + _FINDINGS_PART + r")"
     r"(?![a-z])|总结|摘要|结论|测试|验证|后续|下一步|建议|备注|说明|まとめ|テスト|备考|요약|테스트|"
     r"검증|비고|resumen|pruebas|verificaci[oó]n|notas|resultados?|conclusi[oó]n|consolidado|"
     r"resumo|testes|verifica[cç][aã]o|r[ée]sum[ée]|v[ée]rification|remarques|zusammenfassung|"

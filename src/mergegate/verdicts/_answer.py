@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
+from mergegate.verdicts._awaited import told_after
 from mergegate.verdicts._composed_phrases import DONE_REPORT
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._patterns import compile_lazily
@@ -95,10 +96,20 @@ def read_answer(value: str, kind: LabelKind, *, heading: int = 0) -> Answer | No
         if _subject_told_done(value, hit):
             return None
         return Answer(hit.decision, hit.phrase)
-    problem = after_approval(value[hit.end :], heading=heading)
+    rest = value[hit.end :]
+    if _PARTICIPLE.fullmatch(hit.phrase):
+        # 'APPROVED after fresh final review': the answer reports a state and when it was
+        # reached; an 'after' that tells what was done is history, not a condition.
+        rest = rest[told_after(rest) :]
+    problem = after_approval(rest, heading=heading)
     if problem is not None:
         return Answer(problem[0], hit.phrase, problem[1])
     return Answer(_A, hit.phrase, clean=hit.phrase == "clean")
+
+
+# An answer that is one past participle ('approved', 'passed', 'accepted'): it reports a
+# state already reached, so it can say when ('… after the second review').
+_PARTICIPLE = compile_lazily(r"[a-z]{3,}ed")
 
 
 # The words between a no's phrase and the report that it was done ('issues found above were

@@ -21,7 +21,7 @@ from __future__ import annotations
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._vocab import word_set
 
-__all__ = ["awaited_event", "main_clause"]
+__all__ = ["awaited_event", "main_clause", "told_after"]
 
 # The subordinator and the words of its clause, up to the clause's punctuation.
 _SUBORDINATE = compile_lazily(
@@ -120,3 +120,57 @@ def _inflected_tense(word: str) -> str | None:
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return "present"
     return None
+
+
+# An answer's own clause that goes on with 'after' and what was done: 'after fresh final
+# review', 'after the fixes were applied'. Up to the clause's punctuation. A parenthesis is
+# no part of the clause: '(after gap closure)' is a qualifier, read by the template that
+# writes it (GSD's re-verification record) or as written.
+_AFTER_CLAUSE = compile_lazily(r"[ \t]+after[ \t]+([^,;:.!?—–()\n]{1,80})(?![(])")
+# A plural-looking word ('fixes', 'tests') followed by another word may be a subject and its
+# bare present verb ('after the fixes land', 'after tests pass'): not told as done.
+_PLURAL_THEN_WORD = compile_lazily(r"(?<![a-z])[a-z]*[a-hj-rtv-z]s[ \t]+[a-z]")
+
+
+def told_after(lowered: str) -> int:
+    """The length of a clause that opens `lowered` (the text right after a past-participle
+    answer, 'APPROVED after fresh final review') with `after` and tells what was done: a past
+    or perfect verb ('after the fixes were applied'), or a noun phrase that names the review
+    itself ('after the second review', `_REVIEW_ACTS`). 0 when there is none, or
+    the clause waits for an event ('after the fix lands', 'after tests pass', 'after we
+    ship'): then the answer is conditional, as the readers of the answer decide."""
+    found = _AFTER_CLAUSE.match(lowered)
+    if found is None:
+        return 0
+    words = _WORD.findall(found.group(1))[:_VERB_REACH]
+    # An auxiliary decides before an inflected word: 'the replay tests were added' is past
+    # ('tests' is the subject, not a verb).
+    auxiliary = (_auxiliary_tense(w.replace("’", "'")) for w in words)
+    tense = next((t for t in auxiliary if t is not None), None) or _tense(words)
+    if tense in ("past", "perfect"):
+        return found.end()
+    if tense is None and _PLURAL_THEN_WORD.search(found.group(1)) is None:
+        return found.end() if _head_noun(words) in _REVIEW_ACTS else 0
+    return 0
+
+
+# A noun phrase after 'after' is history only when it names the review itself — the act
+# whose verdict this is, done by the time the verdict is written ('after fresh final
+# review', 'after a second pass over the handler'). Any other noun phrase may name work
+# still to come ('Approved after the token fix'): a condition, as before.
+_REVIEW_ACTS = word_set(
+    "review re-review rereview reviews pass passes round rounds look reading verification "
+    "re-verification reverification audit inspection iteration check re-check recheck"
+)
+# Prepositions end a noun phrase's head: 'a second pass over the handler' → 'pass'.
+_PREPOSITIONS = word_set("of over on in for by at with from to across through into under")
+
+
+def _head_noun(words: list[str]) -> str:
+    """The last word of a noun phrase before its first preposition ('' when none)."""
+    head = ""
+    for word in words:
+        if word in _PREPOSITIONS:
+            break
+        head = word
+    return head

@@ -166,6 +166,7 @@ def round_mark(bare: str) -> RoundMark:
 _VERDICT_HEADING_WORDS = (
     "verdict", "decision", "conclusion", "assessment", "recommendation", "summary",
     "ready to merge", "merge readiness", "readiness", "final", "overall", "result", "outcome",
+    "status",
     "判定", "结论", "总结", "まとめ", "결론", "판정", "요약", "veredicto", "veredito",
     "conclusión", "conclusão", "décision", "résumé",
 )  # fmt: skip

@@ -166,6 +166,9 @@ class _Scan:
     low_list: int | None = None
     """Inside the list under a label that grades it low ('Suggestions:', '- Minor:'): the
     label's indent (-1 for a label that is not itself an item), None elsewhere."""
+    evidence_list: int | None = None
+    """Inside the list under a label that introduces evidence ('**Evidence:**', 'Result:'):
+    the label's indent (-1 for a label that is not itself an item), None elsewhere."""
 
 
 def unweighed(
@@ -218,18 +221,118 @@ def _structured(
     if line.heading_level and line.live:
         scan.heading, scan.low_list = _grade(line, scan.heading), None
         return None if scan.heading.kind == "context" else _said(line.prose, "a heading")
+    shown = line.live or line.instruction_like  # 'Output:' also introduces examples
+    if after and shown and _evidence_label(doc, index, scan):
+        # before the lines other readers cover: an 'Output:' they account for still has
+        # its block read
+        return _failed_result(doc, index)
     if not line.live or index in covered or not _LETTER.search(line.raw):
         return None
     if is_table_row(line.raw):
         scan.table = _table_grade(doc, index, scan.table)
     if index in sites:
         return _beside_verdict(doc, index)
-    if scan.paragraph and after:
-        part = only_scope_in(line.clean) or named_part(line.clean)
-        if part is not None:
-            return _M, f"the verdict's paragraph goes on to name a part ('{part}')"
+    return _paragraph_part(line, scan, after=after) or _body_line(line, scan, after=after)
+
+
+def _paragraph_part(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+    if not (scan.paragraph and after):
+        return None
+    part = only_scope_in(line.clean) or named_part(line.clean)
+    if part is None:
+        return None
+    return _M, f"the verdict's paragraph goes on to name a part ('{part}')"
+
+
+def _body_line(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+    """A line of the body: an item of an evidence list is a result (only a defect it
+    states refuses); any other line is read for a finding (`_line_problem`)."""
     graded_low = _in_low_list(line, scan)
+    if after and _passed_evidence_item(line, scan):
+        return _said(line.prose, "the line")
     return _line_problem(line, scan, after=after, graded_low=graded_low)
+
+
+# A label that names the block below it as evidence of a run, alone on its line: 'Command:',
+# '**Evidence:**', 'Output:', 'Test results:', '- Commands run:'. It introduces that block
+# (its fenced output or its list of results); it states no finding. Closed: the names of
+# what a verification section shows, as in a check table's evidence column.
+_EVIDENCE_LABEL = compile_lazily(
+    r"[ \t>]*(?:[-*+][ \t]+)?[*_`]{0,2}(?:(?:test|tests|build|lint|ci|verification|"
+    r"regression|command|check)[ \t]+)?(?:commands?(?:[ \t]+(?:run|used|executed))?|"
+    r"results?|outputs?|evidence|proof|logs?|runs?|ran)[*_`]{0,2}[ \t]*[:：][*_`]{0,2}[ \t]*"
+)
+_FENCE = compile_lazily(r"[ \t]*(?:`{3,}|~{3,})")
+_COMMAND_LABEL = compile_lazily(r"[^:：]*(?<![a-z])(?:commands?|ran)(?![a-z])")
+# How far a label's fenced block is read for a failed result (a block longer than this is
+# read that far; the rest of it is code, as any fence is).
+_BLOCK_REACH = 200
+
+
+def _evidence_label(doc: Doc, index: int, scan: _Scan) -> bool:
+    """The line is an evidence label (`_EVIDENCE_LABEL`) and the next line that is not
+    blank opens the fenced block or the list it introduces. Its list's items are then read
+    as results (`_passed_evidence_item`)."""
+    line = doc.lines[index]
+    if _EVIDENCE_LABEL.fullmatch(line.low) is None:
+        return False
+    following = next((doc.lines[i] for i in range(index + 1, len(doc.lines))
+                      if not doc.lines[i].blank), None)  # fmt: skip
+    if following is None:
+        return False
+    if LIST_ITEM.match(following.raw):
+        scan.evidence_list = line.indent if LIST_ITEM.match(line.raw) else -1
+        return True
+    return _FENCE.match(following.raw) is not None
+
+
+# A result in a run's output that did not pass: a failure, an error, a failure mark or a
+# non-zero exit, unless counted zero ('0 failed', 'no errors').
+_FAILED_RESULT = compile_lazily(
+    r"(?<![a-z0-9])(?<!\b0 )(?<!no )(?<!zero )(?:fail(?:s|ed|ures?|ing)?|errors?|err!|"
+    r"exceptions?|traceback|panic(?:ked)?|abort(?:ed)?|timed out|timeout)(?![a-z])|[✗✘❌]|"
+    r"exit (?:code|status)[ \t:=]*[1-9]"
+)
+
+
+def _failed_result(doc: Doc, index: int) -> tuple[Decision, str] | None:
+    """What an evidence label's fenced block says: a command label's block is the command;
+    any other label's is the result, and a failure in it refuses the approval beside it."""
+    if _COMMAND_LABEL.match(doc.lines[index].low):
+        return None
+    start = next(i for i in range(index + 1, len(doc.lines)) if not doc.lines[i].blank)
+    if _FENCE.match(doc.lines[start].raw) is None:
+        return None
+    for i in range(start + 1, min(len(doc.lines), start + 1 + _BLOCK_REACH)):
+        raw = doc.lines[i].raw
+        if _FENCE.match(raw):
+            return None
+        failed = _FAILED_RESULT.search(raw.lower())
+        if failed is not None:
+            return _M, f"the result below an evidence label did not pass ('{raw.strip()[:60]}')"
+    return None
+
+
+# An item of an evidence list that reports a pass: its value (after its last colon, or the
+# whole item) ends on a passing state ('- Phase 2 tests: pass.', '- pytest: 14 passed',
+# '- ruff ✅').
+_PASSED_ITEM = compile_lazily(
+    r"(?:pass|passed|passes|passing|ok|clean|green|succeeded|success|verified)[ \t.!*_`]*$|"
+    r"[✅✔✓☑][ \t.!*_`\ufe0f]*$"
+)
+
+
+def _passed_evidence_item(line: Line, scan: _Scan) -> bool:
+    """An item of the list under an evidence label that reports a pass and states no
+    failure: a result, not a finding (a failing result is left to the finding readers)."""
+    if scan.evidence_list is None or not LIST_ITEM.match(line.raw):
+        scan.evidence_list = None
+        return False
+    if line.indent <= scan.evidence_list:
+        scan.evidence_list = None
+        return False
+    text = line.low.rstrip()
+    return _PASSED_ITEM.search(text) is not None and _FAILED_RESULT.search(text) is None
 
 
 def _low_label_alone(text: str) -> bool:

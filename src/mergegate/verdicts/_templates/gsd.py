@@ -158,6 +158,25 @@ _STATUS_FIELD = compile_lazily(
     r"(?:[ \t]*\((?:after )?(?:gap closure|re[- ]?verification)\))?[*_ \t.]*"
     r"(?:(?:[—–:]|--?)[ \t]+(.+))?"
 )
+# The signature block's metadata after the signer, one italic `_Key: value_` line each
+# ('_TypeScript: ✓ PASSED_', '_Artifacts: 12/12 VERIFIED_', '_Links: 7/7 WIRED_'): a short key
+# and a value that names a passing state — a check mark or a whole count (`N/N`, both numbers
+# the same) and a word of the closed list of states a check is reported in. A value in any
+# other shape ('✗ FAILED', '3/12 VERIFIED', a sentence) is no metadata: text after the
+# signature, as before.
+_PASSING_STATE = (
+    r"(?:pass|passed|passing|verified|wired|met|satisfied|clean|complete|completed|ok|green|"
+    r"success|succeeded|covered|achieved|present|exists|substantive|resolved|closed)"
+)
+_METADATA_FIELD = compile_lazily(
+    r"[ \t]*([*_])[a-z][\w.+#-]{0,24}(?:[ \t][a-z][\w.+#-]{0,24}){0,2}[ \t]*:[ \t]*"
+    r"(?:(?:[✓✔✅☑][\ufe0f]?[ \t]*)(?:" + _PASSING_STATE + r")?|"
+    r"(?P<held>\d{1,4})[ \t]*/[ \t]*(?P<of>\d{1,4})(?:[ \t]+"
+    + _PASSING_STATE
+    + r")?|"
+    + _PASSING_STATE
+    + r")[ \t]*\1[ \t]*"
+)
 # A line wholly in strong emphasis: the report's closing summary ('**All must-haves achieved.
 # Phase goal verified complete.**'), weighed by the sentence readers like any verdict prose.
 _STRONG_LINE = compile_lazily(r"[ \t]*(\*\*|__)[^*_].*[^*_]\1[ \t]*")
@@ -186,7 +205,7 @@ def _after_signature(doc: Doc) -> tuple[int, str] | None:
         if line.blank or not line.raw.strip():
             continue
         text = line.low
-        if _SIGNATURE_FIELD.fullmatch(text) or _status_field(text):
+        if _SIGNATURE_FIELD.fullmatch(text) or _status_field(text) or _metadata_field(text):
             continue
         if index == last and _STRONG_LINE.fullmatch(text):
             continue
@@ -246,6 +265,15 @@ def _between_breaks(doc: Doc) -> tuple[int, str] | None:
         if line.live and not line.blank and line.raw.strip():
             text = index
     return None
+
+
+def _metadata_field(text: str) -> bool:
+    """A metadata line of the signature block whose value passes (`_METADATA_FIELD`)."""
+    field = _METADATA_FIELD.fullmatch(text)
+    if field is None:
+        return False
+    held, of = field.group("held"), field.group("of")
+    return held is None or (int(held) == int(of) and int(of) > 0)
 
 
 def _status_field(text: str) -> bool:

@@ -70,6 +70,12 @@ _STAGE = compile_lazily(
     re.IGNORECASE,
 )
 _LOG_ITEM = compile_lazily(r"[-*+][ \t]+(?=\*\*|__)")
+# A task review's gates as a plain list, one stage a line with its answer after a colon or a
+# dash: '- Spec review: PASS', '- Code quality review — PASS'. The stage's name opens the
+# item and the answer stands on its line (the item is read as a stage line, `_STAGE`).
+_GATE_ITEM = compile_lazily(
+    r"[ \t]{0,3}[-*+][ \t]+([^\s*_`][^:：—–]{0,40}(?:[:：—–]|--)[ \t]*\S.*)"
+)
 _BARE_COMPLIANT = compile_lazily(r"([✅✔☑ \t]*)compliant(?![a-z])", re.IGNORECASE)
 _YES_MARKS = frozenset("✅✔☑")
 _NO_MARKS = frozenset("❌✖✗✘")
@@ -108,21 +114,45 @@ def stage_sites(doc: Doc) -> tuple[Site, ...]:
         site = _answered(doc, index, rest)
         if site is not None:
             found[name].append(site)
+    for name, site in _gate_list(doc):
+        found[name].append(site)
     if not found["spec"] or not found["quality"]:
         return ()
     return (*found["spec"], *found["quality"])
 
 
-def _stage_of(line: Line) -> tuple[str, str] | None:
+def _gate_list(doc: Doc) -> list[tuple[str, Site]]:
+    """The stages a task review answers as a plain list of gates ('- Spec review: PASS'),
+    each stage named by one item: a stage named by two items is a review and its re-review,
+    the shape of a review log (`review_log`, where the last entry decides), not a gate
+    list, so then none is read here."""
+    named: dict[str, list[tuple[int, str]]] = {"spec": [], "quality": []}
+    for index, line in enumerate(doc.lines):
+        stage = _stage_of(line, gate=True)
+        if stage is not None:
+            named[stage[0]].append((index, stage[1]))
+    if any(len(items) > 1 for items in named.values()):
+        return []
+    answered = (
+        (name, _answered(doc, i, rest)) for name, items in named.items() for i, rest in items
+    )
+    return [(name, site) for name, site in answered if site is not None]
+
+
+def _stage_of(line: Line, *, gate: bool = False) -> tuple[str, str] | None:
     """(stage, what follows its name) when the line names a stage: a heading, or a bold
-    label standing at the start of its line."""
+    label standing at the start of its line; with `gate`, only a plain list item that
+    answers it on its line (`_GATE_ITEM`)."""
     if not line.live or len(line.raw) > _MAX_STAGE_CHARS:
         return None
     # an agent log writes each task's stages as bold-labelled list items ('- **Spec review:**')
     raw = _LOG_ITEM.sub("", line.raw.lstrip(), count=1)
-    if not line.heading_level and not raw.startswith(("**", "__")):
+    item = _GATE_ITEM.fullmatch(line.raw) if gate and not line.heading_level else None
+    if gate and item is None:
         return None
-    text = line.heading_text if line.heading_level else raw
+    if not gate and not line.heading_level and not raw.startswith(("**", "__")):
+        return None
+    text = line.heading_text if line.heading_level else raw if item is None else item.group(1)
     match = _STAGE.fullmatch(text.strip())
     if match is None:
         return None
