@@ -276,8 +276,10 @@ def _unappraised_line(doc: Doc, index: int, *, continues: bool, quoted: bool = F
     if continues or raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]
-    if _shapeless(doc.lines[index], raw) and not _prose_value(rest) and not _worded_value(rest):
-        return None
+    if _shapeless(doc.lines[index], raw) and not _prose_value(rest):
+        if not _worded_value(rest):
+            return None
+        rest = rest.partition(":")[2]  # a metadata value with words: the value is read
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     if emphasis is not None and emphasis.group(2).rstrip()[-1:] not in SENTENCE_END:
         return None  # '**Correctness & Contract Compliance**': a label, its text below
