@@ -575,7 +575,13 @@ _MUST_FIX = compile_lazily(
     r"done|landed|reverted) (?:before|prior to|first)|"
     # any verb under an obligation, tied to the merge ('must land before release')
     r"(?:must|needs? to|has to|have to) (?:[\w-]+ ){1,6}?(?:before|prior to) (?:the |this |it )?"
-    r"(?:merg\w*|releas\w*|ship\w*|going live)|(?:blocks|block) (?:the )?"
+    r"(?:merg\w*|releas\w*|ship\w*|going live)|"
+    # a prohibition of the release until something ('Don't cut the release until the
+    # rotation test is fixed', 'Do not tag this before QA signs off'); 'Do not merge until …'
+    # and 'do not deploy/ship …' are the no readers' (`reject`)
+    r"(?:do not|don't|don’t|never) (?:[\w-]+ ){0,5}?(?:releas\w*|tag|tagging|publish\w*)"
+    r"(?: [\w-]+){0,3}? (?:until|before|unless|till)|"
+    r"(?:blocks|block) (?:the )?"
     r"(?:merge|merging|release|ship)|is blocking|debe corregirse antes|debe arreglarse antes|"
     r"bloquea el merge|deve ser corrigido antes|bloqueia o merge|doit être corrigé avant|"
     r"muss vor dem merge|blockiert den merge|блокирует|"
