@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from mergegate.verdicts._lines import is_table_row
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._text import CODE_SPAN, norm
+from mergegate.verdicts._text import CODE_SPAN, UNMARKED, norm
 
 __all__ = ["ResultTable", "failing_field", "failing_mark"]
 
@@ -36,7 +36,6 @@ _EARLIER_HEADER = compile_lazily(
     r"first (?:run|round|review))(?![\w-])"
 )
 _DELIMITER_CELL = compile_lazily(r":?-{2,}:?")
-_MARKUP = str.maketrans("", "", "*_`\ufe0f")
 
 
 # A field line: a short key (a list marker and emphasis around it) before its colon.
@@ -57,7 +56,7 @@ def failing_field(raw: str) -> str | None:
     match = _FIELD.match(CODE_SPAN.sub(" code ", raw))
     if match is None or len(match.group(1).split()) > _MOST_KEY_WORDS:
         return None
-    value = match.group(2).translate(_MARKUP)
+    value = match.group(2).translate(UNMARKED)
     return raw.strip()[:60] if _failing(value) else None
 
 
@@ -72,7 +71,7 @@ def failing_mark(raw: str) -> str | None:
     suite`, `🔴 Migration rollback`), or None. A mark before an arrow is the state before a
     fix (`❌→✅ flaky retry fixed`)."""
     item = _ITEM.match(raw)
-    text = raw[item.end() if item else 0 :].translate(_MARKUP).strip()
+    text = raw[item.end() if item else 0 :].translate(UNMARKED).strip()
     if not text or len(text.split()) > _MOST_CHECK_WORDS:
         return None
     if text[0] in _FAIL_MARKS and not text[1:].lstrip().startswith(_ARROW):
@@ -83,7 +82,7 @@ def failing_mark(raw: str) -> str | None:
 def _cells(raw: str) -> list[str]:
     """The row's cells without emphasis; a code span is a name, not a value ('`errors.go`')."""
     row = CODE_SPAN.sub(" code ", raw).strip().strip("|")
-    return [c.strip().translate(_MARKUP).strip() for c in row.split("|")]
+    return [c.strip().translate(UNMARKED).strip() for c in row.split("|")]
 
 
 @dataclass(slots=True)

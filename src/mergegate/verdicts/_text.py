@@ -58,6 +58,10 @@ An approval in an input cut to it never approves (`BoundedText.cut`)."""
 MAX_LINE_CHARS = 2_000
 """A verdict line is short; only the first 2 000 characters of a line are examined."""
 
+UNMARKED = str.maketrans("", "", "*_`\ufe0f")
+"""`str.translate` table that drops emphasis, code marks and the emoji variation selector: a
+table cell's or a field's value as read ('**Failed**', '✅️')."""
+
 THEMATIC_BREAK = compile_lazily(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
 """A CommonMark thematic break (`---`, `* * *`, `___`), for `fullmatch` of a raw line: where a
 GSD report ends its body before the signature, and where a human check's list ends."""

@@ -25,6 +25,7 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import blocking_in, condition_in, merge_tied
 from mergegate.verdicts._statement import CLAUSES, clause_problem, other_verdict
+from mergegate.verdicts._text import UNMARKED
 from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["CheckRows", "check_rows", "states_problem"]
@@ -51,7 +52,6 @@ _FAIL_MARKS = frozenset("✗✘❌⚠?❓")  # beside a pass word too: not a pas
 _MARKS = "".join(_PASS_MARKS | _FAIL_MARKS)
 _CELL_SPLIT = compile_lazily(r"(?<!\\)\|")
 _SEPARATOR = compile_lazily(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
-_MARKUP = str.maketrans("", "", "*_`️")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,7 @@ def _row(cells: list[str], columns: tuple[int, ...]) -> bool | None:
 
 def _status(cell: str) -> bool | None:
     """True for a passing status cell, False for a failing one, None for anything else."""
-    text = cell.translate(_MARKUP).strip()
+    text = cell.translate(UNMARKED).strip()
     marks = {ch for ch in text if ch in _MARKS}
     word = " ".join(text.strip(_MARKS + " \t").split()).lower().replace("_", " ")
     history = _AFTER_FIX.search(word)
@@ -205,4 +205,4 @@ def _cells(text: str) -> list[str]:
 
 
 def _header(cell: str) -> str:
-    return " ".join(cell.translate(_MARKUP).lower().split()).rstrip(":?")
+    return " ".join(cell.translate(UNMARKED).lower().split()).rstrip(":?")
