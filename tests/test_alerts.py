@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mergegate.config import AlertsConfig, load_config
 from mergegate.events import (
@@ -309,3 +312,76 @@ def test_the_fail_on_alert_decision() -> None:
     assert exit_code_for(0, [], fail_on_alert=True) == 0
     assert exit_code_for(1, alert, fail_on_alert=True) == 5
     assert exit_code_for(2, alert, fail_on_alert=True) == 2  # a usage error stays the worst
+
+
+# ---------------------------------------------------------------- live = batch, at any size
+
+
+def _stream(spec: list[tuple[int, int, bool, int, int]]) -> list[EventBase]:
+    """Checks and review rounds over a few tasks, in rounds that go up as a run's do: (task,
+    exit code when failing, passed, finding, seconds)."""
+    events: list[EventBase] = []
+    for rnd, (task, exit_code, passed, finding, seconds) in enumerate(spec, start=1):
+        where = {"run_id": "r", "task": f"T{task}", "round": rnd}
+        events.append(
+            CheckRun(
+                **where,
+                command="pytest",
+                passed=passed,
+                exit_code=0 if passed else exit_code,
+                duration_s=float(seconds),
+            )
+        )
+        found = [FindingRef(id=f"F-{finding}", severity="important", status="open")]
+        events.append(
+            VerdictEvent(
+                **where, stage="quality", decision="fixes", findings=found if finding else []
+            )
+        )
+    return events
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 3),
+            st.integers(1, 5),
+            st.booleans(),
+            st.integers(0, 2),
+            st.sampled_from([1, 299, 301, 400]),
+        ),
+        max_size=30,
+    )
+)
+def test_the_live_monitor_raises_what_the_whole_stream_raises(
+    spec: list[tuple[int, int, bool, int, int]],
+) -> None:
+    """Checking only what each event touched raises the same alerts, once each, as checking
+    the whole stream after the fact."""
+    events = _stream(spec)
+    monitor = AlertMonitor()
+    live = [a for event in events for a in monitor.observe(event)]
+    assert len({a.key for a in live}) == len(live)
+    assert {a.key for a in live} == {a.key for a in evaluate_alerts(events)}
+
+
+def test_a_live_check_costs_the_same_on_the_last_task_as_on_the_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each event is checked against the check or review stage it adds to, not against every
+    task before it: a 1,000-task run's replay was quadratic (seconds of a resume)."""
+    import mergegate.metrics._alerts as alerts_module
+
+    calls = 0
+
+    def counting_sorted(*args: Any, **kwargs: Any) -> list[Any]:
+        nonlocal calls
+        calls += 1
+        return sorted(*args, **kwargs)
+
+    monkeypatch.setattr(alerts_module, "sorted", counting_sorted, raising=False)
+    monitor = AlertMonitor()
+    tasks = 300
+    for event in _stream([(n, 1, True, 1, 1) for n in range(tasks)]):
+        monitor.observe(event)
+    assert calls <= 4 * tasks

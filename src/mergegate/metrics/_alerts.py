@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
 
 from mergegate.config import AlertsConfig
 from mergegate.decisions import ExitCode, worst_exit_code
@@ -112,6 +113,14 @@ class _Tally:
             self.longest = max(self.longest, (t.duration_s, t.where))
 
 
+class _Touched(NamedTuple):
+    """The one check (`(task, command)`) or review stage (`(task, operation, stage)`) an
+    event added to."""
+
+    kind: Literal["check", "finding"]
+    key: tuple[object, ...]
+
+
 class _RunState:
     """What the rules need of one run, folded in one event at a time."""
 
@@ -119,6 +128,7 @@ class _RunState:
         self.ops = Operations()
         self.tallies: dict[str, _Tally] = {}
         self.checks: dict[tuple[object, ...], list[CheckRun]] = {}
+        self.longest_check: tuple[float, str] = (0.0, "")
         self.findings: dict[tuple[object, ...], dict[int, set[str]]] = {}
         """(task, operation, stage) → round → finding ids reported in it."""
 
@@ -139,28 +149,32 @@ class AlertMonitor:
             return []
         if not isinstance(event, EventBase) or not self.rules.enabled:
             return []
-        op, other = self.feed(event)
-        if op is None and not other:
+        op, touched = self.feed(event)
+        if op is None and touched is None:
             return []
-        fresh = [a for a in self._check(event.run_id, op, other) if a.key not in self.raised]
+        fresh = [a for a in self._check(event.run_id, op, touched) if a.key not in self.raised]
         self.raised.update(a.key for a in fresh)
         return fresh
 
-    def feed(self, event: EventBase) -> tuple[Operation | None, str]:
-        """Fold in without checking; what it touched: an operation, and/or `check` or
-        `finding` (the check and finding rules)."""
+    def feed(self, event: EventBase) -> tuple[Operation | None, _Touched | None]:
+        """Fold in without checking; what it touched: an operation, and/or the one check or
+        review stage whose rules may now fire."""
         state = self.runs.setdefault(event.run_id, _RunState())
         if isinstance(event, CheckRun):
-            state.checks.setdefault((event.task_key, event.command), []).append(event)
-            return None, "check"
+            check: tuple[object, ...] = (event.task_key, event.command)
+            state.checks.setdefault(check, []).append(event)
+            span = (event.duration_s, f"check `{event.command}`")
+            state.longest_check = max(state.longest_check, span)
+            return None, _Touched("check", check)
         op = state.ops.add(event)
         if isinstance(event, VerdictEvent) and event.valid:
-            rounds = state.findings.setdefault((event.task_key, event.operation, event.stage), {})
+            stage: tuple[object, ...] = (event.task_key, event.operation, event.stage)
+            rounds = state.findings.setdefault(stage, {})
             rounds.setdefault(event.round, set()).update(
                 f.id for f in event.findings if f.status not in ("advisory", "deferred")
             )
-            return op, "finding"
-        return op, ""
+            return op, _Touched("finding", stage)
+        return op, None
 
     def check_run(self, run_id: str) -> list[Alert]:
         """Every alert of one run (batch mode)."""
@@ -174,21 +188,29 @@ class AlertMonitor:
                 tally.update(op)
                 alerts += self._circular(run_id, op)
             alerts += self._component(run_id, component, tally)
-        alerts += self._check_alerts(run_id, state)
-        alerts += self._finding_alerts(run_id, state)
+        for (_task, command), runs in state.checks.items():
+            alerts += self._check_streak(run_id, str(command), runs)
+        alerts += self._slow(run_id, "check", [state.longest_check] if state.checks else [])
+        for rounds in state.findings.values():
+            alerts += self._finding_alerts(run_id, rounds)
         return alerts
 
-    def _check(self, run_id: str, op: Operation | None, other: str) -> list[Alert]:
+    def _check(self, run_id: str, op: Operation | None, touched: _Touched | None) -> list[Alert]:
+        """The rules the event may have made fire: its operation's, and those of the one
+        check or review stage it touched — never a scan of the whole run, so a live check
+        costs the same on the thousandth task as on the first."""
         state = self.runs[run_id]
         alerts: list[Alert] = []
         if op is not None:
             tally = state.tallies.setdefault(op.component, _Tally())
             tally.update(op)
             alerts += self._component(run_id, op.component, tally) + self._circular(run_id, op)
-        if other == "check":
-            alerts += self._check_alerts(run_id, state)
-        elif other == "finding":
-            alerts += self._finding_alerts(run_id, state)
+        if touched is not None and touched.kind == "check":
+            _task, command = touched.key
+            alerts += self._check_streak(run_id, str(command), state.checks[touched.key])
+            alerts += self._slow(run_id, "check", [state.longest_check])
+        elif touched is not None:
+            alerts += self._finding_alerts(run_id, state.findings[touched.key])
         return alerts
 
     # ------------------------------------------------------------ rules
@@ -263,47 +285,49 @@ class AlertMonitor:
             )
         ]
 
-    def _check_alerts(self, run_id: str, state: _RunState) -> list[Alert]:
-        need, alerts = self.rules.circular_repeats, []
-        spans = []
-        for (_task, command), runs in state.checks.items():
-            spans += [(r.duration_s, f"check `{command}`") for r in runs]
-            streak = best = 0
-            for run in sorted(runs, key=lambda r: r.round):
-                streak = streak + 1 if not run.passed else 0
-                best = max(best, streak)
-            if best >= need:
-                exit_code = runs[-1].exit_code
+    def _check_streak(self, run_id: str, command: str, runs: list[CheckRun]) -> list[Alert]:
+        """One check's failures in rounds in a row, at the task it checks. The alert names the
+        exit code of the failure that crossed the threshold: the same subject whether the
+        alert is raised live or from the whole stream after later rounds (one alert each)."""
+        need, streak, best = self.rules.circular_repeats, 0, 0
+        crossed: CheckRun | None = None
+        for run in sorted(runs, key=lambda r: r.round):
+            streak = streak + 1 if not run.passed else 0
+            best = max(best, streak)
+            if streak == need and crossed is None:
+                crossed = run
+        if crossed is None:
+            return []
+        return [
+            Alert(
+                run_id=run_id,
+                rule="circular_retry",
+                component="check",
+                subject=f"{command} (exit {crossed.exit_code})",
+                value=float(best),
+                threshold=float(need),
+                message=f"check `{command}` failed in {best} rounds in a row",
+            )
+        ]
+
+    def _finding_alerts(self, run_id: str, rounds: dict[int, set[str]]) -> list[Alert]:
+        """One review stage's findings that keep coming back, over its rounds."""
+        alerts = []
+        reviewed = sorted(rounds)
+        for finding, seen in _finding_rounds(rounds).items():
+            why = self._finding_why(seen, reviewed)
+            if why:
                 alerts.append(
                     Alert(
                         run_id=run_id,
                         rule="circular_retry",
-                        component="check",
-                        subject=f"{command} (exit {exit_code})",
-                        value=float(best),
-                        threshold=float(need),
-                        message=f"check `{command}` failed in {best} rounds in a row",
+                        component="reviewer",
+                        subject=finding,
+                        value=float(len(seen)),
+                        threshold=float(self.rules.finding_rounds),
+                        message=f"finding {finding} {why}",
                     )
                 )
-        return alerts + self._slow(run_id, "check", spans)
-
-    def _finding_alerts(self, run_id: str, state: _RunState) -> list[Alert]:
-        alerts = []
-        for rounds in state.findings.values():
-            for finding, seen in _finding_rounds(rounds).items():
-                why = self._finding_why(seen, sorted(rounds))
-                if why:
-                    alerts.append(
-                        Alert(
-                            run_id=run_id,
-                            rule="circular_retry",
-                            component="reviewer",
-                            subject=finding,
-                            value=float(len(seen)),
-                            threshold=float(self.rules.finding_rounds),
-                            message=f"finding {finding} {why}",
-                        )
-                    )
         return alerts
 
     def _finding_why(self, seen: list[int], reviewed: list[int]) -> str:
