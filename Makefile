@@ -63,10 +63,13 @@ docs: install  ## regenerate docs/cli.md, the command reference, from the click 
 
 ci: check test  ## what .ci/run runs
 
+# Every bench runs even when one before it misses its goal (exit 1 on a busy machine) or fails:
+# its figures are still worth reading. The failed ones are named at the end, and make fails.
 bench: install  ## benchmarks (ratios against a baseline measured in the same run)
-	@for b in bench/bench_*.py; do \
+	@failed=""; for b in bench/bench_*.py; do \
 	  [ "$$b" = bench/bench_gate_value.py ] && continue; \
-	  echo "== $$b"; $(PY) $$b || exit $$?; done
+	  echo "== $$b"; $(PY) $$b || failed="$$failed $$b"; done; \
+	[ -z "$$failed" ] || { echo "make bench: missed a goal or failed:$$failed" >&2; exit 1; }
 
 bench-gate-value: install  ## issue 29: the scripted sloppy implementer on all 164 HumanEval problems, three arms (about 40 min)
 	$(PY) bench/bench_gate_value.py --jobs 2
