@@ -45,7 +45,12 @@ from mergegate.verdicts._accounting import (
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._result_rows import ResultTable, failing_field, failing_mark
+from mergegate.verdicts._result_rows import (
+    ResultTable,
+    failing_field,
+    failing_mark,
+    unfinished_field,
+)
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
@@ -468,6 +473,8 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     if not raw.strip():
         return None
     rest, finding = finding_item(raw)
+    if finding is None:
+        finding = _unfinished(raw)
     if finding is not None:
         return finding
     negated = _PREFIXED_NO.search(raw.lower())
@@ -483,6 +490,12 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     # a sentence that wraps onto this line is read whole, from its start above
     whole = continues and bool(above)
     return prose_problem(f"{above} {rest}" if whole else rest, continues=continues and not whole)
+
+
+def _unfinished(raw: str) -> str | None:
+    """A field whose value says the work is not done or done in part (`_result_rows`)."""
+    field = unfinished_field(raw)
+    return None if field is None else f"the field '{field}' says the work is unfinished"
 
 
 # A live line that opens with '>' is a GitHub alert's (a quote is never live, `_rendered`):
