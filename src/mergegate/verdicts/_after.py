@@ -49,6 +49,7 @@ from mergegate.verdicts._result_rows import (
     ResultTable,
     failing_field,
     failing_mark,
+    low_grade_field,
     unfinished_field,
 )
 from mergegate.verdicts._site import Site
@@ -493,9 +494,13 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
 
 
 def _unfinished(raw: str) -> str | None:
-    """A field whose value says the work is not done or done in part (`_result_rows`)."""
+    """A field whose value says the work is not done or done in part, or grades it below
+    the middle of its scale (`_result_rows`)."""
     field = unfinished_field(raw)
-    return None if field is None else f"the field '{field}' says the work is unfinished"
+    if field is not None:
+        return f"the field '{field}' says the work is unfinished"
+    graded = low_grade_field(raw)
+    return None if graded is None else f"the field '{graded}' grades the work below its middle"
 
 
 # A live line that opens with '>' is a GitHub alert's (a quote is never live, `_rendered`):

@@ -28,6 +28,7 @@ __all__ = [
     "ResultTable",
     "failing_field",
     "failing_mark",
+    "low_grade_field",
     "unfinished_field",
 ]
 
@@ -128,6 +129,31 @@ def _now(value: str) -> str:
     """The value's current state: after its last arrow ('0% → 92%', '3/5 → 5/5')."""
     at = max(value.rfind(arrow) for arrow in _ARROW)
     return value if at < 0 else value[at:]
+
+
+# A field that grades the change or the review (a closed vocabulary of a grade's names).
+_GRADED_KEY = compile_lazily(
+    r"(?<![a-z])(?:score|rating|grade|confidence|certainty|coverage|quality)(?![a-z])"
+)
+# The levels of a grade below its middle (closed class: the values such a field takes).
+_LOW_LEVELS = word_set("low poor weak bad minimal")
+_PERCENT = compile_lazily(r"(?<![\w.,])(\d{1,3})(?:\.\d+)?[ \t]*%")
+_HALF = 50
+
+
+def low_grade_field(raw: str) -> str | None:
+    """A field that grades (`_GRADED_KEY`) with a value below the middle of its scale: a
+    mark under half its stated maximum (`Score: 4/10`), a percentage under half (`Coverage:
+    12%`) or a low level (`Confidence: low`). The approval beside it was given to work its
+    own grade calls poor. The line, or None."""
+    found = _field(raw)
+    if found is None or _GRADED_KEY.search(found[0]) is None:
+        return None
+    value = _now(found[1])
+    marks = [2 * int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(value)]
+    percents = [int(m.group(1)) < _HALF for m in _PERCENT.finditer(value)]
+    levels = [w in _LOW_LEVELS for w in WORD.findall(value)[:2]]
+    return raw.strip()[:60] if any(marks + percents + levels) else None
 
 
 def _field(raw: str) -> tuple[str, str] | None:
