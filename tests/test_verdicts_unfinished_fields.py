@@ -65,3 +65,18 @@ def test_any_count_of_part_of_the_files_refuses(done: int, more: int) -> None:
 @given(whole=st.integers(min_value=1, max_value=400))
 def test_a_count_of_the_whole_approves(whole: int) -> None:
     assert parse_verdict(_HEAD + f"Files read: {whole} of {whole}\n").approved
+
+
+# A degree short of whole answering a state key is a no in part ('Migrated: mostly').
+@pytest.mark.parametrize(
+    "field",
+    ["Migrated: mostly", "**Spell-checked:** partly, the API pages remain", "Done: halfway"],
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_state_done_in_part_refuses(field: str, strict: bool) -> None:
+    assert not parse_verdict(_HEAD + field + "\n", strict=strict).approved
+
+
+@pytest.mark.parametrize("field", ["Migrated: all tables", "Translated: every page"])
+def test_a_whole_state_or_a_thing_in_part_approves(field: str) -> None:
+    assert parse_verdict(_HEAD + field + "\n").approved

@@ -74,6 +74,10 @@ def failing_field(raw: str) -> str | None:
 
 # A yes/no answer's no (closed class): 'Ready: no', 'Tested: not yet', 'Merged: nein'.
 _ANSWER_NO = word_set("no not never nope nein nicht non não nao нет не")
+# A degree short of whole (closed class): 'Done: partially', 'Reviewed: half of the files'.
+_SHORT_DEGREE = word_set(
+    "partly partially mostly largely mainly nearly almost somewhat barely half halfway"
+)
 _NO_REACH = 4
 # A count of part of a whole ('2 of 14 files', '3/7', '5 out of 9'); not a date's, a path's
 # or a decimal's numbers ('01/12/2026', 'v1/2', '1.5/2').
@@ -102,12 +106,15 @@ def unfinished_field(raw: str) -> str | None:
 
 
 def _answers_no(key: str, value: str) -> bool:
-    """The value opens with a no, the key names a state of the work (`_names_a_state`) and
-    no problem stands just after the no for it to deny ('Tested: no failures')."""
+    """The value opens with a no or a degree short of whole, the key names a state of the
+    work (`_names_a_state`) and no problem stands just after the no for it to deny
+    ('Tested: no failures')."""
     words = WORD.findall(value)
-    if not words or words[0] not in _ANSWER_NO or value.lstrip(" \t*_").startswith("non-"):
+    if not words or value.lstrip(" \t*_").startswith("non-") or not _names_a_state(key):
         return False
-    return _names_a_state(key) and not names_a_problem(words[1 : 1 + _NO_REACH])
+    if words[0] in _SHORT_DEGREE:
+        return True
+    return words[0] in _ANSWER_NO and not names_a_problem(words[1 : 1 + _NO_REACH])
 
 
 def _names_a_state(key: str) -> bool:
