@@ -41,6 +41,7 @@ from mergegate.verdicts._accounting import (
     carries_no_decision,
     is_name_word,
     line_carries_no_decision,
+    signature_sentence,
 )
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line, is_table_row
@@ -475,7 +476,7 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
         return None
     rest, finding = finding_item(raw)
     if finding is None:
-        finding = _unfinished(raw)
+        finding = _unfinished(raw) or (None if continues else _signed_sentence(raw))
     if finding is not None:
         return finding
     negated = _PREFIXED_NO.search(raw.lower())
@@ -501,6 +502,13 @@ def _unfinished(raw: str) -> str | None:
         return f"the field '{field}' says the work is unfinished"
     graded = low_grade_field(raw)
     return None if graded is None else f"the field '{graded}' grades the work below its middle"
+
+
+def _signed_sentence(raw: str) -> str | None:
+    """A line standing alone in a dash signature's shape whose words are no name's
+    (`_accounting`): prose set as a signature, which the approval did not weigh."""
+    found = signature_sentence(raw)
+    return None if found is None else f"'{found}' stands where a signature goes but is no name"
 
 
 # A live line that opens with '>' is a GitHub alert's (a quote is never live, `_rendered`):
