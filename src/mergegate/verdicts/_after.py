@@ -51,6 +51,7 @@ from mergegate.verdicts._result_rows import (
     failing_field,
     failing_mark,
     low_grade_field,
+    open_work_field,
     unfinished_field,
 )
 from mergegate.verdicts._site import Site
@@ -501,7 +502,10 @@ def _unfinished(raw: str) -> str | None:
     if field is not None:
         return f"the field '{field}' says the work is unfinished"
     graded = low_grade_field(raw)
-    return None if graded is None else f"the field '{graded}' grades the work below its middle"
+    if graded is not None:
+        return f"the field '{graded}' grades the work below its middle"
+    open_work = open_work_field(raw)
+    return None if open_work is None else f"the field '{open_work}' names work still open"
 
 
 def _signed_sentence(raw: str) -> str | None:

@@ -22,6 +22,7 @@ from mergegate.verdicts._appraisal import names_a_problem
 from mergegate.verdicts._lines import is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import CODE_SPAN, UNMARKED, WORD, norm
+from mergegate.verdicts._unweighed import ADVISORY_LABEL
 from mergegate.verdicts._vocab import clean_value, hits, word_set
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "failing_field",
     "failing_mark",
     "low_grade_field",
+    "open_work_field",
     "unfinished_field",
 ]
 
@@ -161,6 +163,28 @@ def low_grade_field(raw: str) -> str | None:
     percents = [int(m.group(1)) < _HALF for m in _PERCENT.finditer(value)]
     levels = [w in _LOW_LEVELS for w in WORD.findall(value)[:2]]
     return raw.strip()[:60] if any(marks + percents + levels) else None
+
+
+# A key naming work still open (closed vocabulary of such a field's names): 'Outstanding
+# work', 'TODO', 'Unresolved threads' ('Remaining' also names a risk: 'Remaining risk: low').
+_OPEN_WORK_KEY = compile_lazily(
+    r"(?<![a-z])(?:outstanding|unresolved|unfinished|todos?|to-?do|left to do)(?![a-z])"
+)
+# A value that holds nothing: the open work is none.
+_NOTHING = compile_lazily(r"[ \t]*(?:none|nothing|n/a|na|no|0|-|—|–)?[ \t.!]*(?:\(.*\))?[ \t.]*")
+
+
+def open_work_field(raw: str) -> str | None:
+    """A field whose key names work still open (`Outstanding work: rollback script`) and
+    whose value names some: the approval beside it was given with work left. Not when the
+    key is advice (`Remaining nits: …`, non-blocking by the labelling rule) or
+    the value holds nothing (`Remaining issues: none`). The line, or None."""
+    found = _field(raw)
+    if found is None or _OPEN_WORK_KEY.search(found[0]) is None:
+        return None
+    if ADVISORY_LABEL.search(found[0]) is not None:
+        return None
+    return None if _NOTHING.fullmatch(found[1]) else raw.strip()[:60]
 
 
 def _field(raw: str) -> tuple[str, str] | None:
