@@ -80,3 +80,31 @@ def test_a_state_done_in_part_refuses(field: str, strict: bool) -> None:
 @pytest.mark.parametrize("field", ["Migrated: all tables", "Translated: every page"])
 def test_a_whole_state_or_a_thing_in_part_approves(field: str) -> None:
     assert parse_verdict(_HEAD + field + "\n").approved
+
+
+def _rows(*rows: str) -> str:
+    return "\n".join(["| Check | Result |", "|---|---|", *rows]) + "\n"
+
+
+# A table below the verdict is a record of checks: a cell counting part of a whole is one.
+@pytest.mark.parametrize(
+    "table",
+    [
+        _rows("| Lint | clean |", "| Screens reviewed | 4 of 9 |"),
+        _rows("| Contract tests | 17/20 green |"),
+    ],
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_table_cell_counting_part_of_a_whole_refuses(table: str, strict: bool) -> None:
+    assert not parse_verdict(_HEAD + table, strict=strict).approved
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        _rows("| Screens reviewed | 9 of 9 |", "| Contract tests | 20/20 green |"),
+        _rows("| Release date | 14/03/2026 |"),
+    ],
+)
+def test_a_table_of_whole_counts_and_dates_approves(table: str) -> None:
+    assert parse_verdict(_HEAD + table).approved

@@ -6,8 +6,9 @@ so no reader took them for one, and a failing result there sat unread beside the
 cell that opens with a failing mark, or whose value is a check's failing value (`failed (3)`,
 `not run yet`, `Error: connection refused` — a vocabulary that names a result field's values,
 the kind issue 23 keeps; `Error handling` names a thing), is a check the approval did not
-weigh. A column whose header names an earlier state (`Before`, `Round 1`) records history,
-and is not read. Linear in the cells.
+weigh, and so is a cell that counts part of a whole (`4 of 9`, `17/20 green`). A column
+whose header names an earlier state (`Before`, `Round 1`) records history, and is not read.
+Linear in the cells.
 
 A field in the verdict's own section may also say the work it names is unfinished
 (`unfinished_field`): a no answering a key that names a state of the work (`Ready: no`,
@@ -247,6 +248,6 @@ class ResultTable:
         for index, cell in enumerate(cells):
             if index in self._earlier or (index == 0 and len(cells) > 1):
                 continue  # the row's name ('Failing tests', 'Error handling') is no result
-            if _failing(cell):
+            if _failing(cell) or _counts_part(norm(cell).lower()):
                 return cell[:60]
         return None
