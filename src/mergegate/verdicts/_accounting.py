@@ -40,7 +40,12 @@ from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind
 
-__all__ = ["carries_no_decision", "line_carries_no_decision", "unaccounted"]
+__all__ = [
+    "carries_no_decision",
+    "line_carries_no_decision",
+    "signature_sentence",
+    "unaccounted",
+]
 
 _M = Decision.MALFORMED
 _LETTER = compile_lazily(r"[^\W\d_]")
@@ -411,6 +416,18 @@ def _is_signature(text: str) -> bool:
     ):
         return False
     return all(is_name_word(word) for word in WORD.findall(CODE_SPAN.sub(" ", text)))
+
+
+def signature_sentence(text: str) -> str | None:
+    """A line in a dash signature's shape whose words are not a name's ('— pending QA
+    sign-off', '-- the queue drops jobs on restart', '— bot (not a real approval)'): a
+    sentence set where a signature goes. Its text, or None (a name, a trailer, any other
+    shape)."""
+    folded = text.casefold()
+    if _TRAILER.match(folded) or _SIGNATURE.match(folded) is None:
+        return None
+    words = WORD.findall(CODE_SPAN.sub(" ", text))
+    return None if all(is_name_word(word) for word in words) else text.strip()[:60]
 
 
 # A word of a name: capitalised ('Claude', 'QA') or a handle ('reviewer-bot', 'gsd-verifier',

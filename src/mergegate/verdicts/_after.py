@@ -41,11 +41,19 @@ from mergegate.verdicts._accounting import (
     carries_no_decision,
     is_name_word,
     line_carries_no_decision,
+    signature_sentence,
 )
 from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._result_rows import ResultTable, failing_field, failing_mark
+from mergegate.verdicts._result_rows import (
+    ResultTable,
+    failing_field,
+    failing_mark,
+    low_grade_field,
+    open_work_field,
+    unfinished_field,
+)
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._statement import (
     CLAUSES,
@@ -468,6 +476,8 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     if not raw.strip():
         return None
     rest, finding = finding_item(raw)
+    if finding is None:
+        finding = _unfinished(raw) or (None if continues else _signed_sentence(raw))
     if finding is not None:
         return finding
     negated = _PREFIXED_NO.search(raw.lower())
@@ -483,6 +493,26 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     # a sentence that wraps onto this line is read whole, from its start above
     whole = continues and bool(above)
     return prose_problem(f"{above} {rest}" if whole else rest, continues=continues and not whole)
+
+
+def _unfinished(raw: str) -> str | None:
+    """A field whose value says the work is not done or done in part, or grades it below
+    the middle of its scale (`_result_rows`)."""
+    field = unfinished_field(raw)
+    if field is not None:
+        return f"the field '{field}' says the work is unfinished"
+    graded = low_grade_field(raw)
+    if graded is not None:
+        return f"the field '{graded}' grades the work below its middle"
+    open_work = open_work_field(raw)
+    return None if open_work is None else f"the field '{open_work}' names work still open"
+
+
+def _signed_sentence(raw: str) -> str | None:
+    """A line standing alone in a dash signature's shape whose words are no name's
+    (`_accounting`): prose set as a signature, which the approval did not weigh."""
+    found = signature_sentence(raw)
+    return None if found is None else f"'{found}' stands where a signature goes but is no name"
 
 
 # A live line that opens with '>' is a GitHub alert's (a quote is never live, `_rendered`):

@@ -22,7 +22,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import CODE_SPAN, WORD, norm
 from mergegate.verdicts._vocab import word_set
 
-__all__ = ["unappraised"]
+__all__ = ["names_a_problem", "unappraised"]
 
 
 # Where one appraisal ends and the next statement starts: sentence ends, a semicolon or a
@@ -189,6 +189,14 @@ _PROBLEMS = word_set(
     """
 )
 _NEGATION_REACH = 4
+
+
+def names_a_problem(words: list[str]) -> bool:
+    """A word of `words` names a problem or an open item (`_PROBLEMS`): what a negation
+    before or beside it denies ('no issues', 'Breaking changes: none')."""
+    return any(w in _PROBLEMS for w in words)
+
+
 # The outcomes of a check that did not come out well: a count of them or a verb telling one.
 _FAILED_OUTCOMES = word_set(
     """
@@ -342,5 +350,4 @@ def _denies_a_problem(words: list[str], at: int) -> bool:
         at + 1 == len(words) or words[at + 1] in _NOTHING_MORE
     ):
         return True
-    reach = words[at + 1 : at + 1 + _NEGATION_REACH]
-    return any(w in _PROBLEMS for w in reach)
+    return names_a_problem(words[at + 1 : at + 1 + _NEGATION_REACH])

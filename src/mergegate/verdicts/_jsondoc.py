@@ -14,7 +14,8 @@ When the whole output is one JSON object without mergegate's `verdict` key
   conditions the approval), advice and findings' text by the blocking readers, metadata not at
   all — or a key whose value is empty. Any other key holding something (`"merge_after"`,
   `"blocked_by"`, `"scope"`, `"required_changes"`) makes the document `malformed`: mergegate
-  does not approve what it has not read.
+  does not approve what it has not read. An item of a list naming defects (`issues`,
+  `findings` …) must carry its grade: an ungraded defect is one the approval did not weigh.
 
 Linear in the object (the walk visits each value once; depth is capped).
 """
@@ -29,7 +30,9 @@ from typing import Any
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import read_answer, sentence_problem
 from mergegate.verdicts._blocking import text_blocking
+from mergegate.verdicts._model import Severity
 from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value, label_kind, word_set
 
@@ -58,6 +61,11 @@ _ADVICE = word_set(
     "followups future tests_suggested next_steps observations"
 )
 _FINDINGS = word_set("issues findings problems defects comments risks concerns warnings")
+# The findings keys that name defects of the change (not risks, concerns or comments, which
+# may be ungraded notes beside a soft approval, as in the shared corpus' r030): an item there
+# must carry its grade for an approval to stand beside it.
+_DEFECTS = word_set("issues findings problems defects")
+_GRADE_FIELDS = ("severity", "priority", "level")
 _META = word_set(
     "reviewer reviewers review_id id model agent tool timestamp date created_at updated_at "
     "version schema pr pr_number pull_request repo repository branch commit sha head_sha "
@@ -187,7 +195,11 @@ def _key_problem(key: str, value: Any, depth: int) -> Problem | None:
         return None
     if isinstance(value, dict) and depth < _MAX_DEPTH and (name in _PROSE or _is_group(value)):
         return _unaccounted(value, depth + 1)
-    if name in _FINDINGS and isinstance(value, list) and any(isinstance(v, dict) for v in value):
+    if (
+        name in _FINDINGS
+        and isinstance(value, list)
+        and (name in _DEFECTS or any(isinstance(v, dict) for v in value))
+    ):
         return _findings_problem(key, value)
     if name in _PROSE:
         return _texts_problem(key, value, _prose_problem)
@@ -234,7 +246,9 @@ def _blocking_problem(text: str) -> Problem | None:
 
 def _findings_problem(key: str, items: list[Any]) -> Problem | None:
     """A findings list: strings read for blocking words; objects whose fields are a
-    finding's (their severity was read by `_blocking`)."""
+    finding's (their severity was read by `_blocking`). Under a key naming defects each
+    item must also carry its grade (`_ungraded`)."""
+    defects = key.casefold() in _DEFECTS
     for item in items:
         if isinstance(item, str):
             problem = _blocking_problem(item)
@@ -243,6 +257,31 @@ def _findings_problem(key: str, items: list[Any]) -> Problem | None:
             problem = None if extra is None else (_M, f'a finding field "{extra[:40]}"')
         else:
             problem = (_M, "a finding that is neither text nor an object")
+        if problem is None and defects and _ungraded(item):
+            problem = (_M, "a defect nobody graded, so the approval did not weigh it")
         if problem is not None:
             return problem[0], f'"{key[:40]}": {problem[1]}'
     return None
+
+
+# A grade opening a finding's text: '[minor] …', 'Nit: …', 'low - …' (a word or two).
+_GRADE_OPENING = compile_lazily(
+    r"[ \t*_`\[(]*([^\W\d_][\w ]{0,14}?)[ \t*_`\])]*(?:[:：)\]]|[ \t][—–-][ \t])"
+)
+
+
+def _ungraded(item: Any) -> bool:
+    """A finding that says nothing of how much it matters: an object without a grade field,
+    or a text that does not open with a grade ('minor: rename the flag')."""
+    if isinstance(item, dict):
+        return not any(isinstance(item.get(k), str) for k in _GRADE_FIELDS)
+    if not isinstance(item, str):
+        return False
+    opening = _GRADE_OPENING.match(item)
+    if opening is None:
+        return True
+    try:
+        Severity.from_word(opening.group(1))
+    except ValueError:
+        return True
+    return False

@@ -6,19 +6,34 @@ so no reader took them for one, and a failing result there sat unread beside the
 cell that opens with a failing mark, or whose value is a check's failing value (`failed (3)`,
 `not run yet`, `Error: connection refused` — a vocabulary that names a result field's values,
 the kind issue 23 keeps; `Error handling` names a thing), is a check the approval did not
-weigh. A column whose header names an earlier state (`Before`, `Round 1`) records history,
-and is not read. Linear in the cells.
+weigh, and so is a cell that counts part of a whole (`4 of 9`, `17/20 green`). A column
+whose header names an earlier state (`Before`, `Round 1`) records history, and is not read.
+Linear in the cells.
+
+A field in the verdict's own section may also say the work it names is unfinished
+(`unfinished_field`): a no answering a key that names a state of the work (`Ready: no`,
+`Tested: not yet`) or a count of part of a whole (`Reviewed: 2 of 14 files`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mergegate.verdicts._appraisal import names_a_problem
 from mergegate.verdicts._lines import is_table_row
 from mergegate.verdicts._patterns import compile_lazily
-from mergegate.verdicts._text import CODE_SPAN, UNMARKED, norm
+from mergegate.verdicts._text import CODE_SPAN, UNMARKED, WORD, norm
+from mergegate.verdicts._unweighed import ADVISORY_LABEL
+from mergegate.verdicts._vocab import clean_value, hits, word_set
 
-__all__ = ["ResultTable", "failing_field", "failing_mark"]
+__all__ = [
+    "ResultTable",
+    "failing_field",
+    "failing_mark",
+    "low_grade_field",
+    "open_work_field",
+    "unfinished_field",
+]
 
 _FAIL_MARKS = "❌✗✘⛔🔴🚫"
 # A check's outcome when it did not pass, as the whole value of its cell, with at most an
@@ -27,7 +42,7 @@ _FAIL_MARKS = "❌✗✘⛔🔴🚫"
 _FAILING_VALUE = compile_lazily(
     r"(?:fail|fails|failed|failing|failure|error|errored|errors|broken|blocked|timed out|"
     r"timeout|not run|not tested|not checked|not verified|untested|unverified|pending|todo|"
-    r"to do|missing|red)(?:[ \t]+(?:yet|still|again))?"
+    r"to do|missing|red|in progress|incomplete|unfinished)(?:[ \t]+(?:yet|still|again))?"
     r"(?:[ \t]+\(.*\)|[ \t]*[:—–][ \t].*|[ \t]+-[ \t].*)?[ \t.!]*"
 )
 # Columns that record an earlier state than the change's ('Before', 'Round 1', 'Was').
@@ -58,6 +73,127 @@ def failing_field(raw: str) -> str | None:
         return None
     value = match.group(2).translate(UNMARKED)
     return raw.strip()[:60] if _failing(value) else None
+
+
+# A yes/no answer's no (closed class): 'Ready: no', 'Tested: not yet', 'Merged: nein'.
+_ANSWER_NO = word_set("no not never nope nein nicht non não nao нет не")
+# A degree short of whole (closed class): 'Done: partially', 'Reviewed: half of the files'.
+_SHORT_DEGREE = word_set(
+    "partly partially mostly largely mainly nearly almost somewhat barely half halfway"
+)
+_NO_REACH = 4
+# A count of part of a whole ('2 of 14 files', '3/7', '5 out of 9'); not a date's, a path's
+# or a decimal's numbers ('01/12/2026', 'v1/2', '1.5/2').
+_PART_COUNT = compile_lazily(
+    r"(?<![\w/.,-])(\d{1,6})[ \t]*(?:/|of|out of)[ \t]*(\d{1,6})(?![\w/.,-])"
+)
+# A field that names a grade: its 'N/M' is a mark out of a maximum, not a count of parts.
+_GRADE_KEY = compile_lazily(r"(?<![a-z])(?:score|rating|grade|marks?)(?![a-z])")
+# A template's own field whose value the template words ('**Re-verification:** No —
+# initial verification', GSD's verifier).
+_TEMPLATE_KEY = compile_lazily(r"re-?verification")
+
+
+def unfinished_field(raw: str) -> str | None:
+    """A `Key: value` line whose value says the work it names is not done: a no answering
+    the key (`Ready: no`, `Tested: not yet`; not `Blockers: no`, whose key names a problem
+    the no denies) or a count of part of a whole (`Reviewed: 2 of 14 files`). The approval
+    beside it did not weigh the part left. The line, or None."""
+    found = _field(raw)
+    if found is None or _TEMPLATE_KEY.search(found[0]) is not None:
+        return None
+    key, value = found
+    if _answers_no(key, value) or (_GRADE_KEY.search(key) is None and _counts_part(value)):
+        return raw.strip()[:60]
+    return None
+
+
+def _answers_no(key: str, value: str) -> bool:
+    """The value opens with a no or a degree short of whole, the key names a state of the
+    work (`_names_a_state`) and no problem stands just after the no for it to deny
+    ('Tested: no failures')."""
+    words = WORD.findall(value)
+    if not words or value.lstrip(" \t*_").startswith("non-") or not _names_a_state(key):
+        return False
+    if words[0] in _SHORT_DEGREE:
+        return True
+    return words[0] in _ANSWER_NO and not names_a_problem(words[1 : 1 + _NO_REACH])
+
+
+def _names_a_state(key: str) -> bool:
+    """The key names a state the work is in: a word the verdict vocabulary reads ('Ready',
+    'Done', 'Mergeable') or a past participle ('Tested', 'Reviewed'). A key naming a thing
+    ('Breaking changes', 'New dependencies', 'Requires migration') is answered no when there
+    is none of it, which is no unfinished work."""
+    words = WORD.findall(key)
+    if not words or names_a_problem(words):
+        return False
+    return words[-1].endswith("ed") or bool(hits(clean_value(key)))
+
+
+def _counts_part(value: str) -> bool:
+    return any(int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(_now(value)))
+
+
+def _now(value: str) -> str:
+    """The value's current state: after its last arrow ('0% → 92%', '3/5 → 5/5')."""
+    at = max(value.rfind(arrow) for arrow in _ARROW)
+    return value if at < 0 else value[at:]
+
+
+# A field that grades the change or the review (a closed vocabulary of a grade's names).
+_GRADED_KEY = compile_lazily(
+    r"(?<![a-z])(?:score|rating|grade|confidence|certainty|coverage|quality)(?![a-z])"
+)
+# The levels of a grade below its middle (closed class: the values such a field takes).
+_LOW_LEVELS = word_set("low poor weak bad minimal")
+_PERCENT = compile_lazily(r"(?<![\w.,])(\d{1,3})(?:\.\d+)?[ \t]*%")
+_HALF = 50
+
+
+def low_grade_field(raw: str) -> str | None:
+    """A field that grades (`_GRADED_KEY`) with a value below the middle of its scale: a
+    mark under half its stated maximum (`Score: 4/10`), a percentage under half (`Coverage:
+    12%`) or a low level (`Confidence: low`). The approval beside it was given to work its
+    own grade calls poor. The line, or None."""
+    found = _field(raw)
+    if found is None or _GRADED_KEY.search(found[0]) is None:
+        return None
+    value = _now(found[1])
+    marks = [2 * int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(value)]
+    percents = [int(m.group(1)) < _HALF for m in _PERCENT.finditer(value)]
+    levels = [w in _LOW_LEVELS for w in WORD.findall(value)[:2]]
+    return raw.strip()[:60] if any(marks + percents + levels) else None
+
+
+# A key naming work still open (closed vocabulary of such a field's names): 'Outstanding
+# work', 'TODO', 'Unresolved threads' ('Remaining' also names a risk: 'Remaining risk: low').
+_OPEN_WORK_KEY = compile_lazily(
+    r"(?<![a-z])(?:outstanding|unresolved|unfinished|todos?|to-?do|left to do)(?![a-z])"
+)
+# A value that holds nothing: the open work is none.
+_NOTHING = compile_lazily(r"[ \t]*(?:none|nothing|n/a|na|no|0|-|—|–)?[ \t.!]*(?:\(.*\))?[ \t.]*")
+
+
+def open_work_field(raw: str) -> str | None:
+    """A field whose key names work still open (`Outstanding work: rollback script`) and
+    whose value names some: the approval beside it was given with work left. Not when the
+    key is advice (`Remaining nits: …`, non-blocking by the labelling rule) or
+    the value holds nothing (`Remaining issues: none`). The line, or None."""
+    found = _field(raw)
+    if found is None or _OPEN_WORK_KEY.search(found[0]) is None:
+        return None
+    if ADVISORY_LABEL.search(found[0]) is not None:
+        return None
+    return None if _NOTHING.fullmatch(found[1]) else raw.strip()[:60]
+
+
+def _field(raw: str) -> tuple[str, str] | None:
+    """A field line's key and value, lower-cased, or None."""
+    match = _FIELD.match(CODE_SPAN.sub(" code ", raw))
+    if match is None or len(match.group(1).split()) > _MOST_KEY_WORDS:
+        return None
+    return norm(match.group(1)).lower(), norm(match.group(2).translate(UNMARKED)).lower()
 
 
 # A check line's marks and list markers before its words ('- [x] ', '* ', '1. ').
@@ -112,6 +248,6 @@ class ResultTable:
         for index, cell in enumerate(cells):
             if index in self._earlier or (index == 0 and len(cells) > 1):
                 continue  # the row's name ('Failing tests', 'Error handling') is no result
-            if _failing(cell):
+            if _failing(cell) or _counts_part(norm(cell).lower()):
                 return cell[:60]
         return None
