@@ -53,3 +53,38 @@ def test_a_passed_check_after_the_approval_is_evidence(item: str, heading: str) 
 def test_a_check_not_told_as_passed_is_still_a_finding(item: str, heading: str) -> None:
     decision = parse_verdict(f"{TOP}{heading}\n\n{item}\n").decision
     assert decision is not Decision.APPROVE
+
+
+# Issue 23 class 2: a blocking section's item that says every criterion holds, or that a
+# check passed, names nothing still to do.
+BLOCKING_TOP = "# Review: retry cap\n\n{heading}\n\n{item}\n\n## Verdict\n\n**Verdict:** APPROVED\n"
+BLOCKING_HEADINGS = ["## Blocking issues", "### Critical (must fix)"]
+NOTHING_TO_DO = [
+    "- All acceptance criteria fully met.",
+    "- Every success criterion is satisfied.",
+    "- All must-haves verified.",
+    "- All 58 integration tests pass on the release branch.",
+]
+STILL_TO_DO = [
+    "- All acceptance criteria met except the export path.",
+    "- Not all acceptance criteria are met.",
+    "- Most acceptance criteria are met.",
+    "- All acceptance criteria met once the flag lands.",
+    "- All acceptance criteria must be met.",
+    "- All must-haves must be verified first.",
+    "- All acceptance criteria met; the backoff never resets.",
+]
+
+
+@pytest.mark.parametrize("heading", BLOCKING_HEADINGS)
+@pytest.mark.parametrize("item", NOTHING_TO_DO)
+def test_a_blocking_item_that_says_all_holds_blocks_nothing(item: str, heading: str) -> None:
+    text = BLOCKING_TOP.format(heading=heading, item=item)
+    assert parse_verdict(text).decision is Decision.APPROVE
+
+
+@pytest.mark.parametrize("heading", BLOCKING_HEADINGS)
+@pytest.mark.parametrize("item", STILL_TO_DO)
+def test_a_blocking_item_that_leaves_work_still_blocks(item: str, heading: str) -> None:
+    text = BLOCKING_TOP.format(heading=heading, item=item)
+    assert parse_verdict(text).decision is not Decision.APPROVE

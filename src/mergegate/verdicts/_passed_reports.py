@@ -16,6 +16,8 @@ Structure only, in two closed shapes:
   passing result (`pass`, `verified`, `ok`, `green`, `✅`) — a vocabulary that names a
   result field's values.
 
+A third shape says every criterion holds: `All acceptance criteria fully met.`
+
 Every sentence of the item must be one (or a count of the checks run, `Total tests: 271`
 beside `All pass.`); and none may hold a failed result (`_FAILED`), a
 negator, a contrast, a modal or a subordinator (closed classes: a pass told with `but`,
@@ -60,6 +62,15 @@ _LABELLED = compile_lazily(
     r"[:：—–][ \t]*(?:pass|passes|passed|passing|ok|green|clean|succeeded|success|verified|"
     r"✅|✔|✓)(?![\w-])(?P<rest>.*)"
 )
+# Every criterion of the change met ('All acceptance criteria fully met', 'All must-haves
+# are verified'): a quantifier of the whole, the noun a plan or a verification lists its
+# criteria under, and a verb that says each holds.
+_ALL_MET = compile_lazily(
+    r"(?:all|every|each)[ \t]+(?:[\w-]+[ \t]+){0,4}?(?:criteria|criterion|requirements?|"
+    r"must[ -]haves|goals?|truths?|success criteria|acceptance criteria)[ \t]+"
+    r"(?:(?:are|is|were|was|have been|has been)[ \t]+)?(?:(?:all|fully|now|also)[ \t]+)*"
+    r"(?:met|satisfied|verified|achieved|pass|passed|hold)(?![\w-])(?P<rest>.*)"
+)
 # A count of the checks run ('Total prior-phase tests: 271'): neutral, told beside a pass.
 _COUNT = compile_lazily(
     rf"(?:(?:{_SUBJECT_WORD})[ \t]+){{0,6}}?{_CHECK_NOUN}[ \t]*[:：=][ \t]*\d[\d,]*"
@@ -70,7 +81,8 @@ _DOUBTED = compile_lazily(
     r"(?<![a-z0-9])(?<!\b0 )(?<!no )(?<!zero )(?:fail(?:s|ed|ures?|ing)?|errors?|broken|"
     r"red|flaky|skipped|exceptions?|timed out|timeout)(?![a-z])|[✗✘❌⚠]|"
     r"(?<![\w-])(?:not|n't|never|but|except|although|though|however|yet|unless|until|till|"
-    r"once|if|when|whenever|after|before|pending|provided|assuming|will|would|should|must|"
+    r"once|if|when|whenever|after|before|pending|provided|assuming|will|would|should|"
+    r"must(?![ -]haves)|"
     r"may|might|could|can|need|needs|todo|some|most|partially|partly|only|"
     r"\d+[ \t]*(?:of|/)[ \t]*\d+)(?![\w-])|n't"
 )
@@ -92,7 +104,7 @@ def reports_pass(text: str) -> bool:
 
 
 def _one_pass(sentence: str) -> bool:
-    for shape in (_CLAUSE, _ELIDED, _LABELLED):
+    for shape in (_CLAUSE, _ELIDED, _LABELLED, _ALL_MET):
         found = shape.fullmatch(sentence)
         if found is not None:
             return _DOUBTED.search(sentence) is None
