@@ -97,10 +97,10 @@ def read_answer(value: str, kind: LabelKind, *, heading: int = 0) -> Answer | No
             return None
         return Answer(hit.decision, hit.phrase)
     rest = value[hit.end :]
-    if _PARTICIPLE.fullmatch(hit.phrase):
+    if _PARTICIPLE.fullmatch(hit.phrase) or hit.phrase in _RESULTS:
         # 'APPROVED after fresh final review': the answer reports a state and when it was
         # reached; an 'after' that tells what was done is history, not a condition.
-        rest = rest[told_after(rest) :]
+        rest = rest[told_after(rest, result=hit.phrase in _RESULTS) :]
     problem = after_approval(rest, heading=heading)
     if problem is not None:
         return Answer(problem[0], hit.phrase, problem[1])
@@ -110,6 +110,9 @@ def read_answer(value: str, kind: LabelKind, *, heading: int = 0) -> Answer | No
 # An answer that is one past participle ('approved', 'passed', 'accepted'): it reports a
 # state already reached, so it can say when ('… after the second review').
 _PARTICIPLE = compile_lazily(r"[a-z]{3,}ed")
+# Of the answers, those that report a check's result, not the reviewer's act: what they
+# came 'after' was done before the run that reached them (`told_after`).
+_RESULTS = frozenset({"passed", "clean"})
 
 
 # The words between a no's phrase and the report that it was done ('issues found above were

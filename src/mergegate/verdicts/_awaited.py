@@ -132,26 +132,42 @@ _AFTER_CLAUSE = compile_lazily(r"[ \t]+after[ \t]+([^,;:.!?—–()\n]{1,80})(?!
 _PLURAL_THEN_WORD = compile_lazily(r"(?<![a-z])[a-z]*[a-hj-rtv-z]s[ \t]+[a-z]")
 
 
-def told_after(lowered: str) -> int:
+def told_after(lowered: str, *, result: bool = False) -> int:
     """The length of a clause that opens `lowered` (the text right after a past-participle
     answer, 'APPROVED after fresh final review') with `after` and tells what was done: a past
     or perfect verb ('after the fixes were applied'), or a noun phrase that names the review
     itself ('after the second review', `_REVIEW_ACTS`). 0 when there is none, or
     the clause waits for an event ('after the fix lands', 'after tests pass', 'after we
-    ship'): then the answer is conditional, as the readers of the answer decide."""
+    ship'): then the answer is conditional, as the readers of the answer decide.
+
+    `result`: the answer is the result of a check ('passed', 'clean'), a state only a run
+    reaches; what that run came after was done before it, so any noun phrase there is
+    history too ('clean after gap closure plans 22-06 and 22-07', 'passed after fixes'). A
+    finite clause is read as above: 'passed after the fix lands' still waits. A parenthesis
+    stays no part of the clause ('passed (after gap closure)' is GSD's re-verification
+    record, read by its template against the frontmatter)."""
     found = _AFTER_CLAUSE.match(lowered)
     if found is None:
         return 0
-    words = _WORD.findall(found.group(1))[:_VERB_REACH]
+    phrase = _NAMED_RECORD.sub(" record ", found.group(1)) if result else found.group(1)
+    words = _WORD.findall(phrase)[:_VERB_REACH]
     # An auxiliary decides before an inflected word: 'the replay tests were added' is past
     # ('tests' is the subject, not a verb).
     auxiliary = (_auxiliary_tense(w.replace("’", "'")) for w in words)
     tense = next((t for t in auxiliary if t is not None), None) or _tense(words)
     if tense in ("past", "perfect"):
         return found.end()
-    if tense is None and _PLURAL_THEN_WORD.search(found.group(1)) is None:
-        return found.end() if _head_noun(words) in _REVIEW_ACTS else 0
+    if tense is None and _PLURAL_THEN_WORD.search(phrase) is None:
+        return found.end() if result or _head_noun(words) in _REVIEW_ACTS else 0
     return 0
+
+
+# A noun and the identifiers that name its records ('plans 22-06 and 22-07', 'commit
+# 4f2a91c', 'PR #12'): one noun phrase, not a subject and its verb ('plans' is no verb
+# before an identifier).
+_NAMED_RECORD = compile_lazily(
+    r"(?<![\w-])[a-z]+(?:[ \t]+#?[a-z]*\d[\w./#-]*(?:,|[ \t]+(?:and|&))?)+"
+)
 
 
 # A noun phrase after 'after' is history only when it names the review itself — the act

@@ -26,6 +26,7 @@ from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._composed_phrases import DONE, negated_before
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._lines import Doc, Line, is_table_row
+from mergegate.verdicts._passed_reports import reports_pass
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import (
     BLOCKING_SECTION,
@@ -305,7 +306,9 @@ def _open_item(text: str) -> str | None:
     done = DONE.search(text)
     if done is not None and not _STILL_OPEN.search(text[: done.start()][-20:]):
         return None
-    return text
+    # a report that a check passed or that every criterion holds ('All acceptance criteria
+    # fully met') names nothing still to do
+    return None if reports_pass(text) else text
 
 
 def _count(text: str, body: str) -> str | None:

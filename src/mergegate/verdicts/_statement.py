@@ -499,10 +499,20 @@ def _opening_problem(text: str, value: str, *, narrative: bool) -> str | None:
         # advice placed after the merge ('After merge, …') holds nothing back, here as in a
         # review part (`_subordinate_problem`)
         return "opens with a condition, not a reason"
-    if len(words) >= 2 and words[1] in _WAITING:
+    if len(words) >= 2 and words[1] in _WAITING and not _told_after(text, words):
         # 'Hold until …', 'hold --until security-signoff': the verb waits for an event
         return "opens with a verb and what it waits for (an instruction), not a reason"
     return _instruction(words, value)
+
+
+def _told_after(text: str, words: list[str]) -> bool:
+    """'Re-verified after gap closure.': a past form, then 'after' and no clause that waits
+    for an event (`awaited_event`) — an account of what was done and when, no instruction.
+    'Merge after the fix lands' (a bare verb), 'Approved after CI passes' (a present verb
+    in the clause) still wait."""
+    if words[1] != "after" or not _reports(words[0]) or words[0].endswith("ing"):
+        return False
+    return awaited_event(text.lower()) is None
 
 
 def _opens_condition(words: list[str]) -> bool:

@@ -35,6 +35,7 @@ from mergegate.verdicts._composed_phrases import DONE
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._lines import Doc, Line, is_delimiter_row, is_table_row
 from mergegate.verdicts._names import prose_of
+from mergegate.verdicts._passed_reports import reports_pass
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part, unreviewed_part
 from mergegate.verdicts._signals import NONE_ITEM, only_scope_in
@@ -169,6 +170,9 @@ class _Scan:
     evidence_list: int | None = None
     """Inside the list under a label that introduces evidence ('**Evidence:**', 'Result:'):
     the label's indent (-1 for a label that is not itself an item), None elsewhere."""
+    passed_item: int | None = None
+    """Inside a list item that reports a passed check (`_passed_report`): its indent, so
+    the lines that continue it are read with it; None elsewhere."""
 
 
 def unweighed(
@@ -232,7 +236,37 @@ def _structured(
         scan.table = _table_grade(doc, index, scan.table)
     if index in sites:
         return _beside_verdict(doc, index)
-    return _paragraph_part(line, scan, after=after) or _body_line(line, scan, after=after)
+    passed = after and _passed_report(doc, index, scan)
+    return _paragraph_part(line, scan, after=after) or _body_line(
+        line, scan, after=after, passed=passed
+    )
+
+
+# How many lines an item is read over for a passed report: a wrapped item ('- Phase 1
+# tests (in `a.py`, `b.py`):' / '  pass.') is one report; a longer one is read as written.
+_ITEM_REACH = 4
+
+
+def _passed_report(doc: Doc, index: int, scan: _Scan) -> bool:
+    """The line reports a check that passed (`reports_pass`), read with the lines that
+    continue its list item; or it is one of those lines."""
+    line = doc.lines[index]
+    item = LIST_ITEM.match(line.raw) is not None
+    if scan.passed_item is not None and not item and line.indent > scan.passed_item:
+        return True
+    scan.passed_item = None
+    text = line.prose
+    if item:
+        more = []
+        for follow in doc.lines[index + 1 : index + 1 + _ITEM_REACH]:
+            if follow.blank or LIST_ITEM.match(follow.raw) or follow.indent <= line.indent:
+                break
+            more.append(follow.prose.strip())
+        text = " ".join([text, *more])
+    if not reports_pass(text):
+        return False
+    scan.passed_item = line.indent if item else None
+    return True
 
 
 def _paragraph_part(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
@@ -244,13 +278,15 @@ def _paragraph_part(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, 
     return _M, f"the verdict's paragraph goes on to name a part ('{part}')"
 
 
-def _body_line(line: Line, scan: _Scan, *, after: bool) -> tuple[Decision, str] | None:
+def _body_line(
+    line: Line, scan: _Scan, *, after: bool, passed: bool
+) -> tuple[Decision, str] | None:
     """A line of the body: an item of an evidence list is a result (only a defect it
     states refuses); any other line is read for a finding (`_line_problem`)."""
     graded_low = _in_low_list(line, scan)
     if after and _passed_evidence_item(line, scan):
         return _said(line.prose, "the line")
-    return _line_problem(line, scan, after=after, graded_low=graded_low)
+    return _line_problem(line, scan, after=after, graded_low=graded_low, passed=passed)
 
 
 # A label that names the block below it as evidence of a run, alone on its line: 'Command:',
@@ -443,7 +479,7 @@ def _grade(line: Line, current: _Heading) -> _Heading:
 
 
 def _line_problem(
-    line: Line, scan: _Scan, *, after: bool, graded_low: bool = False
+    line: Line, scan: _Scan, *, after: bool, graded_low: bool = False, passed: bool = False
 ) -> tuple[Decision, str] | None:
     text = line.prose
     kind = scan.heading.kind
@@ -454,8 +490,8 @@ def _line_problem(
         found = _not_told_done(line, text)
     if found is not None or not after or kind in ("advisory", "done"):
         return found
-    if graded_low or _says_none(text) or _done(text) or _LOW_LABEL.match(text) or _empty_row(line):
-        return None  # a none, a fixed item, or one graded 'Minor:' / 'Nit:' by its label
+    if passed or graded_low or _cleared(line, text):
+        return None  # a check reported as passed ('- Workspace tests passed.'), or cleared
     if scan.table is not None:
         return _table_row_problem(line, scan)
     if kind == "critical" and not line.raw.lstrip().startswith(("-", "*", "+", "|")):
@@ -464,6 +500,11 @@ def _line_problem(
     if graded or (kind == "" and _finding_label(line)) or _OPEN_BOX.match(line.raw):
         return _M, f"a finding or an open task after the approval ('{text[:60]}')"
     return None
+
+
+def _cleared(line: Line, text: str) -> bool:
+    """A none, a fixed item, or one graded 'Minor:' / 'Nit:' by its label."""
+    return bool(_says_none(text) or _done(text) or _LOW_LABEL.match(text) or _empty_row(line))
 
 
 def _open_check(line: Line) -> tuple[Decision, str] | None:
