@@ -440,6 +440,7 @@ EXPECTED_MODULE_EXPORTS = {
     },
     "mergegate.ids": {
         "APP",
+        "AnswerKey",
         "CARRIER_PREFIX",
         "EventId",
         "EventKey",

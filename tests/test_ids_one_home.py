@@ -2,10 +2,10 @@
 
 Read from the syntax tree of every module under `src/mergegate` (so a line break or another
 quote does not hide one): outside `mergegate/ids*`, no f-string starts with a branch prefix or
-a trailer key, joins a run id with `/`, or composes an event key (`g{gen}/…`, or a formatted
-value joined to an event name such as `/task.started`, `/escalation`); no string spells a
-branch prefix (that is how a name is parsed back); no `.split("/")`/`.partition("/")` is
-applied to something named as an id, a branch or a workflow.
+a trailer key, joins an id with `/` (`{run_id}/…`, `{unit.id}/{task.id}`), or composes an event
+key (`g{gen}/…`, or a formatted value joined to an event name such as `/task.started`,
+`/escalation`); no string spells a branch prefix (that is how a name is parsed back); no
+`.split("/")`/`.partition("/")` is applied to something named as an id, a branch or a workflow.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "mergegate"
 
 PREFIXES = ("mergegate/", "mergegate-unit", "mergegate-wip", "mergegate-merge", "Mergegate-")
 """What a composed branch name or trailer starts with."""
-_RUN_ID = re.compile(r"(^|\.)run_id$")
+_ID_VALUE = re.compile(r"(^|[._])id$")
+"""A formatted value that is an id (`run_id`, `unit.id`, `rt.run_id`)."""
 _NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow", re.I)
 _SPLITS = {"split", "rsplit", "partition", "rpartition"}
 _EVENT_TAIL = re.compile(
@@ -73,11 +74,11 @@ def _fstring_offence(node: ast.JoinedStr) -> str | None:
     for left, right in itertools.pairwise(parts):
         if (
             isinstance(left, ast.FormattedValue)
-            and _RUN_ID.search(ast.unparse(left.value))
+            and _ID_VALUE.search(ast.unparse(left.value))
             and isinstance(right, ast.Constant)
             and str(right.value).startswith("/")
         ):
-            return f"an f-string joins a run id with '/': {ast.unparse(node)}"
+            return f"an f-string joins an id with '/': {ast.unparse(node)}"
     return None
 
 
@@ -138,8 +139,18 @@ def test_the_check_finds_each_kind_of_offence(tmp_path: Path) -> None:
         'i = f"g{gen}/{unit.id}/unit.started"\n'
         'j = f"{key}/escalation"\n'
         'k = f"g{generation:02d}"\n'
-        'm = f"g{gen}/{phase.id}/wave-{number}"\n',
+        'm = f"g{gen}/{phase.id}/wave-{number}"\n'
+        'n = f"--answer {unit.id}/{task.id}=approve"\n'
+        'o = f"{out.id}/TASK"\n'
+        'p = f"{key}/r{fix_round:02d}"\n'
+        'q = record.attempt.split("/")\n'
+        'r = task.strip("/").split("/")\n'
+        's = f"{where}/{keyword}/{i}"\n'
+        't = f"{root}/{name}"\n',
         encoding="utf-8",
     )
     lines = [line.split(":")[1] for line in offences(tmp_path)]
-    assert sorted(set(lines), key=int) == ["2", "3", "4", "5", "6", "7", "9", "10", "11", "13"]
+    assert sorted(set(lines), key=int) == [
+        *("2", "3", "4", "5", "6", "7", "9", "10", "11", "13"),
+        *("14", "15"),
+    ]

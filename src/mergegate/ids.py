@@ -11,6 +11,8 @@ database rows, DBOS workflow ids, git branch names, commit trailers): changing a
 * DBOS workflow (`WorkflowId`): `<run>/g<N>`, `<run>/g<N>/<phase or unit>`,
   `<run>/<unit>/<task>[/<again>]`, `<run>/fleet/g<N>`;
 * event (`EventId`): `<run>/<key>`;
+* the task a person answers (`AnswerKey`, `resume --answer KEY=…`): `<unit>/<task>`, or
+  `<task>` alone when one unit has it;
 * branches: `mergegate/<run>` (`integration_branch`), `mergegate-unit/<run>/<unit>` and
   `mergegate-wip/<run>/<unit>` (`UnitBranch`), `mergegate-merge/<run>/<name>` (a prepared
   merge waiting to be published across hosts, `carrier_branch`);
@@ -49,6 +51,7 @@ __all__ = [
     "RUN_QUEUE",
     "UNIT_PREFIX",
     "WIP_PREFIX",
+    "AnswerKey",
     "EventId",
     "EventKey",
     "IdError",
@@ -323,6 +326,39 @@ class EventKey:
         if parts and (found := _GENERATION.fullmatch(parts[0])) is not None:
             generation, parts = int(found.group(1)), parts[1:]
         return cls(name, tuple(parts), generation)
+
+
+# ---------------------------------------------------------------- answers
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """The task a person's answer names (`resume RUN --answer KEY=…`): `<unit>/<task>`, or
+    `<task>` alone (`unit_id` None) when only one unit of the plan has a task of that id."""
+
+    unit_id: str | None
+    task_id: str
+
+    def __post_init__(self) -> None:
+        if self.unit_id is not None:
+            check_component(self.unit_id, "unit id")
+        check_component(self.task_id, "task id")
+
+    def format(self) -> str:
+        return self.task_id if self.unit_id is None else f"{self.unit_id}/{self.task_id}"
+
+    def __str__(self) -> str:
+        return self.format()
+
+    @classmethod
+    def parse(cls, text: str) -> AnswerKey:
+        """The key a person typed; `IdError` for more than two parts or a bad one."""
+        unit_id, slash, task_id = text.rpartition("/")
+        return cls(unit_id if slash else None, task_id)
+
+    def names(self, unit_id: str, task_id: str) -> bool:
+        """True when the key names the task `task_id` of the unit `unit_id`."""
+        return self.task_id == task_id and self.unit_id in (None, unit_id)
 
 
 # ---------------------------------------------------------------- git branches
