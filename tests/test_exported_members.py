@@ -441,6 +441,7 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.ids": {
         "APP",
         "AnswerKey",
+        "AttemptPath",
         "CARRIER_PREFIX",
         "EventId",
         "EventKey",

@@ -1,5 +1,6 @@
-"""The task a person's answer names (`AnswerKey`) reads back as what it was made from, in the
-bytes earlier versions printed (issue 26 item 2: it was composed outside `mergegate.ids`)."""
+"""The task a person's answer names (`AnswerKey`) and an attempt's folder path (`AttemptPath`)
+read back as what they were made from, in the bytes earlier runs printed and recorded (issue 26
+item 2: they were composed and split outside `mergegate.ids`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mergegate.ids import AnswerKey, IdError
+from mergegate.ids import AnswerKey, AttemptPath, IdError
 
 components = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,20}(\.[A-Za-z0-9_-]{1,5})?", fullmatch=True)
+folder_parts = st.text(min_size=0, max_size=12).filter(lambda p: "/" not in p)
 BAD = ["", "a/b", "..", " a", "a b", "a\n", ".a", "a.lock", "é"]
 
 
@@ -17,6 +19,9 @@ def test_the_bytes_are_the_ones_earlier_versions_wrote() -> None:
     assert AnswerKey("A", "T1").format() == "A/T1"
     assert str(AnswerKey("A", "TASK")) == "A/TASK"
     assert AnswerKey(None, "T1").format() == "T1"
+    assert AttemptPath.parse("01/A/T1/impl-01").task.format() == "01/A/T1"
+    assert AttemptPath.parse("01/A").task.format() == "01/A"
+    assert AttemptPath.parse("/abs/run/x/y").task.format() == "/abs/run"
 
 
 @given(st.one_of(st.none(), components), components)
@@ -39,3 +44,22 @@ def test_an_answer_key_with_a_bad_part_is_refused(bad: str) -> None:
     for text in (f"A/{bad}", f"{bad}/T1", f"A/B/{bad}"):
         with pytest.raises(IdError):
             AnswerKey.parse(text)
+
+
+@given(st.lists(folder_parts, min_size=1, max_size=8))
+def test_attempt_paths_round_trip(parts: list[str]) -> None:
+    text = "/".join(parts)
+    path = AttemptPath.parse(text)
+    assert path.format() == text
+    assert AttemptPath(tuple(parts)) == path
+    assert path.task.parts == tuple(parts[:3])
+    assert path.starts_with(tuple(parts[:2]))
+    assert path.starts_with(tuple(parts[1:3]), 1)
+    assert AttemptPath.prefix("/" + text + "/") == tuple(p for p in parts if p)
+
+
+def test_an_attempt_path_part_holds_no_slash() -> None:
+    with pytest.raises(IdError):
+        AttemptPath(("a/b",))
+    with pytest.raises(IdError):
+        AttemptPath(())

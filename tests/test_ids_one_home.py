@@ -5,7 +5,8 @@ quote does not hide one): outside `mergegate/ids*`, no f-string starts with a br
 a trailer key, joins an id with `/` (`{run_id}/…`, `{unit.id}/{task.id}`), or composes an event
 key (`g{gen}/…`, or a formatted value joined to an event name such as `/task.started`,
 `/escalation`); no string spells a branch prefix (that is how a name is parsed back); no
-`.split("/")`/`.partition("/")` is applied to something named as an id, a branch or a workflow.
+`.split("/")`/`.partition("/")` is applied to something named as an id, a branch, a workflow, a
+task or an attempt.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ PREFIXES = ("mergegate/", "mergegate-unit", "mergegate-wip", "mergegate-merge", 
 """What a composed branch name or trailer starts with."""
 _ID_VALUE = re.compile(r"(^|[._])id$")
 """A formatted value that is an id (`run_id`, `unit.id`, `rt.run_id`)."""
-_NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow", re.I)
+_NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow|task|attempt", re.I)
 _SPLITS = {"split", "rsplit", "partition", "rpartition"}
 _EVENT_TAIL = re.compile(
     r"/(?:(?:run|phase|unit|task)\.[a-z]+|escalation|merge|verification|wave-)"
@@ -152,5 +153,5 @@ def test_the_check_finds_each_kind_of_offence(tmp_path: Path) -> None:
     lines = [line.split(":")[1] for line in offences(tmp_path)]
     assert sorted(set(lines), key=int) == [
         *("2", "3", "4", "5", "6", "7", "9", "10", "11", "13"),
-        *("14", "15"),
+        *("14", "15", "17", "18"),
     ]

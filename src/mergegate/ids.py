@@ -13,6 +13,8 @@ database rows, DBOS workflow ids, git branch names, commit trailers): changing a
 * event (`EventId`): `<run>/<key>`;
 * the task a person answers (`AnswerKey`, `resume --answer KEY=…`): `<unit>/<task>`, or
   `<task>` alone when one unit has it;
+* an agent attempt's folder in its run's folder (`AttemptPath`, an attempt row's `attempt`):
+  `<phase>/<unit>/<task>/…`;
 * branches: `mergegate/<run>` (`integration_branch`), `mergegate-unit/<run>/<unit>` and
   `mergegate-wip/<run>/<unit>` (`UnitBranch`), `mergegate-merge/<run>/<name>` (a prepared
   merge waiting to be published across hosts, `carrier_branch`);
@@ -52,6 +54,7 @@ __all__ = [
     "UNIT_PREFIX",
     "WIP_PREFIX",
     "AnswerKey",
+    "AttemptPath",
     "EventId",
     "EventKey",
     "IdError",
@@ -359,6 +362,54 @@ class AnswerKey:
     def names(self, unit_id: str, task_id: str) -> bool:
         """True when the key names the task `task_id` of the unit `unit_id`."""
         return self.task_id == task_id and self.unit_id in (None, unit_id)
+
+
+# ---------------------------------------------------------------- attempts
+
+_ATTEMPT_TASK_PARTS = 3
+
+
+@dataclass(frozen=True)
+class AttemptPath:
+    """An agent attempt's folder relative to its run's folder, `<phase>/<unit>/<task>/…`: the
+    `attempt` of its row (`store.AttemptRecord`), what `mergegate logs RUN TASK` selects by.
+
+    Read back as recorded, parts and all: a row holds the folder's whole path when it was
+    outside the run's folder, and a row of an earlier version must still list."""
+
+    parts: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            raise IdError("an attempt's folder path has no part")
+        for part in self.parts:
+            if "/" in part:
+                raise IdError(f"the attempt folder part {part[:80]!r} holds a '/'")
+
+    def format(self) -> str:
+        return "/".join(self.parts)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    @classmethod
+    def parse(cls, text: str) -> AttemptPath:
+        return cls(tuple(text.split("/")))
+
+    @property
+    def task(self) -> AttemptPath:
+        """The folder of the attempt's task: its first three parts (phase, unit, task)."""
+        return AttemptPath(self.parts[:_ATTEMPT_TASK_PARTS])
+
+    def starts_with(self, prefix: tuple[str, ...], skip: int = 0) -> bool:
+        """True when the parts after the first `skip` begin with `prefix`."""
+        return self.parts[skip : skip + len(prefix)] == prefix
+
+    @staticmethod
+    def prefix(text: str) -> tuple[str, ...]:
+        """The parts of the start of a folder path a person typed (`P1/U1/T1`, `U1/T1/`),
+        without empty ones."""
+        return tuple(part for part in text.split("/") if part)
 
 
 # ---------------------------------------------------------------- git branches
