@@ -1,6 +1,6 @@
-"""The task a person's answer names (`AnswerKey`) and an attempt's folder path (`AttemptPath`)
-read back as what they were made from, in the bytes earlier runs printed and recorded (issue 26
-item 2: they were composed and split outside `mergegate.ids`)."""
+"""The task a person's answer names (`AnswerKey`), an attempt's folder path (`AttemptPath`) and
+a review's fix-round trailer read back as what they were made from, in the bytes earlier runs
+printed and recorded (issue 26 item 2: they were composed and split outside `mergegate.ids`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mergegate.ids import AnswerKey, AttemptPath, IdError
+from mergegate.ids import AnswerKey, AttemptPath, IdError, TrailerLine
 
 components = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,20}(\.[A-Za-z0-9_-]{1,5})?", fullmatch=True)
 folder_parts = st.text(min_size=0, max_size=12).filter(lambda p: "/" not in p)
@@ -22,6 +22,13 @@ def test_the_bytes_are_the_ones_earlier_versions_wrote() -> None:
     assert AttemptPath.parse("01/A/T1/impl-01").task.format() == "01/A/T1"
     assert AttemptPath.parse("01/A").task.format() == "01/A"
     assert AttemptPath.parse("/abs/run/x/y").task.format() == "/abs/run"
+    assert TrailerLine.fix("r1/U1/T1", "review-01", 1).format() == (
+        "Mergegate-Fix: r1/U1/T1/review-01/r01"
+    )
+    assert TrailerLine.fix("r1/U1/T1", "review-01", 12).format() == (
+        "Mergegate-Fix: r1/U1/T1/review-01/r12"
+    )
+    assert TrailerLine.fix("r1/U1/T1", "checks-02").format() == "Mergegate-Fix: r1/U1/T1/checks-02"
 
 
 @given(st.one_of(st.none(), components), components)

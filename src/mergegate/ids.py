@@ -19,7 +19,7 @@ database rows, DBOS workflow ids, git branch names, commit trailers): changing a
   `mergegate-wip/<run>/<unit>` (`UnitBranch`), `mergegate-merge/<run>/<name>` (a prepared
   merge waiting to be published across hosts, `carrier_branch`);
 * commit trailers (`TrailerLine`): `Mergegate-Task: <task workflow id>`, `Mergegate-Fix:
-  <task>/<round>`, `Mergegate-Unit: <run>/<unit>`, `Mergegate-Summary: <run>/<unit>`,
+  <task>/<round>[/rNN]`, `Mergegate-Unit: <run>/<unit>`, `Mergegate-Summary: <run>/<unit>`,
   `Mergegate-Verification: <run>/<phase>/gNN`;
 * DBOS names: applications `mergegate`, `mergegate-fleet`, `mergegate-run-<run>`; queues
   `mergegate-units`, `mergegate-runs`, `mergegate-units-<run>`; application version
@@ -531,9 +531,11 @@ class TrailerLine:
         return cls(Trailer.VERIFICATION, f"{run_id}/{phase_id}/g{generation:02d}")
 
     @classmethod
-    def fix(cls, task_key: str, round_name: str) -> TrailerLine:
-        """A fix of a task's change, in the round `round_name` (`checks-NN`, a review's)."""
-        return cls(Trailer.FIX, f"{task_key}/{round_name}")
+    def fix(cls, task_key: str, round_name: str, fix_round: int | None = None) -> TrailerLine:
+        """A fix of a task's change, in the round `round_name` (`checks-NN`, a review's), at
+        the review's fix round `fix_round` when it has them (`<task>/<round>/rNN`)."""
+        label = f"{task_key}/{round_name}"
+        return cls(Trailer.FIX, label if fix_round is None else f"{label}/r{fix_round:02d}")
 
 
 # ---------------------------------------------------------------- DBOS names
