@@ -446,6 +446,8 @@ EXPECTED_MODULE_EXPORTS = {
         "EventId",
         "EventKey",
         "FLEET_APP",
+        "HandoffEventId",
+        "HandoffEventKind",
         "INTEGRATION_PREFIX",
         "IdError",
         "MAX_COMPONENT",

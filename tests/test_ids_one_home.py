@@ -2,11 +2,11 @@
 
 Read from the syntax tree of every module under `src/mergegate` (so a line break or another
 quote does not hide one): outside `mergegate/ids*`, no f-string starts with a branch prefix or
-a trailer key, joins an id or a key with `/` (`{run_id}/…`, `{unit.id}/{task.id}`, `{key}/r…`),
-or composes an event key (`g{gen}/…`, or a formatted value joined to an event name such as
-`/task.started`, `/escalation`); no string spells a branch prefix (that is how a name is parsed
-back); no `.split("/")`/`.partition("/")` is applied to something named as an id, a branch, a
-workflow, a task or an attempt.
+a trailer key, joins an id or a key with `/` (`{run_id}/…`, `{unit.id}/{task.id}`, `{key}/r…`,
+`help:{task}/…`), or composes an event key (`g{gen}/…`, or a formatted value joined to an event
+name such as `/task.started`, `/escalation`); no string spells a branch prefix (that is how a
+name is parsed back); no `.split("/")`/`.partition("/")` is applied to something named as an
+id, a branch, a workflow, a task or an attempt.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "mergegate"
 
 PREFIXES = ("mergegate/", "mergegate-unit", "mergegate-wip", "mergegate-merge", "Mergegate-")
 """What a composed branch name or trailer starts with."""
-_ID_VALUE = re.compile(r"(^|[._])(id|key)$")
-"""A formatted value that is an id or a key (`run_id`, `unit.id`, `rt.run_id`, `key`)."""
+_ID_VALUE = re.compile(r"(^|[._])(id|key|task|wf|workflow)$")
+"""A formatted value that is an id, a key or a workflow id (`run_id`, `unit.id`, `key`, `task`)."""
 _NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow|task|attempt", re.I)
 _SPLITS = {"split", "rsplit", "partition", "rpartition"}
 _EVENT_TAIL = re.compile(
@@ -147,11 +147,12 @@ def test_the_check_finds_each_kind_of_offence(tmp_path: Path) -> None:
         'q = record.attempt.split("/")\n'
         'r = task.strip("/").split("/")\n'
         's = f"{where}/{keyword}/{i}"\n'
-        't = f"{root}/{name}"\n',
+        't = f"{root}/{name}"\n'
+        'u = f"help:{task}/{number}"\n',
         encoding="utf-8",
     )
     lines = [line.split(":")[1] for line in offences(tmp_path)]
     assert sorted(set(lines), key=int) == [
         *("2", "3", "4", "5", "6", "7", "9", "10", "11", "13"),
-        *("14", "15", "16", "17", "18"),
+        *("14", "15", "16", "17", "18", "21"),
     ]

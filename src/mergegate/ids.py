@@ -10,7 +10,8 @@ database rows, DBOS workflow ids, git branch names, commit trailers): changing a
   check run: 12 hex digits (`new_check_run_id`); a phase's verification: `<run>-<phase>-gNN`;
 * DBOS workflow (`WorkflowId`): `<run>/g<N>`, `<run>/g<N>/<phase or unit>`,
   `<run>/<unit>/<task>[/<again>]`, `<run>/fleet/g<N>`;
-* event (`EventId`): `<run>/<key>`;
+* event (`EventId`): `<run>/<key>`; an implementer's handoff event (`HandoffEventId`):
+  `read:<task workflow id>/<folder>/<type>/<attempt>`, `help:<task workflow id>/<n>`;
 * the task a person answers (`AnswerKey`, `resume --answer KEY=…`): `<unit>/<task>`, or
   `<task>` alone when one unit has it;
 * an agent attempt's folder in its run's folder (`AttemptPath`, an attempt row's `attempt`):
@@ -57,6 +58,8 @@ __all__ = [
     "AttemptPath",
     "EventId",
     "EventKey",
+    "HandoffEventId",
+    "HandoffEventKind",
     "IdError",
     "Trailer",
     "TrailerLine",
@@ -329,6 +332,59 @@ class EventKey:
         if parts and (found := _GENERATION.fullmatch(parts[0])) is not None:
             generation, parts = int(found.group(1)), parts[1:]
         return cls(name, tuple(parts), generation)
+
+
+class HandoffEventKind(StrEnum):
+    """What a task's handoff event reports: a failed read of an attempt's result, or a help
+    request."""
+
+    READ = "read"
+    HELP = "help"
+
+
+@dataclass(frozen=True)
+class HandoffEventId:
+    """The stable id of a typed handoff event of a task's implementer (a replay that emits it
+    again is dropped): `read:<task>/<folder>/<type>/<attempt>`, a failed read of the result an
+    attempt left in `<folder>` (the report's `type` and `attempt`, empty when it has none), or
+    `help:<task>/<n>`, the task's `n`-th request for help. `<task>` is the task's workflow id
+    `<run>/<unit>/<task>` (never one run again: its parts are fixed in number)."""
+
+    kind: HandoffEventKind
+    task: WorkflowId
+    place: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.task.parts) != 2:
+            raise IdError(f"{self.task.format()!r} is not a task's workflow id <run>/<unit>/<task>")
+        if not self.place:
+            raise IdError(f"the {self.kind.value} event of {self.task.format()!r} has no place")
+        for part in self.place:  # an empty one too: a report without an attempt number
+            if "/" in part or any(c.isspace() for c in part):
+                raise IdError(f"the handoff event part {part[:80]!r} holds a '/' or whitespace")
+
+    @classmethod
+    def read(cls, task: WorkflowId, folder: str, type_: str, attempt: str) -> HandoffEventId:
+        return cls(HandoffEventKind.READ, task, (folder, type_, attempt))
+
+    @classmethod
+    def help(cls, task: WorkflowId, number: int) -> HandoffEventId:
+        return cls(HandoffEventKind.HELP, task, (str(number),))
+
+    def format(self) -> str:
+        return f"{self.kind.value}:{self.task.format()}/" + "/".join(self.place)
+
+    @classmethod
+    def parse(cls, text: str) -> HandoffEventId:
+        kind, colon, rest = text.partition(":")
+        try:
+            known = HandoffEventKind(kind)
+        except ValueError:
+            raise IdError(f"{text[:80]!r} is not a handoff event id (read:…, help:…)") from None
+        parts = rest.split("/")
+        if not colon or len(parts) < 4:
+            raise IdError(f"the handoff event id {text[:80]!r} names no task and place")
+        return cls(known, WorkflowId(parts[0], tuple(parts[1:3])), tuple(parts[3:]))
 
 
 # ---------------------------------------------------------------- answers
