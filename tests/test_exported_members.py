@@ -465,6 +465,7 @@ EXPECTED_MODULE_EXPORTS = {
         "check_component",
         "event_id",
         "integration_branch",
+        "is_component",
         "new_check_run_id",
         "new_run_id",
         "parse_check_run_id",

@@ -6,7 +6,8 @@ a trailer key, joins an id or a key with `/` (`{run_id}/…`, `{unit.id}/{task.i
 `help:{task}/…`), or composes an event key (`g{gen}/…`, or a formatted value joined to an event
 name such as `/task.started`, `/escalation`); no string spells a branch prefix (that is how a
 name is parsed back); no `.split("/")`/`.partition("/")` is applied to something named as an
-id, a branch, a workflow, a task or an attempt.
+id, a branch, a workflow, a task or an attempt; no `"/" in run` checks a run's name or an id by
+hand.
 """
 
 from __future__ import annotations
@@ -96,6 +97,22 @@ def _split_offence(node: ast.Call) -> str | None:
     return None
 
 
+_RUN_NAME = re.compile(r"(^|_)run($|_)")
+
+
+def _check_offence(node: ast.Compare) -> str | None:
+    """`"/" in run`: a run's name (or an id) checked by hand, not by `ids.check_component`."""
+    left = node.left
+    if not (isinstance(left, ast.Constant) and left.value == "/" and node.comparators):
+        return None
+    if not isinstance(node.ops[0], ast.In | ast.NotIn):
+        return None
+    names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", ast.unparse(node.comparators[0]))
+    if any(_RUN_NAME.search(name) or _NAMED_ID.search(name) for name in names):
+        return f"a name checked by hand (use ids.check_component): {ast.unparse(node)}"
+    return None
+
+
 def offences(root: Path) -> Iterator[str]:
     """Every place under `root` (outside `ids.py`, `ids/`) that composes or splits an id."""
     for path in sorted(root.rglob("*.py")):
@@ -110,6 +127,8 @@ def offences(root: Path) -> Iterator[str]:
                 found = _fstring_offence(node)
             elif isinstance(node, ast.Call):
                 found = _split_offence(node)
+            elif isinstance(node, ast.Compare):
+                found = _check_offence(node)
             elif (
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)
@@ -148,11 +167,14 @@ def test_the_check_finds_each_kind_of_offence(tmp_path: Path) -> None:
         'r = task.strip("/").split("/")\n'
         's = f"{where}/{keyword}/{i}"\n'
         't = f"{root}/{name}"\n'
-        'u = f"help:{task}/{number}"\n',
+        'u = f"help:{task}/{number}"\n'
+        'v = "/" in run or run.startswith(".")\n'
+        'w = "/" not in rt.run_id\n'
+        'x = "/" in raw\n',
         encoding="utf-8",
     )
     lines = [line.split(":")[1] for line in offences(tmp_path)]
     assert sorted(set(lines), key=int) == [
         *("2", "3", "4", "5", "6", "7", "9", "10", "11", "13"),
-        *("14", "15", "16", "17", "18", "21"),
+        *("14", "15", "16", "17", "18", "21", "22", "23"),
     ]

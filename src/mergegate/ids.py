@@ -71,6 +71,7 @@ __all__ = [
     "check_component",
     "event_id",
     "integration_branch",
+    "is_component",
     "new_check_run_id",
     "new_run_id",
     "parse_check_run_id",
@@ -106,6 +107,16 @@ def check_component(value: str, what: str = "id") -> str:
     if ".." in value or value.endswith((".", ".lock")):
         raise IdError(f"the {what} {value!r} cannot name a git branch ('..', '.' or '.lock')")
     return value
+
+
+def is_component(value: str) -> bool:
+    """True when `check_component` accepts `value`: a name that may be a run's (a folder under
+    the state directory, a row's key), before anything is looked up by it."""
+    try:
+        check_component(value)
+    except IdError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------- runs and check runs
