@@ -74,7 +74,14 @@ __all__ = [
     "is_component",
     "new_check_run_id",
     "new_run_id",
+    "parse_app_name_for_run",
+    "parse_app_version",
+    "parse_carrier_branch",
     "parse_check_run_id",
+    "parse_integration_branch",
+    "parse_phase_check_run_id",
+    "parse_queue_for_run",
+    "parse_run_app_version",
     "parse_run_id",
     "phase_check_run_id",
     "queue_for_run",
@@ -149,6 +156,17 @@ def parse_check_run_id(text: str) -> str:
 def phase_check_run_id(run_id: str, phase_id: str, generation: int) -> str:
     """The check-run id of a phase's verification in a run: `<run>-<phase>-gNN`."""
     return f"{run_id}-{phase_id}-g{generation:02d}"
+
+
+_PHASE_CHECK_RUN = re.compile(r"([0-9]{8}-[0-9]{6}-[0-9a-f]{4})-(.+)-g([0-9]{2,9})")
+
+
+def parse_phase_check_run_id(text: str) -> tuple[str, str, int]:
+    """The (run, phase, generation) `phase_check_run_id` made `text` from; else `IdError`."""
+    found = _PHASE_CHECK_RUN.fullmatch(text)
+    if found is None:
+        raise IdError(f"{text[:80]!r} is not a phase's check-run id (<run>-<phase>-gNN)")
+    return found.group(1), check_component(found.group(2), "phase id"), int(found.group(3))
 
 
 # ---------------------------------------------------------------- DBOS workflow ids
@@ -492,10 +510,25 @@ def integration_branch(run_id: str) -> str:
     return INTEGRATION_PREFIX + check_component(run_id, "run id")
 
 
+def parse_integration_branch(text: str) -> str:
+    """The run whose integration branch `text` is; `IdError` for any other branch."""
+    if not text.startswith(INTEGRATION_PREFIX):
+        raise IdError(f"{text[:80]!r} is not an integration branch ({INTEGRATION_PREFIX}<run>)")
+    return check_component(text.removeprefix(INTEGRATION_PREFIX), "run id")
+
+
 def carrier_branch(run_id: str, name: str) -> str:
     """Across hosts, the remote branch a prepared merge commit waits on until it is published:
     `mergegate-merge/<run>/<name>` (`name`: a unit, or `<phase>-verification`)."""
     return f"{CARRIER_PREFIX}{check_component(run_id, 'run id')}/{check_component(name)}"
+
+
+def parse_carrier_branch(text: str) -> tuple[str, str]:
+    """The (run, name) whose carrier branch `text` is; `IdError` for any other branch."""
+    run_id, slash, name = text.removeprefix(CARRIER_PREFIX).partition("/")
+    if not text.startswith(CARRIER_PREFIX) or not slash:
+        raise IdError(f"{text[:80]!r} is not a carrier branch ({CARRIER_PREFIX}<run>/<name>)")
+    return check_component(run_id, "run id"), check_component(name)
 
 
 @dataclass(frozen=True)
@@ -623,9 +656,25 @@ def app_name_for_run(run_id: str) -> str:
     return f"{APP}-run-{run_id}".lower()
 
 
+def parse_app_name_for_run(text: str) -> str:
+    """The run (lower-cased, as the name holds it) whose application name `text` is."""
+    return _run_after(text, f"{APP}-run-", "a run's application name")
+
+
 def queue_for_run(run_id: str) -> str:
     """The units' queue of one local run on a shared database (`mergegate-units-<run>`)."""
     return f"{QUEUE}-{run_id}"
+
+
+def parse_queue_for_run(text: str) -> str:
+    """The run whose units' queue `text` is; `IdError` for any other name."""
+    return _run_after(text, f"{QUEUE}-", "a run's units queue")
+
+
+def _run_after(text: str, prefix: str, what: str) -> str:
+    if not text.startswith(prefix):
+        raise IdError(f"{text[:80]!r} is not {what} ({prefix}<run>)")
+    return check_component(text.removeprefix(prefix), "run id")
 
 
 def app_version(version: str, schema: int) -> str:
@@ -633,6 +682,25 @@ def app_version(version: str, schema: int) -> str:
     return f"{APP}-{version}-e{schema}"
 
 
+_APP_VERSION = re.compile(re.escape(APP) + r"-(.+)-e([0-9]{1,9})")
+
+
+def parse_app_version(text: str) -> tuple[str, int]:
+    """The (version, schema) `app_version` made `text` from; else `IdError`."""
+    found = _APP_VERSION.fullmatch(text)
+    if found is None:
+        raise IdError(f"{text[:80]!r} is not an application version ({APP}-<version>-e<N>)")
+    return found.group(1), int(found.group(2))
+
+
 def run_app_version(version: str, run_id: str) -> str:
     """The application version of one local run (`app_version(…)` then `-run-<run>`)."""
     return f"{version}-run-{run_id}"
+
+
+def parse_run_app_version(text: str) -> tuple[str, str]:
+    """The (application version, run) `run_app_version` made `text` from; else `IdError`."""
+    version, sep, run_id = text.rpartition("-run-")
+    if not sep or not version:
+        raise IdError(f"{text[:80]!r} is not a run's application version (<version>-run-<run>)")
+    return version, check_component(run_id, "run id")
