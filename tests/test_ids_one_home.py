@@ -2,10 +2,12 @@
 
 Read from the syntax tree of every module under `src/mergegate` (so a line break or another
 quote does not hide one): outside `mergegate/ids*`, no f-string starts with a branch prefix or
-a trailer key, joins a run id with `/`, or composes an event key (`g{gen}/…`, or a formatted
-value joined to an event name such as `/task.started`, `/escalation`); no string spells a
-branch prefix (that is how a name is parsed back); no `.split("/")`/`.partition("/")` is
-applied to something named as an id, a branch or a workflow.
+a trailer key, joins an id or a key with `/` (`{run_id}/…`, `{unit.id}/{task.id}`, `{key}/r…`,
+`help:{task}/…`), or composes an event key (`g{gen}/…`, or a formatted value joined to an event
+name such as `/task.started`, `/escalation`); no string spells a branch prefix (that is how a
+name is parsed back); no `.split("/")`/`.partition("/")` is applied to something named as an
+id, a branch, a workflow, a task or an attempt; no `"/" in run` checks a run's name or an id by
+hand.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "mergegate"
 
 PREFIXES = ("mergegate/", "mergegate-unit", "mergegate-wip", "mergegate-merge", "Mergegate-")
 """What a composed branch name or trailer starts with."""
-_RUN_ID = re.compile(r"(^|\.)run_id$")
-_NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow", re.I)
+_ID_VALUE = re.compile(r"(^|[._])(id|key|task|wf|workflow)$")
+"""A formatted value that is an id, a key or a workflow id (`run_id`, `unit.id`, `key`, `task`)."""
+_NAMED_ID = re.compile(r"(^|_)(id|ids|key)($|_)|branch|wf|workflow|task|attempt", re.I)
 _SPLITS = {"split", "rsplit", "partition", "rpartition"}
 _EVENT_TAIL = re.compile(
     r"/(?:(?:run|phase|unit|task)\.[a-z]+|escalation|merge|verification|wave-)"
@@ -73,11 +76,11 @@ def _fstring_offence(node: ast.JoinedStr) -> str | None:
     for left, right in itertools.pairwise(parts):
         if (
             isinstance(left, ast.FormattedValue)
-            and _RUN_ID.search(ast.unparse(left.value))
+            and _ID_VALUE.search(ast.unparse(left.value))
             and isinstance(right, ast.Constant)
             and str(right.value).startswith("/")
         ):
-            return f"an f-string joins a run id with '/': {ast.unparse(node)}"
+            return f"an f-string joins an id with '/': {ast.unparse(node)}"
     return None
 
 
@@ -91,6 +94,22 @@ def _split_offence(node: ast.Call) -> str | None:
     names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", ast.unparse(func.value))
     if any(_NAMED_ID.search(name) for name in names):
         return f"an id or name split by '/': {ast.unparse(node)}"
+    return None
+
+
+_RUN_NAME = re.compile(r"(^|_)run($|_)")
+
+
+def _check_offence(node: ast.Compare) -> str | None:
+    """`"/" in run`: a run's name (or an id) checked by hand, not by `ids.check_component`."""
+    left = node.left
+    if not (isinstance(left, ast.Constant) and left.value == "/" and node.comparators):
+        return None
+    if not isinstance(node.ops[0], ast.In | ast.NotIn):
+        return None
+    names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", ast.unparse(node.comparators[0]))
+    if any(_RUN_NAME.search(name) or _NAMED_ID.search(name) for name in names):
+        return f"a name checked by hand (use ids.check_component): {ast.unparse(node)}"
     return None
 
 
@@ -108,6 +127,8 @@ def offences(root: Path) -> Iterator[str]:
                 found = _fstring_offence(node)
             elif isinstance(node, ast.Call):
                 found = _split_offence(node)
+            elif isinstance(node, ast.Compare):
+                found = _check_offence(node)
             elif (
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)
@@ -138,8 +159,22 @@ def test_the_check_finds_each_kind_of_offence(tmp_path: Path) -> None:
         'i = f"g{gen}/{unit.id}/unit.started"\n'
         'j = f"{key}/escalation"\n'
         'k = f"g{generation:02d}"\n'
-        'm = f"g{gen}/{phase.id}/wave-{number}"\n',
+        'm = f"g{gen}/{phase.id}/wave-{number}"\n'
+        'n = f"--answer {unit.id}/{task.id}=approve"\n'
+        'o = f"{out.id}/TASK"\n'
+        'p = f"{key}/r{fix_round:02d}"\n'
+        'q = record.attempt.split("/")\n'
+        'r = task.strip("/").split("/")\n'
+        's = f"{where}/{keyword}/{i}"\n'
+        't = f"{root}/{name}"\n'
+        'u = f"help:{task}/{number}"\n'
+        'v = "/" in run or run.startswith(".")\n'
+        'w = "/" not in rt.run_id\n'
+        'x = "/" in raw\n',
         encoding="utf-8",
     )
     lines = [line.split(":")[1] for line in offences(tmp_path)]
-    assert sorted(set(lines), key=int) == ["2", "3", "4", "5", "6", "7", "9", "10", "11", "13"]
+    assert sorted(set(lines), key=int) == [
+        *("2", "3", "4", "5", "6", "7", "9", "10", "11", "13"),
+        *("14", "15", "16", "17", "18", "21", "22", "23"),
+    ]

@@ -10,12 +10,17 @@ database rows, DBOS workflow ids, git branch names, commit trailers): changing a
   check run: 12 hex digits (`new_check_run_id`); a phase's verification: `<run>-<phase>-gNN`;
 * DBOS workflow (`WorkflowId`): `<run>/g<N>`, `<run>/g<N>/<phase or unit>`,
   `<run>/<unit>/<task>[/<again>]`, `<run>/fleet/g<N>`;
-* event (`EventId`): `<run>/<key>`;
+* event (`EventId`): `<run>/<key>`; an implementer's handoff event (`HandoffEventId`):
+  `read:<task workflow id>/<folder>/<type>/<attempt>`, `help:<task workflow id>/<n>`;
+* the task a person answers (`AnswerKey`, `resume --answer KEY=…`): `<unit>/<task>`, or
+  `<task>` alone when one unit has it;
+* an agent attempt's folder in its run's folder (`AttemptPath`, an attempt row's `attempt`):
+  `<phase>/<unit>/<task>/…`;
 * branches: `mergegate/<run>` (`integration_branch`), `mergegate-unit/<run>/<unit>` and
   `mergegate-wip/<run>/<unit>` (`UnitBranch`), `mergegate-merge/<run>/<name>` (a prepared
   merge waiting to be published across hosts, `carrier_branch`);
 * commit trailers (`TrailerLine`): `Mergegate-Task: <task workflow id>`, `Mergegate-Fix:
-  <task>/<round>`, `Mergegate-Unit: <run>/<unit>`, `Mergegate-Summary: <run>/<unit>`,
+  <task>/<round>[/rNN]`, `Mergegate-Unit: <run>/<unit>`, `Mergegate-Summary: <run>/<unit>`,
   `Mergegate-Verification: <run>/<phase>/gNN`;
 * DBOS names: applications `mergegate`, `mergegate-fleet`, `mergegate-run-<run>`; queues
   `mergegate-units`, `mergegate-runs`, `mergegate-units-<run>`; application version
@@ -49,8 +54,12 @@ __all__ = [
     "RUN_QUEUE",
     "UNIT_PREFIX",
     "WIP_PREFIX",
+    "AnswerKey",
+    "AttemptPath",
     "EventId",
     "EventKey",
+    "HandoffEventId",
+    "HandoffEventKind",
     "IdError",
     "Trailer",
     "TrailerLine",
@@ -62,9 +71,17 @@ __all__ = [
     "check_component",
     "event_id",
     "integration_branch",
+    "is_component",
     "new_check_run_id",
     "new_run_id",
+    "parse_app_name_for_run",
+    "parse_app_version",
+    "parse_carrier_branch",
     "parse_check_run_id",
+    "parse_integration_branch",
+    "parse_phase_check_run_id",
+    "parse_queue_for_run",
+    "parse_run_app_version",
     "parse_run_id",
     "phase_check_run_id",
     "queue_for_run",
@@ -99,6 +116,16 @@ def check_component(value: str, what: str = "id") -> str:
     return value
 
 
+def is_component(value: str) -> bool:
+    """True when `check_component` accepts `value`: a name that may be a run's (a folder under
+    the state directory, a row's key), before anything is looked up by it."""
+    try:
+        check_component(value)
+    except IdError:
+        return False
+    return True
+
+
 # ---------------------------------------------------------------- runs and check runs
 
 
@@ -129,6 +156,17 @@ def parse_check_run_id(text: str) -> str:
 def phase_check_run_id(run_id: str, phase_id: str, generation: int) -> str:
     """The check-run id of a phase's verification in a run: `<run>-<phase>-gNN`."""
     return f"{run_id}-{phase_id}-g{generation:02d}"
+
+
+_PHASE_CHECK_RUN = re.compile(r"([0-9]{8}-[0-9]{6}-[0-9a-f]{4})-(.+)-g([0-9]{2,9})")
+
+
+def parse_phase_check_run_id(text: str) -> tuple[str, str, int]:
+    """The (run, phase, generation) `phase_check_run_id` made `text` from; else `IdError`."""
+    found = _PHASE_CHECK_RUN.fullmatch(text)
+    if found is None:
+        raise IdError(f"{text[:80]!r} is not a phase's check-run id (<run>-<phase>-gNN)")
+    return found.group(1), check_component(found.group(2), "phase id"), int(found.group(3))
 
 
 # ---------------------------------------------------------------- DBOS workflow ids
@@ -325,6 +363,140 @@ class EventKey:
         return cls(name, tuple(parts), generation)
 
 
+class HandoffEventKind(StrEnum):
+    """What a task's handoff event reports: a failed read of an attempt's result, or a help
+    request."""
+
+    READ = "read"
+    HELP = "help"
+
+
+@dataclass(frozen=True)
+class HandoffEventId:
+    """The stable id of a typed handoff event of a task's implementer (a replay that emits it
+    again is dropped): `read:<task>/<folder>/<type>/<attempt>`, a failed read of the result an
+    attempt left in `<folder>` (the report's `type` and `attempt`, empty when it has none), or
+    `help:<task>/<n>`, the task's `n`-th request for help. `<task>` is the task's workflow id
+    `<run>/<unit>/<task>` (never one run again: its parts are fixed in number)."""
+
+    kind: HandoffEventKind
+    task: WorkflowId
+    place: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.task.parts) != 2:
+            raise IdError(f"{self.task.format()!r} is not a task's workflow id <run>/<unit>/<task>")
+        if not self.place:
+            raise IdError(f"the {self.kind.value} event of {self.task.format()!r} has no place")
+        for part in self.place:  # an empty one too: a report without an attempt number
+            if "/" in part or any(c.isspace() for c in part):
+                raise IdError(f"the handoff event part {part[:80]!r} holds a '/' or whitespace")
+
+    @classmethod
+    def read(cls, task: WorkflowId, folder: str, type_: str, attempt: str) -> HandoffEventId:
+        return cls(HandoffEventKind.READ, task, (folder, type_, attempt))
+
+    @classmethod
+    def help(cls, task: WorkflowId, number: int) -> HandoffEventId:
+        return cls(HandoffEventKind.HELP, task, (str(number),))
+
+    def format(self) -> str:
+        return f"{self.kind.value}:{self.task.format()}/" + "/".join(self.place)
+
+    @classmethod
+    def parse(cls, text: str) -> HandoffEventId:
+        kind, colon, rest = text.partition(":")
+        try:
+            known = HandoffEventKind(kind)
+        except ValueError:
+            raise IdError(f"{text[:80]!r} is not a handoff event id (read:…, help:…)") from None
+        parts = rest.split("/")
+        if not colon or len(parts) < 4:
+            raise IdError(f"the handoff event id {text[:80]!r} names no task and place")
+        return cls(known, WorkflowId(parts[0], tuple(parts[1:3])), tuple(parts[3:]))
+
+
+# ---------------------------------------------------------------- answers
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """The task a person's answer names (`resume RUN --answer KEY=…`): `<unit>/<task>`, or
+    `<task>` alone (`unit_id` None) when only one unit of the plan has a task of that id."""
+
+    unit_id: str | None
+    task_id: str
+
+    def __post_init__(self) -> None:
+        if self.unit_id is not None:
+            check_component(self.unit_id, "unit id")
+        check_component(self.task_id, "task id")
+
+    def format(self) -> str:
+        return self.task_id if self.unit_id is None else f"{self.unit_id}/{self.task_id}"
+
+    def __str__(self) -> str:
+        return self.format()
+
+    @classmethod
+    def parse(cls, text: str) -> AnswerKey:
+        """The key a person typed; `IdError` for more than two parts or a bad one."""
+        unit_id, slash, task_id = text.rpartition("/")
+        return cls(unit_id if slash else None, task_id)
+
+    def names(self, unit_id: str, task_id: str) -> bool:
+        """True when the key names the task `task_id` of the unit `unit_id`."""
+        return self.task_id == task_id and self.unit_id in (None, unit_id)
+
+
+# ---------------------------------------------------------------- attempts
+
+_ATTEMPT_TASK_PARTS = 3
+
+
+@dataclass(frozen=True)
+class AttemptPath:
+    """An agent attempt's folder relative to its run's folder, `<phase>/<unit>/<task>/…`: the
+    `attempt` of its row (`store.AttemptRecord`), what `mergegate logs RUN TASK` selects by.
+
+    Read back as recorded, parts and all: a row holds the folder's whole path when it was
+    outside the run's folder, and a row of an earlier version must still list."""
+
+    parts: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            raise IdError("an attempt's folder path has no part")
+        for part in self.parts:
+            if "/" in part:
+                raise IdError(f"the attempt folder part {part[:80]!r} holds a '/'")
+
+    def format(self) -> str:
+        return "/".join(self.parts)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    @classmethod
+    def parse(cls, text: str) -> AttemptPath:
+        return cls(tuple(text.split("/")))
+
+    @property
+    def task(self) -> AttemptPath:
+        """The folder of the attempt's task: its first three parts (phase, unit, task)."""
+        return AttemptPath(self.parts[:_ATTEMPT_TASK_PARTS])
+
+    def starts_with(self, prefix: tuple[str, ...], skip: int = 0) -> bool:
+        """True when the parts after the first `skip` begin with `prefix`."""
+        return self.parts[skip : skip + len(prefix)] == prefix
+
+    @staticmethod
+    def prefix(text: str) -> tuple[str, ...]:
+        """The parts of the start of a folder path a person typed (`P1/U1/T1`, `U1/T1/`),
+        without empty ones."""
+        return tuple(part for part in text.split("/") if part)
+
+
 # ---------------------------------------------------------------- git branches
 
 INTEGRATION_PREFIX = "mergegate/"
@@ -338,10 +510,25 @@ def integration_branch(run_id: str) -> str:
     return INTEGRATION_PREFIX + check_component(run_id, "run id")
 
 
+def parse_integration_branch(text: str) -> str:
+    """The run whose integration branch `text` is; `IdError` for any other branch."""
+    if not text.startswith(INTEGRATION_PREFIX):
+        raise IdError(f"{text[:80]!r} is not an integration branch ({INTEGRATION_PREFIX}<run>)")
+    return check_component(text.removeprefix(INTEGRATION_PREFIX), "run id")
+
+
 def carrier_branch(run_id: str, name: str) -> str:
     """Across hosts, the remote branch a prepared merge commit waits on until it is published:
     `mergegate-merge/<run>/<name>` (`name`: a unit, or `<phase>-verification`)."""
     return f"{CARRIER_PREFIX}{check_component(run_id, 'run id')}/{check_component(name)}"
+
+
+def parse_carrier_branch(text: str) -> tuple[str, str]:
+    """The (run, name) whose carrier branch `text` is; `IdError` for any other branch."""
+    run_id, slash, name = text.removeprefix(CARRIER_PREFIX).partition("/")
+    if not text.startswith(CARRIER_PREFIX) or not slash:
+        raise IdError(f"{text[:80]!r} is not a carrier branch ({CARRIER_PREFIX}<run>/<name>)")
+    return check_component(run_id, "run id"), check_component(name)
 
 
 @dataclass(frozen=True)
@@ -444,9 +631,11 @@ class TrailerLine:
         return cls(Trailer.VERIFICATION, f"{run_id}/{phase_id}/g{generation:02d}")
 
     @classmethod
-    def fix(cls, task_key: str, round_name: str) -> TrailerLine:
-        """A fix of a task's change, in the round `round_name` (`checks-NN`, a review's)."""
-        return cls(Trailer.FIX, f"{task_key}/{round_name}")
+    def fix(cls, task_key: str, round_name: str, fix_round: int | None = None) -> TrailerLine:
+        """A fix of a task's change, in the round `round_name` (`checks-NN`, a review's), at
+        the review's fix round `fix_round` when it has them (`<task>/<round>/rNN`)."""
+        label = f"{task_key}/{round_name}"
+        return cls(Trailer.FIX, label if fix_round is None else f"{label}/r{fix_round:02d}")
 
 
 # ---------------------------------------------------------------- DBOS names
@@ -467,9 +656,25 @@ def app_name_for_run(run_id: str) -> str:
     return f"{APP}-run-{run_id}".lower()
 
 
+def parse_app_name_for_run(text: str) -> str:
+    """The run (lower-cased, as the name holds it) whose application name `text` is."""
+    return _run_after(text, f"{APP}-run-", "a run's application name")
+
+
 def queue_for_run(run_id: str) -> str:
     """The units' queue of one local run on a shared database (`mergegate-units-<run>`)."""
     return f"{QUEUE}-{run_id}"
+
+
+def parse_queue_for_run(text: str) -> str:
+    """The run whose units' queue `text` is; `IdError` for any other name."""
+    return _run_after(text, f"{QUEUE}-", "a run's units queue")
+
+
+def _run_after(text: str, prefix: str, what: str) -> str:
+    if not text.startswith(prefix):
+        raise IdError(f"{text[:80]!r} is not {what} ({prefix}<run>)")
+    return check_component(text.removeprefix(prefix), "run id")
 
 
 def app_version(version: str, schema: int) -> str:
@@ -477,6 +682,25 @@ def app_version(version: str, schema: int) -> str:
     return f"{APP}-{version}-e{schema}"
 
 
+_APP_VERSION = re.compile(re.escape(APP) + r"-(.+)-e([0-9]{1,9})")
+
+
+def parse_app_version(text: str) -> tuple[str, int]:
+    """The (version, schema) `app_version` made `text` from; else `IdError`."""
+    found = _APP_VERSION.fullmatch(text)
+    if found is None:
+        raise IdError(f"{text[:80]!r} is not an application version ({APP}-<version>-e<N>)")
+    return found.group(1), int(found.group(2))
+
+
 def run_app_version(version: str, run_id: str) -> str:
     """The application version of one local run (`app_version(…)` then `-run-<run>`)."""
     return f"{version}-run-{run_id}"
+
+
+def parse_run_app_version(text: str) -> tuple[str, str]:
+    """The (application version, run) `run_app_version` made `text` from; else `IdError`."""
+    version, sep, run_id = text.rpartition("-run-")
+    if not sep or not version:
+        raise IdError(f"{text[:80]!r} is not a run's application version (<version>-run-<run>)")
+    return version, check_component(run_id, "run id")

@@ -9,6 +9,7 @@ from pathlib import Path
 from mergegate.config import Config, state_dir
 from mergegate.errors import UsageError
 from mergegate.events import EVENTS_FILE, EventLogError, EventStream, read_events
+from mergegate.ids import is_component
 from mergegate.report import ReportLog, ReportRecord, find_runs, resolve_run
 from mergegate.review.stream import is_review_run, review_events
 
@@ -55,7 +56,7 @@ def _from_database(run: str, config: Config) -> tuple[Path, EventStream] | None:
     made before runs had databases)."""
     from mergegate.engine import database_url_of, recorded_events  # noqa: PLC0415 - as run.py
 
-    if "/" in run or run.startswith(".") or not run:
+    if not is_component(run):
         return None
     try:
         return recorded_events(state_dir(config), run, database_url_of(config))
@@ -75,7 +76,7 @@ def load_records(run: str | Path, config: Config) -> tuple[list[ReportRecord], l
         recorded_records,
     )
 
-    if not isinstance(run, str) or "/" in run or run.startswith(".") or not run:
+    if not isinstance(run, str) or not is_component(run):
         return [], []
     state, url = state_dir(config), database_url_of(config)
     try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from mergegate.config import StateLayout
 from mergegate.errors import UsageError
 from mergegate.events import EVENTS_FILE, MAX_LINE_BYTES
+from mergegate.ids import is_component
 
 __all__ = ["RUNS_DIR", "find_runs", "resolve_run", "run_started"]
 
@@ -23,7 +24,7 @@ def resolve_run(run: str, state_dir: Path) -> Path:
     given = Path(run).expanduser()
     if given.is_dir():
         return given
-    if "/" in run or run.startswith(".") or not run:
+    if not is_component(run):
         raise UsageError(f"no run directory {run!r}")
     layout = StateLayout(state_dir)
     for folder in (layout.runs, layout.reviews):

@@ -12,7 +12,6 @@ mergegate writes and never reads back (an agent can write in that folder).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -26,7 +25,11 @@ from mergegate.atomic_files import write_json_atomic
 from mergegate.config import StateLayout, ensure_state_dir
 from mergegate.errors import UsageError
 from mergegate.events import EventBase, EventStream, fit_line, read_event_lines
-from mergegate.ids import new_run_id  # re-exported: `mergegate.store.new_run_id` is public
+from mergegate.ids import (
+    IdError,
+    check_component,
+    new_run_id,  # re-exported: `mergegate.store.new_run_id` is public
+)
 from mergegate.plans import Plan
 from mergegate.processes import ProcessRecord, SupervisorRecord
 from mergegate.store._blobs import LogCopies, StoredLog
@@ -470,8 +473,10 @@ class RunStore:
         self._located: dict[str, Tables] = {}
 
     def run_dir(self, run_id: str) -> Path:
-        if not run_id or "/" in run_id or run_id.startswith(".") or os.sep in run_id:
-            raise UsageError(f"not a run id: {run_id!r}")
+        try:
+            check_component(run_id, "run id")  # no '/', '..' or separator: a folder in `root`
+        except IdError:
+            raise UsageError(f"not a run id: {run_id!r}") from None
         return self.root / run_id
 
     def database_path(self, run_id: str) -> Path:

@@ -97,12 +97,11 @@ def question_for(criterion: CriterionResult) -> str | None:
 
 
 def _checks_run(criteria: Sequence[CriterionResult]) -> int:
-    seen = set()
+    seen: set[object] = set()  # a command, or (criterion, kind of check)
     for criterion in criteria:
         for e in criterion.evidence:
             if e.by == "program" and e.outcome in (Outcome.PASS, Outcome.FAIL):
-                key = e.command if e.check == CheckKind.COMMAND else f"{criterion.id}/{e.check}"
-                seen.add(key)
+                seen.add(e.command if e.check == CheckKind.COMMAND else (criterion.id, e.check))
     return len(seen)
 
 

@@ -23,6 +23,7 @@ from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._flow.takeover import TAKEN_OVER
 from mergegate.errors import UsageError
 from mergegate.git import branch_tip, head_commit, uncommitted_paths
+from mergegate.ids import AnswerKey, IdError
 from mergegate.plans import Plan, Task, Unit
 from mergegate.store import RunRows, StateKind
 
@@ -57,10 +58,11 @@ def task_answers(
     generation = record.generation + 1  # the generation the answers start
     for key, answer in given:
         unit, task = _task(plan, key)
+        named = AnswerKey(unit.id, task.id)
         if task.is_checkpoint:
             if answer not in CHECKPOINT_ANSWERS:
                 raise UsageError(
-                    f"--answer {key}={answer}: {unit.id}/{task.id} is a checkpoint task: "
+                    f"--answer {key}={answer}: {named} is a checkpoint task: "
                     "answer approve or reject"
                 )
             checkpoints[(unit.id, task.id)] = CheckpointAnswer(
@@ -69,7 +71,7 @@ def task_answers(
             continue
         if answer not in TAKEOVER_ANSWERS:
             raise UsageError(
-                f"--answer {key}={answer}: to take over {unit.id}/{task.id} answer approve "
+                f"--answer {key}={answer}: to take over {named} answer approve "
                 "(after fixing its branch by hand), skip or retry"
             )
         stopped = _stopped_unit(rows, plan, unit, task)
@@ -81,7 +83,11 @@ def task_answers(
 
 
 def _task(plan: Plan, key: str) -> tuple[Unit, Task]:
-    matches = [(u, t) for u, t in plan.tasks() if key in (t.id, f"{u.id}/{t.id}")]
+    try:
+        named = AnswerKey.parse(key)
+    except IdError:
+        named = None  # no task has an id that does not read as a key
+    matches = [(u, t) for u, t in plan.tasks() if named is not None and named.names(u.id, t.id)]
     if len(matches) != 1:
         what = "no task" if not matches else "more than one task"
         raise UsageError(f"--answer {key!r}: {what} has that id (use UNIT/TASK)")
@@ -100,7 +106,7 @@ def _stopped_unit(rows: RunRows, plan: Plan, unit: Unit, task: Task) -> UnitOutc
         where = "has not run" if found is None else f"is {found.status}"
         at = f", at task {last.id} ({last.decision})" if last is not None else ""
         raise UsageError(
-            f"--answer {unit.id}/{task.id}: the task does not wait for a person (unit "
+            f"--answer {AnswerKey(unit.id, task.id)}: the task does not wait for a person (unit "
             f"{unit.id} {where}{at}): only the task a unit stopped at can be taken over"
         )
     return found

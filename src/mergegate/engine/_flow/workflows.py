@@ -108,7 +108,7 @@ from mergegate.events import (
     Wave,
 )
 from mergegate.git import Workspace, WorkspaceError
-from mergegate.ids import EventKey, TrailerLine, WorkflowId, carrier_branch
+from mergegate.ids import AnswerKey, EventKey, TrailerLine, WorkflowId, carrier_branch
 from mergegate.plans import Phase, PlanFormat, Unit
 from mergegate.store import (
     Queued,
@@ -155,7 +155,7 @@ def _checkpoint(rt: Runtime, unit: Unit, index: int) -> TaskOutcome:
         return base.model_copy(
             update={
                 "reason": f"{task.type}: answer with mergegate resume {rt.run_id} "
-                f"--answer {unit.id}/{task.id}=approve|reject",
+                f"--answer {AnswerKey(unit.id, task.id)}=approve|reject",
                 "exit_code": int(ExitCode.ESCALATED),
             }
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mergegate.engine._context.runtime import EngineRunRecord
 from mergegate.engine._records.run_report import RunReport
+from mergegate.ids import AnswerKey
 from mergegate.store import DatabaseUnavailableError, RunState, RunStore, run_lease
 
 __all__ = ["next_step", "shown_status"]
@@ -55,7 +56,7 @@ def _answers(report: RunReport) -> str:
         if not stuck:
             continue
         task = stuck[0]
-        where = f"{unit.id}/{task.id}"
+        where = AnswerKey(unit.id, task.id)
         if task.decision == "waiting_for_human":
             answers.append(f"--answer {where}=approve|reject")
         elif task.decision in _TAKEN_OVER:

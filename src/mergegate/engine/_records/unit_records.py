@@ -33,6 +33,7 @@ from mergegate.engine._context.outcomes import (
 )
 from mergegate.engine._context.runtime import Runtime
 from mergegate.git import GitRepository
+from mergegate.ids import AnswerKey
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
 from mergegate.store import RecordKind, StateKind
@@ -137,7 +138,8 @@ def _aside_lines(rt: Runtime, out: UnitOutcome) -> list[str]:
             + (f"; {work}" if t.head and t.head != t.start else "")
         )
     lines += [f"- **{md_text(t.id, 40)}** {md_text(t.reason, 500)}" for t in waiting]
-    answer = f"mergegate resume {rt.run_id} --answer {out.id}/TASK=approve|skip|retry"
+    key = AnswerKey(out.id, "TASK")  # TASK: any of the tasks listed above
+    answer = f"mergegate resume {rt.run_id} --answer {key}=approve|skip|retry"
     lines += [
         "",
         "The unit went on without them and stops here (not merged). Answer with "

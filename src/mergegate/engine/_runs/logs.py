@@ -20,12 +20,10 @@ from pathlib import Path
 
 from mergegate.engine._context.attempt_rows import copy_problem
 from mergegate.errors import LogIntegrityError, LogUnavailableError, UsageError
+from mergegate.ids import AttemptPath
 from mergegate.store import SHIP_MAX_BYTES, AttemptRecord, LogCopies, RunRows, RunStore
 
 __all__ = ["AttemptLog", "LogQuery", "ShownLog", "list_attempt_logs", "read_attempt_log"]
-
-_TASK_PARTS = 3
-"""An attempt's task: the first three parts of its folder's path (phase, unit, task)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +115,7 @@ def _numbered(rows: RunRows) -> list[AttemptLog]:
     counts: dict[str, int] = {}
     listed = []
     for record in rows.attempts():
-        task = "/".join(record.attempt.split("/")[:_TASK_PARTS])
+        task = AttemptPath.parse(record.attempt).task.format()
         counts[task] = counts.get(task, 0) + 1
         where = _where(record, host, copies, collected)
         listed.append(AttemptLog(task, counts[task], record, where))
@@ -146,10 +144,10 @@ def _here(record: AttemptRecord, host: str) -> bool:
 def _under(listed: list[AttemptLog], task: str, run_id: str) -> list[AttemptLog]:
     """The attempts whose folder path starts with `task`'s parts; else, when none does, those
     whose path without its phase does (`U1/T1`)."""
-    parts = [p for p in task.strip("/").split("/") if p]
-    found = [a for a in listed if a.record.attempt.split("/")[: len(parts)] == parts]
+    parts = AttemptPath.prefix(task)
+    found = [a for a in listed if AttemptPath.parse(a.record.attempt).starts_with(parts)]
     if not found and parts:
-        found = [a for a in listed if a.record.attempt.split("/")[1 : len(parts) + 1] == parts]
+        found = [a for a in listed if AttemptPath.parse(a.record.attempt).starts_with(parts, 1)]
     if not found:
         raise UsageError(
             f"run {run_id} has no attempt under {task!r} (mergegate logs {run_id} lists them)"

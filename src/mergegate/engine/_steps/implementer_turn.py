@@ -43,7 +43,7 @@ from mergegate.engine._steps.core import FixCommit
 from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
 from mergegate.handoff import AgentResultPayload, HandoffRecorder
-from mergegate.ids import WorkflowId
+from mergegate.ids import HandoffEventId, WorkflowId
 from mergegate.implementer import (
     Advisor,
     CheckOutcome,
@@ -353,11 +353,11 @@ class _Turns:
         nothing twice)."""
         where = {"run_id": self.rt.run_id, **_where(self.pipe)}
         task = WorkflowId.task(self.rt.run_id, self.pipe.unit_id, self.pipe.task.id)
-        stem = f"{task}/{folder.parent.name}"
 
         def report(event: Mapping[str, Any]) -> None:
-            n = f"{event.get('type')}/{event.get('attempt', '')}"
-            typed = handoff_event(event, **where, event_id=f"read:{stem}/{n}")
+            kind, attempt = str(event.get("type")), str(event.get("attempt", ""))
+            key = HandoffEventId.read(task, folder.parent.name, kind, attempt)
+            typed = handoff_event(event, **where, event_id=key.format())
             if typed is not None:
                 self.log.emit(typed)
 
@@ -371,7 +371,7 @@ class _Turns:
         self.log.emit(
             HelpRequested(
                 # stable across replays of the task (readers keep the first of an id)
-                event_id=f"help:{task}/{number}",
+                event_id=HandoffEventId.help(task, number).format(),
                 context=_context_text(help_.context),
                 source="result" if help_.source == "json" else help_.source,
                 discrepancy=help_.warning,

@@ -311,7 +311,8 @@ def _review_step(call: ReviewCall) -> ReviewRun:
     workspace = rt.workspace(call.worktree)
     options = call.options
     meters = _agents(rt, options, call.deadline)
-    key = TrailerLine.fix(call.key, Path(call.run_dir).name).format()
+    round_name = Path(call.run_dir).name
+    key = TrailerLine.fix(call.key, round_name).format()
     repo = TaskRepository(
         rt.repository(call.worktree, call.unit),
         workspace,
@@ -336,7 +337,7 @@ def _review_step(call: ReviewCall) -> ReviewRun:
         assert not isinstance(next_, ReviewStop)
         if isinstance(next_, FixRound):
             repo.snapshots.clear()  # the fixer writes the workspace (and a lost round did)
-            repo.key = f"{key}/r{next_.round:02d}"
+            repo.key = TrailerLine.fix(call.key, round_name, next_.round).format()
             _prepare_fix(call, state, next_.round, workspace)
         result = run_step(ctx, state, next_)
         state, stop = result.state, result.stop

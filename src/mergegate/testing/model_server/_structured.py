@@ -209,14 +209,14 @@ def _strict_problems(schema: Mapping[str, Any]) -> Iterator[str]:
             if set(node.get("required") or ()) != set(properties):
                 yield f"{where} must list every property in required"
             stack.extend((f"{where}/properties/{k}", v) for k, v in properties.items())
-        for key in ("items", "$defs", "anyOf"):
-            child = node.get(key)
-            if isinstance(child, Mapping) and key == "$defs":
+        for keyword in ("items", "$defs", "anyOf"):
+            child = node.get(keyword)
+            if isinstance(child, Mapping) and keyword == "$defs":
                 stack.extend((f"{where}/$defs/{k}", v) for k, v in child.items())
             elif isinstance(child, list):
-                stack.extend((f"{where}/{key}/{i}", v) for i, v in enumerate(child))
+                stack.extend((f"{where}/{keyword}/{i}", v) for i, v in enumerate(child))
             elif isinstance(child, Mapping):
-                stack.append((f"{where}/{key}", child))
+                stack.append((f"{where}/{keyword}", child))
 
 
 def reply_problem(structured: StructuredOutput, text: str, calls: Mapping[str, str]) -> str | None:
