@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from _id_strategies import components
 from mergegate.ids import AnswerKey, AttemptPath, IdError, TrailerLine
 
-components = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,20}(\.[A-Za-z0-9_-]{1,5})?", fullmatch=True)
 folder_parts = st.text(min_size=0, max_size=12).filter(lambda p: "/" not in p)
 BAD = ["", "a/b", "..", " a", "a b", "a\n", ".a", "a.lock", "é"]
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from _id_strategies import components, run_ids
 from mergegate.decisions import ExitCode
 from mergegate.errors import MergegateError, UsageError
 from mergegate.git import wip_branch
@@ -50,13 +51,6 @@ from mergegate.plans import (
 )
 from mergegate.plans._ids import id_problem
 
-components = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,20}(\.[A-Za-z0-9_-]{1,5})?", fullmatch=True)
-run_ids = st.builds(
-    lambda d, t, x: f"{d:08d}-{t:06d}-{x:04x}",
-    st.integers(0, 99_999_999),
-    st.integers(0, 999_999),
-    st.integers(0, 0xFFFF),
-)
 generations = st.integers(1, 10**6)
 
 # what may not stand in a component: each makes a composed id ambiguous or a branch git refuses

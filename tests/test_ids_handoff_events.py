@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from _id_strategies import components
 from mergegate.ids import HandoffEventId, HandoffEventKind, IdError, WorkflowId
 
-components = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,20}(\.[A-Za-z0-9_-]{1,5})?", fullmatch=True)
 place_parts = st.from_regex(r"[A-Za-z0-9._-]{0,12}", fullmatch=True)
 RUN = "20260101-120000-abcd"
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from _id_strategies import components, run_ids
 from mergegate.ids import (
     IdError,
     app_name_for_run,
@@ -26,13 +27,6 @@ from mergegate.ids import (
     run_app_version,
 )
 
-components = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,20}(\.[A-Za-z0-9_-]{1,5})?", fullmatch=True)
-run_ids = st.builds(
-    lambda d, t, x: f"{d:08d}-{t:06d}-{x:04x}",
-    st.integers(0, 99_999_999),
-    st.integers(0, 999_999),
-    st.integers(0, 0xFFFF),
-)
 versions = st.from_regex(
     r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}([a-z.+-][a-z0-9.]{0,8})?", fullmatch=True
 )

@@ -3,8 +3,9 @@
 Each has one function or type that writes it and one that reads it back (`parse`, raising
 `IdError`, a `ValueError`); nothing else joins ids with `/` or splits them
 (`tests/test_ids_one_home.py` greps for it). Every format here is persisted (folder names,
-database rows, DBOS workflow ids, git branch names, commit trailers): changing a byte breaks
-`resume` of the runs already recorded.
+database rows, DBOS workflow ids, git branch names, commit trailers) or typed by a person
+(`AnswerKey`, in `resume --answer`): changing a byte breaks `resume` of the runs already
+recorded, or the commands people wrote down.
 
 * run: `YYYYmmdd-HHMMSS-xxxx` (`new_run_id`), sorting by start time, a git branch component;
   check run: 12 hex digits (`new_check_run_id`); a phase's verification: `<run>-<phase>-gNN`;
