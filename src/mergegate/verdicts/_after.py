@@ -47,6 +47,7 @@ from mergegate.verdicts._appraisal import unappraised
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._result_rows import (
+    TEMPLATE_KEY,
     ResultTable,
     failing_field,
     failing_mark,
@@ -453,7 +454,7 @@ def _worded_value(text: str) -> bool:
     name's (`_accounting.is_name_word`), which the strict reading holds to the appraisal rule
     like any prose ('Reviewer: Claude (code-reviewer)', 'Date: 2026-03-04' hold none)."""
     key, separator, value = text.partition(":")
-    if not separator or _TEMPLATE_FIELD.fullmatch(key.strip(" \t*_-").lower()):
+    if not separator or TEMPLATE_KEY.fullmatch(key.strip(" \t*_-").lower()):
         return False
     data = _ADDRESS.sub(" ", CODE_SPAN.sub(" ", value))
     return any(not is_name_word(word) for word in WORD.findall(data))
@@ -461,11 +462,6 @@ def _worded_value(text: str) -> bool:
 
 # An e-mail address or a URL in a value is a name ('Claude <noreply@anthropic.com>').
 _ADDRESS = compile_lazily(r"\S+@\S+|\w+://\S+")
-
-
-# A template's own field whose value the template words ('**Re-verification:** No — initial
-# verification', GSD's verifier).
-_TEMPLATE_FIELD = compile_lazily(r"re-verification")
 
 
 def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:

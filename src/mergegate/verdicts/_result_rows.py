@@ -27,6 +27,7 @@ from mergegate.verdicts._unweighed import ADVISORY_LABEL
 from mergegate.verdicts._vocab import clean_value, hits, word_set
 
 __all__ = [
+    "TEMPLATE_KEY",
     "ResultTable",
     "failing_field",
     "failing_mark",
@@ -90,8 +91,8 @@ _PART_COUNT = compile_lazily(
 # A field that names a grade: its 'N/M' is a mark out of a maximum, not a count of parts.
 _GRADE_KEY = compile_lazily(r"(?<![a-z])(?:score|rating|grade|marks?)(?![a-z])")
 # A template's own field whose value the template words ('**Re-verification:** No —
-# initial verification', GSD's verifier).
-_TEMPLATE_KEY = compile_lazily(r"re-?verification")
+# initial verification', GSD's verifier); the one spelling of it both readings use.
+TEMPLATE_KEY = compile_lazily(r"re-?verification")
 
 
 def unfinished_field(raw: str) -> str | None:
@@ -100,7 +101,7 @@ def unfinished_field(raw: str) -> str | None:
     the no denies) or a count of part of a whole (`Reviewed: 2 of 14 files`). The approval
     beside it did not weigh the part left. The line, or None."""
     found = _field(raw)
-    if found is None or _TEMPLATE_KEY.search(found[0]) is not None:
+    if found is None or TEMPLATE_KEY.search(found[0]) is not None:
         return None
     key, value = found
     if _answers_no(key, value) or (_GRADE_KEY.search(key) is None and _counts_part(value)):
@@ -133,6 +134,10 @@ def _names_a_state(key: str) -> bool:
 
 def _counts_part(value: str) -> bool:
     return any(int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(_now(value)))
+
+
+# The arrow between a value's state before and after a fix ('3/5 → 5/5').
+_ARROW = ("→", "->", "⇒", "=>")
 
 
 def _now(value: str) -> str:
@@ -198,7 +203,6 @@ def _field(raw: str) -> tuple[str, str] | None:
 
 # A check line's marks and list markers before its words ('- [x] ', '* ', '1. ').
 _ITEM = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])?[ \t]*(?:\[[ xX]\][ \t]*)?")
-_ARROW = ("→", "->", "⇒", "=>")
 _MOST_CHECK_WORDS = 12
 
 
