@@ -571,6 +571,7 @@ EXPECTED_MODULE_EXPORTS = {
         "Validation",
         "VerifierJudgement",
         "VerifierVerdictPayload",
+        "backoff_delay",
         "check_judged_criteria",
         "default_registry",
         "extract",
