@@ -484,6 +484,7 @@ EXPECTED_MODULE_EXPORTS = {
     "mergegate.untrusted": {
         "bounded",
         "fence",
+        "frontmatter",
         "md_code",
         "md_text",
         "one_line",
