@@ -12,19 +12,22 @@ from __future__ import annotations
 import ast
 import math
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
+import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mergegate.engine._context.outcomes import UnitOutcome
+from mergegate.engine._records.unit_records import unit_summary
 from mergegate.untrusted import frontmatter
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "mergegate"
 HOME = SRC / "untrusted.py"
 EDITORS = {
     SRC / "verify" / "_records.py": "sets `status` in the frontmatter of GSD's own report",
-    SRC / "engine" / "_records" / "unit_records.py": "the unit summary's, moved next",
 }
 """Files that edit a block someone else wrote, in that writer's style, and why."""
 
@@ -117,3 +120,27 @@ def test_no_frontmatter_is_built_outside_its_home() -> None:
     assert _hand_built(HOME), "the walk reads the home's block (else it reads nothing)"
     for path in EDITORS:
         assert _hand_built(path), f"{path} builds no block now: drop its exception"
+
+
+@pytest.mark.parametrize(
+    ("run_id", "phase", "unit"),
+    [("2026-01-02", "1.10", "on"), ("r1", "a\\b", "it's"), ("12", "null", "A")],
+)
+def test_a_unit_summary_reads_back_the_ids_it_names(run_id: str, phase: str, unit: str) -> None:
+    """A run named like a date, a phase id with a backslash: written bare or as Python's
+    repr, YAML read back a date, a number or another string."""
+    rt = SimpleNamespace(
+        run_id=run_id,
+        unit=lambda _phase, _unit: SimpleNamespace(name="N"),
+        record=SimpleNamespace(into="main"),
+    )
+    out = UnitOutcome(id=unit, phase=phase, status="merged", merge_commit=None)
+    text = unit_summary(cast(Any, rt), out)
+    front = _read(text[: text.index("\n---\n", 4) + 5])
+    assert front == {
+        "run_id": run_id,
+        "phase": phase,
+        "unit": unit,
+        "status": "merged",
+        "merge_commit": None,
+    }
