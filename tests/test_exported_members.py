@@ -518,6 +518,8 @@ EXPECTED_MODULE_EXPORTS = {
         "ReviewPolicyConfig",
         "RunConfig",
         "SandboxConfig",
+        "PhaseDir",
+        "RunLayout",
         "StateLayout",
         "find_config_file",
         "load_config",

@@ -19,13 +19,12 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from mergegate.atomic_files import append_jsonl, write_atomic
-from mergegate.config import StateLayout
+from mergegate.config import PhaseDir, StateLayout
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan, PlanFormat
 from mergegate.untrusted import fence, frontmatter, md_code, md_text, storable
@@ -448,25 +447,6 @@ def load_answers(ledger: Path) -> list[Answer]:
         except ValidationError as exc:
             raise UsageError(f"{ledger}:{number}: not an answer record: {exc}") from exc
     return answers
-
-
-@dataclass(frozen=True)
-class PhaseDir:
-    """A phase's folder of verify records (`phase_state_dir`, or `--report-dir/<phase>`):
-    the answers ledger `answers.jsonl` and one folder per verification, `runs/<run>/`."""
-
-    path: Path
-
-    @property
-    def answers(self) -> Path:
-        return self.path / "answers.jsonl"
-
-    @property
-    def runs(self) -> Path:
-        return self.path / "runs"
-
-    def run(self, run_id: str) -> Path:
-        return self.runs / run_id
 
 
 def phase_state_dir(state_dir: Path, plan_path: Path, phase_id: str) -> Path:
