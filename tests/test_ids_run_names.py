@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from mergegate.config import StateLayout
 from mergegate.errors import UsageError
 from mergegate.ids import IdError, check_component, is_component, new_run_id
-from mergegate.report import resolve_run
-from mergegate.store import RunStore
+from mergegate.store import RunStore, resolve_run
 
 NO_RUN_NAMES = ["", ".", "..", ".hidden", "a/b", "a b", "-x", "a..b", "x.lock", "é", "a" * 129]
 

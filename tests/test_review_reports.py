@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from mergegate.atomic_files import OverwriteRefusedError
 from mergegate.errors import UsageError
-from mergegate.review.reports import AttemptReport, ReportWriter, frontmatter
+from mergegate.review.reports import AttemptReport, ReportWriter
+from mergegate.untrusted import frontmatter
 
 ISSUE_FIELDS = {
     "status",

@@ -92,7 +92,7 @@ def test_summaries_and_verification_are_committed_on_the_integration_branch(
         f"Mergegate-Unit: {out['run_id']}/02-01",
     ]
     summary = git(repo, "show", f"{into}:.planning/phases/01-greet/01-01-SUMMARY.md")
-    assert "generator: mergegate" in summary
+    assert 'generator: "mergegate"' in summary  # JSON-quoted, as every frontmatter value
     assert "Write greet.txt" in summary
     assert "Unresolved Review Findings" not in summary
     verification = git(repo, "show", f"{into}:.planning/phases/02-farewell/02-VERIFICATION.md")

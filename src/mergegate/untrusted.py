@@ -17,6 +17,9 @@ to show. The one home of these rules; every function is linear in its input and 
 * `fence(text, info)`: `text` inside a code fence that no backtick run in it can close.
 * `yaml_scalar(value)`: a YAML frontmatter value (a JSON scalar, with the characters YAML
   refuses or reads as line breaks written as escapes).
+* `frontmatter(values)`: a Markdown file's YAML frontmatter block, every scalar a
+  `yaml_scalar`: the one writer of the frontmatter mergegate writes (review and task
+  reports, unit summaries, `VERIFICATION.md`, GSD summaries).
 
 Layer L0: the standard library only.
 """
@@ -26,10 +29,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 
 __all__ = [
     "bounded",
     "fence",
+    "frontmatter",
     "md_code",
     "md_text",
     "one_line",
@@ -174,3 +179,54 @@ def yaml_scalar(value: object) -> str:
         return json.dumps(value)
     quoted = json.dumps(str(value), ensure_ascii=False)
     return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
+
+
+def frontmatter(values: Mapping[str, object]) -> str:
+    """`values` as a YAML frontmatter block, `---` to `---` and a newline: every scalar a
+    `yaml_scalar` (JSON-quoted, which YAML 1.2 reads as is), so no value can end the block or
+    add a key, and any value round-trips. A mapping or a list nests below its key (`{}` and
+    `[]` when empty: a bare `key:` would read back as null). Keys are the caller's names,
+    written as given, never agent text."""
+    lines = ["---"]
+    for key, value in values.items():
+        lines += _yaml_lines(key, value, "")
+    return "\n".join([*lines, "---"]) + "\n"
+
+
+def _yaml_lines(key: str, value: object, indent: str) -> list[str]:
+    if isinstance(value, Mapping):
+        if not value:
+            return [f"{indent}{key}: {{}}"]
+        lines = [f"{indent}{key}:"]
+        for k, v in value.items():
+            lines += _yaml_lines(str(k), v, indent + "  ")
+        return lines
+    if isinstance(value, list | tuple):
+        if not value:
+            return [f"{indent}{key}: []"]
+        lines = [f"{indent}{key}:"]
+        for item in value:
+            lines += _yaml_item(item, indent + "  ")
+        return lines
+    return [f"{indent}{key}: {yaml_scalar(value)}"]
+
+
+def _yaml_item(item: object, indent: str) -> list[str]:
+    """One `- ` entry of a list: a scalar on the dash's line, a mapping's first key there and
+    the rest below it, a list's entries below a bare dash."""
+    if isinstance(item, list | tuple) and item:
+        lines = [f"{indent}-"]
+        for sub in item:
+            lines += _yaml_item(sub, indent + "  ")
+        return lines
+    if isinstance(item, Mapping | list | tuple) and not item:
+        return [f"{indent}- {{}}" if isinstance(item, Mapping) else f"{indent}- []"]
+    if not isinstance(item, Mapping):
+        return [f"{indent}- {yaml_scalar(item)}"]
+    lines = []
+    for n, (k, v) in enumerate(item.items()):
+        sub = _yaml_lines(str(k), v, indent + "  ")
+        if n == 0:
+            sub[0] = f"{indent}- {sub[0].lstrip()}"
+        lines += sub
+    return lines

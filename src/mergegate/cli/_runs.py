@@ -10,8 +10,9 @@ from mergegate.config import Config, state_dir
 from mergegate.errors import UsageError
 from mergegate.events import EVENTS_FILE, EventLogError, EventStream, read_events
 from mergegate.ids import is_component
-from mergegate.report import ReportLog, ReportRecord, find_runs, resolve_run
+from mergegate.report import ReportLog, ReportRecord
 from mergegate.review.stream import is_review_run, review_events
+from mergegate.store import find_runs, resolve_run
 
 __all__ = ["all_runs", "load_records", "load_run"]
 

@@ -21,7 +21,7 @@ from rich.table import Table
 from mergegate.cli._app import format_option
 from mergegate.cli._progress import clean
 from mergegate.cli._runs import all_runs, load_run
-from mergegate.config import load_config, state_dir
+from mergegate.config import StateLayout, load_config, state_dir
 from mergegate.decisions import ExitCode
 from mergegate.errors import UsageError
 from mergegate.events import Alert, Event
@@ -145,7 +145,7 @@ def _print_tables(metrics: Metrics, alerts: list[Alert], searched: Path | None) 
     width = None if sys.stdout.isatty() else 160
     console = Console(highlight=False, emoji=False, soft_wrap=False, width=width)
     if not metrics.runs:
-        where = f" under {searched / 'runs'}" if searched else ""
+        where = f" under {StateLayout(searched).runs}" if searched else ""
         console.print(f"No runs{_cell(where, 300)}.")
         return
     console.print(_runs_table(metrics))

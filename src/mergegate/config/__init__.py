@@ -17,7 +17,7 @@ from mergegate.lazy_exports import LazyExports
 if TYPE_CHECKING:
     from mergegate.config._database import DatabaseUrl, object_store_dir, redact_url
     from mergegate.config._hooks import HooksSection, check_hooks, load_hooks
-    from mergegate.config._layout import StateLayout
+    from mergegate.config._layout import PhaseDir, RunLayout, StateLayout
     from mergegate.config._load import (
         DATABASE_URL_ENV,
         STATE_DIR_ENV,
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 _HOME = {
     "mergegate.config._database": ("DatabaseUrl", "object_store_dir", "redact_url"),
     "mergegate.config._hooks": ("HooksSection", "check_hooks", "load_hooks"),
-    "mergegate.config._layout": ("StateLayout",),
+    "mergegate.config._layout": ("PhaseDir", "RunLayout", "StateLayout"),
     "mergegate.config._load": (
         "DATABASE_URL_ENV",
         "STATE_DIR_ENV",
@@ -113,10 +113,12 @@ __all__ = [
     "HandoffValidationConfig",
     "HooksConfig",
     "HooksSection",
+    "PhaseDir",
     "RetryConfig",
     "ReviewConfig",
     "ReviewPolicyConfig",
     "RunConfig",
+    "RunLayout",
     "SandboxConfig",
     "StateLayout",
     "check_hooks",

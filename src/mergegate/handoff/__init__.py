@@ -5,7 +5,8 @@
   truncated, duplicate_key, schema, semantic). Truncated output is reported, never completed.
 * `request_handoff(ask, prompt, schema)` asks, extracts, and asks again with the exact error —
   shorter prompts each time, backoff with jitter, at most 5 retries — and returns a
-  `HandoffOutcome` carrying seed 002's debug record.
+  `HandoffOutcome` carrying seed 002's debug record. `backoff_delay` is that backoff, the one
+  formula every retry of mergegate waits by.
 * Schemas: built-in `agent-result`, `advice`, `supervisor-decision`, `code-review-result`,
   `review-verdict`, `verifier-verdict` and `envelope`; register pydantic models or JSON
   Schema files by name.
@@ -66,6 +67,7 @@ from mergegate.handoff._retry import (
     InvalidHandoffError,
     RetryPolicy,
     StuckRunError,
+    backoff_delay,
     request_handoff,
 )
 from mergegate.handoff._stored import read_record, retry_metadata, store_record
@@ -116,6 +118,7 @@ __all__ = [
     "Validation",
     "VerifierJudgement",
     "VerifierVerdictPayload",
+    "backoff_delay",
     "check_judged_criteria",
     "default_registry",
     "extract",

@@ -51,6 +51,7 @@ __all__ = [
     "InvalidHandoffError",
     "RetryPolicy",
     "StuckRunError",
+    "backoff_delay",
     "request_handoff",
 ]
 
@@ -121,9 +122,25 @@ class RetryPolicy:
         Exponential: `base * 2**(retry-1)`, capped at `max_delay`, then "equal jitter" keeps
         between half and all of it — so a wait is never longer than `max_delay`.
         """
-        step = self.base_delay * (2 ** min(retry - 1, 30) if self.exponential else 1)
-        capped = min(step, self.max_delay)
-        return capped * (0.5 + 0.5 * min(max(jitter, 0.0), 1.0))
+        return backoff_delay(
+            retry, jitter, base=self.base_delay, cap=self.max_delay, exponential=self.exponential
+        )
+
+
+def backoff_delay(
+    retry: int, jitter: float, *, base: float, cap: float, exponential: bool = True
+) -> float:
+    """Seconds to wait before the `retry`-th retry (1-based), given `jitter` in [0, 1): the one
+    backoff formula, for handoff asks, agent and reviewer transport retries and the engine's
+    implementer transport retries.
+
+    `base * 2**(retry-1)` (`base` each time when not `exponential`), capped at `cap`, then
+    "equal jitter" keeps between half and all of it: a wait is never longer than `cap`, and
+    retries that failed together do not come back together. A `jitter` outside [0, 1] is
+    clamped; the exponent stops at 30 so a huge `retry` cannot build a huge integer.
+    """
+    step = base * (2 ** min(retry - 1, 30) if exponential else 1)
+    return min(step, cap) * (0.5 + 0.5 * min(max(jitter, 0.0), 1.0))
 
 
 @dataclass(frozen=True)

@@ -3,27 +3,31 @@
 
 A transient I/O error — any `OSError` but a missing file (EIO, EAGAIN, ESTALE on a network
 filesystem, a full disk that frees up) — is tried again, at most `IO_ATTEMPTS` times in all,
-with a short doubling wait. What was read is validated after the read succeeds: an invalid or
-tampered file is not transient and is never read again in the hope it changes. Each failure
-is reported as a `handoff.attempt` event of its own type — `agent-result.read` or
-`agent-result.write` — and the outcome as `handoff.finished`, so the metrics count read
-failures apart from write failures, and both apart from the agent's invalid JSON
-(`agent-result`). A read or write that succeeds at once reports nothing.
+with a short doubling wait (`backoff_delay`, jittered like every retry). What was read is
+validated after the read succeeds: an invalid or tampered file is not transient and is never
+read again in the hope it changes. Each failure is reported as a `handoff.attempt` event of
+its own type — `agent-result.read` or `agent-result.write` — and the outcome as
+`handoff.finished`, so the metrics count read failures apart from write failures, and both
+apart from the agent's invalid JSON (`agent-result`). A read or write that succeeds at once
+reports nothing.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from mergegate.errors import UsageError
+from mergegate.handoff import backoff_delay
 
 __all__ = ["IO_ATTEMPTS", "IoReport", "io_retried"]
 
 IO_ATTEMPTS = 3
 _DELAY_S = 0.05
+_MAX_DELAY_S = 1.0  # a ceiling the few retries never reach: the waits just double
 
 T = TypeVar("T")
 IoReport = Callable[[Mapping[str, Any]], None]
@@ -53,7 +57,8 @@ def io_retried(
             if attempt == IO_ATTEMPTS:
                 _finished(report, op, path, attempt, "fatal")
                 raise
-            sleep(_DELAY_S * 2 ** (attempt - 1))
+            jitter = random.random()  # noqa: S311 - spreads retries out; nothing secret
+            sleep(backoff_delay(attempt, jitter, base=_DELAY_S, cap=_MAX_DELAY_S))
             continue
         if failed:
             _event(report, op, path, attempt, error=None)

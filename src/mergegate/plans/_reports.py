@@ -5,6 +5,8 @@ executed, and a phase's `<id>-VERIFICATION.md` frontmatter `status` says whether
 met. mergegate writes the same shapes (the frontmatter keys of GSD's `templates/summary.md`
 and of its verifier's reports, as seen in real trees) so GSD and mergegate can take turns on
 one plan. Provenance is recorded (`generator: mergegate`); GSD ignores keys it does not know.
+The frontmatter is `mergegate.untrusted.frontmatter`'s: JSON-quoted scalars, so a plan's
+words cannot end the block or add a key.
 
 A verification's `status` must agree with its content: `passed` only with every truth
 verified and nothing left for a person; `gaps_found` only with a failed truth or a gap. The
@@ -16,8 +18,9 @@ from __future__ import annotations
 import datetime
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
+
+from mergegate.untrusted import frontmatter
 
 __all__ = [
     "CommandResult",
@@ -155,11 +158,6 @@ class PhaseVerification(_Value):
         return self
 
 
-def _frontmatter(data: dict[str, object]) -> str:
-    text: str = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
-    return f"---\n{text}---\n"
-
-
 def _stamp(value: datetime.datetime) -> str:
     if value.tzinfo is not None:
         value = value.astimezone(datetime.UTC)
@@ -230,7 +228,7 @@ def render_summary(summary: UnitSummary) -> str:
         lines += ["", "## Unresolved Review Findings", ""]
         lines += [f"- {_one_line(finding)}" for finding in summary.unresolved]
     lines += ["", "---", f"*Phase: {summary.phase}*", f"*Completed: {summary.completed.date()}*"]
-    return _frontmatter(front) + "\n" + "\n".join(lines) + "\n"
+    return frontmatter(front) + "\n" + "\n".join(lines) + "\n"
 
 
 def _duration(summary: UnitSummary) -> str:
@@ -286,7 +284,7 @@ def render_verification(report: PhaseVerification) -> str:
         for check in report.human_verification:
             lines.append(f"- **{_one_line(check.test)}** — expected: {_one_line(check.expected)}")
         lines.append("")
-    return _frontmatter(front) + "\n" + "\n".join(lines)
+    return frontmatter(front) + "\n" + "\n".join(lines)
 
 
 def _cell(text: str) -> str:

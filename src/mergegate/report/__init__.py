@@ -1,4 +1,4 @@
-"""The run report: one self-contained HTML file per run, and finding runs on disk.
+"""The run report: one self-contained HTML file per run.
 
 * `write_report(run_dir)` — `<run dir>/report.html` from the run's `events.jsonl`: a timeline
   (phases, units, tasks, one bar per agent attempt), verdicts with their evidence line,
@@ -6,8 +6,9 @@
   the run's records for people (`ReportRecord`: reviews, summaries) and its agents' logs
   (`ReportLog`: where each is, the end of those on another host) when given. Inline
   CSS and SVG, no script, a strict Content-Security-Policy; every agent text escaped.
-* `resolve_run(run, state_dir)` / `find_runs(state_dir, since=...)` — what `mergegate stats`
-  and `mergegate report` read.
+
+Finding a run's folder is `mergegate.store`'s (`resolve_run`, `find_runs`), beside the runs'
+records.
 
 Layer L2 (beside the agent backends): reads events and metrics, writes one file.
 """
@@ -23,18 +24,13 @@ from mergegate.report._html import (
     render_report,
     write_report,
 )
-from mergegate.report._runs import RUNS_DIR, find_runs, resolve_run, run_started
 
 __all__ = [
     "MAX_RECORDS",
     "REPORT_FILE",
-    "RUNS_DIR",
     "ReportLog",
     "ReportRecord",
     "content_security_policy",
-    "find_runs",
     "render_report",
-    "resolve_run",
-    "run_started",
     "write_report",
 ]

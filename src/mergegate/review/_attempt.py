@@ -21,7 +21,7 @@ from mergegate.agents import FailureKind, failure_kind
 from mergegate.agents.answers import answer_schema, final_message_answer
 from mergegate.agents.base import AgentRequest, AgentResult, StructuredAnswer
 from mergegate.decisions import Decision
-from mergegate.handoff import store_record
+from mergegate.handoff import backoff_delay, store_record
 from mergegate.review._decide import ReviewAttempt, StepResult, decide
 from mergegate.review._render import (
     CONVENTION_FILES,
@@ -267,9 +267,8 @@ def _again(
 def _backoff(options: ReviewOptions, retry: int) -> float:
     """Seconds before the `retry`-th transport retry: doubling from the base, capped, with
     "equal jitter" (half to all of it)."""
-    step = options.backoff_base_s * float(2 ** min(retry - 1, 30))
     jitter = random.random()  # noqa: S311 - spreads retries out; nothing secret
-    return min(step, options.backoff_max_s) * (0.5 + 0.5 * jitter)
+    return backoff_delay(retry, jitter, base=options.backoff_base_s, cap=options.backoff_max_s)
 
 
 def _unusable(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from mergegate import untrusted
 from mergegate.atomic_files import OverwriteRefusedError, sync_directory, write_atomic
 from mergegate.errors import UsageError
-from mergegate.untrusted import md_code, md_text, storable, yaml_scalar
+from mergegate.untrusted import frontmatter, md_code, md_text, storable
 
 if TYPE_CHECKING:
     from mergegate.review.ledger import FindingRecord
@@ -31,7 +31,6 @@ __all__ = [
     "ReportWriter",
     "escalation_readme",
     "fence",
-    "frontmatter",
     "summary_lines",
 ]
 
@@ -40,25 +39,6 @@ def fence(text: str, info: str = "text") -> str:
     """Untrusted text in a code fence nothing in it can close (`mergegate.untrusted.fence`),
     as a block: the closing fence ends its line."""
     return untrusted.fence(text, info) + "\n"
-
-
-def frontmatter(values: Mapping[str, object]) -> str:
-    """YAML frontmatter with every scalar JSON-quoted (YAML 1.2 reads JSON strings as is).
-
-    Characters YAML does not accept raw are written as `\\uXXXX` escapes, which both YAML and
-    JSON read back as the same character, so any value round-trips.
-    """
-    lines = ["---"]
-    for key, value in values.items():
-        if isinstance(value, Mapping) and not value:
-            lines.append(f"{key}: {{}}")  # a bare `key:` would read back as null
-        elif isinstance(value, Mapping):
-            lines.append(f"{key}:")
-            lines.extend(f"  {k}: {yaml_scalar(v)}" for k, v in value.items())
-        else:
-            lines.append(f"{key}: {yaml_scalar(value)}")
-    lines.append("---")
-    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)

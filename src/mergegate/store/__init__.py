@@ -2,7 +2,8 @@
 
 The one package that owns durable state and touches the database: DBOS's workflows and steps
 (`_dbos`), the runs' cards, plans and the state they decide from (`_records`, over the tables
-of `_tables`), the agent logs shipped off the host that ran them (`_blobs`), and the fleet's
+of `_tables`), their folders on disk (`_folders`: a run found by id or path, the runs with an
+event stream), the agent logs shipped off the host that ran them (`_blobs`), and the fleet's
 roll call (`_workers`). `mergegate.engine` declares its
 workflows and steps with the decorators here and never imports `dbos` itself; their typed
 arguments and results (pydantic models) are dumped for DBOS and validated back in one place,
@@ -46,6 +47,7 @@ from mergegate.store._dbos import (
     workflow_id,
     workflow_inputs,
 )
+from mergegate.store._folders import find_runs, resolve_run, run_started
 from mergegate.store._leases import Lease, Leases, plan_lease, run_lease
 from mergegate.store._records import (
     EXCERPT_CHARS,
@@ -108,12 +110,15 @@ __all__ = [
     "enqueue",
     "enqueue_from_outside",
     "executor_work",
+    "find_runs",
     "finished_result",
     "new_run_id",
     "not_retried",
     "plan_lease",
     "recover_from_outside",
+    "resolve_run",
     "run_lease",
+    "run_started",
     "seam_of",
     "sqlite_url",
     "step",

@@ -18,17 +18,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from mergegate.atomic_files import append_jsonl, write_atomic
-from mergegate.config import StateLayout
+from mergegate.config import PhaseDir, StateLayout
 from mergegate.errors import UsageError
 from mergegate.plans import Phase, Plan, PlanFormat
-from mergegate.untrusted import fence, md_code, md_text, storable, yaml_scalar
+from mergegate.untrusted import fence, frontmatter, md_code, md_text, storable
 from mergegate.verify._model import (
     Answer,
     CriterionResult,
@@ -58,47 +57,6 @@ __all__ = [
 REPORT_NAME = "VERIFICATION.md"
 JSON_NAME = "verification.json"
 VERIFIER_MARK = "mergegate"
-
-
-# ---------------------------------------------------------------- escaping
-
-
-def _yaml_lines(key: str, value: object, indent: str) -> list[str]:
-    if isinstance(value, Mapping):
-        if not value:
-            return [f"{indent}{key}: {{}}"]
-        lines = [f"{indent}{key}:"]
-        for k, v in value.items():
-            lines += _yaml_lines(str(k), v, indent + "  ")
-        return lines
-    if isinstance(value, list | tuple):
-        if not value:
-            return [f"{indent}{key}: []"]
-        lines = [f"{indent}{key}:"]
-        for item in value:
-            lines += _yaml_item(item, indent + "  ")
-        return lines
-    return [f"{indent}{key}: {yaml_scalar(value)}"]
-
-
-def _yaml_item(item: object, indent: str) -> list[str]:
-    if not isinstance(item, Mapping) or not item:
-        return [f"{indent}- {yaml_scalar(item)}"]
-    lines: list[str] = []
-    for n, (k, v) in enumerate(item.items()):
-        sub = _yaml_lines(str(k), v, indent + "  ")
-        if n == 0:
-            sub[0] = f"{indent}- {sub[0].lstrip()}"
-        lines += sub
-    return lines
-
-
-def frontmatter(values: Mapping[str, object]) -> str:
-    """YAML frontmatter with JSON-quoted scalars: no value can end the block or add a key."""
-    lines = ["---"]
-    for key, value in values.items():
-        lines += _yaml_lines(key, value, "")
-    return "\n".join([*lines, "---"]) + "\n"
 
 
 # ---------------------------------------------------------------- the report
@@ -489,25 +447,6 @@ def load_answers(ledger: Path) -> list[Answer]:
         except ValidationError as exc:
             raise UsageError(f"{ledger}:{number}: not an answer record: {exc}") from exc
     return answers
-
-
-@dataclass(frozen=True)
-class PhaseDir:
-    """A phase's folder of verify records (`phase_state_dir`, or `--report-dir/<phase>`):
-    the answers ledger `answers.jsonl` and one folder per verification, `runs/<run>/`."""
-
-    path: Path
-
-    @property
-    def answers(self) -> Path:
-        return self.path / "answers.jsonl"
-
-    @property
-    def runs(self) -> Path:
-        return self.path / "runs"
-
-    def run(self, run_id: str) -> Path:
-        return self.runs / run_id
 
 
 def phase_state_dir(state_dir: Path, plan_path: Path, phase_id: str) -> Path:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mergegate.agents import OutputTap
 from mergegate.agents.base import AgentRequest, AgentResult, Backend
 from mergegate.agents.sandbox import SandboxedBackend, SandboxPolicy, Toolchains
-from mergegate.config import DEFAULT_CONCURRENCY, Config
+from mergegate.config import DEFAULT_CONCURRENCY, Config, RunLayout
 from mergegate.engine._context.attempt_rows import attempt_record, ship_log
 from mergegate.engine._context.journal import NullJournal
 from mergegate.engine._context.run_agents import Budget, Metered, RunAgents
@@ -225,8 +225,13 @@ class Runtime:
     def task(self, phase_id: str, unit_id: str, index: int) -> Task:
         return self.unit(phase_id, unit_id).tasks[index]
 
+    @property
+    def layout(self) -> RunLayout:
+        """The folders inside the run's folder."""
+        return RunLayout(self.run_dir)
+
     def unit_dir(self, phase_id: str, unit_id: str) -> Path:
-        return self.run_dir / phase_id / unit_id
+        return self.layout.unit(phase_id, unit_id)
 
     def unit_branch(self, unit_id: str) -> str:
         return UnitBranch(self.run_id, unit_id).format()
@@ -330,7 +335,7 @@ class Runtime:
         """What no sandbox of the run shows, even under a path a person opened: the state
         directory and its run records (a workspace inside the state directory is still
         bound: only it)."""
-        return (self.store.root.parent, self.store.root)
+        return (self.store.layout.root, self.store.layout.runs)
 
     def check_sandbox(self, worktree: Path) -> Sandbox | None:
         """The sandbox of a task check in a unit's workspace: the workspace read-write, the

@@ -373,7 +373,7 @@ class _Pipeline:
             amend=self.rt.options.fix_commits == "amend",
         )
         while True:
-            out = review_step(call)
+            out = review_step(self.rt, call)
             self.count(out.tokens)
             self.stopped = self.stopped or out.stopped
             call = call.model_copy(update={"state": out.state})

@@ -670,7 +670,7 @@ def prior_step(phase_id: str) -> PhaseOutcome | None:
 
 def _record_phase(rt: Runtime, result: PhaseOutcome) -> None:
     """The phase's state into the run's database, and its copy for people (`phase.json`)."""
-    write_phase_records(rt, result, rt.run_dir / result.id / PHASE_FILE)
+    write_phase_records(rt, result, rt.layout.phase(result.id) / PHASE_FILE)
 
 
 def _verify(

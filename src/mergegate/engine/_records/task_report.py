@@ -14,7 +14,6 @@ counts and values mergegate made.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +25,7 @@ from mergegate.engine._context.runtime import Runtime
 from mergegate.plans import Phase, Unit
 from mergegate.review import FindingRecord
 from mergegate.store import RecordKind
-from mergegate.untrusted import md_code, md_text
+from mergegate.untrusted import frontmatter, md_code, md_text
 
 __all__ = ["SEED_SEVERITY", "render_task_report", "write_task_report"]
 
@@ -121,8 +120,9 @@ def _frontmatter(
         "rounds": task.rounds,
         "open_findings": len(task.open_findings),
     }
-    # JSON scalars are YAML scalars: ids from a plan cannot break the block
-    return ["---", *(f"{key}: {json.dumps(value)}" for key, value in values.items()), "---", ""]
+    # the block's lines and the empty one after it; its scalars are JSON-quoted, so ids
+    # from a plan cannot break it
+    return frontmatter(values).split("\n")
 
 
 def _stage_lines(task: TaskOutcome, stage: str, title: str, words: str) -> list[str]:

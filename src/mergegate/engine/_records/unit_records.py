@@ -37,7 +37,7 @@ from mergegate.ids import AnswerKey
 from mergegate.plans import Unit
 from mergegate.review.reports import fence
 from mergegate.store import RecordKind, StateKind
-from mergegate.untrusted import md_code, md_text
+from mergegate.untrusted import frontmatter, md_code, md_text
 
 __all__ = [
     "phase_summary",
@@ -72,14 +72,15 @@ def write_unit_records(rt: Runtime, out: UnitOutcome) -> None:
 
 def unit_summary(rt: Runtime, out: UnitOutcome) -> str:
     unit = rt.unit(out.phase, out.id)
+    front = {
+        "run_id": rt.run_id,
+        "phase": out.phase,
+        "unit": out.id,
+        "status": out.status,
+        "merge_commit": out.merge_commit or None,
+    }
     lines = [
-        "---",
-        f"run_id: {rt.run_id}",
-        f"phase: {out.phase!r}",
-        f"unit: {out.id!r}",
-        f"status: {out.status}",
-        f"merge_commit: {out.merge_commit or 'null'}",
-        "---",
+        frontmatter(front).removesuffix("\n"),
         f"# Unit {md_text(out.id, 300)}: {md_text(unit.name, 300)}",
         "",
         f"**Status:** {out.status}" + (f" — {md_text(out.reason, 500)}" if out.reason else ""),

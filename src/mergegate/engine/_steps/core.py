@@ -349,7 +349,7 @@ def commit_step(call: CommitCall) -> Committed:
     if sha is None or not call.checks:
         return Committed(commit=sha)
     with not_retried():
-        checks = _run_checks(call.worktree, call.checks, call.checks_folder)
+        checks = _run_checks(rt, call.worktree, call.checks, call.checks_folder)
     return Committed(commit=sha, checks=checks)
 
 
@@ -378,16 +378,16 @@ def start_unit_step(repo: str, path: str, branch: str | None, base: str) -> Unit
     together, and each recorded step is a write transaction of its own. Run again after a
     crash, it asks again; a workspace the lost run made is found, or stays for a later
     generation when a stop came in between."""
-    budget = current().budget
+    rt = current()
+    budget = rt.budget
     assert budget is not None
     why = budget.stop_reason(None)
     if why is not None:
         return UnitStart(stopped=why)
-    return UnitStart(made=_workspace(repo, path, branch, base))
+    return UnitStart(made=_workspace(rt, repo, path, branch, base))
 
 
-def _workspace(repo: str, path: str, branch: str | None, base: str) -> WorkspaceMade:
-    rt = current()
+def _workspace(rt: Runtime, repo: str, path: str, branch: str | None, base: str) -> WorkspaceMade:
     if rt.remote is not None:
         rt.remote.ensure_commit(base, rt.record.into)
     # across hosts a unit that already has a branch on the remote (a later generation, after
@@ -481,25 +481,24 @@ def advance_step(call: AdvanceCall) -> bool:
             moved = rt.remote.advance(into, expected, new)
             rt.remote.drop_branch(call.carrier)
     if call.workspace is not None:
-        _remove_merged_workspace(call.workspace)
+        _remove_merged_workspace(rt, call.workspace)
     return moved
 
 
-def _remove_merged_workspace(path: str) -> None:
+def _remove_merged_workspace(rt: Runtime, path: str) -> None:
     """A merged unit's workspace gone from its path at once, its files deleted in the
     background (`remove_tree_soon`): the phase merges its units one at a time, and deleting
     each work tree there held up every later unit's merge. The run's end waits for the
     deletions (`settle_removals`). In the advance's own step, not one of its own: it always
     followed the move, each recorded step is a write transaction, and run again (a crash
     before the step was recorded) it finds the path gone and does nothing."""
-    remove_tree_soon(current().here(path, rebuild=False))
+    remove_tree_soon(rt.here(path, rebuild=False))
 
 
 # ---------------------------------------------------------------- checks and people
 
 
-def _run_check(check: Check, worktree: Path, attempt_dir: Path) -> CheckResult:
-    rt = current()
+def _run_check(rt: Runtime, check: Check, worktree: Path, attempt_dir: Path) -> CheckResult:
     keep_lost_attempt(attempt_dir)
     outcome = supervise(
         ["/bin/sh", "-c", check.run],
@@ -563,12 +562,12 @@ def check_step(worktree: str, checks: list[Check], folder: str) -> list[CheckRes
     time limit, no stall limit, bounded output and `verify`'s allow-listed environment (no
     API key, no token: `mergegate.verify.command_environment`).
     """
-    return _run_checks(worktree, checks, folder)
+    return _run_checks(current(), worktree, checks, folder)
 
 
-def _run_checks(worktree: str, checks: list[Check], folder: str) -> list[CheckResult]:
+def _run_checks(rt: Runtime, worktree: str, checks: list[Check], folder: str) -> list[CheckResult]:
     return [
-        _run_check(check, current().here(worktree), Path(folder) / f"{i:02d}")
+        _run_check(rt, check, rt.here(worktree), Path(folder) / f"{i:02d}")
         for i, check in enumerate(checks, start=1)
     ]
 

@@ -27,6 +27,7 @@ result (`judge_task_result`) in the task's record, and only the checks and the r
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from mergegate.engine._context.runtime import Runtime, current
 from mergegate.engine._steps.core import FixCommit
 from mergegate.events import EventSink, HelpAdvice, HelpRequested, Notice, handoff_event
 from mergegate.git import reset_clean
-from mergegate.handoff import AgentResultPayload, HandoffRecorder
+from mergegate.handoff import AgentResultPayload, HandoffRecorder, backoff_delay
 from mergegate.ids import HandoffEventId, WorkflowId
 from mergegate.implementer import (
     Advisor,
@@ -506,10 +507,18 @@ class _Turns:
         return self.pipe.stopped is not None
 
     def backoff(self) -> float:
+        """The wait before the next transport retry, jittered like every other retry. The
+        draw is no replay hazard: it only sizes the sleep of a recorded step, which a replay
+        does not run again."""
         retry = self.rt.config.retry
-        n = self.counters.transport_retries
-        delay = retry.json_retry_delay * (2 ** (n - 1) if retry.use_exponential_backoff else 1)
-        return float(min(retry.max_backoff_delay, delay))
+        jitter = random.random()  # noqa: S311 - spreads retries out; nothing secret
+        return backoff_delay(
+            self.counters.transport_retries,
+            jitter,
+            base=retry.json_retry_delay,
+            cap=retry.max_backoff_delay,
+            exponential=retry.use_exponential_backoff,
+        )
 
 
 def _context_text(context: Mapping[str, object] | None) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from mergegate.atomic_files import write_atomic
+from mergegate.config import PhaseDir, RunLayout
 from mergegate.engine._context.outcomes import UnitOutcome, VerificationOutcome
 from mergegate.engine._context.plan_views import report_stem
 from mergegate.engine._context.runtime import EngineRunRecord, Runtime, current, working_on
@@ -58,7 +59,6 @@ from mergegate.untrusted import md_text
 from mergegate.verify import (
     Answer,
     GapAcceptance,
-    PhaseDir,
     PlanPathError,
     VerificationResult,
     VerifyOptions,
@@ -91,13 +91,13 @@ def answers_ledger(store: RunStore, record: EngineRunRecord, phase_id: str) -> P
     run's verifications is put, so `verify PLAN --answer` finds the criteria it answers
     (answers to the run itself are rows of its database, `record_criterion_answers`)."""
     if record.plan_path:
-        state = store.root.parent
+        state = store.layout.root
         return PhaseDir(phase_state_dir(state, Path(record.plan_path), phase_id)).answers
-    return PhaseDir(store.run_dir(record.run_id) / phase_id).answers
+    return PhaseDir(RunLayout(store.run_dir(record.run_id)).phase(phase_id)).answers
 
 
 def verification_dir(run_dir: Path, phase_id: str, generation: int) -> Path:
-    return run_dir / phase_id / "verify" / f"g{generation:02d}"
+    return RunLayout(run_dir).verification(phase_id, generation)
 
 
 def accepted_gaps(rows: RunRows, phase_id: str) -> GapAcceptance | None:

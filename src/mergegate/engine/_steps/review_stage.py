@@ -6,8 +6,8 @@ workflow, and the state it returns is its recorded result:
 
     state = None
     while True:
-        out = review_step(call(state))     # the first step opens the review (start_review),
-        state = out.state                  # the one that ends it closes it (finish_review)
+        out = review_step(rt, call(state))  # the first step opens the review (start_review),
+        state = out.state                   # the one that ends it closes it (finish_review)
         if out.outcome: break
 
 A completed attempt or fix round is never run again: a replay gets its recorded state back.
@@ -282,14 +282,15 @@ def _review_facts(rt: Runtime, call: ReviewCall, state: ReviewState) -> None:
             rt.journal.emit(event)
 
 
-def review_step(call: ReviewCall) -> ReviewRun:
+def review_step(rt: Runtime, call: ReviewCall) -> ReviewRun:
     """One recorded step of a task's review (`_review_step`); when it ended the review, the
     review goes into the run's event stream from the recorded result — so what is counted is
     what the review recorded, once (an attempt a crash lost and ran again is not a second
-    verdict), and a replay writes nothing twice (the ids are the records')."""
+    verdict), and a replay writes nothing twice (the ids are the records'). `rt` is the
+    task workflow's (the step itself fetches its own: a step's arguments are recorded)."""
     out = _review_step(call)
     if out.outcome is not None:
-        _review_facts(current(), call, out.state)
+        _review_facts(rt, call, out.state)
     return out
 
 

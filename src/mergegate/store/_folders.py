@@ -1,4 +1,6 @@
-"""Finding runs: a run id or a directory, or every run under the state directory's `runs/`."""
+"""The runs' folders on disk: one found by its id or its path, or every run under the state
+directory's `runs/` that has an event stream (what `mergegate stats` and `report` read; the
+folders `RunStore` makes). A `mergegate review` run's folder, under `reviews/`, is found too."""
 
 from __future__ import annotations
 
@@ -11,10 +13,7 @@ from mergegate.errors import UsageError
 from mergegate.events import EVENTS_FILE, MAX_LINE_BYTES
 from mergegate.ids import is_component
 
-__all__ = ["RUNS_DIR", "find_runs", "resolve_run", "run_started"]
-
-# Public since before `StateLayout`, which composes the paths; the name is its, not a copy.
-RUNS_DIR = StateLayout(Path()).runs.name
+__all__ = ["find_runs", "resolve_run", "run_started"]
 
 
 def resolve_run(run: str, state_dir: Path) -> Path:
