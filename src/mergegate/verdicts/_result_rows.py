@@ -149,21 +149,41 @@ _GRADED_KEY = compile_lazily(
 _LOW_LEVELS = word_set("low poor weak bad minimal")
 _PERCENT = compile_lazily(r"(?<![\w.,])(\d{1,3})(?:\.\d+)?[ \t]*%")
 _HALF = 50
+# A mark out of its maximum, either with a decimal part ('4.5/10', '2.5 out of 5'): a grade's
+# scale is not a count of parts, so a decimal is a mark here, not a version or a date.
+_MARK = compile_lazily(
+    r"(?<![\w/.,-])(\d{1,4}(?:\.\d{1,3})?)[ \t]*(?:/|of|out of)[ \t]*(\d{1,4}(?:\.\d{1,3})?)"
+    r"(?![\w/,-]|\.\d)"
+)
+# Stars drawn as a scale: filled ones out of all drawn ('★★☆☆☆' is 2 of 5).
+_FILLED_STARS, _EMPTY_STARS = "★", "☆"
+# A letter grade standing alone as the value (A best, F worst): below the middle C, or C
+# with a minus ('Grade: D', 'Grade: C-'); 'Grade: A-' is above it.
+_LOW_LETTER = compile_lazily(r"[ \t]*(?:[d-f][+-]?|c-|c−)(?:[ \t]*\(.*\))?[ \t.]*")
 
 
 def low_grade_field(raw: str) -> str | None:
     """A field that grades (`_GRADED_KEY`) with a value below the middle of its scale: a
-    mark under half its stated maximum (`Score: 4/10`), a percentage under half (`Coverage:
-    12%`) or a low level (`Confidence: low`). The approval beside it was given to work its
-    own grade calls poor. The line, or None."""
+    mark under half its stated maximum (`Score: 4/10`, `Score: 4.5/10`), stars drawn on a
+    scale that are fewer than half filled (`Rating: ★★☆☆☆`), a letter grade below C
+    (`Grade: D`, `Grade: C-`), a percentage under half (`Coverage: 12%`) or a low level
+    (`Confidence: low`). The approval beside it was given to work its own grade calls poor.
+    The line, or None."""
     found = _field(raw)
     if found is None or _GRADED_KEY.search(found[0]) is None:
         return None
     value = _now(found[1])
-    marks = [2 * int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(value)]
+    marks = [2 * float(m.group(1)) < float(m.group(2)) for m in _MARK.finditer(value)]
     percents = [int(m.group(1)) < _HALF for m in _PERCENT.finditer(value)]
     levels = [w in _LOW_LEVELS for w in WORD.findall(value)[:2]]
-    return raw.strip()[:60] if any(marks + percents + levels) else None
+    low = any(marks + percents + levels) or _few_stars(value)
+    letter = _GRADE_KEY.search(found[0]) is not None and _LOW_LETTER.fullmatch(value)
+    return raw.strip()[:60] if low or letter else None
+
+
+def _few_stars(value: str) -> bool:
+    filled, empty = value.count(_FILLED_STARS), value.count(_EMPTY_STARS)
+    return empty > 0 and 2 * filled < filled + empty
 
 
 # A key naming work still open (closed vocabulary of such a field's names): 'Outstanding
