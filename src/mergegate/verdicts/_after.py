@@ -143,7 +143,11 @@ def after_approval(
     if not body or max(body) < start:
         return None
     anchor = max(body)
-    above = _unread_above(doc, start, anchor, covered) or _failing_result(doc, anchor)
+    above = (
+        _unread_above(doc, start, anchor, covered)
+        or _failing_above(doc, start, anchor, covered)
+        or _failing_result(doc, anchor)
+    )
     if above is not None:
         return above
     # An opening verdict sums up the body below it: the body's headings are the review's.
@@ -225,6 +229,25 @@ def _failing_result(doc: Doc, anchor: int) -> Refusal | None:
         if failing is not None and index != anchor:
             why = f"a check that did not pass ('{failing}')"
             return _M, index, f"line {line.number} after the approval: {why}"
+    return None
+
+
+def _failing_above(doc: Doc, start: int, anchor: int, covered: frozenset[int]) -> Refusal | None:
+    """The verdict's record fields above it, in the body of the deciding round it sums up:
+    a field that reports a check which did not pass (`CI: queued`, `failing_field`), says
+    the work is unfinished or grades it below its middle (`Approvals: 1/2 required`,
+    `Ready: almost`, `Score: 3/10`: `_unfinished`). The approval was given over work its own
+    record calls not done; where the field stands does not change what it says. Fields
+    only: a table row or a marked line above the verdict is often a finding the review
+    weighed (`| EMAIL_PROVIDER | ❌ not wired (Important) |` above a genuine approval)."""
+    for index in range(start, anchor):
+        line = doc.lines[index]
+        if index in covered or _not_read_after(line) or is_table_row(line.raw):
+            continue
+        field = failing_field(line.raw)
+        failing = f"a check that did not pass ('{field}')" if field else _unfinished(line.raw)
+        if failing is not None:
+            return _M, index, f"line {line.number} above the approval: {failing}"
     return None
 
 
