@@ -44,6 +44,7 @@ from mergegate.verdicts._accounting import (
     signature_sentence,
 )
 from mergegate.verdicts._appraisal import unappraised
+from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._result_rows import (
@@ -66,7 +67,7 @@ from mergegate.verdicts._statement import (
     prose_problem,
     sentences_problem,
 )
-from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
 from mergegate.verdicts._vocab import clean_value, hits
 
@@ -512,10 +513,22 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in SENTENCE_END
     if not sentence and _shapeless(line, raw) and not _prose_value(rest):
-        return None
+        return _value_problem(rest) if _worded_value(rest) else None
     # a sentence that wraps onto this line is read whole, from its start above
     whole = continues and bool(above)
     return prose_problem(f"{above} {rest}" if whole else rest, continues=continues and not whole)
+
+
+def _value_problem(text: str) -> str | None:
+    """A short label's value that waits for an event (`Rollout: after the DBA signs off`,
+    `Timing: once Legal OKs the license`: a subordinator of the closed class before a
+    subject and a present or future verb, `_awaited`): the field conditions the merge, as a
+    condition field does. A noun phrase after it tells what was done (`Commit: 4be07c1
+    (after rebase)`, `Reviewed at: after the final push`), and any other value is a name,
+    read as before."""
+    value = clean_value(norm(text.partition(":")[2]).lower())
+    event = awaited_event(value)
+    return None if event is None else f"the field's value waits for an event ('{event[1]}')"
 
 
 def _unfinished(raw: str) -> str | None:
