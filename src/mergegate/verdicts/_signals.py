@@ -144,6 +144,10 @@ _ANSWER_CONDITION = compile_lazily(
     r"hopefully|eventually|modulo|barring|given that|prior to|"
     r"so long as|by the time|the moment|the minute|in case|in the event|supposing|"
     r"on the condition|"
+    # 'upon' and 'following' are 'after' as prepositions of time (a past act after them is
+    # history, `told_after`); the rest are 'contingent on' told with another word
+    r"upon|following|predicated|dependent on|depending on|hinges on|hinging on|"
+    r"conditioned on|gated (?:on|by)|"
     r"dès que|une fois|après|avant|mais|pourvu|sous réserve|si|quand|lorsque|pero|cuando|"
     r"una vez|después|tras|antes|siempre que|salvo|excepto|sin embargo|mas|quando|depois|"
     r"após|desde que|se|porém|exceto|sobald|aber|nachdem|wenn|falls|bevor|vorausgesetzt|erst|"
