@@ -82,10 +82,18 @@ _SHORT_DEGREE = word_set(
     "partly partially mostly largely mainly nearly almost somewhat barely half halfway"
 )
 _NO_REACH = 4
+# Numbers written as words (closed class): 'Reviewed: two of fourteen files' is '2 of 14'.
+_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_NUMBER_VALUE = {word: value for value, word in enumerate(_NUMBERS.split())}
+_NUMBER_WORDS = "|".join(_NUMBER_VALUE)
 # A count of part of a whole ('2 of 14 files', '3/7', '5 out of 9'); not a date's, a path's
 # or a decimal's numbers ('01/12/2026', 'v1/2', '1.5/2').
 _PART_COUNT = compile_lazily(
-    r"(?<![\w/.,-])(\d{1,6})[ \t]*(?:/|of|out of)[ \t]*(\d{1,6})(?![\w/.,-])"
+    r"(?<![\w/.,-])(\d{1,6}|" + _NUMBER_WORDS + r")[ \t]*(?:/|of|out of)[ \t]*"
+    r"(\d{1,6}|" + _NUMBER_WORDS + r")(?![\w/.,-])"
 )
 # A field that names a grade: its 'N/M' is a mark out of a maximum, not a count of parts.
 _GRADE_KEY = compile_lazily(r"(?<![a-z])(?:score|rating|grade|marks?)(?![a-z])")
@@ -105,7 +113,7 @@ def unfinished_field(raw: str) -> str | None:
     key, value = found
     if _answers_no(key, value) or (_GRADE_KEY.search(key) is None and _counts_part(value)):
         return raw.strip()[:60]
-    return None
+    return raw.strip()[:60] if _part_percent(key, value) else None
 
 
 def _answers_no(key: str, value: str) -> bool:
@@ -132,7 +140,35 @@ def _names_a_state(key: str) -> bool:
 
 
 def _counts_part(value: str) -> bool:
-    return any(int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(_now(value)))
+    return any(_number(m.group(1)) < _number(m.group(2)) for m in _PART_COUNT.finditer(_now(value)))
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_VALUE[text]
+
+
+# A key naming how far the work has got: a percentage under whole answering it is a part
+# ('Review progress: 14%', 'Completion: 60%'). Grades are `low_grade_field`'s (a coverage
+# or a confidence is a grade, read against its middle).
+_PROGRESS_KEY = compile_lazily(r"(?<![a-z])(?:progress|completion|complete|completeness)(?![a-z])")
+_WHOLE = 100
+# The value is the percentage itself, with at most a note after it ('60% (3 of 5 tasks)',
+# '80% — docs left'); a percentage inside a longer value measures something else ('50 min
+# actual vs 12h estimated = 95% efficiency gain', the shared corpus's r047).
+_PERCENT_VALUE = compile_lazily(
+    r"[ \t~≈]*(\d{1,3})(?:\.\d+)?[ \t]*%[ \t.]*(?:\(.*\)|[—–-][ \t].*)?[ \t.]*"
+)
+
+
+def _part_percent(key: str, value: str) -> bool:
+    """A percentage under whole as the whole value of a key naming progress or a state of
+    the work (`Review progress: 14%`, `Done: 80%`); not a grade's (`_GRADED_KEY`)."""
+    if _GRADED_KEY.search(key) is not None:
+        return False
+    if _PROGRESS_KEY.search(key) is None and not _names_a_state(key):
+        return False
+    found = _PERCENT_VALUE.fullmatch(_now(value).lstrip("→->=⇒ \t"))
+    return found is not None and int(found.group(1)) < _WHOLE
 
 
 def _now(value: str) -> str:
@@ -189,7 +225,10 @@ def _few_stars(value: str) -> bool:
 # A key naming work still open (closed vocabulary of such a field's names): 'Outstanding
 # work', 'TODO', 'Unresolved threads' ('Remaining' also names a risk: 'Remaining risk: low').
 _OPEN_WORK_KEY = compile_lazily(
-    r"(?<![a-z])(?:outstanding|unresolved|unfinished|todos?|to-?do|left to do)(?![a-z])"
+    r"(?<![a-z])(?:outstanding|unresolved|unfinished|todos?|to-?do|left to do|"
+    # 'Remaining' with a noun of work ('Remaining work', 'Work remaining'), not of a risk
+    r"remaining (?:work|tasks?|items?|steps?|todos?)|(?:work|tasks?|items?) (?:remaining|left))"
+    r"(?![a-z])"
 )
 # A value that holds nothing: the open work is none.
 _NOTHING = compile_lazily(r"[ \t]*(?:none|nothing|n/a|na|no|0|-|—|–)?[ \t.!]*(?:\(.*\))?[ \t.]*")
