@@ -653,7 +653,10 @@ _FAILING = compile_lazily(
     r"(?:fail|fails|failing|are failing|is failing|is red|are red|is broken|are broken|breaks|"
     r"does not compile|doesn't compile|do not pass|don't pass|does not pass|doesn't pass)|"
     # a count of failures, of tests or alone in a run's summary ('212 passed, 3 failed')
-    r"[1-9]\d* (?:failing|failed|broken)(?: (?:tests?|checks?|specs?)|(?= *(?:[,.;)|]|$)))|"
+    r"[1-9]\d* (?:failing|failed|broken|errored|erroring)(?: (?:tests?|checks?|specs?)|"
+    r"(?= *(?:[,.;)|]|$)))|"
+    # the same with the state after its noun ('3 tests red', '2 specs erroring')
+    r"[1-9]\d* (?:\w+ )?(?:tests?|checks?|specs?) (?:red|broken|errored|erroring)|"
     # failing somewhere it will run: 'passes locally but fails in CI'
     r"(?:fails|failing|is failing|are failing|breaks|is red|are red) (?:in|on|under) "
     r"(?:the )?(?:ci|main|master|production|prod|staging|windows|linux|macos|mac|build)|"
