@@ -3,7 +3,8 @@ round 21): `The migration is still missing its down step.`, `The race in claim_j
 remains unresolved.`, `Finding 1 is still open.`, `The rollback script is TBD.` English
 'not … yet' and 'still to' were read as something expected and not done, and so were the
 'still' adverbs of the other read languages (`todavía`, `ainda`, `尚未`), but not English
-'still'/'remains' with its predicate: the statements passed. A negation before the state
+'still'/'remains' with its predicate, nor a present copula before a state that negates
+done (`are unmet`, `is untested`): the statements passed. A negation before the state
 denies it; 'remained' tells the past; 'still' with any other predicate keeps what holds.
 """
 
@@ -28,6 +29,8 @@ _VERDICT = "**Verdict:** APPROVED\n\n"
         "The rollback script is TBD.",
         "Two of the review comments remain unaddressed.",
         "The docs are still to be written.",
+        "Two of the five acceptance criteria are unmet.",
+        "The timeout path is untested.",
     ],
 )
 @pytest.mark.parametrize("strict", [False, True])
@@ -42,6 +45,8 @@ def test_still_or_remains_before_an_open_state_refuses(sentence: str, strict: bo
         "The old API still works and backwards compatibility remains intact.",
         "The issue remained open until round 2, when the fix landed.",
         "All findings from round 1 are closed.",
+        "No acceptance criteria are unmet.",
+        "The settings dialog is open by default on first run.",
     ],
 )
 def test_a_denied_past_or_holding_state_approves(sentence: str) -> None:

@@ -426,7 +426,12 @@ _STILL_TO_COME = compile_lazily(
     r"(?:(?<![a-z])(?:not|never)|n't)(?![a-z])[^.;:!?]{0,80}?(?<![a-z])yet(?![a-z])|"
     r"(?<![a-z])(?:yet|still) to(?![a-z])|"
     rf"(?<![a-z])(?:still|remains?)[ \t]+{_OPEN_STATE}(?![a-z])|"
-    r"(?<![a-z])(?:is|are)[ \t]+(?:tbd|todo|to be determined)(?![a-z])"
+    r"(?<![a-z])(?:is|are)[ \t]+(?:tbd|todo|to be determined)(?![a-z])|"
+    # a present copula before a state that is the negation of done ('Two of the five
+    # acceptance criteria are unmet', 'The edge case is untested'); not 'open' or 'missing',
+    # which describe the code as often ('the dialog is open')
+    r"(?<![a-z])(?:is|are)[ \t]+(?:unmet|unresolved|unaddressed|unfixed|untested|"
+    r"unimplemented|outstanding)(?![a-z])"
 )
 # A negation before an open state in its clause denies it ('No findings remain open',
 # 'nothing is still pending').
