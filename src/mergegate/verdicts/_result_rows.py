@@ -42,7 +42,8 @@ _FAIL_MARKS = "❌✗✘⛔🔴🚫"
 _FAILING_VALUE = compile_lazily(
     r"(?:fail|fails|failed|failing|failure|error|errored|errors|broken|blocked|timed out|"
     r"timeout|not run|not tested|not checked|not verified|untested|unverified|pending|todo|"
-    r"to do|missing|red|in progress|incomplete|unfinished)(?:[ \t]+(?:yet|still|again))?"
+    r"to do|missing|red|in progress|incomplete|unfinished|queued|not started)"
+    r"(?:[ \t]+(?:yet|still|again))?"
     r"(?:[ \t]+\(.*\)|[ \t]*[:—–][ \t].*|[ \t]+-[ \t].*)?[ \t.!]*"
 )
 # Columns that record an earlier state than the change's ('Before', 'Round 1', 'Was').
