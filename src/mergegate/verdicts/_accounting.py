@@ -38,7 +38,7 @@ from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
-from mergegate.verdicts._vocab import clean_value, hits, label_kind
+from mergegate.verdicts._vocab import clean_value, hits, label_kind, word_set
 
 __all__ = [
     "carries_no_decision",
@@ -82,6 +82,46 @@ _DECORATION = frozenset(
 )
 
 
+# An emoji written as its shortcode (`:warning:`): GitHub and most chat renderers draw it as
+# the symbol, so beside a verdict it is read as one. Lower-case names only, not right after a
+# word or another colon ('Verdict:APPROVED:' is a label), not in a code span.
+_SHORTCODE = compile_lazily(r"(?<![\w:]):([a-z0-9_+-]{1,40}):(?![\w:])")
+# The shortcodes of the decoration list's symbols (GitHub's names); any other is a symbol
+# nobody here weighed, as a symbol outside `_DECORATION` is.
+_DECORATION_NAMES = word_set(
+    "white_check_mark heavy_check_mark ballot_box_with_check check +1 thumbsup tada rocket "
+    "sparkles star star2 glowing_star green_circle green_square green_heart trophy clap "
+    "raised_hands 100 checkered_flag partying_face grinning smile smiley blush "
+    "slightly_smiling_face clipboard dart bar_chart chart_with_upwards_trend memo pencil "
+    "pushpin paperclip open_file_folder file_folder page_facing_up bookmark_tabs "
+    "card_index_dividers receipt date calendar wrench hammer hammer_and_wrench nut_and_bolt "
+    "gear mag mag_right microscope test_tube dna bulb brain robot broom building_construction "
+    "electric_plug lock closed_lock_with_key key shield balance_scale scales mortar_board "
+    "books book link large_blue_circle blue_circle white_circle large_blue_diamond "
+    "large_orange_diamond small_blue_diamond small_orange_diamond speech_balloon "
+    "spiral_notepad mega loudspeaker bell compass world_map label art desktop_computer "
+    "computer technologist bust_in_silhouette busts_in_silhouette writing_hand pencil2 pen "
+    "package ship zap fire arrows_counterclockwise repeat information_source"
+)
+# Shortcodes of `_NO_MARKS`' symbols: named in the refusal as saying no.
+_NO_NAMES = word_set(
+    "x negative_squared_cross_mark heavy_multiplication_x no_entry no_entry_sign stop_sign "
+    "warning thumbsdown -1 red_circle red_square orange_circle yellow_circle exclamation "
+    "heavy_exclamation_mark question hourglass hourglass_flowing_sand construction "
+    "pause_button o"
+)
+
+
+def _shortcode_beside(text: str) -> str | None:
+    """An emoji shortcode on the verdict's line that names no decoration symbol, or None."""
+    if ":" not in text:
+        return None
+    for found in _SHORTCODE.finditer(CODE_SPAN.sub(" ", text)):
+        if found.group(1) not in _DECORATION_NAMES and not found.group(1).isdigit():
+            return found.group(0)
+    return None
+
+
 def _decoration(ch: str) -> bool:
     """A symbol read as decoration: listed (`_DECORATION`), an arrow, or a box-drawing,
     block or geometric-shape character (a bullet, a table or a frame drawn in text)."""
@@ -114,6 +154,10 @@ def unaccounted(
             says = symbol in _NO_MARKS or "LATIN" in unicodedata.name(symbol, "")
             said = "says" if says else "is one mergegate does not read:"
             return _refusal(line, index, f"a symbol beside the verdict {said} '{symbol}'")
+        code = _shortcode_beside(line.raw) if index in whole and index >= start else None
+        if code is not None:
+            said = "says" if code.strip(":") in _NO_NAMES else "is one mergegate does not read:"
+            return _refusal(line, index, f"an emoji shortcode beside the verdict {said} '{code}'")
         if line.blank or line.heading_level:
             in_field = False
             continue

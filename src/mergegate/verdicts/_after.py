@@ -44,6 +44,7 @@ from mergegate.verdicts._accounting import (
     signature_sentence,
 )
 from mergegate.verdicts._appraisal import unappraised
+from mergegate.verdicts._awaited import awaited_event
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._result_rows import (
@@ -67,7 +68,7 @@ from mergegate.verdicts._statement import (
     prose_problem,
     sentences_problem,
 )
-from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
 from mergegate.verdicts._vocab import clean_value, hits
 
@@ -144,7 +145,11 @@ def after_approval(
     if not body or max(body) < start:
         return None
     anchor = max(body)
-    above = _unread_above(doc, start, anchor, covered) or _failing_result(doc, anchor)
+    above = (
+        _unread_above(doc, start, anchor, covered)
+        or _failing_above(doc, start, anchor, covered)
+        or _failing_result(doc, anchor)
+    )
     if above is not None:
         return above
     # An opening verdict sums up the body below it: the body's headings are the review's.
@@ -226,6 +231,25 @@ def _failing_result(doc: Doc, anchor: int) -> Refusal | None:
         if failing is not None and index != anchor:
             why = f"a check that did not pass ('{failing}')"
             return _M, index, f"line {line.number} after the approval: {why}"
+    return None
+
+
+def _failing_above(doc: Doc, start: int, anchor: int, covered: frozenset[int]) -> Refusal | None:
+    """The verdict's record fields above it, in the body of the deciding round it sums up:
+    a field that reports a check which did not pass (`CI: queued`, `failing_field`), says
+    the work is unfinished or grades it below its middle (`Approvals: 1/2 required`,
+    `Ready: almost`, `Score: 3/10`: `_unfinished`). The approval was given over work its own
+    record calls not done; where the field stands does not change what it says. Fields
+    only: a table row or a marked line above the verdict is often a finding the review
+    weighed (`| EMAIL_PROVIDER | ❌ not wired (Important) |` above a genuine approval)."""
+    for index in range(start, anchor):
+        line = doc.lines[index]
+        if index in covered or _not_read_after(line) or is_table_row(line.raw):
+            continue
+        field = failing_field(line.raw)
+        failing = f"a check that did not pass ('{field}')" if field else _unfinished(line.raw)
+        if failing is not None:
+            return _M, index, f"line {line.number} above the approval: {failing}"
     return None
 
 
@@ -485,10 +509,22 @@ def _unweighed_line(line: Line, *, continues: bool, above: str) -> str | None:
     emphasis = _EMPHASIS_ONLY.fullmatch(rest)
     sentence = emphasis is not None and emphasis.group(2).rstrip()[-1:] in SENTENCE_END
     if not sentence and _shapeless(line, raw) and not _prose_value(rest):
-        return None
+        return _value_problem(rest) if _worded_value(rest) else None
     # a sentence that wraps onto this line is read whole, from its start above
     whole = continues and bool(above)
     return prose_problem(f"{above} {rest}" if whole else rest, continues=continues and not whole)
+
+
+def _value_problem(text: str) -> str | None:
+    """A short label's value that waits for an event (`Rollout: after the DBA signs off`,
+    `Timing: once Legal OKs the license`: a subordinator of the closed class before a
+    subject and a present or future verb, `_awaited`): the field conditions the merge, as a
+    condition field does. A noun phrase after it tells what was done (`Commit: 4be07c1
+    (after rebase)`, `Reviewed at: after the final push`), and any other value is a name,
+    read as before."""
+    value = clean_value(norm(text.partition(":")[2]).lower())
+    event = awaited_event(value)
+    return None if event is None else f"the field's value waits for an event ('{event[1]}')"
 
 
 def _unfinished(raw: str) -> str | None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from mergegate.decisions import Decision
 from mergegate.verdicts import _signals as sig
 from mergegate.verdicts._awaited import told_after
-from mergegate.verdicts._composed_phrases import DONE_REPORT
+from mergegate.verdicts._composed_phrases import DONE_REPORT, negated_before
 from mergegate.verdicts._defects import stated_defect
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._scope import named_part
@@ -285,7 +285,20 @@ def _answer_clause_problem(clause: str) -> tuple[Decision, str] | None:
     doubt = sig.doubt_in(clause)
     if doubt is not None:
         return _M, f"hedged ('{doubt}')"
+    unrun = _UNRUN.search(clause)
+    if unrun is not None and not negated_before(clause, unrun.start(), words=3):
+        return _M, f"the answer rests on checks that did not run ('{unrun.group(0)}')"
     return _qualified(clause) or _part_named(clause) or sentence_problem(clause)
+
+
+# In the answer's own clause, a check told as not run (`APPROVED (tests not run)`,
+# `LGTM, untested`): the answer says what it rests on, and it is not a run. Only here: a
+# line after the verdict may record a check left out on purpose (`- Integration tests not
+# run (Phase 8 depends on Phase 7)`, a genuine GSD approval of dev21).
+_UNRUN = compile_lazily(
+    r"(?<![\w-])(?:not (?:yet )?(?:run|executed|tested|verified)|untested|unverified|"
+    r"unexecuted|skipped)(?![\w-])"
+)
 
 
 def _qualified(clause: str) -> tuple[Decision, str] | None:

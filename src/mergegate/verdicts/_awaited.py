@@ -126,7 +126,9 @@ def _inflected_tense(word: str) -> str | None:
 # review', 'after the fixes were applied'. Up to the clause's punctuation. A parenthesis is
 # no part of the clause: '(after gap closure)' is a qualifier, read by the template that
 # writes it (GSD's re-verification record) or as written.
-_AFTER_CLAUSE = compile_lazily(r"[ \t]+after[ \t]+([^,;:.!?—–()\n]{1,80})(?![(])")
+_AFTER_CLAUSE = compile_lazily(
+    r"[ \t]+(?:after|following|upon)[ \t]+([^,;:.!?—–()\n]{1,80})(?![(])"
+)
 # A plural-looking word ('fixes', 'tests') followed by another word may be a subject and its
 # bare present verb ('after the fixes land', 'after tests pass'): not told as done.
 _PLURAL_THEN_WORD = compile_lazily(r"(?<![a-z])[a-z]*[a-hj-rtv-z]s[ \t]+[a-z]")

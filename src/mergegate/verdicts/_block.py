@@ -39,7 +39,7 @@ from mergegate.verdicts._signals import CONTRAST_OPENING, NONE_ITEM
 from mergegate.verdicts._site import Site, strip_label
 from mergegate.verdicts._vocab import phrases
 
-__all__ = ["BLOCK_REACH", "block_problem", "names_reason_or_condition"]
+__all__ = ["BLOCK_REACH", "block_problem", "condition_section", "names_reason_or_condition"]
 
 BLOCK_REACH = 40
 """How many lines above and below a verdict its block may reach."""
@@ -114,6 +114,57 @@ def block_problem(
         if found is not None:
             return found
     return None
+
+
+# A heading that names a condition field ('## Conditions', '### Before merge', '### Open
+# items') is that field written large: the lines of its section are its value. Not the
+# labels that also name what the change itself adds or needs ('## Dependencies', '##
+# Requires': a review's inventory of new packages), which as a heading describe the change.
+_NOT_CONDITION_HEADINGS = frozenset(phrases("dependencies|depends on|requires"))
+# A list item's marker, a task box and emphasis before its words ('- [ ] **x**').
+_ITEM_MARK = compile_lazily(r"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?(?:\[[ xX]\][ \t]*)?")
+_HEADING_MARKS = " \t*_`'\"#:：.()0123456789"
+
+
+def condition_section(
+    doc: Doc, start: int, covered: frozenset[int]
+) -> tuple[Decision, int, str] | None:
+    """A section of the deciding round whose heading names a condition field (`##
+    Conditions`, `### Before merge`, `### Prerequisites`, `### Open items`) and that holds
+    a line other than a "none": it conditions the approval as `Conditions: rotate the key`
+    does (`fixes`), above or below the verdict, whether the verdict opens or closes the
+    review. One pass over the round: each line is read once."""
+    index = start
+    while index < len(doc.lines):
+        line = doc.lines[index]
+        index += 1
+        if not line.heading_level or not line.live or not _names_condition(line):
+            continue
+        while index < len(doc.lines) and not (
+            doc.lines[index].heading_level and doc.lines[index].heading_level <= line.heading_level
+        ):
+            text = _named_item(doc.lines[index], index, covered)
+            if text is not None:
+                heading = line.raw.strip()[:40]
+                why = f"under '{heading}', a condition is attached ('{text[:60]}')"
+                return _F, index, f"line {doc.lines[index].number} beside the verdict: {why}"
+            index += 1
+    return None
+
+
+def _named_item(item: Line, index: int, covered: frozenset[int]) -> str | None:
+    """The words of a shown line of a condition section that names something (not a
+    "none"), or None."""
+    if not item.live or item.heading_level or index in covered:
+        return None
+    mark = _ITEM_MARK.match(item.clean)
+    text = item.clean[mark.end() if mark else 0 :].strip()
+    return text if text and not NONE_ITEM.fullmatch(text) else None
+
+
+def _names_condition(line: Line) -> bool:
+    label = strip_label(line.clean.lstrip("# ")).strip(_HEADING_MARKS)
+    return label in _CONDITION_FIELDS and label not in _NOT_CONDITION_HEADINGS
 
 
 def _section_end(doc: Doc, index: int) -> int:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem, strip_decor
-from mergegate.verdicts._block import block_problem
+from mergegate.verdicts._block import block_problem, condition_section
 from mergegate.verdicts._blocking import find_blocking, text_blocking
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
@@ -61,6 +61,7 @@ def first_refusal(
         lambda: _blocking(facts, in_scope, start),
         lambda: _qualified_from_above(doc, in_scope),
         lambda: block_problem(doc, in_scope, facts.covered),
+        lambda: condition_section(doc, start, facts.covered),
         lambda: _after(doc, in_scope, start, facts.covered),
     )
     for check in checks:

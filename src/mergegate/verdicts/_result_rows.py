@@ -43,7 +43,8 @@ _FAIL_MARKS = "❌✗✘⛔🔴🚫"
 _FAILING_VALUE = compile_lazily(
     r"(?:fail|fails|failed|failing|failure|error|errored|errors|broken|blocked|timed out|"
     r"timeout|not run|not tested|not checked|not verified|untested|unverified|pending|todo|"
-    r"to do|missing|red|in progress|incomplete|unfinished)(?:[ \t]+(?:yet|still|again))?"
+    r"to do|missing|red|in progress|incomplete|unfinished|queued|not started)"
+    r"(?:[ \t]+(?:yet|still|again))?"
     r"(?:[ \t]+\(.*\)|[ \t]*[:—–][ \t].*|[ \t]+-[ \t].*)?[ \t.!]*"
 )
 # Columns that record an earlier state than the change's ('Before', 'Round 1', 'Was').
@@ -83,10 +84,18 @@ _SHORT_DEGREE = word_set(
     "partly partially mostly largely mainly nearly almost somewhat barely half halfway"
 )
 _NO_REACH = 4
+# Numbers written as words (closed class): 'Reviewed: two of fourteen files' is '2 of 14'.
+_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_NUMBER_VALUE = {word: value for value, word in enumerate(_NUMBERS.split())}
+_NUMBER_WORDS = "|".join(_NUMBER_VALUE)
 # A count of part of a whole ('2 of 14 files', '3/7', '5 out of 9'); not a date's, a path's
 # or a decimal's numbers ('01/12/2026', 'v1/2', '1.5/2').
 _PART_COUNT = compile_lazily(
-    r"(?<![\w/.,-])(\d{1,6})[ \t]*(?:/|of|out of)[ \t]*(\d{1,6})(?![\w/.,-])"
+    r"(?<![\w/.,-])(\d{1,6}|" + _NUMBER_WORDS + r")[ \t]*(?:/|of|out of)[ \t]*"
+    r"(\d{1,6}|" + _NUMBER_WORDS + r")(?![\w/.,-])"
 )
 # A field that names a grade: its 'N/M' is a mark out of a maximum, not a count of parts.
 _GRADE_KEY = compile_lazily(r"(?<![a-z])(?:score|rating|grade|marks?)(?![a-z])")
@@ -106,7 +115,7 @@ def unfinished_field(raw: str) -> str | None:
     key, value = found
     if _answers_no(key, value) or (_GRADE_KEY.search(key) is None and _counts_part(value)):
         return raw.strip()[:60]
-    return None
+    return raw.strip()[:60] if _part_percent(key, value) else None
 
 
 def _answers_no(key: str, value: str) -> bool:
@@ -133,7 +142,35 @@ def _names_a_state(key: str) -> bool:
 
 
 def _counts_part(value: str) -> bool:
-    return any(int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(_now(value)))
+    return any(_number(m.group(1)) < _number(m.group(2)) for m in _PART_COUNT.finditer(_now(value)))
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_VALUE[text]
+
+
+# A key naming how far the work has got: a percentage under whole answering it is a part
+# ('Review progress: 14%', 'Completion: 60%'). Grades are `low_grade_field`'s (a coverage
+# or a confidence is a grade, read against its middle).
+_PROGRESS_KEY = compile_lazily(r"(?<![a-z])(?:progress|completion|complete|completeness)(?![a-z])")
+_WHOLE = 100
+# The value is the percentage itself, with at most a note after it ('60% (3 of 5 tasks)',
+# '80% — docs left'); a percentage inside a longer value measures something else ('50 min
+# actual vs 12h estimated = 95% efficiency gain', the shared corpus's r047).
+_PERCENT_VALUE = compile_lazily(
+    r"[ \t~≈]*(\d{1,3})(?:\.\d+)?[ \t]*%[ \t.]*(?:\(.*\)|[—–-][ \t].*)?[ \t.]*"
+)
+
+
+def _part_percent(key: str, value: str) -> bool:
+    """A percentage under whole as the whole value of a key naming progress or a state of
+    the work (`Review progress: 14%`, `Done: 80%`); not a grade's (`_GRADED_KEY`)."""
+    if _GRADED_KEY.search(key) is not None:
+        return False
+    if _PROGRESS_KEY.search(key) is None and not _names_a_state(key):
+        return False
+    found = _PERCENT_VALUE.fullmatch(_now(value).lstrip("→->=⇒ \t"))
+    return found is not None and int(found.group(1)) < _WHOLE
 
 
 # The arrow between a value's state before and after a fix ('3/5 → 5/5').
@@ -154,27 +191,50 @@ _GRADED_KEY = compile_lazily(
 _LOW_LEVELS = word_set("low poor weak bad minimal")
 _PERCENT = compile_lazily(r"(?<![\w.,])(\d{1,3})(?:\.\d+)?[ \t]*%")
 _HALF = 50
+# A mark out of its maximum, either with a decimal part ('4.5/10', '2.5 out of 5'): a grade's
+# scale is not a count of parts, so a decimal is a mark here, not a version or a date.
+_MARK = compile_lazily(
+    r"(?<![\w/.,-])(\d{1,4}(?:\.\d{1,3})?)[ \t]*(?:/|of|out of)[ \t]*(\d{1,4}(?:\.\d{1,3})?)"
+    r"(?![\w/,-]|\.\d)"
+)
+# Stars drawn as a scale: filled ones out of all drawn ('★★☆☆☆' is 2 of 5).
+_FILLED_STARS, _EMPTY_STARS = "★", "☆"
+# A letter grade standing alone as the value (A best, F worst): below the middle C, or C
+# with a minus ('Grade: D', 'Grade: C-'); 'Grade: A-' is above it.
+_LOW_LETTER = compile_lazily(r"[ \t]*(?:[d-f][+-]?|c-|c−)(?:[ \t]*\(.*\))?[ \t.]*")
 
 
 def low_grade_field(raw: str) -> str | None:
     """A field that grades (`_GRADED_KEY`) with a value below the middle of its scale: a
-    mark under half its stated maximum (`Score: 4/10`), a percentage under half (`Coverage:
-    12%`) or a low level (`Confidence: low`). The approval beside it was given to work its
-    own grade calls poor. The line, or None."""
+    mark under half its stated maximum (`Score: 4/10`, `Score: 4.5/10`), stars drawn on a
+    scale that are fewer than half filled (`Rating: ★★☆☆☆`), a letter grade below C
+    (`Grade: D`, `Grade: C-`), a percentage under half (`Coverage: 12%`) or a low level
+    (`Confidence: low`). The approval beside it was given to work its own grade calls poor.
+    The line, or None."""
     found = _field(raw)
     if found is None or _GRADED_KEY.search(found[0]) is None:
         return None
     value = _now(found[1])
-    marks = [2 * int(m.group(1)) < int(m.group(2)) for m in _PART_COUNT.finditer(value)]
+    marks = [2 * float(m.group(1)) < float(m.group(2)) for m in _MARK.finditer(value)]
     percents = [int(m.group(1)) < _HALF for m in _PERCENT.finditer(value)]
     levels = [w in _LOW_LEVELS for w in WORD.findall(value)[:2]]
-    return raw.strip()[:60] if any(marks + percents + levels) else None
+    low = any(marks + percents + levels) or _few_stars(value)
+    letter = _GRADE_KEY.search(found[0]) is not None and _LOW_LETTER.fullmatch(value)
+    return raw.strip()[:60] if low or letter else None
+
+
+def _few_stars(value: str) -> bool:
+    filled, empty = value.count(_FILLED_STARS), value.count(_EMPTY_STARS)
+    return empty > 0 and 2 * filled < filled + empty
 
 
 # A key naming work still open (closed vocabulary of such a field's names): 'Outstanding
 # work', 'TODO', 'Unresolved threads' ('Remaining' also names a risk: 'Remaining risk: low').
 _OPEN_WORK_KEY = compile_lazily(
-    r"(?<![a-z])(?:outstanding|unresolved|unfinished|todos?|to-?do|left to do)(?![a-z])"
+    r"(?<![a-z])(?:outstanding|unresolved|unfinished|todos?|to-?do|left to do|"
+    # 'Remaining' with a noun of work ('Remaining work', 'Work remaining'), not of a risk
+    r"remaining (?:work|tasks?|items?|steps?|todos?)|(?:work|tasks?|items?) (?:remaining|left))"
+    r"(?![a-z])"
 )
 # A value that holds nothing: the open work is none.
 _NOTHING = compile_lazily(r"[ \t]*(?:none|nothing|n/a|na|no|0|-|—|–)?[ \t.!]*(?:\(.*\))?[ \t.]*")

@@ -144,6 +144,10 @@ _ANSWER_CONDITION = compile_lazily(
     r"hopefully|eventually|modulo|barring|given that|prior to|"
     r"so long as|by the time|the moment|the minute|in case|in the event|supposing|"
     r"on the condition|"
+    # 'upon' and 'following' are 'after' as prepositions of time (a past act after them is
+    # history, `told_after`); the rest are 'contingent on' told with another word
+    r"upon|following|predicated|dependent on|depending on|hinges on|hinging on|"
+    r"conditioned on|gated (?:on|by)|"
     r"dès que|une fois|après|avant|mais|pourvu|sous réserve|si|quand|lorsque|pero|cuando|"
     r"una vez|después|tras|antes|siempre que|salvo|excepto|sin embargo|mas|quando|depois|"
     r"após|desde que|se|porém|exceto|sobald|aber|nachdem|wenn|falls|bevor|vorausgesetzt|erst|"
@@ -649,7 +653,10 @@ _FAILING = compile_lazily(
     r"(?:fail|fails|failing|are failing|is failing|is red|are red|is broken|are broken|breaks|"
     r"does not compile|doesn't compile|do not pass|don't pass|does not pass|doesn't pass)|"
     # a count of failures, of tests or alone in a run's summary ('212 passed, 3 failed')
-    r"[1-9]\d* (?:failing|failed|broken)(?: (?:tests?|checks?|specs?)|(?= *(?:[,.;)|]|$)))|"
+    r"[1-9]\d* (?:failing|failed|broken|errored|erroring)(?: (?:tests?|checks?|specs?)|"
+    r"(?= *(?:[,.;)|]|$)))|"
+    # the same with the state after its noun ('3 tests red', '2 specs erroring')
+    r"[1-9]\d* (?:\w+ )?(?:tests?|checks?|specs?) (?:red|broken|errored|erroring)|"
     # failing somewhere it will run: 'passes locally but fails in CI'
     r"(?:fails|failing|is failing|are failing|breaks|is red|are red) (?:in|on|under) "
     r"(?:the )?(?:ci|main|master|production|prod|staging|windows|linux|macos|mac|build)|"

@@ -265,7 +265,7 @@ def _mood_problem(lowered: str, *, obligations: bool = True) -> str | None:
         start, event = awaited
         if _judgement(main_clause(lowered, start)):
             return f"judges the change only after an event ('{event}'), not a reason"
-    expected = _STILL_TO_COME.search(lowered)
+    expected = _still_to_come(lowered)
     if expected is not None:
         return f"tells something still to come ('{expected.group(0)[:40]}'), not a reason"
     words = WORD.findall(lowered)
@@ -412,10 +412,46 @@ _ABOUT_THE_VERDICT = compile_lazily(
 )
 # Aspect: a negation with 'yet' in one clause, or 'yet to' / 'still to', tells something
 # expected and not done ('The DBA has not signed off yet', 'The load test is yet to run').
+# So does 'still' or 'remain(s)' before a state of open work (the closed class a result
+# field's open values take: 'The race in `claim_job()` remains unresolved', 'Finding 1 is
+# still open', 'The rollback script is TBD'), the English counterpart of `_STILL_ELSEWHERE`
+# (whose bare adverbs need no predicate: English 'still' also keeps what holds, 'the old
+# API still works'). Not 'remained' (told as past: 'remained open until round 2').
+_OPEN_STATE = (
+    r"(?:open|missing|pending|outstanding|unresolved|unfixed|unaddressed|incomplete|"
+    r"unfinished|untested|unimplemented|unreviewed|tbd|todo|to do|in progress|"
+    r"to be (?:done|fixed|addressed|written|decided|determined))"
+)
 _STILL_TO_COME = compile_lazily(
     r"(?:(?<![a-z])(?:not|never)|n't)(?![a-z])[^.;:!?]{0,80}?(?<![a-z])yet(?![a-z])|"
-    r"(?<![a-z])(?:yet|still) to(?![a-z])"
+    r"(?<![a-z])(?:yet|still) to(?![a-z])|"
+    rf"(?<![a-z])(?:still|remains?)[ \t]+{_OPEN_STATE}(?![a-z])|"
+    r"(?<![a-z])(?:is|are)[ \t]+(?:tbd|todo|to be determined)(?![a-z])|"
+    # a present copula before a state that is the negation of done ('Two of the five
+    # acceptance criteria are unmet', 'The edge case is untested'); not 'open' or 'missing',
+    # which describe the code as often ('the dialog is open')
+    r"(?<![a-z])(?:is|are)[ \t]+(?:unmet|unresolved|unaddressed|unfixed|untested|"
+    r"unimplemented|outstanding)(?![a-z])"
 )
+# A negation before an open state in its clause denies it ('No findings remain open',
+# 'nothing is still pending').
+_DENIED = compile_lazily(
+    r"(?<![a-z])(?:no|not|none|nothing|zero|0|neither|nor|without)(?![a-z])|n't"
+)
+_CLAUSE_START = ".;:!?,"
+
+
+def _still_to_come(lowered: str) -> re.Match[str] | None:
+    """The first `_STILL_TO_COME` match that no negation before it in its clause denies."""
+    for found in _STILL_TO_COME.finditer(lowered):
+        if found.group(0).startswith(("not", "never", "n't", "yet", "still to")):
+            return found
+        start = max(lowered.rfind(c, 0, found.start()) for c in _CLAUSE_START) + 1
+        if _DENIED.search(lowered, start, found.start()) is None:
+            return found
+    return None
+
+
 # Of those, the modals of obligation: what a check handed to a person expects to happen
 # ('The dialog should close', 'Dates must show in local time').
 _OBLIGATION = compile_lazily(r"must|mustn't|should|shouldn't|shall|ought|needs? to|ha(?:s|ve) to")

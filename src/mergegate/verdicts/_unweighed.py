@@ -91,7 +91,7 @@ _FINDING_LABEL = compile_lazily(
     r"[ \t>*_+-]*(?:\d{1,3}[.)][ \t]*)?[*_`]*"
     r"(?:(?:open|known|remaining|outstanding|unresolved|unfixed|new|existing|critical|major|"
     r"high|blocking)[ \t]+){0,2}"
-    r"(?:issue|problem|bug|defect|concern|risk|warning|"
+    r"(?:issue|problem|bug|defect|concern|risk|warning|gap|"
     r"caveat|finding|security[ \t]+(?:note|issue|concern|finding|risk)|vulnerabilit(?:y|ie)|"
     r"regression|limitation|flaw|todo|fixme|error|gotcha|failure)s?[*_`]*[ \t]*[:：]"
 )
