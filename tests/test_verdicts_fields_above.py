@@ -49,6 +49,9 @@ def test_an_unfinished_field_above_the_verdict_refuses(field: str, strict: bool)
         "Breaking changes: no",
         "**Outstanding work:** none",
         "| Check | Result |\n|---|---|\n| SMTP provider | ❌ not wired (Important) |",
+        # A sentence under a label is the body's prose, which the verdict sums up.
+        "Expected: on narrow widths the card should feel like part of the Phase 5/6 workspace.",
+        "- **Constraints respected**: no modifications to `lib/` wrappers or `helpers.php`",
     ],
 )
 def test_a_done_field_or_a_table_row_above_the_verdict_approves(field: str) -> None:

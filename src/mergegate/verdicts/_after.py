@@ -241,10 +241,15 @@ def _failing_above(doc: Doc, start: int, anchor: int, covered: frozenset[int]) -
     `Ready: almost`, `Score: 3/10`: `_unfinished`). The approval was given over work its own
     record calls not done; where the field stands does not change what it says. Fields
     only: a table row or a marked line above the verdict is often a finding the review
-    weighed (`| EMAIL_PROVIDER | ❌ not wired (Important) |` above a genuine approval)."""
+    weighed (`| EMAIL_PROVIDER | ❌ not wired (Important) |` above a genuine approval). A
+    field whose value is a sentence is the body's prose, which the verdict sums up, not a
+    record: 'Expected: the panel should feel like part of the Phase 5/6 workspace' counts
+    no parts, 'Constraints respected: no modifications to lib/' answers no question."""
     for index in range(start, anchor):
         line = doc.lines[index]
         if index in covered or _not_read_after(line) or is_table_row(line.raw):
+            continue
+        if _prose_value(line.raw):
             continue
         field = failing_field(line.raw)
         failing = f"a check that did not pass ('{field}')" if field else _unfinished(line.raw)
