@@ -222,7 +222,7 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
     word; a negated one or one in a sentence about the past does not ("no code fixes
     required before merge", "the test was flaky until round 2").
     """
-    found = _ALWAYS.search(text)
+    found = _merge_tied(text)
     if found is not None and (answer_clause or not _past_or_negated(text, found.start())):
         return found.group(0).strip()
     if answer_clause:
@@ -237,6 +237,27 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
         return None
     opens = not _AHEAD.split(text, 1)[0].strip(" -*_>•")  # 'Pending the security review.'
     return ahead if same_line or opens or _MERGE_WORD.search(text) else None
+
+
+# Right after a 'before the merge' (`_ALWAYS`): 'or' and the same event's other side ('before
+# or after the merge' is read whole elsewhere; 'before merging or right after', '合并前或合并后',
+# '合并前或后', 'マージ前または後', '병합 전 또는 후'): an alternative in time, no condition —
+# the work may as well follow the merge. Only 'after' and the merge itself may follow the
+# 'or' ('before merging or after the fix lands' names another event: still a condition).
+_OR_AFTER = compile_lazily(
+    r"[ \t]*(?:or|或者?|或是|または|또는)[ \t]*(?:(?:right|just|shortly|immediately)[ \t]+)?"
+    r"(?:after(?:wards)?(?:[ \t]+(?:it|that|the merge|merging|merge|landing))?(?![ \t]*\w)|"
+    r"(?:合并|合入|マージ|병합)?[ \t]*(?:之?后|後|후))"
+)
+
+
+def _merge_tied(text: str) -> re.Match[str] | None:
+    """The first condition tied to the merge (`_ALWAYS`) that is no side of an alternative in
+    time (`_OR_AFTER`), or None."""
+    for found in _ALWAYS.finditer(text):
+        if _OR_AFTER.match(text, found.end()) is None:
+            return found
+    return None
 
 
 def _past_or_negated(text: str, at: int) -> bool:
@@ -285,7 +306,7 @@ _HEADING_CONDITION = compile_lazily(
 def heading_condition(text: str) -> str | None:
     """A condition in a heading (or a label line) above a verdict ('## Verdict, once CI is
     green'), or None. A bare 'after' is left out: 'Verdict after fixes' names a round."""
-    found = _ALWAYS.search(text) or _HEADING_CONDITION.search(text)
+    found = _merge_tied(text) or _HEADING_CONDITION.search(text)
     return found.group(0).strip(" ,;—–-") if found is not None else None
 
 
