@@ -399,6 +399,7 @@ def sentence_problem(
     same_line: bool = False,
     answers_question: bool = False,
     advisory: bool = False,
+    reasoned: bool = False,
 ) -> tuple[Decision, str] | None:
     """What a sentence after an approval does to it: withdraw (`reject`), contradict (its
     decision), condition or block (`fixes`); None when it does none of these. `same_line`:
@@ -406,16 +407,20 @@ def sentence_problem(
     ('Breaking changes?' / 'No.'), so a bare 'no' answers that question, not the verdict.
     `advisory`: it stands under a heading that says its items do not block, so blocking
     prose counts only when tied to the merge ('Phase 2 must fix this before wiring X' does
-    not block; 'must be fixed before merge' does)."""
+    not block; 'must be fixed before merge' does). `reasoned`: it argues why something does
+    not block (`_refusals`' why-not-a-blocker label), so a negated merge verb there is a
+    withdrawal only with the change as its object."""
     return (
-        _withdrawn(sentence, answers_question)
+        _withdrawn(sentence, answers_question, reasoned=reasoned)
         or _contrary_or_conditioned(sentence, same_line)
         or (None if advisory and not sig.merge_tied(sentence) else _blocked(sentence))
     )
 
 
-def _withdrawn(sentence: str, answers_question: bool) -> tuple[Decision, str] | None:
-    withdrawn = sig.withdrawal_in(sentence)
+def _withdrawn(
+    sentence: str, answers_question: bool, *, reasoned: bool = False
+) -> tuple[Decision, str] | None:
+    withdrawn = sig.withdrawal_in(sentence, change_only=reasoned)
     if withdrawn is not None:
         return _R, f"withdrawn ('{withdrawn}')"
     pending = sig.not_reviewed_in(sentence)

@@ -310,6 +310,11 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         if line.local:
             found = withdrawal_in(text)
             problem = (_R, f"withdrawn ('{found}')") if found else None
+        elif _WHY_NOT_BLOCKING.match(line.low):
+            # the reviewer's argument that an item does not block: read as advisory, and
+            # a negated merge verb in it is about its own object ('must not accept
+            # user-supplied strings'), unless that object is the change
+            problem = _line_problem(text, advisory=True, reasoned=True)
         else:
             advisory = line.section is not None and line.section.advisory
             problem = _line_problem(text, answers_question=after_question, advisory=advisory)
@@ -371,14 +376,27 @@ def _line_above(doc: Doc, index: int) -> int | None:
     return None
 
 
+# A label that opens a line with why an item does not block ('**Why not a blocker for
+# Phase 1:**', 'Why this is not blocking:', 'Why it doesn't block:', 'Why non-blocking:').
+_WHY_NOT_BLOCKING = compile_lazily(
+    r"[ \t>*+-]*[*_]{0,2}why[ \t]+(?:(?:this|it)[ \t]+(?:is[ \t]+|'s[ \t]+)?)?"
+    r"(?:not[ \t]+(?:a[ \t]+)?(?:blocker|blocking)|non-?blocking|"
+    r"(?:does[ \t]+not|doesn't|won't|will[ \t]+not)[ \t]+block)"
+    r"[^:*_\n]{0,40}[*_]{0,2}[ \t]*:"
+)
+
+
 def _line_problem(
-    text: str, *, answers_question: bool = False, advisory: bool = False
+    text: str, *, answers_question: bool = False, advisory: bool = False, reasoned: bool = False
 ) -> tuple[Decision, str] | None:
     first = True
     for sentence in text.replace("。", "。\n").replace(". ", ".\n").split("\n"):
         if sentence.strip():
             found = sentence_problem(
-                sentence, answers_question=answers_question and first, advisory=advisory
+                sentence,
+                answers_question=answers_question and first,
+                advisory=advisory,
+                reasoned=reasoned,
             )
             if found is not None:
                 return found

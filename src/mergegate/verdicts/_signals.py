@@ -471,12 +471,13 @@ _WITHDRAWAL = compile_lazily(
 )
 
 
-def withdrawal_in(text: str) -> str | None:
-    """A retraction of the approval or a request not to merge, or None."""
+def withdrawal_in(text: str, *, change_only: bool = False) -> str | None:
+    """A retraction of the approval or a request not to merge, or None. `change_only`: a
+    negated merge verb counts only with the change as its object (`negated_merge_in`)."""
     found = _WITHDRAWAL.search(text)
     if found is not None:
         return found.group(0).strip()
-    return negated_merge_in(text)
+    return negated_merge_in(text, change_only=change_only)
 
 
 # A sentence that opens with a bare 'no' — an answer, not a determiner: 'No, wait — …',
