@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem, strip_decor
 from mergegate.verdicts._block import block_problem
-from mergegate.verdicts._blocking import find_blocking, text_blocking
+from mergegate.verdicts._blocking import find_blocking, other_unit_waits, own_unit, text_blocking
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
 from mergegate.verdicts._lines import Doc, Line
@@ -298,10 +298,13 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         first = body[0].index if body else doc.frontmatter_end
     site_lines = {s.index for s in body}
     after_question = False
+    own = own_unit(doc)
     for index in range(first + 1, len(doc.lines)):
         line = doc.lines[index]
         if not line.live or line.blank or index in site_lines or index in covered:
             continue
+        if other_unit_waits(line.low, own):
+            continue  # '- Story 1.4 blocked on Story 2.2': another story's dependency
         text = line.prose  # 'test_verdict_reject_empty' names code, it does not reject
         if _ZERO_TALLY.fullmatch(line.low):
             continue  # 'pending: 0', 'blocked: 0': a count of none, not a condition
