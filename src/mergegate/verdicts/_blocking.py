@@ -33,6 +33,7 @@ from mergegate.verdicts._signals import (
     COUNT_LABEL,
     NONE_ITEM,
     blocking_in,
+    in_taxonomy,
     merge_tied,
     withdrawal_in,
 )
@@ -367,7 +368,7 @@ def _count(text: str, body: str) -> str | None:
     if DONE.search(text):
         return None  # 'all 3 critical issues are fixed'
     for tally in _TALLY.finditer(text):
-        if int(tally.group(1)) > 0:
+        if int(tally.group(1)) > 0 and not in_taxonomy(text, tally.start(1)):
             return f"{tally.group(1)} {tally.group(2)}"
     return None
 

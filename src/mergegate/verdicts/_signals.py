@@ -59,6 +59,7 @@ __all__ = [
     "excluded_after_comma",
     "failing_checks_in",
     "heading_condition",
+    "in_taxonomy",
     "merge_tied",
     "negated_before",
     "non_blocking_contrast",
@@ -646,6 +647,26 @@ _SAYS_NONE = compile_lazily(
 )
 
 
+# A count of the kinds a delivered artefact defines, its grades counted in a parenthesis
+# right after it ('7 finding categories with severity levels (3 BLOCKER, 3 WARNING, 1
+# INFO)', '12 lint rules (4 blocking, 8 warning)'): the tallies there count categories or
+# rules of the product, not findings of this review. The head noun and its modifiers are
+# closed lists; 'findings (3 blocker)' or '3 open categories (1 blocker)' stay tallies.
+_TAXONOMY = compile_lazily(
+    r"(?<![\w.])\d{1,4}[ \t]+(?:(?:finding|severity|review|lint|rule|error|check|test|"
+    r"validation)[ \t]+)?(?:categories|category|rules|checks|types|kinds|classes|tiers|"
+    r"definitions|templates)"
+    r"(?:[ \t]+with[ \t]+(?:severity[ \t]+)?(?:levels|severities|grades))?"
+    r"[ \t]*\(([^()\n]{1,80})\)"
+)
+
+
+def in_taxonomy(text: str, at: int) -> bool:
+    """Position `at` of `text` lies in the parenthesis that grades a counted taxonomy of
+    the product (`_TAXONOMY`): a count there is no finding."""
+    return any(m.start(1) <= at < m.end(1) for m in _TAXONOMY.finditer(text))
+
+
 def blocking_in(text: str) -> str | None:
     """Blocking content on a line ('must be fixed before merge', 'MUST FIX', 'blocks the
     merge'), unless negated in its clause ('nothing blocks the merge'); a
@@ -657,6 +678,8 @@ def blocking_in(text: str) -> str | None:
                 continue
             if done_counts and _reported_done(text, match.start(), match.end()):
                 continue
+            if done_counts and in_taxonomy(text, match.start()):
+                continue  # '7 finding categories with severity levels (3 BLOCKER, …)'
             return match.group(0).strip()
     return None
 
