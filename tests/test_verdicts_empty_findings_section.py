@@ -2,9 +2,8 @@
 section that says nothing was found is the title of an empty section, not the document's
 verdict beside its approval (`_grammar._section_says_none`). Now also when the none is
 followed by a restatement in a closed vocabulary ('**None.** Clean, complete replacement
-with no regressions introduced.') and when the section has no line before the next heading
-of its level. Anything else after the none, an item, a sub-heading, or a findings heading
-at the end of the document still refuses.
+with no regressions introduced.'). Anything else after the none, an item, a sub-heading,
+or no line at all under the heading (`test_verdicts_clean_results`) still refuses.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ def _review(section: str, after: str = "") -> str:
         "**None.** Clean, complete replacement with no regressions introduced.\n",
         "None. The change is minimal and well-tested, no side effects observed.\n",
         "None found. Correct and complete.\n",
-        "",
     ],
 )
 def test_a_findings_title_over_nothing_found_is_no_verdict(section: str) -> None:
@@ -55,8 +53,9 @@ def test_anything_else_under_the_findings_title_still_refuses(section: str) -> N
     assert parse_verdict(_review(section, "\n## Notes\n\nRan on Python 3.12.\n")).decision is not A
 
 
-def test_a_findings_title_ending_the_document_is_no_empty_section() -> None:
-    assert parse_verdict(_review("")).decision is not A
+@pytest.mark.parametrize("after", ["", "\n## Notes\n\nRan on Python 3.12.\n"])
+def test_a_findings_title_over_no_line_still_refuses(after: str) -> None:
+    assert parse_verdict(_review("", after)).decision is not A
 
 
 _OTHER = st.sampled_from(

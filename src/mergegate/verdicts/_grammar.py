@@ -180,7 +180,7 @@ def _section_says_none(doc: Doc, index: int) -> bool:
         seen += 1
         if seen > _NONE_SECTION_LINES or line.heading_level or not _opens_with_none(line.raw):
             return False
-    return seen > 0 or _closed_by_heading(doc, index)
+    return seen > 0
 
 
 # The end of a line's first sentence, with the emphasis that closes around it ('**None.**').
@@ -224,18 +224,6 @@ _APPRAISAL_WORD = compile_lazily(r"[^\W\d_][\w'-]*")
 # Besides words, only a comma and a sentence end: a colon, a number or a bracket adds to
 # the none what the closed words cannot say.
 _APPRAISAL_OTHER = compile_lazily(r"[^\w\s,.!*_`'-]|\d")
-
-
-def _closed_by_heading(doc: Doc, index: int) -> bool:
-    """The findings title has no line under it before the next heading of its level or
-    above: an empty section ('## Issues Found' right above '## Verdict'). Not at the end of
-    the document, where the section may be cut off."""
-    level = doc.lines[index].heading_level
-    for line in itertools.islice(doc.lines, index + 1, None):
-        if line.blank or not line.raw.strip():
-            continue
-        return 0 < line.heading_level <= level
-    return False
 
 
 # A heading that names a findings section ('## Issues Found', '### Problems found (2)').

@@ -241,14 +241,15 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
 
 
 # Right after a 'before the merge' (`_ALWAYS`): 'or' and the same event's other side ('before
-# or after the merge' is read whole elsewhere; 'before merging or right after', '合并前或合并后',
-# '合并前或后', 'マージ前または後', '병합 전 또는 후'): an alternative in time, no condition —
-# the work may as well follow the merge. Only 'after' and the merge itself may follow the
-# 'or' ('before merging or after the fix lands' names another event: still a condition).
+# or after the merge' is read whole elsewhere; 'before merging or right after',
+# '合并前或合并后', '合并前或后', 'マージ前または后' (folded), '병합 전 또는 후'): an
+# alternative in time, no condition — the work may as well follow the merge. Only 'after'
+# and the merge itself may follow the 'or' ('before merging or after the fix lands' names
+# another event: still a condition).
 _OR_AFTER = compile_lazily(
     r"[ \t]*(?:or|或者?|或是|または|또는)[ \t]*(?:(?:right|just|shortly|immediately)[ \t]+)?"
     r"(?:after(?:wards)?(?:[ \t]+(?:it|that|the merge|merging|merge|landing))?(?![ \t]*\w)|"
-    r"(?:合并|合入|マージ|병합)?[ \t]*(?:之?后|後|후))"
+    r"(?:合并|合入|マージ|병합)?[ \t]*(?:之?后|후))"
 )
 
 
