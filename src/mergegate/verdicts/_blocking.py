@@ -33,6 +33,7 @@ from mergegate.verdicts._signals import (
     COUNT_LABEL,
     NONE_ITEM,
     blocking_in,
+    in_taxonomy,
     merge_tied,
     withdrawal_in,
 )
@@ -41,7 +42,7 @@ from mergegate.verdicts._tables import cells_say_none, table_head
 from mergegate.verdicts._text import CODE_SPAN, norm
 from mergegate.verdicts._vocab import clean_value
 
-__all__ = ["find_blocking", "says_nothing", "text_blocking"]
+__all__ = ["find_blocking", "other_unit_waits", "own_unit", "says_nothing", "text_blocking"]
 
 _ITEM = compile_lazily(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)")
 _TAG = compile_lazily(
@@ -99,6 +100,7 @@ def find_blocking(
         if count > 0:
             return index, f"the frontmatter reports {label}: {count}"
     section = _Section()
+    own = own_unit(doc)
     for index in range(start, len(doc.lines)):
         line = doc.lines[index]
         # An instruction- or example-like line still shows: it may not approve, but what
@@ -109,9 +111,45 @@ def find_blocking(
         if section.open and table_head(doc, index):
             continue  # its column names ('| # | Finding |'), not an item it holds
         why = _line_blocking(line, section)
-        if why is not None:
+        if why is not None and not other_unit_waits(line.low, own):
             return index, why
     return None
+
+
+# The document's own unit of work, as a BMAD gate or story file names it at the top level
+# (`story_id: "2.1"`, `story: 1.3`): the id of the story the verdict is about.
+_OWN_UNIT = compile_lazily(
+    r"(?:story_id|story|story_key)[ \t]*:[ \t]*[\"']?(\d{1,4}(?:\.\d{1,4}){0,2})[\"']?[ \t]*"
+)
+_OWN_UNIT_LINES = 40
+# A list item that only notes that another story waits on something ('- Story 1.4 blocked
+# on Story 2.2 (real data collection)'): one clause, the waiting story named by its id.
+_UNIT_WAITS = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?story[ \t]+(\d{1,4}(?:\.\d{1,4}){0,2})[ \t]+"
+    r"(?:is[ \t]+|remains[ \t]+)?blocked[ \t]+(?:on|by)[ \t]+"
+    r"(?:[^.;,:!?\n]|(?<=\d)\.(?=\d)){1,80}[.]?[ \t]*"
+)
+
+
+def own_unit(doc: Doc) -> str | None:
+    """The id of the story the document is about (`_OWN_UNIT`, a top-level key in its first
+    lines), or None when it names none."""
+    for line in doc.lines[:_OWN_UNIT_LINES]:
+        found = _OWN_UNIT.fullmatch(line.raw.rstrip())
+        if found is not None:
+            return found.group(1)
+    return None
+
+
+def other_unit_waits(low: str, own: str | None) -> bool:
+    """The line only notes a dependency of another story than the document's own
+    (`_UNIT_WAITS`): that story waits, not this change. Without a known own id, or when
+    the waiting story is the document's own, the line blocks as before."""
+    found = _UNIT_WAITS.fullmatch(low)
+    if own is None or found is None:
+        return False
+    waiting = found.group(1)
+    return waiting != own and not waiting.startswith(f"{own}.")  # '3.2.1' is part of '3.2'
 
 
 def text_blocking(text: str) -> str | None:
@@ -330,7 +368,7 @@ def _count(text: str, body: str) -> str | None:
     if DONE.search(text):
         return None  # 'all 3 critical issues are fixed'
     for tally in _TALLY.finditer(text):
-        if int(tally.group(1)) > 0:
+        if int(tally.group(1)) > 0 and not in_taxonomy(text, tally.start(1)):
             return f"{tally.group(1)} {tally.group(2)}"
     return None
 

@@ -92,11 +92,22 @@ _DETERMINERS = frozenset(
 )
 
 
-def negated_merge_in(text: str) -> str | None:
-    """A negated merge in any wording ('I would not ship this'), as written, or None."""
+# After the verb, the words that make the change its object ('would not ship this', 'not
+# ready yet'); `negated_merge_in(change_only=True)` reads only these, or none.
+_CHANGE_OBJECT = frozenset(phrases("this|it|yet|now|as|the change|the pr|the branch|the diff"))
+
+
+def negated_merge_in(text: str, *, change_only: bool = False) -> str | None:
+    """A negated merge in any wording ('I would not ship this'), as written, or None.
+
+    `change_only`: only a verb with no object or the change as its object ('cannot approve.',
+    'would not ship this'), not one whose object is something else ('must not accept
+    user-supplied strings')."""
     for negated in _NEGATED_MERGE.finditer(text.lower()):
         between, after = negated.group(1).split(), negated.group(2)
         noun = (between and between[-1] in _DETERMINERS) or after in _NOUN_AFTER
+        if change_only and after is not None and after not in _CHANGE_OBJECT:
+            continue
         if not _INVERTING.intersection(between) and not noun:
             return text[negated.start() : negated.end(2) if after else negated.end()].strip()
     return None

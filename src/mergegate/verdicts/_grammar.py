@@ -49,6 +49,7 @@ from mergegate.verdicts._vocab import (
     hits,
     label_kind,
     phrases,
+    word_set,
 )
 
 __all__ = ["DIALECTS", "Site", "find_sites"]
@@ -177,9 +178,52 @@ def _section_says_none(doc: Doc, index: int) -> bool:
         if line.blank or not line.raw.strip():
             continue
         seen += 1
-        if seen > _NONE_SECTION_LINES or line.heading_level or not says_none(line.raw):
+        if seen > _NONE_SECTION_LINES or line.heading_level or not _opens_with_none(line.raw):
             return False
     return seen > 0
+
+
+# The end of a line's first sentence, with the emphasis that closes around it ('**None.**').
+_FIRST_SENTENCE_END = compile_lazily(r"[.。!！][*_`]*(?=\s|$)")
+
+
+# The closed words of an appraisal that restates the none ('Clean, complete replacement
+# with no regressions introduced.'): what the change is, that it is sound, and that nothing
+# was found. A word outside it ('but', 'one', 'wrong', 'missing', a name) is no restatement.
+_NONE_APPRAISAL = word_set(
+    "clean complete correct solid sound tidy minimal straightforward direct faithful "
+    "careful good fine well-tested tested covered the a an this it is and with no nothing "
+    "zero regressions regression issues issue problems problem findings concerns side "
+    "effects introduced found observed change changes replacement refactor implementation "
+    "diff code patch fix as expected all checks pass passed"
+)
+_APPRAISAL_CHARS = 120
+
+
+def _opens_with_none(raw: str) -> bool:
+    """The line is a "nothing here" item, or its first sentence is one and what follows
+    only restates it in the closed words of `_NONE_APPRAISAL` ('**None.** Clean, complete
+    replacement with no regressions introduced.'). Anything else after the none ('None.
+    But the pool leaks', 'None. Well, one: …') keeps the section a findings section."""
+    if says_none(raw):
+        return True
+    end = _FIRST_SENTENCE_END.search(raw)
+    if end is None or not says_none(raw[: end.end()]):
+        return False
+    rest = raw[end.end() :].lower()
+    words = _APPRAISAL_WORD.findall(rest)
+    return (
+        len(rest) <= _APPRAISAL_CHARS
+        and bool(words)
+        and all(w in _NONE_APPRAISAL for w in words)
+        and not _APPRAISAL_OTHER.search(rest)
+    )
+
+
+_APPRAISAL_WORD = compile_lazily(r"[^\W\d_][\w'-]*")
+# Besides words, only a comma and a sentence end: a colon, a number or a bracket adds to
+# the none what the closed words cannot say.
+_APPRAISAL_OTHER = compile_lazily(r"[^\w\s,.!*_`'-]|\d")
 
 
 # A heading that names a findings section ('## Issues Found', '### Problems found (2)').

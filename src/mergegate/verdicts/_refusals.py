@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import sentence_problem, strip_decor
 from mergegate.verdicts._block import block_problem, condition_section
-from mergegate.verdicts._blocking import find_blocking, text_blocking
+from mergegate.verdicts._blocking import find_blocking, other_unit_waits, own_unit, text_blocking
 from mergegate.verdicts._frontmatter import VerdictFrontmatter
 from mergegate.verdicts._jsonverdict import JsonVerdict
 from mergegate.verdicts._lines import Doc, Line
@@ -299,10 +299,13 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         first = body[0].index if body else doc.frontmatter_end
     site_lines = {s.index for s in body}
     after_question = False
+    own = own_unit(doc)
     for index in range(first + 1, len(doc.lines)):
         line = doc.lines[index]
         if not line.live or line.blank or index in site_lines or index in covered:
             continue
+        if other_unit_waits(line.low, own):
+            continue  # '- Story 1.4 blocked on Story 2.2': another story's dependency
         text = line.prose  # 'test_verdict_reject_empty' names code, it does not reject
         if _ZERO_TALLY.fullmatch(line.low):
             continue  # 'pending: 0', 'blocked: 0': a count of none, not a condition
@@ -311,6 +314,11 @@ def _after(doc: Doc, in_scope: list[Site], start: int, covered: frozenset[int]) 
         if line.local:
             found = withdrawal_in(text)
             problem = (_R, f"withdrawn ('{found}')") if found else None
+        elif _WHY_NOT_BLOCKING.match(line.low):
+            # the reviewer's argument that an item does not block: read as advisory, and
+            # a negated merge verb in it is about its own object ('must not accept
+            # user-supplied strings'), unless that object is the change
+            problem = _line_problem(text, advisory=True, reasoned=True)
         else:
             advisory = line.section is not None and line.section.advisory
             problem = _line_problem(text, answers_question=after_question, advisory=advisory)
@@ -372,14 +380,27 @@ def _line_above(doc: Doc, index: int) -> int | None:
     return None
 
 
+# A label that opens a line with why an item does not block ('**Why not a blocker for
+# Phase 1:**', 'Why this is not blocking:', 'Why it doesn't block:', 'Why non-blocking:').
+_WHY_NOT_BLOCKING = compile_lazily(
+    r"[ \t>*+-]*[*_]{0,2}why[ \t]+(?:(?:this|it)[ \t]+(?:is[ \t]+|'s[ \t]+)?)?"
+    r"(?:not[ \t]+(?:a[ \t]+)?(?:blocker|blocking)|non-?blocking|"
+    r"(?:does[ \t]+not|doesn't|won't|will[ \t]+not)[ \t]+block)"
+    r"[^:*_\n]{0,40}[*_]{0,2}[ \t]*:"
+)
+
+
 def _line_problem(
-    text: str, *, answers_question: bool = False, advisory: bool = False
+    text: str, *, answers_question: bool = False, advisory: bool = False, reasoned: bool = False
 ) -> tuple[Decision, str] | None:
     first = True
     for sentence in text.replace("。", "。\n").replace(". ", ".\n").split("\n"):
         if sentence.strip():
             found = sentence_problem(
-                sentence, answers_question=answers_question and first, advisory=advisory
+                sentence,
+                answers_question=answers_question and first,
+                advisory=advisory,
+                reasoned=reasoned,
             )
             if found is not None:
                 return found

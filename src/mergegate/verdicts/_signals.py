@@ -59,6 +59,7 @@ __all__ = [
     "excluded_after_comma",
     "failing_checks_in",
     "heading_condition",
+    "in_taxonomy",
     "merge_tied",
     "negated_before",
     "non_blocking_contrast",
@@ -226,7 +227,7 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
     word; a negated one or one in a sentence about the past does not ("no code fixes
     required before merge", "the test was flaky until round 2").
     """
-    found = _ALWAYS.search(text)
+    found = _merge_tied(text)
     if found is not None and (answer_clause or not _past_or_negated(text, found.start())):
         return found.group(0).strip()
     if answer_clause:
@@ -241,6 +242,28 @@ def condition_in(text: str, *, answer_clause: bool, same_line: bool = False) -> 
         return None
     opens = not _AHEAD.split(text, 1)[0].strip(" -*_>•")  # 'Pending the security review.'
     return ahead if same_line or opens or _MERGE_WORD.search(text) else None
+
+
+# Right after a 'before the merge' (`_ALWAYS`): 'or' and the same event's other side ('before
+# or after the merge' is read whole elsewhere; 'before merging or right after',
+# '合并前或合并后', '合并前或后', 'マージ前または后' (folded), '병합 전 또는 후'): an
+# alternative in time, no condition — the work may as well follow the merge. Only 'after'
+# and the merge itself may follow the 'or' ('before merging or after the fix lands' names
+# another event: still a condition).
+_OR_AFTER = compile_lazily(
+    r"[ \t]*(?:or|或者?|或是|または|또는)[ \t]*(?:(?:right|just|shortly|immediately)[ \t]+)?"
+    r"(?:after(?:wards)?(?:[ \t]+(?:it|that|the merge|merging|merge|landing))?(?![ \t]*\w)|"
+    r"(?:合并|合入|マージ|병합)?[ \t]*(?:之?后|후))"
+)
+
+
+def _merge_tied(text: str) -> re.Match[str] | None:
+    """The first condition tied to the merge (`_ALWAYS`) that is no side of an alternative in
+    time (`_OR_AFTER`), or None."""
+    for found in _ALWAYS.finditer(text):
+        if _OR_AFTER.match(text, found.end()) is None:
+            return found
+    return None
 
 
 def _past_or_negated(text: str, at: int) -> bool:
@@ -289,7 +312,7 @@ _HEADING_CONDITION = compile_lazily(
 def heading_condition(text: str) -> str | None:
     """A condition in a heading (or a label line) above a verdict ('## Verdict, once CI is
     green'), or None. A bare 'after' is left out: 'Verdict after fixes' names a round."""
-    found = _ALWAYS.search(text) or _HEADING_CONDITION.search(text)
+    found = _merge_tied(text) or _HEADING_CONDITION.search(text)
     return found.group(0).strip(" ,;—–-") if found is not None else None
 
 
@@ -454,12 +477,13 @@ _WITHDRAWAL = compile_lazily(
 )
 
 
-def withdrawal_in(text: str) -> str | None:
-    """A retraction of the approval or a request not to merge, or None."""
+def withdrawal_in(text: str, *, change_only: bool = False) -> str | None:
+    """A retraction of the approval or a request not to merge, or None. `change_only`: a
+    negated merge verb counts only with the change as its object (`negated_merge_in`)."""
     found = _WITHDRAWAL.search(text)
     if found is not None:
         return found.group(0).strip()
-    return negated_merge_in(text)
+    return negated_merge_in(text, change_only=change_only)
 
 
 # A sentence that opens with a bare 'no' — an answer, not a determiner: 'No, wait — …',
@@ -628,6 +652,26 @@ _SAYS_NONE = compile_lazily(
 )
 
 
+# A count of the kinds a delivered artefact defines, its grades counted in a parenthesis
+# right after it ('7 finding categories with severity levels (3 BLOCKER, 3 WARNING, 1
+# INFO)', '12 lint rules (4 blocking, 8 warning)'): the tallies there count categories or
+# rules of the product, not findings of this review. The head noun and its modifiers are
+# closed lists; 'findings (3 blocker)' or '3 open categories (1 blocker)' stay tallies.
+_TAXONOMY = compile_lazily(
+    r"(?<![\w.])\d{1,4}[ \t]+(?:(?:finding|severity|review|lint|rule|error|check|test|"
+    r"validation)[ \t]+)?(?:categories|category|rules|checks|types|kinds|classes|tiers|"
+    r"definitions|templates)"
+    r"(?:[ \t]+with[ \t]+(?:severity[ \t]+)?(?:levels|severities|grades))?"
+    r"[ \t]*\(([^()\n]{1,80})\)"
+)
+
+
+def in_taxonomy(text: str, at: int) -> bool:
+    """Position `at` of `text` lies in the parenthesis that grades a counted taxonomy of
+    the product (`_TAXONOMY`): a count there is no finding."""
+    return any(m.start(1) <= at < m.end(1) for m in _TAXONOMY.finditer(text))
+
+
 def blocking_in(text: str) -> str | None:
     """Blocking content on a line ('must be fixed before merge', 'MUST FIX', 'blocks the
     merge'), unless negated in its clause ('nothing blocks the merge'); a
@@ -639,6 +683,8 @@ def blocking_in(text: str) -> str | None:
                 continue
             if done_counts and _reported_done(text, match.start(), match.end()):
                 continue
+            if done_counts and in_taxonomy(text, match.start()):
+                continue  # '7 finding categories with severity levels (3 BLOCKER, …)'
             return match.group(0).strip()
     return None
 
