@@ -259,12 +259,15 @@ def _gate_file(doc: Doc, index: int) -> str | None:
     return found.group(1) if found is not None else None
 
 
-_HISTORY = compile_lazily(r"history[ \t]*:[ \t]*(?:#.*)?")
+# A top-level key naming a history list: `history:`, and any key that ends so
+# (`gate_history:`, `review_history:`), the same keys `_last_history` reads.
+_HISTORY = compile_lazily(r"(?:[A-Za-z_][\w.-]{0,60}[_-])?history[ \t]*:[ \t]*(?:#.*)?", re.I)
 _TOP_GATE = compile_lazily(r"gate[ \t]*:[ \t]*[\"']?([^\s\"'#]*)")
 
 
 def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
-    """The gate lines of a top-level `history:` list but its last entry's."""
+    """The gate lines of a top-level history list (`history:`, `gate_history:` …) but its
+    last entry's."""
     older: list[int] = []
     inside = False
     for index, line in enumerate(doc.lines):
