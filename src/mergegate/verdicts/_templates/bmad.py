@@ -46,7 +46,7 @@ from mergegate.verdicts._site import LIST_MARK, Site
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised, mask
 from mergegate.verdicts._templates._checks import states_problem
-from mergegate.verdicts._templates._fields import line_fields, load_yaml
+from mergegate.verdicts._templates._fields import field_site, line_fields, load_yaml
 from mergegate.verdicts._templates.superpowers import read_sections
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
@@ -91,6 +91,9 @@ def recognise(doc: Doc) -> Recognised | None:
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
     whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
     unknown = _unknown_gate(doc) or (_prose_line(doc) if whole else None)
+    if whole:
+        found, nested_problem = _nested_gate(doc, found)
+        unknown = unknown or nested_problem
     if found is None:
         return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
     rounds = _older_rounds(doc, found.sites)
@@ -328,13 +331,99 @@ def _entry_end(doc: Doc, start: int) -> int:
 
 
 def _is_gate_file(doc: Doc) -> bool:
-    """A BMAD gate file: YAML from its first lines (`schema: 1`, or the `gate:` key itself on
-    the first line), so its `#` lines are YAML comments, not Markdown headings, and its prose
-    is the recogniser's fields."""
-    first = next((line.raw for line in doc.lines if line.raw.strip()), "")
+    """A BMAD gate file: YAML from its first lines (`schema: 1`, or the `gate:` key itself as
+    the first line that is not a comment: a generated gate file opens with a comment header),
+    so its `#` lines are YAML comments, not Markdown headings, and its prose is the
+    recogniser's fields."""
+    first = next(
+        (
+            line.raw
+            for line in doc.lines
+            if line.raw.strip() and not _COMMENT_LINE.fullmatch(line.raw)
+        ),
+        "",
+    )
     return first.startswith("gate:") or any(
         line.raw.startswith("schema:") for line in doc.lines[:40]
     )
+
+
+# A gate given as a mapping ('gate:' / '  decision: "PASS"'): the key under it that holds the
+# gate's value, then the value and an optional comment (groups as `_GATE`'s, so
+# `_gate_decision` reads it alike).
+_GATE_KEY_ALONE = compile_lazily(r"gate[ \t]*:[ \t]*(?:#.*)?")
+_NESTED_VALUE = compile_lazily(
+    r"[ \t]+(?:decision|status|result|gate|gate_status|gate_decision)[ \t]*:[ \t]*[\"']?"
+    r"(pass|concerns|fail|waived)[\"']?[ \t]*(?:#(.{0,200}))?",
+    re.IGNORECASE,
+)
+# The reason a gate mapping gives beside its value, read like `status_reason`.
+_NESTED_REASON_KEYS = ("status_reason", "decision_rationale", "rationale", "reason")
+
+
+def _nested_gate(
+    doc: Doc, found: Recognised | None
+) -> tuple[Recognised | None, tuple[int, str] | None]:
+    """`found` with the value of a gate file's top-level `gate:` mapping as one more field,
+    and (line index, why) when the mapping holds no gate value: the field is there, its
+    answer is not. The value is read from the first level under the key (YAML nests the
+    mapping's own keys there); a reason beside it (`decision_rationale:`) is read like
+    `status_reason`, and a problem it states is blocking content."""
+    key = next((i for i, line in enumerate(doc.lines) if _GATE_KEY_ALONE.fullmatch(line.raw)), None)
+    if key is None:
+        return found, None
+    children = _mapping_children(doc, key)
+    site_index = next((i for i in children if _NESTED_VALUE.fullmatch(doc.lines[i].raw)), None)
+    if site_index is None:
+        return found, (key, "the QA gate's mapping holds no PASS, CONCERNS, FAIL or WAIVED")
+    match = _NESTED_VALUE.fullmatch(doc.lines[site_index].raw)
+    assert match is not None
+    decision, reason = _gate_decision(match)
+    site = field_site(site_index, doc.lines[site_index], decision, dialect=NAME, reason=reason)
+    blocking = _nested_reason(doc, key)
+    if found is None:
+        found = Recognised(name=NAME)
+    return (
+        replace(
+            found,
+            sites=(*found.sites, site),
+            accounted=found.accounted | {key, site_index},
+            blocking=found.blocking or blocking,
+        ),
+        None,
+    )
+
+
+def _mapping_children(doc: Doc, key: int) -> list[int]:
+    """The lines of the first level under the top-level key at `key`."""
+    children: list[int] = []
+    level: int | None = None
+    for index in range(key + 1, len(doc.lines)):
+        raw = doc.lines[index].raw
+        if not raw.strip() or _COMMENT_LINE.fullmatch(raw):
+            continue
+        if raw[:1] not in (" ", "\t"):
+            break
+        indent = _indent(raw)
+        level = indent if level is None else level
+        if indent == level:
+            children.append(index)
+    return children
+
+
+def _nested_reason(doc: Doc, key: int) -> tuple[int, str] | None:
+    """(line index, why) when the gate mapping's reason states a condition or a problem."""
+    data = _loads(doc)
+    gate = data.get("gate") if data is not None else None
+    if not isinstance(gate, dict):
+        return None
+    for name in _NESTED_REASON_KEYS:
+        value = gate.get(name)
+        if isinstance(value, str):
+            problem = _reason_problem(norm(value))
+            if problem is not None:
+                return key, f"the gate's {name}: {problem}"
+    return None
 
 
 _COMMENT_LINE = compile_lazily(r"[ \t]*#+[ \t]*(.*)")
