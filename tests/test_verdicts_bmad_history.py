@@ -138,3 +138,49 @@ def test_an_older_entrys_note_speaks_for_its_own_entry() -> None:
 def test_the_latest_entrys_note_is_still_read(note: str) -> None:
     text = _packed_history([("CONCERNS", "Missing unit tests"), ("PASS", note)])
     assert parse_verdict(text).decision is not Decision.APPROVE
+
+
+def _named_history(key: str, gates: list[str]) -> str:
+    """A gate file whose block-style history list stands under `key`."""
+    entries = "".join(
+        f'  - date: "2026-02-0{n + 1}T09:00:00Z"\n    gate: {gate}\n'
+        f'    reviewer: "Quinn (Test Architect)"\n    reason: "review {n + 1}"\n'
+        for n, gate in enumerate(gates)
+    )
+    return (
+        'schema: 1\nstory: "8.1"\ngate: PASS\n'
+        'status_reason: "All acceptance criteria met; tests pass."\n'
+        f"top_issues: []\n\n{key}:\n{entries}\nimplementation_quality: HIGH\n"
+    )
+
+
+_HISTORY_KEYS = ["gate_history", "review_history", "Gate-History", "qa_gate_history"]
+
+
+@pytest.mark.parametrize("key", _HISTORY_KEYS)
+@pytest.mark.parametrize("older", [["CONCERNS"], ["FAIL", "CONCERNS"], ["WAIVED"]])
+def test_older_entries_of_a_history_list_under_any_history_key_are_records(
+    key: str, older: list[str]
+) -> None:
+    """`gate_history:` is a history list like `history:`: its block-style entries above the
+    last are older records the top-level gate replaced, not verdicts of their own (a real
+    gate file: CONCERNS, then PASS after the missing E2E tests landed)."""
+    verdict = parse_verdict(_named_history(key, [*older, "PASS"]))
+    assert verdict.decision is Decision.APPROVE, verdict.reasons
+
+
+@pytest.mark.parametrize("key", _HISTORY_KEYS)
+@pytest.mark.parametrize("latest", ["CONCERNS", "FAIL", "WAIVED"])
+def test_the_latest_entry_under_any_history_key_still_decides_against_a_pass(
+    key: str, latest: str
+) -> None:
+    verdict = parse_verdict(_named_history(key, ["PASS", latest]))
+    assert verdict.decision is not Decision.APPROVE, verdict.reasons
+
+
+@pytest.mark.parametrize("key", ["history_notes", "gate_historyx", "prehistory"])
+def test_a_key_that_only_contains_history_lists_verdicts_that_still_count(key: str) -> None:
+    """Only a key that ends in 'history' names a history list; under another key a CONCERNS
+    beside the PASS still counts."""
+    verdict = parse_verdict(_named_history(key, ["CONCERNS", "PASS"]))
+    assert verdict.decision is not Decision.APPROVE, verdict.reasons

@@ -48,6 +48,36 @@ _A, _F, _R, _M = Decision.APPROVE, Decision.FIXES, Decision.REJECT, Decision.MAL
 # 'overall', 'all' ('✅ All passed'), and the same words written without a space in Chinese
 # ('整体合格' overall acceptable, '全部通过' all passed, '总体通过').
 _LEAD_INS = ("overall ", "final ", "verdict ", "all ", "整体", "总体", "全部")
+# A lead-in that names the review's stages as a whole before the answer: a quantifier of the
+# whole and the stages' noun ('All stages ✅ APPROVED', 'both reviews passed — APPROVED'), or
+# every stage by name, each checked, then a dash ('Spec ✅ / Quality ✅ — APPROVED'). Closed
+# classes: the quantifiers, the nouns, the check marks; a stage not checked (❌, ⚠) or a
+# quantifier of part ('some', 'most') is no lead-in, and the answer is read as written.
+_CHECK = r"[✅✔✓☑]\ufe0f?"
+_STAGE_NOUN = r"(?:stages?|reviews?|checks?|gates?|passes)"
+_WHOLE_STAGES = compile_lazily(
+    rf"(?:all|both|every|each)[ \t]+(?:(?:two|three|\d)[ \t]+)?{_STAGE_NOUN}"
+    rf"(?:[ \t]+(?:passed|pass|approved|green))?[ \t]*(?:{_CHECK})?[ \t]*(?:[—–:-][ \t]*)?"
+)
+_STAGE_NAME = r"[a-z][a-z -]{0,30}?"
+_CHECKED_STAGES = compile_lazily(
+    rf"{_STAGE_NAME}[ \t]*{_CHECK}"
+    rf"(?:[ \t]*(?:/|,|\+|&|and)[ \t]*{_STAGE_NAME}[ \t]*{_CHECK}){{1,5}}[ \t]*[—–:-][ \t]*"
+)
+
+
+def _without_stage_lead(value: str) -> str:
+    """`value` after a lead-in that names the stages as a whole (`_WHOLE_STAGES`,
+    `_CHECKED_STAGES`), when an answer opens what follows it; else `value` as it is."""
+    for lead in (_WHOLE_STAGES, _CHECKED_STAGES):
+        found = lead.match(value)
+        if found is not None and found.end() < len(value):
+            rest = strip_decor(value[found.end() :])
+            if first_hit(rest, at_start=True) is not None:
+                return rest
+    return value
+
+
 # A status value that is only one of these says nothing about the whole document.
 _NOT_A_STATUS = frozenset({"yes", "no", "ready", "go", "merge", "proceed", "ship", "y"})
 # A CJK full stop ends a sentence without a space after it ('通过。命名与其他模块不同。').
@@ -87,6 +117,7 @@ def read_answer(value: str, kind: LabelKind, *, heading: int = 0) -> Answer | No
         if value.startswith(lead) and first_hit(value[len(lead) :], at_start=True):
             value = value[len(lead) :]
             break
+    value = _without_stage_lead(value)
     hit = first_hit(value, at_start=True)
     if hit is None:
         return _not_at_start(value, kind)

@@ -53,10 +53,17 @@ _ROUND_HEADING = compile_lazily(
     r"(?<![a-z])(?:re[ -]?review|"
     r"re[ -]?check|re[ -]?verif|re[ -]?assess|re[ -]?evaluat|(?:second|third|fourth|"
     r"final|follow[ -]?up|another) (?:pass|round|look|review|iteration)|addendum|"
-    r"after (?:the )?fix|post[ -]fix|fix(?:es)? (?:confirmation|verified|verification|review)|"
+    r"fix(?:es)? (?:confirmation|verified|verification|review)|"
     r"second review)|"
     r"第.{1,3}轮|复审|再审|复查|追加审查|补充审查|再レビュー|再确认|追记|再検证|재검토|재리뷰|"
     r"segunda revisi|nueva revisi|deuxième (?:passe|revue)|nachtrag|zweite runde|erneute prüfung"
+)
+# When a round ran: after the fix. It names a new review only beside words about the review
+# ('Post-fix review', 'Findings (post-fix)', 'After the fix') or a part of the change (a
+# scoped round, `_round_part`); beside the name of a record it dates that record, which is a
+# section of the same review ('Checklist post-fix', 'Notes after the fix').
+_FIX_ROUND = compile_lazily(
+    r"(?<![a-z])(?:after (?:the )?fix(?:es|ing)?|post[ -]?fix(?:es)?)(?![a-z])"
 )
 _ROUND_NUMBER = compile_lazily(
     r"(?<![a-z])round[ \t-]*(?:\d+|[ivx]+\b|one|two|three|four|five|final)(?![a-z0-9])"
@@ -113,6 +120,11 @@ def _opens_round(low: str, bare: str) -> bool:
     word with nothing else but words about the review, dates and numbers."""
     if _ROUND_HEADING.search(low):
         return True
+    fix = _FIX_ROUND.search(low)
+    if fix is not None:
+        rest = low[: fix.start()] + " " + low[fix.end() :]
+        about = all(_about_the_review(word) for word in _WORDS.findall(rest))
+        return about or _round_part(low)
     mark = _ROUND_NUMBER.search(bare) or _ROUND_FIRST_WORD.match(bare)
     if mark is None:
         return False

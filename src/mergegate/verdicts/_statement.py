@@ -254,7 +254,16 @@ def _mood_problem(lowered: str, *, obligations: bool = True) -> str | None:
     opening verdict too, where how a sentence opens is not. With `obligations=False` a modal
     of obligation (`_OBLIGATION`) is not one."""
     moods = _NOT_INDICATIVE.finditer(lowered)
-    mood = next((m for m in moods if obligations or not _OBLIGATION.fullmatch(m.group(0))), None)
+    offered = _offered_checks(lowered)
+    mood = next(
+        (
+            m
+            for m in moods
+            if (obligations or not _OBLIGATION.fullmatch(m.group(0)))
+            and not any(start <= m.start() < end for start, end in offered)
+        ),
+        None,
+    )
     if mood is not None and _LATER_WORK.search(lowered) is None:
         return f"says what should be or waits for something ('{mood.group(0)}'), not a reason"
     awaited = awaited_event(lowered)
@@ -274,6 +283,37 @@ def _mood_problem(lowered: str, *, obligations: bool = True) -> str | None:
     if len(words) >= 2 and words[1] in _ONLY_WAITING:
         return f"opens with a verb and what it waits for ('{words[0]} {words[1]}'), not a reason"
     return None
+
+
+# A check offered, not asked for: a need negated right before 'unless', and after it a person
+# and a verb of wanting ('is not required again unless the user wishes to confirm …'). Both
+# sides are closed classes; any other 'unless' is a condition.
+_NEED_NEGATED = compile_lazily(
+    r"(?<![a-z])(?:not|no longer)[ \t]+(?:required|needed|necessary)"
+    r"(?:[ \t]+(?:again|anymore|any more|now|here))?[ \t,]*$"
+)
+_PERSON_WANTS = compile_lazily(
+    r"[ \t]+(?:the[ \t]+)?(?:user|users|you|someone|somebody|anyone|they|we|team|reviewer|"
+    r"owner|maintainers?)[ \t]+(?:wish|wishes|want|wants|prefer|prefers|would like|"
+    r"choose|chooses)(?![a-z])"
+)
+
+
+_UNLESS = compile_lazily(r"(?<![a-z])unless(?![a-z])")
+_NEED_WINDOW = 60
+
+
+def _offered_checks(lowered: str) -> list[tuple[int, int]]:
+    """The spans of each 'unless' that offers a check (`_NEED_NEGATED` before it,
+    `_PERSON_WANTS` after it), through its verb of wanting: no mood in them is one."""
+    spans = []
+    for unless in _UNLESS.finditer(lowered):
+        wants = _PERSON_WANTS.match(lowered, unless.end())
+        # the need stands right before 'unless': a bounded window keeps the read linear
+        window = max(0, unless.start() - _NEED_WINDOW)
+        if wants is not None and _NEED_NEGATED.search(lowered, window, unless.start()) is not None:
+            spans.append((unless.start(), wants.end()))
+    return spans
 
 
 # Modals and 'do' (closed class): one before its subject inverts the clause into a question

@@ -1,5 +1,7 @@
-"""BMAD's QA gate: `gate: PASS | CONCERNS | FAIL | WAIVED` (the gate yaml, or the story's
-`Gate: X → docs/qa/gates/….yml` line). Only PASS approves: CONCERNS asks for fixes, FAIL
+"""BMAD's QA gate: `gate: PASS | CONCERNS | FAIL | WAIVED` (the gate yaml, the story's
+`Gate: X → docs/qa/gates/….yml` line, or a gate written in Markdown: `## Gate Status: PASS`,
+its `Top Issues` blocks and `Risk Summary` counts read as a gate file's `top_issues` and
+`risk_summary.totals`). Only PASS approves: CONCERNS asks for fixes, FAIL
 rejects, and WAIVED is a person setting the gate aside, not the reviewer approving (fixes).
 
 A field is the gate line with its value, optionally the path of the gate file, and optionally
@@ -46,7 +48,7 @@ from mergegate.verdicts._site import LIST_MARK, Site
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised, mask
 from mergegate.verdicts._templates._checks import states_problem
-from mergegate.verdicts._templates._fields import line_fields, load_yaml
+from mergegate.verdicts._templates._fields import field_site, line_fields, load_yaml
 from mergegate.verdicts._templates.superpowers import read_sections
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
@@ -56,7 +58,8 @@ __all__ = ["NAME", "recognise"]
 NAME = "bmad"
 
 _GATE = compile_lazily(
-    r"[ \t]*(?:[-*+][ \t]+)?[*_]*(?:qa[ \t]+)?gate(?:[ \t]+status)?[*_]*[ \t]*:[ \t]*[*_\"']*"
+    r"[ \t]*(?:[-*+][ \t]+|#{1,6}[ \t]+)?[*_]*(?:qa[ \t]+)?gate(?:[ \t]+status)?[*_]*"
+    r"[ \t]*:[ \t]*[*_\"']*"
     r"[ \t]*(pass|concerns|fail|waived)[*_\"']*(?:[ \t]*(?:→|->)[ \t]*`?[\w./{}-]{1,200}`?)?[ \t]*"
     r"(?:#(.{0,200}))?",
     re.IGNORECASE,
@@ -91,6 +94,14 @@ def recognise(doc: Doc) -> Recognised | None:
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
     whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
     unknown = _unknown_gate(doc) or (_prose_line(doc) if whole else None)
+    if whole:
+        # In YAML a '#' line is a comment, not the Markdown heading `_GATE` also reads.
+        found = _without_comment_fields(doc, found)
+        found, nested_problem = _nested_gate(doc, found)
+        unknown = unknown or nested_problem
+    if found is None and whole and unknown is None:
+        # A gate file without its gate field (commented out: '# gate: PASS' is a YAML comment)
+        unknown = (0, "the gate file has no gate field")
     if found is None:
         return None if unknown is None else Recognised(name=NAME, unanswered=unknown, whole=whole)
     rounds = _older_rounds(doc, found.sites)
@@ -102,6 +113,11 @@ def recognise(doc: Doc) -> Recognised | None:
     reason, conditioned = _status_reason(doc, data)
     entries = _older_entries(doc, older) if data is not None else frozenset()
     recommended, advised = _recommended_status(doc)
+    if not whole:
+        issues, open_issue = _markdown_top_issues(doc)
+        risks, critical = _markdown_risk_summary(doc)
+        recommended |= issues | risks
+        advised = advised or open_issue or critical
     return replace(
         found,
         sites=tuple(s for s in found.sites if s.index not in older),
@@ -119,6 +135,124 @@ def recognise(doc: Doc) -> Recognised | None:
         unanswered=unknown,
         whole=whole,
     )
+
+
+# A gate written in Markdown lists its top issues under a `Top Issues` heading, one block
+# each ('### 1. TEST-001: Coverage not automated' and its field lines '- **Severity**: …',
+# '- **Finding**: …', '- **Resolution**: …').
+_TOP_ISSUES_HEADING = compile_lazily(r"[\W\d_]*top[ \t]+issues?[\W_]*")
+_SEVERITY_FIELD = compile_lazily(r"[ \t]*(?:[-*+][ \t]+)?[*_]*severity[*_]*[ \t]*:[*_ \t]*(\w+)")
+_CLOSED_SEVERITY = frozenset({"resolved", "closed", "fixed", "done"})
+
+
+def _markdown_top_issues(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
+    """(lines, blocking) of a Markdown gate's `Top Issues` section: an issue block whose
+    `Severity` field closes it (resolved, closed, fixed, done: BMAD's record of an issue a
+    later pass closed) or grades it low is accounted for, unless a line of it states a
+    problem; one graded medium or above, or with no readable severity, is blocking content
+    (BMAD's rule makes that gate CONCERNS or FAIL), as in a gate file's `top_issues`. A
+    section with text outside its issue blocks is left to the generic reader."""
+    start = _heading_named(doc, _TOP_ISSUES_HEADING)
+    blocks = _issue_blocks(doc, start) if start is not None else None
+    if start is None or not blocks:
+        return frozenset(), None
+    accounted: set[int] = {start}
+    for block in blocks:
+        problem = _open_issue(doc, block)
+        if problem is not None:
+            return frozenset(), problem
+        if any(doc.lines[i].live and states_problem(norm(doc.lines[i].raw).lower()) for i in block):
+            break  # the block states a problem: its lines stay with the generic reader
+        accounted.update(block)
+    return frozenset(accounted), None
+
+
+def _heading_named(doc: Doc, name: re.Pattern[str]) -> int | None:
+    """The index of the first live heading whose text is `name`, or None."""
+    return next(
+        (
+            i
+            for i, line in enumerate(doc.lines)
+            if line.live
+            and line.heading_level
+            and name.fullmatch(norm(line.heading_text).lower()) is not None
+        ),
+        None,
+    )
+
+
+def _issue_blocks(doc: Doc, start: int) -> list[list[int]] | None:
+    """The blocks under the heading at `start`, each a deeper heading and its lines, up to a
+    heading at its level or above; None when a visible line stands outside every block."""
+    level = doc.lines[start].heading_level
+    blocks: list[list[int]] = []
+    for index in range(start + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.heading_level and line.heading_level <= level:
+            break
+        if line.heading_level:
+            blocks.append([index])
+        elif blocks:
+            blocks[-1].append(index)
+        elif line.live and not line.blank:
+            return None
+    return blocks
+
+
+def _open_issue(doc: Doc, block: list[int]) -> tuple[int, str] | None:
+    """(line index, why) when the issue block's first `Severity` field is missing or grades
+    it above low without closing it."""
+    grades = [
+        found.group(1)
+        for i in block
+        if (found := _SEVERITY_FIELD.match(norm(doc.lines[i].raw).lower())) is not None
+    ]
+    if not grades:
+        return block[0], "a top issue whose severity is not given"
+    if grades[0] in _CLOSED_SEVERITY:
+        return None
+    try:
+        severity = Severity.from_word(grades[0])
+    except ValueError:
+        return block[0], f"a top issue whose severity '{grades[0]}' is unreadable"
+    if severity is not Severity.MINOR:
+        return block[0], f"the gate lists a {grades[0]}-severity top issue"
+    return None
+
+
+# A Markdown gate's `Risk Summary`: one count per grade ('- Critical risks: 0', '- High
+# risks: 1 (TECH-001: Expression parsing)'), the counts `risk_summary.totals` holds in a gate
+# file, with at most the risks' ids and names in parentheses.
+_RISK_SUMMARY_HEADING = compile_lazily(r"[\W\d_]*risk[ \t]+summary[\W_]*")
+_RISK_COUNT = compile_lazily(
+    r"[ \t]*[-*+][ \t]+[*_]*(critical|high|medium|low)[ \t]+risks?[*_]*[ \t]*:[*_ \t]*"
+    r"(\d{1,3})[ \t]*(?:\([^()]{0,200}\))?[ \t.]*"
+)
+
+
+def _markdown_risk_summary(doc: Doc) -> tuple[frozenset[int], tuple[int, str] | None]:
+    """(lines, blocking) of a Markdown gate's `Risk Summary` section made only of risk counts
+    (`_RISK_COUNT`): accounted for, as `risk_summary.totals` is in a gate file — unless it
+    counts a critical risk, which BMAD's rule makes a FAIL (blocking content). A section with
+    any other line is left to the generic reader."""
+    start = _heading_named(doc, _RISK_SUMMARY_HEADING)
+    if start is None:
+        return frozenset(), None
+    counted: list[int] = []
+    for index in range(start + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.heading_level:
+            break
+        if line.blank or not line.raw.strip():
+            continue
+        count = _RISK_COUNT.fullmatch(norm(line.raw).lower())
+        if count is None or not line.live:
+            return frozenset(), None
+        if count.group(1) == "critical" and int(count.group(2)) > 0:
+            why = "the risk summary counts a critical risk: BMAD's rule says FAIL"
+            return frozenset(), (index, why)
+        counted.append(index)
+    return (frozenset({start, *counted}) if counted else frozenset()), None
 
 
 # The QA Results template's last section: '### Recommended Status' and one of its two values,
@@ -259,12 +393,15 @@ def _gate_file(doc: Doc, index: int) -> str | None:
     return found.group(1) if found is not None else None
 
 
-_HISTORY = compile_lazily(r"history[ \t]*:[ \t]*(?:#.*)?")
+# A top-level key naming a history list: `history:`, and any key that ends so
+# (`gate_history:`, `review_history:`), the same keys `_last_history` reads.
+_HISTORY = compile_lazily(r"(?:[A-Za-z_][\w.-]{0,60}[_-])?history[ \t]*:[ \t]*(?:#.*)?", re.I)
 _TOP_GATE = compile_lazily(r"gate[ \t]*:[ \t]*[\"']?([^\s\"'#]*)")
 
 
 def _older_history(doc: Doc, gates: set[int]) -> frozenset[int]:
-    """The gate lines of a top-level `history:` list but its last entry's."""
+    """The gate lines of a top-level history list (`history:`, `gate_history:` …) but its
+    last entry's."""
     older: list[int] = []
     inside = False
     for index, line in enumerate(doc.lines):
@@ -325,13 +462,109 @@ def _entry_end(doc: Doc, start: int) -> int:
 
 
 def _is_gate_file(doc: Doc) -> bool:
-    """A BMAD gate file: YAML from its first lines (`schema: 1`, or the `gate:` key itself on
-    the first line), so its `#` lines are YAML comments, not Markdown headings, and its prose
-    is the recogniser's fields."""
-    first = next((line.raw for line in doc.lines if line.raw.strip()), "")
+    """A BMAD gate file: YAML from its first lines (`schema: 1`, or the `gate:` key itself as
+    the first line that is not a comment: a generated gate file opens with a comment header),
+    so its `#` lines are YAML comments, not Markdown headings, and its prose is the
+    recogniser's fields."""
+    first = next(
+        (
+            line.raw
+            for line in doc.lines
+            if line.raw.strip() and not _COMMENT_LINE.fullmatch(line.raw)
+        ),
+        "",
+    )
     return first.startswith("gate:") or any(
         line.raw.startswith("schema:") for line in doc.lines[:40]
     )
+
+
+# A gate given as a mapping ('gate:' / '  decision: "PASS"'): the key under it that holds the
+# gate's value, then the value and an optional comment (groups as `_GATE`'s, so
+# `_gate_decision` reads it alike).
+_GATE_KEY_ALONE = compile_lazily(r"gate[ \t]*:[ \t]*(?:#.*)?")
+_NESTED_VALUE = compile_lazily(
+    r"[ \t]+(?:decision|status|result|gate|gate_status|gate_decision)[ \t]*:[ \t]*[\"']?"
+    r"(pass|concerns|fail|waived)[\"']?[ \t]*(?:#(.{0,200}))?",
+    re.IGNORECASE,
+)
+# The reason a gate mapping gives beside its value, read like `status_reason`.
+_NESTED_REASON_KEYS = ("status_reason", "decision_rationale", "rationale", "reason")
+
+
+def _nested_gate(
+    doc: Doc, found: Recognised | None
+) -> tuple[Recognised | None, tuple[int, str] | None]:
+    """`found` with the value of a gate file's top-level `gate:` mapping as one more field,
+    and (line index, why) when the mapping holds no gate value: the field is there, its
+    answer is not. The value is read from the first level under the key (YAML nests the
+    mapping's own keys there); a reason beside it (`decision_rationale:`) is read like
+    `status_reason`, and a problem it states is blocking content."""
+    key = next((i for i, line in enumerate(doc.lines) if _GATE_KEY_ALONE.fullmatch(line.raw)), None)
+    if key is None:
+        return found, None
+    children = _mapping_children(doc, key)
+    site_index = next((i for i in children if _NESTED_VALUE.fullmatch(doc.lines[i].raw)), None)
+    if site_index is None:
+        return found, (key, "the QA gate's mapping holds no PASS, CONCERNS, FAIL or WAIVED")
+    match = _NESTED_VALUE.fullmatch(doc.lines[site_index].raw)
+    assert match is not None
+    decision, reason = _gate_decision(match)
+    site = field_site(site_index, doc.lines[site_index], decision, dialect=NAME, reason=reason)
+    blocking = _nested_reason(doc, key)
+    if found is None:
+        found = Recognised(name=NAME)
+    return (
+        replace(
+            found,
+            sites=(*found.sites, site),
+            accounted=found.accounted | {key, site_index},
+            blocking=found.blocking or blocking,
+        ),
+        None,
+    )
+
+
+def _without_comment_fields(doc: Doc, found: Recognised | None) -> Recognised | None:
+    """`found` without the fields read on whole-line comments, or None when none is left."""
+    if found is None:
+        return None
+    sites = tuple(s for s in found.sites if _COMMENT_LINE.fullmatch(doc.lines[s.index].raw) is None)
+    if not sites:
+        return None
+    return replace(found, sites=sites, accounted=frozenset(s.index for s in sites))
+
+
+def _mapping_children(doc: Doc, key: int) -> list[int]:
+    """The lines of the first level under the top-level key at `key`."""
+    children: list[int] = []
+    level: int | None = None
+    for index in range(key + 1, len(doc.lines)):
+        raw = doc.lines[index].raw
+        if not raw.strip() or _COMMENT_LINE.fullmatch(raw):
+            continue
+        if raw[:1] not in (" ", "\t"):
+            break
+        indent = _indent(raw)
+        level = indent if level is None else level
+        if indent == level:
+            children.append(index)
+    return children
+
+
+def _nested_reason(doc: Doc, key: int) -> tuple[int, str] | None:
+    """(line index, why) when the gate mapping's reason states a condition or a problem."""
+    data = _loads(doc)
+    gate = data.get("gate") if data is not None else None
+    if not isinstance(gate, dict):
+        return None
+    for name in _NESTED_REASON_KEYS:
+        value = gate.get(name)
+        if isinstance(value, str):
+            problem = _reason_problem(norm(value))
+            if problem is not None:
+                return key, f"the gate's {name}: {problem}"
+    return None
 
 
 _COMMENT_LINE = compile_lazily(r"[ \t]*#+[ \t]*(.*)")

@@ -96,6 +96,7 @@ def recognise(doc: Doc) -> Recognised | None:
     info = _info_findings(doc) | _footer(doc) | _closed_gap_rows(doc, data)
     if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE:
         info |= human_check_lines(doc)  # under a passing status, notes for a person
+        info |= _reverification_field(doc, data)
     # A newer frontmatter settles what the body's older record left open.
     body = None if newer else checks.failing or _human_problem(data)
     return Recognised(
@@ -534,6 +535,43 @@ def _closed_gap_rows(doc: Doc, data: object) -> frozenset[int]:
         cells = line.clean.strip().strip("|").split("|")
         if first in ids and not any(states_problem(c) or _OPEN_WORD.search(c) for c in cells[1:]):
             found.add(index)
+    return frozenset(found)
+
+
+# The verifier's `Re-verification` field, in the template's two values: 'Yes — after gap
+# closure' and 'No — initial verification', with at most a note in parentheses of what the
+# closure ran ('(Plan 06-03 executed)', '(commit: fix(02): wire the factory)').
+_REVERIFICATION_FIELD = compile_lazily(
+    r"[ \t]*(?:[-*+][ \t]+)?[*_]{0,2}re-?verification[*_ \t]*:[*_ \t]*"
+    r"(?:(?P<yes>yes)[ \t]*(?:[—–-]{1,2}|,)[ \t]*after gap closure|"
+    r"no[ \t]*(?:[—–-]{1,2}|,)[ \t]*initial verification)"
+    r"[ \t.]*(?:\((?P<note>[^()]{0,200}(?:\([^()]{0,80}\)[^()]{0,120})?)\))?[ \t.]*"
+)
+
+
+def _reverification_field(doc: Doc, data: object) -> frozenset[int]:
+    """The body's `**Re-verification:**` lines in the template's shape (`_REVERIFICATION_FIELD`):
+    the report's mode, not an answer with a condition after it. 'Yes — after gap closure' only
+    where the frontmatter records the re-verification (`re_verification:` with the earlier
+    status, or closed gaps), and a note only when it states no problem and gives the closure
+    no other state (`_OPEN_WORD`)."""
+    recorded = _closed_gaps(data) or (
+        isinstance(data, dict)
+        and isinstance(data.get("re_verification"), dict)
+        and "previous_status" in data["re_verification"]
+    )
+    found = set()
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if not line.live or line.blank or len(line.low) > 400 or "verification" not in line.low:
+            continue
+        field = _REVERIFICATION_FIELD.fullmatch(line.low)
+        if field is None or (field.group("yes") and not recorded):
+            continue
+        note = field.group("note") or ""
+        if states_problem(note) or _OPEN_WORD.search(note):
+            continue
+        found.add(index)
     return frozenset(found)
 
 
