@@ -854,6 +854,7 @@ EXPECTED_MODULE_EXPORTS = {
         "write_prometheus",
     },
     "mergegate.report": {
+        "Folded",
         "MAX_RECORDS",
         "REPORT_FILE",
         "ReportLog",
@@ -862,6 +863,7 @@ EXPECTED_MODULE_EXPORTS = {
         "content_security_policy",
         "find_runs",
         "render_report",
+        "report_alerts",
         "resolve_run",
         "run_started",
         "write_report",

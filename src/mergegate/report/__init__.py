@@ -17,10 +17,12 @@ from __future__ import annotations
 from mergegate.report._html import (
     MAX_RECORDS,
     REPORT_FILE,
+    Folded,
     ReportLog,
     ReportRecord,
     content_security_policy,
     render_report,
+    report_alerts,
     write_report,
 )
 from mergegate.report._runs import RUNS_DIR, find_runs, resolve_run, run_started
@@ -29,11 +31,13 @@ __all__ = [
     "MAX_RECORDS",
     "REPORT_FILE",
     "RUNS_DIR",
+    "Folded",
     "ReportLog",
     "ReportRecord",
     "content_security_policy",
     "find_runs",
     "render_report",
+    "report_alerts",
     "resolve_run",
     "run_started",
     "write_report",

@@ -27,7 +27,7 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -49,9 +49,8 @@ from mergegate.metrics import (
     AlertMonitor,
     AlertRules,
     compute_metrics,
-    evaluate_alerts,
 )
-from mergegate.report import ReportRecord, write_report
+from mergegate.report import Folded, ReportRecord, report_alerts, write_report
 from mergegate.store import DatabaseUnavailableError, RecordKind, RunRows
 
 __all__ = [
@@ -306,16 +305,19 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
         stream = run_events(run_dir, rows)
     except EventLogError as exc:
         return StreamEnd([], None, NoCounts(), error=str(exc))
-    known = stream.known()
-    recorded = [e for e in known if isinstance(e, Alert)]
-    seen = {a.key for a in recorded}
-    late = [a for a in evaluate_alerts(known, rules) if a.key not in seen]
-    if late and journal is not None:
-        for alert in late:
-            journal.emit(alert)
-        stream = run_events(run_dir, rows)
-    alerts = recorded + late
-    metrics = compute_metrics(stream.events)
+    # one read and one fold of the stream for everything the end of a run reports (the
+    # stream of a long run is tens of thousands of events): the alerts the rules find now
+    # are written into it and added to the stream as read, not read again
+    alerts = report_alerts(stream.known(), rules)
+    recorded = sum(isinstance(e, Alert) for e in stream.events)
+    late = alerts[recorded:]  # the stream's own alerts come first, then those found now
+    if late:
+        if journal is not None:
+            for alert in late:
+                journal.emit(alert)
+        stream = replace(stream, events=(*stream.events, *late))
+    folded = Folded(compute_metrics(stream.events), tuple(alerts))
+    metrics = folded.metrics
     counts = RunCounts(
         tasks=metrics.tasks,
         agent_attempts=metrics.usage.attempts,
@@ -333,6 +335,7 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
             rules=rules,
             records=report_records(rows),
             logs=report_logs(rows, run_dir / COPIES_DIR),
+            folded=folded,
         )
     except EventLogError as exc:  # pragma: no cover - a report that cannot be written
         return StreamEnd(alerts, None, counts, error=str(exc))
