@@ -58,6 +58,7 @@ from mergegate.store._records import (
     RunState,
     RunStore,
     StateKind,
+    StreamRead,
     new_run_id,
     stopping_runs,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "Seam",
     "StateKind",
     "StoredLog",
+    "StreamRead",
     "Tables",
     "UnitsClaims",
     "WorkerBeat",
