@@ -861,12 +861,14 @@ EXPECTED_MODULE_EXPORTS = {
         "write_prometheus",
     },
     "mergegate.report": {
+        "Folded",
         "MAX_RECORDS",
         "REPORT_FILE",
         "ReportLog",
         "ReportRecord",
         "content_security_policy",
         "render_report",
+        "report_alerts",
         "write_report",
     },
     "mergegate.review.stream": {

@@ -7,6 +7,7 @@ HOME, another working directory, another state directory — reads its events, `
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -15,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from markupsafe import escape
 from sqlalchemy import event, text
 from sqlalchemy.exc import IntegrityError
@@ -264,3 +267,104 @@ def test_a_process_with_only_the_database_url_sees_the_whole_run(
         assert hashlib.sha256(copy.read_bytes()).hexdigest() == a.log_sha256
         assert copy.stat().st_size == a.log_bytes
         assert str(escape(str(copy))) in shown_page
+
+
+_RUNS = itertools.count()
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    before=st.lists(st.tuples(st.booleans(), st.integers(0, 6)), max_size=8),
+    after=st.lists(st.tuples(st.booleans(), st.integers(0, 12)), max_size=8),
+)
+def test_a_stream_read_again_from_a_read_before_is_the_whole_stream_read_afresh(
+    database_url: str, before: list[tuple[bool, int]], after: list[tuple[bool, int]]
+) -> None:
+    """Two workers append (ids repeated: replays the database drops; another run's rows in
+    between: gaps in the positions); a read, more appends, then a read from the first read:
+    the same stream, position and row count as a read of everything."""
+    run_id = f"run{next(_RUNS)}"
+    second = Tables(database_url)
+    workers = (RunRows(tables(database_url), run_id), RunRows(second, run_id))
+    other = RunRows(tables(database_url), f"other-{run_id}")
+    try:
+        for n, (which, eid) in enumerate(before):
+            workers[which].append_event(_notice(run_id, f"e{eid}", f"m{n}"))
+            other.append_event(_notice(other.run_id, f"x{n}"))
+        first = workers[0].read_stream()
+        for n, (which, eid) in enumerate(after):
+            workers[which].append_event(_notice(run_id, f"e{eid}", f"n{n}"))
+            other.append_event(_notice(other.run_id, f"y{n}"))
+        again = workers[1].read_stream(first)
+        fresh = workers[0].read_stream()
+    finally:
+        second.dispose()
+    assert again == fresh
+    assert [e.event_id for e in again.stream.events] == list(
+        dict.fromkeys(f"e{eid}" for _, eid in before + after)
+    )
+
+
+@pytest.mark.parametrize("change", ["committed late below", "removed"])
+def test_a_read_from_a_read_before_reads_everything_when_rows_below_it_changed(
+    database_url: str, change: str
+) -> None:
+    """A row that commits after a read at a position below the read's end (PostgreSQL hands
+    out positions before commit, so commits can land out of order), or a row gone: the count
+    of rows up to the read's end differs, and the whole stream is read again."""
+    rows, other = RunRows(tables(database_url), "r1"), RunRows(tables(database_url), "r2")
+    for i in range(3):
+        rows.append_event(_notice("r1", f"e{i}"))
+        other.append_event(_notice("r2", f"x{i}"))
+    first = rows.read_stream()
+    rows.append_event(_notice("r1", "e3"))
+    with tables(database_url).begin() as conn:
+        if change == "removed":
+            conn.execute(text("DELETE FROM mergegate_events WHERE event_id = 'e1'"))
+        else:  # r2's second row becomes r1's: a row of r1 below the read's end, seen late
+            conn.execute(
+                text(
+                    "UPDATE mergegate_events SET run_id = 'r1', event_id = 'late', "
+                    "line = replace(line, 'x1', 'late') WHERE event_id = 'x1'"
+                )
+            )
+    again = rows.read_stream(first)
+    assert again == rows.read_stream()
+    expected = ["e0", "e2", "e3"] if change == "removed" else ["e0", "e1", "late", "e2", "e3"]
+    assert [e.event_id for e in again.stream.events] == expected
+
+
+def test_the_end_of_a_resumed_run_parses_only_the_events_after_its_start(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resumed process's journal reads the stream when it opens; the end of the run reads
+    only what was appended since (its own events and any other worker's), and its stream is
+    the whole one."""
+    import mergegate.events._log as log_module
+    from mergegate.engine._context.journal import close_stream
+
+    rows = RunRows(tables(database_url), "run1")
+    for i in range(20):
+        rows.append_event(_notice("run1", f"before{i}"))
+    journal = RunJournal(tmp_path, fsync=False, rows=rows)
+    journal.emit(_notice("run1", "mine"))
+    RunRows(tables(database_url), "run1").append_event(_notice("run1", "another worker's"))
+    parsed: list[int] = []
+    real = log_module._parse_line
+    monkeypatch.setattr(
+        log_module,
+        "_parse_line",
+        lambda *a: parsed.append(a[1]) or real(*a),  # type: ignore[func-returns-value]
+    )
+    end = close_stream(tmp_path, journal.rules, journal)
+    monkeypatch.undo()
+    assert (parsed, end.error) == ([21, 22], "")
+    assert (
+        end.metrics.model_dump() == close_stream(tmp_path, journal.rules, None).metrics.model_dump()
+    )
+    assert [e.event_id for e in run_events(tmp_path, rows).events][-2:] == [
+        "mine",
+        "another worker's",
+    ]

@@ -4,6 +4,7 @@ that writes each event once across crashes."""
 
 from __future__ import annotations
 
+import collections
 import json
 import re
 from pathlib import Path
@@ -366,3 +367,78 @@ def test_a_checkpoint_answered_in_a_later_generation_is_one_task(
     assert runs == [(1, "run.started"), (2, "run.started")]
     statuses = [e.status for e in stream.events if isinstance(e, RunFinished)]
     assert statuses == ["waiting_for_human", "completed"]
+
+
+def _slow_attempt(n: int, seconds: float) -> Any:
+    from mergegate.events import AgentAttempt
+
+    return AgentAttempt(
+        run_id="r",
+        phase="P",
+        unit="A",
+        task=f"T{n}",
+        role="implementer",
+        backend="command",
+        status="ok",
+        duration_s=seconds,
+        event_id=f"a{n}",
+    )
+
+
+@pytest.mark.parametrize("late", [0, 1, 3])
+def test_the_end_of_a_run_reads_and_folds_its_stream_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: int
+) -> None:
+    """However many alerts the end of a run finds that were not raised live (`late` slow
+    attempts written before a process with stricter rules opened the stream), it reads the
+    stream once and evaluates the rules once; the alerts it returns and writes are those a
+    fresh reader finds in the stream it leaves, and its report is the page a fresh reader
+    renders from that stream (the same alerts and metrics)."""
+    import mergegate.engine._context.journal as journal_module
+    from mergegate.engine._context.journal import close_stream
+    from mergegate.report import render_report
+
+    earlier = RunJournal(tmp_path, fsync=False)  # default rules: 5 s attempts raise nothing
+    for n in range(late):
+        earlier.emit(_slow_attempt(n, 5.0))
+    earlier.emit(_slow_attempt(99, 0.5))
+    rules = AlertRules(component_seconds=1.0)
+    journal = RunJournal(tmp_path, rules, fsync=False)  # folds them in, raises nothing
+    assert journal.alerts == []
+    from mergegate.metrics._alerts import AlertMonitor
+    from mergegate.metrics._compute import _Folder
+
+    reads: list[object] = []
+    folds: collections.Counter[str] = collections.Counter()
+    real_read = journal_module.read_events
+
+    def counted(name: str, real: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            folds[name] += 1
+            return real(*args, **kwargs)
+
+        return call
+
+    def read(*args: Any, **kwargs: Any) -> Any:
+        reads.append(args)
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(journal_module, "read_events", read)
+    monkeypatch.setattr(AlertMonitor, "check_run", counted("alerts", AlertMonitor.check_run))
+    monkeypatch.setattr(_Folder, "result", counted("metrics", _Folder.result))
+    end = close_stream(tmp_path, rules, journal)
+    assert (len(reads), folds["alerts"], folds["metrics"], end.error) == (1, 1, 1, "")
+    monkeypatch.undo()
+    left = read_events(tmp_path)
+    written = [e for e in left.events if isinstance(e, Alert)]
+    assert [(a.rule, a.task) for a in end.alerts] == [(a.rule, a.task) for a in written]
+    assert len(written) == min(late, 1)  # one alert per rule and component
+    assert end.metrics.tasks == compute_metrics(left.events).tasks
+    assert end.report is not None
+    fresh = render_report(left, rules=rules)
+    stamp = re.compile(r" at [^.]*\. Self-contained")
+    assert stamp.sub("", end.report.read_text()) == stamp.sub("", fresh)
+    # closed again (a resumed run's end): nothing more is found or written
+    again = close_stream(tmp_path, rules, RunJournal(tmp_path, rules, fsync=False))
+    assert [a.event_id for a in again.alerts] == [a.event_id for a in written]
+    assert len([e for e in read_events(tmp_path).events if isinstance(e, Alert)]) == min(late, 1)

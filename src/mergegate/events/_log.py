@@ -238,14 +238,17 @@ def read_events(path: Path | str, *, run_id: str | None = None) -> EventStream:
         return _collect(str(target), _lines(target, handle), run_id, source=target)
 
 
-def read_event_lines(lines: Iterable[str], *, where: str, run_id: str | None = None) -> EventStream:
+def read_event_lines(
+    lines: Iterable[str], *, where: str, run_id: str | None = None, first: int = 1
+) -> EventStream:
     """Read a stream kept as complete lines elsewhere than a file (the rows of the run's
     database, in the order they were appended), with the rules of `read_events`: strict on
     known kinds, tolerant of unknown ones, replays dropped. `where` names the stream in an
-    `EventLogError` (`<where>:<row>: …`). A line over the bound is an error, as in a file."""
+    `EventLogError` (`<where>:<row>: …`, rows numbered from `first`: the rest of a stream
+    read before). A line over the bound is an error, as in a file."""
 
     def numbered() -> Iterator[tuple[int, bytes, bool]]:
-        for number, line in enumerate(lines, start=1):
+        for number, line in enumerate(lines, start=first):
             data = line.encode("utf-8")
             if len(data) > MAX_LINE_BYTES:
                 raise EventLogError(f"{where}:{number}: line longer than {MAX_LINE_BYTES} bytes")

@@ -18,19 +18,23 @@ from __future__ import annotations
 from mergegate.report._html import (
     MAX_RECORDS,
     REPORT_FILE,
+    Folded,
     ReportLog,
     ReportRecord,
     content_security_policy,
     render_report,
+    report_alerts,
     write_report,
 )
 
 __all__ = [
     "MAX_RECORDS",
     "REPORT_FILE",
+    "Folded",
     "ReportLog",
     "ReportRecord",
     "content_security_policy",
     "render_report",
+    "report_alerts",
     "write_report",
 ]

@@ -39,7 +39,7 @@ from mergegate.events import (
     RunStarted,
     read_events,
 )
-from mergegate.metrics import AlertRules, compute_metrics, evaluate_alerts
+from mergegate.metrics import AlertRules, Metrics, compute_metrics, evaluate_alerts
 from mergegate.report._view import (
     ROLES,
     build_charts,
@@ -52,10 +52,12 @@ from mergegate.report._view import (
 __all__ = [
     "MAX_RECORDS",
     "REPORT_FILE",
+    "Folded",
     "ReportLog",
     "ReportRecord",
     "content_security_policy",
     "render_report",
+    "report_alerts",
     "write_report",
 ]
 
@@ -186,14 +188,16 @@ def render_report(
     generated: datetime | None = None,
     records: Sequence[ReportRecord] = (),
     logs: Sequence[ReportLog] = (),
+    folded: Folded | None = None,
 ) -> str:
     """The HTML page for one run's stream, the `records` the run keeps for people (its
     reviews and summaries, from its database) and its agents' `logs` (where each is, and
     the end of those not on this host). Alerts: those in the stream plus any the
-    rules find now (each once)."""
+    rules find now (each once). `folded`: the metrics and alerts the caller computed over
+    this same `stream` already (the end of a run), instead of folding it again here."""
     events = stream.known()
-    metrics = compute_metrics(stream.events)
-    alerts = _alerts(events, rules)
+    folded = folded or Folded(compute_metrics(stream.events), tuple(report_alerts(events, rules)))
+    metrics, alerts = folded.metrics, list(folded.alerts)
     tables, cut = build_tables(events)
     notes = []
     if stream.unknown:
@@ -227,7 +231,18 @@ def render_report(
     return _template().render(values)
 
 
-def _alerts(events: Sequence[EventBase], rules: AlertRules | None) -> list[Alert]:
+@dataclass(frozen=True)
+class Folded:
+    """What one fold of a stream gives the report: its metrics, and its alerts (those in the
+    stream, then those the rules find that it does not hold, each once)."""
+
+    metrics: Metrics
+    alerts: tuple[Alert, ...]
+
+
+def report_alerts(events: Sequence[EventBase], rules: AlertRules | None) -> list[Alert]:
+    """The alerts of a stream as the report shows them: those it holds, in its order, then
+    those the rules find that it does not hold."""
     recorded = [e for e in events if isinstance(e, Alert)]
     seen = {a.key for a in recorded}
     found = [a for a in evaluate_alerts(events, rules) if a.key not in seen]
@@ -242,18 +257,21 @@ def write_report(
     rules: AlertRules | None = None,
     records: Sequence[ReportRecord] = (),
     logs: Sequence[ReportLog] = (),
+    folded: Folded | None = None,
 ) -> Path:
     """Write `<run_dir>/report.html` (or `output`) atomically and return its path.
 
     The engine calls this at the end of a run; `mergegate report` calls it for any run.
-    `stream` defaults to the run's `events.jsonl`. Raises `UsageError` (exit 2) when the stream
-    cannot be read or the file cannot be written.
+    `stream` defaults to the run's `events.jsonl`; `folded`, see `render_report`. Raises
+    `UsageError` (exit 2) when the stream cannot be read or the file cannot be written.
     """
     if stream is None:
         stream = read_events(run_dir)
     target = output or run_dir / REPORT_FILE
     try:
-        write_atomic(target, render_report(stream, rules=rules, records=records, logs=logs))
+        write_atomic(
+            target, render_report(stream, rules=rules, records=records, logs=logs, folded=folded)
+        )
     except OSError as exc:
         raise UsageError(f"cannot write the report {target}: {exc.strerror or exc}") from exc
     return target

@@ -60,6 +60,7 @@ from mergegate.store._records import (
     RunState,
     RunStore,
     StateKind,
+    StreamRead,
     new_run_id,
     stopping_runs,
 )
@@ -100,6 +101,7 @@ __all__ = [
     "Seam",
     "StateKind",
     "StoredLog",
+    "StreamRead",
     "Tables",
     "UnitsClaims",
     "WorkerBeat",

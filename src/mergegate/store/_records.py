@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mergegate.atomic_files import write_json_atomic
 from mergegate.config import StateLayout, ensure_state_dir
 from mergegate.errors import UsageError
-from mergegate.events import EventBase, EventStream, fit_line, read_event_lines
+from mergegate.events import EventBase, EventStream, UnknownEvent, fit_line, read_event_lines
 from mergegate.ids import (
     IdError,
     check_component,
@@ -48,6 +49,7 @@ __all__ = [
     "RunState",
     "RunStore",
     "StateKind",
+    "StreamRead",
     "new_run_id",
     "stopping_runs",
 ]
@@ -265,6 +267,30 @@ class LogsCollected(BaseModel):
     at: str = Field(max_length=40)
 
 
+@dataclass(frozen=True)
+class StreamRead:
+    """A run's stream as read from its database: its events, the position of the last row
+    read and how many rows were read (what `RunRows.read_stream` continues from)."""
+
+    stream: EventStream
+    position: int
+    rows: int
+
+
+def _joined(head: EventStream, tail: EventStream) -> EventStream:
+    """`head` then `tail`, read apart, as one read of both would be (an id of `tail` already in
+    `head` is a replay, dropped and counted)."""
+    ids = {e.event_id for e in head.events if e.event_id}
+    fresh = tuple(e for e in tail.events if not (e.event_id and e.event_id in ids))
+    return replace(
+        head,
+        events=head.events + fresh,
+        unknown=head.unknown + sum(isinstance(e, UnknownEvent) for e in fresh),
+        replayed=head.replayed + tail.replayed + len(tail.events) - len(fresh),
+        torn=head.torn or tail.torn,
+    )
+
+
 class RunRows:
     """One run's state in its database: typed values by kind and key, the stop request, the
     budget's spending and the processes the run started. Only mergegate writes these."""
@@ -341,8 +367,26 @@ class RunRows:
         """The run's stream as every worker appended it (empty for a run whose events went
         only to its folder's `events.jsonl`: made by an older mergegate). `EventLogError`
         (exit 2) naming the run and row for a row this version must not skip."""
-        lines = (line for _, line in self.db.event_lines(self.run_id))
-        return read_event_lines(lines, where=f"run {self.run_id}'s events", run_id=self.run_id)
+        return self.read_stream().stream
+
+    def read_stream(self, since: StreamRead | None = None) -> StreamRead:
+        """The run's stream as `event_stream` reads it, and where the read ended. With `since`
+        (a read of this run's stream before), only the rows appended after it are read and
+        parsed — unless a row committed since at a position below its end, or a row was
+        removed (the count of rows up to its end changed): then the whole stream is read."""
+        if since is not None and self.db.event_count(self.run_id, since.position) != since.rows:
+            since = None
+        after, rows = (since.position, since.rows) if since is not None else (0, 0)
+        found = self.db.event_lines(self.run_id, after)
+        tail = read_event_lines(
+            (line for _, line in found),
+            where=f"run {self.run_id}'s events",
+            run_id=self.run_id,
+            first=rows + 1,
+        )
+        position = found[-1][0] if found else after
+        stream = tail if since is None else _joined(since.stream, tail)
+        return StreamRead(stream=stream, position=position, rows=rows + len(found))
 
     # ------------------------------------------------------------ agent attempts
 

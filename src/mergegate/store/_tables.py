@@ -209,6 +209,7 @@ _APPEND_EVENT = """INSERT INTO mergegate_events (run_id, event_id, kind, at, lin
     VALUES (:r, :e, :k, :a, :l) ON CONFLICT (run_id, event_id) DO NOTHING"""
 _EVENT_LINES = """SELECT seq, line FROM mergegate_events
     WHERE run_id = :r AND seq > :after ORDER BY seq"""
+_EVENT_COUNT = "SELECT COUNT(*) FROM mergegate_events WHERE run_id = :r AND seq <= :upto"
 _QUEUE_LIMIT = "SELECT global_concurrency FROM mergegate_queue_limits WHERE queue = :q"
 _ITEMS = """SELECT key, value FROM mergegate_run_state
     WHERE run_id = :run AND kind = :kind ORDER BY key"""
@@ -529,6 +530,13 @@ class Tables:
         with self.begin() as conn:
             rows = conn.execute(text(_EVENT_LINES), {"r": run_id, "after": after}).all()
         return [(int(r[0]), str(r[1])) for r in rows]
+
+    def event_count(self, run_id: str, upto: int) -> int:
+        """How many of the run's event lines are at positions up to `upto` (a reader that
+        read them before checks that none committed later below its last position)."""
+        with self.begin() as conn:
+            found = conn.execute(text(_EVENT_COUNT), {"r": run_id, "upto": upto}).scalar()
+        return int(found or 0)
 
     def put_attempt(self, run_id: str, attempt: str, record: str) -> None:
         """An attempt's record; an attempt run again at the same place (after a crash)

@@ -27,7 +27,7 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -49,10 +49,9 @@ from mergegate.metrics import (
     AlertMonitor,
     AlertRules,
     compute_metrics,
-    evaluate_alerts,
 )
-from mergegate.report import ReportRecord, write_report
-from mergegate.store import DatabaseUnavailableError, RecordKind, RunRows
+from mergegate.report import Folded, ReportRecord, report_alerts, write_report
+from mergegate.store import DatabaseUnavailableError, RecordKind, RunRows, StreamRead
 
 __all__ = [
     "NoCounts",
@@ -98,12 +97,13 @@ def repair_tail(path: Path) -> bool:
     return True
 
 
-def run_events(run_dir: Path, rows: RunRows | None) -> EventStream:
-    """The run's stream: from its database when it holds the run's events (every worker's),
-    else from `<run dir>/events.jsonl` (a run made before the table existed, a run without a
+def run_events(run_dir: Path, rows: RunRows | None, since: StreamRead | None = None) -> EventStream:
+    """The run's stream: from its database when it holds the run's events (every worker's;
+    with `since`, a read of them before, only the rows appended after it are parsed), else
+    from `<run dir>/events.jsonl` (a run made before the table existed, a run without a
     database). `EventLogError` (exit 2) when neither can be read."""
     if rows is not None:
-        stream = rows.event_stream()
+        stream = rows.read_stream(since).stream
         if stream.events or not (run_dir / EVENTS_FILE).is_file():
             return stream
     return read_events(run_dir)
@@ -170,6 +170,9 @@ class RunJournal:
     """Why an event could not be written (a full disk, the database gone): the run goes on
     without its picture."""
     rows: RunRows | None = None
+    opened: StreamRead | None = field(default=None, init=False)
+    """The database's stream as this journal read it when it opened (a resumed run's events
+    so far): the end of the run reads only what was appended after it."""
     _sink: AlertingSink = field(init=False)
     _copy: _DatabaseFirst | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
@@ -178,7 +181,7 @@ class RunJournal:
         path = self.run_dir / EVENTS_FILE
         repair_tail(path)
         monitor = AlertMonitor(self.rules)
-        existing = _existing(self.run_dir, self.rows)
+        existing, self.opened = _existing(self.run_dir, self.rows)
         for event in existing:
             self.seen.add(event.event_id)
             if isinstance(event, Alert):
@@ -217,24 +220,26 @@ class RunJournal:
                 self.failed = self._copy.failed[0]
 
 
-def _existing(run_dir: Path, rows: RunRows | None) -> list[EventBase]:
-    """The events already in the stream; none when it cannot be read (a run is never stopped
-    by its own log: the next reader reports the bad line)."""
+def _existing(run_dir: Path, rows: RunRows | None) -> tuple[list[EventBase], StreamRead | None]:
+    """The events already in the stream, and the database's read of them (None when they
+    came from the file); none when it cannot be read (a run is never stopped by its own
+    log: the next reader reports the bad line)."""
     has_file = (run_dir / EVENTS_FILE).is_file()
     try:
         if rows is None:
-            return read_events(run_dir).known() if has_file else []
-        found = rows.event_stream().known()
+            return (read_events(run_dir).known() if has_file else []), None
+        read = rows.read_stream()
+        found = read.stream.known()
         if found or not has_file:
-            return found
+            return found, read
         # a run begun before its events were rows, continued now: its file's events move in
         # (each id once, so two workers doing this at once append each event once)
         found = read_events(run_dir).known()
         for event in found:
             rows.append_event(event)
-        return found
+        return found, None
     except EventLogError:
-        return []
+        return [], None
 
 
 _PLACE = re.compile(r"^(?P<phase>[^/]+)/(?P<unit>[^/]+)/(?P<task>[^/]+)/")
@@ -303,19 +308,22 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
     reported in `error`."""
     rows = journal.rows if journal is not None else None
     try:
-        stream = run_events(run_dir, rows)
+        stream = run_events(run_dir, rows, journal.opened if journal is not None else None)
     except EventLogError as exc:
         return StreamEnd([], None, NoCounts(), error=str(exc))
-    known = stream.known()
-    recorded = [e for e in known if isinstance(e, Alert)]
-    seen = {a.key for a in recorded}
-    late = [a for a in evaluate_alerts(known, rules) if a.key not in seen]
-    if late and journal is not None:
-        for alert in late:
-            journal.emit(alert)
-        stream = run_events(run_dir, rows)
-    alerts = recorded + late
-    metrics = compute_metrics(stream.events)
+    # one read and one fold of the stream for everything the end of a run reports (the
+    # stream of a long run is tens of thousands of events): the alerts the rules find now
+    # are written into it and added to the stream as read, not read again
+    alerts = report_alerts(stream.known(), rules)
+    recorded = sum(isinstance(e, Alert) for e in stream.events)
+    late = alerts[recorded:]  # the stream's own alerts come first, then those found now
+    if late:
+        if journal is not None:
+            for alert in late:
+                journal.emit(alert)
+        stream = replace(stream, events=(*stream.events, *late))
+    folded = Folded(compute_metrics(stream.events), tuple(alerts))
+    metrics = folded.metrics
     counts = RunCounts(
         tasks=metrics.tasks,
         agent_attempts=metrics.usage.attempts,
@@ -333,6 +341,7 @@ def close_stream(run_dir: Path, rules: AlertRules, journal: RunJournal | None) -
             rules=rules,
             records=report_records(rows),
             logs=report_logs(rows, run_dir / COPIES_DIR),
+            folded=folded,
         )
     except EventLogError as exc:  # pragma: no cover - a report that cannot be written
         return StreamEnd(alerts, None, counts, error=str(exc))

@@ -8,6 +8,7 @@ runs, after it finished, or after a crash, without touching DBOS's workflows.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from mergegate.store import RunRows, RunState, RunStore, StateKind
 from mergegate.untrusted import md_text
 
 __all__ = [
+    "alert_entries",
     "build_report",
     "load_plan_snapshot",
     "recorded_alerts",
@@ -158,12 +160,13 @@ def recorded_alerts(run_dir: Path, rows: RunRows | None = None) -> list[AlertEnt
         stream = run_events(run_dir, rows)
     except EventLogError:
         return []
+    return alert_entries(e for e in stream.events if isinstance(e, Alert))
+
+
+def alert_entries(alerts: Iterable[Alert]) -> list[AlertEntry]:
+    """The report's entries of `alerts`."""
     fields = _ALERT_FIELDS | {"phase", "unit", "task"}
-    return [
-        AlertEntry.model_validate(e.model_dump(mode="json", include=fields))
-        for e in stream.events
-        if isinstance(e, Alert)
-    ]
+    return [AlertEntry.model_validate(e.model_dump(mode="json", include=fields)) for e in alerts]
 
 
 def report_entries(
@@ -203,9 +206,17 @@ def report_entries(
     return phases, units
 
 
-def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> RunReport:
+def build_report(
+    store: RunStore,
+    run_id: str,
+    plan: Plan | None = None,
+    *,
+    alerts: Sequence[Alert] | None = None,
+) -> RunReport:
     """The run as one object (see docs/run.md for its fields); `plan`: the run's plan
-    snapshot, when the caller has it already."""
+    snapshot, and `alerts`: every alert of its stream, when the caller has them already
+    (the end of a run has just read the stream: reading it again costs seconds on a long
+    run)."""
     record = store.load(run_id, EngineRunRecord)
     plan = plan or load_plan_snapshot(store, run_id)
     run_dir = store.run_dir(run_id)
@@ -224,7 +235,11 @@ def build_report(store: RunStore, run_id: str, plan: Plan | None = None) -> RunR
         run_dir=str(run_dir),
         phases=phases,
         units=units,
-        alerts=recorded_alerts(run_dir, store.rows(run_id)),
+        alerts=(
+            recorded_alerts(run_dir, store.rows(run_id))
+            if alerts is None
+            else alert_entries(alerts)
+        ),
         report=str(run_dir / REPORT_FILE) if (run_dir / REPORT_FILE).is_file() else None,
         sandbox=sandbox_entry(record),
         answers=recorded_answers(store.rows(run_id)),

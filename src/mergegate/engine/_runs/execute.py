@@ -384,7 +384,7 @@ def finish_run(
     record.finished = datetime.now(UTC).isoformat(timespec="seconds")
     store.save(record)
     end = end_stream(store, record, journal)
-    report = build_report(store, run_id, plan)
+    report = build_report(store, run_id, plan, alerts=end.alerts)
     report.metrics = end.metrics
     if end.error:
         report.message = "; ".join(m for m in (report.message, end.error) if m)
