@@ -209,7 +209,8 @@ def _read(
     front = read_verdict_frontmatter(
         doc, status_is_verdict=template is not None and template.name == "gsd"
     )
-    jsons = find_json_verdicts(doc)
+    # A record its recogniser reads whole (a platform's JSON) is no JSON verdict document.
+    jsons = [] if template is not None and template.whole else find_json_verdicts(doc)
     # Lines inside a JSON verdict are read as JSON, never as prose 'label: value' lines.
     covered = {i for j in jsons for i in range(j.index, j.end_index)}
     sites = [*front.sites, *(s for s in find_sites(doc) if s.index not in covered)]
