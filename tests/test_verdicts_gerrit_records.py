@@ -130,6 +130,11 @@ GERRIT_REFUSED = [
     (_query([("max", CR, 2)], [("max", CR, 2), ("ci", V, -1)]), F),
     (_rest(Code_Review=[("Max", 2), ("Bob", -1)]), F),
     (_rest(Code_Review=[("Anna", 1)]), M),
+    # What else Gerrit's record says against submitting, and keys Gerrit does not write.
+    (_query([("max", CR, 2)]).replace('"status": "NEW"', '"status": "ABANDONED"'), R),
+    (_rest(Code_Review=[("Max", 2)]).replace('"status": "NEW"', '"submittable": false'), F),
+    (_rest(Code_Review=[("Max", 2)]).replace('"status": "NEW"', '"verdict": "reject"'), M),
+    (_query([("max", CR, 2)]).replace('"status": "NEW"', '"approved": false'), M),
 ]
 
 

@@ -149,6 +149,11 @@ GITHUB_REFUSED = [
         ),
         F,
     ),
+    # A key of a verdict's name that GitHub does not write: the JSON is not GitHub's record.
+    (_gh_json(_gh_review("alice", "APPROVED", T1), verdict="reject"), M),
+    (_gh_json(_gh_review("alice", "APPROVED", T1), ready_to_merge=False), M),
+    (_gh_json(_gh_review("alice", "APPROVED", T1), state="NOT_APPROVED"), M),
+    (_gh_json(_gh_review("alice", "APPROVED", T1), mergeable=False), F),
     # Tables, headings and rows: a request for changes no later review of its reviewer clears.
     ("| Reviewer | State |\n|---|---|\n| @carol | APPROVED |\n| @dave | CHANGES_REQUESTED |\n", F),
     (

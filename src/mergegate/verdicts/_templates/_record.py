@@ -10,10 +10,22 @@ in prose or in a fenced example is not the record.
 
 from __future__ import annotations
 
+import re
+
 from mergegate.verdicts._json import read_json
 from mergegate.verdicts._lines import Doc
+from mergegate.verdicts._patterns import compile_lazily
 
-__all__ = ["MAX_RECORD_CHARS", "json_record", "objects_in"]
+__all__ = ["MAX_RECORD_CHARS", "json_record", "objects_in", "verdict_keys"]
+
+# A key that could carry a verdict (`verdict`, `approved`, `decision`, `status`, `result` …).
+# A record read whole is not read by the JSON verdict reader, so its recogniser must know
+# every such key it holds; one it does not know keeps the record from approving.
+_VERDICT_KEY = compile_lazily(
+    r"verdict|approv|lgtm|ready|decision|status|result|outcome|overall|final|pass|reject|"
+    r"block|accept|conclusion|state|submit|merge|vote|score",
+    re.IGNORECASE,
+)
 
 MAX_RECORD_CHARS = 1_000_000
 # A record nests a few levels (change → patch sets → approvals → by); deeper is not one.
@@ -73,3 +85,13 @@ def objects_in(value: object) -> list[dict[str, object]] | None:
             children = list(node)
         stack.extend((child, depth + 1) for child in reversed(children))
     return found
+
+
+def verdict_keys(objects: list[dict[str, object]]) -> list[tuple[str, object]]:
+    """Every (key, value) of `objects` whose key could carry a verdict, in order."""
+    return [
+        (key, value)
+        for obj in objects
+        for key, value in obj.items()
+        if isinstance(key, str) and _VERDICT_KEY.search(key)
+    ]

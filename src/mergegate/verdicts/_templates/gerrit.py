@@ -35,7 +35,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import field_site
-from mergegate.verdicts._templates._record import json_record, objects_in
+from mergegate.verdicts._templates._record import json_record, objects_in, verdict_keys
 from mergegate.verdicts._text import norm
 
 __all__ = ["NAME", "recognise"]
@@ -85,10 +85,12 @@ def recognise(doc: Doc) -> Recognised | None:
     """The votes that count, as verdict fields, or None when the document holds no
     Code-Review vote."""
     record = _json_votes(doc)
-    votes, scaffolding = (record, frozenset[int]()) if record is not None else _line_votes(doc)
+    votes, scaffolding = (record[0], frozenset[int]()) if record is not None else _line_votes(doc)
     if not any(v.label == _CODE_REVIEW for v in votes):
         return None
     sites = _sites(doc, _counted(votes))
+    if record is not None:
+        sites.extend(record[1])
     accounted = frozenset(v.at for v in votes) | scaffolding
     if record is not None:
         accounted = frozenset(range(len(doc.lines)))
@@ -156,20 +158,81 @@ def _votes_in(text: str) -> list[tuple[str, int]]:
 # --------------------------------------------------------------------------- JSON
 
 
-def _json_votes(doc: Doc) -> list[_Vote] | None:
+def _json_votes(doc: Doc) -> tuple[list[_Vote], list[Site]] | None:
     """The votes of a document that is Gerrit's JSON (query output or REST `ChangeInfo`),
-    or None when it is not."""
+    with the sites of what else in it keeps the change from being submitted; None when the
+    document is not JSON."""
     record = json_record(doc)
     if record is None:
         return None
     votes: list[_Vote] = []
+    sites: list[Site] = []
     for index, value in record:
         objects = objects_in(value)
         if objects is None:
             return None
         for change in objects:
             votes.extend(_change_votes(index, change))
-    return votes
+        for key, field in verdict_keys(objects):
+            found = _record_field(key, field)
+            if found is not None:
+                line = doc.lines[index]
+                sites.append(field_site(index, line, found[0], dialect=NAME, reason=found[1]))
+    return votes, sites
+
+
+# Gerrit's keys of a verdict's name and what their values say: a change's `status`, a submit
+# record's and its labels' `status`, a submit requirement's `status`; `submittable`,
+# `mergeable`, a label's `blocking`. Any other such key is not Gerrit's (`verdict_keys`).
+_STATUS_OK = frozenset(
+    {"new", "merged", "ok", "may", "closed", "satisfied", "not_applicable", "overridden"}
+)
+_STATUS_NOT = frozenset(
+    {"not_ready", "need", "reject", "rule_error", "impossible", "unsatisfied", "error"}
+)
+_NEUTRAL_KEYS = frozenset(
+    {
+        "approvals",
+        "submitted",
+        "submitter",
+        "submitrecords",
+        "submit_records",
+        "submittype",
+        "submit_type",
+        "submit_requirements",
+        "grantedon",
+        "description",
+        "is_current",
+        "mergedat",
+    }
+)
+
+
+def _record_field(key: str, value: object) -> tuple[Decision, str] | None:
+    """What a key of a verdict's name in Gerrit's JSON says against submitting, or None."""
+    low = key.lower()
+    if low in _NEUTRAL_KEYS:
+        return None
+    if low == "status" and isinstance(value, str):
+        return _status(value)
+    if low in ("approved", "rejected") and isinstance(value, dict):
+        return None  # a REST label's summary: the account (read as a vote by `_rest_votes`)
+    if low in ("submittable", "mergeable") and isinstance(value, bool):
+        return None if value else (Decision.FIXES, f"Gerrit says {key}: false")
+    if low == "blocking" and isinstance(value, bool):
+        return (Decision.FIXES, "a label blocks submission") if value else None
+    return Decision.MALFORMED, f"the record's key '{key[:40]}' is not one Gerrit writes"
+
+
+def _status(value: str) -> tuple[Decision, str] | None:
+    status = value.lower()
+    if status in _STATUS_OK:
+        return None
+    if status == "abandoned":
+        return Decision.REJECT, "the change is ABANDONED"
+    if status in _STATUS_NOT:
+        return Decision.FIXES, f"Gerrit's status {value} keeps the change from being submitted"
+    return Decision.MALFORMED, f"Gerrit's status '{value[:40]}' is not one it writes"
 
 
 def _change_votes(index: int, change: dict[str, object]) -> list[_Vote]:

@@ -40,7 +40,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import field_site, line_fields, with_objections
-from mergegate.verdicts._templates._record import json_record, objects_in
+from mergegate.verdicts._templates._record import json_record, objects_in, verdict_keys
 from mergegate.verdicts._text import norm
 
 __all__ = ["NAME", "recognise"]
@@ -298,6 +298,9 @@ def _json_reviews(doc: Doc) -> Recognised | None:
             if review is not None:
                 reviews.append(review)
             fields.extend((index, key, text) for key, text in _json_fields(obj))
+        fields.extend(
+            (index, "unknown", key) for key, v in verdict_keys(objects) if not _known(key, v)
+        )
     if not reviews and not any(key == "reviewdecision" for _, key, _ in fields):
         return None
     if reviews and all(r.when for r in reviews):
@@ -340,8 +343,10 @@ def _unique(reviews: list[_Review]) -> list[_Review]:
 def _json_fields(obj: dict[str, object]) -> list[tuple[str, str]]:
     """The review decision, merge state and check results an object holds."""
     found = []
-    for key in ("reviewDecision", "mergeStateStatus", "mergeable"):
+    for key in ("reviewDecision", "mergeStateStatus", "mergeable", "mergeable_state"):
         value = obj.get(key)
+        if isinstance(value, bool):  # the REST API's `"mergeable": false`
+            value = "mergeable" if value else "conflicting"
         if isinstance(value, str) and value:
             found.append((key.lower(), value.lower()))
     if "__typename" in obj or "conclusion" in obj:  # a check of statusCheckRollup
@@ -350,9 +355,59 @@ def _json_fields(obj: dict[str, object]) -> list[tuple[str, str]]:
     return found
 
 
+# GitHub's own keys that hold a state, with the values GitHub writes there (a review's, a
+# pull request's, a check's); any other value, or another key of a verdict's name, is not
+# GitHub's record (`_record.verdict_keys`): it keeps the document from approving.
+_KNOWN_VALUES = {
+    "state": frozenset(
+        {*_GITHUB_STATES, "open", "closed", "merged", "success", "failure", "error", "expected"}
+    ),
+    "status": frozenset({"completed", "in_progress", "queued", "waiting", "pending", "requested"}),
+}
+_READ_KEYS = frozenset({"reviewdecision", "mergestatestatus", "mergeable", "conclusion"})
+_NEUTRAL_KEYS = frozenset(
+    {
+        "submittedat",
+        "submitted_at",
+        "statuscheckrollup",
+        "mergedat",
+        "merged_at",
+        "mergedby",
+        "merged_by",
+        "mergecommit",
+        "merge_commit_sha",
+        "potentialmergecommit",
+        "automergerequest",
+        "merged",
+        "mergeable_state",
+        "state_reason",
+        "statuses_url",
+        "maintainercanmodify",
+        "maintainer_can_modify",
+        "startedat",
+        "completedat",
+        "detailsurl",
+    }
+)
+
+
+def _known(key: str, value: object) -> bool:
+    low = key.lower()
+    if low in _READ_KEYS or low in _NEUTRAL_KEYS:
+        return True
+    known = _KNOWN_VALUES.get(low)
+    return known is not None and isinstance(value, str) and _state(value) in known
+
+
 def _json_field_sites(doc: Doc, fields: list[tuple[int, str, str]]) -> list[Site]:
     sites = []
     for index, key, value in fields:
+        if key == "unknown":
+            why = f"the record's key '{value[:40]}' is not one GitHub writes"
+            sites.append(
+                field_site(index, doc.lines[index], Decision.MALFORMED, dialect=NAME, reason=why)
+            )
+            continue
         if key == "reviewdecision":
             decision = Decision.APPROVE if value == _APPROVED else _not_approved(value)
             why = f"the review decision is {value.upper()}"
