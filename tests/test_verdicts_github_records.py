@@ -149,6 +149,20 @@ GITHUB_REFUSED = [
         ),
         F,
     ),
+    # A comment still stands beside the approval and can say no; so can a later comment of
+    # the approving reviewer (only a reviewer's older reviews are superseded).
+    (
+        _gh_json(
+            _gh_review("alice", "APPROVED", T1),
+            _gh_review("bob", "COMMENTED", T2, "Do not merge: this drops the audit log."),
+        ),
+        R,
+    ),
+    (
+        "### @carol — APPROVED\n\nLGTM.\n\n### @carol — COMMENTED\n\n"
+        "Do not merge: this drops the audit log.\n",
+        R,
+    ),
     # A key of a verdict's name that GitHub does not write: the JSON is not GitHub's record.
     (_gh_json(_gh_review("alice", "APPROVED", T1), verdict="reject"), M),
     (_gh_json(_gh_review("alice", "APPROVED", T1), ready_to_merge=False), M),

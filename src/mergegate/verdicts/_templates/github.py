@@ -430,15 +430,13 @@ def _not_approved(value: str) -> Decision:
 
 
 def _sites(doc: Doc, reviews: list[_Review]) -> tuple[list[Site], frozenset[int]]:
-    """The sites of the reviews that count, and the lines of the reviews they supersede
-    (with the section each heads)."""
-    last: dict[str, _Review] = {}
+    """The sites of the reviews that count, and the lines of the older reviews they
+    supersede (with the section each heads)."""
+    last: dict[str, int] = {}  # reviewer → position of their last APPROVED/CHANGES_REQUESTED
     for number, review in enumerate(reviews):
         if review.state in (_APPROVED, _CHANGES):
-            key = review.reviewer.lower() if review.reviewer else f"#{number}"
-            last[key] = review
-    counted = sorted(last.values(), key=lambda r: r.at)
-    if not counted:
+            last[review.reviewer.lower() if review.reviewer else f"#{number}"] = number
+    if not last:
         if not reviews:
             return [], frozenset()
         review = reviews[-1]
@@ -447,14 +445,33 @@ def _sites(doc: Doc, reviews: list[_Review]) -> tuple[list[Site], frozenset[int]
         return [field_site(review.at, line, Decision.MALFORMED, dialect=NAME, reason=why)], (
             frozenset()
         )
-    kept = {id(r) for r in counted}
-    superseded = frozenset(
-        i
-        for r in reviews
-        if id(r) not in kept and r.reviewer is not None and r.reviewer.lower() in last
-        for i in _section_of(doc, r.at)
+    counted = sorted(last.values())
+    older = {
+        number
+        for number, r in enumerate(reviews)
+        if r.reviewer is not None and number < last.get(r.reviewer.lower(), -1)
+    }
+    superseded = frozenset(i for n in older for i in _section_of(doc, reviews[n].at))
+    sites = [_site(doc, reviews[n]) for n in counted]
+    # What still stands beside them (another reviewer's comment, a later comment of the same
+    # reviewer) is read like text after the approval: a comment can still say no.
+    sites.extend(
+        site
+        for n, r in enumerate(reviews)
+        if n not in older and n not in last.values()
+        for site in _comment(doc, r)
     )
-    return [_site(doc, r) for r in counted], superseded
+    return sorted(sites, key=lambda site: site.index), superseded
+
+
+def _comment(doc: Doc, review: _Review) -> list[Site]:
+    problem = after_approval(review.body) if review.body.strip() else None
+    if problem is None:
+        return []
+    decision, held = problem
+    by = f" ({review.reviewer})" if review.reviewer else ""
+    why = f"a {review.state.upper()} review{by} beside the approval: {held}"
+    return [field_site(review.at, doc.lines[review.at], decision, dialect=NAME, reason=why)]
 
 
 def _site(doc: Doc, review: _Review) -> Site:
