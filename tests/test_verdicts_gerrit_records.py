@@ -83,6 +83,43 @@ def _rest(**labels: list[tuple[str, int]]) -> str:
 
 CR, V = "Code-Review", "Verified"
 
+
+def _email(vote: str, comment: str = "nit: a default would read better here.") -> str:
+    """Gerrit's notification email of a review message."""
+    return (
+        "Max Maintainer has posted comments on this change. "
+        "( https://review.example.org/c/tools/app/+/12345 )\n\n"
+        "Change subject: Fix NPE in config loader\n"
+        "......................................................................\n\n\n"
+        f"Patch Set 2: {vote}\n\n(1 comment)\n\nFile src/config/loader.py:\n\n"
+        "https://review.example.org/c/tools/app/+/12345/2/src/config/loader.py#42\n"
+        f'PS2, Line 42: value = cfg.get("timeout")\n{comment}\n\n\n\n--\n'
+        "To view, visit https://review.example.org/c/tools/app/+/12345\n"
+        "To unsubscribe, or for help writing mail filters, visit "
+        "https://review.example.org/settings\n\n"
+        "Gerrit-Project: tools/app\nGerrit-Branch: master\nGerrit-Change-Number: 12345\n"
+        "Gerrit-PatchSet: 2\nGerrit-Owner: Jane Dev <jane@example.org>\n"
+        "Gerrit-Reviewer: Max Maintainer <max@example.org>\nGerrit-MessageType: comment\n"
+    )
+
+
+def _query_text(current: list[tuple[str, str, int]]) -> str:
+    """`gerrit query --current-patch-set` in its text format."""
+    approvals = "".join(
+        f"      type: {label}\n      description: {label}\n      value: {value}\n"
+        f"      grantedOn: 2024-05-02 10:15:00 UTC\n      by:\n        name: {who.title()}\n"
+        f"        username: {who}\n"
+        for who, label, value in current
+    )
+    return (
+        "change I8473b95934b5732ac55d26311a706c9c2bde9940\n  project: tools/app\n"
+        "  branch: master\n  number: 12345\n  subject: Fix NPE in config loader\n"
+        "  owner:\n    name: Jane Dev\n    username: jane\n  status: NEW\n"
+        f"  currentPatchSet:\n    number: 2\n    revision: d4e5f6\n    approvals:\n{approvals}"
+        "\ntype: stats\nrowCount: 1\nrunTimeMilliseconds: 9\nmoreChanges: false\n"
+    )
+
+
 GERRIT_GENUINE = [
     "Patch Set 3: Code-Review+2 Verified+1\n\nThanks for adding the test.\n",
     "Code-Review: +2\nVerified: +1\n",
@@ -97,6 +134,8 @@ GERRIT_GENUINE = [
     "Patch Set 2: Looks good to me, approved\n",
     _query([("max", CR, -1), ("ci", V, 1)], [("ci", V, 1), ("anna", CR, 1), ("max", CR, 2)]),
     _rest(Code_Review=[("Max Maintainer", 2), ("Anna Reviewer", 1)], Verified=[("CI Bot", 1)]),
+    _email("Code-Review+2"),
+    _query_text([("ci", V, 1), ("max", CR, 2)]),
     # A -2 its own reviewer replaced on a later patch set.
     "Patch Set 1:\nMax: Code-Review-2\n\nPatch Set 2:\nMax: Code-Review+2\n",
 ]
@@ -130,6 +169,10 @@ GERRIT_REFUSED = [
     (_query([("max", CR, 2)], [("max", CR, 2), ("ci", V, -1)]), F),
     (_rest(Code_Review=[("Max", 2), ("Bob", -1)]), F),
     (_rest(Code_Review=[("Anna", 1)]), M),
+    (_email("Code-Review-1", "This leaks the file handle."), F),
+    (_email("Code-Review+2", "Do not merge: this drops the audit log."), R),
+    (_query_text([("ci", V, 1), ("max", CR, 1)]), M),
+    (_query_text([("max", CR, 2), ("bob", CR, -2)]), R),
     # What else Gerrit's record says against submitting, and keys Gerrit does not write.
     (_query([("max", CR, 2)]).replace('"status": "NEW"', '"status": "ABANDONED"'), R),
     (_rest(Code_Review=[("Max", 2)]).replace('"status": "NEW"', '"submittable": false'), F),

@@ -85,6 +85,9 @@ GITHUB_GENUINE = [
         ],
         indent=2,
     ),
+    # gh api …/reviews --jq '.[] | {user: .user.login, state, submitted_at}': JSON lines.
+    '{"user":"bob","state":"COMMENTED","submitted_at":"2024-05-01T09:00:00Z"}\n'
+    '{"user":"alice","state":"APPROVED","submitted_at":"2024-05-02T10:11:12Z"}\n',
     # A Markdown table of the reviews.
     "## Reviews for #412\n\n| Reviewer | State | Submitted |\n|---|---|---|\n"
     "| @bob | COMMENTED | 2024-05-01 09:00 |\n| @carol | CHANGES_REQUESTED | 2024-05-01 11:20 |\n"

@@ -85,7 +85,11 @@ def recognise(doc: Doc) -> Recognised | None:
     """The votes that count, as verdict fields, or None when the document holds no
     Code-Review vote."""
     record = _json_votes(doc)
-    votes, scaffolding = (record[0], frozenset[int]()) if record is not None else _line_votes(doc)
+    text = _query_text_votes(doc) if record is None else None
+    if record is not None:
+        votes, scaffolding = record[0], frozenset[int]()
+    else:
+        votes, scaffolding = text if text is not None else _line_votes(doc)
     if not any(v.label == _CODE_REVIEW for v in votes):
         return None
     sites = _sites(doc, _counted(votes))
@@ -101,14 +105,21 @@ def recognise(doc: Doc) -> Recognised | None:
 
 
 def _line_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]]:
-    """The vote lines, and the bare `Patch Set N:` lines that head them."""
+    """The vote lines, and Gerrit's own lines around them: the bare `Patch Set N:` lines that
+    head them, a notification email's header and footer, an inline comment's place."""
     votes: list[_Vote] = []
     heads: set[int] = set()
     patch_set: int | None = None
+    sender: str | None = None  # the reviewer a notification email is from
     for index, line in enumerate(doc.lines):
         if not line.live or line.blank or len(line.raw) > _MAX_LINE:
             continue
         text = norm(line.raw).strip(" \t")
+        if _SCAFFOLD.fullmatch(text):
+            heads.add(index)
+            posted = _POSTED.match(text)
+            sender = posted.group(1).strip() if posted is not None else sender
+            continue
         mark = _LIST_MARK.match(text)
         text = text[mark.end() :] if mark is not None else text
         head = _PATCH_SET.fullmatch(text)
@@ -121,8 +132,70 @@ def _line_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]]:
             if worded is not None:
                 votes.append(_Vote(index, None, _CODE_REVIEW, worded, patch_set))
                 continue
-        votes.extend(_Vote(index, who, label, value, patch_set) for who, label, value in _on(text))
+        votes.extend(
+            _Vote(index, who or sender, label, value, patch_set) for who, label, value in _on(text)
+        )
     return votes, frozenset(heads)
+
+
+# Gerrit's own lines around a review message, as its notification email and change page
+# write them: the email's header (`Max has posted comments on this change. ( url )`,
+# `Change subject: …`, the dotted rule), a comment count, the place of an inline comment
+# (`File src/a.py:`, its URL, `PS2, Line 42: <the code line>`), and the footer (`--`,
+# `To view, visit …`, `To unsubscribe …`, `Gerrit-Project: …`). The reviewer's own comments
+# stay for the generic reader.
+_POSTED = compile_lazily(r"([^()]{1,80}) has posted comments on this change\.")
+_SCAFFOLD = compile_lazily(
+    r"[^()]{1,80} has posted comments on this change\.(?:[ \t]*\([ \t]*https?://\S{1,300}[ \t]*\))?"
+    r"|change subject:.{0,300}|\.{10,400}|\(\d{1,4} (?:inline )?comments?\)"
+    r"|file \S{1,300}:|https?://\S{1,400}|ps\d{1,4}, line \d{1,6}:.{0,400}|--"
+    r"|to view, visit https?://\S{1,300}"
+    r"|to unsubscribe, or for help writing mail filters, visit https?://\S{1,300}"
+    r"|gerrit-[a-z-]{1,40}:.{0,300}"
+)
+
+
+# --------------------------------------------------------------------------- query text
+
+
+# `gerrit query` in its text format: `change I…`, then indented `key: value` lines.
+_CHANGE = compile_lazily(r"change i[0-9a-f]{40}")
+_KEY_LINE = compile_lazily(r"([ \t]*)([a-z][a-z_]{0,40}):[ \t]*(.{0,300})")
+
+
+def _query_text_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]] | None:
+    """The approvals of `gerrit query`'s text output (`approvals:` / `type: Code-Review` /
+    `value: 2` / `by:` / `username: max`, under `currentPatchSet:` or `patchSets:`), and its
+    lines; None when the document is not that output."""
+    lines = [
+        (i, norm(line.raw)) for i, line in enumerate(doc.lines) if line.live and not line.blank
+    ]
+    if not lines or _CHANGE.fullmatch(lines[0][1].strip()) is None:
+        return None
+    votes: list[_Vote] = []
+    record = {lines[0][0]}
+    sets_at: int | None = None  # indent of `currentPatchSet:` / `patchSets:`
+    patch_set: int | None = None
+    label: str | None = None
+    for index, text in lines[1:]:
+        field = _KEY_LINE.fullmatch(text)
+        if field is None:
+            continue
+        record.add(index)
+        indent, key, value = len(field.group(1)), field.group(2), field.group(3).strip()
+        if key in ("currentpatchset", "patchsets"):
+            sets_at, patch_set = indent, None
+        elif key == "number" and sets_at is not None and indent > sets_at and value.isdigit():
+            patch_set = int(value)
+        elif key == "type":
+            label = value
+        elif key == "value" and label is not None and (number := _integer(value)) is not None:
+            votes.append(_Vote(index, None, label, number, patch_set))
+            label = None
+        elif key in ("username", "email") and votes and votes[-1].reviewer is None:
+            last = votes[-1]
+            votes[-1] = _Vote(last.at, value, last.label, last.value, last.patch_set)
+    return votes, frozenset(record)
 
 
 def _on(text: str) -> list[tuple[str | None, str, int]]:

@@ -314,6 +314,8 @@ def _json_reviews(doc: Doc) -> Recognised | None:
 def _json_review(index: int, obj: dict[str, object]) -> _Review | None:
     state = obj.get("state")
     author = obj.get("author", obj.get("user"))
+    if isinstance(author, str):  # a jq projection: `{user: .user.login, state: .state}`
+        author = {"login": author}
     if not isinstance(state, str) or not isinstance(author, dict):
         return None
     login = author.get("login")
