@@ -45,6 +45,17 @@ def _gh_json(*reviews: dict[str, object], pretty: bool = True, **more: object) -
     return json.dumps(record, indent=2 if pretty else None) + "\n"
 
 
+def _pr_view(checks: str, reviewers: str) -> str:
+    """`gh pr view 412` as a terminal shows it."""
+    return (
+        "Add retry to the upload client acme/app#412\n"
+        "Open • alice wants to merge 3 commits into main from retry-upload • about 2 hours ago\n"
+        f"+48 -6 • {checks}\nReviewers: {reviewers}\nLabels: enhancement\n\n\n"
+        "  Adds exponential backoff to the upload client.\n\n\n"
+        "View this pull request on GitHub: https://github.com/acme/app/pull/412\n"
+    )
+
+
 T1, T2, T3 = "2024-05-01T09:00:00Z", "2024-05-01T11:20:00Z", "2024-05-02T08:45:00Z"
 
 GITHUB_GENUINE = [
@@ -107,6 +118,8 @@ GITHUB_GENUINE = [
     "✓ Approved pull request acme/app#412\n",
     # GitHub's timeline wording.
     "**alice** approved these changes on May 2, 2024\n",
+    # gh pr view on a terminal: its frame around the reviewers line.
+    _pr_view("✓ Checks passing", "bob (Approved), carol (Commented)"),
     # gh pr view's reviewer list.
     "reviewers:\tbob (Approved), carol (Commented)\n",
 ]
@@ -166,6 +179,8 @@ GITHUB_REFUSED = [
         "Do not merge: this drops the audit log.\n",
         R,
     ),
+    (_pr_view("× 1/3 checks failing", "bob (Approved)"), F),
+    (_pr_view("✓ Checks passing", "bob (Approved), carol (Changes requested)"), F),
     # A key of a verdict's name that GitHub does not write: the JSON is not GitHub's record.
     (_gh_json(_gh_review("alice", "APPROVED", T1), verdict="reject"), M),
     (_gh_json(_gh_review("alice", "APPROVED", T1), ready_to_merge=False), M),

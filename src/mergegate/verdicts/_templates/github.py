@@ -169,13 +169,50 @@ def recognise(doc: Doc) -> Recognised | None:
     if not reviews and decisions is None:
         return None
     sites, superseded = _sites(doc, reviews)
-    accounted = frozenset(r.at for r in reviews) | superseded
+    view, checks_failing = _pr_view(doc) if reviews else (frozenset[int](), None)
+    if checks_failing is not None:
+        why = "gh pr view says the pull request's checks did not all pass"
+        line = doc.lines[checks_failing]
+        sites.append(field_site(checks_failing, line, Decision.FIXES, dialect=NAME, reason=why))
+    accounted = frozenset(r.at for r in reviews) | superseded | view
     found = Recognised(name=NAME, sites=tuple(sites), accounted=accounted)
     merge = line_fields(doc, _MERGE_FIELD, _merge_decision, name=NAME, max_chars=80)
     checks = line_fields(doc, _CHECKS_FIELD, _checks_decision, name=NAME, max_chars=2000)
     if decisions is not None:
         found = _joined(found, decisions)
     return with_objections(found, merge, checks)
+
+
+# `gh pr view`'s own lines around its `Reviewers:` line: the title (`Add retry #412`) over
+# the state line (`Open • alice wants to merge 3 commits into main from retry • 2 hours
+# ago`), the diff and checks line (`+48 -6 • ✓ Checks passing`) and the footer.
+_VIEW_STATE = compile_lazily(r"(?:open|closed|merged|draft) • .{1,300}")
+_VIEW_DIFF = compile_lazily(r"\+\d{1,7} -\d{1,7}(?: • (.{1,100}))?")
+_VIEW_FOOTER = compile_lazily(r"view this pull request on github: https?://\S{1,300}")
+_VIEW_TITLE = compile_lazily(r".{1,300}[ \t](?:[a-z0-9_.-]{1,100}/[a-z0-9_.-]{1,100})?#\d{1,7}")
+
+
+def _pr_view(doc: Doc) -> tuple[frozenset[int], int | None]:
+    """The lines of `gh pr view`'s frame, and the diff line when its checks did not pass."""
+    found: set[int] = set()
+    failing: int | None = None
+    # shown lines: the prose heuristics may take `× 1/3 checks failing` for an instruction
+    shown = [
+        (i, norm(line.raw).strip())
+        for i, line in enumerate(doc.lines)
+        if (line.live or line.instruction_like) and not line.blank
+    ]
+    for (index, text), (_, below) in zip(shown, [*shown[1:], (-1, "")], strict=True):
+        diff = _VIEW_DIFF.fullmatch(text)
+        title = _VIEW_TITLE.fullmatch(text) and _VIEW_STATE.fullmatch(below)
+        if _VIEW_STATE.fullmatch(text) or _VIEW_FOOTER.fullmatch(text) or title:
+            found.add(index)
+        elif diff is not None:
+            found.add(index)
+            checks = diff.group(1) or ""
+            passing = "checks passing" in checks or not checks
+            failing = failing if passing else index
+    return frozenset(found), failing
 
 
 def _joined(found: Recognised, decisions: Recognised) -> Recognised:
