@@ -181,6 +181,12 @@ GITHUB_REFUSED = [
     ),
     (_pr_view("× 1/3 checks failing", "bob (Approved)"), F),
     (_pr_view("✓ Checks passing", "bob (Approved), carol (Changes requested)"), F),
+    # A review still pending or requested has not happened.
+    ("| Reviewer | State |\n|---|---|\n| @alice | APPROVED |\n| @bob | PENDING |\n", M),
+    ("reviewers: alice (Approved), dave (Requested)\n", M),
+    # Headings and tables of parts or stages are no reviewers' reviews (read as before).
+    ("## Security: APPROVED\n\n## Tests: APPROVED\n", M),
+    ("| Reviewer | Status |\n|---|---|\n| claude | Approved |\n| codex | Pending |\n", M),
     # A key of a verdict's name that GitHub does not write: the JSON is not GitHub's record.
     (_gh_json(_gh_review("alice", "APPROVED", T1), verdict="reject"), M),
     (_gh_json(_gh_review("alice", "APPROVED", T1), ready_to_merge=False), M),

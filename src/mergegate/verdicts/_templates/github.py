@@ -274,10 +274,9 @@ def _one_line(text: str) -> list[tuple[str | None, str]]:
 
 
 def _is_login(line: re.Match[str]) -> bool:
-    """A login is told from a word by its '@', a jq row's tab, or a heading per review with
-    a dash or colon after the name (`### carol — APPROVED`)."""
-    mark, separator = line.group(2), line.group(4)
-    return bool(mark) or "\t" in separator or bool(line.group(1) and separator.strip())
+    """A login is told from a word by its '@' or a jq row's tab: a heading `### Security:
+    APPROVED` names a part of the review, not a reviewer."""
+    return bool(line.group(2)) or "\t" in line.group(4)
 
 
 def _table_reviews(rows: list[tuple[int, str]]) -> list[_Review]:
@@ -287,7 +286,8 @@ def _table_reviews(rows: list[tuple[int, str]]) -> list[_Review]:
         return []
     header = _cells(rows[0][1])
     who = _column(header, ("reviewer", "author", "user", "login"))
-    what = _column(header, ("state", "review state", "status"))
+    # GitHub's word for it: a `Status` column is any tool's table of parts and stages
+    what = _column(header, ("state", "review state"))
     if who is None or what is None:
         return []
     reviews = []
@@ -485,6 +485,7 @@ def _sites(doc: Doc, reviews: list[_Review]) -> tuple[list[Site], frozenset[int]
             frozenset()
         )
     counted = sorted(last.values())
+    waiting = _waiting(doc, reviews)
     older = {
         number
         for number, r in enumerate(reviews)
@@ -500,7 +501,27 @@ def _sites(doc: Doc, reviews: list[_Review]) -> tuple[list[Site], frozenset[int]
         if n not in older and n not in last.values()
         for site in _comment(doc, r)
     )
-    return sorted(sites, key=lambda site: site.index), superseded
+    return sorted([*sites, *waiting], key=lambda site: site.index), superseded
+
+
+def _waiting(doc: Doc, reviews: list[_Review]) -> list[Site]:
+    """A reviewer whose last word is a review still pending or requested: the review has
+    not happened, so nothing decides for them yet (fail closed)."""
+    latest: dict[str, _Review] = {}
+    for review in reviews:
+        if review.reviewer is not None and review.state not in ("commented", "dismissed"):
+            latest[review.reviewer.lower()] = review
+    return [
+        field_site(
+            r.at,
+            doc.lines[r.at],
+            Decision.MALFORMED,
+            dialect=NAME,
+            reason=f"the review of {r.reviewer} is still {r.state.upper()}",
+        )
+        for r in latest.values()
+        if r.state in ("pending", "requested")
+    ]
 
 
 def _comment(doc: Doc, review: _Review) -> list[Site]:
