@@ -136,6 +136,8 @@ GERRIT_GENUINE = [
     _rest(Code_Review=[("Max Maintainer", 2), ("Anna Reviewer", 1)], Verified=[("CI Bot", 1)]),
     _email("Code-Review+2"),
     _query_text([("ci", V, 1), ("max", CR, 2)]),
+    # A saved REST answer keeps Gerrit's `)]}'` line.
+    ")]}'\n" + _rest(Code_Review=[("Max Maintainer", 2)]),
     # A -2 its own reviewer replaced on a later patch set.
     "Patch Set 1:\nMax: Code-Review-2\n\nPatch Set 2:\nMax: Code-Review+2\n",
 ]

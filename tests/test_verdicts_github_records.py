@@ -99,6 +99,12 @@ GITHUB_GENUINE = [
     # gh api …/reviews --jq '.[] | {user: .user.login, state, submitted_at}': JSON lines.
     '{"user":"bob","state":"COMMENTED","submitted_at":"2024-05-01T09:00:00Z"}\n'
     '{"user":"alice","state":"APPROVED","submitted_at":"2024-05-02T10:11:12Z"}\n',
+    # Saved into Markdown: the record in a fence, the command that printed it above.
+    "## Reviews of #412\n\nFetched with `gh pr view 412 --json reviews`:\n\n```json\n"
+    + _gh_json(
+        _gh_review("bob", "COMMENTED", T1, "nit: rename x"), _gh_review("alice", "APPROVED", T2)
+    )
+    + "```\n",
     # A Markdown table of the reviews.
     "## Reviews for #412\n\n| Reviewer | State | Submitted |\n|---|---|---|\n"
     "| @bob | COMMENTED | 2024-05-01 09:00 |\n| @carol | CHANGES_REQUESTED | 2024-05-01 11:20 |\n"
@@ -181,6 +187,19 @@ GITHUB_REFUSED = [
     ),
     (_pr_view("× 1/3 checks failing", "bob (Approved)"), F),
     (_pr_view("✓ Checks passing", "bob (Approved), carol (Changes requested)"), F),
+    # A fenced record an instruction introduces is an example; text after it is read.
+    (
+        "Example of the output format:\n\n```json\n"
+        + _gh_json(_gh_review("a", "APPROVED", T1))
+        + "```\n",
+        M,
+    ),
+    (
+        "```json\n"
+        + _gh_json(_gh_review("alice", "APPROVED", T1))
+        + "```\n\nThe migration still drops the audit table.\n",
+        M,
+    ),
     # A review still pending or requested has not happened.
     ("| Reviewer | State |\n|---|---|\n| @alice | APPROVED |\n| @bob | PENDING |\n", M),
     ("reviewers: alice (Approved), dave (Requested)\n", M),

@@ -11,12 +11,13 @@ in prose or in a fenced example is not the record.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from mergegate.verdicts._json import read_json
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 
-__all__ = ["MAX_RECORD_CHARS", "json_record", "objects_in", "verdict_keys"]
+__all__ = ["MAX_RECORD_CHARS", "JsonRecord", "json_record", "objects_in", "verdict_keys"]
 
 # A key that could carry a verdict (`verdict`, `approved`, `decision`, `status`, `result` …).
 # A record read whole is not read by the JSON verdict reader, so its recogniser must know
@@ -33,9 +34,27 @@ _MAX_DEPTH = 12
 _MAX_NODES = 20_000
 
 
-def json_record(doc: Doc) -> list[tuple[int, object]] | None:
-    """The document's JSON values with the line index each starts on, or None when its
-    visible text is not wholly JSON (one value, or one value a line)."""
+@dataclass(frozen=True, slots=True)
+class JsonRecord:
+    """A platform's record the document holds as JSON."""
+
+    values: list[tuple[int, object]]
+    """Each JSON value with the line index it starts on."""
+    lines: frozenset[int]
+    """The lines it stands on."""
+    whole: bool
+    """The document is the record and nothing else."""
+
+
+# Gerrit's REST API opens every JSON answer with this line (against XSSI); a saved answer
+# keeps it.
+_XSSI = ")]}'"
+
+
+def json_record(doc: Doc) -> JsonRecord | None:
+    """The document's JSON record: its visible text wholly JSON (one value, or one value a
+    line, after a `$ …` command echo or Gerrit's `)]}'` line), or else one live fenced
+    block (not an example: `Block.live`) whose body is one JSON value; None otherwise."""
     rows = [
         (i, line.raw.strip())
         for i, line in enumerate(doc.lines)
@@ -43,9 +62,17 @@ def json_record(doc: Doc) -> list[tuple[int, object]] | None:
         # words such as "description" look like a template's); never code or a quote
         if (line.live or line.instruction_like) and not line.blank and line.raw.strip()
     ]
-    if rows and rows[0][1].startswith("$ "):
+    if rows and (rows[0][1].startswith("$ ") or rows[0][1] == _XSSI):
         rows = rows[1:]  # the command that printed the record
-    if not rows or rows[0][1][:1] not in "{[" or sum(len(r) for _, r in rows) > MAX_RECORD_CHARS:
+    if rows and rows[0][1][:1] in "{[":
+        values = _values(rows)
+        every = frozenset(range(len(doc.lines)))
+        return JsonRecord(values, every, whole=True) if values is not None else None
+    return _fenced(doc)
+
+
+def _values(rows: list[tuple[int, str]]) -> list[tuple[int, object]] | None:
+    if sum(len(r) for _, r in rows) > MAX_RECORD_CHARS:
         return None
     whole = _read("\n".join(text for _, text in rows))
     if whole is not None:
@@ -54,6 +81,33 @@ def json_record(doc: Doc) -> list[tuple[int, object]] | None:
     if any(value is None for _, value in values):
         return None
     return values
+
+
+def _fenced(doc: Doc) -> JsonRecord | None:
+    """The one live fenced block of the document that is JSON (```json or no info)."""
+    blocks = [b for b in doc.blocks if b.info in ("", "json")]
+    if len(blocks) != 1 or not blocks[0].live:
+        return None
+    block = blocks[0]
+    body = [(i, doc.full[i].strip()) for i in range(block.start, block.end) if doc.full[i].strip()]
+    if block.closed is False or not body or body[0][1][:1] not in "{[":
+        return None
+    values = _values(body)
+    if values is None:
+        return None
+    lines = set(range(block.start - 1, block.end + 1))
+    above = next((i for i in range(block.start - 2, -1, -1) if doc.lines[i].raw.strip()), None)
+    if above is not None and doc.lines[above].live and _SAVED_WITH.fullmatch(doc.lines[above].raw):
+        lines.add(above)
+    return JsonRecord(values, frozenset(lines), whole=False)
+
+
+# The line that says which command printed the record, right above its fence:
+# "Reviews fetched with `gh pr view 412 --json reviews`:", "Output of `ssh … gerrit query …`:".
+_SAVED_WITH = compile_lazily(
+    r"[^`\n]{0,80}`(?:\$ )?(?:gh|ssh|gerrit|curl)[ \t][^`\n]{1,300}`"
+    r"[ \t]*(?:\([^)\n]{0,80}\))?[ \t]*:[ \t]*"
+)
 
 
 def _read(text: str) -> object | None:

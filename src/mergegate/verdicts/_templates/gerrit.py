@@ -35,7 +35,12 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import field_site
-from mergegate.verdicts._templates._record import json_record, objects_in, verdict_keys
+from mergegate.verdicts._templates._record import (
+    JsonRecord,
+    json_record,
+    objects_in,
+    verdict_keys,
+)
 from mergegate.verdicts._text import norm
 
 __all__ = ["NAME", "recognise"]
@@ -84,21 +89,22 @@ _MAX_LINE = 200
 def recognise(doc: Doc) -> Recognised | None:
     """The votes that count, as verdict fields, or None when the document holds no
     Code-Review vote."""
-    record = _json_votes(doc)
-    text = _query_text_votes(doc) if record is None else None
-    if record is not None:
-        votes, scaffolding = record[0], frozenset[int]()
+    record = json_record(doc)
+    read = _json_votes(doc, record) if record is not None else None
+    if read is not None:
+        votes, scaffolding = read[0], frozenset[int]()
     else:
+        text = _query_text_votes(doc)
         votes, scaffolding = text if text is not None else _line_votes(doc)
     if not any(v.label == _CODE_REVIEW for v in votes):
         return None
     sites = _sites(doc, _counted(votes))
-    if record is not None:
-        sites.extend(record[1])
     accounted = frozenset(v.at for v in votes) | scaffolding
-    if record is not None:
-        accounted = frozenset(range(len(doc.lines)))
-    return Recognised(name=NAME, sites=tuple(sites), accounted=accounted, whole=record is not None)
+    whole = False
+    if record is not None and read is not None:
+        sites.extend(read[1])
+        accounted, whole = record.lines, record.whole
+    return Recognised(name=NAME, sites=tuple(sites), accounted=accounted, whole=whole)
 
 
 # --------------------------------------------------------------------------- lines
@@ -231,16 +237,12 @@ def _votes_in(text: str) -> list[tuple[str, int]]:
 # --------------------------------------------------------------------------- JSON
 
 
-def _json_votes(doc: Doc) -> tuple[list[_Vote], list[Site]] | None:
-    """The votes of a document that is Gerrit's JSON (query output or REST `ChangeInfo`),
-    with the sites of what else in it keeps the change from being submitted; None when the
-    document is not JSON."""
-    record = json_record(doc)
-    if record is None:
-        return None
+def _json_votes(doc: Doc, record: JsonRecord) -> tuple[list[_Vote], list[Site]] | None:
+    """The votes of Gerrit's JSON (query output or REST `ChangeInfo`), with the sites of what
+    else in it keeps the change from being submitted; None when it is too large to read."""
     votes: list[_Vote] = []
     sites: list[Site] = []
-    for index, value in record:
+    for index, value in record.values:
         objects = objects_in(value)
         if objects is None:
             return None

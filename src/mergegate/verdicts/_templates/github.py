@@ -326,7 +326,7 @@ def _json_reviews(doc: Doc) -> Recognised | None:
         return None
     reviews: list[_Review] = []
     fields: list[tuple[int, str, str]] = []  # (line, key, value) beside the reviews
-    for index, value in record:
+    for index, value in record.values:
         objects = objects_in(value)
         if objects is None:
             return None
@@ -344,8 +344,7 @@ def _json_reviews(doc: Doc) -> Recognised | None:
         reviews = sorted(reviews, key=lambda r: r.when or "")
     sites, _ = _sites(doc, _unique(reviews))
     sites.extend(_json_field_sites(doc, fields))
-    every = frozenset(range(len(doc.lines)))
-    return Recognised(name=NAME, sites=tuple(sites), accounted=every, whole=True)
+    return Recognised(name=NAME, sites=tuple(sites), accounted=record.lines, whole=record.whole)
 
 
 def _json_review(index: int, obj: dict[str, object]) -> _Review | None:
