@@ -136,6 +136,14 @@ GERRIT_GENUINE = [
     _rest(Code_Review=[("Max Maintainer", 2), ("Anna Reviewer", 1)], Verified=[("CI Bot", 1)]),
     _email("Code-Review+2"),
     _query_text([("ci", V, 1), ("max", CR, 2)]),
+    # An agent's summary: the change's title, each label's votes with their reviewers.
+    'Change 4821 — "Fix NPE in config loader" (patch set 3)\n\n'
+    "Code-Review: +2 (Max Maintainer), +1 (Anna Reviewer)\nVerified: +1 (CI Bot)\n",
+    "| Label | Value | Reviewer |\n|---|---|---|\n| Code-Review | +2 | Max Maintainer |\n"
+    "| Verified | +1 | CI Bot |\n",
+    # The change log as the page shows it: uploads, CI's message, each message's author.
+    "Uploaded patch set 3.\n\nPatch Set 3: Verified+1\n\nBuild Successful\n\n"
+    "Max Maintainer: Patch Set 3: Code-Review+2\n\nLGTM, thanks for the fix.\n",
     # A saved REST answer keeps Gerrit's `)]}'` line.
     ")]}'\n" + _rest(Code_Review=[("Max Maintainer", 2)]),
     # A -2 its own reviewer replaced on a later patch set.
@@ -175,6 +183,20 @@ GERRIT_REFUSED = [
     (_email("Code-Review+2", "Do not merge: this drops the audit log."), R),
     (_query_text([("ci", V, 1), ("max", CR, 1)]), M),
     (_query_text([("max", CR, 2), ("bob", CR, -2)]), R),
+    ("Code-Review: +2 (Max Maintainer), -2 (Bob Veto)\n", R),
+    (
+        "| Label | Value | Reviewer |\n|---|---|---|\n| Code-Review | +2 | Max |\n"
+        "| Verified | -1 | CI Bot |\n",
+        F,
+    ),
+    (
+        "Uploaded patch set 3.\n\nPatch Set 3: Verified-1\n\nBuild Failed\n\n"
+        "Max: Patch Set 3: Code-Review+2\n",
+        F,
+    ),
+    # The +2 was given to patch set 2; patch set 3 was uploaded since.
+    ("Max: Patch Set 2: Code-Review+2\n\nUploaded patch set 3.\n", M),
+    ('Change 4821 — "Fix NPE" (patch set 3)\n\nDo not merge yet.\n\nCode-Review: +2 (Max)\n', M),
     # What else Gerrit's record says against submitting, and keys Gerrit does not write.
     (_query([("max", CR, 2)]).replace('"status": "NEW"', '"status": "ABANDONED"'), R),
     (_rest(Code_Review=[("Max", 2)]).replace('"status": "NEW"', '"submittable": false'), F),

@@ -105,6 +105,16 @@ GITHUB_GENUINE = [
         _gh_review("bob", "COMMENTED", T1, "nit: rename x"), _gh_review("alice", "APPROVED", T2)
     )
     + "```\n",
+    # An agent's list of the reviews, bodies quoted after the state, under the command.
+    "# Review status for PR #231\n\nPulled with `gh pr view 231 --json reviews,reviewDecision`.\n\n"
+    '- @maria-dev: CHANGES_REQUESTED (2024-03-11) — "Please add a migration test."\n'
+    '- @maria-dev: APPROVED (2024-03-12) — "Thanks, LGTM."\n'
+    "- @ci-helper[bot]: COMMENTED (2024-03-12)\n\nreviewDecision: APPROVED\n",
+    # GitHub's timeline as copied from the page, and one review's fields under its heading.
+    "**maria-dev** requested changes · Mar 11, 2024\n> Please add a migration test.\n\n"
+    "**maria-dev** approved these changes · Mar 12, 2024\n> Thanks, LGTM.\n",
+    "### Review from copilot-pull-request-reviewer[bot]\n\n**State:** COMMENTED\n\n"
+    "### Review from maria-dev\n\n**State:** APPROVED\n\nLGTM.\n",
     # A Markdown table of the reviews.
     "## Reviews for #412\n\n| Reviewer | State | Submitted |\n|---|---|---|\n"
     "| @bob | COMMENTED | 2024-05-01 09:00 |\n| @carol | CHANGES_REQUESTED | 2024-05-01 11:20 |\n"
@@ -200,6 +210,15 @@ GITHUB_REFUSED = [
         + "```\n\nThe migration still drops the audit table.\n",
         M,
     ),
+    # The body on an approving review's line holds a condition; a heading's reviewer
+    # requested changes and approved nothing since.
+    ('- @maria-dev: APPROVED — "once the migration test lands"\n', F),
+    (
+        "### Review from maria-dev\n\n**State:** CHANGES_REQUESTED\n\n"
+        "### Review from bob\n\n**State:** APPROVED\n",
+        F,
+    ),
+    ("Pulled with `gh pr view 231 --json reviews`. Do not merge.\n\n- @bob: APPROVED\n", M),
     # A review still pending or requested has not happened.
     ("| Reviewer | State |\n|---|---|\n| @alice | APPROVED |\n| @bob | PENDING |\n", M),
     ("reviewers: alice (Approved), dave (Requested)\n", M),

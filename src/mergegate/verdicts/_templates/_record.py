@@ -17,7 +17,14 @@ from mergegate.verdicts._json import read_json
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 
-__all__ = ["MAX_RECORD_CHARS", "JsonRecord", "json_record", "objects_in", "verdict_keys"]
+__all__ = [
+    "MAX_RECORD_CHARS",
+    "JsonRecord",
+    "json_record",
+    "objects_in",
+    "saved_with",
+    "verdict_keys",
+]
 
 # A key that could carry a verdict (`verdict`, `approved`, `decision`, `status`, `result` …).
 # A record read whole is not read by the JSON verdict reader, so its recogniser must know
@@ -97,17 +104,29 @@ def _fenced(doc: Doc) -> JsonRecord | None:
         return None
     lines = set(range(block.start - 1, block.end + 1))
     above = next((i for i in range(block.start - 2, -1, -1) if doc.lines[i].raw.strip()), None)
-    if above is not None and doc.lines[above].live and _SAVED_WITH.fullmatch(doc.lines[above].raw):
+    if above is not None and doc.lines[above].live and saved_with(doc.lines[above].raw):
         lines.add(above)
     return JsonRecord(values, frozenset(lines), whole=False)
 
 
-# The line that says which command printed the record, right above its fence:
-# "Reviews fetched with `gh pr view 412 --json reviews`:", "Output of `ssh … gerrit query …`:".
-_SAVED_WITH = compile_lazily(
-    r"[^`\n]{0,80}`(?:\$ )?(?:gh|ssh|gerrit|curl)[ \t][^`\n]{1,300}`"
-    r"[ \t]*(?:\([^)\n]{0,80}\))?[ \t]*:[ \t]*"
+# The line that says which command printed the record, right above it: "Reviews fetched
+# with `gh pr view 412 --json reviews`:", "Output of `ssh … gerrit query …`:". Its words
+# before the command are a closed list, so no other statement hides in it.
+_LEAD = (
+    r"(?:pulled|fetched|retrieved|exported|saved|collected|generated|printed|output|result|"
+    r"results|raw|json|from|with|of|via|by|using|the|this|these|reviews?|votes?|approvals?|"
+    r"ran|run|command|here|are|is)"
 )
+_SAVED_WITH = compile_lazily(
+    rf"(?:{_LEAD}[ \t]+){{0,6}}`(?:\$ )?(?:gh|ssh|gerrit|curl)[ \t][^`\n]{{1,300}}`"
+    r"[ \t]*(?:\([^)\n]{0,80}\))?[ \t]*[:.]?[ \t]*",
+    re.IGNORECASE,
+)
+
+
+def saved_with(text: str) -> bool:
+    """True when the line only says which command printed the record."""
+    return len(text) <= 400 and _SAVED_WITH.fullmatch(text.strip()) is not None
 
 
 def _read(text: str) -> object | None:

@@ -47,6 +47,8 @@ __all__ = ["NAME", "recognise"]
 
 NAME = "gerrit"
 _CODE_REVIEW = "code-review"
+_NO_LABEL = ""
+"""The label of a patch set's mark: it exists (uploaded, listed), with or without votes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,40 @@ _WORDED = {
 _MAX_LINE = 200
 
 
+_LABEL_COLUMNS = ("label",)
+_VALUE_COLUMNS = ("value", "vote", "score")
+_REVIEWER_COLUMNS = ("reviewer", "by", "name", "voter", "account")
+
+
+def _table_votes(doc: Doc) -> list[_Vote]:
+    """The rows of a votes table (`| Label | Value | Reviewer |`): [] unless every body row of
+    a table whose header names a label and a value column is one vote."""
+    rows = [
+        (i, [c.strip(" \t*_`") for c in norm(line.raw).strip().strip("|").split("|")])
+        for i, line in enumerate(doc.lines)
+        if line.live and line.raw.lstrip().startswith("|") and len(line.raw) <= _MAX_LINE
+    ]
+    if len(rows) < 3:
+        return []
+    header = rows[0][1]
+    label = next((i for i, c in enumerate(header) if c in _LABEL_COLUMNS), None)
+    value = next((i for i, c in enumerate(header) if c in _VALUE_COLUMNS), None)
+    who = next((i for i, c in enumerate(header) if c in _REVIEWER_COLUMNS), None)
+    if label is None or value is None:
+        return []
+    votes = []
+    for index, cells in rows[2:]:
+        number = _integer(cells[value]) if max(label, value) < len(cells) else None
+        if number is None or not _ONE_LABEL.fullmatch(cells[label]):
+            return []
+        name = cells[who] if who is not None and who < len(cells) and cells[who] else None
+        votes.append(_Vote(index, name, cells[label], number, None))
+    return votes
+
+
+_ONE_LABEL = compile_lazily(r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*){0,4}")
+
+
 def recognise(doc: Doc) -> Recognised | None:
     """The votes that count, as verdict fields, or None when the document holds no
     Code-Review vote."""
@@ -96,6 +132,7 @@ def recognise(doc: Doc) -> Recognised | None:
     else:
         text = _query_text_votes(doc)
         votes, scaffolding = text if text is not None else _line_votes(doc)
+        votes = [*votes, *_table_votes(doc)] if text is None else votes
     if not any(v.label == _CODE_REVIEW for v in votes):
         return None
     sites = _sites(doc, _counted(votes))
@@ -121,13 +158,20 @@ def _line_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]]:
         if not line.live or line.blank or len(line.raw) > _MAX_LINE:
             continue
         text = norm(line.raw).strip(" \t")
-        if _SCAFFOLD.fullmatch(text):
+        uploaded = _UPLOADED.fullmatch(text)
+        title = _TITLE.fullmatch(text) if not votes and not heads else None
+        if uploaded is not None:  # a patch set with no vote yet is still the newest
+            votes.append(_Vote(index, None, _NO_LABEL, 0, int(uploaded.group(1))))
+        if uploaded is not None or title is not None or _SCAFFOLD.fullmatch(text):
             heads.add(index)
+            patch_set = int(uploaded.group(1)) if uploaded is not None else patch_set
+            patch_set = int(title.group(1)) if title is not None and title.group(1) else patch_set
             posted = _POSTED.match(text)
             sender = posted.group(1).strip() if posted is not None else sender
             continue
         mark = _LIST_MARK.match(text)
         text = text[mark.end() :] if mark is not None else text
+        author, text = _author(text)
         head = _PATCH_SET.fullmatch(text)
         if head is not None:
             patch_set, text = int(head.group(1)), head.group(2).strip(_DECORATION)
@@ -136,12 +180,37 @@ def _line_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]]:
                 continue
             worded = _WORDED.get(text.rstrip(" ."))
             if worded is not None:
-                votes.append(_Vote(index, None, _CODE_REVIEW, worded, patch_set))
+                votes.append(_Vote(index, author, _CODE_REVIEW, worded, patch_set))
                 continue
         votes.extend(
-            _Vote(index, who or sender, label, value, patch_set) for who, label, value in _on(text)
+            _Vote(index, who or author or sender, label, value, patch_set)
+            for who, label, value in _on(text)
         )
     return votes, frozenset(heads)
+
+
+# A change-log message under its author's name: `Max Maintainer: Patch Set 3: Code-Review+2`.
+_AUTHORED = compile_lazily(r"([^:*_`]{1,60}?)[ \t]*:[ \t]+(patch[ \t]*set[ \t]+\d{1,4}[ \t]*:.*)")
+# Gerrit's own messages that place a patch set: `Uploaded patch set 3.`, `Patch Set 4: Patch
+# Set 3 was rebased`.
+_UPLOADED = compile_lazily(
+    r"uploaded patch set (\d{1,4})(?: with [a-z0-9 ,-]{1,60})?\.?"
+    r"|patch set (?:\d{1,4}): patch set \d{1,4} was rebased\.?"
+)
+
+
+# The change's title line, first in the document: `Change 4821 — "Fix NPE" (patch set 3)`
+# (the subject quoted, so nothing else is said on the line).
+_TITLE = compile_lazily(
+    r"change \d{1,9}[ \t]*[—–:-][ \t]*\"[^\"]{1,200}\"(?:[ \t]*\(patch set (\d{1,4})\))?"
+)
+
+
+def _author(text: str) -> tuple[str | None, str]:
+    authored = _AUTHORED.fullmatch(text)
+    if authored is None:
+        return None, text
+    return authored.group(1).strip(_DECORATION), authored.group(2)
 
 
 # Gerrit's own lines around a review message, as its notification email and change page
@@ -155,6 +224,7 @@ _SCAFFOLD = compile_lazily(
     r"[^()]{1,80} has posted comments on this change\.(?:[ \t]*\([ \t]*https?://\S{1,300}[ \t]*\))?"
     r"|change subject:.{0,300}|\.{10,400}|\(\d{1,4} (?:inline )?comments?\)"
     r"|file \S{1,300}:|https?://\S{1,400}|ps\d{1,4}, line \d{1,6}:.{0,400}|--"
+    r"|build (?:successful|succeeded|started)(?: https?://\S{1,300})?\.?"
     r"|to view, visit https?://\S{1,300}"
     r"|to unsubscribe, or for help writing mail filters, visit https?://\S{1,300}"
     r"|gerrit-[a-z-]{1,40}:.{0,300}"
@@ -193,6 +263,7 @@ def _query_text_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]] | None:
             sets_at, patch_set = indent, None
         elif key == "number" and sets_at is not None and indent > sets_at and value.isdigit():
             patch_set = int(value)
+            votes.append(_Vote(index, None, _NO_LABEL, 0, patch_set))
         elif key == "type":
             label = value
         elif key == "value" and label is not None and (number := _integer(value)) is not None:
@@ -211,11 +282,33 @@ def _on(text: str) -> list[tuple[str | None, str, int]]:
     found = _votes_in(text)
     if found:
         return [(None, label, value) for label, value in found]
+    each = _per_reviewer(text)
+    if each:
+        return each
     named = _NAMED.fullmatch(text)
     if named is None:
         return []
     who = named.group(1).strip(_DECORATION)
     return [(who, label, value) for label, value in _votes_in(named.group(2).strip(_DECORATION))]
+
+
+# One label's votes with their reviewers: `Code-Review: +2 (Max Maintainer), +1 (Anna)`.
+_LABEL_VOTES = compile_lazily(r"([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*){0,4})[ \t]*:[ \t]*(.{1,300})")
+_BY_NAME = compile_lazily(r"([+-]?[0-2])[ \t]*(?:\(([^()]{1,60})\)|by[ \t]+([^,()]{1,60}))")
+
+
+def _per_reviewer(text: str) -> list[tuple[str | None, str, int]]:
+    line = _LABEL_VOTES.fullmatch(text)
+    if line is None:
+        return []
+    found: list[tuple[str | None, str, int]] = []
+    for part in line.group(2).split(","):
+        vote = _BY_NAME.fullmatch(part.strip(_DECORATION + "."))
+        if vote is None:
+            return []
+        who = (vote.group(2) or vote.group(3)).strip()
+        found.append((who, line.group(1), int(vote.group(1))))
+    return found
 
 
 def _votes_in(text: str) -> list[tuple[str, int]]:
@@ -331,9 +424,9 @@ def _approvals(index: int, patch_set: object) -> list[_Vote]:
         return []
     number = _integer(patch_set.get("number"))
     approvals = patch_set.get("approvals")
+    votes = [_Vote(index, None, _NO_LABEL, 0, number)] if number is not None else []
     if not isinstance(approvals, list):
-        return []
-    votes = []
+        return votes
     for approval in approvals:
         if not isinstance(approval, dict):
             continue

@@ -40,7 +40,12 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._fields import field_site, line_fields, with_objections
-from mergegate.verdicts._templates._record import json_record, objects_in, verdict_keys
+from mergegate.verdicts._templates._record import (
+    json_record,
+    objects_in,
+    saved_with,
+    verdict_keys,
+)
 from mergegate.verdicts._text import norm
 
 __all__ = ["NAME", "recognise"]
@@ -71,13 +76,15 @@ _WHEN = r"(?:[ \t]*[(·,—–-]?[ \t]*\d{4}-\d{2}-\d{2}[0-9tz:. +-]{0,20}\)?)?"
 # One review on its own line: a heading or list item `@carol — APPROVED`, a jq/TSV row.
 _REVIEW_LINE = compile_lazily(
     rf"(#{{1,6}}[ \t]+)?(?:[-*+][ \t]+)?[*_`]*(@?){_LOGIN[2:]}[*_`]*([ \t]*[—–:-][ \t]*|[ \t]+)"
-    rf"[*_`(]*{_STATES}[*_`)]*{_WHEN}[ \t]*"
+    rf"[*_`(]*{_STATES}[*_`)]*{_WHEN}(?:[ \t]*[—–:-][ \t]*(.{{1,300}}))?[ \t]*"
 )
+# The reviewer a review's fields below belong to: `### Review from maria-dev`, `Review by @x`.
+_REVIEW_BY = compile_lazily(rf"(?:#{{1,6}}[ \t]+)?[*_]*review (?:from|by) {_LOGIN}[*_]*[ \t]*:?")
 # GitHub's timeline wording, and `gh pr review`'s receipt.
 _WORDED = compile_lazily(
     rf"[*_`]*{_LOGIN}[*_`]*[ \t]+(approved these changes|requested changes|"
     r"left review comments|reviewed|dismissed (?:a|their|[a-z0-9-]{1,39}'s) (?:stale )?review)"
-    r"(?:[ \t]+(?:on|via)[ \t]+[a-z0-9 ,:.]{1,40})?"
+    r"(?:[ \t]+(?:on|via)[ \t]+[a-z0-9 ,:.]{1,40}|[ \t]*·[ \t]*[a-z0-9 ,:.]{1,40})?"
 )
 _RECEIPT = compile_lazily(
     r"[✓✔][ \t]+(approved|requested changes to|reviewed) pull request[ \t]+"
@@ -174,7 +181,8 @@ def recognise(doc: Doc) -> Recognised | None:
         why = "gh pr view says the pull request's checks did not all pass"
         line = doc.lines[checks_failing]
         sites.append(field_site(checks_failing, line, Decision.FIXES, dialect=NAME, reason=why))
-    accounted = frozenset(r.at for r in reviews) | superseded | view
+    command = frozenset(i for i, line in enumerate(doc.lines) if line.live and saved_with(line.raw))
+    accounted = frozenset(r.at for r in reviews) | superseded | view | command
     found = Recognised(name=NAME, sites=tuple(sites), accounted=accounted)
     merge = line_fields(doc, _MERGE_FIELD, _merge_decision, name=NAME, max_chars=80)
     checks = line_fields(doc, _CHECKS_FIELD, _checks_decision, name=NAME, max_chars=2000)
@@ -248,28 +256,34 @@ def _line_reviews(doc: Doc) -> list[_Review]:
             reviews.append(_Review(index, author, _state(state.group(1))))
             author = None
             continue
-        reviews.extend(_Review(index, who, state) for who, state in _one_line(text))
+        by = _REVIEW_BY.fullmatch(text)
+        if by is not None:
+            author = by.group(1)
+            continue
+        reviews.extend(_one_line(index, text))
     reviews.extend(_table_reviews(table))
     return sorted(reviews, key=lambda r: r.at)
 
 
-def _one_line(text: str) -> list[tuple[str | None, str]]:
-    """The reviews a line that is not a field states: [] when it states none."""
+def _one_line(index: int, text: str) -> list[_Review]:
+    """The reviews a line that is not a field states: [] when it states none. What follows a
+    review's state and date on its line (`— "Thanks, LGTM."`) is its body."""
     line = _REVIEW_LINE.fullmatch(text)
     if line is not None and _is_login(line) and line.group(3) not in _NOT_A_LOGIN:
-        return [(line.group(3), _state(line.group(5)))]
+        body = (line.group(6) or "").strip(' \t"“”')
+        return [_Review(index, line.group(3), _state(line.group(5)), body=body)]
     worded = _WORDED.fullmatch(text)
     if worded is not None and worded.group(1) not in _NOT_A_LOGIN:
-        return [(worded.group(1), _state(worded.group(2)))]
+        return [_Review(index, worded.group(1), _state(worded.group(2)))]
     receipt = _RECEIPT.fullmatch(text)
     if receipt is not None:
-        return [(None, _state(receipt.group(1)))]
+        return [_Review(index, None, _state(receipt.group(1)))]
     listed = _REVIEWERS.fullmatch(text)
     if listed is not None:
         entries = [e.strip() for e in listed.group(1).split(",") if e.strip()]
         matches = [_LISTED.fullmatch(e) for e in entries]
         if entries and all(m is not None for m in matches):
-            return [(m.group(1), _state(m.group(2))) for m in matches if m is not None]
+            return [_Review(index, m.group(1), _state(m.group(2))) for m in matches if m]
     return []
 
 
