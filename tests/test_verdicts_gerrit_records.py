@@ -141,6 +141,8 @@ GERRIT_GENUINE = [
     "Code-Review: +2 (Max Maintainer), +1 (Anna Reviewer)\nVerified: +1 (CI Bot)\n",
     "| Label | Value | Reviewer |\n|---|---|---|\n| Code-Review | +2 | Max Maintainer |\n"
     "| Verified | +1 | CI Bot |\n",
+    "| Reviewer | Code-Review | Verified |\n|---|---|---|\n| Max Maintainer | +2 | |\n"
+    "| Anna Reviewer | +1 | |\n| CI Bot | | +1 |\n",
     # The change log as the page shows it: uploads, CI's message, each message's author.
     "Uploaded patch set 3.\n\nPatch Set 3: Verified+1\n\nBuild Successful\n\n"
     "Max Maintainer: Patch Set 3: Code-Review+2\n\nLGTM, thanks for the fix.\n",
@@ -192,6 +194,11 @@ GERRIT_REFUSED = [
     (
         "Uploaded patch set 3.\n\nPatch Set 3: Verified-1\n\nBuild Failed\n\n"
         "Max: Patch Set 3: Code-Review+2\n",
+        F,
+    ),
+    ("| Reviewer | Code-Review | Verified |\n|---|---|---|\n| Max | +2 | |\n| Bob | -2 | |\n", R),
+    (
+        "| Reviewer | Code-Review | Verified |\n|---|---|---|\n| Max | +2 | |\n| CI Bot | | -1 |\n",
         F,
     ),
     # The +2 was given to patch set 2; patch set 3 was uploaded since.

@@ -115,6 +115,8 @@ GITHUB_GENUINE = [
     "**maria-dev** approved these changes · Mar 12, 2024\n> Thanks, LGTM.\n",
     "### Review from copilot-pull-request-reviewer[bot]\n\n**State:** COMMENTED\n\n"
     "### Review from maria-dev\n\n**State:** APPROVED\n\nLGTM.\n",
+    "## Review by @maria-dev — APPROVED\n\nGreat work! The retry logic is clean and tested.\n\n"
+    "Minor nits (non-blocking):\n- `retry_delay` could be a module constant.\n",
     # A Markdown table of the reviews.
     "## Reviews for #412\n\n| Reviewer | State | Submitted |\n|---|---|---|\n"
     "| @bob | COMMENTED | 2024-05-01 09:00 |\n| @carol | CHANGES_REQUESTED | 2024-05-01 11:20 |\n"
@@ -219,6 +221,11 @@ GITHUB_REFUSED = [
         F,
     ),
     ("Pulled with `gh pr view 231 --json reviews`. Do not merge.\n\n- @bob: APPROVED\n", M),
+    (
+        "## Review by @maria-dev — CHANGES_REQUESTED\n\nAdd a test.\n\n"
+        "## Review by @bob — APPROVED\n\nLGTM.\n",
+        F,
+    ),
     # A review still pending or requested has not happened.
     ("| Reviewer | State |\n|---|---|\n| @alice | APPROVED |\n| @bob | PENDING |\n", M),
     ("reviewers: alice (Approved), dave (Requested)\n", M),

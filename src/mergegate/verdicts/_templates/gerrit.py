@@ -108,7 +108,7 @@ def _table_votes(doc: Doc) -> list[_Vote]:
     value = next((i for i, c in enumerate(header) if c in _VALUE_COLUMNS), None)
     who = next((i for i, c in enumerate(header) if c in _REVIEWER_COLUMNS), None)
     if label is None or value is None:
-        return []
+        return _matrix_votes(rows, who)
     votes = []
     for index, cells in rows[2:]:
         number = _integer(cells[value]) if max(label, value) < len(cells) else None
@@ -120,6 +120,27 @@ def _table_votes(doc: Doc) -> list[_Vote]:
 
 
 _ONE_LABEL = compile_lazily(r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*){0,4}")
+
+
+def _matrix_votes(rows: list[tuple[int, list[str]]], who: int | None) -> list[_Vote]:
+    """A table with a reviewer column and one column per label (`| Reviewer | Code-Review |
+    Verified |`): each non-empty cell one vote; [] unless every such cell is a vote."""
+    header = rows[0][1]
+    if who is None or _CODE_REVIEW not in header:
+        return []
+    labels = [i for i, c in enumerate(header) if i != who and _ONE_LABEL.fullmatch(c)]
+    votes = []
+    for index, cells in rows[2:]:
+        if len(cells) != len(header):
+            return []
+        for column in labels:
+            cell = cells[column]
+            number = _integer(cell) if cell not in ("", "-", "—") else 0
+            if number is None:
+                return []
+            if cell not in ("", "-", "—"):
+                votes.append(_Vote(index, cells[who] or None, header[column], number, None))
+    return votes
 
 
 def recognise(doc: Doc) -> Recognised | None:

@@ -75,7 +75,8 @@ _LOGIN = r"@?([a-z0-9][a-z0-9-]{0,38}(?:\[bot\])?)"
 _WHEN = r"(?:[ \t]*[(·,—–-]?[ \t]*\d{4}-\d{2}-\d{2}[0-9tz:. +-]{0,20}\)?)?"
 # One review on its own line: a heading or list item `@carol — APPROVED`, a jq/TSV row.
 _REVIEW_LINE = compile_lazily(
-    rf"(#{{1,6}}[ \t]+)?(?:[-*+][ \t]+)?[*_`]*(@?){_LOGIN[2:]}[*_`]*([ \t]*[—–:-][ \t]*|[ \t]+)"
+    rf"(#{{1,6}}[ \t]+)?(?:[-*+][ \t]+)?[*_`]*((?:review (?:by|from) )?@?){_LOGIN[2:]}[*_`]*"
+    rf"([ \t]*[—–:-][ \t]*|[ \t]+)"
     rf"[*_`(]*{_STATES}[*_`)]*{_WHEN}(?:[ \t]*[—–:-][ \t]*(.{{1,300}}))?[ \t]*"
 )
 # The reviewer a review's fields below belong to: `### Review from maria-dev`, `Review by @x`.
@@ -288,8 +289,8 @@ def _one_line(index: int, text: str) -> list[_Review]:
 
 
 def _is_login(line: re.Match[str]) -> bool:
-    """A login is told from a word by its '@' or a jq row's tab: a heading `### Security:
-    APPROVED` names a part of the review, not a reviewer."""
+    """A login is told from a word by its '@' (or a `Review by` before it) or a jq row's tab:
+    a heading `### Security: APPROVED` names a part of the review, not a reviewer."""
     return bool(line.group(2)) or "\t" in line.group(4)
 
 
