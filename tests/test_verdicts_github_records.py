@@ -117,6 +117,8 @@ GITHUB_GENUINE = [
     "### Review from maria-dev\n\n**State:** APPROVED\n\nLGTM.\n",
     "## Review by @maria-dev — APPROVED\n\nGreat work! The retry logic is clean and tested.\n\n"
     "Minor nits (non-blocking):\n- `retry_delay` could be a module constant.\n",
+    # A question in an earlier comment: the later approval is the last review.
+    '- @bob: COMMENTED — "Could you add a test for the 503 path?"\n- @alice: APPROVED — "LGTM"\n',
     # A Markdown table of the reviews.
     "## Reviews for #412\n\n| Reviewer | State | Submitted |\n|---|---|---|\n"
     "| @bob | COMMENTED | 2024-05-01 09:00 |\n| @carol | CHANGES_REQUESTED | 2024-05-01 11:20 |\n"

@@ -507,12 +507,13 @@ def _sites(doc: Doc, reviews: list[_Review]) -> tuple[list[Site], frozenset[int]
     }
     superseded = frozenset(i for n in older for i in _section_of(doc, reviews[n].at))
     sites = [_site(doc, reviews[n]) for n in counted]
-    # What still stands beside them (another reviewer's comment, a later comment of the same
-    # reviewer) is read like text after the approval: a comment can still say no.
+    # A comment after the last review that counts (another reviewer's, or a later one of
+    # the same reviewer) is read like text after the approval: it can still say no. One
+    # before it is an earlier review: the last review decides.
     sites.extend(
         site
         for n, r in enumerate(reviews)
-        if n not in older and n not in last.values()
+        if n > counted[-1] and n not in older
         for site in _comment(doc, r)
     )
     return sorted([*sites, *waiting], key=lambda site: site.index), superseded
