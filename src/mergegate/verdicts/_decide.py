@@ -209,7 +209,13 @@ def _read(
     front = read_verdict_frontmatter(
         doc, status_is_verdict=template is not None and template.name == "gsd"
     )
-    jsons = find_json_verdicts(doc)
+    # JSON a recogniser reads whole as its own record (a platform's JSON) is no JSON verdict.
+    record = template.accounted if template is not None and template.whole else frozenset()
+    jsons = [
+        j
+        for j in find_json_verdicts(doc)
+        if not record.issuperset(range(j.index, min(j.end_index, len(doc.lines))))
+    ]
     # Lines inside a JSON verdict are read as JSON, never as prose 'label: value' lines.
     covered = {i for j in jsons for i in range(j.index, j.end_index)}
     sites = [*front.sites, *(s for s in find_sites(doc) if s.index not in covered)]

@@ -50,8 +50,8 @@ spectacular comes before superpowers, whose template it uses under a stricter ga
 # without it costs one search instead of a pass over every line (bench: 'short lines').
 _NEEDS: dict[str, re.Pattern[str]] = {
     agentrail.NAME: compile_lazily(r"[^\x00-\x7f]"),  # its section titles are Japanese
-    gerrit.NAME: compile_lazily(r"code-review"),
-    github.NAME: compile_lazily(r"state|decision"),
+    gerrit.NAME: compile_lazily(r"code-review|patch ?set"),
+    github.NAME: compile_lazily(r"state|decision|review|approved|changes"),
     bmad.NAME: compile_lazily(r"gate"),
     megazord.NAME: compile_lazily(r"finding|issue|bug|review complete"),
     spectacular.NAME: compile_lazily(r"code review|specs/|\.worktrees/"),
