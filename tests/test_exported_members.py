@@ -707,6 +707,7 @@ EXPECTED_MODULE_EXPORTS = {
         "Seam",
         "StateKind",
         "StoredLog",
+        "StreamRead",
         "Tables",
         "UnitsClaims",
         "WorkerBeat",
