@@ -108,6 +108,9 @@ def test_hook_bash_with_the_latch_open_is_standard_library_only(project: Path) -
     assert ours == []
     # A session file's name hashes only an odd id; a temporary name needs os.urandom only.
     assert sorted(names & {"hashlib", "secrets", "random"}) == []
+    # Its values are named tuples: `dataclasses` would load `inspect` with `dis`, `ast` and
+    # `tokenize`, a third of this path's imports (integrations._private_dir).
+    assert sorted(names & {"dataclasses", "inspect", "dis", "ast", "tokenize"}) == []
 
 
 def test_hook_bash_with_the_latch_closed_reads_no_review(project: Path) -> None:

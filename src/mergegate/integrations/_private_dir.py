@@ -23,8 +23,8 @@ import os
 import stat
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = ["HOOK_SESSIONS", "PrivateDir", "PrivateDirError", "hook_dir", "user_state_base"]
 
@@ -70,12 +70,13 @@ def _refuse(path: Path, why: str) -> PrivateDirError:
     return PrivateDirError(errno.EPERM, f"{path.name} {why}, so mergegate does not use it ({path})")
 
 
-@dataclass(frozen=True)
-class PrivateDir:
+class PrivateDir(NamedTuple):
     """The directory `base/parts...`, every part opened without following links.
 
     Each operation opens the chain anew (a handful of system calls), so a `PrivateDir` is a
-    plain value that can be shared between threads.
+    plain value that can be shared between threads. A named tuple, not a dataclass: the
+    hook's fast path imports this module, and `dataclasses` loads `inspect` (with `dis`,
+    `ast`, `tokenize`), a third of that path's imports (issue 23).
     """
 
     base: Path

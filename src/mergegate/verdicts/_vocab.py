@@ -89,7 +89,10 @@ def clean_value(text: str) -> str:
     """Normalize an already NFKC/case-folded value for matching: what is not shown dropped
     (`as_shown`), markup, `_`, `=` and a hyphen between letters become spaces; runs of
     blanks become one space."""
-    return " ".join(_JOINER.sub(" ", _without_markup(as_shown(text))).split())
+    text = _without_markup(as_shown(text))
+    if "-" in text:  # a joiner is a hyphen: the ~1,400 phrases cleaned at import skip the call
+        text = _JOINER.sub(" ", text)
+    return " ".join(text.split())
 
 
 def _without_markup(text: str) -> str:
@@ -260,12 +263,29 @@ def _prefix_tree(words: list[str]) -> str:
 
 
 def _tree_pattern(node: _Tree) -> str:
-    branches = [re.escape(ch) + _tree_pattern(child) for ch, child in sorted(node.items()) if ch]
+    branches = []
+    for ch, child in sorted(node.items()):
+        if ch:
+            run, below = _single_path(ch, child)
+            branches.append(re.escape(run) + _tree_pattern(below))
     if _END in node:
         branches.append("")  # the phrase that ends here, after every longer one
     if len(branches) == 1:
         return branches[0]
     return f"(?:{'|'.join(branches)})"
+
+
+def _single_path(ch: str, child: _Tree) -> tuple[str, _Tree]:
+    """The characters from `ch` down a chain of nodes with one child and no phrase end, and
+    the node where the chain branches or a phrase ends. A chain's text is what one escape per
+    node would give (`re.escape` is per character), built with one call instead of one per
+    character and level: most of the vocabulary tree's ~2,600 nodes lie on such chains, and
+    the tree is built at every import (the start-up of `parse` and the hook, issue 23)."""
+    chars = [ch]
+    while len(child) == 1 and _END not in child:
+        ((ch, child),) = child.items()
+        chars.append(ch)
+    return "".join(chars), child
 
 
 _DECIDING_RE = alternation(list(_DECIDING))
