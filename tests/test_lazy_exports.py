@@ -10,7 +10,7 @@ import pytest
 
 from mergegate.lazy_exports import LazyExports
 
-LAZY_PACKAGES = ("mergegate.config", "mergegate.integrations")
+LAZY_PACKAGES = ("mergegate.config", "mergegate.integrations", "mergegate.verdicts")
 
 
 def _exports(package: types.ModuleType) -> LazyExports:

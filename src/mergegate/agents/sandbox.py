@@ -39,8 +39,7 @@ from pydantic import BaseModel, ConfigDict
 from mergegate.agents.base import AgentRequest, AgentResult, Backend, BackendCapabilities
 from mergegate.config import SandboxConfig
 from mergegate.errors import AgentError, UsageError
-from mergegate.processes import Bind, Sandbox, sandbox_problem
-from mergegate.processes._sandbox import SYSTEM_LINKS, SYSTEM_READ
+from mergegate.processes import SYSTEM_LINKS, SYSTEM_READ, Bind, Sandbox, sandbox_problem
 
 __all__ = [
     "INSTALL_HINT",

@@ -164,7 +164,7 @@ def answer(tool: str, flags: Mapping[str, Any], timeout_s: float | None) -> None
     """Read one hook input on stdin and print the answer: the fast path when it is certain,
     else the full hook (which never raises and always prints one JSON line)."""
     raw = sys.stdin.buffer.read(_MAX_INPUT_BYTES + 1)
-    from mergegate.integrations._fast import fast_answer  # noqa: PLC0415 - standard library only
+    from mergegate.integrations import fast_answer  # noqa: PLC0415 - standard library only
 
     line = fast_answer(raw, tool)
     if line is None:
@@ -175,8 +175,7 @@ def answer(tool: str, flags: Mapping[str, Any], timeout_s: float | None) -> None
 
 def _full_answer(raw: bytes, tool: str, flags: Mapping[str, Any], timeout_s: float | None) -> str:
     # pydantic's plugin lookup is off in this process (`_app.PER_CALL`).
-    from mergegate.integrations import answer_hook  # noqa: PLC0415 - the slow path only
-    from mergegate.integrations._trust import trusted_options  # noqa: PLC0415
+    from mergegate.integrations import answer_hook, trusted_options  # noqa: PLC0415 - slow path only
 
     def load_options(payload: Any) -> Any:
         return trusted_options(payload, flags)

@@ -132,7 +132,7 @@ def status(*, session_id: str | None, fmt: str) -> None:
     \b
     Exit code: 0; 2 for a session the hook does not know or state it cannot read.
     """
-    from mergegate.integrations import _admin as admin  # noqa: PLC0415
+    from mergegate.integrations import admin  # noqa: PLC0415
 
     views = _or_usage(lambda: admin.latch_views(admin.hook_state(), session_id))
     if fmt == "json":
@@ -146,8 +146,8 @@ def status(*, session_id: str | None, fmt: str) -> None:
 
 
 def _print_view(view: Any) -> None:
-    from mergegate.integrations import _admin as admin  # noqa: PLC0415
-    from mergegate.integrations._untrusted import sanitize  # noqa: PLC0415
+    from mergegate.integrations import admin  # noqa: PLC0415
+    from mergegate.untrusted import one_line as sanitize  # noqa: PLC0415
 
     latch = view.latch
     state = "CLOSED" if latch.closed else "open"
@@ -194,8 +194,8 @@ def release(*, session_id: str, reason: str, who: str | None) -> None:
             "release needs a person at a terminal: run it in your own terminal, not through "
             "an agent or a pipe"
         )
-    from mergegate.integrations import _admin as admin  # noqa: PLC0415
-    from mergegate.integrations._untrusted import sanitize  # noqa: PLC0415
+    from mergegate.integrations import admin  # noqa: PLC0415
+    from mergegate.untrusted import one_line as sanitize  # noqa: PLC0415
 
     person = admin.account()
     name = f"{who.strip()} ({person})" if who and who.strip() else person

@@ -152,15 +152,15 @@ def list_workers(fmt: str) -> None:
 
     found = fleet_workers(load_config(Path.cwd()))
     if fmt == "json":
-        click.echo(json.dumps(found, indent=2))
+        click.echo(json.dumps([w._asdict() for w in found], indent=2))
         return
     rows = [
         [
-            clean(w["executor_id"], 24),
-            str(w["state"]),
-            "never" if w["silent_s"] is None else f"{w['silent_s']:.0f} s ago",
-            str(w["holds"]),
-            f"{clean(w['host'], 60)} ({w['pid']})" if w["host"] else "-",
+            clean(w.executor_id, 24),
+            w.state,
+            "never" if w.silent_s is None else f"{w.silent_s:.0f} s ago",
+            str(w.holds),
+            f"{clean(w.host, 60)} ({w.pid})" if w.host else "-",
         ]
         for w in found
     ]
@@ -181,16 +181,22 @@ def recover(executor_id: str, fmt: str) -> None:
     """
     from mergegate.engine import recover_worker
 
-    found = recover_worker(load_config(Path.cwd()), _checked_id(executor_id))
+    done = recover_worker(load_config(Path.cwd()), _checked_id(executor_id))
     if fmt == "json":
+        found = {
+            "executor_id": executor_id,
+            "killed_groups": done.killed,
+            "recovered": done.recovered,
+            "orphaned": done.orphaned,
+        }
         click.echo(json.dumps(found, indent=2))
         return
     click.echo(
-        f"worker {clean(executor_id, 80)}: {len(found['recovered'])} workflow(s) back on the "
-        f"queues, {found['killed_groups']} process group(s) killed"
+        f"worker {clean(executor_id, 80)}: {len(done.recovered)} workflow(s) back on the "
+        f"queues, {done.killed} process group(s) killed"
         + (
-            f", {found['orphaned']} on another host recorded as orphaned (mergegate status)"
-            if found["orphaned"]
+            f", {done.orphaned} on another host recorded as orphaned (mergegate status)"
+            if done.orphaned
             else ""
         )
     )

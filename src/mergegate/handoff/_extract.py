@@ -25,8 +25,7 @@ from typing import Any
 
 from mergegate.handoff._failures import ErrorKind, HandoffFailure, output_sample
 from mergegate.handoff._registry import Schema, SchemaRegistry, default_registry
-from mergegate.verdicts import DuplicateKeyError, read_json
-from mergegate.verdicts._scan import ScanResult, Span, scan_objects
+from mergegate.verdicts import DuplicateKeyError, ScanResult, Span, read_json, scan_objects
 
 __all__ = ["Extraction", "extract"]
 

@@ -13,7 +13,7 @@
 See `docs/integrations.md` for the hook JSON in and out and the versions tested.
 
 Names are imported when first used (module `__getattr__`): the hook answers a shell command
-while the latch is open from `_quick` alone, before pydantic and the verdict library load.
+while the latch is open from `_fast` alone, before pydantic and the verdict library load.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from mergegate.lazy_exports import LazyExports
 
 if TYPE_CHECKING:
+    from mergegate.integrations._fast import fast_answer
     from mergegate.integrations._hook import (
         HOOK_TOOLS,
         MAX_INPUT_BYTES,
@@ -54,8 +55,10 @@ if TYPE_CHECKING:
         uninstall_hooks,
     )
     from mergegate.integrations._state import HookState, HookStateError, SessionMemory
+    from mergegate.integrations._trust import trusted_options
 
 _HOME = {
+    "mergegate.integrations._fast": ("fast_answer",),
     "mergegate.integrations._hook": (
         "HOOK_TOOLS",
         "MAX_INPUT_BYTES",
@@ -87,6 +90,7 @@ _HOME = {
         "uninstall_hooks",
     ),
     "mergegate.integrations._state": ("HookState", "HookStateError", "SessionMemory"),
+    "mergegate.integrations._trust": ("trusted_options",),
 }
 _EXPORTS = LazyExports(globals(), _HOME)
 
@@ -113,12 +117,14 @@ __all__ = [
     "decide_hook",
     "default_options",
     "error_answer",
+    "fast_answer",
     "hook_state_for",
     "install_hooks",
     "is_installed",
     "is_mergegate_hook",
     "read_call",
     "settings_path",
+    "trusted_options",
     "uninstall_hooks",
 ]
 

@@ -46,6 +46,8 @@ from mergegate.processes._ledger import ProcessLedger, install_ledger, installed
 from mergegate.processes._reaper import TREE_ENV, become_subreaper, is_subreaper
 from mergegate.processes._sandbox import (
     DEFAULT_HOME,
+    SYSTEM_LINKS,
+    SYSTEM_READ,
     Bind,
     Sandbox,
     bwrap_argv,
@@ -66,6 +68,8 @@ __all__ = [
     "DEFAULT_HOME",
     "SCRUBBED_ENV_NAMES",
     "SCRUBBED_ENV_PREFIXES",
+    "SYSTEM_LINKS",
+    "SYSTEM_READ",
     "TREE_ENV",
     "Bind",
     "CommandResult",

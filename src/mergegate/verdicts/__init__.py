@@ -14,9 +14,9 @@ templates are derived from it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mergegate.lazy_exports import LazyExports
 from mergegate.verdicts._decide import extract_findings, parse_verdict
 from mergegate.verdicts._grammar import DIALECTS
 from mergegate.verdicts._json import DuplicateKeyError, NumberRangeError, read_json
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         verdict_object_example,
         verdict_object_schema,
     )
+    from mergegate.verdicts._scan import MAX_CANDIDATES, ScanResult, Span, scan_objects
 
 # The trailer contract and the verdict object are imported when first used (module
 # `__getattr__`): `mergegate parse` of prose needs neither, and it starts on every call
@@ -63,12 +64,18 @@ _HOME: dict[str, tuple[str, ...]] = {
         "verdict_object_example",
         "verdict_object_schema",
     ),
+    # the linear JSON object scanner: handoff extraction reads agents' JSON with it too
+    "mergegate.verdicts._scan": ("MAX_CANDIDATES", "ScanResult", "Span", "scan_objects"),
 }
-_WHERE = {name: (module, name) for module, names in _HOME.items() for name in names}
-_WHERE["TRAILER_VERDICTS"] = ("mergegate.verdicts._contract", "VERDICT_DECISIONS")
+_EXPORTS = LazyExports(
+    globals(),
+    _HOME,
+    {"TRAILER_VERDICTS": ("mergegate.verdicts._contract", "VERDICT_DECISIONS")},
+)
 
 __all__ = [
     "DIALECTS",
+    "MAX_CANDIDATES",
     "TRAILER_VERDICTS",
     "DuplicateKeyError",
     "Evidence",
@@ -78,7 +85,9 @@ __all__ = [
     "NumberRangeError",
     "ObjectDecision",
     "ReviewVerdict",
+    "ScanResult",
     "Severity",
+    "Span",
     "TrailerFinding",
     "Verdict",
     "VerdictFinding",
@@ -90,20 +99,12 @@ __all__ = [
     "parse_verdict",
     "read_json",
     "read_verdict_object",
+    "scan_objects",
     "trailer_example",
     "verdict_object_example",
     "verdict_object_schema",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'mergegate.verdicts' has no attribute {name!r}")
-    value = getattr(importlib.import_module(where[0]), where[1])
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__ = _EXPORTS.attribute
+__dir__ = _EXPORTS.names

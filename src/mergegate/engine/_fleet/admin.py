@@ -6,7 +6,7 @@ so does a worker (at start, at stop, and as a janitor)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from mergegate.config import Config
 from mergegate.engine._context.orphans import (
@@ -33,6 +33,7 @@ from mergegate.store import (
 
 __all__ = [
     "Recovery",
+    "WorkerEntry",
     "fleet_database_url",
     "fleet_status",
     "fleet_workers",
@@ -83,20 +84,30 @@ def run_state_dir(database_url: str, run_id: str) -> Path | None:
     return None
 
 
-def recover_worker(config: Config, executor_id: str) -> dict[str, Any]:
+def recover_worker(config: Config, executor_id: str) -> Recovery:
     """A dead worker's units go to the live workers: its recorded agent groups on this host
     are killed, then its pending workflows are put back on their queues. Only for a worker
     that is really gone (a live one would run them twice)."""
-    done = recover_executor(fleet_database_url(config), executor_id, kill=True)
-    return {
-        "executor_id": executor_id,
-        "killed_groups": done.killed,
-        "recovered": done.recovered,
-        "orphaned": done.orphaned,
-    }
+    return recover_executor(fleet_database_url(config), executor_id, kill=True)
 
 
-def fleet_workers(config: Config) -> list[dict[str, Any]]:
+class WorkerEntry(NamedTuple):
+    """One worker of the fleet as `mergegate workers list` shows it."""
+
+    executor_id: str
+    host: str
+    """Empty for an executor that never beat."""
+    pid: int
+    state: str
+    """Its last beat's state, or `unknown` for an executor that holds work and never beat."""
+    started: float
+    silent_s: float | None
+    """Seconds since its last beat by the database's clock (None: it never beat)."""
+    holds: int
+    """Its pending workflows."""
+
+
+def fleet_workers(config: Config) -> list[WorkerEntry]:
     """The fleet's workers: each one's last beat (`silent_s` by the database's clock, its
     `state`, host and pid) and how many pending workflows it holds (`holds`); an executor
     that holds work and never beat (an older mergegate) is listed with `state` `unknown`."""
@@ -111,22 +122,13 @@ def fleet_workers(config: Config) -> list[dict[str, Any]]:
     finally:
         roll.close()
     found = [
-        {
-            "executor_id": b.executor_id,
-            "host": b.host,
-            "pid": b.pid,
-            "state": b.state,
-            "started": b.started_at,
-            "silent_s": round(b.silent_s, 1),
-            "holds": held.pop(b.executor_id, 0),
-        }
+        WorkerEntry(
+            b.executor_id, b.host, b.pid, b.state, b.started_at, round(b.silent_s, 1),
+            held.pop(b.executor_id, 0),
+        )
         for b in beats
-    ]
-    found += [
-        {"executor_id": i, "host": "", "pid": 0, "state": "unknown", "started": 0.0,
-         "silent_s": None, "holds": n}
-        for i, n in sorted(held.items())
     ]  # fmt: skip
+    found += [WorkerEntry(i, "", 0, "unknown", 0.0, None, n) for i, n in sorted(held.items())]
     return found
 
 

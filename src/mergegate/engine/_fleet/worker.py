@@ -20,7 +20,7 @@ unit goes (docs/fleet.md). Every process a worker starts is recorded in the run'
 worker's id (`_orphans.WorkerProcesses`).
 
 Recovery is DBOS's: a worker started again under the same id recovers its own pending
-workflows at launch; `_fleet_admin.recover_worker` (and a worker's `Janitor`) puts a dead
+workflows at launch; `admin.recover_worker` (and a worker's `Janitor`) puts a dead
 worker's pending workflows back on the queues for the live workers. Both first kill the agent
 process groups the dead worker recorded (on this host) for the units and verifications it held.
 """
