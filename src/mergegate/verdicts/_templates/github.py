@@ -406,6 +406,8 @@ def _json_reviews(doc: Doc) -> Recognised | None:
 def _json_review(index: int, obj: dict[str, object]) -> _Review | None:
     state = obj.get("state")
     author = obj.get("author", obj.get("user"))
+    if state is None and author is None:
+        return _payload_review(index, obj)
     if isinstance(author, str):  # a jq projection: `{user: .user.login, state: .state}`
         author = {"login": author}
     if not isinstance(state, str) or not isinstance(author, dict):
@@ -420,6 +422,35 @@ def _json_review(index: int, obj: dict[str, object]) -> _Review | None:
         when if isinstance(when, str) else None,
         body if isinstance(body, str) else "",
     )
+
+
+# The request body of GitHub's "create a review" API (`POST …/pulls/N/reviews`, what an
+# agent submits): its keys, its inline comments' keys, and what each `event` states.
+_PAYLOAD_KEYS = frozenset({"commit_id", "body", "event", "comments"})
+_PAYLOAD_COMMENT_KEYS = frozenset(
+    {"path", "line", "side", "start_line", "start_side", "position", "body", "subject_type"}
+)
+_EVENTS = {"approve": _APPROVED, "request_changes": _CHANGES, "comment": "commented"}
+
+
+def _payload_review(index: int, obj: dict[str, object]) -> _Review | None:
+    """The review a "create a review" request body submits, or None when the object is not
+    one (a key the API does not take, an inline comment of another shape). Its body and every
+    inline comment's body are the review's text, read like text after an approval."""
+    event = obj.get("event")
+    comments = obj.get("comments", [])
+    if not isinstance(event, str) or not isinstance(comments, list):
+        return None
+    if not set(obj) <= _PAYLOAD_KEYS:
+        return None
+    texts = [obj.get("body")]
+    for comment in comments:
+        if not isinstance(comment, dict) or not set(comment) <= _PAYLOAD_COMMENT_KEYS:
+            return None
+        texts.append(comment.get("body"))
+    state = _EVENTS.get(event.lower(), event.lower())  # any other value is no GitHub state
+    body = "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
+    return _Review(index, None, state, None, body)
 
 
 def _unique(reviews: list[_Review]) -> list[_Review]:
