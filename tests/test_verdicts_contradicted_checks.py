@@ -2,7 +2,8 @@
 `- DBA sign-off pending ✅` are open checks, wherever they stand in the deciding round (a
 checklist above the verdict, a line after it), so the approval has not weighed them
 (`malformed`). Checks whose words say they passed — including a failure word under a 'no'
-(`No failing tests ✅`) — still approve."""
+(`No failing tests ✅`) — still approve, and so do checks whose 'not' denies the converse
+(`Adapters depend on the domain, not vice versa ✅`): the reverse is what is not so."""
 
 from __future__ import annotations
 
@@ -14,8 +15,24 @@ from mergegate.verdicts import parse_verdict
 A = Decision.APPROVE
 VERDICT = "**Verdict:** APPROVED\n"
 
-OPEN = ["Load test not run", "DBA sign-off pending", "E2E skipped", "Migration failed", "Docs TODO"]
-PASSED = ["Unit tests", "Lint", "No failing tests", "Zero broken links", "Spec compliant"]
+OPEN = [
+    "Load test not run",
+    "DBA sign-off pending",
+    "E2E skipped",
+    "Migration failed",
+    "Docs TODO",
+    "Web depends on core, not vice versa; e2e not run",
+    "Not the other way round: load test pending",
+]
+PASSED = [
+    "Unit tests",
+    "Lint",
+    "No failing tests",
+    "Zero broken links",
+    "Spec compliant",
+    "Adapters depend on the domain, not vice versa",
+    "Events flow from core to UI, not the other way around",
+]
 
 
 def _checklist(items: list[str]) -> str:

@@ -406,7 +406,15 @@ _NOT_PASSED = compile_lazily(
 _NO_BEFORE = compile_lazily(r"(?<![a-z])(?:no|zero|0|without)(?![a-z])")
 
 
+# The converse denied, not the check: 'Adapters depend on the domain, not vice versa ✅'
+# says the dependency runs one way; the 'not' negates the reverse statement, whole.
+_CONVERSE_DENIED = compile_lazily(
+    r"(?<![a-z])not (?:vice versa|the other way (?:a)?round|the reverse)(?![a-z])"
+)
+
+
 def _says_not_passed(words: str) -> bool:
+    words = _CONVERSE_DENIED.sub(" ", words)
     found = _NOT_PASSED.search(words)
     if found is None:
         return False

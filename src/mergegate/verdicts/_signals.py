@@ -80,6 +80,8 @@ def _first_live(pattern: re.Pattern[str], text: str) -> str | None:
             continue
         if match.group(0).strip() == "required" and _MEASURE_BEFORE.search(text, 0, match.start()):
             continue  # '10-20ms actual vs <50ms required': the spec's value, not an obligation
+        if _conforms(text, match):
+            continue  # 'the function is pure as required': a state that meets the requirement
         if not _done_in_clause(text, match.end()):
             return match.group(0).strip()
     return None
@@ -92,6 +94,31 @@ _MEASURE_BEFORE = compile_lazily(
     r"(?<![\w.])[<>≤≥~]?[ \t]?\d[\d.,]*[ \t]?"
     r"(?:%|ms|µs|us|ns|s|sec|min|h|kb|mb|gb|tb|x|px|fps|rps|qps)?[ \t]+$"
 )
+
+
+# 'as required' after a copula tells a state that conforms ('the function is pure as
+# required', 'errors are raised as required'): what is required holds. Without the copula it
+# is still an obligation ('add tests as required'), and so is 'required' anywhere else.
+_AS_BEFORE = compile_lazily(r"(?<!\w)as[ \t]+$")
+_CONFORMING = frozenset({"required", "needed"})
+_COPULA = compile_lazily(r"(?<!\w)(?:is|are|was|were|been)(?!\w)")
+_MOST_CONFORMING_CHARS = 80
+_CLAUSE_EDGE = compile_lazily(r"[.;:!?,—–]")
+_INFINITIVE = compile_lazily(r"(?<!\w)to(?!\w)")
+
+
+def _conforms(text: str, match: re.Match[str]) -> bool:
+    """`match` (an obligation word) is the 'required' of 'is … as required' in its clause."""
+    if match.group(0).strip() not in _CONFORMING:
+        return False
+    start = match.start()
+    if _AS_BEFORE.search(text, max(0, start - 8), start) is None:
+        return False
+    window = text[max(0, start - _MOST_CONFORMING_CHARS) : start]
+    clause = _CLAUSE_EDGE.split(window)[-1]
+    copula = _COPULA.search(clause)
+    # 'is to be rerun as required' is still an obligation: the state is not reached
+    return copula is not None and _INFINITIVE.search(clause, copula.end()) is None
 
 
 # An obligation whose object is negated asks for nothing: 'needs no external data',

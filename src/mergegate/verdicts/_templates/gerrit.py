@@ -34,6 +34,7 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
 from mergegate.verdicts._templates._base import Recognised
+from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import field_site
 from mergegate.verdicts._templates._record import (
     JsonRecord,
@@ -41,7 +42,7 @@ from mergegate.verdicts._templates._record import (
     objects_in,
     verdict_keys,
 )
-from mergegate.verdicts._text import norm
+from mergegate.verdicts._text import WORD, norm
 
 __all__ = ["NAME", "recognise"]
 
@@ -190,6 +191,11 @@ def _line_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]]:
             posted = _POSTED.match(text)
             sender = posted.group(1).strip() if posted is not None else sender
             continue
+        posted_by = _message_head(doc, index, text)
+        if posted_by is not None:  # the change page's header of a message: author and date
+            heads.add(index)
+            sender = posted_by
+            continue
         mark = _LIST_MARK.match(text)
         text = text[mark.end() :] if mark is not None else text
         author, text = _author(text)
@@ -208,6 +214,54 @@ def _line_votes(doc: Doc) -> tuple[list[_Vote], frozenset[int]]:
             for who, label, value in _on(text)
         )
     return votes, frozenset(heads)
+
+
+# The header of a message on Gerrit's change page, as copied from it: the author's name, a
+# run of blanks, and when it was posted (`review-agent        Nov 26 14:03`, `Max   2:03 PM`,
+# `Jane  Nov 26, 2025`, `ci  2025-11-26 14:03`). Nothing else can stand on the line.
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?"
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[ap]\.?m\.?)?"
+_MESSAGE_HEAD = compile_lazily(
+    rf"([^\s:*_`|#>,;!?][^:*`|,;!?]{{0,59}}?)[ \t]{{2,}}"
+    rf"(?:{_MONTH}[ \t]+\d{{1,2}}(?:,?[ \t]+\d{{4}})?(?:,?[ \t]+{_CLOCK})?"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}(?:[ \tt]{_CLOCK})?|{_CLOCK})"
+)
+_BLANKS = compile_lazily(r"[ \t]{2,}")
+_MOST_NAME_WORDS = 4
+# What opens a message's body on the change page: its patch set (`Patch Set 3: Code-Review+2`,
+# `Patch Set 3:`) or Gerrit's `Uploaded patch set 3.`
+_MESSAGE_OPENS = compile_lazily(r"[*_`]*(?:patch[ \t]*set|uploaded patch set)[ \t]+\d{1,4}")
+
+
+def _message_head(doc: Doc, index: int, text: str) -> str | None:
+    """The author of the change-page message header at `index` (`_MESSAGE_HEAD`), or None.
+    A header stands only directly above a message's body (the next line, or the one after a
+    blank, opens with its patch set): a name and a date anywhere else are the generic
+    reader's. A name that says something against the change ('Do Not Merge') is no name."""
+    head = _MESSAGE_HEAD.fullmatch(text)
+    if head is None:
+        return None
+    # The name as written: each word capitalised or a handle ('review-agent', 'Jane Dev'); a
+    # lower-case sentence in the name's place ('rebase first') is not a header.
+    shown = _BLANKS.split(doc.lines[index].raw.strip(), maxsplit=1)[0]
+    name = head.group(1).strip()
+    words = WORD.findall(shown)
+    if len(words) > _MOST_NAME_WORDS or not all(_name_word(w) for w in words):
+        return None
+    if states_problem(name):
+        return None
+    below = next(
+        (line for line in doc.lines[index + 1 : index + 3] if line.live and not line.blank), None
+    )
+    if below is None or _MESSAGE_OPENS.match(norm(below.raw).strip(" \t")) is None:
+        return None
+    return name
+
+
+def _name_word(word: str) -> bool:
+    """A word of a name, as a signature's (`_accounting.is_name_word`, which this module
+    cannot import: it reads the templates): capitalised, or a handle ('review-agent')."""
+    return not word[0].islower() or any(c in "-_.@" or c.isdigit() for c in word)
 
 
 # A change-log message under its author's name: `Max Maintainer: Patch Set 3: Code-Review+2`.

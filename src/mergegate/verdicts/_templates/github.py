@@ -85,7 +85,19 @@ _REVIEW_BY = compile_lazily(rf"(?:#{{1,6}}[ \t]+)?[*_]*review (?:from|by) {_LOGI
 _WORDED = compile_lazily(
     rf"[*_`]*{_LOGIN}[*_`]*[ \t]+(approved these changes|requested changes|"
     r"left review comments|reviewed|dismissed (?:a|their|[a-z0-9-]{1,39}'s) (?:stale )?review)"
-    r"(?:[ \t]+(?:on|via)[ \t]+[a-z0-9 ,:.]{1,40}|[ \t]*·[ \t]*[a-z0-9 ,:.]{1,40})?"
+    r"((?:[ \t]+on[ \t]|[ \t]*·).{0,200})?"
+)
+# What the timeline writes after the wording, each part after a `·` (the first may follow
+# `on`): when (`Nov 27, 2026, 10:14`, `2024-05-02`, `3 days ago`) and the commit it was on
+# (`commit \`a1b2c3d\``). An allow-list: any other words there ('· fix the tests first',
+# 'on condition CI passes') are not GitHub's, and the line is not its record.
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[ap]m)?(?:[ \t]?(?:utc|gmt|z))?"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?"
+_TIMELINE_PART = compile_lazily(
+    rf"(?:{_MONTH}[ \t]+\d{{1,2}}(?:,?[ \t]+\d{{4}})?(?:,?[ \t]+(?:at[ \t]+)?{_CLOCK})?"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}(?:[ \tt]{_CLOCK})?|{_CLOCK}"
+    r"|\d{1,3}[ \t]+(?:second|minute|hour|day|week|month|year)s?[ \t]+ago|yesterday|today"
+    r"|commit[ \t]+`?[0-9a-f]{7,40}`?)"
 )
 _RECEIPT = compile_lazily(
     r"[✓✔][ \t]+(approved|requested changes to|reviewed) pull request[ \t]+"
@@ -183,7 +195,8 @@ def recognise(doc: Doc) -> Recognised | None:
         line = doc.lines[checks_failing]
         sites.append(field_site(checks_failing, line, Decision.FIXES, dialect=NAME, reason=why))
     command = frozenset(i for i, line in enumerate(doc.lines) if line.live and saved_with(line.raw))
-    accounted = frozenset(r.at for r in reviews) | superseded | view | command
+    pushed = frozenset(i for i, line in enumerate(doc.lines) if line.live and _pushed(line.raw))
+    accounted = frozenset(r.at for r in reviews) | superseded | view | command | pushed
     found = Recognised(name=NAME, sites=tuple(sites), accounted=accounted)
     merge = line_fields(doc, _MERGE_FIELD, _merge_decision, name=NAME, max_chars=80)
     checks = line_fields(doc, _CHECKS_FIELD, _checks_decision, name=NAME, max_chars=2000)
@@ -274,7 +287,7 @@ def _one_line(index: int, text: str) -> list[_Review]:
         body = (line.group(6) or "").strip(' \t"“”')
         return [_Review(index, line.group(3), _state(line.group(5)), body=body)]
     worded = _WORDED.fullmatch(text)
-    if worded is not None and worded.group(1) not in _NOT_A_LOGIN:
+    if worded is not None and worded.group(1) not in _NOT_A_LOGIN and _timeline(worded.group(3)):
         return [_Review(index, worded.group(1), _state(worded.group(2)))]
     receipt = _RECEIPT.fullmatch(text)
     if receipt is not None:
@@ -286,6 +299,34 @@ def _one_line(index: int, text: str) -> list[_Review]:
         if entries and all(m is not None for m in matches):
             return [_Review(index, m.group(1), _state(m.group(2))) for m in matches if m]
     return []
+
+
+# The timeline's record of a push between reviews: `**dev-agent** pushed 2 commits · …`.
+_PUSHED = compile_lazily(rf"[*_`]*{_LOGIN}[*_`]*[ \t]+pushed \d{{1,4}} commits?(.{{0,200}})")
+
+
+def _pushed(raw: str) -> bool:
+    """A timeline line of a push, with nothing after it but the timeline's own parts."""
+    if len(raw) > _MAX_LINE:
+        return False
+    found = _PUSHED.fullmatch(norm(raw).strip())
+    return found is not None and found.group(1) not in _NOT_A_LOGIN and _timeline(found.group(2))
+
+
+def _timeline(tail: str | None) -> bool:
+    """The text after a timeline wording is GitHub's own (`_TIMELINE_PART`): nothing, or
+    parts that each say when or on which commit."""
+    if tail is None:
+        return True
+    parts = tail.split("·")
+    first = parts[0].strip()
+    if first.startswith("on "):
+        parts[0] = first[len("on ") :]
+    elif first:
+        return False
+    else:
+        parts = parts[1:]
+    return all(_TIMELINE_PART.fullmatch(p.strip(" \t,")) is not None for p in parts)
 
 
 def _is_login(line: re.Match[str]) -> bool:
@@ -365,6 +406,8 @@ def _json_reviews(doc: Doc) -> Recognised | None:
 def _json_review(index: int, obj: dict[str, object]) -> _Review | None:
     state = obj.get("state")
     author = obj.get("author", obj.get("user"))
+    if state is None and author is None:
+        return _payload_review(index, obj)
     if isinstance(author, str):  # a jq projection: `{user: .user.login, state: .state}`
         author = {"login": author}
     if not isinstance(state, str) or not isinstance(author, dict):
@@ -379,6 +422,35 @@ def _json_review(index: int, obj: dict[str, object]) -> _Review | None:
         when if isinstance(when, str) else None,
         body if isinstance(body, str) else "",
     )
+
+
+# The request body of GitHub's "create a review" API (`POST …/pulls/N/reviews`, what an
+# agent submits): its keys, its inline comments' keys, and what each `event` states.
+_PAYLOAD_KEYS = frozenset({"commit_id", "body", "event", "comments"})
+_PAYLOAD_COMMENT_KEYS = frozenset(
+    {"path", "line", "side", "start_line", "start_side", "position", "body", "subject_type"}
+)
+_EVENTS = {"approve": _APPROVED, "request_changes": _CHANGES, "comment": "commented"}
+
+
+def _payload_review(index: int, obj: dict[str, object]) -> _Review | None:
+    """The review a "create a review" request body submits, or None when the object is not
+    one (a key the API does not take, an inline comment of another shape). Its body and every
+    inline comment's body are the review's text, read like text after an approval."""
+    event = obj.get("event")
+    comments = obj.get("comments", [])
+    if not isinstance(event, str) or not isinstance(comments, list):
+        return None
+    if not set(obj) <= _PAYLOAD_KEYS:
+        return None
+    texts = [obj.get("body")]
+    for comment in comments:
+        if not isinstance(comment, dict) or not set(comment) <= _PAYLOAD_COMMENT_KEYS:
+            return None
+        texts.append(comment.get("body"))
+    state = _EVENTS.get(event.lower(), event.lower())  # any other value is no GitHub state
+    body = "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
+    return _Review(index, None, state, None, body)
 
 
 def _unique(reviews: list[_Review]) -> list[_Review]:
