@@ -63,8 +63,16 @@ Recogniser = Callable[[Doc], Recognised | None]
 
 
 def mask(doc: Doc, lines: frozenset[int]) -> Doc:
-    """A copy of `doc` in which `lines` are not live (the recogniser accounts for them)."""
+    """A copy of `doc` in which `lines` are not live (the recogniser accounts for them).
+
+    Nor shown as an instruction's or example's text (`Line.shows`): a line the recogniser
+    read as its template's own field is not read again for blocking words by the generic
+    reader — GSD's `Anti-Patterns Found` heading reads as an example's, yet its rows are the
+    scan's graded inventory."""
     if not lines:
         return doc
-    masked = [replace(line, live=False) if i in lines else line for i, line in enumerate(doc.lines)]
+    masked = [
+        replace(line, live=False, instruction_like=False) if i in lines else line
+        for i, line in enumerate(doc.lines)
+    ]
     return replace(doc, lines=masked)

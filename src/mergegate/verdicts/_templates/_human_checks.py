@@ -35,7 +35,7 @@ from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._text import CODE_SPAN, THEMATIC_BREAK, norm
 from mergegate.verdicts._vocab import clean_value, hits, is_clause_end
 
-__all__ = ["check_problem", "human_check_lines"]
+__all__ = ["check_problem", "deciding_word", "human_check_lines"]
 
 # The section's heading as the template and its translations name it.
 _HUMAN_HEADING = compile_lazily(
@@ -135,7 +135,7 @@ def _own_prose(said: str) -> bool:
     """A line of the section that is no field ('The following should be confirmed by
     hand:'), read alone: the template's own when it reads as a check (`check_problem`
     with no field) and holds no verdict word that decides and no blocking content."""
-    if _deciding_word(said) is not None or text_blocking(said) is not None:
+    if deciding_word(said) is not None or text_blocking(said) is not None:
         return False
     return check_problem(said, field=None) is None
 
@@ -148,7 +148,7 @@ def _own_field(doc: Doc, lines: list[int]) -> list[int]:
         return []
     said = " ".join(norm(doc.lines[i].raw).strip() for i in lines)
     field = _FIELD.match(said)
-    if field is None or _deciding_word(said) is not None:
+    if field is None or deciding_word(said) is not None:
         return []
     # each line read alone too: what its own shape says ('Blocking: …' opening a line)
     if any(text_blocking(norm(doc.lines[i].raw)) is not None for i in lines):
@@ -211,7 +211,7 @@ def _expected_obligation(sentence: str, field: str | None) -> bool:
     return True
 
 
-def _deciding_word(text: str) -> str | None:
+def deciding_word(text: str) -> str | None:
     """A verdict word that decides where it stands: one that is no ordinary word, or an
     ordinary one ('pass', 'no') that ends its clause. A line holding one is a verdict's to
     read, never a check's."""

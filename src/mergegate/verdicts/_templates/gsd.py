@@ -47,6 +47,7 @@ from mergegate.verdicts._dated import later_dated_headings
 from mergegate.verdicts._lines import Doc, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._templates._anti_patterns import anti_pattern_rows
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import check_rows, states_problem
 from mergegate.verdicts._templates._fields import KEY_LINE, load_yaml
@@ -93,7 +94,8 @@ def recognise(doc: Doc) -> Recognised | None:
     if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE and _closed_gaps(data):
         gsd_sites += _reverified_status(doc)
     checks = check_rows(doc, doc.frontmatter_end + 1)
-    info = _info_findings(doc) | _footer(doc) | _closed_gap_rows(doc, data)
+    scan = anti_pattern_rows(doc)
+    info = _info_findings(doc) | _footer(doc) | _closed_gap_rows(doc, data) | scan.weighed
     if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE:
         info |= human_check_lines(doc)  # under a passing status, notes for a person
         info |= _reverification_field(doc, data)
@@ -103,7 +105,7 @@ def recognise(doc: Doc) -> Recognised | None:
         name=NAME,
         sites=gsd_sites,
         accounted=checks.passed | info,
-        blocking=_open_gaps(data, keys) or _partial_score(data, keys) or body,
+        blocking=_open_gaps(data, keys) or _partial_score(data, keys) or scan.blocker or body,
         superseded=superseded,
         unanswered=_after_signature(doc) or _between_breaks(doc),
     )
@@ -453,9 +455,17 @@ def _open_gaps(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str
             value = holder.get(key)
             if isinstance(value, str):
                 value = value.strip().lower()
-            if value not in _EMPTY:
+            if value not in _EMPTY and not _empty_categories(value):
                 return line, f"the frontmatter lists open {key.replace('_', ' ')}"
     return None
+
+
+def _empty_categories(value: object) -> bool:
+    """Gaps kept by category with every category an empty list, as GSD's milestone audit
+    writes them (`gaps: {requirements: [], integration: [], flows: []}`). A category with
+    nothing after it (`flows:`), text, a mapping or an entry is no empty list: a key may be
+    the gap itself (`checkout drops the coupon:`)."""
+    return isinstance(value, dict) and bool(value) and all(v == [] for v in value.values())
 
 
 def _load(doc: Doc) -> object:
