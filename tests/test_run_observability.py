@@ -266,25 +266,13 @@ def test_a_torn_last_line_is_cut_before_the_next_append(tmp_path: Path) -> None:
 
 
 def test_a_resumed_journal_remembers_the_alerts_already_raised(tmp_path: Path) -> None:
-    from mergegate.events import AgentAttempt
-
     rules = AlertRules(component_seconds=1.0)
-    slow = {
-        "run_id": "r",
-        "phase": "P",
-        "unit": "A",
-        "task": "T1",
-        "role": "implementer",
-        "backend": "command",
-        "status": "ok",
-        "duration_s": 5.0,
-    }
     first = RunJournal(tmp_path, rules, fsync=False)
-    first.emit(AgentAttempt(**slow, event_id="a1"))
+    first.emit(_attempt(1, seconds=5.0))
     assert [a.rule for a in first.alerts] == ["component_timeout"]
     second = RunJournal(tmp_path, rules, fsync=False)
-    second.emit(AgentAttempt(**slow, event_id="a1"))  # the replay: dropped
-    second.emit(AgentAttempt(**{**slow, "duration_s": 0.5}, event_id="a2"))
+    second.emit(_attempt(1, seconds=5.0))  # the replay: dropped
+    second.emit(_attempt(2, seconds=0.5))
     assert second.alerts == []
     alerts = [e for e in read_events(tmp_path).events if isinstance(e, Alert)]
     assert len(alerts) == 1
@@ -293,21 +281,9 @@ def test_a_resumed_journal_remembers_the_alerts_already_raised(tmp_path: Path) -
 def test_a_resumed_journal_judges_rates_over_the_whole_run(tmp_path: Path) -> None:
     """Twenty implementer operations succeeded before the crash; one exhausted after it is
     1 of 21, under 5 %: no alert (the monitor counts what the file holds)."""
-    from mergegate.events import AgentAttempt
 
-    def attempt(n: int, status: str) -> AgentAttempt:
-        return AgentAttempt(
-            run_id="r",
-            phase="P",
-            unit="A",
-            task=f"T{n}",
-            role="implementer",
-            backend="command",
-            status=status,
-            operation="01-implementer",
-            max_attempts=1,
-            event_id=f"a{n}",
-        )
+    def attempt(n: int, status: str) -> Any:
+        return _attempt(n, status, operation="01-implementer", max_attempts=1)
 
     first = RunJournal(tmp_path, fsync=False)
     for n in range(20):
@@ -369,7 +345,10 @@ def test_a_checkpoint_answered_in_a_later_generation_is_one_task(
     assert statuses == ["waiting_for_human", "completed"]
 
 
-def _slow_attempt(n: int, seconds: float) -> Any:
+def _attempt(
+    n: int, status: str = "ok", seconds: float = 0.0, *, operation: str = "", max_attempts: int = 0
+) -> Any:
+    """Implementer attempt `n` of task `Tn` (event id `an`), as the run writes one."""
     from mergegate.events import AgentAttempt
 
     return AgentAttempt(
@@ -379,7 +358,9 @@ def _slow_attempt(n: int, seconds: float) -> Any:
         task=f"T{n}",
         role="implementer",
         backend="command",
-        status="ok",
+        status=status,
+        operation=operation,
+        max_attempts=max_attempts,
         duration_s=seconds,
         event_id=f"a{n}",
     )
@@ -400,8 +381,8 @@ def test_the_end_of_a_run_reads_and_folds_its_stream_once(
 
     earlier = RunJournal(tmp_path, fsync=False)  # default rules: 5 s attempts raise nothing
     for n in range(late):
-        earlier.emit(_slow_attempt(n, 5.0))
-    earlier.emit(_slow_attempt(99, 0.5))
+        earlier.emit(_attempt(n, seconds=5.0))
+    earlier.emit(_attempt(99, seconds=0.5))
     rules = AlertRules(component_seconds=1.0)
     journal = RunJournal(tmp_path, rules, fsync=False)  # folds them in, raises nothing
     assert journal.alerts == []

@@ -1,6 +1,6 @@
 """Issue 23, session 26 class 1: a status value qualified by a parenthesis that tells finished
 history ('clean (after fix pass — all findings resolved; 5 info findings accepted)') is no
-condition (`_answer._told_in_parenthesis`). Its 'after' phrase is done work and every clause
+condition (`_awaited.told_after`). Its 'after' phrase is done work and every clause
 after it reports findings in a closed shape. A parenthesis that leaves work open (a finding
 not resolved, a blocking finding left, an event still to come, anything else) stays a
 qualifier and refuses.

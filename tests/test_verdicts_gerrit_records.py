@@ -1,14 +1,12 @@
 """Gerrit votes as a tool or an agent saves them to a file.
 
-Before, each recogniser made every state or vote line a verdict field that had to approve on
-its own: a COMMENTED review beside an approval, a `+1` beside another reviewer's `+2`, a `-1`
-on a patch set the newer one answers, a reviewer's request for changes their own later review
-cleared — each refused a genuine approval; and the records as saved (JSON of `gh` and
-`gerrit query`, review tables, `Patch Set 3: Code-Review+2 Verified+1`) were not read at all.
-The rule (`../shared/corpus/reviews/README.md`): the last review decides, per reviewer; a
-request for changes no later review of the same reviewer clears still blocks; COMMENTED is
-not a verdict; Gerrit counts the current patch set's votes, a -2 vetoes, +2 approves, +1 does
-not, Verified -1 blocks. Documents here are synthetic, written for these tests.
+Before, the recogniser made every vote line a verdict field that had to approve on its own:
+a `+1` beside another reviewer's `+2`, or a `-1` on a patch set the newer one answers,
+refused a genuine approval; and the records as saved (`gerrit query --format=JSON`, the
+REST API's JSON, `Patch Set 3: Code-Review+2 Verified+1`) were not read at all. The rule
+(`../shared/corpus/reviews/README.md`): Gerrit counts the current patch set's votes; a
+Code-Review -2 vetoes, +2 approves, +1 does not; Verified -1 blocks. Documents here are
+synthetic, written for these tests.
 """
 
 from __future__ import annotations

@@ -125,7 +125,8 @@ def _inflected_tense(word: str) -> str | None:
 # An answer's own clause that goes on with 'after' and what was done: 'after fresh final
 # review', 'after the fixes were applied'. Up to the clause's punctuation. A parenthesis is
 # no part of the clause: '(after gap closure)' is a qualifier, read by the template that
-# writes it (GSD's re-verification record) or as written.
+# writes it (GSD's re-verification record) or as written, unless it tells its outcome too
+# (`_told_in_parenthesis`).
 _AFTER_CLAUSE = compile_lazily(
     r"[ \t]+(?:after|following|upon)[ \t]+([^,;:.!?—–()\n]{1,80})(?![(])"
 )
@@ -146,11 +147,10 @@ def told_after(lowered: str, *, result: bool = False) -> int:
     reaches; what that run came after was done before it, so any noun phrase there is
     history too ('clean after gap closure plans 22-06 and 22-07', 'passed after fixes'). A
     finite clause is read as above: 'passed after the fix lands' still waits. A parenthesis
-    stays no part of the clause ('passed (after gap closure)' is GSD's re-verification
-    record, read by its template against the frontmatter)."""
+    is history only with its outcome (`_told_in_parenthesis`)."""
     found = _AFTER_CLAUSE.match(lowered)
     if found is None:
-        return 0
+        return _told_in_parenthesis(lowered, result)
     phrase = _NAMED_RECORD.sub(" record ", found.group(1)) if result else found.group(1)
     words = _WORD.findall(phrase)[:_VERB_REACH]
     # An auxiliary decides before an inflected word: 'the replay tests were added' is past
@@ -192,3 +192,62 @@ def _head_noun(words: list[str]) -> str:
             break
         head = word
     return head
+
+
+# A parenthesis right after the answer that opens with 'after' ('clean (after fix pass —
+# all findings resolved; 5 info findings accepted)'): its text, without nested brackets.
+_AFTER_PARENTHESIS = compile_lazily(r"[ \t]*\((?=after[ \t])([^()\n]{1,200})\)")
+_HISTORY_CLAUSE_END = compile_lazily(r"[;,—–]|[ \t]-{1,2}[ \t]")
+_TOKEN = compile_lazily(r"[^\s/]+")
+# The closed words of a history clause: what it counts and names (quantifiers, numbers,
+# severities, findings) and how it reports them done.
+_COUNTED = word_set(
+    "all every each both the any 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 "
+    "critical blocker blockers blocking high major warning warnings medium important "
+    "info infos minor low nit nits suggestion suggestions note notes finding findings "
+    "issue issues item items comment comments"
+)
+_DONE_WORDS = word_set("resolved fixed addressed closed corrected remediated")
+_AUXILIARIES = word_set("were are was is have has been now")
+# Findings left standing are history only at a severity that never blocks.
+_NON_BLOCKING = word_set("info infos nit nits suggestion suggestions note notes minor low")
+_LEFT_WORDS = word_set("accepted left remaining kept")
+
+
+def _history_clause(clause: str) -> bool:
+    """One clause of the parenthesis, in a closed shape: findings reported done ('all
+    Critical/Warning findings resolved'), or findings of a non-blocking severity left
+    ('5 Info findings accepted', '3 info findings left'). Any other word ('not', 'still',
+    'open', 'pending', a blocking severity left) is no history."""
+    words = [w.strip(".*_`") for w in _TOKEN.findall(clause)]
+    counted = [w for w in words if w in _COUNTED]
+    rest = [w for w in words if w not in _COUNTED and w not in _AUXILIARIES]
+    if len(rest) != 1 or not counted:
+        return False
+    if rest[0] in _DONE_WORDS:
+        return True
+    return rest[0] in _LEFT_WORDS and _NON_BLOCKING.intersection(counted) != set()
+
+
+def _history_only(tail: str) -> bool:
+    clauses = [c for c in _HISTORY_CLAUSE_END.split(tail) if c.strip()]
+    return bool(clauses) and all(_history_clause(c) for c in clauses)
+
+
+def _told_in_parenthesis(rest: str, result: bool) -> int:
+    """How much of `rest` a parenthesis after the answer tells as finished history: its
+    'after' phrase is done work (`told_after`: 'after fix pass', not 'after the fix lands')
+    and every clause after it reports findings in a closed shape (`_history_clause`: 'all
+    findings resolved', '5 info findings accepted'). Then the whole parenthesis is history.
+    A parenthesis with only its 'after' phrase ('passed (after gap closure)') tells no
+    outcome and stays a qualifier (GSD's template reads its own); any other word in it
+    ('findings not resolved', '1 blocker still open', 'pending UAT') keeps it one too.
+    0 when it is no such parenthesis."""
+    found = _AFTER_PARENTHESIS.match(rest)
+    if found is None:
+        return 0
+    phrase, *tail = _HISTORY_CLAUSE_END.split(found.group(1), maxsplit=1)
+    history = " " + phrase.rstrip()
+    if told_after(history, result=result) != len(history) or not _history_only("".join(tail)):
+        return 0
+    return found.end()

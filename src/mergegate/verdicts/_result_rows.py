@@ -63,18 +63,16 @@ _MOST_KEY_WORDS = 4
 
 
 def _failing(value: str) -> bool:
-    value = norm(value).lower().strip(" \t-:")
+    """A value as read (`norm`, lower-cased) that is a check's failing value."""
+    value = value.strip(" \t-:")
     return bool(value) and (value[0] in _FAIL_MARKS or _FAILING_VALUE.fullmatch(value) is not None)
 
 
 def failing_field(raw: str) -> str | None:
     """A `Key: value` line whose value is a check's failing value (`CI: red`, `- **Security
     review:** pending`, `Load test: not run yet`): a one-row result table. The line, or None."""
-    match = _FIELD.match(CODE_SPAN.sub(" code ", raw))
-    if match is None or len(match.group(1).split()) > _MOST_KEY_WORDS:
-        return None
-    value = match.group(2).translate(UNMARKED)
-    return raw.strip()[:60] if _failing(value) else None
+    found = _field(raw)
+    return raw.strip()[:60] if found is not None and _failing(found[1]) else None
 
 
 # A yes/no answer's no (closed class): 'Ready: no', 'Tested: not yet', 'Merged: nein'.
@@ -98,7 +96,9 @@ _PART_COUNT = compile_lazily(
     r"(\d{1,6}|" + _NUMBER_WORDS + r")(?![\w/.,-])"
 )
 # A field that names a grade: its 'N/M' is a mark out of a maximum, not a count of parts.
-_GRADE_KEY = compile_lazily(r"(?<![a-z])(?:score|rating|grade|marks?)(?![a-z])")
+# The names of a grade (`_GRADED_KEY` adds the fields a level or a percentage grades).
+_GRADE_NAMES = "score|rating|grade"
+_GRADE_KEY = compile_lazily(rf"(?<![a-z])(?:{_GRADE_NAMES}|marks?)(?![a-z])")
 # A template's own field whose value the template words ('**Re-verification:** No —
 # initial verification', GSD's verifier); the one spelling of it both readings use.
 TEMPLATE_KEY = compile_lazily(r"re-?verification")
@@ -185,7 +185,7 @@ def _now(value: str) -> str:
 
 # A field that grades the change or the review (a closed vocabulary of a grade's names).
 _GRADED_KEY = compile_lazily(
-    r"(?<![a-z])(?:score|rating|grade|confidence|certainty|coverage|quality)(?![a-z])"
+    rf"(?<![a-z])(?:{_GRADE_NAMES}|confidence|certainty|coverage|quality)(?![a-z])"
 )
 # The levels of a grade below its middle (closed class: the values such a field takes).
 _LOW_LEVELS = word_set("low poor weak bad minimal")
@@ -312,6 +312,7 @@ class ResultTable:
         for index, cell in enumerate(cells):
             if index in self._earlier or (index == 0 and len(cells) > 1):
                 continue  # the row's name ('Failing tests', 'Error handling') is no result
-            if _failing(cell) or _counts_part(norm(cell).lower()):
+            value = norm(cell).lower()
+            if _failing(value) or _counts_part(value):
                 return cell[:60]
         return None

@@ -479,16 +479,28 @@ _DENIED = compile_lazily(
     r"(?<![a-z])(?:no|not|none|nothing|zero|0|neither|nor|without)(?![a-z])|n't"
 )
 _CLAUSE_START = ".;:!?,"
+# The longest negation ('nothing', 'without') and the letter after it.
+_DENIED_REACH = 8
 
 
 def _still_to_come(lowered: str) -> re.Match[str] | None:
-    """The first `_STILL_TO_COME` match that no negation before it in its clause denies."""
+    """The first `_STILL_TO_COME` match that no negation before it in its clause denies.
+    Linear: each match reads only the text since the last one (and `_DENIED_REACH` back)."""
+    start = searched = 0  # the clause's start; where the last search for a negation ended
+    denied = False  # a negation stands in the clause, whatever follows
     for found in _STILL_TO_COME.finditer(lowered):
         if found.group(0).startswith(("not", "never", "n't", "yet", "still to")):
             return found
-        start = max(lowered.rfind(c, 0, found.start()) for c in _CLAUSE_START) + 1
-        if _DENIED.search(lowered, start, found.start()) is None:
-            return found
+        clause = max(lowered.rfind(c, searched, found.start()) for c in _CLAUSE_START) + 1
+        if clause > start:
+            start, searched, denied = clause, clause, False
+        if not denied:
+            negation = _DENIED.search(lowered, max(start, searched - _DENIED_REACH), found.start())
+            if negation is None:
+                return found
+            # a negation the search's end cut short may be a longer word ('no' of 'nobody')
+            denied = negation.end() < found.start()
+        searched = found.start()
     return None
 
 
