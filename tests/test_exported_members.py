@@ -876,6 +876,7 @@ EXPECTED_MODULE_EXPORTS = {
         "ReportLog",
         "ReportRecord",
         "content_security_policy",
+        "prepare_template",
         "render_report",
         "report_alerts",
         "write_report",

@@ -8,6 +8,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from mergegate.report import (
     ReportLog,
     ReportRecord,
     content_security_policy,
+    prepare_template,
     render_report,
     write_report,
 )
@@ -203,3 +205,52 @@ def test_unknown_and_replayed_events_are_noted(tmp_path: Path) -> None:
         handle.write('{"kind": "future.thing", "at": "2026-03-01T09:00:00+00:00"}\n')
     page = write_report(run_dir, stream=read_events(run_dir)).read_text()
     assert "1 event(s) of kinds this version does not know" in page
+
+
+def test_the_template_compiled_in_the_background_is_the_one_a_page_uses() -> None:
+    """A run compiles the report's template as it starts (`prepare_template`); the end of the
+    run waits for that compile and uses its result rather than compiling again."""
+    from mergegate.report import _html
+
+    _html._compiled.cache_clear()
+    prepare_template().join()
+    compiled = _html._template()
+    prepare_template()
+    assert _html._template() is compiled
+    page = render_report(EventStream(tuple(plan_run("r", tasks=1))))
+    assert_inert(page)
+    assert _html._compiled.cache_info().misses == 1
+
+
+def test_a_failed_background_compile_is_raised_by_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the background compile raises is not swallowed for good: nothing is cached, and
+    the page's own call compiles anew (and raises the same error)."""
+    from mergegate.report import _html
+
+    _html._compiled.cache_clear()
+    monkeypatch.setattr(_html, "Environment", _refusing_environment)
+    prepare_template().join()
+    with pytest.raises(RuntimeError, match="no template"):
+        render_report(EventStream(tuple(plan_run("r", tasks=1))))
+    monkeypatch.undo()
+    _html._compiled.cache_clear()
+    assert_inert(render_report(EventStream(tuple(plan_run("r", tasks=1)))))
+
+
+def _refusing_environment(*_args: object, **_kwargs: object) -> object:
+    raise RuntimeError("no template")
+
+
+def _css_name_uncached(value: object) -> str:
+    """The class-name rule as it was written before it was cached."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "-" for c in str(value))[
+        :40
+    ]
+
+
+@given(st.one_of(st.text(), st.integers(), st.none(), st.floats(allow_nan=False)))
+def test_a_css_name_is_the_same_cached(value: object) -> None:
+    from mergegate.report import _html
+
+    assert _html._css_name(value) == _css_name_uncached(value)
+    assert _html._css_name(value) == _css_name_uncached(value)  # the cached answer

@@ -52,6 +52,7 @@ from mergegate.processes import (
     this_supervisor,
     wait_until_stopped,
 )
+from mergegate.report import prepare_template
 from mergegate.store import (
     DurableEngine,
     RunState,
@@ -205,6 +206,7 @@ def _execute(
     stream_agents: bool = False,
 ) -> RunReport:
     run_id, database_url = record.run_id, database_url_of(config)
+    prepare_template()  # the report's, compiled while the run runs rather than at its end
     kill_orphans(store.rows(run_id))
     events = EventSink(listener)
     journal = open_journal(store, record, config, events)
