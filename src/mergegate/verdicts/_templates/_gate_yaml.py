@@ -26,9 +26,9 @@ _CLOSED = ("resolved", "closed", "fixed", "done")
 
 
 def shape_problem(doc: Doc) -> tuple[int, str] | None:
-    """(line index, why) when the gate file is not one YAML mapping with each key once: a
-    second document, a key repeated in a mapping, text YAML does not read, or a file too long
-    to load. None for a file YAML reads as one mapping with distinct keys."""
+    """(line index, why) when the gate file is not one YAML document with each key once in
+    its mappings: a second document, a key repeated in a mapping, or a file too long to
+    load. None otherwise (text YAML does not read is left to the line readers)."""
     import yaml  # noqa: PLC0415 - lazy: only a gate file pays for the loader
 
     text = "\n".join(line.raw for line in doc.lines)
@@ -36,15 +36,16 @@ def shape_problem(doc: Doc) -> tuple[int, str] | None:
         return 0, "the gate file is too long to read as YAML"
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        index = mark.line if mark is not None else 0
-        if isinstance(error, yaml.composer.ComposerError):
-            return index, "the gate file holds more than one YAML document"
-        return index, "the gate file does not read as YAML"
-    if not isinstance(node, yaml.MappingNode):
-        return 0, "the gate file is not one YAML mapping"
-    return _repeated_key(node)
+    except yaml.composer.ComposerError as error:
+        mark = error.problem_mark
+        return (
+            mark.line if mark is not None else 0
+        ), "the gate file holds more than one YAML document"
+    except yaml.YAMLError:
+        # Text YAML does not read (an odd indent real gate files have) is left to the line
+        # readers, as before: they read its lines, not its mapping.
+        return None
+    return _repeated_key(node) if isinstance(node, yaml.MappingNode) else None
 
 
 def _repeated_key(root: object) -> tuple[int, str] | None:
