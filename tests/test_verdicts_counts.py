@@ -43,34 +43,3 @@ def test_a_count_of_blocking_findings_anywhere_on_the_line_refuses(line: str) ->
 def test_a_zero_count_leaves_the_approval(line: str) -> None:
     verdict = parse_verdict("## Summary\n\n" + line + _YES)
     assert verdict.decision is Decision.APPROVE, verdict.reasons
-
-
-# A field whose value is a list of counts: the first count follows the field's own colon
-# (`**Severity counts:** Blocker 1 · Minor 3`), before the verdict or after it.
-_COUNT_FIELDS = [
-    "**Findings by priority:** P0: 1, P1: 0, P2: 3",
-    "**Severity counts:** Blocker 1 · Major 0 · Minor 3",
-    "Open findings: critical 2; minor 1",
-    "问题统计：严重问题：1",
-]
-
-
-@pytest.mark.parametrize("line", _COUNT_FIELDS)
-def test_a_count_right_after_a_fields_colon_refuses(line: str) -> None:
-    before = parse_verdict("## Summary\n\n" + line + _YES)
-    assert before.decision is not Decision.APPROVE, before.reasons
-    after = parse_verdict("# Review\n\n**Verdict:** APPROVED\n\n" + line + "\n")
-    assert after.decision is not Decision.APPROVE, after.reasons
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
-        "**Findings by priority:** P0: 0, P1: 0, P2: 3",
-        "**Severity counts:** Blocker 0 · Major 0 · Minor 3",
-        "**Note:** the P0 incident from March is covered by a new test.",
-    ],
-)
-def test_zero_counts_after_a_fields_colon_leave_the_approval(line: str) -> None:
-    verdict = parse_verdict("# Review\n\n**Verdict:** APPROVED\n\n" + line + "\n")
-    assert verdict.decision is Decision.APPROVE, verdict.reasons

@@ -374,7 +374,7 @@ def _count(text: str, body: str) -> str | None:
 
 
 # Where a later count may start on a line: after a dash, a comma, a bar, a semicolon …
-_COUNT_PIECE = compile_lazily(r"[ \t]+[—–-][ \t]+|[,;|·(（，；:：][ \t*_`]*")
+_COUNT_PIECE = compile_lazily(r"[ \t]+[—–-][ \t]+|[,;|·(（，；][ \t*_`]*")
 # A count in words after a count label: what the digits reader cannot see.
 _COUNT_WORD = compile_lazily(
     r"[ \t]*[:：=][ \t*_`]*(one|two|three|four|five|six|seven|eight|nine|ten|several|many|"
