@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
@@ -49,6 +49,9 @@ from mergegate.verdicts._templates._record import (
     verdict_keys,
 )
 from mergegate.verdicts._text import norm
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = ["NAME", "recognise"]
 
@@ -370,17 +373,18 @@ def _in_time_order(reviews: list[_Review]) -> list[_Review]:
     `10:00:00Z` because its text sorts first. When a time does not read as an instant with
     a zone, the times are compared as text (GitHub writes them all in UTC, `…Z`)."""
     instants = [_instant(r.when or "") for r in reviews]
-    if all(at is not None for at in instants):
-        order = sorted(range(len(reviews)), key=lambda i: instants[i] or _EPOCH)
+    known = [at for at in instants if at is not None]
+    if len(known) == len(reviews):
+        order = sorted(range(len(reviews)), key=lambda i: known[i])
         return [reviews[i] for i in order]
     return sorted(reviews, key=lambda r: r.when or "")
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
 def _instant(when: str) -> datetime | None:
     """The UTC instant an ISO 8601 time with a zone names (`Z` or an offset), or None."""
+    # lazy: `mergegate parse` does not load datetime at start-up (test_startup_imports)
+    from datetime import UTC, datetime  # noqa: PLC0415
+
     try:
         at = datetime.fromisoformat(when.strip())
     except ValueError:
