@@ -67,3 +67,33 @@ STILL_OPEN = (
 )
 def test_any_other_issues_found_section_keeps_its_verdict(items: str) -> None:
     assert parse_verdict(_review("Issues Found", items)).decision is not A
+
+
+# A negation after the closing state, in the same item or cell, takes the state back: the
+# fix is somewhere else, or not in yet.
+TAKEN_BACK = (
+    "- Important: the backoff ignores `Retry-After` — fixed on a branch, not in this PR",
+    "- Important: the backoff ignores `Retry-After` — fixed in #415 (not merged yet)",
+    "- Important: the backoff ignores `Retry-After` — resolved upstream, never released",
+    "- Important: the backoff ignores `Retry-After` — fixed locally but isn't pushed",
+    "| # | Finding | State |\n|---|---|---|\n"
+    "| 1 | backoff ignores Retry-After | fixed upstream, not yet released |",
+)
+
+
+@pytest.mark.parametrize("items", TAKEN_BACK)
+def test_a_state_negated_after_it_is_no_closing_state(items: str) -> None:
+    verdict = parse_verdict(_review("Issues Found", items))
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        "- Important: the backoff ignored `Retry-After` — fixed, no regressions",
+        "| # | Finding | State |\n|---|---|---|\n| 1 | a note is not shown | fixed |",
+    ],
+)
+def test_a_no_after_the_state_or_a_negation_in_another_cell_leaves_the_log(items: str) -> None:
+    verdict = parse_verdict(_review("Issues Found", items))
+    assert verdict.decision is A, verdict.reasons

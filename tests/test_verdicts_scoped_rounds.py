@@ -21,6 +21,14 @@ SCOPED = [
     "## Re-review: `src/cli.py`",
     "### Second pass — documentation",
     "## Re-review of the spelling fixes",
+    # a file of any kind: a manifest, a config, a build file without an extension, a
+    # dot-directory
+    "## Re-review: Dockerfile",
+    "## Re-review — go.mod",
+    "## Re-review of the Makefile and .github/workflows only",
+    "## Second pass: `package.json` and `yarn.lock`",
+    "## Addendum — config/settings.yaml",
+    "## Re-review: Jenkinsfile",
 ]
 WHOLE = [
     "## Re-review after fixes",
@@ -29,6 +37,9 @@ WHOLE = [
     "## Re-review (2026-07-12)",
     "## Addendum",
     "## Re-review: all blockers resolved",
+    "## Re-review (after 5b0e11c)",
+    "## Re-review: PR #781 — tenant-aware background jobs",
+    "## Re-review — v1.2 release candidate",
 ]
 
 

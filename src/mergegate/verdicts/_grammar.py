@@ -244,11 +244,20 @@ _MODAL_BEFORE = compile_lazily(
 )
 
 
+# A negation after the state, in the same item or cell, takes the state back: 'fixed on a
+# branch, not in this PR', 'fixed in #415 (not merged yet)', 'resolved upstream, never
+# released'. Not a bare 'no', which denies a problem after a fix ('fixed, no regressions').
+_NEGATED_AFTER = compile_lazily(r"(?<!\w)(?:not|never|yet)(?!\w)|n't(?!\w)")
+
+
 def _tells_closed(text: str) -> bool:
-    """A list item or a table cell that gives its finding a closing state: not negated, not
-    after a modal ('will be fixed', 'to be addressed'), and in no question ('fixed?')."""
+    """A list item or a table cell that gives its finding a closing state: not negated
+    before it or after it in the item, not after a modal ('will be fixed', 'to be
+    addressed'), and in no question ('fixed?')."""
     state = _CLOSED_STATE.search(text)
     if state is None or "?" in text or sig.negated_before(text, state.start()):
+        return False
+    if _NEGATED_AFTER.search(text, state.end()) is not None:
         return False
     return _MODAL_BEFORE.search(text, 0, state.start()) is None
 

@@ -91,7 +91,7 @@ def _about_the_review(word: str) -> bool:
 
 
 # What a round heading may name that makes the round a review of one small part, not of the
-# whole change: a document, its wording, a typo, a file (a name with an extension). Such a
+# whole change: a document, its wording, a typo, a file (`_ROUND_PART_PATH`). Such a
 # round does not replace an earlier no (`_round_part`). Not "only", which also narrows a round
 # to the fixes it checks ('Re-review — Important Fixes Only'), nor a bare slash
 # ('Category/Tag Filter').
@@ -101,7 +101,14 @@ _ROUND_PART_WORDS = frozenset(
 comments|docstring|docstrings"""
     )
 )
-_ROUND_PART_PATH = compile_lazily(r"[\w./-]*\.(?:py|ts|tsx|js|jsx|go|rs|md|java|rb|toml)\b")
+# A file: a name with a source, config or manifest extension, a dot-directory path
+# (`.github/workflows`), or a build file whose name has no extension (`Dockerfile`).
+_ROUND_PART_PATH = compile_lazily(
+    r"[\w./-]*\.(?:py|ts|tsx|js|jsx|go|rs|md|java|rb|toml|json|ya?ml|lock|mod|sum|sh|sql|css|"
+    r"scss|html|txt|cfg|ini|xml|gradle|kts?|swift|c|h|cpp|hpp|cs|php|tf|env)\b"
+    r"|(?<![\w.])\.[a-z][\w-]*/"
+    r"|(?<![\w.])(?:docker|make|gem|proc|jenkins|just|rake|brew|vagrant)file\b"
+)
 
 
 def _round_part(low: str) -> bool:

@@ -29,6 +29,7 @@ from mergegate.verdicts._rendered import (
     RenderedView,
     blank_comments,
     blank_struck,
+    blank_struck_html,
     footnote_marker,
     needs_view,
     rendered_view,
@@ -314,7 +315,7 @@ def _show_as_rendered(doc: Doc, view: RenderedView | None, start: int) -> frozen
     else:
         rewrites = view.rewrites
     for index, line in enumerate(doc.lines[start:], start):
-        struck = blank_struck(rewrites.get(index, line.raw))
+        struck = blank_struck(blank_struck_html(rewrites.get(index, line.raw)))
         if struck != line.raw:
             rewrites[index] = struck
     for index, text in rewrites.items():

@@ -67,6 +67,7 @@ __all__ = [
     "MAX_VIEW_CHARS",
     "RenderedView",
     "blank_struck",
+    "blank_struck_html",
     "footnote_marker",
     "needs_view",
     "rendered_view",
@@ -367,6 +368,37 @@ def blank_struck(text: str) -> str:
     out = list(text)
     for first, end in struck:
         out[first:end] = " " * (end - first)
+    return "".join(out)
+
+
+# GitHub's HTML sanitizer keeps `<s>`, `<del>` and `<strike>`: each shows its text crossed
+# out, as `~~…~~` does. A tag in a code span is text, and so is an escaped `\\<`.
+_STRIKE_OPEN = compile_lazily(r"<(s|del|strike)(?:[ \t][^<>]{0,200})?>", re.IGNORECASE)
+_STRIKE_CLOSE = {
+    name: compile_lazily(rf"</{name}[ \t]*>", re.IGNORECASE) for name in ("s", "del", "strike")
+}
+
+
+def blank_struck_html(text: str) -> str:
+    """`text` (one line) with what an HTML strikethrough tag covers blanked to spaces (same
+    length), the tags included: `<s>APPROVED</s>` shows the approval crossed out — withdrawn,
+    not said, like `~~APPROVED~~` (`blank_struck`). A tag left open strikes to the end of the
+    line (a browser strikes to the end of its block; the line is all a reader here takes from
+    it). Linear: each search moves forward."""
+    if "<" not in text:
+        return text
+    spans = _SpanIndex(_code_spans(text))
+    out = list(text)
+    pos = 0
+    while (tag := _STRIKE_OPEN.search(text, pos)) is not None:
+        start = tag.start()
+        if spans.holds(start) or _escaped(text, start):
+            pos = tag.end()
+            continue
+        close = _STRIKE_CLOSE[tag.group(1).lower()].search(text, tag.end())
+        end = close.end() if close is not None else len(text)
+        out[start:end] = " " * (end - start)
+        pos = end
     return "".join(out)
 
 

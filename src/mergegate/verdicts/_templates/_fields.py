@@ -15,7 +15,14 @@ from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._text import has_lookalike
 from mergegate.verdicts._vocab import LabelKind
 
-__all__ = ["KEY_LINE", "field_site", "line_fields", "load_yaml", "with_objections"]
+__all__ = [
+    "KEY_LINE",
+    "MAX_YAML_CHARS",
+    "field_site",
+    "line_fields",
+    "load_yaml",
+    "with_objections",
+]
 
 KEY_LINE = compile_lazily(r"([a-z][a-z0-9_-]{0,40})[ \t]*:(.*)")
 """A `key: value` line (matched from its first character): a lower-case key of at most 41
@@ -79,7 +86,7 @@ def with_objections(found: Recognised, *others: Recognised | None) -> Recognised
     )
 
 
-_MAX_YAML_CHARS = 200_000
+MAX_YAML_CHARS = 200_000
 
 
 def load_yaml(text: str) -> object:
@@ -87,7 +94,7 @@ def load_yaml(text: str) -> object:
     characters (the callers fall back to their line readers or fail closed)."""
     import yaml  # noqa: PLC0415 - lazy: only a YAML template pays for the loader
 
-    if len(text) > _MAX_YAML_CHARS:
+    if len(text) > MAX_YAML_CHARS:
         return None
     try:
         return yaml.safe_load(text)

@@ -49,6 +49,7 @@ from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised, mask
 from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import field_site, line_fields, load_yaml
+from mergegate.verdicts._templates._gate_yaml import open_top_issue, shape_problem
 from mergegate.verdicts._templates.superpowers import read_sections
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
@@ -93,7 +94,7 @@ def recognise(doc: Doc) -> Recognised | None:
     whose value is none of the four makes the file `malformed`."""
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
     whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
-    unknown = _unknown_gate(doc) or (_prose_line(doc) if whole else None)
+    unknown = _unknown_gate(doc) or ((_prose_line(doc) or shape_problem(doc)) if whole else None)
     if whole:
         # In YAML a '#' line is a comment, not the Markdown heading `_GATE` also reads.
         found = _without_comment_fields(doc, found)
@@ -127,6 +128,7 @@ def recognise(doc: Doc) -> Recognised | None:
             (listed.blocking if listed is not None else None)
             or advised
             or _top_issue(doc)
+            or open_top_issue(doc, data)
             or said
             or conditioned
             or _last_history(doc, data)

@@ -12,7 +12,8 @@ Where the reviews are written:
   above it in the same review;
 - the JSON of `gh pr view --json reviews,latestReviews,reviewDecision` or `gh api
   …/pulls/N/reviews`, read value by value (`author.login` / `user.login`, `state`,
-  `submittedAt`, `body`): reviews with a time are taken in time order;
+  `submittedAt`, `body`): reviews with a time are taken in time order (by the instant: a
+  time with an offset is converted to UTC);
 - a review list: a table with a reviewer and a state column (`| @bob | COMMENTED | … |`), a
   heading or line per review (`### @carol — APPROVED`, `carol<TAB>APPROVED<TAB>2024-05-02…`),
   `gh pr view`'s `reviewers: bob (Approved), carol (Commented)`, GitHub's own
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
@@ -47,6 +49,9 @@ from mergegate.verdicts._templates._record import (
     verdict_keys,
 )
 from mergegate.verdicts._text import norm
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = ["NAME", "recognise"]
 
@@ -397,10 +402,35 @@ def _json_reviews(doc: Doc) -> Recognised | None:
     if not reviews and not any(key == "reviewdecision" for _, key, _ in fields):
         return None
     if reviews and all(r.when for r in reviews):
-        reviews = sorted(reviews, key=lambda r: r.when or "")
+        reviews = _in_time_order(reviews)
     sites, _ = _sites(doc, _unique(reviews))
     sites.extend(_json_field_sites(doc, fields))
     return Recognised(name=NAME, sites=tuple(sites), accounted=record.lines, whole=record.whole)
+
+
+def _in_time_order(reviews: list[_Review]) -> list[_Review]:
+    """`reviews` by the instant each was submitted: a time with an offset
+    (`2026-11-20T09:30:00-02:00`) is that instant in UTC, so it is not read as earlier than
+    `10:00:00Z` because its text sorts first. When a time does not read as an instant with
+    a zone, the times are compared as text (GitHub writes them all in UTC, `…Z`)."""
+    instants = [_instant(r.when or "") for r in reviews]
+    known = [at for at in instants if at is not None]
+    if len(known) == len(reviews):
+        order = sorted(range(len(reviews)), key=lambda i: known[i])
+        return [reviews[i] for i in order]
+    return sorted(reviews, key=lambda r: r.when or "")
+
+
+def _instant(when: str) -> datetime | None:
+    """The UTC instant an ISO 8601 time with a zone names (`Z` or an offset), or None."""
+    # lazy: `mergegate parse` does not load datetime at start-up (test_startup_imports)
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    try:
+        at = datetime.fromisoformat(when.strip())
+    except ValueError:
+        return None
+    return at.astimezone(UTC) if at.tzinfo is not None else None
 
 
 def _json_review(index: int, obj: dict[str, object]) -> _Review | None:

@@ -57,6 +57,14 @@ _SEVERITY = {
     "important": Severity.IMPORTANT,
     "minor": Severity.MINOR,
 }
+# Another title with the template's own mark of a blocking severity after it ('Security (Must
+# Fix)', 'Data Integrity (must fix before merge)'): the mark, not the name, says what the
+# section's items are, so it is a Critical (or Important) section like the template's own.
+_MARKED_TITLE = compile_lazily(
+    r"[ \t#*_`]*[^()]{1,60}\((must|should)[ \t]+fix(?:[ \t][^)]{0,30})?\)[ \t*_`:]*",
+    re.IGNORECASE,
+)
+_MARKED = {"must": Severity.CRITICAL, "should": Severity.IMPORTANT}
 _BOLD_ALONE = compile_lazily(r"[ \t]*(?:\*\*|__)([^*_]{1,40})(?:\*\*|__)[ \t:]*")
 # A bold label that closes a section: the template's own next block ('**Ready to merge?**').
 _CLOSING_LABEL = compile_lazily(
@@ -159,9 +167,10 @@ def _opens(line: Line) -> tuple[Severity, int] | None:
             return None
         text, level = norm(bold.group(1)), 7
     match = _TITLE.fullmatch(text)
-    if match is None:
-        return None
-    return _SEVERITY[(match.group(1) or match.group(2)).lower()], level
+    if match is not None:
+        return _SEVERITY[(match.group(1) or match.group(2)).lower()], level
+    marked = _MARKED_TITLE.fullmatch(text)
+    return (_MARKED[marked.group(1).lower()], level) if marked is not None else None
 
 
 def _section_end(doc: Doc, start: int, level: int, *, blocking: bool) -> int:
