@@ -199,16 +199,28 @@ def after_approval(
             # is read from its first sentence end, as before.
             wrapped = "" if opening else _tail_above(doc, index, sites)
             goes_on = _continues(doc, index)
-            problem = _reason_line(
-                line, continues=goes_on, openings=not opening, above=wrapped
-            ) or (
-                _unappraised_line(doc, index, continues=goes_on)
-                if appraise and not opening
-                else None
+            problem = (
+                _record_line(line, goes_on, wrapped)
+                or _reason_line(line, continues=goes_on, openings=not opening, above=wrapped)
+                or (
+                    _unappraised_line(doc, index, continues=goes_on)
+                    if appraise and not opening
+                    else None
+                )
             )
         if problem is not None:
             return _M, index, f"line {line.number} after the approval: {problem}"
     return _quoted_in_section(doc, anchor, covered) if appraise and not opening else None
+
+
+def _record_line(line: Line, goes_on: bool, above: str) -> str | None:
+    """A line in a record section of the approving round ('### Re-review method' under
+    '## Re-review', `Section.round_record`): the section would have opened a later round
+    anywhere else, so its lines are read as the verdict's own section's (`_unweighed_line`:
+    a finding, a no, a hold), never passed as reasons."""
+    if line.section is None or not line.section.round_record:
+        return None
+    return _unweighed_line(line, continues=goes_on, above=above)
 
 
 def _not_read_after(line: Line) -> bool:

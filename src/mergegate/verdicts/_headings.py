@@ -139,6 +139,27 @@ def _opens_round(low: str, bare: str) -> bool:
     return all(_about_the_review(word) for word in _WORDS.findall(rest))
 
 
+# What a round heading may name besides the review to be a record the round keeps, not a
+# review of its own: 'Re-review method', 'Re-review verification', 'Re-check evidence'.
+_ROUND_RECORD_WORDS = frozenset(
+    phrases(
+        """method|methods|methodology|verification|verifications|evidence|inputs|input|
+commands|process|checks|performed|log"""
+    )
+)
+
+
+def _round_record(low: str) -> bool:
+    """A heading that names the round and one of its records, and nothing else ('Re-review
+    method'): under the round's own heading it is a section of that round (`_lines`), not a
+    later review; alone it still opens one."""
+    found = _ROUND_HEADING.search(low)
+    if found is None:
+        return False
+    rest = _WORDS.findall(low[: found.start()] + " " + low[found.end() :])
+    return bool(rest) and all(w in _ROUND_RECORD_WORDS for w in rest)
+
+
 # Headings that number the reviews of one document: 'Review 1: 2026-07-11 (CONCERNS)',
 # 'Iteration 002 — 2026-09-13 — VERDICT: APPROVED', 'Initial verdict: CHANGES_REQUESTED',
 # 'Final verdict: APPROVE'. Beside the ordinal only words about the review, dates, numbers
@@ -219,6 +240,9 @@ class HeadingKind(NamedTuple):
     'Deferred', 'Nice to have')."""
     mark: RoundMark = RoundMark.NONE
     """The ordinal the heading gives its review ('Review 2', 'Final verdict'), if any."""
+    round_record: bool = False
+    """The heading names the round and one of its records ('Re-review method'): inside the
+    section of a round heading it is that round's section, not a later round."""
 
 
 @functools.lru_cache(maxsize=4096)  # headings repeat ('### Critical', '## Verdict'): once each
@@ -236,6 +260,7 @@ def heading_kind(text: str, low: str, level: int) -> HeadingKind:
         advisory=_ADVISORY_HEADING.search(low) is not None
         and _BLOCKING_HEADING.search(low) is None,
         mark=round_mark(bare),
+        round_record=_round_record(low),
     )
 
 

@@ -132,6 +132,9 @@ class Section:
     round: bool = False
     part: bool = False
     advisory: bool = False
+    round_record: bool = False
+    """A record of the round it sits in ('### Re-review method' under '## Re-review'): a
+    section of that round, not a later one (`_apply_heading`)."""
 
 
 @dataclass(slots=True)
@@ -508,6 +511,8 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
     line.heading_text = text
     low = norm(text).strip(" *_`:")
     kind = heading_kind(text, low, level)
+    # 'Re-review method' under '## Re-review' is that round's record, not a later round.
+    in_round = kind.round_record and any(s.round and s.level < level for s in state.sections)
     section = Section(
         level=level,
         text=low,
@@ -515,9 +520,10 @@ def _apply_heading(line: Line, index: int, state: _State) -> bool:
         verdict_like=kind.verdict_like,
         local=kind.local,
         example=kind.example and index != state.echoed,
-        round=kind.round or _numbered_round(kind.mark, state),
+        round=not in_round and (kind.round or _numbered_round(kind.mark, state)),
         part=kind.part,
         advisory=kind.advisory,
+        round_record=in_round,
     )
     while state.sections and state.sections[-1].level >= level:
         state.sections.pop()

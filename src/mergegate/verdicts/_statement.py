@@ -366,9 +366,10 @@ def _about_the_merge(lowered: str) -> str | None:
 
 
 # Exceptive prepositions (closed class): they carve a part out of what a clause covers.
+# Python's 'try/except' (also 'try-except') names a code construct, not a part left out.
 _EXCEPTIVE = compile_lazily(
-    r"(?<![a-z])(?:except|excepting|apart from|other than|aside from|besides|excluding|"
-    r"save for|but for)(?![a-z])"
+    r"(?<![a-z])(?<!try/)(?<!try-)(?:except|excepting|apart from|other than|aside from|"
+    r"besides|excluding|save for|but for)(?![a-z])"
 )
 
 

@@ -92,6 +92,11 @@ _COMPOUND = compile_lazily(
     re.IGNORECASE,
 )
 _CLAUSES = compile_lazily(r"[;；·|,，]")
+# A word that says how wholly a stage passed, before its answer ('✅ Full pass', 'Fully
+# compliant'): the answer is the word after it, read with the rest of the clause.
+_WHOLLY = compile_lazily(
+    r"(?:full|fully|complete|completely|entirely|clean)[ \t]+(?=\S)", re.IGNORECASE
+)
 _MAX_CLAUSES = 4
 
 
@@ -236,6 +241,9 @@ def _answer(text: str) -> Answer | None:
             return Answer(Decision.APPROVE, "✅")
         return Answer(Decision.FIXES, "❌", "a review stage failed")
     value = value.lstrip(" ✅✔☑").strip()
+    wholly = _WHOLLY.match(value)
+    if wholly is not None:
+        value = value[wholly.end() :]
     if any(ch in _NO_MARKS for ch in text):
         found = read_answer(value, LabelKind.VERDICT)
         return Answer(Decision.FIXES, found.phrase if found else "❌", "a review stage failed")
