@@ -19,7 +19,7 @@ from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._model import Severity
 from mergegate.verdicts._templates._fields import MAX_YAML_CHARS
 
-__all__ = ["open_top_issue", "shape_problem"]
+__all__ = ["blocking_severity", "open_top_issue", "shape_problem"]
 
 # An issue's own `status:` / `resolution:` that closes it, as `bmad._CLOSED_ISSUE` reads it.
 _CLOSED = ("resolved", "closed", "fixed", "done")
@@ -86,13 +86,21 @@ def open_top_issue(doc: Doc, data: dict[object, object] | None) -> tuple[int, st
     for item in issues:
         if not isinstance(item, dict) or "severity" not in item or _closed(item):
             continue
-        word = str(item["severity"]).strip().lower()
-        try:
-            severity = Severity.from_word(word)
-        except ValueError:
-            return index, f"a top issue whose severity '{word[:20]}' is not low, medium or high"
-        if severity is not Severity.MINOR:
-            return index, f"the gate lists a {word}-severity top issue"
+        found = blocking_severity(index, str(item["severity"]).strip().lower())
+        if found is not None:
+            return found
+    return None
+
+
+def blocking_severity(index: int, word: str) -> tuple[int, str] | None:
+    """A top issue's severity word as the gate's reason to refuse, at line `index`: any grade
+    above low blocks, and a word that is no grade is not read as a harmless one."""
+    try:
+        severity = Severity.from_word(word)
+    except ValueError:
+        return index, f"a top issue whose severity '{word[:20]}' is not low, medium or high"
+    if severity is not Severity.MINOR:
+        return index, f"the gate lists a {word}-severity top issue"
     return None
 
 

@@ -49,7 +49,11 @@ from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised, mask
 from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import field_site, line_fields, load_yaml
-from mergegate.verdicts._templates._gate_yaml import open_top_issue, shape_problem
+from mergegate.verdicts._templates._gate_yaml import (
+    blocking_severity,
+    open_top_issue,
+    shape_problem,
+)
 from mergegate.verdicts._templates.superpowers import read_sections
 from mergegate.verdicts._text import norm
 from mergegate.verdicts._vocab import clean_value
@@ -921,11 +925,7 @@ def _open_item(lines: Sequence[Line], first: int, stop: int) -> tuple[int, str] 
 def _severity_on(index: int, text: str) -> tuple[int, str] | None:
     """A blocking issue named on one line of the list (block or flow style), or None."""
     for match in _SEVERITY.finditer(text.lower()):
-        word = match.group(1)
-        try:
-            severity = Severity.from_word(word)
-        except ValueError:
-            return index, f"a top issue whose severity '{word}' is not low, medium or high"
-        if severity is not Severity.MINOR:
-            return index, f"the gate lists a {word}-severity top issue"
+        found = blocking_severity(index, match.group(1))
+        if found is not None:
+            return found
     return None
