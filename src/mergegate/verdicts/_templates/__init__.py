@@ -52,7 +52,7 @@ _NEEDS: dict[str, re.Pattern[str]] = {
     agentrail.NAME: compile_lazily(r"[^\x00-\x7f]"),  # its section titles are Japanese
     gerrit.NAME: compile_lazily(r"code-review|patch ?set"),
     github.NAME: compile_lazily(r"state|decision|review|approved|changes|\"event\""),
-    bmad.NAME: compile_lazily(r"gate"),
+    bmad.NAME: compile_lazily(r"gate|senior developer review|qa results"),
     megazord.NAME: compile_lazily(r"finding|issue|bug|review complete"),
     spectacular.NAME: compile_lazily(r"code review|specs/|\.worktrees/"),
     superpowers.NAME: compile_lazily(r"critical|important|minor|spec"),

@@ -1,4 +1,7 @@
-"""BMAD's QA gate: `gate: PASS | CONCERNS | FAIL | WAIVED` (the gate yaml, the story's
+"""BMAD's QA gate, and a BMAD story file read from its templates (`_bmad_story`: the story's
+sections, v6's `Senior Developer Review (AI)` Outcome and action items).
+
+The gate: `gate: PASS | CONCERNS | FAIL | WAIVED` (the gate yaml, the story's
 `Gate: X → docs/qa/gates/….yml` line, or a gate written in Markdown: `## Gate Status: PASS`,
 its `Top Issues` blocks and `Risk Summary` counts read as a gate file's `top_issues` and
 `risk_summary.totals`). Only PASS approves: CONCERNS asks for fixes, FAIL
@@ -47,6 +50,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import LIST_MARK, Site
 from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._base import Recognised, mask
+from mergegate.verdicts._templates._bmad_story import StoryReading, read_story
 from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import field_site, line_fields, load_yaml
 from mergegate.verdicts._templates._gate_yaml import (
@@ -97,7 +101,9 @@ def recognise(doc: Doc) -> Recognised | None:
     entries are older records the top-level `gate:` already replaced); a top-level `gate:`
     whose value is none of the four makes the file `malformed`."""
     found = line_fields(doc, _GATE, _gate_decision, name=NAME, max_chars=460)
-    whole = _is_gate_file(doc)  # YAML read whole by this recogniser: no prose in it
+    whole = _is_gate_file(doc)
+    story = None if whole else read_story(doc, dialect=NAME)
+    found = _with_story(found, story)  # YAML read whole by this recogniser: no prose in it
     unknown = _unknown_gate(doc) or ((_prose_line(doc) or shape_problem(doc)) if whole else None)
     if whole:
         # In YAML a '#' line is a comment, not the Markdown heading `_GATE` also reads.
@@ -123,13 +129,17 @@ def recognise(doc: Doc) -> Recognised | None:
         risks, critical = _markdown_risk_summary(doc)
         recommended |= issues | risks
         advised = advised or open_issue or critical
+    told = story if story is not None else StoryReading()
     return replace(
         found,
         sites=tuple(s for s in found.sites if s.index not in older),
-        superseded=frozenset(older),
-        accounted=found.accounted | older | entries | comments | reason | recommended,
+        superseded=frozenset(older) | told.superseded,
+        accounted=(
+            found.accounted | older | entries | comments | reason | recommended | told.accounted
+        ),
         blocking=(
-            (listed.blocking if listed is not None else None)
+            told.blocking
+            or (listed.blocking if listed is not None else None)
             or advised
             or _top_issue(doc)
             or open_top_issue(doc, data)
@@ -140,6 +150,18 @@ def recognise(doc: Doc) -> Recognised | None:
         ),
         unanswered=unknown,
         whole=whole,
+    )
+
+
+def _with_story(found: Recognised | None, story: StoryReading | None) -> Recognised | None:
+    """`found` with the story's Senior Developer Review outcome as one more field."""
+    if story is None or not story.sites:
+        return found
+    base = found if found is not None else Recognised(name=NAME)
+    return replace(
+        base,
+        sites=(*base.sites, *story.sites),
+        accounted=base.accounted | {s.index for s in story.sites},
     )
 
 
