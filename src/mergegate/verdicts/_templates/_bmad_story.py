@@ -180,17 +180,20 @@ class _Section:
 
 
 def _sections(doc: Doc) -> list[_Section]:
-    """Every heading with its extent (to the next heading at its level or above)."""
-    heads = [
-        (i, line.heading_level, words(line.heading_text))
-        for i, line in enumerate(doc.lines)
-        if line.live and line.heading_level
-    ]
-    found = []
-    for position, (index, level, title) in enumerate(heads):
-        end = next((j for j, lv, _ in heads[position + 1 :] if lv <= level), len(doc.lines))
-        found.append(_Section(index, end, title, level))
-    return found
+    """Every heading with its extent (to the next heading at its level or above), in one
+    pass from the end: a stack holds the headings below, deepest on top."""
+    found: list[_Section] = []
+    below: list[tuple[int, int]] = []  # (index, level) of later headings, levels rising to the top
+    for index in range(len(doc.lines) - 1, -1, -1):
+        line = doc.lines[index]
+        if not (line.live and line.heading_level):
+            continue
+        while below and below[-1][1] > line.heading_level:
+            below.pop()
+        end = below[-1][0] if below else len(doc.lines)
+        found.append(_Section(index, end, words(line.heading_text), line.heading_level))
+        below.append((index, line.heading_level))
+    return found[::-1]
 
 
 def read_story(doc: Doc, *, dialect: str) -> StoryReading | None:
