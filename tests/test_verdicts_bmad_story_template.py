@@ -350,3 +350,59 @@ def test_the_inventory_names_every_part_once_with_its_role() -> None:
     assert {p.role for p in STORY_PARTS} <= set(Role)
     assert all(p.rule for p in (*STORY_PARTS, *REVIEW_PARTS) if p.role is Role.DECIDES)
     assert {"outcome", "action items", "key findings"} <= set(titles)
+
+
+_FINDINGS = "### Key Findings\n\n**HIGH severity:** None.\n\n**MEDIUM severity:** None.\n\n"
+
+
+@pytest.mark.parametrize(
+    "findings",
+    [
+        # severities as headings under the part, the part's heading qualified
+        "### Key Findings (by severity)\n\n#### HIGH Severity\n\n- Password logged\n\n",
+        "### Key Findings\n\n#### MEDIUM Severity Issues\n\n- Token not rotated\n\n",
+        # an item under HIGH whose first word is another grade is still under HIGH
+        _FINDINGS.replace("**HIGH severity:** None.", "**HIGH severity:**\n- Low coverage"),
+        # an item's own tag, bold or not
+        _FINDINGS + "- **[HIGH]** The password is logged\n\n",
+        _FINDINGS + "- [Med] The token is not rotated\n\n",
+    ],
+)
+def test_an_open_finding_above_low_refuses_in_any_template_form(findings: str) -> None:
+    review = _V6_REVIEW.replace(_FINDINGS, findings, 1)
+    assert findings in review
+    assert parse_verdict(_story(review)).decision is not A
+
+
+@pytest.mark.parametrize(
+    "findings",
+    [
+        "### Key Findings (by severity)\n\n#### HIGH Severity\n\nNone.\n\n#### LOW Severity\n\n"
+        "- Copy could be friendlier\n\n",
+        _FINDINGS + "- [Low] The copy could be friendlier\n\n",
+        _FINDINGS.replace("**HIGH severity:** None.", "**HIGH severity:**\n- ✅ Fixed: logging"),
+    ],
+)
+def test_findings_that_are_none_low_or_resolved_keep_an_approval(findings: str) -> None:
+    review = _V6_REVIEW.replace(_FINDINGS, findings, 1)
+    verdict = parse_verdict(_story(review))
+    assert verdict.decision is A, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        "Approve - All ACs implemented, all tasks verified, no significant issues.",
+        "✅ APPROVED",
+        "Approve (all 5 ACs implemented and verified)",
+    ],
+)
+def test_an_approve_outcome_with_its_justification_approves(outcome: str) -> None:
+    review = _V6_REVIEW.replace("**Outcome:** Approve", f"**Outcome:** {outcome}", 1)
+    verdict = parse_verdict(_story(review))
+    assert verdict.decision is A, verdict.reasons
+
+
+def test_a_v4_gate_that_does_not_pass_beside_an_approving_v6_review_refuses() -> None:
+    both = _V4_REVIEW.replace("Gate: PASS", "Gate: CONCERNS") + "\n" + _V6_REVIEW
+    assert parse_verdict(_story(both)).decision is not A

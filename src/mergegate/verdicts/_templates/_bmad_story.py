@@ -164,11 +164,18 @@ def words(text: str) -> str:
 _WORD = compile_lazily(r"[a-z0-9]+")
 
 
-def _part(title: str, parts: tuple[Part, ...]) -> Part | None:
+def _part(title: str, parts: tuple[Part, ...], *, prefix: bool = False) -> Part | None:
+    """The part whose title (or alias) `title` is; with `prefix`, also one it opens with
+    ('key findings by severity'): a reviewer's heading may qualify the template's."""
     for part in parts:
-        if title == part.title or title in part.aliases:
+        names = (part.title, *part.aliases)
+        if title in names or (prefix and any(title.startswith(f"{n} ") for n in names)):
             return part
     return None
+
+
+def _review_part(title: str) -> Part | None:
+    return _part(title, REVIEW_PARTS, prefix=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,7 +364,11 @@ def _read_review(
             if outcome is None and found is not None:
                 outcome = index, found.group(1).strip()  # '### Outcome: Approve'
                 continue
-            part = _part(words(line.heading_text), REVIEW_PARTS)
+            if part is not None and part.rule == "findings" and _grade_heading(line.heading_text):
+                state.grade = _grade_heading(line.heading_text)  # '#### HIGH Severity'
+                accounted.add(index)
+                continue
+            part = _review_part(words(line.heading_text))
             if part is not None or words(line.heading_text) in _HEADER_FIELDS:
                 accounted.add(index)
             continue
@@ -369,7 +380,7 @@ def _read_review(
             outcome = index, text.strip()  # '### Outcome' and the value on the next line
             continue
         label = _LABEL.fullmatch(line.raw)
-        named = _part(words(label.group(1)), REVIEW_PARTS) if label else None
+        named = _review_part(words(label.group(1))) if label else None
         if label and named is not None and not label.group(2).strip() and named is not part:
             part = named  # a bold label opening a part ('**Key Findings:**')
             accounted.add(index)
@@ -430,11 +441,23 @@ _NONE = compile_lazily(
 )
 _CHECKBOX = compile_lazily(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[([ xX])\]")
 _RESOLVED_MARK = compile_lazily(r"✅|~~|\((?:resolved|fixed|addressed)\)|\[x\]", re.IGNORECASE)
+# A severity label: the grade word and the template's qualifiers, then nothing or a colon and
+# the label's value ('HIGH severity: None.'); 'Low-hanging fruit …' is no label.
 _SEVERITY_LABEL = compile_lazily(
     r"[-*+ \t]*(?:[\U0001f534\U0001f7e1\U0001f7e2\U0001f7e0] ?)?(critical|high|medium|med|low)"
-    r"(?: severity| priority)?(?: issues?| findings?)?(?: \(\d{1,3}\))?[ \t]*:?[ \t]*(.*)"
+    r"(?: severity| priority)?(?: issues?| findings?)?(?: \(\d{1,3}\))?[ \t]*(?::[ \t]*(.*))?"
 )
-_ITEM_TAG = compile_lazily(r"[-*+ \t]*(?:\[[ xX]\][ \t]*)?\[(critical|high|medium|med|low)\]")
+# An item's own grade tag, as written: '- [ ] [Med] …', '- **[HIGH]** …'.
+_ITEM_TAG = compile_lazily(
+    r"[-*+ \t]*(?:\[[ xX]\][ \t]*)?\[(?:ai-review\]\[)?(critical|high|medium|med|low)\]",
+    re.IGNORECASE,
+)
+
+
+def _grade_heading(heading: str) -> str | None:
+    """The grade a heading inside Key Findings names ('HIGH Severity Issues'), or None."""
+    found = _SEVERITY_LABEL.fullmatch(norm(heading).lower().strip())
+    return found.group(1) if found is not None and not found.group(2) else None
 
 
 @dataclass(slots=True)
@@ -463,12 +486,12 @@ def _findings(row: _Row) -> bool | str | None:
     label = _SEVERITY_LABEL.fullmatch(row.text)
     if label is not None and not _CHECKBOX.match(row.raw):
         row.round.grade = label.group(1)
-        rest = label.group(2).strip()
+        rest = (label.group(2) or "").strip()
         if not rest or _NONE.fullmatch(rest):
             return True
         return _graded(label.group(1), row.raw)
-    tag = _ITEM_TAG.match(row.text)
-    grade = tag.group(1) if tag else row.round.grade
+    tag = _ITEM_TAG.match(row.raw.replace("*", "").replace("_", ""))
+    grade = tag.group(1).lower() if tag else row.round.grade
     if grade is None:
         return None
     if _NONE.fullmatch(row.text):
