@@ -406,3 +406,40 @@ def test_an_approve_outcome_with_its_justification_approves(outcome: str) -> Non
 def test_a_v4_gate_that_does_not_pass_beside_an_approving_v6_review_refuses() -> None:
     both = _V4_REVIEW.replace("Gate: PASS", "Gate: CONCERNS") + "\n" + _V6_REVIEW
     assert parse_verdict(_story(both)).decision is not A
+
+
+@pytest.mark.parametrize(
+    "review",
+    [
+        # the reviewer's record nested under a story section: the section ends there
+        "### Senior Developer Review (AI)\n\n**Outcome:** Approve\n\n### Key Findings\n\n"
+        "- TODO: fix the SQL injection before release\n",
+        # a story heading inside the reviewer's record is the reviewer's
+        "## Senior Developer Review (AI)\n\n**Outcome:** Approve\n\n### Dev Notes\n\n"
+        "- TODO: fix the SQL injection before release\n",
+        # a review nested in another is read as its own round
+        "## Senior Developer Review (AI)\n\n**Outcome:** Changes Requested\n\n"
+        "### Senior Developer Review (AI)\n\n**Outcome:** Approve\n\n#### Key Findings\n\n"
+        "- TODO: fix the SQL injection before release\n",
+    ],
+)
+def test_the_story_sections_never_account_for_the_reviewers_text(review: str) -> None:
+    """The open item is left to the generic reader, which refuses it: no story section
+    may account for it."""
+    verdict = parse_verdict(_story(review))
+    assert verdict.decision is not A, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("- Note: Consider rate limiting", "- Note: Do not merge until the migration is reviewed"),
+        ("| src/auth.ts:40 |", "| but the tests fail on CI |"),
+        ("Follows the tech spec.", "Blocker: the token leaks into the logs."),
+        ("No security findings.", "Do not merge: the token leaks."),
+    ],
+)
+def test_the_reviewers_prose_stating_a_problem_refuses(old: str, new: str) -> None:
+    assert old in _V6_REVIEW
+    verdict = parse_verdict(_story(_V6_REVIEW.replace(old, new, 1)))
+    assert verdict.decision is not A, verdict.reasons

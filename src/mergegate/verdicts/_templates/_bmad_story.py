@@ -22,6 +22,7 @@ allow-list: what is not known is not waved through).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,12 +30,15 @@ from enum import StrEnum
 
 from mergegate.decisions import Decision
 from mergegate.verdicts._answer import after_approval
+from mergegate.verdicts._blocking import text_blocking
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site
+from mergegate.verdicts._statement import CLAUSES, other_verdict
 from mergegate.verdicts._templates._checks import states_problem
 from mergegate.verdicts._templates._fields import field_site
 from mergegate.verdicts._text import norm
+from mergegate.verdicts._vocab import clean_value
 
 __all__ = ["REVIEW_PARTS", "STORY_PARTS", "Part", "Role", "StoryReading", "read_story"]
 
@@ -203,23 +207,39 @@ def _sections(doc: Doc) -> list[_Section]:
     return found[::-1]
 
 
+def _one_after_another(reviews: list[_Section]) -> list[_Section]:
+    """The reviewer's sections, each ending where the next opens (a review nested in
+    another is read once, as its own round)."""
+    return [
+        _Section(s.heading, min(s.end, after.heading), s.title, s.level)
+        if (after := next(iter(reviews[i + 1 : i + 2]), None)) is not None
+        else s
+        for i, s in enumerate(reviews)
+    ]
+
+
 def read_story(doc: Doc, *, dialect: str) -> StoryReading | None:
     """The story read from its template (see the module docstring), or None when the
     document is no BMAD story: it needs a reviewer's section and two of the story's own."""
     sections = _sections(doc)
-    reviews = [s for s in sections if s.title in REVIEW_HEADINGS]
-    story = [s for s in sections if _part(s.title, STORY_PARTS) is not None and s not in reviews]
+    reviews = _one_after_another([s for s in sections if s.title in REVIEW_HEADINGS])
+    story = [s for s in sections if _part(s.title, STORY_PARTS) is not None]
     if not reviews or len({s.title for s in story}) < 2:
         return None
     inside_review = {i for s in reviews for i in range(s.heading, s.end)}
+    starts = sorted(s.heading for s in reviews)
     accounted: set[int] = set()
     blocking: list[tuple[int, str]] = []
     for section in story:
         if section.heading in inside_review:
-            continue
+            continue  # a heading inside the reviewer's record is the reviewer's
         part = _part(section.title, STORY_PARTS)
         assert part is not None
-        lines = [i for i in range(section.heading, section.end) if i not in inside_review]
+        # A story section ends where a reviewer's section opens, even one nested under it:
+        # the story's own text is accounted for, never the reviewer's record.
+        at = bisect.bisect_right(starts, section.heading)
+        stop = starts[at] if at < len(starts) else len(doc.lines)
+        lines = list(range(section.heading, min(section.end, stop)))
         _read_story_part(doc, part, lines, accounted, blocking)
     status_line = _status_line(doc, sections)
     if status_line is not None:
@@ -429,11 +449,31 @@ def _read_line(
 
 
 def _describes(doc: Doc, index: int, accounted: set[int], blocking: list[tuple[int, str]]) -> None:
-    line = doc.lines[index]
-    if states_problem(norm(line.clean)):
-        blocking.append((index, "the reviewer's notes state a problem"))
+    """A line of the reviewer's own notes: accounted for, unless it states a problem
+    (`_problem`), which blocks."""
+    problem = _problem(doc.lines[index].raw)
+    if problem is not None:
+        blocking.append((index, f"the reviewer's notes state a problem: {problem}"))
     else:
         accounted.add(index)
+
+
+def _problem(raw: str) -> str | None:
+    """Why a line of the reviewer's prose blocks, or None: blocking content as the generic
+    reader finds it on a line (a tagged item, a `Blocking:` label, blocking prose), a
+    defect or a merge-tied condition stated now, or a clause that answers no."""
+    found = text_blocking(raw)
+    if found is not None:
+        return found
+    text = clean_value(norm(raw))
+    if states_problem(text) or _says_no(text):
+        return f"'{text[:60]}'"
+    return None
+
+
+def _says_no(text: str) -> bool:
+    """A clause that opens with a verdict other than yes ('do not merge until …')."""
+    return any(other_verdict(c.strip()) for c in CLAUSES.split(text))
 
 
 _NONE = compile_lazily(
@@ -512,8 +552,11 @@ def _action_items(row: _Row) -> bool | str | None:
     box = _CHECKBOX.match(row.raw)
     if box is not None:
         return True if box.group(1) != " " else "an action item is not done"
-    if _NONE.fullmatch(row.text) or _GROUP.fullmatch(row.text) or _NOTE.match(row.text):
+    if _NONE.fullmatch(row.text) or _GROUP.fullmatch(row.text):
         return True
+    if _NOTE.match(row.text):
+        problem = _problem(row.raw)  # an advisory note is the reviewer's prose
+        return True if problem is None else f"an advisory note states a problem: {problem}"
     return None
 
 
@@ -563,7 +606,10 @@ def _table_or_summary(
             return True  # the rule row or the header row
         if any(c in bad for c in cells):
             return why
-        return True if any(c in good for c in cells) else None
+        if not any(c in good for c in cells):
+            return None
+        problem = _problem(text)  # the evidence beside a good status is the reviewer's prose
+        return True if problem is None else f"a row states a problem: {problem}"
     counted = _OF.search(stripped)
     if counted is not None and "summary" in stripped.split(":", 1)[0]:
         return True if counted.group(1) == counted.group(2) else why
