@@ -244,13 +244,14 @@ def read_story(doc: Doc, *, dialect: str) -> StoryReading | None:
     status_line = _status_line(doc, sections)
     if status_line is not None:
         _read_status(doc, status_line, accounted, blocking)
-    sdr = [s for s in reviews if s.title.startswith("senior developer review")]
+    sdr = [s.heading for s in reviews if s.title.startswith("senior developer review")]
     sites: list[Site] = []
     superseded: set[int] = set()
     for review in reviews:
-        older = review in sdr[:-1]
+        is_sdr = review.title.startswith("senior developer review")
+        older = is_sdr and review.heading != sdr[-1]
         outcome = _read_review(doc, review, older, accounted, blocking)
-        if review not in sdr or outcome is None:
+        if not is_sdr or outcome is None:
             continue  # no Outcome field: the section's other lines are the generic reader's
         index, value = outcome
         decided = _outcome_decision(value)
