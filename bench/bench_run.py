@@ -568,8 +568,12 @@ def run_all(args: argparse.Namespace, trees: dict[str, Path]) -> int:
             # alternate which tree goes first, so a drift in load hits both alike
             order = list(trees) if n % 2 == 0 else list(reversed(trees))
             for name in order:
-                results[measure][name].append(measure_in(trees[name], measure, args))
-                print(f"   [{n + 1}/{args.repeat}] {measure} {name} done", file=sys.stderr)
+                result = measure_in(trees[name], measure, args)
+                results[measure][name].append(result)
+                # each run's figures as it ends: a long run on a shared machine stopped early
+                # still shows what it measured
+                figures = ", ".join(f"{k} {float(result[k]):.3g}" for k in MEASURES[measure])
+                print(f"   [{n + 1}/{args.repeat}] {measure} {name}: {figures}", file=sys.stderr)
     print(f"load average before the report: {os.getloadavg()}")
     for measure in measures:
         report(measure, results[measure], list(trees), args.count)
