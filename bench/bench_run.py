@@ -503,6 +503,28 @@ def _median(results: list[dict[str, Any]], key: str) -> float:
     return statistics.median(float(r[key]) for r in results)
 
 
+GOAL_EFFICIENCY = 0.95
+
+
+def bound_line(runs: list[dict[str, Any]]) -> str:
+    """The measured efficiency beside the bound the CPU per extra unit puts on it on this
+    machine's cores (`cpu_bound`, see `parallel`), and the CPU per extra unit at which that
+    bound would reach the goal: an efficiency near its bound is the cores' limit, not the
+    engine's waits; a bound below the goal means no scheduling can reach it here (medians).
+
+    Solved from `cpu_bound` = one_s / (one_s + (units / cores - 1) * cpu_per_unit_s) >= goal:
+    cpu_per_unit_s <= one_s * (1 / goal - 1) / (units / cores - 1)."""
+    efficiency, bound = _median(runs, "efficiency"), _median(runs, "cpu_bound")
+    one, per_unit = _median(runs, "one_s"), _median(runs, "cpu_per_unit_s")
+    spread = runs[0]["units"] / runs[0]["cores"] - 1
+    allowed = one * (1 / GOAL_EFFICIENCY - 1) / spread if spread > 0 else float("inf")
+    return (
+        f"efficiency {efficiency:.3f} of at best {bound:.3f} on {runs[0]['cores']} cores "
+        f"({efficiency / bound:.0%} of the bound; cpu_per_unit_s {per_unit:.3f}, "
+        f"{GOAL_EFFICIENCY} needs <= {allowed:.3f} with a {one:.2f} s unit)"
+    )
+
+
 def report(
     measure: str, results: dict[str, list[dict[str, Any]]], trees: list[str], count: bool
 ) -> None:
@@ -521,6 +543,9 @@ def report(
             ratio = _median(results["current"], key) / _median(results["baseline"], key)
             line += f"; ratio {ratio:.2f}"
         print(line)
+    if measure == "parallel":
+        for tree in trees:
+            print(f"   {tree}: {bound_line(results[tree])}")
     if count and measure == "overhead":
         for tree in trees:
             print(f"   spawns per task by program ({tree}, last run):")
@@ -543,8 +568,12 @@ def run_all(args: argparse.Namespace, trees: dict[str, Path]) -> int:
             # alternate which tree goes first, so a drift in load hits both alike
             order = list(trees) if n % 2 == 0 else list(reversed(trees))
             for name in order:
-                results[measure][name].append(measure_in(trees[name], measure, args))
-                print(f"   [{n + 1}/{args.repeat}] {measure} {name} done", file=sys.stderr)
+                result = measure_in(trees[name], measure, args)
+                results[measure][name].append(result)
+                # each run's figures as it ends: a long run on a shared machine stopped early
+                # still shows what it measured
+                figures = ", ".join(f"{k} {float(result[k]):.3g}" for k in MEASURES[measure])
+                print(f"   [{n + 1}/{args.repeat}] {measure} {name}: {figures}", file=sys.stderr)
     print(f"load average before the report: {os.getloadavg()}")
     for measure in measures:
         report(measure, results[measure], list(trees), args.count)

@@ -134,3 +134,56 @@ def test_a_branch_advances_in_one_git_command(repo: Path, commands: list[tuple[s
     assert advance_branch(repo, "mergegate/r1", new, new, "merge") is False  # nothing to move
     with pytest.raises(BranchMovedError):
         advance_branch(repo, "mergegate/r1", base, base, "merge")
+
+
+def test_a_task_commit_on_an_unmoved_head_runs_no_reset(
+    repo: Path, tmp_path: Path, commands: list[tuple[str, ...]]
+) -> None:
+    """An agent that made no commit of its own leaves HEAD at `onto`: `reset --soft onto`
+    would change nothing, and is not run (one git process fewer per task)."""
+    base = _git(repo, "rev-parse", "HEAD")
+    workspace, _ = add_workspace(repo, tmp_path / "ws", "unit", base)
+    (workspace.root / "b.txt").write_text("b\n")
+    commands.clear()
+    first = commit_with_key(workspace, "t1: task", "Mergegate-Task: r/u/t1", onto=base)
+    assert first is not None
+    (workspace.root / "c.txt").write_text("c\n")
+    second = commit_with_key(workspace, "t2: task", "Mergegate-Task: r/u/t2", onto=first)
+    assert second is not None
+    assert "reset -q" not in _verbs(commands), commands
+    assert _git(workspace.root, "rev-parse", f"{second}^") == first
+
+
+def test_an_agents_own_commit_is_still_folded_away(
+    repo: Path, tmp_path: Path, commands: list[tuple[str, ...]]
+) -> None:
+    base = _git(repo, "rev-parse", "HEAD")
+    workspace, _ = add_workspace(repo, tmp_path / "ws", "unit", base)
+    (workspace.root / "b.txt").write_text("b\n")
+    _git(workspace.root, "add", "b.txt")
+    _git(workspace.root, "commit", "-qm", "Mergegate-Task: forged")
+    made = commit_with_key(workspace, "t1: task", "Mergegate-Task: r/u/t1", onto=base)
+    assert made is not None
+    assert "reset -q" in _verbs(commands), commands
+    assert _git(workspace.root, "rev-parse", f"{made}^") == base
+    assert "forged" not in _git(workspace.root, "log", "-1", "--format=%B")
+
+
+@pytest.mark.parametrize("state", ["MERGE_MSG", "AUTO_MERGE", "CHERRY_PICK_HEAD", "rebase-merge"])
+def test_an_operation_an_agent_left_in_progress_still_goes_through_the_reset(
+    repo: Path, tmp_path: Path, commands: list[tuple[str, ...]], state: str
+) -> None:
+    """HEAD at `onto` but the git directory holds a name outside the settled ones (an
+    operation's state): the reset runs as before, which clears or refuses it."""
+    base = _git(repo, "rev-parse", "HEAD")
+    workspace, _ = add_workspace(repo, tmp_path / "ws", "unit", base)
+    (workspace.root / "b.txt").write_text("b\n")
+    if state == "rebase-merge":
+        (workspace.git_dir / state).mkdir()
+    else:
+        (workspace.git_dir / state).write_text(f"{base}\n" if "HEAD" in state else "x\n")
+    commands.clear()
+    made = commit_with_key(workspace, "t1: task", "Mergegate-Task: r/u/t1", onto=base)
+    assert "reset -q" in _verbs(commands), commands
+    assert made is not None
+    assert _git(workspace.root, "log", "-1", "--format=%B").startswith("t1: task")

@@ -15,7 +15,13 @@ import pytest
 from _plan_runs import agent, invoke, make_plan, repo_with, run_args
 from mergegate.config import load_config
 from mergegate.engine import AgentSpec, RunAgents, RunOptions, RunRequest, create_run, execute_run
-from mergegate.git import REMOVING, _checkout, remove_tree_soon, settle_removals
+from mergegate.git import (
+    REMOVING,
+    GitRepository,
+    _checkout,
+    remove_tree_soon,
+    settle_removals,
+)
 
 
 def _tree(root: Path) -> Path:
@@ -121,3 +127,64 @@ def test_what_a_crash_left_being_deleted_is_removed_at_the_run_end(tmp_path: Pat
     assert report.status == "completed"
     assert not left.exists()
     assert not (state / "worktrees" / record.run_id).exists()
+
+
+def test_a_released_review_checkout_leaves_its_path_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review's throwaway checkout, released when the review ends, is deleted in the
+    background too (issue 26, item 7: tens of milliseconds of unlinks on each task's path):
+    its path is free at once, so the next review of the unit checks out there again."""
+    repo = repo_with(tmp_path / "repo")
+    gate, started = threading.Event(), threading.Event()
+    real = _checkout.remove_tree
+
+    def held(path: Path) -> None:
+        if REMOVING in path.parts:  # the background deletion waits; the rest runs as it is
+            started.set()
+            assert gate.wait(10)
+        real(path)
+
+    monkeypatch.setattr(_checkout, "remove_tree", held)
+    repository = GitRepository(repo, scratch=tmp_path / "checkouts" / "U1")
+    head = repository.resolve("HEAD")
+    with repository.kept_checkout(head) as first:
+        assert any(first.iterdir())
+    repository.release_checkout(soon=True)  # returns while the deletion waits
+    assert not os.path.lexists(first)
+    assert started.wait(10)
+    [moved] = (first.parent / REMOVING).iterdir()
+    assert moved.name.startswith("review-")
+    with repository.kept_checkout(head) as again:  # the same path, a fresh checkout
+        assert again == first
+    repository.release_checkout()
+    gate.set()
+    settle_removals()
+    assert list(first.parent.iterdir()) == []
+
+
+def test_a_run_ends_with_its_review_checkouts_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every review's checkout went through the background deletion, and none is left
+    when the run ends."""
+    moved: list[Path] = []
+    real = _checkout._REMOVALS.submit
+
+    def submit(path: Path) -> None:
+        moved.append(path)
+        real(path)
+
+    monkeypatch.setattr(_checkout._REMOVALS, "submit", submit)
+    repo = repo_with(tmp_path / "repo")
+    plan = make_plan({"P1": {"A": {}, "B": {}}})
+    code, out, err = invoke(
+        run_args(repo, agent(tmp_path, "impl"), agent(tmp_path, "rev")), plan, tmp_path
+    )
+    assert code == 0, err
+    assert out is not None
+    reviews = [p for p in moved if ".checkouts" in p.parts]
+    assert len(reviews) >= 2, moved  # one review a task, each unit one task
+    assert all(p.name.startswith("review-") for p in reviews)
+    state = tmp_path / ".mergegate-state"
+    assert not (state / "worktrees" / out["run_id"]).exists()

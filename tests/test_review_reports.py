@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,26 @@ def test_writer_writes_markdown_json_twin_and_prompt(tmp_path: Path) -> None:
     assert {k: twin[k] for k in meta} == meta  # the twin carries the same metadata
     assert twin["output"] == "Ready to merge? With fixes"
     assert path.with_suffix(".prompt.md").read_text("utf-8") == "Review this change."
+
+
+def test_only_the_json_twin_and_the_directory_are_fsynced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The JSON twin is the attempt's record (the prompt and the answer included); the two
+    Markdown files are its renderings for people and cost no fsync of their own: one fsync
+    for the record's bytes, one for the directory holding the three names."""
+    synced: list[int] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.fstat(fd).st_ino)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    path = ReportWriter(tmp_path, "run1").write_attempt(report())
+    twin = path.with_suffix(".json")
+    assert sorted(synced) == sorted([twin.stat().st_ino, path.parent.stat().st_ino])
+    assert json.loads(twin.read_text("utf-8"))["prompt"] == "Review this change."
 
 
 # ---------------------------------------------------------------- never overwritten

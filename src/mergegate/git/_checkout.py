@@ -400,8 +400,12 @@ class KeptCheckout:
         finally:
             self._busy = False
 
-    def close(self) -> None:
-        """Remove the checkout (nothing when none is open)."""
+    def close(self, *, soon: bool = False) -> None:
+        """Remove the checkout (nothing when none is open). `soon`: its path is freed at once
+        and its files deleted in the background (`remove_tree_soon`; `settle_removals` waits
+        for them), for a caller on a task's path whose next step need not wait for it."""
         stack, self._stack = self._stack, None
         if stack is not None:
+            if soon:
+                remove_tree_soon(self.where)  # the checkout's own removal then finds nothing
             stack.close()

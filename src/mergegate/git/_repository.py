@@ -165,12 +165,13 @@ class GitRepository:
                 kept = self._kept.setdefault(name, kept)
         return kept.use(rev)
 
-    def release_checkout(self, name: str = "review") -> None:
-        """Remove the checkout `kept_checkout` keeps under `name` (nothing when none is)."""
+    def release_checkout(self, name: str = "review", *, soon: bool = False) -> None:
+        """Remove the checkout `kept_checkout` keeps under `name` (nothing when none is);
+        `soon`: in the background, its path free at once (`KeptCheckout.close`)."""
         with self._scratch_lock:
             kept = self._kept.pop(name, None)
         if kept is not None:
-            kept.close()
+            kept.close(soon=soon)
 
     def _scratch_dir(self) -> Path:
         with self._scratch_lock:

@@ -24,6 +24,7 @@ crash finds its own commit by the id it recorded, never by searching messages.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -394,11 +395,15 @@ def commit_with_key(
 
     Whatever the agent committed since `onto` is folded in (`reset --soft onto`), its
     messages dropped: no text an agent wrote reaches a commit message, and a commit an agent
-    made (with a forged trailer or not) is never taken for mergegate's. `amend` folds the
+    made (with a forged trailer or not) is never taken for mergegate's. The reset runs unless
+    HEAD is already `onto` with no git operation in progress (`_settled_at`); an index an
+    agent left with conflicted entries but no operation is then resolved by `add -A` as it
+    stands in the work tree, what the agent could have written anyway. `amend` folds the
     changes into `onto` itself instead (its message kept, `key` added). Made again after a
     crash, it makes the same tree on the same parent. No hook runs (`_command`).
     """
-    _must(workspace, "reset", "-q", "--soft", onto)
+    if not _settled_at(workspace, onto):
+        _must(workspace, "reset", "-q", "--soft", onto)
     _must(workspace, "add", "-A", "--", ".")
     if amend:
         if _unchanged(workspace, onto):
@@ -415,6 +420,32 @@ def commit_with_key(
     # the commit git just made, read where it wrote it (HEAD, and the ref it names); git is
     # asked only when those files are not plain (a symbolic ref to a symbolic ref, reftable)
     return read_head(workspace.root, workspace.git_dir) or _must(workspace, "rev-parse", "HEAD")
+
+
+# The names a workspace's git directory holds while no git operation is in progress: those
+# mergegate writes (`_init_git_dir`, `init_borrowing`) and what a commit, a reset and the
+# reflogs add. A merge, cherry-pick, revert, rebase or sequencer in progress adds others
+# (`MERGE_HEAD`, `MERGE_MSG`, `AUTO_MERGE`, `CHERRY_PICK_HEAD`, `rebase-merge`, …).
+_SETTLED_GIT_DIR = frozenset(
+    {"HEAD", "config", "description", "hooks", "info", "objects", "refs", "logs", "index"}
+    | {"packed-refs", "shallow", "branches", "COMMIT_EDITMSG", "ORIG_HEAD"}
+)
+
+
+def _settled_at(workspace: Workspace, onto: str) -> bool:
+    """Whether `reset --soft onto` would change nothing a commit uses: HEAD is `onto` (read
+    from its files, None when they are not plain) and the git directory holds only the names
+    of `_SETTLED_GIT_DIR` — an allow-list, so any state an agent left (a merge the reset
+    refuses, a cherry-pick whose author `commit` would take, which the reset clears) still
+    goes through the reset. Saves one git process per task commit (issue 26, item 7): an
+    agent that made no commit of its own, the usual case, leaves HEAD at `onto`."""
+    if read_head(workspace.root, workspace.git_dir) != onto:
+        return False
+    try:
+        with os.scandir(workspace.git_dir) as entries:
+            return all(entry.name in _SETTLED_GIT_DIR for entry in entries)
+    except OSError:
+        return False
 
 
 def _unchanged(workspace: Workspace, onto: str) -> bool:

@@ -321,9 +321,9 @@ def _tidy(rt: Runtime) -> None:
     merged units' work trees once their background deletion ended (and what a crash left of
     them), and the agents' private HOMEs once no unit's work tree is left (their sessions
     served those)."""
+    settle_removals()  # first: the reviews' checkouts are deleted in the background too
     remove_tree(rt.checkouts)
     remove_tree(rt.worktrees / ".writeback")
-    settle_removals()
     remove_tree(rt.worktrees / REMOVING)
     with contextlib.suppress(OSError):
         if all(p.name.startswith(".") for p in rt.worktrees.iterdir()):

@@ -347,7 +347,10 @@ def _review_step(call: ReviewCall) -> ReviewRun:
     if stop is not None:
         _keep_lost_end(ctx.run_dir)
         outcome = finish_review(ctx, state, stop).record()
-        repo.git.release_checkout()  # no reviewer of this review runs again
+        # no reviewer of this review runs again; its files are deleted in the background
+        # (tens of milliseconds of unlinks a task, on the task's path before; the run's end
+        # waits for them, `_tidy`)
+        repo.git.release_checkout(soon=True)
     rt.checkpoint(workspace.root)  # across hosts: a fix round's commit, pushed
     return ReviewRun(
         state=state,
