@@ -83,6 +83,18 @@ def test_the_answer_is_the_first_paragraph_only() -> None:
     assert parse_verdict(text).decision is M
 
 
+def test_a_modal_joined_to_a_noun_obliges_no_one() -> None:
+    """'must-fixes', 'must-have' name things: 'All 8 must-fixes are closed' is no obligation;
+    a later sentence of the answer that obliges still refuses."""
+    text = (
+        f"{_BODY}## Verdict\n\n**Feature-complete and ready to use.** All 8 must-fixes "
+        "from the audit are closed.\n"
+    )
+    assert parse_verdict(text).decision is M
+    later = f"{_BODY}## Verdict\n\n**Foundations strong.** Two bugs need fixing before Week 3.\n"
+    assert parse_verdict(later).decision is F
+
+
 def test_a_verdict_statement_still_decides_over_the_prose() -> None:
     text = f"{_BODY}## Verdict\n\nNeeds fixing before merge.\n\n**Verdict:** REJECT\n"
     assert parse_verdict(text).decision is R

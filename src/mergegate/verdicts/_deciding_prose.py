@@ -32,6 +32,7 @@ _STRENGTH = {Decision.REJECT: 2, Decision.FIXES: 1}
 _DESCRIBING = frozenset({"assessment", "summary", "status", "result", "results", "overview"})
 _DECOR = " \t#*_`0123456789.)-📊✅❌⚠️🔍📋🎯"
 _MERGE_WORD = compile_lazily(r"(?<![a-z])(?:merg\w*|ship\w*|land\w*|release\w*|deploy\w*)")
+_COMPOUND_MODAL = compile_lazily(r"(?<![a-z])(must|should|need|needs)-(?=[a-z])")
 _LIST_ITEM = compile_lazily(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]")
 
 
@@ -139,7 +140,8 @@ def _refusal(doc: Doc, answer: _Answer) -> tuple[Decision, int, str] | None:
     """A refusal the answer states, with its line. Any line may hold a contrary verdict or
     open with a refusal mark; the paragraph's sentences (lines joined: an answer wraps) may
     hold a condition tied to the merge ('Safe to ship after addressing the major items');
-    under a deciding heading also an obligation ('Two bugs need fixing before Week 3')."""
+    under a deciding heading also a condition or an obligation ('Two bugs need fixing before
+    Week 3')."""
     for index in answer.lines:
         low = doc.lines[index].low
         contrary = contrary_in(low)
@@ -156,8 +158,14 @@ def _refusal(doc: Doc, answer: _Answer) -> tuple[Decision, int, str] | None:
     text = " ".join(doc.lines[i].low.strip() for i in prose)
     held = _merge_condition(text)
     if held is None and answer.deciding:
-        held = condition_in(text, answer_clause=False) or obligation_in(text)
+        held = condition_in(text, answer_clause=False) or obligation_in(_no_compounds(text))
     return (Decision.FIXES, prose[0], held) if held is not None else None
+
+
+def _no_compounds(text: str) -> str:
+    """`text` with a modal joined to a noun by a hyphen made one word: 'All 8 must-fixes are
+    closed', 'the must-have list' name things, they oblige no one."""
+    return _COMPOUND_MODAL.sub(r"\1_", text) if "-" in text else text
 
 
 def _merge_condition(text: str) -> str | None:
