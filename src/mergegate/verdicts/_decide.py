@@ -34,6 +34,7 @@ from mergegate.errors import UsageError
 from mergegate.verdicts._accounting import unaccounted
 from mergegate.verdicts._after import after_approval
 from mergegate.verdicts._dated import later_dated_headings
+from mergegate.verdicts._deciding_prose import refusal_in_deciding_section
 from mergegate.verdicts._echoed import as_echoed_review
 from mergegate.verdicts._field_sections import prose_in_field_section
 from mergegate.verdicts._findings import findings_of
@@ -508,6 +509,12 @@ def _where(facts: Facts, site: Site) -> str:
 
 
 def _nothing_found(doc: Doc, warnings: list[str]) -> _Outcome:
+    # No verdict statement: a deciding section that refuses in prose names that refusal
+    # (`_deciding_prose`: fixes or reject only, never an approval).
+    refusal = refusal_in_deciding_section(doc)
+    if refusal is not None:
+        decision, index, why = refusal
+        return _Outcome(decision, None, index, [why, "no verdict statement found"])
     reasons = ["no authoritative verdict found"]
     live = "\n".join(line.low for line in doc.lines if line.live)  # one search, not one a line
     seen = sorted({m.group(0) for m in _HINT_RE.finditer(live)})

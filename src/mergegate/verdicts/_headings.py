@@ -254,7 +254,7 @@ def heading_kind(text: str, low: str, level: int) -> HeadingKind:
         # section, or 'No findings.' under it would approve without an authoritative word.
         verdict_like=not has_lookalike(text) and _verdict_heading(bare),
         local=bool(_LOCAL_HEADING.match(bare) or (level >= 3 and _FINDING_ID.match(bare))),
-        example=_EXAMPLE_HEADING.search(low) is not None,
+        example=_EXAMPLE_HEADING.search(_without_change_title(low)) is not None,
         round=_opens_round(low, bare),
         part=bool(_PART_HEADING.match(bare)) or (_opens_round(low, bare) and _round_part(low)),
         advisory=_ADVISORY_HEADING.search(low) is not None
@@ -262,6 +262,28 @@ def heading_kind(text: str, low: str, level: int) -> HeadingKind:
         mark=round_mark(bare),
         round_record=_round_record(low),
     )
+
+
+# A change's title quoted after its reference: '## Review — PR #2315 "Implement usage-based
+# billing"', 'MR !12 “Add prompt template”'. The title names the change under review, not the
+# section's role: its words ('usage', 'template', 'prompt') make no example section. Only
+# after a reference; a heading that is all quotes ('## "Example output"') keeps its words.
+_CHANGE_TITLE = compile_lazily(
+    r"(?:#\d{1,9}|![\d]{1,9}|(?<![a-z])(?:pr|mr|pull request|merge request|change|commit)"
+    r"(?![a-z]))[^\"“”]{0,40}(?:\"[^\"]{1,200}\"|“[^“”]{1,200}”)"
+)
+
+
+def _without_change_title(low: str) -> str:
+    """`low` with the quoted titles that follow a change reference dropped (`_CHANGE_TITLE`)."""
+    if '"' not in low and "“" not in low:
+        return low
+    return _CHANGE_TITLE.sub(_reference_only, low)
+
+
+def _reference_only(found: re.Match[str]) -> str:
+    text = found.group(0)
+    return text[: min(i for i in (text.find('"'), text.find("“")) if i >= 0)]
 
 
 def _strip_decor(text: str) -> str:
