@@ -285,6 +285,22 @@ def test_human_checks_still_listed_under_passed_refuse() -> None:
     assert _decision(_report(_LATEST, extra_front=_CHECK)) is F
 
 
+@pytest.mark.parametrize(
+    "front",
+    [
+        "behavior_unverified: 1\n",
+        'behavior_unverified_items:\n  - truth: "cancel cleans up"\n    test: "Cancel mid-run"\n',
+    ],
+)
+def test_behaviour_checks_a_fork_routes_to_a_person_refuse_under_passed(front: str) -> None:
+    assert _decision(_report(_LATEST, extra_front=front)) is F
+
+
+def test_no_behaviour_checks_keep_the_report_approving() -> None:
+    front = "behavior_unverified: 0\nbehavior_unverified_items: []\n"
+    assert _decision(_report(_LATEST, extra_front=front)) is A
+
+
 def test_human_checks_a_newer_frontmatter_settled_do_not_refuse() -> None:
     settled = _CHECK + "human_uat_completed: 2026-03-11T10:00:00Z\n"
     assert _decision(_report(_LATEST, extra_front=settled)) is A

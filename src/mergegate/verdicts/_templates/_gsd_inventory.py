@@ -275,6 +275,33 @@ CLOSURE_SECTIONS: tuple[Part, ...] = (
     Part("previous gaps", _S),
 )
 
+# A fork's verifier (gsd-core, github.com/0Shard/gsd-core) adds per-truth behaviour checks:
+# a truth present but not exercised by a test (`⚠️ PRESENT_BEHAVIOR_UNVERIFIED`) is counted
+# in `behavior_unverified:` and listed in `behavior_unverified_items:` — routed to human
+# verification, so under `passed` they decide like `human_verification:`; the advisory
+# section is "reported, not blocking".
+VERIFICATIONS += (
+    Version(
+        "gsd-core verifier (fork)",
+        "agents/gsd-verifier.md@29dc35499414459ffe1c35da0824c9537ebb326b",
+        "2026-05-20",
+        (
+            *VERIFICATIONS[-1].frontmatter,
+            Part("covered_files", _S),
+            Part("covered_digest", _S),
+            Part("behavior_unverified", _D),
+            Part("behavior_unverified_items", _D),
+            Part("coincidental_reliance_items", _S),
+            Part("advisory", _S),
+        ),
+        VERIFICATIONS[-1].fields,
+        (
+            *VERIFICATIONS[-1].sections,
+            Part("advisory", _S, ("#", "Finding", "Category", "Why Advisory")),
+        ),
+    ),
+)
+
 # -- the code reviewer's REVIEW.md -------------------------------------------------------------
 
 _R_FRONT = (

@@ -571,10 +571,27 @@ def _pending_checks(data: object, keys: list[tuple[int, str, str]]) -> tuple[int
     on: "passed is ONLY valid when the human verification section is empty"), so the list
     and the status disagree and the checks decide. A frontmatter that is the newer record
     (`updated:`, `human_uat_*`, a key dated after `verified:`) has settled them."""
-    if not isinstance(data, dict) or data.get("human_verification") in _EMPTY:
+    if not isinstance(data, dict):
         return None
-    line = next((index for index, key, _ in keys if key == "human_verification"), 1)
-    return line, "the frontmatter lists human checks still to run under a passing status"
+    for key in _PENDING_KEYS:
+        value = data.get(key)
+        if _positive(value) if key == "behavior_unverified" else value not in _EMPTY:
+            line = next((index for index, name, _ in keys if name == key), 1)
+            return (
+                line,
+                f"the frontmatter lists checks still to run ('{key}') under a passing status",
+            )
+    return None
+
+
+# Frontmatter keys of checks the verifier routes to a person (`_gsd_inventory`): the
+# template's `human_verification`, a fork's behaviour checks no test exercised.
+_PENDING_KEYS = ("human_verification", "behavior_unverified_items", "behavior_unverified")
+
+
+def _positive(value: object) -> bool:
+    """A YAML count above zero (`behavior_unverified: 2`)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _leaves(value: object) -> list[str]:
