@@ -2,13 +2,15 @@
 corpus: "`passed` with no open gaps = approve, `human_needed` = fixes").
 
 The verifier lists checks it cannot run (`human_verification:` in the frontmatter, a `Human
-Verification Required` section) whatever it decides; `human_needed` is the status that makes
-them conditions. Under `passed` they are the template's notes for a person: they do not block,
-in any of the shapes gsd-verifier writes them. What does: `human_needed` in the frontmatter or
-the body (a body that disagrees with a `passed` frontmatter is the non-passing record), an open
-gap, and what the section says besides its checks: its lines are read like the rest of the
-report's body (an obligation told as prose after the status is no reason, a no is a no), and a
-frontmatter check is read like such a line."""
+Verification Required` section) whatever it decides; `human_needed` is the status that makes them
+conditions. Under `passed` the body's section holds the template's notes for a person: they do not
+block, in any of the shapes gsd-verifier writes them. The frontmatter's list is the template's
+deciding field, written only with `human_needed`: beside `passed` it asks for fixes, unless the
+frontmatter is the newer record that settled it (`human_uat_*`). What else blocks: `human_needed`
+in the frontmatter or the body (a body that disagrees with a `passed` frontmatter is the
+non-passing record), an open gap, and what the section says besides its checks: its lines are
+read like the rest of the report's body (an obligation told as prose after the status is no
+reason, a no is a no), and a frontmatter check is read like such a line."""
 
 from __future__ import annotations
 
@@ -56,10 +58,23 @@ def test_checks_for_a_person_under_passed_approve(human: str) -> None:
     assert verdict.decision is A, verdict.reasons
 
 
-def test_checks_in_the_frontmatter_under_passed_approve() -> None:
+def test_checks_still_listed_in_the_frontmatter_under_passed_ask_for_fixes() -> None:
+    """The template writes `human_verification:` only with `human_needed` (gsd-verifier:
+    "passed is ONLY valid when the human verification section is empty"): a list beside
+    `passed` is checks still to run, which decide (session 28, the template inventory)."""
     front = (
         "human_verification:\n  - test: Open the export in a spreadsheet\n"
         "    expected: two decimals per amount\n    why_human: desktop rendering\n"
+    )
+    verdict = parse_verdict(_report("See the frontmatter.", front=front))
+    assert verdict.decision is Decision.FIXES, verdict.reasons
+
+
+def test_checks_in_the_frontmatter_a_newer_record_settled_approve() -> None:
+    front = (
+        "human_verification:\n  - test: Open the export in a spreadsheet\n"
+        "    expected: two decimals per amount\n    why_human: desktop rendering\n"
+        "human_uat_completed: 2026-07-02T09:00:00Z\nhuman_uat_result: 1/1 PASS\n"
     )
     verdict = parse_verdict(_report("See the frontmatter.", front=front))
     assert verdict.decision is A, verdict.reasons
@@ -174,10 +189,11 @@ def test_obligations_in_a_checks_fields_under_passed_approve(human: str) -> None
     assert parse_verdict(_report(human), strict=True).decision is A
 
 
-def test_an_obligation_in_a_frontmatter_check_under_passed_approves() -> None:
+def test_an_obligation_in_a_settled_frontmatter_check_under_passed_approves() -> None:
     front = (
         "human_verification:\n  - test: Open the export in a spreadsheet\n"
         "    expected: Every amount should keep two decimals\n"
+        "human_uat_completed: 2026-07-02T09:00:00Z\n"
     )
     verdict = parse_verdict(_report("See the frontmatter.", front=front))
     assert verdict.decision is A, verdict.reasons

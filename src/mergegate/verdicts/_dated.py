@@ -23,6 +23,15 @@ _FRONT_DATE = compile_lazily(
     r"(\d{4}-\d\d-\d\d)(?:[tT ](\d\d:\d\d))?"
 )
 _HEADING_DATE = compile_lazily(r"(?<!\d)(\d{4}-\d\d-\d\d)(?:[tT ](\d\d:\d\d))?(?![\d-])")
+# A date written with its month's name ('21 Nov 2026', 'November 21, 2026', 'Nov 23'): the
+# day before or after the month, the year optional — a heading without one is read in the
+# frontmatter's year (a round dated 'Nov 23' under `updated: 2026-11-20` is later).
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?"
+_NAMED_DATE = compile_lazily(
+    rf"(?<![\w])(?:(\d{{1,2}})(?:st|nd|rd|th)?[ \t]+{_MONTH}|{_MONTH}[ \t]+(\d{{1,2}})"
+    r"(?:st|nd|rd|th)?)(?![\w])(?:,?[ \t]+(\d{4})(?!\d))?"
+)
 Stamp = tuple[str, str | None]
 
 
@@ -36,7 +45,10 @@ def later_dated_headings(doc: Doc) -> tuple[int, ...]:
         for index in range(doc.frontmatter_end + 1, len(doc.lines))
         if doc.lines[index].heading_level
         and doc.lines[index].live
-        and _later(_HEADING_DATE.search(doc.lines[index].raw), front)
+        and (
+            _later(_HEADING_DATE.search(doc.lines[index].raw), front)
+            or _later_named(_NAMED_DATE.search(doc.lines[index].raw.lower()), front)
+        )
     )
 
 
@@ -57,3 +69,14 @@ def _later(match: re.Match[str] | None, front: Stamp) -> bool:
     if day != front[0]:
         return day > front[0]
     return time is not None and front[1] is not None and time > front[1]
+
+
+def _later_named(match: re.Match[str] | None, front: Stamp) -> bool:
+    """A date written with its month's name (`_NAMED_DATE`) falls on a later day than the
+    frontmatter's; a heading gives no time this way, so the same day is not later."""
+    if match is None:
+        return False
+    day = int(match.group(1) or match.group(4))
+    month = _MONTHS.index((match.group(2) or match.group(3))[:3]) + 1
+    year = match.group(5) or front[0][:4]
+    return f"{year}-{month:02d}-{day:02d}" > front[0] and 1 <= day <= 31

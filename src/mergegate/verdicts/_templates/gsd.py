@@ -51,6 +51,14 @@ from mergegate.verdicts._templates._anti_patterns import anti_pattern_rows
 from mergegate.verdicts._templates._base import Recognised
 from mergegate.verdicts._templates._checks import check_rows, states_problem
 from mergegate.verdicts._templates._fields import KEY_LINE, load_yaml
+from mergegate.verdicts._templates._gsd_inventory import (
+    CLOSURE_SECTIONS,
+    CODE_REVIEWS,
+    VERIFICATIONS,
+    Role,
+    section_roles,
+    table_headers,
+)
 from mergegate.verdicts._templates._human_checks import check_problem, human_check_lines
 from mergegate.verdicts._text import THEMATIC_BREAK, has_lookalike, norm
 from mergegate.verdicts._vocab import LabelKind, clean_value
@@ -88,7 +96,9 @@ def recognise(doc: Doc) -> Recognised | None:
         return None
     superseded: frozenset[int] = frozenset()
     # Newer unless the body dates a section after it (`## Re-verification (2026-02-10)`).
-    newer = any(name.startswith(_NEWER_KEYS) for name in names) and not later_dated_headings(doc)
+    newer = (
+        any(name.startswith(_NEWER_KEYS) for name in names) or _dated_after_verification(data)
+    ) and not later_dated_headings(doc)
     if gsd_sites and newer:
         superseded = _stale_body_status(doc, gsd_sites[-1].decision)
     if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE and _closed_gaps(data):
@@ -98,17 +108,178 @@ def recognise(doc: Doc) -> Recognised | None:
     info = _info_findings(doc) | _footer(doc) | _closed_gap_rows(doc, data) | scan.weighed
     if gsd_sites and gsd_sites[-1].decision is Decision.APPROVE:
         info |= human_check_lines(doc)  # under a passing status, notes for a person
+        info |= _describing_lines(doc, _roles(data, review=gsd_sites[-1].clean))
         info |= _reverification_field(doc, data)
     # A newer frontmatter settles what the body's older record left open.
     body = None if newer else checks.failing or _human_problem(data)
+    if not newer and gsd_sites and gsd_sites[-1].decision is Decision.APPROVE:
+        body = body or _pending_checks(data, keys) or _partial_counts(doc)
     return Recognised(
         name=NAME,
         sites=gsd_sites,
         accounted=checks.passed | info,
-        blocking=_open_gaps(data, keys) or _partial_score(data, keys) or scan.blocker or body,
+        blocking=_open_gaps(data, keys)
+        or _regressions(data)
+        or _partial_score(data, keys)
+        or scan.blocker
+        or body,
         superseded=superseded,
         unanswered=_after_signature(doc) or _between_breaks(doc),
     )
+
+
+_VERIFICATION_ROLES = section_roles(VERIFICATIONS)
+_REVIEW_ROLES = section_roles(CODE_REVIEWS)
+_HEADERS = table_headers(VERIFICATIONS)
+# A heading's numbering ('5.', 'Step 3:') before the title the template gives it.
+_TITLE_NUMBER = compile_lazily(r"[ \t]*(?:(?:step[ \t]+)?\d{1,2}[.):]?[ \t]+)?")
+# A line that states a verdict field ('**Status:** gaps_found', 'Verdict: REJECT'): a deciding
+# field wherever it stands, so it is never accounted for as a describing section's text — the
+# verdict readers weigh it beside the frontmatter's (a disagreement refuses).
+_VERDICT_FIELD = compile_lazily(
+    r"[-*+> \t]*[*_]{0,2}(?:status|verdict|decision|result|outcome|recommendation|conclusion)"
+    r"[*_ \t]*:"
+)
+# A count line of a check section ('**Score:** 5/5 truths verified', '**Artifacts:** 4/4
+# verified'): a whole count describes the table above it; a partial one is left to the readers.
+_COUNT_LINE = compile_lazily(
+    r"[ \t]*[*_]{0,2}[a-z][a-z -]{0,24}[*_ \t]*:[*_ \t]*(\d{1,4})[ \t]*/[ \t]*(\d{1,4})(?![\d/])"
+)
+# The title block's describing field: '**Phase Goal:** …'; and any field that opens a line.
+_ANY_FIELD = compile_lazily(r"[ \t]*[-*+]?[ \t]*(?:\*\*|__)[^*_]{1,40}(?:\*\*|__)")
+_GOAL_FIELD = compile_lazily(r"[ \t]*[*_]{0,2}phase goal[*_ \t]*:")
+
+
+def _title(text: str) -> str:
+    """A heading's title as the inventory spells it: lower case, its numbering and a trailing
+    parenthesis dropped ('### 5. Data-Flow Trace (Level 4)' → 'data-flow trace')."""
+    title = norm(text).strip().lower().strip(" *_`:")
+    number = _TITLE_NUMBER.match(title)
+    title = title[number.end() :] if number is not None else title
+    if title.endswith(")") and "(" in title:
+        title = title[: title.rfind("(")]
+    return title.strip(" *_`:")
+
+
+def _roles(data: object, *, review: bool) -> dict[str, Role]:
+    """The section roles of the report's template: the code review's, or the verifier's —
+    with its re-verification history when the frontmatter records closed gaps and none
+    open (`_open_gaps`) or regressed (`_regressions`)."""
+    if review:
+        return _REVIEW_ROLES
+    if _closed_gaps(data) and _open_gaps(data, []) is None and _regressions(data) is None:
+        return {**_VERIFICATION_ROLES, **{part.title: part.role for part in CLOSURE_SECTIONS}}
+    return _VERIFICATION_ROLES
+
+
+def _describing_lines(doc: Doc, roles: dict[str, Role]) -> frozenset[int]:
+    """The lines of the sections the template defines as describing (`_gsd_inventory`), under
+    an approving status: a `describes` section whole but for a line that states a verdict
+    field (`_VERDICT_FIELD`), and of a `table` section the template's own header row. Also
+    the title block's `**Phase Goal:**` field. A section the template does not define is
+    read as written."""
+    found: set[int] = set()
+    role: Role | None = None
+    first_section = True
+    goal = False
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.heading_level:
+            role = roles.get(_title(line.heading_text))
+            first_section = first_section and line.heading_level < 2  # under the title
+            if role is Role.DESCRIBES:
+                found.add(index)
+            goal = False
+            continue
+        # not only live lines: one shaped like an instruction or example ('Note the
+        # placeholder') is the section's text too, which the generic reader would show
+        if line.blank:
+            goal = False
+            continue
+        if _VERDICT_FIELD.match(line.low):
+            goal = False
+            continue
+        # the goal field, with the lines its paragraph wraps onto up to the next field
+        if _ANY_FIELD.match(line.low):
+            goal = first_section and _GOAL_FIELD.match(line.low) is not None
+        if goal:
+            found.add(index)
+        if role is None or role is Role.DECIDES:
+            continue
+        if role is Role.TABLE:
+            # Only the template's own header row ('| Requirement | Status | Blocking Issue
+            # |'): the rows are the check-table reader's, and a plain statement between the
+            # tables stays with the readers (strictly, `_field_sections` holds it outside
+            # every field: a defect told as a fact beside passing rows).
+            if is_table_row(line.raw) and _template_header(doc, index):
+                found.update((index, index + 1))
+            continue
+        found.add(index)
+    return frozenset(found)
+
+
+# The frontmatter keys every template version defines (`_gsd_inventory`), top level only.
+_TEMPLATE_KEYS = frozenset(
+    part.title for version in (*VERIFICATIONS, *CODE_REVIEWS) for part in version.frontmatter
+)
+_DATE = compile_lazily(r"[ \t]*(\d{4}-\d\d-\d\d)")
+
+
+def _dated_after_verification(data: object) -> bool:
+    """A key the template does not define, dated after the report's own `verified:` /
+    `reviewed:` date (`passed_at: 2026-06-14` over `verified: 2026-06-09`): someone wrote the
+    frontmatter after the verifier wrote the body, so the frontmatter is the newer record."""
+    if not isinstance(data, dict):
+        return False
+    written = _date_of(data.get("verified")) or _date_of(data.get("reviewed"))
+    if written is None:
+        return False
+    return any(
+        str(key).lower() not in _TEMPLATE_KEYS and (_date_of(value) or "") > written
+        for key, value in data.items()
+    )
+
+
+def _date_of(value: object) -> str | None:
+    """The ISO date a YAML value opens with ('2026-06-14', '2026-06-14T10:00:00Z'), or None."""
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    found = _DATE.match(str(value))
+    return found.group(1) if found is not None else None
+
+
+def _template_header(doc: Doc, index: int) -> bool:
+    """The line is a table's header row (a separator row follows) whose cells are the
+    columns a template version gives that table (`_gsd_inventory`)."""
+    if index + 1 >= len(doc.lines) or not doc.lines[index + 1].live:
+        return False
+    if _SEPARATOR_ROW.fullmatch(doc.lines[index + 1].raw) is None:
+        return False
+    cells = doc.lines[index].raw.strip().strip("|").split("|")
+    return tuple(" ".join(cell.split()).lower() for cell in cells) in _HEADERS
+
+
+_SEPARATOR_ROW = compile_lazily(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*(?::?-+:?[ \t]*)?")
+
+
+def _partial_counts(doc: Doc) -> tuple[int, str] | None:
+    """(line, why) of a check section's count line that counts fewer than its whole
+    ('**Score:** 4/5 truths verified', '**Coverage:** 2/3 requirements satisfied'): the
+    template's tally of its check table, which decides like the frontmatter's `score:`."""
+    role: Role | None = None
+    for index in range(doc.frontmatter_end + 1, len(doc.lines)):
+        line = doc.lines[index]
+        if line.heading_level:
+            role = _VERIFICATION_ROLES.get(_title(line.heading_text))
+        elif role is Role.TABLE and line.live and _partial_count(line.low):
+            return index, f"line {line.number}: a check section counts fewer than its whole"
+    return None
+
+
+def _partial_count(text: str) -> bool:
+    """A count line that counts fewer than its whole ('**Score:** 4/5 truths verified')."""
+    count = _COUNT_LINE.match(text)
+    return count is not None and int(count.group(1)) < int(count.group(2))
 
 
 # The template's signature after its last '---': '_Reviewed: 2026-06-25T15:38:49Z_',
@@ -394,6 +565,35 @@ def _human_problem(data: object) -> tuple[int, str] | None:
     return None
 
 
+def _pending_checks(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str] | None:
+    """(line, why) when a passing report's frontmatter lists human checks still to run: the
+    template writes `human_verification:` only with `status: human_needed` (gsd-verifier 2
+    on: "passed is ONLY valid when the human verification section is empty"), so the list
+    and the status disagree and the checks decide. A frontmatter that is the newer record
+    (`updated:`, `human_uat_*`, a key dated after `verified:`) has settled them."""
+    if not isinstance(data, dict):
+        return None
+    for key in _PENDING_KEYS:
+        value = data.get(key)
+        if _positive(value) if key == "behavior_unverified" else value not in _EMPTY:
+            line = next((index for index, name, _ in keys if name == key), 1)
+            return (
+                line,
+                f"the frontmatter lists checks still to run ('{key}') under a passing status",
+            )
+    return None
+
+
+# Frontmatter keys of checks the verifier routes to a person (`_gsd_inventory`): the
+# template's `human_verification`, a fork's behaviour checks no test exercised.
+_PENDING_KEYS = ("human_verification", "behavior_unverified_items", "behavior_unverified")
+
+
+def _positive(value: object) -> bool:
+    """A YAML count above zero (`behavior_unverified: 2`)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
 def _leaves(value: object) -> list[str]:
     """Every scalar of a YAML value, as text."""
     if isinstance(value, dict):
@@ -458,6 +658,18 @@ def _open_gaps(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str
             if value not in _EMPTY and not _empty_categories(value):
                 return line, f"the frontmatter lists open {key.replace('_', ' ')}"
     return None
+
+
+def _regressions(data: object) -> tuple[int, str] | None:
+    """(line, why) when the re-verification lists regressions (`re_verification:
+    regressions:`, gsd-verifier 3 on): a truth that passed before and fails now."""
+    again = data.get("re_verification") if isinstance(data, dict) else None
+    value = again.get("regressions") if isinstance(again, dict) else None
+    if isinstance(value, str):
+        value = value.strip().lower()
+    if value in _EMPTY:
+        return None
+    return 1, "the frontmatter's re-verification lists regressions"
 
 
 def _empty_categories(value: object) -> bool:
