@@ -39,7 +39,7 @@ from mergegate.verdicts._echoed import as_echoed_review
 from mergegate.verdicts._field_sections import prose_in_field_section
 from mergegate.verdicts._findings import findings_of
 from mergegate.verdicts._frontmatter import read_verdict_frontmatter
-from mergegate.verdicts._grammar import DIALECTS, find_sites
+from mergegate.verdicts._grammar import DIALECTS, depth_of, find_sites, unread_fields
 from mergegate.verdicts._jsonverdict import JsonVerdict, find_json_verdicts
 from mergegate.verdicts._lines import Doc, structure
 from mergegate.verdicts._model import Evidence, Finding, Severity, Verdict
@@ -169,6 +169,10 @@ def _parse(text: str, dialect: str | None, review_id: str | None, strict: bool) 
     if outcome.decision is _A and outcome.unweighed is not None and not whole:
         outcome.decision, outcome.index, why = outcome.unweighed
         outcome.reasons.insert(0, why)
+    unread = _unread_sibling(facts) if outcome.decision is _A and not whole else None
+    if unread is not None:
+        outcome.decision, outcome.index = Decision.MALFORMED, unread[0]
+        outcome.reasons.insert(0, unread[1])
     evidence = None
     if outcome.index is not None:
         line = doc.lines[outcome.index]
@@ -180,6 +184,35 @@ def _parse(text: str, dialect: str | None, review_id: str | None, strict: bool) 
         reasons=tuple(outcome.reasons),
         findings=findings,
         warnings=tuple(dict.fromkeys(warnings)),
+    )
+
+
+def _unread_sibling(facts: Facts) -> tuple[int, str] | None:
+    """The first instance of an approving field whose value the reader cannot read.
+
+    A report that writes its status per stage ('**状态**: 通过' three times, '**状态**: 失败'
+    twice) or in its frontmatter and its body ('status: partial' above '**Status:** PASS')
+    approves only if every instance of that field does: an approving instance read while
+    another, at the same heading depth, holds a word outside the vocabulary is an approval
+    read from part of the field (the allow-list: a value not understood is not a yes)."""
+    depths: dict[str, set[int]] = {}
+    for site in facts.sites:
+        if site.decision is not _A or not site.label:
+            continue
+        levels = depths.setdefault(site.label, set())
+        if not site.frontmatter:  # a frontmatter key is matched by label alone
+            levels.add(depth_of(facts.doc.lines[site.index]))
+    if not depths:
+        return None
+    wanted = {label: frozenset(levels) for label, levels in depths.items()}
+    front = (u for u in facts.front.unread if u[1] in wanted)
+    first = min([*front, *unread_fields(facts.doc, wanted)], default=None)
+    if first is None:
+        return None
+    index, label, value = first
+    return index, (
+        f"line {facts.doc.lines[index].number}: '{label}' says '{value}', a value that is no "
+        f"verdict, where another '{label}' field approves: the field is not understood whole"
     )
 
 

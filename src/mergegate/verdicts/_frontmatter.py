@@ -44,6 +44,9 @@ class VerdictFrontmatter:
     sites: list[Site] = field(default_factory=list)
     counts: list[tuple[int, str, int]] = field(default_factory=list)
     """(line index, label, n) for 'critical: 2', 'blockers: 1' (also nested under a key)."""
+    unread: list[tuple[int, str, str]] = field(default_factory=list)
+    """(line index, label, value) of status-like keys whose value is no verdict ('status:
+    partial'): no site, but the field is not understood (`_grammar.unread_fields`)."""
     tallied: int | None = None
     """The sum of a top-level `findings:` mapping whose every value is a count, whatever its
     grades are called (`{high: 0, medium: 0, low: 0, total: 0}`); None without one."""
@@ -150,11 +153,13 @@ def _top_level(
         return
     cleaned = clean_value(value.strip("'\""))
     answer = read_answer(cleaned, kind)
+    label = key.replace("_", " ")
     if answer is None:
         words = hits(cleaned)
         if not any(ch.isalpha() for ch in cleaned) or (words and words[0].decision is None):
             return  # a workflow state ('completed', 'review-complete'): no verdict
         if kind is LabelKind.STATUS and not words and not status_is_verdict:
+            found.unread.append((index, label, cleaned))
             return  # no verdict word: a lifecycle field ('status: current'), not a verdict
         # The report's own status field holds something outside any verdict vocabulary.
         answer = Answer(Decision.MALFORMED, cleaned[:40], "a status outside the verdict vocabulary")
@@ -174,6 +179,7 @@ def _top_level(
             lookalike=has_lookalike(doc.lines[index].raw),
             frontmatter=True,
             clean=answer.clean,
+            label=label,
         )
     )
 

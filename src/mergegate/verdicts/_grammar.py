@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -52,7 +52,7 @@ from mergegate.verdicts._vocab import (
     word_set,
 )
 
-__all__ = ["DIALECTS", "Site", "find_sites"]
+__all__ = ["DIALECTS", "Site", "depth_of", "find_sites", "unread_fields"]
 
 DIALECTS: tuple[str, ...] = (
     "superpowers", "verdict-line", "status-line", "frontmatter", "megazord", "json", "bmad",
@@ -350,7 +350,9 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
             if answer is None:
                 return None
     dialect = _dialect_of(kind)
-    site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind)
+    # a table column is a field of each row, not the document's field: no label
+    field = label if sep != "|" else ""
+    site = make_site(index, line, answer, dialect=dialect, where=where, kind=kind, label=field)
     if kind is None:
         site = replace(site, part=True)
         if site.decision is _R and answer.phrase in _FAILED_CHECK:
@@ -366,6 +368,38 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
     return site
 
 
+def unread_fields(doc: Doc, wanted: Mapping[str, frozenset[int]]) -> Iterator[tuple[int, str, str]]:
+    """(line index, label, value) of each live `label: value` line whose status or verdict
+    label is one of `wanted`'s, under a heading of one of its levels, and whose value the
+    reader cannot read as a verdict ('**状态**: 失败' where the reader knows '通过' but not
+    '失败'; 'Status: partial').
+
+    The same field written again, at the same depth of the document, with a value outside
+    the vocabulary means the field's values are not all understood: an approval read from one
+    of its instances is not the document's (`_decide`). A field one heading level deeper
+    belongs to a sub-item (a risk's own 'Status:'), and a long value is prose."""
+    for index, line in enumerate(doc.lines):
+        if not line.live or line.blank or not _MAYBE.search(line.low):
+            continue
+        for label, kind, value, _sep in _label_values(line.low):
+            if kind not in (LabelKind.STATUS, LabelKind.VERDICT):
+                continue
+            if depth_of(line) not in wanted.get(label, ()):
+                continue
+            cleaned = clean_value(value).strip(" -")
+            if not cleaned or len(cleaned) > _SHORT_VALUE:
+                continue
+            answer = _answer_of(value, kind, heading=line.heading_level)
+            if answer is None and _unreadable(value, kind) is None:
+                yield index, label, cleaned
+
+
+def depth_of(line: Line) -> int:
+    """The level of the heading the line sits under (0 above the first heading)."""
+    return line.section.level if line.section is not None else 0
+
+
+_SHORT_VALUE = 40
 _QUESTION = LabelKind.QUESTION
 _DASHES = frozenset("—–-")
 _FAILED_CHECK = frozenset({"fail", "failed", "failing", "fails", "nicht bestanden", "不合格"})

@@ -46,10 +46,19 @@ class Site:
     capped: bool = False
     answer_below: bool = False
     """The site is a label or question standing alone; its answer is on the next line."""
+    label: str = ""
+    """The field's label as read ('status', '状态'), for a `label: value` site; '' otherwise."""
 
 
 def make_site(
-    index: int, line: Line, answer: Answer, *, dialect: str, where: str, kind: LabelKind | None
+    index: int,
+    line: Line,
+    answer: Answer,
+    *,
+    dialect: str,
+    where: str,
+    kind: LabelKind | None,
+    label: str = "",
 ) -> Site:
     reason = f"{where} says '{answer.phrase}'" if answer.phrase else f"{where} has no answer"
     if answer.why:
@@ -65,6 +74,7 @@ def make_site(
         lookalike=has_lookalike(line.raw),
         clean=answer.clean,
         capped=line.capped,
+        label=label,
     )
 
 
