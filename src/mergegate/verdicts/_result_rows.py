@@ -29,6 +29,7 @@ from mergegate.verdicts._vocab import clean_value, hits, word_set
 __all__ = [
     "TEMPLATE_KEY",
     "ResultTable",
+    "answer_against_field",
     "failing_field",
     "failing_mark",
     "low_grade_field",
@@ -128,6 +129,36 @@ def _answers_no(key: str, value: str) -> bool:
     if words[0] in _SHORT_DEGREE:
         return True
     return words[0] in _ANSWER_NO and not names_a_problem(words[1 : 1 + _NO_REACH])
+
+
+# A bare answer: the answer word alone, with at most a parenthesis or a note after a dash
+# ('No', 'yes (undocumented)', 'No — see the runbook'); 'No single test covers it' is prose.
+_BARE_ANSWER = compile_lazily(
+    r"[ \t]*(yes|yep|yeah|no|nope|nah|y|n|true|false)"
+    r"(?:[ \t]*\(.*\)|[ \t]*[—–][ \t]*.*|[ \t]+-[ \t]+.*)?[ \t.!]*"
+)
+_YES = frozenset(("yes", "yep", "yeah", "y", "true"))
+
+
+def answer_against_field(raw: str) -> str | None:
+    """A yes/no field whose bare answer is not the approving one (`Rollback safe: no`,
+    `Backward compatible: No`, `Breaking change: yes (undocumented)`). The key is the
+    question; the approving answer is the one that denies a problem the key names
+    (`Breaking changes: no`, `Regressions: no`), or a yes to any other key (`Tests added:
+    yes`). An approval beside a field that answers against it did not weigh that answer.
+    A key naming a state that has passed ('Issues addressed: yes') is a yes's. The line,
+    or None."""
+    found = _field(raw)
+    if found is None or TEMPLATE_KEY.search(found[0]) is not None:
+        return None
+    key, value = found
+    answer = _BARE_ANSWER.fullmatch(value)
+    if answer is None:
+        return None
+    words = WORD.findall(key)
+    problem = names_a_problem(words) and not any(w.endswith("ed") for w in words)
+    yes = answer.group(1) in _YES
+    return raw.strip()[:60] if yes == problem else None
 
 
 def _names_a_state(key: str) -> bool:
