@@ -51,7 +51,7 @@ def test_a_clause_set_as_a_label_or_an_imperative_refuses(
     "lines",
     [
         "We do not log tokens anywhere.",
-        "Never failed once in 200 runs.",
+        "Never failed in 200 runs.",
         "Never happens after the lock is held.",
         "- Tests: 12\n- Failed: 0",
         "**Critical:** None\n**Important:** none found",
