@@ -47,6 +47,8 @@ _WITH = [
     "**Breaking change:** no (internal API only)",
     "Regressions: no",
     "**New dependencies:** no",
+    "**Needs a migration:** no",
+    "Adds dependencies: no",
     "**Issues addressed:** yes",
     "**Re-verification:** No — initial verification",
 ]

@@ -144,10 +144,10 @@ def answer_against_field(raw: str) -> str | None:
     """A yes/no field whose bare answer is not the approving one (`Rollback safe: no`,
     `Backward compatible: No`, `Breaking change: yes (undocumented)`). The key is the
     question; the approving answer is the one that denies a problem the key names
-    (`Breaking changes: no`, `Regressions: no`), or a yes to any other key (`Tests added:
-    yes`). An approval beside a field that answers against it did not weigh that answer.
-    A key naming a state that has passed ('Issues addressed: yes') is a yes's. The line,
-    or None."""
+    (`Breaking changes: no`, `Regressions: no`) or a thing the change has (`Needs a
+    migration: no`), or a yes to any other key (`Tests added: yes`). An approval beside a
+    field that answers against it did not weigh that answer. A key naming a state that has
+    passed ('Issues addressed: yes') is a yes's. The line, or None."""
     found = _field(raw)
     if found is None or TEMPLATE_KEY.search(found[0]) is not None:
         return None
@@ -158,7 +158,17 @@ def answer_against_field(raw: str) -> str | None:
     words = WORD.findall(key)
     problem = names_a_problem(words) and not any(w.endswith("ed") for w in words)
     yes = answer.group(1) in _YES
+    if not yes and _asks_what_it_has(words):
+        return None
     return raw.strip()[:60] if yes == problem else None
+
+
+def _asks_what_it_has(words: list[str]) -> bool:
+    """A key that opens with a verb in the third person before its object ('Needs a
+    migration', 'Adds dependencies', 'Requires a restart'): it asks whether the change has
+    a thing, and a no says there is none of it. A key naming a state the work should be in
+    ('Rollback safe', 'Backward compatible') opens with no such verb."""
+    return len(words) >= 2 and words[0].endswith("s") and not words[0].endswith("ss")
 
 
 def _names_a_state(key: str) -> bool:
