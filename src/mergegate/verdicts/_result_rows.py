@@ -167,8 +167,10 @@ def _asks_what_it_has(words: list[str]) -> bool:
     """A key that opens with a verb in the third person before its object ('Needs a
     migration', 'Adds dependencies', 'Requires a restart'): it asks whether the change has
     a thing, and a no says there is none of it. A key naming a state the work should be in
-    ('Rollback safe', 'Backward compatible') opens with no such verb."""
-    return len(words) >= 2 and words[0].endswith("s") and not words[0].endswith("ss")
+    ('Rollback safe', 'Backward compatible') opens with no such verb, and one that ends in a
+    past participle ('Tests added') names a state whatever its first word."""
+    opens = words[0].endswith("s") and not words[0].endswith("ss") if words else False
+    return len(words) >= 2 and opens and not words[-1].endswith("ed")
 
 
 def _names_a_state(key: str) -> bool:
