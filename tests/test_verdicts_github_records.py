@@ -300,3 +300,28 @@ def test_any_order_of_github_reviews_in_a_table(reviews: list[tuple[str, str]]) 
     rows = "".join(f"| @{login} | {state} |\n" for login, state in reviews)
     text = f"| Reviewer | State |\n|---|---|\n{rows}"
     assert parse_verdict(text).decision is _last_review_decides(reviews)
+
+
+# The frame of `gh pr view` is accounted for, so hidden from every other reader: only the
+# words gh writes there are its frame (issue 23, white-box round 28).
+@pytest.mark.parametrize(
+    ("title", "state"),
+    [
+        (
+            "Add retry to the upload client acme/app#412",
+            "Open • alice wants to merge 3 commits into main from retry-upload • do not merge, "
+            "the migration drops the users table",
+        ),
+        (
+            "The migration drops every account on rollback. acme/app#412",
+            "Open • the migration drops the users table, do not merge it",
+        ),
+    ],
+)
+def test_text_set_in_the_pr_view_frame_is_read(title: str, state: str) -> None:
+    text = f"{title}\n{state}\n+48 -6 • ✓ Checks passing\nReviewers: bob (Approved)\n"
+    assert not parse_verdict(text).approved
+
+
+def test_the_pr_view_frame_gh_writes_still_approves() -> None:
+    assert parse_verdict(_pr_view("✓ Checks passing", "bob (Approved)")).approved

@@ -37,6 +37,7 @@ from mergegate.verdicts._grammar import find_sites
 from mergegate.verdicts._lines import Doc, Line, is_table_row
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._site import Site, strip_label
+from mergegate.verdicts._statement import label_says_no, negative_imperative
 from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
 from mergegate.verdicts._vocab import clean_value, hits, label_kind, word_set
 
@@ -452,6 +453,10 @@ def _is_metadata(text: str) -> bool:
     key = norm(strip_label(text[: separator.start()]).strip(" *_`'\""))
     if not key or len(key.split()) > _MAX_KEY_WORDS:
         return False
+    if negative_imperative(WORD.findall(key.lower())):
+        return False  # 'Do not submit: …' is an instruction set as a label, not a key
+    if label_says_no(key) and _LETTER.search(text, separator.end()) is not None:
+        return False  # 'Not compliant: req 4 is missing' says no ('Failed: 0' counts none)
     return label_kind(key) is None and not names_reason_or_condition(key)
 
 

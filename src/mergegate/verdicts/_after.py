@@ -50,6 +50,7 @@ from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._result_rows import (
     TEMPLATE_KEY,
     ResultTable,
+    answer_against_field,
     failing_field,
     failing_mark,
     low_grade_field,
@@ -67,6 +68,7 @@ from mergegate.verdicts._statement import (
     hold_in,
     prose_problem,
     sentences_problem,
+    severity_label,
 )
 from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
 from mergegate.verdicts._unweighed import ADVISORY_LABEL, opens_document
@@ -362,6 +364,9 @@ def _reason_line(line: Line, *, continues: bool, openings: bool, above: str) -> 
     if raw.lstrip().startswith("|") or not raw.strip():
         return None
     rest = finding_item(raw)[0]
+    finding = severity_label(rest)
+    if finding is not None:
+        return finding  # a reasons part holds no findings: this one was not weighed
     if _shapeless(line, raw) and not _prose_value(rest):
         return None
     whole = continues and bool(above)
@@ -554,7 +559,10 @@ def _unfinished(raw: str) -> str | None:
     if graded is not None:
         return f"the field '{graded}' grades the work below its middle"
     open_work = open_work_field(raw)
-    return None if open_work is None else f"the field '{open_work}' names work still open"
+    if open_work is not None:
+        return f"the field '{open_work}' names work still open"
+    against = answer_against_field(raw)
+    return None if against is None else f"the field '{against}' answers its question against it"
 
 
 def _signed_sentence(raw: str) -> str | None:

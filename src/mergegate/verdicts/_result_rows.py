@@ -29,6 +29,7 @@ from mergegate.verdicts._vocab import clean_value, hits, word_set
 __all__ = [
     "TEMPLATE_KEY",
     "ResultTable",
+    "answer_against_field",
     "failing_field",
     "failing_mark",
     "low_grade_field",
@@ -128,6 +129,48 @@ def _answers_no(key: str, value: str) -> bool:
     if words[0] in _SHORT_DEGREE:
         return True
     return words[0] in _ANSWER_NO and not names_a_problem(words[1 : 1 + _NO_REACH])
+
+
+# A bare answer: the answer word alone, with at most a parenthesis or a note after a dash
+# ('No', 'yes (undocumented)', 'No — see the runbook'); 'No single test covers it' is prose.
+_BARE_ANSWER = compile_lazily(
+    r"[ \t]*(yes|yep|yeah|no|nope|nah|y|n|true|false)"
+    r"(?:[ \t]*\(.*\)|[ \t]*[—–][ \t]*.*|[ \t]+-[ \t]+.*)?[ \t.!]*"
+)
+_YES = frozenset(("yes", "yep", "yeah", "y", "true"))
+
+
+def answer_against_field(raw: str) -> str | None:
+    """A yes/no field whose bare answer is not the approving one (`Rollback safe: no`,
+    `Backward compatible: No`, `Breaking change: yes (undocumented)`). The key is the
+    question; the approving answer is the one that denies a problem the key names
+    (`Breaking changes: no`, `Regressions: no`) or a thing the change has (`Needs a
+    migration: no`), or a yes to any other key (`Tests added: yes`). An approval beside a
+    field that answers against it did not weigh that answer. A key naming a state that has
+    passed ('Issues addressed: yes') is a yes's. The line, or None."""
+    found = _field(raw)
+    if found is None or TEMPLATE_KEY.search(found[0]) is not None:
+        return None
+    key, value = found
+    answer = _BARE_ANSWER.fullmatch(value)
+    if answer is None:
+        return None
+    words = WORD.findall(key)
+    problem = names_a_problem(words) and not any(w.endswith("ed") for w in words)
+    yes = answer.group(1) in _YES
+    if not yes and _asks_what_it_has(words):
+        return None
+    return raw.strip()[:60] if yes == problem else None
+
+
+def _asks_what_it_has(words: list[str]) -> bool:
+    """A key that opens with a verb in the third person before its object ('Needs a
+    migration', 'Adds dependencies', 'Requires a restart'): it asks whether the change has
+    a thing, and a no says there is none of it. A key naming a state the work should be in
+    ('Rollback safe', 'Backward compatible') opens with no such verb, and one that ends in a
+    past participle ('Tests added') names a state whatever its first word."""
+    opens = words[0].endswith("s") and not words[0].endswith("ss") if words else False
+    return len(words) >= 2 and opens and not words[-1].endswith("ed")
 
 
 def _names_a_state(key: str) -> bool:

@@ -25,7 +25,7 @@ from mergegate.verdicts._awaited import awaited_event, main_clause
 from mergegate.verdicts._lines import Doc
 from mergegate.verdicts._patterns import compile_lazily
 from mergegate.verdicts._signals import declares_non_blocking
-from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD
+from mergegate.verdicts._text import CODE_SPAN, SENTENCE_END, WORD, norm
 from mergegate.verdicts._vocab import Hit, clean_value, hits, is_clause_end, word_set
 
 __all__ = [
@@ -36,9 +36,12 @@ __all__ = [
     "continues_above",
     "finding_item",
     "hold_in",
+    "label_says_no",
+    "negative_imperative",
     "other_verdict",
     "prose_problem",
     "sentences_problem",
+    "severity_label",
     "wrapped_sentence",
 ]
 
@@ -86,6 +89,17 @@ _SEVERITY_TAG = compile_lazily(
     re.IGNORECASE,
 )
 
+# The same severity set as a label, its colon inside or after the emphasis ('**Important:**
+# …', '__IMPORTANT__: …'): a finding of that severity whether or not it stands in a list.
+_SEVERITY_LABEL = compile_lazily(
+    r"[ \t]*(?:\*\*|__)[ \t]*(?:sev(?:erity)?[ -]?\d|p[0-4]|critical|high|major|blocker|"
+    r"important|medium)(?:[ \t]*[:：][ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*[:：])",
+    re.IGNORECASE,
+)
+
+# A severity label's value that holds nothing, with at most one word after it ('None found').
+_NONE_VALUE = compile_lazily(r"(?:none|nothing|n/a|na|0|-|—|–)(?:[ \t]+\w+)?[ \t.!]*", re.I)
+
 # A label's key: at most four words ('**Reasoning:**', 'Note:'); a longer clause before a
 # colon is prose ('Open item the author still has to take: …'). Its value is what is read.
 LABEL = compile_lazily(r"[ \t*_`]*[^\W\d_][\w'-]*(?: [\w'-]+){0,3}[*_`]*[:：][*_`]*[ \t]+")
@@ -98,13 +112,25 @@ def finding_item(raw: str) -> tuple[str, str | None]:
     rest = raw[item.end() :] if item is not None else raw
     if item is not None and (_LOCATION.search(rest) or _SEVERITY_TAG.match(rest)):
         return rest, f"a list item with a location or a severity tag is a finding ('{rest[:60]}')"
-    return rest, None
+    return rest, severity_label(rest)
+
+
+def severity_label(rest: str) -> str | None:
+    """Why a line (its list marker gone) that opens with a severity set as a label
+    ('**Important:** the token is logged') is a finding, or None."""
+    label = _SEVERITY_LABEL.match(rest)
+    if label is None or _NONE_VALUE.fullmatch(rest[label.end() :].strip(" \t*_")):
+        return None  # '**Critical:** None': the count of that severity is nothing
+    return f"a label that names a finding's severity opens a finding ('{rest.strip()[:60]}')"
 
 
 def prose_problem(text: str, *, continues: bool) -> str | None:
     """Why this prose (a label's value is what is read) is not a statement, or None. A line
     that goes on with the sentence above it is read from its first sentence end."""
     label = LABEL.match(text)
+    said = _label_problem(label.group(0)) if label is not None else None
+    if label is not None and said is not None:
+        return f"'{label.group(0).strip()[:60]}' {said}"
     clauses = _split_outside_code(text[label.end() :] if label is not None else text)
     for clause in clauses[1:] if continues else clauses:
         problem = clause_problem(clause)
@@ -132,6 +158,9 @@ def sentences_problem(text: str, *, continues: bool, openings: bool) -> str | No
     the chain'), each read as a narrative (`clause_problem`); `openings=False` reads only
     the moods, not how a sentence opens."""
     label = LABEL.match(text)
+    said = _label_problem(label.group(0)) if label is not None else None
+    if label is not None and said is not None:
+        return f"'{label.group(0).strip()[:60]}' {said}"
     masked = CODE_SPAN.sub("CODE", text[label.end() :] if label is not None else text)
     sentences = _SENTENCES.split(masked)
     for sentence in sentences[1:] if continues else sentences:
@@ -594,6 +623,54 @@ def _opening_problem(text: str, value: str, *, narrative: bool) -> str | None:
     return _instruction(words, value)
 
 
+# The negated auxiliary of a clause with no subject: 'Do not submit …', "Don't land it":
+# the imperative's own form (with a subject it is a statement: 'We do not log tokens').
+_NEGATED_DO = (("do", "not"), ("don't",), ("dont",), ("don’t",))
+
+
+_NEGATED_VERB = "opens with a negated verb and no subject (an instruction), not a reason"
+
+
+def _label_problem(label: str) -> str | None:
+    """A label that is itself a clause: a negative imperative ('**Do not submit:** …') or
+    a verdict other than yes, whole ('Not compliant:', 'Changes requested:'). What it
+    labels is that clause's reason, so the label is read, not only its value."""
+    if negative_imperative([w.lower() for w in WORD.findall(label)]):
+        return _NEGATED_VERB
+    if label_says_no(label):
+        return "is a label that says no, set after the approval"
+    return None
+
+
+def label_says_no(label: str) -> bool:
+    """The label's words, whole, are one verdict phrase other than yes ('Not compliant',
+    'Needs work'); a label that names a thing beside it ('Rejected alternatives', 'Blocking
+    issues') is a key."""
+    value = clean_value(norm(label.strip(" \t*_`:：")).lower())
+    said = hits(value)
+    return (
+        len(said) == 1
+        and said[0].start == 0
+        and said[0].end == len(value)
+        and said[0].decision not in (None, _A)
+    )
+
+
+def negative_imperative(words: list[str]) -> bool:
+    """The clause's words (lower-cased) open with a negated 'do' and a verb after it, or
+    with 'never' and a bare verb ('Never submit this'; not a past form, a gerund or a
+    third person, 'Never failed', 'Never happens', which tell what is): a negative
+    imperative, which tells the reader what not to do (an instruction) whatever its verb."""
+    if len(words) > 1 and words[0] == "never":
+        verb = words[1]
+        return not (_reports(verb) or verb.endswith("s") or verb in _IRREGULAR_PAST)
+    for opening in _NEGATED_DO:
+        size = len(opening)
+        if tuple(words[:size]) == opening and len(words) > size:
+            return True
+    return False
+
+
 def _told_after(text: str, words: list[str]) -> bool:
     """'Re-verified after gap closure.': a past form, then 'after' and no clause that waits
     for an event (`awaited_event`) — an account of what was done and when, no instruction.
@@ -611,6 +688,8 @@ def _opens_condition(words: list[str]) -> bool:
 
 
 def _instruction(words: list[str], value: str) -> str | None:
+    if negative_imperative(words):
+        return _NEGATED_VERB
     if len(words) < 2 or words[1] not in _OBJECT_OPENERS:
         return None
     said = hits(value)

@@ -212,8 +212,13 @@ def recognise(doc: Doc) -> Recognised | None:
 
 # `gh pr view`'s own lines around its `Reviewers:` line: the title (`Add retry #412`) over
 # the state line (`Open • alice wants to merge 3 commits into main from retry • 2 hours
-# ago`), the diff and checks line (`+48 -6 • ✓ Checks passing`) and the footer.
-_VIEW_STATE = compile_lazily(r"(?:open|closed|merged|draft) • .{1,300}")
+# ago`), the diff and checks line (`+48 -6 • ✓ Checks passing`) and the footer. Each in the
+# words gh writes and nothing more: these lines are accounted for, so hidden from every
+# other reader, and a state line that took any text (`Open • do not merge: …`) hid a no.
+_VIEW_STATE = compile_lazily(
+    r"(?:open|closed|merged|draft) • \S{1,100} (?:wants to merge|merged) \d{1,6} commits? "
+    r"into \S{1,200} from \S{1,200}(?: • [a-z0-9 ]{1,40} ago)?"
+)
 _VIEW_DIFF = compile_lazily(r"\+\d{1,7} -\d{1,7}(?: • (.{1,100}))?")
 _VIEW_FOOTER = compile_lazily(r"view this pull request on github: https?://\S{1,300}")
 _VIEW_TITLE = compile_lazily(r".{1,300}[ \t](?:[a-z0-9_.-]{1,100}/[a-z0-9_.-]{1,100})?#\d{1,7}")
