@@ -95,3 +95,11 @@ def test_a_sub_items_own_status_one_level_deeper_is_not_the_field() -> None:
     # the same line at the approving field's own depth is that field again
     same_depth = text.replace("## Risks\n\n### Schedule risks: none\n\n", "")
     assert parse_verdict(same_depth).decision is M
+
+
+def test_a_nested_key_is_an_items_field_not_the_documents() -> None:
+    text = (
+        "gate: PASS\nstatus: PASS\nchecks:\n  upload:\n    status: verified-by-hand\n"
+        "  resize:\n    status: unable-to-verify\n"
+    )
+    assert parse_verdict(text).decision is A

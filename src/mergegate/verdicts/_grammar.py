@@ -361,7 +361,7 @@ def _labelled_site(doc: Doc, index: int, line: Line, pair: _Pair) -> Site | None
             site = replace(site, decision=_F, reason=site.reason + " (a failed check)")
     if not clean_value(value).strip(" -"):
         site = replace(site, answer_below=True)
-    if line.indent >= 2 and not LIST_MARK.match(line.raw) and not heading:
+    if _nested_key(line):
         site = replace(site, local=True)  # a nested key ('  security:\n    status: PASS')
     if label.startswith(("overall", "final")):
         site = replace(site, local=False, part=False)
@@ -379,7 +379,7 @@ def unread_fields(doc: Doc, wanted: Mapping[str, frozenset[int]]) -> Iterator[tu
     of its instances is not the document's (`_decide`). A field one heading level deeper
     belongs to a sub-item (a risk's own 'Status:'), and a long value is prose."""
     for index, line in enumerate(doc.lines):
-        if not line.live or line.blank or not _MAYBE.search(line.low):
+        if not line.live or line.blank or not _MAYBE.search(line.low) or _nested_key(line):
             continue
         for label, kind, value, _sep in _label_values(line.low):
             if kind not in (LabelKind.STATUS, LabelKind.VERDICT):
@@ -392,6 +392,11 @@ def unread_fields(doc: Doc, wanted: Mapping[str, frozenset[int]]) -> Iterator[tu
             answer = _answer_of(value, kind, heading=line.heading_level)
             if answer is None and _unreadable(value, kind) is None:
                 yield index, label, cleaned
+
+
+def _nested_key(line: Line) -> bool:
+    """A key indented under another ('  security:\n    status: PASS'): an item's field."""
+    return line.indent >= 2 and not LIST_MARK.match(line.raw) and not line.heading_level
 
 
 def depth_of(line: Line) -> int:
