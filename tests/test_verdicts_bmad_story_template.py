@@ -443,3 +443,28 @@ def test_the_reviewers_prose_stating_a_problem_refuses(old: str, new: str) -> No
     assert old in _V6_REVIEW
     verdict = parse_verdict(_story(_V6_REVIEW.replace(old, new, 1)))
     assert verdict.decision is not A, verdict.reasons
+
+
+_V4_RE_REVIEW = """
+### Re-Review Date: 2026-03-03
+
+### Compliance Check - RE-REVIEW
+
+- Coding Standards: ✓
+- Testing Strategy: ✓
+
+### Gate Status - RE-REVIEW
+
+Gate: PASS → docs/qa/gates/1.2-user-login.yml
+"""
+
+
+def test_a_v4_re_review_in_the_same_qa_results_replaces_the_earlier_compliance_check() -> None:
+    """The QA agent re-reviews in the same `## QA Results` section and writes its parts
+    again ('### Compliance Check - RE-REVIEW'): the later check replaces the earlier one, in
+    both directions."""
+    failed_first = _V4_REVIEW.replace("- Testing Strategy: ✓", "- Testing Strategy: ✗ no tests")
+    assert parse_verdict(_story(failed_first + _V4_RE_REVIEW)).decision is A
+    failed_again = _V4_RE_REVIEW.replace("- Testing Strategy: ✓", "- Testing Strategy: ✗ none")
+    assert parse_verdict(_story(_V4_REVIEW + failed_again)).decision is not A
+    assert parse_verdict(_story(failed_first)).decision is not A

@@ -376,6 +376,8 @@ def _read_review(
     outcome: tuple[int, str] | None = None
     part: Part | None = None
     state = _Round()
+    last = _last_heading_of_each_part(doc, review)
+    again = False  # the part's heading is written again later: this one is an older round's
     for index in range(review.heading + 1, review.end):
         line = doc.lines[index]
         if not line.live:
@@ -390,6 +392,7 @@ def _read_review(
                 accounted.add(index)
                 continue
             part = _review_part(words(line.heading_text))
+            again = part is not None and last[part.title] > index
             if part is not None or words(line.heading_text) in _HEADER_FIELDS:
                 accounted.add(index)
             continue
@@ -407,9 +410,30 @@ def _read_review(
             accounted.add(index)
             continue
         _read_line(
-            doc, index, part, older=older, state=state, accounted=accounted, blocking=blocking
+            doc,
+            index,
+            part,
+            older=older or again,
+            state=state,
+            accounted=accounted,
+            blocking=blocking,
         )
     return outcome
+
+
+def _last_heading_of_each_part(doc: Doc, review: _Section) -> dict[str, int]:
+    """The line of each part's last heading in the review. A v4 QA agent re-reviewing in the
+    same QA Results section writes its parts again ('### Compliance Check - RE-REVIEW'): the
+    later part replaces the earlier, as a later Senior Developer Review replaces an earlier
+    one (an earlier round's action items still decide, `_read_line`)."""
+    last: dict[str, int] = {}
+    for index in range(review.heading + 1, review.end):
+        line = doc.lines[index]
+        if line.live and line.heading_level:
+            part = _review_part(words(line.heading_text))
+            if part is not None:
+                last[part.title] = index
+    return last
 
 
 def _read_line(
