@@ -3,10 +3,8 @@ corpus: "`passed` with no open gaps = approve, `human_needed` = fixes").
 
 The verifier lists checks it cannot run (`human_verification:` in the frontmatter, a `Human
 Verification Required` section) whatever it decides; `human_needed` is the status that makes them
-conditions. Under `passed` the body's section holds the template's notes for a person: they do not
-block, in any of the shapes gsd-verifier writes them. The frontmatter's list is the template's
-deciding field, written only with `human_needed`: beside `passed` it asks for fixes, unless the
-frontmatter is the newer record that settled it (`human_uat_*`). What else blocks: `human_needed`
+conditions. Under `passed` they are the template's notes for a person: they do not block, in any
+of the shapes gsd-verifier writes them, in the body or the frontmatter. What blocks: `human_needed`
 in the frontmatter or the body (a body that disagrees with a `passed` frontmatter is the
 non-passing record), an open gap, and what the section says besides its checks: its lines are
 read like the rest of the report's body (an obligation told as prose after the status is no
@@ -58,16 +56,13 @@ def test_checks_for_a_person_under_passed_approve(human: str) -> None:
     assert verdict.decision is A, verdict.reasons
 
 
-def test_checks_still_listed_in_the_frontmatter_under_passed_ask_for_fixes() -> None:
-    """The template writes `human_verification:` only with `human_needed` (gsd-verifier:
-    "passed is ONLY valid when the human verification section is empty"): a list beside
-    `passed` is checks still to run, which decide (session 28, the template inventory)."""
+def test_checks_in_the_frontmatter_under_passed_approve() -> None:
     front = (
         "human_verification:\n  - test: Open the export in a spreadsheet\n"
         "    expected: two decimals per amount\n    why_human: desktop rendering\n"
     )
     verdict = parse_verdict(_report("See the frontmatter.", front=front))
-    assert verdict.decision is Decision.FIXES, verdict.reasons
+    assert verdict.decision is A, verdict.reasons
 
 
 def test_checks_in_the_frontmatter_a_newer_record_settled_approve() -> None:

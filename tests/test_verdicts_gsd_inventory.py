@@ -280,9 +280,12 @@ _CHECK = (
 )
 
 
-def test_human_checks_still_listed_under_passed_refuse() -> None:
-    """The template writes `human_verification:` only with `human_needed`: the list decides."""
-    assert _decision(_report(_LATEST, extra_front=_CHECK)) is F
+def test_human_checks_listed_under_passed_follow_the_status() -> None:
+    """Under `passed` the frontmatter's human checks are notes for a person (the labelling
+    rule: "`passed` with no open gaps = approve"); `human_needed` makes them conditions."""
+    assert _decision(_report(_LATEST, extra_front=_CHECK)) is A
+    needed = _report(_LATEST, extra_front=_CHECK).replace("status: passed", "status: human_needed")
+    assert _decision(needed) is not A
 
 
 @pytest.mark.parametrize(

